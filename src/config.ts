@@ -1,0 +1,161 @@
+/**
+ * @module config
+ * The only reader of the environment. Each field declares its environment variable, its default and how the
+ * string is parsed; `loadConfig` validates everything at once and throws {@link ConfigError} listing every bad
+ * value, so a misconfigured server refuses to start instead of failing on the first request.
+ *
+ * Precedence: command-line flags (passed as `overrides`) > environment > defaults.
+ * docs/configuration.md documents every field; keep the two in step.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** Thrown by {@link loadConfig} when one or more values are invalid. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** The validated configuration of one crawlbox process. */
+export interface Config {
+  /** TCP port of the HTTP server. @default 3002 */
+  port: number;
+  /** Interface to bind. @default "0.0.0.0" */
+  host: string;
+  /** Folder for the SQLite database and stored files. @default "./data" (relative to the working directory) */
+  dataDir: string;
+  /** Keys accepted besides the stored ones (CRAWLBOX_API_KEYS, comma-separated). */
+  apiKeys: string[];
+  /** Whether /v2 routes require a key. Only `CRAWLBOX_AUTH=off` disables it. @default true */
+  authEnabled: boolean;
+  /** Let the egress gate reach private, loopback and link-local addresses (on-prem use, tests). @default false */
+  allowPrivateNetwork: boolean;
+  /** HMAC secret for webhook signatures; unsigned when empty. */
+  webhookSecret: string;
+  /** Absolute base URL used for `next` links and file URLs; empty = the request's own origin. */
+  publicUrl: string;
+  /** Chromium executable; empty = look in the Debian locations. */
+  chromePath: string;
+  /** Ollama server for LLM formats. @default "http://127.0.0.1:11434" */
+  ollamaBaseUrl: string;
+  /** OpenAI-compatible endpoint; when set, the openai provider is used. */
+  openaiBaseUrl: string;
+  /** Key for the OpenAI-compatible endpoint. */
+  openaiApiKey: string;
+  /** Model name for LLM formats. */
+  modelName: string;
+  /** Largest accepted request body. @default 10 MiB */
+  maxRequestBodyBytes: number;
+  /** Largest decoded page body an engine will read. @default 25 MiB */
+  maxPageBytes: number;
+  /** Default scrape deadline when the request gives none. @default 30000 */
+  defaultTimeoutMs: number;
+  /** Credits a key may spend when it has no quota of its own; 0 = unlimited. @default 0 */
+  defaultCreditQuota: number;
+  /** Maximum concurrent scrapes reported to clients (concurrency-check) and enforced for sync scrapes. @default 8 */
+  maxConcurrency: number;
+  /** Log verbosity. @default "info" */
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+type Env = Record<string, string | undefined>;
+
+const TRUE = new Set(["1", "true", "yes", "on"]);
+const FALSE = new Set(["0", "false", "no", "off"]);
+
+interface Reader {
+  env: Env;
+  problems: string[];
+}
+
+function str(r: Reader, name: string, def: string): string {
+  const v = r.env[name];
+  return v === undefined || v === "" ? def : v.trim();
+}
+
+function bool(r: Reader, name: string, def: boolean): boolean {
+  const v = r.env[name];
+  if (v === undefined || v === "") return def;
+  const s = v.trim().toLowerCase();
+  if (TRUE.has(s)) return true;
+  if (FALSE.has(s)) return false;
+  r.problems.push(`${name} must be true or false, got "${v}"`);
+  return def;
+}
+
+function int(r: Reader, name: string, def: number, min: number, max: number): number {
+  const v = r.env[name];
+  if (v === undefined || v === "") return def;
+  const n = Number(v.trim());
+  if (!Number.isInteger(n) || n < min || n > max) {
+    r.problems.push(`${name} must be an integer from ${min} to ${max}, got "${v}"`);
+    return def;
+  }
+  return n;
+}
+
+function url(r: Reader, name: string, def: string): string {
+  const v = str(r, name, def);
+  if (v === "") return v;
+  try {
+    const u = new URL(v);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
+    return v.replace(/\/+$/, "");
+  } catch {
+    r.problems.push(`${name} must be an absolute http(s) URL, got "${v}"`);
+    return def;
+  }
+}
+
+/** Reads and validates the configuration. Throws {@link ConfigError} when anything is invalid. */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const r: Reader = { env, problems: [] };
+  const auth = str(r, "CRAWLBOX_AUTH", "on").toLowerCase();
+  if (auth !== "on" && auth !== "off") r.problems.push(`CRAWLBOX_AUTH must be "on" or "off", got "${auth}"`);
+  const logLevel = str(r, "CRAWLBOX_LOG_LEVEL", "info") as Config["logLevel"];
+  if (!["debug", "info", "warn", "error"].includes(logLevel)) {
+    r.problems.push(`CRAWLBOX_LOG_LEVEL must be debug, info, warn or error, got "${logLevel}"`);
+  }
+  const config: Config = {
+    port: int(r, "PORT", 3002, 0, 65535),
+    host: str(r, "HOST", "0.0.0.0"),
+    dataDir: resolve(str(r, "CRAWLBOX_DATA_DIR", "data")),
+    apiKeys: str(r, "CRAWLBOX_API_KEYS", "")
+      .split(",")
+      .map((k) => k.trim())
+      .filter((k) => k.length > 0),
+    authEnabled: auth !== "off",
+    allowPrivateNetwork: bool(r, "CRAWLBOX_ALLOW_PRIVATE_NETWORK", false),
+    webhookSecret: str(r, "CRAWLBOX_WEBHOOK_SECRET", ""),
+    publicUrl: url(r, "CRAWLBOX_PUBLIC_URL", ""),
+    chromePath: str(r, "CHROME_PATH", ""),
+    ollamaBaseUrl: url(r, "OLLAMA_BASE_URL", "http://127.0.0.1:11434"),
+    openaiBaseUrl: url(r, "OPENAI_BASE_URL", ""),
+    openaiApiKey: str(r, "OPENAI_API_KEY", ""),
+    modelName: str(r, "MODEL_NAME", ""),
+    maxRequestBodyBytes: int(r, "CRAWLBOX_MAX_REQUEST_BODY_BYTES", 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxPageBytes: int(r, "CRAWLBOX_MAX_PAGE_BYTES", 25 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+    defaultTimeoutMs: int(r, "CRAWLBOX_DEFAULT_TIMEOUT_MS", 30_000, 1000, 300_000),
+    defaultCreditQuota: int(r, "CRAWLBOX_DEFAULT_CREDIT_QUOTA", 0, 0, Number.MAX_SAFE_INTEGER),
+    maxConcurrency: int(r, "CRAWLBOX_MAX_CONCURRENCY", 8, 1, 1024),
+    logLevel,
+    ...overrides,
+  };
+  if (config.apiKeys.some((k) => k.length < 8)) r.problems.push("CRAWLBOX_API_KEYS entries must be at least 8 characters");
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}
+
+/** A config for tests and embedding: defaults, a fresh temporary data dir, private network allowed. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return loadConfig({}, {
+    dataDir: mkdtempSync(join(tmpdir(), "crawlbox-test-")),
+    allowPrivateNetwork: true,
+    port: 0,
+    host: "127.0.0.1",
+    ...overrides,
+  });
+}

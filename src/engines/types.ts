@@ -1,0 +1,50 @@
+/**
+ * @module engines/types
+ * What an engine hands to the pipeline. Engines know nothing about formats: they turn a {@link FetchRequest}
+ * into a {@link Page} (bytes plus what the transport said about them), and every outbound connection they make
+ * goes through the egress gate.
+ */
+
+/** What the scrape asks an engine to fetch. */
+export interface FetchRequest {
+  /** Absolute http(s) URL, as the client gave it (after `http://` was prepended when missing). */
+  url: string;
+  /** Extra request headers from the client (`headers` option). */
+  headers?: Record<string, string>;
+  /** Accept invalid TLS certificates. */
+  skipTlsVerification?: boolean;
+  /** One deadline for the whole fetch, redirects and body included. */
+  timeoutMs: number;
+  /** Largest decoded body to read; larger bodies fail with `SCRAPE_SITE_ERROR` (code `RESPONSE_TOO_LARGE`). */
+  maxBodyBytes: number;
+}
+
+/** A fetched resource, before any parsing. */
+export interface Page {
+  /** The URL that was asked for. */
+  requestedUrl: string;
+  /** The URL after redirects. */
+  finalUrl: string;
+  /** HTTP status of the final response. */
+  statusCode: number;
+  /** Lower-cased response headers of the final response. */
+  headers: Record<string, string>;
+  /** `Content-Type` without parameters, lower-cased (e.g. `text/html`); empty when absent. */
+  contentType: string;
+  /** The body as served (after transfer decoding: gzip/br/deflate undone). */
+  body: Uint8Array;
+  /** The body decoded to text with the sniffed charset (BOM, header, meta prescan); undefined for binary types. */
+  text?: string;
+  /** The charset used to decode `text`. */
+  charset?: string;
+  /** Which engine produced the page. */
+  engine: "http" | "browser" | "cache";
+  /** Time the fetch took. */
+  elapsedMs: number;
+}
+
+/** An engine turns requests into pages. */
+export interface Engine {
+  readonly name: Page["engine"];
+  fetch(request: FetchRequest, signal?: AbortSignal): Promise<Page>;
+}

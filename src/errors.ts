@@ -1,0 +1,162 @@
+/**
+ * @module errors
+ * Typed errors with a stable wire `code` and an HTTP `status`. Every failure a client can see is one of these
+ * classes; `server/error-handler.ts` is the one place that turns them into the /v2 envelope
+ * `{success:false, code, error, details?}` (api-v2.md §3.4). Codes are upstream's where upstream has one.
+ *
+ * Errors are serialisable (`toJSON` / `fromJSON`) so that they survive the job-store boundary.
+ */
+
+/** Base class: a client-visible error with a stable code. */
+export class CrawlboxError extends Error {
+  /** Stable machine-readable code, e.g. `SCRAPE_TIMEOUT`. */
+  readonly code: string;
+  /** HTTP status the error maps to. */
+  readonly status: number;
+  /** Extra structured information for the client (validation issues, limits). */
+  readonly details?: unknown;
+  /** Whether a job runner may retry the work that failed with this error. */
+  readonly retryable: boolean;
+
+  constructor(
+    code: string,
+    status: number,
+    message: string,
+    options: { details?: unknown; retryable?: boolean; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.status = status;
+    this.details = options.details;
+    this.retryable = options.retryable ?? false;
+  }
+
+  /** The /v2 error envelope for this error. */
+  toBody(): { success: false; code: string; error: string; details?: unknown } {
+    const body: { success: false; code: string; error: string; details?: unknown } = {
+      success: false,
+      code: this.code,
+      error: this.message,
+    };
+    if (this.details !== undefined) body.details = this.details;
+    return body;
+  }
+
+  /** Serialisable form, for storing a failure with a job or page. */
+  toJSON(): SerializedError {
+    return { code: this.code, status: this.status, message: this.message, details: this.details, retryable: this.retryable };
+  }
+
+  /** Rebuilds an error stored with `toJSON`. */
+  static fromJSON(e: SerializedError): CrawlboxError {
+    return new CrawlboxError(e.code, e.status, e.message, { details: e.details, retryable: e.retryable });
+  }
+}
+
+/** The stored form of a {@link CrawlboxError}. */
+export interface SerializedError {
+  code: string;
+  status: number;
+  message: string;
+  details?: unknown;
+  retryable?: boolean;
+}
+
+/** 400: the request body or query failed validation. `details` lists the issues. */
+export class BadRequestError extends CrawlboxError {
+  constructor(message = "Bad Request", details?: unknown, code = "BAD_REQUEST") {
+    super(code, 400, message, { details });
+  }
+}
+
+/** 400: the body was not valid JSON. */
+export class InvalidJsonError extends CrawlboxError {
+  constructor() {
+    super("BAD_REQUEST_INVALID_JSON", 400, "Bad request, malformed JSON");
+  }
+}
+
+/** 401: missing or unknown API key. Message mirrors upstream exactly ("Unauthorized"). */
+export class UnauthorizedError extends CrawlboxError {
+  constructor(message = "Unauthorized") {
+    super("UNAUTHORIZED", 401, message);
+  }
+}
+
+/** 402: the key's credit quota is exhausted. */
+export class InsufficientCreditsError extends CrawlboxError {
+  constructor() {
+    super(
+      "INSUFFICIENT_CREDITS",
+      402,
+      "Insufficient credits to perform this request. Raise the quota of this API key (crawlbox keys create --quota) or lower the request limit.",
+    );
+  }
+}
+
+/** 403: the egress gate refused the destination (private, loopback, reserved address, or bad scheme). */
+export class EgressDeniedError extends CrawlboxError {
+  constructor(message: string, details?: unknown) {
+    super("EGRESS_DENIED", 403, message, { details });
+  }
+}
+
+/** 404: unknown or expired job/scrape id. */
+export class NotFoundError extends CrawlboxError {
+  constructor(message = "Job not found", code = "NOT_FOUND") {
+    super(code, 404, message);
+  }
+}
+
+/** 404: `minAge` asked for cached data only and there is none. */
+export class NoCachedDataError extends CrawlboxError {
+  constructor() {
+    super("SCRAPE_NO_CACHED_DATA", 404, "No cached data is available for this URL within the requested minAge.");
+  }
+}
+
+/** 408: the request's deadline passed. */
+export class ScrapeTimeoutError extends CrawlboxError {
+  constructor(timeoutMs: number) {
+    super("SCRAPE_TIMEOUT", 408, `Scrape timed out after ${timeoutMs} ms.`, { details: { timeoutMs }, retryable: true });
+  }
+}
+
+/** 413: body larger than the configured limit. */
+export class PayloadTooLargeError extends CrawlboxError {
+  constructor(limitBytes: number) {
+    super("PAYLOAD_TOO_LARGE", 413, `Request body exceeds the limit of ${limitBytes} bytes.`, { details: { limitBytes } });
+  }
+}
+
+/** 4xx/5xx from the site side: network failure, DNS, TLS, oversized body. Retryable unless stated. */
+export class SiteError extends CrawlboxError {
+  constructor(code: string, message: string, options: { status?: number; retryable?: boolean; cause?: unknown; details?: unknown } = {}) {
+    super(code, options.status ?? 502, message, { retryable: options.retryable ?? true, cause: options.cause, details: options.details });
+  }
+}
+
+/** 400: the request asks for something this build cannot do yet (e.g. browser options before the browser engine). */
+export class UnsupportedOptionError extends CrawlboxError {
+  constructor(code: string, message: string, details?: unknown) {
+    super(code, 400, message, { details });
+  }
+}
+
+/** 415/422-class: the fetched content type cannot be turned into the requested formats. */
+export class UnsupportedFileError extends CrawlboxError {
+  constructor(contentType: string) {
+    super("SCRAPE_UNSUPPORTED_FILE_ERROR", 415, `Unsupported file type: ${contentType}`, { details: { contentType } });
+  }
+}
+
+/** Wraps anything unknown so it never leaks a stack to the client. */
+export function toCrawlboxError(err: unknown): CrawlboxError {
+  if (err instanceof CrawlboxError) return err;
+  const id = crypto.randomUUID();
+  const e = new CrawlboxError("UNKNOWN_ERROR", 500, `An unexpected error occurred. Your exception ID is ${id}`, {
+    cause: err,
+  });
+  return e;
+}
