@@ -57,6 +57,8 @@ export interface Config {
   defaultCreditQuota: number;
   /** Maximum concurrent scrapes reported to clients (concurrency-check) and enforced for sync scrapes. @default 8 */
   maxConcurrency: number;
+  /** Cached pages older than this are deleted (hourly). @default 30 days */
+  cacheRetentionMs: number;
   /** Log verbosity. @default "info" */
   logLevel: "debug" | "info" | "warn" | "error";
 }
@@ -141,6 +143,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     defaultTimeoutMs: int(r, "CRAWLBOX_DEFAULT_TIMEOUT_MS", 30_000, 1000, 300_000),
     defaultCreditQuota: int(r, "CRAWLBOX_DEFAULT_CREDIT_QUOTA", 0, 0, Number.MAX_SAFE_INTEGER),
     maxConcurrency: int(r, "CRAWLBOX_MAX_CONCURRENCY", 8, 1, 1024),
+    cacheRetentionMs: int(r, "CRAWLBOX_CACHE_RETENTION_DAYS", 30, 1, 36500) * 24 * 60 * 60 * 1000,
     logLevel,
     ...overrides,
   };

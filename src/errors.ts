@@ -144,10 +144,10 @@ export class UnsupportedOptionError extends CrawlboxError {
   }
 }
 
-/** 415/422-class: the fetched content type cannot be turned into the requested formats. */
+/** 422: the fetched content type cannot be turned into the requested formats. */
 export class UnsupportedFileError extends CrawlboxError {
   constructor(contentType: string) {
-    super("SCRAPE_UNSUPPORTED_FILE_ERROR", 415, `Unsupported file type: ${contentType}`, { details: { contentType } });
+    super("SCRAPE_UNSUPPORTED_FILE_ERROR", 422, `Unsupported file type: ${contentType}`, { details: { contentType } });
   }
 }
 

@@ -1,0 +1,13 @@
+/**
+ * @module plugins/formats/html
+ * The `html` format: the page after cleaning (scripts and styles removed, tag filters and main-content
+ * selection applied, links made absolute).
+ */
+import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+
+/** Renders `data.html`. */
+export const htmlFormat: FormatRenderer = {
+  type: "html",
+  needs: [],
+  render: (ctx) => ({ html: ctx.cleanedHtml() }),
+};

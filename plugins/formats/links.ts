@@ -1,0 +1,14 @@
+/**
+ * @module plugins/formats/links
+ * The `links` format: every link of the whole page (not only the main content), absolute and deduplicated.
+ */
+import { extractLinks } from "../../src/pipeline/links.ts";
+import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+
+/** Renders `data.links`. */
+export const linksFormat: FormatRenderer = {
+  type: "links",
+  needs: [],
+  usesOriginalDom: true,
+  render: (ctx) => ({ links: extractLinks(ctx.originalDom(), ctx.baseUrl()) }),
+};

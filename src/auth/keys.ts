@@ -1,0 +1,120 @@
+/**
+ * @module auth/keys
+ * API keys. A key is `fc-` plus 32 base62 characters (≈190 random bits); the `fc-` prefix keeps tools that
+ * expect Firecrawl-looking keys happy and lets secret scanners recognise it. Only the SHA-256 of a key is
+ * stored; lookups go by hash, and keys from `CRAWLBOX_API_KEYS` are compared by hashing both sides and using a
+ * constant-time compare, so timing reveals nothing about a key (reliability.md B6).
+ */
+import type { Database } from "bun:sqlite";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+/** Every key starts with this. */
+export const KEY_PREFIX = "fc-";
+const KEY_RANDOM_CHARS = 32;
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Who is calling: the key's public id (never the key) and its credit quota (null = default). */
+export interface KeyIdentity {
+  keyId: string;
+  creditQuota: number | null;
+}
+
+/** A stored key as listed by `crawlbox keys list`. */
+export interface KeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: number;
+  revokedAt: number | null;
+  creditQuota: number | null;
+}
+
+/** Hex SHA-256 of a key. */
+export function hashKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+/** A new random key. Rejection sampling keeps every base62 character equally likely. */
+export function generateKey(): string {
+  let out = KEY_PREFIX;
+  while (out.length < KEY_PREFIX.length + KEY_RANDOM_CHARS) {
+    for (const byte of randomBytes(KEY_RANDOM_CHARS)) {
+      if (byte < 248 && out.length < KEY_PREFIX.length + KEY_RANDOM_CHARS) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+/** The stored keys plus the ones configured in the environment. */
+export class KeyStore {
+  private readonly envHashes: Buffer[];
+
+  constructor(
+    private readonly db: Database,
+    envKeys: readonly string[] = [],
+    private readonly now: () => number = Date.now,
+  ) {
+    this.envHashes = envKeys.map((k) => Buffer.from(hashKey(k), "hex"));
+  }
+
+  /** Creates and stores a key; the returned `key` is shown once and never stored. */
+  create(name = "", creditQuota: number | null = null): { key: string; record: KeyRecord } {
+    const key = generateKey();
+    const record: KeyRecord = {
+      id: `key_${randomBytes(6).toString("hex")}`,
+      name,
+      prefix: key.slice(0, KEY_PREFIX.length + 4),
+      createdAt: this.now(),
+      revokedAt: null,
+      creditQuota,
+    };
+    this.db
+      .query("INSERT INTO api_keys (id, hash, name, prefix, created_at, credit_quota) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(record.id, hashKey(key), name, record.prefix, record.createdAt, creditQuota);
+    return { key, record };
+  }
+
+  /** All stored keys, newest first, revoked ones included. */
+  list(): KeyRecord[] {
+    const rows = this.db
+      .query<
+        { id: string; name: string; prefix: string; created_at: number; revoked_at: number | null; credit_quota: number | null },
+        []
+      >("SELECT id, name, prefix, created_at, revoked_at, credit_quota FROM api_keys ORDER BY created_at DESC, id")
+      .all();
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      prefix: r.prefix,
+      createdAt: r.created_at,
+      revokedAt: r.revoked_at,
+      creditQuota: r.credit_quota,
+    }));
+  }
+
+  /** Revokes the key with this id; false when no active key has it. */
+  revoke(id: string): boolean {
+    return this.db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.now(), id).changes > 0;
+  }
+
+  /** Number of active stored keys plus configured ones. */
+  count(): number {
+    const row = this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL").get();
+    return (row?.n ?? 0) + this.envHashes.length;
+  }
+
+  /** The identity behind `key`, or undefined when the key is unknown or revoked. */
+  verify(key: string): KeyIdentity | undefined {
+    const hash = hashKey(key);
+    const digest = Buffer.from(hash, "hex");
+    let envMatch = false;
+    for (const h of this.envHashes) envMatch = timingSafeEqual(h, digest) || envMatch;
+    if (envMatch) return { keyId: `env_${hash.slice(0, 12)}`, creditQuota: null };
+    const row = this.db
+      .query<{ id: string; credit_quota: number | null }, [string]>(
+        "SELECT id, credit_quota FROM api_keys WHERE hash = ? AND revoked_at IS NULL",
+      )
+      .get(hash);
+    return row ? { keyId: row.id, creditQuota: row.credit_quota } : undefined;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * @module cli/scrape
+ * `crawlbox scrape <url>`: one scrape in-process, through the same validation and service as the HTTP route,
+ * printed to stdout for shell pipelines. Logs go to stderr. Runs as the local `cli` identity (no key needed:
+ * whoever can run the binary can read its database anyway).
+ */
+import { parseScrapeBody } from "../api/scrape.ts";
+import type { Config } from "../config.ts";
+import { CrawlboxError } from "../errors.ts";
+import { silentLogger } from "../log.ts";
+import { specFromOptions } from "../scrape/from-options.ts";
+import { createServices } from "../server/services.ts";
+import { UsageError, type ParsedArgs } from "./args.ts";
+
+const PRINTABLE = new Set(["markdown", "html", "rawHtml", "links", "json"]);
+
+/** Runs the scrape command; returns the exit code. */
+export async function runScrape(config: Config, args: ParsedArgs, out: (s: string) => void): Promise<number> {
+  const url = args.positional[1];
+  if (!url) throw new UsageError("scrape needs a URL");
+  const format = typeof args.flags.format === "string" ? args.flags.format : "markdown";
+  if (!PRINTABLE.has(format)) throw new UsageError(`--format must be one of ${[...PRINTABLE].join(", ")}`);
+  const body: Record<string, unknown> = {
+    url,
+    formats: format === "json" ? ["markdown"] : [format],
+    onlyMainContent: args.flags["full-page"] !== true,
+    origin: "cli",
+  };
+  if (typeof args.flags.timeout === "string") body.timeout = Number(args.flags.timeout);
+
+  const services = await createServices(config, { log: silentLogger });
+  try {
+    const req = parseScrapeBody(body);
+    const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
+    const doc = await services.scrape.scrape(spec, { keyId: "cli", creditQuota: null });
+    if (format === "json") out(JSON.stringify(doc, null, 2));
+    else if (format === "links") out((doc.links ?? []).join("\n"));
+    else out(String(doc[format] ?? ""));
+    return doc.metadata.statusCode >= 400 ? 1 : 0;
+  } catch (err) {
+    if (err instanceof CrawlboxError) {
+      process.stderr.write(`crawlbox: ${err.code}: ${err.message}\n`);
+      if (err.details) process.stderr.write(`${JSON.stringify(err.details)}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await services.close();
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * @module cli/serve
+ * `crawlbox serve`: builds the services, makes sure a key exists, listens, and shuts down cleanly on
+ * SIGTERM/SIGINT (stop accepting, let requests finish for a grace period, close the database and gate).
+ */
+import type { Config } from "../config.ts";
+import { createApp } from "../server/app.ts";
+import { createServices } from "../server/services.ts";
+import { join } from "node:path";
+import { DATABASE_FILE } from "../storage/database.ts";
+
+/** How long in-flight requests get to finish after a stop signal. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Starts the server; resolves when it has stopped. */
+export async function runServe(config: Config): Promise<number> {
+  const services = await createServices(config);
+  const { log } = services;
+  if (!config.authEnabled) {
+    log.warn("!!! AUTHENTICATION IS OFF (CRAWLBOX_AUTH=off): anyone who can reach this port can use it !!!");
+  } else if (services.keys.count() === 0) {
+    const { key, record } = services.keys.create("first key");
+    process.stdout.write(
+      `\nNo API key existed, so crawlbox created one (${record.id}):\n\n    ${key}\n\n` +
+        `It is shown only this once. crawlbox keeps only its SHA-256 hash, in ${join(config.dataDir, DATABASE_FILE)}.\n` +
+        `Manage keys with: crawlbox keys create | list | revoke (or bun run src/main.ts keys ...).\n\n`,
+    );
+  }
+  if (config.allowPrivateNetwork) log.warn("CRAWLBOX_ALLOW_PRIVATE_NETWORK=true: scrapes may reach private and loopback addresses");
+
+  const app = createApp(services).listen({
+    port: config.port,
+    hostname: config.host,
+    // A little above our own limit, so that our parser answers 413 in the /v2 shape; Bun's cut-off is the backstop.
+    maxRequestBodySize: config.maxRequestBodyBytes + 64 * 1024,
+    idleTimeout: 255,
+  });
+  const server = app.server!;
+  log.info(`crawlbox ${services.version} listening on http://${config.host}:${server.port} (data: ${config.dataDir})`);
+
+  return await new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info(`${signal} received, shutting down`);
+      const forced = setTimeout(() => server.stop(true), SHUTDOWN_GRACE_MS);
+      await server.stop(false);
+      clearTimeout(forced);
+      await services.close();
+      resolve(0);
+    };
+    process.on("SIGTERM", () => void stop("SIGTERM"));
+    process.on("SIGINT", () => void stop("SIGINT"));
+  });
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bun
+/**
+ * @module main
+ * The crawlbox command line: `serve` (default), `scrape`, `keys`, `--help`, `--version`. The same entry point
+ * is compiled into `dist/crawlbox`.
+ */
+import { ConfigError, loadConfig } from "./config.ts";
+import { parseArgs, UsageError } from "./cli/args.ts";
+import { USAGE } from "./cli/help.ts";
+import { runKeys } from "./cli/keys.ts";
+import { runScrape } from "./cli/scrape.ts";
+import { runServe } from "./cli/serve.ts";
+import { VERSION } from "./version.ts";
+
+const BOOLEAN_FLAGS = new Set(["help", "version", "full-page"]);
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, BOOLEAN_FLAGS);
+  if (args.flags.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (args.flags.version) {
+    process.stdout.write(`crawlbox ${VERSION}\n`);
+    return 0;
+  }
+  const command = args.positional[0] ?? "serve";
+  const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
+  try {
+    const config = loadConfig();
+    switch (command) {
+      case "serve":
+        return await runServe(config);
+      case "scrape":
+        return await runScrape(config, args, out);
+      case "keys":
+        return runKeys(config, args, out);
+      case "help":
+        process.stdout.write(USAGE);
+        return 0;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`crawlbox: ${err.message}\n`);
+      return 78; // EX_CONFIG
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`crawlbox: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+// `serve` resolves only after a clean shutdown, so exiting here never cuts a request short.
+process.exit(await main(process.argv.slice(2)));

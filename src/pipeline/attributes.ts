@@ -1,0 +1,24 @@
+/**
+ * @module pipeline/attributes
+ * The `attributes` format: for each `{selector, attribute}` the values of that attribute on every element the
+ * selector matches in the original page, in document order.
+ */
+
+/** One requested selector/attribute pair and what it found. */
+export interface AttributeResult {
+  selector: string;
+  attribute: string;
+  values: string[];
+}
+
+/** Runs each selector against `doc`; an invalid selector throws (the request is rejected before fetching). */
+export function extractAttributes(doc: Document, selectors: { selector: string; attribute: string }[]): AttributeResult[] {
+  return selectors.map(({ selector, attribute }) => {
+    const values: string[] = [];
+    for (const el of doc.querySelectorAll(selector)) {
+      const v = el.getAttribute(attribute);
+      if (v !== null) values.push(v);
+    }
+    return { selector, attribute, values };
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * @module scrape/cache-key
+ * The page-cache key: the URL plus every option that changes what is fetched (device, place, wait, ads,
+ * screenshot), and nothing that only changes rendering (formats, tag filters), so a cached page serves every
+ * rendering of it. Requests with custom headers or actions are never cached (their result is personal).
+ */
+import { createHash } from "node:crypto";
+import type { ScrapeSpec } from "./spec.ts";
+
+/** Hex SHA-256 key of what `spec` fetches. */
+export function pageCacheKey(spec: ScrapeSpec): string {
+  const screenshot = spec.formats.find((f) => f.type === "screenshot");
+  const parts = {
+    v: 1,
+    url: spec.url,
+    mobile: spec.mobile,
+    waitForMs: spec.waitForMs,
+    blockAds: spec.blockAds,
+    country: spec.location?.country ?? null,
+    languages: spec.location?.languages ?? null,
+    screenshot: screenshot ? { fullPage: screenshot.fullPage ?? false, viewport: screenshot.viewport ?? null } : null,
+  };
+  return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
+}
+
+/** Whether the result of `spec` may be written to the cache at all. */
+export function isCacheable(spec: ScrapeSpec): boolean {
+  return spec.storeInCache && !spec.zeroDataRetention && Object.keys(spec.headers).length === 0 && spec.actions.length === 0;
+}

@@ -1,0 +1,57 @@
+/**
+ * @module scrape/capabilities
+ * Refuses, before anything is fetched, a request that asks for something this build cannot do, with a 400 that
+ * says what and why. Nothing a client asks for is silently ignored.
+ */
+import { UnsupportedOptionError } from "../errors.ts";
+import type { RendererNeed, RendererRegistry } from "./renderer.ts";
+import type { ScrapeSpec } from "./spec.ts";
+
+/** Options that only a browser can honour, with the reason shown to the client. */
+function browserOptions(spec: ScrapeSpec): string[] {
+  const out: string[] = [];
+  if (spec.waitForMs > 0) out.push("waitFor");
+  if (spec.mobile) out.push("mobile");
+  if (spec.profile) out.push("profile");
+  if (spec.proxy === "stealth" || spec.proxy === "enhanced") out.push(`proxy: "${spec.proxy}"`);
+  return out;
+}
+
+/** Throws a 400 when `spec` needs a capability missing from `available`, or a format no plugin renders. */
+export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, available: ReadonlySet<RendererNeed>): void {
+  if (spec.actions.length > 0 && !available.has("browser")) {
+    throw new UnsupportedOptionError(
+      "SCRAPE_ACTIONS_NOT_SUPPORTED",
+      "Actions need the browser engine, which is not available in this crawlbox build.",
+    );
+  }
+  if (!available.has("browser")) {
+    const opts = browserOptions(spec);
+    if (opts.length > 0) {
+      throw new UnsupportedOptionError(
+        "SCRAPE_BROWSER_REQUIRED",
+        `These options need the browser engine, which is not available in this crawlbox build: ${opts.join(", ")}.`,
+        { options: opts },
+      );
+    }
+  }
+  for (const format of spec.formats) {
+    const renderer = registry.get(format.type);
+    if (!renderer) {
+      throw new UnsupportedOptionError(
+        "SCRAPE_UNSUPPORTED_FORMAT",
+        `The "${format.type}" format is not supported by this crawlbox build. Supported: ${registry.types().join(", ")}.`,
+        { format: format.type },
+      );
+    }
+    const missing = renderer.needs.filter((n) => !available.has(n));
+    if (missing.length > 0) {
+      throw new UnsupportedOptionError(
+        "SCRAPE_UNSUPPORTED_FORMAT",
+        `The "${format.type}" format needs ${missing.join(" and ")}, which this server does not have.`,
+        { format: format.type, missing },
+      );
+    }
+    renderer.validate?.(format, spec);
+  }
+}

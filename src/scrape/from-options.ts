@@ -1,0 +1,53 @@
+/**
+ * @module scrape/from-options
+ * Maps validated /v2 scrape options (src/api) to the service's {@link ScrapeSpec}: fills the server-side
+ * defaults (timeout, maxAge) and refuses cloud-only options that would change the result if ignored.
+ */
+import type { ScrapeOptions } from "../api/scrape-options.ts";
+import { UnsupportedOptionError } from "../errors.ts";
+import { DEFAULT_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
+
+/** Server-side values the options do not carry. */
+export interface SpecDefaults {
+  defaultTimeoutMs: number;
+}
+
+/** Builds the spec of one page scrape. */
+export function specFromOptions(
+  url: string,
+  sourceUrl: string,
+  o: ScrapeOptions,
+  extra: { zeroDataRetention?: boolean },
+  defaults: SpecDefaults,
+): ScrapeSpec {
+  if (o.onlyCleanContent) {
+    throw new UnsupportedOptionError("BAD_REQUEST", "onlyCleanContent is not supported by crawlbox; use onlyMainContent.");
+  }
+  if (o.redactPII) throw new UnsupportedOptionError("BAD_REQUEST", "redactPII is not supported by crawlbox yet.");
+  const spec: ScrapeSpec = {
+    url,
+    sourceUrl,
+    formats: o.formats as ScrapeSpec["formats"],
+    onlyMainContent: o.onlyMainContent,
+    includeTags: o.includeTags ?? [],
+    excludeTags: o.excludeTags ?? [],
+    removeBase64Images: o.removeBase64Images,
+    headers: o.headers ?? {},
+    timeoutMs: o.timeout ?? defaults.defaultTimeoutMs,
+    waitForMs: o.waitFor,
+    skipTlsVerification: o.skipTlsVerification,
+    mobile: o.mobile,
+    proxy: o.proxy,
+    blockAds: o.blockAds,
+    maxAgeMs: o.maxAge ?? DEFAULT_MAX_AGE_MS,
+    lockdown: o.lockdown,
+    storeInCache: o.storeInCache,
+    zeroDataRetention: extra.zeroDataRetention ?? false,
+    parsers: o.parsers as ScrapeSpec["parsers"],
+    actions: (o.actions ?? []) as ScrapeSpec["actions"],
+  };
+  if (o.minAge !== undefined) spec.minAgeMs = o.minAge;
+  if (o.location) spec.location = { country: o.location.country, languages: o.location.languages ?? [] };
+  if (o.profile) spec.profile = { name: o.profile.name, saveChanges: o.profile.saveChanges ?? true };
+  return spec;
+}

@@ -1,0 +1,61 @@
+/**
+ * @module scrape/limiter
+ * A counting semaphore for synchronous scrapes. Requests beyond `maxConcurrency` wait in FIFO order; a request
+ * that cannot start before its deadline fails with `CONCURRENCY_QUEUE_TIMEOUT` (408) instead of piling up.
+ */
+import { CrawlboxError } from "../errors.ts";
+
+/** 408: waited for a free slot until the request's deadline. */
+export class ConcurrencyQueueTimeoutError extends CrawlboxError {
+  constructor(waitedMs: number) {
+    super("CONCURRENCY_QUEUE_TIMEOUT", 408, `Timed out after ${waitedMs} ms waiting for a free scrape slot.`, { retryable: true });
+  }
+}
+
+/** Bounded concurrency with a queue. */
+export class ConcurrencyLimiter {
+  private active = 0;
+  private readonly waiters: { resolve: () => void }[] = [];
+
+  constructor(readonly max: number) {}
+
+  /** Scrapes running now. */
+  get running(): number {
+    return this.active;
+  }
+
+  /** Scrapes waiting for a slot. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Runs `fn` once a slot is free; gives up after `maxWaitMs` of waiting. */
+  async run<T>(maxWaitMs: number, fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) await this.acquire(maxWaitMs);
+    else this.active++;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiters.shift();
+      if (next) next.resolve();
+      else this.active--;
+    }
+  }
+
+  private acquire(maxWaitMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(new ConcurrencyQueueTimeoutError(maxWaitMs));
+      }, maxWaitMs);
+      this.waiters.push(waiter);
+    });
+  }
+}

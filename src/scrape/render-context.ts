@@ -1,0 +1,76 @@
+/**
+ * @module scrape/render-context
+ * Builds the {@link RenderContext} of one fetched page. The DOM is parsed once: readers of the original DOM
+ * (metadata, links, images, attributes) run first, then cleaning consumes that same tree (cleaning removes
+ * nodes). If a reader asks for the original DOM after cleaning, it is parsed again, so any order is correct and
+ * the usual order costs one parse.
+ */
+import type { Page } from "../engines/types.ts";
+import { cleanHtml, htmlToMarkdown, parseHtml } from "../pipeline/index.ts";
+import { documentBaseUrl } from "../pipeline/url.ts";
+import type { RenderContext } from "./renderer.ts";
+import type { ScrapeSpec } from "./spec.ts";
+
+const PLAIN_TEXT_TYPES = new Set(["text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/json"]);
+
+/** True when the page is plain text rather than markup: it is rendered verbatim, not parsed as HTML. */
+export function isPlainText(page: Page): boolean {
+  return PLAIN_TEXT_TYPES.has(page.contentType) || page.contentType.endsWith("+json");
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Creates the lazily evaluated render context for `page`. */
+export function createRenderContext(spec: ScrapeSpec, page: Page): RenderContext {
+  const raw = page.text ?? "";
+  const plain = isPlainText(page);
+  let original: Document | undefined;
+  let originalConsumed = false;
+  let base: string | undefined;
+  let cleaned: string | undefined;
+  let markdown: string | undefined;
+
+  const ctx: RenderContext = {
+    spec,
+    page,
+    pageUrl: page.finalUrl,
+    rawHtml: () => raw,
+    originalDom() {
+      if (!original || originalConsumed) {
+        original = parseHtml(plain ? `<pre>${escapeHtml(raw)}</pre>` : raw);
+        originalConsumed = false;
+      }
+      return original;
+    },
+    baseUrl() {
+      base ??= plain ? page.finalUrl : documentBaseUrl(ctx.originalDom(), page.finalUrl);
+      return base;
+    },
+    cleanedHtml() {
+      if (cleaned !== undefined) return cleaned;
+      if (plain) {
+        cleaned = `<pre>${escapeHtml(raw)}</pre>`;
+        return cleaned;
+      }
+      const baseUrl = ctx.baseUrl();
+      const doc = original && !originalConsumed ? original : parseHtml(raw);
+      original = doc;
+      originalConsumed = true;
+      cleaned = cleanHtml(doc, {
+        baseUrl,
+        onlyMainContent: spec.onlyMainContent,
+        includeTags: spec.includeTags,
+        excludeTags: spec.excludeTags,
+        removeBase64Images: spec.removeBase64Images,
+      });
+      return cleaned;
+    },
+    markdown() {
+      markdown ??= plain ? raw : htmlToMarkdown(ctx.cleanedHtml());
+      return markdown;
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,75 @@
+/**
+ * @module scrape/renderer
+ * The format plugin interface. Each format (`markdown`, `links`, `screenshot`, `json`, …) is one object
+ * implementing {@link FormatRenderer}, registered once in `plugins/index.ts`. A renderer declares what it needs
+ * (`needs`) so the service can pick an engine, refuse what this build cannot do, and price the page, without a
+ * switch over format names anywhere.
+ */
+import type { Page } from "../engines/types.ts";
+import type { ScrapeDocument } from "./document.ts";
+import type { FormatRequest, ScrapeSpec } from "./spec.ts";
+
+/** Capabilities a renderer may need from the rest of the system. */
+export type RendererNeed = "browser" | "llm";
+
+/**
+ * Lazily computed views of one fetched page, shared by every renderer of a request so that the page is parsed
+ * and cleaned at most once.
+ */
+export interface RenderContext {
+  readonly spec: ScrapeSpec;
+  readonly page: Page;
+  /** URL the page was served from (after redirects); base for relative links unless `<base href>` says otherwise. */
+  readonly pageUrl: string;
+  /** The page as served, decoded to text (empty for binary pages). */
+  rawHtml(): string;
+  /** The parsed original DOM. Read-only: renderers must not mutate it. */
+  originalDom(): Document;
+  /** Base URL for relative links: `<base href>` or the page URL. */
+  baseUrl(): string;
+  /** Cleaned HTML after tag filters and main-content selection (the `html` format). */
+  cleanedHtml(): string;
+  /** Markdown of the cleaned HTML (the `markdown` format). */
+  markdown(): string;
+}
+
+/** A format plugin. */
+export interface FormatRenderer {
+  /** The format's `type` on the wire. */
+  readonly type: string;
+  /** What the renderer needs; a request that needs what this build lacks is refused with a clear 400. */
+  readonly needs: readonly RendererNeed[];
+  /** Credits charged per page on top of the base page credit. @default 0 */
+  readonly extraCredits?: number;
+  /** Reads the original DOM: such renderers run before cleaning consumes it. @default false */
+  readonly usesOriginalDom?: boolean;
+  /** Validates the format's own options before anything is fetched; throws a 400-class error. */
+  validate?(format: FormatRequest, spec: ScrapeSpec): void;
+  /** Produces this format's fields of the document. */
+  render(ctx: RenderContext, format: FormatRequest): Partial<ScrapeDocument> | Promise<Partial<ScrapeDocument>>;
+}
+
+/** Thrown at boot when two plugins claim the same format. */
+export class DuplicateRendererError extends Error {}
+
+/** The one registry of format renderers. */
+export class RendererRegistry {
+  private readonly byType = new Map<string, FormatRenderer>();
+
+  /** Adds a renderer; a second renderer for the same type is a programming error. */
+  register(renderer: FormatRenderer): this {
+    if (this.byType.has(renderer.type)) throw new DuplicateRendererError(`format "${renderer.type}" is registered twice`);
+    this.byType.set(renderer.type, renderer);
+    return this;
+  }
+
+  /** The renderer for `type`, if any. */
+  get(type: string): FormatRenderer | undefined {
+    return this.byType.get(type);
+  }
+
+  /** Registered format types, in registration order. */
+  types(): string[] {
+    return [...this.byType.keys()];
+  }
+}

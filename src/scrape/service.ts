@@ -1,0 +1,172 @@
+/**
+ * @module scrape/service
+ * One scrape, end to end: capability check → credits → cache or engine → renderers → metadata → store.
+ * Routes, crawl pages and batch pages all call {@link ScrapeService.scrape}; it knows nothing about HTTP.
+ *
+ * ```
+ * spec ─▶ assertSupported ─▶ quota ─▶ cache? ──hit──▶ page ─┐
+ *                                      └─miss─▶ engine ─────┴▶ render formats ─▶ metadata ─▶ store ─▶ Document
+ * ```
+ */
+import type { CreditLedger } from "../auth/credits.ts";
+import type { KeyIdentity } from "../auth/keys.ts";
+import { NoCachedDataError, CrawlboxError, UnsupportedFileError } from "../errors.ts";
+import type { Engine, Page } from "../engines/types.ts";
+import { extractMetadata } from "../pipeline/metadata.ts";
+import type { PageCache } from "../storage/page-cache.ts";
+import type { ScrapeResults } from "../storage/scrape-results.ts";
+import { isCacheable, pageCacheKey } from "./cache-key.ts";
+import { assertSupported } from "./capabilities.ts";
+import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
+import { createRenderContext, isPlainText } from "./render-context.ts";
+import type { FormatRenderer, RendererNeed, RendererRegistry } from "./renderer.ts";
+import { LOCKDOWN_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
+
+/** What the service is built from; time and ids are injected so tests can control them. */
+export interface ScrapeServiceDeps {
+  engine: Engine;
+  renderers: RendererRegistry;
+  cache: PageCache;
+  results: ScrapeResults;
+  ledger: CreditLedger;
+  /** Largest page body engines may read. */
+  maxPageBytes: number;
+  /** Capabilities this build has (browser, llm). */
+  capabilities: ReadonlySet<RendererNeed>;
+  now?: () => number;
+  newId?: () => string;
+}
+
+/** 404 for a `lockdown` cache miss. */
+class LockdownCacheMissError extends CrawlboxError {
+  constructor() {
+    super("SCRAPE_LOCKDOWN_CACHE_MISS", 404, "lockdown is set and no cached copy of this URL exists.");
+  }
+}
+
+const HTML_TYPES = new Set(["text/html", "application/xhtml+xml", "application/xml", "text/xml", ""]);
+
+/** Whether the pipeline can render `page` (markup or plain text). Other types wait for document parsers. */
+function isRenderable(page: Page): boolean {
+  return page.text !== undefined && (HTML_TYPES.has(page.contentType) || isPlainText(page) || page.contentType.endsWith("+xml"));
+}
+
+/** Runs scrapes. */
+export class ScrapeService {
+  private readonly now: () => number;
+  private readonly newId: () => string;
+
+  constructor(private readonly deps: ScrapeServiceDeps) {
+    this.now = deps.now ?? Date.now;
+    this.newId = deps.newId ?? (() => crypto.randomUUID());
+  }
+
+  /** Checks `spec` against what this build supports; throws the 400 a client would get. */
+  validate(spec: ScrapeSpec): void {
+    assertSupported(spec, this.deps.renderers, this.deps.capabilities);
+  }
+
+  /** Scrapes one page for `who`, charging credits and storing the result unless zero data retention is on. */
+  async scrape(spec: ScrapeSpec, who: KeyIdentity, signal?: AbortSignal): Promise<ScrapeDocument> {
+    this.validate(spec);
+    const renderers = this.renderersFor(spec);
+    const credits = 1 + renderers.reduce((sum, [r]) => sum + (r.extraCredits ?? 0), 0);
+    this.deps.ledger.assertCanSpend(who, credits);
+
+    const scrapeId = this.newId();
+    const { page, cachedAt } = await this.obtainPage(spec, signal);
+    if (!isRenderable(page)) throw new UnsupportedFileError(page.contentType || "unknown");
+
+    const ctx = createRenderContext(spec, page);
+    const pageMeta = isPlainText(page) ? {} : extractMetadata(ctx.originalDom(), ctx.baseUrl());
+    const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
+    for (const [renderer, format] of renderers) Object.assign(doc, await renderer.render(ctx, format));
+
+    const metadata: DocumentMetadata = {
+      ...pageMeta,
+      url: page.finalUrl,
+      sourceURL: spec.sourceUrl,
+      statusCode: page.statusCode,
+      contentType: page.headers["content-type"] ?? page.contentType,
+      scrapeId,
+      proxyUsed: "basic",
+      cacheState: cachedAt === undefined ? "miss" : "hit",
+      creditsUsed: credits,
+      engine: page.engine,
+    };
+    if (cachedAt !== undefined) metadata.cachedAt = new Date(cachedAt).toISOString();
+    if (page.statusCode >= 400) metadata.error = statusError(page.statusCode);
+    // Metadata goes last, as in upstream's documents.
+    delete (doc as { metadata?: unknown }).metadata;
+    doc.metadata = metadata;
+
+    this.deps.ledger.charge(who, credits);
+    if (!spec.zeroDataRetention) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now());
+    return doc;
+  }
+
+  /** The renderers of the requested formats, readers of the original DOM first (see render-context.ts). */
+  private renderersFor(spec: ScrapeSpec): [FormatRenderer, ScrapeSpec["formats"][number]][] {
+    const pairs = spec.formats.map((f) => [this.deps.renderers.get(f.type)!, f] as [FormatRenderer, typeof f]);
+    return pairs.sort((a, b) => Number(b[0].usesOriginalDom ?? false) - Number(a[0].usesOriginalDom ?? false));
+  }
+
+  /** The page from the cache when allowed and fresh enough, otherwise from the engine (then cached). */
+  private async obtainPage(spec: ScrapeSpec, signal?: AbortSignal): Promise<{ page: Page; cachedAt?: number }> {
+    const now = this.now();
+    const key = pageCacheKey(spec);
+    const cacheOnly = spec.lockdown || spec.minAgeMs !== undefined;
+    if (!spec.zeroDataRetention && (cacheOnly || spec.maxAgeMs > 0)) {
+      const maxAge = spec.lockdown ? LOCKDOWN_MAX_AGE_MS : spec.minAgeMs !== undefined ? Infinity : spec.maxAgeMs;
+      const hit = this.deps.cache.get(key, now - maxAge);
+      if (hit && (spec.minAgeMs === undefined || now - hit.cachedAt >= spec.minAgeMs)) {
+        return { page: { ...hit.page, requestedUrl: spec.url }, cachedAt: hit.cachedAt };
+      }
+    }
+    if (spec.lockdown) throw new LockdownCacheMissError();
+    if (cacheOnly) throw new NoCachedDataError();
+
+    const page = await this.deps.engine.fetch(
+      {
+        url: spec.url,
+        headers: requestHeaders(spec),
+        skipTlsVerification: spec.skipTlsVerification,
+        timeoutMs: spec.timeoutMs,
+        maxBodyBytes: this.deps.maxPageBytes,
+      },
+      signal,
+    );
+    if (isCacheable(spec) && page.statusCode >= 200 && page.statusCode < 300) {
+      this.deps.cache.put(key, page, this.now());
+    }
+    return { page };
+  }
+}
+
+/** Client headers plus `Accept-Language` from `location.languages` when the client did not set one. */
+function requestHeaders(spec: ScrapeSpec): Record<string, string> {
+  const headers = { ...spec.headers };
+  const langs = spec.location?.languages ?? [];
+  const has = Object.keys(headers).some((h) => h.toLowerCase() === "accept-language");
+  if (langs.length > 0 && !has) {
+    headers["Accept-Language"] = langs.map((l, i) => (i === 0 ? l : `${l};q=${Math.max(0.1, 1 - i * 0.1).toFixed(1)}`)).join(", ");
+  }
+  return headers;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  410: "Gone",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+function statusError(status: number): string {
+  return `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ""}`;
+}

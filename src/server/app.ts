@@ -1,0 +1,37 @@
+/**
+ * @module server/app
+ * The Elysia application: body parsing, the error envelope, docs, health, and the /v2 controllers. Controllers
+ * are thin: they validate, resolve the caller and hand a normalised spec to a service.
+ *
+ * `normalize: false` matters: with it, Elysia rejects unknown body keys (TypeBox `additionalProperties:false`)
+ * instead of silently stripping them, which the /v2 contract requires (api-v2.md §2.1).
+ */
+import { Elysia } from "elysia";
+import { parseJsonBody } from "./body-parser.ts";
+import { docsPlugin } from "./docs.ts";
+import { mapError } from "./error-handler.ts";
+import { accountRoutes } from "./routes/account.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { scrapeRoutes } from "./routes/scrape.ts";
+import type { Services } from "./services.ts";
+
+/** Builds the HTTP application over `services`. */
+export function createApp(services: Services) {
+  const { config, log } = services;
+  return new Elysia({ name: "crawlbox", normalize: false })
+    .onParse(({ request }) => parseJsonBody(request, config.maxRequestBodyBytes))
+    .onError(({ code, error, set }) => {
+      const e = mapError(code, error, log);
+      set.status = e.status;
+      if (e.status === 401) set.headers["www-authenticate"] = 'Bearer realm="crawlbox", error="invalid_token"';
+      // Upstream's 401 body is exactly {success:false, error:"Unauthorized"}; keep the code for our clients too.
+      return e.toBody();
+    })
+    .use(docsPlugin(services.version))
+    .use(healthRoutes(services))
+    .use(accountRoutes(services))
+    .use(scrapeRoutes(services));
+}
+
+/** The type of the application, for tests that call `app.handle`. */
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,30 @@
+/**
+ * @module server/error-handler
+ * The one place where errors become HTTP responses. Typed {@link CrawlboxError}s keep their code and status;
+ * Elysia's own errors (parse, validation, not found) are mapped to the /v2 envelope; anything else is a 500
+ * with an exception id that is also logged, so a client never sees a stack and an operator can find the cause.
+ */
+import { BadRequestError, CrawlboxError, InvalidJsonError, NotFoundError, toCrawlboxError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { badRequest, issuesFromValidationError } from "../api/validate.ts";
+
+/** Maps an error raised anywhere in a request to `{status, body}`. */
+export function mapError(code: string | number, error: unknown, log: Logger): CrawlboxError {
+  if (error instanceof CrawlboxError) return error;
+  switch (code) {
+    case "PARSE":
+      return (error as { cause?: unknown })?.cause instanceof CrawlboxError
+        ? ((error as { cause: CrawlboxError }).cause)
+        : new InvalidJsonError();
+    case "VALIDATION":
+      return badRequest(issuesFromValidationError(error));
+    case "NOT_FOUND":
+      return new NotFoundError("Not Found");
+    case "INVALID_COOKIE_SIGNATURE":
+    case "INVALID_FILE_TYPE":
+      return new BadRequestError((error as Error).message);
+  }
+  const wrapped = toCrawlboxError(error);
+  log.error("unhandled error", { message: wrapped.message, cause: String((error as Error)?.stack ?? error) });
+  return wrapped;
+}

@@ -1,0 +1,89 @@
+/**
+ * @module server/routes/account
+ * The account routes clients call besides scraping (api-v2.md §1): credit and token usage (current and by
+ * month), concurrency and queue status. "Team" is the calling API key: each key has its own quota and usage.
+ */
+import { Elysia } from "elysia";
+import { authPlugin } from "../auth.ts";
+import type { Services } from "../services.ts";
+
+/** What unlimited keys report as remaining (the same figure upstream's self-host reports). */
+export const UNLIMITED_REMAINING = 99_999_999;
+
+function monthBounds(month: string): { startDate: string; endDate: string } {
+  const [y, m] = month.split("-").map(Number) as [number, number];
+  const start = new Date(Date.UTC(y, m - 1, 1));
+  const end = new Date(Date.UTC(y, m, 0, 23, 59, 59, 999));
+  return { startDate: start.toISOString(), endDate: end.toISOString() };
+}
+
+/** Routes under /v2 that describe the calling key's account. `who` is resolved by the auth layer. */
+export function accountRoutes(services: Services) {
+  const { ledger, limiter } = services;
+  return new Elysia({ name: "crawlbox-account" })
+    .use(authPlugin(services.keys, services.config.authEnabled))
+    .get("/v2/team/credit-usage", ({ who }) => {
+      const usage = ledger.usage(who);
+      return {
+        success: true,
+        data: {
+          remainingCredits: usage.remainingCredits ?? UNLIMITED_REMAINING,
+          planCredits: usage.quota ?? UNLIMITED_REMAINING,
+          creditsUsed: usage.creditsUsed,
+          unlimited: usage.quota === null,
+          billingPeriodStart: null,
+          billingPeriodEnd: null,
+        },
+      };
+    }, { detail: { tags: ["account"], summary: "Remaining credits of the calling key" } })
+    .get("/v2/team/token-usage", ({ who }) => {
+      const usage = ledger.usage(who);
+      return {
+        success: true,
+        data: {
+          remainingTokens: UNLIMITED_REMAINING,
+          planTokens: UNLIMITED_REMAINING,
+          tokensUsed: usage.tokensUsed,
+          billingPeriodStart: null,
+          billingPeriodEnd: null,
+        },
+      };
+    }, { detail: { tags: ["account"], summary: "LLM tokens used by the calling key" } })
+    .get("/v2/team/credit-usage/historical", ({ who, query }) => {
+      const byKey = query.byApiKey === "true";
+      return {
+        success: true,
+        periods: ledger.history(who).map((h) => ({
+          ...monthBounds(h.month),
+          ...(byKey ? { apiKey: who.keyId } : {}),
+          creditsUsed: h.credits,
+        })),
+      };
+    }, { detail: { tags: ["account"], summary: "Credits used per month" } })
+    .get("/v2/team/token-usage/historical", ({ who, query }) => {
+      const byKey = query.byApiKey === "true";
+      return {
+        success: true,
+        periods: ledger.history(who).map((h) => ({
+          ...monthBounds(h.month),
+          ...(byKey ? { apiKey: who.keyId } : {}),
+          tokensUsed: h.tokens,
+        })),
+      };
+    }, { detail: { tags: ["account"], summary: "LLM tokens used per month" } })
+    .get("/v2/concurrency-check", () => {
+      return { success: true, concurrency: limiter.running, maxConcurrency: limiter.max };
+    }, { detail: { tags: ["account"], summary: "Scrapes running now and the limit" } })
+    .get("/v2/team/queue-status", () => {
+      const last = services.scrapeStats.lastSuccessAt;
+      const recent = last !== undefined && Date.now() - last < 24 * 60 * 60 * 1000;
+      return {
+        success: true,
+        jobsInQueue: limiter.running + limiter.waiting,
+        activeJobsInQueue: limiter.running,
+        waitingJobsInQueue: limiter.waiting,
+        maxConcurrency: limiter.max,
+        mostRecentSuccess: recent ? new Date(last).toISOString() : null,
+      };
+    }, { detail: { tags: ["account"], summary: "The scrape queue" } });
+}

@@ -1,0 +1,20 @@
+/**
+ * @module server/routes/health
+ * `GET /health`: readiness. 200 once the database answers and the egress gate listens; 503 otherwise, so a
+ * process supervisor or load balancer can wait for it. No authentication.
+ */
+import { Elysia } from "elysia";
+import type { Services } from "../services.ts";
+
+/** The health route. */
+export function healthRoutes(services: Services) {
+  return new Elysia({ name: "crawlbox-health" }).get("/health", ({ set }) => {
+    try {
+      services.db.query("SELECT 1").get();
+    } catch (err) {
+      set.status = 503;
+      return { status: "unavailable", reason: `database: ${(err as Error).message}` };
+    }
+    return { status: "ok", version: services.version };
+  }, { detail: { tags: ["health"], summary: "Readiness probe", security: [] } });
+}

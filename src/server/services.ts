@@ -1,0 +1,108 @@
+/**
+ * @module server/services
+ * The composition root: builds every long-lived service of a crawlbox process from its {@link Config} in one
+ * place (database, keys, credits, cache, egress gate, engines, renderers, scrape service) and closes them in
+ * reverse order. Tests build the same graph with a test config, so they exercise the real components.
+ */
+import type { Database } from "bun:sqlite";
+import { createRendererRegistry } from "../../plugins/index.ts";
+import { CreditLedger } from "../auth/credits.ts";
+import { KeyStore } from "../auth/keys.ts";
+import type { Config } from "../config.ts";
+import { createEgressGate, type EgressGate, type Resolver } from "../egress/index.ts";
+import { createHttpEngine } from "../engines/http/index.ts";
+import type { Engine } from "../engines/types.ts";
+import { createLogger, type Logger } from "../log.ts";
+import { ConcurrencyLimiter } from "../scrape/limiter.ts";
+import type { RendererNeed } from "../scrape/renderer.ts";
+import { ScrapeService } from "../scrape/service.ts";
+import { openDatabase } from "../storage/database.ts";
+import { PageCache } from "../storage/page-cache.ts";
+import { ScrapeResults } from "../storage/scrape-results.ts";
+import { VERSION } from "../version.ts";
+
+/** Counters the account routes report. */
+export interface ScrapeStats {
+  lastSuccessAt?: number;
+}
+
+/** Everything a running crawlbox holds. */
+export interface Services {
+  config: Config;
+  log: Logger;
+  version: string;
+  db: Database;
+  keys: KeyStore;
+  ledger: CreditLedger;
+  cache: PageCache;
+  results: ScrapeResults;
+  gate: EgressGate;
+  engine: Engine;
+  scrape: ScrapeService;
+  limiter: ConcurrencyLimiter;
+  scrapeStats: ScrapeStats;
+  /** Stops background work and releases the database and sockets. */
+  close(): Promise<void>;
+}
+
+/** Options for tests and embedding. */
+export interface ServiceOptions {
+  log?: Logger;
+  /** DNS resolver for the egress gate (tests inject one). */
+  resolver?: Resolver;
+  now?: () => number;
+}
+
+/** Capabilities of this build; the browser and LLM issues add theirs here. */
+const CAPABILITIES: ReadonlySet<RendererNeed> = new Set<RendererNeed>();
+
+/** Builds the service graph for `config`. */
+export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const now = options.now ?? Date.now;
+  const db = openDatabase(config.dataDir);
+  const keys = new KeyStore(db, config.apiKeys, now);
+  const ledger = new CreditLedger(db, config.defaultCreditQuota, now);
+  const cache = new PageCache(db);
+  const results = new ScrapeResults(db);
+  const gate = await createEgressGate({ allowPrivateNetwork: config.allowPrivateNetwork, resolver: options.resolver, logger: log });
+  const engine = createHttpEngine({ gate });
+  const scrape = new ScrapeService({
+    engine,
+    renderers: createRendererRegistry(),
+    cache,
+    results,
+    ledger,
+    maxPageBytes: config.maxPageBytes,
+    capabilities: CAPABILITIES,
+    now,
+  });
+  const limiter = new ConcurrencyLimiter(config.maxConcurrency);
+  const pruneTimer = setInterval(() => {
+    const t = now();
+    results.prune(t);
+    cache.prune(t - config.cacheRetentionMs);
+  }, 60 * 60 * 1000);
+  pruneTimer.unref?.();
+
+  return {
+    config,
+    log,
+    version: VERSION,
+    db,
+    keys,
+    ledger,
+    cache,
+    results,
+    gate,
+    engine,
+    scrape,
+    limiter,
+    scrapeStats: {},
+    async close() {
+      clearInterval(pruneTimer);
+      await gate.close();
+      db.close();
+    },
+  };
+}

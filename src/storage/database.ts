@@ -1,0 +1,50 @@
+/**
+ * @module storage/database
+ * Opens the one SQLite file of a crawlbox process and brings its schema up to date. WAL lets readers (status
+ * polls, cache lookups) run beside the writer; `busy_timeout` makes a second writer wait instead of failing;
+ * writes that span several statements use `BEGIN IMMEDIATE` (see `immediate`) so that they take the write lock
+ * up front and cannot deadlock on an upgrade (reliability.md B3).
+ */
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { MIGRATIONS } from "./migrations.ts";
+
+/** File name of the database inside the data directory. */
+export const DATABASE_FILE = "crawlbox.sqlite";
+
+/** Opens (creating when needed) the database in `dataDir` and runs pending migrations. */
+export function openDatabase(dataDir: string): Database {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, DATABASE_FILE), { create: true, strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA busy_timeout = 5000");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  migrate(db);
+  return db;
+}
+
+/** Applies every migration newer than `PRAGMA user_version`, each in its own transaction. */
+export function migrate(db: Database): void {
+  const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    immediate(db, () => {
+      db.exec(MIGRATIONS[v]!);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    });
+  }
+}
+
+/** Runs `fn` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws. */
+export function immediate<T>(db: Database, fn: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = fn();
+    db.exec("COMMIT");
+    return result;
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}

@@ -1,0 +1,85 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { CreditLedger } from "../../src/auth/credits.ts";
+import { generateKey, hashKey, KEY_PREFIX, KeyStore } from "../../src/auth/keys.ts";
+import { InsufficientCreditsError } from "../../src/errors.ts";
+import { migrate } from "../../src/storage/database.ts";
+
+function db(): Database {
+  const d = new Database(":memory:", { strict: true });
+  migrate(d);
+  return d;
+}
+
+describe("API keys", () => {
+  test("keys carry the prefix and at least 128 random bits", () => {
+    const keys = new Set(Array.from({ length: 200 }, () => generateKey()));
+    expect(keys.size).toBe(200);
+    for (const k of keys) {
+      expect(k.startsWith(KEY_PREFIX)).toBe(true);
+      const random = k.slice(KEY_PREFIX.length);
+      expect(random).toMatch(/^[0-9A-Za-z]{32}$/);
+      // 32 base62 characters = 32 * log2(62) ≈ 190 bits.
+      expect(random.length * Math.log2(62)).toBeGreaterThan(128);
+    }
+  });
+
+  test("only the SHA-256 hash is stored, never the key", () => {
+    const d = db();
+    const store = new KeyStore(d);
+    const { key, record } = store.create("ci");
+    const dump = JSON.stringify(d.query("SELECT * FROM api_keys").all());
+    expect(dump).not.toContain(key);
+    expect(dump).toContain(hashKey(key));
+    expect(store.verify(key)).toEqual({ keyId: record.id, creditQuota: null });
+    expect(store.verify(key + "x")).toBeUndefined();
+  });
+
+  test("revoked keys stop working and list shows them", () => {
+    const store = new KeyStore(db());
+    const a = store.create("a");
+    const b = store.create("b", 10);
+    expect(store.revoke(a.record.id)).toBe(true);
+    expect(store.revoke(a.record.id)).toBe(false);
+    expect(store.verify(a.key)).toBeUndefined();
+    expect(store.verify(b.key)?.creditQuota).toBe(10);
+    const listed = store.list();
+    expect(listed.map((r) => r.id).sort()).toEqual([a.record.id, b.record.id].sort());
+    expect(listed.find((r) => r.id === a.record.id)?.revokedAt).not.toBeNull();
+    expect(store.count()).toBe(1);
+  });
+
+  test("environment keys are accepted and identified without exposing them", () => {
+    const store = new KeyStore(db(), ["env-key-123456"]);
+    const who = store.verify("env-key-123456");
+    expect(who?.keyId).toStartWith("env_");
+    expect(who?.keyId).not.toContain("env-key");
+    expect(store.verify("env-key-1234567")).toBeUndefined();
+    expect(store.count()).toBe(1);
+  });
+});
+
+describe("credits", () => {
+  test("usage is counted per key and quotas are enforced with 402", () => {
+    const d = db();
+    const ledger = new CreditLedger(d, 0, () => Date.UTC(2026, 10, 22));
+    const limited = { keyId: "k1", creditQuota: 3 };
+    const unlimited = { keyId: "k2", creditQuota: null };
+    ledger.charge(limited, 2);
+    ledger.assertCanSpend(limited, 1);
+    ledger.charge(limited, 1);
+    expect(() => ledger.assertCanSpend(limited, 1)).toThrow(InsufficientCreditsError);
+    ledger.charge(unlimited, 1000);
+    ledger.assertCanSpend(unlimited, 1);
+    expect(ledger.usage(limited)).toEqual({ creditsUsed: 3, tokensUsed: 0, quota: 3, remainingCredits: 0 });
+    expect(ledger.usage(unlimited).remainingCredits).toBeNull();
+    expect(ledger.history(limited)).toEqual([{ month: "2026-11", credits: 3, tokens: 0 }]);
+  });
+
+  test("a default quota applies to keys without their own", () => {
+    const ledger = new CreditLedger(db(), 1);
+    const who = { keyId: "k", creditQuota: null };
+    ledger.charge(who, 1);
+    expect(() => ledger.assertCanSpend(who)).toThrow(InsufficientCreditsError);
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+describe("config", () => {
+  test("defaults follow the run contract", () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3002);
+    expect(c.host).toBe("0.0.0.0");
+    expect(c.authEnabled).toBe(true);
+    expect(c.allowPrivateNetwork).toBe(false);
+    expect(c.ollamaBaseUrl).toBe("http://127.0.0.1:11434");
+    expect(c.apiKeys).toEqual([]);
+    expect(c.publicUrl).toBe("");
+  });
+
+  test("environment overrides defaults", () => {
+    const c = loadConfig({
+      PORT: "4000",
+      HOST: "127.0.0.1",
+      CRAWLBOX_DATA_DIR: "/tmp/cbx",
+      CRAWLBOX_API_KEYS: "abcdefgh1, ijklmnop2 ,",
+      CRAWLBOX_ALLOW_PRIVATE_NETWORK: "true",
+      CRAWLBOX_WEBHOOK_SECRET: "s3cret",
+      CRAWLBOX_PUBLIC_URL: "https://crawl.example.com/",
+      CHROME_PATH: "/usr/bin/chromium",
+      OPENAI_BASE_URL: "http://127.0.0.1:8000/v1",
+      OPENAI_API_KEY: "sk-x",
+      MODEL_NAME: "llama3",
+      CRAWLBOX_AUTH: "off",
+    });
+    expect(c.port).toBe(4000);
+    expect(c.host).toBe("127.0.0.1");
+    expect(c.dataDir).toBe("/tmp/cbx");
+    expect(c.apiKeys).toEqual(["abcdefgh1", "ijklmnop2"]);
+    expect(c.allowPrivateNetwork).toBe(true);
+    expect(c.webhookSecret).toBe("s3cret");
+    expect(c.publicUrl).toBe("https://crawl.example.com");
+    expect(c.chromePath).toBe("/usr/bin/chromium");
+    expect(c.openaiBaseUrl).toBe("http://127.0.0.1:8000/v1");
+    expect(c.modelName).toBe("llama3");
+    expect(c.authEnabled).toBe(false);
+  });
+
+  test("invalid values are all reported at once", () => {
+    try {
+      loadConfig({ PORT: "70000", CRAWLBOX_ALLOW_PRIVATE_NETWORK: "maybe", CRAWLBOX_PUBLIC_URL: "ftp://x", CRAWLBOX_AUTH: "sometimes" });
+      throw new Error("expected ConfigError");
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const problems = (err as ConfigError).problems.join("\n");
+      expect(problems).toContain("PORT");
+      expect(problems).toContain("CRAWLBOX_ALLOW_PRIVATE_NETWORK");
+      expect(problems).toContain("CRAWLBOX_PUBLIC_URL");
+      expect(problems).toContain("CRAWLBOX_AUTH");
+    }
+  });
+});
