@@ -1,0 +1,220 @@
+/**
+ * @module pipeline/clean
+ * The `html` format: a parsed page minus scripts and other non-content, optionally narrowed to the main content,
+ * with every link and image URL made absolute.
+ *
+ * Order of operations (Firecrawl /v2 semantics):
+ * 1. `includeTags` and `excludeTags` are matched against the original DOM;
+ * 2. with `includeTags`, only the matched elements are kept and main-content selection is skipped (the caller
+ *    already said what the content is); otherwise with `onlyMainContent` the scorer in `main-content/` picks it;
+ * 3. the result is serialised by a dedicated writer that skips dropped nodes and rewrites URLs on the way, so the
+ *    input `Document` is never modified and never cloned.
+ */
+import { NON_CONTENT_TAGS } from "./main-content/features.ts";
+import { selectMainContent } from "./main-content/index.ts";
+
+/** Options of {@link cleanHtml}; names and meaning follow Firecrawl's scrape options. */
+export interface CleanOptions {
+  /** Final URL of the page, used to resolve relative `href`/`src`/`srcset` (a `<base href>` takes precedence). */
+  baseUrl: string;
+  /** Keep only the main content. Firecrawl's default is `true`. */
+  onlyMainContent: boolean;
+  /** CSS selectors; when non-empty only matching elements (and their descendants) are kept. */
+  includeTags?: string[];
+  /** CSS selectors of elements to remove. */
+  excludeTags?: string[];
+  /** Remove `data:` image sources, keeping the `alt` text. */
+  removeBase64Images: boolean;
+}
+
+/** Never part of the `html` output. */
+const ALWAYS_REMOVED_TAGS = new Set(["script", "style", "noscript", "template", "meta", "link", "base"]);
+/** Also removed when only the main content is requested: form controls and inline icons. */
+const MAIN_CONTENT_REMOVED_TAGS = new Set([...NON_CONTENT_TAGS].filter((tag) => tag !== "iframe"));
+const VOID_TAGS = new Set([
+  "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
+]);
+/** Attributes that hold one URL. */
+const URL_ATTRIBUTES = new Set(["href", "src", "poster"]);
+/** Lazy-loading attributes that hold the real image URL while `src` is empty or a placeholder. */
+const LAZY_SRC_ATTRIBUTES = ["data-src", "data-lazy-src", "data-original", "data-lazy", "data-url"];
+/** A `data:` placeholder shorter than this is a lazy-loading stand-in, not an image. */
+const PLACEHOLDER_DATA_URI_MAX = 400;
+const NON_HTTP_SCHEME_RE = /^(?:data|javascript|mailto|tel|blob|about|sms|callto):/i;
+
+interface WriteContext {
+  base: string;
+  drop: ReadonlySet<Element>;
+  removedTags: ReadonlySet<string>;
+  removeBase64Images: boolean;
+}
+
+/**
+ * Produce the `html` format of a page.
+ *
+ * Does not modify `doc`. Invalid selectors in `includeTags`/`excludeTags` are ignored.
+ *
+ * @param doc - a document from `parseHtml`
+ * @param opts - see {@link CleanOptions}
+ * @returns an HTML fragment (the body's content, the main-content element, or the included elements in order)
+ * @example
+ * cleanHtml(parseHtml(html), { baseUrl: "https://example.com/a/", onlyMainContent: true, removeBase64Images: true });
+ */
+export function cleanHtml(doc: Document, opts: CleanOptions): string {
+  const body = doc.body as Element;
+  const ctx: WriteContext = {
+    base: documentBase(doc, opts.baseUrl),
+    drop: new Set<Element>(),
+    removedTags: opts.onlyMainContent ? MAIN_CONTENT_REMOVED_TAGS : ALWAYS_REMOVED_TAGS,
+    removeBase64Images: opts.removeBase64Images,
+  };
+  const excluded = opts.excludeTags?.length ? new Set(matchSelectors(body, opts.excludeTags)) : new Set<Element>();
+  if (opts.includeTags?.length) {
+    const included = topMost(matchSelectors(body, opts.includeTags));
+    const parts: string[] = [];
+    for (const el of included) {
+      if (!excluded.has(el)) parts.push(write(el, true, { ...ctx, drop: excluded, removedTags: ALWAYS_REMOVED_TAGS }));
+    }
+    return parts.join("\n");
+  }
+  if (!opts.onlyMainContent) return write(body, false, { ...ctx, drop: excluded });
+  const main = selectMainContent(doc, excluded);
+  if (!main) return "";
+  for (const el of excluded) main.drop.add(el);
+  return write(main.root, main.root !== body, { ...ctx, drop: main.drop });
+}
+
+/** The URL relative references resolve against: the first `<base href>`, itself resolved against the page URL. */
+function documentBase(doc: Document, pageUrl: string): string {
+  const href = doc.querySelector("base[href]")?.getAttribute("href")?.trim();
+  if (!href) return pageUrl;
+  try {
+    return new URL(href, pageUrl).href;
+  } catch {
+    return pageUrl;
+  }
+}
+
+/** All elements under `root` matching any selector, in document order; invalid selectors are skipped. */
+function matchSelectors(root: Element, selectors: string[]): Element[] {
+  const valid = selectors.map((s) => s.trim()).filter((s) => s && isValidSelector(root, s));
+  if (valid.length === 0) return [];
+  return Array.from(root.querySelectorAll(valid.join(",")));
+}
+
+function isValidSelector(root: Element, selector: string): boolean {
+  try {
+    root.querySelector(selector);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Drop matches nested inside another match: their content is already written by the outer one. */
+function topMost(elements: Element[]): Element[] {
+  const set = new Set(elements);
+  return elements.filter((el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) if (set.has(p)) return false;
+    return true;
+  });
+}
+
+function resolveUrl(value: string, base: string): string {
+  const url = value.trim();
+  if (!url || NON_HTTP_SCHEME_RE.test(url)) return url;
+  try {
+    return new URL(url, base).href;
+  } catch {
+    return value;
+  }
+}
+
+function resolveSrcset(value: string, base: string): string {
+  return value
+    .split(/,\s+/)
+    .map((candidate) => {
+      const [url = "", ...descriptor] = candidate.trim().split(/\s+/);
+      return [resolveUrl(url, base), ...descriptor].join(" ");
+    })
+    .join(", ");
+}
+
+const escapeText = (s: string): string => s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
+const escapeAttr = (s: string): string => s.replace(/[&"]/g, (c) => (c === "&" ? "&amp;" : "&quot;"));
+
+/** Attributes of one element as written to the output, with URLs resolved and images fixed up. */
+function writeAttributes(el: Element, tag: string, ctx: WriteContext): string {
+  let out = "";
+  let src: string | null = null;
+  if (tag === "img") {
+    src = el.getAttribute("src");
+    if (!src || (src.startsWith("data:") && src.length < PLACEHOLDER_DATA_URI_MAX)) {
+      for (const name of LAZY_SRC_ATTRIBUTES) {
+        const lazy = el.getAttribute(name);
+        if (lazy && !lazy.startsWith("data:")) {
+          src = lazy;
+          break;
+        }
+      }
+    }
+  }
+  for (const attr of Array.from(el.attributes)) {
+    const name = attr.name;
+    let value = name === "src" && src !== null ? src : attr.value;
+    if (URL_ATTRIBUTES.has(name)) {
+      if (ctx.removeBase64Images && name === "src" && /^data:image\//i.test(value)) continue;
+      value = resolveUrl(value, ctx.base);
+    } else if (name === "srcset") {
+      if (ctx.removeBase64Images && value.includes("data:image/")) continue;
+      value = resolveSrcset(value, ctx.base);
+    }
+    out += ` ${name}="${escapeAttr(value)}"`;
+  }
+  if (tag === "img" && src && !el.hasAttribute("src") && !(ctx.removeBase64Images && src.startsWith("data:"))) {
+    out += ` src="${escapeAttr(resolveUrl(src, ctx.base))}"`;
+  }
+  return out;
+}
+
+/**
+ * Serialise `root` (or only its children) skipping dropped elements, removed tags and comments.
+ * Iterative, so pathological nesting depth cannot overflow the stack.
+ */
+function write(root: Element, includeRoot: boolean, ctx: WriteContext): string {
+  const out: string[] = [];
+  const open: Element[] = [];
+  if (includeRoot) out.push(`<${root.localName}${writeAttributes(root, root.localName, ctx)}>`);
+  let node: ChildNode | null = root.firstChild;
+  for (;;) {
+    if (node) {
+      const type = node.nodeType;
+      if (type === 3) {
+        out.push(escapeText((node as Text).data));
+      } else if (type === 1) {
+        const el = node as Element;
+        const tag = el.localName;
+        if (!ctx.removedTags.has(tag) && !ctx.drop.has(el)) {
+          out.push(`<${tag}${writeAttributes(el, tag, ctx)}>`);
+          if (!VOID_TAGS.has(tag)) {
+            const first: ChildNode | null = el.firstChild;
+            if (first) {
+              open.push(el);
+              node = first;
+              continue;
+            }
+            out.push(`</${tag}>`);
+          }
+        }
+      }
+      node = node.nextSibling;
+      continue;
+    }
+    const closed = open.pop();
+    if (!closed) break;
+    out.push(`</${closed.localName}>`);
+    node = closed.nextSibling;
+  }
+  if (includeRoot && !VOID_TAGS.has(root.localName)) out.push(`</${root.localName}>`);
+  return out.join("");
+}

@@ -1,0 +1,103 @@
+/**
+ * @module pipeline/main-content/hints
+ * Weak, markup-level hints about what an element is: semantic tags, ARIA roles, schema.org microdata and
+ * class/id vocabulary. They only scale the text-based evidence computed in `features.ts`; on their own they
+ * never keep or drop anything, because class names lie often enough (`has-sidebar`, `no-comments`,
+ * `header-content`) that a selector blacklist scores far below a content scorer.
+ */
+
+/** Where an element's content probably belongs. */
+export const enum Region {
+  /** No opinion. */
+  Neutral = 0,
+  /** Likely the main content container (article, main, role=main, articleBody, `entry-content`…). */
+  Content = 1,
+  /** Page chrome: navigation, banners, footers, sidebars, share bars, ads, cookie notices. */
+  Chrome = 2,
+  /** User comments below an article; main content only when the page is itself a discussion. */
+  Comments = 3,
+  /** Not rendered (hidden attribute, aria-hidden, display:none). */
+  Hidden = 4,
+  /** `<header>` or a `header` class: site chrome at page level, the title block inside an article. */
+  Header = 5,
+}
+
+/** Class/id tokens (after splitting on `-`, `_`, spaces and camelCase) that mark page chrome. */
+const CHROME_TOKENS = new Set([
+  "sidebar", "side", "aside", "widget", "widgets", "related", "recommended", "recommendations", "recirc",
+  "promo", "promotion", "advert", "advertisement", "ad", "ads", "adsense", "sponsor", "sponsored", "share",
+  "sharing", "social", "newsletter", "subscribe", "subscription", "signup", "footer", "navbar", "nav",
+  "navigation", "menu", "breadcrumb", "breadcrumbs", "cookie", "cookies", "consent", "gdpr", "popup", "modal",
+  "pagination", "pager", "toolbar", "skip", "banner", "trending", "popular", "outbrain", "taboola",
+  "tags", "tagcloud", "byline", "dateline", "print", "login", "signin", "sitemap", "copyright", "legal",
+]);
+/** Tokens that mark comment threads. */
+const COMMENT_TOKENS = new Set(["comment", "comments", "disqus", "respond", "replies", "discussion"]);
+/** Tokens that mark the content container; they cancel weak chrome tokens on the same element. */
+const CONTENT_TOKENS = new Set([
+  "article", "content", "entry", "main", "post", "story", "text", "body", "prose", "markdown", "blog",
+  "page", "documentation", "docs", "rich", "richtext",
+]);
+/** Chrome tokens that a content token on the same element overrides (`header-content` is not a header). */
+const WEAK_CHROME_TOKENS = new Set(["side", "aside", "nav", "menu", "banner", "tags", "byline", "print", "share"]);
+
+const CHROME_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alert", "toolbar"]);
+const CHROME_TAGS = new Set(["nav", "aside", "footer", "dialog", "menu"]);
+const CONTENT_TAGS = new Set(["article", "main"]);
+const SCHEMA_CONTENT_RE = /schema\.org\/(?:\w*Article|BlogPosting|Report|TechArticle|Recipe|QAPage|DiscussionForumPosting|Product)\b/i;
+const HIDDEN_STYLE_RE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
+
+/** Split class/id values into lower-case tokens: `postBody js-share_bar` → post, body, js, share, bar. */
+function tokens(value: string): string[] {
+  return value
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+}
+
+/**
+ * Classify one element from its tag, attributes and class/id vocabulary.
+ *
+ * @param el - the element
+ * @param tag - its lower-case local name (passed in because linkedom recomputes `tagName` on each access)
+ */
+export function regionOf(el: Element, tag: string): Region {
+  if (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") return Region.Hidden;
+  const style = el.getAttribute("style");
+  if (style && HIDDEN_STYLE_RE.test(style)) return Region.Hidden;
+
+  if (CONTENT_TAGS.has(tag)) return Region.Content;
+  const role = el.getAttribute("role");
+  if (role === "main" || role === "article") return Region.Content;
+  const itemprop = el.getAttribute("itemprop");
+  if (itemprop && /\barticleBody\b|\btext\b/.test(itemprop)) return Region.Content;
+  if (role && CHROME_ROLES.has(role)) return Region.Chrome;
+  if (CHROME_TAGS.has(tag)) return Region.Chrome;
+  if (tag === "header") return Region.Header;
+
+  const names = `${el.getAttribute("class") ?? ""} ${el.getAttribute("id") ?? ""}`;
+  let content = false;
+  let chrome = false;
+  let weakChrome = false;
+  let comments = false;
+  let header = false;
+  if (names.length > 1) {
+    for (const token of tokens(names)) {
+      if (!token) continue;
+      if (COMMENT_TOKENS.has(token)) comments = true;
+      else if (token === "header" || token === "masthead") header = true;
+      else if (CONTENT_TOKENS.has(token)) content = true;
+      else if (CHROME_TOKENS.has(token)) {
+        if (WEAK_CHROME_TOKENS.has(token)) weakChrome = true;
+        else chrome = true;
+      }
+    }
+  }
+  if (comments) return Region.Comments;
+  if (chrome) return Region.Chrome;
+  const itemtype = el.getAttribute("itemtype");
+  if (content || (itemtype && SCHEMA_CONTENT_RE.test(itemtype))) return Region.Content;
+  if (weakChrome) return Region.Chrome;
+  if (header) return Region.Header;
+  return Region.Neutral;
+}

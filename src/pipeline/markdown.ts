@@ -1,0 +1,148 @@
+/**
+ * @module pipeline/markdown
+ * Cleaned HTML → GitHub-flavoured markdown with node-html-markdown.
+ *
+ * On top of node-html-markdown's defaults we add: fenced code blocks for every `<pre>` (not only
+ * `<pre><code class="language-x">`) with the language read from `language-x`, `lang-x`, `highlight-x`,
+ * `highlight-source-x` or `brush: x` on the `<pre>`, its `<code>` child or a wrapping element; a fence longer
+ * than any backtick run inside the code; images whose `src` was removed render as their alt text; and the
+ * output is normalised (trailing spaces, runs of blank lines, no leading or trailing blank lines).
+ */
+import { NodeHtmlMarkdown, type TranslatorConfigObject } from "node-html-markdown";
+
+/** Class patterns that name a code block's language, most specific first. */
+const LANGUAGE_CLASS_RES = [
+  /(?:^|\s)(?:language|lang)-([\w#+.-]+)/i,
+  /(?:^|\s)highlight-source-([\w#+.-]+)/i,
+  /(?:^|\s)highlight-(?!source\b)([\w#+.-]+)/i,
+  /(?:^|\s)brush:\s*([\w#+.-]+)/i,
+];
+/** How many ancestors of a `<pre>` are searched for a language class (GitHub, Sphinx and Hugo wrap it). */
+const MAX_LANGUAGE_ANCESTORS = 2;
+/** Values of `class="highlight-…"` that are not languages. */
+const NOT_LANGUAGES = new Set(["default", "none", "text", "plain", "plaintext", "notranslate"]);
+
+interface MinimalNode {
+  getAttribute?(name: string): string | undefined | null;
+  parentNode?: MinimalNode | null;
+  childNodes?: MinimalNode[];
+  tagName?: string;
+}
+
+function languageOf(node: MinimalNode | null | undefined): string {
+  const cls = node?.getAttribute?.("class") ?? "";
+  const dataLang = node?.getAttribute?.("data-lang") ?? node?.getAttribute?.("data-language") ?? "";
+  if (dataLang && /^[\w#+.-]+$/.test(dataLang)) return dataLang.toLowerCase();
+  if (!cls) return "";
+  for (const re of LANGUAGE_CLASS_RES) {
+    const m = re.exec(cls);
+    if (m && !NOT_LANGUAGES.has(m[1]!.toLowerCase())) return m[1]!.toLowerCase();
+  }
+  return "";
+}
+
+/** Finds the language of a `<pre>` block from its `<code>` child, itself, or a close ancestor. */
+function codeBlockLanguage(pre: MinimalNode): string {
+  for (const child of pre.childNodes ?? []) {
+    if (child.tagName === "CODE") {
+      const lang = languageOf(child);
+      if (lang) return lang;
+    }
+  }
+  let node: MinimalNode | null | undefined = pre;
+  for (let depth = 0; node && depth <= MAX_LANGUAGE_ANCESTORS; depth++, node = node.parentNode) {
+    const lang = languageOf(node);
+    if (lang) return lang;
+  }
+  return "";
+}
+
+const TRANSLATORS: TranslatorConfigObject = {
+  pre: ({ node, visitor }) => {
+    const language = codeBlockLanguage(node as unknown as MinimalNode);
+    return {
+      noEscape: true,
+      preserveWhitespace: true,
+      surroundingNewlines: 2,
+      childTranslators: visitor.instance.codeBlockTranslators,
+      postprocess: ({ content }) => {
+        const code = content.replace(/^\n+|\s+$/g, "");
+        if (!code) return "";
+        const longestRun = Math.max(2, ...(code.match(/`{3,}/g) ?? []).map((run) => run.length));
+        const fence = "`".repeat(longestRun + 1);
+        return `${fence}${language}\n${code}\n${fence}`;
+      },
+    };
+  },
+  img: ({ node }) => {
+    const src = node.getAttribute("src") ?? "";
+    const alt = (node.getAttribute("alt") ?? "").replace(/\s+/g, " ").trim();
+    if (!src) return alt ? { content: alt, recurse: false } : { ignore: true };
+    const title = node.getAttribute("title") ?? "";
+    const safeSrc = src.replace(/[()\s]/g, (c) => encodeURIComponent(c));
+    return { content: `![${alt.replace(/[[\]]/g, "\\$&")}](${safeSrc}${title ? ` "${title.replace(/"/g, "'")}"` : ""})`, recurse: false };
+  },
+};
+
+/** Block-level extras node-html-markdown does not know about; without them their text runs together. */
+const EXTRA_BLOCK_ELEMENTS = ["DETAILS", "SUMMARY", "DIALOG", "NAV", "FIGURE", "FIGCAPTION", "DL", "DT", "DD"];
+
+const converter = new NodeHtmlMarkdown(
+  {
+    codeBlockStyle: "fenced",
+    bulletMarker: "-",
+    keepDataImages: true,
+    // Blank-line runs are collapsed by tidy(), which leaves code blocks alone; the built-in pass does not.
+    maxConsecutiveNewlines: 1000,
+    blockElements: EXTRA_BLOCK_ELEMENTS,
+    ignore: ["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "SVG", "BUTTON", "SELECT", "TEXTAREA", "IFRAME"],
+  },
+  TRANSLATORS,
+);
+
+/**
+ * Convert HTML (normally the output of `cleanHtml`) to markdown.
+ *
+ * @param html - an HTML document or fragment
+ * @returns GFM markdown: `#` headings, `-` bullets, `**strong**`, `_em_`, `[text](url)` links, GFM tables and
+ *   fenced code blocks with a language tag when one is declared; never more than one blank line in a row
+ *   outside code blocks.
+ * @example
+ * htmlToMarkdown('<pre><code class="language-ts">let a = 1;</code></pre>'); // "```ts\nlet a = 1;\n```"
+ */
+export function htmlToMarkdown(html: string): string {
+  if (!html.trim()) return "";
+  return tidy(converter.translate(html));
+}
+
+/**
+ * Normalise whitespace outside fenced code blocks: strip trailing spaces (keeping two-space hard breaks), collapse
+ * runs of blank lines to one, and put a blank line around every fence. Code inside fences is left untouched.
+ */
+function tidy(markdown: string): string {
+  const lines = markdown.split("\n");
+  const out: string[] = [];
+  let fence = "";
+  for (const raw of lines) {
+    if (fence) {
+      out.push(raw);
+      if (raw.trimEnd() === fence) {
+        fence = "";
+        out.push("");
+      }
+      continue;
+    }
+    const opening = /^(`{3,})[^`]*$/.exec(raw);
+    if (opening) {
+      if (out.length && out[out.length - 1] !== "") out.push("");
+      fence = opening[1]!;
+      out.push(raw);
+      continue;
+    }
+    const line = /^\s*$/.test(raw) ? "" : raw.replace(/[ \t]+$/, (spaces) => (spaces.length >= 2 ? "  " : ""));
+    if (line === "" && (out.length === 0 || out[out.length - 1] === "")) continue;
+    out.push(line);
+  }
+  while (out.length && out[out.length - 1] === "") out.pop();
+  return out.join("\n");
+}
