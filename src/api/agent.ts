@@ -1,0 +1,61 @@
+/**
+ * @module api/agent
+ * `POST /v2/agent` ([LATEST] only, api-v2.md §2.9). crawlbox does not run the cloud agent, but the body is
+ * modelled so the route can validate it and answer with a clear error rather than a generic 404/422.
+ */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { strictObject, oneOf, UrlField, UuidField, PromptField, JsonSchemaField, OriginProps, CloudProps } from "./common.ts";
+import { AgentWebhookField, AGENT_WEBHOOK_EVENTS, normalizeWebhook, type AgentWebhook } from "./webhook.ts";
+import { urlAt } from "./url.ts";
+import { validateBody, throwIfIssues } from "./validate.ts";
+import type { Issue } from "./issues.ts";
+
+/** Accepted agent models; all are rewritten to {@link AGENT_MODEL}, as upstream. */
+export const AGENT_MODELS = ["spark-1-pro", "spark-1-mini", "spark-2"] as const;
+export const AGENT_MODEL = "spark-2";
+
+export const AgentRequestSchema = strictObject(
+  {
+    urls: t.Optional(t.Array(UrlField)),
+    prompt: PromptField,
+    schema: t.Optional(JsonSchemaField),
+    maxCredits: t.Optional(t.Number({ exclusiveMinimum: 0 })),
+    strictConstrainToURLs: t.Optional(t.Boolean()),
+    webhook: t.Optional(AgentWebhookField),
+    model: t.Optional(oneOf(AGENT_MODELS)),
+    effort: t.Optional(oneOf(["low", "medium", "high"])),
+    threadId: t.Optional(UuidField),
+    mode: t.Optional(oneOf(["extract", "chat"])),
+    /** Forwarded verbatim upstream; its shape belongs to the cloud agent, so it is not checked here. */
+    exchange: t.Optional(t.Object({}, { additionalProperties: true })),
+    ...CloudProps,
+    ...OriginProps,
+  },
+  { description: "POST /v2/agent body" },
+);
+
+export type AgentRequestInput = Static<typeof AgentRequestSchema>;
+
+/** A validated agent request: URLs normalised, model rewritten, webhook normalised. */
+export type AgentRequest = Omit<AgentRequestInput, "urls" | "webhook" | "model" | "origin" | "threatProtection" | "auditMetadata"> & {
+  urls?: string[];
+  webhook?: AgentWebhook;
+  model: typeof AGENT_MODEL;
+  origin: string;
+};
+
+/** Validates and normalises an agent body; throws `BadRequestError` (400). */
+export function parseAgentBody(body: unknown): AgentRequest {
+  const v = validateBody(AgentRequestSchema, body);
+  const issues: Issue[] = [];
+  const urls = v.urls?.map((u, i) => urlAt(u, ["urls", i], issues));
+  const wh = v.webhook === undefined ? undefined : normalizeWebhook(v.webhook, AGENT_WEBHOOK_EVENTS, ["webhook"]);
+  if (wh) issues.push(...wh.issues);
+  throwIfIssues(issues);
+  const { threatProtection: _t, auditMetadata: _a, webhook: _w, urls: _u, ...rest } = v;
+  const out: AgentRequest = { ...rest, model: AGENT_MODEL, origin: v.origin ?? "api" };
+  if (urls) out.urls = urls as string[];
+  if (wh?.webhook) out.webhook = wh.webhook;
+  return out;
+}

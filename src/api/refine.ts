@@ -1,0 +1,138 @@
+/**
+ * @module api/refine
+ * Cross-field rules that JSON Schema cannot express (upstream's zod `.refine`s and controller checks).
+ * Each function takes an already schema-checked, defaulted value and returns zod-shaped `custom` issues;
+ * an empty list means the value is fine. They never throw, so callers can collect every problem at once.
+ */
+import type { Issue } from "./issues.ts";
+import type { ScrapeOptionsInput } from "./scrape-options.ts";
+import { MAX_ACTIONS, MAX_TOTAL_WAIT_MS, SELECTOR_WAIT_COST_MS } from "./actions.ts";
+
+type Path = (string | number)[];
+const custom = (path: Path, message: string): Issue => ({ code: "custom", path, message });
+
+/** Upstream's waitFor/timeout message. */
+export const WAIT_FOR_MESSAGE = "waitFor must not exceed half of timeout";
+
+/** All scrape-option rules: waitFor vs timeout, formats, JSON schemas, actions. `path` locates the options. */
+export function refineScrapeOptions(o: ScrapeOptionsInput, path: Path = []): Issue[] {
+  const issues: Issue[] = [];
+  if (o.timeout !== undefined && o.waitFor !== undefined && o.waitFor > o.timeout / 2) {
+    issues.push(custom([...path, "waitFor"], WAIT_FOR_MESSAGE));
+  }
+  issues.push(...refineFormats(o.formats ?? [], [...path, "formats"]));
+  issues.push(...refineActions(o.actions ?? [], o.waitFor ?? 0, [...path, "actions"]));
+  return issues;
+}
+
+type FormatLike = string | { type: string; schema?: unknown };
+const typeOf = (f: FormatLike) => (typeof f === "string" ? f : f.type);
+
+/** At most one screenshot; changeTracking needs markdown; not json with deterministicJson; rawBase64 alone; sane JSON schemas. */
+export function refineFormats(formats: readonly FormatLike[], path: Path = ["formats"]): Issue[] {
+  const issues: Issue[] = [];
+  const types = formats.map(typeOf);
+  const has = (t: string) => types.includes(t);
+  if (types.filter((t) => t === "screenshot").length > 1) {
+    issues.push(custom(path, "You may only specify one screenshot format"));
+  }
+  if (has("changeTracking") && !has("markdown")) {
+    issues.push(custom(path, "The changeTracking format requires the markdown format to be specified as well"));
+  }
+  if (has("json") && has("deterministicJson")) {
+    issues.push(custom(path, "You may not specify both the json and deterministicJson formats"));
+  }
+  if (has("rawBase64") && formats.length > 1) {
+    issues.push(custom(path, "The rawBase64 format must be the only format requested"));
+  }
+  formats.forEach((f, i) => {
+    if (typeof f === "object" && f.schema !== undefined) {
+      const bad = findOpenObjectSchema(f.schema, []);
+      if (bad) issues.push(custom([...path, i, "schema", ...bad], OPEN_OBJECT_SCHEMA_MESSAGE));
+    }
+  });
+  return issues;
+}
+
+/** Why an open object schema is refused: structured-output LLM backends cannot fill a property-less free-form object. */
+export const OPEN_OBJECT_SCHEMA_MESSAGE =
+  'Invalid JSON schema: an object with "additionalProperties": true must also define "properties"';
+
+/** Returns the path of the first `{type:"object", additionalProperties:true}` without properties, or undefined. */
+export function findOpenObjectSchema(schema: unknown, at: Path, depth = 0): Path | undefined {
+  if (depth > 64 || typeof schema !== "object" || schema === null) return undefined;
+  if (Array.isArray(schema)) {
+    for (let i = 0; i < schema.length; i++) {
+      const r = findOpenObjectSchema(schema[i], [...at, i], depth + 1);
+      if (r) return r;
+    }
+    return undefined;
+  }
+  const s = schema as Record<string, unknown>;
+  const isObject = s["type"] === "object" || (Array.isArray(s["type"]) && s["type"].includes("object"));
+  const props = s["properties"];
+  const noProps = props === undefined || (typeof props === "object" && props !== null && Object.keys(props).length === 0);
+  if (isObject && s["additionalProperties"] === true && noProps) return at;
+  for (const [k, v] of Object.entries(s)) {
+    if (k === "const" || k === "default" || k === "enum" || k === "examples") continue;
+    const r = findOpenObjectSchema(v, [...at, k], depth + 1);
+    if (r) return r;
+  }
+  return undefined;
+}
+
+type ActionLike = { type: string; milliseconds?: number; selector?: string };
+
+/** ≤ 50 actions; wait = milliseconds XOR selector; waitFor + waits (selector wait = 1 s) ≤ 60 s. */
+export function refineActions(actions: readonly ActionLike[], waitForMs = 0, path: Path = ["actions"]): Issue[] {
+  const issues: Issue[] = [];
+  if (actions.length > MAX_ACTIONS) issues.push(custom(path, `Number of actions cannot exceed ${MAX_ACTIONS}`));
+  let total = waitForMs;
+  actions.forEach((a, i) => {
+    if (a.type !== "wait") return;
+    const hasMs = a.milliseconds !== undefined;
+    const hasSel = a.selector !== undefined;
+    if (hasMs === hasSel) {
+      issues.push(custom([...path, i], "Either 'milliseconds' or 'selector' must be provided, but not both"));
+    }
+    total += hasMs ? a.milliseconds! : hasSel ? SELECTOR_WAIT_COST_MS : 0;
+  });
+  if (total > MAX_TOTAL_WAIT_MS) {
+    issues.push(custom(path, `Total wait time (waitFor + wait actions) cannot exceed ${MAX_TOTAL_WAIT_MS / 1000} seconds`));
+  }
+  return issues;
+}
+
+/** Each crawl include/exclude pattern must compile as a JavaScript RegExp; the message is the RegExp error's. */
+export function refinePathPatterns(o: { includePaths?: readonly string[]; excludePaths?: readonly string[] }, path: Path = []): Issue[] {
+  const issues: Issue[] = [];
+  for (const key of ["includePaths", "excludePaths"] as const) {
+    (o[key] ?? []).forEach((p, i) => {
+      try {
+        new RegExp(p);
+      } catch (e) {
+        issues.push(custom([...path, key, i], e instanceof Error ? e.message : String(e)));
+      }
+    });
+  }
+  return issues;
+}
+
+/** Search: includeDomains and excludeDomains are mutually exclusive; `developer` cannot be combined with other categories. */
+export function refineSearch(o: { includeDomains?: readonly string[]; excludeDomains?: readonly string[]; categories?: readonly (string | { type: string })[] }): Issue[] {
+  const issues: Issue[] = [];
+  if ((o.includeDomains?.length ?? 0) > 0 && (o.excludeDomains?.length ?? 0) > 0) {
+    issues.push(custom(["includeDomains"], "includeDomains and excludeDomains cannot both be specified"));
+  }
+  const cats = (o.categories ?? []).map((c) => (typeof c === "string" ? c : c.type));
+  if (cats.includes("developer") && cats.length > 1) {
+    issues.push(custom(["categories"], "The developer category cannot be combined with other categories"));
+  }
+  return issues;
+}
+
+/** Extract: either `urls` or `prompt` is required. */
+export function refineExtract(o: { urls?: readonly string[]; prompt?: string }): Issue[] {
+  if ((o.urls?.length ?? 0) > 0 || (o.prompt !== undefined && o.prompt.length > 0)) return [];
+  return [custom([], "Either 'urls' or 'prompt' must be provided.")];
+}
