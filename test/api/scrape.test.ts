@@ -1,0 +1,281 @@
+import { describe, expect, test } from "bun:test";
+import { parseScrapeBody, UNRECOGNIZED_KEY_MESSAGE, WAIT_FOR_MESSAGE, normalizeFormats, findFormat } from "../../src/api/index.ts";
+import { reject, paths } from "./helpers.ts";
+
+const URL = "https://example.com";
+
+describe("POST /v2/scrape body", () => {
+  test("a minimal body gets the documented defaults", () => {
+    const r = parseScrapeBody({ url: "example.com" });
+    expect(r.url).toBe("http://example.com");
+    expect(r.sourceURL).toBe("example.com");
+    expect(r.origin).toBe("api");
+    expect(r.scrapeOptions).toEqual({
+      formats: [{ type: "markdown" }],
+      onlyMainContent: true,
+      onlyCleanContent: false,
+      waitFor: 0,
+      mobile: false,
+      parsers: [{ type: "pdf", mode: "auto" }, { type: "image" }],
+      removeBase64Images: true,
+      fastMode: false,
+      blockAds: true,
+      proxy: "auto",
+      storeInCache: true,
+      lockdown: false,
+      skipTlsVerification: true,
+    });
+    expect(r.scrapeOptions.timeout).toBeUndefined();
+    expect(r.scrapeOptions.maxAge).toBeUndefined();
+  });
+
+  test("defaults are fresh objects per request (no shared mutable default)", () => {
+    const a = parseScrapeBody({ url: URL });
+    a.scrapeOptions.formats.push({ type: "html" });
+    expect(parseScrapeBody({ url: URL }).scrapeOptions.formats).toEqual([{ type: "markdown" }]);
+  });
+
+  test("the input object is not mutated", () => {
+    const body = { url: URL, formats: ["html"] };
+    parseScrapeBody(body);
+    expect(body).toEqual({ url: URL, formats: ["html"] });
+  });
+
+  test("origin, integration and zeroDataRetention are accepted", () => {
+    const r = parseScrapeBody({ url: URL, origin: "js-sdk@4.42.0", integration: "n8n", zeroDataRetention: true });
+    expect([r.origin, r.integration, r.zeroDataRetention]).toEqual(["js-sdk@4.42.0", "n8n", true]);
+    expect(parseScrapeBody({ url: URL, integration: null }).integration).toBeNull();
+  });
+
+  test("unknown keys are rejected, named, with upstream's message", () => {
+    const e = reject(parseScrapeBody, { url: URL, only_main_content: true, jsonOptions: {} });
+    expect(e.message).toBe(UNRECOGNIZED_KEY_MESSAGE);
+    expect(e.issues).toEqual([{ code: "unrecognized_keys", keys: ["only_main_content", "jsonOptions"], path: [], message: UNRECOGNIZED_KEY_MESSAGE }]);
+  });
+
+  test.each([
+    ["format option", { formats: [{ type: "screenshot", fullpage: true }] }, ["formats", 0], "fullpage"],
+    ["location", { location: { country: "US", lang: "en" } }, ["location"], "lang"],
+    ["action", { actions: [{ type: "click", selector: "a", button: "left" }] }, ["actions", 0], "button"],
+    ["parser", { parsers: [{ type: "pdf", ocr: true }] }, ["parsers", 0], "ocr"],
+    ["profile", { profile: { name: "p", x: 1 } }, ["profile"], "x"],
+  ])("unknown key inside a nested %s is rejected", (_n, extra, path, key) => {
+    const e = reject(parseScrapeBody, { url: URL, ...extra });
+    expect(e.issues[0]).toMatchObject({ code: "unrecognized_keys", path, keys: [key] });
+  });
+
+  test("internal __experimental_* and __* fields are accepted and dropped", () => {
+    const r = parseScrapeBody({ url: URL, __experimental_omce: true, __searchPreviewToken: "x", __forceFirePDF: true, __agentInterop: {} });
+    expect(Object.keys(r.scrapeOptions).some((k) => k.startsWith("__"))).toBe(false);
+  });
+
+  test.each([
+    ["timeout below 1000", { timeout: 999 }, "timeout"],
+    ["timeout not an integer", { timeout: 1500.5 }, "timeout"],
+    ["timeout as a string", { timeout: "30000" }, "timeout"],
+    ["waitFor negative", { waitFor: -1 }, "waitFor"],
+    ["waitFor above 60000", { waitFor: 60001 }, "waitFor"],
+    ["maxAge negative", { maxAge: -1 }, "maxAge"],
+    ["minAge negative", { minAge: -1 }, "minAge"],
+    ["proxy unknown", { proxy: "residential" }, "proxy"],
+    ["headers not strings", { headers: { a: 1 } }, "headers.a"],
+    ["screenshot quality 0", { formats: [{ type: "screenshot", quality: 0 }] }, "formats.0.quality"],
+    ["screenshot quality 101", { formats: [{ type: "screenshot", quality: 101 }] }, "formats.0.quality"],
+    ["viewport width > 7680", { formats: [{ type: "screenshot", viewport: { width: 7681, height: 100 } }] }, "formats.0.viewport.width"],
+    ["viewport height > 4320", { formats: [{ type: "screenshot", viewport: { width: 100, height: 4321 } }] }, "formats.0.viewport.height"],
+    ["json prompt > 10000", { formats: [{ type: "json", prompt: "x".repeat(10001) }] }, "formats.0.prompt"],
+    ["changeTracking mode unknown", { formats: ["markdown", { type: "changeTracking", modes: ["diff"] }] }, "formats.1.modes.0"],
+    ["attributes without selectors", { formats: [{ type: "attributes" }] }, "formats.0.selectors"],
+    ["question empty", { formats: [{ type: "question", question: "" }] }, "formats.0.question"],
+    ["query mode unknown", { formats: [{ type: "query", prompt: "p", mode: "x" }] }, "formats.0.mode"],
+    ["unknown string format", { formats: ["screenshot@fullPage"] }, "formats.0"],
+    ["unknown format type", { formats: [{ type: "extract" }] }, "formats.0.type"],
+    ["string form of a format that needs options", { formats: ["attributes"] }, "formats.0"],
+    ["pdf maxPages > 10000", { parsers: [{ type: "pdf", maxPages: 10001 }] }, "parsers.0.maxPages"],
+    ["pdf mode unknown", { parsers: [{ type: "pdf", mode: "slow" }] }, "parsers.0.mode"],
+    ["parser unknown", { parsers: ["docx"] }, "parsers.0"],
+    ["country not alpha-2", { location: { country: "USA" } }, "location.country"],
+    ["action quality 0", { actions: [{ type: "screenshot", quality: 0 }] }, "actions.0.quality"],
+    ["pdf action format", { actions: [{ type: "pdf", format: "B5" }] }, "actions.0.format"],
+    ["scroll direction", { actions: [{ type: "scroll", direction: "left" }] }, "actions.0.direction"],
+    ["wait milliseconds 0", { actions: [{ type: "wait", milliseconds: 0 }] }, "actions.0.milliseconds"],
+    ["redactPII mode", { redactPII: { mode: "slow" } }, "redactPII.mode"],
+    ["profile without name", { profile: {} }, "profile.name"],
+    ["url missing", { url: undefined }, "url"],
+  ])("rejects %s", (_name, extra, path) => {
+    const e = reject(parseScrapeBody, { url: URL, ...extra });
+    expect(paths(e.issues)).toContain(path);
+    expect(e.message).toBe("Bad Request");
+  });
+
+  test("messages are zod-like", () => {
+    expect(reject(parseScrapeBody, { url: URL, waitFor: 60001 }).issues[0]).toEqual({
+      code: "too_big",
+      path: ["waitFor"],
+      message: "Number must be less than or equal to 60000",
+    });
+    expect(reject(parseScrapeBody, { url: URL, formats: ["bogus"] }).issues[0]!.code).toBe("invalid_enum_value");
+    expect(reject(parseScrapeBody, {}).issues[0]).toEqual({ code: "invalid_type", path: ["url"], message: "Required" });
+  });
+
+  test("a non-object body is rejected", () => {
+    expect(reject(parseScrapeBody, "https://example.com").issues[0]!.code).toBe("invalid_type");
+    expect(reject(parseScrapeBody, null).issues[0]!.code).toBe("invalid_type");
+  });
+
+  test.each([
+    ["ftp://x.com", "URL uses unsupported protocol"],
+    ["http://http://x", "Invalid URL"],
+    ["intranet", "URL must have a valid top-level domain or be a valid path or be an IP address"],
+  ])("URL %p is rejected with %p as the top-level error", (url, message) => {
+    const e = reject(parseScrapeBody, { url });
+    expect(e.message).toBe(message);
+    expect(e.issues).toEqual([{ code: "custom", path: ["url"], message }]);
+  });
+});
+
+describe("scrape option refinements", () => {
+  test("waitFor must not exceed half of timeout", () => {
+    const e = reject(parseScrapeBody, { url: URL, timeout: 10000, waitFor: 5001 });
+    expect(e.message).toBe(WAIT_FOR_MESSAGE);
+    expect(e.issues).toEqual([{ code: "custom", path: ["waitFor"], message: WAIT_FOR_MESSAGE }]);
+    expect(parseScrapeBody({ url: URL, timeout: 10000, waitFor: 5000 }).scrapeOptions.waitFor).toBe(5000);
+  });
+
+  test.each([
+    ["two screenshots", ["screenshot", { type: "screenshot", fullPage: true }], "one screenshot"],
+    ["changeTracking without markdown", ["html", "changeTracking"], "requires the markdown format"],
+    ["json with deterministicJson", [{ type: "json", prompt: "p" }, "deterministicJson"], "both the json and deterministicJson"],
+    ["rawBase64 with another format", ["rawBase64", "markdown"], "rawBase64"],
+  ])("formats: %s", (_n, formats, fragment) => {
+    const e = reject(parseScrapeBody, { url: URL, formats });
+    expect(e.issues[0]!.code).toBe("custom");
+    expect(e.issues[0]!.path).toEqual(["formats"]);
+    expect(e.message).toContain(fragment);
+  });
+
+  test("rawBase64 alone and changeTracking with markdown are fine", () => {
+    expect(parseScrapeBody({ url: URL, formats: ["rawBase64"] }).scrapeOptions.formats).toEqual([{ type: "rawBase64" }]);
+    expect(parseScrapeBody({ url: URL, formats: ["markdown", "changeTracking"] }).scrapeOptions.formats).toEqual([
+      { type: "markdown" },
+      { type: "changeTracking", modes: [], tag: null },
+    ]);
+  });
+
+  test("json schema: an open object without properties is rejected, nested too", () => {
+    const open = { type: "object", additionalProperties: true };
+    let e = reject(parseScrapeBody, { url: URL, formats: [{ type: "json", schema: open }] });
+    expect(e.issues[0]!.path).toEqual(["formats", 0, "schema"]);
+    e = reject(parseScrapeBody, { url: URL, formats: [{ type: "json", schema: { type: "object", properties: { a: open } } }] });
+    expect(e.issues[0]!.path).toEqual(["formats", 0, "schema", "properties", "a"]);
+    const ok = { type: "object", additionalProperties: true, properties: { a: { type: "string" } } };
+    expect(parseScrapeBody({ url: URL, formats: [{ type: "json", schema: ok }] }).scrapeOptions.formats[0]).toEqual({ type: "json", schema: ok });
+  });
+
+  test("actions: at most 50", () => {
+    const actions = Array.from({ length: 51 }, () => ({ type: "scrape" }));
+    expect(reject(parseScrapeBody, { url: URL, actions }).message).toBe("Number of actions cannot exceed 50");
+    expect(parseScrapeBody({ url: URL, actions: actions.slice(0, 50) }).scrapeOptions.actions).toHaveLength(50);
+  });
+
+  test("actions: wait needs milliseconds XOR selector", () => {
+    for (const a of [{ type: "wait" }, { type: "wait", milliseconds: 10, selector: "#a" }]) {
+      const e = reject(parseScrapeBody, { url: URL, actions: [a] });
+      expect(e.issues[0]).toMatchObject({ code: "custom", path: ["actions", 0] });
+    }
+  });
+
+  test("actions: waitFor + waits ≤ 60 s, a selector wait counts 1 s", () => {
+    const ok = { url: URL, waitFor: 20000, actions: [{ type: "wait", milliseconds: 39000 }, { type: "wait", selector: "#x" }] };
+    expect(parseScrapeBody(ok).scrapeOptions.actions).toHaveLength(2);
+    const e = reject(parseScrapeBody, { ...ok, actions: [...ok.actions, { type: "wait", selector: "#y" }] });
+    expect(e.message).toContain("cannot exceed 60 seconds");
+  });
+
+  test("action defaults are filled", () => {
+    const r = parseScrapeBody({
+      url: URL,
+      actions: [{ type: "click", selector: "a" }, { type: "scroll" }, { type: "screenshot" }, { type: "pdf" }, { type: "write", text: "x" }, { type: "press", key: "Enter" }, { type: "executeJavascript", script: "1" }],
+    });
+    expect(r.scrapeOptions.actions).toEqual([
+      { type: "click", selector: "a", all: false },
+      { type: "scroll", direction: "down" },
+      { type: "screenshot", fullPage: false },
+      { type: "pdf", landscape: false, scale: 1, format: "Letter" },
+      { type: "write", text: "x" },
+      { type: "press", key: "Enter" },
+      { type: "executeJavascript", script: "1" },
+    ]);
+    expect(r.scrapeOptions.skipTlsVerification).toBe(false);
+  });
+});
+
+describe("formats, parsers and other normalisation", () => {
+  test("string formats become objects with defaults", () => {
+    const r = parseScrapeBody({ url: URL, formats: ["markdown", "html", "rawHtml", "links", "images", "summary", "screenshot", "branding"] });
+    expect(r.scrapeOptions.formats).toEqual([
+      { type: "markdown" }, { type: "html" }, { type: "rawHtml" }, { type: "links" }, { type: "images" }, { type: "summary" },
+      { type: "screenshot", fullPage: false }, { type: "branding" },
+    ]);
+    expect(findFormat(r.scrapeOptions.formats, "screenshot")?.fullPage).toBe(false);
+  });
+
+  test("object formats keep their options; [LATEST] formats are accepted", () => {
+    const formats = [
+      { type: "screenshot", fullPage: true, quality: 80, viewport: { width: 1280, height: 800 } },
+      { type: "json", prompt: "p", schema: { type: "object", properties: {} }, checkPromptInjection: true },
+      { type: "attributes", selectors: [{ selector: "a", attribute: "href" }] },
+      { type: "question", question: "q?" },
+      { type: "highlights", query: "q" },
+      { type: "query", prompt: "p", mode: "directQuote" },
+      "product", "menu", "audio", "video",
+    ];
+    expect(parseScrapeBody({ url: URL, formats }).scrapeOptions.formats).toEqual(normalizeFormats(formats as never));
+  });
+
+  test("formats: [] is allowed (metadata only)", () => {
+    expect(parseScrapeBody({ url: URL, formats: [] }).scrapeOptions.formats).toEqual([]);
+  });
+
+  test("parsers: strings and objects → objects with mode auto; [] kept", () => {
+    const r = parseScrapeBody({ url: URL, parsers: ["pdf"] });
+    expect(r.scrapeOptions.parsers).toEqual([{ type: "pdf", mode: "auto" }]);
+    expect(parseScrapeBody({ url: URL, parsers: [{ type: "pdf" }] }).scrapeOptions.parsers).toEqual([{ type: "pdf", mode: "auto" }]);
+    expect(parseScrapeBody({ url: URL, parsers: [{ type: "pdf", mode: "ocr", maxPages: 10000, pageMarkdown: true }, "image"] }).scrapeOptions.parsers).toEqual([
+      { type: "pdf", mode: "ocr", maxPages: 10000, pages: true },
+      { type: "image" },
+    ]);
+    expect(parseScrapeBody({ url: URL, parsers: [] }).scrapeOptions.parsers).toEqual([]);
+  });
+
+  test("skipTlsVerification: explicit wins; derived false with headers", () => {
+    expect(parseScrapeBody({ url: URL, headers: { a: "b" } }).scrapeOptions.skipTlsVerification).toBe(false);
+    expect(parseScrapeBody({ url: URL, headers: {} }).scrapeOptions.skipTlsVerification).toBe(true);
+    expect(parseScrapeBody({ url: URL, headers: { a: "b" }, skipTlsVerification: true }).scrapeOptions.skipTlsVerification).toBe(true);
+  });
+
+  test("location gets the default country; proxy, profile, redactPII, cache fields", () => {
+    const r = parseScrapeBody({
+      url: URL,
+      location: { languages: ["de"] },
+      proxy: "enhanced",
+      profile: { name: "p" },
+      redactPII: { mode: "fast" },
+      maxAge: 0,
+      minAge: 1000,
+      storeInCache: false,
+      lockdown: true,
+      useMock: "fixture",
+      domainTools: true,
+      toolDetail: "full",
+      threatProtection: { mode: "off" },
+      auditMetadata: { username: "u" },
+    }).scrapeOptions;
+    expect(r.location).toEqual({ country: "us-generic", languages: ["de"] });
+    expect([r.proxy, r.profile, r.redactPII, r.maxAge, r.minAge, r.storeInCache, r.lockdown, r.useMock]).toEqual([
+      "enhanced", { name: "p", saveChanges: true }, { mode: "fast", replaceStyle: "tag" }, 0, 1000, false, true, "fixture",
+    ]);
+    expect("domainTools" in r || "threatProtection" in r).toBe(false);
+    expect(parseScrapeBody({ url: URL, location: { country: "DE" } }).scrapeOptions.location).toEqual({ country: "DE" });
+  });
+});
