@@ -1,0 +1,92 @@
+/**
+ * @module egress
+ * The egress gate: the one path for all outbound traffic (scrapes, robots.txt, sitemaps, Chromium, webhooks).
+ *
+ * Why a proxy: Bun's fetch ignores undici `dispatcher` and `lookup` (oven-sh/bun#38840), so "resolve, check, then
+ * fetch(hostname)" lets a second DNS answer (rebinding) reach an internal address. The gate is a forward proxy on
+ * 127.0.0.1 that resolves, checks every address and connects to the checked IP itself. Any HTTP client can use it:
+ * - Bun: `fetch(url, { proxy: gate.proxyUrl, redirect: "manual" })`, then map failures with
+ *   {@link errorFromProxyResponse} / {@link errorFromFetchFailure};
+ * - Chromium: `--proxy-server=<proxyUrl> --proxy-bypass-list=<-loopback>` (removes the implicit localhost bypass).
+ *
+ * `check(url)` runs the same policy before connecting so callers can fail fast with a clear error and without
+ * opening a socket; the proxy enforces again at connect time, which is what actually defeats rebinding.
+ *
+ * @example
+ * const gate = await createEgressGate({ allowPrivateNetwork: config.allowPrivateNetwork });
+ * await gate.check("https://example.com/");           // throws EgressDeniedError for private targets
+ * const res = await fetch("https://example.com/", { proxy: gate.proxyUrl });
+ */
+import { type AddressClassifier, classifyAddress } from "./classify.ts";
+import { type DestinationPolicy, defaultResolver, type Resolver, resolveDestination } from "./policy.ts";
+import { type EgressLogger, startProxy } from "./proxy.ts";
+import { parseUrlTarget } from "./target.ts";
+
+/** Options of {@link createEgressGate}. */
+export interface EgressGateOptions {
+  /** Let private, loopback and link-local addresses through (still via the gate; ports and schemes still checked). */
+  allowPrivateNetwork: boolean;
+  /** Host name → all A and AAAA addresses. @default Bun.dns.lookup (family 0) */
+  resolver?: Resolver;
+  /**
+   * Address policy. Tests use this to declare one fixture address public (e.g. 127.0.0.2) so that redirects from
+   * an "allowed" local server to a loopback secret can be exercised honestly. @default classifyAddress
+   */
+  classify?: AddressClassifier;
+  logger?: EgressLogger;
+  /** Cap on one DNS lookup. @default 10000 */
+  dnsTimeoutMs?: number;
+  /** Cap on one TCP connect attempt. @default 10000 */
+  connectTimeoutMs?: number;
+  /** Idle time after which a proxied connection is closed. @default 120000 */
+  idleTimeoutMs?: number;
+}
+
+/** A running egress gate. */
+export interface EgressGate {
+  /** `http://127.0.0.1:PORT`: pass to fetch's `proxy` option or Chromium's `--proxy-server`. */
+  readonly proxyUrl: string;
+  /**
+   * Checks an absolute URL against the policy (scheme, port, every resolved address). Resolves when allowed;
+   * throws `EgressDeniedError` when refused, or a `SCRAPE_DNS_RESOLUTION_ERROR` `SiteError` when DNS fails.
+   */
+  check(url: string): Promise<void>;
+  /** Stops listening and drops every proxied connection. */
+  close(): Promise<void>;
+}
+
+/** Starts an egress gate. Validates options up front (style A7 §4). */
+export async function createEgressGate(options: EgressGateOptions): Promise<EgressGate> {
+  if (typeof options.allowPrivateNetwork !== "boolean") {
+    throw new TypeError("createEgressGate: allowPrivateNetwork must be a boolean");
+  }
+  for (const k of ["dnsTimeoutMs", "connectTimeoutMs", "idleTimeoutMs"] as const) {
+    const v = options[k];
+    if (v !== undefined && (!Number.isFinite(v) || v <= 0)) throw new TypeError(`createEgressGate: ${k} must be > 0`);
+  }
+  const policy: DestinationPolicy = {
+    allowPrivateNetwork: options.allowPrivateNetwork,
+    resolver: options.resolver ?? defaultResolver,
+    classify: options.classify ?? classifyAddress,
+    dnsTimeoutMs: options.dnsTimeoutMs,
+  };
+  const proxy = startProxy({
+    policy,
+    logger: options.logger,
+    connectTimeoutMs: options.connectTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+  });
+  return {
+    proxyUrl: proxy.url,
+    async check(url: string) {
+      await resolveDestination(parseUrlTarget(url), policy);
+    },
+    close: () => proxy.stop(),
+  };
+}
+
+export { type AddressClassifier, type AddressVerdict, classifyAddress, parseIp } from "./classify.ts";
+export { type Resolver, defaultResolver } from "./policy.ts";
+export type { EgressLogger } from "./proxy.ts";
+export { EGRESS_ERROR_HEADER, EGRESS_MESSAGE_HEADER, errorFromFetchFailure, errorFromProxyResponse } from "./signal.ts";
+export { ALLOWED_SCHEMES, BAD_PORTS } from "./target.ts";
