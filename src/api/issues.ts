@@ -54,10 +54,10 @@ function quote(v: unknown): string {
 }
 
 /**
- * Maps TypeBox errors for a value to issues. `root` is the checked value (used to resolve unions).
- * Unknown keys of one object are grouped into a single `unrecognized_keys` issue naming them all.
+ * Maps TypeBox errors to issues (paths prefixed with `prefix`). Unknown keys of one object are grouped into a
+ * single `unrecognized_keys` issue naming them all; a failed union is resolved to the intended variant.
  */
-export function issuesFromValueErrors(errors: Iterable<ValueError>, _root?: unknown, prefix: (string | number)[] = []): Issue[] {
+export function issuesFromValueErrors(errors: Iterable<ValueError>, prefix: (string | number)[] = []): Issue[] {
   const out: Issue[] = [];
   const unknownByParent = new Map<string, { path: (string | number)[]; keys: string[] }>();
   const requiredPaths = new Set<string>();
@@ -188,11 +188,11 @@ function issuesFromUnion(schema: TSchema, value: unknown, path: (string | number
         const expected = discriminated.map((v) => quote((v["properties"] as Record<string, TSchema>)["type"]!["const"]));
         return [{ code: "invalid_union_discriminator", path: [...path, "type"], message: `Invalid discriminator value. Expected ${expected.join(" | ")}` }];
       }
-      return issuesFromValueErrors(Value.Errors(match, value), value, path);
+      return issuesFromValueErrors(Value.Errors(match, value), path);
     }
   }
   const sameType = variants.filter((v) => !("const" in v) && schemaJsonType(v) === typeName);
-  if (sameType.length === 1) return issuesFromValueErrors(Value.Errors(sameType[0]!, value), value, path);
+  if (sameType.length === 1) return issuesFromValueErrors(Value.Errors(sameType[0]!, value), path);
   if (literals.length > 0 && literals.every((l) => receivedType(l) === typeName)) {
     return [{ code: "invalid_enum_value", path, message: `Invalid enum value. Expected ${literals.map(quote).join(" | ")}, received ${quote(value)}` }];
   }

@@ -54,7 +54,7 @@ export function checkBody<T extends TSchema>(schema: T, value: unknown): CheckRe
   const v = stripInternalKeys(Value.Clone(value));
   const defaulted = Value.Default(schema, v);
   if (checker.Check(defaulted)) return { ok: true, value: defaulted as Static<T> };
-  return { ok: false, issues: issuesFromValueErrors(checker.Errors(defaulted), defaulted) };
+  return { ok: false, issues: issuesFromValueErrors(checker.Errors(defaulted)) };
 }
 
 /**
