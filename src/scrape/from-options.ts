@@ -7,6 +7,12 @@ import type { ScrapeOptions } from "../api/scrape-options.ts";
 import { UnsupportedOptionError } from "../errors.ts";
 import { DEFAULT_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
 
+/**
+ * Longest deadline a scrape may have. Upstream sets no maximum, so larger values are accepted (compatibility)
+ * and clamped here rather than rejected.
+ */
+export const MAX_TIMEOUT_MS = 300_000;
+
 /** Server-side values the options do not carry. */
 export interface SpecDefaults {
   defaultTimeoutMs: number;
@@ -33,7 +39,7 @@ export function specFromOptions(
     excludeTags: o.excludeTags ?? [],
     removeBase64Images: o.removeBase64Images,
     headers: o.headers ?? {},
-    timeoutMs: o.timeout ?? defaults.defaultTimeoutMs,
+    timeoutMs: Math.min(o.timeout ?? defaults.defaultTimeoutMs, MAX_TIMEOUT_MS),
     waitForMs: o.waitFor,
     skipTlsVerification: o.skipTlsVerification,
     mobile: o.mobile,

@@ -35,7 +35,7 @@ export class PageCache {
   get(key: string, notBefore: number): CachedPage | undefined {
     const row = this.getStmt.get(key);
     if (!row || row.cached_at < notBefore) return undefined;
-    const meta = JSON.parse(row.meta) as PageMeta & { text?: boolean };
+    const meta = JSON.parse(row.meta) as PageMeta;
     const body = new Uint8Array(row.body);
     const page: Page = { ...meta, body, engine: meta.engine };
     if (meta.charset) page.text = new TextDecoder(meta.charset).decode(body);

@@ -1,0 +1,126 @@
+/**
+ * End-to-end: builds `dist/crawlbox`, copies it into an empty temporary folder (no node_modules, no sources)
+ * and uses it as a user would: --version, keys, the scrape CLI, and the server (health, scrape, docs).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, rmSync, chmodSync, existsSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+let dir: string;
+let bin: string;
+let site: FixtureSite;
+let server: ReturnType<typeof Bun.spawn> | undefined;
+
+function freePort(): number {
+  const l = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = l.port;
+  l.stop(true);
+  return port;
+}
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const p = Bun.spawnSync([bin, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: dir, CRAWLBOX_DATA_DIR: join(dir, "data"), ...env } });
+  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+}
+
+beforeAll(() => {
+  const build = Bun.spawnSync([process.execPath, "run", "build"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
+  const built = join(ROOT, "dist", "crawlbox");
+  expect(existsSync(built)).toBe(true);
+  dir = mkdtempSync(join(tmpdir(), "crawlbox-e2e-"));
+  bin = join(dir, "crawlbox");
+  copyFileSync(built, bin);
+  chmodSync(bin, 0o755);
+  site = startFixtureSite();
+}, 240_000);
+
+afterAll(() => {
+  server?.kill("SIGTERM");
+  site?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the compiled binary, from an empty folder", () => {
+  test("--version and --help", () => {
+    expect(statSync(bin).size).toBeGreaterThan(10_000_000);
+    const v = run(["--version"]);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/^crawlbox \d+\.\d+\.\d+/);
+    expect(run(["--help"]).stdout).toContain("crawlbox scrape <url>");
+  });
+
+  test("keys create / list / revoke", () => {
+    const c = run(["keys", "create", "--name", "e2e", "--quota", "50"]);
+    expect(c.code).toBe(0);
+    const key = c.stdout.trim();
+    expect(key).toMatch(/^fc-[0-9A-Za-z]{32}$/);
+    const list = run(["keys", "list"]);
+    expect(list.stdout).toContain("e2e");
+    expect(list.stdout).not.toContain(key);
+    const id = list.stdout.split("\n").find((l) => l.includes("e2e"))!.split("\t")[0]!;
+    expect(run(["keys", "revoke", id]).code).toBe(0);
+  });
+
+  test("crawlbox scrape prints markdown and links", () => {
+    const env = { CRAWLBOX_ALLOW_PRIVATE_NETWORK: "true" };
+    const md = run(["scrape", `${site.url}/article`], env);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toContain("# Growing Tomatoes Indoors");
+    const links = run(["scrape", `${site.url}/article`, "--format", "links"], env);
+    expect(links.stdout.split("\n")).toContain(`${site.url}/guides/lamps`);
+    const bad = run(["scrape", `${site.url}/article`]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("EGRESS_DENIED");
+  });
+
+  test("serve: first key printed once, health, scrape, docs", async () => {
+    const port = freePort();
+    const dataDir = join(dir, "serve-data");
+    server = Bun.spawn([bin, "serve"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", CRAWLBOX_DATA_DIR: dataDir, CRAWLBOX_ALLOW_PRIVATE_NETWORK: "true" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const base = `http://127.0.0.1:${port}`;
+    let healthy = false;
+    for (let i = 0; i < 100 && !healthy; i++) {
+      healthy = await fetch(`${base}/health`).then((r) => r.ok).catch(() => false);
+      if (!healthy) await Bun.sleep(50);
+    }
+    expect(healthy).toBe(true);
+    // The first key is printed on stdout.
+    const reader = (server.stdout as ReadableStream<Uint8Array>).getReader();
+    let out = "";
+    while (!/fc-[0-9A-Za-z]{32}/.test(out)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    reader.releaseLock();
+    const key = /fc-[0-9A-Za-z]{32}/.exec(out)![0];
+    const res = await fetch(`${base}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: `${site.url}/article`, formats: ["markdown"] }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.data.markdown).toContain("Growing Tomatoes Indoors");
+    const docs = await fetch(`${base}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("/docs-assets/swagger-ui-bundle.js");
+    const asset = await fetch(`${base}/docs-assets/swagger-ui-bundle.js`);
+    expect(asset.status).toBe(200);
+    expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+    const spec = await fetch(`${base}/openapi.json`);
+    expect(((await spec.json()) as any).paths["/v2/scrape"]).toBeDefined();
+    server.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    server = undefined;
+  }, 60_000);
+});
