@@ -91,7 +91,7 @@ ensureDependencies(bun);
 ensureChromium();
 
 const extra = process.argv.slice(3);
-const args = mode === "test" ? ["test", ...extra] : ["src/main.ts", "serve", ...extra];
+const args = mode === "test" ? ["test", "--timeout", "30000", ...extra] : ["src/main.ts", "serve", ...extra];
 const child = spawn(bun, args, { stdio: "inherit", cwd: ROOT, env: { ...process.env, PATH: `${dirname(bun)}:${process.env.PATH}` } });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -21,9 +21,16 @@ function freePort(): number {
   return port;
 }
 
-function run(args: string[], env: Record<string, string> = {}) {
-  const p = Bun.spawnSync([bin, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: dir, CRAWLBOX_DATA_DIR: join(dir, "data"), ...env } });
-  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+/** Runs the binary to completion. Asynchronous: the fixture site lives in this process and must keep answering. */
+async function run(args: string[], env: Record<string, string> = {}) {
+  const p = Bun.spawn([bin, ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", HOME: dir, CRAWLBOX_DATA_DIR: join(dir, "data"), ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, stdout, stderr };
 }
 
 beforeAll(() => {
@@ -45,34 +52,34 @@ afterAll(() => {
 });
 
 describe("the compiled binary, from an empty folder", () => {
-  test("--version and --help", () => {
+  test("--version and --help", async () => {
     expect(statSync(bin).size).toBeGreaterThan(10_000_000);
-    const v = run(["--version"]);
+    const v = await run(["--version"]);
     expect(v.code).toBe(0);
     expect(v.stdout).toMatch(/^crawlbox \d+\.\d+\.\d+/);
-    expect(run(["--help"]).stdout).toContain("crawlbox scrape <url>");
+    expect((await run(["--help"])).stdout).toContain("crawlbox scrape <url>");
   });
 
-  test("keys create / list / revoke", () => {
-    const c = run(["keys", "create", "--name", "e2e", "--quota", "50"]);
+  test("keys create / list / revoke", async () => {
+    const c = await run(["keys", "create", "--name", "e2e", "--quota", "50"]);
     expect(c.code).toBe(0);
     const key = c.stdout.trim();
     expect(key).toMatch(/^fc-[0-9A-Za-z]{32}$/);
-    const list = run(["keys", "list"]);
+    const list = await run(["keys", "list"]);
     expect(list.stdout).toContain("e2e");
     expect(list.stdout).not.toContain(key);
     const id = list.stdout.split("\n").find((l) => l.includes("e2e"))!.split("\t")[0]!;
-    expect(run(["keys", "revoke", id]).code).toBe(0);
+    expect((await run(["keys", "revoke", id])).code).toBe(0);
   });
 
-  test("crawlbox scrape prints markdown and links", () => {
+  test("crawlbox scrape prints markdown and links", async () => {
     const env = { CRAWLBOX_ALLOW_PRIVATE_NETWORK: "true" };
-    const md = run(["scrape", `${site.url}/article`], env);
+    const md = await run(["scrape", `${site.url}/article`], env);
     expect(md.code).toBe(0);
     expect(md.stdout).toContain("# Growing Tomatoes Indoors");
-    const links = run(["scrape", `${site.url}/article`, "--format", "links"], env);
+    const links = await run(["scrape", `${site.url}/article`, "--format", "links"], env);
     expect(links.stdout.split("\n")).toContain(`${site.url}/guides/lamps`);
-    const bad = run(["scrape", `${site.url}/article`]);
+    const bad = await run(["scrape", `${site.url}/counter?never-cached`]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("EGRESS_DENIED");
   });
