@@ -1,0 +1,252 @@
+/**
+ * HTTP engine behaviour through a real egress gate with allowPrivateNetwork=true, against local fixtures.
+ * SSRF refusals live in test/egress/gate.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createEgressGate, type EgressGate } from "../../src/egress/index.ts";
+import { createHttpEngine, DEFAULT_USER_AGENT } from "../../src/engines/http/index.ts";
+import type { Engine, FetchRequest } from "../../src/engines/types.ts";
+import { CrawlboxError, ScrapeTimeoutError, SiteError } from "../../src/errors.ts";
+import {
+  type BombEncoding,
+  CHARSET_SAMPLES,
+  COMPRESSIBLE_HTML,
+  type FixtureServer,
+  makeBomb,
+  startCountingServer,
+  startHttpFixtures,
+  startRawHttpServer,
+  startTlsServer,
+} from "../fixtures/servers.ts";
+
+const MiB = 1024 * 1024;
+const BOMB_DECODED_BYTES = 200 * MiB;
+
+let site: FixtureServer;
+let tlsSite: FixtureServer;
+let gate: EgressGate;
+let engine: Engine;
+let bombs: Record<BombEncoding, Uint8Array<ArrayBuffer>>;
+
+const req = (path: string, extra: Partial<FetchRequest> = {}): FetchRequest => ({
+  url: path.startsWith("http") ? path : `${site.url}${path}`,
+  timeoutMs: 5000,
+  maxBodyBytes: MiB,
+  ...extra,
+});
+
+async function failure(p: Promise<unknown>): Promise<CrawlboxError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(CrawlboxError);
+  return err as CrawlboxError;
+}
+
+beforeAll(async () => {
+  bombs = {
+    gzip: await makeBomb("gzip", BOMB_DECODED_BYTES),
+    deflate: await makeBomb("deflate", BOMB_DECODED_BYTES),
+    br: await makeBomb("br", BOMB_DECODED_BYTES),
+  };
+  site = startHttpFixtures({ bombs });
+  tlsSite = await startTlsServer(() => new Response("<p>secure</p>", { headers: { "content-type": "text/html" } }));
+  gate = await createEgressGate({ allowPrivateNetwork: true });
+  engine = createHttpEngine({ gate });
+});
+
+afterAll(async () => {
+  await gate.close();
+  await site.stop();
+  await tlsSite.stop();
+});
+
+describe("pages", () => {
+  test("records status, lower-cased headers, content type, final URL, engine and time", async () => {
+    const page = await engine.fetch(req("/ok"));
+    expect(page).toMatchObject({ statusCode: 200, contentType: "text/html", engine: "http", charset: "utf-8", finalUrl: `${site.url}/ok` });
+    expect(page.requestedUrl).toBe(`${site.url}/ok`);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.text).toContain("ok");
+    expect(page.elapsedMs).toBeGreaterThanOrEqual(0);
+  });
+
+  test("a 404 is a page, not an error", async () => {
+    const page = await engine.fetch(req("/404"));
+    expect(page.statusCode).toBe(404);
+    expect(page.text).toContain("not here");
+  });
+
+  test("default headers, and client headers arrive at the server", async () => {
+    const defaults = JSON.parse((await engine.fetch(req("/echo"))).text!);
+    expect(defaults["user-agent"]).toBe(DEFAULT_USER_AGENT);
+    expect(defaults["accept-encoding"]).toBe("gzip, deflate, br");
+    expect(defaults.accept).toContain("text/html");
+    const custom = JSON.parse(
+      (await engine.fetch(req("/echo", { headers: { "X-Custom": "yes", "User-Agent": "MyBot/1", Cookie: "a=b", "Accept-Encoding": "zstd" } }))).text!,
+    );
+    expect(custom).toMatchObject({ "x-custom": "yes", "user-agent": "MyBot/1", cookie: "a=b", "accept-encoding": "gzip, deflate, br" });
+  });
+
+  test("https through a CONNECT tunnel; skipTlsVerification controls certificate checks", async () => {
+    const page = await engine.fetch(req(`${tlsSite.url}/`, { skipTlsVerification: true }));
+    expect(page.text).toBe("<p>secure</p>");
+    const err = await failure(engine.fetch(req(`${tlsSite.url}/`)));
+    expect(err.code).toBe("SCRAPE_SSL_ERROR");
+  });
+
+  test("connection refused is SCRAPE_SITE_ERROR", async () => {
+    const closed = startCountingServer(() => new Response(""));
+    const url = closed.url;
+    await closed.stop();
+    const err = await failure(engine.fetch(req(`${url}/`)));
+    expect(err).toBeInstanceOf(SiteError);
+    expect(err.code).toBe("SCRAPE_SITE_ERROR");
+    const tunnel = await failure(engine.fetch(req(url.replace("http:", "https:") + "/")));
+    expect(tunnel.code).toBe("SCRAPE_SITE_ERROR");
+  });
+});
+
+describe("redirects", () => {
+  test("a chain of 5 is followed to the end", async () => {
+    const page = await engine.fetch(req("/chain/5"));
+    expect(page.finalUrl).toBe(`${site.url}/chain/0`);
+    expect(page.requestedUrl).toBe(`${site.url}/chain/5`);
+    expect(page.text).toBe("end of chain");
+  });
+
+  test("relative Location, 303 and 308", async () => {
+    expect((await engine.fetch(req("/deep/relative"))).finalUrl).toBe(`${site.url}/ok?from=relative`);
+    expect((await engine.fetch(req("/see-other"))).finalUrl).toBe(`${site.url}/ok?from=303`);
+    expect((await engine.fetch(req("/perm"))).finalUrl).toBe(`${site.url}/ok?from=308`);
+  });
+
+  test("20 redirects are fine, 21 are too many", async () => {
+    expect((await engine.fetch(req("/chain/20"))).statusCode).toBe(200);
+    const err = await failure(engine.fetch(req("/chain/21")));
+    expect(err.code).toBe("SCRAPE_SITE_ERROR");
+    expect(err.message).toContain("Too many redirects");
+  });
+
+  test("a loop fails at once", async () => {
+    const before = site.hits;
+    const err = await failure(engine.fetch(req("/loop/a")));
+    expect(err.message).toContain("Redirect loop");
+    expect(site.hits - before).toBe(2);
+  });
+
+  test("client headers and cookies are not sent to another origin", async () => {
+    const other = startCountingServer((r) => Response.json(Object.fromEntries(r.headers)), { hostname: "127.0.0.2" });
+    try {
+      const to = encodeURIComponent(`${other.url}/landing`);
+      const page = await engine.fetch(
+        req(`/redirect?to=${to}`, { headers: { Authorization: "Bearer s3cret", Cookie: "sid=1", "X-Api-Key": "k", "User-Agent": "MyBot/1" } }),
+      );
+      expect(site.lastHeaders?.get("authorization")).toBe("Bearer s3cret");
+      const seen = JSON.parse(page.text!);
+      expect(seen.authorization).toBeUndefined();
+      expect(seen.cookie).toBeUndefined();
+      expect(seen["x-api-key"]).toBeUndefined();
+      expect(seen["user-agent"]).toBe("MyBot/1");
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe("compression", () => {
+  test.each(["gzip", "br", "deflate", "deflate-raw"])("%s is decoded", async (encoding) => {
+    const page = await engine.fetch(req(`/${encoding}`));
+    expect(page.text).toBe(COMPRESSIBLE_HTML);
+    expect(page.body.byteLength).toBe(COMPRESSIBLE_HTML.length);
+  });
+
+  test.each(["gzip", "deflate", "br"] as const)("a %s bomb (200 MiB of zeros) stops at the 1 MiB limit", async (encoding) => {
+    Bun.gc(true);
+    const rssBefore = process.memoryUsage().rss;
+    const started = performance.now();
+    const err = await failure(engine.fetch(req(`/bomb/${encoding}`)));
+    expect(err.code).toBe("SCRAPE_RESPONSE_TOO_LARGE");
+    expect(err.status).toBe(502);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * MiB);
+  });
+
+  test("Content-Length over the limit is refused before the body is read", async () => {
+    const raw = await startRawHttpServer(["HTTP/1.1 200 OK", "Content-Type: text/html", `Content-Length: ${1024 * MiB}`], new Uint8Array(1000));
+    try {
+      const started = performance.now();
+      const err = await failure(engine.fetch(req(`${raw.url}/`)));
+      expect(err.code).toBe("SCRAPE_RESPONSE_TOO_LARGE");
+      expect(err.details).toMatchObject({ contentLength: 1024 * MiB, maxBodyBytes: MiB });
+      expect(performance.now() - started).toBeLessThan(1000);
+    } finally {
+      await raw.stop();
+    }
+  });
+
+  test("a body without Content-Length is cut at the limit", async () => {
+    const err = await failure(engine.fetch(req(`/big-chunked?bytes=${50 * MiB}`)));
+    expect(err.code).toBe("SCRAPE_RESPONSE_TOO_LARGE");
+    const fits = await engine.fetch(req(`/big-chunked?bytes=${MiB}`));
+    expect(fits.body.byteLength).toBe(MiB);
+  });
+});
+
+describe("deadline", () => {
+  test("a slow-dripping body fails promptly with ScrapeTimeoutError", async () => {
+    const started = performance.now();
+    const err = await failure(engine.fetch(req("/slow?ms=10000", { timeoutMs: 800 })));
+    expect(err).toBeInstanceOf(ScrapeTimeoutError);
+    expect(err.code).toBe("SCRAPE_TIMEOUT");
+    expect(performance.now() - started).toBeLessThan(800 + 500);
+  });
+
+  test("slow headers fail promptly too", async () => {
+    const started = performance.now();
+    const err = await failure(engine.fetch(req("/slow-headers?ms=10000", { timeoutMs: 500 })));
+    expect(err).toBeInstanceOf(ScrapeTimeoutError);
+    expect(performance.now() - started).toBeLessThan(500 + 500);
+  });
+
+  test("the deadline covers the whole redirect chain", async () => {
+    const slowRedirector = startCountingServer(async (r) => {
+      await Bun.sleep(150);
+      const n = Number(new URL(r.url).pathname.slice(1));
+      return new Response(null, { status: 302, headers: { location: `/${n + 1}` } });
+    });
+    try {
+      const started = performance.now();
+      const err = await failure(engine.fetch(req(`${slowRedirector.url}/0`, { timeoutMs: 600 })));
+      expect(err).toBeInstanceOf(ScrapeTimeoutError);
+      expect(performance.now() - started).toBeLessThan(600 + 500);
+      expect(slowRedirector.hits).toBeLessThanOrEqual(5);
+    } finally {
+      await slowRedirector.stop();
+    }
+  });
+
+  test("the caller's abort signal stops the fetch with its reason", async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error("cancelled by caller")), 100);
+    const err = await engine.fetch(req("/slow?ms=5000"), ac.signal).catch((e: unknown) => e);
+    expect((err as Error).message).toBe("cancelled by caller");
+  });
+});
+
+describe("charsets", () => {
+  for (const [name, sample] of Object.entries(CHARSET_SAMPLES)) {
+    test.each(["header", "meta"])(`${name} with charset in the %s`, async (mode) => {
+      const page = await engine.fetch(req(`/charset/${name}?mode=${mode}`));
+      expect(page.charset).toBe(name);
+      expect(page.text).toContain(sample.text);
+    });
+  }
+
+  test("unlabelled legacy bytes fall back to windows-1252, not mojibake-free but lossless", async () => {
+    const page = await engine.fetch(req("/charset/windows-1251?mode=none"));
+    expect(page.charset).toBe("windows-1252");
+    expect(page.text).toContain("Ïðèâåò");
+  });
+});
