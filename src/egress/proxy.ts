@@ -203,7 +203,10 @@ export function startProxy(options: ProxyOptions): RunningProxy {
       close(client) {
         client.data.closed = true;
         client.data.toClient?.destroyed();
-        client.data.upstream?.data.toUpstream.end();
+        // Nobody is left to read the answer: drop the site connection now rather than let a slow or endless
+        // response keep it (and its buffers) alive until the idle timeout.
+        client.data.upstream?.data.toUpstream.destroyed();
+        client.data.upstream?.terminate();
       },
       error(client) {
         client.data.closed = true;

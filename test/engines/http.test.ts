@@ -227,6 +227,19 @@ describe("deadline", () => {
     }
   });
 
+  test("an abandoned fetch releases the site connection at once", async () => {
+    const raw = await startRawHttpServer(["HTTP/1.1 200 OK", "Content-Type: text/html", "Content-Length: 100000"], new Uint8Array(10));
+    try {
+      const err = await failure(engine.fetch(req(`${raw.url}/`, { timeoutMs: 300 })));
+      expect(err).toBeInstanceOf(ScrapeTimeoutError);
+      const until = Date.now() + 1000;
+      while (raw.closed < 1 && Date.now() < until) await Bun.sleep(10);
+      expect(raw.closed).toBe(raw.connections);
+    } finally {
+      await raw.stop();
+    }
+  });
+
   test("the caller's abort signal stops the fetch with its reason", async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error("cancelled by caller")), 100);
