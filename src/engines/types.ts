@@ -15,7 +15,7 @@ export interface FetchRequest {
   skipTlsVerification?: boolean;
   /** One deadline for the whole fetch, redirects and body included. */
   timeoutMs: number;
-  /** Largest decoded body to read; larger bodies fail with `SCRAPE_SITE_ERROR` (code `RESPONSE_TOO_LARGE`). */
+  /** Largest decoded body to read; larger bodies fail with a `SiteError` code `SCRAPE_RESPONSE_TOO_LARGE` (502). */
   maxBodyBytes: number;
 }
 
