@@ -49,6 +49,9 @@ interface ClientData {
   toClient?: SocketWriter;
 }
 
+/** Cap on body bytes buffered while connecting (the client is paused, so only what Bun had already read). */
+const MAX_EARLY_BYTES = 1024 * 1024;
+
 const ESTABLISHED = "HTTP/1.1 200 Connection Established\r\n\r\n";
 
 /** Parses what the client wants, returning the target and the bytes to send upstream first. */
@@ -180,7 +183,7 @@ export function startProxy(options: ProxyOptions): RunningProxy {
         if (d.upstream) return d.upstream.data.toUpstream.write(chunk);
         if (d.started) {
           // Paused while connecting, but Bun may still deliver what it had already read.
-          if (d.early.reduce((n, b) => n + b.byteLength, 0) > MAX_HEAD_BYTES) return client.terminate();
+          if (d.early.reduce((n, b) => n + b.byteLength, 0) > MAX_EARLY_BYTES) return client.terminate();
           d.early.push(Buffer.from(chunk));
           return;
         }

@@ -194,6 +194,35 @@ describe("engine refuses non-public destinations (zero hits on the secret)", () 
   });
 });
 
+describe("any HTTP client can use the proxy (webhooks, Chromium)", () => {
+  test("a 5 MB POST body is relayed intact", async () => {
+    const echo = startCountingServer(async (r) => new Response(String((await r.arrayBuffer()).byteLength)), { hostname: PUBLIC_FIXTURE_IP });
+    try {
+      const body = new Uint8Array(5_000_000).fill(97);
+      const res = await fetch(`http://public.test:${echo.port}/hook`, { method: "POST", body, proxy: gate.proxyUrl });
+      expect(await res.text()).toBe("5000000");
+    } finally {
+      await echo.stop();
+    }
+  });
+
+  test("a raw CONNECT to a private address gets a 403 with the marker headers", async () => {
+    const received: Buffer[] = [];
+    const done = Promise.withResolvers<void>();
+    const sock = await Bun.connect({
+      hostname: "127.0.0.1",
+      port: Number(new URL(gate.proxyUrl).port),
+      socket: { data: (_s, d) => void received.push(Buffer.from(d)), close: () => done.resolve(), error: () => done.resolve() },
+    });
+    sock.write(`CONNECT 169.254.169.254:443 HTTP/1.1\r\nHost: 169.254.169.254:443\r\n\r\n`);
+    await done.promise;
+    const text = Buffer.concat(received).toString();
+    expect(text).toStartWith("HTTP/1.1 403 Forbidden");
+    expect(text).toContain("x-crawlbox-egress-error: EGRESS_DENIED");
+    expect(text).toContain("link-local address 169.254.169.254");
+  });
+});
+
 describe("check()", () => {
   test("explains refusals and passes public targets", async () => {
     await expectDenied(gate.check("http://10.0.0.1/"), "Egress denied: the target is a private address 10.0.0.1");
