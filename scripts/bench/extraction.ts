@@ -55,8 +55,13 @@ function average(scores: Triple[]): Triple {
   return { precision: mean(scores.map((s) => s.precision)), recall: mean(scores.map((s) => s.recall)), f1: mean(scores.map((s) => s.f1)) };
 }
 
-function wcxb(pages: Page[]): void {
+function wcxb(all: Page[]): void {
+  // A page whose ground truth is empty has no defined main content (SPA shells, blocked pages): every extractor
+  // scores 0 on it whatever it does, so it is left out of the averages and reported separately.
+  const pages = all.filter((p) => p.truth.trim());
+  const unscorable = all.filter((p) => !p.truth.trim()).map((p) => `${p.id} (${p.type})`);
   console.log(`\n## wcxb-dev (${pages.length} pages; lower-case word multiset overlap, averaged per page)\n`);
+  if (unscorable.length) console.log(`Left out, empty ground truth: ${unscorable.join(", ")}\n`);
   const main = pages.map((p) => ({ page: p, ...wordScore(flattenMarkdown(extract(p, true)), p.truth) }));
   const whole = pages.map((p) => ({ page: p, ...wordScore(flattenMarkdown(extract(p, false)), p.truth) }));
   const types = [...new Set(pages.map((p) => p.type!))].sort();

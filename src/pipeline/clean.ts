@@ -10,7 +10,7 @@
  * 3. the result is serialised by a dedicated writer that skips dropped nodes and rewrites URLs on the way, so the
  *    input `Document` is never modified and never cloned.
  */
-import { NON_CONTENT_TAGS } from "./main-content/features.ts";
+import { measure, NON_CONTENT_TAGS } from "./main-content/features.ts";
 import { selectMainContent } from "./main-content/index.ts";
 
 /** Options of {@link cleanHtml}; names and meaning follow Firecrawl's scrape options. */
@@ -42,9 +42,17 @@ const LAZY_SRC_ATTRIBUTES = ["data-src", "data-lazy-src", "data-original", "data
 const PLACEHOLDER_DATA_URI_MAX = 400;
 const NON_HTTP_SCHEME_RE = /^(?:data|javascript|mailto|tel|blob|about|sms|callto):/i;
 
+/**
+ * A `<noscript>` with at least this much text, on a page whose other visible text is smaller, is the page's
+ * JavaScript-free rendering (Discourse, some SPAs): without JavaScript, which is how we fetch, that *is* the page.
+ */
+const NOSCRIPT_FALLBACK_MIN_CHARS = 400;
+
 interface WriteContext {
   base: string;
   drop: ReadonlySet<Element>;
+  /** Elements of a removed tag (noscript) that are unwrapped instead: children written, tag omitted. */
+  unwrap: ReadonlySet<Element>;
   removedTags: ReadonlySet<string>;
   removeBase64Images: boolean;
 }
@@ -65,6 +73,7 @@ export function cleanHtml(doc: Document, opts: CleanOptions): string {
   const ctx: WriteContext = {
     base: documentBase(doc, opts.baseUrl),
     drop: new Set<Element>(),
+    unwrap: noscriptFallbacks(body),
     removedTags: opts.onlyMainContent ? MAIN_CONTENT_REMOVED_TAGS : ALWAYS_REMOVED_TAGS,
     removeBase64Images: opts.removeBase64Images,
   };
@@ -78,10 +87,26 @@ export function cleanHtml(doc: Document, opts: CleanOptions): string {
     return parts.join("\n");
   }
   if (!opts.onlyMainContent) return write(body, false, { ...ctx, drop: excluded });
-  const main = selectMainContent(doc, excluded);
+  const main = selectMainContent(doc, excluded, ctx.unwrap);
   if (!main) return "";
   for (const el of excluded) main.drop.add(el);
   return write(main.root, main.root !== body, { ...ctx, drop: main.drop });
+}
+
+/** `<noscript>` elements that hold the page's content; see {@link NOSCRIPT_FALLBACK_MIN_CHARS}. */
+function noscriptFallbacks(body: Element): Set<Element> {
+  const found = new Set<Element>();
+  let noscriptChars = 0;
+  for (const el of Array.from(body.getElementsByTagName("noscript"))) {
+    const chars = (el.textContent ?? "").replace(/\s+/g, "").length;
+    if (chars >= NOSCRIPT_FALLBACK_MIN_CHARS) {
+      found.add(el);
+      noscriptChars += chars;
+    }
+  }
+  if (found.size === 0) return found;
+  const visible = measure(body).get(body)?.chars ?? 0;
+  return visible < noscriptChars ? found : new Set();
 }
 
 /** The URL relative references resolve against: the first `<base href>`, itself resolved against the page URL. */
@@ -194,7 +219,14 @@ function write(root: Element, includeRoot: boolean, ctx: WriteContext): string {
       } else if (type === 1) {
         const el = node as Element;
         const tag = el.localName;
-        if (!ctx.removedTags.has(tag) && !ctx.drop.has(el)) {
+        if (ctx.unwrap.has(el) && !ctx.drop.has(el)) {
+          const first: ChildNode | null = el.firstChild;
+          if (first) {
+            open.push(el);
+            node = first;
+            continue;
+          }
+        } else if (!ctx.removedTags.has(tag) && !ctx.drop.has(el)) {
           out.push(`<${tag}${writeAttributes(el, tag, ctx)}>`);
           if (!VOID_TAGS.has(tag)) {
             const first: ChildNode | null = el.firstChild;
@@ -212,7 +244,7 @@ function write(root: Element, includeRoot: boolean, ctx: WriteContext): string {
     }
     const closed = open.pop();
     if (!closed) break;
-    out.push(`</${closed.localName}>`);
+    if (!ctx.unwrap.has(closed)) out.push(`</${closed.localName}>`);
     node = closed.nextSibling;
   }
   if (includeRoot && !VOID_TAGS.has(root.localName)) out.push(`</${root.localName}>`);

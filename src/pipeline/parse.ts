@@ -28,13 +28,34 @@ const HEAD_TAGS = new Set(["HEAD", "TITLE", "META", "LINK", "BASE", "STYLE", "SC
  */
 export function parseHtml(html: string): Document {
   let source = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
+  if (source.includes("<![CDATA[")) source = neutraliseCdata(source);
   if (!HTML_TAG_RE.test(source)) source = `<html>${source}</html>`;
   const { document } = parseHTML(source) as unknown as { document: Document };
   normaliseShell(document);
   return document;
 }
 
-/** Ensure `<html><head?><body>` exists and move stray top-level content into the body, like a browser. */
+/** Raw-text and foreign elements, where `<![CDATA[` is either plain text or legitimate. */
+const CDATA_SAFE_RE = /(<(script|style|svg|math)\b[\s\S]*?<\/\2\s*>)/gi;
+
+/**
+ * In HTML content `<![CDATA[` is not a CDATA section but a bogus comment that ends at the next `>` (HTML
+ * standard, "markup declaration open state"). htmlparser2 instead swallows everything up to `]]>`, which on
+ * some XenForo pages is the whole body. Turn it into an empty comment outside script, style, svg and math.
+ */
+function neutraliseCdata(source: string): string {
+  return source
+    .split(CDATA_SAFE_RE)
+    .map((part, i) => (i % 3 === 0 ? part.replaceAll("<![CDATA[", "<!--[CDATA[-->") : part))
+    .join("");
+}
+
+/**
+ * Make `<html>` hold exactly `<head>` then `<body>`, moving everything else where a browser would put it:
+ * metadata found outside `<head>` before the body goes into `<head>`, any other stray content into `<body>`.
+ * This matters beyond tidiness: linkedom's `document.body` is `head.nextElementSibling` when that is a `<body>`,
+ * and otherwise a brand-new empty body, so a `<script>` between `</head>` and `<body>` would hide the whole page.
+ */
 function normaliseShell(doc: Document): void {
   let root = doc.documentElement as Element | null;
   if (!root || root.tagName !== "HTML") {
@@ -45,31 +66,39 @@ function normaliseShell(doc: Document): void {
     doc.appendChild(html);
     root = html;
   }
+  let head: Element | null = null;
   let body: Element | null = null;
   for (let child = root.firstElementChild; child; child = child.nextElementSibling) {
-    if (child.tagName === "BODY") {
-      body = child;
-      break;
+    if (!head && child.tagName === "HEAD") head = child;
+    else if (!body && child.tagName === "BODY") body = child;
+  }
+  head ??= doc.createElement("head");
+  const hadBody = body !== null;
+  body ??= doc.createElement("body");
+
+  const beforeBody: ChildNode[] = [];
+  const afterBody: ChildNode[] = [];
+  let seenBody = false;
+  for (const node of Array.from(root.childNodes)) {
+    if (node === head) continue;
+    if (node === body) {
+      seenBody = true;
+      continue;
     }
+    (seenBody ? afterBody : beforeBody).push(node);
   }
-  if (!body) {
-    body = doc.createElement("body");
-    for (const node of Array.from(root.childNodes)) {
-      if (node.nodeType === 1 && HEAD_TAGS.has((node as Element).tagName)) continue;
-      body.appendChild(node);
-    }
-    root.appendChild(body);
-    return;
+  // Siblings of <html> itself (content after </html>, text before <html>).
+  for (const node of Array.from(doc.childNodes)) {
+    if (node !== root && (node.nodeType === 1 || node.nodeType === 3)) afterBody.push(node);
   }
-  // Content after </body> (inside <html>) and after </html> belongs to the body.
-  for (let node = body.nextSibling; node; ) {
-    const next = node.nextSibling;
-    body.appendChild(node);
-    node = next;
+
+  const firstBodyNode = body.firstChild;
+  for (const node of beforeBody) {
+    if (node.nodeType === 1 && HEAD_TAGS.has((node as Element).tagName) && hadBody) head.appendChild(node);
+    else if (node.nodeType === 1 || node.nodeType === 3) body.insertBefore(node, firstBodyNode);
+    else node.remove();
   }
-  for (let node = root.nextSibling; node; ) {
-    const next = node.nextSibling;
-    if (node.nodeType === 1 || node.nodeType === 3) body.appendChild(node);
-    node = next;
-  }
+  for (const node of afterBody) body.appendChild(node);
+  root.insertBefore(head, root.firstChild);
+  if (head.nextSibling !== body) head.after(body);
 }

@@ -5,7 +5,7 @@
  * selection is linear in the size of the page; nothing calls `textContent`, which linkedom computes by walking the
  * subtree again on every call.
  */
-import { BlockKind, blockValue, type BlockText } from "./score.ts";
+import { BlockKind, blockValue, listBlockValue, type BlockText } from "./score.ts";
 import { Region, regionOf } from "./hints.ts";
 
 /** Measurements of one element's subtree. */
@@ -20,6 +20,9 @@ export interface ElementStats {
   neg: number;
   /** Part of `pos` that comes from comment regions. */
   commentPos: number;
+  /** Like `pos` and `neg`, valuing title-length links as text (see `listBlockValue`). */
+  listPos: number;
+  listNeg: number;
   /** What the element's own markup says about it. */
   region: Region;
   /** Whether an ancestor (or the element) is a content region such as `<article>`. */
@@ -45,12 +48,16 @@ const CHROME_WEIGHT = 0.2;
 /** Weight of positive text inside comment regions; the selector decides later whether comments are content. */
 const COMMENT_WEIGHT = 0.6;
 
+/** Weight of positive text inside containers named as an article/post body. */
+const STRONG_CONTENT_WEIGHT = 1.5;
+
 const enum Ctx {
   Chrome = 1,
   Comments = 2,
   Content = 4,
   Link = 8,
   Code = 16,
+  StrongContent = 32,
 }
 
 interface Frame {
@@ -99,41 +106,55 @@ function newFrame(el: Element, tag: string, region: Region, parentCtx: number): 
   let ctx = parentCtx & ~Ctx.Link;
   if (parentCtx & Ctx.Link) ctx |= Ctx.Link;
   if (region === Region.Content) ctx |= Ctx.Content;
+  else if (region === Region.StrongContent) ctx |= Ctx.Content | Ctx.StrongContent;
   else if (region === Region.Chrome) ctx |= Ctx.Chrome;
   else if (region === Region.Comments) ctx |= Ctx.Comments;
   else if (region === Region.Header && !(ctx & Ctx.Content)) ctx |= Ctx.Chrome;
   if ((tag === "a" && el.hasAttribute("href")) || tag === "button") ctx |= Ctx.Link;
   if (tag === "pre") ctx |= Ctx.Code;
-  const block = BLOCK_TAGS.has(tag) || tag.includes("-");
+  const block = BLOCK_TAGS.has(tag) || tag.includes("-") || tag === "noscript";
   return {
     el,
     block,
     kind: kindOf(tag, ctx),
     ctx,
-    inline: { chars: 0, linkChars: 0, punct: 0 },
-    stats: { chars: 0, linkChars: 0, pos: 0, neg: 0, commentPos: 0, region, inContent: (ctx & Ctx.Content) !== 0 },
+    inline: { chars: 0, linkChars: 0, punct: 0, links: 0 },
+    stats: emptyStats(region, (ctx & Ctx.Content) !== 0),
   };
+}
+
+function emptyStats(region: Region, inContent: boolean): ElementStats {
+  return { chars: 0, linkChars: 0, pos: 0, neg: 0, commentPos: 0, listPos: 0, listNeg: 0, region, inContent };
+}
+
+/** Scale a positive block value by what the enclosing regions say about it. */
+function weigh(value: number, ctx: number): number {
+  if (value <= 0) return value;
+  if (ctx & Ctx.Chrome) return value * CHROME_WEIGHT;
+  if (ctx & Ctx.Comments) return value * COMMENT_WEIGHT;
+  if (ctx & Ctx.StrongContent) return value * STRONG_CONTENT_WEIGHT;
+  return value;
 }
 
 /** Turn the frame's pending inline text into one block value. */
 function flush(frame: Frame): void {
   const text = frame.inline;
   if (text.chars === 0) return;
-  let value = blockValue(frame.kind, text);
   const stats = frame.stats;
+  const value = weigh(blockValue(frame.kind, text), frame.ctx);
   if (value > 0) {
-    if (frame.ctx & Ctx.Chrome) value *= CHROME_WEIGHT;
-    else if (frame.ctx & Ctx.Comments) {
-      value *= COMMENT_WEIGHT;
-      stats.commentPos += value;
-    }
     stats.pos += value;
+    if (frame.ctx & Ctx.Comments && !(frame.ctx & Ctx.Chrome)) stats.commentPos += value;
   } else {
     stats.neg += value;
   }
+  const listValue = weigh(listBlockValue(frame.kind, text), frame.ctx);
+  if (listValue > 0) stats.listPos += listValue;
+  else stats.listNeg += listValue;
   text.chars = 0;
   text.linkChars = 0;
   text.punct = 0;
+  text.links = 0;
 }
 
 /**
@@ -141,10 +162,15 @@ function flush(frame: Frame): void {
  *
  * @param root - usually `document.body`
  * @param skip - elements to leave out entirely (the request's `excludeTags`); their text counts nowhere
+ * @param unwrap - non-content elements (`<noscript>`) to measure as ordinary blocks
  * @returns stats for every measured element; unmeasured elements (scripts, hidden, skipped) are absent, and hidden
  *   elements are present with `region === Region.Hidden` and zero text
  */
-export function measure(root: Element, skip?: ReadonlySet<Element>): Map<Element, ElementStats> {
+export function measure(
+  root: Element,
+  skip?: ReadonlySet<Element>,
+  unwrap?: ReadonlySet<Element>,
+): Map<Element, ElementStats> {
   const all = new Map<Element, ElementStats>();
   const rootFrame = newFrame(root, root.localName, Region.Neutral, 0);
   rootFrame.block = true;
@@ -163,14 +189,15 @@ export function measure(root: Element, skip?: ReadonlySet<Element>): Map<Element
       } else if (type === 1) {
         const el = node as Element;
         const tag = el.localName;
-        if (!NON_CONTENT_TAGS.has(tag) && !skip?.has(el)) {
+        if ((!NON_CONTENT_TAGS.has(tag) || unwrap?.has(el)) && !skip?.has(el)) {
           const region = regionOf(el, tag);
           if (region === Region.Hidden) {
-            all.set(el, { chars: 0, linkChars: 0, pos: 0, neg: 0, commentPos: 0, region, inContent: false });
+            all.set(el, emptyStats(region, false));
           } else {
             const parent = stack[stack.length - 1]!;
             // Text before a nested block ends the parent's current block.
             const frame = newFrame(el, tag, region, parent.ctx);
+            if (tag === "a" && !(parent.ctx & Ctx.Link)) parent.inline.links++;
             if (frame.block) flush(parent);
             stack.push(frame);
             all.set(el, frame.stats);
@@ -208,10 +235,13 @@ function exitFrame(stack: Frame[]): Frame | undefined {
   into.pos += stats.pos;
   into.neg += stats.neg;
   into.commentPos += stats.commentPos;
+  into.listPos += stats.listPos;
+  into.listNeg += stats.listNeg;
   if (!frame.block) {
     parent.inline.chars += frame.inline.chars;
     parent.inline.linkChars += frame.inline.linkChars;
     parent.inline.punct += frame.inline.punct;
+    parent.inline.links += frame.inline.links;
   }
   return frame;
 }

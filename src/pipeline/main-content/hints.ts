@@ -20,11 +20,13 @@ export const enum Region {
   Hidden = 4,
   /** `<header>` or a `header` class: site chrome at page level, the title block inside an article. */
   Header = 5,
+  /** Named as the body of an article or post (`itemprop=articleBody`, `article-body`, `entry-content`…). */
+  StrongContent = 6,
 }
 
 /** Class/id tokens (after splitting on `-`, `_`, spaces and camelCase) that mark page chrome. */
 const CHROME_TOKENS = new Set([
-  "sidebar", "side", "aside", "widget", "widgets", "related", "recommended", "recommendations", "recirc",
+  "sidebar", "side", "aside", "related", "recommended", "recommendations", "recirc",
   "promo", "promotion", "advert", "advertisement", "ad", "ads", "adsense", "sponsor", "sponsored", "share",
   "sharing", "social", "newsletter", "subscribe", "subscription", "signup", "footer", "navbar", "nav",
   "navigation", "menu", "breadcrumb", "breadcrumbs", "cookie", "cookies", "consent", "gdpr", "popup", "modal",
@@ -38,6 +40,14 @@ const CONTENT_TOKENS = new Set([
   "article", "content", "entry", "main", "post", "story", "text", "body", "prose", "markdown", "blog",
   "page", "documentation", "docs", "rich", "richtext",
 ]);
+/** A class naming both a kind of document and its body (`post` + `content`) marks the content container. */
+const SUBJECT_TOKENS = new Set(["article", "post", "entry", "story", "blog", "news", "single"]);
+const PART_TOKENS = new Set(["body", "content", "text", "prose", "copy"]);
+const JOINED_STRONG_TOKENS = new Set([
+  "articlebody", "postbody", "storybody", "entrycontent", "postcontent", "articlecontent", "storycontent",
+  "articletext", "posttext", "bodytext", "richtext", "prose", "markdown", "mw-parser-output",
+]);
+
 /** Chrome tokens that a content token on the same element overrides (`header-content` is not a header). */
 const WEAK_CHROME_TOKENS = new Set(["side", "aside", "nav", "menu", "banner", "tags", "byline", "print", "share"]);
 
@@ -70,7 +80,7 @@ export function regionOf(el: Element, tag: string): Region {
   const role = el.getAttribute("role");
   if (role === "main" || role === "article") return Region.Content;
   const itemprop = el.getAttribute("itemprop");
-  if (itemprop && /\barticleBody\b|\btext\b/.test(itemprop)) return Region.Content;
+  if (itemprop && /\barticleBody\b|\btext\b|\breviewBody\b/.test(itemprop)) return Region.StrongContent;
   if (role && CHROME_ROLES.has(role)) return Region.Chrome;
   if (CHROME_TAGS.has(tag)) return Region.Chrome;
   if (tag === "header") return Region.Header;
@@ -81,9 +91,15 @@ export function regionOf(el: Element, tag: string): Region {
   let weakChrome = false;
   let comments = false;
   let header = false;
+  let subject = false;
+  let part = false;
+  let strong = false;
   if (names.length > 1) {
     for (const token of tokens(names)) {
       if (!token) continue;
+      if (SUBJECT_TOKENS.has(token)) subject = true;
+      if (PART_TOKENS.has(token)) part = true;
+      if (JOINED_STRONG_TOKENS.has(token)) strong = true;
       if (COMMENT_TOKENS.has(token)) comments = true;
       else if (token === "header" || token === "masthead") header = true;
       else if (CONTENT_TOKENS.has(token)) content = true;
@@ -94,6 +110,7 @@ export function regionOf(el: Element, tag: string): Region {
     }
   }
   if (comments) return Region.Comments;
+  if (strong || (subject && part)) return chrome ? Region.Neutral : Region.StrongContent;
   if (chrome) return Region.Chrome;
   const itemtype = el.getAttribute("itemtype");
   if (content || (itemtype && SCHEMA_CONTENT_RE.test(itemtype))) return Region.Content;

@@ -41,6 +41,24 @@ export interface BlockText {
   linkChars: number;
   /** Sentence punctuation marks outside links (`.`, `!`, `?`, `,`, `;` and CJK equivalents). */
   punct: number;
+  /** Number of links that start in the block. */
+  links: number;
+}
+
+/** Links averaging at least this many characters read as titles (headlines, product names), not menu entries. */
+const TITLE_LINK_MIN_CHARS = 15;
+
+/**
+ * Score one block for a listing page (search results, category pages, front pages), where the content is a list of
+ * titled links: title-length links count as text, menu-length links are still penalised.
+ */
+export function listBlockValue(kind: BlockKind, text: BlockText): number {
+  const { chars, linkChars, links } = text;
+  if (chars === 0 || kind === BlockKind.Code) return blockValue(kind, text);
+  if (linkChars === 0 || linkChars / Math.max(1, links) < TITLE_LINK_MIN_CHARS) return blockValue(kind, text);
+  const plain = chars - linkChars;
+  const cost = kind === BlockKind.Cell ? CELL_COST : kind === BlockKind.Paragraph ? PARAGRAPH_COST : ITEM_COST;
+  return plain + linkChars - cost;
 }
 
 /**

@@ -2,14 +2,21 @@
  * @module pipeline/main-content/select
  * Pick the main-content element from the measurements of `features.ts`, then prune what inside it is still
  * boilerplate (share bars, "related" boxes, comment threads below an article, hidden nodes).
+ *
+ * Two readings of the page are compared. The prose reading penalises links, which is right for articles, docs,
+ * forum threads and product descriptions. On listing pages (front pages, search results, category grids) the
+ * content *is* a list of titled links, so when valuing title-length links as text finds a much larger block than
+ * prose does, the listing reading is used instead.
  */
 import type { ElementStats } from "./features.ts";
 import { Region } from "./hints.ts";
 
 /** Bonus, as a fraction of positive value, for `<article>`, `<main>`, `itemprop=articleBody` and the like. */
-const CONTENT_REGION_BONUS = 0.15;
+const CONTENT_REGION_BONUS = 0.05;
 /** Below this much positive value the page has no clear main block; keep the whole body minus chrome. */
 const MIN_MAIN_VALUE = 120;
+/** The listing reading wins when its best block is worth this many times the prose reading's best. */
+const LISTING_RATIO = 2.5;
 /** A child whose net value is below this is pruned unless it holds real content. */
 const PRUNE_NET_BELOW = -10;
 /** Positive value that protects a net-negative child from pruning (its content is worth descending into). */
@@ -23,49 +30,70 @@ const NON_COMMENT_SHARE = 0.35;
 export interface MainContent {
   root: Element;
   drop: Set<Element>;
+  /** Which reading of the page was used. */
+  mode: "prose" | "listing";
 }
 
-/** Score of an element as a main-content candidate. */
-function candidateScore(stats: ElementStats): number {
-  const bonus = stats.region === Region.Content ? CONTENT_REGION_BONUS * stats.pos : 0;
-  return stats.pos + stats.neg + bonus;
+/** One way of valuing an element: positive and negative parts. */
+interface Reading {
+  pos(s: ElementStats): number;
+  neg(s: ElementStats): number;
+}
+const PROSE: Reading = { pos: (s) => s.pos, neg: (s) => s.neg };
+const LISTING: Reading = { pos: (s) => s.listPos, neg: (s) => s.listNeg };
+
+function isContentRegion(region: Region): boolean {
+  return region === Region.Content || region === Region.StrongContent;
+}
+
+/** The element with the highest net value (the maximum-sum subtree) under a reading. */
+function best(stats: Map<Element, ElementStats>, reading: Reading): { el: Element | null; score: number } {
+  let el: Element | null = null;
+  let score = -Infinity;
+  // Map order is document order, so on ties the later (deeper) candidate wins: same content, less markup.
+  for (const [candidate, s] of stats) {
+    const pos = reading.pos(s);
+    if (pos <= 0) continue;
+    const value = pos + reading.neg(s) + (isContentRegion(s.region) ? CONTENT_REGION_BONUS * pos : 0);
+    if (value >= score) {
+      el = candidate;
+      score = value;
+    }
+  }
+  return { el, score };
 }
 
 /**
- * Choose the element with the highest net content value (the maximum-sum subtree), falling back to `body` when
- * no element holds enough content, and collect the descendants to prune.
+ * Choose the main-content element, falling back to `body` when no element holds enough content, and collect the
+ * descendants to prune.
  *
  * @param body - the element that was measured
  * @param stats - the output of `measure(body)`
  */
 export function selectFrom(body: Element, stats: Map<Element, ElementStats>): MainContent {
-  let best: Element = body;
-  let bestScore = -Infinity;
-  // Map order is document order, so on ties the later (deeper) candidate wins: same content, less markup.
-  for (const [el, s] of stats) {
-    if (s.pos <= 0) continue;
-    const score = candidateScore(s);
-    if (score >= bestScore) {
-      best = el;
-      bestScore = score;
-    }
-  }
-  const bestStats = stats.get(best);
-  if (!bestStats || bestStats.pos < MIN_MAIN_VALUE) best = body;
-  const rootStats = stats.get(best)!;
+  const prose = best(stats, PROSE);
+  const listing = best(stats, LISTING);
+  const useListing = listing.el !== null && listing.score > LISTING_RATIO * Math.max(prose.score, MIN_MAIN_VALUE);
+  const reading = useListing ? LISTING : PROSE;
+  let root = (useListing ? listing.el : prose.el) ?? body;
+  if (reading.pos(stats.get(root)!) < MIN_MAIN_VALUE) root = body;
+  const rootStats = stats.get(root)!;
   const drop = new Set<Element>();
   const dropComments = rootStats.pos - rootStats.commentPos >= NON_COMMENT_SHARE * rootStats.pos;
-  prune(best, rootStats, stats, drop, dropComments);
-  return { root: best, drop };
+  prune(root, { rootPos: reading.pos(rootStats), stats, drop, dropComments, reading });
+  return { root, drop, mode: useListing ? "listing" : "prose" };
 }
 
-function prune(
-  el: Element,
-  rootStats: ElementStats,
-  stats: Map<Element, ElementStats>,
-  drop: Set<Element>,
-  dropComments: boolean,
-): void {
+interface PruneContext {
+  rootPos: number;
+  stats: Map<Element, ElementStats>;
+  drop: Set<Element>;
+  dropComments: boolean;
+  reading: Reading;
+}
+
+function prune(el: Element, ctx: PruneContext): void {
+  const { stats, drop, reading } = ctx;
   for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
     const s = stats.get(child);
     if (!s) continue;
@@ -74,15 +102,16 @@ function prune(
       continue;
     }
     if (s.chars === 0) continue;
-    const net = s.pos + s.neg;
-    if (net < PRUNE_NET_BELOW && s.pos < PRUNE_KEEP_POS) {
+    const pos = reading.pos(s);
+    const net = pos + reading.neg(s);
+    if (net < PRUNE_NET_BELOW && pos < PRUNE_KEEP_POS) {
       drop.add(child);
-    } else if (isChrome(s) && s.pos < CHROME_KEEP_SHARE * rootStats.pos) {
+    } else if (isChrome(s) && pos < CHROME_KEEP_SHARE * ctx.rootPos) {
       drop.add(child);
-    } else if (s.region === Region.Comments && dropComments) {
+    } else if (s.region === Region.Comments && ctx.dropComments) {
       drop.add(child);
     } else {
-      prune(child, rootStats, stats, drop, dropComments);
+      prune(child, ctx);
     }
   }
 }

@@ -1,0 +1,165 @@
+/**
+ * Scrape benchmark, in one run on local pages (the article-extraction set served by a separate process):
+ *  1. p50/p95 latency and pages/s of `POST /v2/scrape` (markdown, cache off) on a crawlbox server process,
+ *     against a bare in-process loop doing the same work without the API: fetch + parse + clean + convert.
+ *     The difference is what the API adds: HTTP, validation, auth, the egress gate hop, metadata, storage.
+ *  2. MB/s of our raw-HTML→markdown pipeline (parse + main content + markdown) against turndown's on the same
+ *     raw pages.
+ * The machine is shared and noisy: the two sides of each comparison are interleaved, and ratios are reported.
+ *
+ *   bun scripts/bench/scrape.ts [--pages 60] [--rounds 3] [--concurrency 4]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import TurndownService from "turndown";
+import { cleanHtml, htmlToMarkdown, parseHtml } from "../../src/pipeline/index.ts";
+import { loadArticleExtraction } from "./lib/datasets.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : def;
+};
+const PAGES = arg("pages", 60);
+const ROUNDS = arg("rounds", 3);
+const CONCURRENCY = arg("concurrency", 4);
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+async function startProcess(cmd: string[], env: Record<string, string>, ready: RegExp): Promise<{ proc: ReturnType<typeof Bun.spawn>; match: RegExpExecArray }> {
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  let out = "";
+  for (;;) {
+    const m = ready.exec(out);
+    if (m) {
+      reader.releaseLock();
+      return { proc, match: m };
+    }
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${cmd.join(" ")} exited before it was ready:\n${out}\n${await new Response(proc.stderr).text()}`);
+    out += new TextDecoder().decode(value);
+  }
+}
+
+async function waitHealthy(base: string) {
+  for (let i = 0; i < 200; i++) {
+    if (await fetch(`${base}/health`).then((r) => r.ok).catch(() => false)) return;
+    await Bun.sleep(50);
+  }
+  throw new Error("crawlbox did not become healthy");
+}
+
+/** The bare loop: what a script without crawlbox would do for one page. */
+async function bare(url: string): Promise<number> {
+  const res = await fetch(url);
+  const html = await res.text();
+  const md = htmlToMarkdown(cleanHtml(parseHtml(html), { baseUrl: url, onlyMainContent: true, removeBase64Images: true }));
+  return md.length;
+}
+
+async function viaApi(api: string, url: string): Promise<number> {
+  const res = await fetch(`${api}/v2/scrape`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ url, formats: ["markdown"], maxAge: 0, storeInCache: false }),
+  });
+  const body = (await res.json()) as { success: boolean; data?: { markdown: string }; error?: string };
+  if (!body.success) throw new Error(`scrape failed: ${body.error}`);
+  return body.data!.markdown.length;
+}
+
+async function throughput(urls: string[], fn: (u: string) => Promise<number>, concurrency: number): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < urls.length) await fn(urls[next++]!);
+    }),
+  );
+  return urls.length / ((performance.now() - t0) / 1000);
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), "crawlbox-bench-"));
+  const pagesProc = await startProcess([process.execPath, "scripts/bench/lib/page-server.ts", "--limit", String(PAGES)], {}, /PORT (\d+) PAGES (\d+)/);
+  const pageBase = `http://127.0.0.1:${pagesProc.match[1]}`;
+  const n = Number(pagesProc.match[2]);
+  const urls = Array.from({ length: n }, (_, i) => `${pageBase}/p/${i}`);
+  const apiPort = 20000 + Math.floor(Math.random() * 20000);
+  const crawlbox = Bun.spawn([process.execPath, "src/main.ts", "serve"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(apiPort), HOST: "127.0.0.1", CRAWLBOX_AUTH: "off", CRAWLBOX_ALLOW_PRIVATE_NETWORK: "true", CRAWLBOX_DATA_DIR: dataDir, CRAWLBOX_LOG_LEVEL: "error" },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const api = `http://127.0.0.1:${apiPort}`;
+  try {
+    await waitHealthy(api);
+    // Warm both paths (JIT, connection pools).
+    for (const u of urls.slice(0, 10)) {
+      await bare(u);
+      await viaApi(api, u);
+    }
+
+    const apiMs: number[] = [];
+    const bareMs: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const u of urls) {
+        let t = performance.now();
+        await bare(u);
+        bareMs.push(performance.now() - t);
+        t = performance.now();
+        await viaApi(api, u);
+        apiMs.push(performance.now() - t);
+      }
+    }
+    const tputApi: number[] = [];
+    const tputBare: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      tputBare.push(await throughput(urls, bare, CONCURRENCY));
+      tputApi.push(await throughput(urls, (u) => viaApi(api, u), CONCURRENCY));
+    }
+    const median = (xs: number[]) => percentile(xs, 50);
+
+    // Pipeline MB/s against turndown, in-process on the raw pages.
+    const raw = loadArticleExtraction().slice(0, PAGES);
+    const totalMb = raw.reduce((s, p) => s + p.bytes, 0) / 1024 / 1024;
+    const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced" });
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    for (let r = 0; r < ROUNDS + 1; r++) {
+      let t = performance.now();
+      for (const p of raw) htmlToMarkdown(cleanHtml(parseHtml(p.html), { baseUrl: p.url, onlyMainContent: true, removeBase64Images: true }));
+      if (r > 0) ours.push(totalMb / ((performance.now() - t) / 1000));
+      t = performance.now();
+      for (const p of raw) turndown.turndown(p.html);
+      if (r > 0) theirs.push(totalMb / ((performance.now() - t) / 1000));
+    }
+
+    const f = (x: number, d = 1) => x.toFixed(d);
+    const apiP50 = percentile(apiMs, 50);
+    const bareP50 = percentile(bareMs, 50);
+    console.log(`# Scrape benchmark (${new Date().toISOString().slice(0, 10)}, ${n} article pages, ${ROUNDS} rounds, bun ${Bun.version})\n`);
+    console.log("| path | p50 ms | p95 ms | pages/s @1 | pages/s @" + CONCURRENCY + " |");
+    console.log("|---|---|---|---|---|");
+    console.log(`| bare fetch + parse + clean + convert | ${f(bareP50)} | ${f(percentile(bareMs, 95))} | ${f(1000 / bareP50)} | ${f(median(tputBare))} |`);
+    console.log(`| POST /v2/scrape (markdown, cache off) | ${f(apiP50)} | ${f(percentile(apiMs, 95))} | ${f(1000 / apiP50)} | ${f(median(tputApi))} |`);
+    console.log(`\nAPI overhead: p50 +${f(((apiP50 - bareP50) / bareP50) * 100)}% (${f(apiP50 - bareP50, 2)} ms); throughput @${CONCURRENCY} ${f((median(tputBare) / median(tputApi) - 1) * 100)}% lower. Target: < 25%.`);
+    console.log(`\n| converter | MB/s (median of ${ROUNDS}) |\n|---|---|`);
+    console.log(`| crawlbox pipeline (parse + main content + markdown) | ${f(median(ours), 2)} |`);
+    console.log(`| turndown (markdown of the raw page) | ${f(median(theirs), 2)} |`);
+    console.log(`\nPipeline / turndown: ${f(median(ours) / median(theirs), 2)}× (target ≥ 2×), on ${f(totalMb, 1)} MB of HTML.`);
+  } finally {
+    crawlbox.kill("SIGTERM");
+    pagesProc.proc.kill();
+    await crawlbox.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
