@@ -9,7 +9,7 @@
 import { Elysia } from "elysia";
 import { parseJsonBody } from "./body-parser.ts";
 import { docsPlugin } from "./docs.ts";
-import { mapError } from "./error-handler.ts";
+import { httpStatusFor, mapError } from "./error-handler.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { scrapeRoutes } from "./routes/scrape.ts";
@@ -22,7 +22,7 @@ export function createApp(services: Services) {
     .onParse(({ request }) => parseJsonBody(request, config.maxRequestBodyBytes))
     .onError(({ code, error, set }) => {
       const e = mapError(code, error, log);
-      set.status = e.status;
+      set.status = httpStatusFor(e);
       if (e.status === 401) set.headers["www-authenticate"] = 'Bearer realm="crawlbox", error="invalid_token"';
       // Upstream's 401 body is exactly {success:false, error:"Unauthorized"}; keep the code for our clients too.
       return e.toBody();

@@ -28,3 +28,11 @@ export function mapError(code: string | number, error: unknown, log: Logger): Cr
   log.error("unhandled error", { message: wrapped.message, cause: String((error as Error)?.stack ?? error) });
   return wrapped;
 }
+
+/**
+ * The HTTP status sent for `e`. Upstream answers a DNS failure of the scraped site with HTTP 200 and
+ * `success:false` (api-v2.md §3.4); clients built on upstream read it that way, so we do the same.
+ */
+export function httpStatusFor(e: CrawlboxError): number {
+  return e.code === "SCRAPE_DNS_RESOLUTION_ERROR" ? 200 : e.status;
+}

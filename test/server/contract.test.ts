@@ -188,3 +188,36 @@ describe("health and docs", () => {
     expect((await h.request("/docs-assets/swagger-ui.css", { auth: null })).status).toBe(200);
   });
 });
+
+describe("egress through the API", () => {
+  test("private targets are refused with 403 EGRESS_DENIED and never contacted; DNS failures answer 200 success:false", async () => {
+    const closed = await createHarness(
+      { allowPrivateNetwork: false },
+      {
+        resolver: async (host) => {
+          if (host === "rebind.test") return ["127.0.0.1"];
+          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+        },
+      },
+    );
+    try {
+      const before = site.hits.get("/article") ?? 0;
+      const port = new URL(site.url).port;
+      for (const url of [`${site.url}/article`, `http://[::1]:${port}/article`, `http://[::ffff:127.0.0.1]:${port}/article`, `http://rebind.test:${port}/article`, "http://169.254.169.254/latest/meta-data", "http://10.0.0.1/", "http://172.16.0.5/"]) {
+        const res = await closed.request("/v2/scrape", { method: "POST", json: { url } });
+        const body = (await res.json()) as any;
+        expect(res.status).toBe(403);
+        expect(body).toMatchObject({ success: false, code: "EGRESS_DENIED" });
+      }
+      // A hex-integer host is already refused by the URL rules (no TLD, not a dotted IP): 400 before any fetch.
+      const hex = await closed.request("/v2/scrape", { method: "POST", json: { url: `http://0x7f000001:${port}/article` } });
+      expect(hex.status).toBe(400);
+      expect(site.hits.get("/article") ?? 0).toBe(before);
+      const dns = await closed.request("/v2/scrape", { method: "POST", json: { url: "http://no-such-host.test/" } });
+      expect(dns.status).toBe(200);
+      expect(((await dns.json()) as any)).toMatchObject({ success: false, code: "SCRAPE_DNS_RESOLUTION_ERROR" });
+    } finally {
+      await closed.close();
+    }
+  });
+});
