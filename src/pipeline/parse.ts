@@ -36,7 +36,8 @@ export function parseHtml(html: string): Document {
 }
 
 /** Raw-text and foreign elements, where `<![CDATA[` is either plain text or legitimate. */
-const CDATA_SAFE_RE = /(<(script|style|svg|math)\b[\s\S]*?<\/\2\s*>)/gi;
+const CDATA_SAFE_RE =
+  /(<script\b[\s\S]*?<\/script\s*>|<style\b[\s\S]*?<\/style\s*>|<svg\b[\s\S]*?<\/svg\s*>|<math\b[\s\S]*?<\/math\s*>)/gi;
 
 /**
  * In HTML content `<![CDATA[` is not a CDATA section but a bogus comment that ends at the next `>` (HTML
@@ -46,7 +47,7 @@ const CDATA_SAFE_RE = /(<(script|style|svg|math)\b[\s\S]*?<\/\2\s*>)/gi;
 function neutraliseCdata(source: string): string {
   return source
     .split(CDATA_SAFE_RE)
-    .map((part, i) => (i % 3 === 0 ? part.replaceAll("<![CDATA[", "<!--[CDATA[-->") : part))
+    .map((part, i) => (i % 2 === 0 ? part.replaceAll("<![CDATA[", "<!--[CDATA[-->") : part))
     .join("");
 }
 

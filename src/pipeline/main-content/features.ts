@@ -23,6 +23,8 @@ export interface ElementStats {
   /** Like `pos` and `neg`, valuing title-length links as text (see `listBlockValue`). */
   listPos: number;
   listNeg: number;
+  /** Blocks that read as prose paragraphs (long, punctuated, few links), outside chrome. */
+  paragraphs: number;
   /** What the element's own markup says about it. */
   region: Region;
   /** Whether an ancestor (or the element) is a content region such as `<article>`. */
@@ -124,7 +126,7 @@ function newFrame(el: Element, tag: string, region: Region, parentCtx: number): 
 }
 
 function emptyStats(region: Region, inContent: boolean): ElementStats {
-  return { chars: 0, linkChars: 0, pos: 0, neg: 0, commentPos: 0, listPos: 0, listNeg: 0, region, inContent };
+  return { chars: 0, linkChars: 0, pos: 0, neg: 0, commentPos: 0, listPos: 0, listNeg: 0, paragraphs: 0, region, inContent };
 }
 
 /** Scale a positive block value by what the enclosing regions say about it. */
@@ -134,6 +136,13 @@ function weigh(value: number, ctx: number): number {
   if (ctx & Ctx.Comments) return value * COMMENT_WEIGHT;
   if (ctx & Ctx.StrongContent) return value * STRONG_CONTENT_WEIGHT;
   return value;
+}
+
+/** A block of at least this many non-link characters, with punctuation, reads as a paragraph of prose. */
+const PARAGRAPH_MIN_CHARS = 80;
+
+function isProseParagraph(text: BlockText): boolean {
+  return text.punct > 0 && text.chars - text.linkChars >= PARAGRAPH_MIN_CHARS && text.linkChars * 4 < text.chars;
 }
 
 /** Turn the frame's pending inline text into one block value. */
@@ -148,6 +157,7 @@ function flush(frame: Frame): void {
   } else {
     stats.neg += value;
   }
+  if (isProseParagraph(text) && !(frame.ctx & Ctx.Chrome)) stats.paragraphs++;
   const listValue = weigh(listBlockValue(frame.kind, text), frame.ctx);
   if (listValue > 0) stats.listPos += listValue;
   else stats.listNeg += listValue;
@@ -237,6 +247,7 @@ function exitFrame(stack: Frame[]): Frame | undefined {
   into.commentPos += stats.commentPos;
   into.listPos += stats.listPos;
   into.listNeg += stats.listNeg;
+  into.paragraphs += stats.paragraphs;
   if (!frame.block) {
     parent.inline.chars += frame.inline.chars;
     parent.inline.linkChars += frame.inline.linkChars;

@@ -23,8 +23,21 @@ const PRUNE_NET_BELOW = -10;
 const PRUNE_KEEP_POS = 60;
 /** Chrome regions inside the selection survive only when they hold at least this share of its value. */
 const CHROME_KEEP_SHARE = 0.3;
-/** Comment threads are dropped when at least this share of the selection's value is not comments. */
+/** Comment threads are dropped when at least this share of the selection's value is not comments… */
 const NON_COMMENT_SHARE = 0.35;
+/** …or when this much value is not comments (a real article above a long thread). */
+const NON_COMMENT_MIN_VALUE = 300;
+/** A page whose best prose block has this many paragraphs is read as prose even if it also lists many links. */
+const PROSE_MIN_PARAGRAPHS = 5;
+/**
+ * Containers inside prose whose text is more than this share link text are link lists (related stories,
+ * teasers with excerpts, tag clouds) unless they hold most of the content.
+ */
+const MAX_LINK_DENSITY = 0.33;
+/** …and such a container is kept anyway when it holds at least this share of the selection's value. */
+const LINK_LIST_KEEP_SHARE = 0.5;
+/** Link density is judged only on containers with at least this many characters (not a lone linked phrase). */
+const LINK_DENSITY_MIN_CHARS = 40;
 
 /** The selected main content: render `root` without the elements in `drop`. */
 export interface MainContent {
@@ -73,14 +86,19 @@ function best(stats: Map<Element, ElementStats>, reading: Reading): { el: Elemen
 export function selectFrom(body: Element, stats: Map<Element, ElementStats>): MainContent {
   const prose = best(stats, PROSE);
   const listing = best(stats, LISTING);
-  const useListing = listing.el !== null && listing.score > LISTING_RATIO * Math.max(prose.score, MIN_MAIN_VALUE);
+  const proseParagraphs = prose.el ? stats.get(prose.el)!.paragraphs : 0;
+  const useListing =
+    listing.el !== null &&
+    proseParagraphs < PROSE_MIN_PARAGRAPHS &&
+    listing.score > LISTING_RATIO * Math.max(prose.score, MIN_MAIN_VALUE);
   const reading = useListing ? LISTING : PROSE;
   let root = (useListing ? listing.el : prose.el) ?? body;
   if (reading.pos(stats.get(root)!) < MIN_MAIN_VALUE) root = body;
   const rootStats = stats.get(root)!;
   const drop = new Set<Element>();
-  const dropComments = rootStats.pos - rootStats.commentPos >= NON_COMMENT_SHARE * rootStats.pos;
-  prune(root, { rootPos: reading.pos(rootStats), stats, drop, dropComments, reading });
+  const nonComment = rootStats.pos - rootStats.commentPos;
+  const dropComments = nonComment >= NON_COMMENT_SHARE * rootStats.pos || nonComment >= NON_COMMENT_MIN_VALUE;
+  prune(root, { rootPos: reading.pos(rootStats), stats, drop, dropComments, reading, prose: !useListing });
   return { root, drop, mode: useListing ? "listing" : "prose" };
 }
 
@@ -90,6 +108,7 @@ interface PruneContext {
   drop: Set<Element>;
   dropComments: boolean;
   reading: Reading;
+  prose: boolean;
 }
 
 function prune(el: Element, ctx: PruneContext): void {
@@ -108,12 +127,21 @@ function prune(el: Element, ctx: PruneContext): void {
       drop.add(child);
     } else if (isChrome(s) && pos < CHROME_KEEP_SHARE * ctx.rootPos) {
       drop.add(child);
+    } else if (ctx.prose && isLinkList(child, s) && pos < LINK_LIST_KEEP_SHARE * ctx.rootPos) {
+      drop.add(child);
     } else if (s.region === Region.Comments && ctx.dropComments) {
       drop.add(child);
     } else {
       prune(child, ctx);
     }
   }
+}
+
+function isLinkList(el: Element, s: ElementStats): boolean {
+  if (s.chars < LINK_DENSITY_MIN_CHARS || s.linkChars <= MAX_LINK_DENSITY * s.chars) return false;
+  // A paragraph that is mostly a link is still a sentence; only containers are link lists.
+  const tag = el.localName;
+  return tag !== "p" && tag !== "a" && tag !== "span" && tag !== "strong" && tag !== "em" && tag !== "b";
 }
 
 function isChrome(s: ElementStats): boolean {
