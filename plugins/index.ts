@@ -11,6 +11,8 @@ import { linksFormat } from "./formats/links.ts";
 import { markdownFormat } from "./formats/markdown.ts";
 import { rawHtmlFormat } from "./formats/raw-html.ts";
 
+export { createParserRegistry } from "./parsers/index.ts";
+
 /** A registry holding every built-in format renderer. */
 export function createRendererRegistry(): RendererRegistry {
   return new RendererRegistry()

@@ -39,6 +39,8 @@ export interface Page {
   charset?: string;
   /** Which engine produced the page. */
   engine: "http" | "browser" | "cache";
+  /** What a browser produced besides the page itself (screenshot, action results); absent for HTTP. */
+  artifacts?: PageArtifacts;
   /** Time the fetch took. */
   elapsedMs: number;
 }
@@ -47,4 +49,19 @@ export interface Page {
 export interface Engine {
   readonly name: Page["engine"];
   fetch(request: FetchRequest, signal?: AbortSignal): Promise<Page>;
+}
+
+/** Binary and structured outputs of a browser session, turned into document fields by renderers. */
+export interface PageArtifacts {
+  /** The `screenshot` format's image. */
+  screenshot?: { bytes: Uint8Array; contentType: string };
+  /** Results of `actions`, in action order per kind (api-v2.md §6.6). */
+  actions?: {
+    screenshots: { bytes: Uint8Array; contentType: string }[];
+    scrapes: { url: string; html: string }[];
+    javascriptReturns: { type: string; value: unknown }[];
+    pdfs: { bytes: Uint8Array; contentType: string }[];
+  };
+  /** Anything else an engine wants to hand to its renderers (keyed by renderer type). */
+  [extra: string]: unknown;
 }

@@ -5,6 +5,7 @@
  * nodes). If a reader asks for the original DOM after cleaning, it is parsed again, so any order is correct and
  * the usual order costs one parse.
  */
+import type { ConvertedDocument } from "../documents/types.ts";
 import type { Page } from "../engines/types.ts";
 import { cleanHtml, htmlToMarkdown, parseHtml } from "../pipeline/index.ts";
 import { documentBaseUrl } from "../pipeline/url.ts";
@@ -22,10 +23,20 @@ function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-/** Creates the lazily evaluated render context for `page`. */
-export function createRenderContext(spec: ScrapeSpec, page: Page): RenderContext {
-  const raw = page.text ?? "";
-  const plain = isPlainText(page);
+/** Stores files for renderers; see {@link RenderContext.storeFile}. */
+export type FileSink = (bytes: Uint8Array, contentType: string, extension: string) => Promise<string>;
+
+/** A sink that stores nothing and returns `data:` URLs (zero data retention, CLI). */
+export const dataUrlSink: FileSink = async (bytes, contentType) =>
+  `data:${contentType};base64,${Buffer.from(bytes).toString("base64")}`;
+
+/**
+ * Creates the lazily evaluated render context for `page`. When a document parser converted the page
+ * (`converted`), its HTML stands in for the page's markup and its markdown is used as is.
+ */
+export function createRenderContext(spec: ScrapeSpec, page: Page, files: FileSink = dataUrlSink, converted?: ConvertedDocument): RenderContext {
+  const raw = converted ? converted.html : (page.text ?? "");
+  const plain = !converted && isPlainText(page);
   let original: Document | undefined;
   let originalConsumed = false;
   let base: string | undefined;
@@ -50,6 +61,11 @@ export function createRenderContext(spec: ScrapeSpec, page: Page): RenderContext
     },
     cleanedHtml() {
       if (cleaned !== undefined) return cleaned;
+      if (converted) {
+        // A converted document has no boilerplate to score away: its HTML is already the content.
+        cleaned = converted.html;
+        return cleaned;
+      }
       if (plain) {
         cleaned = `<pre>${escapeHtml(raw)}</pre>`;
         return cleaned;
@@ -68,9 +84,10 @@ export function createRenderContext(spec: ScrapeSpec, page: Page): RenderContext
       return cleaned;
     },
     markdown() {
-      markdown ??= plain ? raw : htmlToMarkdown(ctx.cleanedHtml());
+      markdown ??= converted ? converted.markdown : plain ? raw : htmlToMarkdown(ctx.cleanedHtml());
       return markdown;
     },
+    storeFile: (bytes, contentType, extension) => (spec.zeroDataRetention ? dataUrlSink : files)(bytes, contentType, extension),
   };
   return ctx;
 }

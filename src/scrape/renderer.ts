@@ -31,6 +31,11 @@ export interface RenderContext {
   cleanedHtml(): string;
   /** Markdown of the cleaned HTML (the `markdown` format). */
   markdown(): string;
+  /**
+   * Stores a file produced for the document (screenshot, PDF, audio) and returns the URL to put in it:
+   * a `/v2/files/…` URL that expires, or a `data:` URL under zero data retention (nothing is stored).
+   */
+  storeFile(bytes: Uint8Array, contentType: string, extension: string): Promise<string>;
 }
 
 /** A format plugin. */

@@ -11,27 +11,30 @@
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { NoCachedDataError, CrawlboxError, UnsupportedFileError } from "../errors.ts";
-import type { Engine, Page } from "../engines/types.ts";
+import type { ParserRegistry } from "../documents/types.ts";
+import type { EngineRouter } from "../engines/router.ts";
+import type { Page } from "../engines/types.ts";
 import { extractMetadata } from "../pipeline/metadata.ts";
 import type { PageCache } from "../storage/page-cache.ts";
 import type { ScrapeResults } from "../storage/scrape-results.ts";
 import { isCacheable, pageCacheKey } from "./cache-key.ts";
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
-import { createRenderContext, isPlainText } from "./render-context.ts";
+import { createRenderContext, isPlainText, type FileSink } from "./render-context.ts";
 import type { FormatRenderer, RendererNeed, RendererRegistry } from "./renderer.ts";
 import { LOCKDOWN_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
 
 /** What the service is built from; time and ids are injected so tests can control them. */
 export interface ScrapeServiceDeps {
-  engine: Engine;
+  engines: EngineRouter;
   renderers: RendererRegistry;
+  parsers: ParserRegistry;
   cache: PageCache;
   results: ScrapeResults;
   ledger: CreditLedger;
   /** Largest page body engines may read. */
   maxPageBytes: number;
-  /** Capabilities this build has (browser, llm). */
+  /** Capabilities this build has beyond the engines' (e.g. `llm` when a provider is configured). */
   capabilities: ReadonlySet<RendererNeed>;
   now?: () => number;
   newId?: () => string;
@@ -55,30 +58,42 @@ function isRenderable(page: Page): boolean {
 export class ScrapeService {
   private readonly now: () => number;
   private readonly newId: () => string;
+  private readonly capabilities: ReadonlySet<RendererNeed>;
 
   constructor(private readonly deps: ScrapeServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? (() => crypto.randomUUID());
+    this.capabilities = new Set([...deps.engines.capabilities, ...deps.capabilities]);
   }
 
   /** Checks `spec` against what this build supports; throws the 400 a client would get. */
   validate(spec: ScrapeSpec): void {
-    assertSupported(spec, this.deps.renderers, this.deps.capabilities);
+    assertSupported(spec, this.deps.renderers, this.capabilities);
   }
 
-  /** Scrapes one page for `who`, charging credits and storing the result unless zero data retention is on. */
-  async scrape(spec: ScrapeSpec, who: KeyIdentity, signal?: AbortSignal): Promise<ScrapeDocument> {
+  /**
+   * Scrapes one page for `who`, charging credits and storing the result unless zero data retention is on.
+   * `files` stores screenshots and other files the formats produce (see render-context.ts).
+   */
+  async scrape(spec: ScrapeSpec, who: KeyIdentity, options: { signal?: AbortSignal; files?: FileSink } = {}): Promise<ScrapeDocument> {
     this.validate(spec);
     const renderers = this.renderersFor(spec);
-    const credits = 1 + renderers.reduce((sum, [r]) => sum + (r.extraCredits ?? 0), 0);
-    this.deps.ledger.assertCanSpend(who, credits);
+    const extraCredits = renderers.reduce((sum, [r]) => sum + (r.extraCredits ?? 0), 0);
+    this.deps.ledger.assertCanSpend(who, 1 + extraCredits);
 
     const scrapeId = this.newId();
-    const { page, cachedAt } = await this.obtainPage(spec, signal);
-    if (!isRenderable(page)) throw new UnsupportedFileError(page.contentType || "unknown");
+    const { page, cachedAt } = await this.obtainPage(spec, options.signal);
+    const parser = this.deps.parsers.find(page, spec);
+    const converted = parser ? await parser.parse(page, spec, options.signal) : undefined;
+    if (!converted && !isRenderable(page)) throw new UnsupportedFileError(page.contentType || "unknown");
+    const credits = (converted ? converted.credits : 1) + extraCredits;
 
-    const ctx = createRenderContext(spec, page);
-    const pageMeta = isPlainText(page) ? {} : extractMetadata(ctx.originalDom(), ctx.baseUrl());
+    const ctx = createRenderContext(spec, page, options.files, converted);
+    const pageMeta = converted
+      ? { ...extractMetadata(ctx.originalDom(), ctx.baseUrl()), ...converted.metadata }
+      : isPlainText(page)
+        ? {}
+        : extractMetadata(ctx.originalDom(), ctx.baseUrl());
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
     for (const [renderer, format] of renderers) Object.assign(doc, await renderer.render(ctx, format));
 
@@ -126,32 +141,12 @@ export class ScrapeService {
     if (spec.lockdown) throw new LockdownCacheMissError();
     if (cacheOnly) throw new NoCachedDataError();
 
-    const page = await this.deps.engine.fetch(
-      {
-        url: spec.url,
-        headers: requestHeaders(spec),
-        skipTlsVerification: spec.skipTlsVerification,
-        timeoutMs: spec.timeoutMs,
-        maxBodyBytes: this.deps.maxPageBytes,
-      },
-      signal,
-    );
-    if (isCacheable(spec) && page.statusCode >= 200 && page.statusCode < 300) {
+    const page = await this.deps.engines.fetch(spec, this.deps.maxPageBytes, signal);
+    if (isCacheable(spec) && !page.artifacts && page.statusCode >= 200 && page.statusCode < 300) {
       this.deps.cache.put(key, page, this.now());
     }
     return { page };
   }
-}
-
-/** Client headers plus `Accept-Language` from `location.languages` when the client did not set one. */
-function requestHeaders(spec: ScrapeSpec): Record<string, string> {
-  const headers = { ...spec.headers };
-  const langs = spec.location?.languages ?? [];
-  const has = Object.keys(headers).some((h) => h.toLowerCase() === "accept-language");
-  if (langs.length > 0 && !has) {
-    headers["Accept-Language"] = langs.map((l, i) => (i === 0 ? l : `${l};q=${Math.max(0.1, 1 - i * 0.1).toFixed(1)}`)).join(", ");
-  }
-  return headers;
 }
 
 const STATUS_TEXT: Record<number, string> = {

@@ -5,17 +5,19 @@
  * reverse order. Tests build the same graph with a test config, so they exercise the real components.
  */
 import type { Database } from "bun:sqlite";
-import { createRendererRegistry } from "../../plugins/index.ts";
+import { createParserRegistry, createRendererRegistry } from "../../plugins/index.ts";
 import { CreditLedger } from "../auth/credits.ts";
 import { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
 import { createEgressGate, type EgressGate, type Resolver } from "../egress/index.ts";
 import { createHttpEngine } from "../engines/http/index.ts";
-import type { Engine } from "../engines/types.ts";
+import { createHttpRouter, type EngineRouter } from "../engines/router.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { RendererNeed } from "../scrape/renderer.ts";
 import { ScrapeService } from "../scrape/service.ts";
+import { createScheduler, type Scheduler } from "../scheduler/index.ts";
+import { FileStore } from "../storage/files.ts";
 import { openDatabase } from "../storage/database.ts";
 import { PageCache } from "../storage/page-cache.ts";
 import { ScrapeResults } from "../storage/scrape-results.ts";
@@ -37,7 +39,9 @@ export interface Services {
   cache: PageCache;
   results: ScrapeResults;
   gate: EgressGate;
-  engine: Engine;
+  engines: EngineRouter;
+  files: FileStore;
+  scheduler: Scheduler;
   scrape: ScrapeService;
   limiter: ConcurrencyLimiter;
   scrapeStats: ScrapeStats;
@@ -65,11 +69,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const ledger = new CreditLedger(db, config.defaultCreditQuota, now);
   const cache = new PageCache(db);
   const results = new ScrapeResults(db);
+  const files = new FileStore(db, config.dataDir, now);
   const gate = await createEgressGate({ allowPrivateNetwork: config.allowPrivateNetwork, resolver: options.resolver, logger: log });
-  const engine = createHttpEngine({ gate });
+  const engines = createHttpRouter(createHttpEngine({ gate }));
   const scrape = new ScrapeService({
-    engine,
+    engines,
     renderers: createRendererRegistry(),
+    parsers: createParserRegistry(),
     cache,
     results,
     ledger,
@@ -78,12 +84,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     now,
   });
   const limiter = new ConcurrencyLimiter(config.maxConcurrency);
-  const pruneTimer = setInterval(() => {
-    const t = now();
-    results.prune(t);
-    cache.prune(t - config.cacheRetentionMs);
-  }, 60 * 60 * 1000);
-  pruneTimer.unref?.();
+  const scheduler = createScheduler(log);
+  scheduler.every("expire-files", "0 * * * * *", () => void files.prune());
+  scheduler.every("expire-results", "0 7 * * * *", () => {
+    results.prune(now());
+    cache.prune(now() - config.cacheRetentionMs);
+  });
 
   return {
     config,
@@ -95,12 +101,15 @@ export async function createServices(config: Config, options: ServiceOptions = {
     cache,
     results,
     gate,
-    engine,
+    engines,
+    files,
+    scheduler,
     scrape,
     limiter,
     scrapeStats: {},
     async close() {
-      clearInterval(pruneTimer);
+      scheduler.stop();
+      await engines.close();
       await gate.close();
       db.close();
     },

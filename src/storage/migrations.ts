@@ -41,4 +41,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX page_cache_cached_at ON page_cache (cached_at);
   `,
+  // 2: stored files (screenshots, action PDFs, audio) served from /v2/files/{id} until they expire.
+  `
+  CREATE TABLE files (
+    id TEXT PRIMARY KEY,              -- 32 hex characters (128 random bits): the URL is the capability
+    key_id TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX files_expires ON files (expires_at);
+  `,
 ];

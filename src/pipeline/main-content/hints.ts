@@ -31,7 +31,7 @@ const CHROME_TOKENS = new Set([
   "sharing", "social", "newsletter", "subscribe", "subscription", "signup", "footer", "navbar", "nav",
   "navigation", "menu", "breadcrumb", "breadcrumbs", "cookie", "cookies", "consent", "gdpr", "popup", "modal",
   "pagination", "pager", "toolbar", "skip", "banner", "trending", "popular", "outbrain", "taboola",
-  "tags", "tagcloud", "byline", "dateline", "print", "login", "signin", "sitemap", "copyright", "legal",
+  "tags", "tagcloud", "byline", "dateline", "print", "caption", "credit", "credits", "author", "bio", "login", "signin", "sitemap", "copyright", "legal",
 ]);
 /** Tokens that mark comment threads. */
 const COMMENT_TOKENS = new Set(["comment", "comments", "disqus", "respond", "replies", "discussion"]);
@@ -49,10 +49,10 @@ const JOINED_STRONG_TOKENS = new Set([
 ]);
 
 /** Chrome tokens that a content token on the same element overrides (`header-content` is not a header). */
-const WEAK_CHROME_TOKENS = new Set(["side", "aside", "nav", "menu", "banner", "tags", "byline", "print", "share"]);
+const WEAK_CHROME_TOKENS = new Set(["side", "aside", "nav", "menu", "banner", "tags", "byline", "print", "share", "caption", "author"]);
 
 const CHROME_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alert", "toolbar"]);
-const CHROME_TAGS = new Set(["nav", "aside", "footer", "dialog", "menu"]);
+const CHROME_TAGS = new Set(["nav", "aside", "footer", "dialog", "menu", "figcaption"]);
 const CONTENT_TAGS = new Set(["article", "main"]);
 const SCHEMA_CONTENT_RE = /schema\.org\/(?:\w*Article|BlogPosting|Report|TechArticle|Recipe|QAPage|DiscussionForumPosting|Product)\b/i;
 const HIDDEN_STYLE_RE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
