@@ -11,6 +11,7 @@ import { parseJsonBody } from "./body-parser.ts";
 import { docsPlugin } from "./docs.ts";
 import { httpStatusFor, mapError } from "./error-handler.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { scrapeRoutes } from "./routes/scrape.ts";
 import type { Services } from "./services.ts";
@@ -30,6 +31,7 @@ export function createApp(services: Services) {
     .use(docsPlugin(services.version))
     .use(healthRoutes(services))
     .use(accountRoutes(services))
+    .use(fileRoutes(services))
     .use(scrapeRoutes(services));
 }
 

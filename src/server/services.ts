@@ -57,7 +57,7 @@ export interface ServiceOptions {
   now?: () => number;
 }
 
-/** Capabilities of this build; the browser and LLM issues add theirs here. */
+/** Capabilities beyond what the engines bring (the engine router adds `browser`); LLM providers add `llm`. */
 const CAPABILITIES: ReadonlySet<RendererNeed> = new Set<RendererNeed>();
 
 /** Builds the service graph for `config`. */

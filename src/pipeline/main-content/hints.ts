@@ -103,7 +103,7 @@ export function regionOf(el: Element, tag: string): Region {
       if (COMMENT_TOKENS.has(token)) comments = true;
       else if (token === "header" || token === "masthead") header = true;
       else if (CONTENT_TOKENS.has(token)) content = true;
-      else if (CHROME_TOKENS.has(token)) {
+      else if (CHROME_TOKENS.has(token) || (token.startsWith("nav") && token.length > 3 && !token.startsWith("navigate"))) {
         if (WEAK_CHROME_TOKENS.has(token)) weakChrome = true;
         else chrome = true;
       }

@@ -25,6 +25,8 @@ const PARAGRAPH_COST = 14;
 const ITEM_COST = 8;
 /** Table cells are short by nature (numbers, names); charge them almost nothing. */
 const CELL_COST = 2;
+/** Link text in a table cell counts at this fraction of plain text. */
+const CELL_LINK_FACTOR = 0.5;
 /** Characters of link text cost this many times their length: navigation is mostly links. */
 const LINK_PENALTY = 1.6;
 /** Bonus for a block that contains sentence punctuation, i.e. reads like prose. */
@@ -77,7 +79,8 @@ export function blockValue(kind: BlockKind, text: BlockText): number {
     case BlockKind.Heading:
       return linkChars * 2 > chars ? -Math.min(chars, HEADING_CAP) * HEADING_FACTOR : Math.min(plain, HEADING_CAP) * HEADING_FACTOR;
     case BlockKind.Cell:
-      return plain - LINK_PENALTY * linkChars - CELL_COST;
+      // Links in table cells are mostly data (names, titles in a list table), not navigation.
+      return plain + CELL_LINK_FACTOR * linkChars - CELL_COST;
     case BlockKind.Item:
       return plain - LINK_PENALTY * linkChars - ITEM_COST + (punct > 0 && plain > 40 ? SENTENCE_BONUS : 0);
     default:

@@ -27,8 +27,15 @@ const CHROME_KEEP_SHARE = 0.3;
 const NON_COMMENT_SHARE = 0.35;
 /** …or when this much value is not comments (a real article above a long thread). */
 const NON_COMMENT_MIN_VALUE = 300;
-/** A page whose best prose block has this many paragraphs is read as prose even if it also lists many links. */
+/** A page whose best prose block has this many paragraphs (and value) is read as prose even if it lists many links. */
 const PROSE_MIN_PARAGRAPHS = 5;
+const PROSE_MIN_VALUE = 800;
+/**
+ * When the best prose block has fewer paragraphs than this and less than {@link WEAK_PROSE_SHARE} of the page's
+ * text, the page has no prose main content (a product grid, a table, a link directory): keep the body minus chrome.
+ */
+const WEAK_PROSE_PARAGRAPHS = 3;
+const WEAK_PROSE_SHARE = 0.25;
 /**
  * Containers inside prose whose text is more than this share link text are link lists (related stories,
  * teasers with excerpts, tag clouds) unless they hold most of the content.
@@ -86,14 +93,19 @@ function best(stats: Map<Element, ElementStats>, reading: Reading): { el: Elemen
 export function selectFrom(body: Element, stats: Map<Element, ElementStats>): MainContent {
   const prose = best(stats, PROSE);
   const listing = best(stats, LISTING);
-  const proseParagraphs = prose.el ? stats.get(prose.el)!.paragraphs : 0;
-  const useListing =
-    listing.el !== null &&
-    proseParagraphs < PROSE_MIN_PARAGRAPHS &&
-    listing.score > LISTING_RATIO * Math.max(prose.score, MIN_MAIN_VALUE);
-  const reading = useListing ? LISTING : PROSE;
+  const proseStats = prose.el ? stats.get(prose.el)! : undefined;
+  const proseParagraphs = proseStats?.paragraphs ?? 0;
+  const clearProse = proseParagraphs >= PROSE_MIN_PARAGRAPHS && prose.score >= PROSE_MIN_VALUE;
+  let useListing =
+    listing.el !== null && !clearProse && listing.score > LISTING_RATIO * Math.max(prose.score, MIN_MAIN_VALUE);
   let root = (useListing ? listing.el : prose.el) ?? body;
-  if (reading.pos(stats.get(root)!) < MIN_MAIN_VALUE) root = body;
+  const bodyChars = stats.get(body)!.chars;
+  const weakProse = proseParagraphs < WEAK_PROSE_PARAGRAPHS && (proseStats?.chars ?? 0) < WEAK_PROSE_SHARE * bodyChars;
+  if (!useListing && (weakProse || (proseStats?.pos ?? 0) < MIN_MAIN_VALUE)) {
+    root = body;
+    useListing = true;
+  }
+  const reading = useListing ? LISTING : PROSE;
   const rootStats = stats.get(root)!;
   const drop = new Set<Element>();
   const nonComment = rootStats.pos - rootStats.commentPos;

@@ -9,6 +9,7 @@ import { parseScrapeBody, ScrapeRequestSchema } from "../../api/scrape.ts";
 import { NotFoundError } from "../../errors.ts";
 import { specFromOptions } from "../../scrape/from-options.ts";
 import { authPlugin } from "../auth.ts";
+import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
 
 /** Share of the request's timeout a scrape may spend waiting for a free slot (upstream: timeout × 0.667). */
@@ -25,8 +26,9 @@ export function scrapeRoutes(services: Services) {
         const req = parseScrapeBody(body);
         const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
         scrape.validate(spec);
+        const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
         const doc = await limiter.run(Math.round(spec.timeoutMs * QUEUE_WAIT_SHARE), () =>
-          scrape.scrape(spec, who, request.signal),
+          scrape.scrape(spec, who, { signal: request.signal, files }),
         );
         services.scrapeStats.lastSuccessAt = Date.now();
         return { success: true, data: doc };
