@@ -1,9 +1,8 @@
 /**
  * @module egress/http-head
  * Minimal HTTP/1.x head parsing and rewriting for the egress proxy. Only the head is touched; bodies are relayed
- * as raw bytes. Hop-by-hop headers (RFC 9110 §7.6.1) are removed and `Connection: close` is forced both ways:
- * Bun's fetch keeps one proxy connection alive and sends requests for *different* hosts over it (verified on bun
- * 1.4.5), so the proxy serves exactly one request per client connection and says so.
+ * as raw bytes (egress/framing.ts says where they end). Hop-by-hop headers (RFC 9110 §7.6.1) are removed; the
+ * proxy sets its own `Connection` header on both legs (egress/proxy.ts).
  */
 
 /** Largest request or response head the proxy accepts. Bigger heads are refused (431 / 502). */
@@ -54,7 +53,14 @@ export function parseStatusLine(line: string): number | undefined {
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "upgrade"]);
 
 /**
- * Drops hop-by-hop headers, including any named in `Connection`, plus the names for which `drop` returns true.
+ * Framing headers a `Connection` field cannot remove: the proxy delimits bodies by them, so the head it forwards
+ * must carry the same framing it used (otherwise the two legs would disagree about where a message ends).
+ */
+const FRAMING = new Set(["content-length", "transfer-encoding"]);
+
+/**
+ * Drops hop-by-hop headers, including any named in `Connection` (except framing headers), plus the names for
+ * which `drop` returns true.
  */
 export function withoutHopByHop(
   headers: Array<[string, string]>,
@@ -64,10 +70,20 @@ export function withoutHopByHop(
   for (const [n, v] of headers) {
     if (n.toLowerCase() === "connection") for (const t of v.split(",")) named.add(t.trim().toLowerCase());
   }
+  for (const f of FRAMING) named.delete(f);
   return headers.filter(([n]) => {
     const l = n.toLowerCase();
     return !HOP_BY_HOP.has(l) && !named.has(l) && !drop(l);
   });
+}
+
+/** Whether any `Connection` field of `headers` lists `token` (case-insensitive), e.g. `close`. */
+export function connectionHas(headers: Array<[string, string]>, token: string): boolean {
+  for (const [n, v] of headers) {
+    if (n.toLowerCase() !== "connection" && n.toLowerCase() !== "proxy-connection") continue;
+    for (const t of v.split(",")) if (t.trim().toLowerCase() === token) return true;
+  }
+  return false;
 }
 
 /** Serialises a head back to bytes (latin1, the inverse of {@link parseHead}). */

@@ -4,18 +4,33 @@
  * 127.0.0.1 and speaks the two things HTTP clients send a proxy:
  * - `CONNECT host:port` (https, wss): check, connect to the checked address, answer 200, then relay bytes;
  * - absolute-form `GET http://host/path HTTP/1.1` (plain http): check, connect, rewrite the head to origin-form with
- *   `Host` from the URL (RFC 9112 §3.2.2) and `Connection: close`, relay the body both ways.
+ *   `Host` from the URL (RFC 9112 §3.2.2), relay the body both ways.
  *
- * One target per client connection. Bun's fetch keeps its proxy connection alive and reuses it for requests to
- * different hosts, so a proxy that piped the connection to the first host would send later requests there too.
- * Every response therefore carries `Connection: close` and the client connection is closed after it; any bytes the
- * client sends after its first request can only ever reach the already-checked address.
+ * Plain http is kept alive on both legs, one exchange at a time. Bun's fetch keeps its proxy connection alive and
+ * reuses it for requests to *different* hosts, so every request head is parsed and checked on its own: its target is
+ * resolved and classified again, and the site connection is reused only when the target is the same `host:port` and
+ * the address it is connected to is among the addresses that just passed. Bodies are delimited (egress/framing.ts):
+ * the request body goes to the site the request was checked for, and a response ends where its framing says, so no
+ * byte crosses from one exchange to the next. Anything the site sends beyond its response is dropped together with
+ * its connection. A client that pipelines is served in order: what it sends after a complete request waits, paused,
+ * until the response is over, and is then parsed and checked as a request of its own.
  *
- * Refusals are HTTP answers with marker headers (egress/signal.ts), so the fetch caller gets a typed error.
+ * Refusals are HTTP answers with marker headers (egress/signal.ts), so the fetch caller gets a typed error; the
+ * client connection is closed after a refusal.
  */
 import type { Socket, TCPSocketListener } from "bun";
-import { CrawlboxError, EgressDeniedError, toCrawlboxError } from "../errors.ts";
-import { MAX_HEAD_BYTES, headEnd, parseHead, parseRequestLine, parseStatusLine, serializeHead, withoutHopByHop } from "./http-head.ts";
+import { CrawlboxError, EgressDeniedError, SiteError, toCrawlboxError } from "../errors.ts";
+import { type BodyFraming, BodyTracker, requestFraming, responseFraming } from "./framing.ts";
+import {
+  connectionHas,
+  headEnd,
+  MAX_HEAD_BYTES,
+  parseHead,
+  parseRequestLine,
+  parseStatusLine,
+  serializeHead,
+  withoutHopByHop,
+} from "./http-head.ts";
 import { type DestinationPolicy, resolveDestination } from "./policy.ts";
 import { EGRESS_HEADER_PREFIX, proxyErrorResponse } from "./signal.ts";
 import { SocketWriter } from "./socket-writer.ts";
@@ -36,30 +51,37 @@ export interface ProxyOptions {
   idleTimeoutMs?: number;
   /** Give up connecting to one address after this long. @default 10000 */
   connectTimeoutMs?: number;
+  /**
+   * Keep plain-http connections alive between requests. `false` serves one request per client connection with
+   * `Connection: close` both ways (the behaviour before keep-alive; benchmarks compare the two). @default true
+   */
+  keepAlive?: boolean;
 }
 
-interface ClientData {
-  head: Buffer[];
-  headBytes: number;
-  /** Bytes that arrived after the head while the upstream connection was being set up. */
-  early: Buffer[];
-  started: boolean;
-  closed: boolean;
-  upstream?: Socket<UpstreamData>;
-  toClient?: SocketWriter;
-}
+/** Cap on bytes held for later (body bytes while connecting, a pipelined request while a response is running). */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
-/** Cap on body bytes buffered while connecting (the client is paused, so only what Bun had already read). */
-const MAX_EARLY_BYTES = 1024 * 1024;
+const ESTABLISHED = Buffer.from("HTTP/1.1 200 Connection Established\r\n\r\n");
 
-const ESTABLISHED = "HTTP/1.1 200 Connection Established\r\n\r\n";
+type Plan =
+  | { kind: "tunnel"; target: EgressTarget }
+  | {
+      kind: "forward";
+      target: EgressTarget;
+      method: string;
+      /** Request head to send to the site. */
+      head: Buffer;
+      framing: BodyFraming;
+      /** The client asked for (and may get) a persistent connection. */
+      keepAlive: boolean;
+    };
 
-/** Parses what the client wants, returning the target and the bytes to send upstream first. */
-function planRequest(headBytes: Buffer): { target: EgressTarget; tunnel: boolean; upstreamHead?: Buffer } {
+/** Parses what the client wants. Throws a 400 CrawlboxError or an EgressDeniedError. */
+function planRequest(headBytes: Buffer, keepAliveEnabled: boolean): Plan {
   const head = parseHead(headBytes);
   const line = head && parseRequestLine(head.startLine);
   if (!head || !line) throw new CrawlboxError("BAD_REQUEST", 400, "Egress proxy: malformed request head.");
-  if (line.method === "CONNECT") return { target: parseConnectAuthority(line.target), tunnel: true };
+  if (line.method === "CONNECT") return { kind: "tunnel", target: parseConnectAuthority(line.target) };
   if (!/^http:\/\//i.test(line.target)) {
     throw new CrawlboxError(
       "BAD_REQUEST",
@@ -68,43 +90,408 @@ function planRequest(headBytes: Buffer): { target: EgressTarget; tunnel: boolean
     );
   }
   const target = parseUrlTarget(line.target, new Set(["http:"]));
+  const framing = requestFraming(head.headers);
+  const keepAlive = keepAliveEnabled && line.version === "HTTP/1.1" && !connectionHas(head.headers, "close");
   const url = new URL(line.target);
   const headers = withoutHopByHop(head.headers, (n) => n === "host");
-  const rewritten = serializeHead(`${line.method} ${url.pathname}${url.search} ${line.version}`, [
+  const upstreamHead = serializeHead(`${line.method} ${url.pathname}${url.search} ${line.version}`, [
     ["Host", url.host],
     ...headers,
-    ["Connection", "close"],
+    ["Connection", keepAlive ? "keep-alive" : "close"],
   ]);
-  return { target, tunnel: false, upstreamHead: rewritten };
+  return { kind: "forward", target, method: line.method, head: upstreamHead, framing, keepAlive };
 }
 
-/** Rewrites upstream response heads (plain-http mode) so the client never keeps the connection for another host. */
-function createResponseRewriter(write: (b: Uint8Array) => void, fail: () => void): (chunk: Buffer) => void {
-  let buf = Buffer.alloc(0);
-  let passthrough = false;
-  return (chunk) => {
-    if (passthrough) return write(chunk);
-    buf = Buffer.concat([buf, chunk]);
+/** A connection to a site, owned by one client connection. */
+interface Link {
+  /** `host:port` of the target it was opened for. */
+  key: string;
+  socket?: Socket<UpstreamData>;
+  /** Carries CONNECT tunnel bytes rather than HTTP exchanges. */
+  tunnel: boolean;
+  /** Tunnel bytes from the site that arrived before the 200 was written. */
+  early: Buffer[];
+  /** At least one exchange completed on it (so a close before any answer may be a stale keep-alive). */
+  used: boolean;
+  /** The site side has closed. */
+  gone: boolean;
+}
+
+/** One request and its response on a plain-http client connection. */
+interface Exchange {
+  plan: Extract<Plan, { kind: "forward" }>;
+  addresses: string[];
+  request: BodyTracker;
+  /** The site has sent at least one byte of the answer. */
+  answered: boolean;
+  /** Response head bytes gathered so far (until the final head is complete). */
+  responseHead: Buffer;
+  response?: BodyTracker;
+  responseFraming?: BodyFraming;
+  keepClient: boolean;
+  reuseLink: boolean;
+  retried: boolean;
+  finished: boolean;
+}
+
+interface ProxyContext {
+  options: ProxyOptions;
+  keepAlive: boolean;
+  idleTimeoutSeconds: number;
+  upstreams: Set<Socket<UpstreamData>>;
+}
+
+interface ClientData {
+  conn: ClientConnection;
+}
+
+type Phase = "head" | "busy" | "body" | "awaiting" | "tunnel" | "closed";
+
+/** The state of one client connection: parses requests, owns at most one site connection, relays both ways. */
+class ClientConnection {
+  private phase: Phase = "head";
+  private inbox: Buffer[] = [];
+  private inboxBytes = 0;
+  private link?: Link;
+  private exchange?: Exchange;
+  private readonly toClient: SocketWriter;
+  private readonly pauses = new Set<string>();
+
+  constructor(
+    private readonly client: Socket<ClientData>,
+    private readonly ctx: ProxyContext,
+  ) {
+    this.toClient = new SocketWriter(client as Socket<unknown>, (paused) => {
+      const up = this.link?.socket;
+      if (up) paused ? up.pause() : up.resume();
+    });
+  }
+
+  /** A method, so that TypeScript does not narrow `phase` across awaits. */
+  private get closed(): boolean {
+    return this.phase === "closed";
+  }
+
+  // ── client side ──────────────────────────────────────────────────────────────────────────────────────────────
+
+  onData(chunk: Buffer): void {
+    if (this.phase === "closed") return;
+    const up = this.link?.socket;
+    if (this.phase === "tunnel" && up) return up.data.toUpstream.write(chunk);
+    this.inbox.push(Buffer.from(chunk)); // a copy: Bun may reuse the buffer it handed over
+    this.inboxBytes += chunk.byteLength;
+    if (this.inboxBytes > MAX_BUFFERED_BYTES + MAX_HEAD_BYTES) return this.kill();
+    this.pump();
+  }
+
+  onDrain(): void {
+    this.toClient.drain();
+  }
+
+  onClose(): void {
+    this.phase = "closed";
+    this.toClient.destroyed();
+    // Nobody is left to read the answer: drop the site connection now rather than let a slow or endless
+    // response keep it (and its buffers) alive until the idle timeout.
+    this.dropLink(true);
+  }
+
+  /** Works through buffered client bytes as far as the current phase allows. */
+  private pump(): void {
+    for (;;) {
+      if (this.phase === "head") {
+        if (this.inboxBytes === 0) return;
+        const all = this.takeInbox();
+        const end = headEnd(all);
+        if (end < 0) {
+          this.putBack(all);
+          if (all.byteLength > MAX_HEAD_BYTES) this.refuse(new CrawlboxError("HEAD_TOO_LARGE", 431, "Request head too large."));
+          return;
+        }
+        if (all.byteLength > end) this.putBack(all.subarray(end));
+        this.phase = "busy";
+        this.pause("busy");
+        this.begin(all.subarray(0, end)).catch((err) => this.refuse(err));
+        return;
+      }
+      if (this.phase === "body") {
+        if (this.inboxBytes === 0) return;
+        const ex = this.exchange!;
+        const up = this.link?.socket;
+        if (!up) return;
+        while (this.inbox.length > 0 && !ex.request.done) {
+          const buf = this.inbox[0]!;
+          let n: number;
+          try {
+            n = ex.request.consume(buf);
+          } catch {
+            return this.kill(); // part of the body already went out: the only safe answer is to drop both legs
+          }
+          up.data.toUpstream.write(buf.subarray(0, n));
+          this.inboxBytes -= n;
+          if (n === buf.byteLength) this.inbox.shift();
+          else this.inbox[0] = buf.subarray(n);
+        }
+        if (ex.request.done) this.requestSent();
+        continue;
+      }
+      return; // busy, awaiting, tunnel-connecting: bytes wait in the inbox
+    }
+  }
+
+  private takeInbox(): Buffer {
+    const all = this.inbox.length === 1 ? this.inbox[0]! : Buffer.concat(this.inbox);
+    this.inbox = [];
+    this.inboxBytes = 0;
+    return all;
+  }
+
+  private putBack(buf: Buffer): void {
+    this.inbox.unshift(buf);
+    this.inboxBytes += buf.byteLength;
+  }
+
+  private requestSent(): void {
+    this.phase = "awaiting";
+    this.pause("awaiting"); // a pipelined request waits until this response is over
+  }
+
+  private async begin(headBytes: Buffer): Promise<void> {
+    const plan = planRequest(headBytes, this.ctx.keepAlive);
+    const addresses = await resolveDestination(plan.target, this.ctx.options.policy);
+    if (this.closed) return;
+    if (plan.kind === "tunnel") return this.startTunnel(plan.target, addresses);
+    const key = `${plan.target.host}:${plan.target.port}`;
+    const link = this.link;
+    const reuse = !!link?.socket && !link.tunnel && link.key === key && addresses.includes(link.socket.data.address);
+    if (!reuse) {
+      this.dropLink(false);
+      await this.connect(plan.target, addresses, key, false);
+      if (this.closed) return;
+    }
+    this.exchange = {
+      plan,
+      addresses,
+      request: new BodyTracker(plan.framing),
+      answered: false,
+      responseHead: Buffer.alloc(0),
+      keepClient: false,
+      reuseLink: false,
+      retried: false,
+      finished: false,
+    };
+    this.link!.socket!.data.toUpstream.write(plan.head);
+    this.phase = "body";
+    this.unpause("busy");
+    if (this.exchange.request.done) this.requestSent();
+    this.pump();
+  }
+
+  private async startTunnel(target: EgressTarget, addresses: string[]): Promise<void> {
+    this.dropLink(false);
+    const link = await this.connect(target, addresses, `${target.host}:${target.port}`, true);
+    if (this.closed) return;
+    this.toClient.write(ESTABLISHED);
+    for (const b of link.early) this.toClient.write(b);
+    link.early = [];
+    this.phase = "tunnel";
+    const rest = this.takeInbox();
+    link.socket!.data.toUpstream.write(rest);
+    this.unpause("busy");
+  }
+
+  /** Opens a site connection to one of the checked `addresses` and makes it the current link. */
+  private async connect(target: EgressTarget, addresses: string[], key: string, tunnel: boolean): Promise<Link> {
+    const link: Link = { key, tunnel, early: [], used: false, gone: false };
+    this.link = link;
+    const socket = await connectUpstream(target, addresses, {
+      connectTimeoutMs: this.ctx.options.connectTimeoutMs ?? 10_000,
+      idleTimeoutSeconds: this.ctx.idleTimeoutSeconds,
+      onData: (chunk) => this.fromSite(link, chunk),
+      onClose: () => this.siteClosed(link),
+      setPaused: (paused) => (paused ? this.pause("site-full") : this.unpause("site-full")),
+    });
+    link.socket = socket;
+    if (link.gone) throw new SiteError("SCRAPE_SITE_ERROR", `${key} closed the connection as soon as it was opened.`);
+    if (this.link !== link || this.closed) {
+      socket.end();
+      throw new CrawlboxError("CLIENT_GONE", 499, "Egress proxy: the client went away while connecting.");
+    }
+    this.ctx.upstreams.add(socket);
+    return link;
+  }
+
+  /** Forgets the current site connection; its later bytes and its close are ignored. */
+  private dropLink(hard: boolean): void {
+    const link = this.link;
+    if (!link) return;
+    this.link = undefined;
+    this.unpause("site-full");
+    const s = link.socket;
+    if (!s) return;
+    s.data.toUpstream.destroyed();
+    hard ? s.terminate() : s.end();
+  }
+
+  // ── site side ────────────────────────────────────────────────────────────────────────────────────────────────
+
+  private fromSite(link: Link, chunk: Buffer): void {
+    if (link !== this.link || this.phase === "closed") return; // an abandoned connection: its bytes go nowhere
+    if (link.tunnel) {
+      if (this.phase === "tunnel") this.toClient.write(chunk);
+      else link.early.push(Buffer.from(chunk));
+      return;
+    }
+    const ex = this.exchange;
+    if (!ex || ex.finished) return this.dropLink(true); // bytes nobody asked for
+    ex.answered = true;
+    let rest: Buffer = chunk;
+    if (!ex.response) {
+      const all = ex.responseHead.byteLength === 0 ? chunk : Buffer.concat([ex.responseHead, chunk]);
+      const after = this.responseHeads(ex, all);
+      if (after === undefined) return;
+      rest = after;
+    }
+    if (ex.responseFraming!.kind === "close") return this.toClient.write(rest);
+    let n: number;
+    try {
+      n = ex.response!.consume(rest);
+    } catch {
+      return this.kill();
+    }
+    if (n > 0) this.toClient.write(n === rest.byteLength ? rest : rest.subarray(0, n));
+    if (!ex.response!.done) return;
+    if (n < rest.byteLength) ex.reuseLink = false; // the site sent more than its response: never reuse it
+    this.finishExchange(ex);
+  }
+
+  /**
+   * Handles response heads at the start of `buf` (interim 1xx ones, then the final one). Returns the bytes after the
+   * final head, or undefined when more bytes are needed or the connection was dropped.
+   */
+  private responseHeads(ex: Exchange, buf: Buffer): Buffer | undefined {
     for (;;) {
       const end = headEnd(buf);
       if (end < 0) {
-        if (buf.byteLength > MAX_HEAD_BYTES) fail();
-        return;
+        if (buf.byteLength > MAX_HEAD_BYTES) return void this.kill();
+        ex.responseHead = Buffer.from(buf);
+        return undefined;
       }
       const head = parseHead(buf.subarray(0, end));
       const status = head && parseStatusLine(head.startLine);
-      if (!head || status === undefined) return fail();
-      const headers = withoutHopByHop(head.headers, (n) => n.startsWith(EGRESS_HEADER_PREFIX));
-      write(serializeHead(head.startLine, [...headers, ["Connection", "close"]]));
+      if (!head || status === undefined) return void this.kill();
       buf = buf.subarray(end);
-      // 1xx interim responses (100 Continue, 103 Early Hints) are followed by another head; 101 switches protocol.
-      if (status >= 200 || status === 101) {
-        passthrough = true;
-        if (buf.byteLength > 0) write(buf);
-        return;
+      const dropMarkers = (n: string) => n.startsWith(EGRESS_HEADER_PREFIX);
+      if (status < 200 && status !== 101) {
+        // 100 Continue, 103 Early Hints: relayed as they are; the final head follows.
+        this.toClient.write(serializeHead(head.startLine, withoutHopByHop(head.headers, dropMarkers)));
+        continue;
       }
+      if (status === 101) {
+        // Upgrade is stripped from requests, so this is a site speaking out of turn: relay, then close.
+        this.toClient.write(serializeHead(head.startLine, [...withoutHopByHop(head.headers, dropMarkers), ["Connection", "close"]]));
+        ex.responseFraming = { kind: "close" };
+        ex.response = new BodyTracker(ex.responseFraming);
+        ex.keepClient = false;
+        return buf;
+      }
+      let framing: ReturnType<typeof responseFraming>;
+      try {
+        framing = responseFraming(ex.plan.method, status, head.headers);
+      } catch {
+        return void this.kill();
+      }
+      const chunked = framing.framing.kind === "chunked";
+      const clean = framing.framing.kind !== "close" && !framing.mustClose;
+      ex.keepClient = ex.plan.keepAlive && clean && this.phase === "awaiting";
+      ex.reuseLink = ex.plan.keepAlive && clean && head.startLine.startsWith("HTTP/1.1") && !connectionHas(head.headers, "close");
+      // RFC 9112 §6.3: Transfer-Encoding overrides Content-Length, and a message must not carry both.
+      const headers = withoutHopByHop(head.headers, (n) => dropMarkers(n) || (chunked && n === "content-length"));
+      this.toClient.write(serializeHead(head.startLine, [...headers, ["Connection", ex.keepClient ? "keep-alive" : "close"]]));
+      ex.responseFraming = framing.framing;
+      ex.response = new BodyTracker(framing.framing);
+      ex.responseHead = Buffer.alloc(0);
+      return buf;
     }
-  };
+  }
+
+  private finishExchange(ex: Exchange): void {
+    ex.finished = true;
+    this.exchange = undefined;
+    if (ex.reuseLink && this.link) this.link.used = true;
+    else this.dropLink(false);
+    if (!ex.keepClient) return this.closeClient();
+    this.phase = "head";
+    this.unpause("awaiting");
+    this.pump();
+  }
+
+  private siteClosed(link: Link): void {
+    link.gone = true;
+    if (link.socket) this.ctx.upstreams.delete(link.socket);
+    if (link !== this.link || this.phase === "closed") return;
+    this.link = undefined;
+    this.unpause("site-full");
+    if (link.tunnel) return this.closeClient();
+    const ex = this.exchange;
+    if (!ex || ex.finished) return; // an idle kept-alive connection went away: the next request reconnects
+    if (!ex.answered && link.used && !ex.retried && ex.plan.framing.kind === "none") {
+      // A kept-alive connection the site closed just as the request went out: retry once on a fresh one.
+      ex.retried = true;
+      this.phase = "busy";
+      this.pause("busy");
+      this.retry(ex).catch((err) => this.refuse(err));
+      return;
+    }
+    if (ex.responseFraming?.kind === "close") ex.finished = true;
+    // Close-delimited: that was the end. Otherwise the answer is cut short, and closing is how the client learns it.
+    this.closeClient();
+  }
+
+  private async retry(ex: Exchange): Promise<void> {
+    const target = ex.plan.target;
+    const link = await this.connect(target, ex.addresses, `${target.host}:${target.port}`, false);
+    if (this.closed) return;
+    link.socket!.data.toUpstream.write(ex.plan.head);
+    this.phase = "body";
+    this.unpause("busy");
+    this.requestSent();
+  }
+
+  // ── endings ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+  private closeClient(): void {
+    this.phase = "closed";
+    this.dropLink(false);
+    this.toClient.end(); // after whatever is still queued for the client
+  }
+
+  private kill(): void {
+    this.phase = "closed";
+    this.dropLink(true);
+    this.toClient.destroyed();
+    this.client.terminate();
+  }
+
+  refuse(err: unknown): void {
+    const e = toCrawlboxError(err);
+    if (e instanceof EgressDeniedError) this.ctx.options.logger?.warn("egress denied", { error: e.message });
+    if (this.phase === "closed") return;
+    this.phase = "closed";
+    this.dropLink(true);
+    this.toClient.write(Buffer.from(proxyErrorResponse(e), "latin1"));
+    this.toClient.end();
+  }
+
+  private pause(reason: string): void {
+    this.pauses.add(reason);
+    this.client.pause();
+  }
+
+  private unpause(reason: string): void {
+    this.pauses.delete(reason);
+    if (this.pauses.size === 0 && this.phase !== "closed") this.client.resume();
+  }
 }
 
 /** A running proxy. */
@@ -117,102 +504,32 @@ export interface RunningProxy {
 
 /** Starts the proxy on 127.0.0.1 with a random port. */
 export function startProxy(options: ProxyOptions): RunningProxy {
-  const idleTimeoutSeconds = Math.max(1, Math.ceil((options.idleTimeoutMs ?? 120_000) / 1000));
-  const upstreams = new Set<Socket<UpstreamData>>();
-
-  function refuse(client: Socket<ClientData>, err: unknown): void {
-    const e = toCrawlboxError(err);
-    if (e instanceof EgressDeniedError) options.logger?.warn("egress denied", { error: e.message });
-    if (!client.data.closed) client.end(proxyErrorResponse(e));
-  }
-
-  async function start(client: Socket<ClientData>, headBytes: Buffer, rest: Buffer): Promise<void> {
-    const { target, tunnel, upstreamHead } = planRequest(headBytes);
-    const addresses = await resolveDestination(target, options.policy);
-    if (client.data.closed) return;
-    const toClient = new SocketWriter(client as Socket<unknown>, (paused) => {
-      const up = client.data.upstream;
-      if (up) paused ? up.pause() : up.resume();
-    });
-    client.data.toClient = toClient;
-    const rewrite = tunnel
-      ? (chunk: Buffer) => toClient.write(chunk)
-      : createResponseRewriter(
-          (b) => toClient.write(b),
-          () => {
-            client.data.upstream?.terminate();
-            toClient.destroyed();
-            client.terminate();
-          },
-        );
-    let upstream: Socket<UpstreamData> | undefined;
-    upstream = await connectUpstream(target, addresses, {
-      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-      idleTimeoutSeconds,
-      onData: rewrite,
-      onClose: () => {
-        if (upstream) upstreams.delete(upstream);
-        toClient.end();
-      },
-      setPaused: (paused) => (paused ? client.pause() : client.resume()),
-    });
-    upstreams.add(upstream);
-    if (client.data.closed) {
-      upstream.end();
-      return;
-    }
-    client.data.upstream = upstream;
-    if (tunnel) client.write(ESTABLISHED);
-    else upstream.data.toUpstream.write(upstreamHead!);
-    upstream.data.toUpstream.write(rest);
-    for (const b of client.data.early) upstream.data.toUpstream.write(b);
-    client.data.early = [];
-    client.resume();
-  }
+  const ctx: ProxyContext = {
+    options,
+    keepAlive: options.keepAlive ?? true,
+    idleTimeoutSeconds: Math.max(1, Math.ceil((options.idleTimeoutMs ?? 120_000) / 1000)),
+    upstreams: new Set(),
+  };
 
   const listener: TCPSocketListener<ClientData> = Bun.listen<ClientData>({
     hostname: "127.0.0.1",
     port: 0,
     socket: {
       open(client) {
-        client.data = { head: [], headBytes: 0, early: [], started: false, closed: false };
-        client.timeout(idleTimeoutSeconds);
+        client.data = { conn: new ClientConnection(client, ctx) };
+        client.timeout(ctx.idleTimeoutSeconds);
       },
       data(client, chunk) {
-        const d = client.data;
-        if (d.upstream) return d.upstream.data.toUpstream.write(chunk);
-        if (d.started) {
-          // Paused while connecting, but Bun may still deliver what it had already read.
-          if (d.early.reduce((n, b) => n + b.byteLength, 0) > MAX_EARLY_BYTES) return client.terminate();
-          d.early.push(Buffer.from(chunk));
-          return;
-        }
-        d.head.push(Buffer.from(chunk));
-        d.headBytes += chunk.byteLength;
-        const all = Buffer.concat(d.head);
-        const end = headEnd(all);
-        if (end < 0) {
-          if (d.headBytes > MAX_HEAD_BYTES) refuse(client, new CrawlboxError("HEAD_TOO_LARGE", 431, "Request head too large."));
-          return;
-        }
-        d.started = true;
-        d.head = [];
-        client.pause();
-        start(client, all.subarray(0, end), all.subarray(end)).catch((err) => refuse(client, err));
+        client.data.conn.onData(chunk);
       },
       drain(client) {
-        client.data.toClient?.drain();
+        client.data.conn.onDrain();
       },
       close(client) {
-        client.data.closed = true;
-        client.data.toClient?.destroyed();
-        // Nobody is left to read the answer: drop the site connection now rather than let a slow or endless
-        // response keep it (and its buffers) alive until the idle timeout.
-        client.data.upstream?.data.toUpstream.destroyed();
-        client.data.upstream?.terminate();
+        client.data.conn.onClose();
       },
       error(client) {
-        client.data.closed = true;
+        client.data.conn.onClose();
       },
       timeout(client) {
         client.end();
@@ -231,8 +548,8 @@ export function startProxy(options: ProxyOptions): RunningProxy {
     port: listener.port,
     async stop() {
       listener.stop(true);
-      for (const s of upstreams) s.terminate();
-      upstreams.clear();
+      for (const s of ctx.upstreams) s.terminate();
+      ctx.upstreams.clear();
     },
   };
 }

@@ -14,6 +14,8 @@ import type { EgressTarget } from "./target.ts";
 export interface UpstreamData {
   /** Writes towards the site, pausing the client while the site is slow to read. */
   toUpstream: SocketWriter;
+  /** The checked address this socket is connected to. */
+  address: string;
 }
 
 /** Callbacks wiring the upstream socket to the client side. */
@@ -38,7 +40,7 @@ function connectOne(address: string, port: number, h: UpstreamHandlers): Promise
       open(socket) {
         if (timedOut) return socket.terminate();
         opened = true;
-        socket.data = { toUpstream: new SocketWriter(socket as Socket<unknown>, h.setPaused) };
+        socket.data = { toUpstream: new SocketWriter(socket as Socket<unknown>, h.setPaused), address };
         socket.timeout(h.idleTimeoutSeconds);
       },
       data(_socket, chunk) {
