@@ -40,6 +40,12 @@ export interface EgressGateOptions {
   connectTimeoutMs?: number;
   /** Idle time after which a proxied connection is closed. @default 120000 */
   idleTimeoutMs?: number;
+  /**
+   * Keep plain-http proxy connections alive between requests (each request is still checked on its own).
+   * `false` serves one request per connection, as before keep-alive; scripts/bench/egress.ts compares the two.
+   * @default true
+   */
+  keepAlive?: boolean;
 }
 
 /** A running egress gate. */
@@ -75,6 +81,7 @@ export async function createEgressGate(options: EgressGateOptions): Promise<Egre
     logger: options.logger,
     connectTimeoutMs: options.connectTimeoutMs,
     idleTimeoutMs: options.idleTimeoutMs,
+    keepAlive: options.keepAlive,
   });
   return {
     proxyUrl: proxy.url,
