@@ -92,13 +92,26 @@ export function xmlDeclarationCharset(bytes: Uint8Array): string | undefined {
   return normalizeCharset(m?.[1]);
 }
 
-function isValidUtf8(bytes: Uint8Array): boolean {
+/** The text when `bytes` are valid UTF-8, else undefined. */
+function strictUtf8(bytes: Uint8Array): string | undefined {
   try {
-    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return true;
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function isValidUtf8(bytes: Uint8Array): boolean {
+  return strictUtf8(bytes) !== undefined;
+}
+
+/** One non-fatal decoder per encoding: `decode()` without `stream` keeps no state between calls. */
+const decoders = new Map<string, TextDecoder>();
+
+function decoderFor(charset: string): TextDecoder {
+  let d = decoders.get(charset);
+  if (!d) decoders.set(charset, (d = new TextDecoder(charset, { ignoreBOM: true })));
+  return d;
 }
 
 /**
@@ -107,6 +120,14 @@ function isValidUtf8(bytes: Uint8Array): boolean {
  * @param contentTypeHeader the full header value (for `charset=`)
  */
 export function sniffCharset(bytes: Uint8Array, mimeType: string, contentTypeHeader?: string | null): SniffedCharset {
+  const declared = declaredCharset(bytes, mimeType, contentTypeHeader);
+  if (declared) return declared;
+  if (isValidUtf8(bytes)) return { charset: "utf-8", source: "utf8-valid", bomBytes: 0 };
+  return undeclaredFallback(mimeType);
+}
+
+/** Steps 1–4 of {@link sniffCharset}: BOM, header, meta prescan, XML declaration. */
+function declaredCharset(bytes: Uint8Array, mimeType: string, contentTypeHeader?: string | null): SniffedCharset | undefined {
   const fromBom = bom(bytes);
   if (fromBom) return fromBom;
   const header = normalizeCharset(charsetFromContentType(contentTypeHeader));
@@ -119,7 +140,10 @@ export function sniffCharset(bytes: Uint8Array, mimeType: string, contentTypeHea
     const xml = xmlDeclarationCharset(bytes);
     if (xml) return { charset: xml, source: "xml-declaration", bomBytes: 0 };
   }
-  if (isValidUtf8(bytes)) return { charset: "utf-8", source: "utf8-valid", bomBytes: 0 };
+  return undefined;
+}
+
+function undeclaredFallback(mimeType: string): SniffedCharset {
   // JSON is UTF-8 by definition (RFC 8259 §8.1): keep it, with replacement characters for bad bytes.
   const fallback = mimeType.includes("json") ? "utf-8" : "windows-1252";
   return { charset: fallback, source: "default", bomBytes: 0 };
@@ -143,7 +167,13 @@ export function decodeText(
   mimeType: string,
   contentTypeHeader?: string | null,
 ): { text: string; charset: string; source: CharsetSource } {
-  const sniffed = sniffCharset(bytes, mimeType, contentTypeHeader);
-  const text = new TextDecoder(sniffed.charset, { ignoreBOM: true }).decode(bytes.subarray(sniffed.bomBytes));
+  const declared = declaredCharset(bytes, mimeType, contentTypeHeader);
+  if (!declared) {
+    // Unlabelled: the UTF-8 validity check already produces the text, so decode once, not twice.
+    const utf8 = strictUtf8(bytes);
+    if (utf8 !== undefined) return { text: utf8, charset: "utf-8", source: "utf8-valid" };
+  }
+  const sniffed = declared ?? undeclaredFallback(mimeType);
+  const text = decoderFor(sniffed.charset).decode(bytes.subarray(sniffed.bomBytes));
   return { text, charset: sniffed.charset, source: sniffed.source };
 }
