@@ -103,6 +103,15 @@ export class KeyStore {
     return (row?.n ?? 0) + this.envHashes.length;
   }
 
+  /**
+   * The identity of a key id recorded earlier (a job's owner), with its current quota. Revoked keys keep their
+   * identity here: jobs they started before the revocation still finish, as accepted work must not be lost.
+   */
+  identityOf(keyId: string): KeyIdentity {
+    const row = this.db.query<{ credit_quota: number | null }, [string]>("SELECT credit_quota FROM api_keys WHERE id = ?").get(keyId);
+    return { keyId, creditQuota: row?.credit_quota ?? null };
+  }
+
   /** The identity behind `key`, or undefined when the key is unknown or revoked. */
   verify(key: string): KeyIdentity | undefined {
     const hash = hashKey(key);

@@ -14,6 +14,7 @@ import { NoCachedDataError, CrawlboxError, UnsupportedFileError } from "../error
 import type { ParserRegistry } from "../documents/types.ts";
 import type { EngineRouter } from "../engines/router.ts";
 import type { Page } from "../engines/types.ts";
+import { extractLinks } from "../pipeline/links.ts";
 import { extractMetadata } from "../pipeline/metadata.ts";
 import type { PageCache } from "../storage/page-cache.ts";
 import type { ScrapeResults } from "../storage/scrape-results.ts";
@@ -38,6 +39,26 @@ export interface ScrapeServiceDeps {
   capabilities: ReadonlySet<RendererNeed>;
   now?: () => number;
   newId?: () => string;
+}
+
+/** Per-call options of a scrape. */
+export interface ScrapeRunOptions {
+  signal?: AbortSignal;
+  /** Where files the formats produce are stored (see render-context.ts). */
+  files?: FileSink;
+  /** Use this id as `metadata.scrapeId` (crawl pages use their task id). */
+  scrapeId?: string;
+  /** Store the document for `GET /v2/scrape/{id}`. @default true */
+  storeResult?: boolean;
+  /** Also return every link of the page (crawl discovery). */
+  collectLinks?: boolean;
+}
+
+/** A scraped page: the document, and for crawls its links and the response headers (`Retry-After`). */
+export interface ScrapedPage {
+  document: ScrapeDocument;
+  links?: string[];
+  headers: Record<string, string>;
 }
 
 /** 404 for a `lockdown` cache miss. */
@@ -75,13 +96,22 @@ export class ScrapeService {
    * Scrapes one page for `who`, charging credits and storing the result unless zero data retention is on.
    * `files` stores screenshots and other files the formats produce (see render-context.ts).
    */
-  async scrape(spec: ScrapeSpec, who: KeyIdentity, options: { signal?: AbortSignal; files?: FileSink } = {}): Promise<ScrapeDocument> {
+  async scrape(spec: ScrapeSpec, who: KeyIdentity, options: ScrapeRunOptions = {}): Promise<ScrapeDocument> {
+    return (await this.scrapePage(spec, who, options)).document;
+  }
+
+  /**
+   * {@link scrape} plus what crawls need: the page's links (all of them, whatever the formats) when
+   * `collectLinks` is set. Crawl and batch pages pass their task id as `scrapeId` and `storeResult: false`
+   * (their results live with the job).
+   */
+  async scrapePage(spec: ScrapeSpec, who: KeyIdentity, options: ScrapeRunOptions = {}): Promise<ScrapedPage> {
     this.validate(spec);
     const renderers = this.renderersFor(spec);
     const extraCredits = renderers.reduce((sum, [r]) => sum + (r.extraCredits ?? 0), 0);
     this.deps.ledger.assertCanSpend(who, 1 + extraCredits);
 
-    const scrapeId = this.newId();
+    const scrapeId = options.scrapeId ?? this.newId();
     const { page, cachedAt } = await this.obtainPage(spec, options.signal);
     const parser = this.deps.parsers.find(page, spec);
     const converted = parser ? await parser.parse(page, spec, options.signal) : undefined;
@@ -94,6 +124,8 @@ export class ScrapeService {
       : isPlainText(page)
         ? {}
         : extractMetadata(ctx.originalDom(), ctx.baseUrl());
+    // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).
+    const links = options.collectLinks ? extractLinks(ctx.originalDom(), ctx.baseUrl()) : undefined;
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
     for (const [renderer, format] of renderers) Object.assign(doc, await renderer.render(ctx, format));
 
@@ -116,8 +148,8 @@ export class ScrapeService {
     doc.metadata = metadata;
 
     this.deps.ledger.charge(who, credits);
-    if (!spec.zeroDataRetention) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now());
-    return doc;
+    if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now());
+    return links ? { document: doc, links, headers: page.headers } : { document: doc, headers: page.headers };
   }
 
   /** The renderers of the requested formats, readers of the original DOM first (see render-context.ts). */

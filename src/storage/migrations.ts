@@ -53,4 +53,112 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX files_expires ON files (expires_at);
   `,
+  // 3: crawl and batch jobs and their pages (leases, results, errors), robots-blocked URLs, per-host pacing.
+  `
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,               -- crawl | batch
+    key_id TEXT NOT NULL,
+    status TEXT NOT NULL,             -- scraping | completed | failed | cancelled
+    url TEXT,                         -- crawl start URL
+    options TEXT NOT NULL,            -- JSON of the normalised request (crawler and scrape options, webhook, …)
+    public_base_url TEXT NOT NULL,    -- base for next links and file URLs, from the creating request
+    max_concurrency INTEGER,          -- per-job page concurrency (maxConcurrency)
+    total INTEGER NOT NULL DEFAULT 0,
+    completed INTEGER NOT NULL DEFAULT 0,
+    credits_used INTEGER NOT NULL DEFAULT 0,
+    idempotency_key TEXT,
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    completed_at INTEGER,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX jobs_idempotency ON jobs (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX jobs_key_status ON jobs (key_id, status);
+  CREATE INDEX jobs_expires ON jobs (expires_at);
+  CREATE TABLE tasks (
+    id TEXT PRIMARY KEY,              -- also the page's scrapeId
+    job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,               -- page | kickoff
+    seq INTEGER NOT NULL,             -- enqueue order within the job
+    url TEXT NOT NULL,
+    source_url TEXT,                  -- the URL as the client wrote it (metadata.sourceURL), when it differs
+    dedup_key TEXT NOT NULL,
+    depth INTEGER NOT NULL DEFAULT 0,
+    host TEXT NOT NULL,
+    status TEXT NOT NULL,             -- queued | active | done | failed | cancelled
+    not_before INTEGER NOT NULL,      -- earliest start (delay, Retry-After, backoff)
+    attempts INTEGER NOT NULL DEFAULT 0,
+    stalls INTEGER NOT NULL DEFAULT 0,
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    result TEXT,                      -- Document JSON of a done page
+    result_bytes INTEGER,
+    error TEXT,                       -- JSON {code, message} of a failed page
+    done_seq INTEGER,                 -- completion order, for result pagination
+    created_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    UNIQUE (job_id, dedup_key)
+  );
+  CREATE INDEX tasks_claim ON tasks (status, created_at, seq);
+  CREATE INDEX tasks_job_done ON tasks (job_id, done_seq);
+  CREATE INDEX tasks_job_status ON tasks (job_id, status);
+  CREATE TABLE job_robots_blocked (
+    job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    PRIMARY KEY (job_id, url)
+  );
+  CREATE TABLE job_hosts (
+    job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+    host TEXT NOT NULL,
+    next_at INTEGER NOT NULL,         -- politeness: no request to this host for this job before then
+    failures INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (job_id, host)
+  );
+  `,
+  // 4: browser profiles (`profile: {name, saveChanges}`): cookies and web storage per API key and name.
+  `
+  CREATE TABLE browser_profiles (
+    key_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    state TEXT NOT NULL,              -- JSON: {cookies, localStorage: {origin: {k: v}}, sessionStorage: {…}}
+    version INTEGER NOT NULL,         -- bumped by every save
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (key_id, name)
+  );
+  `,
+  // N: the webhook outbox (src/webhooks). One row per event, written in the transaction of the job change it
+  // announces; the body is serialised once so every attempt sends the same bytes. Each attempt is logged.
+  `
+  CREATE TABLE webhook_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, -- enqueue order; a job's events are delivered in seq order
+    id TEXT NOT NULL UNIQUE,          -- webhookId (UUID): payload field and webhook-id header, same on every attempt
+    job_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,             -- owner of the job; only this key sees the deliveries
+    type TEXT NOT NULL,               -- crawl.page, batch_scrape.completed, ...
+    url TEXT NOT NULL,
+    headers TEXT NOT NULL,            -- JSON object of the caller's custom headers
+    body TEXT,                        -- the payload as sent; NULL once delivered
+    state TEXT NOT NULL,              -- pending | delivered | failed
+    failures INTEGER NOT NULL DEFAULT 0, -- failed attempts so far; picks the next retry delay
+    created_at INTEGER NOT NULL,
+    next_attempt_at INTEGER,          -- pending: not sent before this time (ms); NULL once settled
+    settled_at INTEGER,               -- when delivered or marked failed
+    last_error TEXT
+  );
+  CREATE INDEX webhook_events_job ON webhook_events (job_id, state, seq);
+  CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at) WHERE state = 'pending';
+  CREATE INDEX webhook_events_settled ON webhook_events (settled_at) WHERE state <> 'pending';
+  CREATE TABLE webhook_attempts (
+    event_seq INTEGER NOT NULL REFERENCES webhook_events (seq) ON DELETE CASCADE,
+    attempt INTEGER NOT NULL,         -- 1-based
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER,              -- NULL while in flight (or the process died; marked interrupted at start)
+    status_code INTEGER,              -- the receiver's HTTP status, when it answered
+    error TEXT,                       -- timeout, network, redirect, HTTP status, egress refusal, interrupted
+    duration_ms INTEGER,
+    PRIMARY KEY (event_seq, attempt)
+  );
+  `,
 ];

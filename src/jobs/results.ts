@@ -1,0 +1,109 @@
+/**
+ * @module jobs/results
+ * The read side of jobs: result pages for status polling (api-v2.md §3.2: pages of at most 10 MiB, `skip`
+ * indexes the completion order, 100 results a page unless `limit` says otherwise), errors and robots-blocked
+ * URLs, expiry. Reads never block the workers (WAL).
+ */
+import type { Database } from "bun:sqlite";
+import type { SerializedError } from "../errors.ts";
+import { JOB_TTL_MS } from "./sqlite-store.ts";
+
+/** Largest serialised page of results (upstream: 10 MiB). */
+export const MAX_RESULT_PAGE_BYTES = 10 * 1024 * 1024;
+/** Results per page when the client gives no `limit`. */
+export const DEFAULT_RESULT_PAGE_SIZE = 100;
+
+/** One page of results. */
+export interface ResultPage {
+  data: Record<string, unknown>[];
+  /** Finished pages (done or failed) consumed by this page; `skip + consumed` is where the next page starts. */
+  consumed: number;
+  /** Finished pages of the job so far. */
+  finished: number;
+}
+
+/** An entry of `/errors`. */
+export interface JobError {
+  id: string;
+  timestamp?: string;
+  url: string;
+  code?: string;
+  error: string;
+}
+
+/** Queries over stored job results. */
+export class JobResults {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Results from position `skip` in completion order; failed pages count as consumed but carry no data. */
+  page(jobId: string, skip: number, limit = DEFAULT_RESULT_PAGE_SIZE): ResultPage {
+    const finished = this.db
+      .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM tasks WHERE job_id = ? AND kind = 'page' AND status IN ('done', 'failed')")
+      .get(jobId)!.n;
+    const rows = this.db
+      .query<{ status: string; result: string | null; result_bytes: number | null }, [string, number, number]>(
+        `SELECT status, result, result_bytes FROM tasks WHERE job_id = ? AND kind = 'page' AND status IN ('done', 'failed')
+         ORDER BY done_seq LIMIT ? OFFSET ?`,
+      )
+      .all(jobId, limit, skip);
+    const data: Record<string, unknown>[] = [];
+    let bytes = 0;
+    let consumed = 0;
+    for (const r of rows) {
+      const size = r.result_bytes ?? 0;
+      if (r.result !== null && bytes + size > MAX_RESULT_PAGE_BYTES && data.length > 0) break;
+      consumed++;
+      if (r.status === "done" && r.result !== null) {
+        data.push(JSON.parse(r.result));
+        bytes += size;
+      }
+    }
+    return { data, consumed, finished };
+  }
+
+  /** Failed pages and robots-blocked URLs of a job. */
+  errors(jobId: string): { errors: JobError[]; robotsBlocked: string[] } {
+    const failed = this.db
+      .query<{ id: string; url: string; error: string; finished_at: number | null }, [string]>(
+        "SELECT id, url, error, finished_at FROM tasks WHERE job_id = ? AND kind = 'page' AND status = 'failed' ORDER BY done_seq",
+      )
+      .all(jobId);
+    const errors = failed.map((r) => {
+      const e = JSON.parse(r.error) as SerializedError;
+      const entry: JobError = { id: r.id, url: r.url, code: e.code, error: e.message };
+      if (r.finished_at !== null) entry.timestamp = new Date(r.finished_at).toISOString();
+      return entry;
+    });
+    const robotsBlocked = this.db
+      .query<{ url: string }, [string]>("SELECT url FROM job_robots_blocked WHERE job_id = ? ORDER BY rowid")
+      .all(jobId)
+      .map((r) => r.url);
+    return { errors, robotsBlocked };
+  }
+
+  /** Pushes a finished job's expiry to 24 h from now (results stay while someone reads them). */
+  touch(jobId: string): number {
+    const expiresAt = this.now() + JOB_TTL_MS;
+    this.db.query("UPDATE jobs SET expires_at = ? WHERE id = ? AND status != 'scraping'").run(expiresAt, jobId);
+    return expiresAt;
+  }
+
+  /** Deletes expired finished jobs with their tasks; returns how many jobs. */
+  prune(): number {
+    return this.db.query("DELETE FROM jobs WHERE status != 'scraping' AND expires_at < ?").run(this.now()).changes;
+  }
+
+  /** Queued and running pages of `keyId`'s jobs (queue-status). */
+  queueCounts(keyId: string): { queued: number; active: number } {
+    const r = this.db
+      .query<{ queued: number | null; active: number | null }, [string]>(
+        `SELECT SUM(t.status = 'queued') AS queued, SUM(t.status = 'active') AS active
+         FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE j.key_id = ? AND t.status IN ('queued', 'active')`,
+      )
+      .get(keyId);
+    return { queued: r?.queued ?? 0, active: r?.active ?? 0 };
+  }
+}

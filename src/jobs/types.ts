@@ -1,0 +1,153 @@
+/**
+ * @module jobs/types
+ * Crawl and batch jobs and their tasks (one task per page, plus a crawl's kickoff task that reads robots.txt
+ * and sitemaps). Tasks are leases: a worker owns a task until its lease expires; the reaper requeues expired
+ * leases and fails tasks that stalled too often (reliability.md B3). The {@link JobStore} interface is all the
+ * rest of the code knows, so a second backend (PostgreSQL) can be added without touching callers.
+ */
+import type { SerializedError } from "../errors.ts";
+
+/** What a job is. */
+export type JobKind = "crawl" | "batch";
+/** Job lifecycle; `scraping` until every task is finished. */
+export type JobStatus = "scraping" | "completed" | "failed" | "cancelled";
+/** Task lifecycle. */
+export type TaskStatus = "queued" | "active" | "done" | "failed" | "cancelled";
+/** `page` scrapes a URL; `kickoff` reads robots.txt and sitemaps for a crawl. */
+export type TaskKind = "page" | "kickoff";
+
+/** A job row. `options` is the normalised request, as JSON-safe data. */
+export interface Job {
+  id: string;
+  kind: JobKind;
+  keyId: string;
+  status: JobStatus;
+  url: string | null;
+  options: JobOptions;
+  publicBaseUrl: string;
+  total: number;
+  completed: number;
+  creditsUsed: number;
+  error: string | null;
+  createdAt: number;
+  updatedAt: number;
+  completedAt: number | null;
+  expiresAt: number;
+}
+
+/** What a job keeps of its request. */
+export interface JobOptions {
+  /** Normalised scrape options for every page (src/api/scrape-options.ts `ScrapeOptions`). */
+  scrapeOptions: Record<string, unknown>;
+  /** Crawl only: crawler options after defaults. */
+  crawlerOptions?: Record<string, unknown>;
+  /** Normalised webhook, if any. */
+  webhook?: { url: string; headers: Record<string, string>; metadata: Record<string, string>; events: string[] };
+  maxConcurrency?: number;
+  zeroDataRetention?: boolean;
+  /** Crawl delay between requests to one host, in ms (from `delay` or robots `Crawl-delay`). */
+  delayMs?: number;
+}
+
+/** A task row. */
+export interface Task {
+  id: string;
+  jobId: string;
+  kind: TaskKind;
+  seq: number;
+  url: string;
+  sourceUrl: string;
+  depth: number;
+  host: string;
+  status: TaskStatus;
+  attempts: number;
+  stalls: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+}
+
+/** A page to add to a job. `dedupKey` makes re-adding the same page a no-op. */
+export interface NewTask {
+  kind: TaskKind;
+  url: string;
+  /** The URL as the client wrote it, reported as `metadata.sourceURL` (batch URLs stay unnormalised). */
+  sourceUrl?: string;
+  dedupKey: string;
+  depth: number;
+  notBefore?: number;
+}
+
+/** A finished page, as stored. */
+export interface TaskResult {
+  id: string;
+  url: string;
+  status: "done" | "failed";
+  document?: Record<string, unknown>;
+  error?: SerializedError;
+  finishedAt: number;
+  resultBytes: number;
+}
+
+/** Counters for `/v2/team/queue-status`. */
+export interface QueueCounts {
+  queued: number;
+  active: number;
+}
+
+/** A state change to announce (webhooks); emitted inside the transaction that makes it. */
+export interface JobEvent {
+  job: Job;
+  event: "started" | "page" | "completed" | "failed" | "cancelled";
+  success: boolean;
+  data: unknown[];
+  error?: string;
+}
+
+/** Receives job events inside the store's transaction, so an event is recorded iff its change commits. */
+export type JobEventSink = (event: JobEvent) => void;
+
+/** What finishing a page adds: its document, its price, and (crawls) the links it discovered. */
+export interface Completion {
+  document: Record<string, unknown> | null;
+  credits: number;
+  discovered?: NewTask[];
+  /** Page limit of the job, for the discovered tasks. */
+  limit?: number;
+  robotsBlocked?: string[];
+  /** Changes to the job's options learnt while running (robots `Crawl-delay` found by the kickoff). */
+  optionsPatch?: Partial<JobOptions>;
+}
+
+/** Scheduling limits the worker pool computes from what it runs (one process owns every lease). */
+export interface ClaimLimits {
+  /** Hosts that may not get another task now (per-host concurrency reached, or politeness delay). */
+  busyHosts: string[];
+  /** Jobs at their `maxConcurrency`. */
+  busyJobs: string[];
+  /** `"<jobId> <host>"` pairs waiting out the job's politeness delay for that host. */
+  busyJobHosts: string[];
+}
+
+/** The job store. Every method is atomic; `complete`/`fail`/`retry` are fenced by the lease owner. */
+export interface JobStore {
+  /** Creates a job and its first tasks in one transaction; throws on a reused idempotency key. */
+  createJob(job: Omit<Job, "total" | "completed" | "creditsUsed" | "error" | "updatedAt" | "completedAt">, tasks: NewTask[], idempotencyKey?: string): Job;
+  /** Adds tasks up to `limit` pages in total (kickoff tasks do not count); returns how many were added. */
+  enqueue(jobId: string, tasks: NewTask[], limit: number): number;
+  /** Leases the next runnable task for `owner`, skipping busy hosts and jobs. */
+  claim(owner: string, leaseMs: number, limits: ClaimLimits): Task | undefined;
+  /** Extends a lease; false when the task is no longer this owner's (reaped or cancelled). */
+  renew(taskId: string, owner: string, leaseMs: number): boolean;
+  /** Finishes a task with a document; false when the lease was lost (the result is dropped). */
+  complete(taskId: string, owner: string, completion: Completion): boolean;
+  /** Finishes a task as failed. */
+  fail(taskId: string, owner: string, error: SerializedError): boolean;
+  /** Puts a task back in the queue for a later attempt. */
+  retry(taskId: string, owner: string, notBefore: number): boolean;
+  /** Requeues expired leases (stall count +1), failing tasks that stalled more than `maxStalls` times. */
+  reap(maxStalls: number): number;
+  /** Requeues every active task: at boot, all of them belong to a dead process. */
+  recoverAll(): number;
+  get(jobId: string): Job | undefined;
+  list(keyId: string, status?: JobStatus): Job[];
+}

@@ -1,0 +1,168 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { IdempotencyConflictError, SqliteJobStore } from "../../src/jobs/sqlite-store.ts";
+import { JobResults } from "../../src/jobs/results.ts";
+import type { JobEvent, NewTask } from "../../src/jobs/types.ts";
+import { migrate } from "../../src/storage/database.ts";
+
+function setup() {
+  const db = new Database(":memory:", { strict: true });
+  db.exec("PRAGMA foreign_keys = ON");
+  migrate(db);
+  let clock = 1_000_000;
+  const events: JobEvent[] = [];
+  const store = new SqliteJobStore(db, (e) => events.push(e), () => clock);
+  const results = new JobResults(db, () => clock);
+  return { db, store, results, events, tick: (ms: number) => (clock += ms), now: () => clock };
+}
+
+const page = (url: string, key = url): NewTask => ({ kind: "page", url, dedupKey: key, depth: 0 });
+const free = { busyHosts: [], busyJobs: [], busyJobHosts: [] };
+
+function newJob(s: ReturnType<typeof setup>, tasks: NewTask[], kind: "crawl" | "batch" = "batch", idem?: string) {
+  return s.store.createJob(
+    { id: crypto.randomUUID(), kind, keyId: "k", status: "scraping", url: null, options: { scrapeOptions: {} }, publicBaseUrl: "http://x", createdAt: s.now(), expiresAt: s.now() + 1000 },
+    tasks,
+    idem,
+  );
+}
+
+describe("SqliteJobStore", () => {
+  test("create → claim → complete runs a job to completed and announces started, page, completed", () => {
+    const s = setup();
+    const job = newJob(s, [page("http://a.test/1"), page("http://a.test/2")]);
+    expect(job.total).toBe(2);
+    const t1 = s.store.claim("w1", 1000, free)!;
+    const t2 = s.store.claim("w1", 1000, free)!;
+    expect(s.store.claim("w1", 1000, free)).toBeUndefined();
+    expect(t1.url).toBe("http://a.test/1");
+    expect(s.store.complete(t1.id, "w1", { document: { markdown: "one", metadata: {} }, credits: 1 })).toBe(true);
+    expect(s.store.get(job.id)!.status).toBe("scraping");
+    expect(s.store.complete(t2.id, "w1", { document: { markdown: "two", metadata: {} }, credits: 2 })).toBe(true);
+    const done = s.store.get(job.id)!;
+    expect(done).toMatchObject({ status: "completed", completed: 2, total: 2, creditsUsed: 3 });
+    expect(s.events.map((e) => e.event)).toEqual(["started", "page", "page", "completed"]);
+    expect(s.results.page(job.id, 0).data.map((d) => d.markdown)).toEqual(["one", "two"]);
+  });
+
+  test("completion is fenced by the lease owner", () => {
+    const s = setup();
+    newJob(s, [page("http://a.test/1")]);
+    const t = s.store.claim("w1", 1000, free)!;
+    expect(s.store.complete(t.id, "intruder", { document: {}, credits: 1 })).toBe(false);
+    expect(s.store.fail(t.id, "intruder", { code: "X", status: 500, message: "x" })).toBe(false);
+  });
+
+  test("expired leases are requeued with a stall count, and poison tasks fail after maxStalls", () => {
+    const s = setup();
+    const job = newJob(s, [page("http://a.test/1")]);
+    for (let i = 0; i < 3; i++) {
+      const t = s.store.claim(`w${i}`, 1000, free)!;
+      expect(t).toBeDefined();
+      s.tick(1001);
+      expect(s.store.reap(3)).toBe(1);
+      // The old owner can no longer complete it.
+      expect(s.store.complete(t.id, `w${i}`, { document: {}, credits: 1 })).toBe(false);
+    }
+    s.store.claim("w9", 1000, free);
+    s.tick(1001);
+    s.store.reap(3);
+    const after = s.store.get(job.id)!;
+    expect(after.status).toBe("completed");
+    expect(s.results.errors(job.id).errors[0]!.code).toBe("SCRAPE_RETRY_LIMIT");
+  });
+
+  test("renewing a lease keeps it alive", () => {
+    const s = setup();
+    newJob(s, [page("http://a.test/1")]);
+    const t = s.store.claim("w1", 1000, free)!;
+    s.tick(900);
+    expect(s.store.renew(t.id, "w1", 1000)).toBe(true);
+    s.tick(900);
+    expect(s.store.reap(3)).toBe(0);
+  });
+
+  test("recoverAll requeues every active task (boot after a crash)", () => {
+    const s = setup();
+    newJob(s, [page("http://a.test/1"), page("http://a.test/2")]);
+    s.store.claim("dead", 60_000, free);
+    s.store.claim("dead", 60_000, free);
+    expect(s.store.recoverAll()).toBe(2);
+    expect(s.store.claim("w2", 1000, free)).toBeDefined();
+  });
+
+  test("limit and dedup keys bound what a crawl enqueues", () => {
+    const s = setup();
+    const job = newJob(s, [page("http://a.test/", "a.test/")], "crawl");
+    const t = s.store.claim("w", 1000, free)!;
+    const discovered = [page("http://a.test/x", "a.test/x"), page("http://www.a.test/x", "a.test/x"), page("http://a.test/y", "a.test/y"), page("http://a.test/z", "a.test/z")];
+    s.store.complete(t.id, "w", { document: { metadata: {} }, credits: 1, discovered, limit: 3 });
+    expect(s.store.get(job.id)!.total).toBe(3);
+    expect(s.store.enqueue(job.id, [page("http://a.test/w", "a.test/w")], 3)).toBe(0);
+  });
+
+  test("claim skips busy hosts, busy jobs and paced job-hosts", () => {
+    const s = setup();
+    const job = newJob(s, [page("http://a.test/1"), page("http://b.test/1")]);
+    expect(s.store.claim("w", 1000, { busyHosts: ["a.test"], busyJobs: [], busyJobHosts: [] })!.host).toBe("b.test");
+    expect(s.store.claim("w", 1000, { busyHosts: [], busyJobs: [job.id], busyJobHosts: [] })).toBeUndefined();
+    expect(s.store.claim("w", 1000, { busyHosts: [], busyJobs: [], busyJobHosts: [`${job.id} a.test`] })).toBeUndefined();
+    expect(s.store.claim("w", 1000, free)!.host).toBe("a.test");
+  });
+
+  test("retry puts a task back until its not-before time", () => {
+    const s = setup();
+    newJob(s, [page("http://a.test/1")]);
+    const t = s.store.claim("w", 1000, free)!;
+    s.store.retry(t.id, "w", s.now() + 5000);
+    expect(s.store.claim("w", 1000, free)).toBeUndefined();
+    s.tick(5000);
+    expect(s.store.claim("w", 1000, free)!.attempts).toBe(2);
+  });
+
+  test("cancel drops queued tasks, discards running results and announces it", () => {
+    const s = setup();
+    const job = newJob(s, [page("http://a.test/1"), page("http://a.test/2")]);
+    const t = s.store.claim("w", 1000, free)!;
+    expect(s.store.cancel(job.id)).toBe(true);
+    expect(s.store.complete(t.id, "w", { document: {}, credits: 1 })).toBe(false);
+    expect(s.store.get(job.id)!.status).toBe("cancelled");
+    expect(s.store.claim("w", 1000, free)).toBeUndefined();
+    expect(s.events.at(-1)!.event).toBe("cancelled");
+    expect(s.store.cancel(job.id)).toBe(false);
+  });
+
+  test("an idempotency key can be used once per key", () => {
+    const s = setup();
+    newJob(s, [page("http://a.test/1")], "crawl", "idem-1");
+    expect(() => newJob(s, [page("http://a.test/1")], "crawl", "idem-1")).toThrow(IdempotencyConflictError);
+  });
+
+  test("an empty batch completes at once; appending reopens a completed batch", () => {
+    const s = setup();
+    const job = newJob(s, []);
+    expect(s.store.get(job.id)!.status).toBe("completed");
+    s.store.reopenAndEnqueue(job.id, [page("http://a.test/1")]);
+    expect(s.store.get(job.id)!).toMatchObject({ status: "scraping", total: 1 });
+  });
+
+  test("result pages respect skip/limit and the 10 MiB budget; failed pages are consumed without data", () => {
+    const s = setup();
+    const job = newJob(s, Array.from({ length: 5 }, (_, i) => page(`http://a.test/${i}`)));
+    const big = "x".repeat(4 * 1024 * 1024);
+    for (let i = 0; i < 5; i++) {
+      const t = s.store.claim("w", 1000, free)!;
+      if (i === 1) s.store.fail(t.id, "w", { code: "SCRAPE_TIMEOUT", status: 408, message: "slow" });
+      else s.store.complete(t.id, "w", { document: { markdown: big, n: i }, credits: 1 });
+    }
+    const p1 = s.results.page(job.id, 0);
+    expect(p1.data.map((d) => d.n)).toEqual([0, 2]);
+    expect(p1.consumed).toBe(3);
+    const p2 = s.results.page(job.id, p1.consumed);
+    expect(p2.data.map((d) => d.n)).toEqual([3, 4]);
+    expect(s.results.page(job.id, 0, 1).data.length).toBe(1);
+    expect(s.results.errors(job.id).errors).toEqual([
+      expect.objectContaining({ url: "http://a.test/1", code: "SCRAPE_TIMEOUT", error: "slow" }),
+    ]);
+  });
+});
