@@ -86,16 +86,18 @@ async function main() {
     const checkPage = (p: { text?: string; body: Uint8Array }) => {
       if (p.body.byteLength !== bytes) throw new Error(`short page: ${p.body.byteLength} of ${bytes}`);
     };
-    const variants: Array<[string, () => Promise<unknown>]> = [
-      ["http direct", async () => (await fetch(httpUrl)).text()],
-      ["http engine", async () => checkPage(await engine.fetch(page(httpUrl)))],
-      ["http engine-close", async () => checkPage(await engineClose.fetch(page(httpUrl)))],
-      ...(baseline ? ([["http baseline", async () => checkPage(await baseline.fetch(page(httpUrl)))]] as const) : []),
-      ["https direct", async () => (await fetch(httpsUrl, { tls: { rejectUnauthorized: false } })).text()],
-      ["https engine", async () => checkPage(await engine.fetch(page(httpsUrl, true)))],
-      ["https engine-close", async () => checkPage(await engineClose.fetch(page(httpsUrl, true)))],
-      ...(baseline ? ([["https baseline", async () => checkPage(await baseline.fetch(page(httpsUrl, true)))]] as const) : []),
-    ];
+    type Variant = [name: string, run: () => Promise<unknown>];
+    const variants: Variant[] = [];
+    for (const [scheme, url, skip] of [
+      ["http", httpUrl, false],
+      ["https", httpsUrl, true],
+    ] as const) {
+      const tlsOptions = skip ? { tls: { rejectUnauthorized: false } } : {};
+      variants.push([`${scheme} direct`, async () => (await fetch(url, tlsOptions)).text()]);
+      variants.push([`${scheme} engine`, async () => checkPage(await engine.fetch(page(url, skip)))]);
+      variants.push([`${scheme} engine-close`, async () => checkPage(await engineClose.fetch(page(url, skip)))]);
+      if (baseline) variants.push([`${scheme} baseline`, async () => checkPage(await baseline.fetch(page(url, skip)))]);
+    }
 
     const warmup = 30;
     const times = new Map<string, number[]>(variants.map(([name]) => [name, []]));
