@@ -68,3 +68,20 @@ describe("helpers", () => {
     for (const t of ["application/pdf", "image/png", "application/octet-stream"]) expect(isTextMimeType(t)).toBe(false);
   });
 });
+
+describe("decodeText agrees with sniffCharset (single-decode and cached-decoder paths)", () => {
+  test.each([
+    ["unlabelled UTF-8", bytes("<p>", Buffer.from("héllo — 日本", "utf8"), "</p>"), "text/html", null],
+    ["unlabelled legacy bytes", bytes("<p>caf", new Uint8Array([0xe9]), "</p>"), "text/html", null],
+    ["unlabelled invalid JSON", bytes('{"a":"', new Uint8Array([0xff]), '"}'), "application/json", null],
+    ["header label, twice", CHARSET_SAMPLES.shift_jis.bytes, "text/html", "text/html; charset=Shift_JIS"],
+  ])("%s", (_name, body, mime, header) => {
+    const sniffed = sniffCharset(body, mime, header);
+    for (let i = 0; i < 2; i++) {
+      const decoded = decodeText(body, mime, header);
+      expect(decoded.charset).toBe(sniffed.charset);
+      expect(decoded.source).toBe(sniffed.source);
+      expect(decoded.text).toBe(new TextDecoder(sniffed.charset).decode(body.subarray(sniffed.bomBytes)));
+    }
+  });
+});
