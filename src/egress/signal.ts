@@ -28,7 +28,7 @@ function headerSafe(text: string): string {
 
 /**
  * The raw HTTP/1.1 response the proxy writes for a refusal. `Connection: close` because the proxy closes the
- * client connection afterwards (one target per client connection).
+ * client connection after a refusal.
  */
 export function proxyErrorResponse(err: CrawlboxError): string {
   const status = err.code === "EGRESS_DENIED" ? 403 : err.status === 400 || err.status === 431 ? err.status : 502;
