@@ -61,6 +61,10 @@ export interface Config {
   cacheRetentionMs: number;
   /** Log verbosity. @default "info" */
   logLevel: "debug" | "info" | "warn" | "error";
+  /** Send webhooks directly, without the egress gate, so private and loopback receivers work. @default false */
+  allowPrivateWebhooks: boolean;
+  /** How long a webhook delivery waits for the receiver's answer. @default 10000 */
+  webhookTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -145,6 +149,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     maxConcurrency: int(r, "CRAWLBOX_MAX_CONCURRENCY", 8, 1, 1024),
     cacheRetentionMs: int(r, "CRAWLBOX_CACHE_RETENTION_DAYS", 30, 1, 36500) * 24 * 60 * 60 * 1000,
     logLevel,
+    allowPrivateWebhooks: bool(r, "CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS", false),
+    webhookTimeoutMs: int(r, "CRAWLBOX_WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
     ...overrides,
   };
   if (config.apiKeys.some((k) => k.length < 8)) r.problems.push("CRAWLBOX_API_KEYS entries must be at least 8 characters");

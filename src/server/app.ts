@@ -14,6 +14,7 @@ import { accountRoutes } from "./routes/account.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { scrapeRoutes } from "./routes/scrape.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 import type { Services } from "./services.ts";
 
 /** Builds the HTTP application over `services`. */
@@ -32,7 +33,8 @@ export function createApp(services: Services) {
     .use(healthRoutes(services))
     .use(accountRoutes(services))
     .use(fileRoutes(services))
-    .use(scrapeRoutes(services));
+    .use(scrapeRoutes(services))
+    .use(webhookRoutes(services));
 }
 
 /** The type of the application, for tests that call `app.handle`. */

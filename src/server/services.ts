@@ -22,6 +22,7 @@ import { openDatabase } from "../storage/database.ts";
 import { PageCache } from "../storage/page-cache.ts";
 import { ScrapeResults } from "../storage/scrape-results.ts";
 import { VERSION } from "../version.ts";
+import { createWebhookDispatcher, type WebhookDispatcher, type WebhookFetch } from "../webhooks/index.ts";
 
 /** Counters the account routes report. */
 export interface ScrapeStats {
@@ -45,6 +46,8 @@ export interface Services {
   scrape: ScrapeService;
   limiter: ConcurrencyLimiter;
   scrapeStats: ScrapeStats;
+  /** Delivers the webhook outbox; call `kick()` after committing a transaction that enqueued events. */
+  webhooks: WebhookDispatcher;
   /** Stops background work and releases the database and sockets. */
   close(): Promise<void>;
 }
@@ -55,6 +58,8 @@ export interface ServiceOptions {
   /** DNS resolver for the egress gate (tests inject one). */
   resolver?: Resolver;
   now?: () => number;
+  /** fetch used for webhook deliveries (tests inject one). */
+  webhookFetch?: WebhookFetch;
 }
 
 /** Capabilities beyond what the engines bring (the engine router adds `browser`); LLM providers add `llm`. */
@@ -90,6 +95,19 @@ export async function createServices(config: Config, options: ServiceOptions = {
     results.prune(now());
     cache.prune(now() - config.cacheRetentionMs);
   });
+  const webhooks = createWebhookDispatcher({
+    db,
+    secret: config.webhookSecret,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
+    gate,
+    timeoutMs: config.webhookTimeoutMs,
+    now,
+    fetch: options.webhookFetch,
+    scheduler,
+    log,
+  });
+  if (config.allowPrivateWebhooks) log.warn("CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS is on: webhooks bypass the egress gate");
+  webhooks.start();
 
   return {
     config,
@@ -107,8 +125,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     scrape,
     limiter,
     scrapeStats: {},
+    webhooks,
     async close() {
       scheduler.stop();
+      await webhooks.stop();
       await engines.close();
       await gate.close();
       db.close();

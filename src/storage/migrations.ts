@@ -128,7 +128,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (key_id, name)
   );
   `,
-  // N: the webhook outbox (src/webhooks). One row per event, written in the transaction of the job change it
+  // 5: the webhook outbox (src/webhooks). One row per event, written in the transaction of the job change it
   // announces; the body is serialised once so every attempt sends the same bytes. Each attempt is logged.
   `
   CREATE TABLE webhook_events (

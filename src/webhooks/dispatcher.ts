@@ -1,0 +1,348 @@
+/**
+ * @module webhooks/dispatcher
+ * Delivers the outbox (`webhook_events`, written by `enqueueWebhookEvent`) at least once.
+ *
+ * ```
+ *  job store tx ──▶ webhook_events (pending, due now)
+ *                        │  poll every second (croner) or kick()
+ *                        ▼
+ *  head of each job's queue, if due ──▶ attempt row (started) ──▶ egress gate check ──▶ POST (10 s, no redirects)
+ *                        ▲                                                                  │
+ *                        └── failed: next_attempt_at = failure + 1 / 5 / 15 min ◀──────────┤ 2xx: delivered
+ *                            after the third retry: failed                                  │
+ * ```
+ *
+ * - **Order.** Events of one job go out strictly in enqueue order: only the oldest pending event of a job (its
+ *   head) is ever sent. While the head waits for a retry, the job's later events wait behind it; as soon as the
+ *   head is delivered or finally failed, the next event is sent at once. Different jobs never wait for each other.
+ * - **Schedule.** A failed attempt (timeout, network error, non-2xx, 3xx: redirects are not followed) is retried
+ *   1, 5 and 15 minutes after it failed; a failure after the third retry marks the event `failed`. The time of the
+ *   next attempt is stored, so a restart neither loses nor repeats the schedule. An egress refusal (private
+ *   target) is a policy decision, not an outage: the event is marked failed at once.
+ * - **At least once.** Nothing is sent twice after a 2xx was recorded. An attempt that was in flight when the
+ *   process died is left unfinished in `webhook_attempts`; at `start()` it is marked interrupted and, because its
+ *   event is still pending and due, the event is sent again with the same `webhook-id` and body.
+ * - **Egress.** Targets go through the egress gate (`check`, then `fetch` with `proxy`), unless private webhooks
+ *   are allowed (`CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS=true`), in which case the request goes out directly.
+ *
+ * No transaction is held across the network call: an attempt is recorded before sending and settled after.
+ */
+import type { Database } from "bun:sqlite";
+import type { EgressGate } from "../egress/index.ts";
+import { errorFromFetchFailure, errorFromProxyResponse } from "../egress/index.ts";
+import { EgressDeniedError } from "../errors.ts";
+import { type Logger, silentLogger } from "../log.ts";
+import type { Scheduler } from "../scheduler/index.ts";
+import { immediate } from "../storage/database.ts";
+import { VERSION } from "../version.ts";
+import { listWebhookDeliveries, type DeliveryPage } from "./deliveries.ts";
+import { firecrawlSignature, standardWebhooksKey, standardWebhooksSignature } from "./signing.ts";
+
+/** How long a delivery waits for the receiver's answer (upstream v1+: 10 s). */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** Retry delays after the 1st, 2nd and 3rd failed attempt (Firecrawl's documented 1, 5, 15 minutes). */
+export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [60_000, 5 * 60_000, 15 * 60_000];
+/** Deliveries in flight at once, across all jobs (one per job at most). */
+export const WEBHOOK_MAX_CONCURRENT = 8;
+/** Settled (delivered or failed) events and their attempts are deleted after this long. */
+export const WEBHOOK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** Cron pattern of the due-event poll (every second; `kick()` covers the fast path). */
+const POLL_PATTERN = "* * * * * *";
+/** Cron pattern of the retention prune (hourly). */
+const PRUNE_PATTERN = "0 23 * * * *";
+
+/** Caller headers never forwarded: the transport owns framing and the target host. */
+const TRANSPORT_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer"]);
+
+/** The fetch the dispatcher uses (Bun's, or a test double). */
+export type WebhookFetch = (url: string, init: BunFetchRequestInit) => Promise<Response>;
+
+/** Options of {@link createWebhookDispatcher}. */
+export interface WebhookDispatcherOptions {
+  /** The database holding the outbox (migrated). */
+  db: Database;
+  /** `CRAWLBOX_WEBHOOK_SECRET`; empty = unsigned (no `X-Firecrawl-Signature`, no `webhook-signature`). */
+  secret: string;
+  /** Send directly instead of through the egress gate (`CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS`). @default false */
+  allowPrivateWebhooks?: boolean;
+  /** The egress gate; required unless `allowPrivateWebhooks`. */
+  gate?: Pick<EgressGate, "proxyUrl" | "check">;
+  /** Wait for an answer at most this long. @default 10000 */
+  timeoutMs?: number;
+  /** Delays before the retries, in order; after the last one fails the event is failed. @default [60000, 300000, 900000] */
+  retryDelaysMs?: readonly number[];
+  /** Deliveries in flight at once. @default 8 */
+  maxConcurrent?: number;
+  /** Clock (ms) for the schedule, `webhook-timestamp` and attempt times. @default Date.now */
+  now?: () => number;
+  /** @default globalThis.fetch */
+  fetch?: WebhookFetch;
+  /** Runs the once-a-second poll and the hourly prune after `start()`; without one, only `kick()`/`drain()` deliver. */
+  scheduler?: Scheduler;
+  log?: Logger;
+  /** @default "crawlbox-webhooks/<version>" */
+  userAgent?: string;
+}
+
+/** Delivers webhook events from the outbox. Create with {@link createWebhookDispatcher}. */
+export interface WebhookDispatcher {
+  /** Marks attempts interrupted by a previous process, starts polling, and delivers what is due. */
+  start(): void;
+  /** Looks for due events soon (next turn of the event loop); call after committing an enqueue. */
+  kick(): void;
+  /** Sends everything that is due now, including each job's next events after a success, and waits for it. */
+  drain(): Promise<void>;
+  /** Stops delivering; in-flight requests are aborted and recorded as interrupted (they are re-sent later). */
+  stop(): Promise<void>;
+  /** The deliveries of `jobId` visible to `keyId` (an unknown or foreign job has none). */
+  deliveries(jobId: string, keyId: string, page?: { skip?: number; limit?: number }): DeliveryPage;
+  /** Deletes events settled before `now - WEBHOOK_RETENTION_MS`; returns how many. */
+  prune(): number;
+}
+
+type DueRow = { seq: number; id: string; job_id: string; type: string; url: string; headers: string; body: string };
+
+type Outcome =
+  | { kind: "delivered"; status: number }
+  | { kind: "failed"; status?: number; error: string; permanent: boolean }
+  | { kind: "interrupted" };
+
+interface InFlight {
+  promise: Promise<void>;
+  controller: AbortController;
+}
+
+/** Reason used to abort an in-flight request at `stop()`. */
+const SHUTDOWN = Symbol("shutdown");
+/** Reason used to abort an in-flight request at the deadline. */
+const TIMEOUT = Symbol("timeout");
+
+/** Creates a dispatcher; validates its options (throws TypeError). Call `start()` to begin delivering. */
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const retryDelaysMs = [...(options.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS)];
+  const maxConcurrent = options.maxConcurrent ?? WEBHOOK_MAX_CONCURRENT;
+  const allowPrivate = options.allowPrivateWebhooks ?? false;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError("createWebhookDispatcher: timeoutMs must be > 0");
+  if (!retryDelaysMs.every((d) => Number.isFinite(d) && d >= 0)) throw new TypeError("createWebhookDispatcher: retryDelaysMs must be >= 0");
+  if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) throw new TypeError("createWebhookDispatcher: maxConcurrent must be >= 1");
+  if (!allowPrivate && !options.gate?.proxyUrl) throw new TypeError("createWebhookDispatcher: an egress gate is required unless private webhooks are allowed");
+  if (typeof options.secret !== "string") throw new TypeError("createWebhookDispatcher: secret must be a string");
+  let standardKey: Uint8Array | undefined;
+  try {
+    standardKey = options.secret === "" ? undefined : standardWebhooksKey(options.secret);
+  } catch (err) {
+    throw new TypeError(`createWebhookDispatcher: ${(err as Error).message}`);
+  }
+
+  const { db, secret, gate, scheduler } = options;
+  const now = options.now ?? Date.now;
+  const doFetch: WebhookFetch = options.fetch ?? ((url, init) => fetch(url, init));
+  const log = options.log ?? silentLogger;
+  const userAgent = options.userAgent ?? `crawlbox-webhooks/${VERSION}`;
+  const inflight = new Map<number, InFlight>();
+  let stopped = false;
+  let started = false;
+  let kickPending = false;
+
+  // Only the oldest pending event of each job is a candidate: strict per-job order.
+  const dueQuery = db.query<DueRow, [number, number]>(
+    `SELECT seq, id, job_id, type, url, headers, body FROM webhook_events e
+      WHERE state = 'pending' AND next_attempt_at <= ?
+        AND NOT EXISTS (SELECT 1 FROM webhook_events p WHERE p.job_id = e.job_id AND p.state = 'pending' AND p.seq < e.seq)
+      ORDER BY seq LIMIT ?`,
+  );
+  const beginAttempt = db.query<{ attempt: number }, [number, number]>(
+    `INSERT INTO webhook_attempts (event_seq, attempt, started_at)
+     VALUES (?1, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM webhook_attempts WHERE event_seq = ?1), ?2)
+     RETURNING attempt`,
+  );
+
+  function pump(): void {
+    if (stopped) return;
+    if (inflight.size >= maxConcurrent) return;
+    const rows = dueQuery.all(now(), maxConcurrent + inflight.size);
+    for (const row of rows) {
+      if (inflight.size >= maxConcurrent) break;
+      if (inflight.has(row.seq)) continue;
+      const controller = new AbortController();
+      const promise = deliver(row, controller)
+        .catch((err) => log.error("webhook delivery crashed", { webhookId: row.id, error: String(err) }))
+        .finally(() => {
+          inflight.delete(row.seq);
+          pump();
+        });
+      inflight.set(row.seq, { promise, controller });
+    }
+  }
+
+  async function deliver(row: DueRow, controller: AbortController): Promise<void> {
+    const startedAt = now();
+    const { attempt } = beginAttempt.get(row.seq, startedAt)!;
+    const t0 = performance.now();
+    const outcome = await send(row, controller);
+    settle(row, attempt, outcome, Math.round(performance.now() - t0));
+  }
+
+  function buildHeaders(row: DueRow): Headers {
+    const headers = new Headers({ "user-agent": userAgent });
+    const custom = JSON.parse(row.headers) as Record<string, string>;
+    for (const [name, value] of Object.entries(custom)) {
+      if (!TRANSPORT_HEADERS.has(name.toLowerCase())) headers.set(name, value);
+    }
+    // Managed headers last, so a caller header can never replace them.
+    const timestampSec = Math.floor(now() / 1000);
+    headers.set("content-type", "application/json");
+    headers.set("webhook-id", row.id);
+    headers.set("webhook-timestamp", String(timestampSec));
+    if (standardKey) {
+      headers.set("x-firecrawl-signature", firecrawlSignature(secret, row.body));
+      headers.set("webhook-signature", standardWebhooksSignature(standardKey, row.id, timestampSec, row.body));
+    }
+    return headers;
+  }
+
+  async function send(row: DueRow, controller: AbortController): Promise<Outcome> {
+    let headers: Headers;
+    try {
+      headers = buildHeaders(row);
+    } catch (err) {
+      return { kind: "failed", error: `invalid webhook header: ${(err as Error).message}`, permanent: true };
+    }
+    const timer = setTimeout(() => controller.abort(TIMEOUT), timeoutMs);
+    try {
+      if (!allowPrivate) await abortable(gate!.check(row.url), controller.signal);
+      const res = await abortable(
+        doFetch(row.url, {
+          method: "POST",
+          headers,
+          body: row.body,
+          redirect: "manual",
+          signal: controller.signal,
+          ...(allowPrivate ? {} : { proxy: gate!.proxyUrl }),
+        }),
+        controller.signal,
+      );
+      res.body?.cancel().catch(() => {});
+      const refused = !allowPrivate && row.url.startsWith("http:") ? errorFromProxyResponse(res) : undefined;
+      if (refused) return failure(refused);
+      if (res.status >= 200 && res.status < 300) return { kind: "delivered", status: res.status };
+      if (res.status >= 300 && res.status < 400) {
+        const location = res.headers.get("location");
+        return { kind: "failed", status: res.status, error: `redirect not followed (HTTP ${res.status}${location ? ` to ${location}` : ""})`, permanent: false };
+      }
+      return { kind: "failed", status: res.status, error: `HTTP ${res.status}`, permanent: false };
+    } catch (err) {
+      if (controller.signal.aborted && controller.signal.reason === SHUTDOWN) return { kind: "interrupted" };
+      if (controller.signal.aborted && controller.signal.reason === TIMEOUT) {
+        return { kind: "failed", error: `timed out after ${timeoutMs} ms`, permanent: false };
+      }
+      return failure(errorFromFetchFailure(err) ?? err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function settle(row: DueRow, attempt: number, outcome: Outcome, durationMs: number): void {
+    const at = now();
+    immediate(db, () => {
+      const error = outcome.kind === "failed" ? outcome.error : outcome.kind === "interrupted" ? "interrupted: the dispatcher stopped before the receiver answered" : null;
+      const status = outcome.kind === "interrupted" ? null : (outcome.status ?? null);
+      db.query("UPDATE webhook_attempts SET finished_at = ?, status_code = ?, error = ?, duration_ms = ? WHERE event_seq = ? AND attempt = ?")
+        .run(at, status, error, durationMs, row.seq, attempt);
+      if (outcome.kind === "interrupted") return;
+      if (outcome.kind === "delivered") {
+        // The body is not needed any more; drop it (page events carry whole documents).
+        db.query("UPDATE webhook_events SET state = 'delivered', body = NULL, next_attempt_at = NULL, settled_at = ?, last_error = NULL WHERE seq = ? AND state = 'pending'")
+          .run(at, row.seq);
+        return;
+      }
+      const cur = db.query<{ failures: number }, [number]>("SELECT failures FROM webhook_events WHERE seq = ? AND state = 'pending'").get(row.seq);
+      if (!cur) return;
+      const failures = cur.failures + 1;
+      const delay = outcome.permanent ? undefined : retryDelaysMs[failures - 1];
+      if (delay === undefined) {
+        db.query("UPDATE webhook_events SET state = 'failed', failures = ?, next_attempt_at = NULL, settled_at = ?, last_error = ? WHERE seq = ?")
+          .run(failures, at, outcome.error, row.seq);
+        log.warn("webhook event failed for good", { webhookId: row.id, jobId: row.job_id, type: row.type, attempts: attempt, error: outcome.error });
+      } else {
+        db.query("UPDATE webhook_events SET failures = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?")
+          .run(failures, at + delay, outcome.error, row.seq);
+        log.info("webhook delivery failed; will retry", { webhookId: row.id, jobId: row.job_id, type: row.type, retryInMs: delay, error: outcome.error });
+      }
+    });
+  }
+
+  return {
+    start() {
+      if (started || stopped) return;
+      started = true;
+      // Attempts left unfinished by a process that died mid-request: their events are still pending and due.
+      db.query(
+        "UPDATE webhook_attempts SET finished_at = ?, error = 'interrupted: the process stopped before the receiver answered' WHERE finished_at IS NULL",
+      ).run(now());
+      scheduler?.every("webhook-deliveries", POLL_PATTERN, () => pump());
+      scheduler?.every("webhook-prune", PRUNE_PATTERN, () => void this.prune());
+      pump();
+    },
+    kick() {
+      if (stopped || kickPending) return;
+      kickPending = true;
+      setImmediate(() => {
+        kickPending = false;
+        pump();
+      });
+    },
+    async drain() {
+      for (;;) {
+        pump();
+        if (inflight.size === 0) return;
+        await Promise.all([...inflight.values()].map((f) => f.promise));
+      }
+    },
+    async stop() {
+      stopped = true;
+      for (const f of inflight.values()) f.controller.abort(SHUTDOWN);
+      await Promise.all([...inflight.values()].map((f) => f.promise));
+    },
+    deliveries(jobId, keyId, page) {
+      return listWebhookDeliveries(db, jobId, keyId, page);
+    },
+    prune() {
+      const cutoff = now() - WEBHOOK_RETENTION_MS;
+      return immediate(db, () => {
+        db.query(
+          "DELETE FROM webhook_attempts WHERE event_seq IN (SELECT seq FROM webhook_events WHERE state != 'pending' AND settled_at < ?)",
+        ).run(cutoff);
+        return db.query("DELETE FROM webhook_events WHERE state != 'pending' AND settled_at < ?").run(cutoff).changes;
+      });
+    },
+  };
+}
+
+/** A failed outcome for a thrown error: egress refusals are permanent, everything else is retried. */
+function failure(err: unknown): Outcome {
+  if (err instanceof EgressDeniedError) return { kind: "failed", error: `egress refused: ${err.message}`, permanent: true };
+  const code = typeof (err as { code?: unknown })?.code === "string" ? (err as { code: string }).code : "";
+  const message = err instanceof Error ? err.message : String(err);
+  return { kind: "failed", error: code && !message.includes(code) ? `${message} (${code})` : message, permanent: false };
+}
+
+/** Rejects with the signal's reason when it aborts before `p` settles. */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
