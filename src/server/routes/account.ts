@@ -74,15 +74,16 @@ export function accountRoutes(services: Services) {
     .get("/v2/concurrency-check", () => {
       return { success: true, concurrency: limiter.running, maxConcurrency: limiter.max };
     }, { detail: { tags: ["account"], summary: "Scrapes running now and the limit" } })
-    .get("/v2/team/queue-status", () => {
+    .get("/v2/team/queue-status", ({ who }) => {
+      const pages = services.jobResults.queueCounts(who.keyId);
       const last = services.scrapeStats.lastSuccessAt;
       const recent = last !== undefined && Date.now() - last < 24 * 60 * 60 * 1000;
       return {
         success: true,
-        jobsInQueue: limiter.running + limiter.waiting,
-        activeJobsInQueue: limiter.running,
-        waitingJobsInQueue: limiter.waiting,
-        maxConcurrency: limiter.max,
+        jobsInQueue: limiter.running + limiter.waiting + pages.active + pages.queued,
+        activeJobsInQueue: limiter.running + pages.active,
+        waitingJobsInQueue: limiter.waiting + pages.queued,
+        maxConcurrency: limiter.max + services.config.jobConcurrency,
         mostRecentSuccess: recent ? new Date(last).toISOString() : null,
       };
     }, { detail: { tags: ["account"], summary: "The scrape queue" } });

@@ -1,0 +1,109 @@
+/**
+ * @module jobs/crawl-planner
+ * The crawl-specific part of a job (api-v2.md §5): the kickoff task reads robots.txt (its `Crawl-delay`
+ * becomes the crawl's delay when the caller set none) and the sitemaps (their URLs enter at depth 0), and each
+ * crawled page's links pass the crawl filter to become new tasks at depth + 1. Robots-blocked URLs are
+ * reported for `/errors`. Limits and dedup are enforced by the job store with the filter's keys.
+ */
+import type { RobotsCache } from "../crawl/robots-cache.ts";
+import { createCrawlFilter, type CrawlFilter, type FilterOptions } from "../crawl/filter.ts";
+import { readSitemaps, sitemapCandidates } from "../crawl/sitemap.ts";
+import type { Engine } from "../engines/types.ts";
+import type { Logger } from "../log.ts";
+import type { CrawlPlanner } from "./task-runner.ts";
+import type { Job, NewTask } from "./types.ts";
+
+/** Filters kept in memory for running crawls (rebuilt on demand: they are derived from the job). */
+const MAX_CACHED_FILTERS = 256;
+
+/** Dependencies of the planner. */
+export interface CrawlPlannerDeps {
+  engine: Pick<Engine, "fetch">;
+  robots: RobotsCache;
+  log: Logger;
+}
+
+function crawlerOptions(job: Job): FilterOptions & { sitemap?: string; limit?: number; delay?: number } {
+  return (job.options.crawlerOptions ?? {}) as FilterOptions & { sitemap?: string; limit?: number; delay?: number };
+}
+
+/** Creates the planner used by the task runner. */
+export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
+  const filters = new Map<string, CrawlFilter>();
+
+  function filterFor(job: Job): CrawlFilter {
+    let f = filters.get(job.id);
+    if (!f) {
+      if (filters.size >= MAX_CACHED_FILTERS) filters.delete(filters.keys().next().value!);
+      f = createCrawlFilter(job.url!, crawlerOptions(job), deps.robots);
+      filters.set(job.id, f);
+    }
+    return f;
+  }
+
+  /** Makes sure robots.txt of every origin among `urls` is loaded, so the filter can answer for them. */
+  async function loadRobots(job: Job, urls: string[], signal: AbortSignal): Promise<void> {
+    if (crawlerOptions(job).ignoreRobotsTxt) return;
+    const origins = new Set<string>();
+    for (const u of urls) {
+      try {
+        const url = new URL(u, job.url!);
+        if (url.protocol === "http:" || url.protocol === "https:") origins.add(url.origin);
+      } catch {
+        // The filter reports unparseable URLs itself.
+      }
+    }
+    await Promise.all([...origins].map((o) => (deps.robots.peek(o) ? undefined : deps.robots.get(o, signal).catch(() => undefined))));
+  }
+
+  function toTasks(filter: CrawlFilter, links: Iterable<string>, depth: number, baseUrl: string): { discovered: NewTask[]; robotsBlocked: string[] } {
+    const { accepted, denied } = filter.filterLinks(links, { depth, baseUrl });
+    return {
+      discovered: accepted.map((a) => ({ kind: "page", url: a.url, dedupKey: a.key, depth: depth + 1 })),
+      robotsBlocked: denied.filter((d) => d.reason === "ROBOTS_TXT").map((d) => d.url),
+    };
+  }
+
+  return {
+    initialTasks(startUrl, options) {
+      const filter = createCrawlFilter(startUrl, options as FilterOptions);
+      const start = filter.check(startUrl, { depth: -1 });
+      const key = start.ok ? start.key : startUrl;
+      const tasks: NewTask[] = [];
+      const o = options as { sitemap?: string; ignoreRobotsTxt?: boolean };
+      if (o.sitemap !== "skip" || !o.ignoreRobotsTxt) tasks.push({ kind: "kickoff", url: startUrl, dedupKey: `kickoff ${key}`, depth: 0 });
+      // sitemap:"only" crawls the sitemap's URLs alone (upstream's sitemapOnly).
+      if (o.sitemap !== "only") tasks.push({ kind: "page", url: startUrl, dedupKey: key, depth: 0 });
+      return tasks;
+    },
+
+    async kickoff(job, signal) {
+      const o = crawlerOptions(job);
+      let delayMs: number | undefined;
+      let robotsSitemaps: readonly string[] = [];
+      if (!o.ignoreRobotsTxt) {
+        const entry = await deps.robots.get(job.url!, signal);
+        robotsSitemaps = entry.sitemaps;
+        const seconds = entry.crawlDelaySeconds(filterFor(job).robotsAgents);
+        if (seconds !== undefined && o.delay === undefined) delayMs = Math.round(Math.min(seconds, 60) * 1000);
+      }
+      if (o.sitemap === "skip") return { discovered: [], robotsBlocked: [], ...(delayMs !== undefined ? { delayMs } : {}) };
+      const limit = o.limit ?? 10_000;
+      const read = await readSitemaps(sitemapCandidates(job.url!, robotsSitemaps), {
+        engine: deps.engine,
+        signal,
+        maxUrls: Math.min(100_000, limit * 4),
+      });
+      if (read.errors.length > 0) deps.log.debug("sitemap errors", { job: job.id, errors: read.errors.slice(0, 5) });
+      await loadRobots(job, read.urls, signal);
+      // Sitemap URLs enter at depth 0: checked as if found at depth -1.
+      const planned = toTasks(filterFor(job), read.urls, -1, job.url!);
+      return { ...planned, ...(delayMs !== undefined ? { delayMs } : {}) };
+    },
+
+    async discover(job, task, links, signal) {
+      await loadRobots(job, links, signal);
+      return toTasks(filterFor(job), links, task.depth, task.url);
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * @module jobs/service
+ * Crawl and batch jobs as the routes see them: create (validated before anything is accepted), status pages,
+ * cancel, errors, active crawls. The work itself happens in the worker pool; this service only writes to
+ * and reads from the job store.
+ */
+import type { BatchScrapeRequest } from "../api/batch.ts";
+import type { CrawlRequest } from "../api/crawl.ts";
+import type { ScrapeOptions } from "../api/scrape-options.ts";
+import type { CreditLedger } from "../auth/credits.ts";
+import type { KeyIdentity } from "../auth/keys.ts";
+import type { Config } from "../config.ts";
+import { CrawlboxError, NotFoundError, UnsupportedOptionError } from "../errors.ts";
+import { specFromOptions } from "../scrape/from-options.ts";
+import type { ScrapeService } from "../scrape/service.ts";
+import type { JobResults } from "./results.ts";
+import { IdempotencyConflictError, JOB_TTL_MS, type SqliteJobStore } from "./sqlite-store.ts";
+import type { CrawlPlanner } from "./task-runner.ts";
+import type { Job, JobOptions, NewTask } from "./types.ts";
+import type { WorkerPool } from "./worker-pool.ts";
+
+/** 409: the idempotency key was used before by this key. */
+export class IdempotencyKeyUsedError extends CrawlboxError {
+  constructor() {
+    super("IDEMPOTENCY_KEY_USED", 409, "Idempotency key already used");
+  }
+}
+
+/** Dependencies of the job service. */
+export interface JobServiceDeps {
+  store: SqliteJobStore;
+  results: JobResults;
+  pool: Pick<WorkerPool, "kick">;
+  scrape: ScrapeService;
+  ledger: CreditLedger;
+  planner: CrawlPlanner;
+  config: Pick<Config, "defaultTimeoutMs">;
+  now?: () => number;
+  newId?: () => string;
+}
+
+/** The status body of a crawl or batch (api-v2.md §3.2), before `next` is added. */
+export interface JobStatusBody {
+  success: true;
+  status: Job["status"];
+  completed: number;
+  total: number;
+  creditsUsed: number;
+  expiresAt: string;
+  next?: string;
+  data: Record<string, unknown>[];
+}
+
+/** Creates and reads jobs. */
+export class JobService {
+  private readonly now: () => number;
+  private readonly newId: () => string;
+
+  constructor(private readonly d: JobServiceDeps) {
+    this.now = d.now ?? Date.now;
+    this.newId = d.newId ?? (() => crypto.randomUUID());
+  }
+
+  /** Refuses scrape options this build cannot honour, before a job is accepted (400 at creation, not per page). */
+  private validateScrapeOptions(url: string, options: ScrapeOptions, zdr: boolean | undefined): void {
+    this.d.scrape.validate(specFromOptions(url, url, options, { zeroDataRetention: zdr }, this.d.config));
+  }
+
+  private create(job: Omit<Job, "total" | "completed" | "creditsUsed" | "error" | "updatedAt" | "completedAt">, tasks: NewTask[], idempotencyKey?: string): Job {
+    try {
+      const created = this.d.store.createJob(job, tasks, idempotencyKey);
+      this.d.pool.kick();
+      return created;
+    } catch (err) {
+      if (err instanceof IdempotencyConflictError) throw new IdempotencyKeyUsedError();
+      throw err;
+    }
+  }
+
+  /** Starts a crawl. */
+  createCrawl(req: CrawlRequest, who: KeyIdentity, publicBaseUrl: string, idempotencyKey?: string): Job {
+    if (req.prompt !== undefined) {
+      throw new UnsupportedOptionError("BAD_REQUEST", "Crawl prompts need an LLM provider, which is not configured in this crawlbox build.");
+    }
+    this.validateScrapeOptions(req.url, req.scrapeOptions, req.zeroDataRetention);
+    const usage = this.d.ledger.usage(who);
+    if (usage.remainingCredits !== null && usage.remainingCredits < 1) this.d.ledger.assertCanSpend(who, 1);
+    const crawlerOptions = { ...req.crawlerOptions } as Record<string, unknown>;
+    // Like upstream, the page limit is clamped to the credits left.
+    if (usage.remainingCredits !== null) crawlerOptions.limit = Math.min(Number(crawlerOptions.limit), usage.remainingCredits);
+    const options: JobOptions = { scrapeOptions: req.scrapeOptions as unknown as Record<string, unknown>, crawlerOptions };
+    if (req.webhook) options.webhook = req.webhook;
+    if (req.maxConcurrency !== undefined) options.maxConcurrency = req.maxConcurrency;
+    if (req.zeroDataRetention !== undefined) options.zeroDataRetention = req.zeroDataRetention;
+    if (typeof crawlerOptions.delay === "number") options.delayMs = Math.round(crawlerOptions.delay * 1000);
+    const id = this.newId();
+    return this.create(
+      { id, kind: "crawl", keyId: who.keyId, status: "scraping", url: req.url, options, publicBaseUrl, createdAt: this.now(), expiresAt: this.now() + JOB_TTL_MS },
+      this.d.planner.initialTasks(req.url, crawlerOptions),
+      idempotencyKey,
+    );
+  }
+
+  /** Starts a batch, or adds URLs to an existing one (`appendToId`). */
+  createBatch(req: BatchScrapeRequest, who: KeyIdentity, publicBaseUrl: string, idempotencyKey?: string): Job {
+    const first = req.urls[0]?.url ?? "http://example.com/";
+    this.validateScrapeOptions(first, req.scrapeOptions, req.zeroDataRetention);
+    if (req.urls.length > 0) this.d.ledger.assertCanSpend(who, 1);
+    const stamp = this.newId();
+    const tasks: NewTask[] = req.urls.map((u, i) => ({ kind: "page", url: u.url, sourceUrl: u.sourceURL, dedupKey: `${stamp}#${i}`, depth: 0 }));
+    if (req.appendToId) {
+      const job = this.owned(req.appendToId, who, "batch");
+      this.d.store.reopenAndEnqueue(job.id, tasks);
+      this.d.pool.kick();
+      return this.d.store.get(job.id)!;
+    }
+    const options: JobOptions = { scrapeOptions: req.scrapeOptions as unknown as Record<string, unknown> };
+    if (req.webhook) options.webhook = req.webhook;
+    if (req.maxConcurrency !== undefined) options.maxConcurrency = req.maxConcurrency;
+    if (req.zeroDataRetention !== undefined) options.zeroDataRetention = req.zeroDataRetention;
+    return this.create(
+      { id: this.newId(), kind: "batch", keyId: who.keyId, status: "scraping", url: null, options, publicBaseUrl, createdAt: this.now(), expiresAt: this.now() + JOB_TTL_MS },
+      tasks,
+      idempotencyKey,
+    );
+  }
+
+  /** The job `id` if it belongs to `who` and is of `kind`; 404 otherwise (no probing other keys' ids). */
+  owned(id: string, who: KeyIdentity, kind: Job["kind"]): Job {
+    const job = this.d.store.get(id);
+    if (!job || job.keyId !== who.keyId || job.kind !== kind) throw new NotFoundError("Job not found");
+    if (job.status !== "scraping" && job.expiresAt < this.now()) throw new NotFoundError("Job expired");
+    return job;
+  }
+
+  /** A status page from `skip`; `nextUrl(skip)` builds the absolute `next` link. */
+  status(job: Job, skip: number, limit: number | undefined, nextUrl: (skip: number) => string): JobStatusBody {
+    const page = this.d.results.page(job.id, skip, limit);
+    const expiresAt = job.status === "scraping" ? this.now() + JOB_TTL_MS : this.d.results.touch(job.id);
+    const body: JobStatusBody = {
+      success: true,
+      status: job.status,
+      completed: job.completed,
+      total: job.total,
+      creditsUsed: job.creditsUsed,
+      expiresAt: new Date(Math.floor(expiresAt / 1000) * 1000).toISOString(),
+      data: page.data,
+    };
+    if (skip + page.consumed < page.finished) body.next = nextUrl(skip + page.consumed);
+    return body;
+  }
+
+  /** Cancels a running job; a finished one keeps its status. */
+  cancel(job: Job): void {
+    this.d.store.cancel(job.id);
+  }
+}

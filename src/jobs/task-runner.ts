@@ -1,0 +1,110 @@
+/**
+ * @module jobs/task-runner
+ * Runs one task of a job through the same scrape path as `POST /v2/scrape`, and decides what its outcome
+ * means: done (with, for crawls, the links that pass the crawl rules), retry later, or failed.
+ */
+import type { ScrapeOptions } from "../api/scrape-options.ts";
+import type { KeyStore } from "../auth/keys.ts";
+import type { Config } from "../config.ts";
+import { CrawlboxError, toCrawlboxError } from "../errors.ts";
+import { specFromOptions } from "../scrape/from-options.ts";
+import type { FileSink } from "../scrape/render-context.ts";
+import type { ScrapeService } from "../scrape/service.ts";
+import { backoffMs, isRetryableStatus, MAX_PAGE_ATTEMPTS, MAX_THROTTLED_ATTEMPTS, retryAfterMs } from "./retry-policy.ts";
+import type { Job, NewTask, Task } from "./types.ts";
+import type { Outcome, TaskRunner } from "./worker-pool.ts";
+
+/** What a crawl adds around its pages: the kickoff (robots, sitemaps) and link discovery. */
+export interface CrawlPlanner {
+  /** The tasks a crawl starts with: its kickoff and its start page (depth 0). */
+  initialTasks(startUrl: string, crawlerOptions: Record<string, unknown>): NewTask[];
+  /** Reads robots.txt and sitemaps for a crawl: first pages, robots-blocked URLs, a `Crawl-delay` if any. */
+  kickoff(job: Job, signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[]; delayMs?: number }>;
+  /** Filters the links found on a crawled page into new tasks (depth + 1). */
+  discover(job: Job, task: Task, links: string[], signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[] }>;
+}
+
+/** Dependencies of the task runner. */
+export interface TaskRunnerDeps {
+  scrape: ScrapeService;
+  keys: KeyStore;
+  planner: CrawlPlanner;
+  config: Pick<Config, "defaultTimeoutMs">;
+  /** File sink for a job's pages (screenshots), bound to its owner and public URL. */
+  filesFor(job: Job): FileSink;
+  now?: () => number;
+}
+
+/** Creates the runner the worker pool calls for each task. */
+export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
+  const now = deps.now ?? Date.now;
+  return async function runTask(task: Task, job: Job, signal: AbortSignal): Promise<Outcome> {
+    if (task.kind === "kickoff") {
+      try {
+        const k = await deps.planner.kickoff(job, signal);
+        return {
+          kind: "done",
+          completion: {
+            document: null,
+            credits: 0,
+            discovered: k.discovered,
+            robotsBlocked: k.robotsBlocked,
+            limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER,
+            ...(k.delayMs !== undefined ? { optionsPatch: { delayMs: k.delayMs } } : {}),
+          },
+        };
+      } catch (err) {
+        // Without robots.txt or sitemaps the crawl still runs from its start page.
+        return { kind: "done", completion: { document: null, credits: 0 } };
+      }
+    }
+
+    const options = job.options.scrapeOptions as unknown as ScrapeOptions;
+    let spec;
+    try {
+      spec = specFromOptions(task.url, task.sourceUrl, options, { zeroDataRetention: job.options.zeroDataRetention }, deps.config);
+    } catch (err) {
+      return { kind: "failed", error: toCrawlboxError(err) };
+    }
+    try {
+      const page = await deps.scrape.scrapePage(spec, deps.keys.identityOf(job.keyId), {
+        signal,
+        files: deps.filesFor(job),
+        scrapeId: task.id,
+        storeResult: false,
+        collectLinks: job.kind === "crawl",
+      });
+      const status = page.document.metadata.statusCode;
+      if (isRetryableStatus(status)) {
+        const throttled = status === 429 || status === 503;
+        const wait = throttled ? retryAfterMs(page.headers["retry-after"], now()) : undefined;
+        if (task.attempts < (throttled ? MAX_THROTTLED_ATTEMPTS : MAX_PAGE_ATTEMPTS)) {
+          return { kind: "retry", notBefore: now() + (wait ?? backoffMs(task.attempts)), reason: `HTTP ${status}` };
+        }
+      }
+      let discovered: NewTask[] = [];
+      let robotsBlocked: string[] = [];
+      if (job.kind === "crawl" && page.links && status < 400) {
+        const d = await deps.planner.discover(job, task, page.links, signal);
+        discovered = d.discovered;
+        robotsBlocked = d.robotsBlocked;
+      }
+      return {
+        kind: "done",
+        completion: {
+          document: page.document as Record<string, unknown>,
+          credits: page.document.metadata.creditsUsed,
+          discovered,
+          robotsBlocked,
+          limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER,
+        },
+      };
+    } catch (err) {
+      const e = err instanceof CrawlboxError ? err : toCrawlboxError(err);
+      if (e.retryable && task.attempts < MAX_PAGE_ATTEMPTS && !signal.aborted) {
+        return { kind: "retry", notBefore: now() + backoffMs(task.attempts), reason: e.code };
+      }
+      return { kind: "failed", error: e };
+    }
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * @module jobs/worker-pool
+ * In-process workers for crawl and batch pages. `concurrency` loops claim tasks from the {@link JobStore},
+ * keep their lease alive with a heartbeat while the page runs, and record the outcome. This process owns every
+ * lease, so per-host concurrency, per-job `maxConcurrency` and politeness delays are tracked here in memory
+ * and handed to `claim` as exclusions. A reaper requeues leases that expired (a hung page), and at start every
+ * task left active by a dead process is requeued at once.
+ */
+import type { CrawlboxError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { Completion, Job, JobStore, Task } from "./types.ts";
+
+/** What running one task produced. */
+export type Outcome =
+  | { kind: "done"; completion: Completion }
+  | { kind: "failed"; error: CrawlboxError }
+  | { kind: "retry"; notBefore: number; reason: string };
+
+/** Runs one task of a job. */
+export type TaskRunner = (task: Task, job: Job, signal: AbortSignal) => Promise<Outcome>;
+
+/** Pool settings. */
+export interface WorkerPoolOptions {
+  store: JobStore;
+  run: TaskRunner;
+  log: Logger;
+  /** Pages processed at once across all jobs. */
+  concurrency: number;
+  /** Pages of one host processed at once. */
+  perHostConcurrency: number;
+  /** Lease length; renewed every third of it. @default 30000 */
+  leaseMs?: number;
+  /** How often idle workers look for work when not kicked. @default 250 */
+  pollMs?: number;
+  /** Expired leases a task may have before it is failed as poison. @default 3 */
+  maxStalls?: number;
+  now?: () => number;
+}
+
+/** The worker pool. */
+export class WorkerPool {
+  private readonly owner = `worker-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly maxStalls: number;
+  private readonly now: () => number;
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private wake: (() => void)[] = [];
+  private reaper?: ReturnType<typeof setInterval>;
+  private readonly activeByHost = new Map<string, number>();
+  private readonly activeByJob = new Map<string, number>();
+  private readonly pacedUntil = new Map<string, number>();
+  private readonly inflight = new Map<string, AbortController>();
+  private readonly jobs = new Map<string, Job>();
+
+  constructor(private readonly o: WorkerPoolOptions) {
+    this.leaseMs = o.leaseMs ?? 30_000;
+    this.pollMs = o.pollMs ?? 250;
+    this.maxStalls = o.maxStalls ?? 3;
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Requeues what a dead process left active, then starts the loops and the reaper. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    const recovered = this.o.store.recoverAll();
+    if (recovered > 0) this.o.log.info(`requeued ${recovered} page(s) left running by a previous process`);
+    for (let i = 0; i < this.o.concurrency; i++) this.loops.push(this.loop());
+    this.reaper = setInterval(() => {
+      try {
+        if (this.o.store.reap(this.maxStalls) > 0) this.kick();
+      } catch (err) {
+        this.o.log.error("lease reaper failed", { error: String(err) });
+      }
+    }, Math.max(1000, Math.floor(this.leaseMs / 2)));
+  }
+
+  /** Wakes idle workers (new tasks were enqueued). */
+  kick(): void {
+    const waiting = this.wake;
+    this.wake = [];
+    for (const w of waiting) w();
+  }
+
+  /** Stops claiming, aborts running pages (their leases are released to the queue) and waits for the loops. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearInterval(this.reaper);
+    for (const c of this.inflight.values()) c.abort(new Error("worker pool stopping"));
+    this.kick();
+    await Promise.all(this.loops);
+    this.loops = [];
+  }
+
+  /** Pages running now. */
+  get active(): number {
+    return this.inflight.size;
+  }
+
+  /** Forgets a job's cached options (after cancel or completion). */
+  forget(jobId: string): void {
+    this.jobs.delete(jobId);
+  }
+
+  private limits() {
+    const t = this.now();
+    const busyHosts = [...this.activeByHost].filter(([, n]) => n >= this.o.perHostConcurrency).map(([h]) => h);
+    const busyJobs = [...this.activeByJob]
+      .filter(([id, n]) => {
+        const max = this.jobs.get(id)?.options.maxConcurrency;
+        return max !== undefined && n >= max;
+      })
+      .map(([id]) => id);
+    const busyJobHosts: string[] = [];
+    for (const [k, until] of this.pacedUntil) {
+      if (until > t) busyJobHosts.push(k);
+      else this.pacedUntil.delete(k);
+    }
+    return { busyHosts, busyJobs, busyJobHosts };
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let task: Task | undefined;
+      try {
+        task = this.o.store.claim(this.owner, this.leaseMs, this.limits());
+      } catch (err) {
+        this.o.log.error("claim failed", { error: String(err) });
+      }
+      if (!task) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.pollMs);
+          this.wake.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        continue;
+      }
+      await this.runTask(task);
+    }
+  }
+
+  private async runTask(task: Task): Promise<void> {
+    const job = this.jobs.get(task.jobId) ?? this.o.store.get(task.jobId);
+    if (!job) return;
+    this.jobs.set(job.id, job);
+    const bump = (m: Map<string, number>, k: string, d: number) => {
+      const n = (m.get(k) ?? 0) + d;
+      if (n <= 0) m.delete(k);
+      else m.set(k, n);
+    };
+    bump(this.activeByHost, task.host, 1);
+    bump(this.activeByJob, task.jobId, 1);
+    if (job.options.delayMs && task.kind === "page") this.pacedUntil.set(`${task.jobId} ${task.host}`, this.now() + job.options.delayMs);
+    const controller = new AbortController();
+    this.inflight.set(task.id, controller);
+    const heartbeat = setInterval(() => {
+      if (!this.o.store.renew(task.id, this.owner, this.leaseMs)) controller.abort(new Error("lease lost"));
+    }, Math.max(250, Math.floor(this.leaseMs / 3)));
+    try {
+      const outcome = await this.o.run(task, job, controller.signal);
+      if (controller.signal.aborted && !this.running) return; // shutting down: the lease returns to the queue at restart
+      switch (outcome.kind) {
+        case "done":
+          this.o.store.complete(task.id, this.owner, outcome.completion);
+          if (outcome.completion.discovered?.length) this.kick();
+          break;
+        case "failed":
+          this.o.store.fail(task.id, this.owner, outcome.error.toJSON());
+          break;
+        case "retry":
+          this.o.store.retry(task.id, this.owner, outcome.notBefore);
+          break;
+      }
+    } catch (err) {
+      this.o.log.error("task runner threw", { task: task.id, error: String(err) });
+      if (this.running) this.o.store.retry(task.id, this.owner, this.now() + 1000);
+    } finally {
+      clearInterval(heartbeat);
+      this.inflight.delete(task.id);
+      bump(this.activeByHost, task.host, -1);
+      bump(this.activeByJob, task.jobId, -1);
+      this.kick();
+    }
+  }
+}

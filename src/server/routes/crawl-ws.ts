@@ -1,0 +1,79 @@
+/**
+ * @module server/routes/crawl-ws
+ * The WebSocket form of crawl status on the same path as `GET /v2/crawl/{id}` (api-v2.md §7.3), which the
+ * SDK's `watcher` uses: `{type:"catchup", data:<status>}` first, then `{type:"document", data}` for each page
+ * as it finishes, then close 1000 with reason `{"type":"done"}`. The key comes as the sub-protocol (JS SDK) or
+ * an `Authorization` header (Python SDK). Errors: 3000 unauthorised, 1008 not found.
+ */
+import { Elysia } from "elysia";
+import { CrawlboxError } from "../../errors.ts";
+import { authenticate } from "../auth.ts";
+import { publicBaseUrl } from "../public-url.ts";
+import type { Services } from "../services.ts";
+import { nextLinkBuilder } from "./crawl.ts";
+
+/** How often an open socket looks for newly finished pages. */
+const POLL_MS = 500;
+
+/** The crawl WebSocket route. */
+export function crawlSocketRoutes(services: Services) {
+  const { jobs, config } = services;
+  const timers = new WeakMap<object, ReturnType<typeof setInterval>>();
+  return new Elysia({ name: "crawlbox-crawl-ws" }).ws("/v2/crawl/:id", {
+    open(ws) {
+      const headers = ws.data.headers as Record<string, string | undefined>;
+      let who;
+      try {
+        who = authenticate(headers, services.keys, config.authEnabled);
+      } catch {
+        ws.send({ type: "error", error: "Unauthorized" });
+        ws.close(3000, "Unauthorized");
+        return;
+      }
+      let job;
+      try {
+        job = jobs.owned(ws.data.params.id, who, "crawl");
+      } catch (err) {
+        ws.send({ type: "error", error: err instanceof CrawlboxError ? err.message : "Job not found" });
+        ws.close(1008, "Job not found");
+        return;
+      }
+      const base = publicBaseUrl(config.publicUrl, ws.data.request);
+      const status = jobs.status(job, 0, undefined, nextLinkBuilder(base, `/v2/crawl/${job.id}`, undefined));
+      ws.send({ type: "catchup", data: status });
+      let position = status.next ? Number(new URL(status.next).searchParams.get("skip")) : status.data.length;
+      let finished = services.jobResults.page(job.id, 0, 0).finished;
+      position = Math.min(position, finished);
+      const timer = setInterval(() => {
+        try {
+          const current = services.jobStore.get(job.id);
+          if (!current) {
+            clearInterval(timer);
+            ws.close(1011, "Job vanished");
+            return;
+          }
+          for (;;) {
+            const page = services.jobResults.page(job.id, position, 50);
+            for (const doc of page.data) ws.send({ type: "document", data: doc });
+            position += page.consumed;
+            finished = page.finished;
+            if (page.consumed === 0) break;
+          }
+          if (current.status !== "scraping" && position >= finished) {
+            clearInterval(timer);
+            ws.close(1000, JSON.stringify({ type: "done" }));
+          }
+        } catch (err) {
+          clearInterval(timer);
+          ws.send({ type: "error", error: String(err) });
+          ws.close(1011, "Server error");
+        }
+      }, POLL_MS);
+      timers.set(ws.raw, timer);
+    },
+    close(ws) {
+      const timer = timers.get(ws.raw);
+      if (timer) clearInterval(timer);
+    },
+  });
+}
