@@ -8,8 +8,11 @@ import { join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..");
 const OUTFILE = join(ROOT, "dist", "crawlbox");
-/** Workers compiled into the same binary (none yet; the OCR worker joins with document parsing). */
-const EXTRA_ENTRYPOINTS: string[] = [];
+/**
+ * Workers compiled into the same binary. Each is started with `new Worker(fileURLToPath(new URL("./x.ts",
+ * import.meta.url)))` from the module next to it, which the compiler maps to the embedded entry point.
+ */
+const EXTRA_ENTRYPOINTS: string[] = ["src/documents/ocr/ocr-worker.ts"];
 
 mkdirSync(join(ROOT, "dist"), { recursive: true });
 const started = performance.now();

@@ -8,7 +8,7 @@
  * docs/configuration.md documents every field; keep the two in step.
  */
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 /** Thrown by {@link loadConfig} when one or more values are invalid. */
@@ -65,6 +65,18 @@ export interface Config {
   allowPrivateWebhooks: boolean;
   /** How long a webhook delivery waits for the receiver's answer. @default 10000 */
   webhookTimeoutMs: number;
+  /** OCR worker threads (tesseract.js), created on the first OCR job. @default the number of CPU cores */
+  ocrWorkers: number;
+  /** Folder of extra tesseract `<lang>.traineddata[.gz]` files picked by `location.languages`; empty = English only. */
+  tessdataDir: string;
+  /** Resolution PDF pages are rendered at for OCR. @default 200 */
+  ocrDpi: number;
+  /** ffmpeg executable for the `audio` format (mp3); empty = look it up on PATH, original stream when absent. */
+  ffmpegPath: string;
+  /** Largest media file the `audio` format reads (also bounded by CRAWLBOX_MAX_PAGE_BYTES). @default 100 MiB */
+  maxMediaBytes: number;
+  /** Longest media the `audio` format extracts, when its duration is known. @default 14400 (4 h) */
+  maxMediaSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -151,6 +163,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     logLevel,
     allowPrivateWebhooks: bool(r, "CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS", false),
     webhookTimeoutMs: int(r, "CRAWLBOX_WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
+    ocrWorkers: int(r, "CRAWLBOX_OCR_WORKERS", availableParallelism(), 1, 256),
+    tessdataDir: str(r, "CRAWLBOX_TESSDATA_DIR", ""),
+    ocrDpi: int(r, "CRAWLBOX_OCR_DPI", 200, 72, 600),
+    ffmpegPath: str(r, "CRAWLBOX_FFMPEG_PATH", ""),
+    maxMediaBytes: int(r, "CRAWLBOX_MAX_MEDIA_BYTES", 100 * 1024 * 1024, 1024, 16 * 1024 * 1024 * 1024),
+    maxMediaSeconds: int(r, "CRAWLBOX_MAX_MEDIA_SECONDS", 14_400, 1, 7 * 24 * 3600),
     ...overrides,
   };
   if (config.apiKeys.some((k) => k.length < 8)) r.problems.push("CRAWLBOX_API_KEYS entries must be at least 8 characters");

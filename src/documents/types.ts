@@ -28,6 +28,8 @@ export interface DocumentParser {
   accepts(page: Page, spec: ScrapeSpec): boolean;
   /** Converts the page. Throws a typed {@link CrawlboxError} for corrupt, encrypted or oversized documents. */
   parse(page: Page, spec: ScrapeSpec, signal?: AbortSignal): Promise<ConvertedDocument>;
+  /** Releases what the parser holds (worker pools). @default no-op */
+  close?(): Promise<void>;
 }
 
 /** Thrown at boot when two parsers share a name. */
@@ -52,5 +54,10 @@ export class ParserRegistry {
   /** Registered parser names. */
   names(): string[] {
     return this.parsers.map((p) => p.name);
+  }
+
+  /** Releases every parser's resources (the server calls this on shutdown). */
+  async close(): Promise<void> {
+    await Promise.all(this.parsers.map((p) => p.close?.()));
   }
 }

@@ -77,10 +77,20 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const files = new FileStore(db, config.dataDir, now);
   const gate = await createEgressGate({ allowPrivateNetwork: config.allowPrivateNetwork, resolver: options.resolver, logger: log });
   const engines = createHttpRouter(createHttpEngine({ gate }));
+  const parsers = createParserRegistry({
+    ocrWorkers: config.ocrWorkers,
+    tessdataDir: config.tessdataDir,
+    ocrDpi: config.ocrDpi,
+    ffmpegPath: config.ffmpegPath,
+    maxMediaBytes: Math.min(config.maxMediaBytes, config.maxPageBytes),
+    maxMediaSeconds: config.maxMediaSeconds,
+    gate,
+    onWorkerError: (message) => log.warn(message),
+  });
   const scrape = new ScrapeService({
     engines,
     renderers: createRendererRegistry(),
-    parsers: createParserRegistry(),
+    parsers,
     cache,
     results,
     ledger,
@@ -130,6 +140,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       scheduler.stop();
       await webhooks.stop();
       await engines.close();
+      await parsers.close();
       await gate.close();
       db.close();
     },

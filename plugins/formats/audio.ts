@@ -1,0 +1,24 @@
+/**
+ * @module plugins/formats/audio
+ * The `audio` format ([LATEST]): the page's primary audio track — the URL itself when it serves audio or video,
+ * else the main `<audio>`/`<video>` source of the page — as MP3 when ffmpeg is installed (the original audio
+ * file otherwise), stored like screenshots: `data.audio` is a `/v2/files/…` URL that expires (a `data:` URL under
+ * zero data retention). No playable media → 422 `SCRAPE_AUDIO_UNSUPPORTED_URL`.
+ */
+import { extractAudio } from "../../src/documents/media/extract-audio.ts";
+import { mediaSettings } from "../../src/documents/media/settings.ts";
+import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+
+/** Renders `data.audio`. */
+export const audioFormat: FormatRenderer = {
+  type: "audio",
+  needs: [],
+  usesOriginalDom: true,
+  async render(ctx) {
+    const file = await extractAudio(
+      { page: ctx.page, dom: () => ctx.originalDom(), baseUrl: () => ctx.baseUrl(), timeoutMs: ctx.spec.timeoutMs },
+      mediaSettings(),
+    );
+    return { audio: await ctx.storeFile(file.bytes, file.contentType, file.extension) };
+  },
+};

@@ -1,0 +1,82 @@
+/**
+ * @module documents/detect
+ * What a fetched body really is, from its magic bytes first and its content type second: servers label PDFs
+ * `application/octet-stream` or even `text/html`, and an URL's extension says nothing reliable.
+ */
+import type { Page } from "../engines/types.ts";
+
+/** Kinds of document the parsers and media formats know. */
+export type DocumentKind =
+  | "pdf" | "png" | "jpeg" | "webp" | "tiff" | "gif" | "bmp"
+  | "docx" | "odt" | "rtf" | "zip"
+  | "audio" | "video"
+  | "unknown";
+
+const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(...b.subarray(from, to));
+
+function startsWith(b: Uint8Array, bytes: number[], at = 0): boolean {
+  return bytes.every((x, i) => b[at + i] === x);
+}
+
+/** True when `needle` occurs in the first `limit` bytes of `b`. */
+function contains(b: Uint8Array, needle: string, limit = b.length): boolean {
+  const n = new TextEncoder().encode(needle);
+  const end = Math.min(b.length, limit) - n.length;
+  outer: for (let i = 0; i <= end; i++) {
+    for (let j = 0; j < n.length; j++) if (b[i + j] !== n[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/** The kind of `body` from magic bytes alone (`unknown` when nothing matches). */
+export function sniffBytes(b: Uint8Array): DocumentKind {
+  if (b.length < 4) return "unknown";
+  // %PDF- may follow a few junk bytes (the spec allows it within the first 1 KiB).
+  if (contains(b, "%PDF-", 1024)) return "pdf";
+  if (startsWith(b, [0x89, 0x50, 0x4e, 0x47])) return "png";
+  if (startsWith(b, [0xff, 0xd8, 0xff])) return "jpeg";
+  if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WEBP") return "webp";
+  if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WAVE") return "audio";
+  if (ascii(b, 0, 4) === "II*\0" || ascii(b, 0, 4) === "MM\0*") return "tiff";
+  if (ascii(b, 0, 4) === "GIF8") return "gif";
+  if (ascii(b, 0, 2) === "BM" && b.length > 26) return "bmp";
+  if (ascii(b, 0, 5) === "{\\rtf") return "rtf";
+  if (startsWith(b, [0x50, 0x4b, 0x03, 0x04])) {
+    if (ascii(b, 30, 38) === "mimetype" && ascii(b, 38, 77).startsWith("application/vnd.oasis.opendocument.text")) return "odt";
+    if (contains(b, "word/document.xml") || contains(b, "word/_rels")) return "docx";
+    return "zip";
+  }
+  if (ascii(b, 0, 3) === "ID3" || ascii(b, 0, 4) === "OggS" || ascii(b, 0, 4) === "fLaC") return "audio";
+  if (b[0] === 0xff && (b[1]! & 0xe0) === 0xe0 && (b[1]! & 0x06) !== 0) return "audio"; // MPEG audio frame / ADTS
+  if (ascii(b, 4, 8) === "ftyp") return /^(M4A |M4B |mp4a)/.test(ascii(b, 8, 12)) ? "audio" : "video";
+  if (startsWith(b, [0x1a, 0x45, 0xdf, 0xa3])) return "video"; // Matroska / WebM
+  return "unknown";
+}
+
+const TYPE_KINDS: [RegExp, DocumentKind][] = [
+  [/^application\/(x-)?pdf$/, "pdf"],
+  [/^image\/png$/, "png"],
+  [/^image\/(jpeg|jpg|pjpeg)$/, "jpeg"],
+  [/^image\/webp$/, "webp"],
+  [/^image\/tiff$/, "tiff"],
+  [/^image\/gif$/, "gif"],
+  [/^image\/(bmp|x-ms-bmp)$/, "bmp"],
+  [/^application\/vnd\.openxmlformats-officedocument\.wordprocessingml\.document$/, "docx"],
+  [/^application\/vnd\.oasis\.opendocument\.text$/, "odt"],
+  [/^(application|text)\/rtf$/, "rtf"],
+  [/^audio\//, "audio"],
+  [/^video\//, "video"],
+];
+
+/** The kind of a fetched page: magic bytes win; the content type decides only when the bytes say nothing. */
+export function detectKind(page: Pick<Page, "body" | "contentType">): DocumentKind {
+  const sniffed = sniffBytes(page.body);
+  if (sniffed === "video" && page.contentType.startsWith("audio/")) return "audio";
+  if (sniffed !== "unknown") return sniffed;
+  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "odt" ? "unknown" : kind;
+  return "unknown";
+}
+
+/** Image kinds the OCR parser reads. */
+export const OCR_IMAGE_KINDS: ReadonlySet<DocumentKind> = new Set(["png", "jpeg", "webp", "tiff", "gif", "bmp"]);

@@ -1,0 +1,54 @@
+/**
+ * @module documents/layout/model
+ * The intermediate form every page goes through, whatever produced it (mupdf's text layer or OCR): positioned
+ * lines with font facts, then typed blocks. One layout turns both into the same markdown.
+ *
+ * Coordinates are PDF points from the page's top-left corner, y growing downwards.
+ */
+
+/** A link inside a line: the text it covers and where it points. */
+export interface LineLink {
+  text: string;
+  uri: string;
+}
+
+/** One line of text as laid out on the page. */
+export interface TextLine {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  text: string;
+  /** Font size in points (OCR: estimated from the line height). */
+  size: number;
+  bold: boolean;
+  italic: boolean;
+  mono: boolean;
+  links?: LineLink[];
+}
+
+/** The text of one page. */
+export interface PageText {
+  /** 1-based page number. */
+  number: number;
+  width: number;
+  height: number;
+  lines: TextLine[];
+  /** Where the text came from. */
+  source: "text" | "ocr";
+}
+
+/** Inline content: text with an optional link. */
+export interface Inline {
+  text: string;
+  href?: string;
+}
+
+/** A block of the converted document. */
+export type Block =
+  | { kind: "heading"; level: number; content: Inline[] }
+  | { kind: "paragraph"; content: Inline[] }
+  | { kind: "list"; ordered: boolean; items: { depth: number; content: Inline[] }[] }
+  | { kind: "table"; rows: Inline[][][] }
+  | { kind: "code"; text: string }
+  | { kind: "pageMarker"; page: number };

@@ -1,0 +1,149 @@
+/**
+ * @module documents/ocr/pool
+ * A pool of OCR workers (tesseract.js in Bun Workers), created lazily on the first job, sized to the cores
+ * (`CRAWLBOX_OCR_WORKERS`), and reused. A worker that crashes fails only its own job and is replaced on demand:
+ * every worker has an `error` listener, because an unhandled worker error takes the whole server down
+ * (stack-notes.md). Jobs queue in FIFO order; an aborted job leaves the queue at once, and a job already running
+ * is allowed to finish (its result is dropped) so that the worker stays warm.
+ */
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { OcrFailedError } from "../errors.ts";
+import type { OcrRequest, OcrResponse } from "./protocol.ts";
+
+/** Options of {@link createOcrPool}. */
+export interface OcrPoolOptions {
+  /** Maximum concurrent workers. @default 1 */
+  size: number;
+  /** Folder with extra traineddata files; empty = English only. */
+  tessdataDir: string;
+  /** Path of the worker script (tests may inject a crashing one). @default the compiled-in ocr-worker */
+  workerPath?: string;
+  /** Called when a worker dies unexpectedly. */
+  onWorkerError?: (message: string) => void;
+}
+
+interface Job {
+  langs: string;
+  image: Uint8Array;
+  resolve(tsv: string): void;
+  reject(err: Error): void;
+  signal?: AbortSignal;
+}
+
+interface Slot {
+  worker: Worker;
+  job?: Job & { id: number };
+}
+
+/** Recognises images with a bounded set of workers. */
+export interface OcrPool {
+  /** tesseract TSV of `image`, recognised with `langs` (e.g. `eng`, `eng+deu`). Rejects with {@link OcrFailedError}. */
+  recognize(image: Uint8Array, langs: string, signal?: AbortSignal): Promise<string>;
+  /** Workers currently alive (for tests and health). */
+  readonly liveWorkers: number;
+  /** Terminates every worker and fails queued jobs. */
+  close(): Promise<void>;
+}
+
+/**
+ * Where the worker script is. From source: next to this file. In the compiled binary (scripts/build.ts adds the
+ * worker as a second entry point) every module is bundled into `/$bunfs/root/crawlbox`, and the worker is
+ * embedded under its path relative to the entry points' common folder (`src/`), with a `.js` extension.
+ */
+const COMPILED_WORKER = "documents/ocr/ocr-worker.js";
+const DEFAULT_WORKER_PATH = Bun.main.startsWith("/$bunfs/")
+  ? `${dirname(Bun.main)}/${COMPILED_WORKER}`
+  : fileURLToPath(new URL("./ocr-worker.ts", import.meta.url));
+
+/** Creates an OCR pool. Throws on invalid options. */
+export function createOcrPool(options: OcrPoolOptions): OcrPool {
+  if (!Number.isInteger(options.size) || options.size < 1) throw new TypeError("createOcrPool: size must be an integer >= 1");
+  const workerPath = options.workerPath ?? DEFAULT_WORKER_PATH;
+  const slots: Slot[] = [];
+  const queue: Job[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  function retire(slot: Slot, reason: string) {
+    const i = slots.indexOf(slot);
+    if (i >= 0) slots.splice(i, 1);
+    slot.worker.terminate();
+    if (slot.job) {
+      slot.job.reject(new OcrFailedError(reason));
+      slot.job = undefined;
+    }
+    options.onWorkerError?.(reason);
+    pump();
+  }
+
+  function spawn(): Slot {
+    const worker = new Worker(workerPath);
+    const slot: Slot = { worker };
+    worker.addEventListener("message", (event: MessageEvent<OcrResponse>) => {
+      const job = slot.job;
+      if (!job || event.data.id !== job.id) return;
+      slot.job = undefined;
+      if (event.data.ok) job.resolve(event.data.tsv);
+      else job.reject(new OcrFailedError(event.data.error));
+      pump();
+    });
+    worker.addEventListener("error", (event: ErrorEvent) => {
+      event.preventDefault();
+      retire(slot, `OCR worker crashed: ${event.message || "unknown error"}`);
+    });
+    worker.addEventListener("messageerror", () => retire(slot, "OCR worker sent an unreadable message"));
+    // An idle worker must not keep the process alive.
+    (worker as unknown as { unref(): void }).unref();
+    slots.push(slot);
+    return slot;
+  }
+
+  function pump() {
+    while (!closed && queue.length > 0) {
+      let slot = slots.find((s) => !s.job);
+      if (!slot && slots.length < options.size) slot = spawn();
+      if (!slot) return;
+      const job = queue.shift()!;
+      if (job.signal?.aborted) continue;
+      const id = nextId++;
+      slot.job = { ...job, id };
+      const msg: OcrRequest = { id, langs: job.langs, image: job.image, tessdataDir: options.tessdataDir };
+      slot.worker.postMessage(msg);
+    }
+  }
+
+  return {
+    recognize(image, langs, signal) {
+      if (closed) return Promise.reject(new OcrFailedError("the OCR pool is shut down"));
+      return new Promise<string>((resolve, reject) => {
+        const job: Job = { langs, image, resolve, reject, signal };
+        if (signal) {
+          if (signal.aborted) return reject(signal.reason);
+          signal.addEventListener(
+            "abort",
+            () => {
+              const i = queue.indexOf(job);
+              if (i >= 0) queue.splice(i, 1);
+              reject(signal.reason);
+            },
+            { once: true },
+          );
+        }
+        queue.push(job);
+        pump();
+      });
+    },
+    get liveWorkers() {
+      return slots.length;
+    },
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new OcrFailedError("the OCR pool is shut down"));
+      for (const slot of slots.splice(0)) {
+        slot.job?.reject(new OcrFailedError("the OCR pool is shut down"));
+        slot.worker.terminate();
+      }
+    },
+  };
+}

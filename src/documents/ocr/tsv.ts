@@ -1,0 +1,61 @@
+/**
+ * @module documents/ocr/tsv
+ * tesseract's TSV output → positioned lines, so OCR'd text goes through the same layout as a text layer.
+ * Font size is estimated per word from its height and its letters (a word with capitals or ascenders reaches
+ * ~0.72 em above the baseline, one with only x-height letters ~0.5 em; descenders add ~0.22 em), and the median
+ * of a line's words is the line's size.
+ */
+import type { TextLine } from "../layout/model.ts";
+
+const ASCENDER_EM = 0.72;
+const X_HEIGHT_EM = 0.52;
+const DESCENDER_EM = 0.22;
+
+/** Estimated em size (in the word's units) from its box height and letters. */
+export function wordEm(text: string, height: number): number {
+  const top = /[A-Z0-9bdfhklt|()[\]{}\/!?ßÀ-ÞàáâãäåèéêëìíîïòóôõöùúûüÄÖÜ]/.test(text) ? ASCENDER_EM : X_HEIGHT_EM;
+  const bottom = /[gjpqy,;()[\]{}|]/.test(text) ? DESCENDER_EM : 0;
+  return height / (top + bottom);
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}
+/** Words recognised with less confidence than this (0–100) are dropped as noise. */
+const MIN_WORD_CONFIDENCE = 20;
+
+/** Lines of a TSV result; `scale` converts pixels to points (72 / dpi). */
+export function tsvToLines(tsv: string, scale: number): TextLine[] {
+  const lines = new Map<string, { words: { x0: number; y0: number; x1: number; y1: number; text: string }[] }>();
+  for (const row of tsv.split("\n")) {
+    const f = row.split("\t");
+    if (f.length < 12 || f[0] !== "5") continue;
+    const text = f.slice(11).join("\t").trim();
+    const conf = Number(f[10]);
+    if (!text || conf < MIN_WORD_CONFIDENCE) continue;
+    const [left, top, width, height] = [Number(f[6]), Number(f[7]), Number(f[8]), Number(f[9])];
+    const k = `${f[1]}:${f[2]}:${f[3]}:${f[4]}`;
+    let line = lines.get(k);
+    if (!line) lines.set(k, (line = { words: [] }));
+    line.words.push({ x0: left, y0: top, x1: left + width, y1: top + height, text });
+  }
+  const out: TextLine[] = [];
+  for (const { words } of lines.values()) {
+    const y0 = Math.min(...words.map((w) => w.y0));
+    const y1 = Math.max(...words.map((w) => w.y1));
+    const em = median(words.map((w) => wordEm(w.text, w.y1 - w.y0)));
+    out.push({
+      x0: Math.min(...words.map((w) => w.x0)) * scale,
+      x1: Math.max(...words.map((w) => w.x1)) * scale,
+      y0: y0 * scale,
+      y1: y1 * scale,
+      text: words.map((w) => w.text).join(" "),
+      size: Math.round(em * scale * 2) / 2,
+      bold: false,
+      italic: false,
+      mono: false,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,163 @@
+/**
+ * @module documents/office/docx
+ * DOCX (WordprocessingML) → blocks: headings from paragraph styles (outline level, or the built-in
+ * "heading N"/"Title" styles), bulleted and numbered lists from numbering definitions, tables, and external
+ * hyperlinks from the relationships part. Read straight from the XML; no rendering engine.
+ */
+import { unzipSync } from "fflate";
+import { DocumentCorruptError } from "../errors.ts";
+import type { Block, Inline } from "../layout/model.ts";
+import { child, children, descendants, parseXml } from "./xml.ts";
+
+const decoder = new TextDecoder();
+
+function part(files: Record<string, Uint8Array>, name: string): Element | undefined {
+  const bytes = files[name];
+  return bytes ? parseXml(decoder.decode(bytes)) : undefined;
+}
+
+/** Style id → heading level (1–6), from styles.xml. */
+function headingStyles(styles: Element | undefined): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!styles) return out;
+  for (const s of children(styles, "w:style")) {
+    const id = s.getAttribute("w:styleId") ?? "";
+    const name = (child(s, "w:name")?.getAttribute("w:val") ?? "").toLowerCase();
+    const outline = child(child(s, "w:pPr"), "w:outlineLvl")?.getAttribute("w:val");
+    let level: number | undefined;
+    if (outline !== undefined && outline !== null && Number(outline) < 9) level = Number(outline) + 1;
+    const m = /^heading\s*(\d)$/.exec(name);
+    if (m) level = Number(m[1]);
+    if (name === "title") level = 1;
+    if (level) out.set(id, Math.min(6, level));
+  }
+  return out;
+}
+
+/** numId → (level → ordered?), from numbering.xml. */
+function numberingFormats(numbering: Element | undefined): Map<string, Map<string, boolean>> {
+  const out = new Map<string, Map<string, boolean>>();
+  if (!numbering) return out;
+  const abstract = new Map<string, Map<string, boolean>>();
+  for (const a of children(numbering, "w:abstractNum")) {
+    const levels = new Map<string, boolean>();
+    for (const lvl of children(a, "w:lvl")) {
+      const fmt = child(lvl, "w:numFmt")?.getAttribute("w:val") ?? "bullet";
+      levels.set(lvl.getAttribute("w:ilvl") ?? "0", fmt !== "bullet" && fmt !== "none");
+    }
+    abstract.set(a.getAttribute("w:abstractNumId") ?? "", levels);
+  }
+  for (const n of children(numbering, "w:num")) {
+    const abs = child(n, "w:abstractNumId")?.getAttribute("w:val") ?? "";
+    out.set(n.getAttribute("w:numId") ?? "", abstract.get(abs) ?? new Map());
+  }
+  return out;
+}
+
+/** Relationship id → external target, from document.xml.rels. */
+function relationships(rels: Element | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!rels) return out;
+  for (const r of children(rels, "Relationship")) out.set(r.getAttribute("Id") ?? "", r.getAttribute("Target") ?? "");
+  return out;
+}
+
+function runText(run: Element): string {
+  let s = "";
+  for (const c of children(run)) {
+    if (c.tagName === "w:t") s += c.textContent ?? "";
+    else if (c.tagName === "w:tab") s += " ";
+    else if (c.tagName === "w:br" || c.tagName === "w:cr") s += " ";
+    else if (c.tagName === "w:noBreakHyphen") s += "-";
+  }
+  return s;
+}
+
+function paragraphInline(p: Element, rels: Map<string, string>): Inline[] {
+  const out: Inline[] = [];
+  const push = (text: string, href?: string) => {
+    if (!text) return;
+    const last = out[out.length - 1];
+    if (last && last.href === href) last.text += text;
+    else out.push(href ? { text, href } : { text });
+  };
+  const walk = (el: Element, href?: string) => {
+    for (const c of children(el)) {
+      if (c.tagName === "w:r") push(runText(c), href);
+      else if (c.tagName === "w:hyperlink") {
+        const target = rels.get(c.getAttribute("r:id") ?? "");
+        walk(c, target && /^(https?:|mailto:)/i.test(target) ? target : undefined);
+      } else if (["w:ins", "w:smartTag", "w:sdt", "w:sdtContent", "w:fldSimple", "w:customXml"].includes(c.tagName)) walk(c, href);
+    }
+  };
+  walk(p);
+  if (out.length) {
+    out[0]!.text = out[0]!.text.trimStart();
+    out[out.length - 1]!.text = out[out.length - 1]!.text.trimEnd();
+  }
+  return out.filter((i) => i.text.length > 0);
+}
+
+/** Converts DOCX bytes to blocks and the document's title (core properties), if any. */
+export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes, { filter: (f) => f.name.startsWith("word/") || f.name === "docProps/core.xml" });
+  } catch (err) {
+    throw new DocumentCorruptError("DOCX", err instanceof Error ? err.message : String(err));
+  }
+  const document = part(files, "word/document.xml");
+  const body = document && child(document, "w:body");
+  if (!body) throw new DocumentCorruptError("DOCX", "word/document.xml is missing");
+  const headings = headingStyles(part(files, "word/styles.xml"));
+  const numbering = numberingFormats(part(files, "word/numbering.xml"));
+  const rels = relationships(part(files, "word/_rels/document.xml.rels"));
+  const core = part(files, "docProps/core.xml");
+  const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
+
+  const blocks: Block[] = [];
+  const visit = (container: Element) => {
+    for (const el of children(container)) {
+      if (el.tagName === "w:sdt") {
+        const content = child(el, "w:sdtContent");
+        if (content) visit(content);
+      } else if (el.tagName === "w:p") {
+        const content = paragraphInline(el, rels);
+        if (content.length === 0) continue;
+        const pPr = child(el, "w:pPr");
+        const style = child(pPr, "w:pStyle")?.getAttribute("w:val") ?? "";
+        const outline = child(pPr, "w:outlineLvl")?.getAttribute("w:val");
+        const level = headings.get(style) ?? (outline != null && Number(outline) < 9 ? Number(outline) + 1 : undefined);
+        const numPr = child(pPr, "w:numPr");
+        if (level) {
+          blocks.push({ kind: "heading", level, content });
+        } else if (numPr || /^list(bullet|number|paragraph)/i.test(style)) {
+          const ilvl = child(numPr, "w:ilvl")?.getAttribute("w:val") ?? "0";
+          const numId = child(numPr, "w:numId")?.getAttribute("w:val") ?? "";
+          const ordered = numbering.get(numId)?.get(ilvl) ?? /number/i.test(style);
+          const depth = Number(ilvl) || 0;
+          const last = blocks[blocks.length - 1];
+          if (last?.kind === "list" && (last.ordered === ordered || depth > 0)) last.items.push({ depth, content });
+          else blocks.push({ kind: "list", ordered, items: [{ depth, content }] });
+        } else {
+          blocks.push({ kind: "paragraph", content });
+        }
+      } else if (el.tagName === "w:tbl") {
+        const rows = children(el, "w:tr").map((tr) =>
+          children(tr, "w:tc").map((tc) => {
+            const cell: Inline[] = [];
+            for (const p of descendants(tc, "w:p")) {
+              const c = paragraphInline(p, rels);
+              if (c.length && cell.length) cell.push({ text: " " });
+              cell.push(...c);
+            }
+            return cell;
+          }),
+        );
+        if (rows.length) blocks.push({ kind: "table", rows });
+      }
+    }
+  };
+  visit(body);
+  return { blocks, title };
+}

@@ -1,0 +1,86 @@
+/**
+ * @module documents/office/odt
+ * ODT (OpenDocument text) → blocks: `text:h` headings with their outline level, paragraphs, lists (nesting
+ * from list depth), tables and `text:a` links.
+ */
+import { unzipSync } from "fflate";
+import { DocumentCorruptError } from "../errors.ts";
+import type { Block, Inline } from "../layout/model.ts";
+import { children, descendants, parseXml } from "./xml.ts";
+
+function inlineOf(el: Element): Inline[] {
+  const out: Inline[] = [];
+  const push = (text: string, href?: string) => {
+    if (!text) return;
+    const last = out[out.length - 1];
+    if (last && last.href === href) last.text += text;
+    else out.push(href ? { text, href } : { text });
+  };
+  const walk = (node: Node, href?: string) => {
+    for (let c = node.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) push((c.textContent ?? "").replace(/\s+/g, " "), href);
+      else if (c.nodeType === 1) {
+        const e = c as Element;
+        if (e.tagName === "text:s") push(" ".repeat(Number(e.getAttribute("text:c") ?? 1)), href);
+        else if (e.tagName === "text:tab" || e.tagName === "text:line-break") push(" ", href);
+        else if (e.tagName === "text:a") walk(e, e.getAttribute("xlink:href") ?? undefined);
+        else if (e.tagName !== "text:note" && e.tagName !== "office:annotation") walk(e, href);
+      }
+    }
+  };
+  walk(el);
+  if (out.length) {
+    out[0]!.text = out[0]!.text.trimStart();
+    out[out.length - 1]!.text = out[out.length - 1]!.text.trimEnd();
+  }
+  return out.filter((i) => i.text);
+}
+
+/** Converts ODT bytes to blocks. */
+export function odtToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes, { filter: (f) => f.name === "content.xml" || f.name === "meta.xml" });
+  } catch (err) {
+    throw new DocumentCorruptError("ODT", err instanceof Error ? err.message : String(err));
+  }
+  if (!files["content.xml"]) throw new DocumentCorruptError("ODT", "content.xml is missing");
+  const root = parseXml(new TextDecoder().decode(files["content.xml"]));
+  const text = descendants(root, "office:text")[0];
+  const meta = files["meta.xml"] ? parseXml(new TextDecoder().decode(files["meta.xml"])) : undefined;
+  const title = meta ? descendants(meta, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
+  const blocks: Block[] = [];
+  const visit = (container: Element, listDepth: number) => {
+    for (const el of children(container)) {
+      if (el.tagName === "text:h") {
+        const content = inlineOf(el);
+        if (content.length) blocks.push({ kind: "heading", level: Math.min(6, Number(el.getAttribute("text:outline-level") ?? 1)), content });
+      } else if (el.tagName === "text:p") {
+        const content = inlineOf(el);
+        if (content.length) blocks.push({ kind: "paragraph", content });
+      } else if (el.tagName === "text:list") {
+        visitList(el, listDepth);
+      } else if (el.tagName === "table:table") {
+        const rows = descendants(el, "table:table-row").map((r) => children(r, "table:table-cell").map((c) => inlineOf(c)));
+        if (rows.length) blocks.push({ kind: "table", rows });
+      } else if (el.tagName === "text:section") visit(el, listDepth);
+    }
+  };
+  const visitList = (list: Element, depth: number) => {
+    for (const item of children(list, "text:list-item")) {
+      for (const c of children(item)) {
+        if (c.tagName === "text:list") {
+          visitList(c, depth + 1);
+          continue;
+        }
+        const content = inlineOf(c);
+        if (!content.length) continue;
+        const last = blocks[blocks.length - 1];
+        if (last?.kind === "list") last.items.push({ depth, content });
+        else blocks.push({ kind: "list", ordered: false, items: [{ depth, content }] });
+      }
+    }
+  };
+  if (text) visit(text, 0);
+  return { blocks, title };
+}

@@ -1,0 +1,95 @@
+/**
+ * @module documents/pdf/extract
+ * One mupdf page → {@link PageText}: lines of the structured-text JSON (C-side, ~2 ms a page) with font size and
+ * weight, link annotations mapped onto the text they cover, and how much of the page is covered by pictures
+ * (to decide whether a page needs OCR). Every mupdf object is destroyed as soon as it is read, so WASM memory
+ * stays flat on long documents.
+ */
+import type { PageText, TextLine } from "../layout/model.ts";
+import type { Mupdf } from "./mupdf.ts";
+
+type MupdfPage = ReturnType<InstanceType<Mupdf["Document"]>["loadPage"]>;
+
+interface StextJson {
+  blocks: {
+    type: string;
+    bbox: { x: number; y: number; w: number; h: number };
+    lines?: { bbox: { x: number; y: number; w: number; h: number }; font: { name: string; weight: string; style: string; size: number }; text: string }[];
+  }[];
+}
+
+/** What a page's text layer holds. */
+export interface TextLayer {
+  page: PageText;
+  /** Non-blank characters of the text layer. */
+  chars: number;
+  /** Share of the page covered by pictures (0–1). */
+  imageCoverage: number;
+}
+
+/** Reads the text layer of `page` (1-based `number`). */
+export function readTextLayer(page: MupdfPage, number: number): TextLayer {
+  const [bx0, by0, bx1, by1] = page.getBounds();
+  const width = bx1 - bx0;
+  const height = by1 - by0;
+  const stext = page.toStructuredText("preserve-whitespace,preserve-images");
+  let json: StextJson;
+  try {
+    json = JSON.parse(stext.asJSON()) as StextJson;
+  } catch {
+    json = { blocks: [] };
+  }
+  const lines: TextLine[] = [];
+  let chars = 0;
+  let imageArea = 0;
+  for (const block of json.blocks) {
+    if (block.type === "image") {
+      const w = Math.min(block.bbox.w, width);
+      const h = Math.min(block.bbox.h, height);
+      imageArea += Math.max(0, w) * Math.max(0, h);
+      continue;
+    }
+    for (const l of block.lines ?? []) {
+      const text = l.text.replace(/\s+/g, " ").trimEnd();
+      if (!text.trim()) continue;
+      chars += text.replace(/\s/g, "").length;
+      const name = l.font.name.toLowerCase();
+      lines.push({
+        x0: l.bbox.x - bx0,
+        y0: l.bbox.y - by0,
+        x1: l.bbox.x + l.bbox.w - bx0,
+        y1: l.bbox.y + l.bbox.h - by0,
+        text,
+        size: l.font.size,
+        bold: l.font.weight === "bold" || /bold|black|heavy|semibold/.test(name),
+        italic: l.font.style === "italic" || /italic|oblique/.test(name),
+        mono: /mono|courier|consol/.test(name),
+      });
+    }
+  }
+  // Links: the text under each link rectangle, attached to the line it sits on.
+  for (const link of page.getLinks()) {
+    const uri = link.getURI();
+    const [lx0, ly0, lx1, ly1] = link.getBounds();
+    link.destroy();
+    if (!uri || !/^(https?:|mailto:)/i.test(uri)) continue;
+    for (const line of lines) {
+      const overlap = Math.min(line.y1, ly1) - Math.max(line.y0, ly0);
+      if (overlap < (line.y1 - line.y0) * 0.5 || lx1 < line.x0 || lx0 > line.x1) continue;
+      const mid = (line.y0 + line.y1) / 2 + by0;
+      const text = stext.copy([Math.max(lx0, line.x0 + bx0), mid], [Math.min(lx1, line.x1 + bx0), mid]).replace(/\s+/g, " ").trim();
+      if (text) (line.links ??= []).push({ text, uri });
+    }
+  }
+  stext.destroy();
+  return { page: { number, width, height, lines, source: "text" }, chars, imageCoverage: Math.min(1, imageArea / (width * height || 1)) };
+}
+
+/** Renders `page` to a grayscale PNG at `dpi`. */
+export function renderPage(m: Mupdf, page: MupdfPage, dpi: number): Uint8Array {
+  const s = dpi / 72;
+  const pix = page.toPixmap(m.Matrix.scale(s, s), m.ColorSpace.DeviceGray, false, true);
+  const png = pix.asPNG().slice();
+  pix.destroy();
+  return png;
+}
