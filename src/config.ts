@@ -10,6 +10,7 @@
 import { mkdtempSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { standardWebhooksKey } from "./webhooks/signing.ts";
 
 /** Thrown by {@link loadConfig} when one or more values are invalid. */
 export class ConfigError extends Error {
@@ -172,6 +173,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ...overrides,
   };
   if (config.apiKeys.some((k) => k.length < 8)) r.problems.push("CRAWLBOX_API_KEYS entries must be at least 8 characters");
+  try {
+    if (config.webhookSecret !== "") standardWebhooksKey(config.webhookSecret);
+  } catch (err) {
+    r.problems.push(`CRAWLBOX_WEBHOOK_SECRET: ${(err as Error).message}`);
+  }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
 }
