@@ -16,8 +16,8 @@ export const RETRY_BASE_DELAY_MS = 2_000;
 export const RETRY_MAX_DELAY_MS = 60_000;
 
 /** Backoff before attempt `attempt + 1` (attempt counts from 1), with ±25 % jitter. */
-export function backoffMs(attempt: number, random: () => number = Math.random): number {
-  const base = Math.min(RETRY_MAX_DELAY_MS, RETRY_BASE_DELAY_MS * 2 ** Math.max(0, attempt - 1));
+export function backoffMs(attempt: number, baseDelayMs = RETRY_BASE_DELAY_MS, random: () => number = Math.random): number {
+  const base = Math.min(RETRY_MAX_DELAY_MS, baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(base * (0.75 + random() * 0.5));
 }
 
@@ -25,7 +25,7 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
  * Parses `Retry-After` (seconds or an HTTP date) into a delay, capped. `Retry-After: 0` means "now", which we
  * treat as the base delay so a misbehaving site cannot make us spin.
  */
-export function retryAfterMs(header: string | undefined, now: number): number | undefined {
+export function retryAfterMs(header: string | undefined, now: number, baseDelayMs = RETRY_BASE_DELAY_MS): number | undefined {
   if (!header) return undefined;
   const secs = Number(header.trim());
   let ms: number;
@@ -35,7 +35,7 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
     if (!Number.isFinite(at)) return undefined;
     ms = at - now;
   }
-  return Math.min(RETRY_MAX_DELAY_MS, Math.max(RETRY_BASE_DELAY_MS / 2, ms));
+  return Math.min(RETRY_MAX_DELAY_MS, Math.max(baseDelayMs / 2, ms));
 }
 
 /** Whether a page answer with `status` should be tried again. */

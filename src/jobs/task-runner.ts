@@ -29,7 +29,7 @@ export interface TaskRunnerDeps {
   scrape: ScrapeService;
   keys: KeyStore;
   planner: CrawlPlanner;
-  config: Pick<Config, "defaultTimeoutMs">;
+  config: Pick<Config, "defaultTimeoutMs" | "retryBaseDelayMs">;
   /** File sink for a job's pages (screenshots), bound to its owner and public URL. */
   filesFor(job: Job): FileSink;
   now?: () => number;
@@ -77,9 +77,9 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       const status = page.document.metadata.statusCode;
       if (isRetryableStatus(status)) {
         const throttled = status === 429 || status === 503;
-        const wait = throttled ? retryAfterMs(page.headers["retry-after"], now()) : undefined;
+        const wait = throttled ? retryAfterMs(page.headers["retry-after"], now(), deps.config.retryBaseDelayMs) : undefined;
         if (task.attempts < (throttled ? MAX_THROTTLED_ATTEMPTS : MAX_PAGE_ATTEMPTS)) {
-          return { kind: "retry", notBefore: now() + (wait ?? backoffMs(task.attempts)), reason: `HTTP ${status}` };
+          return { kind: "retry", notBefore: now() + (wait ?? backoffMs(task.attempts, deps.config.retryBaseDelayMs)), reason: `HTTP ${status}` };
         }
       }
       let discovered: NewTask[] = [];
@@ -102,7 +102,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     } catch (err) {
       const e = err instanceof CrawlboxError ? err : toCrawlboxError(err);
       if (e.retryable && task.attempts < MAX_PAGE_ATTEMPTS && !signal.aborted) {
-        return { kind: "retry", notBefore: now() + backoffMs(task.attempts), reason: e.code };
+        return { kind: "retry", notBefore: now() + backoffMs(task.attempts, deps.config.retryBaseDelayMs), reason: e.code };
       }
       return { kind: "failed", error: e };
     }

@@ -1,9 +1,12 @@
 /**
  * @module server/routes/crawl-ws
- * The WebSocket form of crawl status on the same path as `GET /v2/crawl/{id}` (api-v2.md §7.3), which the
+ * The WebSocket form of job status on the same path as `GET /v2/crawl/{id}` (api-v2.md §7.3), which the
  * SDK's `watcher` uses: `{type:"catchup", data:<status>}` first, then `{type:"document", data}` for each page
- * as it finishes, then close 1000 with reason `{"type":"done"}`. The key comes as the sub-protocol (JS SDK) or
- * an `Authorization` header (Python SDK). Errors: 3000 unauthorised, 1008 not found.
+ * as it finishes, then `{type:"done", data:<status without data>}` and close 1000 with reason `{"type":"done"}`
+ * (upstream sends only the close reason; the SDK reads the message, older clients the reason). Batches get the
+ * same socket on `/v2/batch/scrape/{id}` (upstream has none there; the SDK tries it and falls back to polling).
+ * The key comes as the sub-protocol (JS SDK) or an `Authorization` header (Python SDK). Errors: 3000
+ * unauthorised, 1008 not found.
  */
 import { Elysia } from "elysia";
 import { CrawlboxError } from "../../errors.ts";
@@ -15,11 +18,17 @@ import { nextLinkBuilder } from "./crawl.ts";
 /** How often an open socket looks for newly finished pages. */
 const POLL_MS = 500;
 
-/** The crawl WebSocket route. */
+/** The crawl and batch WebSocket routes. */
 export function crawlSocketRoutes(services: Services) {
+  return new Elysia({ name: "crawlbox-job-ws" })
+    .use(jobSocket(services, "crawl", "/v2/crawl"))
+    .use(jobSocket(services, "batch", "/v2/batch/scrape"));
+}
+
+function jobSocket(services: Services, kind: "crawl" | "batch", prefix: string) {
   const { jobs, config } = services;
   const timers = new WeakMap<object, ReturnType<typeof setInterval>>();
-  return new Elysia({ name: "crawlbox-crawl-ws" }).ws("/v2/crawl/:id", {
+  return new Elysia({ name: `crawlbox-${kind}-ws` }).ws(`${prefix}/:id`, {
     open(ws) {
       const headers = ws.data.headers as Record<string, string | undefined>;
       let who;
@@ -32,14 +41,14 @@ export function crawlSocketRoutes(services: Services) {
       }
       let job;
       try {
-        job = jobs.owned(ws.data.params.id, who, "crawl");
+        job = jobs.owned((ws.data.params as { id: string }).id, who, kind);
       } catch (err) {
         ws.send({ type: "error", error: err instanceof CrawlboxError ? err.message : "Job not found" });
         ws.close(1008, "Job not found");
         return;
       }
       const base = publicBaseUrl(config.publicUrl, ws.data.request);
-      const status = jobs.status(job, 0, undefined, nextLinkBuilder(base, `/v2/crawl/${job.id}`, undefined));
+      const status = jobs.status(job, 0, undefined, nextLinkBuilder(base, `${prefix}/${job.id}`, undefined));
       ws.send({ type: "catchup", data: status });
       let position = status.next ? Number(new URL(status.next).searchParams.get("skip")) : status.data.length;
       let finished = services.jobResults.page(job.id, 0, 0).finished;
@@ -61,6 +70,8 @@ export function crawlSocketRoutes(services: Services) {
           }
           if (current.status !== "scraping" && position >= finished) {
             clearInterval(timer);
+            const { data: _data, next: _next, ...summary } = jobs.status(current, finished, 1, () => "");
+            ws.send({ type: "done", data: { ...summary, data: [] } });
             ws.close(1000, JSON.stringify({ type: "done" }));
           }
         } catch (err) {

@@ -1,0 +1,281 @@
+/**
+ * Crawl and batch jobs through the HTTP API and the official JS SDK: waiters, paging with `next`, the
+ * WebSocket watcher, cancel, errors, active crawls, idempotency, retries of 5xx/429 pages, and webhook events.
+ * The site is a small generated one on loopback; the crawl options themselves are covered in test/crawl.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { createHmac } from "node:crypto";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+let h: Harness;
+let apiUrl: string;
+let site: ReturnType<typeof Bun.serve>;
+let base: string;
+const flaky = new Map<string, number>();
+const hookBodies: any[] = [];
+let hooks: ReturnType<typeof Bun.serve>;
+const SECRET = "whsec_" + Buffer.from("a-test-secret-of-32-bytes-length!").toString("base64");
+
+/** A ring of 40 pages: /p/i links to /p/(i+1..i+3); /slow/i takes 300 ms; /flaky answers 500 twice; /busy 429 once. */
+function startSite() {
+  return Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const url = new URL(req.url);
+      const p = url.pathname;
+      const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
+        new Response(`<html><head><title>${p}</title></head><body><main>${body}</main></body></html>`, { status, headers: { "content-type": "text/html", ...headers } });
+      let m = /^\/p\/(\d+)$/.exec(p);
+      if (m) {
+        const i = Number(m[1]);
+        const links = [1, 2, 3].map((k) => `<a href="/p/${(i + k) % 40}">page ${(i + k) % 40}</a>`).join(" ");
+        return html(`<h1>Page ${i}</h1><p>This is page number ${i} of the ring, with a paragraph of text.</p>${links}`);
+      }
+      m = /^\/slow\/(\d+)$/.exec(p);
+      if (m) {
+        await Bun.sleep(300);
+        const i = Number(m[1]);
+        return html(`<h1>Slow ${i}</h1><p>slow page</p><a href="/slow/${i + 1}">next</a>`);
+      }
+      if (p === "/flaky" || p === "/busy") {
+        const n = (flaky.get(p) ?? 0) + 1;
+        flaky.set(p, n);
+        if (p === "/flaky" && n <= 2) return html("<p>temporarily broken</p>", 500);
+        if (p === "/busy" && n <= 1) return html("<p>slow down</p>", 429, { "retry-after": "1" });
+        return html(`<h1>${p} ok after ${n}</h1><p>Finally a real page.</p>`);
+      }
+      if (p === "/gone") return html("<p>not here</p>", 404);
+      return new Response("not found", { status: 404 });
+    },
+  });
+}
+
+beforeAll(async () => {
+  site = startSite();
+  base = `http://127.0.0.1:${site.port}`;
+  hooks = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const raw = await req.text();
+      hookBodies.push({ raw, body: JSON.parse(raw), headers: Object.fromEntries(req.headers) });
+      return new Response("ok");
+    },
+  });
+  h = await createHarness({ retryBaseDelayMs: 50, allowPrivateWebhooks: true, webhookSecret: SECRET, jobConcurrency: 4 });
+  apiUrl = h.listen();
+});
+afterAll(async () => {
+  await h.close();
+  site.stop(true);
+  hooks.stop(true);
+});
+
+const sdk = () => new Firecrawl({ apiKey: h.key, apiUrl });
+
+describe("crawl", () => {
+  test("SDK crawl waiter follows links to the limit; documents carry markdown and metadata", async () => {
+    const job = await sdk().crawl(`${base}/p/0`, { limit: 12, crawlEntireDomain: true, pollInterval: 1, scrapeOptions: { formats: ["markdown", "links"] } });
+    expect(job.status).toBe("completed");
+    expect(job.total).toBe(12);
+    expect(job.completed).toBe(12);
+    expect(job.creditsUsed).toBe(12);
+    expect(job.data.length).toBe(12);
+    const urls = new Set(job.data.map((d) => d.metadata?.sourceURL));
+    expect(urls.size).toBe(12);
+    expect(urls.has(`${base}/p/0`)).toBe(true);
+    for (const d of job.data) {
+      expect(d.markdown).toMatch(/# Page \d+/);
+      expect(d.links?.length).toBe(3);
+      expect(d.metadata?.statusCode).toBe(200);
+    }
+  });
+
+  test("status pages: limit, skip and an absolute next; the SDK's auto-pagination collects everything", async () => {
+    const app = sdk();
+    const started = await app.startCrawl(`${base}/p/0`, { limit: 9, crawlEntireDomain: true });
+    expect(started.url).toBe(`${apiUrl}/v2/crawl/${started.id}`);
+    await waitFor(async () => (await raw(`/v2/crawl/${started.id}`)).status === "completed");
+    const first = await raw(`/v2/crawl/${started.id}?limit=4`);
+    expect(first.data.length).toBe(4);
+    expect(first.next).toBe(`${apiUrl}/v2/crawl/${started.id}?skip=4&limit=4`);
+    const second = await raw(`/v2/crawl/${started.id}?skip=4&limit=4`);
+    expect(second.data.length).toBe(4);
+    const last = await raw(`/v2/crawl/${started.id}?skip=8&limit=4`);
+    expect(last.data.length).toBe(1);
+    expect(last.next).toBeUndefined();
+    const all = await app.getCrawlStatus(started.id, { autoPaginate: true });
+    expect(all.data.length).toBe(9);
+    expect(typeof all.expiresAt).toBe("string");
+    const bad = await h.request(`/v2/crawl/${started.id}?limit=0`);
+    expect(bad.status).toBe(400);
+  });
+
+  test("the watcher streams documents over the WebSocket and ends with done", async () => {
+    const app = sdk();
+    const started = await app.startCrawl(`${base}/slow/0`, { limit: 4, crawlEntireDomain: true });
+    const watcher = app.watcher(started.id, { kind: "crawl", pollInterval: 1 });
+    const docs: any[] = [];
+    let done: any;
+    watcher.on("document", (d: any) => docs.push(d));
+    watcher.on("done", (d: any) => (done = d));
+    await watcher.start();
+    expect(done?.status).toBe("completed");
+    expect(docs.length).toBe(4);
+  }, 20_000);
+
+  test("WebSocket protocol: catchup, document messages, then close 1000 {type:done}; bad key closes 3000", async () => {
+    const started = await sdk().startCrawl(`${base}/slow/100`, { limit: 3, crawlEntireDomain: true });
+    const ws = new WebSocket(`${apiUrl.replace("http", "ws")}/v2/crawl/${started.id}`, h.key);
+    const messages: any[] = [];
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+      ws.onmessage = (m) => messages.push(JSON.parse(String(m.data)));
+      ws.onclose = (e) => resolve({ code: e.code, reason: e.reason });
+    });
+    const c = await closed;
+    expect(c.code).toBe(1000);
+    expect(JSON.parse(c.reason)).toEqual({ type: "done" });
+    expect(messages[0].type).toBe("catchup");
+    const docs = messages[0].data.data.length + messages.filter((m) => m.type === "document").length;
+    expect(docs).toBe(3);
+    const bad = new WebSocket(`${apiUrl.replace("http", "ws")}/v2/crawl/${started.id}`, "fc-wrong");
+    const badClose = await new Promise<number>((resolve) => (bad.onclose = (e) => resolve(e.code)));
+    expect(badClose).toBe(3000);
+  }, 20_000);
+
+  test("cancel, active crawls and errors", async () => {
+    const app = sdk();
+    const started = await app.startCrawl(`${base}/slow/200`, { limit: 50, crawlEntireDomain: true });
+    const active = await app.getActiveCrawls();
+    expect(active.crawls.map((c) => c.id)).toContain(started.id);
+    const entry = active.crawls.find((c) => c.id === started.id)!;
+    expect(entry.url).toBe(`${base}/slow/200`);
+    expect(await app.cancelCrawl(started.id)).toBe(true);
+    const status = await raw(`/v2/crawl/${started.id}`);
+    expect(status.status).toBe("cancelled");
+    expect((await app.getActiveCrawls()).crawls.map((c) => c.id)).not.toContain(started.id);
+    const del = await h.request(`/v2/crawl/${started.id}`, { method: "DELETE" });
+    expect(await del.json()).toEqual({ status: "cancelled" });
+    const errors = await app.getCrawlErrors(started.id);
+    expect(Array.isArray(errors.errors)).toBe(true);
+    expect(Array.isArray(errors.robotsBlocked)).toBe(true);
+    expect((await h.request(`/v2/crawl/00000000-0000-0000-0000-000000000000`)).status).toBe(404);
+  });
+
+  test("a reused x-idempotency-key is a 409", async () => {
+    const body = { url: `${base}/p/5`, limit: 1 };
+    const headers = { "x-idempotency-key": "idem-abc" };
+    expect((await h.request("/v2/crawl", { method: "POST", json: body, headers })).status).toBe(200);
+    const again = await h.request("/v2/crawl", { method: "POST", json: body, headers });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as any).error).toBe("Idempotency key already used");
+  });
+
+  test("invalid crawl regexes and unknown keys are 400 and create no job", async () => {
+    const before = h.services.db.query("SELECT COUNT(*) AS n FROM jobs").get() as { n: number };
+    expect((await h.request("/v2/crawl", { method: "POST", json: { url: `${base}/p/0`, includePaths: ["("] } })).status).toBe(400);
+    expect((await h.request("/v2/crawl", { method: "POST", json: { url: `${base}/p/0`, bogus: 1 } })).status).toBe(400);
+    expect((await h.request("/v2/crawl", { method: "POST", json: { url: `${base}/p/0`, prompt: "blog posts" } })).status).toBe(400);
+    const after = h.services.db.query("SELECT COUNT(*) AS n FROM jobs").get() as { n: number };
+    expect(after.n).toBe(before.n);
+  });
+});
+
+describe("batch scrape", () => {
+  test("SDK batchScrape: flattened options, invalidURLs, sourceURL kept unnormalised", async () => {
+    const res = await h.request("/v2/batch/scrape", {
+      method: "POST",
+      json: { urls: [`${base}/p/1`, `${base}/p/2?x=1#frag`, "not a url", `${base}/gone`], formats: ["markdown"], ignoreInvalidURLs: true },
+    });
+    const created = (await res.json()) as any;
+    expect(created.success).toBe(true);
+    expect(created.invalidURLs).toEqual(["not a url"]);
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed");
+    const status = await raw(`/v2/batch/scrape/${created.id}`);
+    expect(status.total).toBe(3);
+    expect(status.data.map((d: any) => d.metadata.sourceURL).sort()).toEqual([`${base}/gone`, `${base}/p/1`, `${base}/p/2?x=1#frag`].sort());
+    expect(status.data.find((d: any) => d.metadata.sourceURL.endsWith("/gone")).metadata.statusCode).toBe(404);
+
+    const job = await sdk().batchScrape([`${base}/p/3`, `${base}/p/4`], { options: { formats: ["markdown", "links"] }, pollInterval: 1 });
+    expect(job.status).toBe("completed");
+    expect(job.data.length).toBe(2);
+    expect(job.data[0]!.links?.length).toBe(3);
+  });
+
+  test("appendToId adds pages to an existing batch", async () => {
+    const first = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/6`] } })).json()) as any;
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${first.id}`)).status === "completed");
+    const more = await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/7`, `${base}/p/8`], appendToId: first.id } });
+    expect(((await more.json()) as any).id).toBe(first.id);
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${first.id}`)).status === "completed");
+    expect((await raw(`/v2/batch/scrape/${first.id}`)).total).toBe(3);
+  });
+
+  test("5xx pages are retried with backoff, 429 honours Retry-After; 4xx pages are not retried", async () => {
+    flaky.clear();
+    const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/flaky`, `${base}/busy`, `${base}/gone`] } })).json()) as any;
+    const t0 = Date.now();
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed", 15_000);
+    const status = await raw(`/v2/batch/scrape/${created.id}`);
+    const by = (suffix: string) => status.data.find((d: any) => d.metadata.sourceURL.endsWith(suffix));
+    expect(by("/flaky").metadata.statusCode).toBe(200);
+    expect(by("/busy").metadata.statusCode).toBe(200);
+    expect(flaky.get("/flaky")).toBe(3);
+    expect(flaky.get("/busy")).toBe(2);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900); // Retry-After: 1
+    expect(by("/gone").metadata.statusCode).toBe(404);
+  }, 20_000);
+});
+
+describe("webhooks from jobs", () => {
+  test("crawl events arrive in order, signed, with metadata; the events filter applies", async () => {
+    hookBodies.length = 0;
+    const hookUrl = `http://127.0.0.1:${hooks.port}/hook`;
+    const started = await sdk().startCrawl(`${base}/p/20`, {
+      limit: 3,
+      crawlEntireDomain: true,
+      webhook: { url: hookUrl, metadata: { run: "42" }, headers: { "x-extra": "yes" }, events: ["started", "page", "completed"] },
+    });
+    await waitFor(async () => hookBodies.filter((b) => b.body.id === started.id && b.body.type === "crawl.completed").length === 1, 10_000);
+    const mine = hookBodies.filter((b) => b.body.id === started.id);
+    expect(mine.map((b) => b.body.type)).toEqual(["crawl.started", "crawl.page", "crawl.page", "crawl.page", "crawl.completed"]);
+    for (const b of mine) {
+      expect(b.body.metadata).toEqual({ run: "42" });
+      expect(b.headers["x-extra"]).toBe("yes");
+      const expected = createHmac("sha256", SECRET).update(b.raw).digest("hex");
+      expect(b.headers["x-firecrawl-signature"]).toBe(`sha256=${expected}`);
+      expect(b.headers["webhook-id"]).toBe(b.body.webhookId);
+    }
+    expect(mine[1]!.body.data[0].markdown).toContain("# Page");
+
+    hookBodies.length = 0;
+    const filtered = await sdk().startCrawl(`${base}/p/30`, { limit: 2, crawlEntireDomain: true, webhook: { url: hookUrl, events: ["completed"] } });
+    await waitFor(async () => hookBodies.some((b) => b.body.id === filtered.id), 10_000);
+    await Bun.sleep(300);
+    expect(hookBodies.filter((b) => b.body.id === filtered.id).map((b) => b.body.type)).toEqual(["crawl.completed"]);
+  }, 30_000);
+
+  test("queue-status reflects running job pages", async () => {
+    const started = await sdk().startCrawl(`${base}/slow/300`, { limit: 20, crawlEntireDomain: true });
+    await Bun.sleep(100);
+    const q = await sdk().getQueueStatus();
+    expect(q.jobsInQueue).toBeGreaterThan(0);
+    await sdk().cancelCrawl(started.id);
+  });
+});
+
+/** GET over the real socket, so absolute links carry the server's own origin. */
+async function raw(path: string): Promise<any> {
+  return (await fetch(`${apiUrl}${path}`, { headers: { authorization: `Bearer ${h.key}` } })).json();
+}
+
+async function waitFor(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await Bun.sleep(50);
+  }
+  throw new Error("condition not met in time");
+}
