@@ -1,0 +1,222 @@
+/**
+ * @module crawl/sitemap
+ * Sitemap discovery and reading (api-v2.md §5.2), through an {@link Engine}:
+ *
+ * - {@link sitemapCandidates}: `<url>/sitemap.xml` (or the URL itself when it ends in `.xml`), every robots.txt
+ *   `Sitemap:` line, the parent domain's `/sitemap.xml` when the start URL is on a subdomain (its URLs kept only
+ *   when their host ends with the subdomain), and `<origin>/sitemap.xml` as a last resort, read only when
+ *   nothing else produced a URL.
+ * - {@link readSitemaps}: breadth-first over `<urlset>`, `<sitemapindex>` and plain-text sitemaps, gzip
+ *   (`.gz` or the gzip magic bytes, inflated with a size cap), at most `maxSitemaps` fetches (20, upstream's
+ *   bound), at most `maxUrls` URLs, one overall deadline (120 s upstream). `<loc>` values ending in `.xml` or
+ *   `.xml.gz` inside a `<urlset>` are nested sitemaps, as upstream treats them. An HTML answer (a soft 404) is
+ *   not a sitemap. Failures are collected, never thrown, except when the caller's signal aborts.
+ */
+import { gunzipSync } from "node:zlib";
+import { getDomain } from "tldts";
+import type { Engine } from "../engines/types.ts";
+import { CrawlboxError } from "../errors.ts";
+
+/** Sitemaps fetched per read (upstream's bound). */
+export const MAX_SITEMAPS = 20;
+/** URLs kept per read unless the caller says otherwise. */
+export const DEFAULT_MAX_SITEMAP_URLS = 100_000;
+/** Overall deadline of a read (upstream: 120 s). */
+export const DEFAULT_SITEMAP_TIMEOUT_MS = 120_000;
+/** Largest sitemap file, decoded (sitemaps.org: 50 MiB uncompressed). */
+export const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
+
+/** One sitemap to read; `hostSuffix` keeps only URLs whose host ends with it (parent-domain sitemaps). */
+export interface SitemapCandidate {
+  url: string;
+  hostSuffix?: string;
+  /** Read only when no earlier candidate produced a URL. */
+  lastResort?: boolean;
+}
+
+/** What one sitemap file contained. */
+export interface ParsedSitemap {
+  kind: "urlset" | "sitemapindex" | "text" | "none";
+  /** Page URLs. */
+  urls: string[];
+  /** Nested sitemap URLs. */
+  sitemaps: string[];
+}
+
+/** Options of {@link readSitemaps}. */
+export interface ReadSitemapsOptions {
+  engine: Pick<Engine, "fetch">;
+  /** @default MAX_SITEMAPS */
+  maxSitemaps?: number;
+  /** @default DEFAULT_MAX_SITEMAP_URLS */
+  maxUrls?: number;
+  /** @default DEFAULT_SITEMAP_TIMEOUT_MS */
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Called with each file's new URLs as they arrive (a crawl can enqueue before the read ends). */
+  onUrls?: (urls: string[], sitemapUrl: string) => void | Promise<void>;
+}
+
+/** The outcome of {@link readSitemaps}. */
+export interface SitemapResult {
+  /** Unique page URLs in discovery order. */
+  urls: string[];
+  /** Sitemap URLs fetched, in order. */
+  fetched: string[];
+  errors: { url: string; code: string; message: string }[];
+  /** A bound (sitemaps, URLs or time) stopped the read early. */
+  truncated: boolean;
+  timedOut: boolean;
+}
+
+/** The candidate sitemaps for a crawl or map of `startUrl`, in upstream's order. */
+export function sitemapCandidates(startUrl: string, robotsSitemaps: readonly string[] = []): SitemapCandidate[] {
+  const start = new URL(startUrl);
+  start.hash = "";
+  start.search = "";
+  const out: SitemapCandidate[] = [];
+  const seen = new Set<string>();
+  const push = (c: SitemapCandidate) => {
+    if (!seen.has(c.url)) {
+      seen.add(c.url);
+      out.push(c);
+    }
+  };
+  const path = start.pathname;
+  push({ url: /\.xml$/i.test(path) ? start.href : `${start.origin}${path.endsWith("/") ? path : `${path}/`}sitemap.xml` });
+  for (const s of robotsSitemaps) push({ url: s });
+  const host = start.hostname.replace(/^www\./, "");
+  const parent = getDomain(start.hostname, { allowPrivateDomains: true });
+  if (parent && parent !== host) push({ url: `${start.protocol}//${parent}${start.port ? `:${start.port}` : ""}/sitemap.xml`, hostSuffix: host });
+  push({ url: `${start.origin}/sitemap.xml`, lastResort: true });
+  return out;
+}
+
+const XML_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+
+function decodeXmlText(s: string): string {
+  return s
+    .replace(/^\s*<!\[CDATA\[([\s\S]*?)\]\]>\s*$/, "$1")
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+      if (e[0] === "#") {
+        const cp = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+        return Number.isFinite(cp) && cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+      }
+      return XML_ENTITIES[e.toLowerCase()] ?? m;
+    })
+    .trim();
+}
+
+function isHttpUrl(s: string): boolean {
+  return /^https?:\/\/[^\s]+$/i.test(s) && URL.canParse(s);
+}
+
+/** Parses one sitemap file's text (XML urlset, XML index, or one URL per line). */
+export function parseSitemap(text: string): ParsedSitemap {
+  const body = text.replace(/^\uFEFF/, "").trimStart();
+  if (body.startsWith("<")) {
+    const index = /<(?:[\w-]+:)?sitemapindex[\s>]/i.test(body);
+    const urlset = /<(?:[\w-]+:)?urlset[\s>]/i.test(body);
+    if (!index && !urlset) return { kind: "none", urls: [], sitemaps: [] };
+    const locs: string[] = [];
+    for (const m of body.matchAll(/<(?:[\w-]+:)?loc\s*>([\s\S]*?)<\/(?:[\w-]+:)?loc\s*>/gi)) {
+      const loc = decodeXmlText(m[1]!);
+      if (isHttpUrl(loc)) locs.push(loc);
+    }
+    if (index) return { kind: "sitemapindex", urls: [], sitemaps: locs };
+    const nested = (u: string) => /\.xml(\.gz)?$/i.test(new URL(u).pathname);
+    return { kind: "urlset", urls: locs.filter((u) => !nested(u)), sitemaps: locs.filter(nested) };
+  }
+  const urls = body
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(isHttpUrl);
+  return { kind: urls.length > 0 ? "text" : "none", urls, sitemaps: [] };
+}
+
+/** The text of a fetched sitemap: gunzipped when gzip (by magic bytes), with a decoded-size cap. */
+function sitemapText(body: Uint8Array, contentType: string): string | undefined {
+  let bytes = body;
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes, { maxOutputLength: MAX_SITEMAP_BYTES });
+  const head = new TextDecoder().decode(bytes.subarray(0, 512)).toLowerCase();
+  if (contentType === "text/html" || /<html[\s>]|<!doctype html/.test(head)) return undefined;
+  return new TextDecoder().decode(bytes);
+}
+
+/** Reads `candidates` and every sitemap they point to, within the bounds. */
+export async function readSitemaps(candidates: readonly SitemapCandidate[], options: ReadSitemapsOptions): Promise<SitemapResult> {
+  const maxSitemaps = options.maxSitemaps ?? MAX_SITEMAPS;
+  const maxUrls = options.maxUrls ?? DEFAULT_MAX_SITEMAP_URLS;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SITEMAP_TIMEOUT_MS;
+  const startedAt = performance.now();
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const result: SitemapResult = { urls: [], fetched: [], errors: [], truncated: false, timedOut: false };
+  const seenUrls = new Set<string>();
+  const seenSitemaps = new Set<string>();
+  const queue: SitemapCandidate[] = [];
+  const enqueue = (c: SitemapCandidate) => {
+    if (!seenSitemaps.has(c.url)) {
+      seenSitemaps.add(c.url);
+      queue.push(c);
+    }
+  };
+  candidates.filter((c) => !c.lastResort).forEach(enqueue);
+  const lastResorts = candidates.filter((c) => c.lastResort);
+
+  for (;;) {
+    if (queue.length === 0 && result.urls.length === 0 && lastResorts.length > 0) enqueue(lastResorts.shift()!);
+    const next = queue.shift();
+    if (!next) break;
+    if (result.fetched.length >= maxSitemaps || result.urls.length >= maxUrls) {
+      result.truncated = true;
+      break;
+    }
+    if (signal.aborted) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      result.timedOut = result.truncated = true;
+      break;
+    }
+    result.fetched.push(next.url);
+    let parsed: ParsedSitemap;
+    try {
+      const page = await options.engine.fetch({ url: next.url, headers: options.headers, timeoutMs: Math.max(1, Math.round(timeoutMs - (performance.now() - startedAt))), maxBodyBytes: MAX_SITEMAP_BYTES }, signal);
+      if (page.statusCode < 200 || page.statusCode >= 300) {
+        result.errors.push({ url: next.url, code: "HTTP_STATUS", message: `HTTP ${page.statusCode}` });
+        continue;
+      }
+      const text = sitemapText(page.body, page.contentType);
+      parsed = text === undefined ? { kind: "none", urls: [], sitemaps: [] } : parseSitemap(text);
+    } catch (err) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (deadline.aborted) {
+        result.timedOut = result.truncated = true;
+        break;
+      }
+      const e = err as Partial<CrawlboxError> & { code?: string; message?: string };
+      result.errors.push({ url: next.url, code: e.code ?? "SITEMAP_ERROR", message: String(e.message ?? err) });
+      continue;
+    }
+    for (const s of parsed.sitemaps) enqueue({ url: s, hostSuffix: next.hostSuffix });
+    const fresh: string[] = [];
+    for (const u of parsed.urls) {
+      if (result.urls.length >= maxUrls) {
+        result.truncated = true;
+        break;
+      }
+      if (next.hostSuffix && !hostEndsWith(u, next.hostSuffix)) continue;
+      if (seenUrls.has(u)) continue;
+      seenUrls.add(u);
+      result.urls.push(u);
+      fresh.push(u);
+    }
+    if (fresh.length > 0) await options.onUrls?.(fresh, next.url);
+  }
+  return result;
+}
+
+function hostEndsWith(url: string, suffix: string): boolean {
+  const host = new URL(url).hostname;
+  return host === suffix || host.endsWith(`.${suffix}`);
+}
