@@ -5,6 +5,7 @@
  */
 import { RendererRegistry } from "../src/scrape/renderer.ts";
 import { attributesFormat } from "./formats/attributes.ts";
+import { audioFormat } from "./formats/audio.ts";
 import { htmlFormat } from "./formats/html.ts";
 import { imagesFormat } from "./formats/images.ts";
 import { linksFormat } from "./formats/links.ts";
@@ -21,5 +22,6 @@ export function createRendererRegistry(): RendererRegistry {
     .register(rawHtmlFormat)
     .register(linksFormat)
     .register(imagesFormat)
-    .register(attributesFormat);
+    .register(attributesFormat)
+    .register(audioFormat);
 }

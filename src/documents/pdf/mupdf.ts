@@ -16,7 +16,10 @@ let loading: Promise<Mupdf> | undefined;
 export function loadMupdf(): Promise<Mupdf> {
   loading ??= (async () => {
     (globalThis as Record<string, unknown>).$libmupdf_wasm_Module = { wasmBinary: readFileSync(wasmPath) };
-    return await import("mupdf");
+    const mupdf = await import("mupdf");
+    // mupdf prints repair warnings for every damaged file to stderr; the parser reports failures itself.
+    mupdf.setLog({ error() {}, warning() {} });
+    return mupdf;
   })();
   return loading;
 }

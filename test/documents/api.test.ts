@@ -1,0 +1,244 @@
+/**
+ * Documents through the real /v2/scrape API of an in-process crawlbox: PDFs (text layer, scan, mixed, modes,
+ * maxPages, parsers: [], encrypted, truncated, mislabelled), an image, a DOCX, unsupported binaries, and the
+ * `audio` format on direct media and on pages with <audio>/<video>.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+import { SCANNED_WORDS } from "../fixtures/documents/fixtures.ts";
+import { startDocumentSite, type DocumentSite } from "../fixtures/documents/server.ts";
+
+let h: Harness;
+let site: DocumentSite;
+
+beforeAll(async () => {
+  site = await startDocumentSite();
+  h = await createHarness({ ocrWorkers: 2 });
+}, 30_000);
+
+afterAll(async () => {
+  await h?.close();
+  site?.stop();
+});
+
+async function scrape(body: Record<string, unknown>) {
+  const res = await h.request("/v2/scrape", { method: "POST", json: { timeout: 60_000, ...body, url: `${site.url}${body.url}` } });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe("PDF text layer", () => {
+  let md: string;
+  let meta: any;
+  beforeAll(async () => {
+    const r = await scrape({ url: "/report.pdf", formats: ["markdown", "html", "links"] });
+    expect(r.status).toBe(200);
+    md = r.body.data.markdown;
+    meta = r.body.data.metadata;
+    expect(r.body.data.html).toContain("<h1>Annual Report 2026</h1>");
+    expect(r.body.data.links).toContain("https://example.org/methodology");
+  });
+
+  test("headings from font size and weight", () => {
+    expect(md).toContain("# Annual Report 2026\n");
+    expect(md).toContain("## Key Points\n");
+    expect(md).toContain("## Results by Region\n");
+  });
+
+  test("hyphenation at a line end is repaired and lines join into one paragraph", () => {
+    expect(md).toContain("Our network infrastructure grew steadily this year");
+    expect(md).not.toContain("infra-");
+  });
+
+  test("bulleted and numbered lists", () => {
+    expect(md).toContain("- Revenue rose in every region\n- Costs fell for the third year\n- Staff turnover stayed low");
+    expect(md).toContain("1. Open two new offices\n2. Hire forty engineers");
+  });
+
+  test("a simple table becomes a GFM table", () => {
+    expect(md).toContain("| Region | Revenue | Growth |\n| --- | --- | --- |\n| North | 1,200 | 4% |\n| South | 950 | 7% |\n| West | 1,480 | 2% |");
+  });
+
+  test("links keep their text and target", () => {
+    expect(md).toContain("[our website](https://example.org/methodology)");
+  });
+
+  test("two columns are read column by column", () => {
+    const alpha = md.indexOf("ALPHA");
+    expect(alpha).toBeGreaterThan(-1);
+    expect(md.indexOf("ALPHAEND")).toBeLessThan(md.indexOf("OMEGA"));
+    expect(md).toMatch(/ALPHA The northern offices .* ALPHAEND/);
+  });
+
+  test("running headers, footers and page numbers are dropped", () => {
+    expect(md).not.toContain("ACME Quarterly Review");
+    expect(md).not.toMatch(/Page \d of 2/);
+  });
+
+  test("metadata and credits: one credit per parsed page", () => {
+    expect(meta.numPages).toBe(2);
+    expect(meta.totalPages).toBe(2);
+    expect(meta.creditsUsed).toBe(2);
+    expect(meta.title).toBe("Annual Report 2026");
+    expect(meta.contentType).toBe("application/pdf");
+  });
+});
+
+describe("PDF options", () => {
+  test("maxPages caps the parsed pages and the credits", async () => {
+    const r = await scrape({ url: "/long.pdf", parsers: [{ type: "pdf", maxPages: 2 }] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain("Chapter 2");
+    expect(r.body.data.markdown).not.toContain("Chapter 3");
+    expect(r.body.data.metadata).toMatchObject({ numPages: 2, totalPages: 5, creditsUsed: 2 });
+  });
+
+  test("pageMarkers inserts a marker per page", async () => {
+    const r = await scrape({ url: "/long.pdf", parsers: [{ type: "pdf", pageMarkers: true, maxPages: 2 }] });
+    expect(r.body.data.markdown).toContain("<!-- Page 1 -->");
+    expect(r.body.data.markdown).toContain("<!-- Page 2 -->");
+  });
+
+  test("parsers: [] returns the PDF itself, base64, for one credit", async () => {
+    const r = await scrape({ url: "/long.pdf", parsers: [] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown.startsWith("JVBER")).toBe(true);
+    expect(Buffer.from(r.body.data.markdown, "base64").equals(Buffer.from(site.fixtures.longPdf))).toBe(true);
+    expect(r.body.data.metadata.creditsUsed).toBe(1);
+  });
+
+  test("a PDF served as octet-stream or as text/html is still a PDF (magic bytes)", async () => {
+    for (const url of ["/download?id=7", "/mislabeled.html"]) {
+      const r = await scrape({ url });
+      expect(r.status).toBe(200);
+      expect(r.body.data.markdown).toContain("# Annual Report 2026");
+    }
+  });
+
+  test("an encrypted PDF → 422 SCRAPE_PDF_ENCRYPTED", async () => {
+    const r = await scrape({ url: "/encrypted.pdf" });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ success: false, code: "SCRAPE_PDF_ENCRYPTED" });
+  });
+
+  test("a truncated PDF → 422 SCRAPE_PDF_CORRUPT", async () => {
+    const r = await scrape({ url: "/truncated.pdf" });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ success: false, code: "SCRAPE_PDF_CORRUPT" });
+  });
+});
+
+describe("OCR", () => {
+  const hasScannedWords = (md: string) => SCANNED_WORDS.every((w) => md.includes(w));
+
+  test("a scanned PDF is OCR'd in auto and ocr modes, and skipped in fast mode", async () => {
+    const auto = await scrape({ url: "/scan.pdf" });
+    expect(auto.status).toBe(200);
+    expect(hasScannedWords(auto.body.data.markdown)).toBe(true);
+    expect(auto.body.data.markdown).toContain("# Invoice 4471");
+    const ocr = await scrape({ url: "/scan.pdf", parsers: [{ type: "pdf", mode: "ocr" }] });
+    expect(hasScannedWords(ocr.body.data.markdown)).toBe(true);
+    const fast = await scrape({ url: "/scan.pdf", parsers: [{ type: "pdf", mode: "fast" }] });
+    expect(fast.status).toBe(200);
+    expect(fast.body.data.markdown).not.toContain("Copenhagen");
+    expect(fast.body.data.metadata.numPages).toBe(1);
+  }, 60_000);
+
+  test("a mixed PDF: text page read directly, scanned page OCR'd in auto; only the text page in fast", async () => {
+    const auto = await scrape({ url: "/mixed.pdf" });
+    expect(auto.body.data.markdown).toContain("Mixed document first page");
+    expect(hasScannedWords(auto.body.data.markdown)).toBe(true);
+    expect(auto.body.data.metadata.creditsUsed).toBe(2);
+    const fast = await scrape({ url: "/mixed.pdf", parsers: [{ type: "pdf", mode: "fast" }] });
+    expect(fast.body.data.markdown).toContain("Mixed document first page");
+    expect(fast.body.data.markdown).not.toContain("Copenhagen");
+  }, 60_000);
+
+  test("a PNG of text is OCR'd to markdown", async () => {
+    const r = await scrape({ url: "/bulletin.png" });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain("# Weekly Bulletin");
+    expect(r.body.data.markdown).toContain("The library opens at nine tomorrow.");
+    expect(r.body.data.metadata.creditsUsed).toBe(1);
+  }, 30_000);
+
+  test("without the image parser an image is an unsupported file", async () => {
+    const r = await scrape({ url: "/bulletin.png", parsers: ["pdf"] });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe("SCRAPE_UNSUPPORTED_FILE_ERROR");
+  });
+});
+
+describe("office documents and other binaries", () => {
+  test("DOCX → headings, lists, table, link", async () => {
+    const r = await scrape({ url: "/handbook.docx", formats: ["markdown", "links"] });
+    expect(r.status).toBe(200);
+    const md: string = r.body.data.markdown;
+    expect(md).toContain("# Project Handbook");
+    expect(md).toContain("# Getting Started");
+    expect(md).toContain("## Team Contacts");
+    expect(md).toContain("Read the [onboarding guide](https://example.org/onboarding) first.");
+    expect(md).toContain("- Install the tools\n- Clone the repository\n  - Use the main branch");
+    expect(md).toContain("1. Ask questions\n2. Share answers");
+    expect(md).toContain("| Name | Role |\n| --- | --- |\n| Ada | Lead |\n| Linus | Reviewer |");
+    expect(r.body.data.links).toContain("https://example.org/onboarding");
+    expect(r.body.data.metadata).toMatchObject({ title: "Project Handbook", creditsUsed: 1 });
+  });
+
+  test("an unknown binary → 422 SCRAPE_UNSUPPORTED_FILE_ERROR", async () => {
+    const r = await scrape({ url: "/archive.bin" });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe("SCRAPE_UNSUPPORTED_FILE_ERROR");
+  });
+});
+
+describe("the audio format", () => {
+  const ffmpeg = Bun.which("ffmpeg") !== null;
+
+  async function fetchAudio(url: string): Promise<Uint8Array> {
+    const path = new URL(url).pathname;
+    const res = await h.request(path);
+    expect(res.status).toBe(200);
+    return new Uint8Array(await res.arrayBuffer());
+  }
+
+  const isMp3 = (b: Uint8Array) => (b[0] === 0x49 && b[1] === 0x44 && b[2] === 0x33) || (b[0] === 0xff && (b[1]! & 0xe0) === 0xe0);
+
+  test("a page with an <audio> element: its source becomes data.audio", async () => {
+    const r = await scrape({ url: "/podcast", formats: ["markdown", "audio"] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain("Episode 1");
+    expect(r.body.data.audio).toMatch(/\/v2\/files\//);
+    const bytes = await fetchAudio(r.body.data.audio);
+    if (ffmpeg) expect(isMp3(bytes)).toBe(true);
+    else expect(Buffer.from(bytes).equals(Buffer.from(site.fixtures.wav))).toBe(true);
+  }, 30_000);
+
+  test("a direct audio URL", async () => {
+    const r = await scrape({ url: "/tone.wav", formats: ["audio"] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.audio).toMatch(/\/v2\/files\//);
+  }, 30_000);
+
+  test("a page with a <video> element: the audio track is extracted (needs ffmpeg)", async () => {
+    const r = await scrape({ url: "/video-page", formats: ["audio"] });
+    if (ffmpeg) {
+      expect(r.status).toBe(200);
+      expect(isMp3(await fetchAudio(r.body.data.audio))).toBe(true);
+    } else {
+      expect(r.status).toBe(422);
+      expect(r.body.code).toBe("SCRAPE_AUDIO_UNSUPPORTED_URL");
+    }
+  }, 30_000);
+
+  test("zero data retention gives a data: URL", async () => {
+    const r = await scrape({ url: "/tone.wav", formats: ["audio"], zeroDataRetention: true });
+    if (r.status === 400) return; // keys without the ZDR flag may be refused; covered elsewhere
+    expect(r.body.data.audio).toMatch(/^data:audio\//);
+  }, 30_000);
+
+  test("a page without playable media → 422 SCRAPE_AUDIO_UNSUPPORTED_URL", async () => {
+    const r = await scrape({ url: "/no-media", formats: ["audio"] });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe("SCRAPE_AUDIO_UNSUPPORTED_URL");
+  });
+});

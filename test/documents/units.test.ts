@@ -1,0 +1,100 @@
+/**
+ * Unit tests of the document pieces: magic-byte detection, line joining, furniture removal, OCR size
+ * estimation, language mapping, and the OCR pool surviving a crashing worker.
+ */
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { sniffBytes } from "../../src/documents/detect.ts";
+import { joinLines } from "../../src/documents/layout/blocks.ts";
+import { removeFurniture } from "../../src/documents/layout/furniture.ts";
+import type { PageText, TextLine } from "../../src/documents/layout/model.ts";
+import { ocrLanguages } from "../../src/documents/ocr/languages.ts";
+import { createOcrPool } from "../../src/documents/ocr/pool.ts";
+import { wordEm } from "../../src/documents/ocr/tsv.ts";
+import { parseDuration } from "../../src/documents/media/extract-audio.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+describe("detection by magic bytes", () => {
+  test("kinds", () => {
+    expect(sniffBytes(enc("%PDF-1.7\n"))).toBe("pdf");
+    expect(sniffBytes(enc("\n\n%PDF-1.4"))).toBe("pdf");
+    expect(sniffBytes(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 13, 10]))).toBe("png");
+    expect(sniffBytes(new Uint8Array([0xff, 0xd8, 0xff, 0xe0]))).toBe("jpeg");
+    expect(sniffBytes(enc("RIFF\0\0\0\0WEBPVP8 "))).toBe("webp");
+    expect(sniffBytes(enc("RIFF\0\0\0\0WAVEfmt "))).toBe("audio");
+    expect(sniffBytes(enc("{\\rtf1\\ansi hello}"))).toBe("rtf");
+    expect(sniffBytes(enc("ID3\x04\0\0"))).toBe("audio");
+    expect(sniffBytes(enc("\0\0\0\x20ftypisom"))).toBe("video");
+    expect(sniffBytes(enc("\0\0\0\x20ftypM4A "))).toBe("audio");
+    expect(sniffBytes(enc("<html><body>hi</body></html>"))).toBe("unknown");
+  });
+});
+
+describe("layout helpers", () => {
+  test("hyphenation repair only before a lower-case letter", () => {
+    expect(joinLines("infra-", "structure grew")).toBe("infrastructure grew");
+    expect(joinLines("north-", "East")).toBe("north- East");
+    expect(joinLines("soft\u00ad", "ware")).toBe("software");
+    expect(joinLines("one", "two")).toBe("one two");
+  });
+
+  const line = (text: string, y: number): TextLine => ({ x0: 72, x1: 300, y0: y, y1: y + 12, text, size: 10, bold: false, italic: false, mono: false });
+  const page = (n: number, lines: TextLine[]): PageText => ({ number: n, width: 612, height: 792, lines, source: "text" });
+
+  test("running headers repeated on most pages and page numbers are dropped; body text stays", () => {
+    const pages = [1, 2, 3].map((n) => page(n, [line("Company Confidential", 30), line(`Body of page ${n}`, 300), line(`${n}`, 760)]));
+    const out = removeFurniture(pages);
+    expect(out.map((p) => p.lines.map((l) => l.text))).toEqual([["Body of page 1"], ["Body of page 2"], ["Body of page 3"]]);
+  });
+
+  test("a header that appears once is kept", () => {
+    const out = removeFurniture([page(1, [line("Title at the top", 30)]), page(2, [line("Other text", 300)])]);
+    expect(out[0]!.lines).toHaveLength(1);
+  });
+});
+
+describe("OCR helpers", () => {
+  test("em size from word height and letters", () => {
+    expect(wordEm("Invoice", 72)).toBeCloseTo(100, 0);
+    expect(wordEm("ocean", 52)).toBeCloseTo(100, 0);
+    expect(wordEm("quantity", 94)).toBeCloseTo(100, 0);
+  });
+
+  test("location.languages → tesseract codes with data, English fallback", () => {
+    expect(ocrLanguages(["de-DE", "en"], ["eng", "deu"])).toBe("deu+eng");
+    expect(ocrLanguages(["fr"], ["eng"])).toBe("eng");
+    expect(ocrLanguages(undefined, ["eng"])).toBe("eng");
+  });
+
+  test("ffmpeg duration parsing", () => {
+    expect(parseDuration("  Duration: 00:01:02.50, start: 0")).toBeCloseTo(62.5);
+    expect(parseDuration("no duration")).toBeUndefined();
+  });
+});
+
+describe("OCR pool", () => {
+  test("a crashing worker fails its job, is replaced, and never takes the process down", async () => {
+    const errors: string[] = [];
+    const pool = createOcrPool({ size: 1, tessdataDir: "", workerPath: join(import.meta.dir, "../fixtures/documents/crashing-worker.ts"), onWorkerError: (m) => errors.push(m) });
+    await expect(pool.recognize(new Uint8Array(8), "eng")).rejects.toMatchObject({ code: "SCRAPE_OCR_FAILED" });
+    expect(pool.liveWorkers).toBe(0);
+    await expect(pool.recognize(new Uint8Array(8), "eng")).rejects.toMatchObject({ code: "SCRAPE_OCR_FAILED" });
+    expect(errors.length).toBe(2);
+    await pool.close();
+  });
+
+  test("workers are created lazily, capped at the pool size, and reused", async () => {
+    const { renderRunsToPng } = await import("../fixtures/documents/pdf-builder.ts");
+    const png = await renderRunsToPng([{ text: "Hello pool", x: 20, y: 40, size: 20 }], 150, 200, 60);
+    const pool = createOcrPool({ size: 1, tessdataDir: "" });
+    expect(pool.liveWorkers).toBe(0);
+    const results = await Promise.all([pool.recognize(png, "eng"), pool.recognize(png, "eng")]);
+    expect(results.every((r) => r.includes("Hello"))).toBe(true);
+    expect(pool.liveWorkers).toBe(1);
+    const aborted = new AbortController();
+    aborted.abort(new Error("gone"));
+    await expect(pool.recognize(png, "eng", aborted.signal)).rejects.toThrow("gone");
+    await pool.close();
+  }, 30_000);
+});
