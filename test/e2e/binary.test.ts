@@ -7,11 +7,14 @@ import { copyFileSync, mkdtempSync, rmSync, chmodSync, existsSync, statSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
+import { SCANNED_WORDS } from "../fixtures/documents/fixtures.ts";
+import { startDocumentSite, type DocumentSite } from "../fixtures/documents/server.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 let dir: string;
 let bin: string;
 let site: FixtureSite;
+let docs: DocumentSite;
 let server: ReturnType<typeof Bun.spawn> | undefined;
 
 function freePort(): number {
@@ -33,7 +36,7 @@ async function run(args: string[], env: Record<string, string> = {}) {
   return { code, stdout, stderr };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   const build = Bun.spawnSync([process.execPath, "run", "build"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
   const built = join(ROOT, "dist", "crawlbox");
@@ -43,11 +46,13 @@ beforeAll(() => {
   copyFileSync(built, bin);
   chmodSync(bin, 0o755);
   site = startFixtureSite();
+  docs = await startDocumentSite();
 }, 240_000);
 
 afterAll(() => {
   server?.kill("SIGTERM");
   site?.stop();
+  docs?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -83,6 +88,25 @@ describe("the compiled binary, from an empty folder", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("EGRESS_DENIED");
   });
+
+  test("documents: PDF text layer, OCR of a scan and of a PNG, DOCX (embedded WASM, data and OCR worker)", async () => {
+    const env = { CRAWLBOX_ALLOW_PRIVATE_NETWORK: "true", CRAWLBOX_OCR_WORKERS: "1" };
+    const pdf = await run(["scrape", `${docs.url}/report.pdf`], env);
+    expect(pdf.code).toBe(0);
+    expect(pdf.stdout).toContain("# Annual Report 2026");
+    expect(pdf.stdout).toContain("| Region | Revenue | Growth |");
+    const scan = await run(["scrape", `${docs.url}/scan.pdf`], env);
+    expect(scan.code).toBe(0);
+    for (const w of SCANNED_WORDS) expect(scan.stdout).toContain(w);
+    const png = await run(["scrape", `${docs.url}/bulletin.png`], env);
+    expect(png.stdout).toContain("Weekly Bulletin");
+    const docx = await run(["scrape", `${docs.url}/handbook.docx`], env);
+    expect(docx.code).toBe(0);
+    expect(docx.stdout).toContain("[onboarding guide](https://example.org/onboarding)");
+    const enc = await run(["scrape", `${docs.url}/encrypted.pdf`], env);
+    expect(enc.code).toBe(1);
+    expect(enc.stderr).toContain("SCRAPE_PDF_ENCRYPTED");
+  }, 60_000);
 
   test("serve: first key printed once, health, scrape, docs", async () => {
     const port = freePort();
