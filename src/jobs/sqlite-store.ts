@@ -247,6 +247,32 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
+  /**
+   * Records a page attempt's outcome for the job's host. After `threshold` failed attempts in a row (network
+   * errors, timeouts, 5xx/429) the job gives up on the host: its queued pages fail with `SCRAPE_HOST_GAVE_UP`
+   * instead of hammering a dead or hostile server. Returns how many pages were given up.
+   */
+  recordHostOutcome(jobId: string, host: string, ok: boolean, threshold: number): number {
+    return immediate(this.db, () => {
+      if (ok) {
+        this.db.query("UPDATE job_hosts SET failures = 0 WHERE job_id = ? AND host = ?").run(jobId, host);
+        return 0;
+      }
+      this.db
+        .query("INSERT INTO job_hosts (job_id, host, next_at, failures) VALUES (?, ?, 0, 1) ON CONFLICT (job_id, host) DO UPDATE SET failures = failures + 1")
+        .run(jobId, host);
+      const failures = this.db.query<{ failures: number }, [string, string]>("SELECT failures FROM job_hosts WHERE job_id = ? AND host = ?").get(jobId, host)!.failures;
+      if (failures < threshold) return 0;
+      const queued = this.db
+        .query<TaskRow, [string, string]>("SELECT * FROM tasks WHERE job_id = ? AND host = ? AND status = 'queued' AND kind = 'page'")
+        .all(jobId, host);
+      const error = { code: "SCRAPE_HOST_GAVE_UP", status: 502, message: `Gave up on ${host} after ${failures} failed attempts in a row.` };
+      for (const task of queued) this.markFailed(task, error);
+      if (queued.length > 0) this.finishJobIfDone(jobId);
+      return queued.length;
+    });
+  }
+
   /** Cancels a job: queued tasks are dropped, running ones finish but their results are discarded. */
   cancel(jobId: string): boolean {
     return immediate(this.db, () => {

@@ -148,6 +148,8 @@ export interface JobStore {
   reap(maxStalls: number): number;
   /** Requeues every active task: at boot, all of them belong to a dead process. */
   recoverAll(): number;
+  /** Counts a page attempt on a host; gives the host up (fails its queued pages) after `threshold` failures in a row. */
+  recordHostOutcome(jobId: string, host: string, ok: boolean, threshold: number): number;
   get(jobId: string): Job | undefined;
   list(keyId: string, status?: JobStatus): Job[];
 }

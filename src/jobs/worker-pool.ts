@@ -34,6 +34,8 @@ export interface WorkerPoolOptions {
   pollMs?: number;
   /** Expired leases a task may have before it is failed as poison. @default 3 */
   maxStalls?: number;
+  /** Failed attempts in a row on one host after which a job gives that host up. @default 10 */
+  hostGiveUpAfter?: number;
   now?: () => number;
 }
 
@@ -175,6 +177,10 @@ export class WorkerPool {
         case "retry":
           this.o.store.retry(task.id, this.owner, outcome.notBefore);
           break;
+      }
+      if (task.kind === "page") {
+        const ok = outcome.kind === "done" || (outcome.kind === "failed" && !outcome.error.retryable);
+        this.o.store.recordHostOutcome(task.jobId, task.host, ok, this.o.hostGiveUpAfter ?? 10);
       }
     } catch (err) {
       this.o.log.error("task runner threw", { task: task.id, error: String(err) });

@@ -166,3 +166,18 @@ describe("SqliteJobStore", () => {
     ]);
   });
 });
+
+describe("per-host give-up", () => {
+  test("after N failed attempts in a row the host's queued pages fail; a success resets the count", () => {
+    const s = setup();
+    const job = newJob(s, [page("http://dead.test/1"), page("http://dead.test/2"), page("http://dead.test/3"), page("http://ok.test/1")]);
+    expect(s.store.recordHostOutcome(job.id, "dead.test", false, 3)).toBe(0);
+    expect(s.store.recordHostOutcome(job.id, "dead.test", true, 3)).toBe(0);
+    expect(s.store.recordHostOutcome(job.id, "dead.test", false, 3)).toBe(0);
+    expect(s.store.recordHostOutcome(job.id, "dead.test", false, 3)).toBe(0);
+    expect(s.store.recordHostOutcome(job.id, "dead.test", false, 3)).toBe(3);
+    const errors = s.results.errors(job.id).errors;
+    expect(errors.map((e) => e.code)).toEqual(["SCRAPE_HOST_GAVE_UP", "SCRAPE_HOST_GAVE_UP", "SCRAPE_HOST_GAVE_UP"]);
+    expect(s.store.claim("w", 1000, free)!.host).toBe("ok.test");
+  });
+});
