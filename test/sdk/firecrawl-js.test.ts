@@ -63,11 +63,11 @@ describe("@mendable/firecrawl-js against crawlbox", () => {
   test("a request the server refuses surfaces code and status", async () => {
     const app = new Firecrawl({ apiKey: h.key, apiUrl });
     try {
-      await app.scrape(`${site.url}/article`, { waitFor: 500 });
-      throw new Error("expected a 400");
+      await app.scrape(`${site.url}/counter?never-cached-sdk`, { minAge: 0 } as any);
+      throw new Error("expected a 404");
     } catch (err: any) {
-      expect(err.status).toBe(400);
-      expect(err.code).toBe("SCRAPE_BROWSER_REQUIRED");
+      expect(err.status).toBe(404);
+      expect(err.code).toBe("SCRAPE_NO_CACHED_DATA");
     }
   });
 

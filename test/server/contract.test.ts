@@ -106,22 +106,31 @@ describe("strict bodies and bad input", () => {
     }
   });
 
-  test("browser-only options are refused with a clear 400, never ignored", async () => {
-    const before = site.hits.get("/article") ?? 0;
-    const a = await post("/v2/scrape", { url: `${site.url}/article`, actions: [{ type: "wait", milliseconds: 10 }] });
-    expect(a.status).toBe(400);
-    expect(a.body.code).toBe("SCRAPE_ACTIONS_NOT_SUPPORTED");
-    const w = await post("/v2/scrape", { url: `${site.url}/article`, waitFor: 100 });
-    expect(w.status).toBe(400);
-    expect(w.body.code).toBe("SCRAPE_BROWSER_REQUIRED");
-    expect(w.body.error).toContain("waitFor");
-    const m = await post("/v2/scrape", { url: `${site.url}/article`, mobile: true });
-    expect(m.body.code).toBe("SCRAPE_BROWSER_REQUIRED");
-    const s = await post("/v2/scrape", { url: `${site.url}/article`, formats: ["screenshot"] });
-    expect(s.status).toBe(400);
-    expect(s.body.code).toBe("SCRAPE_UNSUPPORTED_FORMAT");
-    expect(s.body.error).toContain("screenshot");
-    expect(site.hits.get("/article") ?? 0).toBe(before);
+  test("without a browser (CRAWLBOX_BROWSER=off), browser-only options are refused with a clear 400, never ignored", async () => {
+    const noBrowser = await createHarness({ browserEnabled: false });
+    try {
+      const before = site.hits.get("/article") ?? 0;
+      const send = async (body: unknown) => {
+        const res = await noBrowser.request("/v2/scrape", { method: "POST", json: body });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      const a = await send({ url: `${site.url}/article`, actions: [{ type: "wait", milliseconds: 10 }] });
+      expect(a.status).toBe(400);
+      expect(a.body.code).toBe("SCRAPE_ACTIONS_NOT_SUPPORTED");
+      const w = await send({ url: `${site.url}/article`, waitFor: 100 });
+      expect(w.status).toBe(400);
+      expect(w.body.code).toBe("SCRAPE_BROWSER_REQUIRED");
+      expect(w.body.error).toContain("waitFor");
+      const m = await send({ url: `${site.url}/article`, mobile: true });
+      expect(m.body.code).toBe("SCRAPE_BROWSER_REQUIRED");
+      const s = await send({ url: `${site.url}/article`, formats: ["screenshot"] });
+      expect(s.status).toBe(400);
+      expect(s.body.code).toBe("SCRAPE_UNSUPPORTED_FORMAT");
+      expect(s.body.error).toContain("screenshot");
+      expect(site.hits.get("/article") ?? 0).toBe(before);
+    } finally {
+      await noBrowser.close();
+    }
   });
 
   test("unknown routes → 404 in the error shape", async () => {

@@ -4,6 +4,8 @@
  * month), concurrency and queue status. "Team" is the calling API key: each key has its own quota and usage.
  */
 import { Elysia } from "elysia";
+import type { CreditLedger } from "../../auth/credits.ts";
+import type { KeyIdentity } from "../../auth/keys.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 
@@ -15,6 +17,18 @@ function monthBounds(month: string): { startDate: string; endDate: string } {
   const start = new Date(Date.UTC(y, m - 1, 1));
   const end = new Date(Date.UTC(y, m, 0, 23, 59, 59, 999));
   return { startDate: start.toISOString(), endDate: end.toISOString() };
+}
+
+/** The `/historical` answer: one period per calendar month with credits or tokens. */
+function historical(ledger: CreditLedger, who: KeyIdentity, byKey: boolean, field: "creditsUsed" | "tokensUsed") {
+  return {
+    success: true,
+    periods: ledger.history(who).map((h) => ({
+      ...monthBounds(h.month),
+      ...(byKey ? { apiKey: who.keyId } : {}),
+      [field]: field === "creditsUsed" ? h.credits : h.tokens,
+    })),
+  };
 }
 
 /** Routes under /v2 that describe the calling key's account. `who` is resolved by the auth layer. */
@@ -49,28 +63,12 @@ export function accountRoutes(services: Services) {
         },
       };
     }, { detail: { tags: ["account"], summary: "LLM tokens used by the calling key" } })
-    .get("/v2/team/credit-usage/historical", ({ who, query }) => {
-      const byKey = query.byApiKey === "true";
-      return {
-        success: true,
-        periods: ledger.history(who).map((h) => ({
-          ...monthBounds(h.month),
-          ...(byKey ? { apiKey: who.keyId } : {}),
-          creditsUsed: h.credits,
-        })),
-      };
-    }, { detail: { tags: ["account"], summary: "Credits used per month" } })
-    .get("/v2/team/token-usage/historical", ({ who, query }) => {
-      const byKey = query.byApiKey === "true";
-      return {
-        success: true,
-        periods: ledger.history(who).map((h) => ({
-          ...monthBounds(h.month),
-          ...(byKey ? { apiKey: who.keyId } : {}),
-          tokensUsed: h.tokens,
-        })),
-      };
-    }, { detail: { tags: ["account"], summary: "LLM tokens used per month" } })
+    .get("/v2/team/credit-usage/historical", ({ who, query }) => historical(ledger, who, query.byApiKey === "true", "creditsUsed"), {
+      detail: { tags: ["account"], summary: "Credits used per month" },
+    })
+    .get("/v2/team/token-usage/historical", ({ who, query }) => historical(ledger, who, query.byApiKey === "true", "tokensUsed"), {
+      detail: { tags: ["account"], summary: "LLM tokens used per month" },
+    })
     .get("/v2/concurrency-check", () => {
       return { success: true, concurrency: limiter.running, maxConcurrency: limiter.max };
     }, { detail: { tags: ["account"], summary: "Scrapes running now and the limit" } })
