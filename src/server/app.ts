@@ -13,6 +13,7 @@ import { httpStatusFor, mapError } from "./error-handler.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { mapRoutes } from "./routes/map.ts";
 import { scrapeRoutes } from "./routes/scrape.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import type { Services } from "./services.ts";
@@ -34,6 +35,7 @@ export function createApp(services: Services) {
     .use(accountRoutes(services))
     .use(fileRoutes(services))
     .use(scrapeRoutes(services))
+    .use(mapRoutes(services))
     .use(webhookRoutes(services));
 }
 

@@ -1,0 +1,45 @@
+/**
+ * @module server/routes/map
+ * `POST /v2/map` (api-v2.md §2.6, §3.3): validates with `parseMapBody`, charges 1 credit per successful call,
+ * and hands the request to `crawl/map`. The answer is `{success:true, id, links:[{url, title?, description?}],
+ * warning?}`; a `timeout` that passes is a 408 `MAP_TIMEOUT`.
+ *
+ * The route owns one HTTP engine (built on the shared egress gate, as the composition root builds the scrape
+ * engine) and one robots.txt cache, shared by every map call of this process.
+ */
+import { Elysia } from "elysia";
+import { MapRequestSchema, parseMapBody } from "../../api/map.ts";
+import { mapSite } from "../../crawl/map.ts";
+import { RobotsCache } from "../../crawl/robots-cache.ts";
+import { createHttpEngine } from "../../engines/http/index.ts";
+import { authPlugin } from "../auth.ts";
+import type { Services } from "../services.ts";
+
+/** Credits one map call costs (upstream bills 1 per map). */
+export const MAP_CREDITS = 1;
+
+/** The map route. */
+export function mapRoutes(services: Services) {
+  const { config, ledger, gate } = services;
+  const engine = createHttpEngine({ gate });
+  const robots = new RobotsCache({ engine });
+  return new Elysia({ name: "crawlbox-map" })
+    .use(authPlugin(services.keys, config.authEnabled))
+    .post(
+      "/v2/map",
+      async ({ body, who, request }) => {
+        const req = parseMapBody(body);
+        ledger.assertCanSpend(who, MAP_CREDITS);
+        const result = await mapSite(req, { engine, robots, gate }, request.signal);
+        ledger.charge(who, MAP_CREDITS);
+        return { success: true as const, id: crypto.randomUUID(), links: result.links, ...(result.warning ? { warning: result.warning } : {}) };
+      },
+      {
+        detail: {
+          tags: ["map"],
+          summary: "List the URLs of a site (sitemaps and links, no scraping)",
+          requestBody: { required: true, content: { "application/json": { schema: MapRequestSchema as object } } },
+        },
+      },
+    );
+}
