@@ -1,15 +1,15 @@
 /**
  * @module server/routes/batch
  * `/v2/batch/scrape` routes (api-v2.md §2.4, §3.2): start (scrape options flattened in the body,
- * `ignoreInvalidURLs` → `invalidURLs`, `appendToId`), status pages, cancel, errors.
+ * `ignoreInvalidURLs` → `invalidURLs`, `appendToId`), plus the status, cancel and errors routes shared with
+ * crawls (job-status.ts).
  */
 import { Elysia } from "elysia";
 import { BatchScrapeRequestSchema, parseBatchScrapeBody } from "../../api/batch.ts";
-import { parseStatusPagination } from "../../api/pagination.ts";
 import { authPlugin } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
-import { nextLinkBuilder } from "./crawl.ts";
+import { jobStatusRoutes } from "./job-status.ts";
 
 /** The batch scrape routes. */
 export function batchRoutes(services: Services) {
@@ -28,27 +28,5 @@ export function batchRoutes(services: Services) {
       },
       { detail: { tags: ["batch"], summary: "Scrape many URLs", requestBody: { required: true, content: { "application/json": { schema: BatchScrapeRequestSchema as object } } } } },
     )
-    .get(
-      "/v2/batch/scrape/:id",
-      ({ params, query, who, request }) => {
-        const { skip, limit } = parseStatusPagination(query);
-        const job = jobs.owned(params.id, who, "batch");
-        const base = publicBaseUrl(config.publicUrl, request);
-        return jobs.status(job, skip, limit, nextLinkBuilder(base, `/v2/batch/scrape/${job.id}`, limit));
-      },
-      { detail: { tags: ["batch"], summary: "Batch status and results (paginated)" } },
-    )
-    .delete(
-      "/v2/batch/scrape/:id",
-      ({ params, who }) => {
-        jobs.cancel(jobs.owned(params.id, who, "batch"));
-        return { status: "cancelled" };
-      },
-      { detail: { tags: ["batch"], summary: "Cancel a batch" } },
-    )
-    .get(
-      "/v2/batch/scrape/:id/errors",
-      ({ params, who }) => services.jobResults.errors(jobs.owned(params.id, who, "batch").id),
-      { detail: { tags: ["batch"], summary: "Failed pages of a batch" } },
-    );
+    .use(jobStatusRoutes(services, "batch", "/v2/batch/scrape"));
 }

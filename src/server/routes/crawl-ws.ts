@@ -13,7 +13,7 @@ import { CrawlboxError } from "../../errors.ts";
 import { authenticate } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
-import { nextLinkBuilder } from "./crawl.ts";
+import { nextLinkBuilder } from "./job-status.ts";
 
 /** How often an open socket looks for newly finished pages. */
 const POLL_MS = 500;

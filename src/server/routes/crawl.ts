@@ -1,26 +1,17 @@
 /**
  * @module server/routes/crawl
- * `/v2/crawl` routes (api-v2.md §1.1, §3.2): start, status pages with an absolute `next`, cancel, errors,
- * active/ongoing crawls, params-preview. Upstream's quirks are kept on purpose: cancel and errors answer
- * without a `success` field, `active` must win over `/:id`.
+ * `/v2/crawl` routes (api-v2.md §1.1, §3.2): start, active/ongoing crawls, params-preview, and the status,
+ * cancel and errors routes shared with batches (job-status.ts). `active` must win over `/:id`: it is
+ * registered first.
  */
 import { Elysia } from "elysia";
 import { parseCrawlBody, parseCrawlParamsPreviewBody, CrawlRequestSchema, CrawlParamsPreviewSchema } from "../../api/crawl.ts";
-import { parseStatusPagination } from "../../api/pagination.ts";
 import { UnsupportedOptionError } from "../../errors.ts";
 import type { Job } from "../../jobs/types.ts";
 import { authPlugin } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
+import { jobStatusRoutes } from "./job-status.ts";
 import type { Services } from "../services.ts";
-
-/** Warning upstream adds when robots.txt kept pages out of a finished crawl. */
-export const ROBOTS_WARNING =
-  "One or more pages were unable to be crawled because the robots.txt file prevented this. Please use the /scrape endpoint instead.";
-
-/** The `next` link builder for a job's status pages. */
-export function nextLinkBuilder(base: string, path: string, limit: number | undefined) {
-  return (skip: number) => `${base}${path}?skip=${skip}${limit !== undefined ? `&limit=${limit}` : ""}`;
-}
 
 /** The body of `GET /v2/crawl/active`. */
 function activeEntry(job: Job) {
@@ -63,29 +54,5 @@ export function crawlRoutes(services: Services) {
     )
     .get("/v2/crawl/active", active, { detail: { tags: ["crawl"], summary: "Crawls of this key that are still running" } })
     .get("/v2/crawl/ongoing", active, { detail: { tags: ["crawl"], summary: "Alias of /v2/crawl/active" } })
-    .get(
-      "/v2/crawl/:id",
-      ({ params, query, who, request }) => {
-        const { skip, limit } = parseStatusPagination(query);
-        const job = jobs.owned(params.id, who, "crawl");
-        const base = publicBaseUrl(config.publicUrl, request);
-        const body: Record<string, unknown> = { ...jobs.status(job, skip, limit, nextLinkBuilder(base, `/v2/crawl/${job.id}`, limit)) };
-        if (job.status !== "scraping" && services.jobResults.errors(job.id).robotsBlocked.length > 0) body.warning = ROBOTS_WARNING;
-        return body;
-      },
-      { detail: { tags: ["crawl"], summary: "Crawl status and results (paginated)" } },
-    )
-    .delete(
-      "/v2/crawl/:id",
-      ({ params, who }) => {
-        jobs.cancel(jobs.owned(params.id, who, "crawl"));
-        return { status: "cancelled" };
-      },
-      { detail: { tags: ["crawl"], summary: "Cancel a crawl" } },
-    )
-    .get(
-      "/v2/crawl/:id/errors",
-      ({ params, who }) => services.jobResults.errors(jobs.owned(params.id, who, "crawl").id),
-      { detail: { tags: ["crawl"], summary: "Failed pages and robots-blocked URLs of a crawl" } },
-    );
+    .use(jobStatusRoutes(services, "crawl", "/v2/crawl"));
 }
