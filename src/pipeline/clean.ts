@@ -111,7 +111,12 @@ function noscriptFallbacks(body: Element): Set<Element> {
 
 /** The URL relative references resolve against: the first `<base href>`, itself resolved against the page URL. */
 function documentBase(doc: Document, pageUrl: string): string {
-  const href = doc.querySelector("base[href]")?.getAttribute("href")?.trim();
+  // getElementsByTagName is a plain tree walk; querySelector would run the CSS engine on every element.
+  let href: string | undefined;
+  for (const base of Array.from(doc.getElementsByTagName("base"))) {
+    href = base.getAttribute("href")?.trim();
+    if (href) break;
+  }
   if (!href) return pageUrl;
   try {
     return new URL(href, pageUrl).href;
@@ -165,8 +170,12 @@ function resolveSrcset(value: string, base: string): string {
     .join(", ");
 }
 
-const escapeText = (s: string): string => s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
-const escapeAttr = (s: string): string => s.replace(/[&"]/g, (c) => (c === "&" ? "&amp;" : "&quot;"));
+const TEXT_ESCAPE_RE = /[&<>]/;
+const ATTR_ESCAPE_RE = /[&"]/;
+const escapeText = (s: string): string =>
+  TEXT_ESCAPE_RE.test(s) ? s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;")) : s;
+const escapeAttr = (s: string): string =>
+  ATTR_ESCAPE_RE.test(s) ? s.replace(/[&"]/g, (c) => (c === "&" ? "&amp;" : "&quot;")) : s;
 
 /** Attributes of one element as written to the output, with URLs resolved and images fixed up. */
 function writeAttributes(el: Element, tag: string, ctx: WriteContext): string {
@@ -184,9 +193,8 @@ function writeAttributes(el: Element, tag: string, ctx: WriteContext): string {
       }
     }
   }
-  for (const attr of Array.from(el.attributes)) {
-    const name = attr.name;
-    let value = name === "src" && src !== null ? src : attr.value;
+  for (const name of el.getAttributeNames()) {
+    let value = name === "src" && src !== null ? src : (el.getAttribute(name) ?? "");
     if (URL_ATTRIBUTES.has(name)) {
       if (ctx.removeBase64Images && name === "src" && /^data:image\//i.test(value)) continue;
       value = resolveUrl(value, ctx.base);

@@ -57,7 +57,24 @@ function codeBlockLanguage(pre: MinimalNode): string {
   return "";
 }
 
+/**
+ * Tables used for page layout (a nested table, or headings, lists and code inside cells) are rendered as plain
+ * blocks: as a GFM table the whole page would become one padded row, unreadable and slow to build.
+ */
+const LAYOUT_TABLE_CONTENT = "table, h1, h2, h3, h4, h5, h6, ul, ol, pre, blockquote, form";
+/** node-html-markdown's own GFM table translator, used for data tables. */
+const GFM_TABLE = new NodeHtmlMarkdown().translators.get("table");
+
 const TRANSLATORS: TranslatorConfigObject = {
+  table: (ctx) => {
+    if ((ctx.node as unknown as { querySelector(s: string): unknown }).querySelector(LAYOUT_TABLE_CONTENT)) {
+      return { surroundingNewlines: 2 };
+    }
+    return typeof GFM_TABLE === "function" ? GFM_TABLE(ctx) : (GFM_TABLE ?? {});
+  },
+  // Only reached inside layout tables: GFM tables switch to their own row and cell translators.
+  tr: { surroundingNewlines: 1 },
+  "td,th": { surroundingNewlines: 1 },
   pre: ({ node, visitor }) => {
     const language = codeBlockLanguage(node as unknown as MinimalNode);
     return {
@@ -112,7 +129,29 @@ const converter = new NodeHtmlMarkdown(
  */
 export function htmlToMarkdown(html: string): string {
   if (!html.trim()) return "";
-  return tidy(converter.translate(html));
+  return tidy(converter.translate(slimHtml(html)));
+}
+
+/** A start tag with its attributes (quoted values may contain `>`). */
+const START_TAG_RE = /<([a-zA-Z][\w:-]*)((?:\s+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*)\s*\/?>/g;
+const ATTRIBUTE_RE = /([^\s=>/]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]+))?/g;
+/** The only attributes the converter reads. */
+const MARKDOWN_ATTRIBUTES = new Set(["href", "src", "alt", "title", "class", "data-lang", "data-language", "colspan"]);
+const SVG_RE = /<svg\b[\s\S]*?<\/svg\s*>/gi;
+
+/**
+ * Drop what the converter ignores (inline SVG, style, data-* and other attributes) before node-html-markdown
+ * parses the string: on whole pages attributes are most of the bytes and parsing them was most of the time.
+ */
+function slimHtml(html: string): string {
+  return html.replace(SVG_RE, "").replace(START_TAG_RE, (tag, name: string, attrs: string) => {
+    if (!attrs) return tag;
+    let kept = "";
+    for (const m of attrs.matchAll(ATTRIBUTE_RE)) {
+      if (MARKDOWN_ATTRIBUTES.has(m[1]!.toLowerCase()) && m[2] !== undefined) kept += ` ${m[1]}=${m[2]}`;
+    }
+    return `<${name}${kept}>`;
+  });
 }
 
 /**

@@ -65,6 +65,11 @@ function tokens(value: string): string[] {
     .split(/[^a-z0-9]+/);
 }
 
+/** Raw value of an attribute known to exist. */
+function attr(el: Element, name: string): string {
+  return el.getAttributeNode(name)?.value ?? "";
+}
+
 /**
  * Classify one element from its tag, attributes and class/id vocabulary.
  *
@@ -72,20 +77,59 @@ function tokens(value: string): string[] {
  * @param tag - its lower-case local name (passed in because linkedom recomputes `tagName` on each access)
  */
 export function regionOf(el: Element, tag: string): Region {
-  if (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") return Region.Hidden;
-  const style = el.getAttribute("style");
-  if (style && HIDDEN_STYLE_RE.test(style)) return Region.Hidden;
+  // One pass over the attribute names: most elements have none or only a class. getAttributeNode is used because
+  // linkedom's getAttribute("class") goes through className/classList, which dominated the cost of this function.
+  let role: string | null = null;
+  let itemprop: string | null = null;
+  let itemtype: string | null = null;
+  let names = "";
+  for (const name of el.getAttributeNames()) {
+    switch (name) {
+      case "class":
+      case "id":
+        names += ` ${attr(el, name)}`;
+        break;
+      case "hidden":
+        return Region.Hidden;
+      case "aria-hidden":
+        if (attr(el, name) === "true") return Region.Hidden;
+        break;
+      case "style":
+        if (HIDDEN_STYLE_RE.test(attr(el, name))) return Region.Hidden;
+        break;
+      case "role":
+        role = attr(el, name);
+        break;
+      case "itemprop":
+        itemprop = attr(el, name);
+        break;
+      case "itemtype":
+        itemtype = attr(el, name);
+        break;
+    }
+  }
 
   if (CONTENT_TAGS.has(tag)) return Region.Content;
-  const role = el.getAttribute("role");
   if (role === "main" || role === "article") return Region.Content;
-  const itemprop = el.getAttribute("itemprop");
   if (itemprop && /\barticleBody\b|\btext\b|\breviewBody\b/.test(itemprop)) return Region.StrongContent;
   if (role && CHROME_ROLES.has(role)) return Region.Chrome;
   if (CHROME_TAGS.has(tag)) return Region.Chrome;
   if (tag === "header") return Region.Header;
 
-  const names = `${el.getAttribute("class") ?? ""} ${el.getAttribute("id") ?? ""}`;
+  const byName = names.length > 1 ? classRegion(names) : Region.Neutral;
+  if (byName !== Region.Neutral) return byName;
+  if (itemtype && SCHEMA_CONTENT_RE.test(itemtype)) return Region.Content;
+  return Region.Neutral;
+}
+
+/** Class/id vocabularies repeat heavily within and across pages; tokenising is the costly part of `regionOf`. */
+const CLASS_REGION_CACHE = new Map<string, Region>();
+const CLASS_REGION_CACHE_MAX = 20_000;
+
+/** The region implied by an element's class and id values alone. */
+function classRegion(names: string): Region {
+  const cached = CLASS_REGION_CACHE.get(names);
+  if (cached !== undefined) return cached;
   let content = false;
   let chrome = false;
   let weakChrome = false;
@@ -94,27 +138,27 @@ export function regionOf(el: Element, tag: string): Region {
   let subject = false;
   let part = false;
   let strong = false;
-  if (names.length > 1) {
-    for (const token of tokens(names)) {
-      if (!token) continue;
-      if (SUBJECT_TOKENS.has(token)) subject = true;
-      if (PART_TOKENS.has(token)) part = true;
-      if (JOINED_STRONG_TOKENS.has(token)) strong = true;
-      if (COMMENT_TOKENS.has(token)) comments = true;
-      else if (token === "header" || token === "masthead") header = true;
-      else if (CONTENT_TOKENS.has(token)) content = true;
-      else if (CHROME_TOKENS.has(token) || (token.startsWith("nav") && token.length > 3 && !token.startsWith("navigate"))) {
-        if (WEAK_CHROME_TOKENS.has(token)) weakChrome = true;
-        else chrome = true;
-      }
+  for (const token of tokens(names)) {
+    if (!token) continue;
+    if (SUBJECT_TOKENS.has(token)) subject = true;
+    if (PART_TOKENS.has(token)) part = true;
+    if (JOINED_STRONG_TOKENS.has(token)) strong = true;
+    if (COMMENT_TOKENS.has(token)) comments = true;
+    else if (token === "header" || token === "masthead") header = true;
+    else if (CONTENT_TOKENS.has(token)) content = true;
+    else if (CHROME_TOKENS.has(token) || (token.startsWith("nav") && token.length > 3 && !token.startsWith("navigate"))) {
+      if (WEAK_CHROME_TOKENS.has(token)) weakChrome = true;
+      else chrome = true;
     }
   }
-  if (comments) return Region.Comments;
-  if (strong || (subject && part)) return chrome ? Region.Neutral : Region.StrongContent;
-  if (chrome) return Region.Chrome;
-  const itemtype = el.getAttribute("itemtype");
-  if (content || (itemtype && SCHEMA_CONTENT_RE.test(itemtype))) return Region.Content;
-  if (weakChrome) return Region.Chrome;
-  if (header) return Region.Header;
-  return Region.Neutral;
+  let region = Region.Neutral;
+  if (comments) region = Region.Comments;
+  else if (strong || (subject && part)) region = chrome ? Region.Neutral : Region.StrongContent;
+  else if (chrome) region = Region.Chrome;
+  else if (content) region = Region.Content;
+  else if (weakChrome) region = Region.Chrome;
+  else if (header) region = Region.Header;
+  if (CLASS_REGION_CACHE.size >= CLASS_REGION_CACHE_MAX) CLASS_REGION_CACHE.clear();
+  CLASS_REGION_CACHE.set(names, region);
+  return region;
 }
