@@ -53,7 +53,7 @@ describe("crawl fixture site", () => {
     expect(page.contentType).toBe("application/pdf");
     const doc = mupdf.Document.openDocument(page.body, "application/pdf");
     expect(doc.countPages()).toBe(1);
-    expect(doc.loadPage(0).toStructuredText().asText()).toContain("crawlbox fixture report");
+    expect(doc.loadPage(0).toStructuredText("preserve-whitespace").asText()).toContain("crawlbox fixture report");
   });
 
   test("429 with Retry-After the first busyTimes hits, then 200; flaky 500 once", async () => {
