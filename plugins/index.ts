@@ -3,7 +3,14 @@
  * The one place where plugins are registered. Adding a format is a new file in `plugins/formats/` and one line
  * here; nothing else changes.
  */
+import type { LlmClient } from "../src/llm/client.ts";
+import type { LlmLimits } from "../src/llm/render-call.ts";
+import { LlmProviderRegistry } from "../src/llm/registry.ts";
 import { RendererRegistry } from "../src/scrape/renderer.ts";
+import { createJsonFormat } from "./formats/json.ts";
+import { createSummaryFormat } from "./formats/summary.ts";
+import { ollamaProvider } from "./llm/ollama.ts";
+import { openaiProvider } from "./llm/openai.ts";
 import { attributesFormat } from "./formats/attributes.ts";
 import { audioFormat } from "./formats/audio.ts";
 import { htmlFormat } from "./formats/html.ts";
@@ -14,9 +21,27 @@ import { rawHtmlFormat } from "./formats/raw-html.ts";
 
 export { createParserRegistry } from "./parsers/index.ts";
 
+/** What the LLM-backed and history-keeping renderers are built with (absent: those formats are refused). */
+export interface RendererDeps {
+  /** The configured LLM, if any. */
+  llm?: LlmClient;
+  /** Per-page LLM limits. */
+  llmLimits?: LlmLimits;
+}
+
+const DEFAULT_LLM_LIMITS: LlmLimits = { llmTimeoutMs: 120_000, llmTokenBudget: 100_000 };
+
+/** The one registry of LLM provider plugins. */
+export function createLlmProviderRegistry(): LlmProviderRegistry {
+  return new LlmProviderRegistry().register(ollamaProvider).register(openaiProvider);
+}
+
 /** A registry holding every built-in format renderer. */
-export function createRendererRegistry(): RendererRegistry {
+export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistry {
+  const limits = deps.llmLimits ?? DEFAULT_LLM_LIMITS;
   return new RendererRegistry()
+    .register(createJsonFormat(deps.llm, limits))
+    .register(createSummaryFormat(deps.llm, limits))
     .register(markdownFormat)
     .register(htmlFormat)
     .register(rawHtmlFormat)

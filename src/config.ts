@@ -78,6 +78,14 @@ export interface Config {
   maxMediaBytes: number;
   /** Longest media the `audio` format extracts, when its duration is known. @default 14400 (4 h) */
   maxMediaSeconds: number;
+  /** LLM provider: `auto` (OPENAI_* set → openai, else MODEL_NAME set → ollama), `ollama`, `openai` or `off`. @default "auto" */
+  llmProvider: "auto" | "ollama" | "openai" | "off";
+  /** Context window LLM requests are sized for (tokens); long pages are split to fit. @default 8192 */
+  llmContextTokens: number;
+  /** Longest one LLM-backed format may take per page (also bounded by the request's timeout). @default 120000 */
+  llmTimeoutMs: number;
+  /** Tokens one LLM-backed format may spend per page (chunks, repair turns). @default 100000 */
+  llmTokenBudget: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -129,6 +137,13 @@ function url(r: Reader, name: string, def: string): string {
   }
 }
 
+function llmProvider(r: Reader): Config["llmProvider"] {
+  const v = str(r, "CRAWLBOX_LLM_PROVIDER", "auto").toLowerCase();
+  if (v === "auto" || v === "ollama" || v === "openai" || v === "off") return v;
+  r.problems.push(`CRAWLBOX_LLM_PROVIDER must be auto, ollama, openai or off, got "${v}"`);
+  return "auto";
+}
+
 /** Reads and validates the configuration. Throws {@link ConfigError} when anything is invalid. */
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const r: Reader = { env, problems: [] };
@@ -170,6 +185,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ffmpegPath: str(r, "CRAWLBOX_FFMPEG_PATH", ""),
     maxMediaBytes: int(r, "CRAWLBOX_MAX_MEDIA_BYTES", 100 * 1024 * 1024, 1024, 16 * 1024 * 1024 * 1024),
     maxMediaSeconds: int(r, "CRAWLBOX_MAX_MEDIA_SECONDS", 14_400, 1, 7 * 24 * 3600),
+    llmProvider: llmProvider(r),
+    llmContextTokens: int(r, "CRAWLBOX_LLM_CONTEXT_TOKENS", 8192, 1024, 2_000_000),
+    llmTimeoutMs: int(r, "CRAWLBOX_LLM_TIMEOUT_MS", 120_000, 1000, 3_600_000),
+    llmTokenBudget: int(r, "CRAWLBOX_LLM_TOKEN_BUDGET", 100_000, 1000, 100_000_000),
     ...overrides,
   };
   if (config.apiKeys.some((k) => k.length < 8)) r.problems.push("CRAWLBOX_API_KEYS entries must be at least 8 characters");
@@ -178,6 +197,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   } catch (err) {
     r.problems.push(`CRAWLBOX_WEBHOOK_SECRET: ${(err as Error).message}`);
   }
+  if (config.llmProvider === "ollama" && config.modelName === "") r.problems.push("CRAWLBOX_LLM_PROVIDER=ollama needs MODEL_NAME (the Ollama model to use)");
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
 }

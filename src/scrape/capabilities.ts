@@ -4,6 +4,7 @@
  * says what and why. Nothing a client asks for is silently ignored.
  */
 import { UnsupportedOptionError } from "../errors.ts";
+import { LlmNotConfiguredError } from "../llm/errors.ts";
 import type { RendererNeed, RendererRegistry } from "./renderer.ts";
 import type { ScrapeSpec } from "./spec.ts";
 
@@ -45,6 +46,8 @@ export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, av
       );
     }
     const missing = renderer.needs.filter((n) => !available.has(n));
+    // An LLM is configuration, not a build feature: say which variables enable it.
+    if (missing.includes("llm")) throw new LlmNotConfiguredError(`The "${format.type}" format`);
     if (missing.length > 0) {
       throw new UnsupportedOptionError(
         "SCRAPE_UNSUPPORTED_FORMAT",

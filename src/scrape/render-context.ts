@@ -9,7 +9,7 @@ import type { ConvertedDocument } from "../documents/types.ts";
 import type { Page } from "../engines/types.ts";
 import { cleanHtml, htmlToMarkdown, parseHtml } from "../pipeline/index.ts";
 import { documentBaseUrl } from "../pipeline/url.ts";
-import type { RenderContext } from "./renderer.ts";
+import type { RenderContext, RenderRun } from "./renderer.ts";
 import type { ScrapeSpec } from "./spec.ts";
 
 const PLAIN_TEXT_TYPES = new Set(["text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/json"]);
@@ -34,7 +34,7 @@ export const dataUrlSink: FileSink = async (bytes, contentType) =>
  * Creates the lazily evaluated render context for `page`. When a document parser converted the page
  * (`converted`), its HTML stands in for the page's markup and its markdown is used as is.
  */
-export function createRenderContext(spec: ScrapeSpec, page: Page, files: FileSink = dataUrlSink, converted?: ConvertedDocument): RenderContext {
+export function createRenderContext(spec: ScrapeSpec, page: Page, files: FileSink = dataUrlSink, converted?: ConvertedDocument, run?: RenderRun): RenderContext {
   const raw = converted ? converted.html : (page.text ?? "");
   const plain = !converted && isPlainText(page);
   let original: Document | undefined;
@@ -88,6 +88,7 @@ export function createRenderContext(spec: ScrapeSpec, page: Page, files: FileSin
       return markdown;
     },
     storeFile: (bytes, contentType, extension) => (spec.zeroDataRetention ? dataUrlSink : files)(bytes, contentType, extension),
+    ...(run ? { run } : {}),
   };
   return ctx;
 }

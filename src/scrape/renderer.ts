@@ -36,6 +36,22 @@ export interface RenderContext {
    * a `/v2/files/…` URL that expires, or a `data:` URL under zero data retention (nothing is stored).
    */
   storeFile(bytes: Uint8Array, contentType: string, extension: string): Promise<string>;
+  /** Who the page is scraped for and under which limits (LLM-backed formats, change tracking). */
+  readonly run?: RenderRun;
+}
+
+/** The per-scrape facts renderers that call an LLM or keep history need; set by the scrape service. */
+export interface RenderRun {
+  /** The API key the page is scraped for (history and token usage are per key). */
+  keyId: string;
+  /** Aborts when the client goes away or the job is cancelled. */
+  signal?: AbortSignal;
+  /** Epoch ms by which the scrape should be finished (its `timeout`). */
+  deadline: number;
+  /** Records LLM tokens spent for the key (`/v2/team/token-usage`), even if the page fails later. */
+  recordTokens(tokens: number): void;
+  /** changeTracking: `hidden` when a crawl re-checks a page only because its previous crawl saw it. */
+  visibility?: "visible" | "hidden";
 }
 
 /** A format plugin. */

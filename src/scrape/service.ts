@@ -22,7 +22,7 @@ import { isCacheable, pageCacheKey } from "./cache-key.ts";
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { createRenderContext, isPlainText, type FileSink } from "./render-context.ts";
-import type { FormatRenderer, RendererNeed, RendererRegistry } from "./renderer.ts";
+import type { FormatRenderer, RenderRun, RendererNeed, RendererRegistry } from "./renderer.ts";
 import { LOCKDOWN_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
 
 /** What the service is built from; time and ids are injected so tests can control them. */
@@ -52,6 +52,8 @@ export interface ScrapeRunOptions {
   storeResult?: boolean;
   /** Also return every link of the page (crawl discovery). */
   collectLinks?: boolean;
+  /** changeTracking visibility: `hidden` when a crawl re-checks a page its previous crawl saw (see RenderRun). */
+  visibility?: "visible" | "hidden";
 }
 
 /** A scraped page: the document, and for crawls its links and the response headers (`Retry-After`). */
@@ -111,6 +113,7 @@ export class ScrapeService {
     const extraCredits = renderers.reduce((sum, [r]) => sum + (r.extraCredits ?? 0), 0);
     this.deps.ledger.assertCanSpend(who, 1 + extraCredits);
 
+    const startedAt = this.now();
     const scrapeId = options.scrapeId ?? this.newId();
     const { page, cachedAt } = await this.obtainPage(spec, options.signal);
     const parser = this.deps.parsers.find(page, spec);
@@ -118,7 +121,15 @@ export class ScrapeService {
     if (!converted && !isRenderable(page)) throw new UnsupportedFileError(page.contentType || "unknown");
     const credits = (converted ? converted.credits : 1) + extraCredits;
 
-    const ctx = createRenderContext(spec, page, options.files, converted);
+    // What LLM-backed and history-keeping renderers need: the key, the deadline, token accounting.
+    const run: RenderRun = {
+      keyId: who.keyId,
+      deadline: startedAt + spec.timeoutMs,
+      recordTokens: (tokens) => this.deps.ledger.charge(who, 0, tokens),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.visibility ? { visibility: options.visibility } : {}),
+    };
+    const ctx = createRenderContext(spec, page, options.files, converted, run);
     const pageMeta = converted
       ? { ...extractMetadata(ctx.originalDom(), ctx.baseUrl()), ...converted.metadata }
       : isPlainText(page)

@@ -5,7 +5,9 @@
  * reverse order. Tests build the same graph with a test config, so they exercise the real components.
  */
 import type { Database } from "bun:sqlite";
-import { createParserRegistry, createRendererRegistry } from "../../plugins/index.ts";
+import { createLlmProviderRegistry, createParserRegistry, createRendererRegistry } from "../../plugins/index.ts";
+import type { LlmClient } from "../llm/client.ts";
+import { createLlmClient } from "../llm/registry.ts";
 import { CreditLedger } from "../auth/credits.ts";
 import { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
@@ -48,6 +50,8 @@ export interface Services {
   scrapeStats: ScrapeStats;
   /** Delivers the webhook outbox; call `kick()` after committing a transaction that enqueued events. */
   webhooks: WebhookDispatcher;
+  /** The configured LLM (json, summary, crawl prompts, …); undefined when none is configured. */
+  llm?: LlmClient;
   /** Stops background work and releases the database and sockets. */
   close(): Promise<void>;
 }
@@ -60,6 +64,8 @@ export interface ServiceOptions {
   now?: () => number;
   /** fetch used for webhook deliveries (tests inject one). */
   webhookFetch?: WebhookFetch;
+  /** fetch under the LLM provider's pinned fetch (tests observe it). @default fetch */
+  llmFetch?: typeof fetch;
 }
 
 /** Capabilities beyond what the engines bring (the engine router adds `browser`); LLM providers add `llm`. */
@@ -87,15 +93,18 @@ export async function createServices(config: Config, options: ServiceOptions = {
     gate,
     onWorkerError: (message) => log.warn(message),
   });
+  // LLM traffic bypasses the egress gate, but only to the configured provider address (llm/pinned-fetch.ts).
+  const llm = createLlmClient(config, createLlmProviderRegistry(), options.llmFetch);
+  if (llm) log.info("LLM provider configured", { provider: llm.provider.name, address: llm.provider.address, model: llm.provider.model });
   const scrape = new ScrapeService({
     engines,
-    renderers: createRendererRegistry(),
+    renderers: createRendererRegistry({ llm, llmLimits: config }),
     parsers,
     cache,
     results,
     ledger,
     maxPageBytes: config.maxPageBytes,
-    capabilities: CAPABILITIES,
+    capabilities: llm ? new Set<RendererNeed>([...CAPABILITIES, "llm"]) : CAPABILITIES,
     now,
   });
   const limiter = new ConcurrencyLimiter(config.maxConcurrency);
@@ -136,6 +145,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     limiter,
     scrapeStats: {},
     webhooks,
+    ...(llm ? { llm } : {}),
     async close() {
       scheduler.stop();
       await webhooks.stop();

@@ -1,0 +1,23 @@
+/**
+ * @module plugins/formats/summary
+ * The `summary` format (api-v2.md §6.3): a short summary of the page's markdown by the configured LLM, in
+ * `data.summary`. Long pages are summarised per chunk and the chunk summaries combined.
+ */
+import type { LlmClient } from "../../src/llm/client.ts";
+import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
+import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+
+/** Extra credits of a page with `summary` (one LLM call per ~context of text). */
+export const SUMMARY_EXTRA_CREDITS = 4;
+
+/** Creates the `summary` renderer. */
+export function createSummaryFormat(llm: LlmClient | undefined, limits: LlmLimits): FormatRenderer {
+  return {
+    type: "summary",
+    needs: ["llm"],
+    extraCredits: SUMMARY_EXTRA_CREDITS,
+    async render(ctx) {
+      return { summary: await llm!.summarize(ctx.markdown(), llmCallFor(ctx, limits)) };
+    },
+  };
+}

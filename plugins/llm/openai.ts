@@ -1,0 +1,79 @@
+/**
+ * @module plugins/llm/openai
+ * The OpenAI-compatible provider (OpenAI, vLLM, llama.cpp server, LM Studio, …): `POST {OPENAI_BASE_URL}/chat/completions`,
+ * non-streaming, `temperature: 0`, `max_tokens` bounding the answer, and for structured answers
+ * `response_format: {type: "json_schema", json_schema: {name, schema, strict: false}}` (`json_object` when any
+ * JSON object will do). `strict: false` because OpenAI's strict mode refuses ordinary schemas (optional
+ * properties); the answer is validated and repaired by src/llm either way.
+ */
+import { estimateTokens } from "../../src/llm/chunk.ts";
+import { LlmUnavailableError } from "../../src/llm/errors.ts";
+import type { LlmChatRequest, LlmProvider, LlmProviderPlugin, LlmProviderSettings } from "../../src/llm/types.ts";
+
+interface Completion {
+  choices?: { message?: { content?: string | null }; finish_reason?: string }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+  error?: { message?: string } | string;
+}
+
+function responseFormat(format: LlmChatRequest["format"]): Record<string, unknown> | undefined {
+  if (format === undefined) return undefined;
+  if (format === "json") return { type: "json_object" };
+  return { type: "json_schema", json_schema: { name: "answer", schema: format, strict: false } };
+}
+
+export const openaiProvider: LlmProviderPlugin = {
+  name: "openai",
+  create(s: LlmProviderSettings): LlmProvider {
+    const endpoint = { name: "openai", address: s.baseUrl, model: s.model };
+    const url = `${s.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+    return {
+      name: "openai",
+      address: s.baseUrl,
+      model: s.model,
+      capabilities: { contextTokens: s.contextTokens, structuredOutput: true },
+      async chat(req: LlmChatRequest) {
+        const body: Record<string, unknown> = {
+          model: s.model,
+          messages: req.messages,
+          stream: false,
+          temperature: 0,
+          max_tokens: req.maxAnswerTokens,
+        };
+        const rf = responseFormat(req.format);
+        if (rf) body.response_format = rf;
+        const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+        if (s.apiKey !== "") headers.authorization = `Bearer ${s.apiKey}`;
+        let res: Response;
+        let data: Completion;
+        try {
+          res = await s.fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: req.signal });
+          const text = await res.text();
+          try {
+            data = JSON.parse(text) as Completion;
+          } catch {
+            throw new Error(`HTTP ${res.status}: the answer is not JSON (${text.slice(0, 200)})`);
+          }
+        } catch (err) {
+          if (req.signal.aborted) throw req.signal.reason ?? err;
+          throw new LlmUnavailableError(endpoint, err instanceof Error ? err.message : String(err), err);
+        }
+        if (!res.ok) {
+          const msg = typeof data.error === "string" ? data.error : (data.error?.message ?? res.statusText);
+          throw new LlmUnavailableError(endpoint, `HTTP ${res.status}: ${msg}`);
+        }
+        const choice = data.choices?.[0];
+        if (!choice) throw new LlmUnavailableError(endpoint, "the answer has no choices");
+        const content = choice.message?.content ?? "";
+        return {
+          content,
+          truncated: choice.finish_reason === "length",
+          usage: {
+            promptTokens: data.usage?.prompt_tokens ?? estimateTokens(req.messages.map((m) => m.content).join("\n")),
+            completionTokens: data.usage?.completion_tokens ?? estimateTokens(content),
+          },
+        };
+      },
+    };
+  },
+};

@@ -1,0 +1,67 @@
+/**
+ * @module llm/errors
+ * Errors of LLM-backed formats. Each names the provider and its address, so an operator reading the client's
+ * error knows what to fix (a wrong OLLAMA_BASE_URL, a stopped server, a model too slow for the timeout).
+ */
+import { CrawlboxError } from "../errors.ts";
+
+/** What the operator sets to enable LLM formats (used in the 400 below and in docs/llm.md). */
+export const LLM_SETUP_HINT =
+  "Set MODEL_NAME to use a local Ollama (OLLAMA_BASE_URL, default http://127.0.0.1:11434), or OPENAI_BASE_URL and/or OPENAI_API_KEY (with MODEL_NAME) for an OpenAI-compatible endpoint.";
+
+/** 400: a request needs an LLM and none is configured. */
+export class LlmNotConfiguredError extends CrawlboxError {
+  constructor(what: string) {
+    super("LLM_NOT_CONFIGURED", 400, `${what} needs an LLM provider, and none is configured. ${LLM_SETUP_HINT}`);
+  }
+}
+
+/** Who answered (or did not). */
+export interface LlmEndpoint {
+  name: string;
+  address: string;
+  model?: string;
+}
+
+function where(p: LlmEndpoint): string {
+  return `the ${p.name} provider at ${p.address}`;
+}
+
+/** 502: the provider could not be reached or answered with an error. Retryable. */
+export class LlmUnavailableError extends CrawlboxError {
+  constructor(p: LlmEndpoint, reason: string, cause?: unknown) {
+    super("LLM_UNAVAILABLE", 502, `The LLM request to ${where(p)} failed: ${reason}`, {
+      details: { provider: p.name, address: p.address, model: p.model },
+      retryable: true,
+      cause,
+    });
+  }
+}
+
+/** 504: the provider did not answer within the request's deadline. */
+export class LlmTimeoutError extends CrawlboxError {
+  constructor(p: LlmEndpoint, timeoutMs: number) {
+    super("LLM_TIMEOUT", 504, `The LLM at ${where(p)} did not answer within ${timeoutMs} ms.`, {
+      details: { provider: p.name, address: p.address, model: p.model, timeoutMs },
+      retryable: true,
+    });
+  }
+}
+
+/** 502: the answer was not valid JSON for the schema, even after one repair turn. */
+export class LlmInvalidAnswerError extends CrawlboxError {
+  constructor(p: LlmEndpoint, problems: string[]) {
+    super("LLM_INVALID_ANSWER", 502, `The LLM at ${where(p)} returned an answer that does not match the schema, also after a repair turn: ${problems.slice(0, 3).join("; ")}`, {
+      details: { provider: p.name, address: p.address, model: p.model, problems: problems.slice(0, 20) },
+    });
+  }
+}
+
+/** 400: the request's token budget cannot cover even one call. */
+export class LlmBudgetExceededError extends CrawlboxError {
+  constructor(budget: number, used: number) {
+    super("LLM_TOKEN_BUDGET_EXCEEDED", 400, `The LLM token budget of this request (${budget}) is spent (${used} used).`, {
+      details: { budget, used },
+    });
+  }
+}

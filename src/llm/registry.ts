@@ -1,0 +1,77 @@
+/**
+ * @module llm/registry
+ * The registry of provider plugins (filled once in plugins/index.ts) and the rule that picks the configured one.
+ *
+ * Which provider (CRAWLBOX_LLM_PROVIDER=auto, the default, honours upstream's variables):
+ * 1. `OPENAI_BASE_URL` or `OPENAI_API_KEY` set → `openai` (base URL default `https://api.openai.com/v1`, model
+ *    `MODEL_NAME` or `gpt-4o-mini`);
+ * 2. else `MODEL_NAME` set → `ollama` at `OLLAMA_BASE_URL` (default `http://127.0.0.1:11434`);
+ * 3. else none: LLM formats answer 400 `LLM_NOT_CONFIGURED` naming what to set.
+ * `CRAWLBOX_LLM_PROVIDER=ollama|openai` forces one, `off` disables LLM formats.
+ */
+import type { Config } from "../config.ts";
+import { LlmClient } from "./client.ts";
+import { createPinnedFetch } from "./pinned-fetch.ts";
+import type { LlmProviderPlugin } from "./types.ts";
+
+/** Default base URL of the openai provider when only a key is given. */
+export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+/** Default model of the openai provider when MODEL_NAME is unset. */
+export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini";
+
+/** Thrown at boot when two plugins claim one name. */
+export class DuplicateProviderError extends Error {}
+
+/** The one registry of LLM provider plugins. */
+export class LlmProviderRegistry {
+  private readonly byName = new Map<string, LlmProviderPlugin>();
+
+  register(plugin: LlmProviderPlugin): this {
+    if (this.byName.has(plugin.name)) throw new DuplicateProviderError(`LLM provider "${plugin.name}" is registered twice`);
+    this.byName.set(plugin.name, plugin);
+    return this;
+  }
+
+  get(name: string): LlmProviderPlugin | undefined {
+    return this.byName.get(name);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+}
+
+type LlmConfig = Pick<Config, "llmProvider" | "ollamaBaseUrl" | "openaiBaseUrl" | "openaiApiKey" | "modelName" | "llmContextTokens">;
+
+/** Which provider `config` selects, with its base URL, key and model; undefined when none is configured. */
+export function selectProvider(config: LlmConfig): { name: string; baseUrl: string; apiKey: string; model: string } | undefined {
+  const mode = config.llmProvider;
+  if (mode === "off") return undefined;
+  const openai = mode === "openai" || (mode === "auto" && (config.openaiBaseUrl !== "" || config.openaiApiKey !== ""));
+  if (openai) {
+    return { name: "openai", baseUrl: config.openaiBaseUrl || OPENAI_DEFAULT_BASE_URL, apiKey: config.openaiApiKey, model: config.modelName || OPENAI_DEFAULT_MODEL };
+  }
+  if (mode === "ollama" || (mode === "auto" && config.modelName !== "")) {
+    return { name: "ollama", baseUrl: config.ollamaBaseUrl, apiKey: "", model: config.modelName };
+  }
+  return undefined;
+}
+
+/**
+ * The LLM client for `config`, or undefined when no provider is configured. The provider gets a fetch pinned
+ * to its configured base URL: the only traffic that bypasses the egress gate (see pinned-fetch.ts).
+ */
+export function createLlmClient(config: LlmConfig, registry: LlmProviderRegistry, inner: typeof fetch = fetch): LlmClient | undefined {
+  const sel = selectProvider(config);
+  if (!sel) return undefined;
+  const plugin = registry.get(sel.name);
+  if (!plugin) throw new Error(`LLM provider "${sel.name}" is not registered (have: ${registry.names().join(", ")})`);
+  const provider = plugin.create({
+    baseUrl: sel.baseUrl,
+    apiKey: sel.apiKey,
+    model: sel.model,
+    contextTokens: config.llmContextTokens,
+    fetch: createPinnedFetch(sel.baseUrl, inner),
+  });
+  return new LlmClient(provider);
+}

@@ -1,0 +1,76 @@
+/**
+ * @module llm/schema
+ * JSON Schema handling for structured output: the request's schema is compiled when the request arrives (a bad
+ * schema is a 400 with the reason, before anything is fetched), and model answers are validated against it.
+ * Ajv (draft-07 and 2019/2020 keywords it knows) is the validator, as upstream uses.
+ */
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import { BadRequestError } from "../errors.ts";
+
+/** Compiled validators by schema text, so a crawl's pages reuse one compilation. */
+const MAX_CACHED = 128;
+const cache = new Map<string, ValidateFunction>();
+
+function newAjv(): Ajv {
+  // strict: false tolerates unknown keywords clients add (title, examples, x-*); allErrors for repair hints.
+  return new Ajv({ strict: false, allErrors: true, validateFormats: false });
+}
+const ajv = newAjv();
+
+function describe(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((e) => `${e.instancePath || "(root)"} ${e.message ?? "is invalid"}${e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : ""}`);
+}
+
+/**
+ * Compiles `schema`, or throws a 400 `BadRequestError` whose message says why it is not a usable JSON Schema.
+ * `path` locates the schema in the request for the error details.
+ */
+export function compileSchema(schema: Record<string, unknown>, path: (string | number)[] = ["schema"]): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  let fn: ValidateFunction;
+  // `$schema` only names a draft; clients send draft-07 and 2020-12 alike, and the keywords they use are shared.
+  const { $schema: _draft, ...body } = schema;
+  try {
+    if (!ajv.validateSchema(body)) throw new Error(describe(ajv.errors).join("; "));
+    fn = ajv.compile(body);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new BadRequestError(`Invalid JSON schema: ${reason}`, [{ code: "custom", path, message: `Invalid JSON schema: ${reason}` }]);
+  }
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(key, fn);
+  return fn;
+}
+
+/** Validates `value` against `schema`; returns readable problems, empty when valid. */
+export function validateAgainst(schema: Record<string, unknown>, value: unknown): string[] {
+  const fn = compileSchema(schema);
+  return fn(value) ? [] : describe(fn.errors);
+}
+
+/** Result of reading a model's text as JSON. */
+export type ParsedAnswer = { ok: true; value: unknown } | { ok: false; problem: string };
+
+/**
+ * Reads a model answer as JSON. Models often wrap JSON in a Markdown fence or add a sentence around it; the
+ * first fenced block, else the outermost `{…}`/`[…]` span, is tried after the plain text.
+ */
+export function parseJsonAnswer(text: string): ParsedAnswer {
+  const candidates = [text.trim()];
+  const fence = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
+  if (fence?.[1]) candidates.push(fence[1].trim());
+  const start = text.search(/[{[]/);
+  const end = Math.max(text.lastIndexOf("}"), text.lastIndexOf("]"));
+  if (start >= 0 && end > start) candidates.push(text.slice(start, end + 1));
+  for (const c of candidates) {
+    if (c === "") continue;
+    try {
+      return { ok: true, value: JSON.parse(c) };
+    } catch {
+      // try the next candidate
+    }
+  }
+  return { ok: false, problem: text.trim() === "" ? "the answer was empty" : "the answer is not valid JSON" };
+}

@@ -1,0 +1,175 @@
+/**
+ * json (schema only, prompt only, both), summary and chunking of a long page, through the API with the fake
+ * LLM; the pinned fetch (the only egress exemption) and the merge rules as units; the official SDK's scrape
+ * with json and summary.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { chunkText, mergeAnswers } from "../../src/llm/chunk.ts";
+import { createPinnedFetch, PinnedFetchRefusedError } from "../../src/llm/pinned-fetch.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
+import { page, startPageSite, type PageSite } from "./pages.ts";
+
+let site: PageSite;
+let llm: FakeLlm;
+let h: Harness;
+
+const SCHEMA = { type: "object", properties: { products: { type: "array", items: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } }, shop: { type: ["string", "null"] } }, required: ["products"] };
+
+beforeAll(async () => {
+  site = startPageSite();
+  site.set("/shop", page("Kettle Shop", "We sell the Blue Kettle and the Red Kettle."));
+  // ~40 paragraphs of ~400 characters: far more than one 1024-token chunk.
+  const paras = Array.from({ length: 40 }, (_, i) => `Section ${i}: ${"lorem ipsum dolor sit amet ".repeat(15)} Product P${i}.`);
+  site.set("/long", page("Long catalogue", ...paras));
+  llm = startFakeLlm();
+  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", llmContextTokens: 1024 });
+});
+afterAll(async () => {
+  await h.close();
+  site.stop();
+  llm.stop();
+});
+
+const scrape = async (path: string, body: Record<string, unknown>) => {
+  const res = await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}${path}`, ...body } });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe("json format", () => {
+  test("schema only: the schema is the constraint, a default instruction is used", async () => {
+    llm.reset();
+    llm.script([{ content: '{"products":[{"name":"Blue Kettle"},{"name":"Red Kettle"}],"shop":"Kettle Shop"}' }]);
+    const r = await scrape("/shop", { formats: [{ type: "json", schema: SCHEMA }] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.json.products).toHaveLength(2);
+    const sent = llm.chats()[0]!;
+    expect(sent.schema).toEqual(SCHEMA);
+    expect(sent.messages[1]!.content).toContain("Extract the information described by the JSON Schema");
+  });
+
+  test("prompt only: any JSON object, the caller's prompt outside the page block", async () => {
+    llm.reset();
+    llm.script([{ content: '{"kettles": 2}' }]);
+    const r = await scrape("/shop", { formats: [{ type: "json", prompt: "How many kettles are sold?" }] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.json).toEqual({ kettles: 2 });
+    const sent = llm.chats()[0]!;
+    expect(sent.schema).toBe("json");
+    const user = sent.messages[1]!.content;
+    expect(user.indexOf("How many kettles are sold?")).toBeLessThan(user.indexOf("<<<PAGE_CONTENT"));
+  });
+
+  test("prompt only: a non-object answer is repaired", async () => {
+    llm.reset();
+    llm.script([{ content: "[1,2]" }, { content: '{"kettles": 2}' }]);
+    const r = await scrape("/shop", { formats: [{ type: "json", prompt: "How many kettles?" }] });
+    expect(r.body.data.json).toEqual({ kettles: 2 });
+  });
+
+  test("schema and prompt: both are sent", async () => {
+    llm.reset();
+    llm.script([{ content: '{"products":[{"name":"Blue Kettle"}],"shop":null}' }]);
+    const r = await scrape("/shop", { formats: ["markdown", { type: "json", schema: SCHEMA, prompt: "Only blue products." }] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain("Blue Kettle");
+    expect(r.body.data.json.products).toEqual([{ name: "Blue Kettle" }]);
+    const sent = llm.chats()[0]!;
+    expect(sent.schema).toEqual(SCHEMA);
+    expect(sent.messages[1]!.content).toContain("Only blue products.");
+  });
+
+  test("neither schema nor prompt: 400", async () => {
+    const r = await scrape("/shop", { formats: [{ type: "json" }] });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toContain("schema, a prompt, or both");
+  });
+
+  test("a long page is split to fit the context; answers merged (arrays concatenated and deduplicated)", async () => {
+    llm.reset();
+    llm.respond = (req) => {
+      const user = req.messages[1]!.content;
+      const names = [...user.matchAll(/Product (P\d+)\./g)].map((m) => ({ name: m[1] }));
+      // Every chunk also reports a duplicate and the shop name only once in the middle.
+      return { content: JSON.stringify({ products: [...names, { name: "dup" }], shop: user.includes("Section 20:") ? "Catalogue Inc" : null }) };
+    };
+    const r = await scrape("/long", { formats: [{ type: "json", schema: SCHEMA }] });
+    expect(r.status).toBe(200);
+    const chats = llm.chats();
+    expect(chats.length).toBeGreaterThan(2);
+    for (const c of chats) {
+      expect(c.messages[1]!.content).toMatch(/split into \d+ parts; this is part \d+/);
+      // Each request fits the configured context (1024 tokens at ~3 chars/token, with room for the answer).
+      expect(c.messages.map((m) => m.content).join("").length).toBeLessThan(1024 * 3);
+    }
+    const names = r.body.data.json.products.map((p: any) => p.name);
+    expect(names.filter((n: string) => n === "dup")).toHaveLength(1);
+    for (let i = 0; i < 40; i++) expect(names).toContain(`P${i}`);
+    expect(r.body.data.json.shop).toBe("Catalogue Inc");
+  });
+});
+
+describe("summary format", () => {
+  test("a plain-text answer becomes data.summary; no schema is sent", async () => {
+    llm.reset();
+    llm.script([{ content: "  A shop selling two kettles.  " }]);
+    const r = await scrape("/shop", { formats: ["summary"] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.summary).toBe("A shop selling two kettles.");
+    expect(llm.chats()[0]!.schema).toBeUndefined();
+    expect(llm.chats()[0]!.messages[0]!.content).toContain("untrusted data");
+  });
+
+  test("a long page: chunk summaries, then one combining call", async () => {
+    llm.reset();
+    llm.respond = (req) => ({ content: req.messages[1]!.content.includes("Combine them") ? "The whole catalogue." : "part" });
+    const r = await scrape("/long", { formats: ["summary"] });
+    expect(r.body.data.summary).toBe("The whole catalogue.");
+    expect(llm.chats().length).toBeGreaterThan(2);
+  });
+});
+
+describe("units", () => {
+  test("chunkText keeps paragraphs and respects the size", () => {
+    const text = ["a".repeat(50), "b".repeat(50), "c".repeat(120)].join("\n\n");
+    const chunks = chunkText(text, 60);
+    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(60);
+    expect(chunks.join("").replace(/\n/g, "")).toBe(text.replace(/\n/g, ""));
+  });
+
+  test("mergeAnswers: arrays concatenated and deduplicated, scalars from the most informative chunk", () => {
+    const merged = mergeAnswers([
+      { items: ["a", "b"], title: null, meta: { author: "x" } },
+      { items: ["b", "c"], title: "Real title", meta: { author: "y", year: 2020 }, extra: [1] },
+    ]);
+    expect(merged).toEqual({ items: ["a", "b", "c"], title: "Real title", meta: { author: "y", year: 2020 }, extra: [1] });
+  });
+
+  test("the pinned fetch reaches only the configured base URL and never follows redirects", async () => {
+    const seen: { url: string; redirect?: RequestRedirect }[] = [];
+    const inner = (async (url: string, init?: RequestInit) => {
+      seen.push({ url, redirect: init?.redirect });
+      return new Response("{}");
+    }) as unknown as typeof fetch;
+    const f = createPinnedFetch("http://10.0.0.5:11434/v1", inner);
+    await f("http://10.0.0.5:11434/v1/chat/completions");
+    expect(seen).toEqual([{ url: "http://10.0.0.5:11434/v1/chat/completions", redirect: "error" }]);
+    for (const bad of ["http://10.0.0.6:11434/v1/x", "http://10.0.0.5:11435/v1/x", "https://10.0.0.5:11434/v1/x", "http://10.0.0.5:11434/admin", "http://10.0.0.5:11434/v10/x"]) {
+      await expect(f(bad)).rejects.toBeInstanceOf(PinnedFetchRefusedError);
+    }
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe("official SDK", () => {
+  test("scrape with json and summary", async () => {
+    const apiUrl = h.listen();
+    llm.reset();
+    llm.respond = (req) => ({ content: req.schema ? '{"products":[{"name":"Blue Kettle"}],"shop":"Kettle Shop"}' : "Two kettles for sale." });
+    const app = new Firecrawl({ apiKey: h.key, apiUrl });
+    const doc = await app.scrape(`${site.url}/shop`, { formats: [{ type: "json", schema: SCHEMA, prompt: "products" }, "summary"] as any });
+    expect((doc as any).json).toEqual({ products: [{ name: "Blue Kettle" }], shop: "Kettle Shop" });
+    expect((doc as any).summary).toBe("Two kettles for sale.");
+  });
+});

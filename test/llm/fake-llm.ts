@@ -1,0 +1,177 @@
+/**
+ * A local test LLM server speaking both protocols crawlbox uses, faithfully enough for the official clients:
+ * - Ollama: `GET /api/tags`, `POST /api/chat` (non-streaming JSON, or NDJSON when `stream` is not false, as
+ *   Ollama defaults to streaming; `format` schema; `options.num_ctx`/`num_predict`; `done_reason`; token counts;
+ *   `{error}` bodies with 404 for an unknown model);
+ * - OpenAI: `GET /v1/models`, `POST /v1/chat/completions` (`response_format` json_schema/json_object,
+ *   `max_tokens`, `finish_reason`, `usage`, SSE when `stream: true`, `{error:{message,type,code}}` bodies,
+ *   401 for a wrong key).
+ * Answers are scripted per test with `respond`; every request is recorded so tests can check what was sent.
+ * Served by Bun.serve on 127.0.0.1; nothing touches the internet.
+ */
+
+/** A recorded request. */
+export interface LlmRequestLog {
+  protocol: "ollama" | "openai";
+  path: string;
+  headers: Record<string, string>;
+  body: any;
+  /** The chat messages, whichever protocol. */
+  messages: { role: string; content: string }[];
+  /** Ollama `format` or OpenAI `response_format.json_schema.schema` (`"json"` for json_object / format "json"). */
+  schema: unknown;
+}
+
+/** A scripted answer. */
+export interface LlmReply {
+  /** Answer text (the assistant message content). */
+  content?: string;
+  /** Wait this long before answering. */
+  delayMs?: number;
+  /** Answer with this HTTP error status and message instead. */
+  status?: number;
+  error?: string;
+  /** `length` marks an answer cut at the token limit. @default "stop" */
+  doneReason?: "stop" | "length";
+  /** Pad the JSON body with this many extra bytes (an oversized response). */
+  padBytes?: number;
+}
+
+export interface FakeLlm {
+  url: string;
+  /** OpenAI base URL (`${url}/v1`). */
+  openaiUrl: string;
+  requests: LlmRequestLog[];
+  /** Chat requests only. */
+  chats(): LlmRequestLog[];
+  /** Scripted answers: a function of the request, called for every chat. */
+  respond: (req: LlmRequestLog, index: number) => LlmReply;
+  /** Answers from a list, in order (the last one repeats). */
+  script(replies: LlmReply[]): void;
+  reset(): void;
+  stop(): void;
+}
+
+const MODELS = ["llama3.2:3b", "qwen2.5:7b", "gpt-4o-mini", "test-model"];
+
+function tokens(s: string): number {
+  return Math.max(1, Math.ceil(s.length / 4));
+}
+
+/** Starts the fake LLM server. `apiKey`: when set, OpenAI requests must carry it. */
+export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}): FakeLlm {
+  const models = opts.models ?? MODELS;
+  const requests: LlmRequestLog[] = [];
+  let chatIndex = 0;
+  const fake: FakeLlm = {
+    url: "",
+    openaiUrl: "",
+    requests,
+    chats: () => requests.filter((r) => r.path === "/api/chat" || r.path === "/v1/chat/completions"),
+    respond: () => ({ content: "{}" }),
+    script(replies) {
+      fake.respond = (_req, i) => replies[Math.min(i, replies.length - 1)]!;
+    },
+    reset() {
+      requests.length = 0;
+      chatIndex = 0;
+      fake.respond = () => ({ content: "{}" });
+    },
+    stop: () => server.stop(true),
+  };
+
+  const json = (body: unknown, status = 200, pad = 0) => {
+    let text = JSON.stringify(body);
+    if (pad > 0) text = text.replace(/}$/, `,"padding":"${"x".repeat(pad)}"}`);
+    return new Response(text, { status, headers: { "content-type": "application/json; charset=utf-8" } });
+  };
+
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    idleTimeout: 120,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const headers = Object.fromEntries(req.headers.entries());
+      if (req.method === "GET" && url.pathname === "/api/tags") {
+        return json({
+          models: models.map((m) => ({
+            name: m, model: m, modified_at: "2026-01-01T00:00:00Z", size: 2_000_000_000, digest: "sha256:" + "0".repeat(64),
+            details: { parent_model: "", format: "gguf", family: "llama", families: ["llama"], parameter_size: "3B", quantization_level: "Q4_K_M" },
+          })),
+        });
+      }
+      if (req.method === "GET" && url.pathname === "/v1/models") {
+        if (opts.apiKey && headers.authorization !== `Bearer ${opts.apiKey}`) return json({ error: { message: "Incorrect API key provided.", type: "invalid_request_error", code: "invalid_api_key" } }, 401);
+        return json({ object: "list", data: models.map((m) => ({ id: m, object: "model", created: 1_700_000_000, owned_by: "test" })) });
+      }
+      const isOllama = req.method === "POST" && url.pathname === "/api/chat";
+      const isOpenai = req.method === "POST" && url.pathname === "/v1/chat/completions";
+      if (!isOllama && !isOpenai) return isOllama || url.pathname.startsWith("/api/") ? json({ error: "404 page not found" }, 404) : json({ error: { message: `Unknown path ${url.pathname}`, type: "invalid_request_error" } }, 404);
+
+      let body: any;
+      try {
+        body = await req.json();
+      } catch {
+        return isOllama ? json({ error: "invalid JSON body" }, 400) : json({ error: { message: "Invalid JSON body", type: "invalid_request_error" } }, 400);
+      }
+      const schema = isOllama
+        ? body.format
+        : body.response_format?.type === "json_schema" ? body.response_format.json_schema?.schema : body.response_format?.type === "json_object" ? "json" : undefined;
+      const log: LlmRequestLog = { protocol: isOllama ? "ollama" : "openai", path: url.pathname, headers, body, messages: body.messages ?? [], schema };
+      requests.push(log);
+
+      if (isOpenai && opts.apiKey && headers.authorization !== `Bearer ${opts.apiKey}`) {
+        return json({ error: { message: "Incorrect API key provided.", type: "invalid_request_error", code: "invalid_api_key" } }, 401);
+      }
+      if (!models.includes(body.model)) {
+        return isOllama
+          ? json({ error: `model "${body.model}" not found, try pulling it first` }, 404)
+          : json({ error: { message: `The model \`${body.model}\` does not exist.`, type: "invalid_request_error", code: "model_not_found" } }, 404);
+      }
+      const reply = fake.respond(log, chatIndex++);
+      if (reply.delayMs) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, reply.delayMs);
+          req.signal.addEventListener("abort", () => (clearTimeout(t), resolve()));
+        });
+        if (req.signal.aborted) return new Response(null, { status: 499 });
+      }
+      if (reply.status) {
+        const msg = reply.error ?? "server error";
+        return isOllama ? json({ error: msg }, reply.status) : json({ error: { message: msg, type: "server_error" } }, reply.status);
+      }
+      const content = reply.content ?? "";
+      const promptTokens = tokens((body.messages ?? []).map((m: any) => m.content).join("\n"));
+      const completionTokens = tokens(content);
+      const doneReason = reply.doneReason ?? "stop";
+      if (isOllama) {
+        const done = {
+          model: body.model, created_at: new Date().toISOString(), message: { role: "assistant", content },
+          done: true, done_reason: doneReason, total_duration: 1_000_000, load_duration: 1000,
+          prompt_eval_count: promptTokens, prompt_eval_duration: 1000, eval_count: completionTokens, eval_duration: 1000,
+        };
+        if (body.stream === false) return json(done, 200, reply.padBytes ?? 0);
+        // Ollama streams by default: NDJSON, content first, then the final record.
+        const lines = [
+          JSON.stringify({ model: body.model, created_at: done.created_at, message: { role: "assistant", content }, done: false }),
+          JSON.stringify({ ...done, message: { role: "assistant", content: "" } }),
+        ];
+        return new Response(lines.join("\n") + "\n", { headers: { "content-type": "application/x-ndjson" } });
+      }
+      const completion = {
+        id: `chatcmpl-${crypto.randomUUID()}`, object: "chat.completion", created: Math.floor(Date.now() / 1000), model: body.model,
+        choices: [{ index: 0, message: { role: "assistant", content }, logprobs: null, finish_reason: doneReason }],
+        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      };
+      if (body.stream === true) {
+        const chunk = { id: completion.id, object: "chat.completion.chunk", created: completion.created, model: body.model, choices: [{ index: 0, delta: { role: "assistant", content }, finish_reason: doneReason }] };
+        return new Response(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`, { headers: { "content-type": "text/event-stream" } });
+      }
+      return json(completion, 200, reply.padBytes ?? 0);
+    },
+  });
+  fake.url = `http://127.0.0.1:${server.port}`;
+  fake.openaiUrl = `${fake.url}/v1`;
+  return fake;
+}
