@@ -190,7 +190,8 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
       parsed = text === undefined ? { kind: "none", urls: [], sitemaps: [] } : parseSitemap(text);
     } catch (err) {
       if (options.signal?.aborted) throw options.signal.reason;
-      if (deadline.aborted) {
+      // The fetch's own deadline is the remaining time, so it can fire a moment before `deadline` does.
+      if (deadline.aborted || performance.now() - startedAt >= timeoutMs - 2) {
         result.timedOut = result.truncated = true;
         break;
       }
