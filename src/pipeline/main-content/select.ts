@@ -16,7 +16,7 @@ const CONTENT_REGION_BONUS = 0.05;
 /** Below this much positive value the page has no clear main block; keep the whole body minus chrome. */
 const MIN_MAIN_VALUE = 120;
 /** The listing reading wins when its best block is worth this many times the prose reading's best. */
-const LISTING_RATIO = 2.5;
+const LISTING_RATIO = 2;
 /** A child whose net value is below this is pruned unless it holds real content. */
 const PRUNE_NET_BELOW = -10;
 /** Positive value that protects a net-negative child from pruning (its content is worth descending into). */
