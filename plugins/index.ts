@@ -3,10 +3,12 @@
  * The one place where plugins are registered. Adding a format is a new file in `plugins/formats/` and one line
  * here; nothing else changes.
  */
+import type { ChangeHistory } from "../src/change-tracking/history.ts";
 import type { LlmClient } from "../src/llm/client.ts";
 import type { LlmLimits } from "../src/llm/render-call.ts";
 import { LlmProviderRegistry } from "../src/llm/registry.ts";
 import { RendererRegistry } from "../src/scrape/renderer.ts";
+import { createChangeTrackingFormat } from "./formats/change-tracking.ts";
 import { createJsonFormat } from "./formats/json.ts";
 import { createSummaryFormat } from "./formats/summary.ts";
 import { ollamaProvider } from "./llm/ollama.ts";
@@ -27,6 +29,8 @@ export interface RendererDeps {
   llm?: LlmClient;
   /** Per-page LLM limits. */
   llmLimits?: LlmLimits;
+  /** Change-tracking history; without it the changeTracking format is not offered. */
+  changeHistory?: ChangeHistory;
 }
 
 const DEFAULT_LLM_LIMITS: LlmLimits = { llmTimeoutMs: 120_000, llmTokenBudget: 100_000 };
@@ -39,9 +43,11 @@ export function createLlmProviderRegistry(): LlmProviderRegistry {
 /** A registry holding every built-in format renderer. */
 export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistry {
   const limits = deps.llmLimits ?? DEFAULT_LLM_LIMITS;
-  return new RendererRegistry()
+  const registry = new RendererRegistry()
     .register(createJsonFormat(deps.llm, limits))
-    .register(createSummaryFormat(deps.llm, limits))
+    .register(createSummaryFormat(deps.llm, limits));
+  if (deps.changeHistory) registry.register(createChangeTrackingFormat({ history: deps.changeHistory, llm: deps.llm, limits }));
+  return registry
     .register(markdownFormat)
     .register(htmlFormat)
     .register(rawHtmlFormat)

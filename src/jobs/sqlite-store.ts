@@ -9,6 +9,9 @@ import { BadRequestError, type SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
 import type { ClaimLimits, Completion, Job, JobEvent, JobEventSink, JobStatus, JobStore, NewTask, Task } from "./types.ts";
 
+/** Asked for last tasks when a job has nothing queued or running; returning none lets the job complete. */
+export type DrainHook = (job: Job) => NewTask[];
+
 /** How long finished job results stay readable (extended when read). */
 export const JOB_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -56,6 +59,16 @@ export class SqliteJobStore implements JobStore {
     private readonly now: () => number = Date.now,
     private readonly newId: () => string = () => crypto.randomUUID(),
   ) {}
+
+  private drainHook?: DrainHook;
+
+  /**
+   * Sets the hook asked for last tasks when a job runs out of work, before it completes (changeTracking's
+   * "hidden" re-checks of pages the previous crawl saw). Runs inside the store's transaction.
+   */
+  setDrainHook(hook: DrainHook): void {
+    this.drainHook = hook;
+  }
 
   createJob(job: Parameters<JobStore["createJob"]>[0], tasks: NewTask[], idempotencyKey?: string): Job {
     return immediate(this.db, () => {
@@ -306,6 +319,10 @@ export class SqliteJobStore implements JobStore {
       .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM tasks WHERE job_id = ? AND status IN ('queued', 'active')")
       .get(jobId)!.n;
     if (pending > 0) return;
+    if (this.drainHook) {
+      const job = this.getJob(jobId);
+      if (job && job.status === "scraping" && this.insertTasks(jobId, this.drainHook(job), Number.MAX_SAFE_INTEGER) > 0) return;
+    }
     const t = this.now();
     const r = this.db
       .query("UPDATE jobs SET status = 'completed', updated_at = ?, completed_at = ?, expires_at = ? WHERE id = ? AND status = 'scraping'")

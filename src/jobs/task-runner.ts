@@ -11,6 +11,7 @@ import { specFromOptions } from "../scrape/from-options.ts";
 import type { FileSink } from "../scrape/render-context.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import { backoffMs, isRetryableStatus, MAX_PAGE_ATTEMPTS, MAX_THROTTLED_ATTEMPTS, retryAfterMs } from "./retry-policy.ts";
+import { HIDDEN_RECHECK_DEPTH } from "../change-tracking/crawl-recheck.ts";
 import type { Job, NewTask, Task } from "./types.ts";
 import type { Outcome, TaskRunner } from "./worker-pool.ts";
 
@@ -67,12 +68,15 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       return { kind: "failed", error: toCrawlboxError(err) };
     }
     try {
+      // A changeTracking re-check of a page only the previous crawl saw: reported hidden, its links not followed.
+      const hidden = task.depth === HIDDEN_RECHECK_DEPTH;
       const page = await deps.scrape.scrapePage(spec, deps.keys.identityOf(job.keyId), {
         signal,
         files: deps.filesFor(job),
         scrapeId: task.id,
         storeResult: false,
-        collectLinks: job.kind === "crawl",
+        collectLinks: job.kind === "crawl" && !hidden,
+        ...(hidden ? { visibility: "hidden" as const } : {}),
       });
       const status = page.document.metadata.statusCode;
       if (isRetryableStatus(status)) {

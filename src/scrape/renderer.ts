@@ -64,6 +64,8 @@ export interface FormatRenderer {
   readonly extraCredits?: number;
   /** Reads the original DOM: such renderers run before cleaning consumes it. @default false */
   readonly usesOriginalDom?: boolean;
+  /** Needs the live page: a cached copy would hide what it reports (changeTracking). @default false */
+  readonly needsFreshPage?: boolean;
   /** Validates the format's own options before anything is fetched; throws a 400-class error. */
   validate?(format: FormatRequest, spec: ScrapeSpec): void;
   /** Produces this format's fields of the document. */

@@ -174,7 +174,9 @@ export class ScrapeService {
     const now = this.now();
     const key = pageCacheKey(spec);
     const cacheOnly = spec.lockdown || spec.minAgeMs !== undefined;
-    if (!spec.zeroDataRetention && (cacheOnly || spec.maxAgeMs > 0)) {
+    // Formats that report what changed (changeTracking) must see the live page, not a cached copy.
+    const fresh = spec.formats.some((f) => this.deps.renderers.get(f.type)?.needsFreshPage);
+    if (!spec.zeroDataRetention && (cacheOnly || (spec.maxAgeMs > 0 && !fresh))) {
       const maxAge = spec.lockdown ? LOCKDOWN_MAX_AGE_MS : spec.minAgeMs !== undefined ? Infinity : spec.maxAgeMs;
       const hit = this.deps.cache.get(key, now - maxAge);
       if (hit && (spec.minAgeMs === undefined || now - hit.cachedAt >= spec.minAgeMs)) {

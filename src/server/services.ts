@@ -6,6 +6,8 @@
  */
 import type { Database } from "bun:sqlite";
 import { createLlmProviderRegistry, createParserRegistry, createRendererRegistry } from "../../plugins/index.ts";
+import { createHiddenRecheckHook } from "../change-tracking/crawl-recheck.ts";
+import { ChangeHistory } from "../change-tracking/history.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { createLlmClient } from "../llm/registry.ts";
 import { CreditLedger } from "../auth/credits.ts";
@@ -96,9 +98,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // LLM traffic bypasses the egress gate, but only to the configured provider address (llm/pinned-fetch.ts).
   const llm = createLlmClient(config, createLlmProviderRegistry(), options.llmFetch);
   if (llm) log.info("LLM provider configured", { provider: llm.provider.name, address: llm.provider.address, model: llm.provider.model });
+  const changeHistory = new ChangeHistory(db);
   const scrape = new ScrapeService({
     engines,
-    renderers: createRendererRegistry({ llm, llmLimits: config }),
+    renderers: createRendererRegistry({ llm, llmLimits: config, changeHistory }),
     parsers,
     cache,
     results,

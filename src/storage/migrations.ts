@@ -161,4 +161,29 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (event_seq, attempt)
   );
   `,
+  // 6: change-tracking history (src/change-tracking): every scrape with the changeTracking format stores its
+  // markdown (and json when asked) per key, URL and tag; and the URL set of each crawl that tracked changes, so
+  // that the next crawl of the same start URL can re-check pages it no longer links (visibility "hidden").
+  `
+  CREATE TABLE change_snapshots (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key_id TEXT NOT NULL,
+    url TEXT NOT NULL,                -- the requested URL (fragment removed)
+    tag TEXT NOT NULL,                -- '' when the request had no tag
+    scraped_at INTEGER NOT NULL,
+    status_code INTEGER NOT NULL,
+    markdown TEXT NOT NULL,
+    json TEXT                         -- JSON of the extracted data (json mode with a schema), if any
+  );
+  CREATE INDEX change_snapshots_latest ON change_snapshots (key_id, url, tag, scraped_at DESC, id DESC);
+  CREATE TABLE change_crawls (
+    job_id TEXT PRIMARY KEY,
+    key_id TEXT NOT NULL,
+    start_url TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    urls TEXT NOT NULL,               -- JSON array of the page URLs the crawl scraped
+    finished_at INTEGER NOT NULL
+  );
+  CREATE INDEX change_crawls_latest ON change_crawls (key_id, start_url, tag, finished_at DESC);
+  `,
 ];

@@ -1,0 +1,112 @@
+/**
+ * @module plugins/formats/change-tracking
+ * The `changeTracking` format (api-v2.md §6.1): compares the page with the previous scrape of the same URL by
+ * the same key and `tag`, and stores this scrape as the next one's baseline (src/change-tracking/history.ts).
+ * - `changeStatus`: `removed` for a 404/410; otherwise `new` without history, else `changed` or `same`
+ *   (whitespace-only changes are `same`).
+ * - `visibility`: `hidden` when a crawl re-checks a page only because its previous crawl saw it.
+ * - `git-diff` mode (no LLM needed): `diff: {text, json}` when changed.
+ * - `json` mode (needs the LLM): with a `schema`, `json: {field: {previous, current}}` for the fields that
+ *   differ; without one, the LLM's description of the change. Only when changed.
+ * The page is always fetched live (a cached copy would hide changes). Requires `markdown` among the formats.
+ */
+import { ChangeHistory, type Snapshot } from "../../src/change-tracking/history.ts";
+import { hasChanged, markdownDiff } from "../../src/change-tracking/diff.ts";
+import type { LlmClient } from "../../src/llm/client.ts";
+import { LlmNotConfiguredError } from "../../src/llm/errors.ts";
+import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
+import { compileSchema } from "../../src/llm/schema.ts";
+import type { FormatRenderer, RenderContext } from "../../src/scrape/renderer.ts";
+
+/** The warning upstream gives instead of change tracking under zero data retention. */
+export const ZDR_WARNING = "Change tracking is not supported with zero data retention.";
+
+/** The `changeTracking` field of a document. */
+export interface ChangeTrackingResult {
+  previousScrapeAt: string | null;
+  changeStatus: "new" | "same" | "changed" | "removed";
+  visibility: "visible" | "hidden";
+  diff?: { text: string; json: unknown };
+  json?: unknown;
+}
+
+interface Options {
+  modes: ("json" | "git-diff")[];
+  tag: string | null;
+  schema?: Record<string, unknown>;
+  prompt?: string;
+}
+
+/** Top-level fields whose values differ, as `{field: {previous, current}}`. */
+export function fieldChanges(previous: unknown, current: unknown): Record<string, { previous: unknown; current: unknown }> {
+  const p = (previous ?? {}) as Record<string, unknown>;
+  const c = (current ?? {}) as Record<string, unknown>;
+  const out: Record<string, { previous: unknown; current: unknown }> = {};
+  for (const k of new Set([...Object.keys(p), ...Object.keys(c)])) {
+    if (JSON.stringify(p[k] ?? null) !== JSON.stringify(c[k] ?? null)) out[k] = { previous: p[k] ?? null, current: c[k] ?? null };
+  }
+  return out;
+}
+
+/** Dependencies of the renderer. */
+export interface ChangeTrackingDeps {
+  history: ChangeHistory;
+  llm?: LlmClient;
+  limits: LlmLimits;
+  now?: () => number;
+}
+
+/** Creates the `changeTracking` renderer. */
+export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRenderer {
+  const now = deps.now ?? Date.now;
+
+  async function jsonMode(ctx: RenderContext, o: Options, prev: Snapshot, markdown: string): Promise<{ json: unknown; current?: unknown }> {
+    const call = llmCallFor(ctx, deps.limits);
+    if (o.schema) {
+      const current = (await deps.llm!.extract({ content: markdown, schema: o.schema, ...(o.prompt ? { prompt: o.prompt } : {}) }, call)).value;
+      const previous = prev.json !== undefined ? prev.json : (await deps.llm!.extract({ content: prev.markdown, schema: o.schema, ...(o.prompt ? { prompt: o.prompt } : {}) }, call)).value;
+      return { json: fieldChanges(previous, current), current };
+    }
+    return { json: await deps.llm!.describeChange(prev.markdown, markdown, o.prompt, call) };
+  }
+
+  return {
+    type: "changeTracking",
+    needs: [],
+    needsFreshPage: true,
+    validate(format) {
+      const o = format as unknown as Options;
+      if ((o.modes ?? []).includes("json") && !deps.llm) throw new LlmNotConfiguredError('The "json" mode of changeTracking');
+      if (o.schema) compileSchema(o.schema, ["formats", "changeTracking", "schema"]);
+    },
+    async render(ctx, format) {
+      const o = format as unknown as Options;
+      if (ctx.spec.zeroDataRetention || !ctx.run) return { warning: ZDR_WARNING };
+      const keyId = ctx.run.keyId;
+      const tag = o.tag ?? null;
+      const markdown = ctx.markdown();
+      const status = ctx.page.statusCode;
+      const prev = deps.history.latest(keyId, ctx.spec.url, tag);
+      const changeStatus: ChangeTrackingResult["changeStatus"] =
+        status === 404 || status === 410 ? "removed" : !prev ? "new" : hasChanged(prev.markdown, markdown) ? "changed" : "same";
+      const result: ChangeTrackingResult = {
+        previousScrapeAt: prev ? new Date(prev.scrapedAt).toISOString() : null,
+        changeStatus,
+        visibility: ctx.run.visibility ?? "visible",
+      };
+      const snap: Snapshot = { scrapedAt: now(), statusCode: status, markdown };
+      if (prev?.json !== undefined && changeStatus === "same") snap.json = prev.json;
+      if (changeStatus === "changed" && prev) {
+        const modes = o.modes ?? [];
+        if (modes.includes("git-diff")) result.diff = markdownDiff(prev.markdown, markdown);
+        if (modes.includes("json")) {
+          const j = await jsonMode(ctx, o, prev, markdown);
+          result.json = j.json;
+          if (j.current !== undefined) snap.json = j.current;
+        }
+      }
+      deps.history.record(keyId, ctx.spec.url, tag, snap);
+      return { changeTracking: result };
+    },
+  };
+}

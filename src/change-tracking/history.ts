@@ -1,0 +1,83 @@
+/**
+ * @module change-tracking/history
+ * The change-tracking history: one snapshot per scrape with the changeTracking format, kept per API key, URL
+ * and tag (upstream needs its cloud database for this; crawlbox keeps it in its SQLite file). Also the URL set
+ * of each crawl that tracked changes, for the next crawl's "hidden" re-checks.
+ */
+import type { Database } from "bun:sqlite";
+
+/** Snapshots kept per key, URL and tag; older ones are deleted as new ones arrive. */
+export const MAX_SNAPSHOTS_PER_URL = 20;
+
+/** One stored scrape. */
+export interface Snapshot {
+  scrapedAt: number;
+  statusCode: number;
+  markdown: string;
+  json?: unknown;
+}
+
+interface Row {
+  scraped_at: number;
+  status_code: number;
+  markdown: string;
+  json: string | null;
+}
+
+/** Strips the fragment: `#section` never names another page. */
+export function historyUrl(url: string): string {
+  const i = url.indexOf("#");
+  return i < 0 ? url : url.slice(0, i);
+}
+
+/** Reads and writes change-tracking history. */
+export class ChangeHistory {
+  constructor(private readonly db: Database) {}
+
+  /** The most recent snapshot for `keyId`, `url` and `tag`, if any. */
+  latest(keyId: string, url: string, tag: string | null): Snapshot | undefined {
+    const row = this.db
+      .query<Row, [string, string, string]>(
+        "SELECT scraped_at, status_code, markdown, json FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? ORDER BY scraped_at DESC, id DESC LIMIT 1",
+      )
+      .get(keyId, historyUrl(url), tag ?? "");
+    if (!row) return undefined;
+    const snap: Snapshot = { scrapedAt: row.scraped_at, statusCode: row.status_code, markdown: row.markdown };
+    if (row.json !== null) snap.json = JSON.parse(row.json);
+    return snap;
+  }
+
+  /** Stores a snapshot and trims the history of that URL. */
+  record(keyId: string, url: string, tag: string | null, snap: Snapshot): void {
+    const u = historyUrl(url);
+    const t = tag ?? "";
+    this.db.transaction(() => {
+      this.db
+        .query("INSERT INTO change_snapshots (key_id, url, tag, scraped_at, status_code, markdown, json) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .run(keyId, u, t, snap.scrapedAt, snap.statusCode, snap.markdown, snap.json === undefined ? null : JSON.stringify(snap.json));
+      this.db
+        .query(
+          `DELETE FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? AND id NOT IN
+           (SELECT id FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? ORDER BY scraped_at DESC, id DESC LIMIT ?)`,
+        )
+        .run(keyId, u, t, keyId, u, t, MAX_SNAPSHOTS_PER_URL);
+    })();
+  }
+
+  /** Records the URLs a finished crawl scraped (replacing an earlier record of the same job). */
+  recordCrawl(jobId: string, keyId: string, startUrl: string, tag: string | null, urls: string[], finishedAt: number): void {
+    this.db
+      .query("INSERT OR REPLACE INTO change_crawls (job_id, key_id, start_url, tag, urls, finished_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(jobId, keyId, startUrl, tag ?? "", JSON.stringify(urls), finishedAt);
+  }
+
+  /** The URLs of the latest recorded crawl of `startUrl` by `keyId` and `tag`, other than `exceptJobId`. */
+  previousCrawlUrls(keyId: string, startUrl: string, tag: string | null, exceptJobId: string): string[] {
+    const row = this.db
+      .query<{ urls: string }, [string, string, string, string]>(
+        "SELECT urls FROM change_crawls WHERE key_id = ? AND start_url = ? AND tag = ? AND job_id <> ? ORDER BY finished_at DESC LIMIT 1",
+      )
+      .get(keyId, startUrl, tag ?? "", exceptJobId);
+    return row ? (JSON.parse(row.urls) as string[]) : [];
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * changeTracking through the API: new → same (whitespace-only change) → changed → removed (404), git-diff and
+ * json modes, tags, the live page (never the cache), zero data retention, hidden visibility in a repeated crawl,
+ * and the official SDK.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { markdownDiff, hasChanged } from "../../src/change-tracking/diff.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
+import { page, startPageSite, type PageSite } from "./pages.ts";
+
+let site: PageSite;
+let llm: FakeLlm;
+let h: Harness;
+
+beforeAll(async () => {
+  site = startPageSite();
+  llm = startFakeLlm();
+  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model" });
+});
+afterAll(async () => {
+  await h.close();
+  site.stop();
+  llm.stop();
+});
+
+const scrape = async (path: string, formats: unknown[], extra: Record<string, unknown> = {}) => {
+  const res = await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}${path}`, formats, ...extra } });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe("changeTracking", () => {
+  test("new → same → changed → removed, with git-diff", async () => {
+    const f = ["markdown", { type: "changeTracking", modes: ["git-diff"] }];
+    site.set("/p1", page("Prices", "Kettle: 20 EUR", "Toaster: 30 EUR"));
+    const a = await scrape("/p1", f);
+    expect(a.status).toBe(200);
+    expect(a.body.data.changeTracking).toEqual({ previousScrapeAt: null, changeStatus: "new", visibility: "visible" });
+
+    // Whitespace-only change: same, and no diff.
+    site.set("/p1", page("Prices", "Kettle:   20 EUR  ", "Toaster: 30 EUR").replace("<p>", "\n\n<p>"));
+    const b = await scrape("/p1", f);
+    expect(b.body.data.changeTracking.changeStatus).toBe("same");
+    expect(b.body.data.changeTracking.previousScrapeAt).toBeString();
+    expect(b.body.data.changeTracking.diff).toBeUndefined();
+
+    site.set("/p1", page("Prices", "Kettle: 25 EUR", "Toaster: 30 EUR"));
+    const c = await scrape("/p1", f);
+    const ct = c.body.data.changeTracking;
+    expect(ct.changeStatus).toBe("changed");
+    expect(Date.parse(ct.previousScrapeAt)).toBeGreaterThanOrEqual(Date.parse(b.body.data.changeTracking.previousScrapeAt));
+    expect(ct.diff.text).toContain("--- previous\n+++ current\n@@ ");
+    expect(ct.diff.text).toContain("-Kettle: 20 EUR");
+    expect(ct.diff.text).toContain("+Kettle: 25 EUR");
+    const changes = ct.diff.json.files[0].chunks[0].changes;
+    const del = changes.find((x: any) => x.type === "del");
+    const add = changes.find((x: any) => x.type === "add");
+    expect(del).toMatchObject({ del: true, content: "-Kettle: 20 EUR" });
+    expect(add).toMatchObject({ add: true, content: "+Kettle: 25 EUR" });
+    expect(add.ln).toBe(del.ln);
+    expect(changes.find((x: any) => x.type === "normal")).toMatchObject({ normal: true, ln1: expect.any(Number), ln2: expect.any(Number) });
+    expect(ct.diff.json.files[0].chunks[0].content).toMatch(/^@@ -\d+,\d+ \+\d+,\d+ @@$/);
+    // The fixture was fetched every time: changeTracking never answers from the cache.
+    expect(site.hits.get("/p1")).toBe(3);
+
+    site.set("/p1", page("Gone", "This page does not exist."), 404);
+    const d = await scrape("/p1", f);
+    expect(d.body.data.changeTracking.changeStatus).toBe("removed");
+    expect(d.body.data.metadata.statusCode).toBe(404);
+  });
+
+  test("a 404 without history is removed too; 410 as well", async () => {
+    site.set("/never", page("Gone"), 410);
+    const r = await scrape("/never", ["markdown", "changeTracking"]);
+    expect(r.body.data.changeTracking).toMatchObject({ changeStatus: "removed", previousScrapeAt: null });
+  });
+
+  test("tags keep separate histories", async () => {
+    site.set("/tagged", page("Tagged", "This is version one of the tagged page."));
+    const f = (tag: string | null) => ["markdown", { type: "changeTracking", tag }];
+    expect((await scrape("/tagged", f("prod"))).body.data.changeTracking.changeStatus).toBe("new");
+    expect((await scrape("/tagged", f("staging"))).body.data.changeTracking.changeStatus).toBe("new");
+    expect((await scrape("/tagged", f(null))).body.data.changeTracking.changeStatus).toBe("new");
+    site.set("/tagged", page("Tagged", "This is version two of the tagged page."));
+    expect((await scrape("/tagged", f("prod"))).body.data.changeTracking.changeStatus).toBe("changed");
+    expect((await scrape("/tagged", f("prod"))).body.data.changeTracking.changeStatus).toBe("same");
+    expect((await scrape("/tagged", f("staging"))).body.data.changeTracking.changeStatus).toBe("changed");
+  });
+
+  test("json mode with a schema: {field: {previous, current}} for changed fields", async () => {
+    const schema = { type: "object", properties: { price: { type: "number" }, name: { type: "string" } }, required: ["price", "name"] };
+    llm.reset();
+    llm.respond = (req) => {
+      const m = /Kettle: (\d+) EUR/.exec(req.messages[1]!.content);
+      return { content: JSON.stringify({ name: "Kettle", price: Number(m?.[1] ?? 0) }) };
+    };
+    const f = ["markdown", { type: "changeTracking", modes: ["json", "git-diff"], schema, tag: "json" }];
+    site.set("/j", page("Kettle", "Kettle: 20 EUR"));
+    const a = await scrape("/j", f);
+    expect(a.body.data.changeTracking.changeStatus).toBe("new");
+    expect(a.body.data.changeTracking.json).toBeUndefined();
+    expect(llm.chats()).toHaveLength(0);
+    site.set("/j", page("Kettle", "Kettle: 22 EUR"));
+    const b = await scrape("/j", f);
+    expect(b.body.data.changeTracking.changeStatus).toBe("changed");
+    expect(b.body.data.changeTracking.json).toEqual({ price: { previous: 20, current: 22 } });
+    expect(b.body.data.changeTracking.diff.text).toContain("+Kettle: 22 EUR");
+    // The current extraction is stored: the next change needs one extraction, not two.
+    llm.reset();
+    llm.respond = (req) => ({ content: JSON.stringify({ name: "Kettle", price: Number(/Kettle: (\d+) EUR/.exec(req.messages[1]!.content)?.[1]) }) });
+    site.set("/j", page("Kettle", "Kettle: 23 EUR"));
+    const c = await scrape("/j", f);
+    expect(c.body.data.changeTracking.json).toEqual({ price: { previous: 22, current: 23 } });
+    expect(llm.chats()).toHaveLength(1);
+  });
+
+  test("json mode without a schema: the LLM describes the change, pages delimited", async () => {
+    llm.reset();
+    llm.script([{ content: '{"changes":[{"field":"price","previous":"1","current":"2"}],"summary":"Price went up."}' }]);
+    site.set("/d", page("D", "price 1"));
+    await scrape("/d", ["markdown", { type: "changeTracking", modes: ["json"] }]);
+    site.set("/d", page("D", "price 2"));
+    const r = await scrape("/d", ["markdown", { type: "changeTracking", modes: ["json"], prompt: "Focus on prices." }]);
+    expect(r.body.data.changeTracking.json.summary).toBe("Price went up.");
+    const user = llm.chats()[0]!.messages[1]!.content;
+    expect(user).toContain("Focus on prices.");
+    expect(user).toContain("(previous version)>>>");
+    expect(user).toContain("(current version)>>>");
+  });
+
+  test("markdown is required; json mode needs an LLM, git-diff does not", async () => {
+    const r = await scrape("/p1", ["changeTracking"]);
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toContain("requires the markdown format");
+    const plain = await createHarness();
+    try {
+      site.set("/nollm", page("No LLM", "x"));
+      const ok = await plain.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/nollm`, formats: ["markdown", { type: "changeTracking", modes: ["git-diff"] }] } });
+      expect(ok.status).toBe(200);
+      const bad = await plain.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/nollm`, formats: ["markdown", { type: "changeTracking", modes: ["json"] }] } });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as any).code).toBe("LLM_NOT_CONFIGURED");
+    } finally {
+      await plain.close();
+    }
+  });
+
+  test("zero data retention: no history, a warning", async () => {
+    site.set("/zdr", page("ZDR", "x"));
+    const r = await scrape("/zdr", ["markdown", "changeTracking"], { zeroDataRetention: true });
+    if (r.status === 200) {
+      expect(r.body.data.changeTracking).toBeUndefined();
+      expect(r.body.data.warning).toContain("zero data retention");
+    } else {
+      // A build that refuses ZDR for this key refuses before scraping.
+      expect(r.status).toBe(400);
+    }
+  });
+
+  test("diff units: whitespace-only is not a change; line numbers", () => {
+    expect(hasChanged("a b\n\nc", "a  b\nc ")).toBe(false);
+    expect(hasChanged("a b", "a c")).toBe(true);
+    const d = markdownDiff("one\ntwo\nthree\n", "one\n2\nthree\nfour\n");
+    expect(d.json.files[0]!.additions).toBe(2);
+    expect(d.json.files[0]!.deletions).toBe(1);
+    expect(d.text).toBe("--- previous\n+++ current\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n");
+  });
+
+  test("official SDK: scrape with changeTracking", async () => {
+    const apiUrl = h.listen();
+    const app = new Firecrawl({ apiKey: h.key, apiUrl });
+    site.set("/sdk", page("SDK", "first"));
+    const a = await app.scrape(`${site.url}/sdk`, { formats: ["markdown", { type: "changeTracking", modes: ["git-diff"], tag: "sdk" }] as any });
+    expect((a as any).changeTracking.changeStatus).toBe("new");
+    site.set("/sdk", page("SDK", "second"));
+    const b = await app.scrape(`${site.url}/sdk`, { formats: ["markdown", { type: "changeTracking", modes: ["git-diff"], tag: "sdk" }] as any });
+    expect((b as any).changeTracking.changeStatus).toBe("changed");
+    expect((b as any).changeTracking.diff.text).toContain("+second");
+  });
+});
