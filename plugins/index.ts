@@ -20,6 +20,7 @@ import { imagesFormat } from "./formats/images.ts";
 import { linksFormat } from "./formats/links.ts";
 import { markdownFormat } from "./formats/markdown.ts";
 import { rawHtmlFormat } from "./formats/raw-html.ts";
+import { screenshotFormat } from "./formats/screenshot.ts";
 
 export { createParserRegistry } from "./parsers/index.ts";
 
@@ -54,5 +55,6 @@ export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistr
     .register(linksFormat)
     .register(imagesFormat)
     .register(attributesFormat)
-    .register(audioFormat);
+    .register(audioFormat)
+    .register(screenshotFormat);
 }

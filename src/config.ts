@@ -8,7 +8,7 @@
  * docs/configuration.md documents every field; keep the two in step.
  */
 import { mkdtempSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { standardWebhooksKey } from "./webhooks/signing.ts";
 
@@ -78,6 +78,12 @@ export interface Config {
   maxMediaBytes: number;
   /** Longest media the `audio` format extracts, when its duration is known. @default 14400 (4 h) */
   maxMediaSeconds: number;
+  /** Use the browser engine when Chromium is found (`CRAWLBOX_BROWSER=off` disables it). @default true */
+  browserEnabled: boolean;
+  /** Browser pages open at once. @default sized for the machine: max(2, cores), at most one per 300 MB of RAM */
+  browserConcurrency: number;
+  /** Pages after which the Chromium process is replaced by a fresh one. @default 500 */
+  browserRetireAfterPages: number;
   /** LLM provider: `auto` (OPENAI_* set → openai, else MODEL_NAME set → ollama), `ollama`, `openai` or `off`. @default "auto" */
   llmProvider: "auto" | "ollama" | "openai" | "off";
   /** Context window LLM requests are sized for (tokens); long pages are split to fit. @default 8192 */
@@ -185,6 +191,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ffmpegPath: str(r, "CRAWLBOX_FFMPEG_PATH", ""),
     maxMediaBytes: int(r, "CRAWLBOX_MAX_MEDIA_BYTES", 100 * 1024 * 1024, 1024, 16 * 1024 * 1024 * 1024),
     maxMediaSeconds: int(r, "CRAWLBOX_MAX_MEDIA_SECONDS", 14_400, 1, 7 * 24 * 3600),
+    browserEnabled: bool(r, "CRAWLBOX_BROWSER", true),
+    browserConcurrency: int(r, "CRAWLBOX_BROWSER_CONCURRENCY", defaultBrowserConcurrency(), 1, 256),
+    browserRetireAfterPages: int(r, "CRAWLBOX_BROWSER_RETIRE_AFTER_PAGES", 500, 1, 1_000_000),
     llmProvider: llmProvider(r),
     llmContextTokens: int(r, "CRAWLBOX_LLM_CONTEXT_TOKENS", 8192, 1024, 2_000_000),
     llmTimeoutMs: int(r, "CRAWLBOX_LLM_TIMEOUT_MS", 120_000, 1000, 3_600_000),
@@ -200,6 +209,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (config.llmProvider === "ollama" && config.modelName === "") r.problems.push("CRAWLBOX_LLM_PROVIDER=ollama needs MODEL_NAME (the Ollama model to use)");
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+/** Browser pages at once for this machine: one per core (at least 2), at most one per 300 MB of memory. */
+export function defaultBrowserConcurrency(cores = availableParallelism(), memoryBytes = totalmem()): number {
+  return Math.max(1, Math.min(Math.max(2, cores), Math.floor(memoryBytes / (300 * 1024 * 1024)), 16));
 }
 
 /** A config for tests and embedding: defaults, a fresh temporary data dir, private network allowed. */

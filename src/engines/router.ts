@@ -3,16 +3,38 @@
  * Picks the engine for a scrape and runs it. The router is the one place that decides "HTTP or browser"; the
  * scrape service only asks for a page. Its `capabilities` tell the service what this build can honour (a
  * router with a browser adds `"browser"`), so unsupported requests are refused before anything is fetched.
+ *
+ * Policy of the HTTP + browser router ({@link createEngineRouter}), all within the scrape's one deadline:
+ * ```
+ * spec needs a browser? (actions, screenshot, waitFor, mobile, location, profile, enhanced, browser formats)
+ *   yes ─▶ browser ──blocked & proxy:auto──▶ browser, enhanced
+ *   no  ─▶ HTTP ─┬─ blocked & proxy:auto ─▶ browser, enhanced
+ *                ├─ needs JavaScript (shell, noscript wall, empty mount point) ─▶ browser (─▶ enhanced if blocked)
+ *                └─ otherwise the HTTP page
+ * browser finds a PDF or other document ─▶ HTTP fetch of it for the document pipeline (actions refused)
+ * ```
+ * A fallback browser attempt that fails (other than by timeout or abort) yields the HTTP page it started from.
+ * `page.engine` says which engine served and `page.proxyUsed` whether the enhanced mode was used.
  */
+import { CrawlboxError, ScrapeTimeoutError } from "../errors.ts";
+import type { Logger } from "../log.ts";
 import type { RendererNeed } from "../scrape/renderer.ts";
 import type { ScrapeSpec } from "../scrape/spec.ts";
+import type { Action } from "../api/actions.ts";
+import { type BrowserEngine, type BrowserRequest, DocumentResponseError } from "./browser/engine.ts";
+import { looksBlocked, needsJavaScript, visibleText } from "./browser/detect.ts";
 import type { Engine, Page } from "./types.ts";
+
+/** Who a fetch is for (profiles are per API key). */
+export interface FetchOwner {
+  keyId: string;
+}
 
 /** Fetches the page a spec describes with the right engine. */
 export interface EngineRouter {
   /** What the engines behind this router can do beyond plain HTTP. */
   readonly capabilities: ReadonlySet<RendererNeed>;
-  fetch(spec: ScrapeSpec, maxBodyBytes: number, signal?: AbortSignal): Promise<Page>;
+  fetch(spec: ScrapeSpec, maxBodyBytes: number, signal?: AbortSignal, owner?: FetchOwner): Promise<Page>;
   /** Releases engine resources (browser processes). */
   close(): Promise<void>;
 }
@@ -28,16 +50,143 @@ export function requestHeaders(spec: ScrapeSpec): Record<string, string> {
   return headers;
 }
 
+function httpFetch(http: Engine, spec: ScrapeSpec, maxBodyBytes: number, timeoutMs: number, signal?: AbortSignal): Promise<Page> {
+  return http.fetch(
+    { url: spec.url, headers: requestHeaders(spec), skipTlsVerification: spec.skipTlsVerification, timeoutMs, maxBodyBytes },
+    signal,
+  );
+}
+
 /** A router with only the HTTP engine: every spec is fetched over plain HTTP. */
 export function createHttpRouter(http: Engine): EngineRouter {
   return {
     capabilities: new Set(),
     fetch(spec, maxBodyBytes, signal) {
-      return http.fetch(
-        { url: spec.url, headers: requestHeaders(spec), skipTlsVerification: spec.skipTlsVerification, timeoutMs: spec.timeoutMs, maxBodyBytes },
-        signal,
-      );
+      return httpFetch(http, spec, maxBodyBytes, spec.timeoutMs, signal);
     },
     async close() {},
+  };
+}
+
+/** Upstream proxies (optional): which one a browser context uses. */
+export interface UpstreamProxies {
+  basic?: string;
+  enhanced?: string;
+  /** Two-letter upper-case country → proxy URL. */
+  byCountry?: Record<string, string>;
+}
+
+/** Options of {@link createEngineRouter}. */
+export interface EngineRouterOptions {
+  http: Engine;
+  browser: BrowserEngine;
+  /** Closes the browser pool. */
+  closeBrowser: () => Promise<void>;
+  /** True for formats whose renderer needs the browser (e.g. `screenshot`, `branding`). */
+  formatNeedsBrowser: (type: string) => boolean;
+  /** Upstream proxy per mode; the browser context is given `proxyFor(...)` (see docs/browser.md). */
+  proxyFor?: (mode: "basic" | "enhanced", country: string | undefined) => string | undefined;
+  log: Logger;
+}
+
+/** Why `spec` cannot be served without the browser (empty when HTTP may try first). */
+export function browserReasons(spec: ScrapeSpec, formatNeedsBrowser: (type: string) => boolean): string[] {
+  const out: string[] = [];
+  if (spec.actions.length > 0) out.push("actions");
+  if (spec.waitForMs > 0) out.push("waitFor");
+  if (spec.mobile) out.push("mobile");
+  if (spec.location) out.push("location");
+  if (spec.profile) out.push("profile");
+  if (spec.proxy === "enhanced" || spec.proxy === "stealth") out.push(`proxy:${spec.proxy}`);
+  for (const f of spec.formats) if (formatNeedsBrowser(f.type)) out.push(`format:${f.type}`);
+  return out;
+}
+
+/** Least time worth starting a browser attempt with. */
+const MIN_BROWSER_BUDGET_MS = 1_000;
+
+/** The router with the HTTP engine and the browser engine. */
+export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
+  function browserRequest(spec: ScrapeSpec, maxBodyBytes: number, timeoutMs: number, stealth: boolean, owner?: FetchOwner): BrowserRequest {
+    const shot = spec.formats.find((f) => f.type === "screenshot");
+    const req: BrowserRequest = {
+      url: spec.url,
+      headers: spec.headers,
+      skipTlsVerification: spec.skipTlsVerification,
+      timeoutMs,
+      maxBodyBytes,
+      mobile: spec.mobile,
+      waitForMs: spec.waitForMs,
+      blockAds: spec.blockAds,
+      actions: spec.actions as unknown as Action[],
+      stealth,
+    };
+    if (spec.location) req.location = spec.location;
+    if (shot) {
+      req.screenshot = {
+        fullPage: shot["fullPage"] === true,
+        ...(typeof shot["quality"] === "number" ? { quality: shot["quality"] } : {}),
+        ...(shot["viewport"] ? { viewport: shot["viewport"] as { width: number; height: number } } : {}),
+      };
+    }
+    if (spec.profile && owner) req.profile = { keyId: owner.keyId, name: spec.profile.name, saveChanges: spec.profile.saveChanges };
+    const proxy = o.proxyFor?.(stealth ? "enhanced" : "basic", spec.location?.country);
+    if (proxy) req.proxyServer = proxy;
+    return req;
+  }
+
+  return {
+    capabilities: new Set<RendererNeed>(["browser"]),
+    async fetch(spec, maxBodyBytes, signal, owner) {
+      const deadline = performance.now() + spec.timeoutMs;
+      const left = () => Math.round(deadline - performance.now());
+      const enhancedAsked = spec.proxy === "enhanced" || spec.proxy === "stealth";
+      const viaBrowser = async (stealth: boolean): Promise<Page> => {
+        if (left() <= 0) throw new ScrapeTimeoutError(spec.timeoutMs);
+        try {
+          const page = await o.browser.fetch(browserRequest(spec, maxBodyBytes, left(), stealth, owner), signal);
+          page.proxyUsed = stealth ? "stealth" : "basic";
+          return page;
+        } catch (err) {
+          if (err instanceof ScrapeTimeoutError) throw new ScrapeTimeoutError(spec.timeoutMs);
+          if (!(err instanceof DocumentResponseError)) throw err;
+          if (spec.actions.length > 0) {
+            throw new CrawlboxError(
+              "SCRAPE_ACTION_ERROR",
+              400,
+              `Actions cannot run on ${err.url}: it is a document (${err.contentType}), not a web page. Remove the actions to get its content.`,
+              { details: { contentType: err.contentType } },
+            );
+          }
+          return httpFetch(o.http, spec, maxBodyBytes, Math.max(1, left()), signal);
+        }
+      };
+      /** Browser, then (proxy:auto) enhanced when the result looks blocked. */
+      const browserWithRetry = async (): Promise<Page> => {
+        const page = await viaBrowser(enhancedAsked);
+        if (spec.proxy !== "auto" || page.engine !== "browser" || left() < MIN_BROWSER_BUDGET_MS) return page;
+        const blocked = looksBlocked(page) ?? (page.text !== undefined && visibleText(page.text).length === 0 ? "empty page" : undefined);
+        if (!blocked) return page;
+        o.log.debug("router: retrying as enhanced", { url: spec.url, why: blocked });
+        return viaBrowser(true);
+      };
+
+      const reasons = browserReasons(spec, o.formatNeedsBrowser);
+      if (reasons.length > 0) return browserWithRetry();
+
+      const page = await httpFetch(o.http, spec, maxBodyBytes, spec.timeoutMs, signal);
+      const blocked = spec.proxy === "auto" ? looksBlocked(page) : undefined;
+      const why = blocked ? `blocked (${blocked})` : needsJavaScript(page);
+      if (!why || left() < MIN_BROWSER_BUDGET_MS) return page;
+      o.log.debug("router: switching to the browser", { url: spec.url, why });
+      try {
+        return blocked ? await viaBrowser(true) : await browserWithRetry();
+      } catch (err) {
+        if (signal?.aborted || err instanceof ScrapeTimeoutError) throw err;
+        o.log.warn("router: browser fallback failed; returning the HTTP page", { url: spec.url, error: (err as Error).message });
+        return page;
+      }
+    },
+    close: o.closeBrowser,
   };
 }

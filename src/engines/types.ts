@@ -39,6 +39,8 @@ export interface Page {
   charset?: string;
   /** Which engine produced the page. */
   engine: "http" | "browser" | "cache";
+  /** `stealth` when the enhanced mode (stealth measures, enhanced upstream proxy) served the page. @default "basic" */
+  proxyUsed?: "basic" | "stealth";
   /** What a browser produced besides the page itself (screenshot, action results); absent for HTTP. */
   artifacts?: PageArtifacts;
   /** Time the fetch took. */

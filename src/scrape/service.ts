@@ -24,6 +24,10 @@ import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { createRenderContext, isPlainText, type FileSink } from "./render-context.ts";
 import type { FormatRenderer, RenderRun, RendererNeed, RendererRegistry } from "./renderer.ts";
 import { LOCKDOWN_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
+import { renderActionResults } from "./action-results.ts";
+
+/** Credits added to a page served in the enhanced mode (`metadata.proxyUsed: "stealth"`): 5 in all, as upstream. */
+export const ENHANCED_PROXY_EXTRA_CREDITS = 4;
 
 /** What the service is built from; time and ids are injected so tests can control them. */
 export interface ScrapeServiceDeps {
@@ -115,11 +119,11 @@ export class ScrapeService {
 
     const startedAt = this.now();
     const scrapeId = options.scrapeId ?? this.newId();
-    const { page, cachedAt } = await this.obtainPage(spec, options.signal);
+    const { page, cachedAt } = await this.obtainPage(spec, options.signal, who.keyId);
     const parser = this.deps.parsers.find(page, spec);
     const converted = parser ? await parser.parse(page, spec, options.signal) : undefined;
     if (!converted && !isRenderable(page)) throw new UnsupportedFileError(page.contentType || "unknown");
-    const credits = (converted ? converted.credits : 1) + extraCredits;
+    const credits = (converted ? converted.credits : 1) + extraCredits + (page.proxyUsed === "stealth" ? ENHANCED_PROXY_EXTRA_CREDITS : 0);
 
     // What LLM-backed and history-keeping renderers need: the key, the deadline, token accounting.
     const run: RenderRun = {
@@ -139,6 +143,7 @@ export class ScrapeService {
     const links = options.collectLinks ? extractLinks(ctx.originalDom(), ctx.baseUrl()) : undefined;
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
     for (const [renderer, format] of renderers) Object.assign(doc, await renderer.render(ctx, format));
+    Object.assign(doc, await renderActionResults(page.artifacts, ctx));
 
     const metadata: DocumentMetadata = {
       ...pageMeta,
@@ -147,7 +152,7 @@ export class ScrapeService {
       statusCode: page.statusCode,
       contentType: page.headers["content-type"] ?? page.contentType,
       scrapeId,
-      proxyUsed: "basic",
+      proxyUsed: page.proxyUsed ?? "basic",
       cacheState: cachedAt === undefined ? "miss" : "hit",
       creditsUsed: credits,
       engine: page.engine,
@@ -170,13 +175,14 @@ export class ScrapeService {
   }
 
   /** The page from the cache when allowed and fresh enough, otherwise from the engine (then cached). */
-  private async obtainPage(spec: ScrapeSpec, signal?: AbortSignal): Promise<{ page: Page; cachedAt?: number }> {
+  private async obtainPage(spec: ScrapeSpec, signal: AbortSignal | undefined, keyId: string): Promise<{ page: Page; cachedAt?: number }> {
     const now = this.now();
     const key = pageCacheKey(spec);
     const cacheOnly = spec.lockdown || spec.minAgeMs !== undefined;
     // Formats that report what changed (changeTracking) must see the live page, not a cached copy.
     const fresh = spec.formats.some((f) => this.deps.renderers.get(f.type)?.needsFreshPage);
-    if (!spec.zeroDataRetention && (cacheOnly || (spec.maxAgeMs > 0 && !fresh))) {
+    // A profile scrape is personal: never answered from the shared cache.
+    if (!spec.zeroDataRetention && !spec.profile && (cacheOnly || (spec.maxAgeMs > 0 && !fresh))) {
       const maxAge = spec.lockdown ? LOCKDOWN_MAX_AGE_MS : spec.minAgeMs !== undefined ? Infinity : spec.maxAgeMs;
       const hit = this.deps.cache.get(key, now - maxAge);
       if (hit && (spec.minAgeMs === undefined || now - hit.cachedAt >= spec.minAgeMs)) {
@@ -186,7 +192,7 @@ export class ScrapeService {
     if (spec.lockdown) throw new LockdownCacheMissError();
     if (cacheOnly) throw new NoCachedDataError();
 
-    const page = await this.deps.engines.fetch(spec, this.deps.maxPageBytes, signal);
+    const page = await this.deps.engines.fetch(spec, this.deps.maxPageBytes, signal, { keyId });
     if (isCacheable(spec) && !page.artifacts && page.statusCode >= 200 && page.statusCode < 300) {
       this.deps.cache.put(key, page, this.now());
     }

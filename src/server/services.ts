@@ -13,9 +13,9 @@ import { createLlmClient } from "../llm/registry.ts";
 import { CreditLedger } from "../auth/credits.ts";
 import { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
-import { createEgressGate, type EgressGate, type Resolver } from "../egress/index.ts";
+import { type AddressClassifier, createEgressGate, type EgressGate, type Resolver } from "../egress/index.ts";
 import { createHttpEngine } from "../engines/http/index.ts";
-import { createHttpRouter, type EngineRouter } from "../engines/router.ts";
+import { createEngines, type Engines } from "../engines/browser/index.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { RendererNeed } from "../scrape/renderer.ts";
@@ -24,6 +24,7 @@ import { createScheduler, type Scheduler } from "../scheduler/index.ts";
 import { FileStore } from "../storage/files.ts";
 import { openDatabase } from "../storage/database.ts";
 import { PageCache } from "../storage/page-cache.ts";
+import { ProfileStore } from "../storage/profiles.ts";
 import { ScrapeResults } from "../storage/scrape-results.ts";
 import { VERSION } from "../version.ts";
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookFetch } from "../webhooks/index.ts";
@@ -44,7 +45,7 @@ export interface Services {
   cache: PageCache;
   results: ScrapeResults;
   gate: EgressGate;
-  engines: EngineRouter;
+  engines: Engines;
   files: FileStore;
   scheduler: Scheduler;
   scrape: ScrapeService;
@@ -63,6 +64,8 @@ export interface ServiceOptions {
   log?: Logger;
   /** DNS resolver for the egress gate (tests inject one). */
   resolver?: Resolver;
+  /** Address policy of the egress gate (tests declare a fixture address public). */
+  classify?: AddressClassifier;
   now?: () => number;
   /** fetch used for webhook deliveries (tests inject one). */
   webhookFetch?: WebhookFetch;
@@ -83,8 +86,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const cache = new PageCache(db);
   const results = new ScrapeResults(db);
   const files = new FileStore(db, config.dataDir, now);
-  const gate = await createEgressGate({ allowPrivateNetwork: config.allowPrivateNetwork, resolver: options.resolver, logger: log });
-  const engines = createHttpRouter(createHttpEngine({ gate }));
+  const gate = await createEgressGate({
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    resolver: options.resolver,
+    classify: options.classify,
+    logger: log,
+  });
   const parsers = createParserRegistry({
     ocrWorkers: config.ocrWorkers,
     tessdataDir: config.tessdataDir,
@@ -99,9 +106,18 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const llm = createLlmClient(config, createLlmProviderRegistry(), options.llmFetch);
   if (llm) log.info("LLM provider configured", { provider: llm.provider.name, address: llm.provider.address, model: llm.provider.model });
   const changeHistory = new ChangeHistory(db);
+  const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory });
+  const engines = createEngines({
+    config,
+    gate,
+    http: createHttpEngine({ gate }),
+    profiles: new ProfileStore(db, now),
+    log,
+    formatNeedsBrowser: (type) => renderers.get(type)?.needs.includes("browser") ?? false,
+  });
   const scrape = new ScrapeService({
     engines,
-    renderers: createRendererRegistry({ llm, llmLimits: config, changeHistory }),
+    renderers,
     parsers,
     cache,
     results,

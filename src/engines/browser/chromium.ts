@@ -1,0 +1,118 @@
+/**
+ * @module engines/browser/chromium
+ * Finding and launching Debian's Chromium through puppeteer-core, and closing it without leaving processes
+ * behind (stack-notes.md: `browser.close()` can hang, so it is raced against a timeout and then SIGKILLed).
+ *
+ * Every Chromium crawlbox starts uses the egress gate as its only way out: `--proxy-server=<gate>` plus
+ * `--proxy-bypass-list=<-loopback>`, which removes Chromium's implicit "localhost goes direct" rule, so page
+ * loads, subresources, `fetch()` from page scripts and `executeJavascript` all pass the gate (reliability.md B1).
+ */
+import { existsSync } from "node:fs";
+import puppeteer, { type Browser } from "puppeteer-core";
+
+/** Where Debian and derivatives install Chromium (the wrapper script first, then the real binary). */
+export const CHROMIUM_LOCATIONS = [
+  "/usr/bin/chromium",
+  "/usr/lib/chromium/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome-stable",
+  "/usr/bin/google-chrome",
+] as const;
+
+/** Launch flags that work as root on a closed network (stack-notes.md). */
+export const CHROMIUM_ARGS = [
+  "--headless=new",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-dev-shm-usage",
+  "--no-first-run",
+  "--no-default-browser-check",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-extensions",
+  "--disable-breakpad",
+  "--disable-domain-reliability",
+  "--metrics-recording-only",
+  "--mute-audio",
+  "--hide-scrollbars",
+  "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DialMediaRouteProvider",
+  // The stealth measures of `proxy: "enhanced"` start here: no automation infobar or blink flag.
+  "--disable-blink-features=AutomationControlled",
+] as const;
+
+/** How long `browser.close()` may take before the process is killed. */
+export const CLOSE_TIMEOUT_MS = 3_000;
+
+/**
+ * The Chromium executable: `configured` when given (undefined if it does not exist), otherwise the first
+ * Debian location that exists. Undefined means "no browser engine in this process".
+ */
+export function findChromium(configured: string, exists: (p: string) => boolean = existsSync): string | undefined {
+  if (configured) return exists(configured) ? configured : undefined;
+  return CHROMIUM_LOCATIONS.find((p) => exists(p));
+}
+
+/** Options of {@link launchChromium}. */
+export interface LaunchOptions {
+  executablePath: string;
+  /** The egress gate's proxy URL (`http://127.0.0.1:PORT`). */
+  proxyUrl: string;
+  /** Launch deadline. @default 30000 */
+  timeoutMs?: number;
+}
+
+/** Launches one Chromium whose every request goes through `proxyUrl`. */
+export async function launchChromium(options: LaunchOptions): Promise<Browser> {
+  if (!options.proxyUrl) throw new TypeError("launchChromium: proxyUrl (the egress gate) is required");
+  return puppeteer.launch({
+    executablePath: options.executablePath,
+    headless: true,
+    pipe: true,
+    acceptInsecureCerts: false,
+    defaultViewport: null,
+    timeout: options.timeoutMs ?? 30_000,
+    protocolTimeout: 60_000,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    args: [...CHROMIUM_ARGS, `--proxy-server=${options.proxyUrl}`, "--proxy-bypass-list=<-loopback>"],
+  });
+}
+
+/** Closes `browser`, killing its process when it does not close within `timeoutMs`. Never throws. */
+export async function closeChromium(browser: Browser, timeoutMs = CLOSE_TIMEOUT_MS): Promise<void> {
+  const proc = browser.process();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const closed = await Promise.race([
+    browser.close().then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (proc && (!closed || proc.exitCode === null)) {
+    await killProcess(proc);
+  }
+}
+
+/** SIGKILLs a Chromium process (and its process group) and waits (briefly) for it to exit. */
+export async function killProcess(proc: NonNullable<ReturnType<Browser["process"]>>): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  try {
+    // puppeteer starts Chromium detached: its pid is the process group of the renderers and helpers too.
+    if (proc.pid !== undefined) process.kill(-proc.pid, "SIGKILL");
+    else proc.kill("SIGKILL");
+  } catch {
+    try {
+      proc.kill("SIGKILL");
+    } catch {
+      return;
+    }
+  }
+  await Promise.race([exited, Bun.sleep(2_000)]);
+}

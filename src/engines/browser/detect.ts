@@ -1,0 +1,64 @@
+/**
+ * @module engines/browser/detect
+ * Cheap, regex-level looks at a fetched page that decide whether the browser must take over:
+ *
+ * - {@link needsJavaScript}: the HTML is a client-side-rendered shell (almost no visible text but scripts; an
+ *   empty `#root`/`#app`/`#__next`/`<app-root>` mount point; a `<noscript>` wall asking for JavaScript);
+ * - {@link looksBlocked}: a bot wall (403/429/503, a challenge page) that `proxy: "auto"` retries as enhanced.
+ *
+ * No DOM parse: this runs on every HTTP page, so it must cost well under a millisecond for ordinary pages.
+ */
+import type { Page } from "../types.ts";
+
+/** Visible text below this many characters counts as "almost none". */
+export const SHELL_TEXT_CHARS = 200;
+/** A page with a JS wall or an empty mount point and less visible text than this needs JavaScript. */
+export const THIN_TEXT_CHARS = 800;
+/** Pages larger than this are never shells (and are not scanned). */
+const MAX_SCAN_CHARS = 1 << 20;
+
+const HTML_TYPES = new Set(["text/html", "application/xhtml+xml", ""]);
+
+const NOSCRIPT_WALL =
+  /<noscript[^>]*>[\s\S]{0,2000}?(enable javascript|javascript is (?:required|disabled|needed)|requires javascript|turn on javascript|need(?:s)? (?:to )?enable javascript|javascript must be enabled|activez javascript|javascript aktivieren)/i;
+const EMPTY_MOUNT =
+  /<(div|main|section)\s[^>]*\bid\s*=\s*["']?(root|app|__next|__nuxt|svelte|main-app|react-root|application)["']?[^>]*>\s*<\/\1>|<app-root[^>]*>\s*<\/app-root>|<div[^>]*\bdata-reactroot[^>]*>\s*<\/div>/i;
+const SCRIPT = /<script\b/i;
+
+/** The text a reader would see: markup, scripts, styles, noscript and templates removed, whitespace folded. */
+export function visibleText(html: string): string {
+  return html
+    .replace(/<!--[\s\S]*?-->/g, " ")
+    .replace(/<(script|style|noscript|template|svg|head)\b[\s\S]*?<\/\1\s*>/gi, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&nbsp;|&#160;/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Why a fetched page needs JavaScript to show its content, or undefined when it does not. */
+export function needsJavaScript(page: Page): string | undefined {
+  if (!HTML_TYPES.has(page.contentType) || page.text === undefined) return undefined;
+  if (page.statusCode >= 300) return undefined;
+  const html = page.text;
+  if (html.length > MAX_SCAN_CHARS) return undefined;
+  const hasScript = SCRIPT.test(html);
+  if (!hasScript && !NOSCRIPT_WALL.test(html)) return undefined;
+  const chars = visibleText(html).length;
+  if (hasScript && chars < SHELL_TEXT_CHARS) return "script-only shell";
+  if (chars < THIN_TEXT_CHARS && NOSCRIPT_WALL.test(html)) return "noscript wall";
+  if (hasScript && chars < THIN_TEXT_CHARS && EMPTY_MOUNT.test(html)) return "empty client-side mount point";
+  return undefined;
+}
+
+const CHALLENGE =
+  /cf-browser-verification|challenge-platform|cf_chl_opt|<title>\s*(just a moment|attention required|access denied|pardon our interruption|are you a robot|security check)|_incapsula_resource|px-captcha|captcha-delivery\.com|geo\.captcha-delivery|perimeterx|ddos-guard|sucuri website firewall|distil_r_captcha|please verify you are a human|unusual traffic from your computer/i;
+
+/** Why a page looks like a bot wall, or undefined. */
+export function looksBlocked(page: Page): string | undefined {
+  if (page.statusCode === 403 || page.statusCode === 429 || page.statusCode === 503) return `HTTP ${page.statusCode}`;
+  const html = page.text;
+  if (html === undefined || !HTML_TYPES.has(page.contentType)) return undefined;
+  if (html.length < 200_000 && CHALLENGE.test(html)) return "challenge page";
+  return undefined;
+}

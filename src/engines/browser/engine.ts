@@ -1,0 +1,309 @@
+/**
+ * @module engines/browser/engine
+ * The browser engine: one scrape in a fresh incognito context of the pooled Chromium.
+ *
+ * ```
+ * lease ─▶ emulate device/place (+stealth) ─▶ request control ─▶ profile in ─▶ goto (load)
+ *       ─▶ smart wait ─▶ waitFor ─▶ actions ─▶ screenshot ─▶ DOM ─▶ profile out ─▶ release
+ * ```
+ *
+ * The result is a {@link Page} like the HTTP engine's (status and headers of the last main-frame response), whose
+ * text is the rendered DOM, plus {@link PageArtifacts} for screenshots and action results. A main response that
+ * is a PDF (or another binary document) is not rendered: {@link DocumentResponseError} tells the router to hand
+ * the URL to the document pipeline.
+ */
+import type { CDPSession, HTTPResponse, Page as PuppeteerPage } from "puppeteer-core";
+import type { Action } from "../../api/actions.ts";
+import type { EgressGate } from "../../egress/index.ts";
+import { EGRESS_ERROR_HEADER, EGRESS_MESSAGE_HEADER } from "../../egress/index.ts";
+import { CrawlboxError, EgressDeniedError, ScrapeTimeoutError, SiteError } from "../../errors.ts";
+import type { ProfileStore } from "../../storage/profiles.ts";
+import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
+import type { Page, PageArtifacts } from "../types.ts";
+import { runActions, takeScreenshot } from "./actions.ts";
+import type { BrowserPool, Lease } from "./pool.ts";
+import { applyProfile, captureProfile } from "./profile.ts";
+import { defaultSetup, PageSetup } from "./setup.ts";
+import { NetworkTracker, SMART_WAIT_CAP_MS, waitForQuiet } from "./wait.ts";
+
+/** What the router asks the browser for. */
+export interface BrowserRequest {
+  url: string;
+  /** Client headers (`headers` option); Cookie and User-Agent are applied the browser's way. */
+  headers: Record<string, string>;
+  skipTlsVerification: boolean;
+  /** Budget for this browser attempt (the router passes what is left of the scrape's timeout). */
+  timeoutMs: number;
+  maxBodyBytes: number;
+  mobile: boolean;
+  location?: { country: string; languages: string[] };
+  waitForMs: number;
+  blockAds: boolean;
+  /** The `screenshot` format's options, when requested. */
+  screenshot?: { fullPage?: boolean; quality?: number; viewport?: { width: number; height: number } };
+  actions: readonly Action[];
+  /** `proxy: "enhanced"`: stealth measures (and the enhanced upstream proxy when configured). */
+  stealth: boolean;
+  /** Upstream proxy for this context (`http://host:port`), chained behind the egress gate. */
+  proxyServer?: string;
+  /** Profile to start from and (unless `saveChanges` is false) to save into. */
+  profile?: { keyId: string; name: string; saveChanges: boolean };
+}
+
+/** The main response is a document (PDF…) for the document pipeline, not a page to render. */
+export class DocumentResponseError extends CrawlboxError {
+  constructor(
+    readonly url: string,
+    readonly contentType: string,
+  ) {
+    super("SCRAPE_DOCUMENT_RESPONSE", 500, `The URL answered with a ${contentType} document, not a web page.`);
+  }
+}
+
+/** Options of {@link createBrowserEngine}. */
+export interface BrowserEngineOptions {
+  pool: BrowserPool;
+  gate: Pick<EgressGate, "check">;
+  profiles?: ProfileStore;
+}
+
+/** The browser engine. */
+export interface BrowserEngine {
+  readonly name: "browser";
+  fetch(request: BrowserRequest, signal?: AbortSignal): Promise<Page>;
+}
+
+const RENDERED_TYPES = new Set(["text/html", "application/xhtml+xml", ""]);
+const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|[\w.+-]+\+(json|xml)))/;
+
+function mimeOf(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/**
+ * The pool's `prepare` hook: gives a new page the common-case setup before any scrape needs it.
+ * Returns the page's {@link PageSetup}, which the engine finds on the lease.
+ */
+export async function prepareWarmPage(page: PuppeteerPage, session: CDPSession): Promise<PageSetup> {
+  const setup = new PageSetup(page, session);
+  const major = /\/(\d+)\./.exec(await page.browser().version())?.[1] ?? "130";
+  await setup.apply(defaultSetup(major));
+  return setup;
+}
+
+/** Creates the browser engine over a pool. */
+export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngine {
+  const { pool, gate, profiles } = options;
+  let chromeMajor: string | undefined;
+
+  async function majorVersion(page: PuppeteerPage): Promise<string> {
+    chromeMajor ??= /\/(\d+)\./.exec(await page.browser().version())?.[1] ?? "130";
+    return chromeMajor;
+  }
+
+  async function run(req: BrowserRequest, lease: Lease, deadline: number, signal?: AbortSignal): Promise<Page> {
+    const startedAt = performance.now();
+    const { page, context, session } = lease;
+    const target = new URL(req.url);
+    const headers: Record<string, string> = {};
+    let userAgent: string | undefined;
+    let cookieHeader: string | undefined;
+    for (const [name, value] of Object.entries(req.headers)) {
+      const lower = name.toLowerCase();
+      if (lower === "user-agent") userAgent = value;
+      else if (lower === "cookie") cookieHeader = value;
+      else if (!FORBIDDEN_HEADERS.has(lower) && !lower.startsWith("proxy-")) headers[lower] = value;
+    }
+    const wantsPixels = req.screenshot !== undefined || req.actions.some((a) => a.type === "screenshot" || a.type === "pdf");
+    const snapshot = req.profile && profiles ? profiles.load(req.profile.keyId, req.profile.name) : undefined;
+    const setup = (lease.prepared as PageSetup | undefined) ?? new PageSetup(page, session);
+    const steps: Promise<unknown>[] = [
+      setup.apply({
+        emulation: {
+          mobile: req.mobile,
+          ...(req.location ? { country: req.location.country, languages: req.location.languages } : {}),
+          chromeMajor: await majorVersion(page),
+          stealth: req.stealth,
+          ...(userAgent ? { userAgent } : {}),
+          ...(req.screenshot?.viewport ? { viewport: req.screenshot.viewport } : {}),
+        },
+        control: { blockMedia: !wantsPixels, blockAds: req.blockAds, origin: target.origin, headers },
+        ignoreCertErrors: req.skipTlsVerification,
+        removeBanners: req.blockAds,
+      }),
+    ];
+    if (snapshot) steps.push(applyProfile(context, session, snapshot.state));
+    if (cookieHeader) steps.push(context.setCookie(...parseCookieHeader(cookieHeader, target.hostname)));
+    await Promise.all(steps);
+
+    const network = new NetworkTracker(page);
+    let main: HTTPResponse | undefined;
+    page.on("response", (r) => {
+      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) main = r;
+    });
+
+    let navError: unknown;
+    const response = await page
+      .goto(req.url, { waitUntil: "load", timeout: Math.max(1, deadline - performance.now()) })
+      .catch((err: unknown) => {
+        navError = err;
+        return null;
+      });
+    const last = main ?? response ?? undefined;
+    const lastType = mimeOf(last?.headers()["content-type"]);
+    if (last && !RENDERED_TYPES.has(lastType) && !TEXT_TYPES.test(lastType)) {
+      throw new DocumentResponseError(last.url(), lastType);
+    }
+    if (navError) throw await navigationError(navError, req.url, req.timeoutMs, gate);
+    if (!last) throw new SiteError("SCRAPE_SITE_ERROR", `The browser got no response for ${req.url}.`);
+    const refused = egressRefusal(last);
+    if (refused) throw refused;
+
+    if (RENDERED_TYPES.has(lastType)) {
+      await waitForQuiet(page, network, Math.min(SMART_WAIT_CAP_MS, Math.max(0, deadline - performance.now() - 200)));
+      if (req.waitForMs > 0) await Bun.sleep(Math.min(req.waitForMs, Math.max(0, deadline - performance.now() - 100)));
+    }
+    const artifacts: PageArtifacts = {};
+    if (req.actions.length > 0) artifacts.actions = await runActions(req.actions, { page, network, deadline, signal });
+    if (req.screenshot) artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined });
+
+    const finalResponse = main ?? last;
+    const finalType = mimeOf(finalResponse.headers()["content-type"]);
+    let text: string;
+    let contentType: string;
+    if (RENDERED_TYPES.has(finalType)) {
+      text = await page.content();
+      contentType = "text/html";
+    } else {
+      text = await finalResponse.text().catch(() => page.evaluate(() => document.body?.innerText ?? ""));
+      contentType = finalType;
+    }
+    const body = new TextEncoder().encode(text);
+    if (body.byteLength > req.maxBodyBytes) {
+      throw new SiteError(RESPONSE_TOO_LARGE_CODE, `The rendered page is larger than ${req.maxBodyBytes} bytes.`, {
+        status: 502,
+        retryable: false,
+      });
+    }
+    if (snapshot && req.profile && req.profile.saveChanges && profiles) {
+      profiles.save(req.profile.keyId, req.profile.name, snapshot, await captureProfile(context, page, snapshot.state));
+    }
+    const responseHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(finalResponse.headers())) responseHeaders[k.toLowerCase()] = v;
+    if (RENDERED_TYPES.has(finalType)) responseHeaders["content-type"] = "text/html; charset=utf-8";
+    const result: Page = {
+      requestedUrl: req.url,
+      finalUrl: page.url() || finalResponse.url(),
+      statusCode: finalResponse.status(),
+      headers: responseHeaders,
+      contentType,
+      body,
+      text,
+      charset: "utf-8",
+      engine: "browser",
+      elapsedMs: Math.round(performance.now() - startedAt),
+    };
+    if (artifacts.actions || artifacts.screenshot || req.profile) {
+      // Personal or binary results are never cached (the service caches only pages without artifacts).
+      result.artifacts = { ...artifacts, ...(req.profile ? { profile: req.profile.name } : {}) };
+    }
+    return result;
+  }
+
+  return {
+    name: "browser",
+    async fetch(req: BrowserRequest, signal?: AbortSignal): Promise<Page> {
+      if (!Number.isFinite(req.timeoutMs) || req.timeoutMs <= 0) throw new ScrapeTimeoutError(Math.max(0, req.timeoutMs));
+      const deadline = performance.now() + req.timeoutMs;
+      await gate.check(req.url);
+      const lease = await pool.acquire({ signal, deadline, proxyServer: req.proxyServer });
+      let suspect = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let onAbort: (() => void) | undefined;
+      try {
+        const stop = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            suspect = true;
+            reject(new ScrapeTimeoutError(req.timeoutMs));
+          }, Math.max(0, deadline - performance.now()));
+          onAbort = () => reject(signal?.reason ?? new Error("aborted"));
+          signal?.addEventListener("abort", onAbort, { once: true });
+        });
+        return await Promise.race([run(req, lease, deadline, signal), stop]);
+      } catch (err) {
+        if (err instanceof CrawlboxError) throw err;
+        if (signal?.aborted) throw signal.reason ?? err;
+        // The browser died under us (crash, killed, protocol error): the pool relaunches on the next acquire.
+        suspect = true;
+        throw new SiteError("SCRAPE_SITE_ERROR", `The browser failed while loading the page: ${firstLine(err)}`, { cause: err });
+      } finally {
+        clearTimeout(timer);
+        if (onAbort) signal?.removeEventListener("abort", onAbort);
+        lease.release({ suspect });
+      }
+    },
+  };
+}
+
+/** Headers a client may not set (transport and hop-by-hop), as in the HTTP engine. */
+const FORBIDDEN_HEADERS = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "te",
+  "upgrade",
+  "trailer",
+  "accept-encoding",
+]);
+
+/** `a=b; c=d` → cookies for `host`. */
+export function parseCookieHeader(header: string, host: string): { name: string; value: string; domain: string; path: string }[] {
+  return header
+    .split(";")
+    .map((p) => p.trim())
+    .filter((p) => p.includes("="))
+    .map((p) => {
+      const i = p.indexOf("=");
+      return { name: p.slice(0, i).trim(), value: p.slice(i + 1).trim(), domain: host, path: "/" };
+    })
+    .filter((c) => c.name.length > 0);
+}
+
+/** The gate's refusal of a plain-http navigation, recognised by its marker headers. */
+function egressRefusal(res: HTTPResponse): CrawlboxError | undefined {
+  const h = res.headers();
+  const code = h[EGRESS_ERROR_HEADER];
+  if (!code) return undefined;
+  const message = h[EGRESS_MESSAGE_HEADER] ?? `Egress proxy refused the request (${code}).`;
+  if (code === "EGRESS_DENIED") return new EgressDeniedError(message);
+  return new SiteError(code, message, { status: 502, retryable: code !== "SCRAPE_DNS_RESOLUTION_ERROR" });
+}
+
+/** Maps a failed navigation to the error the HTTP engine would give for the same cause. */
+async function navigationError(err: unknown, url: string, timeoutMs: number, gate: Pick<EgressGate, "check">): Promise<CrawlboxError> {
+  const msg = firstLine(err);
+  if (/TimeoutError|Navigation timeout/i.test(msg) || (err as Error)?.name === "TimeoutError") {
+    return new ScrapeTimeoutError(timeoutMs);
+  }
+  if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_NAME_NOT_RESOLVED/.test(msg)) {
+    // The gate refused the tunnel (https) or could not resolve or connect: ask it why.
+    try {
+      await gate.check(url);
+    } catch (e) {
+      if (e instanceof CrawlboxError) return e;
+    }
+    return new SiteError("SCRAPE_SITE_ERROR", `Could not connect to ${new URL(url).host} (${msg}).`);
+  }
+  if (/ERR_CERT_|ERR_SSL_|SSL_PROTOCOL/.test(msg)) {
+    return new SiteError("SCRAPE_SSL_ERROR", `TLS error for ${new URL(url).host}: ${msg}. Set skipTlsVerification to accept it.`, {
+      retryable: false,
+    });
+  }
+  return new SiteError("SCRAPE_SITE_ERROR", `The browser could not load ${url}: ${msg}`);
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 300);
+}

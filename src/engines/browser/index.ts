@@ -1,0 +1,79 @@
+/**
+ * @module engines/browser
+ * The browser engine's public face: {@link createEngines} builds the engine router of a crawlbox process,
+ * HTTP + browser when Chromium is available, HTTP only otherwise (then browser options keep their clear 400,
+ * see scrape/capabilities.ts). Chromium is launched lazily on the first scrape that needs it and warmed off the
+ * request path; `router.close()` leaves no Chromium process behind.
+ *
+ * @example
+ * const engines = createEngines({ config, gate, http: createHttpEngine({ gate }), profiles, log, formatNeedsBrowser });
+ * const page = await engines.fetch(spec, config.maxPageBytes, signal, { keyId });
+ * await engines.close();
+ */
+import type { Config } from "../../config.ts";
+import type { EgressGate } from "../../egress/index.ts";
+import type { Logger } from "../../log.ts";
+import type { ProfileStore } from "../../storage/profiles.ts";
+import { createEngineRouter, createHttpRouter, type EngineRouter } from "../router.ts";
+import type { Engine } from "../types.ts";
+import { findChromium } from "./chromium.ts";
+import { createBrowserEngine, prepareWarmPage } from "./engine.ts";
+import { BrowserPool } from "./pool.ts";
+
+/** What {@link createEngines} needs. */
+export interface EnginesOptions {
+  config: Pick<Config, "chromePath" | "browserEnabled" | "browserConcurrency" | "browserRetireAfterPages">;
+  gate: EgressGate;
+  http: Engine;
+  profiles?: ProfileStore;
+  log: Logger;
+  /** True for formats whose renderer needs the browser. */
+  formatNeedsBrowser: (type: string) => boolean;
+  /** Existence check for Chromium paths (tests). */
+  exists?: (path: string) => boolean;
+}
+
+/** A router plus, when there is a browser, its pool (tests and the bench reach it). */
+export interface Engines extends EngineRouter {
+  readonly pool?: BrowserPool;
+}
+
+/** Builds the engine router: HTTP + browser when Chromium is available and enabled, HTTP only otherwise. */
+export function createEngines(o: EnginesOptions): Engines {
+  const http = createHttpRouter(o.http);
+  if (!o.config.browserEnabled) {
+    o.log.info("browser: disabled (CRAWLBOX_BROWSER=off); browser options answer 400");
+    return http;
+  }
+  const executablePath = findChromium(o.config.chromePath, o.exists);
+  if (!executablePath) {
+    o.log.warn(
+      o.config.chromePath
+        ? `browser: CHROME_PATH ${o.config.chromePath} does not exist; serving without the browser engine`
+        : "browser: no Chromium found (install the chromium package or set CHROME_PATH); serving without the browser engine",
+    );
+    return http;
+  }
+  const pool = new BrowserPool({
+    executablePath,
+    proxyUrl: o.gate.proxyUrl,
+    concurrency: o.config.browserConcurrency,
+    retireAfterPages: o.config.browserRetireAfterPages,
+    log: o.log,
+    prepare: prepareWarmPage,
+  });
+  const browser = createBrowserEngine({ pool, gate: o.gate, profiles: o.profiles });
+  o.log.info("browser: engine ready (Chromium starts on first use)", { executablePath, concurrency: o.config.browserConcurrency });
+  const router = createEngineRouter({
+    http: o.http,
+    browser,
+    closeBrowser: () => pool.close(),
+    formatNeedsBrowser: o.formatNeedsBrowser,
+    log: o.log,
+  });
+  return Object.assign(router, { pool });
+}
+
+export { BrowserPool } from "./pool.ts";
+export { findChromium, CHROMIUM_LOCATIONS } from "./chromium.ts";
+export { createBrowserEngine, type BrowserEngine, type BrowserRequest } from "./engine.ts";

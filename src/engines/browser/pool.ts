@@ -1,0 +1,328 @@
+/**
+ * @module engines/browser/pool
+ * One long-lived Chromium shared by all scrapes, a fresh incognito context per scrape, and bounded concurrency.
+ *
+ * ```
+ * acquire ─▶ slot (FIFO, deadline) ─▶ browser (launched lazily, relaunched when dead) ─▶ warm {context, page}
+ * release ─▶ context closed off the request path ─▶ a new warm page is prepared for the next scrape
+ * ```
+ *
+ * - Warm pages: contexts and pages are created ahead of time, so a scrape starts at `goto`.
+ * - Retirement: after `retireAfterPages` leases the browser is replaced; the old one closes when its last lease
+ *   ends (Chromium's memory grows with use).
+ * - Crashes: a `disconnected` browser is forgotten at once; the next acquire launches a new one.
+ * - Hangs: a lease released as `suspect` (its scrape timed out) triggers a health probe; a browser that does not
+ *   answer within {@link HEALTH_TIMEOUT_MS} is killed and replaced.
+ * - `close()` closes every browser (raced against a timeout, then SIGKILL of the process group).
+ */
+import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
+import { CrawlboxError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import { closeChromium, killProcess, launchChromium, type LaunchOptions } from "./chromium.ts";
+
+/** How long a suspect browser has to answer `version()`. */
+export const HEALTH_TIMEOUT_MS = 2_000;
+
+/** 503: the browser could not be started or is shutting down. */
+export class BrowserUnavailableError extends CrawlboxError {
+  constructor(message: string, cause?: unknown) {
+    super("SCRAPE_BROWSER_UNAVAILABLE", 503, message, { retryable: true, cause });
+  }
+}
+
+/** 408: no browser slot became free before the scrape's deadline. */
+export class BrowserQueueTimeoutError extends CrawlboxError {
+  constructor() {
+    super("SCRAPE_TIMEOUT", 408, "Scrape timed out waiting for a free browser slot.", { retryable: true });
+  }
+}
+
+/** Options of {@link BrowserPool}. */
+export interface BrowserPoolOptions {
+  executablePath: string;
+  /** The egress gate. */
+  proxyUrl: string;
+  /** Pages open at once. */
+  concurrency: number;
+  /** Leases after which the browser is replaced. */
+  retireAfterPages: number;
+  log: Logger;
+  /** Launcher (tests count launches). @default launchChromium */
+  launch?: (options: LaunchOptions) => Promise<Browser>;
+  /**
+   * Prepares a new page off the request path (the engine applies its common-case setup here); what it returns
+   * is handed to the lease as `prepared`.
+   */
+  prepare?: (page: Page, session: CDPSession) => Promise<unknown>;
+}
+
+/** Options of one lease. */
+export interface AcquireOptions {
+  signal?: AbortSignal;
+  /** `performance.now()` time after which waiting is pointless. */
+  deadline: number;
+  /** An upstream proxy for this context only (`http://host:port`); such contexts are never pre-warmed. */
+  proxyServer?: string;
+}
+
+/** A page of a fresh incognito context, held by one scrape. */
+export interface Lease {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** A CDP session of the page, opened ahead of time (setting up a session costs a round trip). */
+  readonly session: CDPSession;
+  /** What `prepare` returned for this page. */
+  readonly prepared: unknown;
+  /** The browser's launch number (tests observe relaunches). */
+  readonly generation: number;
+  /**
+   * Gives the slot back and disposes of the context. `suspect`: the scrape timed out or the browser misbehaved,
+   * so the pool probes the browser and replaces it when it does not answer.
+   */
+  release(options?: { suspect?: boolean }): void;
+}
+
+interface Warm {
+  context: BrowserContext;
+  page: Page;
+  session: CDPSession;
+  prepared: unknown;
+}
+
+interface Handle {
+  browser: Browser;
+  generation: number;
+  served: number;
+  active: number;
+  retiring: boolean;
+  dead: boolean;
+  warm: Promise<Warm | undefined>[];
+}
+
+/** The browser pool. */
+export class BrowserPool {
+  private current?: Handle;
+  private launching?: Promise<Handle>;
+  private readonly handles = new Set<Handle>();
+  private generation = 0;
+  private active = 0;
+  private readonly waiters: (() => void)[] = [];
+  private closed = false;
+  private readonly launch: (options: LaunchOptions) => Promise<Browser>;
+
+  constructor(private readonly options: BrowserPoolOptions) {
+    if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new TypeError("BrowserPool: concurrency must be >= 1");
+    if (!Number.isInteger(options.retireAfterPages) || options.retireAfterPages < 1) {
+      throw new TypeError("BrowserPool: retireAfterPages must be >= 1");
+    }
+    this.launch = options.launch ?? launchChromium;
+  }
+
+  /** Leases running now. */
+  get running(): number {
+    return this.active;
+  }
+
+  /** Browser launches so far. */
+  get launches(): number {
+    return this.generation;
+  }
+
+  /** Pids of the running Chromium main processes (tests assert none is left). */
+  pids(): number[] {
+    return [...this.handles].map((h) => h.browser.process()?.pid).filter((p): p is number => p !== undefined);
+  }
+
+  /** The current browser, launching it when needed (tests use it to simulate a crash). */
+  async browser(): Promise<Browser> {
+    return (await this.ensureBrowser()).browser;
+  }
+
+  /** Starts Chromium and warms pages now instead of on the first scrape. */
+  async warmUp(): Promise<void> {
+    await this.ensureBrowser();
+  }
+
+  /** Waits for a slot and returns a fresh page. Throws on deadline, abort, or when Chromium cannot start. */
+  async acquire(options: AcquireOptions): Promise<Lease> {
+    if (this.closed) throw new BrowserUnavailableError("The browser pool is shut down.");
+    await this.takeSlot(options);
+    let handle: Handle | undefined;
+    try {
+      handle = await this.ensureBrowser();
+      const warm = options.proxyServer ? await this.newWarm(handle, options.proxyServer) : await this.takeWarm(handle);
+      if (!warm) throw new BrowserUnavailableError("The browser could not open a page.");
+      handle.active++;
+      handle.served++;
+      if (handle.served >= this.options.retireAfterPages) this.retire(handle);
+      return this.lease(handle, warm);
+    } catch (err) {
+      this.giveSlot();
+      throw err instanceof CrawlboxError ? err : new BrowserUnavailableError(`The browser could not open a page: ${(err as Error).message}`, err);
+    }
+  }
+
+  /** Closes every browser; waits for none of the running scrapes. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const w of this.waiters.splice(0)) w();
+    const launching = this.launching;
+    if (launching) await launching.catch(() => undefined);
+    await Promise.all([...this.handles].map((h) => this.dispose(h)));
+  }
+
+  private lease(handle: Handle, warm: Warm): Lease {
+    let released = false;
+    return {
+      context: warm.context,
+      page: warm.page,
+      session: warm.session,
+      prepared: warm.prepared,
+      generation: handle.generation,
+      release: ({ suspect = false } = {}) => {
+        if (released) return;
+        released = true;
+        handle.active--;
+        this.giveSlot();
+        void warm.context.close().catch(() => {});
+        if (suspect && !handle.dead) void this.probe(handle);
+        else if (handle.retiring && handle.active === 0) void this.dispose(handle);
+        else if (!handle.retiring && !handle.dead) this.topUp(handle);
+      },
+    };
+  }
+
+  private async takeSlot(options: AcquireOptions): Promise<void> {
+    if (this.active < this.options.concurrency) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => done(options.signal?.reason ?? new BrowserQueueTimeoutError());
+      const timer = setTimeout(() => done(new BrowserQueueTimeoutError()), Math.max(0, options.deadline - performance.now()));
+      const waiter = () => done();
+      const done = (err?: unknown) => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        if (err) reject(err);
+        else if (this.closed) reject(new BrowserUnavailableError("The browser pool is shut down."));
+        else resolve();
+      };
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  private giveSlot(): void {
+    const next = this.waiters.shift();
+    if (next) next(); // the slot passes to the waiter; `active` is unchanged
+    else this.active--;
+  }
+
+  private async ensureBrowser(): Promise<Handle> {
+    const cur = this.current;
+    if (cur && !cur.dead && cur.browser.connected) return cur;
+    if (!this.launching) {
+      this.launching = this.start().finally(() => {
+        this.launching = undefined;
+      });
+    }
+    return this.launching;
+  }
+
+  private async start(): Promise<Handle> {
+    if (this.closed) throw new BrowserUnavailableError("The browser pool is shut down.");
+    let browser: Browser;
+    try {
+      browser = await this.launch({ executablePath: this.options.executablePath, proxyUrl: this.options.proxyUrl });
+    } catch (err) {
+      this.options.log.error("browser: Chromium failed to start", { error: (err as Error).message });
+      throw new BrowserUnavailableError(`Chromium failed to start: ${(err as Error).message}`, err);
+    }
+    const handle: Handle = { browser, generation: ++this.generation, served: 0, active: 0, retiring: false, dead: false, warm: [] };
+    this.handles.add(handle);
+    browser.once("disconnected", () => {
+      if (!handle.dead) this.options.log.warn("browser: Chromium disconnected", { generation: handle.generation });
+      handle.dead = true;
+      handle.warm = [];
+      this.handles.delete(handle);
+      if (this.current === handle) this.current = undefined;
+      const proc = browser.process();
+      if (proc) void killProcess(proc);
+    });
+    if (this.closed) {
+      await this.dispose(handle);
+      throw new BrowserUnavailableError("The browser pool is shut down.");
+    }
+    this.current = handle;
+    this.options.log.info("browser: Chromium started", { generation: handle.generation, pid: browser.process()?.pid });
+    this.topUp(handle);
+    return handle;
+  }
+
+  /** Keeps as many warm pages ready as there are slots (at most 2: contexts cost memory). */
+  private topUp(handle: Handle): void {
+    const target = Math.min(this.options.concurrency, 2);
+    while (handle.warm.length < target && !handle.dead && !handle.retiring && !this.closed) {
+      const w = this.newWarm(handle).catch(() => undefined);
+      handle.warm.push(w);
+    }
+  }
+
+  private async takeWarm(handle: Handle): Promise<Warm | undefined> {
+    const next = handle.warm.shift();
+    const warm = (next ? await next : undefined) ?? (await this.newWarm(handle));
+    return warm;
+  }
+
+  private async newWarm(handle: Handle, proxyServer?: string): Promise<Warm> {
+    const context = await handle.browser.createBrowserContext(
+      proxyServer ? { proxyServer, proxyBypassList: ["<-loopback>"] } : undefined,
+    );
+    try {
+      const page = await context.newPage();
+      const session = await page.createCDPSession();
+      const prepared = await this.options.prepare?.(page, session);
+      return { context, page, session, prepared };
+    } catch (err) {
+      await context.close().catch(() => {});
+      throw err;
+    }
+  }
+
+  private retire(handle: Handle): void {
+    handle.retiring = true;
+    if (this.current === handle) this.current = undefined;
+    for (const w of handle.warm.splice(0)) void w.then((x) => x?.context.close().catch(() => {}));
+    this.options.log.info("browser: retiring Chromium", { generation: handle.generation, served: handle.served });
+  }
+
+  private async probe(handle: Handle): Promise<void> {
+    const ok = await Promise.race([
+      handle.browser.version().then(
+        () => true,
+        () => false,
+      ),
+      Bun.sleep(HEALTH_TIMEOUT_MS).then(() => false),
+    ]);
+    if (ok) {
+      if (handle.retiring && handle.active === 0) await this.dispose(handle);
+      else this.topUp(handle);
+      return;
+    }
+    this.options.log.warn("browser: Chromium does not answer; killing and replacing it", { generation: handle.generation });
+    await this.dispose(handle, true);
+  }
+
+  private async dispose(handle: Handle, kill = false): Promise<void> {
+    handle.dead = true;
+    if (this.current === handle) this.current = undefined;
+    handle.warm = [];
+    const proc = handle.browser.process();
+    if (kill && proc) await killProcess(proc);
+    else await closeChromium(handle.browser);
+    this.handles.delete(handle);
+  }
+}

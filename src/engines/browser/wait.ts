@@ -1,0 +1,74 @@
+/**
+ * @module engines/browser/wait
+ * "Smart wait": after `load`, wait until the network and the DOM have both been quiet for a short while,
+ * with a cap, so client-rendered content is in the DOM without paying a fixed delay on static pages.
+ *
+ * - Network: requests in flight are counted from the page's own events (failed and blocked requests end too).
+ * - DOM: a MutationObserver installed before any page script records the last mutation time.
+ * Long polls, WebSockets and endless animations never go quiet: the cap bounds them.
+ */
+import type { HTTPRequest, Page } from "puppeteer-core";
+
+/** How long both must be quiet. */
+export const QUIET_MS = 50;
+/** Longest smart wait after `load` (within the scrape's deadline). */
+export const SMART_WAIT_CAP_MS = 4_000;
+const POLL_MS = 10;
+
+/** Property (on `window`) holding the last mutation's `performance.now()`; an unlikely name on purpose. */
+const MUTATION_KEY = "__crawlboxLastMutation";
+
+/** The observer script, registered to run before any page script (`Page.addScriptToEvaluateOnNewDocument`). */
+export const MUTATION_TRACKER_SOURCE = `(() => {
+  const k = ${JSON.stringify(MUTATION_KEY)};
+  Object.defineProperty(window, k, { value: performance.now(), writable: true, enumerable: false, configurable: true });
+  const start = () => new MutationObserver(() => { window[k] = performance.now(); })
+    .observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  if (document.documentElement) start(); else document.addEventListener("readystatechange", start, { once: true });
+})();`;
+
+/** Counts a page's requests in flight. */
+export class NetworkTracker {
+  private inflight = new Set<HTTPRequest>();
+  private lastActivity = performance.now();
+
+  constructor(page: Page) {
+    page.on("request", (r) => {
+      this.inflight.add(r);
+      this.lastActivity = performance.now();
+    });
+    const done = (r: HTTPRequest) => {
+      this.inflight.delete(r);
+      this.lastActivity = performance.now();
+    };
+    page.on("requestfinished", done);
+    page.on("requestfailed", done);
+    page.on("requestservedfromcache", done);
+  }
+
+  /** Milliseconds since the network was last busy; 0 while requests are in flight. */
+  quietFor(): number {
+    // Data URLs and long-lived streams are not worth waiting for.
+    for (const r of this.inflight) {
+      const url = r.url();
+      if (url.startsWith("data:") || r.resourceType() === "websocket" || r.resourceType() === "eventsource") this.inflight.delete(r);
+    }
+    return this.inflight.size > 0 ? 0 : performance.now() - this.lastActivity;
+  }
+}
+
+/** Waits for network and DOM quiet, at most `capMs`. Never throws (a navigation mid-wait just ends it). */
+export async function waitForQuiet(page: Page, network: NetworkTracker, capMs: number, quietMs = QUIET_MS): Promise<void> {
+  const until = performance.now() + Math.max(0, capMs);
+  while (performance.now() < until) {
+    if (network.quietFor() >= quietMs) {
+      const domQuiet = await page
+        .evaluate((k: string) => performance.now() - ((window as unknown as Record<string, number>)[k] ?? 0), MUTATION_KEY)
+        .catch(() => quietMs);
+      if (domQuiet >= quietMs) return;
+      await Bun.sleep(Math.min(quietMs - domQuiet + 1, Math.max(0, until - performance.now())));
+      continue;
+    }
+    await Bun.sleep(POLL_MS);
+  }
+}

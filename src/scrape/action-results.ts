@@ -1,0 +1,33 @@
+/**
+ * @module scrape/action-results
+ * Turns the browser's action results (engines/types.ts `PageArtifacts.actions`) into the document's
+ * `actions` field (api-v2.md §6.6): screenshots and PDFs are stored through the render context and become URLs
+ * (`/v2/files/…`, or `data:` URLs under zero data retention); scrapes and script returns are copied as they are.
+ */
+import type { PageArtifacts } from "../engines/types.ts";
+import type { ScrapeDocument } from "./document.ts";
+import type { RenderContext } from "./renderer.ts";
+
+/** The `actions` field of a document. */
+export interface ActionsField {
+  screenshots: string[];
+  scrapes: { url: string; html: string }[];
+  javascriptReturns: { type: string; value: unknown }[];
+  pdfs: string[];
+}
+
+const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "application/pdf": "pdf" };
+
+/** `{actions}` for a document, or nothing when the page ran no actions. */
+export async function renderActionResults(artifacts: PageArtifacts | undefined, ctx: Pick<RenderContext, "storeFile">): Promise<Partial<ScrapeDocument>> {
+  const a = artifacts?.actions;
+  if (!a) return {};
+  const store = (f: { bytes: Uint8Array; contentType: string }) => ctx.storeFile(f.bytes, f.contentType, EXTENSIONS[f.contentType] ?? "bin");
+  const actions: ActionsField = {
+    screenshots: await Promise.all(a.screenshots.map(store)),
+    scrapes: a.scrapes,
+    javascriptReturns: a.javascriptReturns,
+    pdfs: await Promise.all(a.pdfs.map(store)),
+  };
+  return { actions };
+}
