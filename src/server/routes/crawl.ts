@@ -6,7 +6,6 @@
  */
 import { Elysia } from "elysia";
 import { parseCrawlBody, parseCrawlParamsPreviewBody, CrawlRequestSchema, CrawlParamsPreviewSchema } from "../../api/crawl.ts";
-import { UnsupportedOptionError } from "../../errors.ts";
 import type { Job } from "../../jobs/types.ts";
 import { authPlugin } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
@@ -35,20 +34,24 @@ export function crawlRoutes(services: Services) {
     .use(authPlugin(services.keys, config.authEnabled))
     .post(
       "/v2/crawl",
-      ({ body, who, request }) => {
-        const req = parseCrawlBody(body);
+      async ({ body, who, request }) => {
+        let req = parseCrawlBody(body);
+        // A prompt becomes crawler options first; the caller's explicit options win (llm/crawl-prompt.ts).
+        let generated: Record<string, unknown> | undefined;
+        if (req.prompt !== undefined) ({ req, generated } = await services.crawlPrompts.resolve(req, body, who, request.signal));
         const base = publicBaseUrl(config.publicUrl, request);
         const idem = request.headers.get("x-idempotency-key") ?? undefined;
         const job = jobs.createCrawl(req, who, base, idem);
-        return { success: true, id: job.id, url: `${base}/v2/crawl/${job.id}` };
+        return { success: true, id: job.id, url: `${base}/v2/crawl/${job.id}`, ...(generated ? { promptGeneratedOptions: generated } : {}) };
       },
       { detail: { tags: ["crawl"], summary: "Start a crawl", requestBody: { required: true, content: { "application/json": { schema: CrawlRequestSchema as object } } } } },
     )
     .post(
       "/v2/crawl/params-preview",
-      ({ body }) => {
-        parseCrawlParamsPreviewBody(body);
-        throw new UnsupportedOptionError("BAD_REQUEST", "Crawl params preview needs an LLM provider, which is not configured in this crawlbox build.");
+      async ({ body, who, request }) => {
+        const req = parseCrawlParamsPreviewBody(body);
+        const generated = await services.crawlPrompts.generate(req.url, req.prompt, who, request.signal);
+        return { success: true, data: { url: req.url, ...generated } };
       },
       { detail: { tags: ["crawl"], summary: "Turn a prompt into crawl options", requestBody: { required: true, content: { "application/json": { schema: CrawlParamsPreviewSchema as object } } } } },
     )
