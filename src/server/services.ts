@@ -9,6 +9,7 @@ import { createLlmProviderRegistry, createParserRegistry, createRendererRegistry
 import { createHiddenRecheckHook } from "../change-tracking/crawl-recheck.ts";
 import { ChangeHistory } from "../change-tracking/history.ts";
 import type { LlmClient } from "../llm/client.ts";
+import { CrawlPromptService } from "../llm/crawl-prompt.ts";
 import { createLlmClient } from "../llm/registry.ts";
 import { CreditLedger } from "../auth/credits.ts";
 import { KeyStore } from "../auth/keys.ts";
@@ -55,6 +56,8 @@ export interface Services {
   webhooks: WebhookDispatcher;
   /** The configured LLM (json, summary, crawl prompts, …); undefined when none is configured. */
   llm?: LlmClient;
+  /** Turns crawl prompts into crawler options (POST /v2/crawl `prompt`, /v2/crawl/params-preview). */
+  crawlPrompts: CrawlPromptService;
   /** Stops background work and releases the database and sockets. */
   close(): Promise<void>;
 }
@@ -165,6 +168,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     scrapeStats: {},
     webhooks,
     ...(llm ? { llm } : {}),
+    crawlPrompts: new CrawlPromptService(llm, ledger, config),
     async close() {
       scheduler.stop();
       await webhooks.stop();
