@@ -58,6 +58,12 @@ export interface Config {
   defaultCreditQuota: number;
   /** Maximum concurrent scrapes reported to clients (concurrency-check) and enforced for sync scrapes. @default 8 */
   maxConcurrency: number;
+  /** Crawl and batch pages processed at once across all jobs. @default 8 */
+  jobConcurrency: number;
+  /** Crawl and batch pages of one host processed at once. @default 4 */
+  perHostConcurrency: number;
+  /** First backoff before a crawl/batch page is retried (doubles per attempt, capped at 60 s). @default 2000 */
+  retryBaseDelayMs: number;
   /** Cached pages older than this are deleted (hourly). @default 30 days */
   cacheRetentionMs: number;
   /** Log verbosity. @default "info" */
@@ -181,6 +187,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     defaultTimeoutMs: int(r, "CRAWLBOX_DEFAULT_TIMEOUT_MS", 30_000, 1000, 300_000),
     defaultCreditQuota: int(r, "CRAWLBOX_DEFAULT_CREDIT_QUOTA", 0, 0, Number.MAX_SAFE_INTEGER),
     maxConcurrency: int(r, "CRAWLBOX_MAX_CONCURRENCY", 8, 1, 1024),
+    jobConcurrency: int(r, "CRAWLBOX_JOB_CONCURRENCY", 8, 1, 256),
+    perHostConcurrency: int(r, "CRAWLBOX_PER_HOST_CONCURRENCY", 4, 1, 256),
+    retryBaseDelayMs: int(r, "CRAWLBOX_RETRY_BASE_DELAY_MS", 2000, 10, 60_000),
     cacheRetentionMs: int(r, "CRAWLBOX_CACHE_RETENTION_DAYS", 30, 1, 36500) * 24 * 60 * 60 * 1000,
     logLevel,
     allowPrivateWebhooks: bool(r, "CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS", false),

@@ -11,6 +11,9 @@ import { parseJsonBody } from "./body-parser.ts";
 import { docsPlugin } from "./docs.ts";
 import { httpStatusFor, mapError } from "./error-handler.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { batchRoutes } from "./routes/batch.ts";
+import { crawlRoutes } from "./routes/crawl.ts";
+import { crawlSocketRoutes } from "./routes/crawl-ws.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { mapRoutes } from "./routes/map.ts";
@@ -35,6 +38,9 @@ export function createApp(services: Services) {
     .use(accountRoutes(services))
     .use(fileRoutes(services))
     .use(scrapeRoutes(services))
+    .use(crawlSocketRoutes(services))
+    .use(crawlRoutes(services))
+    .use(batchRoutes(services))
     .use(mapRoutes(services))
     .use(webhookRoutes(services));
 }

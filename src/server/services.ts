@@ -16,6 +16,7 @@ import { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
 import { type AddressClassifier, createEgressGate, type EgressGate, type Resolver } from "../egress/index.ts";
 import { createHttpEngine } from "../engines/http/index.ts";
+import type { Engine } from "../engines/types.ts";
 import { createEngines, type Engines } from "../engines/browser/index.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { ConcurrencyLimiter } from "../scrape/limiter.ts";
@@ -28,7 +29,16 @@ import { PageCache } from "../storage/page-cache.ts";
 import { ProfileStore } from "../storage/profiles.ts";
 import { ScrapeResults } from "../storage/scrape-results.ts";
 import { VERSION } from "../version.ts";
-import { createWebhookDispatcher, type WebhookDispatcher, type WebhookFetch } from "../webhooks/index.ts";
+import { createWebhookDispatcher, enqueueWebhookEvent, type WebhookDispatcher, type WebhookFetch } from "../webhooks/index.ts";
+import { RobotsCache } from "../crawl/robots-cache.ts";
+import { createCrawlPlanner } from "../jobs/crawl-planner.ts";
+import { JobResults } from "../jobs/results.ts";
+import { JobService } from "../jobs/service.ts";
+import { SqliteJobStore } from "../jobs/sqlite-store.ts";
+import { createTaskRunner } from "../jobs/task-runner.ts";
+import type { JobEvent } from "../jobs/types.ts";
+import { WorkerPool } from "../jobs/worker-pool.ts";
+import { fileUrl } from "../storage/files.ts";
 
 /** Counters the account routes report. */
 export interface ScrapeStats {
@@ -54,6 +64,15 @@ export interface Services {
   scrapeStats: ScrapeStats;
   /** Delivers the webhook outbox; call `kick()` after committing a transaction that enqueued events. */
   webhooks: WebhookDispatcher;
+  /** The HTTP engine (through the egress gate) for robots.txt, sitemaps and map. */
+  http: Engine;
+  /** robots.txt per origin, shared by crawls and map (24 h). */
+  robots: RobotsCache;
+  /** Crawl and batch jobs: the store, its read side, the workers and the service the routes use. */
+  jobStore: SqliteJobStore;
+  jobResults: JobResults;
+  workers: WorkerPool;
+  jobs: JobService;
   /** The configured LLM (json, summary, crawl prompts, …); undefined when none is configured. */
   llm?: LlmClient;
   /** Turns crawl prompts into crawler options (POST /v2/crawl `prompt`, /v2/crawl/params-preview). */
@@ -95,6 +114,22 @@ export async function createServices(config: Config, options: ServiceOptions = {
     classify: options.classify,
     logger: log,
   });
+  // LLM traffic bypasses the egress gate, but only to the configured provider address (llm/pinned-fetch.ts).
+  const llm = createLlmClient(config, createLlmProviderRegistry(), options.llmFetch);
+  if (llm) log.info("LLM provider configured", { provider: llm.provider.name, address: llm.provider.address, model: llm.provider.model });
+  // One HTTP engine and one robots.txt cache for scrapes, crawls and map.
+  const http = createHttpEngine({ gate });
+  const robots = new RobotsCache({ engine: http, now });
+  const changeHistory = new ChangeHistory(db);
+  const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory });
+  const engines = createEngines({
+    config,
+    gate,
+    http,
+    profiles: new ProfileStore(db, now),
+    log,
+    formatNeedsBrowser: (type) => renderers.get(type)?.needs.includes("browser") ?? false,
+  });
   const parsers = createParserRegistry({
     ocrWorkers: config.ocrWorkers,
     tessdataDir: config.tessdataDir,
@@ -104,19 +139,6 @@ export async function createServices(config: Config, options: ServiceOptions = {
     maxMediaSeconds: config.maxMediaSeconds,
     gate,
     onWorkerError: (message) => log.warn(message),
-  });
-  // LLM traffic bypasses the egress gate, but only to the configured provider address (llm/pinned-fetch.ts).
-  const llm = createLlmClient(config, createLlmProviderRegistry(), options.llmFetch);
-  if (llm) log.info("LLM provider configured", { provider: llm.provider.name, address: llm.provider.address, model: llm.provider.model });
-  const changeHistory = new ChangeHistory(db);
-  const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory });
-  const engines = createEngines({
-    config,
-    gate,
-    http: createHttpEngine({ gate }),
-    profiles: new ProfileStore(db, now),
-    log,
-    formatNeedsBrowser: (type) => renderers.get(type)?.needs.includes("browser") ?? false,
   });
   const scrape = new ScrapeService({
     engines,
@@ -150,6 +172,36 @@ export async function createServices(config: Config, options: ServiceOptions = {
   if (config.allowPrivateWebhooks) log.warn("CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS is on: webhooks bypass the egress gate");
   webhooks.start();
 
+  // Jobs: every state change and its webhook event commit in one transaction (the sink runs inside it).
+  const announce = (e: JobEvent) => {
+    const webhook = e.job.options.webhook;
+    if (!webhook) return;
+    const input = { jobId: e.job.id, keyId: e.job.keyId, jobKind: e.job.kind === "crawl" ? ("crawl" as const) : ("batch_scrape" as const), event: e.event, success: e.success, data: e.data, webhook };
+    if (enqueueWebhookEvent(db, e.error === undefined ? input : { ...input, error: e.error }, { now: now() })) queueMicrotask(() => webhooks.kick());
+  };
+  const jobStore = new SqliteJobStore(db, announce, now);
+  jobStore.setDrainHook(createHiddenRecheckHook(db, changeHistory, now));
+  const jobResults = new JobResults(db, now);
+  const planner = createCrawlPlanner({ engine: http, robots, log });
+  const workers = new WorkerPool({
+    store: jobStore,
+    log,
+    concurrency: config.jobConcurrency,
+    perHostConcurrency: config.perHostConcurrency,
+    now,
+    run: createTaskRunner({
+      scrape,
+      keys,
+      planner,
+      config,
+      now,
+      filesFor: (job) => async (bytes, contentType, extension) => fileUrl(job.publicBaseUrl, await files.put(bytes, contentType, job.keyId, extension)),
+    }),
+  });
+  const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, scrape, ledger, planner, config, now });
+  scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
+  workers.start();
+
   return {
     config,
     log,
@@ -167,10 +219,17 @@ export async function createServices(config: Config, options: ServiceOptions = {
     limiter,
     scrapeStats: {},
     webhooks,
+    http,
+    robots,
+    jobStore,
+    jobResults,
+    workers,
+    jobs,
     ...(llm ? { llm } : {}),
     crawlPrompts: new CrawlPromptService(llm, ledger, config),
     async close() {
       scheduler.stop();
+      await workers.stop();
       await webhooks.stop();
       await engines.close();
       await parsers.close();

@@ -10,8 +10,6 @@
 import { Elysia } from "elysia";
 import { MapRequestSchema, parseMapBody } from "../../api/map.ts";
 import { mapSite } from "../../crawl/map.ts";
-import { RobotsCache } from "../../crawl/robots-cache.ts";
-import { createHttpEngine } from "../../engines/http/index.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 
@@ -20,9 +18,7 @@ export const MAP_CREDITS = 1;
 
 /** The map route. */
 export function mapRoutes(services: Services) {
-  const { config, ledger, gate } = services;
-  const engine = createHttpEngine({ gate });
-  const robots = new RobotsCache({ engine });
+  const { config, ledger, gate, http: engine, robots } = services;
   return new Elysia({ name: "crawlbox-map" })
     .use(authPlugin(services.keys, config.authEnabled))
     .post(
