@@ -14,7 +14,8 @@ import { createSummaryFormat } from "./formats/summary.ts";
 import { ollamaProvider } from "./llm/ollama.ts";
 import { openaiProvider } from "./llm/openai.ts";
 import { attributesFormat } from "./formats/attributes.ts";
-import { audioFormat } from "./formats/audio.ts";
+import { createAudioFormat } from "./formats/audio.ts";
+import type { MediaSettings } from "../src/documents/media/settings.ts";
 import { htmlFormat } from "./formats/html.ts";
 import { imagesFormat } from "./formats/images.ts";
 import { linksFormat } from "./formats/links.ts";
@@ -32,6 +33,8 @@ export interface RendererDeps {
   llmLimits?: LlmLimits;
   /** Change-tracking history; without it the changeTracking format is not offered. */
   changeHistory?: ChangeHistory;
+  /** Settings of the `audio` format (limits, ffmpeg, media fetcher through the egress gate). */
+  media?: MediaSettings;
 }
 
 const DEFAULT_LLM_LIMITS: LlmLimits = { llmTimeoutMs: 120_000, llmTokenBudget: 100_000 };
@@ -55,6 +58,6 @@ export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistr
     .register(linksFormat)
     .register(imagesFormat)
     .register(attributesFormat)
-    .register(audioFormat)
+    .register(createAudioFormat(deps.media))
     .register(screenshotFormat);
 }

@@ -6,19 +6,21 @@
  * zero data retention). No playable media → 422 `SCRAPE_AUDIO_UNSUPPORTED_URL`.
  */
 import { extractAudio } from "../../src/documents/media/extract-audio.ts";
-import { mediaSettings } from "../../src/documents/media/settings.ts";
+import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from "../../src/documents/media/settings.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 
-/** Renders `data.audio`. */
-export const audioFormat: FormatRenderer = {
-  type: "audio",
-  needs: [],
-  usesOriginalDom: true,
-  async render(ctx) {
-    const file = await extractAudio(
-      { page: ctx.page, dom: () => ctx.originalDom(), baseUrl: () => ctx.baseUrl(), timeoutMs: ctx.spec.timeoutMs },
-      mediaSettings(),
-    );
-    return { audio: await ctx.storeFile(file.bytes, file.contentType, file.extension) };
-  },
-};
+/** Creates the `data.audio` renderer with the server's media settings (limits, ffmpeg, fetcher). */
+export function createAudioFormat(settings: MediaSettings = DEFAULT_MEDIA_SETTINGS): FormatRenderer {
+  return {
+    type: "audio",
+    needs: [],
+    usesOriginalDom: true,
+    async render(ctx) {
+      const file = await extractAudio(
+        { page: ctx.page, dom: () => ctx.originalDom(), baseUrl: () => ctx.baseUrl(), timeoutMs: ctx.spec.timeoutMs },
+        settings,
+      );
+      return { audio: await ctx.storeFile(file.bytes, file.contentType, file.extension) };
+    },
+  };
+}

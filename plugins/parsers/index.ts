@@ -5,15 +5,12 @@
  * parsers; its worker pool starts on the first OCR job and stops with the registry.
  */
 import { availableParallelism } from "node:os";
-import type { EgressGate } from "../../src/egress/index.ts";
 import { ParserRegistry } from "../../src/documents/types.ts";
 import { createImageParser } from "../../src/documents/image/parser.ts";
 import { mediaParser } from "../../src/documents/media/parser.ts";
-import { configureMedia, findFfmpeg } from "../../src/documents/media/settings.ts";
 import { createOcrEngine } from "../../src/documents/ocr/engine.ts";
 import { officeParser } from "../../src/documents/office/parser.ts";
 import { createPdfParser } from "../../src/documents/pdf/parser.ts";
-import { createHttpEngine } from "../../src/engines/http/index.ts";
 
 /** What the parsers take from the server's configuration (see src/config.ts). */
 export interface ParserRegistryOptions {
@@ -23,14 +20,6 @@ export interface ParserRegistryOptions {
   tessdataDir?: string;
   /** @default 200 */
   ocrDpi?: number;
-  /** @default "" (ffmpeg on PATH, if any) */
-  ffmpegPath?: string;
-  /** @default 100 MiB */
-  maxMediaBytes?: number;
-  /** @default 14400 */
-  maxMediaSeconds?: number;
-  /** The egress gate media files are fetched through (the `audio` format); without it, only direct media URLs work. */
-  gate?: Pick<EgressGate, "proxyUrl" | "check">;
   /** Told when an OCR worker crashes (it is replaced). */
   onWorkerError?: (message: string) => void;
 }
@@ -39,13 +28,6 @@ export interface ParserRegistryOptions {
 export function createParserRegistry(options: ParserRegistryOptions = {}): ParserRegistry {
   const workers = options.ocrWorkers ?? availableParallelism();
   const ocr = createOcrEngine({ workers, tessdataDir: options.tessdataDir ?? "", dpi: options.ocrDpi ?? 200, onWorkerError: options.onWorkerError });
-  const http = options.gate ? createHttpEngine({ gate: options.gate }) : undefined;
-  configureMedia({
-    ffmpegPath: findFfmpeg(options.ffmpegPath ?? ""),
-    maxBytes: options.maxMediaBytes ?? 100 * 1024 * 1024,
-    maxSeconds: options.maxMediaSeconds ?? 14_400,
-    fetch: http && ((url, maxBodyBytes, timeoutMs, signal) => http.fetch({ url, timeoutMs, maxBodyBytes }, signal)),
-  });
   const pdf = createPdfParser({ ocr, maxInFlight: workers + 1 });
   return new ParserRegistry()
     .register({ ...pdf, close: () => ocr.close() })

@@ -39,6 +39,7 @@ import { createTaskRunner } from "../jobs/task-runner.ts";
 import type { JobEvent } from "../jobs/types.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import { fileUrl } from "../storage/files.ts";
+import { findFfmpeg } from "../documents/media/settings.ts";
 
 /** Counters the account routes report. */
 export interface ScrapeStats {
@@ -121,7 +122,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const http = createHttpEngine({ gate });
   const robots = new RobotsCache({ engine: http, now });
   const changeHistory = new ChangeHistory(db);
-  const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory });
+  const media = {
+    ffmpegPath: findFfmpeg(config.ffmpegPath),
+    maxBytes: Math.min(config.maxMediaBytes, config.maxPageBytes),
+    maxSeconds: config.maxMediaSeconds,
+    fetch: (url: string, maxBodyBytes: number, timeoutMs: number, signal?: AbortSignal) => http.fetch({ url, timeoutMs, maxBodyBytes }, signal),
+  };
+  const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory, media });
   const engines = createEngines({
     config,
     gate,
@@ -134,10 +141,6 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ocrWorkers: config.ocrWorkers,
     tessdataDir: config.tessdataDir,
     ocrDpi: config.ocrDpi,
-    ffmpegPath: config.ffmpegPath,
-    maxMediaBytes: Math.min(config.maxMediaBytes, config.maxPageBytes),
-    maxMediaSeconds: config.maxMediaSeconds,
-    gate,
     onWorkerError: (message) => log.warn(message),
   });
   const scrape = new ScrapeService({

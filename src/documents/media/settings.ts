@@ -1,9 +1,8 @@
 /**
  * @module documents/media/settings
  * Settings of the `audio` format: limits, the ffmpeg executable, and how to fetch a page's media file (through
- * the egress gate). Format plugins are plain objects registered once and have no constructor arguments, so the
- * server installs these settings when it builds its parser registry (plugins/parsers/index.ts); the last server
- * built in a process wins, which is what a process running one server needs.
+ * the egress gate). The server builds them from its configuration and hands them to the format's factory
+ * (plugins/formats/audio.ts), so two servers in one process (tests) never share them.
  */
 import type { Page } from "../../engines/types.ts";
 
@@ -19,17 +18,8 @@ export interface MediaSettings {
   fetch?(url: string, maxBytes: number, timeoutMs: number, signal?: AbortSignal): Promise<Page>;
 }
 
-let current: MediaSettings = { maxBytes: 100 * 1024 * 1024, maxSeconds: 14_400 };
-
-/** Installs the media settings of this process's server. */
-export function configureMedia(settings: MediaSettings): void {
-  current = settings;
-}
-
-/** The media settings in force. */
-export function mediaSettings(): MediaSettings {
-  return current;
-}
+/** Defaults when the server passes nothing: 100 MiB, 4 hours, ffmpeg from PATH, direct media URLs only. */
+export const DEFAULT_MEDIA_SETTINGS: MediaSettings = { maxBytes: 100 * 1024 * 1024, maxSeconds: 14_400 };
 
 /** Finds ffmpeg: the configured path, else `ffmpeg` on PATH; undefined when absent. */
 export function findFfmpeg(configured: string): string | undefined {
