@@ -4,7 +4,8 @@
  *
  * - {@link needsJavaScript}: the HTML is a client-side-rendered shell (almost no visible text but scripts; an
  *   empty `#root`/`#app`/`#__next`/`<app-root>` mount point; a `<noscript>` wall asking for JavaScript);
- * - {@link looksBlocked}: a bot wall (403/429/503, a challenge page) that `proxy: "auto"` retries as enhanced.
+ * - {@link looksBlocked}: a bot wall (a challenge page; 403; 429/503 without Retry-After) that `proxy: "auto"`
+ *   retries as enhanced.
  *
  * No DOM parse: this runs on every HTTP page, so it must cost well under a millisecond for ordinary pages.
  */
@@ -56,9 +57,12 @@ const CHALLENGE =
 
 /** Why a page looks like a bot wall, or undefined. */
 export function looksBlocked(page: Page): string | undefined {
-  if (page.statusCode === 403 || page.statusCode === 429 || page.statusCode === 503) return `HTTP ${page.statusCode}`;
   const html = page.text;
-  if (html === undefined || !HTML_TYPES.has(page.contentType)) return undefined;
-  if (html.length < 200_000 && CHALLENGE.test(html)) return "challenge page";
+  const challenge = html !== undefined && HTML_TYPES.has(page.contentType) && html.length < 200_000 && CHALLENGE.test(html);
+  if (challenge) return "challenge page";
+  if (page.statusCode === 403) return "HTTP 403";
+  // 429/503 with Retry-After is the site asking us to come back later (rate limit, maintenance), not a bot wall:
+  // the job layer honours it; an immediate retry in another mode would ignore it.
+  if ((page.statusCode === 429 || page.statusCode === 503) && page.headers["retry-after"] === undefined) return `HTTP ${page.statusCode}`;
   return undefined;
 }

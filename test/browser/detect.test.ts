@@ -1,0 +1,51 @@
+/**
+ * The engine-choice heuristics (no browser): JS shells, noscript walls, empty mount points, bot walls.
+ */
+import { describe, expect, test } from "bun:test";
+import { looksBlocked, needsJavaScript } from "../../src/engines/browser/detect.ts";
+import type { Page } from "../../src/engines/types.ts";
+
+const page = (text: string, statusCode = 200, headers: Record<string, string> = {}): Page => ({
+  requestedUrl: "http://x.test/",
+  finalUrl: "http://x.test/",
+  statusCode,
+  headers,
+  contentType: "text/html",
+  body: new TextEncoder().encode(text),
+  text,
+  engine: "http",
+  elapsedMs: 1,
+});
+const prose = "<p>" + "Real words a reader would see on this page. ".repeat(30) + "</p>";
+
+describe("needsJavaScript", () => {
+  test("script-only shells, empty mount points and noscript walls need the browser", () => {
+    expect(needsJavaScript(page(`<html><body><script src="/app.js"></script></body></html>`))).toBe("script-only shell");
+    expect(needsJavaScript(page(`<body><div id="root"></div><p>Loading your dashboard, one moment please. ${"x ".repeat(150)}</p><script src=/a.js></script></body>`))).toBe(
+      "empty client-side mount point",
+    );
+    expect(needsJavaScript(page(`<body><noscript>Please enable JavaScript to continue.</noscript><h1>Shop</h1>${"<p>item</p>".repeat(40)}<script></script></body>`))).toBe(
+      "noscript wall",
+    );
+  });
+
+  test("ordinary pages, error pages and non-HTML stay on HTTP", () => {
+    expect(needsJavaScript(page(`<body><article>${prose}</article><script>track()</script></body>`))).toBeUndefined();
+    expect(needsJavaScript(page(`<body><h1>Tiny</h1><p>No scripts at all.</p></body>`))).toBeUndefined();
+    expect(needsJavaScript(page(`<body><script src=/a.js></script></body>`, 404))).toBeUndefined();
+    expect(needsJavaScript({ ...page("{}"), contentType: "application/json" })).toBeUndefined();
+    expect(needsJavaScript(page(`<body><noscript>enable JavaScript for comments</noscript><article>${prose}</article></body>`))).toBeUndefined();
+  });
+});
+
+describe("looksBlocked", () => {
+  test("challenge pages and 403 are bot walls; 429/503 only without Retry-After", () => {
+    expect(looksBlocked(page("<title>Just a moment...</title>", 503))).toBe("challenge page");
+    expect(looksBlocked(page("<p>denied</p>", 403))).toBe("HTTP 403");
+    expect(looksBlocked(page("<p>slow down</p>", 429))).toBe("HTTP 429");
+    expect(looksBlocked(page("<p>slow down</p>", 429, { "retry-after": "1" }))).toBeUndefined();
+    expect(looksBlocked(page("<p>maintenance</p>", 503, { "retry-after": "60" }))).toBeUndefined();
+    expect(looksBlocked(page(prose))).toBeUndefined();
+    expect(looksBlocked(page("<p>broken</p>", 500))).toBeUndefined();
+  });
+});
