@@ -23,7 +23,16 @@ export function pageCacheKey(spec: ScrapeSpec): string {
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }
 
-/** Whether the result of `spec` may be written to the cache at all. */
+/**
+ * Whether `spec` fetches the same page for everyone. Custom headers (cookies, auth), actions and profiles make
+ * the result personal: such requests neither read the shared cache (they would get someone else's or an
+ * anonymous copy) nor write it; zero data retention does neither either.
+ */
+export function isSharedFetch(spec: ScrapeSpec): boolean {
+  return !spec.zeroDataRetention && !spec.profile && Object.keys(spec.headers).length === 0 && spec.actions.length === 0;
+}
+
+/** Whether the result of `spec` may be written to the cache. */
 export function isCacheable(spec: ScrapeSpec): boolean {
-  return spec.storeInCache && !spec.zeroDataRetention && Object.keys(spec.headers).length === 0 && spec.actions.length === 0;
+  return spec.storeInCache && isSharedFetch(spec);
 }

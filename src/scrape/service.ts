@@ -18,7 +18,7 @@ import { extractLinks } from "../pipeline/links.ts";
 import { extractMetadata } from "../pipeline/metadata.ts";
 import type { PageCache } from "../storage/page-cache.ts";
 import type { ScrapeResults } from "../storage/scrape-results.ts";
-import { isCacheable, pageCacheKey } from "./cache-key.ts";
+import { isCacheable, isSharedFetch, pageCacheKey } from "./cache-key.ts";
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { createRenderContext, isPlainText, type FileSink } from "./render-context.ts";
@@ -181,8 +181,7 @@ export class ScrapeService {
     const cacheOnly = spec.lockdown || spec.minAgeMs !== undefined;
     // Formats that report what changed (changeTracking) must see the live page, not a cached copy.
     const fresh = spec.formats.some((f) => this.deps.renderers.get(f.type)?.needsFreshPage);
-    // A profile scrape is personal: never answered from the shared cache.
-    if (!spec.zeroDataRetention && !spec.profile && (cacheOnly || (spec.maxAgeMs > 0 && !fresh))) {
+    if (isSharedFetch(spec) && (cacheOnly || (spec.maxAgeMs > 0 && !fresh))) {
       const maxAge = spec.lockdown ? LOCKDOWN_MAX_AGE_MS : spec.minAgeMs !== undefined ? Infinity : spec.maxAgeMs;
       const hit = this.deps.cache.get(key, now - maxAge);
       if (hit && (spec.minAgeMs === undefined || now - hit.cachedAt >= spec.minAgeMs)) {

@@ -282,3 +282,14 @@ describe("cache, minAge, zeroDataRetention and stored results", () => {
     expect((await h.request(`/v2/scrape/00000000-0000-0000-0000-000000000000`)).status).toBe(404);
   });
 });
+
+describe("personal requests and the shared cache", () => {
+  test("a request with custom headers (cookies) is never answered from the cache", async () => {
+    const url = `${site.url}/counter?k=personal`;
+    const anon = await scrape({ url });
+    expect(anon.body.data.markdown).toContain("Visit number");
+    const withCookie = await scrape({ url, headers: { Cookie: "session=abc" } });
+    expect(withCookie.body.data.metadata.cacheState).toBe("miss");
+    expect(withCookie.body.data.markdown).not.toBe(anon.body.data.markdown);
+  });
+});
