@@ -42,6 +42,8 @@ export const MAP_CONCURRENCY = 4;
 export const MAP_PAGE_TIMEOUT_MS = 15_000;
 /** Discovery budget when the request sets no `timeout`. */
 export const MAP_DEFAULT_BUDGET_MS = 60_000;
+/** Longest a map may run, whatever its `timeout` says. */
+export const MAP_MAX_TIMEOUT_MS = 300_000;
 /** Largest page parsed for links. */
 export const MAP_MAX_PAGE_BYTES = 10 * 1024 * 1024;
 /** Document types listed but never fetched for links. */
@@ -115,7 +117,9 @@ class Found {
 
 /** Maps the site at `options.url`. Throws {@link MapTimeoutError} past `timeout`, and gate refusals. */
 export async function mapSite(options: MapSiteOptions, deps: MapDeps, signal?: AbortSignal): Promise<MapResult> {
-  const budgetMs = options.timeout ?? deps.defaultBudgetMs ?? MAP_DEFAULT_BUDGET_MS;
+  // Upstream sets no maximum on `timeout`; like scrape we accept any value and cap the wait (a timer longer than
+  // 2^31 ms would fire at once).
+  const budgetMs = Math.min(options.timeout ?? deps.defaultBudgetMs ?? MAP_DEFAULT_BUDGET_MS, MAP_MAX_TIMEOUT_MS);
   const stop = new AbortController();
   const run = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
   const startUrl = new URL(options.url).href;
