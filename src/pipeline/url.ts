@@ -15,8 +15,12 @@ export function absoluteUrl(href: string, base: string): string | undefined {
   }
 }
 
-/** The base URL for resolving a document's links: its `<base href>` resolved against `pageUrl`, or `pageUrl`. */
+/**
+ * The base URL for resolving a document's links: its `<base href>` resolved against `pageUrl`, or `pageUrl`.
+ * `<base>` belongs in `<head>` (HTML §4.2.3) and `parseHtml` always builds one, so only the head is searched:
+ * a selector over the whole tree costs as much as the rest of the metadata.
+ */
 export function documentBaseUrl(doc: Document, pageUrl: string): string {
-  const base = doc.querySelector("base[href]")?.getAttribute("href");
+  const base = (doc.head ?? doc).querySelector("base[href]")?.getAttribute("href");
   return (base && absoluteUrl(base, pageUrl)) || pageUrl;
 }

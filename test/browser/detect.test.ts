@@ -49,3 +49,18 @@ describe("looksBlocked", () => {
     expect(looksBlocked(page("<p>broken</p>", 500))).toBeUndefined();
   });
 });
+
+describe("visibleTextLength", () => {
+  test("equals visibleText(...).length below the cap, and stops at the cap", async () => {
+    const { visibleText, visibleTextLength } = await import("../../src/engines/browser/detect.ts");
+    const samples = [
+      "<html><head><title>t</title><script>var x = '<p>no</p>';</script></head><body><p>Hello   <b>big</b>\n world</p><!-- c --><div>again x</div></body></html>",
+      "<body><style>p{}</style><noscript>enable javascript</noscript><main id=root></main></body>",
+      "plain text only",
+      "",
+    ];
+    for (const html of samples) expect(visibleTextLength(html, 10_000)).toBe(visibleText(html).length);
+    expect(visibleTextLength("<p>" + "word ".repeat(1000) + "</p>", 50)).toBeGreaterThanOrEqual(50);
+    expect(visibleTextLength("<p>" + "word ".repeat(1000) + "</p>", 50)).toBeLessThan(60);
+  });
+});

@@ -37,6 +37,39 @@ export function visibleText(html: string): string {
     .trim();
 }
 
+/** Skipped runs (comments, invisible elements, tags) and visible text runs, in document order. */
+const TOKENS = /<!--[\s\S]*?-->|<(script|style|noscript|template|svg|head)\b[\s\S]*?<\/\1\s*>|<[^>]*>|[^<]+|</g;
+
+/**
+ * `visibleText(html).length`, counting no further than `cap`: a page with real text answers after its first
+ * paragraphs instead of a pass over the whole document (this runs on every HTTP page). Whitespace runs count
+ * as one character, as in `visibleText`, and markup between text runs counts as one space (character references
+ * count as their source text: close enough for a threshold).
+ */
+export function visibleTextLength(html: string, cap: number): number {
+  let count = 0;
+  let space = true; // at the start, and after markup: a separator is pending
+  TOKENS.lastIndex = 0;
+  for (let m = TOKENS.exec(html); m !== null; m = TOKENS.exec(html)) {
+    const token = m[0];
+    if (token.charCodeAt(0) === 60 /* < */) {
+      space = true;
+      continue;
+    }
+    for (let i = 0; i < token.length; i++) {
+      const c = token.charCodeAt(i);
+      if (c <= 32 || c === 160) {
+        space = true;
+      } else {
+        if (space && count > 0) count++;
+        space = false;
+        if (++count >= cap) return count;
+      }
+    }
+  }
+  return count;
+}
+
 /** Why a fetched page needs JavaScript to show its content, or undefined when it does not. */
 export function needsJavaScript(page: Page): string | undefined {
   if (!HTML_TYPES.has(page.contentType) || page.text === undefined) return undefined;
@@ -45,7 +78,7 @@ export function needsJavaScript(page: Page): string | undefined {
   if (html.length > MAX_SCAN_CHARS) return undefined;
   const hasScript = SCRIPT.test(html);
   if (!hasScript && !NOSCRIPT_WALL.test(html)) return undefined;
-  const chars = visibleText(html).length;
+  const chars = visibleTextLength(html, THIN_TEXT_CHARS);
   if (hasScript && chars < SHELL_TEXT_CHARS) return "script-only shell";
   if (chars < THIN_TEXT_CHARS && NOSCRIPT_WALL.test(html)) return "noscript wall";
   if (hasScript && chars < THIN_TEXT_CHARS && EMPTY_MOUNT.test(html)) return "empty client-side mount point";
@@ -55,10 +88,17 @@ export function needsJavaScript(page: Page): string | undefined {
 const CHALLENGE =
   /cf-browser-verification|challenge-platform|cf_chl_opt|<title>\s*(just a moment|attention required|access denied|pardon our interruption|are you a robot|security check)|_incapsula_resource|px-captcha|captcha-delivery\.com|geo\.captcha-delivery|perimeterx|ddos-guard|sucuri website firewall|distil_r_captcha|please verify you are a human|unusual traffic from your computer/i;
 
+/** Challenge pages are small (Cloudflare's, scripts included, stay under ~60 KB); larger pages are not scanned. */
+const CHALLENGE_MAX_HTML_CHARS = 100_000;
+
 /** Why a page looks like a bot wall, or undefined. */
 export function looksBlocked(page: Page): string | undefined {
   const html = page.text;
-  const challenge = html !== undefined && HTML_TYPES.has(page.contentType) && html.length < 200_000 && CHALLENGE.test(html);
+  const challenge =
+    html !== undefined &&
+    HTML_TYPES.has(page.contentType) &&
+    html.length < CHALLENGE_MAX_HTML_CHARS &&
+    CHALLENGE.test(html);
   if (challenge) return "challenge page";
   if (page.statusCode === 403) return "HTTP 403";
   // 429/503 with Retry-After is the site asking us to come back later (rate limit, maintenance), not a bot wall:
