@@ -10,6 +10,7 @@
 import { mkdtempSync } from "node:fs";
 import { availableParallelism, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
+import { parseUpstreamProxy } from "./egress/chain.ts";
 import { standardWebhooksKey } from "./webhooks/signing.ts";
 
 /** Thrown by {@link loadConfig} when one or more values are invalid. */
@@ -98,6 +99,12 @@ export interface Config {
   llmTimeoutMs: number;
   /** Tokens one LLM-backed format may spend per page (chunks, repair turns). @default 100000 */
   llmTokenBudget: number;
+  /** Upstream proxy (`http://user:pass@host:port`) for `proxy: basic` and `auto`'s first attempt; empty = direct. */
+  proxyBasic: string;
+  /** Upstream proxy for `proxy: enhanced`/`stealth` and `auto`'s retry; empty = the basic one (or direct). */
+  proxyEnhanced: string;
+  /** Upstream proxy per `location.country` (upper-case ISO alpha-2 → URL); chosen before the mode's. @default {} */
+  proxyCountries: Record<string, string>;
 }
 
 type Env = Record<string, string | undefined>;
@@ -147,6 +154,45 @@ function url(r: Reader, name: string, def: string): string {
     r.problems.push(`${name} must be an absolute http(s) URL, got "${v}"`);
     return def;
   }
+}
+
+/** An upstream proxy URL (validated by the gate's own parser; messages never show the password). */
+function proxyUrl(r: Reader, name: string): string {
+  const v = str(r, name, "");
+  if (v === "") return v;
+  try {
+    parseUpstreamProxy(v);
+    return v;
+  } catch (err) {
+    r.problems.push(`${name}: ${(err as Error).message}`);
+    return "";
+  }
+}
+
+/** `CRAWLBOX_PROXY_COUNTRIES="de=http://…,jp=http://…"`: country → upstream proxy URL. */
+function proxyCountries(r: Reader): Record<string, string> {
+  const name = "CRAWLBOX_PROXY_COUNTRIES";
+  const out: Record<string, string> = {};
+  for (const [i, entry] of str(r, name, "").split(",").entries()) {
+    const e = entry.trim();
+    if (e === "") continue;
+    const eq = e.indexOf("=");
+    const country = (eq < 0 ? e : e.slice(0, eq)).trim().toUpperCase();
+    const url = eq < 0 ? "" : e.slice(eq + 1).trim();
+    if (!/^[A-Z]{2}$/.test(country) || url === "") {
+      // Entry number, not the text: a malformed entry may still hold a password.
+      r.problems.push(`${name} entry ${i + 1} must be <two-letter country>=<http proxy URL>`);
+      continue;
+    }
+    if (out[country] !== undefined) r.problems.push(`${name} names ${country} twice`);
+    try {
+      parseUpstreamProxy(url);
+      out[country] = url;
+    } catch (err) {
+      r.problems.push(`${name} (${country}): ${(err as Error).message}`);
+    }
+  }
+  return out;
 }
 
 function llmProvider(r: Reader): Config["llmProvider"] {
@@ -207,6 +253,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     llmContextTokens: int(r, "CRAWLBOX_LLM_CONTEXT_TOKENS", 8192, 1024, 2_000_000),
     llmTimeoutMs: int(r, "CRAWLBOX_LLM_TIMEOUT_MS", 120_000, 1000, 3_600_000),
     llmTokenBudget: int(r, "CRAWLBOX_LLM_TOKEN_BUDGET", 100_000, 1000, 100_000_000),
+    proxyBasic: proxyUrl(r, "CRAWLBOX_PROXY_BASIC"),
+    proxyEnhanced: proxyUrl(r, "CRAWLBOX_PROXY_ENHANCED"),
+    proxyCountries: proxyCountries(r),
     ...overrides,
   };
   if (config.apiKeys.some((k) => k.length < 8)) r.problems.push("CRAWLBOX_API_KEYS entries must be at least 8 characters");

@@ -12,14 +12,24 @@
  * `check(url)` runs the same policy before connecting so callers can fail fast with a clear error and without
  * opening a socket; the proxy enforces again at connect time, which is what actually defeats rebinding.
  *
+ * Upstream proxies (egress/chain.ts): the gate listens once more per configured upstream proxy, on its own
+ * loopback port. A client picks the upstream by the gate URL it uses, `proxyUrlFor(upstream)`; every listener runs
+ * the same destination check first and only then chains (so Chromium contexts and fetch calls need no credentials
+ * and no per-request token, and a client can never name an upstream the operator did not configure).
+ *
  * @example
  * const gate = await createEgressGate({ allowPrivateNetwork: config.allowPrivateNetwork });
  * await gate.check("https://example.com/");           // throws EgressDeniedError for private targets
  * const res = await fetch("https://example.com/", { proxy: gate.proxyUrl });
+ *
+ * @example
+ * const gate = await createEgressGate({ allowPrivateNetwork: false, upstreamProxies: ["http://u:p@proxy.lan:3128"] });
+ * await fetch("https://example.com/", { proxy: gate.proxyUrlFor("http://u:p@proxy.lan:3128") }); // checked, then chained
  */
 import { type AddressClassifier, classifyAddress } from "./classify.ts";
+import { parseUpstreamProxy, redactProxyUrl, type UpstreamProxy } from "./chain.ts";
 import { type DestinationPolicy, defaultResolver, type Resolver, resolveDestination } from "./policy.ts";
-import { type EgressLogger, startProxy } from "./proxy.ts";
+import { type EgressLogger, type RunningProxy, startProxy } from "./proxy.ts";
 import { parseUrlTarget } from "./target.ts";
 
 /** Options of {@link createEgressGate}. */
@@ -46,12 +56,24 @@ export interface EgressGateOptions {
    * @default true
    */
   keepAlive?: boolean;
+  /**
+   * Upstream proxy URLs (`http://[user:pass@]host[:port]`) the gate may chain to; each gets its own listener, see
+   * {@link EgressGate.proxyUrlFor}. Their own addresses are trusted configuration (not checked by the policy).
+   * @default []
+   */
+  upstreamProxies?: readonly string[];
 }
 
 /** A running egress gate. */
 export interface EgressGate {
   /** `http://127.0.0.1:PORT`: pass to fetch's `proxy` option or Chromium's `--proxy-server`. */
   readonly proxyUrl: string;
+  /**
+   * The gate URL whose connections are chained to `upstream` (one of the configured `upstreamProxies`, given as
+   * configured), or {@link proxyUrl} when `upstream` is undefined or empty. Throws a TypeError for an upstream the
+   * gate was not configured with (a programming error: the choice comes from configuration, never from a client).
+   */
+  proxyUrlFor(upstream?: string): string;
   /**
    * Checks an absolute URL against the policy (scheme, port, every resolved address). Resolves when allowed;
    * throws `EgressDeniedError` when refused, or a `SCRAPE_DNS_RESOLUTION_ERROR` `SiteError` when DNS fails.
@@ -76,24 +98,55 @@ export async function createEgressGate(options: EgressGateOptions): Promise<Egre
     classify: options.classify ?? classifyAddress,
     dnsTimeoutMs: options.dnsTimeoutMs,
   };
-  const proxy = startProxy({
-    policy,
-    logger: options.logger,
-    connectTimeoutMs: options.connectTimeoutMs,
-    idleTimeoutMs: options.idleTimeoutMs,
-    keepAlive: options.keepAlive,
-  });
+  const upstreams = new Map<string, UpstreamProxy>();
+  for (const url of options.upstreamProxies ?? []) {
+    if (typeof url !== "string" || url === "") throw new TypeError("createEgressGate: upstreamProxies must be non-empty URLs");
+    try {
+      upstreams.set(url, parseUpstreamProxy(url));
+    } catch (err) {
+      throw new TypeError(`createEgressGate: upstream proxy ${(err as Error).message}`);
+    }
+  }
+  const start = (upstream?: UpstreamProxy) =>
+    startProxy({
+      policy,
+      logger: options.logger,
+      connectTimeoutMs: options.connectTimeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs,
+      keepAlive: options.keepAlive,
+      upstream,
+    });
+  const proxy = start();
+  const chained = new Map<string, RunningProxy>();
+  for (const [url, upstream] of upstreams) {
+    chained.set(url, start(upstream));
+    options.logger?.info("egress gate chains to an upstream proxy", { upstream: upstream.label, gate: chained.get(url)!.url });
+  }
+  if (options.allowPrivateNetwork) {
+    options.logger?.warn("egress gate allows private networks: loopback, LAN and cloud metadata addresses are reachable", {
+      port: proxy.port,
+    });
+  }
   return {
     proxyUrl: proxy.url,
+    proxyUrlFor(upstream?: string) {
+      if (upstream === undefined || upstream === "") return proxy.url;
+      const p = chained.get(upstream);
+      if (!p) throw new TypeError(`egress gate: upstream proxy ${redactProxyUrl(upstream)} is not configured`);
+      return p.url;
+    },
     async check(url: string) {
       await resolveDestination(parseUrlTarget(url), policy);
     },
-    close: () => proxy.stop(),
+    close: async () => {
+      await Promise.all([proxy, ...chained.values()].map((p) => p.stop()));
+    },
   };
 }
 
 export { type AddressClassifier, type AddressVerdict, classifyAddress, parseIp } from "./classify.ts";
 export { type Resolver, defaultResolver } from "./policy.ts";
+export { parseUpstreamProxy, redactProxyUrl, type UpstreamProxy } from "./chain.ts";
 export type { EgressLogger } from "./proxy.ts";
 export { EGRESS_ERROR_HEADER, EGRESS_MESSAGE_HEADER, errorFromFetchFailure, errorFromProxyResponse } from "./signal.ts";
 export { ALLOWED_SCHEMES, BAD_PORTS } from "./target.ts";

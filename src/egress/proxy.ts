@@ -17,6 +17,10 @@
  *
  * Refusals are HTTP answers with marker headers (egress/signal.ts), so the fetch caller gets a typed error; the
  * client connection is closed after a refusal.
+ *
+ * With an upstream proxy (`options.upstream`, egress/chain.ts) the checks are the same; only the last step differs:
+ * a tunnel becomes `CONNECT <checked IP>:port` to the upstream, a plain-http request goes to the upstream in
+ * absolute form with its `Proxy-Authorization`, on a connection that may carry requests for any checked host.
  */
 import type { Socket, TCPSocketListener } from "bun";
 import { CrawlboxError, EgressDeniedError, SiteError, toCrawlboxError } from "../errors.ts";
@@ -32,6 +36,7 @@ import {
   withoutHopByHop,
 } from "./http-head.ts";
 import { type DestinationPolicy, resolveDestination } from "./policy.ts";
+import { connectUpstreamProxy, tunnelThroughUpstream, type UpstreamProxy, upstreamAuthError, upstreamProxyHeaders } from "./chain.ts";
 import { EGRESS_HEADER_PREFIX, proxyErrorResponse } from "./signal.ts";
 import { SocketWriter } from "./socket-writer.ts";
 import { type EgressTarget, parseConnectAuthority, parseUrlTarget } from "./target.ts";
@@ -56,6 +61,8 @@ export interface ProxyOptions {
    * `Connection: close` both ways (the behaviour before keep-alive; benchmarks compare the two). @default true
    */
   keepAlive?: boolean;
+  /** Chain every connection to this upstream proxy, after the destination passed the policy (egress/chain.ts). */
+  upstream?: UpstreamProxy;
 }
 
 /** Cap on bytes held for later (body bytes while connecting, a pipelined request while a response is running). */
@@ -76,8 +83,11 @@ type Plan =
       keepAlive: boolean;
     };
 
-/** Parses what the client wants. Throws a 400 CrawlboxError or an EgressDeniedError. */
-function planRequest(headBytes: Buffer, keepAliveEnabled: boolean): Plan {
+/**
+ * Parses what the client wants. Throws a 400 CrawlboxError or an EgressDeniedError. A plain-http request is
+ * rewritten to origin-form for the site, or kept in absolute form (plus the upstream's credentials) for `upstream`.
+ */
+function planRequest(headBytes: Buffer, keepAliveEnabled: boolean, upstream?: UpstreamProxy): Plan {
   const head = parseHead(headBytes);
   const line = head && parseRequestLine(head.startLine);
   if (!head || !line) throw new CrawlboxError("BAD_REQUEST", 400, "Egress proxy: malformed request head.");
@@ -94,9 +104,11 @@ function planRequest(headBytes: Buffer, keepAliveEnabled: boolean): Plan {
   const keepAlive = keepAliveEnabled && line.version === "HTTP/1.1" && !connectionHas(head.headers, "close");
   const url = new URL(line.target);
   const headers = withoutHopByHop(head.headers, (n) => n === "host");
-  const upstreamHead = serializeHead(`${line.method} ${url.pathname}${url.search} ${line.version}`, [
+  const requestTarget = upstream ? `http://${url.host}${url.pathname}${url.search}` : `${url.pathname}${url.search}`;
+  const upstreamHead = serializeHead(`${line.method} ${requestTarget} ${line.version}`, [
     ["Host", url.host],
     ...headers,
+    ...(upstream ? upstreamProxyHeaders(upstream) : []),
     ["Connection", keepAlive ? "keep-alive" : "close"],
   ]);
   return { kind: "forward", target, method: line.method, head: upstreamHead, framing, keepAlive };
@@ -257,13 +269,17 @@ class ClientConnection {
   }
 
   private async begin(headBytes: Buffer): Promise<void> {
-    const plan = planRequest(headBytes, this.ctx.keepAlive);
+    const chained = this.ctx.options.upstream;
+    const plan = planRequest(headBytes, this.ctx.keepAlive, chained);
     const addresses = await resolveDestination(plan.target, this.ctx.options.policy);
     if (this.closed) return;
     if (plan.kind === "tunnel") return this.startTunnel(plan.target, addresses);
-    const key = `${plan.target.host}:${plan.target.port}`;
+    const key = this.linkKey(plan.target);
     const link = this.link;
-    const reuse = !!link?.socket && !link.tunnel && link.key === key && addresses.includes(link.socket.data.address);
+    // A connection to an upstream proxy may carry requests for any host that passed; a direct one only for the
+    // same host, and only while its address is among those that just passed.
+    const reuse =
+      !!link?.socket && !link.tunnel && link.key === key && (chained !== undefined || addresses.includes(link.socket.data.address));
     if (!reuse) {
       this.dropLink(false);
       await this.connect(plan.target, addresses, key, false);
@@ -289,7 +305,7 @@ class ClientConnection {
 
   private async startTunnel(target: EgressTarget, addresses: string[]): Promise<void> {
     this.dropLink(false);
-    const link = await this.connect(target, addresses, `${target.host}:${target.port}`, true);
+    const link = await this.connect(target, addresses, this.linkKey(target), true);
     if (this.closed) return;
     this.toClient.write(ESTABLISHED);
     for (const b of link.early) this.toClient.write(b);
@@ -300,19 +316,36 @@ class ClientConnection {
     this.unpause("busy");
   }
 
-  /** Opens a site connection to one of the checked `addresses` and makes it the current link. */
+  /** What a kept-alive plain-http link is reused for: one `host:port`, or anything through the upstream proxy. */
+  private linkKey(target: EgressTarget): string {
+    return this.ctx.options.upstream ? "upstream-proxy" : `${target.host}:${target.port}`;
+  }
+
+  /**
+   * Opens a site connection to one of the checked `addresses` (directly, or through the upstream proxy) and makes
+   * it the current link.
+   */
   private async connect(target: EgressTarget, addresses: string[], key: string, tunnel: boolean): Promise<Link> {
     const link: Link = { key, tunnel, early: [], used: false, gone: false };
     this.link = link;
-    const socket = await connectUpstream(target, addresses, {
+    const handlers = {
       connectTimeoutMs: this.ctx.options.connectTimeoutMs ?? 10_000,
       idleTimeoutSeconds: this.ctx.idleTimeoutSeconds,
-      onData: (chunk) => this.fromSite(link, chunk),
+      onData: (chunk: Buffer) => this.fromSite(link, chunk),
       onClose: () => this.siteClosed(link),
-      setPaused: (paused) => (paused ? this.pause("site-full") : this.unpause("site-full")),
-    });
+      setPaused: (paused: boolean) => (paused ? this.pause("site-full") : this.unpause("site-full")),
+    };
+    const up = this.ctx.options.upstream;
+    const socket = !up
+      ? await connectUpstream(target, addresses, handlers)
+      : tunnel
+        ? await tunnelThroughUpstream(up, target, addresses, handlers)
+        : await connectUpstreamProxy(up, handlers);
     link.socket = socket;
-    if (link.gone) throw new SiteError("SCRAPE_SITE_ERROR", `${key} closed the connection as soon as it was opened.`);
+    if (link.gone) {
+      const who = up ? `Upstream proxy ${up.label} (for ${target.host}:${target.port})` : `${target.host}:${target.port}`;
+      throw new SiteError("SCRAPE_SITE_ERROR", `${who} closed the connection as soon as it was opened.`);
+    }
     if (this.link !== link || this.closed) {
       socket.end();
       throw new CrawlboxError("CLIENT_GONE", 499, "Egress proxy: the client went away while connecting.");
@@ -395,6 +428,8 @@ class ClientConnection {
         ex.keepClient = false;
         return buf;
       }
+      // The upstream proxy refused our credentials: that is a configuration error, not the site's answer.
+      if (status === 407 && this.ctx.options.upstream) return void this.refuse(upstreamAuthError(this.ctx.options.upstream));
       let framing: ReturnType<typeof responseFraming>;
       try {
         framing = responseFraming(ex.plan.method, status, head.headers);
@@ -450,7 +485,7 @@ class ClientConnection {
 
   private async retry(ex: Exchange): Promise<void> {
     const target = ex.plan.target;
-    const link = await this.connect(target, ex.addresses, `${target.host}:${target.port}`, false);
+    const link = await this.connect(target, ex.addresses, this.linkKey(target), false);
     if (this.closed) return;
     link.socket!.data.toUpstream.write(ex.plan.head);
     this.phase = "body";
@@ -536,12 +571,6 @@ export function startProxy(options: ProxyOptions): RunningProxy {
       },
     },
   });
-
-  if (options.policy.allowPrivateNetwork) {
-    options.logger?.warn("egress gate allows private networks: loopback, LAN and cloud metadata addresses are reachable", {
-      port: listener.port,
-    });
-  }
 
   return {
     url: `http://127.0.0.1:${listener.port}`,

@@ -14,7 +14,7 @@ import type { EgressTarget } from "./target.ts";
 export interface UpstreamData {
   /** Writes towards the site, pausing the client while the site is slow to read. */
   toUpstream: SocketWriter;
-  /** The checked address this socket is connected to. */
+  /** The checked address this socket is connected to (the upstream proxy's host for a chained connection). */
   address: string;
 }
 
@@ -30,7 +30,11 @@ export interface UpstreamHandlers {
   setPaused(paused: boolean): void;
 }
 
-function connectOne(address: string, port: number, h: UpstreamHandlers): Promise<Socket<UpstreamData>> {
+/**
+ * One TCP connection to `address:port` (an IP literal, or the configured upstream proxy's host), with its own
+ * connect timeout. Rejects with the connect error (its `code`, e.g. `ECONNREFUSED`) or a timeout.
+ */
+export function connectOne(address: string, port: number, h: UpstreamHandlers): Promise<Socket<UpstreamData>> {
   let timedOut = false;
   let opened = false;
   const attempt = Bun.connect<UpstreamData>({

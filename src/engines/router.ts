@@ -15,6 +15,10 @@
  * ```
  * A fallback browser attempt that fails (other than by timeout or abort) yields the HTTP page it started from.
  * `page.engine` says which engine served and `page.proxyUsed` whether the enhanced mode was used.
+ *
+ * Upstream proxies ({@link upstreamProxyFor}): every attempt, HTTP or browser, names the configured upstream proxy
+ * for its mode (basic for HTTP and the first browser attempt, enhanced for the stealth one) or for the request's
+ * `location.country`; the engines reach it only through the egress gate (`gate.proxyUrlFor`).
  */
 import { CrawlboxError, ScrapeTimeoutError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -23,6 +27,7 @@ import type { ScrapeSpec } from "../scrape/spec.ts";
 import type { Action } from "../api/actions.ts";
 import { type BrowserEngine, type BrowserRequest, DocumentResponseError } from "./browser/engine.ts";
 import { looksBlocked, needsJavaScript, visibleText } from "./browser/detect.ts";
+import { normaliseCountry } from "./browser/emulation.ts";
 import type { Engine, Page } from "./types.ts";
 
 /** Who a fetch is for (profiles are per API key). */
@@ -50,30 +55,64 @@ export function requestHeaders(spec: ScrapeSpec): Record<string, string> {
   return headers;
 }
 
-function httpFetch(http: Engine, spec: ScrapeSpec, maxBodyBytes: number, timeoutMs: number, signal?: AbortSignal): Promise<Page> {
+function httpFetch(
+  http: Engine,
+  spec: ScrapeSpec,
+  maxBodyBytes: number,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  upstreamProxy: string | undefined,
+): Promise<Page> {
   return http.fetch(
-    { url: spec.url, headers: requestHeaders(spec), skipTlsVerification: spec.skipTlsVerification, timeoutMs, maxBodyBytes },
+    {
+      url: spec.url,
+      headers: requestHeaders(spec),
+      skipTlsVerification: spec.skipTlsVerification,
+      timeoutMs,
+      maxBodyBytes,
+      ...(upstreamProxy ? { upstreamProxy } : {}),
+    },
     signal,
   );
 }
 
-/** A router with only the HTTP engine: every spec is fetched over plain HTTP. */
-export function createHttpRouter(http: Engine): EngineRouter {
-  return {
-    capabilities: new Set(),
-    fetch(spec, maxBodyBytes, signal) {
-      return httpFetch(http, spec, maxBodyBytes, spec.timeoutMs, signal);
-    },
-    async close() {},
-  };
-}
-
-/** Upstream proxies (optional): which one a browser context uses. */
+/** Configured upstream proxy URLs (all optional; config `CRAWLBOX_PROXY_*`). */
 export interface UpstreamProxies {
   basic?: string;
   enhanced?: string;
   /** Two-letter upper-case country → proxy URL. */
   byCountry?: Record<string, string>;
+}
+
+/**
+ * The upstream proxy for one attempt: the one configured for the request's `location.country` when there is one
+ * (only when the request names a location), else the enhanced one for the enhanced mode, else the basic one.
+ * Undefined = direct. An enhanced attempt without an enhanced proxy uses the basic one: when the operator routes
+ * traffic through a proxy, a stealth attempt should not suddenly go out directly.
+ */
+export function upstreamProxyFor(
+  proxies: UpstreamProxies | undefined,
+  mode: "basic" | "enhanced",
+  country: string | undefined,
+): string | undefined {
+  if (!proxies) return undefined;
+  if (country !== undefined) {
+    const byCountry = proxies.byCountry?.[normaliseCountry(country)];
+    if (byCountry) return byCountry;
+  }
+  return (mode === "enhanced" ? proxies.enhanced || proxies.basic : proxies.basic) || undefined;
+}
+
+/** A router with only the HTTP engine: every spec is fetched over plain HTTP (through the basic or country proxy). */
+export function createHttpRouter(http: Engine, upstreamProxies?: UpstreamProxies): EngineRouter {
+  return {
+    capabilities: new Set(),
+    fetch(spec, maxBodyBytes, signal) {
+      const upstream = upstreamProxyFor(upstreamProxies, "basic", spec.location?.country);
+      return httpFetch(http, spec, maxBodyBytes, spec.timeoutMs, signal, upstream);
+    },
+    async close() {},
+  };
 }
 
 /** Options of {@link createEngineRouter}. */
@@ -84,8 +123,8 @@ export interface EngineRouterOptions {
   closeBrowser: () => Promise<void>;
   /** True for formats whose renderer needs the browser (e.g. `screenshot`, `branding`). */
   formatNeedsBrowser: (type: string) => boolean;
-  /** Upstream proxy per mode; the browser context is given `proxyFor(...)` (see docs/browser.md). */
-  proxyFor?: (mode: "basic" | "enhanced", country: string | undefined) => string | undefined;
+  /** Upstream proxies per mode and country (see {@link upstreamProxyFor}, docs/browser.md "Proxies"). */
+  upstreamProxies?: UpstreamProxies;
   log: Logger;
 }
 
@@ -107,6 +146,8 @@ const MIN_BROWSER_BUDGET_MS = 1_000;
 
 /** The router with the HTTP engine and the browser engine. */
 export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
+  const upstreamFor = (spec: ScrapeSpec, enhanced: boolean) =>
+    upstreamProxyFor(o.upstreamProxies, enhanced ? "enhanced" : "basic", spec.location?.country);
   function browserRequest(spec: ScrapeSpec, maxBodyBytes: number, timeoutMs: number, stealth: boolean, owner?: FetchOwner): BrowserRequest {
     const shot = spec.formats.find((f) => f.type === "screenshot");
     const req: BrowserRequest = {
@@ -130,8 +171,8 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       };
     }
     if (spec.profile && owner) req.profile = { keyId: owner.keyId, name: spec.profile.name, saveChanges: spec.profile.saveChanges };
-    const proxy = o.proxyFor?.(stealth ? "enhanced" : "basic", spec.location?.country);
-    if (proxy) req.proxyServer = proxy;
+    const upstream = upstreamFor(spec, stealth);
+    if (upstream) req.upstreamProxy = upstream;
     return req;
   }
 
@@ -158,7 +199,7 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
               { details: { contentType: err.contentType } },
             );
           }
-          return httpFetch(o.http, spec, maxBodyBytes, Math.max(1, left()), signal);
+          return httpFetch(o.http, spec, maxBodyBytes, Math.max(1, left()), signal, upstreamFor(spec, stealth));
         }
       };
       /** Browser, then (proxy:auto) enhanced when the result looks blocked. */
@@ -174,7 +215,7 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       const reasons = browserReasons(spec, o.formatNeedsBrowser);
       if (reasons.length > 0) return browserWithRetry();
 
-      const page = await httpFetch(o.http, spec, maxBodyBytes, spec.timeoutMs, signal);
+      const page = await httpFetch(o.http, spec, maxBodyBytes, spec.timeoutMs, signal, upstreamFor(spec, false));
       const blocked = spec.proxy === "auto" ? looksBlocked(page) : undefined;
       const why = blocked ? `blocked (${blocked})` : needsJavaScript(page);
       if (!why || left() < MIN_BROWSER_BUDGET_MS) return page;

@@ -17,6 +17,11 @@ export interface FetchRequest {
   timeoutMs: number;
   /** Largest decoded body to read; larger bodies fail with a `SiteError` code `SCRAPE_RESPONSE_TOO_LARGE` (502). */
   maxBodyBytes: number;
+  /**
+   * A configured upstream proxy URL to chain to (the router picks it, see docs/browser.md "Proxies"); the engine
+   * still talks only to the egress gate, through `gate.proxyUrlFor(upstreamProxy)`. Undefined = direct.
+   */
+  upstreamProxy?: string;
 }
 
 /** A fetched resource, before any parsing. */

@@ -114,6 +114,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     resolver: options.resolver,
     classify: options.classify,
     logger: log,
+    // One gate listener per configured upstream proxy; the engine router picks one per attempt (docs/browser.md).
+    upstreamProxies: [...new Set([config.proxyBasic, config.proxyEnhanced, ...Object.values(config.proxyCountries)].filter((u) => u !== ""))],
   });
   // LLM traffic bypasses the egress gate, but only to the configured provider address (llm/pinned-fetch.ts).
   const llm = createLlmClient(config, createLlmProviderRegistry(), options.llmFetch);

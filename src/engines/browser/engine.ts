@@ -44,8 +44,11 @@ export interface BrowserRequest {
   actions: readonly Action[];
   /** `proxy: "enhanced"`: stealth measures (and the enhanced upstream proxy when configured). */
   stealth: boolean;
-  /** Upstream proxy for this context (`http://host:port`), chained behind the egress gate. */
-  proxyServer?: string;
+  /**
+   * A configured upstream proxy URL for this scrape (router's choice). The context's proxy is then the gate
+   * listener chaining to it (`gate.proxyUrlFor`), never the upstream itself: every request is still checked.
+   */
+  upstreamProxy?: string;
   /** Profile to start from and (unless `saveChanges` is false) to save into. */
   profile?: { keyId: string; name: string; saveChanges: boolean };
 }
@@ -63,7 +66,8 @@ export class DocumentResponseError extends CrawlboxError {
 /** Options of {@link createBrowserEngine}. */
 export interface BrowserEngineOptions {
   pool: BrowserPool;
-  gate: Pick<EgressGate, "check">;
+  /** `proxyUrlFor` is needed only for requests with `upstreamProxy`. */
+  gate: Pick<EgressGate, "check"> & Partial<Pick<EgressGate, "proxyUrlFor">>;
   profiles?: ProfileStore;
 }
 
@@ -216,7 +220,12 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       if (!Number.isFinite(req.timeoutMs) || req.timeoutMs <= 0) throw new ScrapeTimeoutError(Math.max(0, req.timeoutMs));
       const deadline = performance.now() + req.timeoutMs;
       await gate.check(req.url);
-      const lease = await pool.acquire({ signal, deadline, proxyServer: req.proxyServer });
+      let proxyServer: string | undefined;
+      if (req.upstreamProxy) {
+        if (!gate.proxyUrlFor) throw new TypeError("createBrowserEngine: this gate cannot chain to upstream proxies");
+        proxyServer = gate.proxyUrlFor(req.upstreamProxy);
+      }
+      const lease = await pool.acquire({ signal, deadline, proxyServer });
       let suspect = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
       let onAbort: (() => void) | undefined;

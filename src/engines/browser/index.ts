@@ -14,7 +14,7 @@ import type { Config } from "../../config.ts";
 import type { EgressGate } from "../../egress/index.ts";
 import type { Logger } from "../../log.ts";
 import type { ProfileStore } from "../../storage/profiles.ts";
-import { createEngineRouter, createHttpRouter, type EngineRouter } from "../router.ts";
+import { createEngineRouter, createHttpRouter, type EngineRouter, type UpstreamProxies } from "../router.ts";
 import type { Engine } from "../types.ts";
 import { findChromium } from "./chromium.ts";
 import { createBrowserEngine, prepareWarmPage } from "./engine.ts";
@@ -22,7 +22,8 @@ import { BrowserPool } from "./pool.ts";
 
 /** What {@link createEngines} needs. */
 export interface EnginesOptions {
-  config: Pick<Config, "chromePath" | "browserEnabled" | "browserConcurrency" | "browserRetireAfterPages">;
+  config: Pick<Config, "chromePath" | "browserEnabled" | "browserConcurrency" | "browserRetireAfterPages"> &
+    Partial<Pick<Config, "proxyBasic" | "proxyEnhanced" | "proxyCountries">>;
   gate: EgressGate;
   http: Engine;
   profiles?: ProfileStore;
@@ -40,7 +41,12 @@ export interface Engines extends EngineRouter {
 
 /** Builds the engine router: HTTP + browser when Chromium is available and enabled, HTTP only otherwise. */
 export function createEngines(o: EnginesOptions): Engines {
-  const http = createHttpRouter(o.http);
+  const upstreamProxies: UpstreamProxies = {
+    ...(o.config.proxyBasic ? { basic: o.config.proxyBasic } : {}),
+    ...(o.config.proxyEnhanced ? { enhanced: o.config.proxyEnhanced } : {}),
+    ...(o.config.proxyCountries ? { byCountry: o.config.proxyCountries } : {}),
+  };
+  const http = createHttpRouter(o.http, upstreamProxies);
   if (!o.config.browserEnabled) {
     o.log.info("browser: disabled (CRAWLBOX_BROWSER=off); browser options answer 400");
     return http;
@@ -69,6 +75,7 @@ export function createEngines(o: EnginesOptions): Engines {
     browser,
     closeBrowser: () => pool.close(),
     formatNeedsBrowser: o.formatNeedsBrowser,
+    upstreamProxies,
     log: o.log,
   });
   return Object.assign(router, { pool });

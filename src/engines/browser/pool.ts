@@ -61,7 +61,10 @@ export interface AcquireOptions {
   signal?: AbortSignal;
   /** `performance.now()` time after which waiting is pointless. */
   deadline: number;
-  /** An upstream proxy for this context only (`http://host:port`); such contexts are never pre-warmed. */
+  /**
+   * A proxy for this context only: an egress gate listener that chains to an upstream proxy
+   * (`gate.proxyUrlFor(upstream)`), never the upstream itself. Such contexts are never pre-warmed.
+   */
   proxyServer?: string;
 }
 

@@ -22,8 +22,8 @@ import { mapTransportError } from "./transport-errors.ts";
 
 /** Options of {@link createHttpEngine}. */
 export interface HttpEngineOptions {
-  /** The egress gate every request goes through. */
-  gate: Pick<EgressGate, "proxyUrl" | "check">;
+  /** The egress gate every request goes through (`proxyUrlFor` is needed only for requests with `upstreamProxy`). */
+  gate: Pick<EgressGate, "proxyUrl" | "check"> & Partial<Pick<EgressGate, "proxyUrlFor">>;
   /** User-Agent unless the request sets one. @default DEFAULT_USER_AGENT */
   userAgent?: string;
   /** Redirects followed per fetch. @default 20 */
@@ -59,8 +59,16 @@ export function createHttpEngine(options: HttpEngineOptions): Engine {
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const { gate } = options;
 
+  /** The gate listener for the request's upstream proxy (the plain gate when there is none). */
+  function gateUrlFor(upstreamProxy: string | undefined): string {
+    if (!upstreamProxy) return gate.proxyUrl;
+    if (!gate.proxyUrlFor) throw new TypeError("createHttpEngine: this gate cannot chain to upstream proxies");
+    return gate.proxyUrlFor(upstreamProxy);
+  }
+
   async function fetchOnce(request: FetchRequest, deadline: Deadline, startedAt: number): Promise<Page> {
     const chain = new RedirectChain(request.url, maxRedirects);
+    const proxy = gateUrlFor(request.upstreamProxy);
     let url = request.url;
     for (;;) {
       await deadline.race(gate.check(url));
@@ -70,7 +78,7 @@ export function createHttpEngine(options: HttpEngineOptions): Engine {
           fetch(url, {
             method: "GET",
             headers: buildHeaders(request, url, userAgent),
-            proxy: gate.proxyUrl,
+            proxy,
             redirect: "manual",
             decompress: false, // body.ts decodes with a memory bound
             tls: { rejectUnauthorized: !request.skipTlsVerification },
