@@ -8,6 +8,7 @@ import type { LlmClient } from "../src/llm/client.ts";
 import type { LlmLimits } from "../src/llm/render-call.ts";
 import { LlmProviderRegistry } from "../src/llm/registry.ts";
 import { RendererRegistry } from "../src/scrape/renderer.ts";
+import { createBrandingFormat } from "./formats/branding.ts";
 import { createChangeTrackingFormat } from "./formats/change-tracking.ts";
 import { createJsonFormat } from "./formats/json.ts";
 import { createSummaryFormat } from "./formats/summary.ts";
@@ -59,5 +60,6 @@ export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistr
     .register(imagesFormat)
     .register(attributesFormat)
     .register(createAudioFormat(deps.media))
-    .register(screenshotFormat);
+    .register(screenshotFormat)
+    .register(createBrandingFormat(deps.llm, limits));
 }

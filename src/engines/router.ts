@@ -170,6 +170,7 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
         ...(shot["viewport"] ? { viewport: shot["viewport"] as { width: number; height: number } } : {}),
       };
     }
+    if (spec.formats.some((f) => f.type === "branding")) req.branding = true;
     if (spec.profile && owner) req.profile = { keyId: owner.keyId, name: spec.profile.name, saveChanges: spec.profile.saveChanges };
     const upstream = upstreamFor(spec, stealth);
     if (upstream) req.upstreamProxy = upstream;

@@ -21,6 +21,7 @@ import type { ProfileStore } from "../../storage/profiles.ts";
 import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import type { Page, PageArtifacts } from "../types.ts";
 import { runActions, takeScreenshot } from "./actions.ts";
+import { collectBranding } from "./branding.ts";
 import type { BrowserPool, Lease } from "./pool.ts";
 import { applyProfile, captureProfile } from "./profile.ts";
 import { defaultSetup, PageSetup } from "./setup.ts";
@@ -51,6 +52,8 @@ export interface BrowserRequest {
   upstreamProxy?: string;
   /** Profile to start from and (unless `saveChanges` is false) to save into. */
   profile?: { keyId: string; name: string; saveChanges: boolean };
+  /** The `branding` format is requested: collect its snapshot (`artifacts.branding`). */
+  branding?: boolean;
 }
 
 /** The main response is a document (PDF…) for the document pipeline, not a page to render. */
@@ -170,6 +173,8 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     const artifacts: PageArtifacts = {};
     if (req.actions.length > 0) artifacts.actions = await runActions(req.actions, { page, network, deadline, signal });
     if (req.screenshot) artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined });
+    // Never fails the scrape: a failed or slow collection is `{ error }`, a warning in the document.
+    if (req.branding) artifacts.branding = await collectBranding(page, deadline - performance.now() - 100);
 
     const finalResponse = main ?? last;
     const finalType = mimeOf(finalResponse.headers()["content-type"]);
@@ -207,7 +212,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       engine: "browser",
       elapsedMs: Math.round(performance.now() - startedAt),
     };
-    if (artifacts.actions || artifacts.screenshot || req.profile) {
+    if (artifacts.actions || artifacts.screenshot || artifacts.branding || req.profile) {
       // Personal or binary results are never cached (the service caches only pages without artifacts).
       result.artifacts = { ...artifacts, ...(req.profile ? { profile: req.profile.name } : {}) };
     }
