@@ -29,39 +29,40 @@ function crawlerOptions(job: Job): FilterOptions & { sitemap?: string; limit?: n
 
 /** Creates the planner used by the task runner. */
 export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
-  const filters = new Map<string, CrawlFilter>();
+  /** Per job: the full filter, and the same rules without robots.txt (the scope: what the crawl could visit). */
+  const filters = new Map<string, { full: CrawlFilter; scope: CrawlFilter }>();
 
-  function filterFor(job: Job): CrawlFilter {
+  function filtersFor(job: Job): { full: CrawlFilter; scope: CrawlFilter } {
     let f = filters.get(job.id);
     if (!f) {
       if (filters.size >= MAX_CACHED_FILTERS) filters.delete(filters.keys().next().value!);
-      f = createCrawlFilter(job.url!, crawlerOptions(job), deps.robots);
+      const options = crawlerOptions(job);
+      f = { full: createCrawlFilter(job.url!, options, deps.robots), scope: createCrawlFilter(job.url!, { ...options, ignoreRobotsTxt: true }) };
       filters.set(job.id, f);
     }
     return f;
   }
 
-  /** Makes sure robots.txt of every origin among `urls` is loaded, so the filter can answer for them. */
-  async function loadRobots(job: Job, urls: string[], signal: AbortSignal): Promise<void> {
-    if (crawlerOptions(job).ignoreRobotsTxt) return;
-    const origins = new Set<string>();
-    for (const u of urls) {
-      try {
-        const url = new URL(u, job.url!);
-        if (url.protocol === "http:" || url.protocol === "https:") origins.add(url.origin);
-      } catch {
-        // The filter reports unparseable URLs itself.
-      }
+  /**
+   * Filters `links` found at `depth`. Robots.txt is fetched only for the origins of links that are in the crawl's
+   * scope: fetching it for every site a page links to (external sites the crawl rejects anyway) cost a request
+   * per foreign origin and dominated crawl time.
+   */
+  async function plan(job: Job, links: string[], depth: number, baseUrl: string, signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[] }> {
+    const { full, scope } = filtersFor(job);
+    const inScope = scope.filterLinks(links, { depth, baseUrl }).accepted;
+    let accepted = inScope;
+    let robotsBlocked: string[] = [];
+    if (!crawlerOptions(job).ignoreRobotsTxt && inScope.length > 0) {
+      const origins = new Set<string>();
+      for (const a of inScope) origins.add(new URL(a.url).origin);
+      await Promise.all([...origins].map((o) => (deps.robots.peek(o) ? undefined : deps.robots.get(o, signal).catch(() => undefined))));
+      // Only the in-scope links are checked again, now with robots.txt loaded for their origins.
+      const checked = full.filterLinks(inScope.map((a) => a.url), { depth, baseUrl });
+      accepted = checked.accepted;
+      robotsBlocked = checked.denied.filter((d) => d.reason === "ROBOTS_TXT").map((d) => d.url);
     }
-    await Promise.all([...origins].map((o) => (deps.robots.peek(o) ? undefined : deps.robots.get(o, signal).catch(() => undefined))));
-  }
-
-  function toTasks(filter: CrawlFilter, links: Iterable<string>, depth: number, baseUrl: string): { discovered: NewTask[]; robotsBlocked: string[] } {
-    const { accepted, denied } = filter.filterLinks(links, { depth, baseUrl });
-    return {
-      discovered: accepted.map((a) => ({ kind: "page", url: a.url, dedupKey: a.key, depth: depth + 1 })),
-      robotsBlocked: denied.filter((d) => d.reason === "ROBOTS_TXT").map((d) => d.url),
-    };
+    return { discovered: accepted.map((a) => ({ kind: "page", url: a.url, dedupKey: a.key, depth: depth + 1 })), robotsBlocked };
   }
 
   return {
@@ -84,7 +85,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       if (!o.ignoreRobotsTxt) {
         const entry = await deps.robots.get(job.url!, signal);
         robotsSitemaps = entry.sitemaps;
-        const seconds = entry.crawlDelaySeconds(filterFor(job).robotsAgents);
+        const seconds = entry.crawlDelaySeconds(filtersFor(job).full.robotsAgents);
         if (seconds !== undefined && o.delay === undefined) delayMs = Math.round(Math.min(seconds, 60) * 1000);
       }
       if (o.sitemap === "skip") return { discovered: [], robotsBlocked: [], ...(delayMs !== undefined ? { delayMs } : {}) };
@@ -95,15 +96,13 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
         maxUrls: Math.min(100_000, limit * 4),
       });
       if (read.errors.length > 0) deps.log.debug("sitemap errors", { job: job.id, errors: read.errors.slice(0, 5) });
-      await loadRobots(job, read.urls, signal);
       // Sitemap URLs enter at depth 0: checked as if found at depth -1.
-      const planned = toTasks(filterFor(job), read.urls, -1, job.url!);
+      const planned = await plan(job, read.urls, -1, job.url!, signal);
       return { ...planned, ...(delayMs !== undefined ? { delayMs } : {}) };
     },
 
     async discover(job, task, links, signal) {
-      await loadRobots(job, links, signal);
-      return toTasks(filterFor(job), links, task.depth, task.url);
+      return plan(job, links, task.depth, task.url, signal);
     },
   };
 }

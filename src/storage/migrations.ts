@@ -186,4 +186,9 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX change_crawls_latest ON change_crawls (key_id, start_url, tag, finished_at DESC);
   `,
+  // 7: adding tasks reads the job's highest `seq`; without this index that was a scan of every task of the job on
+  // each completed page, so crawls slowed down as they grew.
+  `
+  CREATE INDEX tasks_job_seq ON tasks (job_id, seq);
+  `,
 ];
