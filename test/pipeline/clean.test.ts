@@ -154,3 +154,18 @@ describe("cleanHtml: includeTags and excludeTags", () => {
     expect(md).not.toContain("Card two");
   });
 });
+
+describe("short pages never come out empty", () => {
+  test("a hero section with buttons and links, and a small form page, keep their text with onlyMainContent", async () => {
+    const { cleanHtml, htmlToMarkdown, parseHtml } = await import("../../src/pipeline/index.ts");
+    const md = (html: string) => htmlToMarkdown(cleanHtml(parseHtml(html), { baseUrl: "http://x.test/", onlyMainContent: true, removeBase64Images: true }));
+    const hero = md(`<html><body><nav><a href="/">Home</a> <a href="/about">About</a></nav><main><section><h1>Acme</h1><p>We build rockets <a href="/a">Docs</a> <a href="/b">Pricing</a></p><button>Start</button><button>Learn</button></section></main><footer>© Acme</footer></body></html>`);
+    expect(hero).toContain("# Acme");
+    expect(hero).toContain("We build rockets");
+    expect(hero).not.toContain("About");
+    expect(hero).not.toContain("© Acme");
+    const form = md(`<html><body><main><h1>Actions</h1><input id=q><button id=go>Go</button><p>Press the button.</p></main></body></html>`);
+    expect(form).toContain("# Actions");
+    expect(form).toContain("Press the button.");
+  });
+});

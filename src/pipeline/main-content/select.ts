@@ -111,7 +111,36 @@ export function selectFrom(body: Element, stats: Map<Element, ElementStats>): Ma
   const nonComment = rootStats.pos - rootStats.commentPos;
   const dropComments = nonComment >= NON_COMMENT_SHARE * rootStats.pos || nonComment >= NON_COMMENT_MIN_VALUE;
   prune(root, { rootPos: reading.pos(rootStats), stats, drop, dropComments, reading, prose: !useListing });
+  if (keptChars(rootStats, drop, stats) < MIN_KEPT_SHARE * rootStats.chars && rootStats.chars < SHORT_PAGE_CHARS) {
+    // A short page whose every block looks like boilerplate (a hero with buttons, a form with a sentence):
+    // pruning would return nothing. Keep the body minus what is certainly not content.
+    const gentle = new Set<Element>();
+    pruneGentle(body, stats, gentle);
+    return { root: body, drop: gentle, mode: "listing" };
+  }
   return { root, drop, mode: useListing ? "listing" : "prose" };
+}
+
+/** Below this many characters a page is short enough that returning nothing is worse than some boilerplate. */
+const SHORT_PAGE_CHARS = 2000;
+/** Pruning that keeps less than this share of a short page's text falls back to the gentle pruning. */
+const MIN_KEPT_SHARE = 0.2;
+
+/** Characters of `root` left after dropping `drop` (dropped subtrees are disjoint: prune never descends into one). */
+function keptChars(rootStats: ElementStats, drop: Set<Element>, stats: Map<Element, ElementStats>): number {
+  let dropped = 0;
+  for (const el of drop) dropped += stats.get(el)?.chars ?? 0;
+  return rootStats.chars - dropped;
+}
+
+/** Drops only hidden nodes and page chrome (navigation, site header and footer). */
+function pruneGentle(el: Element, stats: Map<Element, ElementStats>, drop: Set<Element>): void {
+  for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
+    const s = stats.get(child);
+    if (!s) continue;
+    if (s.region === Region.Hidden || isChrome(s)) drop.add(child);
+    else pruneGentle(child, stats, drop);
+  }
 }
 
 interface PruneContext {
