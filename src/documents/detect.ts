@@ -12,15 +12,22 @@ export type DocumentKind =
   | "audio" | "video"
   | "unknown";
 
-const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(...b.subarray(from, to));
+/** Bytes `from`..`to` as Latin-1 text (a loop: spreading a subarray into fromCharCode was a hot spot). */
+function ascii(b: Uint8Array, from: number, to: number): string {
+  let out = "";
+  for (let i = from; i < to && i < b.length; i++) out += String.fromCharCode(b[i]!);
+  return out;
+}
 
 function startsWith(b: Uint8Array, bytes: number[], at = 0): boolean {
   return bytes.every((x, i) => b[at + i] === x);
 }
 
+const encoder = new TextEncoder();
+
 /** True when `needle` occurs in the first `limit` bytes of `b`. */
 function contains(b: Uint8Array, needle: string, limit = b.length): boolean {
-  const n = new TextEncoder().encode(needle);
+  const n = encoder.encode(needle);
   const end = Math.min(b.length, limit) - n.length;
   outer: for (let i = 0; i <= end; i++) {
     for (let j = 0; j < n.length; j++) if (b[i + j] !== n[j]) continue outer;
@@ -69,8 +76,19 @@ const TYPE_KINDS: [RegExp, DocumentKind][] = [
   [/^video\//, "video"],
 ];
 
+/** Kinds already worked out per body: every parser's `accepts` asks, for every page. */
+const detected = new WeakMap<Uint8Array, { contentType: string; kind: DocumentKind }>();
+
 /** The kind of a fetched page: magic bytes win; the content type decides only when the bytes say nothing. */
 export function detectKind(page: Pick<Page, "body" | "contentType">): DocumentKind {
+  const known = detected.get(page.body);
+  if (known && known.contentType === page.contentType) return known.kind;
+  const kind = detectUncached(page);
+  detected.set(page.body, { contentType: page.contentType, kind });
+  return kind;
+}
+
+function detectUncached(page: Pick<Page, "body" | "contentType">): DocumentKind {
   const sniffed = sniffBytes(page.body);
   if (sniffed === "video" && page.contentType.startsWith("audio/")) return "audio";
   if (sniffed !== "unknown") return sniffed;

@@ -15,6 +15,12 @@ import type { Job, NewTask } from "./types.ts";
 
 /** Filters kept in memory for running crawls (rebuilt on demand: they are derived from the job). */
 const MAX_CACHED_FILTERS = 256;
+/**
+ * Links already judged, per crawl and depth: navigation, footers and sidebars repeat the same links on every
+ * page, and parsing and filtering them again is most of the planner's cost. Bounded: past this many the set is
+ * cleared and links are simply judged again (the job store ignores duplicates anyway).
+ */
+const MAX_SEEN_LINKS = 200_000;
 
 /** Dependencies of the planner. */
 export interface CrawlPlannerDeps {
@@ -29,18 +35,36 @@ function crawlerOptions(job: Job): FilterOptions & { sitemap?: string; limit?: n
 
 /** Creates the planner used by the task runner. */
 export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
-  /** Per job: the full filter, and the same rules without robots.txt (the scope: what the crawl could visit). */
-  const filters = new Map<string, { full: CrawlFilter; scope: CrawlFilter }>();
+  /** Per job: the full filter, the same rules without robots.txt (the scope), and the links already judged. */
+  const filters = new Map<string, { full: CrawlFilter; scope: CrawlFilter; seen: Set<string> }>();
 
-  function filtersFor(job: Job): { full: CrawlFilter; scope: CrawlFilter } {
+  function filtersFor(job: Job): { full: CrawlFilter; scope: CrawlFilter; seen: Set<string> } {
     let f = filters.get(job.id);
     if (!f) {
       if (filters.size >= MAX_CACHED_FILTERS) filters.delete(filters.keys().next().value!);
       const options = crawlerOptions(job);
-      f = { full: createCrawlFilter(job.url!, options, deps.robots), scope: createCrawlFilter(job.url!, { ...options, ignoreRobotsTxt: true }) };
+      f = {
+        full: createCrawlFilter(job.url!, options, deps.robots),
+        scope: createCrawlFilter(job.url!, { ...options, ignoreRobotsTxt: true }),
+        seen: new Set(),
+      };
       filters.set(job.id, f);
     }
     return f;
+  }
+
+  /** The links of `links` not judged before at this depth (a link's verdict depends only on it and the depth). */
+  function unseen(seen: Set<string>, links: string[], depth: number): string[] {
+    if (seen.size > MAX_SEEN_LINKS) seen.clear();
+    const out: string[] = [];
+    for (const link of links) {
+      const key = `${depth} ${link}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        out.push(link);
+      }
+    }
+    return out;
   }
 
   /**
@@ -49,8 +73,8 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
    * per foreign origin and dominated crawl time.
    */
   async function plan(job: Job, links: string[], depth: number, baseUrl: string, signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[] }> {
-    const { full, scope } = filtersFor(job);
-    const inScope = scope.filterLinks(links, { depth, baseUrl }).accepted;
+    const { full, scope, seen } = filtersFor(job);
+    const inScope = scope.filterLinks(unseen(seen, links, depth), { depth, baseUrl }).accepted;
     let accepted = inScope;
     let robotsBlocked: string[] = [];
     if (!crawlerOptions(job).ignoreRobotsTxt && inScope.length > 0) {

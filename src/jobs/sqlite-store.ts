@@ -315,10 +315,11 @@ export class SqliteJobStore implements JobStore {
 
   /** Completes the job when nothing is queued or running; announces it. Runs inside the caller's transaction. */
   private finishJobIfDone(jobId: string): void {
+    // EXISTS stops at the first pending task; a COUNT here was a scan of the job's queue on every completion.
     const pending = this.db
-      .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM tasks WHERE job_id = ? AND status IN ('queued', 'active')")
-      .get(jobId)!.n;
-    if (pending > 0) return;
+      .query<{ one: number }, [string]>("SELECT 1 AS one FROM tasks WHERE job_id = ? AND status IN ('queued', 'active') LIMIT 1")
+      .get(jobId);
+    if (pending) return;
     if (this.drainHook) {
       const job = this.getJob(jobId);
       if (job && job.status === "scraping" && this.insertTasks(jobId, this.drainHook(job), Number.MAX_SAFE_INTEGER) > 0) return;

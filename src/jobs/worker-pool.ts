@@ -55,6 +55,8 @@ export class WorkerPool {
   private readonly pacedUntil = new Map<string, number>();
   private readonly inflight = new Map<string, AbortController>();
   private readonly jobs = new Map<string, Job>();
+  /** `"<jobId> <host>"` pairs whose last page attempt failed (see recordHostOutcome). */
+  private readonly failingHosts = new Set<string>();
 
   constructor(private readonly o: WorkerPoolOptions) {
     this.leaseMs = o.leaseMs ?? 30_000;
@@ -180,7 +182,13 @@ export class WorkerPool {
       }
       if (task.kind === "page") {
         const ok = outcome.kind === "done" || (outcome.kind === "failed" && !outcome.error.retryable);
-        this.o.store.recordHostOutcome(task.jobId, task.host, ok, this.o.hostGiveUpAfter ?? 10);
+        // Successes only touch the store when they end a run of failures: the common case costs nothing.
+        const key = `${task.jobId} ${task.host}`;
+        if (!ok || this.failingHosts.has(key)) {
+          if (ok) this.failingHosts.delete(key);
+          else this.failingHosts.add(key);
+          this.o.store.recordHostOutcome(task.jobId, task.host, ok, this.o.hostGiveUpAfter ?? 10);
+        }
       }
     } catch (err) {
       this.o.log.error("task runner threw", { task: task.id, error: String(err) });

@@ -191,4 +191,18 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX tasks_job_seq ON tasks (job_id, seq);
   `,
+  // 8: cached page bodies move out of SQLite into files (<dataDir>/cache/): writing ~100 KB blobs through the
+  // WAL, and again at every checkpoint, cost more than rendering the page. The cache is only a cache: its old
+  // rows are dropped.
+  `
+  DROP TABLE page_cache;
+  CREATE TABLE page_cache (
+    cache_key TEXT PRIMARY KEY,       -- hex SHA-256 of URL + the options that change what is fetched
+    url TEXT NOT NULL,
+    cached_at INTEGER NOT NULL,
+    meta TEXT NOT NULL,               -- JSON: status, headers, final URL, content type, charset, engine
+    size INTEGER NOT NULL             -- bytes of the body file <dataDir>/cache/<cache_key>
+  );
+  CREATE INDEX page_cache_cached_at ON page_cache (cached_at);
+  `,
 ];

@@ -54,3 +54,27 @@ describe("file store", () => {
     }
   });
 });
+
+describe("page cache", () => {
+  test("bodies live in files, rows hold the facts; prune removes expired entries and orphan files", async () => {
+    const { PageCache } = await import("../../src/storage/page-cache.ts");
+    const dir = mkdtempSync(join(tmpdir(), "crawlbox-cache-"));
+    dirs.push(dir);
+    const db = new Database(":memory:", { strict: true });
+    migrate(db);
+    const cache = new PageCache(db, dir);
+    const key = "a".repeat(64);
+    const body = new TextEncoder().encode("<p>héllo</p>");
+    cache.put(key, { requestedUrl: "http://x/", finalUrl: "http://x/", statusCode: 200, headers: {}, contentType: "text/html", body, text: "<p>héllo</p>", charset: "utf-8", engine: "http", elapsedMs: 1 }, 1000);
+    expect(existsSync(join(dir, "cache", key))).toBe(true);
+    const hit = cache.get(key, 0)!;
+    expect(hit.page.text).toBe("<p>héllo</p>");
+    expect(hit.cachedAt).toBe(1000);
+    expect(cache.get(key, 1001)).toBeUndefined();
+    await Bun.write(join(dir, "cache", "b".repeat(64)), "orphan");
+    expect(cache.prune(2000)).toBe(1);
+    expect(existsSync(join(dir, "cache", key))).toBe(false);
+    expect(existsSync(join(dir, "cache", "b".repeat(64)))).toBe(false);
+    expect(cache.get(key, 0)).toBeUndefined();
+  });
+});

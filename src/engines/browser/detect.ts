@@ -88,8 +88,8 @@ export function needsJavaScript(page: Page): string | undefined {
 const CHALLENGE =
   /cf-browser-verification|challenge-platform|cf_chl_opt|<title>\s*(just a moment|attention required|access denied|pardon our interruption|are you a robot|security check)|_incapsula_resource|px-captcha|captcha-delivery\.com|geo\.captcha-delivery|perimeterx|ddos-guard|sucuri website firewall|distil_r_captcha|please verify you are a human|unusual traffic from your computer/i;
 
-/** Challenge pages are small (Cloudflare's, scripts included, stay under ~60 KB); larger pages are not scanned. */
-const CHALLENGE_MAX_HTML_CHARS = 100_000;
+/** Challenge pages are small (Cloudflare's, scripts included, stay under ~50 KB); larger pages are not scanned. */
+const CHALLENGE_MAX_HTML_CHARS = 64_000;
 
 /** Why a page looks like a bot wall, or undefined. */
 export function looksBlocked(page: Page): string | undefined {
