@@ -193,7 +193,7 @@ export class ScrapeService {
 
     const page = await this.deps.engines.fetch(spec, this.deps.maxPageBytes, signal, { keyId });
     if (isCacheable(spec) && !page.artifacts && page.statusCode >= 200 && page.statusCode < 300) {
-      this.deps.cache.put(key, page, this.now());
+      await this.deps.cache.put(key, page, this.now());
     }
     return { page };
   }

@@ -10,7 +10,7 @@
  * row (a crash between the two) is overwritten by the next put or removed by `prune`.
  */
 import type { Database } from "bun:sqlite";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "../engines/types.ts";
 
@@ -61,11 +61,14 @@ export class PageCache {
     return { page, cachedAt: row.cached_at };
   }
 
-  /** Stores `page` under `key` (a hex SHA-256), replacing an older copy. */
-  put(key: string, page: Page, cachedAt: number): void {
+  /**
+   * Stores `page` under `key` (a hex SHA-256), replacing an older copy. The body is written asynchronously
+   * (Bun writes files off the JavaScript thread), so caching a page costs the event loop almost nothing.
+   */
+  async put(key: string, page: Page, cachedAt: number): Promise<void> {
     if (!KEY.test(key)) throw new TypeError("page cache keys are hex SHA-256 digests");
     const { body, text: _text, ...meta } = page;
-    writeFileSync(join(this.dir, key), body);
+    await Bun.write(join(this.dir, key), body);
     this.putStmt.run(key, page.requestedUrl, cachedAt, JSON.stringify(meta), body.byteLength);
   }
 

@@ -65,7 +65,7 @@ describe("page cache", () => {
     const cache = new PageCache(db, dir);
     const key = "a".repeat(64);
     const body = new TextEncoder().encode("<p>héllo</p>");
-    cache.put(key, { requestedUrl: "http://x/", finalUrl: "http://x/", statusCode: 200, headers: {}, contentType: "text/html", body, text: "<p>héllo</p>", charset: "utf-8", engine: "http", elapsedMs: 1 }, 1000);
+    await cache.put(key, { requestedUrl: "http://x/", finalUrl: "http://x/", statusCode: 200, headers: {}, contentType: "text/html", body, text: "<p>héllo</p>", charset: "utf-8", engine: "http", elapsedMs: 1 }, 1000);
     expect(existsSync(join(dir, "cache", key))).toBe(true);
     const hit = cache.get(key, 0)!;
     expect(hit.page.text).toBe("<p>héllo</p>");
