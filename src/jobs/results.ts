@@ -40,9 +40,8 @@ export class JobResults {
 
   /** Results from position `skip` in completion order; failed pages count as consumed but carry no data. */
   page(jobId: string, skip: number, limit = DEFAULT_RESULT_PAGE_SIZE): ResultPage {
-    const finished = this.db
-      .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM tasks WHERE job_id = ? AND kind = 'page' AND status IN ('done', 'failed')")
-      .get(jobId)!.n;
+    // The job row counts finished pages (done or failed) as it goes: no scan of the job's tasks per poll.
+    const finished = this.db.query<{ n: number }, [string]>("SELECT completed AS n FROM jobs WHERE id = ?").get(jobId)?.n ?? 0;
     const rows = this.db
       .query<{ status: string; result: string | null; result_bytes: number | null }, [string, number, number]>(
         `SELECT status, result, result_bytes FROM tasks WHERE job_id = ? AND kind = 'page' AND status IN ('done', 'failed')
