@@ -30,7 +30,7 @@ export interface WorkerPoolOptions {
   perHostConcurrency: number;
   /** Lease length; renewed every third of it. @default 30000 */
   leaseMs?: number;
-  /** How often idle workers look for work when not kicked. @default 250 */
+  /** How often idle workers look for work when not kicked (new tasks kick them at once; this catches retries whose time has come). @default 1000 */
   pollMs?: number;
   /** Expired leases a task may have before it is failed as poison. @default 3 */
   maxStalls?: number;
@@ -60,7 +60,7 @@ export class WorkerPool {
 
   constructor(private readonly o: WorkerPoolOptions) {
     this.leaseMs = o.leaseMs ?? 30_000;
-    this.pollMs = o.pollMs ?? 250;
+    this.pollMs = o.pollMs ?? 1000;
     this.maxStalls = o.maxStalls ?? 3;
     this.now = o.now ?? Date.now;
   }
