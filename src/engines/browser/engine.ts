@@ -12,6 +12,7 @@
  * is a PDF (or another binary document) is not rendered: {@link DocumentResponseError} tells the router to hand
  * the URL to the document pipeline.
  */
+import { FORBIDDEN_HEADERS } from "../http/request-headers.ts";
 import type { CDPSession, HTTPResponse, Page as PuppeteerPage } from "puppeteer-core";
 import type { Action } from "../../api/actions.ts";
 import type { EgressGate } from "../../egress/index.ts";
@@ -259,18 +260,6 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
   };
 }
 
-/** Headers a client may not set (transport and hop-by-hop), as in the HTTP engine. */
-const FORBIDDEN_HEADERS = new Set([
-  "host",
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "content-length",
-  "te",
-  "upgrade",
-  "trailer",
-  "accept-encoding",
-]);
 
 /** `a=b; c=d` → cookies for `host`. */
 export function parseCookieHeader(header: string, host: string): { name: string; value: string; domain: string; path: string }[] {

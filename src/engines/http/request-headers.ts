@@ -17,7 +17,8 @@ export const DEFAULT_ACCEPT = "text/html,application/xhtml+xml,application/xml;q
 export const ACCEPT_ENCODING = "gzip, deflate, br";
 
 /** Headers a client may not set: framing, hop-by-hop and proxy headers belong to the transport. */
-const FORBIDDEN = new Set([
+/** Headers a client may not set: transport, hop-by-hop and proxy headers (the HTTP and browser engines alike). */
+export const FORBIDDEN_HEADERS: ReadonlySet<string> = new Set([
   "host",
   "connection",
   "keep-alive",
@@ -44,7 +45,7 @@ export function buildHeaders(request: FetchRequest, url: string, userAgent: stri
   const trusted = sameOrigin(url, request.url);
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     const lower = name.toLowerCase();
-    if (FORBIDDEN.has(lower) || lower.startsWith("proxy-")) continue;
+    if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith("proxy-")) continue;
     if (!trusted && !CROSS_ORIGIN_SAFE_HEADERS.has(lower)) continue;
     headers.set(lower, value);
   }
