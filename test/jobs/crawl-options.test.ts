@@ -1,0 +1,125 @@
+/**
+ * Crawl options end to end through `POST /v2/crawl` on the generated multi-host fixture site (test/fixtures/
+ * crawl-site.ts): scope rules, robots.txt, sitemaps, dedup, query parameters, depth, subdomains, external and
+ * social links. The filter rules themselves are unit-tested in test/crawl; this checks the whole path.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startCrawlSite, type CrawlSite } from "../fixtures/crawl-site.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+let site: CrawlSite;
+let h: Harness;
+
+beforeAll(async () => {
+  site = startCrawlSite({ docs: 12, blog: 12, products: 6, orphans: 3, deepChain: 5, subdomainPages: 3, slowMs: 50, crawlDelaySeconds: 0 });
+  h = await createHarness({ retryBaseDelayMs: 20, jobConcurrency: 8, perHostConcurrency: 8 }, { resolver: site.resolver });
+});
+afterAll(async () => {
+  await h.close();
+  await site.stop();
+});
+
+/** Runs a crawl to its end; returns the crawled paths (host-relative for the main site) and the errors body. */
+async function crawl(body: Record<string, unknown>) {
+  const res = await h.request("/v2/crawl", { method: "POST", json: { url: `${site.origin}/`, ...body } });
+  const created = (await res.json()) as any;
+  expect(created.success).toBe(true);
+  const deadline = Date.now() + 60_000;
+  let status: any;
+  while (Date.now() < deadline) {
+    status = await (await h.request(`/v2/crawl/${created.id}?limit=1000`)).json();
+    if (status.status !== "scraping") break;
+    await Bun.sleep(50);
+  }
+  expect(status.status).toBe("completed");
+  const urls: string[] = status.data.map((d: any) => d.metadata.sourceURL as string);
+  const paths = urls.map((u) => (u.startsWith(site.origin) ? u.slice(site.origin.length) : u));
+  const errors = (await (await h.request(`/v2/crawl/${created.id}/errors`)).json()) as any;
+  return { status, urls, paths, errors };
+}
+
+describe("crawl options through the API", () => {
+  test("limit is enforced and pages are unique under www/slash/index.html variants", async () => {
+    const { status, urls, errors } = await crawl({ limit: 25, crawlEntireDomain: true, sitemap: "skip" });
+    expect(status.total).toBe(25);
+    expect(status.completed).toBe(25);
+    // Pages that failed for good (a redirect loop, say) are in /errors, not in data.
+    expect(urls.length + errors.errors.length).toBe(25);
+    const canon = urls.map((u) => u.replace("://www.", "://").replace(/\/index\.(html|php)$/, "/").replace(/\/$/, ""));
+    expect(new Set(canon).size).toBe(urls.length);
+  });
+
+  test("includePaths and excludePaths (regex on the path)", async () => {
+    const { paths } = await crawl({ limit: 200, crawlEntireDomain: true, sitemap: "skip", includePaths: ["^/docs/"], excludePaths: ["page-1[0-9]"] });
+    const nonStart = paths.filter((p) => p !== "/");
+    expect(nonStart.length).toBeGreaterThan(3);
+    for (const p of nonStart) {
+      expect(p).toStartWith("/docs/");
+      expect(p).not.toMatch(/page-1[0-9]/);
+    }
+  });
+
+  test("without crawlEntireDomain only pages under the start path are crawled", async () => {
+    const res = await h.request("/v2/crawl", { method: "POST", json: { url: `${site.origin}/docs/`, limit: 200, sitemap: "skip" } });
+    const created = (await res.json()) as any;
+    let status: any;
+    for (let i = 0; i < 600; i++) {
+      status = await (await h.request(`/v2/crawl/${created.id}?limit=1000`)).json();
+      if (status.status !== "scraping") break;
+      await Bun.sleep(50);
+    }
+    const paths = status.data.map((d: any) => new URL(d.metadata.sourceURL).pathname);
+    expect(paths.length).toBeGreaterThan(5);
+    for (const p of paths) expect(p).toStartWith("/docs/");
+  });
+
+  test("maxDiscoveryDepth 1: the start page and the pages it links to, nothing further", async () => {
+    const { paths } = await crawl({ limit: 500, crawlEntireDomain: true, sitemap: "skip", maxDiscoveryDepth: 1, excludePaths: ["^/slow/", "^/busy/", "^/error/", "^/flaky/"] });
+    expect(paths).toContain("/");
+    expect(paths).toContain("/deep/1");
+    expect(paths).not.toContain("/deep/2");
+    expect(paths.some((p) => /^\/docs\/page-\d+$/.test(p))).toBe(false);
+  });
+
+  test("robots.txt: disallowed pages are not fetched and are reported; ignoreRobotsTxt fetches them", async () => {
+    site.reset();
+    const honoured = await crawl({ limit: 500, crawlEntireDomain: true, sitemap: "skip", maxDiscoveryDepth: 1, excludePaths: ["^/slow/", "^/busy/"] });
+    expect(honoured.paths).not.toContain("/private/secret");
+    expect(honoured.paths).not.toContain("/script.cgi");
+    expect(honoured.paths).toContain("/private/open");
+    expect(honoured.errors.robotsBlocked.map((u: string) => new URL(u).pathname)).toContain("/private/secret");
+    expect(site.hits("/private/secret")).toBe(0);
+    expect(honoured.status.warning).toContain("robots.txt");
+    const ignored = await crawl({ limit: 500, crawlEntireDomain: true, sitemap: "skip", maxDiscoveryDepth: 1, ignoreRobotsTxt: true, excludePaths: ["^/slow/", "^/busy/"] });
+    expect(ignored.paths).toContain("/private/secret");
+  });
+
+  test("sitemap: only crawls the sitemap's URLs (index, gzip and text sitemaps included); skip ignores them", async () => {
+    const only = await crawl({ limit: 500, crawlEntireDomain: true, sitemap: "only" });
+    expect(only.paths).toContain("/orphans/page-1");
+    expect(only.paths.some((p) => p.startsWith("/blog/post-"))).toBe(true); // from blog.xml.gz
+    expect(only.paths.some((p) => p.startsWith("/products/item-"))).toBe(true); // from products.txt
+    const skipped = await crawl({ limit: 500, crawlEntireDomain: true, sitemap: "skip", excludePaths: ["^/slow/", "^/busy/"] });
+    expect(skipped.paths).not.toContain("/orphans/page-1"); // linked from nowhere
+  });
+
+  test("ignoreQueryParameters collapses query variants", async () => {
+    const withQuery = await crawl({ limit: 500, crawlEntireDomain: true, sitemap: "skip", includePaths: ["^/products/"] });
+    const without = await crawl({ limit: 500, crawlEntireDomain: true, sitemap: "skip", includePaths: ["^/products/"], ignoreQueryParameters: true });
+    expect(withQuery.urls.some((u) => u.includes("?"))).toBe(true);
+    expect(without.urls.some((u) => u.includes("?color="))).toBe(false);
+    expect(without.urls.length).toBeLessThan(withQuery.urls.length);
+  });
+
+  test("subdomains and external links only when allowed; social links never", async () => {
+    const base = { limit: 500, crawlEntireDomain: true, sitemap: "skip", maxDiscoveryDepth: 1, excludePaths: ["^/slow/", "^/busy/"] };
+    const plain = await crawl(base);
+    expect(plain.urls.some((u) => u.startsWith(site.subOrigin))).toBe(false);
+    expect(plain.urls.some((u) => u.startsWith(site.externalOrigin))).toBe(false);
+    const subs = await crawl({ ...base, allowSubdomains: true });
+    expect(subs.urls.some((u) => u.startsWith(site.subOrigin))).toBe(true);
+    const ext = await crawl({ ...base, allowExternalLinks: true });
+    expect(ext.urls.some((u) => u.startsWith(site.externalOrigin))).toBe(true);
+    expect(site.lookups.some((name) => /facebook|twitter|linkedin|github/.test(name))).toBe(false);
+  });
+});
