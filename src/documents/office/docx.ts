@@ -7,6 +7,7 @@
 import { unzipSync } from "fflate";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
+import { InlineRuns } from "./inline-runs.ts";
 import { child, children, descendants, parseXml } from "./xml.ts";
 
 const decoder = new TextDecoder();
@@ -74,16 +75,10 @@ function runText(run: Element): string {
 }
 
 function paragraphInline(p: Element, rels: Map<string, string>): Inline[] {
-  const out: Inline[] = [];
-  const push = (text: string, href?: string) => {
-    if (!text) return;
-    const last = out[out.length - 1];
-    if (last && last.href === href) last.text += text;
-    else out.push(href ? { text, href } : { text });
-  };
+  const runs = new InlineRuns();
   const walk = (el: Element, href?: string) => {
     for (const c of children(el)) {
-      if (c.tagName === "w:r") push(runText(c), href);
+      if (c.tagName === "w:r") runs.push(runText(c), href);
       else if (c.tagName === "w:hyperlink") {
         const target = rels.get(c.getAttribute("r:id") ?? "");
         walk(c, target && /^(https?:|mailto:)/i.test(target) ? target : undefined);
@@ -91,11 +86,7 @@ function paragraphInline(p: Element, rels: Map<string, string>): Inline[] {
     }
   };
   walk(p);
-  if (out.length) {
-    out[0]!.text = out[0]!.text.trimStart();
-    out[out.length - 1]!.text = out[out.length - 1]!.text.trimEnd();
-  }
-  return out.filter((i) => i.text.length > 0);
+  return runs.spans();
 }
 
 /** Converts DOCX bytes to blocks and the document's title (core properties), if any. */

@@ -6,16 +6,12 @@
 import { unzipSync } from "fflate";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
+import { InlineRuns } from "./inline-runs.ts";
 import { children, descendants, parseXml } from "./xml.ts";
 
 function inlineOf(el: Element): Inline[] {
-  const out: Inline[] = [];
-  const push = (text: string, href?: string) => {
-    if (!text) return;
-    const last = out[out.length - 1];
-    if (last && last.href === href) last.text += text;
-    else out.push(href ? { text, href } : { text });
-  };
+  const runs = new InlineRuns();
+  const push = (text: string, href?: string) => runs.push(text, href);
   const walk = (node: Node, href?: string) => {
     for (let c = node.firstChild; c; c = c.nextSibling) {
       if (c.nodeType === 3) push((c.textContent ?? "").replace(/\s+/g, " "), href);
@@ -29,11 +25,7 @@ function inlineOf(el: Element): Inline[] {
     }
   };
   walk(el);
-  if (out.length) {
-    out[0]!.text = out[0]!.text.trimStart();
-    out[out.length - 1]!.text = out[out.length - 1]!.text.trimEnd();
-  }
-  return out.filter((i) => i.text);
+  return runs.spans();
 }
 
 /** Converts ODT bytes to blocks. */

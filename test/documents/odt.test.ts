@@ -1,0 +1,29 @@
+import { describe, expect, test } from "bun:test";
+import { strToU8, zipSync } from "fflate";
+import { odtToBlocks } from "../../src/documents/office/odt.ts";
+
+const CONTENT = `<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+  xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+  xmlns:xlink="http://www.w3.org/1999/xlink">
+  <office:body><office:text>
+    <text:h text:outline-level="2">Growing <text:span>tomatoes</text:span></text:h>
+    <text:p>  Water in the <text:a xlink:href="https://example.org/morning">morning</text:a>,<text:s text:c="2"/>never at noon.  </text:p>
+    <text:list><text:list-item><text:p>First item</text:p></text:list-item></text:list>
+    <table:table><table:table-row><table:table-cell><text:p>Stage</text:p></table:table-cell><table:table-cell><text:p>Hours</text:p></table:table-cell></table:table-row></table:table>
+  </office:text></office:body>
+</office:document-content>`;
+
+describe("ODT", () => {
+  test("headings, paragraphs with links and spaces, lists and tables become blocks", () => {
+    const bytes = zipSync({ mimetype: strToU8("application/vnd.oasis.opendocument.text"), "content.xml": strToU8(CONTENT) });
+    const { blocks } = odtToBlocks(bytes);
+    expect(blocks[0]).toEqual({ kind: "heading", level: 2, content: [{ text: "Growing tomatoes" }] });
+    expect(blocks[1]).toEqual({
+      kind: "paragraph",
+      content: [{ text: "Water in the " }, { text: "morning", href: "https://example.org/morning" }, { text: ",  never at noon." }],
+    });
+    expect(JSON.stringify(blocks.slice(2))).toContain("First item");
+    expect(blocks.find((b) => b.kind === "table")).toEqual({ kind: "table", rows: [[[{ text: "Stage" }], [{ text: "Hours" }]]] });
+  });
+});
