@@ -83,8 +83,8 @@ export class JobService {
       throw new UnsupportedOptionError("BAD_REQUEST", "Crawl prompts need an LLM provider, which is not configured in this crawlbox build.");
     }
     this.validateScrapeOptions(req.url, req.scrapeOptions, req.zeroDataRetention);
+    this.d.ledger.assertCanSpend(who, 1);
     const usage = this.d.ledger.usage(who);
-    if (usage.remainingCredits !== null && usage.remainingCredits < 1) this.d.ledger.assertCanSpend(who, 1);
     const crawlerOptions = { ...req.crawlerOptions } as Record<string, unknown>;
     // Like upstream, the page limit is clamped to the credits left.
     if (usage.remainingCredits !== null) crawlerOptions.limit = Math.min(Number(crawlerOptions.limit), usage.remainingCredits);
@@ -135,6 +135,14 @@ export class JobService {
 
   /** A status page from `skip`; `nextUrl(skip)` builds the absolute `next` link. */
   status(job: Job, skip: number, limit: number | undefined, nextUrl: (skip: number) => string): JobStatusBody {
+    return this.statusPage(job, skip, limit, nextUrl).body;
+  }
+
+  /**
+   * {@link status} plus `cursor`: where the page ended in completion order (failed pages are consumed without
+   * data, so `skip + data.length` would fall short), for readers that follow the job (the WebSocket).
+   */
+  statusPage(job: Job, skip: number, limit: number | undefined, nextUrl: (skip: number) => string): { body: JobStatusBody; cursor: number; finished: number } {
     const page = this.d.results.page(job.id, skip, limit);
     const expiresAt = job.status === "scraping" ? this.now() + JOB_TTL_MS : this.d.results.touch(job.id);
     const body: JobStatusBody = {
@@ -146,8 +154,9 @@ export class JobService {
       expiresAt: new Date(Math.floor(expiresAt / 1000) * 1000).toISOString(),
       data: page.data,
     };
-    if (skip + page.consumed < page.finished) body.next = nextUrl(skip + page.consumed);
-    return body;
+    const cursor = skip + page.consumed;
+    if (cursor < page.finished) body.next = nextUrl(cursor);
+    return { body, cursor, finished: page.finished };
   }
 
   /** Cancels a running job; a finished one keeps its status. */

@@ -47,6 +47,8 @@ function startSite() {
         return html(`<h1>${p} ok after ${n}</h1><p>Finally a real page.</p>`);
       }
       if (p === "/gone") return html("<p>not here</p>", 404);
+      // Not a page: fails at once (422, not retried), so it finishes before the pages of its batch.
+      if (p === "/bin") return new Response(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), { headers: { "content-type": "application/octet-stream" } });
       return new Response("not found", { status: 404 });
     },
   });
@@ -227,6 +229,21 @@ describe("batch scrape", () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900); // Retry-After: 1
     expect(by("/gone").metadata.statusCode).toBe(404);
   }, 20_000);
+
+  test("WebSocket after a page failed: every document exactly once (failed pages advance the cursor)", async () => {
+    const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/bin`, `${base}/slow/900`, `${base}/slow/901`] } })).json()) as any;
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed");
+    const errors = (await (await h.request(`/v2/batch/scrape/${created.id}/errors`)).json()) as any;
+    expect(errors.errors.map((e: any) => e.code)).toEqual(["SCRAPE_UNSUPPORTED_FILE_ERROR"]);
+    const ws = new WebSocket(`${apiUrl.replace("http", "ws")}/v2/batch/scrape/${created.id}`, h.key);
+    const messages: any[] = [];
+    await new Promise<void>((resolve) => {
+      ws.onmessage = (m) => messages.push(JSON.parse(String(m.data)));
+      ws.onclose = () => resolve();
+    });
+    const docs = [...messages[0].data.data, ...messages.filter((m) => m.type === "document").map((m) => m.data)];
+    expect(docs.map((d: any) => d.metadata.sourceURL).sort()).toEqual([`${base}/slow/900`, `${base}/slow/901`]);
+  });
 });
 
 describe("webhooks from jobs", () => {

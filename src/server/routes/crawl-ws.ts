@@ -48,11 +48,10 @@ function jobSocket(services: Services, kind: "crawl" | "batch", prefix: string) 
         return;
       }
       const base = publicBaseUrl(config.publicUrl, ws.data.request);
-      const status = jobs.status(job, 0, undefined, nextLinkBuilder(base, `${prefix}/${job.id}`, undefined));
-      ws.send({ type: "catchup", data: status });
-      let position = status.next ? Number(new URL(status.next).searchParams.get("skip")) : status.data.length;
-      let finished = services.jobResults.page(job.id, 0, 0).finished;
-      position = Math.min(position, finished);
+      const catchup = jobs.statusPage(job, 0, undefined, nextLinkBuilder(base, `${prefix}/${job.id}`, undefined));
+      ws.send({ type: "catchup", data: catchup.body });
+      let position = catchup.cursor;
+      let finished = catchup.finished;
       const timer = setInterval(() => {
         try {
           const current = services.jobStore.get(job.id);
