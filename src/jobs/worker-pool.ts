@@ -54,6 +54,7 @@ export class WorkerPool {
   private readonly activeByJob = new Map<string, number>();
   private readonly pacedUntil = new Map<string, number>();
   private readonly inflight = new Map<string, AbortController>();
+  /** Jobs with a task running now (their `maxConcurrency` feeds `limits()`). */
   private readonly jobs = new Map<string, Job>();
   /** `"<jobId> <host>"` pairs whose last page attempt failed (see recordHostOutcome). */
   private readonly failingHosts = new Set<string>();
@@ -104,11 +105,6 @@ export class WorkerPool {
     return this.inflight.size;
   }
 
-  /** Forgets a job's cached options (after cancel or completion). */
-  forget(jobId: string): void {
-    this.jobs.delete(jobId);
-  }
-
   private limits() {
     const t = this.now();
     const busyHosts = [...this.activeByHost].filter(([, n]) => n >= this.o.perHostConcurrency).map(([h]) => h);
@@ -149,7 +145,9 @@ export class WorkerPool {
   }
 
   private async runTask(task: Task): Promise<void> {
-    const job = this.jobs.get(task.jobId) ?? this.o.store.get(task.jobId);
+    // Read the job afresh for every task: its options change while it runs (a robots.txt `Crawl-delay` found by
+    // the kickoff becomes its delay). `jobs` only holds the jobs running now, for the concurrency limits.
+    const job = this.o.store.get(task.jobId);
     if (!job) return;
     this.jobs.set(job.id, job);
     const bump = (m: Map<string, number>, k: string, d: number) => {
@@ -198,6 +196,7 @@ export class WorkerPool {
       this.inflight.delete(task.id);
       bump(this.activeByHost, task.host, -1);
       bump(this.activeByJob, task.jobId, -1);
+      if (!this.activeByJob.has(task.jobId)) this.jobs.delete(task.jobId);
       this.kick();
     }
   }

@@ -1,0 +1,35 @@
+/**
+ * Politeness through the whole job path: a robots.txt `Crawl-delay` found by the crawl's kickoff paces the
+ * crawl's requests to that host (the job's options change while it runs).
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startCrawlSite, type CrawlSite } from "../fixtures/crawl-site.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+let site: CrawlSite;
+let h: Harness;
+
+beforeAll(async () => {
+  site = startCrawlSite({ docs: 6, blog: 2, products: 2, orphans: 1, deepChain: 2, subdomainPages: 1, crawlDelaySeconds: 0.3 });
+  h = await createHarness({ jobConcurrency: 8, perHostConcurrency: 8 }, { resolver: site.resolver });
+});
+afterAll(async () => {
+  await h.close();
+  await site.stop();
+});
+
+test("robots.txt Crawl-delay spaces the crawl's page requests", async () => {
+  const created = (await (await h.request("/v2/crawl", { method: "POST", json: { url: `${site.origin}/docs/`, limit: 5, sitemap: "skip" } })).json()) as any;
+  let status: any;
+  for (let i = 0; i < 400; i++) {
+    status = await (await h.request(`/v2/crawl/${created.id}`)).json();
+    if (status.status !== "scraping") break;
+    await Bun.sleep(25);
+  }
+  expect(status.status).toBe("completed");
+  expect(status.completed).toBe(5);
+  const pages = site.requests.filter((r) => r.path.startsWith("/docs/")).map((r) => r.at).sort((a, b) => a - b);
+  expect(pages.length).toBe(5);
+  // The start page is fetched while the kickoff reads robots.txt; from then on requests are 300 ms apart.
+  for (let i = 2; i < pages.length; i++) expect(pages[i]! - pages[i - 1]!).toBeGreaterThanOrEqual(280);
+});
