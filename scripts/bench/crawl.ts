@@ -11,6 +11,7 @@
  *
  *   bun scripts/bench/crawl.ts [--pages 2000] [--concurrency 8] [--rounds 3]
  *   bun scripts/bench/crawl.ts --profile <dir> [--pages 2000] [--concurrency 8]
+ *   bun scripts/bench/crawl.ts --without crawlee   (quick rounds while iterating: Crawlee takes minutes a round)
  *
  * `--profile <dir>` measures nothing against the peers: it runs the two crawlbox crawls once each under
  * `bun --cpu-prof --cpu-prof-md` and the wall-clock accounting of lib/crawl-timing.ts, and leaves the CPU
@@ -31,6 +32,8 @@ const PAGES = arg("pages", 2000);
 const CONCURRENCY = arg("concurrency", 8);
 const ROUNDS = arg("rounds", 3);
 const PROFILE_DIR = argv.includes("--profile") ? argv[argv.indexOf("--profile") + 1] : undefined;
+/** Peers left out of this run (comma-separated), e.g. `--without crawlee`. */
+const WITHOUT = new Set(argv.includes("--without") ? argv[argv.indexOf("--without") + 1]!.split(",") : []);
 /** Status polling interval: short against a crawl of tens of seconds, cheap with `limit=1`. */
 const POLL_MS = 100;
 const QUARTERS = [0.25, 0.5, 0.75, 1];
@@ -222,7 +225,7 @@ async function profile(dir: string) {
 async function main() {
   const site = await startSite();
   const runs: Record<Peer, Run[]> = { crawlbox: [], "crawlbox-norobots": [], crawlee: [], bare: [] };
-  const order: Peer[] = ["crawlbox", "crawlee", "crawlbox-norobots", "bare"];
+  const order = (["crawlbox", "crawlee", "crawlbox-norobots", "bare"] as Peer[]).filter((p) => !WITHOUT.has(p));
   try {
     for (let r = 0; r < ROUNDS; r++) {
       for (let k = 0; k < order.length; k++) {
@@ -251,11 +254,11 @@ async function main() {
   console.log("|---|---|---|---|---|---|---|");
   console.log(row("crawlbox", "crawlbox `POST /v2/crawl` (server process, robots.txt honoured)"));
   console.log(row("crawlbox-norobots", "crawlbox `POST /v2/crawl`, `ignoreRobotsTxt: true`"));
-  console.log(row("crawlee", "Crawlee `CheerioCrawler` + turndown"));
+  if (runs.crawlee.length > 0) console.log(row("crawlee", "Crawlee `CheerioCrawler` + turndown"));
   console.log(row("bare", "bare loop (fetch + parse + links + clean + markdown)"));
   const perRound = (a: Peer, b: Peer) => runs[a].map((x, i) => (x.pages / x.ms) / (runs[b][i]!.pages / runs[b][i]!.ms)).map((x) => x.toFixed(2)).join(", ");
   for (const p of ["crawlbox", "crawlbox-norobots"] as const) {
-    console.log(`\n${p} / Crawlee: ${(pps(p) / pps("crawlee")).toFixed(2)}× (per round ${perRound(p, "crawlee")}; target ≥ 2×)`);
+    if (runs.crawlee.length > 0) console.log(`\n${p} / Crawlee: ${(pps(p) / pps("crawlee")).toFixed(2)}× (per round ${perRound(p, "crawlee")}; target ≥ 2×)`);
     console.log(`${p} / bare loop: ${((pps(p) / pps("bare")) * 100).toFixed(0)} % (per round ${perRound(p, "bare")}; target ≥ 60 %)`);
   }
 }

@@ -22,6 +22,27 @@ export function refineScrapeOptions(o: ScrapeOptionsInput, path: Path = []): Iss
   }
   issues.push(...refineFormats(o.formats ?? [], [...path, "formats"]));
   issues.push(...refineActions(o.actions ?? [], o.waitFor ?? 0, [...path, "actions"]));
+  issues.push(...refineHeaders(o.headers, [...path, "headers"]));
+  return issues;
+}
+
+/** RFC 9110 §5.1 field name (token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** RFC 9110 §5.5 field value as fetch accepts it: Latin-1, no NUL, CR or LF. */
+const HEADER_VALUE = /^[^\u0000\r\n\u0100-\uffff]*$/;
+
+/**
+ * Header names and values a request can actually carry. Checked on arrival so a bad header is the client's 400,
+ * not a failed fetch (502) after the job was accepted.
+ */
+export function refineHeaders(headers: Record<string, string> | undefined, path: Path = ["headers"]): Issue[] {
+  const issues: Issue[] = [];
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!HEADER_NAME.test(name)) issues.push(custom([...path, name], `Invalid header name: ${JSON.stringify(name)}`));
+    else if (!HEADER_VALUE.test(value)) {
+      issues.push(custom([...path, name], `Invalid value for header ${name}: no line breaks, NUL or characters beyond Latin-1`));
+    }
+  }
   return issues;
 }
 

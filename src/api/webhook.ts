@@ -5,6 +5,7 @@
  * and applies the URL rules. Headers that crawlbox itself sets on deliveries (signature, content type) may
  * not be overridden by the caller: that would let a request forge or break the signature.
  */
+import { refineHeaders } from "./refine.ts";
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { strictObject, oneOf, UrlField } from "./common.ts";
@@ -72,6 +73,7 @@ export function normalizeWebhook<E extends string>(
   if (bad.length > 0) {
     issues.push({ code: "custom", path: [...path, "headers"], message: `The following headers are not allowed: ${bad.join(", ")}` });
   }
+  issues.push(...refineHeaders(headers, [...path, "headers"]));
   if (issues.length > 0 || !url.ok) return { issues };
   return {
     webhook: { url: url.url, headers: { ...headers }, metadata: { ...(o.metadata ?? {}) }, events: [...(o.events ?? events)] },

@@ -12,6 +12,10 @@
  * `check(url)` runs the same policy before connecting so callers can fail fast with a clear error and without
  * opening a socket; the proxy enforces again at connect time, which is what actually defeats rebinding.
  *
+ * Pinned connections (egress/pinned.ts): a client that can address a request to an IP itself (the HTTP engine) asks
+ * `resolve(url)` for the checked addresses and connects to one of them with the URL's `Host` and TLS name: the same
+ * policy without the loopback hop, and still no second lookup.
+ *
  * Upstream proxies (egress/chain.ts): the gate listens once more per configured upstream proxy, on its own
  * loopback port. A client picks the upstream by the gate URL it uses, `proxyUrlFor(upstream)`; every listener runs
  * the same destination check first and only then chains (so Chromium contexts and fetch calls need no credentials
@@ -79,6 +83,11 @@ export interface EgressGate {
    * throws `EgressDeniedError` when refused, or a `SCRAPE_DNS_RESOLUTION_ERROR` `SiteError` when DNS fails.
    */
   check(url: string): Promise<void>;
+  /**
+   * {@link check}, returning the checked addresses: a client that connects by itself must connect to one of these
+   * and never look the name up again (see pinned.ts). Same errors as `check`.
+   */
+  resolve(url: string): Promise<string[]>;
   /** Stops listening and drops every proxied connection. */
   close(): Promise<void>;
 }
@@ -138,6 +147,7 @@ export async function createEgressGate(options: EgressGateOptions): Promise<Egre
     async check(url: string) {
       await resolveDestination(parseUrlTarget(url), policy);
     },
+    resolve: (url: string) => resolveDestination(parseUrlTarget(url), policy),
     close: async () => {
       await Promise.all([proxy, ...chained.values()].map((p) => p.stop()));
     },
@@ -150,3 +160,4 @@ export { parseUpstreamProxy, redactProxyUrl, type UpstreamProxy } from "./chain.
 export type { EgressLogger } from "./proxy.ts";
 export { EGRESS_ERROR_HEADER, EGRESS_MESSAGE_HEADER, errorFromFetchFailure, errorFromProxyResponse } from "./signal.ts";
 export { ALLOWED_SCHEMES, BAD_PORTS } from "./target.ts";
+export { isConnectFailure, type PinnedTarget, pinnedTargets } from "./pinned.ts";

@@ -135,6 +135,24 @@ describe("POST /v2/scrape body", () => {
 });
 
 describe("scrape option refinements", () => {
+  test.each([
+    ["an empty name", { "": "x" }, "", "Invalid header name"],
+    ["a name with a space", { "X Y": "1" }, "X Y", "Invalid header name"],
+    ["a non-ASCII name", { "ä": "1" }, "ä", "Invalid header name"],
+    ["a value with a line break", { "X-A": "1\r\nHost: evil" }, "X-A", "no line breaks"],
+    ["a value beyond Latin-1", { "X-A": "中" }, "X-A", "beyond Latin-1"],
+  ])("headers: %s is a 400 naming the header", (_n, headers, name, fragment) => {
+    const e = reject(parseScrapeBody, { url: URL, headers });
+    expect(e.issues).toHaveLength(1);
+    expect(e.issues[0]!.path).toEqual(["headers", name]);
+    expect(e.issues[0]!.message).toContain(fragment);
+  });
+
+  test("headers: tokens and Latin-1 values with tabs are accepted", () => {
+    const r = parseScrapeBody({ url: URL, headers: { "X-Custom_1.a": "caf\u00e9\t x", Cookie: "a=b; c=d" } });
+    expect(r.scrapeOptions.headers).toEqual({ "X-Custom_1.a": "caf\u00e9\t x", Cookie: "a=b; c=d" });
+  });
+
   test("waitFor must not exceed half of timeout", () => {
     const e = reject(parseScrapeBody, { url: URL, timeout: 10000, waitFor: 5001 });
     expect(e.message).toBe(WAIT_FOR_MESSAGE);

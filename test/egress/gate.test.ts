@@ -138,11 +138,21 @@ describe("engine refuses non-public destinations (zero hits on the secret)", () 
     expect(secret.hits).toBe(0);
   });
 
-  test("rebinding: engine pre-check sees public, proxy's own lookup sees loopback and refuses", async () => {
+  test("rebinding: the engine looks the name up once and connects to the address it checked", async () => {
     rebindCalls = 0;
+    const page = await engine.fetch(req(`http://rebind.test:${secret.port}/`));
+    expect(new TextDecoder().decode(page.body)).toBe("twin");
+    expect(rebindCalls).toBe(1);
+    expect(secret.hits).toBe(0);
+    // And the next fetch's lookup (now loopback) is refused before any connection.
     await expectDenied(engine.fetch(req(`http://rebind.test:${secret.port}/`)), /rebind\.test resolves to a loopback/);
     expect(rebindCalls).toBe(2);
     expect(secret.hits).toBe(0);
+  });
+
+  test("pinned: the site sees the URL's Host header, not the address", async () => {
+    await engine.fetch(req(`http://public.test:${twin.port}/host`));
+    expect(twin.lastHeaders?.get("host")).toBe(`public.test:${twin.port}`);
   });
 
   test("one target per proxy connection: a second pipelined request cannot reach another host", async () => {
@@ -185,9 +195,14 @@ describe("engine refuses non-public destinations (zero hits on the secret)", () 
       hostname: PUBLIC_FIXTURE_IP,
     });
     try {
+      // Pinned (the engine's default path): the marker is the site's own header and means nothing.
       const page = await engine.fetch(req(`http://public.test:${forger.port}/`));
       expect(page.statusCode).toBe(200);
-      expect(page.headers["x-crawlbox-egress-error"]).toBeUndefined();
+      expect(new TextDecoder().decode(page.body)).toBe("hi");
+      // Through the proxy: the gate strips the forged marker, so the client cannot mistake it for a refusal.
+      const res = await fetch(`http://public.test:${forger.port}/`, { proxy: gate.proxyUrl });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-crawlbox-egress-error")).toBeNull();
     } finally {
       await forger.stop();
     }

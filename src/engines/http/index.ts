@@ -1,7 +1,9 @@
 /**
  * @module engines/http
  * The plain HTTP engine: Bun's fetch through the egress gate, redirects by hand, one deadline, a decoded-size cap,
- * and charset sniffing. Non-2xx responses are pages (the pipeline records `statusCode` and `metadata.error`); only
+ * and charset sniffing. Every hop (the URL and each redirect) is resolved and checked by the gate; the engine then
+ * connects to a checked address itself (egress/pinned.ts), or through the gate's listener for a request with an
+ * upstream proxy. Non-2xx responses are pages (the pipeline records `statusCode` and `metadata.error`); only
  * transport failures throw: `EgressDeniedError`, `ScrapeTimeoutError`, or a `SiteError` with code
  * `SCRAPE_DNS_RESOLUTION_ERROR`, `SCRAPE_SSL_ERROR`, `SCRAPE_RESPONSE_TOO_LARGE` or `SCRAPE_SITE_ERROR`.
  *
@@ -10,8 +12,8 @@
  * const page = await engine.fetch({ url: "https://example.com", timeoutMs: 30_000, maxBodyBytes: 25 << 20 });
  */
 import type { EgressGate } from "../../egress/index.ts";
-import { errorFromProxyResponse } from "../../egress/index.ts";
-import { ScrapeTimeoutError } from "../../errors.ts";
+import { errorFromProxyResponse, isConnectFailure, pinnedTargets } from "../../egress/index.ts";
+import { CrawlboxError, ScrapeTimeoutError } from "../../errors.ts";
 import { decodeText, isTextMimeType } from "../charset.ts";
 import type { Engine, FetchRequest, Page } from "../types.ts";
 import { readLimitedBody } from "./body.ts";
@@ -23,7 +25,7 @@ import { mapTransportError } from "./transport-errors.ts";
 /** Options of {@link createHttpEngine}. */
 export interface HttpEngineOptions {
   /** The egress gate every request goes through (`proxyUrlFor` is needed only for requests with `upstreamProxy`). */
-  gate: Pick<EgressGate, "proxyUrl" | "check"> & Partial<Pick<EgressGate, "proxyUrlFor">>;
+  gate: Pick<EgressGate, "proxyUrl" | "resolve"> & Partial<Pick<EgressGate, "proxyUrlFor">>;
   /** User-Agent unless the request sets one. @default DEFAULT_USER_AGENT */
   userAgent?: string;
   /** Redirects followed per fetch. @default 20 */
@@ -53,44 +55,58 @@ function looksLikeText(mime: string, body: Uint8Array): boolean {
 
 /** Creates the HTTP engine. Throws on invalid options. */
 export function createHttpEngine(options: HttpEngineOptions): Engine {
-  if (!options?.gate?.proxyUrl) throw new TypeError("createHttpEngine: gate with a proxyUrl is required");
+  if (typeof options?.gate?.resolve !== "function") throw new TypeError("createHttpEngine: gate with resolve() is required");
   const maxRedirects = options.maxRedirects ?? MAX_REDIRECTS;
   if (!Number.isInteger(maxRedirects) || maxRedirects < 0) throw new TypeError("createHttpEngine: maxRedirects must be >= 0");
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const { gate } = options;
 
-  /** The gate listener for the request's upstream proxy (the plain gate when there is none). */
-  function gateUrlFor(upstreamProxy: string | undefined): string {
-    if (!upstreamProxy) return gate.proxyUrl;
+  /** The gate listener chaining to `upstreamProxy` (which resolves and checks the destination itself). */
+  function gateUrlFor(upstreamProxy: string): string {
     if (!gate.proxyUrlFor) throw new TypeError("createHttpEngine: this gate cannot chain to upstream proxies");
     return gate.proxyUrlFor(upstreamProxy);
   }
 
+  /**
+   * One request for `url`: checked by the gate, then sent to a checked address (the next one when a connection is
+   * refused), or through the gate's upstream listener when the request names an upstream proxy.
+   */
+  async function send(request: FetchRequest, url: string, deadline: Deadline): Promise<Response> {
+    const headers = buildHeaders(request, url, userAgent);
+    const init = { method: "GET", headers, redirect: "manual", decompress: false, signal: deadline.signal } as const; // body.ts decodes with a memory bound
+    const rejectUnauthorized = !request.skipTlsVerification;
+    if (request.upstreamProxy) {
+      const proxy = gateUrlFor(request.upstreamProxy);
+      await deadline.race(gate.resolve(url)); // a clear refusal before the listener is even asked
+      return deadline.race(fetch(url, { ...init, proxy, tls: { rejectUnauthorized } }));
+    }
+    const targets = pinnedTargets(url, await deadline.race(gate.resolve(url)));
+    for (let i = 0; ; i++) {
+      const target = targets[i]!;
+      headers.set("host", target.host);
+      const tls = target.serverName ? { rejectUnauthorized, serverName: target.serverName } : { rejectUnauthorized };
+      try {
+        return await deadline.race(fetch(target.url, { ...init, tls }));
+      } catch (err) {
+        if (deadline.signal.aborted || i === targets.length - 1 || !isConnectFailure(err)) throw err;
+      }
+    }
+  }
+
   async function fetchOnce(request: FetchRequest, deadline: Deadline, startedAt: number): Promise<Page> {
     const chain = new RedirectChain(request.url, maxRedirects);
-    const proxy = gateUrlFor(request.upstreamProxy);
     let url = request.url;
     for (;;) {
-      await deadline.race(gate.check(url));
       let res: Response;
       try {
-        res = await deadline.race(
-          fetch(url, {
-            method: "GET",
-            headers: buildHeaders(request, url, userAgent),
-            proxy,
-            redirect: "manual",
-            decompress: false, // body.ts decodes with a memory bound
-            tls: { rejectUnauthorized: !request.skipTlsVerification },
-            signal: deadline.signal,
-          }),
-        );
+        res = await send(request, url, deadline);
       } catch (err) {
-        if (deadline.signal.aborted) throw err;
+        if (deadline.signal.aborted || err instanceof CrawlboxError) throw err;
         throw mapTransportError(err, url);
       }
-      // Only a plain-http answer can come from the proxy itself; over https the bytes are the site's.
-      const refused = url.startsWith("http:") ? errorFromProxyResponse(res) : undefined;
+      // Only a plain-http answer through the gate's listener can come from the gate itself; over https, or pinned,
+      // the bytes are the site's.
+      const refused = request.upstreamProxy && url.startsWith("http:") ? errorFromProxyResponse(res) : undefined;
       if (refused) {
         res.body?.cancel().catch(() => {});
         throw refused;
