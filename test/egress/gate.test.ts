@@ -14,7 +14,9 @@ import { EgressDeniedError, SiteError } from "../../src/errors.ts";
 import { type FixtureServer, startCountingServer, startHttpFixtures, startTlsServer } from "../fixtures/servers.ts";
 
 const PUBLIC_FIXTURE_IP = "127.0.0.2";
-const classify = (a: string): AddressVerdict => (a === PUBLIC_FIXTURE_IP ? { public: true } : classifyAddress(a));
+/** 127.0.0.3 is "public" too but nothing listens there: a dead address for the pinned engine to skip. */
+const DEAD_PUBLIC_IP = "127.0.0.3";
+const classify = (a: string): AddressVerdict => (a === PUBLIC_FIXTURE_IP || a === DEAD_PUBLIC_IP ? { public: true } : classifyAddress(a));
 
 let secret: FixtureServer; // 127.0.0.1:P
 let twin: FixtureServer; // 127.0.0.2:P (same port), "public"
@@ -31,6 +33,7 @@ const names: Record<string, () => string[]> = {
   "metadata.test": () => ["169.254.169.254"],
   "mixed.test": () => [PUBLIC_FIXTURE_IP, "127.0.0.1"],
   "six.test": () => ["::1"],
+  "half-dead.test": () => [DEAD_PUBLIC_IP, PUBLIC_FIXTURE_IP],
   // Public on the first lookup, loopback on every later one.
   "rebind.test": () => (++rebindCalls === 1 ? [PUBLIC_FIXTURE_IP] : ["127.0.0.1"]),
 };
@@ -148,6 +151,11 @@ describe("engine refuses non-public destinations (zero hits on the secret)", () 
     await expectDenied(engine.fetch(req(`http://rebind.test:${secret.port}/`)), /rebind\.test resolves to a loopback/);
     expect(rebindCalls).toBe(2);
     expect(secret.hits).toBe(0);
+  });
+
+  test("pinned: a refused connection moves on to the next checked address", async () => {
+    const page = await engine.fetch(req(`http://half-dead.test:${twin.port}/`));
+    expect(new TextDecoder().decode(page.body)).toBe("twin");
   });
 
   test("pinned: the site sees the URL's Host header, not the address", async () => {
