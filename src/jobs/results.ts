@@ -31,6 +31,16 @@ export interface JobError {
   error: string;
 }
 
+/**
+ * One page of a job's finished pages in completion order. `done_seq IS NOT NULL` lets SQLite start the
+ * `tasks_job_done` range at the first finished page; without it every status poll stepped through the job's
+ * unfinished tasks first (NULL sorts first), reading each row to test its status: 1.5 ms per poll with 18,000
+ * queued tasks, 0.01 ms with it. Exported for the query-plan test.
+ */
+export const RESULT_PAGE_SQL = `SELECT status, result, result_bytes FROM tasks
+  WHERE job_id = ? AND done_seq IS NOT NULL AND kind = 'page' AND status IN ('done', 'failed')
+  ORDER BY done_seq LIMIT ? OFFSET ?`;
+
 /** Queries over stored job results. */
 export class JobResults {
   constructor(
@@ -44,8 +54,7 @@ export class JobResults {
     const finished = this.db.query<{ n: number }, [string]>("SELECT completed AS n FROM jobs WHERE id = ?").get(jobId)?.n ?? 0;
     const rows = this.db
       .query<{ status: string; result: string | null; result_bytes: number | null }, [string, number, number]>(
-        `SELECT status, result, result_bytes FROM tasks WHERE job_id = ? AND kind = 'page' AND status IN ('done', 'failed')
-         ORDER BY done_seq LIMIT ? OFFSET ?`,
+        RESULT_PAGE_SQL,
       )
       .all(jobId, limit, skip);
     const data: Record<string, unknown>[] = [];

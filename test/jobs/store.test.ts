@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { IdempotencyConflictError, SqliteJobStore } from "../../src/jobs/sqlite-store.ts";
-import { JobResults } from "../../src/jobs/results.ts";
+import { JobResults, RESULT_PAGE_SQL } from "../../src/jobs/results.ts";
 import type { JobEvent, NewTask } from "../../src/jobs/types.ts";
 import { migrate } from "../../src/storage/database.ts";
 
@@ -179,5 +179,19 @@ describe("per-host give-up", () => {
     const errors = s.results.errors(job.id).errors;
     expect(errors.map((e) => e.code)).toEqual(["SCRAPE_HOST_GAVE_UP", "SCRAPE_HOST_GAVE_UP", "SCRAPE_HOST_GAVE_UP"]);
     expect(s.store.claim("w", 1000, free)!.host).toBe("ok.test");
+  });
+});
+
+describe("JobResults query plans", () => {
+  test("a status poll walks the completion index, not the whole task table (no scan, no sort)", () => {
+    const s = setup();
+    const plan = s.db
+      .query<{ detail: string }, [string, number, number]>(`EXPLAIN QUERY PLAN ${RESULT_PAGE_SQL}`)
+      .all("job", 1, 0)
+      .map((r) => r.detail)
+      .join(" | ");
+    expect(plan).toContain("USING INDEX tasks_job_done (job_id=? AND done_seq>?)");
+    expect(plan).not.toContain("SCAN tasks");
+    expect(plan).not.toContain("TEMP B-TREE");
   });
 });
