@@ -22,6 +22,14 @@ const MAX_CACHED_FILTERS = 256;
  */
 const MAX_SEEN_LINKS = 200_000;
 
+/** What the planner keeps per running crawl. */
+interface PlannerState {
+  full: CrawlFilter;
+  scope: CrawlFilter;
+  seen: Set<string>;
+  queued: Set<string>;
+}
+
 /** Dependencies of the planner. */
 export interface CrawlPlannerDeps {
   engine: Pick<Engine, "fetch">;
@@ -35,10 +43,14 @@ function crawlerOptions(job: Job): FilterOptions & { sitemap?: string; limit?: n
 
 /** Creates the planner used by the task runner. */
 export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
-  /** Per job: the full filter, the same rules without robots.txt (the scope), and the links already judged. */
-  const filters = new Map<string, { full: CrawlFilter; scope: CrawlFilter; seen: Set<string> }>();
+  /**
+   * Per job: the full filter, the same rules without robots.txt (the scope), the links already judged, and the
+   * dedup keys already handed to the job store (a page linked from several depths is enqueued once: the store would
+   * ignore the duplicate, but only after an INSERT per link per depth).
+   */
+  const filters = new Map<string, PlannerState>();
 
-  function filtersFor(job: Job): { full: CrawlFilter; scope: CrawlFilter; seen: Set<string> } {
+  function filtersFor(job: Job): PlannerState {
     let f = filters.get(job.id);
     if (!f) {
       if (filters.size >= MAX_CACHED_FILTERS) filters.delete(filters.keys().next().value!);
@@ -47,6 +59,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
         full: createCrawlFilter(job.url!, options, deps.robots),
         scope: createCrawlFilter(job.url!, { ...options, ignoreRobotsTxt: true }),
         seen: new Set(),
+        queued: new Set(),
       };
       filters.set(job.id, f);
     }
@@ -73,7 +86,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
    * per foreign origin and dominated crawl time.
    */
   async function plan(job: Job, links: string[], depth: number, baseUrl: string, signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[] }> {
-    const { full, scope, seen } = filtersFor(job);
+    const { full, scope, seen, queued } = filtersFor(job);
     const inScope = scope.filterLinks(unseen(seen, links, depth), { depth, baseUrl }).accepted;
     let accepted = inScope;
     let robotsBlocked: string[] = [];
@@ -86,7 +99,14 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       accepted = checked.accepted;
       robotsBlocked = checked.denied.filter((d) => d.reason === "ROBOTS_TXT").map((d) => d.url);
     }
-    return { discovered: accepted.map((a) => ({ kind: "page", url: a.url, dedupKey: a.key, depth: depth + 1 })), robotsBlocked };
+    if (queued.size > MAX_SEEN_LINKS) queued.clear();
+    const discovered: NewTask[] = [];
+    for (const a of accepted) {
+      if (queued.has(a.key)) continue;
+      queued.add(a.key);
+      discovered.push({ kind: "page", url: a.url, dedupKey: a.key, depth: depth + 1 });
+    }
+    return { discovered, robotsBlocked };
   }
 
   return {

@@ -121,5 +121,5 @@ describe("crawl options through the API", () => {
     const ext = await crawl({ ...base, allowExternalLinks: true });
     expect(ext.urls.some((u) => u.startsWith(site.externalOrigin))).toBe(true);
     expect(site.lookups.some((name) => /facebook|twitter|linkedin|github/.test(name))).toBe(false);
-  });
+  }, 30_000); // three crawls, two of them reaching the other hosts (≈ 2 s each on a quiet machine)
 });
