@@ -1,0 +1,43 @@
+/**
+ * The crawl planner's link bookkeeping: links are judged once per depth, and a page found again from another
+ * depth is not handed to the job store a second time (the store would only ignore the duplicate).
+ */
+import { describe, expect, test } from "bun:test";
+import { RobotsCache } from "../../src/crawl/robots-cache.ts";
+import { createCrawlPlanner } from "../../src/jobs/crawl-planner.ts";
+import type { Job, Task } from "../../src/jobs/types.ts";
+import { silentLogger } from "../../src/log.ts";
+
+const engine = {
+  fetch: async () => {
+    throw new Error("the planner must not fetch anything when robots.txt is ignored");
+  },
+};
+
+function setup(crawlerOptions: Record<string, unknown>) {
+  const planner = createCrawlPlanner({ engine, robots: new RobotsCache({ engine }), log: silentLogger });
+  const job = { id: crypto.randomUUID(), url: "http://site.test/", options: { crawlerOptions: { ignoreRobotsTxt: true, crawlEntireDomain: true, ...crawlerOptions } } } as unknown as Job;
+  const at = (depth: number, url = "http://site.test/") => ({ depth, url }) as Task;
+  const signal = new AbortController().signal;
+  return { discover: (links: string[], depth: number) => planner.discover(job, at(depth), links, signal) };
+}
+
+describe("crawl planner", () => {
+  test("a page linked from several depths is enqueued once", async () => {
+    const p = setup({});
+    const first = await p.discover(["/a", "/b", "http://elsewhere.test/x"], 0);
+    expect(first.discovered.map((t) => [t.url, t.depth])).toEqual([
+      ["http://site.test/a", 1],
+      ["http://site.test/b", 1],
+    ]);
+    // The same pages (one spelled differently) from a deeper page, plus a new one: only the new one is handed on.
+    const again = await p.discover(["/a", "http://site.test/b#", "/c"], 1);
+    expect(again.discovered.map((t) => [t.url, t.depth])).toEqual([["http://site.test/c", 2]]);
+  });
+
+  test("a link refused at one depth is judged again at a shallower one (maxDiscoveryDepth)", async () => {
+    const p = setup({ maxDiscoveryDepth: 2 });
+    expect((await p.discover(["/deep"], 2)).discovered).toEqual([]);
+    expect((await p.discover(["/deep"], 1)).discovered.map((t) => t.url)).toEqual(["http://site.test/deep"]);
+  });
+});
