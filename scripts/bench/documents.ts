@@ -5,7 +5,8 @@
  *    markdown contains;
  * 2. OCR: pages/min of our `ocr` mode (render + tesseract.js pool, one worker per core) against the `tesseract`
  *    CLI (Debian's tesseract-ocr, one process per core, OMP_THREAD_LIMIT=1) on the same page images at the same
- *    resolution.
+ *    resolution, once per model: the embedded `tessdata_fast` (the CLI with Debian's eng, the same file) and
+ *    tesseract.js's `best_int` (both given it through a tessdata folder); plus word recall on real pages.
  * Corpus: generated multi-page PDFs (pdf-builder) plus any PDFs under /usr/share/doc. Needs poppler-utils and
  * tesseract-ocr (`apt-get install -y poppler-utils tesseract-ocr`); installs nothing itself.
  *
@@ -108,50 +109,78 @@ for (const doc of corpus) {
 }
 console.log(`| **all** | ${totalPages} | ${(totalPages / (oursMs / 1000)).toFixed(0)} | ${(totalPages / (theirsMs / 1000)).toFixed(0)} | ${(theirsMs / oursMs).toFixed(2)} | |\n`);
 
-// OCR: the first 6 pages of the generated PDF as scans.
+// OCR: the first 6 pages of the generated PDF as scans (timed), and a few pages of a real PDF (word recall only).
 const OCR_PAGES = 6;
-const src = m.Document.openDocument(corpus[0]!.bytes, "application/pdf");
-const pngs: string[] = [];
-for (let i = 0; i < OCR_PAGES; i++) {
-  const pix = src.loadPage(i).toPixmap(m.Matrix.scale(OCR_DPI / 72, OCR_DPI / 72), m.ColorSpace.DeviceGray, false, true);
-  const p = join(dir, `page-${i}.png`);
-  writeFileSync(p, pix.asPNG());
-  pngs.push(p);
-}
-const subset = await (async () => {
-  const d = new m.PDFDocument(corpus[0]!.bytes as Uint8Array);
-  d.rearrangePages(Array.from({ length: OCR_PAGES }, (_, i) => i));
-  return d.saveToBuffer("").asUint8Array().slice();
-})();
-await registry.find(page(subset), spec("ocr"))!.parse(page(subset), { ...(spec("ocr") as object), parsers: [{ type: "pdf", mode: "ocr", maxPages: CORES }] } as never); // warm the pool
-let t = performance.now();
-const ocrMd = (await parser.parse(page(subset), spec("ocr"))).markdown;
-const oursOcr = performance.now() - t;
-t = performance.now();
-const texts: string[] = [];
-for (let i = 0; i < pngs.length; i += CORES) {
-  const batch = pngs.slice(i, i + CORES).map((p) => Bun.spawn(["tesseract", p, "-", "--oem", "1", "--dpi", String(OCR_DPI)], { stdout: "pipe", stderr: "ignore", env: { ...process.env, OMP_THREAD_LIMIT: "1" } }));
-  texts.push(...(await Promise.all(batch.map((b) => new Response(b.stdout).text()))));
-}
-const cliOcr = performance.now() - t;
-// The same run with the CLI on *our* model (tesseract.js's eng best_int), to separate engine from model.
-const tessdata = join(dir, "tessdata");
+const tessdata = join(dir, "tessdata-best-int");
 mkdirSync(tessdata);
 writeFileSync(join(tessdata, "eng.traineddata"), gunzipSync(readFileSync(join(import.meta.dir, "../../node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz"))));
-t = performance.now();
-const textsSame: string[] = [];
-for (let i = 0; i < pngs.length; i += CORES) {
-  const batch = pngs.slice(i, i + CORES).map((p) => Bun.spawn(["tesseract", p, "-", "--oem", "1", "--dpi", String(OCR_DPI), "--tessdata-dir", tessdata], { stdout: "pipe", stderr: "ignore", env: { ...process.env, OMP_THREAD_LIMIT: "1" } }));
-  textsSame.push(...(await Promise.all(batch.map((b) => new Response(b.stdout).text()))));
+/** Our OCR with the embedded model (`tessdata_fast`), and with tesseract.js's `best_int` through CRAWLBOX_TESSDATA_DIR. */
+const engines = [
+  { label: "eng tessdata_fast (embedded)", registry, cli: [] as string[] },
+  { label: "eng best_int (CRAWLBOX_TESSDATA_DIR)", registry: createParserRegistry({ ocrWorkers: CORES, ocrDpi: OCR_DPI, tessdataDir: tessdata }), cli: ["--tessdata-dir", tessdata] },
+];
+
+/** The pages `pages` of `bytes` as a PDF of their own, and as PNGs (the CLI's input, rendered as our parser does). */
+function ocrInput(bytes: Uint8Array, pages: number[], name: string) {
+  const d = new m.PDFDocument(bytes);
+  d.rearrangePages(pages);
+  const pdf = d.saveToBuffer("").asUint8Array().slice();
+  const one = m.Document.openDocument(pdf, "application/pdf");
+  const pngs = pages.map((_, i) => {
+    const pix = one.loadPage(i).toPixmap(m.Matrix.scale(OCR_DPI / 72, OCR_DPI / 72), m.ColorSpace.DeviceGray, false, true);
+    const p = join(dir, `${name}-${i}.png`);
+    writeFileSync(p, pix.asPNG());
+    return p;
+  });
+  return { pdf, pngs };
 }
-const cliSame = performance.now() - t;
+
+/** tesseract CLI on `pngs`, one process per core at a time (OMP_THREAD_LIMIT=1), like our pool. */
+async function cli(pngs: string[], extra: string[]): Promise<{ ms: number; text: string }> {
+  const t = performance.now();
+  const texts: string[] = [];
+  for (let i = 0; i < pngs.length; i += CORES) {
+    const batch = pngs.slice(i, i + CORES).map((p) => Bun.spawn(["tesseract", p, "-", "--oem", "1", "--dpi", String(OCR_DPI), ...extra], { stdout: "pipe", stderr: "ignore", env: { ...process.env, OMP_THREAD_LIMIT: "1" } }));
+    texts.push(...(await Promise.all(batch.map((b) => new Response(b.stdout).text()))));
+  }
+  return { ms: performance.now() - t, text: texts.join("\n") };
+}
+
+async function ours(reg: typeof registry, pdf: Uint8Array): Promise<{ ms: number; text: string }> {
+  const t = performance.now();
+  const text = (await reg.find(page(pdf), spec("ocr"))!.parse(page(pdf), spec("ocr"))).markdown;
+  return { ms: performance.now() - t, text };
+}
+
+const timed = ocrInput(corpus[0]!.bytes, Array.from({ length: OCR_PAGES }, (_, i) => i), "gen");
+const truth = (await parser.parse(page(timed.pdf), spec("fast"))).markdown;
+const warm = { ...(spec("ocr") as object), parsers: [{ type: "pdf", mode: "ocr", maxPages: CORES }] } as never;
+for (const e of engines) await e.registry.find(page(timed.pdf), warm)!.parse(page(timed.pdf), warm); // start the pools
 console.log(`## OCR (${OCR_PAGES} A4 pages at ${OCR_DPI} dpi, ${CORES} workers / processes)\n`);
-console.log("| engine | pages/min | time | word recall vs the text layer |");
-console.log("|---|---|---|---|");
-const truth = (await parser.parse(page(subset), spec("fast"))).markdown;
-console.log(`| crawlbox (tesseract.js WASM) | ${((OCR_PAGES / oursOcr) * 60_000).toFixed(1)} | ${(oursOcr / 1000).toFixed(1)} s | ${wordRecall(ocrMd, truth).toFixed(3)} |`);
-console.log(`| tesseract CLI (native), same model (eng best_int) | ${((OCR_PAGES / cliSame) * 60_000).toFixed(1)} | ${(cliSame / 1000).toFixed(1)} s | ${wordRecall(textsSame.join("\n"), truth).toFixed(3)} |`);
-console.log(`| tesseract CLI (native), Debian's eng (tessdata_fast) | ${((OCR_PAGES / cliOcr) * 60_000).toFixed(1)} | ${(cliOcr / 1000).toFixed(1)} s | ${wordRecall(texts.join("\n"), truth).toFixed(3)} |`);
-console.log(`\nOCR time ratio crawlbox / CLI: ${(oursOcr / cliSame).toFixed(2)}× (same model), ${(oursOcr / cliOcr).toFixed(2)}× (Debian's model)`);
+console.log("| model | crawlbox pages/min | CLI pages/min | time ratio crawlbox / CLI (target ≤ 1.5) | word recall crawlbox | word recall CLI |");
+console.log("|---|---|---|---|---|---|");
+const perMin = (ms: number, n: number) => ((n / ms) * 60_000).toFixed(1);
+for (const e of engines) {
+  const a = await ours(e.registry, timed.pdf);
+  const b = await cli(timed.pngs, e.cli);
+  console.log(`| ${e.label} | ${perMin(a.ms, OCR_PAGES)} | ${perMin(b.ms, OCR_PAGES)} | ${(a.ms / b.ms).toFixed(2)}× | ${wordRecall(a.text, truth).toFixed(3)} | ${wordRecall(b.text, truth).toFixed(3)} |`);
+}
+
+// Accuracy on real pages (code, small print, tables): a few pages of the first real PDF, if there is one.
+const real = corpus[1];
+if (real) {
+  const pages = [4, 5, 6, 7].filter((i) => i < m.Document.openDocument(real.bytes, "application/pdf").countPages());
+  const input = ocrInput(real.bytes, pages, "real");
+  const realTruth = (await parser.parse(page(input.pdf), spec("fast"))).markdown;
+  console.log(`\nWord recall on ${real.name} pages ${pages.map((p) => p + 1).join(", ")} (vs its text layer):\n`);
+  console.log("| model | crawlbox | CLI |");
+  console.log("|---|---|---|");
+  for (const e of engines) {
+    const a = await ours(e.registry, input.pdf);
+    const b = await cli(input.pngs, e.cli);
+    console.log(`| ${e.label} | ${wordRecall(a.text, realTruth).toFixed(3)} | ${wordRecall(b.text, realTruth).toFixed(3)} |`);
+  }
+}
+await engines[1]!.registry.close();
 await registry.close();
 rmSync(dir, { recursive: true, force: true });

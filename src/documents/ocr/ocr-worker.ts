@@ -1,8 +1,9 @@
 /**
  * @module documents/ocr/ocr-worker
- * The OCR worker: tesseract.js's own worker script driven directly, with the WASM core and the English LSTM data
- * embedded in the binary (stack-notes.md: tesseract's default adapter loads the core with `require` from the
- * build machine's node_modules and fetches language data from a CDN; neither works in an air-gapped binary).
+ * The OCR worker: tesseract.js's own worker script driven directly, with the WASM core (the SIMD, LSTM-only build)
+ * and the English LSTM data (`tessdata_fast`, assets/tessdata/README.md) embedded in the binary (stack-notes.md:
+ * tesseract's default adapter loads the core with `require` from the build machine's node_modules and fetches
+ * language data from a CDN; neither works in an air-gapped binary).
  * Other languages are read from the configured tessdata folder. Compiled as a second entry point
  * (scripts/build.ts). Speaks {@link OcrRequest}/{@link OcrResponse}.
  */
@@ -14,7 +15,7 @@ import * as workerScript from "../../../node_modules/tesseract.js/src/worker-scr
 // @ts-expect-error the core is an Emscripten factory without types
 import TesseractCore from "../../../node_modules/tesseract.js-core/tesseract-core-simd-lstm.js";
 import coreWasmPath from "../../../node_modules/tesseract.js-core/tesseract-core-simd-lstm.wasm" with { type: "file" };
-import engDataPath from "../../../node_modules/@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz" with { type: "file" };
+import engDataPath from "../../../assets/tessdata/eng.traineddata.gz" with { type: "file" };
 import type { OcrRequest, OcrResponse } from "./protocol.ts";
 
 declare const self: Worker;

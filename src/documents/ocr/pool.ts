@@ -5,6 +5,11 @@
  * every worker has an `error` listener, because an unhandled worker error takes the whole server down
  * (stack-notes.md). Jobs queue in FIFO order; an aborted job leaves the queue at once, and a job already running
  * is allowed to finish (its result is dropped) so that the worker stays warm.
+ *
+ * A worker is referenced (keeps the process alive) only while it has a job. An idle worker must not keep the
+ * process alive, but a *busy* unreferenced worker makes Bun's main thread spin at 100 % of a core while it waits
+ * for the reply when nothing else (a listening server) holds the event loop, e.g. `crawlbox scrape` or the
+ * benchmark: measured, that cost one core in three with two workers on two cores.
  */
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -56,6 +61,11 @@ const DEFAULT_WORKER_PATH = Bun.main.startsWith("/$bunfs/")
   ? `${dirname(Bun.main)}/${COMPILED_WORKER}`
   : fileURLToPath(new URL("./ocr-worker.ts", import.meta.url));
 
+/** Bun's Worker has `ref`/`unref` (Node's API) but its types lack them. */
+type RefWorker = Worker & { ref(): void; unref(): void };
+const busy = (w: Worker) => (w as RefWorker).ref();
+const idle = (w: Worker) => (w as RefWorker).unref();
+
 /** Creates an OCR pool. Throws on invalid options. */
 export function createOcrPool(options: OcrPoolOptions): OcrPool {
   if (!Number.isInteger(options.size) || options.size < 1) throw new TypeError("createOcrPool: size must be an integer >= 1");
@@ -84,6 +94,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
       const job = slot.job;
       if (!job || event.data.id !== job.id) return;
       slot.job = undefined;
+      idle(slot.worker);
       if (event.data.ok) job.resolve(event.data.tsv);
       else job.reject(new OcrFailedError(event.data.error));
       pump();
@@ -93,8 +104,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
       retire(slot, `OCR worker crashed: ${event.message || "unknown error"}`);
     });
     worker.addEventListener("messageerror", () => retire(slot, "OCR worker sent an unreadable message"));
-    // An idle worker must not keep the process alive.
-    (worker as unknown as { unref(): void }).unref();
+    idle(worker);
     slots.push(slot);
     return slot;
   }
@@ -108,6 +118,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
       if (job.signal?.aborted) continue;
       const id = nextId++;
       slot.job = { ...job, id };
+      busy(slot.worker);
       const msg: OcrRequest = { id, langs: job.langs, image: job.image, tessdataDir: options.tessdataDir };
       slot.worker.postMessage(msg);
     }
