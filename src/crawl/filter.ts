@@ -38,8 +38,18 @@ export type CrawlDenialReason =
   | "EXTERNAL_LINK"
   | "SECTION_LINK";
 
-/** The outcome for one URL. `url` is normalised (no fragment; no query with `ignoreQueryParameters`). */
-export type FilterResult = { ok: true; url: string; key: string } | { ok: false; reason: CrawlDenialReason; url: string };
+/**
+ * The outcome for one URL. `url` is normalised (no fragment; no query with `ignoreQueryParameters`); `href` is the
+ * resolved URL as robots.txt rules are matched against it.
+ */
+export type FilterResult = { ok: true; url: string; key: string; href: string } | { ok: false; reason: CrawlDenialReason; url: string };
+
+/** An accepted URL (see {@link FilterResult}). */
+export interface AcceptedUrl {
+  url: string;
+  key: string;
+  href: string;
+}
 
 /** Where a URL was found. */
 export interface FilterContext {
@@ -76,7 +86,13 @@ export interface CrawlFilter {
   /** Checks one URL found at `ctx.depth`. */
   check(link: string, ctx: FilterContext): FilterResult;
   /** Checks many; accepted URLs are unique by key, in input order. */
-  filterLinks(links: Iterable<string>, ctx: FilterContext): { accepted: { url: string; key: string }[]; denied: { url: string; reason: CrawlDenialReason }[] };
+  filterLinks(links: Iterable<string>, ctx: FilterContext): { accepted: AcceptedUrl[]; denied: { url: string; reason: CrawlDenialReason }[] };
+  /**
+   * Only the robots.txt rule of {@link check}, for a URL that passed every other rule (`href` of an accepted URL):
+   * the crawl planner first filters by scope, loads robots.txt for the origins in scope, then asks this alone
+   * instead of running every rule again.
+   */
+  robotsAllows(href: string): boolean;
 }
 
 /** v2 fixes upstream's path-depth limit at 9999 (api-v2.md §5.1). */
@@ -209,7 +225,7 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
     if (!options.crawlEntireDomain && !url.pathname.startsWith(start.pathname)) return denyN("BACKWARD_CRAWLING");
     if (!options.ignoreRobotsTxt && robots?.isAllowed(url.href, agents) === false) return denyN("ROBOTS_TXT");
     if (isDeniedFileType(url)) return denyN("FILE_TYPE");
-    return { ok: true, url: normalized, key: dedupKey(normalized, keyOptions) };
+    return { ok: true, url: normalized, key: dedupKey(normalized, keyOptions), href: url.href };
   }
 
   return {
@@ -217,7 +233,7 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
     robotsAgents: agents,
     check,
     filterLinks(links, ctx) {
-      const accepted: { url: string; key: string }[] = [];
+      const accepted: AcceptedUrl[] = [];
       const denied: { url: string; reason: CrawlDenialReason }[] = [];
       const keys = new Set<string>();
       for (const link of links) {
@@ -225,10 +241,13 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
         if (!r.ok) denied.push({ url: r.url, reason: r.reason });
         else if (!keys.has(r.key)) {
           keys.add(r.key);
-          accepted.push({ url: r.url, key: r.key });
+          accepted.push({ url: r.url, key: r.key, href: r.href });
         }
       }
       return { accepted, denied };
+    },
+    robotsAllows(href) {
+      return options.ignoreRobotsTxt === true || robots?.isAllowed(href, agents) !== false;
     },
   };
 }

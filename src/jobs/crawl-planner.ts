@@ -94,10 +94,12 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       const origins = new Set<string>();
       for (const a of inScope) origins.add(new URL(a.url).origin);
       await Promise.all([...origins].map((o) => (deps.robots.peek(o) ? undefined : deps.robots.get(o, signal).catch(() => undefined))));
-      // Only the in-scope links are checked again, now with robots.txt loaded for their origins.
-      const checked = full.filterLinks(inScope.map((a) => a.url), { depth, baseUrl });
-      accepted = checked.accepted;
-      robotsBlocked = checked.denied.filter((d) => d.reason === "ROBOTS_TXT").map((d) => d.url);
+      // Only the robots.txt rule is left to ask, now with robots.txt loaded for the origins in scope.
+      accepted = [];
+      for (const a of inScope) {
+        if (full.robotsAllows(a.href)) accepted.push(a);
+        else robotsBlocked.push(a.url);
+      }
     }
     if (queued.size > MAX_SEEN_LINKS) queued.clear();
     const discovered: NewTask[] = [];

@@ -122,6 +122,12 @@ describe("createCrawlFilter: denial reasons", () => {
     expect(f({ ignoreRobotsTxt: true }).check("/private/x", at()).ok).toBe(true);
     // Other origins are unknown to this entry: allowed (robots-parser answers undefined upstream).
     expect(f({ allowSubdomains: true }).check("https://blog.example.com/private/x", at()).ok).toBe(true);
+    // robotsAllows is that rule alone, for a URL the scope already accepted (the crawl planner's second step).
+    expect(f().robotsAllows("https://example.com/private/x")).toBe(false);
+    expect(f().robotsAllows("https://example.com/star")).toBe(true);
+    expect(f({ robotsUserAgent: "OtherBot" }).robotsAllows("https://example.com/star")).toBe(false);
+    expect(f({ ignoreRobotsTxt: true }).robotsAllows("https://example.com/private/x")).toBe(true);
+    expect(f().robotsAllows("https://blog.example.com/private/x")).toBe(true);
   });
   test("FILE_TYPE: asset extensions refused, documents crawled", () => {
     for (const l of ["/a.png", "/a.JPG", "/s.css", "/app.js", "/f.woff2", "/x.zip", "/m.mp4", "/d.xlsx", "/i.webp", "/a.png?v=2"]) expect(reason(l)).toBe("FILE_TYPE");
@@ -136,7 +142,12 @@ describe("createCrawlFilter: denial reasons", () => {
 describe("createCrawlFilter: accepted URLs", () => {
   test("relative links resolve against the page; fragments and (optionally) queries are dropped", () => {
     const f = createCrawlFilter("https://example.com/docs/", { ignoreQueryParameters: true });
-    expect(f.check("page-2?ref=nav", at(0, "https://example.com/docs/page-1"))).toEqual({ ok: true, url: "https://example.com/docs/page-2", key: "example.com/docs/page-2" });
+    expect(f.check("page-2?ref=nav#top", at(0, "https://example.com/docs/page-1"))).toEqual({
+      ok: true,
+      url: "https://example.com/docs/page-2",
+      key: "example.com/docs/page-2",
+      href: "https://example.com/docs/page-2?ref=nav#top", // what robots.txt rules are matched against
+    });
     expect(createCrawlFilter(START).check("/x?b=1", at())).toMatchObject({ url: "https://example.com/x?b=1", key: "example.com/x?b=1" });
   });
   test("similar URLs share a key; deduplicateSimilarURLs:false separates them", () => {
