@@ -16,6 +16,7 @@ import { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
 import { type AddressClassifier, createEgressGate, type EgressGate, type Resolver } from "../egress/index.ts";
 import { createHttpEngine } from "../engines/http/index.ts";
+import { viaUpstream } from "../engines/http/via-upstream.ts";
 import type { Engine } from "../engines/types.ts";
 import { createEngines, type Engines } from "../engines/browser/index.ts";
 import { createLogger, type Logger } from "../log.ts";
@@ -67,6 +68,8 @@ export interface Services {
   webhooks: WebhookDispatcher;
   /** The HTTP engine (through the egress gate) for robots.txt, sitemaps and map. */
   http: Engine;
+  /** {@link http} through the basic upstream proxy when one is configured: robots.txt, sitemaps, map, media. */
+  discoveryHttp: Engine;
   /** robots.txt per origin, shared by crawls and map (24 h). */
   robots: RobotsCache;
   /** Crawl and batch jobs: the store, its read side, the workers and the service the routes use. */
@@ -120,15 +123,17 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // LLM traffic bypasses the egress gate, but only to the configured provider address (llm/pinned-fetch.ts).
   const llm = createLlmClient(config, createLlmProviderRegistry(), options.llmFetch);
   if (llm) log.info("LLM provider configured", { provider: llm.provider.name, address: llm.provider.address, model: llm.provider.model });
-  // One HTTP engine and one robots.txt cache for scrapes, crawls and map.
+  // One HTTP engine and one robots.txt cache for scrapes, crawls and map. Fetches that are not a scrape attempt
+  // take the basic upstream proxy like a scrape's first attempt (engines/http/via-upstream.ts).
   const http = createHttpEngine({ gate });
-  const robots = new RobotsCache({ engine: http, now });
+  const discoveryHttp = viaUpstream(http, config.proxyBasic);
+  const robots = new RobotsCache({ engine: discoveryHttp, now });
   const changeHistory = new ChangeHistory(db);
   const media = {
     ffmpegPath: findFfmpeg(config.ffmpegPath),
     maxBytes: Math.min(config.maxMediaBytes, config.maxPageBytes),
     maxSeconds: config.maxMediaSeconds,
-    fetch: (url: string, maxBodyBytes: number, timeoutMs: number, signal?: AbortSignal) => http.fetch({ url, timeoutMs, maxBodyBytes }, signal),
+    fetch: (url: string, maxBodyBytes: number, timeoutMs: number, signal?: AbortSignal) => discoveryHttp.fetch({ url, timeoutMs, maxBodyBytes }, signal),
   };
   const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory, media });
   const engines = createEngines({
@@ -187,7 +192,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const jobStore = new SqliteJobStore(db, announce, now);
   jobStore.setDrainHook(createHiddenRecheckHook(db, changeHistory, now));
   const jobResults = new JobResults(db, now);
-  const planner = createCrawlPlanner({ engine: http, robots, log });
+  const planner = createCrawlPlanner({ engine: discoveryHttp, robots, log });
   const workers = new WorkerPool({
     store: jobStore,
     log,
@@ -225,6 +230,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     scrapeStats: {},
     webhooks,
     http,
+    discoveryHttp,
     robots,
     jobStore,
     jobResults,

@@ -282,6 +282,16 @@ describe("the HTTP-only router picks the upstream per request", () => {
     expect(b.body.data.rawHtml).toBe("site via de");
   });
 
+  test("robots.txt, sitemaps and the map's own fetches take the basic upstream too", async () => {
+    const seen = basic.requests.length;
+    const res = await h.request("/v2/map", { method: "POST", json: { url: `${site.url}/map-start` } });
+    expect(res.status).toBe(200);
+    const targets = basic.requests.slice(seen).map((r) => r.target);
+    expect(targets).toContain(`${site.url}/robots.txt`);
+    expect(targets.some((t) => t.startsWith(`${site.url}/sitemap`))).toBe(true);
+    expect(targets).toContain(`${site.url}/map-start`);
+  });
+
   test("a private destination with upstreams configured: EGRESS_DENIED, zero hits on every upstream", async () => {
     const hits = basic.hits + enhanced.hits + de.hits;
     const res = await scrape({ url: `http://127.0.0.1:${secret.port}/` });

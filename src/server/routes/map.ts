@@ -18,7 +18,7 @@ export const MAP_CREDITS = 1;
 
 /** The map route. */
 export function mapRoutes(services: Services) {
-  const { config, ledger, gate, http: engine, robots } = services;
+  const { config, ledger, gate, discoveryHttp: engine, robots } = services;
   return new Elysia({ name: "crawlbox-map" })
     .use(authPlugin(services.keys, config.authEnabled))
     .post(
