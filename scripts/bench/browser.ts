@@ -6,8 +6,12 @@
  *    engine router (HTTP first, then the browser because the page is a JS shell).
  * 2. The naive baseline: launch Chromium per request (launch, page, goto, content, close), same page.
  * 3. Peak memory: PSS of the Chromium process tree plus this process's RSS, sampled every 100 ms.
- * 4. Pool overhead: acquire a pooled page + goto(load) + content + release, against a bare puppeteer
- *    goto(load) + content on one warm page (no smart wait in either, so only the pool's cost differs).
+ * 4. Where the CPU goes, per engine level: CPU-ms per page of Chromium's processes by type (browser, renderer,
+ *    gpu, utility…, from /proc/<pid>/stat utime+stime, sampled every 50 ms) and of this Bun process, the renderer
+ *    processes started, and how many scrapes ran in a reused (wiped) context.
+ * 5. Pool overhead: acquire a pooled page + goto(load) + content + release, against a bare puppeteer
+ *    goto(load) + content on one warm page (no smart wait in either, so only the pool's cost differs); for the
+ *    reused context of one tenant (the common case) and for a fresh context per lease (profiles, proxies).
  *
  * Usage: bun scripts/bench/browser.ts [--requests N] [--naive N]
  */
@@ -62,6 +66,59 @@ function treePssKb(pgids: number[]): number {
   return kb;
 }
 
+/** CPU seconds of every live process in the process groups `pgids`, by pid, with its Chromium process type. */
+function groupCpu(pgids: number[]): Map<number, { type: string; cpuS: number }> {
+  const out = new Map<number, { type: string; cpuS: number }>();
+  for (const e of readdirSync("/proc")) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (!pgids.includes(Number(f[2]))) continue;
+      const cmd = readFileSync(`/proc/${e}/cmdline`, "utf8");
+      let type = /--type=([a-z-]+)/.exec(cmd)?.[1] ?? "browser";
+      if (type === "utility") type = `utility:${/--utility-sub-type=([\w]+)/.exec(cmd)?.[1] ?? "?"}`;
+      out.set(Number(e), { type, cpuS: (Number(f[11]) + Number(f[12])) / CLOCK_TICKS });
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+const CLOCK_TICKS = 100;
+const selfCpuS = () => (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+
+/** Samples CPU of the pool's Chromium and of this process while `fn` runs; returns ms per page by type. */
+async function cpuOf(pgids: number[], pages: number, fn: () => Promise<unknown>): Promise<string> {
+  const seen = new Map<number, { type: string; startS: number; lastS: number }>();
+  const sample = (initial: boolean) => {
+    for (const [pid, p] of groupCpu(pgids)) {
+      const s = seen.get(pid);
+      if (s) s.lastS = p.cpuS;
+      else seen.set(pid, { type: p.type, startS: initial ? p.cpuS : 0, lastS: p.cpuS });
+    }
+  };
+  sample(true);
+  const initial = new Set(seen.keys());
+  const timer = setInterval(() => sample(false), 50);
+  const bun0 = selfCpuS();
+  await fn();
+  const bunS = selfCpuS() - bun0;
+  clearInterval(timer);
+  sample(false);
+  const byType = new Map<string, number>();
+  let totalS = 0;
+  let renderers = 0;
+  for (const [pid, s] of seen) {
+    byType.set(s.type, (byType.get(s.type) ?? 0) + s.lastS - s.startS);
+    totalS += s.lastS - s.startS;
+    if (!initial.has(pid) && s.type === "renderer") renderers++;
+  }
+  const ms = (x: number) => ((x / pages) * 1000).toFixed(0);
+  const parts = [...byType].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).map(([t, v]) => `${t} ${ms(v)}`);
+  return `CPU ms/page: Chromium ${ms(totalS)} (${parts.join(", ")}), Bun ${ms(bunS)}; renderers started ${renderers}`;
+}
+
 let peakMb = 0;
 let peakChromeMb = 0;
 const groups = new Set<number>();
@@ -112,6 +169,7 @@ const spec = {
 
 console.log(`crawlbox browser bench: ${chromium}, ${REQUESTS} requests per level, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 const rows: string[] = [];
+const cpuRows: string[] = [];
 for (const c of LEVELS) {
   const pool = new BrowserPool({ executablePath: chromium, proxyUrl: gate.proxyUrl, concurrency: c, retireAfterPages: 10_000, log: silentLogger, prepare: prepareWarmPage });
   const engine = createBrowserEngine({ pool, gate });
@@ -123,6 +181,11 @@ for (const c of LEVELS) {
   const rtr = await run(REQUESTS, c, () => router.fetch(spec, 10 << 20));
   rows.push(`| ${c} | ${fmt(eng)} | ${fmt(rtr)} |`);
   console.log(`c=${c}  engine ${fmt(eng)}   router ${fmt(rtr)}`);
+  const before = pool.stats;
+  const cpu = await cpuOf(pool.pids(), REQUESTS, () => run(REQUESTS, c, () => engine.fetch(request)));
+  const reused = pool.stats.reused - before.reused;
+  cpuRows.push(`c=${c}  ${cpu}; ${reused}/${REQUESTS} in a reused context`);
+  console.log(`      ${cpuRows.at(-1)!.slice(4)}`);
   await pool.close();
 }
 
@@ -150,29 +213,37 @@ const ctx = await browser.createBrowserContext();
 const bare = await ctx.newPage();
 await bare.goto(URL_);
 const bareLat: number[] = [];
-const poolLat: number[] = [];
+const reusedLat: number[] = [];
+const freshLat: number[] = [];
+async function pooled(lat: number[], tenant: string | undefined): Promise<void> {
+  await Bun.sleep(30); // let the pool's warm page (or wipe) be ready, as between real requests
+  const t = performance.now();
+  const lease = await pool.acquire({ deadline: performance.now() + 30_000, tenant });
+  await lease.page.goto(URL_, { waitUntil: "load" });
+  await lease.page.content();
+  lease.release({ reuse: true });
+  lat.push(performance.now() - t);
+}
 for (let i = 0; i < REQUESTS; i++) {
-  let t = performance.now();
+  const t = performance.now();
   await bare.goto(URL_, { waitUntil: "load" });
   await bare.content();
   bareLat.push(performance.now() - t);
-  await Bun.sleep(30); // let the pool's warm page be ready, as between real requests
-  t = performance.now();
-  const lease = await pool.acquire({ deadline: performance.now() + 30_000 });
-  await lease.page.goto(URL_, { waitUntil: "load" });
-  await lease.page.content();
-  lease.release();
-  poolLat.push(performance.now() - t);
-  await Bun.sleep(30);
+  await pooled(reusedLat, "bench");
+  await pooled(freshLat, undefined);
 }
 await ctx.close();
 await pool.close();
 clearInterval(sampler);
-const overhead = pct(poolLat, 50) - pct(bareLat, 50);
-console.log(`bare warm page p50 ${pct(bareLat, 50).toFixed(0)} ms; pooled fresh context p50 ${pct(poolLat, 50).toFixed(0)} ms; overhead ${overhead.toFixed(0)} ms`);
+const p50 = (xs: number[]) => pct(xs, 50).toFixed(0);
+console.log(
+  `bare warm page p50 ${p50(bareLat)} ms; pooled reused context p50 ${p50(reusedLat)} ms (overhead ${(pct(reusedLat, 50) - pct(bareLat, 50)).toFixed(0)} ms); ` +
+    `pooled fresh context p50 ${p50(freshLat)} ms (overhead ${(pct(freshLat, 50) - pct(bareLat, 50)).toFixed(0)} ms)`,
+);
 console.log(`peak memory: Chromium trees ${peakChromeMb.toFixed(0)} MB PSS, with this process ${peakMb.toFixed(0)} MB`);
 console.log("\n| concurrency | browser engine | router (HTTP, then browser) |\n|---|---|---|\n" + rows.join("\n"));
 console.log("\n| concurrency | Chromium per request |\n|---|---|\n" + naiveRows.join("\n"));
+console.log(`\n${cpuRows.join("\n")}`);
 console.log(`load average after: ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 await gate.close();
 site.stop();

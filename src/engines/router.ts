@@ -171,6 +171,7 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       };
     }
     if (spec.formats.some((f) => f.type === "branding")) req.branding = true;
+    if (owner) req.tenant = owner.keyId;
     if (spec.profile && owner) req.profile = { keyId: owner.keyId, name: spec.profile.name, saveChanges: spec.profile.saveChanges };
     const upstream = upstreamFor(spec, stealth);
     if (upstream) req.upstreamProxy = upstream;

@@ -36,7 +36,10 @@ export const CHROMIUM_ARGS = [
   "--metrics-recording-only",
   "--mute-audio",
   "--hide-scrollbars",
-  "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DialMediaRouteProvider",
+  "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DialMediaRouteProvider," +
+    // CPU per page (scripts/bench/browser.ts): no new RenderFrameHost per cross-document navigation, no back/forward
+    // cache and its proactive BrowsingInstance swaps (each spawned a renderer per navigation), no spare renderer.
+    "RenderDocument,BackForwardCache,ProactivelySwapBrowsingInstance,SpareRendererForSitePerProcess",
   // The stealth measures of `proxy: "enhanced"` start here: no automation infobar or blink flag.
   "--disable-blink-features=AutomationControlled",
 ] as const;

@@ -98,6 +98,8 @@ export interface AppliedEmulation {
   languages: string[];
   timezone: string;
   viewport: { width: number; height: number; deviceScaleFactor: number; mobile: boolean };
+  /** Identifier of the stealth script registered on the page (to remove it when a reused page stops being stealthy). */
+  stealthScriptId?: string;
 }
 
 /** Two-letter upper-case country from a `location.country` value. */
@@ -173,10 +175,16 @@ export async function applyEmulation(session: CDPSession, o: EmulationOptions): 
     session.send("Emulation.setTimezoneOverride", { timezoneId: timezone }),
     session.send("Emulation.setLocaleOverride", { locale: languages[0]!.replace("_", "-") }).catch(() => {}),
   ];
-  if (o.mobile) sends.push(session.send("Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 }));
-  if (o.stealth) sends.push(session.send("Page.addScriptToEvaluateOnNewDocument", { source: stealthScript(languages) }));
+  // Sent for desktop too: a reused page may come from a mobile scrape.
+  sends.push(session.send("Emulation.setTouchEmulationEnabled", o.mobile ? { enabled: true, maxTouchPoints: 5 } : { enabled: false }));
+  let stealthScriptId: string | undefined;
+  if (o.stealth) {
+    sends.push(
+      session.send("Page.addScriptToEvaluateOnNewDocument", { source: stealthScript(languages) }).then((r) => (stealthScriptId = r.identifier)),
+    );
+  }
   await Promise.all(sends);
-  return { userAgent, acceptLanguage, languages, timezone, viewport };
+  return { userAgent, acceptLanguage, languages, timezone, viewport, ...(stealthScriptId ? { stealthScriptId } : {}) };
 }
 
 /** Page-side stealth patches (run before any page script). */

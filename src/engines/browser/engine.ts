@@ -1,6 +1,7 @@
 /**
  * @module engines/browser/engine
- * The browser engine: one scrape in a fresh incognito context of the pooled Chromium.
+ * The browser engine: one scrape in an incognito context of the pooled Chromium, fresh or, for the same API key,
+ * wiped after an earlier scrape (reuse.ts).
  *
  * ```
  * lease ─▶ emulate device/place (+stealth) ─▶ request control ─▶ profile in ─▶ goto (load)
@@ -55,6 +56,11 @@ export interface BrowserRequest {
   profile?: { keyId: string; name: string; saveChanges: boolean };
   /** The `branding` format is requested: collect its snapshot (`artifacts.branding`). */
   branding?: boolean;
+  /**
+   * The API key the scrape is for (its id; undefined: an anonymous caller such as the CLI). A browser context is
+   * only reused for scrapes of the same key, after a wipe (reuse.ts).
+   */
+  tenant?: string;
 }
 
 /** The main response is a document (PDF…) for the document pipeline, not a page to render. */
@@ -109,7 +115,8 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     return chromeMajor;
   }
 
-  async function run(req: BrowserRequest, lease: Lease, deadline: number, signal?: AbortSignal): Promise<Page> {
+  /** One scrape on a leased page; `cleanup` gets what must be undone before the page is released. */
+  async function run(req: BrowserRequest, lease: Lease, deadline: number, cleanup: (() => void)[], signal?: AbortSignal): Promise<Page> {
     const startedAt = performance.now();
     const { page, context, session } = lease;
     const target = new URL(req.url);
@@ -146,8 +153,15 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
 
     const network = new NetworkTracker(page);
     let main: HTTPResponse | undefined;
-    page.on("response", (r) => {
+    const onResponse = (r: HTTPResponse) => {
       if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) main = r;
+    };
+    page.on("response", onResponse);
+    cleanup.push(() => {
+      page.off("response", onResponse);
+      network.dispose();
+      // Actions and screenshots may change the viewport behind the setup's back: the next scrape re-applies it.
+      if (req.actions.length > 0 || req.screenshot) setup.invalidate();
     });
 
     let navError: unknown;
@@ -231,8 +245,12 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
         if (!gate.proxyUrlFor) throw new TypeError("createBrowserEngine: this gate cannot chain to upstream proxies");
         proxyServer = gate.proxyUrlFor(req.upstreamProxy);
       }
-      const lease = await pool.acquire({ signal, deadline, proxyServer });
+      // Profile scrapes get a never-used context and close it (their state must not meet a wiped one's).
+      const tenant = req.profile ? undefined : (req.tenant ?? "");
+      const lease = await pool.acquire({ signal, deadline, proxyServer, tenant });
       let suspect = false;
+      let finished = false;
+      const cleanup: (() => void)[] = [];
       let timer: ReturnType<typeof setTimeout> | undefined;
       let onAbort: (() => void) | undefined;
       try {
@@ -244,7 +262,10 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
           onAbort = () => reject(signal?.reason ?? new Error("aborted"));
           signal?.addEventListener("abort", onAbort, { once: true });
         });
-        return await Promise.race([run(req, lease, deadline, signal), stop]);
+        const running = run(req, lease, deadline, cleanup, signal).finally(() => {
+          finished = true;
+        });
+        return await Promise.race([running, stop]);
       } catch (err) {
         if (err instanceof CrawlboxError) throw err;
         if (signal?.aborted) throw signal.reason ?? err;
@@ -254,7 +275,9 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       } finally {
         clearTimeout(timer);
         if (onAbort) signal?.removeEventListener("abort", onAbort);
-        lease.release({ suspect });
+        for (const undo of cleanup) undo();
+        // Reused only when the scrape's own code is over (not after a timeout or an abort, which leave it running).
+        lease.release({ suspect, reuse: finished && !suspect && !signal?.aborted });
       }
     },
   };

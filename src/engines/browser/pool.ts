@@ -1,13 +1,18 @@
 /**
  * @module engines/browser/pool
- * One long-lived Chromium shared by all scrapes, a fresh incognito context per scrape, and bounded concurrency.
+ * One long-lived Chromium shared by all scrapes, incognito contexts that are never shared between API keys, and
+ * bounded concurrency.
  *
  * ```
- * acquire ─▶ slot (FIFO, deadline) ─▶ browser (launched lazily, relaunched when dead) ─▶ warm {context, page}
- * release ─▶ context closed off the request path ─▶ a new warm page is prepared for the next scrape
+ * acquire ─▶ slot (FIFO, deadline) ─▶ browser (launched lazily, relaunched when dead)
+ *         ─▶ an idle page of the same tenant, wiped (reuse.ts) ─or─ a warm, never used {context, page}
+ * release ─▶ reuse: wiped off the request path, kept idle for the same tenant
+ *         ─▶ otherwise: context closed off the request path, a new warm page prepared for the next scrape
  * ```
  *
  * - Warm pages: contexts and pages are created ahead of time, so a scrape starts at `goto`.
+ * - Reuse: a lease released with `reuse` keeps its context for the next lease of the same `tenant` (API key), after
+ *   {@link wipeForReuse}; creating and closing a context per scrape was most of the CPU a small page cost.
  * - Retirement: after `retireAfterPages` leases the browser is replaced; the old one closes when its last lease
  *   ends (Chromium's memory grows with use).
  * - Crashes: a `disconnected` browser is forgotten at once; the next acquire launches a new one.
@@ -19,6 +24,8 @@ import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
 import { CrawlboxError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { closeChromium, killProcess, launchChromium, type LaunchOptions } from "./chromium.ts";
+import { REUSE_MAX_SCRAPES } from "./reuse.ts";
+import { PageStock, type StockPage } from "./stock.ts";
 
 /** How long a suspect browser has to answer `version()`. */
 export const HEALTH_TIMEOUT_MS = 2_000;
@@ -66,6 +73,11 @@ export interface AcquireOptions {
    * (`gate.proxyUrlFor(upstream)`), never the upstream itself. Such contexts are never pre-warmed.
    */
   proxyServer?: string;
+  /**
+   * Who the page may be reused for (the API key's id). An idle page last used by the same tenant is taken first;
+   * pages are never shared between tenants. Undefined: a never-used page (profiles, upstream proxies).
+   */
+  tenant?: string;
 }
 
 /** A page of a fresh incognito context, held by one scrape. */
@@ -78,18 +90,14 @@ export interface Lease {
   readonly prepared: unknown;
   /** The browser's launch number (tests observe relaunches). */
   readonly generation: number;
+  /** Scrapes this context served before this one (0: a fresh context). */
+  readonly reuses: number;
   /**
    * Gives the slot back and disposes of the context. `suspect`: the scrape timed out or the browser misbehaved,
-   * so the pool probes the browser and replaces it when it does not answer.
+   * so the pool probes the browser and replaces it when it does not answer. `reuse`: the scrape finished normally
+   * and the context may serve the same tenant again once wiped (ignored without a tenant).
    */
-  release(options?: { suspect?: boolean }): void;
-}
-
-interface Warm {
-  context: BrowserContext;
-  page: Page;
-  session: CDPSession;
-  prepared: unknown;
+  release(options?: { suspect?: boolean; reuse?: boolean }): void;
 }
 
 interface Handle {
@@ -99,7 +107,7 @@ interface Handle {
   active: number;
   retiring: boolean;
   dead: boolean;
-  warm: Promise<Warm | undefined>[];
+  stock: PageStock;
 }
 
 /** The browser pool. */
@@ -112,6 +120,8 @@ export class BrowserPool {
   private readonly waiters: (() => void)[] = [];
   private closed = false;
   private readonly launch: (options: LaunchOptions) => Promise<Browser>;
+  private created = 0;
+  private reused = 0;
 
   constructor(private readonly options: BrowserPoolOptions) {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new TypeError("BrowserPool: concurrency must be >= 1");
@@ -129,6 +139,11 @@ export class BrowserPool {
   /** Browser launches so far. */
   get launches(): number {
     return this.generation;
+  }
+
+  /** Contexts created and leases served by a reused context (tests and the bench). */
+  get stats(): { contextsCreated: number; reused: number } {
+    return { contextsCreated: this.created, reused: this.reused };
   }
 
   /** Pids of the running Chromium main processes (tests assert none is left). */
@@ -153,12 +168,14 @@ export class BrowserPool {
     let handle: Handle | undefined;
     try {
       handle = await this.ensureBrowser();
-      const warm = options.proxyServer ? await this.newWarm(handle, options.proxyServer) : await this.takeWarm(handle);
+      const tenant = options.proxyServer ? undefined : options.tenant;
+      const warm = options.proxyServer ? await handle.stock.open(options.proxyServer) : await handle.stock.take(tenant);
       if (!warm) throw new BrowserUnavailableError("The browser could not open a page.");
+      if (warm.uses > 0) this.reused++;
       handle.active++;
       handle.served++;
       if (handle.served >= this.options.retireAfterPages) this.retire(handle);
-      return this.lease(handle, warm);
+      return this.lease(handle, warm, tenant);
     } catch (err) {
       this.giveSlot();
       throw err instanceof CrawlboxError ? err : new BrowserUnavailableError(`The browser could not open a page: ${(err as Error).message}`, err);
@@ -174,23 +191,27 @@ export class BrowserPool {
     await Promise.all([...this.handles].map((h) => this.dispose(h)));
   }
 
-  private lease(handle: Handle, warm: Warm): Lease {
+  private lease(handle: Handle, warm: StockPage, tenant: string | undefined): Lease {
     let released = false;
+    const reuses = warm.uses++;
     return {
       context: warm.context,
       page: warm.page,
       session: warm.session,
       prepared: warm.prepared,
       generation: handle.generation,
-      release: ({ suspect = false } = {}) => {
+      reuses,
+      release: ({ suspect = false, reuse = false } = {}) => {
         if (released) return;
         released = true;
         handle.active--;
         this.giveSlot();
-        void warm.context.close().catch(() => {});
+        const keep = reuse && !suspect && tenant !== undefined && warm.uses < REUSE_MAX_SCRAPES && !handle.dead && !handle.retiring && !this.closed;
+        if (keep) handle.stock.keep(warm, tenant);
+        else void warm.context.close().catch(() => {});
         if (suspect && !handle.dead) void this.probe(handle);
         else if (handle.retiring && handle.active === 0) void this.dispose(handle);
-        else if (!handle.retiring && !handle.dead) this.topUp(handle);
+        else if (!handle.retiring && !handle.dead) handle.stock.topUp();
       },
     };
   }
@@ -244,12 +265,26 @@ export class BrowserPool {
       this.options.log.error("browser: Chromium failed to start", { error: (err as Error).message });
       throw new BrowserUnavailableError(`Chromium failed to start: ${(err as Error).message}`, err);
     }
-    const handle: Handle = { browser, generation: ++this.generation, served: 0, active: 0, retiring: false, dead: false, warm: [] };
+    const handle: Handle = {
+      browser,
+      generation: ++this.generation,
+      served: 0,
+      active: 0,
+      retiring: false,
+      dead: false,
+      stock: new PageStock({
+        browser,
+        concurrency: this.options.concurrency,
+        prepare: this.options.prepare,
+        usable: () => !handle.dead && !handle.retiring && !this.closed,
+        onCreated: () => this.created++,
+      }),
+    };
     this.handles.add(handle);
     browser.once("disconnected", () => {
       if (!handle.dead) this.options.log.warn("browser: Chromium disconnected", { generation: handle.generation });
       handle.dead = true;
-      handle.warm = [];
+      handle.stock.forget();
       this.handles.delete(handle);
       if (this.current === handle) this.current = undefined;
       const proc = browser.process();
@@ -261,44 +296,14 @@ export class BrowserPool {
     }
     this.current = handle;
     this.options.log.info("browser: Chromium started", { generation: handle.generation, pid: browser.process()?.pid });
-    this.topUp(handle);
+    handle.stock.topUp();
     return handle;
-  }
-
-  /** Keeps as many warm pages ready as there are slots (at most 2: contexts cost memory). */
-  private topUp(handle: Handle): void {
-    const target = Math.min(this.options.concurrency, 2);
-    while (handle.warm.length < target && !handle.dead && !handle.retiring && !this.closed) {
-      const w = this.newWarm(handle).catch(() => undefined);
-      handle.warm.push(w);
-    }
-  }
-
-  private async takeWarm(handle: Handle): Promise<Warm | undefined> {
-    const next = handle.warm.shift();
-    const warm = (next ? await next : undefined) ?? (await this.newWarm(handle));
-    return warm;
-  }
-
-  private async newWarm(handle: Handle, proxyServer?: string): Promise<Warm> {
-    const context = await handle.browser.createBrowserContext(
-      proxyServer ? { proxyServer, proxyBypassList: ["<-loopback>"] } : undefined,
-    );
-    try {
-      const page = await context.newPage();
-      const session = await page.createCDPSession();
-      const prepared = await this.options.prepare?.(page, session);
-      return { context, page, session, prepared };
-    } catch (err) {
-      await context.close().catch(() => {});
-      throw err;
-    }
   }
 
   private retire(handle: Handle): void {
     handle.retiring = true;
     if (this.current === handle) this.current = undefined;
-    for (const w of handle.warm.splice(0)) void w.then((x) => x?.context.close().catch(() => {}));
+    handle.stock.closeAll();
     this.options.log.info("browser: retiring Chromium", { generation: handle.generation, served: handle.served });
   }
 
@@ -312,7 +317,7 @@ export class BrowserPool {
     ]);
     if (ok) {
       if (handle.retiring && handle.active === 0) await this.dispose(handle);
-      else this.topUp(handle);
+      else handle.stock.topUp();
       return;
     }
     this.options.log.warn("browser: Chromium does not answer; killing and replacing it", { generation: handle.generation });
@@ -322,7 +327,7 @@ export class BrowserPool {
   private async dispose(handle: Handle, kill = false): Promise<void> {
     handle.dead = true;
     if (this.current === handle) this.current = undefined;
-    handle.warm = [];
+    handle.stock.forget();
     const proc = handle.browser.process();
     if (kill && proc) await killProcess(proc);
     else await closeChromium(handle.browser);

@@ -46,12 +46,21 @@ export class PageSetup {
     this.control = new RequestControl(session);
   }
 
+  /** Forgets the emulation sent (actions may have changed the viewport): the next {@link apply} sends it again. */
+  invalidate(): void {
+    this.emulationKey = undefined;
+  }
+
   /** Brings the page to `d`, sending only the differences, in parallel. */
   async apply(d: DesiredSetup): Promise<AppliedEmulation> {
     const sends: Promise<unknown>[] = [this.control.configure(d.control)];
     const key = JSON.stringify(d.emulation);
     if (key !== this.emulationKey) {
       this.emulationKey = key;
+      // A reused page must not keep an earlier scrape's stealth patches.
+      const oldStealth = this.emulation?.stealthScriptId;
+      if (oldStealth) sends.push(this.session.send("Page.removeScriptToEvaluateOnNewDocument", { identifier: oldStealth }));
+      this.emulation = undefined;
       sends.push(applyEmulation(this.session, d.emulation).then((e) => (this.emulation = e)));
     }
     if (d.ignoreCertErrors !== this.ignoreCerts) {

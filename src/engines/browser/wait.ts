@@ -32,18 +32,28 @@ export class NetworkTracker {
   private inflight = new Set<HTTPRequest>();
   private lastActivity = performance.now();
 
-  constructor(page: Page) {
-    page.on("request", (r) => {
-      this.inflight.add(r);
-      this.lastActivity = performance.now();
-    });
-    const done = (r: HTTPRequest) => {
-      this.inflight.delete(r);
-      this.lastActivity = performance.now();
-    };
-    page.on("requestfinished", done);
-    page.on("requestfailed", done);
-    page.on("requestservedfromcache", done);
+  private readonly started = (r: HTTPRequest) => {
+    this.inflight.add(r);
+    this.lastActivity = performance.now();
+  };
+  private readonly done = (r: HTTPRequest) => {
+    this.inflight.delete(r);
+    this.lastActivity = performance.now();
+  };
+
+  constructor(private readonly page: Page) {
+    page.on("request", this.started);
+    page.on("requestfinished", this.done);
+    page.on("requestfailed", this.done);
+    page.on("requestservedfromcache", this.done);
+  }
+
+  /** Stops listening (a reused page outlives its scrape's tracker). */
+  dispose(): void {
+    this.page.off("request", this.started);
+    this.page.off("requestfinished", this.done);
+    this.page.off("requestfailed", this.done);
+    this.page.off("requestservedfromcache", this.done);
   }
 
   /** Milliseconds since the network was last busy; 0 while requests are in flight. */
