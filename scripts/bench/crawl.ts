@@ -20,7 +20,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readLines, readMem, sampleRss } from "./lib/crawl-proc.ts";
+import { readCpuMs, readLines, readMem, sampleRss } from "./lib/crawl-proc.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const argv = process.argv;
@@ -47,6 +47,8 @@ interface Run {
   /** RSS when 25/50/75/100 % of the pages were done. */
   quarterRssKb: number[];
   peakRssKb: number;
+  /** CPU time of the crawler's process (all threads) over the timed crawl. */
+  cpuMs: number;
   notFound: number;
   missing: string[];
 }
@@ -113,6 +115,7 @@ async function runCrawlbox(site: string, ignoreRobotsTxt: boolean, profile?: { d
     const startRssKb = (await readMem(proc.pid)).rssKb;
     await siteStats(site, true);
     const sampler = sampleRss(proc.pid);
+    const cpu0 = await readCpuMs(proc.pid);
     const t0 = performance.now();
     const res = await fetch(`${api}/v2/crawl`, {
       method: "POST",
@@ -132,6 +135,7 @@ async function runCrawlbox(site: string, ignoreRobotsTxt: boolean, profile?: { d
       await Bun.sleep(POLL_MS);
     }
     const ms = performance.now() - t0;
+    const cpuMs = (await readCpuMs(proc.pid)) - cpu0;
     const mem = await readMem(proc.pid);
     quarterRssKb.push(mem.rssKb);
     sampler.stop();
@@ -148,7 +152,7 @@ async function runCrawlbox(site: string, ignoreRobotsTxt: boolean, profile?: { d
       next = page.next;
     }
     if (docs !== status.completed) console.error(`crawlbox: ${docs} documents for ${status.completed} completed pages`);
-    return { pages: status.completed, ms, markdownChars, startRssKb, quarterRssKb, peakRssKb: mem.hwmKb, notFound, missing };
+    return { pages: status.completed, ms, markdownChars, startRssKb, quarterRssKb, peakRssKb: mem.hwmKb, cpuMs, notFound, missing };
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;
@@ -167,15 +171,19 @@ async function runChild(script: string, site: string): Promise<Run> {
     stderr: "inherit",
   });
   let startRssKb = 0;
+  let cpu0 = 0;
   const quarterRssKb: number[] = [];
-  let done: { pages: number; ms: number; markdownChars: number; peakRssKb: number } | undefined;
+  let done: { pages: number; ms: number; markdownChars: number; peakRssKb: number; cpuMs: number } | undefined;
   await readLines(proc.stdout as ReadableStream<Uint8Array>, async (line) => {
     const [word, ...rest] = line.trim().split(" ");
-    if (word === "START") startRssKb = (await readMem(proc.pid)).rssKb;
+    if (word === "START") {
+      startRssKb = (await readMem(proc.pid)).rssKb;
+      cpu0 = await readCpuMs(proc.pid);
+    }
     else if (word === "PROGRESS") quarterRssKb.push((await readMem(proc.pid)).rssKb);
     else if (word === "DONE") {
       const [pages, ms, chars] = rest.map(Number) as [number, number, number];
-      done = { pages, ms, markdownChars: chars, peakRssKb: (await readMem(proc.pid)).hwmKb };
+      done = { pages, ms, markdownChars: chars, peakRssKb: (await readMem(proc.pid)).hwmKb, cpuMs: (await readCpuMs(proc.pid)) - cpu0 };
       (proc.stdin as import("bun").FileSink).end();
     } else if (line.trim()) console.error(`${script}: ${line}`);
   });
@@ -236,7 +244,7 @@ async function main() {
             : await runChild(peer === "crawlee" ? "scripts/bench/lib/crawl-crawlee.ts" : "scripts/bench/lib/crawl-bare.ts", site.base);
         runs[peer].push(run);
         const pps = run.pages / (run.ms / 1000);
-        console.error(`round ${r + 1} ${peer}: ${run.pages} pages in ${(run.ms / 1000).toFixed(1)} s = ${pps.toFixed(1)} pages/s, peak ${mb(run.peakRssKb)} MB, RSS@quarters ${run.quarterRssKb.map(mb).join("/")} MB, 404s ${run.notFound}${run.missing.length ? ` (${run.missing.join(" ")})` : ""}`);
+        console.error(`round ${r + 1} ${peer}: ${run.pages} pages in ${(run.ms / 1000).toFixed(1)} s = ${pps.toFixed(1)} pages/s, CPU ${(run.cpuMs / run.pages).toFixed(2)} ms/page, peak ${mb(run.peakRssKb)} MB, RSS@quarters ${run.quarterRssKb.map(mb).join("/")} MB, 404s ${run.notFound}${run.missing.length ? ` (${run.missing.join(" ")})` : ""}`);
       }
     }
   } finally {
@@ -247,19 +255,23 @@ async function main() {
   const row = (p: Peer, label: string) => {
     const rs = runs[p];
     const quarters = QUARTERS.map((_, i) => mb(median(rs.map((x) => x.quarterRssKb[i] ?? 0)))).join(" / ");
-    return `| ${label} | ${median(rs.map((x) => x.pages))} | ${pps(p).toFixed(1)} | ${mb(median(rs.map((x) => x.peakRssKb)))} | ${mb(median(rs.map((x) => x.startRssKb)))} | ${quarters} | ${(median(rs.map((x) => x.markdownChars)) / 1e6).toFixed(1)} |`;
+    return `| ${label} | ${median(rs.map((x) => x.pages))} | ${pps(p).toFixed(1)} | ${median(rs.map((x) => x.cpuMs / x.pages)).toFixed(2)} | ${mb(median(rs.map((x) => x.peakRssKb)))} | ${mb(median(rs.map((x) => x.startRssKb)))} | ${quarters} | ${(median(rs.map((x) => x.markdownChars)) / 1e6).toFixed(1)} |`;
   };
   console.log(`# Crawl benchmark (${new Date().toISOString().slice(0, 10)}, ${PAGES} pages, ${(site.bytes / 1024 / 1024).toFixed(0)} MB of HTML, concurrency ${CONCURRENCY}, ${ROUNDS} rounds, bun ${Bun.version})\n`);
-  console.log("| crawler | pages | pages/s (median) | peak RSS MB | RSS at start MB | RSS at 25 / 50 / 75 / 100 % MB | markdown M chars |");
-  console.log("|---|---|---|---|---|---|---|");
-  console.log(row("crawlbox", "crawlbox `POST /v2/crawl` (server process, robots.txt honoured)"));
-  console.log(row("crawlbox-norobots", "crawlbox `POST /v2/crawl`, `ignoreRobotsTxt: true`"));
-  if (runs.crawlee.length > 0) console.log(row("crawlee", "Crawlee `CheerioCrawler` + turndown"));
-  console.log(row("bare", "bare loop (fetch + parse + links + clean + markdown)"));
+  console.log("| crawler | pages | pages/s (median) | CPU ms per page (all threads) | peak RSS MB | RSS at start MB | RSS at 25 / 50 / 75 / 100 % MB | markdown M chars |");
+  console.log("|---|---|---|---|---|---|---|---|");
+  const labels: Record<Peer, string> = {
+    crawlbox: "crawlbox `POST /v2/crawl` (server process, robots.txt honoured)",
+    "crawlbox-norobots": "crawlbox `POST /v2/crawl`, `ignoreRobotsTxt: true`",
+    crawlee: "Crawlee `CheerioCrawler` + turndown",
+    bare: "bare loop (fetch + parse + links + clean + markdown)",
+  };
+  for (const p of Object.keys(labels) as Peer[]) if (runs[p].length > 0) console.log(row(p, labels[p]));
   const perRound = (a: Peer, b: Peer) => runs[a].map((x, i) => (x.pages / x.ms) / (runs[b][i]!.pages / runs[b][i]!.ms)).map((x) => x.toFixed(2)).join(", ");
   for (const p of ["crawlbox", "crawlbox-norobots"] as const) {
+    if (runs[p].length === 0) continue;
     if (runs.crawlee.length > 0) console.log(`\n${p} / Crawlee: ${(pps(p) / pps("crawlee")).toFixed(2)}× (per round ${perRound(p, "crawlee")}; target ≥ 2×)`);
-    console.log(`${p} / bare loop: ${((pps(p) / pps("bare")) * 100).toFixed(0)} % (per round ${perRound(p, "bare")}; target ≥ 60 %)`);
+    if (runs.bare.length > 0) console.log(`${p} / bare loop: ${((pps(p) / pps("bare")) * 100).toFixed(0)} % (per round ${perRound(p, "bare")}; target ≥ 60 %)`);
   }
 }
 

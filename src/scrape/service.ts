@@ -8,6 +8,7 @@
  *                                      └─miss─▶ engine ─────┴▶ render formats ─▶ metadata ─▶ store ─▶ Document
  * ```
  */
+import type { Logger } from "../log.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { NoCachedDataError, CrawlboxError, UnsupportedFileError } from "../errors.ts";
@@ -43,6 +44,8 @@ export interface ScrapeServiceDeps {
   capabilities: ReadonlySet<RendererNeed>;
   now?: () => number;
   newId?: () => string;
+  /** Where a failed cache write is reported (the scrape itself goes on). */
+  log?: Pick<Logger, "warn">;
 }
 
 /** Per-call options of a scrape. */
@@ -193,7 +196,10 @@ export class ScrapeService {
 
     const page = await this.deps.engines.fetch(spec, this.deps.maxPageBytes, signal, { keyId });
     if (isCacheable(spec) && !page.artifacts && page.statusCode >= 200 && page.statusCode < 300) {
-      await this.deps.cache.put(key, page, this.now());
+      // The cache is an optimisation: a full disk must not fail the scrape that was already fetched.
+      await this.deps.cache.put(key, page, this.now()).catch((err: unknown) => {
+        this.deps.log?.warn("page cache write failed", { url: spec.url, error: String(err) });
+      });
     }
     return { page };
   }

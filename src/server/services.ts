@@ -160,6 +160,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     maxPageBytes: config.maxPageBytes,
     capabilities: llm ? new Set<RendererNeed>([...CAPABILITIES, "llm"]) : CAPABILITIES,
     now,
+    log,
   });
   const limiter = new ConcurrencyLimiter(config.maxConcurrency);
   const scheduler = createScheduler(log);
@@ -245,6 +246,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await engines.close();
       await parsers.close();
       await gate.close();
+      cache.close();
       db.close();
     },
   };

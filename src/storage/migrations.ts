@@ -205,4 +205,21 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX page_cache_cached_at ON page_cache (cached_at);
   `,
+  // 9: cached bodies are appended to segment files instead of one file each (creating a file cost ≈ 0.25 ms of
+  // kernel time per page, storage/page-cache.ts). The rows now say where the bytes are; old rows are dropped
+  // (a cache), and the next prune deletes their files.
+  `
+  DROP TABLE page_cache;
+  CREATE TABLE page_cache (
+    cache_key TEXT PRIMARY KEY,       -- hex SHA-256 of URL + the options that change what is fetched
+    url TEXT NOT NULL,
+    cached_at INTEGER NOT NULL,
+    meta TEXT NOT NULL,               -- JSON: status, headers, final URL, content type, charset, engine
+    segment TEXT NOT NULL,            -- body segment file under <dataDir>/cache/
+    offset INTEGER NOT NULL,          -- where the body starts in it
+    size INTEGER NOT NULL             -- body bytes
+  );
+  CREATE INDEX page_cache_cached_at ON page_cache (cached_at);
+  CREATE INDEX page_cache_segment ON page_cache (segment);
+  `,
 ];

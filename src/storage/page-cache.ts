@@ -4,16 +4,21 @@
  * later request for other formats of the same page is still a hit; rendering from bytes costs milliseconds.
  * Keys are hashes of the URL plus every option that changes what is fetched (see scrape/cache-key.ts).
  *
- * Bodies live in files under `<dataDir>/cache/`, one per key, and only the facts in SQLite: page bodies are
- * large, and writing them through SQLite's WAL (then again at each checkpoint) was the costliest part of a
- * crawled page after parsing. A row is written after its file, so a row always has its body; a file without a
- * row (a crash between the two) is overwritten by the next put or removed by `prune`.
+ * Bodies are appended to segment files under `<dataDir>/cache/` (body-segments.ts) and only the facts — which
+ * segment, where, how long — live in SQLite. History of this choice, all measured on a crawl:
+ * - bodies in SQLite: written to the WAL, then again at each checkpoint; the costliest part of a crawled page
+ *   after parsing;
+ * - one file per body: creating a file costs ≈ 0.25 ms of kernel time on ext4 whatever its size (0.02 ms to
+ *   append the same 85 KB to an open file), ≈ 10 % of a crawled page's CPU;
+ * - append-only segments (now): one positioned write per body.
+ *
+ * A row is written after its body, so a row always points at written bytes; bytes without a row (a crash between
+ * the two, or a key stored again) are dead space until their segment's rows are all pruned, then the segment file
+ * is deleted. A row whose bytes cannot be read back whole (a truncated segment) is a miss.
  */
 import type { Database } from "bun:sqlite";
-import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Page } from "../engines/types.ts";
+import { BodySegments } from "./body-segments.ts";
 
 /** A cached page and when it was fetched. */
 export interface CachedPage {
@@ -27,22 +32,23 @@ const KEY = /^[0-9a-f]{64}$/;
 
 /** Read and write access to the page cache. */
 export class PageCache {
-  private readonly dir: string;
+  private readonly segments: BodySegments;
   private readonly getStmt;
   private readonly putStmt;
-  private readonly expiredStmt;
-  private readonly deleteStmt;
+  private readonly pruneStmt;
+  private readonly liveSegmentsStmt;
 
-  constructor(
-    private readonly db: Database,
-    dataDir: string,
-  ) {
-    this.dir = join(dataDir, "cache");
-    mkdirSync(this.dir, { recursive: true });
-    this.getStmt = db.query<{ cached_at: number; meta: string }, [string]>("SELECT cached_at, meta FROM page_cache WHERE cache_key = ?");
-    this.putStmt = db.query("INSERT OR REPLACE INTO page_cache (cache_key, url, cached_at, meta, size) VALUES (?, ?, ?, ?, ?)");
-    this.expiredStmt = db.query<{ cache_key: string }, [number]>("SELECT cache_key FROM page_cache WHERE cached_at < ?");
-    this.deleteStmt = db.query("DELETE FROM page_cache WHERE cache_key = ?");
+  /** `segmentBytes`: size at which a new body segment starts (tests make it tiny). */
+  constructor(db: Database, dataDir: string, segmentBytes?: number) {
+    this.segments = new BodySegments(dataDir, segmentBytes);
+    this.getStmt = db.query<{ cached_at: number; meta: string; segment: string; offset: number; size: number }, [string]>(
+      "SELECT cached_at, meta, segment, offset, size FROM page_cache WHERE cache_key = ?",
+    );
+    this.putStmt = db.query(
+      "INSERT OR REPLACE INTO page_cache (cache_key, url, cached_at, meta, segment, offset, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.pruneStmt = db.query("DELETE FROM page_cache WHERE cached_at < ?");
+    this.liveSegmentsStmt = db.query<{ segment: string }, []>("SELECT DISTINCT segment FROM page_cache");
   }
 
   /** The cached page for `key` if it was fetched at or after `notBefore` (epoch ms). */
@@ -50,39 +56,31 @@ export class PageCache {
     if (!KEY.test(key)) return undefined;
     const row = this.getStmt.get(key);
     if (!row || row.cached_at < notBefore) return undefined;
-    let body: Uint8Array;
-    try {
-      body = readFileSync(join(this.dir, key));
-    } catch {
-      return undefined; // the file was removed under us: a miss
-    }
+    const body = this.segments.read(row.segment, row.offset, row.size);
+    if (!body) return undefined; // the segment is gone or short: a miss
     const meta = JSON.parse(row.meta) as PageMeta;
     const page: Page = { ...meta, body, engine: meta.engine };
     if (meta.charset) page.text = new TextDecoder(meta.charset).decode(body);
     return { page, cachedAt: row.cached_at };
   }
 
-  /**
-   * Stores `page` under `key` (a hex SHA-256), replacing an older copy. The body is written with
-   * `fs.promises.writeFile`, which runs on the thread pool: `Bun.write` wrote on the JavaScript thread and, with
-   * the disk busy during a crawl, cost ~5 % of a crawl's CPU.
-   */
+  /** Stores `page` under `key` (a hex SHA-256), replacing an older copy. */
   async put(key: string, page: Page, cachedAt: number): Promise<void> {
     if (!KEY.test(key)) throw new TypeError("page cache keys are hex SHA-256 digests");
     const { body, text: _text, ...meta } = page;
-    await writeFile(join(this.dir, key), body);
-    this.putStmt.run(key, page.requestedUrl, cachedAt, JSON.stringify(meta), body.byteLength);
+    const at = await this.segments.append(body);
+    this.putStmt.run(key, page.requestedUrl, cachedAt, JSON.stringify(meta), at.segment, at.offset, body.byteLength);
   }
 
-  /** Deletes entries fetched before `olderThan` (epoch ms), and body files without a row; returns how many entries. */
+  /** Deletes entries fetched before `olderThan` (epoch ms) and segment files no entry points into; returns how many entries. */
   prune(olderThan: number): number {
-    const expired = this.expiredStmt.all(olderThan);
-    for (const { cache_key } of expired) {
-      this.deleteStmt.run(cache_key);
-      rmSync(join(this.dir, cache_key), { force: true });
-    }
-    const known = new Set(this.db.query<{ cache_key: string }, []>("SELECT cache_key FROM page_cache").all().map((r) => r.cache_key));
-    for (const name of readdirSync(this.dir)) if (!known.has(name)) rmSync(join(this.dir, name), { force: true });
-    return expired.length;
+    const removed = this.pruneStmt.run(olderThan).changes;
+    this.segments.removeAllBut(new Set(this.liveSegmentsStmt.all().map((r) => r.segment)));
+    return removed;
+  }
+
+  /** Closes the segment files (the database is closed by its owner). */
+  close(): void {
+    this.segments.close();
   }
 }

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate } from "../../src/storage/database.ts";
@@ -56,25 +56,72 @@ describe("file store", () => {
 });
 
 describe("page cache", () => {
-  test("bodies live in files, rows hold the facts; prune removes expired entries and orphan files", async () => {
+  const page = (text: string) => ({
+    requestedUrl: "http://x/",
+    finalUrl: "http://x/",
+    statusCode: 200,
+    headers: {},
+    contentType: "text/html",
+    body: new TextEncoder().encode(text),
+    text,
+    charset: "utf-8",
+    engine: "http" as const,
+    elapsedMs: 1,
+  });
+  const key = (c: string) => c.repeat(64);
+  const segmentFiles = (dir: string) => readdirSync(join(dir, "cache")).filter((n) => n.endsWith(".seg"));
+
+  async function open(segmentBytes?: number) {
     const { PageCache } = await import("../../src/storage/page-cache.ts");
     const dir = mkdtempSync(join(tmpdir(), "crawlbox-cache-"));
     dirs.push(dir);
     const db = new Database(":memory:", { strict: true });
     migrate(db);
-    const cache = new PageCache(db, dir);
-    const key = "a".repeat(64);
-    const body = new TextEncoder().encode("<p>héllo</p>");
-    await cache.put(key, { requestedUrl: "http://x/", finalUrl: "http://x/", statusCode: 200, headers: {}, contentType: "text/html", body, text: "<p>héllo</p>", charset: "utf-8", engine: "http", elapsedMs: 1 }, 1000);
-    expect(existsSync(join(dir, "cache", key))).toBe(true);
-    const hit = cache.get(key, 0)!;
-    expect(hit.page.text).toBe("<p>héllo</p>");
-    expect(hit.cachedAt).toBe(1000);
-    expect(cache.get(key, 1001)).toBeUndefined();
-    await Bun.write(join(dir, "cache", "b".repeat(64)), "orphan");
+    return { dir, db, cache: new PageCache(db, dir, segmentBytes), PageCache };
+  }
+
+  test("bodies are appended to one segment file, rows say where; concurrent puts never overlap", async () => {
+    const { dir, cache } = await open();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => cache.put(key((i % 16).toString(16)), page(`<p>héllo ${i}</p>`.repeat(i + 1)), 1000 + i)));
+    expect(segmentFiles(dir)).toHaveLength(1);
+    // Keys 0..3 were written twice (i and i + 16): the later copy wins.
+    for (let i = 4; i < 20; i++) expect(cache.get(key((i % 16).toString(16)), 0)!.page.text).toBe(`<p>héllo ${i}</p>`.repeat(i + 1));
+    expect(cache.get(key("a"), 0)!.cachedAt).toBe(1010);
+    expect(cache.get(key("a"), 1011)).toBeUndefined(); // older than maxAge allows
+    cache.close();
+  });
+
+  test("prune drops expired rows, then segment files nothing points into, and stray files", async () => {
+    const { dir, cache } = await open(8); // every body starts a new segment
+    await cache.put(key("a"), page("<p>old</p>"), 1000);
+    await cache.put(key("b"), page("<p>new</p>"), 3000);
+    expect(segmentFiles(dir)).toHaveLength(2);
+    await Bun.write(join(dir, "cache", key("c")), "a body file of the one-file-per-body layout");
     expect(cache.prune(2000)).toBe(1);
-    expect(existsSync(join(dir, "cache", key))).toBe(false);
-    expect(existsSync(join(dir, "cache", "b".repeat(64)))).toBe(false);
-    expect(cache.get(key, 0)).toBeUndefined();
+    expect(segmentFiles(dir)).toHaveLength(1);
+    expect(existsSync(join(dir, "cache", key("c")))).toBe(false);
+    expect(cache.get(key("a"), 0)).toBeUndefined();
+    expect(cache.get(key("b"), 0)!.page.text).toBe("<p>new</p>");
+    // The segment being written is kept even when its rows are gone (the next put goes there).
+    expect(cache.prune(4000)).toBe(1);
+    expect(segmentFiles(dir)).toHaveLength(1);
+    cache.close();
+  });
+
+  test("after a restart old segments are read and new bodies go to a new segment; a short segment is a miss", async () => {
+    const { dir, db, cache, PageCache } = await open();
+    await cache.put(key("a"), page("<p>before restart</p>"), 1000);
+    cache.close();
+    const again = new PageCache(db, dir);
+    expect(again.get(key("a"), 0)!.page.text).toBe("<p>before restart</p>");
+    await again.put(key("b"), page("<p>after</p>"), 2000);
+    expect(segmentFiles(dir)).toHaveLength(2);
+    const { segment } = db.query<{ segment: string }, [string]>("SELECT segment FROM page_cache WHERE cache_key = ?").get(key("a"))!;
+    truncateSync(join(dir, "cache", segment), 5);
+    again.close(); // drop open handles; reads reopen the (now short) file
+    const third = new PageCache(db, dir);
+    expect(third.get(key("a"), 0)).toBeUndefined();
+    expect(third.get(key("b"), 0)!.page.text).toBe("<p>after</p>");
+    third.close();
   });
 });

@@ -21,6 +21,18 @@ export async function readMem(pid: number): Promise<Mem> {
   }
 }
 
+/** CPU time (user + system, all threads) a process has used so far, in ms, from `/proc/<pid>/stat`; 0 when gone. */
+export async function readCpuMs(pid: number): Promise<number> {
+  try {
+    const stat = await Bun.file(`/proc/${pid}/stat`).text();
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th (clock ticks, 100 Hz).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /** Samples a process's RSS every `intervalMs` until stopped; `stop()` returns the largest RSS seen (KiB). */
 export function sampleRss(pid: number, intervalMs = 50): { stop(): number } {
   let max = 0;
