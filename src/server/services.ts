@@ -247,6 +247,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await parsers.close();
       await gate.close();
       cache.close();
+      results.flush();
       db.close();
     },
   };

@@ -1,20 +1,34 @@
 /**
  * @module storage/scrape-results
- * Stored scrape documents for `GET /v2/scrape/{id}`. Rows belong to the key that made them: another key gets
- * 404 rather than 403 so ids cannot be probed. Rows expire (default 24 h) and are pruned.
+ * Documents of `POST /v2/scrape`, kept 24 h for `GET /v2/scrape/{id}`.
+ *
+ * Writes are behind the response: `put` queues the document and the queue is written in one transaction on the
+ * next turn of the event loop, so serialising the document (tens of KB of markdown) and the SQLite write are off
+ * the request's latency (≈ 0.1–0.5 ms of a ~8 ms scrape). `get` sees queued documents, so a client that asks for
+ * its result right after the response still finds it. The cost: a crash in the millisecond between the
+ * response and the write loses the stored copy (never the response itself); a graceful stop writes the queue.
  */
 import type { Database } from "bun:sqlite";
 
 /** How long a scrape result stays retrievable. */
 export const SCRAPE_RESULT_TTL_MS = 24 * 60 * 60 * 1000;
 
+interface Pending {
+  keyId: string;
+  url: string;
+  createdAt: number;
+  document: unknown;
+}
+
 /** Scrape documents by id. */
 export class ScrapeResults {
   private readonly putStmt;
   private readonly getStmt;
   private readonly pruneStmt;
+  private readonly pending = new Map<string, Pending>();
+  private flushScheduled = false;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.putStmt = db.query(
       "INSERT OR REPLACE INTO scrapes (id, key_id, url, created_at, expires_at, document) VALUES (?, ?, ?, ?, ?, ?)",
     );
@@ -24,13 +38,38 @@ export class ScrapeResults {
     this.pruneStmt = db.query("DELETE FROM scrapes WHERE expires_at < ?");
   }
 
-  /** Stores a document under its scrape id. */
+  /**
+   * Stores a document under its scrape id (written on the next event-loop turn, see the module note). The
+   * document must not be changed afterwards: it is serialised when written.
+   */
   put(id: string, keyId: string, url: string, document: unknown, now: number): void {
-    this.putStmt.run(id, keyId, url, now, now + SCRAPE_RESULT_TTL_MS, JSON.stringify(document));
+    this.pending.set(id, { keyId, url, createdAt: now, document });
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Writes every queued document now, in one transaction. */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.pending.size === 0) return;
+    const rows = [...this.pending];
+    this.pending.clear();
+    this.db.transaction(() => {
+      for (const [id, p] of rows) {
+        this.putStmt.run(id, p.keyId, p.url, p.createdAt, p.createdAt + SCRAPE_RESULT_TTL_MS, JSON.stringify(p.document));
+      }
+    })();
   }
 
   /** The document with `id` made by `keyId`, unless expired. */
   get(id: string, keyId: string, now: number): unknown | undefined {
+    const queued = this.pending.get(id);
+    if (queued) {
+      // A copy, as from the database: the caller may change what it gets.
+      return queued.keyId === keyId && queued.createdAt + SCRAPE_RESULT_TTL_MS >= now ? structuredClone(queued.document) : undefined;
+    }
     const row = this.getStmt.get(id);
     if (!row || row.key_id !== keyId || row.expires_at < now) return undefined;
     return JSON.parse(row.document);
@@ -38,6 +77,7 @@ export class ScrapeResults {
 
   /** Deletes expired rows; returns how many. */
   prune(now: number): number {
+    this.flush();
     return this.pruneStmt.run(now).changes;
   }
 }
