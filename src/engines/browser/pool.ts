@@ -20,29 +20,18 @@
  *   answer within {@link HEALTH_TIMEOUT_MS} is killed and replaced.
  * - `close()` closes every browser (raced against a timeout, then SIGKILL of the process group).
  */
-import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
+import type { Browser, CDPSession, Page } from "puppeteer-core";
 import { CrawlboxError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { closeChromium, killProcess, launchChromium, type LaunchOptions } from "./chromium.ts";
+import { BrowserQueueTimeoutError, BrowserUnavailableError, type AcquireOptions, type Lease } from "./lease.ts";
 import { REUSE_MAX_SCRAPES } from "./reuse.ts";
 import { PageStock, type StockPage } from "./stock.ts";
 
+export { BrowserQueueTimeoutError, BrowserUnavailableError, type AcquireOptions, type Lease } from "./lease.ts";
+
 /** How long a suspect browser has to answer `version()`. */
 export const HEALTH_TIMEOUT_MS = 2_000;
-
-/** 503: the browser could not be started or is shutting down. */
-export class BrowserUnavailableError extends CrawlboxError {
-  constructor(message: string, cause?: unknown) {
-    super("SCRAPE_BROWSER_UNAVAILABLE", 503, message, { retryable: true, cause });
-  }
-}
-
-/** 408: no browser slot became free before the scrape's deadline. */
-export class BrowserQueueTimeoutError extends CrawlboxError {
-  constructor() {
-    super("SCRAPE_TIMEOUT", 408, "Scrape timed out waiting for a free browser slot.", { retryable: true });
-  }
-}
 
 /** Options of {@link BrowserPool}. */
 export interface BrowserPoolOptions {
@@ -62,44 +51,6 @@ export interface BrowserPoolOptions {
    */
   prepare?: (page: Page, session: CDPSession) => Promise<unknown>;
 }
-
-/** Options of one lease. */
-export interface AcquireOptions {
-  signal?: AbortSignal;
-  /** `performance.now()` time after which waiting is pointless. */
-  deadline: number;
-  /**
-   * A proxy for this context only: an egress gate listener that chains to an upstream proxy
-   * (`gate.proxyUrlFor(upstream)`), never the upstream itself. Such contexts are never pre-warmed.
-   */
-  proxyServer?: string;
-  /**
-   * Who the page may be reused for (the API key's id). An idle page last used by the same tenant is taken first;
-   * pages are never shared between tenants. Undefined: a never-used page (profiles, upstream proxies).
-   */
-  tenant?: string;
-}
-
-/** A page of a fresh incognito context, held by one scrape. */
-export interface Lease {
-  readonly context: BrowserContext;
-  readonly page: Page;
-  /** A CDP session of the page, opened ahead of time (setting up a session costs a round trip). */
-  readonly session: CDPSession;
-  /** What `prepare` returned for this page. */
-  readonly prepared: unknown;
-  /** The browser's launch number (tests observe relaunches). */
-  readonly generation: number;
-  /** Scrapes this context served before this one (0: a fresh context). */
-  readonly reuses: number;
-  /**
-   * Gives the slot back and disposes of the context. `suspect`: the scrape timed out or the browser misbehaved,
-   * so the pool probes the browser and replaces it when it does not answer. `reuse`: the scrape finished normally
-   * and the context may serve the same tenant again once wiped (ignored without a tenant).
-   */
-  release(options?: { suspect?: boolean; reuse?: boolean }): void;
-}
-
 interface Handle {
   browser: Browser;
   generation: number;
