@@ -17,17 +17,20 @@ import { FORBIDDEN_HEADERS } from "../http/request-headers.ts";
 import type { CDPSession, HTTPResponse, Page as PuppeteerPage } from "puppeteer-core";
 import type { Action } from "../../api/actions.ts";
 import type { EgressGate } from "../../egress/index.ts";
-import { EGRESS_ERROR_HEADER, EGRESS_MESSAGE_HEADER } from "../../egress/index.ts";
-import { CrawlboxError, EgressDeniedError, ScrapeTimeoutError, SiteError } from "../../errors.ts";
+import { CrawlboxError, ScrapeTimeoutError, SiteError } from "../../errors.ts";
 import type { ProfileStore } from "../../storage/profiles.ts";
 import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import type { Page, PageArtifacts } from "../types.ts";
 import { runActions, takeScreenshot } from "./actions.ts";
 import { collectBranding } from "./branding.ts";
-import type { BrowserPool, Lease } from "./pool.ts";
+import type { Lease } from "./lease.ts";
+import { DocumentResponseError, egressRefusal, firstLine, mimeOf, navigationError, RENDERED_TYPES, TEXT_TYPES } from "./navigation.ts";
+import type { BrowserPool } from "./pool.ts";
 import { applyProfile, captureProfile } from "./profile.ts";
 import { defaultSetup, PageSetup } from "./setup.ts";
 import { NetworkTracker, SMART_WAIT_CAP_MS, waitForQuiet } from "./wait.ts";
+
+export { DocumentResponseError } from "./navigation.ts";
 
 /** What the router asks the browser for. */
 export interface BrowserRequest {
@@ -62,17 +65,6 @@ export interface BrowserRequest {
    */
   tenant?: string;
 }
-
-/** The main response is a document (PDF…) for the document pipeline, not a page to render. */
-export class DocumentResponseError extends CrawlboxError {
-  constructor(
-    readonly url: string,
-    readonly contentType: string,
-  ) {
-    super("SCRAPE_DOCUMENT_RESPONSE", 500, `The URL answered with a ${contentType} document, not a web page.`);
-  }
-}
-
 /** Options of {@link createBrowserEngine}. */
 export interface BrowserEngineOptions {
   pool: BrowserPool;
@@ -86,14 +78,6 @@ export interface BrowserEngine {
   readonly name: "browser";
   fetch(request: BrowserRequest, signal?: AbortSignal): Promise<Page>;
 }
-
-const RENDERED_TYPES = new Set(["text/html", "application/xhtml+xml", ""]);
-const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|[\w.+-]+\+(json|xml)))/;
-
-function mimeOf(contentType: string | undefined): string {
-  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-}
-
 /**
  * The pool's `prepare` hook: gives a new page the common-case setup before any scrape needs it.
  * Returns the page's {@link PageSetup}, which the engine finds on the lease.
@@ -283,7 +267,6 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
   };
 }
 
-
 /** `a=b; c=d` → cookies for `host`. */
 export function parseCookieHeader(header: string, host: string): { name: string; value: string; domain: string; path: string }[] {
   return header
@@ -295,41 +278,4 @@ export function parseCookieHeader(header: string, host: string): { name: string;
       return { name: p.slice(0, i).trim(), value: p.slice(i + 1).trim(), domain: host, path: "/" };
     })
     .filter((c) => c.name.length > 0);
-}
-
-/** The gate's refusal of a plain-http navigation, recognised by its marker headers. */
-function egressRefusal(res: HTTPResponse): CrawlboxError | undefined {
-  const h = res.headers();
-  const code = h[EGRESS_ERROR_HEADER];
-  if (!code) return undefined;
-  const message = h[EGRESS_MESSAGE_HEADER] ?? `Egress proxy refused the request (${code}).`;
-  if (code === "EGRESS_DENIED") return new EgressDeniedError(message);
-  return new SiteError(code, message, { status: 502, retryable: code !== "SCRAPE_DNS_RESOLUTION_ERROR" });
-}
-
-/** Maps a failed navigation to the error the HTTP engine would give for the same cause. */
-async function navigationError(err: unknown, url: string, timeoutMs: number, gate: Pick<EgressGate, "check">): Promise<CrawlboxError> {
-  const msg = firstLine(err);
-  if (/TimeoutError|Navigation timeout/i.test(msg) || (err as Error)?.name === "TimeoutError") {
-    return new ScrapeTimeoutError(timeoutMs);
-  }
-  if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_NAME_NOT_RESOLVED/.test(msg)) {
-    // The gate refused the tunnel (https) or could not resolve or connect: ask it why.
-    try {
-      await gate.check(url);
-    } catch (e) {
-      if (e instanceof CrawlboxError) return e;
-    }
-    return new SiteError("SCRAPE_SITE_ERROR", `Could not connect to ${new URL(url).host} (${msg}).`);
-  }
-  if (/ERR_CERT_|ERR_SSL_|SSL_PROTOCOL/.test(msg)) {
-    return new SiteError("SCRAPE_SSL_ERROR", `TLS error for ${new URL(url).host}: ${msg}. Set skipTlsVerification to accept it.`, {
-      retryable: false,
-    });
-  }
-  return new SiteError("SCRAPE_SITE_ERROR", `The browser could not load ${url}: ${msg}`);
-}
-
-function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 300);
 }
