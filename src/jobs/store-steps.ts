@@ -1,0 +1,93 @@
+/**
+ * @module jobs/store-steps
+ * The steps the SQLite job store runs inside its `BEGIN IMMEDIATE` transactions and that both the job lifecycle
+ * (jobs/sqlite-store) and task leases (jobs/task-leases) need: adding tasks, failing a task, completing a job
+ * that ran out of work. None of them opens a transaction; the caller's transaction makes them atomic.
+ */
+import type { Database } from "bun:sqlite";
+import type { SerializedError } from "../errors.ts";
+import { hostOf, readJob, type TaskRow } from "./store-rows.ts";
+import type { Job, JobEvent, NewTask } from "./types.ts";
+
+/** Asked for last tasks when a job has nothing queued or running; returning none lets the job complete. */
+export type DrainHook = (job: Job) => NewTask[];
+
+/** How long finished job results stay readable (extended when read). */
+export const JOB_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * What the store's steps share: the database, the clock, the id source, the event sink and the drain hook.
+ * One per {@link SqliteJobStore}; `drainHook` is set later, so it is read at each use.
+ */
+export interface StoreContext {
+  readonly db: Database;
+  readonly now: () => number;
+  readonly newId: () => string;
+  readonly emit: (e: JobEvent) => void;
+  drainHook?: DrainHook;
+}
+
+/** Adds tasks while the job has fewer than `limit` pages; duplicates (same dedup key) are ignored. */
+export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], limit: number): number {
+  const { db } = ctx;
+  if (tasks.length === 0) return 0;
+  const job = db.query<{ total: number; seq: number }, [string]>(
+    "SELECT total, (SELECT COALESCE(MAX(seq), 0) FROM tasks WHERE job_id = jobs.id) AS seq FROM jobs WHERE id = ?",
+  ).get(jobId);
+  if (!job) return 0;
+  const insert = db.query(
+    `INSERT OR IGNORE INTO tasks (id, job_id, kind, seq, url, source_url, dedup_key, depth, host, status, not_before, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
+  );
+  const t = ctx.now();
+  let total = job.total;
+  let seq = job.seq;
+  let added = 0;
+  for (const task of tasks) {
+    if (task.kind === "page" && total >= limit) break;
+    const source = task.sourceUrl !== undefined && task.sourceUrl !== task.url ? task.sourceUrl : null;
+    const r = insert.run(ctx.newId(), jobId, task.kind, ++seq, task.url, source, task.dedupKey, task.depth, hostOf(task.url), task.notBefore ?? t, t);
+    if (r.changes > 0 && task.kind === "page") {
+      total++;
+      added++;
+    }
+  }
+  if (added > 0) db.query("UPDATE jobs SET total = total + ?, updated_at = ? WHERE id = ?").run(added, t, jobId);
+  return added;
+}
+
+/** Finishes a task as failed; a failed page counts as completed and is announced while the job runs. */
+export function markFailed(ctx: StoreContext, task: TaskRow, error: SerializedError): void {
+  const { db } = ctx;
+  const t = ctx.now();
+  db
+    .query(
+      `UPDATE tasks SET status = 'failed', error = ?, lease_owner = NULL, lease_expires_at = NULL, finished_at = ?,
+         done_seq = (SELECT COALESCE(MAX(done_seq), 0) + 1 FROM tasks WHERE job_id = ?) WHERE id = ?`,
+    )
+    .run(JSON.stringify(error), t, task.job_id, task.id);
+  if (task.kind === "page") {
+    db.query("UPDATE jobs SET completed = completed + 1, updated_at = ? WHERE id = ?").run(t, task.job_id);
+    const job = readJob(db, task.job_id)!;
+    if (job.status === "scraping") ctx.emit({ job, event: "page", success: false, data: [], error: error.message });
+  }
+}
+
+/** Completes the job when nothing is queued or running; announces it. Runs inside the caller's transaction. */
+export function finishJobIfDone(ctx: StoreContext, jobId: string): void {
+  const { db } = ctx;
+  // EXISTS stops at the first pending task; a COUNT here was a scan of the job's queue on every completion.
+  const pending = db
+    .query<{ one: number }, [string]>("SELECT 1 AS one FROM tasks WHERE job_id = ? AND status IN ('queued', 'active') LIMIT 1")
+    .get(jobId);
+  if (pending) return;
+  if (ctx.drainHook) {
+    const job = readJob(db, jobId);
+    if (job && job.status === "scraping" && insertTasks(ctx, jobId, ctx.drainHook(job), Number.MAX_SAFE_INTEGER) > 0) return;
+  }
+  const t = ctx.now();
+  const r = db
+    .query("UPDATE jobs SET status = 'completed', updated_at = ?, completed_at = ?, expires_at = ? WHERE id = ? AND status = 'scraping'")
+    .run(t, t, t + JOB_TTL_MS, jobId);
+  if (r.changes > 0) ctx.emit({ job: readJob(db, jobId)!, event: "completed", success: true, data: [] });
+}

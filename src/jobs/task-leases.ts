@@ -1,0 +1,153 @@
+/**
+ * @module jobs/task-leases
+ * The task side of the SQLite job store: claiming the next runnable task under a lease, renewing it, settling it
+ * (complete, fail, retry), reaping leases a dead or stuck worker left behind, and giving up on failing hosts.
+ * {@link SqliteJobStore} delegates its task methods here; each write is one `BEGIN IMMEDIATE` transaction.
+ */
+import type { SerializedError } from "../errors.ts";
+import { immediate } from "../storage/database.ts";
+import { ownedTask, readJob, toTask, type TaskRow } from "./store-rows.ts";
+import { finishJobIfDone, insertTasks, markFailed, type StoreContext } from "./store-steps.ts";
+import type { ClaimLimits, Completion, Task } from "./types.ts";
+
+/** Leases the oldest runnable task to `owner`, skipping busy hosts, jobs and job-hosts (JobStore.claim). */
+export function claimTask(ctx: StoreContext, owner: string, leaseMs: number, limits: ClaimLimits): Task | undefined {
+  const { db } = ctx;
+  return immediate(db, () => {
+    const t = ctx.now();
+    const row = db
+      .query<TaskRow, [number, string, string, string]>(
+        `SELECT * FROM tasks WHERE status = 'queued' AND not_before <= ?
+           AND host NOT IN (SELECT value FROM json_each(?)) AND job_id NOT IN (SELECT value FROM json_each(?))
+           AND (job_id || ' ' || host) NOT IN (SELECT value FROM json_each(?))
+         ORDER BY created_at, seq LIMIT 1`,
+      )
+      .get(t, JSON.stringify(limits.busyHosts), JSON.stringify(limits.busyJobs), JSON.stringify(limits.busyJobHosts));
+    if (!row) return undefined;
+    db
+      .query("UPDATE tasks SET status = 'active', lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1 WHERE id = ?")
+      .run(owner, t + leaseMs, row.id);
+    return toTask({ ...row, status: "active", lease_owner: owner, lease_expires_at: t + leaseMs, attempts: row.attempts + 1 });
+  });
+}
+
+/** Extends `owner`'s lease; false when the task is no longer theirs (JobStore.renew). */
+export function renewLease(ctx: StoreContext, taskId: string, owner: string, leaseMs: number): boolean {
+  return ctx.db
+    .query("UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND status = 'active'")
+    .run(ctx.now() + leaseMs, taskId, owner).changes > 0;
+}
+
+/**
+ * Stores a task's result with its counters, blocked URLs, options patch and discovered tasks, announces the page
+ * and completes the job if it was the last; false when the lease was lost (JobStore.complete).
+ */
+export function completeTask(ctx: StoreContext, taskId: string, owner: string, c: Completion): boolean {
+  const { db } = ctx;
+  return immediate(db, () => {
+    const task = ownedTask(db, taskId, owner);
+    if (!task) return false;
+    const t = ctx.now();
+    const body = c.document === null ? null : JSON.stringify(c.document);
+    db
+      .query(
+        `UPDATE tasks SET status = 'done', result = ?, result_bytes = ?, lease_owner = NULL, lease_expires_at = NULL,
+           finished_at = ?, done_seq = (SELECT COALESCE(MAX(done_seq), 0) + 1 FROM tasks WHERE job_id = ?) WHERE id = ?`,
+      )
+      .run(body, body === null ? 0 : Buffer.byteLength(body), t, task.job_id, taskId);
+    if (task.kind === "page") {
+      db.query("UPDATE jobs SET completed = completed + 1, credits_used = credits_used + ?, updated_at = ? WHERE id = ?")
+        .run(c.credits, t, task.job_id);
+    }
+    if (c.robotsBlocked?.length) {
+      const ins = db.query("INSERT OR IGNORE INTO job_robots_blocked (job_id, url) VALUES (?, ?)");
+      for (const u of c.robotsBlocked) ins.run(task.job_id, u);
+    }
+    if (c.optionsPatch) {
+      const current = JSON.parse(db.query<{ options: string }, [string]>("SELECT options FROM jobs WHERE id = ?").get(task.job_id)!.options);
+      db.query("UPDATE jobs SET options = ? WHERE id = ?").run(JSON.stringify({ ...current, ...c.optionsPatch }), task.job_id);
+    }
+    if (c.discovered?.length) insertTasks(ctx, task.job_id, c.discovered, c.limit ?? Number.MAX_SAFE_INTEGER);
+    const job = readJob(db, task.job_id)!;
+    if (task.kind === "page" && c.document && job.status === "scraping") {
+      ctx.emit({ job, event: "page", success: true, data: [c.document] });
+    }
+    finishJobIfDone(ctx, task.job_id);
+    return true;
+  });
+}
+
+/** Finishes `owner`'s task as failed and completes the job if it was the last (JobStore.fail). */
+export function failTask(ctx: StoreContext, taskId: string, owner: string, error: SerializedError): boolean {
+  return immediate(ctx.db, () => {
+    const task = ownedTask(ctx.db, taskId, owner);
+    if (!task) return false;
+    markFailed(ctx, task, error);
+    finishJobIfDone(ctx, task.job_id);
+    return true;
+  });
+}
+
+/** Puts `owner`'s task back in the queue, runnable from `notBefore` (JobStore.retry). */
+export function retryTask(ctx: StoreContext, taskId: string, owner: string, notBefore: number): boolean {
+  return ctx.db
+    .query("UPDATE tasks SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, not_before = ? WHERE id = ? AND lease_owner = ? AND status = 'active'")
+    .run(notBefore, taskId, owner).changes > 0;
+}
+
+/** Requeues expired leases, failing tasks that stalled more than `maxStalls` times (JobStore.reap). */
+export function reapExpired(ctx: StoreContext, maxStalls: number): number {
+  const { db } = ctx;
+  return immediate(db, () => {
+    const t = ctx.now();
+    const expired = db
+      .query<TaskRow, [number]>("SELECT * FROM tasks WHERE status = 'active' AND lease_expires_at < ?")
+      .all(t);
+    for (const task of expired) {
+      if (task.stalls + 1 > maxStalls) {
+        db.query("UPDATE tasks SET stalls = stalls + 1 WHERE id = ?").run(task.id);
+        markFailed(ctx, task, { code: "SCRAPE_RETRY_LIMIT", status: 500, message: `The page stalled ${task.stalls + 1} times and was given up.` });
+        finishJobIfDone(ctx, task.job_id);
+      } else {
+        db
+          .query("UPDATE tasks SET status = 'queued', stalls = stalls + 1, lease_owner = NULL, lease_expires_at = NULL WHERE id = ?")
+          .run(task.id);
+      }
+    }
+    return expired.length;
+  });
+}
+
+/** Requeues every active task: at boot, all of them belong to a dead process (JobStore.recoverAll). */
+export function recoverActive(ctx: StoreContext): number {
+  return ctx.db
+    .query("UPDATE tasks SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL WHERE status = 'active'")
+    .run().changes;
+}
+
+/**
+ * Records a page attempt's outcome for the job's host. After `threshold` failed attempts in a row (network
+ * errors, timeouts, 5xx/429) the job gives up on the host: its queued pages fail with `SCRAPE_HOST_GAVE_UP`
+ * instead of hammering a dead or hostile server. Returns how many pages were given up.
+ */
+export function recordHostOutcome(ctx: StoreContext, jobId: string, host: string, ok: boolean, threshold: number): number {
+  const { db } = ctx;
+  return immediate(db, () => {
+    if (ok) {
+      db.query("UPDATE job_hosts SET failures = 0 WHERE job_id = ? AND host = ?").run(jobId, host);
+      return 0;
+    }
+    db
+      .query("INSERT INTO job_hosts (job_id, host, next_at, failures) VALUES (?, ?, 0, 1) ON CONFLICT (job_id, host) DO UPDATE SET failures = failures + 1")
+      .run(jobId, host);
+    const failures = db.query<{ failures: number }, [string, string]>("SELECT failures FROM job_hosts WHERE job_id = ? AND host = ?").get(jobId, host)!.failures;
+    if (failures < threshold) return 0;
+    const queued = db
+      .query<TaskRow, [string, string]>("SELECT * FROM tasks WHERE job_id = ? AND host = ? AND status = 'queued' AND kind = 'page'")
+      .all(jobId, host);
+    const error = { code: "SCRAPE_HOST_GAVE_UP", status: 502, message: `Gave up on ${host} after ${failures} failed attempts in a row.` };
+    for (const task of queued) markFailed(ctx, task, error);
+    if (queued.length > 0) finishJobIfDone(ctx, jobId);
+    return queued.length;
+  });
+}
