@@ -26,17 +26,20 @@
  *   are allowed (`CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS=true`), in which case the request goes out directly.
  *
  * No transaction is held across the network call: an attempt is recorded before sending and settled after.
+ * This file schedules and records attempts; one attempt's HTTP side (headers, signing, egress, POST) is in
+ * webhooks/delivery-attempt.
  */
 import type { Database } from "bun:sqlite";
 import type { EgressGate } from "../egress/index.ts";
-import { errorFromFetchFailure, errorFromProxyResponse } from "../egress/index.ts";
-import { EgressDeniedError } from "../errors.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { Scheduler } from "../scheduler/index.ts";
 import { immediate } from "../storage/database.ts";
 import { VERSION } from "../version.ts";
 import { listWebhookDeliveries, type DeliveryPage } from "./deliveries.ts";
-import { firecrawlSignature, standardWebhooksKey, standardWebhooksSignature } from "./signing.ts";
+import { type AttemptConfig, type DueRow, type Outcome, send, SHUTDOWN, type WebhookFetch } from "./delivery-attempt.ts";
+import { standardWebhooksKey } from "./signing.ts";
+
+export type { WebhookFetch } from "./delivery-attempt.ts";
 
 /** How long a delivery waits for the receiver's answer (upstream v1+: 10 s). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -50,12 +53,6 @@ export const WEBHOOK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const POLL_PATTERN = "* * * * * *";
 /** Cron pattern of the retention prune (hourly). */
 const PRUNE_PATTERN = "0 23 * * * *";
-
-/** Caller headers never forwarded: the transport owns framing and the target host. */
-const TRANSPORT_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer"]);
-
-/** The fetch the dispatcher uses (Bun's, or a test double). */
-export type WebhookFetch = (url: string, init: BunFetchRequestInit) => Promise<Response>;
 
 /** Options of {@link createWebhookDispatcher}. */
 export interface WebhookDispatcherOptions {
@@ -100,22 +97,10 @@ export interface WebhookDispatcher {
   prune(): number;
 }
 
-type DueRow = { seq: number; id: string; job_id: string; type: string; url: string; headers: string; body: string };
-
-type Outcome =
-  | { kind: "delivered"; status: number }
-  | { kind: "failed"; status?: number; error: string; permanent: boolean }
-  | { kind: "interrupted" };
-
 interface InFlight {
   promise: Promise<void>;
   controller: AbortController;
 }
-
-/** Reason used to abort an in-flight request at `stop()`. */
-const SHUTDOWN = Symbol("shutdown");
-/** Reason used to abort an in-flight request at the deadline. */
-const TIMEOUT = Symbol("timeout");
 
 /** Creates a dispatcher; validates its options (throws TypeError). Call `start()` to begin delivering. */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
@@ -144,6 +129,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let stopped = false;
   let started = false;
   let kickPending = false;
+  const attemptConfig: AttemptConfig = { userAgent, now, secret, standardKey, timeoutMs, allowPrivate, gate, doFetch };
 
   // Only the oldest pending event of each job is a candidate: strict per-job order.
   const dueQuery = db.query<DueRow, [number, number]>(
@@ -180,67 +166,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const startedAt = now();
     const { attempt } = beginAttempt.get(row.seq, startedAt)!;
     const t0 = performance.now();
-    const outcome = await send(row, controller);
+    const outcome = await send(attemptConfig, row, controller);
     settle(row, attempt, outcome, Math.round(performance.now() - t0));
-  }
-
-  function buildHeaders(row: DueRow): Headers {
-    const headers = new Headers({ "user-agent": userAgent });
-    const custom = JSON.parse(row.headers) as Record<string, string>;
-    for (const [name, value] of Object.entries(custom)) {
-      if (!TRANSPORT_HEADERS.has(name.toLowerCase())) headers.set(name, value);
-    }
-    // Managed headers last, so a caller header can never replace them.
-    const timestampSec = Math.floor(now() / 1000);
-    headers.set("content-type", "application/json");
-    headers.set("webhook-id", row.id);
-    headers.set("webhook-timestamp", String(timestampSec));
-    if (standardKey) {
-      headers.set("x-firecrawl-signature", firecrawlSignature(secret, row.body));
-      headers.set("webhook-signature", standardWebhooksSignature(standardKey, row.id, timestampSec, row.body));
-    }
-    return headers;
-  }
-
-  async function send(row: DueRow, controller: AbortController): Promise<Outcome> {
-    let headers: Headers;
-    try {
-      headers = buildHeaders(row);
-    } catch (err) {
-      return { kind: "failed", error: `invalid webhook header: ${(err as Error).message}`, permanent: true };
-    }
-    const timer = setTimeout(() => controller.abort(TIMEOUT), timeoutMs);
-    try {
-      if (!allowPrivate) await abortable(gate!.check(row.url), controller.signal);
-      const res = await abortable(
-        doFetch(row.url, {
-          method: "POST",
-          headers,
-          body: row.body,
-          redirect: "manual",
-          signal: controller.signal,
-          ...(allowPrivate ? {} : { proxy: gate!.proxyUrl }),
-        }),
-        controller.signal,
-      );
-      res.body?.cancel().catch(() => {});
-      const refused = !allowPrivate && row.url.startsWith("http:") ? errorFromProxyResponse(res) : undefined;
-      if (refused) return failure(refused);
-      if (res.status >= 200 && res.status < 300) return { kind: "delivered", status: res.status };
-      if (res.status >= 300 && res.status < 400) {
-        const location = res.headers.get("location");
-        return { kind: "failed", status: res.status, error: `redirect not followed (HTTP ${res.status}${location ? ` to ${location}` : ""})`, permanent: false };
-      }
-      return { kind: "failed", status: res.status, error: `HTTP ${res.status}`, permanent: false };
-    } catch (err) {
-      if (controller.signal.aborted && controller.signal.reason === SHUTDOWN) return { kind: "interrupted" };
-      if (controller.signal.aborted && controller.signal.reason === TIMEOUT) {
-        return { kind: "failed", error: `timed out after ${timeoutMs} ms`, permanent: false };
-      }
-      return failure(errorFromFetchFailure(err) ?? err);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   function settle(row: DueRow, attempt: number, outcome: Outcome, durationMs: number): void {
@@ -318,31 +245,4 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       });
     },
   };
-}
-
-/** A failed outcome for a thrown error: egress refusals are permanent, everything else is retried. */
-function failure(err: unknown): Outcome {
-  if (err instanceof EgressDeniedError) return { kind: "failed", error: `egress refused: ${err.message}`, permanent: true };
-  const code = typeof (err as { code?: unknown })?.code === "string" ? (err as { code: string }).code : "";
-  const message = err instanceof Error ? err.message : String(err);
-  return { kind: "failed", error: code && !message.includes(code) ? `${message} (${code})` : message, permanent: false };
-}
-
-/** Rejects with the signal's reason when it aborts before `p` settles. */
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
