@@ -2,7 +2,9 @@
  * Scrape benchmark, in one run on local pages (the article-extraction set served by a separate process):
  *  1. p50/p95 latency and pages/s of `POST /v2/scrape` (markdown, cache off) on a crawlbox server process,
  *     against a bare in-process loop doing the same work without the API: fetch + parse + clean + convert.
- *     The difference is what the API adds: HTTP, validation, auth, the egress gate hop, metadata, storage.
+ *     The difference is what the API adds: HTTP, validation, auth, the egress gate, metadata, storage. A third
+ *     path, the same bare loop behind a minimal HTTP server (lib/bare-scrape-server.ts), splits that difference
+ *     into the process hop alone and what crawlbox adds on top of it.
  *  2. MB/s of our raw-HTML→markdown pipeline (parse + main content + markdown) against turndown's on the same
  *     raw pages.
  * The machine is shared and noisy: the two sides of each comparison are interleaved, and ratios are reported.
@@ -98,16 +100,27 @@ async function main() {
     stderr: "inherit",
   });
   const api = `http://127.0.0.1:${apiPort}`;
+  const bareServerPort = apiPort + 1;
+  const bareServer = Bun.spawn([process.execPath, "scripts/bench/lib/bare-scrape-server.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(bareServerPort) },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const bareApi = `http://127.0.0.1:${bareServerPort}`;
   try {
     await waitHealthy(api);
+    await waitHealthy(bareApi);
     // Warm both paths (JIT, connection pools).
     for (const u of urls.slice(0, 10)) {
       await bare(u);
       await viaApi(api, u);
+      await viaApi(bareApi, u);
     }
 
     const apiMs: number[] = [];
     const bareMs: number[] = [];
+    const hopMs: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       for (const u of urls) {
         let t = performance.now();
@@ -116,13 +129,18 @@ async function main() {
         t = performance.now();
         await viaApi(api, u);
         apiMs.push(performance.now() - t);
+        t = performance.now();
+        await viaApi(bareApi, u);
+        hopMs.push(performance.now() - t);
       }
     }
     const tputApi: number[] = [];
     const tputBare: number[] = [];
+    const tputHop: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       tputBare.push(await throughput(urls, bare, CONCURRENCY));
       tputApi.push(await throughput(urls, (u) => viaApi(api, u), CONCURRENCY));
+      tputHop.push(await throughput(urls, (u) => viaApi(bareApi, u), CONCURRENCY));
     }
     const median = (xs: number[]) => percentile(xs, 50);
 
@@ -149,12 +167,16 @@ async function main() {
     console.log("|---|---|---|---|---|");
     console.log(`| bare fetch + parse + clean + convert | ${f(bareP50)} | ${f(percentile(bareMs, 95))} | ${f(1000 / bareP50)} | ${f(median(tputBare))} |`);
     console.log(`| POST /v2/scrape (markdown, cache off) | ${f(apiP50)} | ${f(percentile(apiMs, 95))} | ${f(1000 / apiP50)} | ${f(median(tputApi))} |`);
+    const hopP50 = percentile(hopMs, 50);
+    console.log(`| the bare loop behind a minimal HTTP server (the hop alone) | ${f(hopP50)} | ${f(percentile(hopMs, 95))} | ${f(1000 / hopP50)} | ${f(median(tputHop))} |`);
     console.log(`\nAPI overhead: p50 +${f(((apiP50 - bareP50) / bareP50) * 100)}% (${f(apiP50 - bareP50, 2)} ms); throughput @${CONCURRENCY} ${f((median(tputBare) / median(tputApi) - 1) * 100)}% lower. Target: < 25%.`);
+    console.log(`Of which the process hop alone: p50 +${f(((hopP50 - bareP50) / bareP50) * 100)}% (${f(hopP50 - bareP50, 2)} ms); crawlbox on top of the hop: +${f(apiP50 - hopP50, 2)} ms.`);
     console.log(`\n| converter | MB/s (median of ${ROUNDS}) |\n|---|---|`);
     console.log(`| crawlbox pipeline (parse + main content + markdown) | ${f(median(ours), 2)} |`);
     console.log(`| turndown (markdown of the raw page) | ${f(median(theirs), 2)} |`);
     console.log(`\nPipeline / turndown: ${f(median(ours) / median(theirs), 2)}× (target ≥ 2×), on ${f(totalMb, 1)} MB of HTML.`);
   } finally {
+    bareServer.kill();
     crawlbox.kill("SIGTERM");
     pagesProc.proc.kill();
     await crawlbox.exited;
