@@ -118,22 +118,25 @@ async function main() {
       await viaApi(bareApi, u);
     }
 
-    const apiMs: number[] = [];
-    const bareMs: number[] = [];
-    const hopMs: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const u of urls) {
-        let t = performance.now();
-        await bare(u);
-        bareMs.push(performance.now() - t);
-        t = performance.now();
-        await viaApi(api, u);
-        apiMs.push(performance.now() - t);
-        t = performance.now();
-        await viaApi(bareApi, u);
-        hopMs.push(performance.now() - t);
+    /** Alternates, page by page, the bare loop and `other`; returns both latency lists. */
+    const interleaved = async (other: (u: string) => Promise<number>) => {
+      const bareMs: number[] = [];
+      const otherMs: number[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const u of urls) {
+          let t = performance.now();
+          await bare(u);
+          bareMs.push(performance.now() - t);
+          t = performance.now();
+          await other(u);
+          otherMs.push(performance.now() - t);
+        }
       }
-    }
+      return { bareMs, otherMs };
+    };
+    // Two separate pairs, so that the headline pair (bare vs crawlbox) is measured exactly as it always was.
+    const { bareMs, otherMs: apiMs } = await interleaved((u) => viaApi(api, u));
+    const { bareMs: bareMs2, otherMs: hopMs } = await interleaved((u) => viaApi(bareApi, u));
     const tputApi: number[] = [];
     const tputBare: number[] = [];
     const tputHop: number[] = [];
@@ -170,7 +173,8 @@ async function main() {
     const hopP50 = percentile(hopMs, 50);
     console.log(`| the bare loop behind a minimal HTTP server (the hop alone) | ${f(hopP50)} | ${f(percentile(hopMs, 95))} | ${f(1000 / hopP50)} | ${f(median(tputHop))} |`);
     console.log(`\nAPI overhead: p50 +${f(((apiP50 - bareP50) / bareP50) * 100)}% (${f(apiP50 - bareP50, 2)} ms); throughput @${CONCURRENCY} ${f((median(tputBare) / median(tputApi) - 1) * 100)}% lower. Target: < 25%.`);
-    console.log(`Of which the process hop alone: p50 +${f(((hopP50 - bareP50) / bareP50) * 100)}% (${f(hopP50 - bareP50, 2)} ms); crawlbox on top of the hop: +${f(apiP50 - hopP50, 2)} ms.`);
+    const bare2P50 = percentile(bareMs2, 50);
+    console.log(`The process hop alone (measured against its own bare-loop run, p50 ${f(bare2P50)} ms): +${f(((hopP50 - bare2P50) / bare2P50) * 100)}% (${f(hopP50 - bare2P50, 2)} ms).`);
     console.log(`\n| converter | MB/s (median of ${ROUNDS}) |\n|---|---|`);
     console.log(`| crawlbox pipeline (parse + main content + markdown) | ${f(median(ours), 2)} |`);
     console.log(`| turndown (markdown of the raw page) | ${f(median(theirs), 2)} |`);
