@@ -105,6 +105,13 @@ export interface Config {
   proxyEnhanced: string;
   /** Upstream proxy per `location.country` (upper-case ISO alpha-2 → URL); chosen before the mode's. @default {} */
   proxyCountries: Record<string, string>;
+  /**
+   * Whether `HTTP_PROXY`, `HTTPS_PROXY` or `ALL_PROXY` (either case) is set. Bun's fetch sends every request
+   * without an explicit `proxy` to that proxy, so the HTTP engine then keeps going through the egress gate's
+   * listener instead of connecting to checked addresses itself: scrapes never take the environment's proxy
+   * (configure `CRAWLBOX_PROXY_BASIC` for that). LLM requests still do.
+   */
+  environmentProxy: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -256,6 +263,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     proxyBasic: proxyUrl(r, "CRAWLBOX_PROXY_BASIC"),
     proxyEnhanced: proxyUrl(r, "CRAWLBOX_PROXY_ENHANCED"),
     proxyCountries: proxyCountries(r),
+    environmentProxy: ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"].some((n) => str(r, n, "") !== "" || str(r, n.toLowerCase(), "") !== ""),
     ...overrides,
   };
   if (config.apiKeys.some((k) => k.length < 8)) r.problems.push("CRAWLBOX_API_KEYS entries must be at least 8 characters");

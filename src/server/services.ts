@@ -125,7 +125,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
   if (llm) log.info("LLM provider configured", { provider: llm.provider.name, address: llm.provider.address, model: llm.provider.model });
   // One HTTP engine and one robots.txt cache for scrapes, crawls and map. Fetches that are not a scrape attempt
   // take the basic upstream proxy like a scrape's first attempt (engines/http/via-upstream.ts).
-  const http = createHttpEngine({ gate });
+  const http = createHttpEngine({ gate, pinned: !config.environmentProxy });
+  if (config.environmentProxy) {
+    log.warn("HTTP_PROXY/HTTPS_PROXY/ALL_PROXY is set: scrapes do not use it (set CRAWLBOX_PROXY_BASIC for an upstream proxy); LLM requests do");
+  }
   const discoveryHttp = viaUpstream(http, config.proxyBasic);
   const robots = new RobotsCache({ engine: discoveryHttp, now });
   const changeHistory = new ChangeHistory(db);

@@ -11,6 +11,7 @@ import { type AddressVerdict, classifyAddress, createEgressGate, type EgressGate
 import { createHttpEngine } from "../../src/engines/http/index.ts";
 import type { Engine } from "../../src/engines/types.ts";
 import { EgressDeniedError, SiteError } from "../../src/errors.ts";
+import { loadConfig } from "../../src/config.ts";
 import { type FixtureServer, startCountingServer, startHttpFixtures, startTlsServer } from "../fixtures/servers.ts";
 
 const PUBLIC_FIXTURE_IP = "127.0.0.2";
@@ -151,6 +152,30 @@ describe("engine refuses non-public destinations (zero hits on the secret)", () 
     await expectDenied(engine.fetch(req(`http://rebind.test:${secret.port}/`)), /rebind\.test resolves to a loopback/);
     expect(rebindCalls).toBe(2);
     expect(secret.hits).toBe(0);
+  });
+
+  test("not pinned (HTTP_PROXY in the environment): through the gate, whose own lookup refuses the rebinding name", async () => {
+    const viaGate = createHttpEngine({ gate, pinned: false });
+    rebindCalls = 0;
+    await expectDenied(viaGate.fetch(req(`http://rebind.test:${secret.port}/`)), /rebind\.test resolves to a loopback/);
+    expect(rebindCalls).toBe(2); // the engine's check, then the gate's own
+    expect(secret.hits).toBe(0);
+  });
+
+  test("an environment proxy would take pinned fetches; the unpinned engine ignores it", async () => {
+    const saved = process.env.HTTP_PROXY;
+    process.env.HTTP_PROXY = "http://127.0.0.1:9"; // nothing listens: any request sent there fails
+    try {
+      expect(loadConfig(process.env).environmentProxy).toBe(true);
+      await expect(engine.fetch(req(`http://public.test:${site.port}/ok`))).rejects.toThrow();
+      const page = await createHttpEngine({ gate, pinned: false }).fetch(req(`http://public.test:${site.port}/ok`));
+      expect(page.statusCode).toBe(200);
+    } finally {
+      if (saved === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = saved;
+    }
+    expect(loadConfig({ https_proxy: "http://proxy.lan:3128" }).environmentProxy).toBe(true);
+    expect(loadConfig({}).environmentProxy).toBe(false);
   });
 
   test("pinned: a refused connection moves on to the next checked address", async () => {

@@ -30,6 +30,12 @@ export interface HttpEngineOptions {
   userAgent?: string;
   /** Redirects followed per fetch. @default 20 */
   maxRedirects?: number;
+  /**
+   * Connect to the addresses the gate checked (egress/pinned.ts). `false` sends every request through the gate's
+   * proxy listener instead: needed when the environment sets `HTTP(S)_PROXY`, which Bun's fetch would otherwise
+   * apply to the pinned connections (config `environmentProxy`). @default true
+   */
+  pinned?: boolean;
 }
 
 /** Lower-cased response headers; repeated `Set-Cookie` lines are joined with "\n" (commas occur in dates). */
@@ -60,6 +66,7 @@ export function createHttpEngine(options: HttpEngineOptions): Engine {
   if (!Number.isInteger(maxRedirects) || maxRedirects < 0) throw new TypeError("createHttpEngine: maxRedirects must be >= 0");
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const { gate } = options;
+  const pinned = options.pinned ?? true;
 
   /** The gate listener chaining to `upstreamProxy` (which resolves and checks the destination itself). */
   function gateUrlFor(upstreamProxy: string): string {
@@ -75,8 +82,8 @@ export function createHttpEngine(options: HttpEngineOptions): Engine {
     const headers = buildHeaders(request, url, userAgent);
     const init = { method: "GET", headers, redirect: "manual", decompress: false, signal: deadline.signal } as const; // body.ts decodes with a memory bound
     const rejectUnauthorized = !request.skipTlsVerification;
-    if (request.upstreamProxy) {
-      const proxy = gateUrlFor(request.upstreamProxy);
+    if (request.upstreamProxy || !pinned) {
+      const proxy = request.upstreamProxy ? gateUrlFor(request.upstreamProxy) : gate.proxyUrl;
       await deadline.race(gate.resolve(url)); // a clear refusal before the listener is even asked
       return deadline.race(fetch(url, { ...init, proxy, tls: { rejectUnauthorized } }));
     }
@@ -106,7 +113,7 @@ export function createHttpEngine(options: HttpEngineOptions): Engine {
       }
       // Only a plain-http answer through the gate's listener can come from the gate itself; over https, or pinned,
       // the bytes are the site's.
-      const refused = request.upstreamProxy && url.startsWith("http:") ? errorFromProxyResponse(res) : undefined;
+      const refused = (request.upstreamProxy || !pinned) && url.startsWith("http:") ? errorFromProxyResponse(res) : undefined;
       if (refused) {
         res.body?.cancel().catch(() => {});
         throw refused;
