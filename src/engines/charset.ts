@@ -40,6 +40,11 @@ export function normalizeCharset(label: string | undefined | null): string | und
   }
 }
 
+/** The MIME type of a Content-Type value, without parameters, lower-cased (`""` when there is none). */
+export function mimeTypeOf(contentType: string | null | undefined): string {
+  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
 /** The `charset` parameter of a Content-Type header value. */
 export function charsetFromContentType(contentType: string | null | undefined): string | undefined {
   if (!contentType) return undefined;

@@ -24,7 +24,8 @@ import type { Page, PageArtifacts } from "../types.ts";
 import { runActions, takeScreenshot } from "./actions.ts";
 import { collectBranding } from "./branding.ts";
 import type { Lease } from "./lease.ts";
-import { DocumentResponseError, egressRefusal, firstLine, mimeOf, navigationError, RENDERED_TYPES, TEXT_TYPES } from "./navigation.ts";
+import { DocumentResponseError, egressRefusal, firstLine, navigationError, RENDERED_TYPES, TEXT_TYPES } from "./navigation.ts";
+import { mimeTypeOf } from "../charset.ts";
 import type { BrowserPool } from "./pool.ts";
 import { applyProfile, captureProfile } from "./profile.ts";
 import { defaultSetup, PageSetup } from "./setup.ts";
@@ -156,7 +157,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
         return null;
       });
     const last = main ?? response ?? undefined;
-    const lastType = mimeOf(last?.headers()["content-type"]);
+    const lastType = mimeTypeOf(last?.headers()["content-type"]);
     if (last && !RENDERED_TYPES.has(lastType) && !TEXT_TYPES.test(lastType)) {
       throw new DocumentResponseError(last.url(), lastType);
     }
@@ -176,7 +177,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     if (req.branding) artifacts.branding = await collectBranding(page, deadline - performance.now() - 100);
 
     const finalResponse = main ?? last;
-    const finalType = mimeOf(finalResponse.headers()["content-type"]);
+    const finalType = mimeTypeOf(finalResponse.headers()["content-type"]);
     let text: string;
     let contentType: string;
     if (RENDERED_TYPES.has(finalType)) {

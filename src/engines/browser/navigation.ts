@@ -25,11 +25,6 @@ export const RENDERED_TYPES = new Set(["text/html", "application/xhtml+xml", ""]
 /** Content types the browser shows as text: read as the response body, not rendered and not a document. */
 export const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|[\w.+-]+\+(json|xml)))/;
 
-/** The MIME type of a Content-Type value, lower-cased (`""` when there is none). */
-export function mimeOf(contentType: string | undefined): string {
-  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-}
-
 /** The gate's refusal of a plain-http navigation, recognised by its marker headers. */
 export function egressRefusal(res: HTTPResponse): CrawlboxError | undefined {
   const h = res.headers();

@@ -14,7 +14,7 @@
 import type { EgressGate } from "../../egress/index.ts";
 import { errorFromProxyResponse, isConnectFailure, pinnedTargets } from "../../egress/index.ts";
 import { CrawlboxError, ScrapeTimeoutError } from "../../errors.ts";
-import { decodeText, isTextMimeType } from "../charset.ts";
+import { decodeText, isTextMimeType, mimeTypeOf } from "../charset.ts";
 import type { Engine, FetchRequest, Page } from "../types.ts";
 import { readLimitedBody } from "./body.ts";
 import { Deadline } from "./deadline.ts";
@@ -47,10 +47,6 @@ function headerRecord(headers: Headers): Record<string, string> {
   const cookies = headers.getSetCookie();
   if (cookies.length > 0) out["set-cookie"] = cookies.join("\n");
   return out;
-}
-
-function mimeOf(contentType: string | null): string {
-  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
 /** Text when the type says so, or when there is no type and the first KiB has no NUL byte. */
@@ -128,7 +124,7 @@ export function createHttpEngine(options: HttpEngineOptions): Engine {
       }
       const body = await readLimitedBody(res, { url, maxBodyBytes: request.maxBodyBytes, deadline });
       const contentTypeHeader = res.headers.get("content-type");
-      const contentType = mimeOf(contentTypeHeader);
+      const contentType = mimeTypeOf(contentTypeHeader);
       const page: Page = {
         requestedUrl: request.url,
         finalUrl: url,
