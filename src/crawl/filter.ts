@@ -193,6 +193,10 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
     return "EXTERNAL_LINK";
   }
 
+  function robotsAllows(href: string): boolean {
+    return options.ignoreRobotsTxt === true || robots?.isAllowed(href, agents) !== false;
+  }
+
   function check(link: string, ctx: FilterContext): FilterResult {
     const deny = (reason: CrawlDenialReason, url = link): FilterResult => ({ ok: false, reason, url });
     if (maxDepth !== undefined && ctx.depth >= maxDepth) return deny("DEPTH_LIMIT");
@@ -223,7 +227,7 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
     if (excludes.some((re) => re.test(target))) return denyN("EXCLUDE_PATTERN");
     if (includes.length > 0 && !includes.some((re) => re.test(target))) return denyN("INCLUDE_PATTERN");
     if (!options.crawlEntireDomain && !url.pathname.startsWith(start.pathname)) return denyN("BACKWARD_CRAWLING");
-    if (!options.ignoreRobotsTxt && robots?.isAllowed(url.href, agents) === false) return denyN("ROBOTS_TXT");
+    if (!robotsAllows(url.href)) return denyN("ROBOTS_TXT");
     if (isDeniedFileType(url)) return denyN("FILE_TYPE");
     return { ok: true, url: normalized, key: dedupKey(normalized, keyOptions), href: url.href };
   }
@@ -246,8 +250,6 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
       }
       return { accepted, denied };
     },
-    robotsAllows(href) {
-      return options.ignoreRobotsTxt === true || robots?.isAllowed(href, agents) !== false;
-    },
+    robotsAllows,
   };
 }
