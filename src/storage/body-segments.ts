@@ -43,7 +43,7 @@ export class BodySegments {
    * overlap. The write is synchronous: one `pwrite` into the page cache (≈ 0.02 ms for 85 KB), cheaper than a
    * hop to the thread pool.
    */
-  async append(bytes: Uint8Array): Promise<BodyPlace> {
+  append(bytes: Uint8Array): BodyPlace {
     if (!this.current || this.current.size >= this.segmentBytes) this.rotate();
     const cur = this.current!;
     const offset = cur.size;

@@ -64,11 +64,11 @@ export class PageCache {
     return { page, cachedAt: row.cached_at };
   }
 
-  /** Stores `page` under `key` (a hex SHA-256), replacing an older copy. */
+  /** Stores `page` under `key` (a hex SHA-256), replacing an older copy. Async so that a failed write is a rejection. */
   async put(key: string, page: Page, cachedAt: number): Promise<void> {
     if (!KEY.test(key)) throw new TypeError("page cache keys are hex SHA-256 digests");
     const { body, text: _text, ...meta } = page;
-    const at = await this.segments.append(body);
+    const at = this.segments.append(body);
     this.putStmt.run(key, page.requestedUrl, cachedAt, JSON.stringify(meta), at.segment, at.offset, body.byteLength);
   }
 
