@@ -66,7 +66,7 @@ export interface Services {
   scrapeStats: ScrapeStats;
   /** Delivers the webhook outbox; call `kick()` after committing a transaction that enqueued events. */
   webhooks: WebhookDispatcher;
-  /** The HTTP engine (through the egress gate) for robots.txt, sitemaps and map. */
+  /** The HTTP engine (through the egress gate) that the engine router uses for scrape attempts. */
   http: Engine;
   /** {@link http} through the basic upstream proxy when one is configured: robots.txt, sitemaps, map, media. */
   discoveryHttp: Engine;
