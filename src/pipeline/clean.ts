@@ -12,10 +12,14 @@
  */
 import { measure, NON_CONTENT_TAGS } from "./main-content/features.ts";
 import { selectMainContent } from "./main-content/index.ts";
+import { documentBaseUrl } from "./url.ts";
 
 /** Options of {@link cleanHtml}; names and meaning follow Firecrawl's scrape options. */
 export interface CleanOptions {
-  /** Final URL of the page, used to resolve relative `href`/`src`/`srcset` (a `<base href>` takes precedence). */
+  /**
+   * Final URL of the page, used to resolve relative `href`/`src`/`srcset`. A `<base href>` takes precedence
+   * ({@link documentBaseUrl}): pass the page URL, not an already resolved base, or a relative base applies twice.
+   */
   baseUrl: string;
   /** Keep only the main content. Firecrawl's default is `true`. */
   onlyMainContent: boolean;
@@ -71,7 +75,7 @@ interface WriteContext {
 export function cleanHtml(doc: Document, opts: CleanOptions): string {
   const body = doc.body as Element;
   const ctx: WriteContext = {
-    base: documentBase(doc, opts.baseUrl),
+    base: documentBaseUrl(doc, opts.baseUrl),
     drop: new Set<Element>(),
     unwrap: noscriptFallbacks(body),
     removedTags: opts.onlyMainContent ? MAIN_CONTENT_REMOVED_TAGS : ALWAYS_REMOVED_TAGS,
@@ -107,22 +111,6 @@ function noscriptFallbacks(body: Element): Set<Element> {
   if (found.size === 0) return found;
   const visible = measure(body).get(body)?.chars ?? 0;
   return visible < noscriptChars ? found : new Set();
-}
-
-/** The URL relative references resolve against: the first `<base href>`, itself resolved against the page URL. */
-function documentBase(doc: Document, pageUrl: string): string {
-  // getElementsByTagName is a plain tree walk; querySelector would run the CSS engine on every element.
-  let href: string | undefined;
-  for (const base of Array.from(doc.getElementsByTagName("base"))) {
-    href = base.getAttribute("href")?.trim();
-    if (href) break;
-  }
-  if (!href) return pageUrl;
-  try {
-    return new URL(href, pageUrl).href;
-  } catch {
-    return pageUrl;
-  }
 }
 
 /** All elements under `root` matching any selector, in document order; invalid selectors are skipped. */

@@ -70,12 +70,12 @@ export function createRenderContext(spec: ScrapeSpec, page: Page, files: FileSin
         cleaned = `<pre>${escapeHtml(raw)}</pre>`;
         return cleaned;
       }
-      const baseUrl = ctx.baseUrl();
       const doc = original && !originalConsumed ? original : parseHtml(raw);
       original = doc;
       originalConsumed = true;
+      // The page URL: cleanHtml applies `<base href>` itself (documentBaseUrl, the same answer as ctx.baseUrl()).
       cleaned = cleanHtml(doc, {
-        baseUrl,
+        baseUrl: page.finalUrl,
         onlyMainContent: spec.onlyMainContent,
         includeTags: spec.includeTags,
         excludeTags: spec.excludeTags,

@@ -73,6 +73,24 @@ describe("POST /v2/scrape formats", () => {
     expect(new Set(links).size).toBe(links.length);
   });
 
+  test("a relative <base href> applies once, the same in markdown, html, links and images", async () => {
+    const { body } = await scrape({ url: `${site.url}/docs/relative-base.html`, formats: ["markdown", "html", "links", "images"], onlyMainContent: false });
+    const chapter = `${site.url}/docs/sub/c.html`;
+    const figure = `${site.url}/docs/sub/img/fig.png`;
+    expect(body.data.markdown).toContain(`[the chapter](${chapter})`);
+    expect(body.data.markdown).toContain(`![figure](${figure})`);
+    expect(body.data.html).toContain(`href="${chapter}"`);
+    expect(body.data.html).toContain(`src="${figure}"`);
+    expect(body.data.links).toContain(chapter);
+    expect(body.data.images).toContain(figure);
+  });
+
+  test("a <base href> in the body counts (first one with an href, as in browsers)", async () => {
+    const { body } = await scrape({ url: `${site.url}/docs/body-base.html`, formats: ["markdown", "links"], onlyMainContent: false });
+    expect(body.data.markdown).toContain(`[the next page](${site.url}/elsewhere/d.html)`);
+    expect(body.data.links).toContain(`${site.url}/elsewhere/d.html`);
+  });
+
   test("images: absolute URLs; base64 images only when removeBase64Images is false", async () => {
     const a = await scrape({ url: `${site.url}/article`, formats: ["images"] });
     expect(a.body.data.images).toContain(`${site.url}/images/plant.jpg`);
