@@ -2,7 +2,8 @@
  * The engine-choice heuristics (no browser): JS shells, noscript walls, empty mount points, bot walls.
  */
 import { describe, expect, test } from "bun:test";
-import { looksBlocked, needsJavaScript } from "../../src/engines/browser/detect.ts";
+import fc from "fast-check";
+import { looksBlocked, needsJavaScript, visibleTextLength } from "../../src/engines/browser/detect.ts";
 import type { Page } from "../../src/engines/types.ts";
 
 const page = (text: string, statusCode = 200, headers: Record<string, string> = {}): Page => ({
@@ -62,5 +63,52 @@ describe("visibleTextLength", () => {
     for (const html of samples) expect(visibleTextLength(html, 10_000)).toBe(visibleText(html).length);
     expect(visibleTextLength("<p>" + "word ".repeat(1000) + "</p>", 50)).toBeGreaterThanOrEqual(50);
     expect(visibleTextLength("<p>" + "word ".repeat(1000) + "</p>", 50)).toBeLessThan(60);
+  });
+});
+
+describe("visibleTextLength", () => {
+  /** The definition the scanner implements: one tokenising regex (what the router used before the scanner). */
+  const TOKENS = /<!--[\s\S]*?-->|<(script|style|noscript|template|svg|head)\b[\s\S]*?<\/\1\s*>|<[^>]*>|[^<]+|</g;
+  function byRegex(html: string, cap: number): number {
+    let count = 0;
+    let space = true;
+    TOKENS.lastIndex = 0;
+    for (let m = TOKENS.exec(html); m !== null; m = TOKENS.exec(html)) {
+      const token = m[0];
+      if (token.charCodeAt(0) === 60) {
+        space = true;
+        continue;
+      }
+      for (const ch of token) {
+        const c = ch.charCodeAt(0);
+        if (c <= 32 || c === 160) space = true;
+        else {
+          if (space && count > 0) count++;
+          space = false;
+          if (++count >= cap) return count;
+        }
+      }
+    }
+    return count;
+  }
+
+  test("counts visible characters, one per whitespace run and per markup boundary", () => {
+    expect(visibleTextLength("<p>ab  cd</p><p>e</p>", 1000)).toBe(7);
+    expect(visibleTextLength("<head><title>T</title></head><body>xy<script>var a = '<p>hidden</p>';</script>z</body>", 1000)).toBe(4);
+    expect(visibleTextLength("<!-- c -->a<header>b</header><svg><text>no</text></svg>", 1000)).toBe(3);
+    expect(visibleTextLength("x".repeat(5000), 800)).toBe(800);
+  });
+
+  test("agrees with the tokenising-regex definition on generated markup", () => {
+    const parts = ["<script>", "</script>", "</script \n>", "</scriptx>", "<script", "<scripts>", "<!--", "-->", "<head>", "</head>",
+      "<header>", "<svg>", "</svg>", "<SCRIPT>", "<style a='>'>", "</style>", "<template>", "</template\t>", "<noscript>", "</noscript>",
+      "a", "bc", " ", "\n", "<", ">", "\u00a0", "&nbsp;", "<p>", "</p>", "x y", "é"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...parts), { maxLength: 16 }), fc.constantFrom(3, 40, 1e9), (tokens, cap) => {
+        const html = tokens.join("");
+        expect(visibleTextLength(html, cap)).toBe(byRegex(html, cap));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });
