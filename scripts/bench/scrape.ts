@@ -163,6 +163,8 @@ async function main() {
     }
 
     const f = (x: number, d = 1) => x.toFixed(d);
+    /** A signed percentage or difference: `+12.3`, `-4.0`. */
+    const sf = (x: number, d = 1) => (x >= 0 ? "+" : "") + x.toFixed(d);
     const apiP50 = percentile(apiMs, 50);
     const bareP50 = percentile(bareMs, 50);
     console.log(`# Scrape benchmark (${new Date().toISOString().slice(0, 10)}, ${n} article pages, ${ROUNDS} rounds, bun ${Bun.version})\n`);
@@ -176,9 +178,9 @@ async function main() {
     // share of pages/s lost (1 − api/bare) is the smaller number and is printed beside it, labelled as such.
     const tputOverhead = (median(tputBare) / median(tputApi) - 1) * 100;
     const tputLost = (1 - median(tputApi) / median(tputBare)) * 100;
-    console.log(`\nAPI overhead: p50 +${f(((apiP50 - bareP50) / bareP50) * 100)}% (${f(apiP50 - bareP50, 2)} ms); at concurrency ${CONCURRENCY} +${f(tputOverhead)}% time per page (${f(tputLost)}% fewer pages/s). Target: < 25%.`);
+    console.log(`\nAPI overhead: p50 ${sf(((apiP50 - bareP50) / bareP50) * 100)}% (${sf(apiP50 - bareP50, 2)} ms); at concurrency ${CONCURRENCY} ${sf(tputOverhead)}% time per page (${f(tputLost)}% fewer pages/s). Target: < 25%.`);
     const bare2P50 = percentile(bareMs2, 50);
-    console.log(`The process hop alone (measured against its own bare-loop run, p50 ${f(bare2P50)} ms): +${f(((hopP50 - bare2P50) / bare2P50) * 100)}% (${f(hopP50 - bare2P50, 2)} ms); at concurrency ${CONCURRENCY} +${f((median(tputBare) / median(tputHop) - 1) * 100)}% time per page.`);
+    console.log(`The process hop alone (measured against its own bare-loop run, p50 ${f(bare2P50)} ms): ${sf(((hopP50 - bare2P50) / bare2P50) * 100)}% (${sf(hopP50 - bare2P50, 2)} ms); at concurrency ${CONCURRENCY} ${sf((median(tputBare) / median(tputHop) - 1) * 100)}% time per page.`);
     console.log(`\n| converter | MB/s (median of ${ROUNDS}) |\n|---|---|`);
     console.log(`| crawlbox pipeline (parse + main content + markdown) | ${f(median(ours), 2)} |`);
     console.log(`| turndown (markdown of the raw page) | ${f(median(theirs), 2)} |`);
