@@ -10,7 +10,7 @@ import { removeFurniture } from "../../src/documents/layout/furniture.ts";
 import type { PageText, TextLine } from "../../src/documents/layout/model.ts";
 import { ocrLanguages } from "../../src/documents/ocr/languages.ts";
 import { createOcrPool } from "../../src/documents/ocr/pool.ts";
-import { wordEm } from "../../src/documents/ocr/tsv.ts";
+import { tsvToLines, wordEm } from "../../src/documents/ocr/tsv.ts";
 import { parseDuration } from "../../src/documents/media/extract-audio.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -59,6 +59,18 @@ describe("OCR helpers", () => {
     expect(wordEm("Invoice", 72)).toBeCloseTo(100, 0);
     expect(wordEm("ocean", 52)).toBeCloseTo(100, 0);
     expect(wordEm("quantity", 94)).toBeCloseTo(100, 0);
+  });
+
+  test("low-confidence words: kept with a letter or digit in a well-read line, dropped otherwise", () => {
+    // level page block par line word left top width height conf text (tesseract's TSV columns)
+    const row = (line: number, word: number, conf: number, text: string) => `5\t1\t1\t1\t${line}\t${word}\t${word * 60}\t${line * 40}\t50\t20\t${conf}\t${text}`;
+    const tsv = [
+      "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext",
+      row(1, 1, 96, "char"), row(1, 2, 12, "description[ASN1_MAX_ERROR_SIZE]"), row(1, 3, 4, "|"), row(1, 4, 91, "buffer;"),
+      row(2, 1, 15, "ZER2R"), row(2, 2, 9, "733822"), row(2, 3, 31, "Ad"),
+    ].join("\n");
+    const lines = tsvToLines(tsv, 1);
+    expect(lines.map((l) => l.text)).toEqual(["char description[ASN1_MAX_ERROR_SIZE] buffer;", "Ad"]);
   });
 
   test("location.languages → tesseract codes with data, English fallback", () => {

@@ -22,26 +22,50 @@ function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? 0;
 }
-/** Words recognised with less confidence than this (0–100) are dropped as noise. */
+
+/** Words recognised with less confidence than this (0–100) are noise unless their line vouches for them. */
 const MIN_WORD_CONFIDENCE = 20;
+/**
+ * A line whose median word confidence reaches this is text, so its low-confidence words that have a letter or a
+ * digit are kept: tesseract gives 0–20 to real tokens such as `description[ASN1_MAX_ERROR_DESCRIPTION_SIZE]`
+ * inside well-read lines, while texture in photos comes as lines of low-confidence words only.
+ */
+const TRUSTED_LINE_MEDIAN_CONFIDENCE = 60;
+const HAS_ALNUM = /[\p{L}\p{N}]/u;
+
+interface Word {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  text: string;
+  conf: number;
+}
+
+/** The words of one line worth keeping (see {@link MIN_WORD_CONFIDENCE}). */
+function keptWords(words: Word[]): Word[] {
+  const trusted = median(words.map((w) => w.conf)) >= TRUSTED_LINE_MEDIAN_CONFIDENCE;
+  return words.filter((w) => w.conf >= MIN_WORD_CONFIDENCE || (trusted && HAS_ALNUM.test(w.text)));
+}
 
 /** Lines of a TSV result; `scale` converts pixels to points (72 / dpi). */
 export function tsvToLines(tsv: string, scale: number): TextLine[] {
-  const lines = new Map<string, { words: { x0: number; y0: number; x1: number; y1: number; text: string }[] }>();
+  const lines = new Map<string, Word[]>();
   for (const row of tsv.split("\n")) {
     const f = row.split("\t");
     if (f.length < 12 || f[0] !== "5") continue;
     const text = f.slice(11).join("\t").trim();
-    const conf = Number(f[10]);
-    if (!text || conf < MIN_WORD_CONFIDENCE) continue;
+    if (!text) continue;
     const [left, top, width, height] = [Number(f[6]), Number(f[7]), Number(f[8]), Number(f[9])];
     const k = `${f[1]}:${f[2]}:${f[3]}:${f[4]}`;
     let line = lines.get(k);
-    if (!line) lines.set(k, (line = { words: [] }));
-    line.words.push({ x0: left, y0: top, x1: left + width, y1: top + height, text });
+    if (!line) lines.set(k, (line = []));
+    line.push({ x0: left, y0: top, x1: left + width, y1: top + height, text, conf: Number(f[10]) });
   }
   const out: TextLine[] = [];
-  for (const { words } of lines.values()) {
+  for (const all of lines.values()) {
+    const words = keptWords(all);
+    if (words.length === 0) continue;
     const y0 = Math.min(...words.map((w) => w.y0));
     const y1 = Math.max(...words.map((w) => w.y1));
     const em = median(words.map((w) => wordEm(w.text, w.y1 - w.y0)));
