@@ -4,6 +4,7 @@
  * og*, dc*, …) plus every other `<meta name|property|itemprop>` copied under its own name. A name that occurs
  * more than once becomes an array, as upstream does, so nothing the page said is lost.
  */
+import { scanDocument } from "./document-scan.ts";
 import { absoluteUrl } from "./url.ts";
 
 /** Metadata extracted from the page itself (transport fields are added by the scrape layer). */
@@ -51,28 +52,10 @@ function add(meta: PageMetadata, key: string, value: string): void {
   } else if (prev !== value) meta[key] = [prev, value];
 }
 
-/** The elements metadata is read from, gathered in one walk of the tree (cheaper than one selector per kind). */
-function metadataElements(doc: Document): { metas: Element[]; links: Element[]; title?: Element } {
-  const metas: Element[] = [];
-  const links: Element[] = [];
-  let title: Element | undefined;
-  const stack: Element[] = doc.documentElement ? [doc.documentElement] : [];
-  while (stack.length > 0) {
-    const el = stack.pop()!;
-    const tag = el.localName;
-    if (tag === "meta") metas.push(el);
-    else if (tag === "link") links.push(el);
-    else if (tag === "title") title ??= el;
-    else if (tag === "svg" || tag === "script" || tag === "style") continue; // their <title>s are not the page's
-    for (let c = el.lastElementChild; c; c = c.previousElementSibling) stack.push(c);
-  }
-  return title ? { metas, links, title } : { metas, links };
-}
-
 /** Extracts metadata from the original (uncleaned) document. */
 export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
   const meta: PageMetadata = {};
-  const { metas, links, title: titleEl } = metadataElements(doc);
+  const { metas, links, title: titleEl } = scanDocument(doc);
   const title = titleEl?.textContent?.trim();
   if (title) meta.title = title.replace(/\s+/g, " ");
   const lang = doc.documentElement?.getAttribute("lang")?.trim();

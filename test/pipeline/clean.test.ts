@@ -97,6 +97,12 @@ describe("cleanHtml: URLs and images", () => {
     expect(markdown).toContain("[Doc](https://cdn.example.org/assets/doc.html)");
   });
 
+  test("the first <base> with an href counts, in the body too; one inside <svg> is not an HTML <base>", () => {
+    const body = `<svg><base href="https://svg.example.org/"></base></svg><base target="_top"><base href="https://b.example.org/x/"><p><a href="doc.html">Doc</a></p>`;
+    const { markdown } = run(`<html><head><title>t</title></head><body>${body}</body></html>`, { onlyMainContent: false });
+    expect(markdown).toContain("[Doc](https://b.example.org/x/doc.html)");
+  });
+
   test("base64 images are removed but their alt text is kept", () => {
     const page = `<p>Figure: <img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" alt="Sales chart"></p>`;
     const removed = run(page, { onlyMainContent: false });
