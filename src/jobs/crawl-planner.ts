@@ -8,6 +8,7 @@
 import type { RobotsCache } from "../crawl/robots-cache.ts";
 import { createCrawlFilter, type CrawlFilter, type FilterOptions } from "../crawl/filter.ts";
 import { readSitemaps, sitemapCandidates } from "../crawl/sitemap.ts";
+import { normalizeUrl } from "../crawl/url-normalize.ts";
 import type { Engine } from "../engines/types.ts";
 import type { Logger } from "../log.ts";
 import type { CrawlPlanner } from "./task-runner.ts";
@@ -106,7 +107,9 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     for (const a of accepted) {
       if (queued.has(a.key)) continue;
       queued.add(a.key);
-      discovered.push({ kind: "page", url: a.url, dedupKey: a.key, depth: depth + 1 });
+      // The link as found, less its fragment: `ignoreQueryParameters` only changes the dedup key (api-v2.md §5.6,
+      // upstream locks the normalised URL but fetches the link), so a page that needs its query still gets it.
+      discovered.push({ kind: "page", url: normalizeUrl(a.href), dedupKey: a.key, depth: depth + 1 });
     }
     return { discovered, robotsBlocked };
   }
@@ -134,7 +137,10 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
         const seconds = entry.crawlDelaySeconds(filtersFor(job).full.robotsAgents);
         if (seconds !== undefined && o.delay === undefined) delayMs = Math.round(Math.min(seconds, 60) * 1000);
       }
-      if (o.sitemap === "skip") return { discovered: [], robotsBlocked: [], ...(delayMs !== undefined ? { delayMs } : {}) };
+      // Sitemap URLs enter at discovery depth 0, where `maxDiscoveryDepth: 0` already allows nothing more
+      // (upstream's filterLinks returns nothing when the depth is reached): the start page alone.
+      const noSitemapPages = o.maxDiscoveryDepth !== undefined && o.maxDiscoveryDepth <= 0;
+      if (o.sitemap === "skip" || noSitemapPages) return { discovered: [], robotsBlocked: [], ...(delayMs !== undefined ? { delayMs } : {}) };
       const limit = o.limit ?? 10_000;
       const read = await readSitemaps(sitemapCandidates(job.url!, robotsSitemaps), {
         engine: deps.engine,

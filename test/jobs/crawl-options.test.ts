@@ -103,12 +103,23 @@ describe("crawl options through the API", () => {
     expect(skipped.paths).not.toContain("/orphans/page-1"); // linked from nowhere
   });
 
-  test("ignoreQueryParameters collapses query variants", async () => {
+  test("ignoreQueryParameters collapses query variants, and still fetches the link with its query", async () => {
     const withQuery = await crawl({ limit: 500, crawlEntireDomain: true, sitemap: "skip", includePaths: ["^/products/"] });
     const without = await crawl({ limit: 500, crawlEntireDomain: true, sitemap: "skip", includePaths: ["^/products/"], ignoreQueryParameters: true });
     expect(withQuery.urls.some((u) => u.includes("?"))).toBe(true);
-    expect(without.urls.some((u) => u.includes("?color="))).toBe(false);
+    const pathsWithout = without.urls.map((u) => new URL(u).pathname);
+    expect(new Set(pathsWithout).size).toBe(pathsWithout.length); // one page per path
     expect(without.urls.length).toBeLessThan(withQuery.urls.length);
+    // The query only leaves the dedup key: items are linked as `item-N?ref=list` (or `?ref=home` from the home
+    // page), and that is what was fetched.
+    const items = without.urls.filter((u) => u.includes("/products/item-"));
+    expect(items.length).toBeGreaterThan(3);
+    for (const u of items) expect(u).toMatch(/\?ref=(list|home)$/);
+  });
+
+  test("maxDiscoveryDepth 0: the start page only, sitemap pages included", async () => {
+    const { paths } = await crawl({ limit: 500, crawlEntireDomain: true, maxDiscoveryDepth: 0 });
+    expect(paths).toEqual(["/"]);
   });
 
   test("subdomains and external links only when allowed; social links never", async () => {
