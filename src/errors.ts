@@ -130,10 +130,18 @@ export class PayloadTooLargeError extends CrawlboxError {
   }
 }
 
-/** 4xx/5xx from the site side: network failure, DNS, TLS, oversized body. Retryable unless stated. */
+/**
+ * HTTP status of a failure on the far side (connection refused, TLS, an oversized body, a failing LLM provider):
+ * 500, as upstream answers these (api-v2.md §3.4, "Other TransportableErrors"). Not 502: the official SDKs retry
+ * a 502 up to three times (api-v2.md §7.1), which repeated every scrape of a dead site, and every failed LLM
+ * extraction, three times over. The stable `code` tells these apart from a bug (`UNKNOWN_ERROR`).
+ */
+export const SITE_ERROR_STATUS = 500;
+
+/** Failures from the site side: network failure, DNS, TLS, oversized body. Retryable unless stated. */
 export class SiteError extends CrawlboxError {
   constructor(code: string, message: string, options: { status?: number; retryable?: boolean; cause?: unknown; details?: unknown } = {}) {
-    super(code, options.status ?? 502, message, { retryable: options.retryable ?? true, cause: options.cause, details: options.details });
+    super(code, options.status ?? SITE_ERROR_STATUS, message, { retryable: options.retryable ?? true, cause: options.cause, details: options.details });
   }
 }
 

@@ -43,7 +43,7 @@ export function dnsError(host: string, cause?: unknown): SiteError {
   return new SiteError(
     "SCRAPE_DNS_RESOLUTION_ERROR",
     `DNS resolution failed for hostname: ${host}${detail}. Check that the domain exists and is spelled correctly.`,
-    { status: 502, retryable: false, details: { host } },
+    { retryable: false, details: { host } },
   );
 }
 

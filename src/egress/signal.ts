@@ -49,7 +49,7 @@ function fromMarkers(headers: Headers): CrawlboxError | undefined {
   const message = headers.get(EGRESS_MESSAGE_HEADER) ?? `Egress proxy refused the request (${code}).`;
   if (code === "EGRESS_DENIED") return new EgressDeniedError(message);
   const retryable = code !== "SCRAPE_DNS_RESOLUTION_ERROR";
-  return new SiteError(code, message, { status: 502, retryable });
+  return new SiteError(code, message, { retryable });
 }
 
 /**

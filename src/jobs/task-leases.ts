@@ -4,7 +4,7 @@
  * (complete, fail, retry), reaping leases a dead or stuck worker left behind, and giving up on failing hosts.
  * {@link SqliteJobStore} delegates its task methods here; each write is one `BEGIN IMMEDIATE` transaction.
  */
-import type { SerializedError } from "../errors.ts";
+import { SITE_ERROR_STATUS, type SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
 import { ownedTask, readJob, toTask, type TaskRow } from "./store-rows.ts";
 import { finishJobIfDone, insertTasks, markFailed, type StoreContext } from "./store-steps.ts";
@@ -145,7 +145,7 @@ export function recordHostOutcome(ctx: StoreContext, jobId: string, host: string
     const queued = db
       .query<TaskRow, [string, string]>("SELECT * FROM tasks WHERE job_id = ? AND host = ? AND status = 'queued' AND kind = 'page'")
       .all(jobId, host);
-    const error = { code: "SCRAPE_HOST_GAVE_UP", status: 502, message: `Gave up on ${host} after ${failures} failed attempts in a row.` };
+    const error = { code: "SCRAPE_HOST_GAVE_UP", status: SITE_ERROR_STATUS, message: `Gave up on ${host} after ${failures} failed attempts in a row.` };
     for (const task of queued) markFailed(ctx, task, error);
     if (queued.length > 0) finishJobIfDone(ctx, jobId);
     return queued.length;

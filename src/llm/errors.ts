@@ -3,7 +3,7 @@
  * Errors of LLM-backed formats. Each names the provider and its address, so an operator reading the client's
  * error knows what to fix (a wrong OLLAMA_BASE_URL, a stopped server, a model too slow for the timeout).
  */
-import { CrawlboxError } from "../errors.ts";
+import { CrawlboxError, SITE_ERROR_STATUS } from "../errors.ts";
 
 /** What the operator sets to enable LLM formats (used in the 400 below and in docs/llm.md). */
 export const LLM_SETUP_HINT =
@@ -27,10 +27,10 @@ function where(p: LlmEndpoint): string {
   return `the ${p.name} provider at ${p.address}`;
 }
 
-/** 502: the provider could not be reached or answered with an error. Retryable. */
+/** 500 ({@link SITE_ERROR_STATUS}): the provider could not be reached or answered with an error. Retryable. */
 export class LlmUnavailableError extends CrawlboxError {
   constructor(p: LlmEndpoint, reason: string, cause?: unknown) {
-    super("LLM_UNAVAILABLE", 502, `The LLM request to ${where(p)} failed: ${reason}`, {
+    super("LLM_UNAVAILABLE", SITE_ERROR_STATUS, `The LLM request to ${where(p)} failed: ${reason}`, {
       details: { provider: p.name, address: p.address, model: p.model },
       retryable: true,
       cause,
@@ -48,10 +48,10 @@ export class LlmTimeoutError extends CrawlboxError {
   }
 }
 
-/** 502: the answer was not valid JSON for the schema, even after one repair turn. */
+/** 500 ({@link SITE_ERROR_STATUS}): the answer was not valid JSON for the schema, even after one repair turn. */
 export class LlmInvalidAnswerError extends CrawlboxError {
   constructor(p: LlmEndpoint, problems: string[]) {
-    super("LLM_INVALID_ANSWER", 502, `The LLM at ${where(p)} returned an answer that does not match the schema, also after a repair turn: ${problems.slice(0, 3).join("; ")}`, {
+    super("LLM_INVALID_ANSWER", SITE_ERROR_STATUS, `The LLM at ${where(p)} returned an answer that does not match the schema, also after a repair turn: ${problems.slice(0, 3).join("; ")}`, {
       details: { provider: p.name, address: p.address, model: p.model, problems: problems.slice(0, 20) },
     });
   }

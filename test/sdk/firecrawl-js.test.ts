@@ -49,6 +49,32 @@ describe("@mendable/firecrawl-js against crawlbox", () => {
     expect((doc as any).attributes).toEqual([{ selector: ".product", attribute: "data-price", values: ["4.99", "12.50"] }]);
   });
 
+  test("a site that refuses the connection is one request, not three (500 SCRAPE_SITE_ERROR; the SDK retries 502s)", async () => {
+    const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("x") });
+    const deadUrl = `http://127.0.0.1:${closed.port}/gone`;
+    closed.stop(true); // the port now refuses connections
+    let posts = 0;
+    const counter = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(req) {
+        const u = new URL(req.url);
+        if (req.method === "POST" && u.pathname === "/v2/scrape") posts++;
+        const body = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
+        return fetch(`${apiUrl}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body });
+      },
+    });
+    try {
+      const app = new Firecrawl({ apiKey: h.key, apiUrl: `http://127.0.0.1:${counter.port}` });
+      const err = await app.scrape(deadUrl, { timeout: 5000 }).then(() => undefined, (e: any) => e);
+      expect(err?.status).toBe(500);
+      expect(String(err?.message)).toContain(deadUrl.split("/gone")[0]!.replace("http://", ""));
+      expect(posts).toBe(1);
+    } finally {
+      counter.stop(true);
+    }
+  });
+
   test("a bad key surfaces as an SdkError with status 401", async () => {
     const app = new Firecrawl({ apiKey: "fc-wrong-key", apiUrl });
     try {

@@ -190,7 +190,6 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     const body = new TextEncoder().encode(text);
     if (body.byteLength > req.maxBodyBytes) {
       throw new SiteError(RESPONSE_TOO_LARGE_CODE, `The rendered page is larger than ${req.maxBodyBytes} bytes.`, {
-        status: 502,
         retryable: false,
       });
     }

@@ -32,7 +32,7 @@ export function egressRefusal(res: HTTPResponse): CrawlboxError | undefined {
   if (!code) return undefined;
   const message = h[EGRESS_MESSAGE_HEADER] ?? `Egress proxy refused the request (${code}).`;
   if (code === "EGRESS_DENIED") return new EgressDeniedError(message);
-  return new SiteError(code, message, { status: 502, retryable: code !== "SCRAPE_DNS_RESOLUTION_ERROR" });
+  return new SiteError(code, message, { retryable: code !== "SCRAPE_DNS_RESOLUTION_ERROR" });
 }
 
 /** Maps a failed navigation to the error the HTTP engine would give for the same cause. */

@@ -10,7 +10,7 @@
  *
  * Limits: a `Content-Length` above `maxBodyBytes` is refused before reading anything (for encoded bodies too: a
  * compressed size above the limit all but guarantees a larger decoded size). Oversized bodies fail with
- * {@link SiteError} code `SCRAPE_RESPONSE_TOO_LARGE`, status 502 (the site, not the client, sent too much),
+ * {@link SiteError} code `SCRAPE_RESPONSE_TOO_LARGE`, status 500 (the site, not the client, sent too much),
  * not retryable.
  */
 import zlib from "node:zlib";
@@ -24,7 +24,6 @@ export const RESPONSE_TOO_LARGE_CODE = "SCRAPE_RESPONSE_TOO_LARGE";
 export function responseTooLarge(url: string, maxBodyBytes: number, contentLength?: number): SiteError {
   const seen = contentLength === undefined ? "" : ` (Content-Length: ${contentLength})`;
   return new SiteError(RESPONSE_TOO_LARGE_CODE, `The response from ${url} exceeds the limit of ${maxBodyBytes} bytes${seen}.`, {
-    status: 502,
     retryable: false,
     details: { maxBodyBytes, contentLength },
   });
