@@ -33,7 +33,7 @@ const HEADER_VALUE = /^[^\u0000\r\n\u0100-\uffff]*$/;
 
 /**
  * Header names and values a request can actually carry. Checked on arrival so a bad header is the client's 400,
- * not a failed fetch (502) after the job was accepted.
+ * not a failed fetch (500 SCRAPE_SITE_ERROR) after the job was accepted.
  */
 export function refineHeaders(headers: Record<string, string> | undefined, path: Path = ["headers"]): Issue[] {
   const issues: Issue[] = [];
