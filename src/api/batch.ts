@@ -51,6 +51,9 @@ export interface BatchScrapeRequest {
   integration?: string | null;
 }
 
+/** The 400 message when `ignoreInvalidURLs` leaves no URL to scrape (upstream's wording). */
+export const NO_VALID_URLS_MESSAGE = "No valid URLs provided";
+
 /** Validates, refines and normalises a batch body; throws `BadRequestError` (400). */
 export function parseBatchScrapeBody(body: unknown): BatchScrapeRequest {
   const v = validateBody(BatchScrapeRequestSchema, body);
@@ -58,6 +61,8 @@ export function parseBatchScrapeBody(body: unknown): BatchScrapeRequest {
   const ignoreInvalid = v.ignoreInvalidURLs ?? true;
   const { valid, invalid } = partitionUrls(v.urls);
   if (!ignoreInvalid) for (const bad of invalid) issues.push({ code: "custom", path: ["urls", bad.index], message: bad.message });
+  // Upstream answers 400 rather than starting a batch with nothing in it (its batch-scrape-invalid-urls test).
+  else if (valid.length === 0 && invalid.length > 0) issues.push({ code: "custom", path: ["urls"], message: NO_VALID_URLS_MESSAGE });
   const wh = v.webhook === undefined ? undefined : normalizeWebhook(v.webhook, WEBHOOK_EVENTS, ["webhook"]);
   if (wh) issues.push(...wh.issues);
   throwIfIssues(issues);

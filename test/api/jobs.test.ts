@@ -120,6 +120,12 @@ describe("POST /v2/batch/scrape body", () => {
     expect(parseBatchScrapeBody({ urls: ["https://a.com"], ignoreInvalidURLs: false }).invalidURLs).toBeUndefined();
   });
 
+  test("every URL invalid: 400 'No valid URLs provided' instead of an empty batch", () => {
+    const e = reject(parseBatchScrapeBody, { urls: ["nope", "ftp://x.com"] });
+    expect(e.message).toBe("No valid URLs provided");
+    expect(e.issues).toEqual([{ code: "custom", path: ["urls"], message: "No valid URLs provided" }]);
+  });
+
   test("urls: at least one", () => {
     expect(reject(parseBatchScrapeBody, { urls: [] }).issues[0]).toMatchObject({ code: "too_small", path: ["urls"] });
   });
