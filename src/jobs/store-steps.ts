@@ -69,7 +69,9 @@ export function markFailed(ctx: StoreContext, task: TaskRow, error: SerializedEr
   if (task.kind === "page") {
     db.query("UPDATE jobs SET completed = completed + 1, updated_at = ? WHERE id = ?").run(t, task.job_id);
     const job = readJob(db, task.job_id)!;
-    if (job.status === "scraping") ctx.emit({ job, event: "page", success: false, data: [], error: error.message });
+    // Upstream sends a minimal document so that a receiver can tell which URL failed.
+    const data = [{ metadata: { sourceURL: task.source_url ?? task.url } }];
+    if (job.status === "scraping") ctx.emit({ job, event: "page", success: false, data, error: error.message });
   }
 }
 

@@ -274,6 +274,20 @@ describe("webhooks from jobs", () => {
     expect(hookBodies.filter((b) => b.body.id === filtered.id).map((b) => b.body.type)).toEqual(["crawl.completed"]);
   }, 30_000);
 
+  test("a failed page's event names the URL that failed (data[0].metadata.sourceURL, as upstream)", async () => {
+    const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("x") });
+    const deadUrl = `http://127.0.0.1:${closed.port}/gone`;
+    closed.stop(true); // refuses connections from now on
+    hookBodies.length = 0;
+    const hookUrl = `http://127.0.0.1:${hooks.port}/hook`;
+    const started = await sdk().startBatchScrape([`${base}/p/5`, deadUrl], { webhook: { url: hookUrl, events: ["page"] } });
+    await waitFor(async () => hookBodies.filter((b) => b.body.id === started.id).length === 2, 20_000);
+    const failed = hookBodies.find((b) => b.body.id === started.id && b.body.success === false)!;
+    expect(failed.body.type).toBe("batch_scrape.page");
+    expect(failed.body.data).toEqual([{ metadata: { sourceURL: deadUrl } }]);
+    expect(failed.body.error).toBeString();
+  }, 30_000);
+
   test("queue-status reflects running job pages", async () => {
     const started = await sdk().startCrawl(`${base}/slow/300`, { limit: 20, crawlEntireDomain: true });
     await Bun.sleep(100);
