@@ -4,6 +4,19 @@
  */
 import { CrawlboxError } from "../errors.ts";
 
+/**
+ * A crawl page redirected to a URL the crawl's rules refuse (another host, an excluded path, …): reported in
+ * `/errors` with upstream's `CRAWL_DENIAL` code instead of adding an out-of-scope page to the results.
+ */
+export class CrawlDenialError extends CrawlboxError {
+  constructor(url: string, finalUrl: string, reason: string) {
+    super("CRAWL_DENIAL", 403, `${url} redirected to ${finalUrl}, which the crawl's options do not allow (${reason}).`, {
+      details: { url, finalUrl, reason },
+      retryable: false,
+    });
+  }
+}
+
 /** 408: `POST /v2/map` exceeded its `timeout` (upstream `MAP_TIMEOUT`, api-v2.md §3.3). */
 export class MapTimeoutError extends CrawlboxError {
   constructor(timeoutMs: number) {

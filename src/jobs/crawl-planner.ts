@@ -156,5 +156,14 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     async discover(job, task, links, signal) {
       return plan(job, links, task.depth, task.url, signal);
     },
+
+    judgeRedirect(job, task, finalUrl) {
+      if (normalizeUrl(finalUrl) === normalizeUrl(task.url)) return undefined; // no redirect (most pages)
+      const { full } = filtersFor(job);
+      const target = full.check(normalizeUrl(finalUrl), { depth: task.depth - 1 });
+      const own = full.check(normalizeUrl(task.url), { depth: task.depth - 1 });
+      if (own.ok && target.ok && own.key === target.key) return undefined;
+      return target.ok ? { key: target.key } : { denied: target.reason };
+    },
   };
 }

@@ -7,6 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { SerializedError } from "../errors.ts";
 import { JOB_TTL_MS } from "./sqlite-store.ts";
+import { RACED_REDIRECT_CODE } from "./store-steps.ts";
 
 /** Largest serialised page of results (upstream: 10 MiB). */
 export const MAX_RESULT_PAGE_BYTES = 10 * 1024 * 1024;
@@ -79,11 +80,12 @@ export class JobResults {
         "SELECT id, url, error, finished_at FROM tasks WHERE job_id = ? AND kind = 'page' AND status = 'failed' ORDER BY done_seq",
       )
       .all(jobId);
-    const errors = failed.map((r) => {
+    const errors = failed.flatMap((r) => {
       const e = JSON.parse(r.error) as SerializedError;
+      if (e.code === RACED_REDIRECT_CODE) return [];
       const entry: JobError = { id: r.id, url: r.url, code: e.code, error: e.message };
       if (r.finished_at !== null) entry.timestamp = new Date(r.finished_at).toISOString();
-      return entry;
+      return [entry];
     });
     const robotsBlocked = this.db
       .query<{ url: string }, [string]>("SELECT url FROM job_robots_blocked WHERE job_id = ? ORDER BY rowid")

@@ -14,7 +14,7 @@ export type JobRow = {
 };
 /** A `tasks` row as SQLite returns it; the store's internals work on rows, callers only see {@link Task}. */
 export type TaskRow = {
-  id: string; job_id: string; kind: Task["kind"]; seq: number; url: string; source_url: string | null; depth: number; host: string;
+  id: string; job_id: string; kind: Task["kind"]; seq: number; url: string; source_url: string | null; dedup_key: string; depth: number; host: string;
   status: Task["status"]; attempts: number; stalls: number; lease_owner: string | null; lease_expires_at: number | null;
 };
 

@@ -56,6 +56,12 @@ export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], 
   return added;
 }
 
+/**
+ * The error of a crawl page that redirected to a page the crawl already has (upstream's code). It counts as a
+ * finished page but is left out of `/errors` (api-v2.md §3.3, §5.6): the page itself is in the results.
+ */
+export const RACED_REDIRECT_CODE = "SCRAPE_RACED_REDIRECT_ERROR";
+
 /** Finishes a task as failed; a failed page counts as completed and is announced while the job runs. */
 export function markFailed(ctx: StoreContext, task: TaskRow, error: SerializedError): void {
   const { db } = ctx;

@@ -6,8 +6,8 @@
  */
 import { SITE_ERROR_STATUS, type SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
-import { ownedTask, readJob, toTask, type TaskRow } from "./store-rows.ts";
-import { finishJobIfDone, insertTasks, markFailed, type StoreContext } from "./store-steps.ts";
+import { hostOf, ownedTask, readJob, toTask, type TaskRow } from "./store-rows.ts";
+import { finishJobIfDone, insertTasks, markFailed, RACED_REDIRECT_CODE, type StoreContext } from "./store-steps.ts";
 import type { ClaimLimits, Completion, Task } from "./types.ts";
 
 /** Leases the oldest runnable task to `owner`, skipping busy hosts, jobs and job-hosts (JobStore.claim). */
@@ -47,6 +47,12 @@ export function completeTask(ctx: StoreContext, taskId: string, owner: string, c
   return immediate(db, () => {
     const task = ownedTask(db, taskId, owner);
     if (!task) return false;
+    if (c.redirect && !claimRedirectTarget(ctx, task, c.redirect)) {
+      const message = `Redirected to ${c.redirect.url}, a page this crawl already has.`;
+      markFailed(ctx, task, { code: RACED_REDIRECT_CODE, status: 500, message });
+      finishJobIfDone(ctx, task.job_id);
+      return true;
+    }
     const t = ctx.now();
     const body = c.document === null ? null : JSON.stringify(c.document);
     db
@@ -75,6 +81,23 @@ export function completeTask(ctx: StoreContext, taskId: string, owner: string, c
     finishJobIfDone(ctx, task.job_id);
     return true;
   });
+}
+
+/**
+ * Takes the dedup key a redirected page landed on, with an `alias` row (done, no result, outside every count),
+ * so that a link to the target found later is a duplicate; false when another task of the job holds the key.
+ */
+function claimRedirectTarget(ctx: StoreContext, task: TaskRow, target: { key: string; url: string }): boolean {
+  if (target.key === task.dedup_key) return true;
+  const t = ctx.now();
+  return (
+    ctx.db
+      .query(
+        `INSERT OR IGNORE INTO tasks (id, job_id, kind, seq, url, dedup_key, depth, host, status, not_before, created_at, finished_at)
+         VALUES (?, ?, 'alias', (SELECT COALESCE(MAX(seq), 0) + 1 FROM tasks WHERE job_id = ?), ?, ?, ?, ?, 'done', ?, ?, ?)`,
+      )
+      .run(ctx.newId(), task.job_id, task.job_id, target.url, target.key, task.depth, hostOf(target.url), t, t, t).changes > 0
+  );
 }
 
 /** Finishes `owner`'s task as failed and completes the job if it was the last (JobStore.fail). */

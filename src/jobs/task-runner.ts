@@ -6,12 +6,14 @@
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
+import { CrawlDenialError } from "../crawl/errors.ts";
 import { CrawlboxError, toCrawlboxError } from "../errors.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { FileSink } from "../scrape/render-context.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import { backoffMs, isRetryableStatus, MAX_PAGE_ATTEMPTS, MAX_THROTTLED_ATTEMPTS, retryAfterMs } from "./retry-policy.ts";
 import { HIDDEN_RECHECK_DEPTH } from "../change-tracking/crawl-recheck.ts";
+import type { CrawlDenialReason } from "../crawl/filter.ts";
 import type { Job, NewTask, Task } from "./types.ts";
 import type { Outcome, TaskRunner } from "./worker-pool.ts";
 
@@ -23,6 +25,11 @@ export interface CrawlPlanner {
   kickoff(job: Job, signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[]; delayMs?: number }>;
   /** Filters the links found on a crawled page into new tasks (depth + 1). */
   discover(job: Job, task: Task, links: string[], signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[] }>;
+  /**
+   * Where a crawled page that redirected to `finalUrl` stands: the crawl rule it breaks (`denied`), or the
+   * target's dedup key. Undefined when the redirect stays on the same page (same key).
+   */
+  judgeRedirect(job: Job, task: Task, finalUrl: string): { denied: CrawlDenialReason } | { key: string } | undefined;
 }
 
 /** Dependencies of the task runner. */
@@ -86,6 +93,14 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
           return { kind: "retry", notBefore: now() + (wait ?? backoffMs(task.attempts, deps.config.retryBaseDelayMs)), reason: `HTTP ${status}` };
         }
       }
+      // A crawl page that redirected: refused when it left the crawl's scope (api-v2.md §5.6), except the start
+      // page (a site whose root redirects to another host is still crawled); otherwise its target is claimed.
+      const finalUrl = page.document.metadata.url;
+      const verdict = job.kind === "crawl" && !hidden && finalUrl ? deps.planner.judgeRedirect(job, task, finalUrl) : undefined;
+      const isStart = task.depth === 0 && task.url === job.url;
+      if (verdict && "denied" in verdict && !isStart) {
+        return { kind: "failed", error: new CrawlDenialError(task.url, finalUrl, verdict.denied) };
+      }
       let discovered: NewTask[] = [];
       let robotsBlocked: string[] = [];
       if (job.kind === "crawl" && page.links && status < 400) {
@@ -101,6 +116,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
           discovered,
           robotsBlocked,
           limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER,
+          ...(verdict && "key" in verdict ? { redirect: { key: verdict.key, url: finalUrl } } : {}),
         },
       };
     } catch (err) {

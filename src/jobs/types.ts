@@ -116,6 +116,12 @@ export interface Completion {
   robotsBlocked?: string[];
   /** Changes to the job's options learnt while running (robots `Crawl-delay` found by the kickoff). */
   optionsPatch?: Partial<JobOptions>;
+  /**
+   * A crawl page that redirected: the dedup key and URL of where it landed. The store claims the key for this
+   * task; when another task of the job already holds it, this copy is a duplicate and fails with
+   * `SCRAPE_RACED_REDIRECT_ERROR` (hidden from `/errors`, as upstream).
+   */
+  redirect?: { key: string; url: string };
 }
 
 /** Scheduling limits the worker pool computes from what it runs (one process owns every lease). */

@@ -35,7 +35,8 @@ async function crawl(body: Record<string, unknown>) {
   const urls: string[] = status.data.map((d: any) => d.metadata.sourceURL as string);
   const paths = urls.map((u) => (u.startsWith(site.origin) ? u.slice(site.origin.length) : u));
   const errors = (await (await h.request(`/v2/crawl/${created.id}/errors`)).json()) as any;
-  return { status, urls, paths, errors };
+  const finals: string[] = status.data.map((d: any) => d.metadata.url as string);
+  return { status, urls, paths, finals, errors };
 }
 
 describe("crawl options through the API", () => {
@@ -43,10 +44,14 @@ describe("crawl options through the API", () => {
     const { status, urls, errors } = await crawl({ limit: 25, crawlEntireDomain: true, sitemap: "skip" });
     expect(status.total).toBe(25);
     expect(status.completed).toBe(25);
-    // Pages that failed for good (a redirect loop, say) are in /errors, not in data.
-    expect(urls.length + errors.errors.length).toBe(25);
+    // Pages that failed for good (a redirect loop, say) are in /errors, not in data; a page that redirected to one
+    // the crawl already has used its slot but is in neither (upstream hides that error too).
+    expect(urls.length + errors.errors.length).toBeLessThanOrEqual(25);
+    expect(urls.length + errors.errors.length).toBeGreaterThan(20);
     const canon = urls.map((u) => u.replace("://www.", "://").replace(/\/index\.(html|php)$/, "/").replace(/\/$/, ""));
     expect(new Set(canon).size).toBe(urls.length);
+    const finals = status.data.map((d: any) => String(d.metadata.url).replace("://www.", "://").replace(/\/index\.(html|php)$/, "/").replace(/\/$/, ""));
+    expect(new Set(finals).size).toBe(finals.length);
   });
 
   test("includePaths and excludePaths (regex on the path)", async () => {
@@ -120,6 +125,23 @@ describe("crawl options through the API", () => {
   test("maxDiscoveryDepth 0: the start page only, sitemap pages included", async () => {
     const { paths } = await crawl({ limit: 500, crawlEntireDomain: true, maxDiscoveryDepth: 0 });
     expect(paths).toEqual(["/"]);
+  });
+
+  test("redirects: one leaving the crawl's scope is a CRAWL_DENIAL error; one landing on a crawled page is not a second copy", async () => {
+    const { urls, finals, errors } = await crawl({ limit: 500, crawlEntireDomain: true, sitemap: "skip", maxDiscoveryDepth: 1, excludePaths: ["^/slow/", "^/busy/"] });
+    // /go/external → elsewhere.test/article/2 (external links are not allowed): an error, not a document.
+    expect(urls).not.toContain(`${site.origin}/go/external`);
+    const denial = errors.errors.find((e: any) => e.url === `${site.origin}/go/external`);
+    expect(denial?.code).toBe("CRAWL_DENIAL");
+    expect(denial?.error).toContain(`${site.externalOrigin}/article/2`);
+    // /go/about → /about/ and /go/docs → /docs/page-1, both also linked directly: each landing page once,
+    // whichever task got there first; no page twice at all.
+    const canon = finals.map((u) => u.replace(/\/$/, ""));
+    expect(canon.filter((u) => u === `${site.origin}/about`).length).toBe(1);
+    expect(canon.filter((u) => u === `${site.origin}/docs/page-1`).length).toBe(1);
+    expect(new Set(canon).size).toBe(canon.length);
+    // The duplicate is not an error a user has to look at (upstream hides SCRAPE_RACED_REDIRECT_ERROR too).
+    expect(errors.errors.some((e: any) => e.code === "SCRAPE_RACED_REDIRECT_ERROR")).toBe(false);
   });
 
   test("subdomains and external links only when allowed; social links never", async () => {
