@@ -145,7 +145,7 @@ export class ScrapeService {
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).
     const links = options.collectLinks ? extractLinks(ctx.originalDom(), ctx.baseUrl()) : undefined;
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
-    for (const [renderer, format] of renderers) Object.assign(doc, await renderer.render(ctx, format));
+    for (const [renderer, format] of renderers) mergeRendered(doc, await renderer.render(ctx, format));
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
 
     const metadata: DocumentMetadata = {
@@ -203,6 +203,17 @@ export class ScrapeService {
     }
     return { page };
   }
+}
+
+/**
+ * Adds one renderer's fields to the document. A document has a single `warning` (api-v2.md §3.1), so warnings of
+ * several formats are joined rather than the last one replacing the others (a PDF asked for a screenshot and
+ * branding must say that neither was made).
+ */
+function mergeRendered(doc: ScrapeDocument, rendered: Partial<ScrapeDocument>): void {
+  const previous = doc.warning;
+  Object.assign(doc, rendered);
+  if (previous !== undefined && rendered.warning !== undefined && rendered.warning !== previous) doc.warning = `${previous} ${rendered.warning}`;
 }
 
 const STATUS_TEXT: Record<number, string> = {

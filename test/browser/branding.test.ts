@@ -88,6 +88,13 @@ describe("branding without an LLM", () => {
     expect(r.body.data.warning).toContain("No branding was collected");
   });
 
+  test("a PDF asked for a screenshot and branding: both warnings are kept", async () => {
+    const r = await scrape(h, { url: `${site.url}/pdf`, formats: ["markdown", "screenshot", "branding"] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.warning).toContain("No screenshot was taken");
+    expect(r.body.data.warning).toContain("No branding was collected");
+  });
+
   test("the official SDK's scrape with formats: ['branding']", async () => {
     const apiUrl = h.listen();
     const app = new Firecrawl({ apiKey: h.key, apiUrl });
