@@ -29,12 +29,19 @@ export class ConcurrencyLimiter {
     return this.waiters.length;
   }
 
-  /** Runs `fn` once a slot is free; gives up after `maxWaitMs` of waiting. */
-  async run<T>(maxWaitMs: number, fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.max) await this.acquire(maxWaitMs);
-    else this.active++;
+  /**
+   * Runs `fn` once a slot is free; gives up after `maxWaitMs` of waiting. `fn` is told how long it waited
+   * (`undefined` when a slot was free at once): scrape metadata reports it (`concurrencyLimited`).
+   */
+  async run<T>(maxWaitMs: number, fn: (queuedMs: number | undefined) => Promise<T>): Promise<T> {
+    let queuedMs: number | undefined;
+    if (this.active >= this.max) {
+      const since = performance.now();
+      await this.acquire(maxWaitMs);
+      queuedMs = Math.round(performance.now() - since);
+    } else this.active++;
     try {
-      return await fn();
+      return await fn(queuedMs);
     } finally {
       const next = this.waiters.shift();
       if (next) next.resolve();

@@ -61,6 +61,11 @@ export interface ScrapeRunOptions {
   collectLinks?: boolean;
   /** changeTracking visibility: `hidden` when a crawl re-checks a page its previous crawl saw (see RenderRun). */
   visibility?: "visible" | "hidden";
+  /**
+   * `POST /v2/scrape` only: how long the request waited for a scrape slot (`queuedMs` undefined: not at all),
+   * reported as upstream's [LATEST] `concurrencyLimited` / `concurrencyQueueDurationMs` (api-v2.md §3.1).
+   */
+  queue?: { queuedMs: number | undefined };
 }
 
 /** A scraped page: the document, and for crawls its links and the response headers (`Retry-After`). */
@@ -161,6 +166,10 @@ export class ScrapeService {
       engine: page.engine,
     };
     if (cachedAt !== undefined) metadata.cachedAt = new Date(cachedAt).toISOString();
+    if (options.queue) {
+      metadata.concurrencyLimited = options.queue.queuedMs !== undefined;
+      if (options.queue.queuedMs !== undefined) metadata.concurrencyQueueDurationMs = options.queue.queuedMs;
+    }
     if (page.statusCode >= 400) metadata.error = statusError(page.statusCode);
     // Metadata goes last, as in upstream's documents.
     delete (doc as { metadata?: unknown }).metadata;

@@ -311,3 +311,29 @@ describe("personal requests and the shared cache", () => {
     expect(withCookie.body.data.markdown).not.toBe(anon.body.data.markdown);
   });
 });
+
+describe("the scrape slot queue (maxConcurrency)", () => {
+  test("a request that waited for a slot says so (concurrencyLimited, concurrencyQueueDurationMs); one that did not says false", async () => {
+    const one = await createHarness({ maxConcurrency: 1 });
+    try {
+      const post = (body: Record<string, unknown>) => one.request("/v2/scrape", { method: "POST", json: body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+      const [first, second] = await Promise.all([
+        post({ url: `${site.url}/slow?ms=400`, maxAge: 0, timeout: 10_000 }),
+        Bun.sleep(50).then(() => post({ url: `${site.url}/counter`, maxAge: 0, timeout: 10_000 })),
+      ]);
+      expect(first.body.data.metadata.concurrencyLimited).toBe(false);
+      expect(first.body.data.metadata.concurrencyQueueDurationMs).toBeUndefined();
+      expect(second.body.data.metadata.concurrencyLimited).toBe(true);
+      expect(second.body.data.metadata.concurrencyQueueDurationMs).toBeGreaterThan(200);
+      // Two thirds of the timeout is the most a request waits for a slot: then 408 CONCURRENCY_QUEUE_TIMEOUT.
+      const [, late] = await Promise.all([
+        post({ url: `${site.url}/slow?ms=2500`, maxAge: 0, timeout: 10_000 }),
+        Bun.sleep(50).then(() => post({ url: `${site.url}/counter`, maxAge: 0, timeout: 1500 })),
+      ]);
+      expect(late.status).toBe(408);
+      expect(late.body.code).toBe("CONCURRENCY_QUEUE_TIMEOUT");
+    } finally {
+      await one.close();
+    }
+  }, 20_000);
+});

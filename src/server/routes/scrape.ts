@@ -27,8 +27,8 @@ export function scrapeRoutes(services: Services) {
         const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
         scrape.validate(spec);
         const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
-        const doc = await limiter.run(Math.round(spec.timeoutMs * QUEUE_WAIT_SHARE), () =>
-          scrape.scrape(spec, who, { signal: request.signal, files }),
+        const doc = await limiter.run(Math.round(spec.timeoutMs * QUEUE_WAIT_SHARE), (queuedMs) =>
+          scrape.scrape(spec, who, { signal: request.signal, files, queue: { queuedMs } }),
         );
         services.scrapeStats.lastSuccessAt = Date.now();
         return { success: true, data: doc };
