@@ -48,6 +48,8 @@ export const DocumentSchema = t.Object(
     attributes: t.Optional(t.Array(t.Object({ selector: t.String(), attribute: t.String(), values: t.Array(t.String()) }))),
     actions: t.Optional(t.Object({}, open)),
     warning: t.Optional(t.String()),
+    /** PDF parsed with `parsers: [{type:"pdf", pages:true}]`: each page's own markdown. */
+    pages: t.Optional(t.Array(t.Object({ pageNumber: t.Integer(), markdown: t.String() }))),
     metadata: DocumentMetadataSchema,
   },
   open,

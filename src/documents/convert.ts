@@ -15,12 +15,42 @@ export function convertBlocks(blocks: Block[], metadata: Record<string, unknown>
   return { markdown: blocksToMarkdown(blocks), html: blocksToHtml(blocks, title), metadata, credits };
 }
 
+/** Options of {@link convertPages} (the PDF parser's `pageMarkers` and `pages`). */
+export interface ConvertOptions {
+  /** Separate pages in the markdown with `---` and `<!-- page N -->` (between pages, as upstream). */
+  pageMarkers?: boolean;
+  /** Also give each physical page's own markdown (`document.pages`). */
+  pages?: boolean;
+}
+
 /** Converts pages of positioned text. */
-export function convertPages(pages: PageText[], metadata: Record<string, unknown>, credits: number, options: { pageMarkers?: boolean } = {}): ConvertedDocument {
-  const blocks = layoutBlocks(removeFurniture(pages), options);
+export function convertPages(pages: PageText[], metadata: Record<string, unknown>, credits: number, options: ConvertOptions = {}): ConvertedDocument {
+  const content = removeFurniture(pages);
+  const blocks = layoutBlocks(content, options);
   if (metadata.title === undefined) {
     const h = blocks.find((b) => b.kind === "heading");
     if (h && h.kind === "heading") metadata.title = h.content.map((c) => c.text).join("");
   }
-  return convertBlocks(blocks, metadata, credits);
+  const converted = convertBlocks(blocks, metadata, credits);
+  if (options.pages) converted.fields = { pages: pageMarkdowns(content) };
+  return converted;
+}
+
+/**
+ * Each page's markdown on its own. Laid out again with page boundaries (no paragraph runs on across pages), so
+ * every physical page has its text, whatever the document markdown stitched together.
+ */
+function pageMarkdowns(pages: PageText[]): { pageNumber: number; markdown: string }[] {
+  const blocks = layoutBlocks(pages, { pageMarkers: true, markFirstPage: true });
+  const out: { pageNumber: number; markdown: string }[] = [];
+  let current: { pageNumber: number; blocks: Block[] } | undefined;
+  const flush = () => current && out.push({ pageNumber: current.pageNumber, markdown: blocksToMarkdown(current.blocks) });
+  for (const block of blocks) {
+    if (block.kind === "pageMarker") {
+      flush();
+      current = { pageNumber: block.page, blocks: [] };
+    } else current?.blocks.push(block);
+  }
+  flush();
+  return out;
 }

@@ -18,6 +18,8 @@ export interface ConvertedDocument {
   metadata: Record<string, unknown>;
   /** Credits this page costs (e.g. one per parsed PDF page); replaces the base page credit. */
   credits: number;
+  /** Fields the document gets as they are (`pages` of a PDF parsed with `pages: true`, a `warning`). */
+  fields?: { pages?: { pageNumber: number; markdown: string }[]; warning?: string };
 }
 
 /** A document parser plugin. */

@@ -152,6 +152,7 @@ export class ScrapeService {
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
     for (const [renderer, format] of renderers) mergeRendered(doc, await renderer.render(ctx, format));
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
+    if (converted?.fields) mergeRendered(doc, converted.fields);
 
     const metadata: DocumentMetadata = {
       ...pageMeta,

@@ -92,10 +92,33 @@ describe("PDF options", () => {
     expect(r.body.data.metadata).toMatchObject({ numPages: 2, totalPages: 5, creditsUsed: 2 });
   });
 
-  test("pageMarkers inserts a marker per page", async () => {
-    const r = await scrape({ url: "/long.pdf", parsers: [{ type: "pdf", pageMarkers: true, maxPages: 2 }] });
-    expect(r.body.data.markdown).toContain("<!-- Page 1 -->");
-    expect(r.body.data.markdown).toContain("<!-- Page 2 -->");
+  test("pageMarkers joins pages with upstream's marker, between pages only", async () => {
+    const r = await scrape({ url: "/long.pdf", parsers: [{ type: "pdf", pageMarkers: true, maxPages: 3 }] });
+    const md: string = r.body.data.markdown;
+    expect(md).not.toContain("<!-- page 1 -->");
+    expect(md).toContain("\n\n---\n\n<!-- page 2 -->\n\n");
+    expect(md).toContain("\n\n---\n\n<!-- page 3 -->\n\n");
+    expect(md.indexOf("Chapter 2")).toBeGreaterThan(md.indexOf("<!-- page 2 -->"));
+  });
+
+  test("pages: true gives each page's markdown in document.pages (pageMarkdown is its old name)", async () => {
+    const r = await scrape({ url: "/long.pdf", parsers: [{ type: "pdf", pages: true, maxPages: 3 }] });
+    const pages = r.body.data.pages as { pageNumber: number; markdown: string }[];
+    expect(pages.map((p) => p.pageNumber)).toEqual([1, 2, 3]);
+    expect(pages[1]!.markdown).toContain("Chapter 2");
+    expect(pages[1]!.markdown).not.toContain("Chapter 3");
+    expect(r.body.data.markdown).toContain("Chapter 3");
+    const old = await scrape({ url: "/long.pdf", parsers: [{ type: "pdf", pageMarkdown: true, maxPages: 1 }] });
+    expect(old.body.data.pages).toHaveLength(1);
+    const none = await scrape({ url: "/long.pdf", parsers: [{ type: "pdf", maxPages: 1 }] });
+    expect(none.body.data.pages).toBeUndefined();
+  });
+
+  test("blocks: true is answered with a warning (not produced), the document still scraped", async () => {
+    const r = await scrape({ url: "/long.pdf", parsers: [{ type: "pdf", blocks: true, maxPages: 1 }] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain("Chapter 1");
+    expect(r.body.data.warning).toContain("blocks");
   });
 
   test("parsers: [] returns the PDF itself, base64, for one credit", async () => {

@@ -144,14 +144,17 @@ function isTableRow(row: Row): boolean {
   return row.cells.length >= 2;
 }
 
-/** Converts pages into blocks. `pageMarkers` inserts a marker block before each page. */
-export function layoutBlocks(pages: PageText[], options: { pageMarkers?: boolean } = {}): Block[] {
+/**
+ * Converts pages into blocks. `pageMarkers` inserts a marker block between pages (and before the first too with
+ * `markFirstPage`, for splitting the blocks by page); paragraphs then do not run on across a page break.
+ */
+export function layoutBlocks(pages: PageText[], options: { pageMarkers?: boolean; markFirstPage?: boolean } = {}): Block[] {
   const body = bodySize(pages);
   const hSizes = headingSizes(pages, body);
   const b: Builder = { blocks: [], listIndent: [] };
 
   for (const page of pages) {
-    if (options.pageMarkers) {
+    if (options.pageMarkers && (options.markFirstPage || page !== pages[0])) {
       closeOpen(b);
       b.blocks.push({ kind: "pageMarker", page: page.number });
     }

@@ -41,7 +41,7 @@ export function blocksToMarkdown(blocks: Block[]): string {
         out.push("```\n" + block.text + "\n```");
         break;
       case "pageMarker":
-        out.push(`<!-- Page ${block.page} -->`);
+        out.push(`---\n\n<!-- page ${block.page} -->`);
         break;
     }
   }
@@ -99,7 +99,7 @@ export function blocksToHtml(blocks: Block[], title?: string): string {
         out.push(`<pre><code>${esc(block.text)}</code></pre>`);
         break;
       case "pageMarker":
-        out.push(`<!-- Page ${block.page} -->`);
+        out.push(`<hr><!-- page ${block.page} -->`);
         break;
     }
   }

@@ -29,7 +29,10 @@ export const MIN_PICTURE_COVERAGE = 0.05;
 /** A page mostly covered by pictures with fewer characters than this is OCR'd in `auto` mode. */
 export const PICTURE_PAGE_MAX_CHARS = 200;
 
-type PdfOptions = { type: string; mode?: string; maxPages?: number; pageMarkers?: boolean };
+/** What a request for upstream's per-page layout blocks (`blocks: true`) gets instead of them. */
+export const BLOCKS_WARNING = "PDF layout blocks (blocks: true) are not produced by crawlbox; pages: true gives each page's markdown.";
+
+type PdfOptions = { type: string; mode?: string; maxPages?: number; pageMarkers?: boolean; pages?: boolean; blocks?: boolean };
 
 /** Options of {@link createPdfParser}. */
 export interface PdfParserOptions {
@@ -141,7 +144,9 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
         if (doc.asPDF()?.wasRepaired() && got.every((p) => p.lines.length === 0)) {
           throw new PdfCorruptError("the file is truncated or damaged and no content could be recovered");
         }
-        return convertPages(got, metadata, limit, { pageMarkers: opts.pageMarkers });
+        const converted = convertPages(got, metadata, limit, { pageMarkers: opts.pageMarkers, pages: opts.pages });
+        if (opts.blocks) converted.fields = { ...converted.fields, warning: BLOCKS_WARNING };
+        return converted;
       } catch (err) {
         throw deadline.wrap(err);
       } finally {
