@@ -22,6 +22,7 @@ import { imagesFormat } from "./formats/images.ts";
 import { linksFormat } from "./formats/links.ts";
 import { markdownFormat } from "./formats/markdown.ts";
 import { rawHtmlFormat } from "./formats/raw-html.ts";
+import { rawBase64Format } from "./formats/raw-base64.ts";
 import { screenshotFormat } from "./formats/screenshot.ts";
 
 export { createParserRegistry } from "./parsers/index.ts";
@@ -56,6 +57,7 @@ export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistr
     .register(markdownFormat)
     .register(htmlFormat)
     .register(rawHtmlFormat)
+    .register(rawBase64Format)
     .register(linksFormat)
     .register(imagesFormat)
     .register(attributesFormat)

@@ -66,6 +66,11 @@ export interface FormatRenderer {
   readonly usesOriginalDom?: boolean;
   /** Needs the live page: a cached copy would hide what it reports (changeTracking). @default false */
   readonly needsFreshPage?: boolean;
+  /**
+   * Reads only the fetched bytes (`rawBase64`): when every requested format does, the page is neither parsed nor
+   * converted, so any content type is accepted and a PDF costs one credit, not one per page. @default false
+   */
+  readonly bytesOnly?: boolean;
   /** Validates the format's own options before anything is fetched; throws a 400-class error. */
   validate?(format: FormatRequest, spec: ScrapeSpec): void;
   /** Produces this format's fields of the document. */

@@ -128,9 +128,11 @@ export class ScrapeService {
     const startedAt = this.now();
     const scrapeId = options.scrapeId ?? this.newId();
     const { page, cachedAt } = await this.obtainPage(spec, options.signal, who.keyId);
-    const parser = this.deps.parsers.find(page, spec);
+    const bytesOnly = renderers.length > 0 && renderers.every(([r]) => r.bytesOnly);
+    const parser = bytesOnly ? undefined : this.deps.parsers.find(page, spec);
     const converted = parser ? await parser.parse(page, spec, options.signal) : undefined;
-    if (!converted && !isRenderable(page)) throw new UnsupportedFileError(page.contentType || "unknown");
+    const renderable = isRenderable(page);
+    if (!converted && !renderable && !bytesOnly) throw new UnsupportedFileError(page.contentType || "unknown");
     const credits = (converted ? converted.credits : 1) + extraCredits + (page.proxyUsed === "stealth" ? ENHANCED_PROXY_EXTRA_CREDITS : 0);
 
     // What LLM-backed and history-keeping renderers need: the key, the deadline, token accounting.
@@ -144,7 +146,7 @@ export class ScrapeService {
     const ctx = createRenderContext(spec, page, options.files, converted, run);
     const pageMeta = converted
       ? { ...extractMetadata(ctx.originalDom(), ctx.baseUrl()), ...converted.metadata }
-      : isPlainText(page)
+      : isPlainText(page) || !renderable
         ? {}
         : extractMetadata(ctx.originalDom(), ctx.baseUrl());
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).

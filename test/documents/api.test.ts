@@ -114,6 +114,14 @@ describe("PDF options", () => {
     expect(none.body.data.pages).toBeUndefined();
   });
 
+  test("rawBase64 returns the PDF itself, unparsed, for one credit", async () => {
+    const r = await scrape({ url: "/long.pdf", formats: ["rawBase64"] });
+    expect(r.status).toBe(200);
+    expect(Buffer.from(r.body.data.rawBase64, "base64").subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    expect(r.body.data.metadata.creditsUsed).toBe(1);
+    expect(r.body.data.metadata.numPages).toBeUndefined();
+  });
+
   test("blocks: true is answered with a warning (not produced), the document still scraped", async () => {
     const r = await scrape({ url: "/long.pdf", parsers: [{ type: "pdf", blocks: true, maxPages: 1 }] });
     expect(r.status).toBe(200);

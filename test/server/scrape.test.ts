@@ -149,6 +149,19 @@ describe("POST /v2/scrape formats", () => {
     expect(status).toBe(422);
     expect(body.code).toBe("SCRAPE_UNSUPPORTED_FILE_ERROR");
   });
+
+  test("rawBase64: the body exactly as fetched, any content type, one credit; only as the sole format", async () => {
+    const bin = await scrape({ url: `${site.url}/binary`, formats: ["rawBase64"] });
+    expect(bin.status).toBe(200);
+    expect([...Buffer.from(bin.body.data.rawBase64, "base64")]).toEqual([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00]);
+    expect(bin.body.data.markdown).toBeUndefined();
+    expect(bin.body.data.metadata).toMatchObject({ statusCode: 200, creditsUsed: 1, contentType: "application/octet-stream" });
+    const sjis = await scrape({ url: `${site.url}/sjis`, formats: ["rawBase64"], maxAge: 0 });
+    const bytes = Buffer.from(sjis.body.data.rawBase64, "base64");
+    expect(bytes.includes(0x82)).toBe(true); // Shift_JIS bytes, not re-encoded text
+    const mixed = await scrape({ url: `${site.url}/article`, formats: ["rawBase64", "markdown"] });
+    expect(mixed.status).toBe(400);
+  });
 });
 
 describe("POST /v2/scrape metadata and transport", () => {
