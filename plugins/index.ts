@@ -12,6 +12,8 @@ import { createBrandingFormat } from "./formats/branding.ts";
 import { createChangeTrackingFormat } from "./formats/change-tracking.ts";
 import { createJsonFormat } from "./formats/json.ts";
 import { createSummaryFormat } from "./formats/summary.ts";
+import { createQuestionFormat } from "./formats/question.ts";
+import { createHighlightsFormat } from "./formats/highlights.ts";
 import { ollamaProvider } from "./llm/ollama.ts";
 import { openaiProvider } from "./llm/openai.ts";
 import { attributesFormat } from "./formats/attributes.ts";
@@ -51,7 +53,9 @@ export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistr
   const limits = deps.llmLimits ?? DEFAULT_LLM_LIMITS;
   const registry = new RendererRegistry()
     .register(createJsonFormat(deps.llm, limits))
-    .register(createSummaryFormat(deps.llm, limits));
+    .register(createSummaryFormat(deps.llm, limits))
+    .register(createQuestionFormat(deps.llm, limits))
+    .register(createHighlightsFormat(deps.llm, limits));
   if (deps.changeHistory) registry.register(createChangeTrackingFormat({ history: deps.changeHistory, llm: deps.llm, limits }));
   return registry
     .register(markdownFormat)

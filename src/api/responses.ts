@@ -43,6 +43,8 @@ export const DocumentSchema = t.Object(
     images: t.Optional(t.Array(t.String())),
     screenshot: t.Optional(t.String()),
     summary: t.Optional(t.String()),
+    answer: t.Optional(t.String()),
+    highlights: t.Optional(t.String()),
     json: t.Optional(t.Unknown()),
     changeTracking: t.Optional(t.Object({}, open)),
     attributes: t.Optional(t.Array(t.Object({ selector: t.String(), attribute: t.String(), values: t.Array(t.String()) }))),

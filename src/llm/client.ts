@@ -9,7 +9,7 @@
 import { CrawlboxError } from "../errors.ts";
 import { chunkText, CHARS_PER_TOKEN, estimateTokens, mergeAnswers } from "./chunk.ts";
 import { LlmBudgetExceededError, LlmInvalidAnswerError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
-import { brandingMessages, changeMessages, crawlOptionsMessages, extractMessages, repairMessages, summaryMessages } from "./prompts.ts";
+import { brandingMessages, changeMessages, crawlOptionsMessages, extractMessages, highlightsMessages, NOTHING_RELEVANT, questionMessages, repairMessages, summaryMessages } from "./prompts.ts";
 import { parseJsonAnswer, validateAgainst } from "./schema.ts";
 import type { LlmChatAnswer, LlmMessage, LlmProvider } from "./types.ts";
 
@@ -128,6 +128,33 @@ export class LlmClient {
     if (parts.length === 1) return parts[0]!;
     const joined = parts.map((p, i) => `Part ${i + 1}: ${p}`).join("\n\n");
     return (await this.chat(summaryMessages(joined, "merge"), undefined, call, spent)).content.trim();
+  }
+
+  /**
+   * The answer to `question` from page content (`question` format): each chunk answers or says it has nothing;
+   * several partial answers are combined by one more call. Undefined when no part of the page answers it.
+   */
+  async answer(content: string, question: string, call: LlmCall): Promise<string | undefined> {
+    const spent = { tokens: 0 };
+    const parts: string[] = [];
+    for (const c of chunkText(content, this.chunkChars())) {
+      const a = (await this.chat(questionMessages(c, question), undefined, call, spent)).content.trim();
+      if (a && a !== NOTHING_RELEVANT) parts.push(a);
+    }
+    if (parts.length <= 1) return parts[0];
+    const joined = parts.map((p, i) => `Part ${i + 1}: ${p}`).join("\n\n");
+    return (await this.chat(questionMessages(joined, question, "merge"), undefined, call, spent)).content.trim();
+  }
+
+  /** Passages of page content relevant to `query` (`highlights` format), one per line; "" when none is. */
+  async highlights(content: string, query: string, call: LlmCall): Promise<string> {
+    const spent = { tokens: 0 };
+    const lines: string[] = [];
+    for (const c of chunkText(content, this.chunkChars())) {
+      const a = (await this.chat(highlightsMessages(c, query), undefined, call, spent)).content.trim();
+      if (a && a !== NOTHING_RELEVANT) lines.push(...a.split("\n").map((l) => l.trim()).filter((l) => l && l !== NOTHING_RELEVANT));
+    }
+    return lines.join("\n");
   }
 
   /** A JSON description of the change between two versions (changeTracking `json` mode without a schema). */

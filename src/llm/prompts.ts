@@ -122,3 +122,38 @@ export function brandingMessages(content: string): LlmMessage[] {
     },
   ];
 }
+
+/** What a chunk answers when it says nothing about the question or query (dropped when parts are combined). */
+export const NOTHING_RELEVANT = "NOTHING_RELEVANT";
+
+const QUESTION_SYSTEM = [
+  "You answer questions about a web page, using only what the page says.",
+  UNTRUSTED_CONTENT_RULE,
+  `Answer with the answer text only. If the page does not answer the question, reply exactly ${NOTHING_RELEVANT}.`,
+].join("\n");
+
+/** Messages asking `question` of one chunk (or, with `merge`, combining the chunks' partial answers). */
+export function questionMessages(content: string, question: string, mode: "page" | "merge" = "page"): LlmMessage[] {
+  const ask =
+    mode === "page"
+      ? `Question: ${question}\n\nAnswer it from the following web page.`
+      : `Question: ${question}\n\nThese are answers found in consecutive parts of one web page. Combine them into one answer.`;
+  return [
+    { role: "system", content: QUESTION_SYSTEM },
+    { role: "user", content: `${ask}\n\n${delimit(content, mode === "page" ? "page" : "partial answers").text}` },
+  ];
+}
+
+const HIGHLIGHTS_SYSTEM = [
+  "You pick out the passages of a web page that matter for a query, quoting them word for word.",
+  UNTRUSTED_CONTENT_RULE,
+  `Answer with the quoted passages only, one per line, most relevant first. If nothing on the page is relevant, reply exactly ${NOTHING_RELEVANT}.`,
+].join("\n");
+
+/** Messages asking one chunk for the passages relevant to `query`. */
+export function highlightsMessages(content: string, query: string): LlmMessage[] {
+  return [
+    { role: "system", content: HIGHLIGHTS_SYSTEM },
+    { role: "user", content: `Query: ${query}\n\nQuote the passages of the following web page that are relevant to the query.\n\n${delimit(content).text}` },
+  ];
+}

@@ -130,6 +130,54 @@ describe("summary format", () => {
   });
 });
 
+describe("question and highlights formats", () => {
+  test("question: the answer in data.answer, the question outside the page block, 5 credits", async () => {
+    llm.reset();
+    llm.script([{ content: " Two kettles: the Blue Kettle and the Red Kettle. " }]);
+    const r = await scrape("/shop", { formats: [{ type: "question", question: "Which kettles are sold?" }] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.answer).toBe("Two kettles: the Blue Kettle and the Red Kettle.");
+    expect(r.body.data.metadata.creditsUsed).toBe(5);
+    const user = llm.chats()[0]!.messages[1]!.content;
+    expect(user.indexOf("Which kettles are sold?")).toBeLessThan(user.indexOf("<<<PAGE_CONTENT"));
+    expect(user).toContain("We sell the Blue Kettle");
+    expect(llm.chats()[0]!.messages[0]!.content).toContain("untrusted data");
+  });
+
+  test("question on a long page: parts that know nothing are dropped, the rest combined; none → a warning", async () => {
+    llm.reset();
+    llm.respond = (req) => {
+      const user = req.messages[1]!.content;
+      if (user.includes("Combine them")) return { content: "P3 and P30." };
+      return { content: /Product P3\b|Product P30\b/.test(user) ? "found it" : "NOTHING_RELEVANT" };
+    };
+    const r = await scrape("/long", { formats: [{ type: "question", question: "Which products are numbered 3 and 30?" }] });
+    expect(r.body.data.answer).toBe("P3 and P30.");
+    const combine = llm.chats().find((c) => c.messages[1]!.content.includes("Combine them"))!;
+    expect(combine.messages[1]!.content.match(/Part \d+: found it/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(combine.messages[1]!.content).not.toContain("NOTHING_RELEVANT");
+
+    llm.reset();
+    llm.respond = () => ({ content: "NOTHING_RELEVANT" });
+    const none = await scrape("/shop", { formats: [{ type: "question", question: "What is the shop's phone number?" }] });
+    expect(none.status).toBe(200);
+    expect(none.body.data.answer).toBeUndefined();
+    expect(none.body.data.warning).toContain("does not answer");
+  });
+
+  test("highlights: quoted passages, one per line, from every part of a long page", async () => {
+    llm.reset();
+    llm.respond = (req) => {
+      const found = [...req.messages[1]!.content.matchAll(/Product (P\d+)\./g)].map((m) => m[1]!).filter((p) => p === "P1" || p === "P25");
+      return { content: found.length > 0 ? found.map((p) => `Product ${p}.`).join("\n") : "NOTHING_RELEVANT" };
+    };
+    const r = await scrape("/long", { formats: [{ type: "highlights", query: "products one and twenty-five" }] });
+    expect(r.status).toBe(200);
+    expect(llm.chats().length).toBeGreaterThan(1); // the page was read in parts
+    expect(r.body.data.highlights).toBe("Product P1.\nProduct P25.");
+  });
+});
+
 describe("units", () => {
   test("chunkText keeps paragraphs and respects the size", () => {
     const text = ["a".repeat(50), "b".repeat(50), "c".repeat(120)].join("\n\n");
