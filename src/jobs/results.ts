@@ -106,6 +106,22 @@ export class JobResults {
     return this.db.query("DELETE FROM jobs WHERE status != 'scraping' AND expires_at < ?").run(this.now()).changes;
   }
 
+  /**
+   * The document of one crawl or batch page by its `metadata.scrapeId` (the task id), for `GET /v2/scrape/{id}`:
+   * only to the key that made the job, only while the job's results are kept; undefined otherwise.
+   */
+  pageDocument(taskId: string, keyId: string): Record<string, unknown> | undefined {
+    const row = this.db
+      .query<{ result: string | null; key_id: string; status: string; expires_at: number }, [string]>(
+        `SELECT t.result, j.key_id, j.status, j.expires_at FROM tasks t JOIN jobs j ON j.id = t.job_id
+         WHERE t.id = ? AND t.kind = 'page' AND t.status = 'done'`,
+      )
+      .get(taskId);
+    if (!row || row.result === null || row.key_id !== keyId) return undefined;
+    if (row.status !== "scraping" && row.expires_at < this.now()) return undefined;
+    return JSON.parse(row.result) as Record<string, unknown>;
+  }
+
   /** Queued and running pages of `keyId`'s jobs (queue-status). */
   queueCounts(keyId: string): { queued: number; active: number } {
     const r = this.db

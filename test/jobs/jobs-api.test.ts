@@ -206,6 +206,17 @@ describe("batch scrape", () => {
     expect(job.data[0]!.links?.length).toBe(3);
   });
 
+  test("a batch page's metadata.scrapeId opens it with GET /v2/scrape/{id}, for the job's key only", async () => {
+    const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/9`] } })).json()) as any;
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed");
+    const page = (await raw(`/v2/batch/scrape/${created.id}`)).data[0];
+    const res = await h.request(`/v2/scrape/${page.metadata.scrapeId}`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).data).toEqual(page);
+    const other = h.services.keys.create("someone else").key;
+    expect((await h.request(`/v2/scrape/${page.metadata.scrapeId}`, { auth: other })).status).toBe(404);
+  });
+
   test("appendToId adds pages to an existing batch", async () => {
     const first = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/6`] } })).json()) as any;
     await waitFor(async () => (await raw(`/v2/batch/scrape/${first.id}`)).status === "completed");

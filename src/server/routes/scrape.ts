@@ -44,7 +44,8 @@ export function scrapeRoutes(services: Services) {
     .get(
       "/v2/scrape/:id",
       ({ params, who }) => {
-        const doc = results.get(params.id, who.keyId, Date.now());
+        // A crawl or batch page's scrapeId is its task id: its document lives with the job.
+        const doc = results.get(params.id, who.keyId, Date.now()) ?? services.jobResults.pageDocument(params.id, who.keyId);
         if (doc === undefined) throw new NotFoundError("Job not found.");
         return { success: true, data: doc };
       },
