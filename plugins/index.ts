@@ -14,6 +14,7 @@ import { createJsonFormat } from "./formats/json.ts";
 import { createSummaryFormat } from "./formats/summary.ts";
 import { createQuestionFormat } from "./formats/question.ts";
 import { createHighlightsFormat } from "./formats/highlights.ts";
+import { createQueryFormat } from "./formats/query.ts";
 import { ollamaProvider } from "./llm/ollama.ts";
 import { openaiProvider } from "./llm/openai.ts";
 import { attributesFormat } from "./formats/attributes.ts";
@@ -55,7 +56,8 @@ export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistr
     .register(createJsonFormat(deps.llm, limits))
     .register(createSummaryFormat(deps.llm, limits))
     .register(createQuestionFormat(deps.llm, limits))
-    .register(createHighlightsFormat(deps.llm, limits));
+    .register(createHighlightsFormat(deps.llm, limits))
+    .register(createQueryFormat(deps.llm, limits));
   if (deps.changeHistory) registry.register(createChangeTrackingFormat({ history: deps.changeHistory, llm: deps.llm, limits }));
   return registry
     .register(markdownFormat)

@@ -178,6 +178,18 @@ describe("question and highlights formats", () => {
   });
 });
 
+describe("query format (deprecated)", () => {
+  test("freeform answers in data.answer; directQuote quotes in data.highlights", async () => {
+    llm.reset();
+    llm.script([{ content: "Two kettles." }, { content: "We sell the Blue Kettle and the Red Kettle." }]);
+    const free = await scrape("/shop", { formats: [{ type: "query", prompt: "How many kettles?" }] });
+    expect(free.body.data.answer).toBe("Two kettles.");
+    const quote = await scrape("/shop", { formats: [{ type: "query", prompt: "kettles", mode: "directQuote" }] });
+    expect(quote.body.data.highlights).toBe("We sell the Blue Kettle and the Red Kettle.");
+    expect(llm.chats()[1]!.messages[0]!.content).toContain("word for word");
+  });
+});
+
 describe("units", () => {
   test("chunkText keeps paragraphs and respects the size", () => {
     const text = ["a".repeat(50), "b".repeat(50), "c".repeat(120)].join("\n\n");

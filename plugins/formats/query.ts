@@ -1,0 +1,26 @@
+/**
+ * @module plugins/formats/query
+ * The deprecated `query` format (`{type:"query", prompt, mode?}`, api-v2.md §2.2), which upstream replaced by
+ * `question` and `highlights`: `mode: "freeform"` (the default) answers the prompt like `question`, in
+ * `data.answer`; `mode: "directQuote"` quotes the relevant passages like `highlights`, in `data.highlights`.
+ */
+import type { LlmClient } from "../../src/llm/client.ts";
+import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
+import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+import { QUESTION_EXTRA_CREDITS } from "./question.ts";
+
+/** Creates the `query` renderer. */
+export function createQueryFormat(llm: LlmClient | undefined, limits: LlmLimits): FormatRenderer {
+  return {
+    type: "query",
+    needs: ["llm"],
+    extraCredits: QUESTION_EXTRA_CREDITS,
+    async render(ctx, format) {
+      const prompt = String(format["prompt"]);
+      const call = llmCallFor(ctx, limits);
+      if (format["mode"] === "directQuote") return { highlights: await llm!.highlights(ctx.markdown(), prompt, call) };
+      const answer = await llm!.answer(ctx.markdown(), prompt, call);
+      return answer === undefined ? { warning: "The page does not answer the query." } : { answer };
+    },
+  };
+}
