@@ -134,6 +134,9 @@ export class ScrapeService {
     const renderable = isRenderable(page);
     if (!converted && !renderable && !bytesOnly) throw new UnsupportedFileError(page.contentType || "unknown");
     const credits = (converted ? converted.credits : 1) + extraCredits + (page.proxyUsed === "stealth" ? ENHANCED_PROXY_EXTRA_CREDITS : 0);
+    // A PDF's per-page credits and the enhanced mode's extra are known only now: the quota must hold for them too,
+    // before the formats (LLM calls) run and anything is charged.
+    if (credits > 1 + extraCredits) this.deps.ledger.assertCanSpend(who, credits);
 
     // What LLM-backed and history-keeping renderers need: the key, the deadline, token accounting.
     const run: RenderRun = {

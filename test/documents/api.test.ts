@@ -114,6 +114,23 @@ describe("PDF options", () => {
     expect(none.body.data.pages).toBeUndefined();
   });
 
+  test("a PDF's per-page credits are held to the key's quota: 402 and nothing charged when they exceed it", async () => {
+    const { key } = h.services.keys.create("small quota", 3);
+    const post = async (parsers: unknown[]) => {
+      const res = await h.request("/v2/scrape", { method: "POST", auth: key, json: { url: `${site.url}/long.pdf`, timeout: 60_000, parsers } });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const five = await post([{ type: "pdf" }]);
+    expect(five.status).toBe(402);
+    expect(five.body.code).toBe("INSUFFICIENT_CREDITS");
+    const usage = async () => ((await (await h.request("/v2/team/credit-usage", { auth: key })).json()) as any).data;
+    expect((await usage()).creditsUsed).toBe(0);
+    const three = await post([{ type: "pdf", maxPages: 3 }]);
+    expect(three.status).toBe(200);
+    expect(three.body.data.metadata.creditsUsed).toBe(3);
+    expect((await usage()).remainingCredits).toBe(0);
+  });
+
   test("rawBase64 returns the PDF itself, unparsed, for one credit", async () => {
     const r = await scrape({ url: "/long.pdf", formats: ["rawBase64"] });
     expect(r.status).toBe(200);
