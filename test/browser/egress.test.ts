@@ -64,4 +64,21 @@ describe("browser egress through the gate", () => {
     expect(JSON.stringify(click.body)).not.toContain("SECRET-DATA");
     expect(secret.hits).toBe(0);
   });
+  test("WebRTC cannot reach a loopback STUN server (no UDP outside the proxy)", async () => {
+    let packets = 0;
+    const udp = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0, socket: { data() { packets++; } } });
+    try {
+      // A data channel's ICE gathering sends STUN binding requests to the configured server.
+      const script = `(async () => { const pc = new RTCPeerConnection({ iceServers: [{ urls: "stun:127.0.0.1:${udp.port}" }] });
+        pc.createDataChannel("x"); await pc.setLocalDescription(await pc.createOffer());
+        await new Promise((r) => setTimeout(r, 1500)); return pc.iceGatheringState; })()`;
+      const { status, body } = await scrape(h, { url: `${site.url}/static`, actions: [{ type: "executeJavascript", script }] });
+      expect(status).toBe(200);
+      expect(body.data.actions.javascriptReturns[0].value).toBeString(); // the script ran
+      await Bun.sleep(300);
+      expect(packets).toBe(0);
+    } finally {
+      udp.close();
+    }
+  });
 });

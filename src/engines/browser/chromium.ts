@@ -40,6 +40,10 @@ export const CHROMIUM_ARGS = [
     // CPU per page (scripts/bench/browser.ts): no new RenderFrameHost per cross-document navigation, no back/forward
     // cache and its proactive BrowsingInstance swaps (each spawned a renderer per navigation), no spare renderer.
     "RenderDocument,BackForwardCache,ProactivelySwapBrowsingInstance,SpareRendererForSitePerProcess",
+  // WebRTC's UDP (STUN/TURN, ICE candidates) does not go through --proxy-server, so a page's script could reach any
+  // address past the egress gate: only proxied traffic is allowed, i.e. no UDP at all (reliability.md B1).
+  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+  "--webrtc-ip-handling-policy=disable_non_proxied_udp",
   // The stealth measures of `proxy: "enhanced"` start here: no automation infobar or blink flag.
   "--disable-blink-features=AutomationControlled",
 ] as const;
