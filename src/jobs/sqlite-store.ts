@@ -95,8 +95,8 @@ export class SqliteJobStore implements JobStore {
     return reapExpired(this.ctx, maxStalls);
   }
 
-  recoverAll(): number {
-    return recoverActive(this.ctx);
+  recoverAll(maxStalls: number): number {
+    return recoverActive(this.ctx, maxStalls);
   }
 
   /**

@@ -126,26 +126,34 @@ export function reapExpired(ctx: StoreContext, maxStalls: number): number {
     const expired = db
       .query<TaskRow, [number]>("SELECT * FROM tasks WHERE status = 'active' AND lease_expires_at < ?")
       .all(t);
-    for (const task of expired) {
-      if (task.stalls + 1 > maxStalls) {
-        db.query("UPDATE tasks SET stalls = stalls + 1 WHERE id = ?").run(task.id);
-        markFailed(ctx, task, { code: "SCRAPE_RETRY_LIMIT", status: 500, message: `The page stalled ${task.stalls + 1} times and was given up.` });
-        finishJobIfDone(ctx, task.job_id);
-      } else {
-        db
-          .query("UPDATE tasks SET status = 'queued', stalls = stalls + 1, lease_owner = NULL, lease_expires_at = NULL WHERE id = ?")
-          .run(task.id);
-      }
-    }
+    for (const task of expired) stall(ctx, task, maxStalls);
     return expired.length;
   });
 }
 
-/** Requeues every active task: at boot, all of them belong to a dead process (JobStore.recoverAll). */
-export function recoverActive(ctx: StoreContext): number {
-  return ctx.db
-    .query("UPDATE tasks SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL WHERE status = 'active'")
-    .run().changes;
+/**
+ * Requeues every active task: at boot, all of them belong to a dead process (JobStore.recoverAll). Each counts as
+ * a stall, so a page that kills the process whenever it runs (a poison page) is failed after `maxStalls`
+ * restarts instead of being retried forever (reliability.md B3).
+ */
+export function recoverActive(ctx: StoreContext, maxStalls: number): number {
+  return immediate(ctx.db, () => {
+    const active = ctx.db.query<TaskRow, []>("SELECT * FROM tasks WHERE status = 'active'").all();
+    for (const task of active) stall(ctx, task, maxStalls);
+    return active.length;
+  });
+}
+
+/** A task whose lease died with its worker: requeued, or failed with `SCRAPE_RETRY_LIMIT` past `maxStalls`. */
+function stall(ctx: StoreContext, task: TaskRow, maxStalls: number): void {
+  const { db } = ctx;
+  if (task.stalls + 1 > maxStalls) {
+    db.query("UPDATE tasks SET stalls = stalls + 1 WHERE id = ?").run(task.id);
+    markFailed(ctx, task, { code: "SCRAPE_RETRY_LIMIT", status: 500, message: `The page stalled ${task.stalls + 1} times and was given up.` });
+    finishJobIfDone(ctx, task.job_id);
+  } else {
+    db.query("UPDATE tasks SET status = 'queued', stalls = stalls + 1, lease_owner = NULL, lease_expires_at = NULL WHERE id = ?").run(task.id);
+  }
 }
 
 /**

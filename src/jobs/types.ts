@@ -152,8 +152,8 @@ export interface JobStore {
   retry(taskId: string, owner: string, notBefore: number): boolean;
   /** Requeues expired leases (stall count +1), failing tasks that stalled more than `maxStalls` times. */
   reap(maxStalls: number): number;
-  /** Requeues every active task: at boot, all of them belong to a dead process. */
-  recoverAll(): number;
+  /** Requeues every active task (stall count +1): at boot, all of them belong to a dead process; fails poison pages. */
+  recoverAll(maxStalls: number): number;
   /** Counts a page attempt on a host; gives the host up (fails its queued pages) after `threshold` failures in a row. */
   recordHostOutcome(jobId: string, host: string, ok: boolean, threshold: number): number;
   get(jobId: string): Job | undefined;

@@ -70,7 +70,7 @@ export class WorkerPool {
   start(): void {
     if (this.running) return;
     this.running = true;
-    const recovered = this.o.store.recoverAll();
+    const recovered = this.o.store.recoverAll(this.maxStalls);
     if (recovered > 0) this.o.log.info(`requeued ${recovered} page(s) left running by a previous process`);
     for (let i = 0; i < this.o.concurrency; i++) this.loops.push(this.loop());
     this.reaper = setInterval(() => {

@@ -87,8 +87,22 @@ describe("SqliteJobStore", () => {
     newJob(s, [page("http://a.test/1"), page("http://a.test/2")]);
     s.store.claim("dead", 60_000, free);
     s.store.claim("dead", 60_000, free);
-    expect(s.store.recoverAll()).toBe(2);
+    expect(s.store.recoverAll(3)).toBe(2);
     expect(s.store.claim("w2", 1000, free)).toBeDefined();
+  });
+
+  test("a page that is running every time the process dies is failed after maxStalls restarts (poison page)", () => {
+    const s = setup();
+    const job = newJob(s, [page("http://a.test/poison")]);
+    for (let boot = 1; boot <= 3; boot++) {
+      expect(s.store.claim("dying", 60_000, free)?.url).toBe("http://a.test/poison");
+      expect(s.store.recoverAll(3)).toBe(1); // requeued, stalls = boot
+    }
+    s.store.claim("dying", 60_000, free);
+    s.store.recoverAll(3); // the fourth death: given up
+    expect(s.store.claim("w", 60_000, free)).toBeUndefined();
+    expect(s.store.get(job.id)!.status).toBe("completed");
+    expect(s.results.errors(job.id).errors[0]).toMatchObject({ url: "http://a.test/poison", code: "SCRAPE_RETRY_LIMIT" });
   });
 
   test("limit and dedup keys bound what a crawl enqueues", () => {
