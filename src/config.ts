@@ -209,6 +209,12 @@ function llmProvider(r: Reader): Config["llmProvider"] {
   return "auto";
 }
 
+/** Whether `host` (the listen address) is reachable from this machine only. */
+function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
 /** Reads and validates the configuration. Throws {@link ConfigError} when anything is invalid. */
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const r: Reader = { env, problems: [] };
@@ -273,6 +279,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     r.problems.push(`CRAWLBOX_WEBHOOK_SECRET: ${(err as Error).message}`);
   }
   if (config.llmProvider === "ollama" && config.modelName === "") r.problems.push("CRAWLBOX_LLM_PROVIDER=ollama needs MODEL_NAME (the Ollama model to use)");
+  if (!config.authEnabled && !isLoopbackHost(config.host)) {
+    // reliability.md B6: an unauthenticated server only where nothing but this machine can reach it.
+    r.problems.push(
+      `CRAWLBOX_AUTH=off needs HOST to be a loopback address (127.0.0.1, ::1 or localhost), not "${config.host}": ` +
+        "anyone who can reach the server could use it (and spend its credits). Keep auth on, or put a proxy with its own authentication in front and bind crawlbox to loopback.",
+    );
+  }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
 }

@@ -41,6 +41,13 @@ describe("config", () => {
     expect(c.authEnabled).toBe(false);
   });
 
+  test("CRAWLBOX_AUTH=off only with a loopback HOST (reliability.md B6)", () => {
+    expect(() => loadConfig({ CRAWLBOX_AUTH: "off" })).toThrow(/CRAWLBOX_AUTH=off needs HOST to be a loopback address/);
+    expect(() => loadConfig({ CRAWLBOX_AUTH: "off", HOST: "10.0.0.5" })).toThrow(ConfigError);
+    for (const host of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"]) expect(loadConfig({ CRAWLBOX_AUTH: "off", HOST: host }).authEnabled).toBe(false);
+    expect(loadConfig({ HOST: "0.0.0.0" }).authEnabled).toBe(true);
+  });
+
   test("invalid values are all reported at once", () => {
     try {
       loadConfig({ PORT: "70000", CRAWLBOX_ALLOW_PRIVATE_NETWORK: "maybe", CRAWLBOX_PUBLIC_URL: "ftp://x", CRAWLBOX_AUTH: "sometimes" });
