@@ -11,6 +11,9 @@ import type { PageText, TextLine } from "../../src/documents/layout/model.ts";
 import { ocrLanguages } from "../../src/documents/ocr/languages.ts";
 import { createOcrPool } from "../../src/documents/ocr/pool.ts";
 import { tsvToLines, wordEm } from "../../src/documents/ocr/tsv.ts";
+import { unzipParts } from "../../src/documents/office/unzip.ts";
+import { docxToBlocks } from "../../src/documents/office/docx.ts";
+import { zipSync } from "fflate";
 import { parseDuration } from "../../src/documents/media/extract-audio.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -82,6 +85,23 @@ describe("OCR helpers", () => {
   test("ffmpeg duration parsing", () => {
     expect(parseDuration("  Duration: 00:01:02.50, start: 0")).toBeCloseTo(62.5);
     expect(parseDuration("no duration")).toBeUndefined();
+  });
+});
+
+describe("office unzip bounds (zip bombs)", () => {
+  const bomb = (bytes: number) => zipSync({ "word/document.xml": new Uint8Array(bytes).fill(0x20), "other/big.bin": new Uint8Array(bytes).fill(1) }, { level: 9 });
+
+  test("the declared decompressed size of the kept parts is capped before anything is inflated", () => {
+    const zip = bomb(2_000_000); // ~4 KB compressed
+    expect(zip.byteLength).toBeLessThan(20_000);
+    expect(() => unzipParts(zip, "DOCX", (n) => n.startsWith("word/"), 1_000_000)).toThrow(/decompressed document/);
+    // Parts not kept do not count.
+    expect(Object.keys(unzipParts(zip, "DOCX", (n) => n.startsWith("word/"), 3_000_000))).toEqual(["word/document.xml"]);
+  });
+
+  test("the DOCX parser goes through the bound (a part over 200 MiB is refused before it is inflated)", () => {
+    const big = zipSync({ "word/document.xml": new Uint8Array(201 * 1024 * 1024).fill(0x20) }, { level: 1 });
+    expect(() => docxToBlocks(big)).toThrow(/decompressed document/);
   });
 });
 

@@ -4,7 +4,7 @@
  * "heading N"/"Title" styles), bulleted and numbered lists from numbering definitions, tables, and external
  * hyperlinks from the relationships part. Read straight from the XML; no rendering engine.
  */
-import { unzipSync } from "fflate";
+import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { InlineRuns } from "./inline-runs.ts";
@@ -91,12 +91,7 @@ function paragraphInline(p: Element, rels: Map<string, string>): Inline[] {
 
 /** Converts DOCX bytes to blocks and the document's title (core properties), if any. */
 export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
-  let files: Record<string, Uint8Array>;
-  try {
-    files = unzipSync(bytes, { filter: (f) => f.name.startsWith("word/") || f.name === "docProps/core.xml" });
-  } catch (err) {
-    throw new DocumentCorruptError("DOCX", err instanceof Error ? err.message : String(err));
-  }
+  const files = unzipParts(bytes, "DOCX", (name) => name.startsWith("word/") || name === "docProps/core.xml");
   const document = part(files, "word/document.xml");
   const body = document && child(document, "w:body");
   if (!body) throw new DocumentCorruptError("DOCX", "word/document.xml is missing");

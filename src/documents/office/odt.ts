@@ -3,7 +3,7 @@
  * ODT (OpenDocument text) → blocks: `text:h` headings with their outline level, paragraphs, lists (nesting
  * from list depth), tables and `text:a` links.
  */
-import { unzipSync } from "fflate";
+import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { InlineRuns } from "./inline-runs.ts";
@@ -30,12 +30,7 @@ function inlineOf(el: Element): Inline[] {
 
 /** Converts ODT bytes to blocks. */
 export function odtToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
-  let files: Record<string, Uint8Array>;
-  try {
-    files = unzipSync(bytes, { filter: (f) => f.name === "content.xml" || f.name === "meta.xml" });
-  } catch (err) {
-    throw new DocumentCorruptError("ODT", err instanceof Error ? err.message : String(err));
-  }
+  const files = unzipParts(bytes, "ODT", (name) => name === "content.xml" || name === "meta.xml");
   if (!files["content.xml"]) throw new DocumentCorruptError("ODT", "content.xml is missing");
   const root = parseXml(new TextDecoder().decode(files["content.xml"]));
   const text = descendants(root, "office:text")[0];
