@@ -17,6 +17,16 @@ export class CrawlDenialError extends CrawlboxError {
   }
 }
 
+/** robots.txt refuses the crawl's start page (or could not be read, which counts as a refusal): not fetched. */
+export class StartPageDisallowedError extends CrawlboxError {
+  constructor(url: string) {
+    super("CRAWL_DENIAL", 403, `robots.txt disallows ${url}, the crawl's start page (an unreadable robots.txt counts as disallowing all); set ignoreRobotsTxt: true to crawl it anyway.`, {
+      details: { url, reason: "ROBOTS_TXT" },
+      retryable: false,
+    });
+  }
+}
+
 /** 408: `POST /v2/map` exceeded its `timeout` (upstream `MAP_TIMEOUT`, api-v2.md §3.3). */
 export class MapTimeoutError extends CrawlboxError {
   constructor(timeoutMs: number) {

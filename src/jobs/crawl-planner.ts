@@ -157,6 +157,12 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       return plan(job, links, task.depth, task.url, signal);
     },
 
+    async startAllowed(job, signal) {
+      if (crawlerOptions(job).ignoreRobotsTxt) return true;
+      const entry = await deps.robots.get(job.url!, signal);
+      return entry.isAllowed(job.url!, filtersFor(job).full.robotsAgents) !== false;
+    },
+
     judgeRedirect(job, task, finalUrl) {
       if (normalizeUrl(finalUrl) === normalizeUrl(task.url)) return undefined; // no redirect (most pages)
       const { full } = filtersFor(job);

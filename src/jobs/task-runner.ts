@@ -6,7 +6,7 @@
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
-import { CrawlDenialError } from "../crawl/errors.ts";
+import { CrawlDenialError, StartPageDisallowedError } from "../crawl/errors.ts";
 import { CrawlboxError, toCrawlboxError } from "../errors.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { FileSink } from "../scrape/render-context.ts";
@@ -30,6 +30,8 @@ export interface CrawlPlanner {
    * target's dedup key. Undefined when the redirect stays on the same page (same key).
    */
   judgeRedirect(job: Job, task: Task, finalUrl: string): { denied: CrawlDenialReason } | { key: string } | undefined;
+  /** Whether robots.txt lets the crawl fetch its start page (every other page is checked when it is discovered). */
+  startAllowed(job: Job, signal: AbortSignal): Promise<boolean>;
 }
 
 /** Dependencies of the task runner. */
@@ -74,7 +76,9 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     } catch (err) {
       return { kind: "failed", error: toCrawlboxError(err) };
     }
+    const isStart = job.kind === "crawl" && task.depth === 0 && task.url === job.url;
     try {
+      if (isStart && !(await deps.planner.startAllowed(job, signal))) return { kind: "failed", error: new StartPageDisallowedError(task.url) };
       // A changeTracking re-check of a page only the previous crawl saw: reported hidden, its links not followed.
       const hidden = task.depth === HIDDEN_RECHECK_DEPTH;
       const page = await deps.scrape.scrapePage(spec, deps.keys.identityOf(job.keyId), {
@@ -97,7 +101,6 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       // page (a site whose root redirects to another host is still crawled); otherwise its target is claimed.
       const finalUrl = page.document.metadata.url;
       const verdict = job.kind === "crawl" && !hidden && finalUrl ? deps.planner.judgeRedirect(job, task, finalUrl) : undefined;
-      const isStart = task.depth === 0 && task.url === job.url;
       if (verdict && "denied" in verdict && !isStart) {
         return { kind: "failed", error: new CrawlDenialError(task.url, finalUrl, verdict.denied) };
       }

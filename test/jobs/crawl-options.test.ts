@@ -156,3 +156,46 @@ describe("crawl options through the API", () => {
     expect(site.lookups.some((name) => /facebook|twitter|linkedin|github/.test(name))).toBe(false);
   }, 30_000); // three crawls, two of them reaching the other hosts (≈ 2 s each on a quiet machine)
 });
+
+describe("the start page and robots.txt", () => {
+  test("a start page robots.txt disallows, or an unreadable robots.txt, is not fetched: CRAWL_DENIAL in /errors", async () => {
+    for (const robots of ["disallow", "503"] as const) {
+      const hits: string[] = [];
+      const own = Bun.serve({
+        port: 0,
+        hostname: "127.0.0.1",
+        fetch(req) {
+          const path = new URL(req.url).pathname;
+          hits.push(path);
+          if (path === "/robots.txt") return robots === "503" ? new Response("down", { status: 503 }) : new Response("User-agent: *\nDisallow: /\n");
+          return new Response(`<html><body><h1>${path}</h1><a href="/a">a</a></body></html>`, { headers: { "content-type": "text/html" } });
+        },
+      });
+      try {
+        const start = `http://127.0.0.1:${own.port}/start`;
+        const created = (await (await h.request("/v2/crawl", { method: "POST", json: { url: start, limit: 5, sitemap: "skip" } })).json()) as any;
+        let status: any;
+        for (let i = 0; i < 200; i++) {
+          status = await (await h.request(`/v2/crawl/${created.id}`)).json();
+          if (status.status !== "scraping") break;
+          await Bun.sleep(25);
+        }
+        expect(status.status).toBe("completed");
+        expect(status.data).toEqual([]);
+        expect(hits).toEqual(["/robots.txt"]);
+        const errors = (await (await h.request(`/v2/crawl/${created.id}/errors`)).json()) as any;
+        expect(errors.errors).toMatchObject([{ url: start, code: "CRAWL_DENIAL" }]);
+        // ignoreRobotsTxt fetches it.
+        const again = (await (await h.request("/v2/crawl", { method: "POST", json: { url: start, limit: 1, sitemap: "skip", ignoreRobotsTxt: true } })).json()) as any;
+        for (let i = 0; i < 200; i++) {
+          status = await (await h.request(`/v2/crawl/${again.id}`)).json();
+          if (status.status !== "scraping") break;
+          await Bun.sleep(25);
+        }
+        expect(status.data.map((d: any) => d.metadata.sourceURL)).toEqual([start]);
+      } finally {
+        own.stop(true);
+      }
+    }
+  });
+});
