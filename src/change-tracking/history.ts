@@ -5,6 +5,7 @@
  * of each crawl that tracked changes, for the next crawl's "hidden" re-checks.
  */
 import type { Database } from "bun:sqlite";
+import { immediate } from "../storage/database.ts";
 
 /** Snapshots kept per key, URL and tag; older ones are deleted as new ones arrive. */
 export const MAX_SNAPSHOTS_PER_URL = 20;
@@ -51,7 +52,7 @@ export class ChangeHistory {
   record(keyId: string, url: string, tag: string | null, snap: Snapshot): void {
     const u = historyUrl(url);
     const t = tag ?? "";
-    this.db.transaction(() => {
+    immediate(this.db, () => {
       this.db
         .query("INSERT INTO change_snapshots (key_id, url, tag, scraped_at, status_code, markdown, json) VALUES (?, ?, ?, ?, ?, ?, ?)")
         .run(keyId, u, t, snap.scrapedAt, snap.statusCode, snap.markdown, snap.json === undefined ? null : JSON.stringify(snap.json));
@@ -61,7 +62,7 @@ export class ChangeHistory {
            (SELECT id FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? ORDER BY scraped_at DESC, id DESC LIMIT ?)`,
         )
         .run(keyId, u, t, keyId, u, t, MAX_SNAPSHOTS_PER_URL);
-    })();
+    });
   }
 
   /** Records the URLs a finished crawl scraped (replacing an earlier record of the same job). */

@@ -9,6 +9,7 @@
  * response and the write loses the stored copy (never the response itself); a graceful stop writes the queue.
  */
 import type { Database } from "bun:sqlite";
+import { immediate } from "./database.ts";
 
 /** How long a scrape result stays retrievable. */
 export const SCRAPE_RESULT_TTL_MS = 24 * 60 * 60 * 1000;
@@ -56,11 +57,11 @@ export class ScrapeResults {
     if (this.pending.size === 0) return;
     const rows = [...this.pending];
     this.pending.clear();
-    this.db.transaction(() => {
+    immediate(this.db, () => {
       for (const [id, p] of rows) {
         this.putStmt.run(id, p.keyId, p.url, p.createdAt, p.createdAt + SCRAPE_RESULT_TTL_MS, JSON.stringify(p.document));
       }
-    })();
+    });
   }
 
   /** The document with `id` made by `keyId`, unless expired. */
