@@ -25,7 +25,7 @@ export function backoffMs(attempt: number, baseDelayMs = RETRY_BASE_DELAY_MS, ra
  * Parses `Retry-After` (seconds or an HTTP date) into a delay, capped. `Retry-After: 0` means "now", which we
  * treat as the base delay so a misbehaving site cannot make us spin.
  */
-export function retryAfterMs(header: string | undefined, now: number, baseDelayMs = RETRY_BASE_DELAY_MS): number | undefined {
+export function retryAfterMs(header: string | undefined, now: number, baseDelayMs = RETRY_BASE_DELAY_MS, maxDelayMs = RETRY_MAX_DELAY_MS): number | undefined {
   if (!header) return undefined;
   const secs = Number(header.trim());
   let ms: number;
@@ -35,7 +35,7 @@ export function retryAfterMs(header: string | undefined, now: number, baseDelayM
     if (!Number.isFinite(at)) return undefined;
     ms = at - now;
   }
-  return Math.min(RETRY_MAX_DELAY_MS, Math.max(baseDelayMs / 2, ms));
+  return Math.min(maxDelayMs, Math.max(baseDelayMs / 2, ms));
 }
 
 /** Whether a page answer with `status` should be tried again. */

@@ -21,7 +21,7 @@ export type DueRow = { seq: number; id: string; job_id: string; type: string; ur
 /** How an attempt ended; `permanent` failures are not retried, `interrupted` ones are re-sent later. */
 export type Outcome =
   | { kind: "delivered"; status: number }
-  | { kind: "failed"; status?: number; error: string; permanent: boolean }
+  | { kind: "failed"; status?: number; error: string; permanent: boolean; retryAfter?: string }
   | { kind: "interrupted" };
 
 /** Reason used to abort an in-flight request at `stop()`. */
@@ -94,7 +94,8 @@ export async function send(config: AttemptConfig, row: DueRow, controller: Abort
       const location = res.headers.get("location");
       return { kind: "failed", status: res.status, error: `redirect not followed (HTTP ${res.status}${location ? ` to ${location}` : ""})`, permanent: false };
     }
-    return { kind: "failed", status: res.status, error: `HTTP ${res.status}`, permanent: false };
+    const retryAfter = res.status === 429 || res.status === 503 ? res.headers.get("retry-after") : null;
+    return { kind: "failed", status: res.status, error: `HTTP ${res.status}`, permanent: false, ...(retryAfter ? { retryAfter } : {}) };
   } catch (err) {
     if (controller.signal.aborted && controller.signal.reason === SHUTDOWN) return { kind: "interrupted" };
     if (controller.signal.aborted && controller.signal.reason === TIMEOUT) {

@@ -34,6 +34,7 @@ import type { EgressGate } from "../egress/index.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { Scheduler } from "../scheduler/index.ts";
 import { immediate } from "../storage/database.ts";
+import { retryAfterMs } from "../jobs/retry-policy.ts";
 import { VERSION } from "../version.ts";
 import { listWebhookDeliveries, type DeliveryPage } from "./deliveries.ts";
 import { type AttemptConfig, type DueRow, type Outcome, send, SHUTDOWN, type WebhookFetch } from "./delivery-attempt.ts";
@@ -45,6 +46,11 @@ export type { WebhookFetch } from "./delivery-attempt.ts";
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Retry delays after the 1st, 2nd and 3rd failed attempt (Firecrawl's documented 1, 5, 15 minutes). */
 export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [60_000, 5 * 60_000, 15 * 60_000];
+/** The longest a receiver's `Retry-After` (429/503) may push a retry back. */
+export const WEBHOOK_RETRY_AFTER_CAP_MS = 60 * 60_000;
+/** Retry delays vary by ±10 % so that receivers that failed together are not all retried in the same second. */
+const RETRY_JITTER = 0.1;
+
 /** Deliveries in flight at once, across all jobs (one per job at most). */
 export const WEBHOOK_MAX_CONCURRENT = 8;
 /** Settled (delivered or failed) events and their attempts are deleted after this long. */
@@ -72,6 +78,8 @@ export interface WebhookDispatcherOptions {
   maxConcurrent?: number;
   /** Clock (ms) for the schedule, `webhook-timestamp` and attempt times. @default Date.now */
   now?: () => number;
+  /** Source of the retry jitter, in [0, 1); 0.5 means none. @default Math.random */
+  random?: () => number;
   /** @default globalThis.fetch */
   fetch?: WebhookFetch;
   /** Runs the once-a-second poll and the hourly prune after `start()`; without one, only `kick()`/`drain()` deliver. */
@@ -106,6 +114,7 @@ interface InFlight {
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const retryDelaysMs = [...(options.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS)];
+  const random = options.random ?? Math.random;
   const maxConcurrent = options.maxConcurrent ?? WEBHOOK_MAX_CONCURRENT;
   const allowPrivate = options.allowPrivateWebhooks ?? false;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError("createWebhookDispatcher: timeoutMs must be > 0");
@@ -187,7 +196,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const cur = db.query<{ failures: number }, [number]>("SELECT failures FROM webhook_events WHERE seq = ? AND state = 'pending'").get(row.seq);
       if (!cur) return;
       const failures = cur.failures + 1;
-      const delay = outcome.permanent ? undefined : retryDelaysMs[failures - 1];
+      const scheduled = outcome.permanent ? undefined : retryDelaysMs[failures - 1];
+      // reliability.md B2: ±10 % jitter; a 429/503 with Retry-After waits at least that long (capped at an hour).
+      const asked = outcome.retryAfter ? retryAfterMs(outcome.retryAfter, at, 0, WEBHOOK_RETRY_AFTER_CAP_MS) : undefined;
+      const delay = scheduled === undefined ? undefined : Math.max(Math.round(scheduled * (1 + RETRY_JITTER * (2 * random() - 1))), asked ?? 0);
       if (delay === undefined) {
         db.query("UPDATE webhook_events SET state = 'failed', failures = ?, next_attempt_at = NULL, settled_at = ?, last_error = ? WHERE seq = ?")
           .run(failures, at, outcome.error, row.seq);

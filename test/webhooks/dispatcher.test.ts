@@ -43,7 +43,7 @@ function env(options: Partial<WebhookDispatcherOptions> = {}): Env {
   const clock = manualClock();
   cleanups.push(() => t.cleanup(), () => rx.stop());
   const make = (o: Partial<WebhookDispatcherOptions> = {}) => {
-    const d = createWebhookDispatcher({ db: t.db, secret: "", gate, now: clock.now, ...options, ...o });
+    const d = createWebhookDispatcher({ db: t.db, secret: "", gate, now: clock.now, random: () => 0.5, ...options, ...o });
     cleanups.push(() => d.stop());
     return d;
   };
@@ -147,6 +147,27 @@ describe("delivery", () => {
 });
 
 describe("retries", () => {
+  test("retry delays vary by ±10 % (jitter), and a 429/503 with Retry-After waits at least that long, capped at an hour", async () => {
+    for (const [r, expected] of [[0, 0.9 * MINUTE], [0.999999, 1.1 * MINUTE]] as const) {
+      const e = env({ random: () => r });
+      e.rx.fallback = { status: 500 };
+      const id = e.enqueue({ event: "completed" });
+      await e.d.drain();
+      expect(eventRow(e.t.db, id).next_attempt_at! - e.clock.t).toBeCloseTo(expected, -1);
+    }
+    const e = env();
+    e.rx.script.push({ status: 429, headers: { "retry-after": "600" } }, { status: 503, headers: { "retry-after": "86400" } }, { status: 429, headers: { "retry-after": "5" } });
+    const id = e.enqueue({ event: "completed" });
+    await e.d.drain();
+    expect(eventRow(e.t.db, id).next_attempt_at! - e.clock.t).toBe(10 * MINUTE); // asked for 10 min, scheduled 1
+    e.clock.advance(10 * MINUTE);
+    await e.d.drain();
+    expect(eventRow(e.t.db, id).next_attempt_at! - e.clock.t).toBe(60 * MINUTE); // asked for a day: capped
+    e.clock.advance(60 * MINUTE);
+    await e.d.drain();
+    expect(eventRow(e.t.db, id).next_attempt_at! - e.clock.t).toBe(15 * MINUTE); // asked for 5 s: the schedule wins
+  });
+
   test("1, 5 and 15 minutes after each failure, then failed; same webhook-id and bytes every time", async () => {
     const e = env({ secret: "s" });
     e.rx.fallback = { status: 500 };
@@ -253,7 +274,7 @@ describe("restart", () => {
     // "Restart": a fresh connection and dispatcher, some time later.
     const db = e.t.reopen();
     e.clock.advance(4 * MINUTE);
-    const d2 = createWebhookDispatcher({ db, secret: "", gate, now: e.clock.now });
+    const d2 = createWebhookDispatcher({ db, secret: "", gate, now: e.clock.now, random: () => 0.5 });
     cleanups.push(() => d2.stop());
     d2.start();
     await d2.drain();
@@ -280,7 +301,7 @@ describe("restart", () => {
     expect(unfinished.n).toBe(1);
 
     const db = e.t.reopen();
-    const d2 = createWebhookDispatcher({ db, secret: "", gate, now: e.clock.now });
+    const d2 = createWebhookDispatcher({ db, secret: "", gate, now: e.clock.now, random: () => 0.5 });
     cleanups.push(() => d2.stop());
     d2.start();
     await d2.drain();
