@@ -174,6 +174,7 @@ async function discover(options: MapSiteOptions, deps: MapDeps, found: Found, wa
       maxUrls: Math.min(200_000, limit * 2 + 1000),
       timeoutMs: budgetMs,
       headers: options.headers,
+      headersOrigin: startUrl,
       signal,
     });
     for (const u of result.urls) found.add(u, 1);
@@ -202,7 +203,7 @@ async function crawlLinks(startUrl: string, options: MapSiteOptions, deps: MapDe
     }
     let page;
     try {
-      page = await deps.engine.fetch({ url, headers: options.headers, timeoutMs: MAP_PAGE_TIMEOUT_MS, maxBodyBytes: MAP_MAX_PAGE_BYTES }, signal);
+      page = await deps.engine.fetch({ url, headers: options.headers, headersOrigin: startUrl, timeoutMs: MAP_PAGE_TIMEOUT_MS, maxBodyBytes: MAP_MAX_PAGE_BYTES }, signal);
     } catch (err) {
       if (signal.aborted) throw err;
       if (err instanceof EgressDeniedError || (err as CrawlboxError)?.code === "SCRAPE_DNS_RESOLUTION_ERROR") {

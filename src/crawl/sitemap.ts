@@ -53,6 +53,8 @@ export interface ReadSitemapsOptions {
   /** @default DEFAULT_SITEMAP_TIMEOUT_MS */
   timeoutMs?: number;
   headers?: Record<string, string>;
+  /** The URL `headers` belong to: sitemaps on other origins get only the cross-origin-safe ones. */
+  headersOrigin?: string;
   signal?: AbortSignal;
   /** Called with each file's new URLs as they arrive (a crawl can enqueue before the read ends). */
   onUrls?: (urls: string[], sitemapUrl: string) => void | Promise<void>;
@@ -181,7 +183,7 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
     result.fetched.push(next.url);
     let parsed: ParsedSitemap;
     try {
-      const page = await options.engine.fetch({ url: next.url, headers: options.headers, timeoutMs: Math.max(1, Math.round(timeoutMs - (performance.now() - startedAt))), maxBodyBytes: MAX_SITEMAP_BYTES }, signal);
+      const page = await options.engine.fetch({ url: next.url, headers: options.headers, ...(options.headersOrigin ? { headersOrigin: options.headersOrigin } : {}), timeoutMs: Math.max(1, Math.round(timeoutMs - (performance.now() - startedAt))), maxBodyBytes: MAX_SITEMAP_BYTES }, signal);
       if (page.statusCode < 200 || page.statusCode >= 300) {
         result.errors.push({ url: next.url, code: "HTTP_STATUS", message: `HTTP ${page.statusCode}` });
         continue;

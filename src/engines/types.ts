@@ -11,11 +11,17 @@ export interface FetchRequest {
   url: string;
   /** Extra request headers from the client (`headers` option). */
   headers?: Record<string, string>;
+  /**
+   * The URL whose origin `headers` were given for (default: `url`). Map and sitemap fetches set it to the URL the
+   * client asked for: a sitemap or link on another origin then gets only the cross-origin-safe headers, never the
+   * client's `Authorization` or `Cookie`.
+   */
+  headersOrigin?: string;
   /** Accept invalid TLS certificates. */
   skipTlsVerification?: boolean;
   /** One deadline for the whole fetch, redirects and body included. */
   timeoutMs: number;
-  /** Largest decoded body to read; larger bodies fail with a `SiteError` code `SCRAPE_RESPONSE_TOO_LARGE` (502). */
+  /** Largest decoded body to read; larger bodies fail with a `SiteError` code `SCRAPE_RESPONSE_TOO_LARGE` (500). */
   maxBodyBytes: number;
   /**
    * A configured upstream proxy URL to chain to (the router picks it, see docs/browser.md "Proxies"); the engine

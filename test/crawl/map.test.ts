@@ -282,3 +282,44 @@ describe("POST /v2/map", () => {
     }
   });
 });
+
+describe("map and the client's headers", () => {
+  test("Authorization and Cookie go to the mapped site only, not to sitemaps or pages on other origins", async () => {
+    const seen: { path: string; authorization: string | null; cookie: string | null }[] = [];
+    const other = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        seen.push({ path: new URL(req.url).pathname, authorization: req.headers.get("authorization"), cookie: req.headers.get("cookie") });
+        return new Response(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>`, { headers: { "content-type": "application/xml" } });
+      },
+    });
+    let ownAuth: string | null = null;
+    const own = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        const p = new URL(req.url).pathname;
+        if (p === "/") ownAuth = req.headers.get("authorization");
+        if (p === "/robots.txt") return new Response(`User-agent: *\nAllow: /\nSitemap: http://127.0.0.1:${other.port}/sitemap.xml\n`);
+        if (p === "/sitemap.xml") {
+          const index = `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>http://127.0.0.1:${other.port}/nested.xml</loc></sitemap></sitemapindex>`;
+          return new Response(`<?xml version="1.0"?>${index}`, { headers: { "content-type": "application/xml" } });
+        }
+        return new Response("<html><body>hi</body></html>", { headers: { "content-type": "text/html" } });
+      },
+    });
+    const hh = await createHarness({});
+    try {
+      const res = await hh.request("/v2/map", { method: "POST", json: { url: `http://127.0.0.1:${own.port}/`, headers: { Authorization: "Bearer SITE-A", Cookie: "session=SITE-A" } } });
+      expect(res.status).toBe(200);
+      expect(seen.map((s) => s.path).sort()).toEqual(["/nested.xml", "/sitemap.xml"]);
+      for (const s of seen) expect([s.authorization, s.cookie]).toEqual([null, null]);
+      expect(ownAuth as string | null).toBe("Bearer SITE-A");
+    } finally {
+      await hh.close();
+      own.stop(true);
+      other.stop(true);
+    }
+  });
+});

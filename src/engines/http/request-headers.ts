@@ -34,7 +34,7 @@ export const FORBIDDEN_HEADERS: ReadonlySet<string> = new Set([
 
 /**
  * Headers for fetching `url` as part of `request`. Client headers are applied in full on the origin of
- * `request.url`; on any other origin only the cross-origin-safe ones are kept.
+ * `request.headersOrigin` (default `request.url`); on any other origin only the cross-origin-safe ones are kept.
  */
 export function buildHeaders(request: FetchRequest, url: string, userAgent: string): Headers {
   const headers = new Headers({
@@ -42,7 +42,7 @@ export function buildHeaders(request: FetchRequest, url: string, userAgent: stri
     accept: DEFAULT_ACCEPT,
     "accept-language": "en-US,en;q=0.9",
   });
-  const trusted = sameOrigin(url, request.url);
+  const trusted = sameOrigin(url, request.headersOrigin ?? request.url);
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     const lower = name.toLowerCase();
     if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith("proxy-")) continue;
