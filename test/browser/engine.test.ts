@@ -8,6 +8,7 @@ import { startCountingServer, type FixtureServer } from "../fixtures/servers.ts"
 import { startJsSite, type JsSite } from "../fixtures/js-pages.ts";
 import type { Harness } from "../helpers/harness.ts";
 import { browserHarness, closeAndAssertNoChromium, fetchFile, imageSize, scrape } from "./helpers.ts";
+import { parseCookieHeader } from "../../src/engines/browser/engine.ts";
 
 let site: JsSite;
 let ads: FixtureServer;
@@ -231,5 +232,15 @@ describe("resilience", () => {
     const { status, body } = await scrape(h, { url: `${site.url}/slow?ms=8000`, mobile: true, timeout: 2000 });
     expect(status).toBe(408);
     expect(body.code).toBe("SCRAPE_TIMEOUT");
+  });
+});
+
+describe("the client's Cookie header in the browser", () => {
+  test("set for the page's host, Secure on an https page (not sent after a redirect down to http)", () => {
+    expect(parseCookieHeader("a=1; b = 2 ; junk", new URL("https://shop.example/x"))).toEqual([
+      { name: "a", value: "1", domain: "shop.example", path: "/", secure: true },
+      { name: "b", value: "2", domain: "shop.example", path: "/", secure: true },
+    ]);
+    expect(parseCookieHeader("a=1", new URL("http://shop.example:8080/"))[0]!.secure).toBe(false);
   });
 });

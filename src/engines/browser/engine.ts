@@ -133,7 +133,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       }),
     ];
     if (snapshot) steps.push(applyProfile(context, session, snapshot.state));
-    if (cookieHeader) steps.push(context.setCookie(...parseCookieHeader(cookieHeader, target.hostname)));
+    if (cookieHeader) steps.push(context.setCookie(...parseCookieHeader(cookieHeader, target)));
     await Promise.all(steps);
 
     const network = new NetworkTracker(page);
@@ -267,15 +267,21 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
   };
 }
 
-/** `a=b; c=d` → cookies for `host`. */
-export function parseCookieHeader(header: string, host: string): { name: string; value: string; domain: string; path: string }[] {
+/**
+ * `a=b; c=d` → cookies for the page's host; for an https page `Secure`, so a redirect down to plain http does not
+ * carry them. Within the host they follow browser rules (any port), where the HTTP engine is stricter (the exact
+ * origin).
+ */
+export function parseCookieHeader(header: string, target: URL): { name: string; value: string; domain: string; path: string; secure: boolean }[] {
+  const domain = target.hostname;
+  const secure = target.protocol === "https:";
   return header
     .split(";")
     .map((p) => p.trim())
     .filter((p) => p.includes("="))
     .map((p) => {
       const i = p.indexOf("=");
-      return { name: p.slice(0, i).trim(), value: p.slice(i + 1).trim(), domain: host, path: "/" };
+      return { name: p.slice(0, i).trim(), value: p.slice(i + 1).trim(), domain, path: "/", secure };
     })
     .filter((c) => c.name.length > 0);
 }
