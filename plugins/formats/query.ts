@@ -7,7 +7,7 @@
 import type { LlmClient } from "../../src/llm/client.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
-import { QUESTION_EXTRA_CREDITS } from "./question.ts";
+import { answerFields, QUESTION_EXTRA_CREDITS } from "./question.ts";
 
 /** Creates the `query` renderer. */
 export function createQueryFormat(llm: LlmClient | undefined, limits: LlmLimits): FormatRenderer {
@@ -17,10 +17,8 @@ export function createQueryFormat(llm: LlmClient | undefined, limits: LlmLimits)
     extraCredits: QUESTION_EXTRA_CREDITS,
     async render(ctx, format) {
       const prompt = String(format["prompt"]);
-      const call = llmCallFor(ctx, limits);
-      if (format["mode"] === "directQuote") return { highlights: await llm!.highlights(ctx.markdown(), prompt, call) };
-      const answer = await llm!.answer(ctx.markdown(), prompt, call);
-      return answer === undefined ? { warning: "The page does not answer the query." } : { answer };
+      if (format["mode"] === "directQuote") return { highlights: await llm!.highlights(ctx.markdown(), prompt, llmCallFor(ctx, limits)) };
+      return answerFields(llm!, ctx, prompt, limits);
     },
   };
 }

@@ -6,10 +6,17 @@
  */
 import type { LlmClient } from "../../src/llm/client.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
-import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+import type { ScrapeDocument } from "../../src/scrape/document.ts";
+import type { FormatRenderer, RenderContext } from "../../src/scrape/renderer.ts";
 
 /** Extra credits of a page with `question` (as `summary`: one LLM call per ~context of text). */
 export const QUESTION_EXTRA_CREDITS = 4;
+
+/** `data.answer` for `question` asked of the page, or a warning when no part of the page answers it. */
+export async function answerFields(llm: LlmClient, ctx: RenderContext, question: string, limits: LlmLimits): Promise<Partial<ScrapeDocument>> {
+  const answer = await llm.answer(ctx.markdown(), question, llmCallFor(ctx, limits));
+  return answer === undefined ? { warning: "The page does not answer the question." } : { answer };
+}
 
 /** Creates the `question` renderer. */
 export function createQuestionFormat(llm: LlmClient | undefined, limits: LlmLimits): FormatRenderer {
@@ -17,10 +24,6 @@ export function createQuestionFormat(llm: LlmClient | undefined, limits: LlmLimi
     type: "question",
     needs: ["llm"],
     extraCredits: QUESTION_EXTRA_CREDITS,
-    async render(ctx, format) {
-      const question = String(format["question"]);
-      const answer = await llm!.answer(ctx.markdown(), question, llmCallFor(ctx, limits));
-      return answer === undefined ? { warning: "The page does not answer the question." } : { answer };
-    },
+    render: (ctx, format) => answerFields(llm!, ctx, String(format["question"]), limits),
   };
 }
