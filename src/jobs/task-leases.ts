@@ -50,6 +50,8 @@ export function completeTask(ctx: StoreContext, taskId: string, owner: string, c
     if (c.redirect && !claimRedirectTarget(ctx, task, c.redirect)) {
       const message = `Redirected to ${c.redirect.url}, a page this crawl already has.`;
       markFailed(ctx, task, { code: RACED_REDIRECT_CODE, status: 500, message });
+      // Its links still count: the planner has marked them seen, so the other copy's discovery would skip them.
+      addFindings(ctx, task.job_id, c);
       finishJobIfDone(ctx, task.job_id);
       return true;
     }
@@ -65,15 +67,7 @@ export function completeTask(ctx: StoreContext, taskId: string, owner: string, c
       db.query("UPDATE jobs SET completed = completed + 1, credits_used = credits_used + ?, updated_at = ? WHERE id = ?")
         .run(c.credits, t, task.job_id);
     }
-    if (c.robotsBlocked?.length) {
-      const ins = db.query("INSERT OR IGNORE INTO job_robots_blocked (job_id, url) VALUES (?, ?)");
-      for (const u of c.robotsBlocked) ins.run(task.job_id, u);
-    }
-    if (c.optionsPatch) {
-      const current = JSON.parse(db.query<{ options: string }, [string]>("SELECT options FROM jobs WHERE id = ?").get(task.job_id)!.options);
-      db.query("UPDATE jobs SET options = ? WHERE id = ?").run(JSON.stringify({ ...current, ...c.optionsPatch }), task.job_id);
-    }
-    if (c.discovered?.length) insertTasks(ctx, task.job_id, c.discovered, c.limit ?? Number.MAX_SAFE_INTEGER);
+    addFindings(ctx, task.job_id, c);
     const job = readJob(db, task.job_id)!;
     if (task.kind === "page" && c.document && job.status === "scraping") {
       ctx.emit({ job, event: "page", success: true, data: [c.document] });
@@ -81,6 +75,20 @@ export function completeTask(ctx: StoreContext, taskId: string, owner: string, c
     finishJobIfDone(ctx, task.job_id);
     return true;
   });
+}
+
+/** What a finished task found for its job: robots-blocked URLs, an options patch, new tasks. */
+function addFindings(ctx: StoreContext, jobId: string, c: Completion): void {
+  const { db } = ctx;
+  if (c.robotsBlocked?.length) {
+    const ins = db.query("INSERT OR IGNORE INTO job_robots_blocked (job_id, url) VALUES (?, ?)");
+    for (const u of c.robotsBlocked) ins.run(jobId, u);
+  }
+  if (c.optionsPatch) {
+    const current = JSON.parse(db.query<{ options: string }, [string]>("SELECT options FROM jobs WHERE id = ?").get(jobId)!.options);
+    db.query("UPDATE jobs SET options = ? WHERE id = ?").run(JSON.stringify({ ...current, ...c.optionsPatch }), jobId);
+  }
+  if (c.discovered?.length) insertTasks(ctx, jobId, c.discovered, c.limit ?? Number.MAX_SAFE_INTEGER);
 }
 
 /**

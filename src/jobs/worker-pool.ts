@@ -165,7 +165,12 @@ export class WorkerPool {
     }, Math.max(250, Math.floor(this.leaseMs / 3)));
     try {
       const outcome = await this.o.run(task, job, controller.signal);
-      if (controller.signal.aborted && !this.running) return; // shutting down: the lease returns to the queue at restart
+      if (controller.signal.aborted && !this.running) {
+        // Shutting down: the page goes back to the queue now. Left active, the next start would count it as a
+        // stall (recoverActive), and a few restarts would fail an ordinary page as a poison one.
+        this.o.store.retry(task.id, this.owner, this.now());
+        return;
+      }
       switch (outcome.kind) {
         case "done":
           this.o.store.complete(task.id, this.owner, outcome.completion);
@@ -190,7 +195,7 @@ export class WorkerPool {
       }
     } catch (err) {
       this.o.log.error("task runner threw", { task: task.id, error: String(err) });
-      if (this.running) this.o.store.retry(task.id, this.owner, this.now() + 1000);
+      this.o.store.retry(task.id, this.owner, this.now() + (this.running ? 1000 : 0));
     } finally {
       clearInterval(heartbeat);
       this.inflight.delete(task.id);

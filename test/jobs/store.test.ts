@@ -4,6 +4,8 @@ import { IdempotencyConflictError, SqliteJobStore } from "../../src/jobs/sqlite-
 import { JobResults, RESULT_PAGE_SQL } from "../../src/jobs/results.ts";
 import type { JobEvent, NewTask } from "../../src/jobs/types.ts";
 import { migrate } from "../../src/storage/database.ts";
+import { WorkerPool } from "../../src/jobs/worker-pool.ts";
+import { silentLogger } from "../../src/log.ts";
 
 function setup() {
   const db = new Database(":memory:", { strict: true });
@@ -89,6 +91,40 @@ describe("SqliteJobStore", () => {
     s.store.claim("dead", 60_000, free);
     expect(s.store.recoverAll(3)).toBe(2);
     expect(s.store.claim("w2", 1000, free)).toBeDefined();
+  });
+
+  test("a redirect to a page the crawl already has: the copy fails hidden, but the links it found are kept", () => {
+    const s = setup();
+    const job = newJob(s, [page("http://a.test/go/docs", "a.test/go/docs"), page("http://a.test/docs/1", "a.test/docs/1")], "crawl");
+    const first = s.store.claim("w", 60_000, free)!;
+    expect(first.url).toBe("http://a.test/go/docs");
+    s.store.complete(first.id, "w", {
+      document: { metadata: {} },
+      credits: 1,
+      redirect: { key: "a.test/docs/1", url: "http://a.test/docs/1" },
+      discovered: [{ kind: "page", url: "http://a.test/docs/secret", dedupKey: "a.test/docs/secret", depth: 1 }],
+    });
+    const tasks = s.db.query<{ url: string; status: string }, []>("SELECT url, status FROM tasks WHERE kind = 'page' ORDER BY seq").all();
+    expect(tasks).toEqual([
+      { url: "http://a.test/go/docs", status: "failed" },
+      { url: "http://a.test/docs/1", status: "queued" },
+      { url: "http://a.test/docs/secret", status: "queued" },
+    ]);
+    expect(s.results.errors(job.id).errors).toEqual([]); // SCRAPE_RACED_REDIRECT_ERROR is not shown
+  });
+
+  test("a graceful stop puts running pages back in the queue without counting a stall", async () => {
+    const s = setup();
+    newJob(s, [page("http://a.test/slow")]);
+    const run = (_t: unknown, _j: unknown, signal: AbortSignal) =>
+      new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped"))));
+    for (let boot = 1; boot <= 4; boot++) {
+      const pool = new WorkerPool({ store: s.store, run: run as never, log: silentLogger, concurrency: 1, perHostConcurrency: 1, pollMs: 5, now: s.now });
+      pool.start();
+      await Bun.sleep(30);
+      await pool.stop();
+      expect(s.db.query("SELECT status, stalls FROM tasks").get()).toEqual({ status: "queued", stalls: 0 });
+    }
   });
 
   test("a page that is running every time the process dies is failed after maxStalls restarts (poison page)", () => {
