@@ -17,10 +17,10 @@ export class CrawlDenialError extends CrawlboxError {
   }
 }
 
-/** robots.txt refuses the crawl's start page (or could not be read, which counts as a refusal): not fetched. */
+/** robots.txt refuses the crawl's start page (or answered 5xx, which counts as a refusal): not fetched. */
 export class StartPageDisallowedError extends CrawlboxError {
   constructor(url: string) {
-    super("CRAWL_DENIAL", 403, `robots.txt disallows ${url}, the crawl's start page (an unreadable robots.txt counts as disallowing all); set ignoreRobotsTxt: true to crawl it anyway.`, {
+    super("CRAWL_DENIAL", 403, `robots.txt disallows ${url}, the crawl's start page (a robots.txt answering 5xx counts as disallowing all); set ignoreRobotsTxt: true to crawl it anyway.`, {
       details: { url, reason: "ROBOTS_TXT" },
       retryable: false,
     });

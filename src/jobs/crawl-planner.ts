@@ -160,6 +160,9 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     async startAllowed(job, signal) {
       if (crawlerOptions(job).ignoreRobotsTxt) return true;
       const entry = await deps.robots.get(job.url!, signal);
+      // When robots.txt could not even be asked for (DNS, refused connection, egress, timeout), the site is not
+      // reachable either: the start page's own fetch then reports that real error instead of a robots denial.
+      if (entry.status === "unreachable" && entry.errorCode !== undefined) return true;
       return entry.isAllowed(job.url!, filtersFor(job).full.robotsAgents) !== false;
     },
 

@@ -30,7 +30,11 @@ export interface CrawlPlanner {
    * target's dedup key. Undefined when the redirect stays on the same page (same key).
    */
   judgeRedirect(job: Job, task: Task, finalUrl: string): { denied: CrawlDenialReason } | { key: string } | undefined;
-  /** Whether robots.txt lets the crawl fetch its start page (every other page is checked when it is discovered). */
+  /**
+   * Whether robots.txt lets the crawl fetch its start page (every other page is checked when it is discovered). A
+   * robots.txt that answered 5xx counts as disallowing; one that could not be fetched at all does not (the page's
+   * own fetch reports why).
+   */
   startAllowed(job: Job, signal: AbortSignal): Promise<boolean>;
 }
 

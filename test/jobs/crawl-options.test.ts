@@ -158,7 +158,7 @@ describe("crawl options through the API", () => {
 });
 
 describe("the start page and robots.txt", () => {
-  test("a start page robots.txt disallows, or an unreadable robots.txt, is not fetched: CRAWL_DENIAL in /errors", async () => {
+  test("a start page robots.txt disallows, or a robots.txt answering 503, is not fetched: CRAWL_DENIAL in /errors", async () => {
     for (const robots of ["disallow", "503"] as const) {
       const hits: string[] = [];
       const own = Bun.serve({
@@ -198,4 +198,18 @@ describe("the start page and robots.txt", () => {
       }
     }
   });
+  test("when robots.txt cannot be fetched at all, the start page reports its own error (not a robots denial)", async () => {
+    const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("x") });
+    const start = `http://127.0.0.1:${closed.port}/`;
+    closed.stop(true);
+    const created = (await (await h.request("/v2/crawl", { method: "POST", json: { url: start, limit: 2, sitemap: "skip" } })).json()) as any;
+    let status: any;
+    for (let i = 0; i < 400; i++) {
+      status = await (await h.request(`/v2/crawl/${created.id}`)).json();
+      if (status.status !== "scraping") break;
+      await Bun.sleep(25);
+    }
+    const errors = (await (await h.request(`/v2/crawl/${created.id}/errors`)).json()) as any;
+    expect(errors.errors[0]?.code).toBe("SCRAPE_SITE_ERROR");
+  }, 30_000);
 });
