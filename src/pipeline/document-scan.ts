@@ -6,8 +6,8 @@
  * once each. Memoised per document: ask before a stage removes elements (cleaning removes `<meta>`, `<link>`
  * and `<base>`); a scan taken earlier still describes the original tree.
  *
- * Subtrees of `<svg>`, `<script>` and `<style>` are skipped: an SVG `<title>` is not the page's, and an element
- * named `base` inside SVG is not an HTML `<base>` to a browser.
+ * Subtrees of `<svg>`, `<script>`, `<style>` and `<template>` are skipped: an SVG `<title>` is not the page's, an
+ * element named `base` inside SVG is not an HTML `<base>`, and a template's content is inert to a browser.
  */
 
 /** What {@link scanDocument} found, in tree order. */
@@ -43,7 +43,7 @@ function walk(doc: Document): DocumentScan {
         const href = el.getAttribute("href");
         if (href !== null) scan.baseHref = href;
       }
-    } else if (tag === "svg" || tag === "script" || tag === "style") continue;
+    } else if (tag === "svg" || tag === "script" || tag === "style" || tag === "template") continue;
     for (let c = el.lastElementChild; c; c = c.previousElementSibling) stack.push(c);
   }
   return scan;

@@ -98,7 +98,7 @@ describe("cleanHtml: URLs and images", () => {
   });
 
   test("the first <base> with an href counts, in the body too; one inside <svg> is not an HTML <base>", () => {
-    const body = `<svg><base href="https://svg.example.org/"></base></svg><base target="_top"><base href="https://b.example.org/x/"><p><a href="doc.html">Doc</a></p>`;
+    const body = `<svg><base href="https://svg.example.org/"></base></svg><template><base href="https://tpl.example.org/"></template><base target="_top"><base href="https://b.example.org/x/"><p><a href="doc.html">Doc</a></p>`;
     const { markdown } = run(`<html><head><title>t</title></head><body>${body}</body></html>`, { onlyMainContent: false });
     expect(markdown).toContain("[Doc](https://b.example.org/x/doc.html)");
   });
