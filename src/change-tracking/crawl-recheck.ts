@@ -9,7 +9,16 @@
 import type { Database } from "bun:sqlite";
 import type { DrainHook } from "../jobs/sqlite-store.ts";
 import type { NewTask } from "../jobs/types.ts";
+import { dedupKey } from "../crawl/url-normalize.ts";
 import type { ChangeHistory } from "./history.ts";
+
+function keyOf(url: string, options: { deduplicateSimilarURLs: boolean; ignoreQueryParameters: boolean }): string {
+  try {
+    return dedupKey(url, options);
+  } catch {
+    return url;
+  }
+}
 
 /** Depth that marks a hidden re-check task: the task runner reports it hidden and follows none of its links. */
 export const HIDDEN_RECHECK_DEPTH = -1;
@@ -23,13 +32,19 @@ export function createHiddenRecheckHook(db: Database, history: ChangeHistory, no
     if (!ct) return [];
     const tag = ct.tag ?? null;
     const rows = db
-      .query<{ url: string; depth: number }, [string]>("SELECT url, depth FROM tasks WHERE job_id = ? AND kind = 'page' AND status IN ('done', 'failed')")
+      .query<{ url: string; dedup_key: string; depth: number }, [string]>(
+        "SELECT url, dedup_key, depth FROM tasks WHERE job_id = ? AND kind = 'page' AND status IN ('done', 'failed')",
+      )
       .all(job.id);
-    const seen = new Set(rows.map((r) => r.url));
+    // Pages are the same page by the crawl's own identity (www, slash, index file, and the query with
+    // ignoreQueryParameters), not by the exact URL: /a?sid=1 then /a?sid=2 is one page seen again, not a hidden one.
+    const crawler = (job.options.crawlerOptions ?? {}) as { deduplicateSimilarURLs?: boolean; ignoreQueryParameters?: boolean };
+    const keyOptions = { deduplicateSimilarURLs: crawler.deduplicateSimilarURLs ?? true, ignoreQueryParameters: crawler.ignoreQueryParameters ?? false };
+    const seen = new Set(rows.map((r) => r.dedup_key));
     history.recordCrawl(job.id, job.keyId, job.url, tag, rows.filter((r) => r.depth !== HIDDEN_RECHECK_DEPTH).map((r) => r.url), now());
     const previous = history.previousCrawlUrls(job.keyId, job.url, tag, job.id);
     return previous
-      .filter((u) => !seen.has(u))
+      .filter((u) => !seen.has(keyOf(u, keyOptions)))
       .map((url): NewTask => ({ kind: "page", url, dedupKey: `hidden ${url}`, depth: HIDDEN_RECHECK_DEPTH }));
   };
 }

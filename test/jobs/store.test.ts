@@ -245,3 +245,30 @@ describe("JobResults query plans", () => {
     expect(plan).not.toContain("TEMP B-TREE");
   });
 });
+
+describe("changeTracking's hidden re-checks and the crawl's page identity", () => {
+  test("with ignoreQueryParameters, /a?sid=111 then /a?sid=222 is one page seen again, not a hidden re-check", async () => {
+    const { createCrawlPlanner } = await import("../../src/jobs/crawl-planner.ts");
+    const { ChangeHistory } = await import("../../src/change-tracking/history.ts");
+    const { createHiddenRecheckHook } = await import("../../src/change-tracking/crawl-recheck.ts");
+    const s = setup();
+    s.store.setDrainHook(createHiddenRecheckHook(s.db, new ChangeHistory(s.db), s.now));
+    const planner = createCrawlPlanner({ engine: { fetch: async () => { throw new Error("offline"); } }, robots: {} as never, log: silentLogger });
+    const options = { crawlerOptions: { ignoreQueryParameters: true, ignoreRobotsTxt: true, sitemap: "skip" }, scrapeOptions: { formats: [{ type: "markdown" }, { type: "changeTracking" }] } } as never;
+    const crawl = async (id: string, sid: string) => {
+      s.tick(1000);
+      const tasks = planner.initialTasks("https://x.test/", { ignoreQueryParameters: true, ignoreRobotsTxt: true, sitemap: "skip" });
+      s.store.createJob({ id, kind: "crawl", keyId: "k", status: "scraping", url: "https://x.test/", options, publicBaseUrl: "http://x", createdAt: s.now(), expiresAt: s.now() + 1e9 }, tasks);
+      const fetched: string[] = [];
+      for (let t = s.store.claim("w", 1000, free); t; t = s.store.claim("w", 1000, free)) {
+        fetched.push(t.url);
+        const links = t.depth === 0 ? [`https://x.test/a?sid=${sid}`] : [];
+        const d = await planner.discover(s.store.get(id)!, t, links, new AbortController().signal);
+        s.store.complete(t.id, "w", { document: { metadata: {} }, credits: 1, discovered: d.discovered });
+      }
+      return fetched;
+    };
+    expect(await crawl("c1", "111")).toEqual(["https://x.test/", "https://x.test/a?sid=111"]);
+    expect(await crawl("c2", "222")).toEqual(["https://x.test/", "https://x.test/a?sid=222"]);
+  });
+});
