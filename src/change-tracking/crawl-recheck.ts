@@ -9,10 +9,10 @@
 import type { Database } from "bun:sqlite";
 import type { DrainHook } from "../jobs/sqlite-store.ts";
 import type { NewTask } from "../jobs/types.ts";
-import { dedupKey } from "../crawl/url-normalize.ts";
+import { dedupKey, type DedupOptions } from "../crawl/url-normalize.ts";
 import type { ChangeHistory } from "./history.ts";
 
-function keyOf(url: string, options: { deduplicateSimilarURLs: boolean; ignoreQueryParameters: boolean }): string {
+function keyOf(url: string, options: DedupOptions): string {
   try {
     return dedupKey(url, options);
   } catch {
@@ -38,8 +38,7 @@ export function createHiddenRecheckHook(db: Database, history: ChangeHistory, no
       .all(job.id);
     // Pages are the same page by the crawl's own identity (www, slash, index file, and the query with
     // ignoreQueryParameters), not by the exact URL: /a?sid=1 then /a?sid=2 is one page seen again, not a hidden one.
-    const crawler = (job.options.crawlerOptions ?? {}) as { deduplicateSimilarURLs?: boolean; ignoreQueryParameters?: boolean };
-    const keyOptions = { deduplicateSimilarURLs: crawler.deduplicateSimilarURLs ?? true, ignoreQueryParameters: crawler.ignoreQueryParameters ?? false };
+    const keyOptions = (job.options.crawlerOptions ?? {}) as DedupOptions; // dedupKey applies the crawl's defaults
     const seen = new Set(rows.map((r) => r.dedup_key));
     history.recordCrawl(job.id, job.keyId, job.url, tag, rows.filter((r) => r.depth !== HIDDEN_RECHECK_DEPTH).map((r) => r.url), now());
     const previous = history.previousCrawlUrls(job.keyId, job.url, tag, job.id);
