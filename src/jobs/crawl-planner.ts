@@ -167,12 +167,12 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     },
 
     judgeRedirect(job, task, finalUrl) {
-      if (normalizeUrl(finalUrl) === normalizeUrl(task.url)) return undefined; // no redirect (most pages)
-      const { full } = filtersFor(job);
-      const target = full.check(normalizeUrl(finalUrl), { depth: task.depth - 1 });
-      const own = full.check(normalizeUrl(task.url), { depth: task.depth - 1 });
-      if (own.ok && target.ok && own.key === target.key) return undefined;
-      return target.ok ? { key: target.key } : { denied: target.reason };
+      const target = normalizeUrl(finalUrl);
+      if (target === normalizeUrl(task.url)) return undefined; // no redirect (most pages)
+      // A target with the task's own key (http → https, a trailing slash) is the store's to recognise: it compares
+      // with the key the task was stored under.
+      const verdict = filtersFor(job).full.check(target, { depth: task.depth - 1 });
+      return verdict.ok ? { key: verdict.key } : { denied: verdict.reason };
     },
   };
 }

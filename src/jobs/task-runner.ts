@@ -27,7 +27,7 @@ export interface CrawlPlanner {
   discover(job: Job, task: Task, links: string[], signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[] }>;
   /**
    * Where a crawled page that redirected to `finalUrl` stands: the crawl rule it breaks (`denied`), or the
-   * target's dedup key. Undefined when the redirect stays on the same page (same key).
+   * target's dedup key (possibly the task's own: the store tells). Undefined when there was no redirect.
    */
   judgeRedirect(job: Job, task: Task, finalUrl: string): { denied: CrawlDenialReason } | { key: string } | undefined;
   /**
