@@ -6,10 +6,16 @@
  */
 import type { LlmClient } from "../../src/llm/client.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
-import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+import type { ScrapeDocument } from "../../src/scrape/document.ts";
+import type { FormatRenderer, RenderContext } from "../../src/scrape/renderer.ts";
 
 /** Extra credits of a page with `highlights` (as `summary`). */
 export const HIGHLIGHTS_EXTRA_CREDITS = 4;
+
+/** `data.highlights` for `query` asked of the page. */
+export async function highlightFields(llm: LlmClient, ctx: RenderContext, query: string, limits: LlmLimits): Promise<Partial<ScrapeDocument>> {
+  return { highlights: await llm.highlights(ctx.markdown(), query, llmCallFor(ctx, limits)) };
+}
 
 /** Creates the `highlights` renderer. */
 export function createHighlightsFormat(llm: LlmClient | undefined, limits: LlmLimits): FormatRenderer {
@@ -17,8 +23,6 @@ export function createHighlightsFormat(llm: LlmClient | undefined, limits: LlmLi
     type: "highlights",
     needs: ["llm"],
     extraCredits: HIGHLIGHTS_EXTRA_CREDITS,
-    async render(ctx, format) {
-      return { highlights: await llm!.highlights(ctx.markdown(), String(format["query"]), llmCallFor(ctx, limits)) };
-    },
+    render: (ctx, format) => highlightFields(llm!, ctx, String(format["query"]), limits),
   };
 }

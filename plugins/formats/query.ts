@@ -5,8 +5,9 @@
  * `data.answer`; `mode: "directQuote"` quotes the relevant passages like `highlights`, in `data.highlights`.
  */
 import type { LlmClient } from "../../src/llm/client.ts";
-import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
+import type { LlmLimits } from "../../src/llm/render-call.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+import { highlightFields } from "./highlights.ts";
 import { answerFields, QUESTION_EXTRA_CREDITS } from "./question.ts";
 
 /** Creates the `query` renderer. */
@@ -15,10 +16,7 @@ export function createQueryFormat(llm: LlmClient | undefined, limits: LlmLimits)
     type: "query",
     needs: ["llm"],
     extraCredits: QUESTION_EXTRA_CREDITS,
-    async render(ctx, format) {
-      const prompt = String(format["prompt"]);
-      if (format["mode"] === "directQuote") return { highlights: await llm!.highlights(ctx.markdown(), prompt, llmCallFor(ctx, limits)) };
-      return answerFields(llm!, ctx, prompt, limits);
-    },
+    render: (ctx, format) =>
+      format["mode"] === "directQuote" ? highlightFields(llm!, ctx, String(format["prompt"]), limits) : answerFields(llm!, ctx, String(format["prompt"]), limits),
   };
 }
