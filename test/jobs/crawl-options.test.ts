@@ -173,43 +173,24 @@ describe("the start page and robots.txt", () => {
       });
       try {
         const start = `http://127.0.0.1:${own.port}/start`;
-        const created = (await (await h.request("/v2/crawl", { method: "POST", json: { url: start, limit: 5, sitemap: "skip" } })).json()) as any;
-        let status: any;
-        for (let i = 0; i < 200; i++) {
-          status = await (await h.request(`/v2/crawl/${created.id}`)).json();
-          if (status.status !== "scraping") break;
-          await Bun.sleep(25);
-        }
-        expect(status.status).toBe("completed");
-        expect(status.data).toEqual([]);
+        const refused = await crawl({ url: start, limit: 5, sitemap: "skip" }); // completes (checked by crawl())
+        expect(refused.status.data).toEqual([]);
         expect(hits).toEqual(["/robots.txt"]);
-        const errors = (await (await h.request(`/v2/crawl/${created.id}/errors`)).json()) as any;
-        expect(errors.errors).toMatchObject([{ url: start, code: "CRAWL_DENIAL" }]);
+        expect(refused.errors.errors).toMatchObject([{ url: start, code: "CRAWL_DENIAL" }]);
         // ignoreRobotsTxt fetches it.
-        const again = (await (await h.request("/v2/crawl", { method: "POST", json: { url: start, limit: 1, sitemap: "skip", ignoreRobotsTxt: true } })).json()) as any;
-        for (let i = 0; i < 200; i++) {
-          status = await (await h.request(`/v2/crawl/${again.id}`)).json();
-          if (status.status !== "scraping") break;
-          await Bun.sleep(25);
-        }
-        expect(status.data.map((d: any) => d.metadata.sourceURL)).toEqual([start]);
+        const again = await crawl({ url: start, limit: 1, sitemap: "skip", ignoreRobotsTxt: true });
+        expect(again.urls).toEqual([start]);
       } finally {
         own.stop(true);
       }
     }
   });
+
   test("when robots.txt cannot be fetched at all, the start page reports its own error (not a robots denial)", async () => {
     const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("x") });
     const start = `http://127.0.0.1:${closed.port}/`;
     closed.stop(true);
-    const created = (await (await h.request("/v2/crawl", { method: "POST", json: { url: start, limit: 2, sitemap: "skip" } })).json()) as any;
-    let status: any;
-    for (let i = 0; i < 400; i++) {
-      status = await (await h.request(`/v2/crawl/${created.id}`)).json();
-      if (status.status !== "scraping") break;
-      await Bun.sleep(25);
-    }
-    const errors = (await (await h.request(`/v2/crawl/${created.id}/errors`)).json()) as any;
+    const { errors } = await crawl({ url: start, limit: 2, sitemap: "skip" });
     expect(errors.errors[0]?.code).toBe("SCRAPE_SITE_ERROR");
   }, 30_000);
 });
