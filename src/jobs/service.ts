@@ -10,7 +10,8 @@ import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
-import { CrawlboxError, NotFoundError, UnsupportedOptionError } from "../errors.ts";
+import { NotFoundError, UnsupportedOptionError } from "../errors.ts";
+import { IdempotencyKeyUsedError } from "../idempotency/errors.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import type { JobResults } from "./results.ts";
@@ -18,13 +19,6 @@ import { IdempotencyConflictError, JOB_TTL_MS, type SqliteJobStore } from "./sql
 import type { CrawlPlanner } from "./task-runner.ts";
 import type { Job, JobOptions, NewTask } from "./types.ts";
 import type { WorkerPool } from "./worker-pool.ts";
-
-/** 409: the idempotency key was used before by this key. */
-export class IdempotencyKeyUsedError extends CrawlboxError {
-  constructor() {
-    super("IDEMPOTENCY_KEY_USED", 409, "Idempotency key already used");
-  }
-}
 
 /** Dependencies of the job service. */
 export interface JobServiceDeps {

@@ -33,6 +33,7 @@ import { VERSION } from "../version.ts";
 import { createWebhookDispatcher, enqueueWebhookEvent, type WebhookDispatcher, type WebhookFetch } from "../webhooks/index.ts";
 import { RobotsCache } from "../crawl/robots-cache.ts";
 import { createCrawlPlanner } from "../jobs/crawl-planner.ts";
+import { IdempotencyStore } from "../idempotency/store.ts";
 import { JobResults } from "../jobs/results.ts";
 import { JobService } from "../jobs/service.ts";
 import { SqliteJobStore } from "../jobs/sqlite-store.ts";
@@ -57,6 +58,8 @@ export interface Services {
   ledger: CreditLedger;
   cache: PageCache;
   results: ScrapeResults;
+  /** `Idempotency-Key` claims and the responses they replay (src/idempotency). */
+  idempotency: IdempotencyStore;
   gate: EgressGate;
   engines: Engines;
   files: FileStore;
@@ -111,6 +114,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const ledger = new CreditLedger(db, config.defaultCreditQuota, now);
   const cache = new PageCache(db, config.dataDir);
   const results = new ScrapeResults(db);
+  const idempotency = new IdempotencyStore(db);
+  const abandoned = idempotency.releaseAbandoned();
+  if (abandoned > 0) log.info(`released ${abandoned} Idempotency-Key claim(s) left in flight by a previous process`);
   const files = new FileStore(db, config.dataDir, now);
   const gate = await createEgressGate({
     allowPrivateNetwork: config.allowPrivateNetwork,
@@ -170,6 +176,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   scheduler.every("expire-files", "0 * * * * *", () => void files.prune());
   scheduler.every("expire-results", "0 7 * * * *", () => {
     results.prune(now());
+    idempotency.prune(now());
     cache.prune(now() - config.cacheRetentionMs);
   });
   const webhooks = createWebhookDispatcher({
@@ -225,6 +232,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ledger,
     cache,
     results,
+    idempotency,
     gate,
     engines,
     files,

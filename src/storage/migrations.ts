@@ -222,4 +222,21 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX page_cache_cached_at ON page_cache (cached_at);
   CREATE INDEX page_cache_segment ON page_cache (segment);
   `,
+  // 10: the `Idempotency-Key` header of POST /v2/scrape, /v2/crawl and /v2/batch/scrape (src/idempotency): the
+  // first request's hash and, once it succeeded, its response, kept 24 h so a retry is answered without running
+  // the request again.
+  `
+  CREATE TABLE idempotency_keys (
+    key_id TEXT NOT NULL,             -- the API key the header was sent with; keys never see each other's
+    idem_key TEXT NOT NULL,           -- the header's value
+    request_hash TEXT NOT NULL,       -- hex SHA-256 of method, path and the canonical JSON body
+    state TEXT NOT NULL,              -- in-flight | done
+    status INTEGER,                   -- done: the HTTP status answered
+    response TEXT,                    -- done: the body answered; NULL when it was not kept (zeroDataRetention)
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (key_id, idem_key)
+  );
+  CREATE INDEX idempotency_keys_expires ON idempotency_keys (expires_at);
+  `,
 ];

@@ -6,6 +6,7 @@
  */
 import { Elysia } from "elysia";
 import { parseCrawlBody, parseCrawlParamsPreviewBody, CrawlRequestSchema, CrawlParamsPreviewSchema } from "../../api/crawl.ts";
+import { IDEMPOTENCY_PARAMETER, idempotent } from "../../idempotency/guard.ts";
 import type { Job } from "../../jobs/types.ts";
 import { authPlugin } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
@@ -34,17 +35,19 @@ export function crawlRoutes(services: Services) {
     .use(authPlugin(services.keys, config.authEnabled))
     .post(
       "/v2/crawl",
-      async ({ body, who, request }) => {
-        let req = parseCrawlBody(body);
-        // A prompt becomes crawler options first; the caller's explicit options win (llm/crawl-prompt.ts).
-        let generated: Record<string, unknown> | undefined;
-        if (req.prompt !== undefined) ({ req, generated } = await services.crawlPrompts.resolve(req, body, who, request.signal));
-        const base = publicBaseUrl(config.publicUrl, request);
-        const idem = request.headers.get("x-idempotency-key") ?? undefined;
-        const job = jobs.createCrawl(req, who, base, idem);
-        return { success: true, id: job.id, url: `${base}/v2/crawl/${job.id}`, ...(generated ? { promptGeneratedOptions: generated } : {}) };
-      },
-      { detail: { tags: ["crawl"], summary: "Start a crawl", requestBody: { required: true, content: { "application/json": { schema: CrawlRequestSchema as object } } } } },
+      // The answer holds only the job's id and URL, so it is kept for replay even under zeroDataRetention.
+      ({ body, who, request }) =>
+        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: true }, async () => {
+          let req = parseCrawlBody(body);
+          // A prompt becomes crawler options first; the caller's explicit options win (llm/crawl-prompt.ts).
+          let generated: Record<string, unknown> | undefined;
+          if (req.prompt !== undefined) ({ req, generated } = await services.crawlPrompts.resolve(req, body, who, request.signal));
+          const base = publicBaseUrl(config.publicUrl, request);
+          const idem = request.headers.get("x-idempotency-key") ?? undefined;
+          const job = jobs.createCrawl(req, who, base, idem);
+          return { success: true, id: job.id, url: `${base}/v2/crawl/${job.id}`, ...(generated ? { promptGeneratedOptions: generated } : {}) };
+        }),
+      { detail: { tags: ["crawl"], summary: "Start a crawl", parameters: [IDEMPOTENCY_PARAMETER], requestBody: { required: true, content: { "application/json": { schema: CrawlRequestSchema as object } } } } },
     )
     .post(
       "/v2/crawl/params-preview",

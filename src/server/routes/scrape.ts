@@ -7,6 +7,7 @@
 import { Elysia } from "elysia";
 import { parseScrapeBody, ScrapeRequestSchema } from "../../api/scrape.ts";
 import { NotFoundError } from "../../errors.ts";
+import { IDEMPOTENCY_PARAMETER, idempotent } from "../../idempotency/guard.ts";
 import { specFromOptions } from "../../scrape/from-options.ts";
 import { authPlugin } from "../auth.ts";
 import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
@@ -15,6 +16,11 @@ import type { Services } from "../services.ts";
 /** Share of the request's timeout a scrape may spend waiting for a free slot (upstream: timeout × 0.667). */
 const QUEUE_WAIT_SHARE = 0.667;
 
+/** True when the raw body asks for zero data retention (checked before validation, which may still refuse it). */
+function zeroDataRetention(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { zeroDataRetention?: unknown }).zeroDataRetention === true;
+}
+
 /** The scrape routes. */
 export function scrapeRoutes(services: Services) {
   const { scrape, limiter, results, config } = services;
@@ -22,21 +28,24 @@ export function scrapeRoutes(services: Services) {
     .use(authPlugin(services.keys, config.authEnabled))
     .post(
       "/v2/scrape",
-      async ({ body, who, request }) => {
-        const req = parseScrapeBody(body);
-        const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
-        scrape.validate(spec);
-        const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
-        const doc = await limiter.run(Math.round(spec.timeoutMs * QUEUE_WAIT_SHARE), (queuedMs) =>
-          scrape.scrape(spec, who, { signal: request.signal, files, queue: { queuedMs } }),
-        );
-        services.scrapeStats.lastSuccessAt = Date.now();
-        return { success: true, data: doc };
-      },
+      ({ body, who, request }) =>
+        // A scrape with zeroDataRetention keeps no copy of its page anywhere, so not in a replayable response either.
+        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: !zeroDataRetention(body) }, async () => {
+          const req = parseScrapeBody(body);
+          const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
+          scrape.validate(spec);
+          const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
+          const doc = await limiter.run(Math.round(spec.timeoutMs * QUEUE_WAIT_SHARE), (queuedMs) =>
+            scrape.scrape(spec, who, { signal: request.signal, files, queue: { queuedMs } }),
+          );
+          services.scrapeStats.lastSuccessAt = Date.now();
+          return { success: true, data: doc };
+        }),
       {
         detail: {
           tags: ["scrape"],
           summary: "Scrape one URL",
+          parameters: [IDEMPOTENCY_PARAMETER],
           requestBody: { required: true, content: { "application/json": { schema: ScrapeRequestSchema as object } } },
         },
       },

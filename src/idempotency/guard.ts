@@ -1,0 +1,119 @@
+/**
+ * @module idempotency/guard
+ * The `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header; reliability.md B2) on the
+ * POST routes that start work: `/v2/scrape`, `/v2/crawl`, `/v2/batch/scrape`. A client that lost a response
+ * (timeout, dropped connection) retries with the same key and gets the first response again instead of a second
+ * scrape, crawl or charge:
+ *
+ * - a new key runs the request; a 2xx answer is stored for 24 h with a hash of the request;
+ * - the same key and request again → the stored answer, with `Idempotent-Replayed: true`, nothing charged;
+ * - the same key with another body or route → 422 `IDEMPOTENCY_KEY_MISMATCH`;
+ * - while the first request still runs → 409 `IDEMPOTENCY_KEY_IN_FLIGHT`;
+ * - a request that failed keeps nothing: retrying it with the same key runs it again (Stripe's rule for
+ *   requests that failed before doing anything; our failures charge nothing and store nothing);
+ * - a scrape with `zeroDataRetention` keeps no response: a retry gets 409 `IDEMPOTENCY_KEY_USED`.
+ *
+ * Keys are per API key. Without the header nothing changes. Upstream's `x-idempotency-key` (crawl and batch:
+ * 409 on any reuse) is separate and unchanged.
+ */
+import type { KeyIdentity } from "../auth/keys.ts";
+import { IdempotencyKeyInFlightError, IdempotencyKeyMismatchError, IdempotencyKeyUsedError, InvalidIdempotencyKeyError } from "./errors.ts";
+import type { IdempotencyStore } from "./store.ts";
+
+/** The request header. */
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+/** Set on a replayed response (Stripe's name). */
+export const REPLAYED_HEADER = "idempotent-replayed";
+/** Longest accepted key (Stripe: 255). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** The header as an OpenAPI parameter, for the routes' documentation. */
+export const IDEMPOTENCY_PARAMETER = {
+  in: "header",
+  name: "Idempotency-Key",
+  required: false,
+  description:
+    "Makes a retry safe: a successful answer is kept 24 h and replayed (header Idempotent-Replayed: true) for the same key and request, without running or charging again. Another request with the key: 422; while the first runs: 409. 1–255 printable ASCII characters.",
+  schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
+} as const;
+
+/** The key of `headers`, undefined without the header; throws 400 for an unusable value. */
+export function idempotencyKeyOf(headers: Headers): string | undefined {
+  const raw = headers.get(IDEMPOTENCY_HEADER);
+  if (raw === null) return undefined;
+  // The draft's form is a structured-field string ("…"); Stripe's clients send the bare value. Both are accepted.
+  const value = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
+  if (value.length === 0 || value.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(value)) {
+    throw new InvalidIdempotencyKeyError(MAX_IDEMPOTENCY_KEY_LENGTH);
+  }
+  return value;
+}
+
+/** JSON with object keys sorted at every level, so that key order and spacing do not make two requests differ. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** Hex SHA-256 of the method, path and canonical body: what "the same request" means. */
+export function requestHash(method: string, path: string, body: unknown): string {
+  return new Bun.CryptoHasher("sha256").update(`${method} ${path}\n${canonicalJson(body)}`).digest("hex");
+}
+
+/** What {@link idempotent} needs to know about the request. */
+export interface IdempotentCall {
+  request: Request;
+  who: KeyIdentity;
+  /** The parsed JSON body, as received. */
+  body: unknown;
+  /** Whether the response may be stored (false for zeroDataRetention scrapes). */
+  keepResponse: boolean;
+}
+
+/**
+ * Runs `handler` under the request's `Idempotency-Key`, if it has one (see the module note). Without the header
+ * the handler's value is returned as is; with it, a JSON `Response` whose bytes are the ones stored.
+ */
+export async function idempotent<T extends object>(
+  store: IdempotencyStore,
+  now: () => number,
+  call: IdempotentCall,
+  handler: () => T | Promise<T>,
+): Promise<T | Response> {
+  const key = idempotencyKeyOf(call.request.headers);
+  if (key === undefined) return handler();
+  const { keyId } = call.who;
+  const hash = requestHash(call.request.method, new URL(call.request.url).pathname, call.body);
+  const claim = store.claim(keyId, key, hash, now());
+  switch (claim.kind) {
+    case "mismatch":
+      throw new IdempotencyKeyMismatchError();
+    case "in-flight":
+      throw new IdempotencyKeyInFlightError();
+    case "not-kept":
+      throw new IdempotencyKeyUsedError("Idempotency key already used: the request ran, but with zeroDataRetention its response was not kept to replay.");
+    case "replay":
+      return jsonResponse(claim.response, claim.status, { [REPLAYED_HEADER]: "true" });
+  }
+  let value: T;
+  try {
+    value = await handler();
+  } catch (err) {
+    store.release(keyId, key);
+    throw err;
+  }
+  const text = JSON.stringify(value);
+  store.complete(keyId, key, 200, call.keepResponse ? text : null);
+  return jsonResponse(text, 200, {});
+}
+
+function jsonResponse(text: string, status: number, headers: Record<string, string>): Response {
+  return new Response(text, { status, headers: { "content-type": "application/json", ...headers } });
+}
