@@ -14,9 +14,11 @@
  * - a scrape with `zeroDataRetention` keeps no response: a retry gets 409 `IDEMPOTENCY_KEY_USED`.
  *
  * Keys are per API key. Without the header nothing changes. Upstream's `x-idempotency-key` (crawl and batch:
- * 409 on any reuse) is separate and unchanged.
+ * 409 on any reuse) is checked by the job service when the request runs; a replay answers before it, so a
+ * retry that repeats both headers gets its job back rather than upstream's 409.
  */
 import type { KeyIdentity } from "../auth/keys.ts";
+import type { Logger } from "../log.ts";
 import { IdempotencyKeyInFlightError, IdempotencyKeyMismatchError, IdempotencyKeyUsedError, InvalidIdempotencyKeyError } from "./errors.ts";
 import type { IdempotencyStore } from "./store.ts";
 
@@ -62,9 +64,13 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** Hex SHA-256 of the method, path and canonical body: what "the same request" means. */
-export function requestHash(method: string, path: string, body: unknown): string {
-  return new Bun.CryptoHasher("sha256").update(`${method} ${path}\n${canonicalJson(body)}`).digest("hex");
+/**
+ * Hex SHA-256 of the method, path, upstream's `x-idempotency-key` (if any) and canonical body: what "the same
+ * request" means. The `x-` key is part of it so that a new `x-` key under an old `Idempotency-Key` is a 422, not
+ * a replay of the old job that would leave the new `x-` key unrecorded.
+ */
+export function requestHash(method: string, path: string, body: unknown, upstreamKey: string | null = null): string {
+  return new Bun.CryptoHasher("sha256").update(`${method} ${path}\n${JSON.stringify(upstreamKey)}\n${canonicalJson(body)}`).digest("hex");
 }
 
 /** What {@link idempotent} needs to know about the request. */
@@ -75,6 +81,8 @@ export interface IdempotentCall {
   body: unknown;
   /** Whether the response may be stored (false for zeroDataRetention scrapes). */
   keepResponse: boolean;
+  /** Where a failure to store the answer is reported. */
+  log?: Pick<Logger, "warn">;
 }
 
 /**
@@ -90,7 +98,7 @@ export async function idempotent<T extends object>(
   const key = idempotencyKeyOf(call.request.headers);
   if (key === undefined) return handler();
   const { keyId } = call.who;
-  const hash = requestHash(call.request.method, new URL(call.request.url).pathname, call.body);
+  const hash = requestHash(call.request.method, new URL(call.request.url).pathname, call.body, call.request.headers.get("x-idempotency-key"));
   const claim = store.claim(keyId, key, hash, now());
   switch (claim.kind) {
     case "mismatch":
@@ -102,18 +110,27 @@ export async function idempotent<T extends object>(
     case "replay":
       return jsonResponse(claim.response, claim.status, { [REPLAYED_HEADER]: "true" });
   }
-  let value: T;
+  let text: string;
   try {
-    value = await handler();
+    text = JSON.stringify(await handler());
   } catch (err) {
-    store.release(keyId, key);
+    store.release(keyId, key, claim.claim);
     throw err;
   }
-  const text = JSON.stringify(value);
-  store.complete(keyId, key, 200, call.keepResponse ? text : null);
+  try {
+    store.complete(keyId, key, claim.claim, 200, call.keepResponse ? text : null);
+  } catch (err) {
+    // The work is done and charged: the client gets its answer. Without a stored copy the claim is released, so
+    // a retry runs again (as a request without the header would) instead of meeting a 409 for 15 minutes.
+    store.release(keyId, key, claim.claim);
+    call.log?.warn("could not keep an Idempotency-Key answer", { error: String(err) });
+  }
   return jsonResponse(text, 200, {});
 }
 
+/** The content type Elysia gives the same object answers, so that the header changes no response header. */
+const JSON_CONTENT_TYPE = "application/json;charset=utf-8";
+
 function jsonResponse(text: string, status: number, headers: Record<string, string>): Response {
-  return new Response(text, { status, headers: { "content-type": "application/json", ...headers } });
+  return new Response(text, { status, headers: { "content-type": JSON_CONTENT_TYPE, ...headers } });
 }

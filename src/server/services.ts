@@ -115,8 +115,6 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const cache = new PageCache(db, config.dataDir);
   const results = new ScrapeResults(db);
   const idempotency = new IdempotencyStore(db);
-  const abandoned = idempotency.releaseAbandoned();
-  if (abandoned > 0) log.info(`released ${abandoned} Idempotency-Key claim(s) left in flight by a previous process`);
   const files = new FileStore(db, config.dataDir, now);
   const gate = await createEgressGate({
     allowPrivateNetwork: config.allowPrivateNetwork,

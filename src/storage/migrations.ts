@@ -231,6 +231,7 @@ export const MIGRATIONS: readonly string[] = [
     idem_key TEXT NOT NULL,           -- the header's value
     request_hash TEXT NOT NULL,       -- hex SHA-256 of method, path and the canonical JSON body
     state TEXT NOT NULL,              -- in-flight | done
+    claim TEXT NOT NULL,              -- random id of the request that claimed the key; only it may settle the row
     status INTEGER,                   -- done: the HTTP status answered
     response TEXT,                    -- done: the body answered; NULL when it was not kept (zeroDataRetention)
     created_at INTEGER NOT NULL,

@@ -11,12 +11,17 @@ import { join } from "node:path";
 import { canonicalJson } from "../../src/idempotency/guard.ts";
 import { IDEMPOTENCY_TTL_MS, IdempotencyStore, IN_FLIGHT_STALE_MS } from "../../src/idempotency/store.ts";
 import { openDatabase } from "../../src/storage/database.ts";
+import { testConfig } from "../../src/config.ts";
+import { silentLogger } from "../../src/log.ts";
+import { createServices } from "../../src/server/services.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 
 let h: Harness;
 let site: ReturnType<typeof Bun.serve>;
 let base: string;
 const hits = new Map<string, number>();
+/** `/held` answers only once this resolves. */
+const held = Promise.withResolvers<void>();
 
 beforeAll(async () => {
   site = Bun.serve({
@@ -25,7 +30,8 @@ beforeAll(async () => {
     async fetch(req) {
       const path = new URL(req.url).pathname;
       hits.set(path, (hits.get(path) ?? 0) + 1);
-      if (path.startsWith("/slow")) await Bun.sleep(path === "/slow-1500" ? 1500 : 400);
+      if (path === "/slow-1500") await Bun.sleep(1500);
+      if (path === "/held") await held.promise;
       return new Response(`<html><head><title>${path}</title></head><body><main><h1>Page ${path}</h1><p>Some text of ${path} for the markdown.</p></main></body></html>`, {
         headers: { "content-type": "text/html" },
       });
@@ -78,18 +84,19 @@ describe("Idempotency-Key on POST /v2/scrape", () => {
   });
 
   test("a second request while the first still runs is a 409; once it finished, the key replays", async () => {
-    const body = { url: `${base}/slow-inflight` };
+    const body = { url: `${base}/held` };
     const first = post("/v2/scrape", body, "k-inflight");
-    await Bun.sleep(100);
+    while (!hits.get("/held")) await Bun.sleep(5); // the first request is at the site now
     const second = await post("/v2/scrape", body, "k-inflight");
     expect(second.status).toBe(409);
     expect(await second.json()).toMatchObject({ success: false, code: "IDEMPOTENCY_KEY_IN_FLIGHT" });
+    held.resolve();
     const done = await first;
     expect(done.status).toBe(200);
     const third = await post("/v2/scrape", body, "k-inflight");
     expect(third.headers.get("idempotent-replayed")).toBe("true");
     expect(await third.text()).toBe(await done.text());
-    expect(hits.get("/slow-inflight")).toBe(1);
+    expect(hits.get("/held")).toBe(1);
   });
 
   test("a request that failed keeps nothing: the same key runs it again", async () => {
@@ -141,6 +148,27 @@ describe("Idempotency-Key on POST /v2/scrape", () => {
 });
 
 describe("Idempotency-Key on job routes", () => {
+  test("answers with the header carry the same content type as answers without it", async () => {
+    const plain = await post("/v2/scrape", { url: `${base}/ctype` });
+    const keyed = await post("/v2/scrape", { url: `${base}/ctype` }, "k-ctype");
+    const replayed = await post("/v2/scrape", { url: `${base}/ctype` }, "k-ctype");
+    expect(keyed.headers.get("content-type")).toBe(plain.headers.get("content-type"));
+    expect(replayed.headers.get("content-type")).toBe(plain.headers.get("content-type"));
+  });
+
+  test("with upstream's x-idempotency-key too: a retry repeating both gets its job back; a new x- key is a 422", async () => {
+    const body = { url: `${base}/both-headers`, limit: 1 };
+    const headers = { "idempotency-key": "k-both", "x-idempotency-key": "x-both-1" };
+    const first = (await (await h.request("/v2/crawl", { method: "POST", json: body, headers })).json()) as any;
+    const again = await h.request("/v2/crawl", { method: "POST", json: body, headers });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(((await again.json()) as any).id).toBe(first.id);
+    const otherX = await h.request("/v2/crawl", { method: "POST", json: body, headers: { ...headers, "x-idempotency-key": "x-both-2" } });
+    expect(otherX.status).toBe(422);
+    // Upstream's header alone keeps upstream's rule.
+    expect((await h.request("/v2/crawl", { method: "POST", json: body, headers: { "x-idempotency-key": "x-both-1" } })).status).toBe(409);
+  });
+
   test("a crawl retried with the same key gets the same job, and only one job exists", async () => {
     const body = { url: `${base}/crawl-start`, limit: 1 };
     const jobsBefore = (h.services.db.query("SELECT COUNT(*) AS n FROM jobs").get() as { n: number }).n;
@@ -161,6 +189,15 @@ describe("Idempotency-Key on job routes", () => {
 });
 
 describe("the store", () => {
+  test("a one-off CLI scrape's services on the same folder leave a running server's claims alone", async () => {
+    const c = h.services.idempotency.claim("someone", "k-live", "hash", Date.now());
+    expect(c.kind).toBe("run");
+    const cli = await createServices(testConfig({ dataDir: h.services.config.dataDir }), { log: silentLogger });
+    await cli.close();
+    expect(h.services.idempotency.claim("someone", "k-live", "hash", Date.now())).toEqual({ kind: "in-flight" });
+  });
+
+
   const dir = mkdtempSync(join(tmpdir(), "crawlbox-idem-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -168,25 +205,34 @@ describe("the store", () => {
     let db = openDatabase(dir);
     let store = new IdempotencyStore(db);
     const t0 = 1_700_000_000_000;
-    expect(store.claim("key", "a", "h1", t0)).toEqual({ kind: "run" });
-    store.complete("key", "a", 200, '{"success":true}');
-    expect(store.claim("key", "b", "h2", t0)).toEqual({ kind: "run" }); // left in flight: the process "dies"
-    expect(store.claim("key", "c", "h3", t0)).toEqual({ kind: "run" });
+    const a = store.claim("key", "a", "h1", t0);
+    expect(a.kind).toBe("run");
+    store.complete("key", "a", (a as { claim: string }).claim, 200, '{"success":true}');
+    expect(store.claim("key", "b", "h2", t0).kind).toBe("run"); // left in flight: the process "dies"
+    expect(store.claim("key", "c", "h3", t0).kind).toBe("run");
     db.close();
 
     db = openDatabase(dir);
     store = new IdempotencyStore(db);
     expect(store.claim("key", "a", "h1", t0 + 1000)).toEqual({ kind: "replay", status: 200, response: '{"success":true}' });
     expect(store.claim("key", "b", "h2", t0 + 1000)).toEqual({ kind: "in-flight" });
-    expect(store.releaseAbandoned()).toBe(2);
-    expect(store.claim("key", "b", "h2", t0 + 1000)).toEqual({ kind: "run" });
+    expect(store.releaseAbandoned(t0 + 1000)).toBe(2);
+    const b = store.claim("key", "b", "h2", t0 + 1000);
+    expect(b.kind).toBe("run");
     // A claim in flight for longer than any request can run is abandoned even without a restart.
     expect(store.claim("key", "b", "h2", t0 + 1000 + IN_FLIGHT_STALE_MS - 1)).toEqual({ kind: "in-flight" });
-    expect(store.claim("key", "b", "h2", t0 + 1000 + IN_FLIGHT_STALE_MS + 1)).toEqual({ kind: "run" });
+    const taken = store.claim("key", "b", "h2", t0 + 1000 + IN_FLIGHT_STALE_MS + 1);
+    expect(taken.kind).toBe("run");
+    // The first, stale request finishing late settles nothing: the row belongs to the request that took it over.
+    store.complete("key", "b", (b as { claim: string }).claim, 200, '{"stale":true}');
+    store.release("key", "b", (b as { claim: string }).claim);
+    expect(store.claim("key", "b", "h2", t0 + 1000 + IN_FLIGHT_STALE_MS + 2)).toEqual({ kind: "in-flight" });
+    store.complete("key", "b", (taken as { claim: string }).claim, 200, '{"fresh":true}');
+    expect(store.claim("key", "b", "h2", t0 + 1000 + IN_FLIGHT_STALE_MS + 3)).toEqual({ kind: "replay", status: 200, response: '{"fresh":true}' });
     // After 24 h the key is free again, even for another request; prune deletes what expired.
     expect(store.claim("key", "a", "other", t0 + IDEMPOTENCY_TTL_MS - 1)).toEqual({ kind: "mismatch" });
-    expect(store.claim("key", "a", "other", t0 + IDEMPOTENCY_TTL_MS + 1)).toEqual({ kind: "run" });
-    expect(store.prune(t0 + 2 * IDEMPOTENCY_TTL_MS + IN_FLIGHT_STALE_MS * 2)).toBe(2);
+    expect(store.claim("key", "a", "other", t0 + IDEMPOTENCY_TTL_MS + 1).kind).toBe("run");
+    expect(store.prune(t0 + 2 * IDEMPOTENCY_TTL_MS + IN_FLIGHT_STALE_MS * 2)).toBe(2); // "a" and "b"; "c" was released
     db.close();
   });
 

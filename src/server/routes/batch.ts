@@ -21,7 +21,7 @@ export function batchRoutes(services: Services) {
       "/v2/batch/scrape",
       // The answer holds only the job's id, URL and refused URLs, so it is kept for replay even under zeroDataRetention.
       ({ body, who, request }) =>
-        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: true }, () => {
+        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: true, log: services.log }, () => {
           const req = parseBatchScrapeBody(body);
           const base = publicBaseUrl(config.publicUrl, request);
           const job = jobs.createBatch(req, who, base, request.headers.get("x-idempotency-key") ?? undefined);

@@ -37,7 +37,7 @@ export function crawlRoutes(services: Services) {
       "/v2/crawl",
       // The answer holds only the job's id and URL, so it is kept for replay even under zeroDataRetention.
       ({ body, who, request }) =>
-        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: true }, async () => {
+        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: true, log: services.log }, async () => {
           let req = parseCrawlBody(body);
           // A prompt becomes crawler options first; the caller's explicit options win (llm/crawl-prompt.ts).
           let generated: Record<string, unknown> | undefined;

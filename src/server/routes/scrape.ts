@@ -30,7 +30,7 @@ export function scrapeRoutes(services: Services) {
       "/v2/scrape",
       ({ body, who, request }) =>
         // A scrape with zeroDataRetention keeps no copy of its page anywhere, so not in a replayable response either.
-        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: !zeroDataRetention(body) }, async () => {
+        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: !zeroDataRetention(body), log: services.log }, async () => {
           const req = parseScrapeBody(body);
           const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
           scrape.validate(spec);
