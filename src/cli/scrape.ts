@@ -28,7 +28,8 @@ export async function runScrape(config: Config, args: ParsedArgs, out: (s: strin
   };
   if (typeof args.flags.timeout === "string") body.timeout = Number(args.flags.timeout);
 
-  const services = await createServices(config, { log: silentLogger });
+  // A server may be running on the same folder: leave its jobs, pages and webhooks to it.
+  const services = await createServices(config, { log: silentLogger, background: false });
   try {
     const req = parseScrapeBody(body);
     const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);

@@ -100,6 +100,12 @@ export interface ServiceOptions {
   webhookFetch?: WebhookFetch;
   /** fetch under the LLM provider's pinned fetch (tests observe it). @default fetch */
   llmFetch?: typeof fetch;
+  /**
+   * Start the job workers and the webhook dispatcher, which first take over what a previous process left
+   * running. `false` for a one-off `crawlbox scrape` on the data folder of a server that may be running: it must
+   * neither requeue that server's pages nor work on its jobs. @default true
+   */
+  background?: boolean;
 }
 
 /** Capabilities beyond what the engines bring (the engine router adds `browser`); LLM providers add `llm`. */
@@ -189,7 +195,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     log,
   });
   if (config.allowPrivateWebhooks) log.warn("CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS is on: webhooks bypass the egress gate");
-  webhooks.start();
+  const background = options.background ?? true;
+  if (background) webhooks.start();
 
   // Jobs: every state change and its webhook event commit in one transaction (the sink runs inside it).
   const announce = (e: JobEvent) => {
@@ -219,7 +226,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   });
   const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, scrape, ledger, planner, config, now });
   scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
-  workers.start();
+  if (background) workers.start();
 
   return {
     config,
