@@ -122,6 +122,18 @@ export class WorkerPool {
     return { busyHosts, busyJobs, busyJobHosts };
   }
 
+  /**
+   * How long an idle worker sleeps unless kicked: the poll interval, or less when a paced job+host (`delay`,
+   * robots `Crawl-delay`) becomes claimable sooner. Nothing kicks the workers when a pace ends, so without this a
+   * crawl whose remaining pages were all paced ran at one page per poll (1 s) whatever its delay.
+   */
+  private idleWaitMs(): number {
+    let wait = this.pollMs;
+    const t = this.now();
+    for (const until of this.pacedUntil.values()) wait = Math.min(wait, Math.max(1, until - t));
+    return wait;
+  }
+
   private async loop(): Promise<void> {
     while (this.running) {
       let task: Task | undefined;
@@ -132,7 +144,7 @@ export class WorkerPool {
       }
       if (!task) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.pollMs);
+          const timer = setTimeout(resolve, this.idleWaitMs());
           this.wake.push(() => {
             clearTimeout(timer);
             resolve();

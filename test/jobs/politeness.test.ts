@@ -1,6 +1,6 @@
 /**
  * Politeness through the whole job path: a robots.txt `Crawl-delay` found by the crawl's kickoff paces the
- * crawl's requests to that host (the job's options change while it runs).
+ * crawl's requests to that host (the job's options change while it runs), and no more than that.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startCrawlSite, type CrawlSite } from "../fixtures/crawl-site.ts";
@@ -32,4 +32,6 @@ test("robots.txt Crawl-delay spaces the crawl's page requests", async () => {
   expect(pages.length).toBe(5);
   // The start page is fetched while the kickoff reads robots.txt; from then on requests are 300 ms apart.
   for (let i = 2; i < pages.length; i++) expect(pages[i]! - pages[i - 1]!).toBeGreaterThanOrEqual(280);
+  // And not much more: an idle worker wakes when the pace ends, not at its next 1 s poll.
+  for (let i = 2; i < pages.length; i++) expect(pages[i]! - pages[i - 1]!).toBeLessThan(800);
 });
