@@ -12,7 +12,7 @@ const OUTFILE = join(ROOT, "dist", "crawlbox");
  * Workers compiled into the same binary. Each is started with `new Worker(fileURLToPath(new URL("./x.ts",
  * import.meta.url)))` from the module next to it, which the compiler maps to the embedded entry point.
  */
-const EXTRA_ENTRYPOINTS: string[] = ["src/documents/ocr/ocr-worker.ts"];
+const EXTRA_ENTRYPOINTS: string[] = ["src/documents/ocr/ocr-worker.ts", "src/scrape/parse-workers/worker.ts"];
 
 mkdirSync(join(ROOT, "dist"), { recursive: true });
 const started = performance.now();

@@ -75,6 +75,11 @@ export interface Config {
   webhookTimeoutMs: number;
   /** OCR worker threads (tesseract.js), created on the first OCR job. @default the number of CPU cores */
   ocrWorkers: number;
+  /**
+   * Parse worker threads for HTML pages scraped concurrently or larger than 256 KiB (scrape/parse-workers); 0 =
+   * parse on the main thread only. @default the number of CPU cores
+   */
+  parseWorkers: number;
   /** Folder of extra tesseract `<lang>.traineddata[.gz]` files picked by `location.languages`; empty = English only. */
   tessdataDir: string;
   /** Resolution PDF pages are rendered at for OCR. @default 200 */
@@ -254,6 +259,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     allowPrivateWebhooks: bool(r, "CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS", false),
     webhookTimeoutMs: int(r, "CRAWLBOX_WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
     ocrWorkers: int(r, "CRAWLBOX_OCR_WORKERS", availableParallelism(), 1, 256),
+    parseWorkers: int(r, "CRAWLBOX_PARSE_WORKERS", availableParallelism(), 0, 256),
     tessdataDir: str(r, "CRAWLBOX_TESSDATA_DIR", ""),
     ocrDpi: int(r, "CRAWLBOX_OCR_DPI", 200, 72, 600),
     ffmpegPath: str(r, "CRAWLBOX_FFMPEG_PATH", ""),

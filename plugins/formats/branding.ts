@@ -26,6 +26,7 @@ export function createBrandingFormat(llm: LlmClient | undefined, limits: LlmLimi
   return {
     type: "branding",
     needs: ["browser"],
+    views: ["markdown"],
     extraCredits: BRANDING_EXTRA_CREDITS,
     needsFreshPage: true,
     async render(ctx) {

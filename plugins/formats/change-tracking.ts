@@ -73,6 +73,7 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
   return {
     type: "changeTracking",
     needs: [],
+    views: ["markdown"],
     needsFreshPage: true,
     validate(format) {
       const o = format as unknown as Options;

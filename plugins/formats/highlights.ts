@@ -22,6 +22,7 @@ export function createHighlightsFormat(llm: LlmClient | undefined, limits: LlmLi
   return {
     type: "highlights",
     needs: ["llm"],
+    views: ["markdown"],
     extraCredits: HIGHLIGHTS_EXTRA_CREDITS,
     render: (ctx, format) => highlightFields(llm!, ctx, String(format["query"]), limits),
   };

@@ -9,5 +9,6 @@ import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 export const htmlFormat: FormatRenderer = {
   type: "html",
   needs: [],
+  views: ["html"],
   render: (ctx) => ({ html: ctx.cleanedHtml() }),
 };

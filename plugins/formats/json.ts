@@ -19,6 +19,7 @@ export function createJsonFormat(llm: LlmClient | undefined, limits: LlmLimits):
   return {
     type: "json",
     needs: ["llm"],
+    views: ["markdown"],
     extraCredits: JSON_EXTRA_CREDITS,
     validate(format) {
       const schema = format.schema as Record<string, unknown> | undefined;

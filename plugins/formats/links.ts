@@ -2,7 +2,6 @@
  * @module plugins/formats/links
  * The `links` format: every link of the whole page (not only the main content), absolute and deduplicated.
  */
-import { extractLinks } from "../../src/pipeline/links.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 
 /** Renders `data.links`. */
@@ -10,5 +9,6 @@ export const linksFormat: FormatRenderer = {
   type: "links",
   needs: [],
   usesOriginalDom: true,
-  render: (ctx) => ({ links: extractLinks(ctx.originalDom(), ctx.baseUrl()) }),
+  views: ["links"],
+  render: (ctx) => ({ links: ctx.links() }),
 };

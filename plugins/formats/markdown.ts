@@ -8,5 +8,6 @@ import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 export const markdownFormat: FormatRenderer = {
   type: "markdown",
   needs: [],
+  views: ["markdown"],
   render: (ctx) => ({ markdown: ctx.markdown() }),
 };

@@ -15,6 +15,7 @@ export function createQueryFormat(llm: LlmClient | undefined, limits: LlmLimits)
   return {
     type: "query",
     needs: ["llm"],
+    views: ["markdown"],
     extraCredits: QUESTION_EXTRA_CREDITS,
     render: (ctx, format) =>
       format["mode"] === "directQuote" ? highlightFields(llm!, ctx, String(format["prompt"]), limits) : answerFields(llm!, ctx, String(format["prompt"]), limits),

@@ -23,6 +23,7 @@ export function createQuestionFormat(llm: LlmClient | undefined, limits: LlmLimi
   return {
     type: "question",
     needs: ["llm"],
+    views: ["markdown"],
     extraCredits: QUESTION_EXTRA_CREDITS,
     render: (ctx, format) => answerFields(llm!, ctx, String(format["question"]), limits),
   };

@@ -11,6 +11,7 @@ import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 export const rawBase64Format: FormatRenderer = {
   type: "rawBase64",
   needs: [],
+  views: [],
   bytesOnly: true,
   render: (ctx) => ({ rawBase64: Buffer.from(ctx.page.body.buffer, ctx.page.body.byteOffset, ctx.page.body.byteLength).toString("base64") }),
 };

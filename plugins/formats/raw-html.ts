@@ -8,5 +8,6 @@ import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 export const rawHtmlFormat: FormatRenderer = {
   type: "rawHtml",
   needs: [],
+  views: [],
   render: (ctx) => ({ rawHtml: ctx.rawHtml() }),
 };

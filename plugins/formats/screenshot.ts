@@ -17,6 +17,7 @@ const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "
 export const screenshotFormat: FormatRenderer = {
   type: "screenshot",
   needs: ["browser"],
+  views: [],
   validate(format) {
     const v = format.viewport as { width?: number; height?: number } | undefined;
     if (v && ((v.width ?? 0) > MAX_VIEWPORT.width || (v.height ?? 0) > MAX_VIEWPORT.height || (v.width ?? 1) < 1 || (v.height ?? 1) < 1)) {

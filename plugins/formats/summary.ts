@@ -15,6 +15,7 @@ export function createSummaryFormat(llm: LlmClient | undefined, limits: LlmLimit
   return {
     type: "summary",
     needs: ["llm"],
+    views: ["markdown"],
     extraCredits: SUMMARY_EXTRA_CREDITS,
     async render(ctx) {
       return { summary: await llm!.summarize(ctx.markdown(), llmCallFor(ctx, limits)) };

@@ -4,12 +4,17 @@
  * (metadata, links, images, attributes) run first, then cleaning consumes that same tree (cleaning removes
  * nodes). If a reader asks for the original DOM after cleaning, it is parsed again, so any order is correct and
  * the usual order costs one parse.
+ *
+ * Views a parse worker already computed (`prefilled`, scrape/parse-workers) are returned as they are; the worker
+ * computes them with this same context, so both ways give the same answers.
  */
 import type { ConvertedDocument } from "../documents/types.ts";
 import type { Page } from "../engines/types.ts";
 import { cleanHtml, htmlToMarkdown, parseHtml } from "../pipeline/index.ts";
+import { extractImages, extractLinks } from "../pipeline/links.ts";
+import { extractMetadata, type PageMetadata } from "../pipeline/metadata.ts";
 import { documentBaseUrl } from "../pipeline/url.ts";
-import type { RenderContext, RenderRun } from "./renderer.ts";
+import type { PageView, RenderContext, RenderRun } from "./renderer.ts";
 import type { ScrapeSpec } from "./spec.ts";
 
 const PLAIN_TEXT_TYPES = new Set(["text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/json"]);
@@ -30,18 +35,53 @@ export type FileSink = (bytes: Uint8Array, contentType: string, extension: strin
 export const dataUrlSink: FileSink = async (bytes, contentType) =>
   `data:${contentType};base64,${Buffer.from(bytes).toString("base64")}`;
 
+/** Views computed elsewhere (a parse worker), by the name of the context method that returns them. */
+export interface PrefilledViews {
+  metadata?: PageMetadata;
+  links?: string[];
+  images?: string[];
+  html?: string;
+  markdown?: string;
+}
+
+/**
+ * Computes `views` of a context in the order that needs one parse (readers of the original DOM before cleaning).
+ * The parse worker uses it; so the views it returns are the ones the main thread would have computed.
+ */
+export function computeViews(ctx: RenderContext, views: Iterable<PageView>): PrefilledViews {
+  const want = new Set(views);
+  const out: PrefilledViews = {};
+  if (want.has("metadata")) out.metadata = ctx.metadata();
+  if (want.has("links")) out.links = ctx.links();
+  if (want.has("images")) out.images = ctx.images();
+  if (want.has("html")) out.html = ctx.cleanedHtml();
+  if (want.has("markdown")) out.markdown = ctx.markdown();
+  return out;
+}
+
 /**
  * Creates the lazily evaluated render context for `page`. When a document parser converted the page
- * (`converted`), its HTML stands in for the page's markup and its markdown is used as is.
+ * (`converted`), its HTML stands in for the page's markup and its markdown is used as is. `prefilled` views are
+ * answered without parsing.
  */
-export function createRenderContext(spec: ScrapeSpec, page: Page, files: FileSink = dataUrlSink, converted?: ConvertedDocument, run?: RenderRun): RenderContext {
+export function createRenderContext(
+  spec: ScrapeSpec,
+  page: Page,
+  files: FileSink = dataUrlSink,
+  converted?: ConvertedDocument,
+  run?: RenderRun,
+  prefilled: PrefilledViews = {},
+): RenderContext {
   const raw = converted ? converted.html : (page.text ?? "");
   const plain = !converted && isPlainText(page);
   let original: Document | undefined;
   let originalConsumed = false;
   let base: string | undefined;
-  let cleaned: string | undefined;
-  let markdown: string | undefined;
+  let cleaned: string | undefined = prefilled.html;
+  let markdown: string | undefined = prefilled.markdown;
+  let metadata: PageMetadata | undefined = prefilled.metadata;
+  let links: string[] | undefined = prefilled.links;
+  let images: string[] | undefined = prefilled.images;
 
   const ctx: RenderContext = {
     spec,
@@ -86,6 +126,18 @@ export function createRenderContext(spec: ScrapeSpec, page: Page, files: FileSin
     markdown() {
       markdown ??= converted ? converted.markdown : plain ? raw : htmlToMarkdown(ctx.cleanedHtml());
       return markdown;
+    },
+    metadata() {
+      metadata ??= extractMetadata(ctx.originalDom(), ctx.baseUrl());
+      return metadata;
+    },
+    links() {
+      links ??= extractLinks(ctx.originalDom(), ctx.baseUrl());
+      return links;
+    },
+    images() {
+      images ??= extractImages(ctx.originalDom(), ctx.baseUrl(), !spec.removeBase64Images);
+      return images;
     },
     storeFile: (bytes, contentType, extension) => (spec.zeroDataRetention ? dataUrlSink : files)(bytes, contentType, extension),
     ...(run ? { run } : {}),

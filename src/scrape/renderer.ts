@@ -6,11 +6,19 @@
  * switch over format names anywhere.
  */
 import type { Page } from "../engines/types.ts";
+import type { PageMetadata } from "../pipeline/metadata.ts";
 import type { ScrapeDocument } from "./document.ts";
 import type { FormatRequest, ScrapeSpec } from "./spec.ts";
 
 /** Capabilities a renderer may need from the rest of the system. */
 export type RendererNeed = "browser" | "llm";
+
+/**
+ * The views of a page that come from parsing its markup, each a method of {@link RenderContext}: `metadata`,
+ * `links`, `images`, `html` (cleanedHtml) and `markdown`. A parse worker can compute them off the main thread in
+ * one parse, because they are plain data (scrape/parse-workers).
+ */
+export type PageView = "metadata" | "links" | "images" | "html" | "markdown";
 
 /**
  * Lazily computed views of one fetched page, shared by every renderer of a request so that the page is parsed
@@ -31,6 +39,12 @@ export interface RenderContext {
   cleanedHtml(): string;
   /** Markdown of the cleaned HTML (the `markdown` format). */
   markdown(): string;
+  /** The page's metadata from its `<head>` (title, description, og:*, …), before the service adds its own fields. */
+  metadata(): PageMetadata;
+  /** Every link of the whole page (not only the main content), absolute and deduplicated. */
+  links(): string[];
+  /** Every image URL of the page, absolute and deduplicated; `data:` URLs only when `removeBase64Images` is off. */
+  images(): string[];
   /**
    * Stores a file produced for the document (screenshot, PDF, audio) and returns the URL to put in it:
    * a `/v2/files/…` URL that expires, or a `data:` URL under zero data retention (nothing is stored).
@@ -64,6 +78,12 @@ export interface FormatRenderer {
   readonly extraCredits?: number;
   /** Reads the original DOM: such renderers run before cleaning consumes it. @default false */
   readonly usesOriginalDom?: boolean;
+  /**
+   * The parsed views the renderer reads (`ctx.markdown()`, `ctx.links()`, …), and nothing else of the DOM. When
+   * every requested renderer declares its views, a parse worker may compute them on another core; a renderer
+   * that leaves this out (it calls `originalDom()`) keeps the page on the main thread. @default undefined
+   */
+  readonly views?: readonly PageView[];
   /** Needs the live page: a cached copy would hide what it reports (changeTracking). @default false */
   readonly needsFreshPage?: boolean;
   /**

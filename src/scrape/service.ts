@@ -15,15 +15,14 @@ import { NoCachedDataError, CrawlboxError, UnsupportedFileError } from "../error
 import type { ParserRegistry } from "../documents/types.ts";
 import type { EngineRouter } from "../engines/router.ts";
 import type { Page } from "../engines/types.ts";
-import { extractLinks } from "../pipeline/links.ts";
-import { extractMetadata } from "../pipeline/metadata.ts";
 import type { PageCache } from "../storage/page-cache.ts";
 import type { ScrapeResults } from "../storage/scrape-results.ts";
 import { isCacheable, isSharedFetch, pageCacheKey } from "./cache-key.ts";
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
-import { createRenderContext, isPlainText, type FileSink } from "./render-context.ts";
-import type { FormatRenderer, RenderRun, RendererNeed, RendererRegistry } from "./renderer.ts";
+import type { ParsePool } from "./parse-workers/pool.ts";
+import { createRenderContext, isPlainText, type FileSink, type PrefilledViews } from "./render-context.ts";
+import type { FormatRenderer, PageView, RenderRun, RendererNeed, RendererRegistry } from "./renderer.ts";
 import { LOCKDOWN_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
 import { renderActionResults } from "./action-results.ts";
 
@@ -46,6 +45,8 @@ export interface ScrapeServiceDeps {
   newId?: () => string;
   /** Where a failed cache write is reported (the scrape itself goes on). */
   log?: Pick<Logger, "warn">;
+  /** Parse workers for concurrent and large pages (scrape/parse-workers); without them every page parses here. */
+  parseWorkers?: ParsePool;
 }
 
 /** Per-call options of a scrape. */
@@ -94,6 +95,8 @@ export class ScrapeService {
   private readonly now: () => number;
   private readonly newId: () => string;
   private readonly capabilities: ReadonlySet<RendererNeed>;
+  /** Scrapes running now (sync scrapes, crawl and batch pages): whether parsing may go to another core. */
+  private inFlight = 0;
 
   constructor(private readonly deps: ScrapeServiceDeps) {
     this.now = deps.now ?? Date.now;
@@ -120,6 +123,15 @@ export class ScrapeService {
    * (their results live with the job).
    */
   async scrapePage(spec: ScrapeSpec, who: KeyIdentity, options: ScrapeRunOptions = {}): Promise<ScrapedPage> {
+    this.inFlight++;
+    try {
+      return await this.scrapeCounted(spec, who, options);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async scrapeCounted(spec: ScrapeSpec, who: KeyIdentity, options: ScrapeRunOptions): Promise<ScrapedPage> {
     this.validate(spec);
     const renderers = this.renderersFor(spec);
     const extraCredits = renderers.reduce((sum, [r]) => sum + (r.extraCredits ?? 0), 0);
@@ -146,14 +158,12 @@ export class ScrapeService {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.visibility ? { visibility: options.visibility } : {}),
     };
-    const ctx = createRenderContext(spec, page, options.files, converted, run);
-    const pageMeta = converted
-      ? { ...extractMetadata(ctx.originalDom(), ctx.baseUrl()), ...converted.metadata }
-      : isPlainText(page) || !renderable
-        ? {}
-        : extractMetadata(ctx.originalDom(), ctx.baseUrl());
+    const markup = !converted && renderable && !isPlainText(page);
+    const prefilled = markup ? await this.parseElsewhere(page, spec, renderers, options.collectLinks === true) : undefined;
+    const ctx = createRenderContext(spec, page, options.files, converted, run, prefilled);
+    const pageMeta = converted ? { ...ctx.metadata(), ...converted.metadata } : markup ? ctx.metadata() : {};
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).
-    const links = options.collectLinks ? extractLinks(ctx.originalDom(), ctx.baseUrl()) : undefined;
+    const links = options.collectLinks ? ctx.links() : undefined;
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
     for (const [renderer, format] of renderers) mergeRendered(doc, await renderer.render(ctx, format));
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
@@ -184,6 +194,26 @@ export class ScrapeService {
     this.deps.ledger.charge(who, credits);
     if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now());
     return links ? { document: doc, links, headers: page.headers } : { document: doc, headers: page.headers };
+  }
+
+  /**
+   * The parsed views of an HTML page computed by a parse worker, when one can take it now and every requested
+   * renderer says which views it reads (scrape/parse-workers/pool.ts); undefined: parse here. A worker's failure
+   * is not the page's: the page is parsed here instead, which gives the page's own error if it has one.
+   */
+  private async parseElsewhere(page: Page, spec: ScrapeSpec, renderers: [FormatRenderer, unknown][], collectLinks: boolean): Promise<PrefilledViews | undefined> {
+    const pool = this.deps.parseWorkers;
+    if (!pool || page.text === undefined || !pool.shouldOffload(page.text.length, this.inFlight - 1)) return undefined;
+    const views = new Set<PageView>(["metadata"]);
+    if (collectLinks) views.add("links");
+    for (const [renderer] of renderers) {
+      if (!renderer.views) return undefined;
+      for (const v of renderer.views) views.add(v);
+    }
+    const { onlyMainContent, includeTags, excludeTags, removeBase64Images } = spec;
+    return pool
+      .compute({ html: page.text, pageUrl: page.finalUrl, contentType: page.contentType, options: { onlyMainContent, includeTags, excludeTags, removeBase64Images }, views: [...views] })
+      .catch(() => undefined);
   }
 
   /** The renderers of the requested formats, readers of the original DOM first (see render-context.ts). */

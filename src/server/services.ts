@@ -22,6 +22,7 @@ import { createEngines, type Engines } from "../engines/browser/index.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { RendererNeed } from "../scrape/renderer.ts";
+import { createParsePool, type ParsePool } from "../scrape/parse-workers/pool.ts";
 import { ScrapeService } from "../scrape/service.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
 import { FileStore } from "../storage/files.ts";
@@ -65,6 +66,8 @@ export interface Services {
   files: FileStore;
   scheduler: Scheduler;
   scrape: ScrapeService;
+  /** Parse worker threads the scrape service hands concurrent and large pages to. */
+  parseWorkers: ParsePool;
   limiter: ConcurrencyLimiter;
   scrapeStats: ScrapeStats;
   /** Delivers the webhook outbox; call `kick()` after committing a transaction that enqueued events. */
@@ -106,6 +109,8 @@ export interface ServiceOptions {
    * neither requeue that server's pages nor work on its jobs. @default true
    */
   background?: boolean;
+  /** Script of the parse workers (tests inject a crashing one). @default the built-in worker */
+  parseWorkerPath?: string;
 }
 
 /** Capabilities beyond what the engines bring (the engine router adds `browser`); LLM providers add `llm`. */
@@ -163,6 +168,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ocrDpi: config.ocrDpi,
     onWorkerError: (message) => log.warn(message),
   });
+  const parseWorkers = createParsePool({
+    size: config.parseWorkers,
+    onWorkerError: (message) => log.warn(message),
+    ...(options.parseWorkerPath ? { workerPath: options.parseWorkerPath } : {}),
+  });
   const scrape = new ScrapeService({
     engines,
     renderers,
@@ -174,6 +184,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     capabilities: llm ? new Set<RendererNeed>([...CAPABILITIES, "llm"]) : CAPABILITIES,
     now,
     log,
+    parseWorkers,
   });
   const limiter = new ConcurrencyLimiter(config.maxConcurrency);
   const scheduler = createScheduler(log);
@@ -243,6 +254,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     files,
     scheduler,
     scrape,
+    parseWorkers,
     limiter,
     scrapeStats: {},
     webhooks,
@@ -261,6 +273,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await webhooks.stop();
       await engines.close();
       await parsers.close();
+      await parseWorkers.close();
       await gate.close();
       cache.close();
       results.flush();

@@ -1,6 +1,7 @@
 /**
  * End-to-end: builds `dist/crawlbox`, copies it into an empty temporary folder (no node_modules, no sources)
- * and uses it as a user would: --version, keys, the scrape CLI, and the server (health, scrape, docs).
+ * and uses it as a user would: --version, keys, the scrape CLI, and the server (health, scrape, a parse worker,
+ * docs).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync, chmodSync, existsSync, statSync } from "node:fs";
@@ -142,6 +143,14 @@ describe("the compiled binary, from an empty folder", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body.data.markdown).toContain("Growing Tomatoes Indoors");
+    // A large page goes to a parse worker: the worker script is embedded and starts from the binary.
+    const large = await fetch(`${base}/v2/scrape`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: `${site.url}/large`, formats: ["markdown"] }),
+    });
+    expect(((await large.json()) as any).data.markdown).toContain("Padding paragraph 2799");
+    expect(((await (await fetch(`${base}/health`)).json()) as any).parseWorkers).toMatchObject({ offloaded: 1, failed: 0 });
     const docs = await fetch(`${base}/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("/docs-assets/swagger-ui-bundle.js");

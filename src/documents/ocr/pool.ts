@@ -11,10 +11,9 @@
  * for the reply when nothing else (a listening server) holds the event loop, e.g. `crawlbox scrape` or the
  * benchmark: measured, that cost one core in three with two workers on two cores.
  */
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import { OcrFailedError } from "../errors.ts";
 import type { OcrRequest, OcrResponse } from "./protocol.ts";
+import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
 
 /** Options of {@link createOcrPool}. */
 export interface OcrPoolOptions {
@@ -51,20 +50,11 @@ export interface OcrPool {
   close(): Promise<void>;
 }
 
-/**
- * Where the worker script is. From source: next to this file. In the compiled binary (scripts/build.ts adds the
- * worker as a second entry point) every module is bundled into `/$bunfs/root/crawlbox`, and the worker is
- * embedded under its path relative to the entry points' common folder (`src/`), with a `.js` extension.
- */
-const COMPILED_WORKER = "documents/ocr/ocr-worker.js";
-const DEFAULT_WORKER_PATH = Bun.main.startsWith("/$bunfs/")
-  ? `${dirname(Bun.main)}/${COMPILED_WORKER}`
-  : fileURLToPath(new URL("./ocr-worker.ts", import.meta.url));
+/** The worker script, from source or embedded in the binary. */
+const DEFAULT_WORKER_PATH = workerScriptPath("documents/ocr/ocr-worker.ts");
 
-/** Bun's Worker has `ref`/`unref` (Node's API) but its types lack them. */
-type RefWorker = Worker & { ref(): void; unref(): void };
-const busy = (w: Worker) => (w as RefWorker).ref();
-const idle = (w: Worker) => (w as RefWorker).unref();
+const busy = (w: Worker) => setWorkerBusy(w, true);
+const idle = (w: Worker) => setWorkerBusy(w, false);
 
 /** Creates an OCR pool. Throws on invalid options. */
 export function createOcrPool(options: OcrPoolOptions): OcrPool {

@@ -15,6 +15,7 @@ export function healthRoutes(services: Services) {
       set.status = 503;
       return { status: "unavailable", reason: `database: ${(err as Error).message}` };
     }
-    return { status: "ok", version: services.version };
+    // Parse worker counters: a deployment can see that pages do reach the workers (and that none fail).
+    return { status: "ok", version: services.version, parseWorkers: services.parseWorkers.stats() };
   }, { detail: { tags: ["health"], summary: "Readiness probe", security: [] } });
 }

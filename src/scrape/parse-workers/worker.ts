@@ -1,0 +1,27 @@
+/**
+ * @module scrape/parse-workers/worker
+ * A parse worker: computes the parsed views of HTML pages (metadata, links, images, cleaned HTML, markdown) on
+ * its own thread, with the same render context the main thread uses (scrape/render-context.ts), so the answers
+ * are the same. Compiled as an extra entry point of the binary (scripts/build.ts). Speaks
+ * {@link ParseRequest}/{@link ParseResponse}.
+ */
+import type { Page } from "../../engines/types.ts";
+import { computeViews, createRenderContext } from "../render-context.ts";
+import type { ScrapeSpec } from "../spec.ts";
+import type { ParseRequest, ParseResponse } from "./protocol.ts";
+
+declare const self: Worker;
+
+self.addEventListener("message", (event: MessageEvent<ParseRequest>) => {
+  const req = event.data;
+  let reply: ParseResponse;
+  try {
+    const page = { finalUrl: req.pageUrl, requestedUrl: req.pageUrl, text: req.html, contentType: req.contentType } as Page;
+    // Only the view options are read while computing views (storeFile and run are never called here).
+    const ctx = createRenderContext(req.options as ScrapeSpec, page);
+    reply = { id: req.id, ok: true, views: computeViews(ctx, req.views) };
+  } catch (err) {
+    reply = { id: req.id, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+  }
+  self.postMessage(reply);
+});
