@@ -9,8 +9,8 @@ import { join } from "node:path";
 const ROOT = join(import.meta.dir, "..");
 const OUTFILE = join(ROOT, "dist", "crawlbox");
 /**
- * Workers compiled into the same binary. Each is started with `new Worker(fileURLToPath(new URL("./x.ts",
- * import.meta.url)))` from the module next to it, which the compiler maps to the embedded entry point.
+ * Workers compiled into the same binary. Each pool finds its script with `workerScriptPath` (src/worker-threads.ts),
+ * which maps a path under `src/` to the embedded entry point.
  */
 const EXTRA_ENTRYPOINTS: string[] = ["src/documents/ocr/ocr-worker.ts", "src/scrape/parse-workers/worker.ts"];
 

@@ -52,9 +52,12 @@ function add(meta: PageMetadata, key: string, value: string): void {
   } else if (prev !== value) meta[key] = [prev, value];
 }
 
-/** Extracts metadata from the original (uncleaned) document. */
+/**
+ * Extracts metadata from the original (uncleaned) document. `<meta>` names are the page's own, so the record has
+ * no prototype: a `<meta name="constructor">` or `name="__proto__"` is an ordinary key, not an inherited member.
+ */
 export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
-  const meta: PageMetadata = {};
+  const meta: PageMetadata = Object.create(null);
   const { metas, links, title: titleEl } = scanDocument(doc);
   const title = titleEl?.textContent?.trim();
   if (title) meta.title = title.replace(/\s+/g, " ");
@@ -71,7 +74,7 @@ export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
     const value = content.trim();
     const lower = name.trim().toLowerCase();
     if (lower === "") continue;
-    const field = NAMED_META[lower];
+    const field = Object.hasOwn(NAMED_META, lower) ? NAMED_META[lower] : undefined;
     if (field) {
       if (ARRAY_FIELDS.has(field)) add(meta, field, value);
       else if (meta[field] === undefined) meta[field] = value;

@@ -11,7 +11,7 @@
 import type { Logger } from "../log.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
-import { NoCachedDataError, CrawlboxError, UnsupportedFileError } from "../errors.ts";
+import { NoCachedDataError, CrawlboxError, ScrapeTimeoutError, UnsupportedFileError } from "../errors.ts";
 import type { ParserRegistry } from "../documents/types.ts";
 import type { EngineRouter } from "../engines/router.ts";
 import type { Page } from "../engines/types.ts";
@@ -20,7 +20,7 @@ import type { ScrapeResults } from "../storage/scrape-results.ts";
 import { isCacheable, isSharedFetch, pageCacheKey } from "./cache-key.ts";
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
-import type { ParsePool } from "./parse-workers/pool.ts";
+import { ParseTimeoutError, type ParsePool } from "./parse-workers/pool.ts";
 import { createRenderContext, isPlainText, type FileSink, type PrefilledViews } from "./render-context.ts";
 import type { FormatRenderer, PageView, RenderRun, RendererNeed, RendererRegistry } from "./renderer.ts";
 import { LOCKDOWN_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
@@ -159,7 +159,7 @@ export class ScrapeService {
       ...(options.visibility ? { visibility: options.visibility } : {}),
     };
     const markup = !converted && renderable && !isPlainText(page);
-    const prefilled = markup ? await this.parseElsewhere(page, spec, renderers, options.collectLinks === true) : undefined;
+    const prefilled = markup ? await this.parseElsewhere(page, spec, renderers, options.collectLinks === true, run.deadline) : undefined;
     const ctx = createRenderContext(spec, page, options.files, converted, run, prefilled);
     const pageMeta = converted ? { ...ctx.metadata(), ...converted.metadata } : markup ? ctx.metadata() : {};
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).
@@ -199,9 +199,10 @@ export class ScrapeService {
   /**
    * The parsed views of an HTML page computed by a parse worker, when one can take it now and every requested
    * renderer says which views it reads (scrape/parse-workers/pool.ts); undefined: parse here. A worker's failure
-   * is not the page's: the page is parsed here instead, which gives the page's own error if it has one.
+   * is not the page's: the page is parsed here instead, which gives the page's own error if it has one. A page
+   * still parsing at the scrape's deadline is a timeout (its worker is stopped, which the main thread could not be).
    */
-  private async parseElsewhere(page: Page, spec: ScrapeSpec, renderers: [FormatRenderer, unknown][], collectLinks: boolean): Promise<PrefilledViews | undefined> {
+  private async parseElsewhere(page: Page, spec: ScrapeSpec, renderers: [FormatRenderer, unknown][], collectLinks: boolean, deadline: number): Promise<PrefilledViews | undefined> {
     const pool = this.deps.parseWorkers;
     if (!pool || page.text === undefined || !pool.shouldOffload(page.text.length, this.inFlight - 1)) return undefined;
     const views = new Set<PageView>(["metadata"]);
@@ -211,9 +212,11 @@ export class ScrapeService {
       for (const v of renderer.views) views.add(v);
     }
     const { onlyMainContent, includeTags, excludeTags, removeBase64Images } = spec;
-    return pool
-      .compute({ html: page.text, pageUrl: page.finalUrl, contentType: page.contentType, options: { onlyMainContent, includeTags, excludeTags, removeBase64Images }, views: [...views] })
-      .catch(() => undefined);
+    const request = { html: page.text, pageUrl: page.finalUrl, contentType: page.contentType, options: { onlyMainContent, includeTags, excludeTags, removeBase64Images }, views: [...views] };
+    return pool.compute(request, deadline).catch((err: unknown) => {
+      if (err instanceof ParseTimeoutError) throw new ScrapeTimeoutError(spec.timeoutMs);
+      return undefined;
+    });
   }
 
   /** The renderers of the requested formats, readers of the original DOM first (see render-context.ts). */

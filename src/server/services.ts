@@ -109,8 +109,8 @@ export interface ServiceOptions {
    * neither requeue that server's pages nor work on its jobs. @default true
    */
   background?: boolean;
-  /** Script of the parse workers (tests inject a crashing one). @default the built-in worker */
-  parseWorkerPath?: string;
+  /** The parse worker pool (tests inject one that fails or that sends every page to a worker). @default `CRAWLBOX_PARSE_WORKERS` workers */
+  parsePool?: ParsePool;
 }
 
 /** Capabilities beyond what the engines bring (the engine router adds `browser`); LLM providers add `llm`. */
@@ -168,11 +168,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ocrDpi: config.ocrDpi,
     onWorkerError: (message) => log.warn(message),
   });
-  const parseWorkers = createParsePool({
-    size: config.parseWorkers,
-    onWorkerError: (message) => log.warn(message),
-    ...(options.parseWorkerPath ? { workerPath: options.parseWorkerPath } : {}),
-  });
+  const parseWorkers = options.parsePool ?? createParsePool({ size: config.parseWorkers, onWorkerError: (message) => log.warn(message) });
   const scrape = new ScrapeService({
     engines,
     renderers,

@@ -1,22 +1,30 @@
 /**
- * Parse workers (src/scrape/parse-workers): concurrent and large pages are parsed on worker threads and give
- * the same documents as the main thread; renderers that read the DOM keep the page on the main thread; a crashed
- * worker costs nothing but the hand-over (the page is parsed on the main thread). Real workers, real HTTP.
+ * Parse workers (src/scrape/parse-workers): pages parsed on worker threads give the documents the main thread
+ * gives (every case forced onto a worker, then the default rule under concurrency and over a crawl); the views a
+ * worker returns are the ones used; renderers that read the DOM keep the page on the main thread; a worker that
+ * crashes, exits or fails a page costs only the hand-over, one that hangs is stopped at the scrape's deadline,
+ * and repeated crashes turn the pool off. Real workers, real HTTP.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createParsePool, ParseWorkerError } from "../../src/scrape/parse-workers/pool.ts";
+import { silentLogger } from "../../src/log.ts";
+import { createParsePool, MAX_CRASHES_IN_A_ROW, ParseWorkerError, type ParsePool } from "../../src/scrape/parse-workers/pool.ts";
 import type { ViewOptions } from "../../src/scrape/parse-workers/protocol.ts";
 import { startCrawlSite } from "../fixtures/crawl-site.ts";
 import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 
 let site: FixtureSite;
+let odd: ReturnType<typeof Bun.serve>;
 let inline: Harness;
 let workers: Harness;
 
+/** Pages with <meta> names that are also Object.prototype members. */
+const PROTO_META = `<html><head><title>Proto</title><meta name="constructor" content="c"><meta name="__proto__" content="p"><meta name="toString" content="t"></head><body><main><h1>Proto</h1><p>Names that are also prototype members.</p></main></body></html>`;
+
 beforeAll(async () => {
   site = startFixtureSite();
+  odd = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(PROTO_META, { headers: { "content-type": "text/html" } }) });
   inline = await createHarness({ parseWorkers: 0 });
   workers = await createHarness({ parseWorkers: 2 });
 });
@@ -25,6 +33,7 @@ afterAll(async () => {
   await inline.close();
   await workers.close();
   site.stop();
+  odd.stop(true);
 });
 
 /** A document without what differs between two runs of the same scrape. */
@@ -33,11 +42,15 @@ function comparable(doc: any) {
   return { ...doc, metadata };
 }
 
-async function scrape(h: Harness, body: Record<string, unknown>) {
+async function scrape(h: Harness, body: Record<string, unknown>, status = 200) {
   const res = await h.request("/v2/scrape", { method: "POST", json: { maxAge: 0, ...body } });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as any).data;
+  const json = (await res.json()) as any;
+  expect(res.status).toBe(status);
+  return status === 200 ? json.data : json;
 }
+
+/** A harness whose pages all go to the given pool. */
+const withPool = (pool: ParsePool, overrides = {}) => createHarness({ parseWorkers: 1, ...overrides }, { parsePool: pool, log: silentLogger });
 
 const CASES: Record<string, unknown>[] = [
   { url: "/article", formats: ["markdown", "html", "links", "images"] },
@@ -47,12 +60,47 @@ const CASES: Record<string, unknown>[] = [
   { url: "/docs/relative-base.html", formats: ["markdown", "links", "images"] },
   { url: "/docs/body-base.html", formats: ["markdown", "links"] },
   { url: "/sjis", formats: ["markdown"] },
+  { url: "/cp1251", formats: ["markdown"] },
   { url: "/gzip", formats: ["markdown", "links"] },
   { url: "/missing", formats: ["markdown"] },
+  { url: "/large", formats: ["markdown", "links"] },
 ];
 
 describe("parse workers", () => {
-  test("concurrent scrapes go to the workers and give the documents the main thread gives", async () => {
+  test("every case parsed on a worker gives the document the main thread gives", async () => {
+    const pool = createParsePool({ size: 2, largePageChars: 0 });
+    const forced = await withPool(pool);
+    try {
+      const bodies = [...CASES.map((c) => ({ ...c, url: `${site.url}${c.url}` })), { url: `http://127.0.0.1:${odd.port}/`, formats: ["markdown"] }];
+      for (const body of bodies) expect(comparable(await scrape(forced, body))).toEqual(comparable(await scrape(inline, body)));
+      expect(pool.stats()).toMatchObject({ offloaded: bodies.length, failed: 0 });
+      const proto = await scrape(forced, bodies.at(-1)!);
+      expect(proto.metadata).toMatchObject({ constructor: "c", __proto__: "p", toString: "t", title: "Proto" });
+    } finally {
+      await forced.close();
+    }
+  });
+
+  test("the views a worker returns are the ones in the document", async () => {
+    const sentinel: ParsePool = {
+      shouldOffload: () => true,
+      compute: async () => ({ metadata: { title: "from the worker" }, markdown: "markdown from the worker", links: ["http://worker.test/"] }),
+      stats: () => ({ size: 1, live: 1, offloaded: 0, failed: 0, timedOut: 0, disabled: false }),
+      close: async () => {},
+    };
+    const h = await withPool(sentinel);
+    try {
+      const doc = await scrape(h, { url: `${site.url}/article`, formats: ["markdown", "links"] });
+      expect(doc.markdown).toBe("markdown from the worker");
+      expect(doc.links).toEqual(["http://worker.test/"]);
+      expect(doc.metadata.title).toBe("from the worker");
+      expect(doc.metadata.statusCode).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("by default, concurrent scrapes go to the workers, with the same documents", async () => {
     const bodies = CASES.map((c) => ({ ...c, url: `${site.url}${c.url}` }));
     const expected = [];
     for (const b of bodies) expected.push(comparable(await scrape(inline, b)));
@@ -61,16 +109,15 @@ describe("parse workers", () => {
     expect(workers.services.parseWorkers.stats().offloaded - before).toBeGreaterThanOrEqual(3);
     expect(workers.services.parseWorkers.stats().failed).toBe(0);
     expect(got.map(comparable)).toEqual(expected);
-    expect(inline.services.parseWorkers.stats()).toEqual({ size: 0, live: 0, offloaded: 0, failed: 0 });
+    expect(inline.services.parseWorkers.stats()).toMatchObject({ size: 0, live: 0, offloaded: 0, failed: 0 });
   });
 
   test("a lone small page stays on the main thread; a large one goes to a worker", async () => {
     const before = workers.services.parseWorkers.stats().offloaded;
     await scrape(workers, { url: `${site.url}/article`, formats: ["markdown"] });
     expect(workers.services.parseWorkers.stats().offloaded).toBe(before);
-    const large = await scrape(workers, { url: `${site.url}/large`, formats: ["markdown", "links"] });
+    const large = await scrape(workers, { url: `${site.url}/large`, formats: ["markdown"] });
     expect(workers.services.parseWorkers.stats().offloaded).toBe(before + 1);
-    expect(comparable(large)).toEqual(comparable(await scrape(inline, { url: `${site.url}/large`, formats: ["markdown", "links"] })));
     expect(large.markdown).toContain("Padding paragraph 2799");
   });
 
@@ -108,25 +155,58 @@ describe("parse workers", () => {
     expect(workers.services.parseWorkers.stats().offloaded).toBe(before);
     expect(doc.attributes[0].values.length).toBeGreaterThan(2800);
   });
+});
 
-  test("a crashed worker: the page is parsed on the main thread, the crash is logged, the next page gets a new worker", async () => {
-    const warnings: string[] = [];
-    const log = { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error() {} };
-    const h = await createHarness({ parseWorkers: 1 }, { parseWorkerPath: join(import.meta.dir, "..", "fixtures", "crashing-parse-worker.ts"), log: log as any });
-    try {
-      for (let i = 0; i < 2; i++) {
-        const doc = await scrape(h, { url: `${site.url}/large`, formats: ["markdown"] });
-        expect(doc.markdown).toContain("Padding paragraph 2799");
+describe("failing workers", () => {
+  const fixture = (name: string) => join(import.meta.dir, "..", "fixtures", "parse-workers", `${name}.ts`);
+
+  for (const kind of ["crash", "exit"]) {
+    test(`a worker that ${kind === "crash" ? "throws" : "exits"}: the page is parsed on the main thread and the worker replaced`, async () => {
+      const warnings: string[] = [];
+      const pool = createParsePool({ size: 1, largePageChars: 0, workerPath: fixture(kind), onWorkerError: (m) => warnings.push(m) });
+      const h = await withPool(pool);
+      try {
+        for (let i = 0; i < 2; i++) {
+          const doc = await scrape(h, { url: `${site.url}/article`, formats: ["markdown"] });
+          expect(doc.markdown).toContain("Growing Tomatoes Indoors");
+        }
+        expect(pool.stats()).toMatchObject({ offloaded: 0, failed: 2, disabled: false });
+        expect(warnings.filter((w) => w.includes(kind === "crash" ? "parse worker crashed" : "parse worker exited")).length).toBe(2);
+      } finally {
+        await h.close();
       }
-      expect(h.services.parseWorkers.stats()).toMatchObject({ offloaded: 0, failed: 2 });
-      expect(warnings.filter((w) => w.includes("parse worker crashed")).length).toBe(2);
+    });
+  }
+
+  test(`${MAX_CRASHES_IN_A_ROW} crashes in a row turn the pool off: no more threads are started`, async () => {
+    const warnings: string[] = [];
+    const pool = createParsePool({ size: 1, largePageChars: 0, workerPath: fixture("crash"), onWorkerError: (m) => warnings.push(m) });
+    const h = await withPool(pool);
+    try {
+      for (let i = 0; i < MAX_CRASHES_IN_A_ROW + 2; i++) await scrape(h, { url: `${site.url}/article`, formats: ["markdown"] });
+      expect(pool.stats()).toMatchObject({ failed: MAX_CRASHES_IN_A_ROW, disabled: true, live: 0 });
+      expect(warnings.filter((w) => w.includes("turned off")).length).toBe(1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("a worker still parsing at the scrape's deadline is stopped and the scrape times out", async () => {
+    const pool = createParsePool({ size: 1, largePageChars: 0, workerPath: fixture("silent") });
+    const h = await withPool(pool);
+    try {
+      const started = performance.now();
+      const err = await scrape(h, { url: `${site.url}/article`, formats: ["markdown"], timeout: 1000 }, 408);
+      expect(err).toMatchObject({ success: false, code: "SCRAPE_TIMEOUT" });
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(pool.stats()).toMatchObject({ timedOut: 1, live: 0, disabled: false });
     } finally {
       await h.close();
     }
   });
 });
 
-const VIEW_OPTIONS: ViewOptions = { onlyMainContent: true, removeBase64Images: true } as ViewOptions;
+const VIEW_OPTIONS = { onlyMainContent: true, removeBase64Images: true } as ViewOptions;
 
 describe("the pool", () => {
   test("rejects invalid sizes; a closed or empty pool refuses work instead of hanging", async () => {
@@ -142,5 +222,21 @@ describe("the pool", () => {
     await pool.close();
     expect(pool.shouldOffload(10_000_000, 5)).toBe(false);
     await expect(pool.compute({ html: "", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: [] })).rejects.toBeInstanceOf(ParseWorkerError);
+  });
+
+  test("a worker takes a second page only behind a small one", async () => {
+    const pool = createParsePool({ size: 1, largePageChars: 1000 });
+    const small = { html: "<p>small</p>", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["markdown" as const] };
+    const large = { ...small, html: `<p>${"large ".repeat(400)}</p>` };
+    const first = pool.compute(large);
+    expect(pool.shouldOffload(10, 1)).toBe(false); // queued behind a large page: parse on the main thread instead
+    await first;
+    const a = pool.compute(small);
+    expect(pool.shouldOffload(10, 1)).toBe(true);
+    const b = pool.compute(small);
+    expect(pool.shouldOffload(10, 1)).toBe(false); // two jobs: full
+    await Promise.all([a, b]);
+    expect(pool.stats()).toMatchObject({ offloaded: 3, live: 1 });
+    await pool.close();
   });
 });

@@ -8,19 +8,23 @@
  *
  * When: a page goes to a worker only when another scrape is running at the same time (a lone request gains
  * nothing from the hand-over, which costs two thread wake-ups) or when it is large (it would block the event
- * loop), and only to a worker with room ({@link MAX_JOBS_PER_WORKER}) or one that can be started; when every
- * worker is full the page is parsed on the main thread, which is then one more parser. Workers start on first
- * use and stay.
+ * loop), and only to a worker with room ({@link MAX_JOBS_PER_WORKER}; never queued behind a large page) or one
+ * that can be started; otherwise the main thread parses the page itself and is one more parser. Workers start on
+ * first use and stay.
  *
- * Failures: a worker that crashes, or fails a page, rejects that page's job; the scrape service then parses the
- * page on the main thread, which reproduces the page's own error if it has one. A crashed worker is replaced on
- * demand and reported through `onWorkerError`. A worker is referenced only while it has jobs (worker-threads.ts).
+ * Failures: a worker that fails a page, crashes or exits rejects its jobs with {@link ParseWorkerError}; the scrape
+ * service then parses those pages on the main thread, which reproduces a page's own error if it has one. A dead
+ * worker is replaced on demand and reported through `onWorkerError`; after {@link MAX_CRASHES_IN_A_ROW} crashes
+ * without a success in between the pool turns itself off (a worker script that cannot load would otherwise cost
+ * a thread start and a warning per page). A page still parsing at its scrape's deadline has its worker
+ * terminated ({@link ParseTimeoutError}): unlike the main thread, a worker can be stopped. A worker is referenced
+ * only while it has jobs (worker-threads.ts).
  */
-import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
 import type { PrefilledViews } from "../render-context.ts";
+import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
 import type { ParseRequest, ParseResponse } from "./protocol.ts";
 
-/** Pages at least this long (characters) go to a worker even without concurrency: ~10+ ms of parsing. */
+/** Pages at least this many characters long go to a worker even without concurrency: ~10+ ms of parsing. */
 export const LARGE_PAGE_CHARS = 256 * 1024;
 
 /**
@@ -30,15 +34,18 @@ export const LARGE_PAGE_CHARS = 256 * 1024;
  */
 const MAX_JOBS_PER_WORKER = 2;
 
+/** Worker crashes in a row (no page computed in between) after which the pool stops using workers. */
+export const MAX_CRASHES_IN_A_ROW = 3;
+
 /** Options of {@link createParsePool}. */
 export interface ParsePoolOptions {
   /** Maximum workers; 0 = parse everything on the main thread. */
   size: number;
   /** See {@link LARGE_PAGE_CHARS}. Tests set 0 to send every page to a worker. */
   largePageChars?: number;
-  /** Path of the worker script (tests inject a crashing one). @default the compiled-in worker */
+  /** Path of the worker script (tests inject failing ones). @default the compiled-in worker */
   workerPath?: string;
-  /** Called when a worker dies or fails a page. */
+  /** Called when a worker dies or fails a page, and when the pool turns itself off. */
   onWorkerError?: (message: string) => void;
 }
 
@@ -48,8 +55,12 @@ export interface ParsePoolStats {
   live: number;
   /** Pages whose views a worker computed. */
   offloaded: number;
-  /** Pages a worker failed (crash or error), parsed on the main thread instead. */
+  /** Pages a worker failed (crash, exit or error), parsed on the main thread instead. */
   failed: number;
+  /** Pages whose worker was stopped at the scrape's deadline. */
+  timedOut: number;
+  /** True once {@link MAX_CRASHES_IN_A_ROW} crashes turned the pool off. */
+  disabled: boolean;
 }
 
 /** Computes parsed views off the main thread. */
@@ -59,8 +70,11 @@ export interface ParsePool {
    * true only when a worker has room for it.
    */
   shouldOffload(chars: number, othersInFlight: number): boolean;
-  /** The views of one page; rejects when the worker fails (parse on the main thread then). */
-  compute(request: Omit<ParseRequest, "id">): Promise<PrefilledViews>;
+  /**
+   * The views of one page. Rejects with {@link ParseTimeoutError} when the page is still parsing at `deadline`
+   * (epoch ms), and with {@link ParseWorkerError} when the worker fails (parse on the main thread then).
+   */
+  compute(request: Omit<ParseRequest, "id">, deadline?: number): Promise<PrefilledViews>;
   stats(): ParsePoolStats;
   /** Terminates the workers and fails their jobs. */
   close(): Promise<void>;
@@ -70,17 +84,23 @@ export interface ParsePool {
 const DEFAULT_WORKER_PATH = workerScriptPath("scrape/parse-workers/worker.ts");
 
 interface Job {
+  chars: number;
   resolve(views: PrefilledViews): void;
   reject(err: Error): void;
+  timer?: ReturnType<typeof setTimeout>;
 }
 
 interface Slot {
   worker: Worker;
   jobs: Map<number, Job>;
+  dead: boolean;
 }
 
-/** Thrown to the scrape service when a worker could not compute a page. */
+/** A worker could not compute a page: parse it on the main thread. */
 export class ParseWorkerError extends Error {}
+
+/** A page was still parsing at its scrape's deadline; its worker was stopped. */
+export class ParseTimeoutError extends Error {}
 
 /** Creates a parse pool. Throws on invalid options. */
 export function createParsePool(options: ParsePoolOptions): ParsePool {
@@ -91,26 +111,45 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   let nextId = 1;
   let offloaded = 0;
   let failed = 0;
+  let timedOut = 0;
+  let crashesInARow = 0;
+  let disabled = false;
   let closed = false;
 
-  function retire(slot: Slot, reason: string) {
+  function settle(slot: Slot, id: number): Job | undefined {
+    const job = slot.jobs.get(id);
+    if (!job) return undefined;
+    slot.jobs.delete(id);
+    clearTimeout(job.timer);
+    if (slot.jobs.size === 0 && !slot.dead) setWorkerBusy(slot.worker, false);
+    return job;
+  }
+
+  /** Ends a worker and fails its jobs; `crash` counts towards turning the pool off. */
+  function retire(slot: Slot, reason: string, crash: boolean) {
+    if (slot.dead) return;
+    slot.dead = true;
     const i = slots.indexOf(slot);
     if (i >= 0) slots.splice(i, 1);
     slot.worker.terminate();
-    failed += slot.jobs.size;
-    for (const job of slot.jobs.values()) job.reject(new ParseWorkerError(reason));
-    slot.jobs.clear();
+    for (const id of [...slot.jobs.keys()]) {
+      failed++;
+      settle(slot, id)!.reject(new ParseWorkerError(reason));
+    }
     options.onWorkerError?.(reason);
+    if (crash && ++crashesInARow >= MAX_CRASHES_IN_A_ROW && !disabled) {
+      disabled = true;
+      options.onWorkerError?.(`parse workers turned off after ${crashesInARow} crashes in a row: pages are parsed on the main thread`);
+    }
   }
 
   function spawn(): Slot {
     const worker = new Worker(workerPath);
-    const slot: Slot = { worker, jobs: new Map() };
+    const slot: Slot = { worker, jobs: new Map(), dead: false };
     worker.addEventListener("message", (event: MessageEvent<ParseResponse>) => {
-      const job = slot.jobs.get(event.data.id);
+      const job = settle(slot, event.data.id);
       if (!job) return;
-      slot.jobs.delete(event.data.id);
-      if (slot.jobs.size === 0) setWorkerBusy(worker, false);
+      crashesInARow = 0;
       if (event.data.ok) {
         offloaded++;
         job.resolve(event.data.views);
@@ -122,45 +161,60 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     });
     worker.addEventListener("error", (event: ErrorEvent) => {
       event.preventDefault();
-      retire(slot, `parse worker crashed: ${event.message || "unknown error"}`);
+      retire(slot, `parse worker crashed: ${event.message || "unknown error"}`, true);
     });
-    worker.addEventListener("messageerror", () => retire(slot, "parse worker sent an unreadable message"));
+    worker.addEventListener("messageerror", () => retire(slot, "parse worker sent an unreadable message", true));
+    // A worker that ends without an error (process.exit, self.close) would otherwise leave its jobs waiting forever.
+    worker.addEventListener("close", () => retire(slot, "parse worker exited", true));
     setWorkerBusy(worker, false);
     slots.push(slot);
     return slot;
   }
 
-  /** The worker for the next page: a free one, else a new one while the pool may grow, else the least loaded. */
+  /** A worker takes another page while it holds fewer than the maximum and none of its pages is large. */
+  const hasRoom = (s: Slot) => s.jobs.size === 0 || (s.jobs.size < MAX_JOBS_PER_WORKER && [...s.jobs.values()].every((j) => j.chars < largePageChars));
+
+  /** The worker for the next page: a free one, else a new one while the pool may grow, else one with room. */
   function pick(): Slot | undefined {
     const free = slots.find((s) => s.jobs.size === 0);
     if (free) return free;
     if (slots.length < options.size) return spawn();
-    return slots.reduce<Slot | undefined>((a, b) => (a === undefined || b.jobs.size < a.jobs.size ? b : a), undefined);
+    return slots.find(hasRoom);
   }
 
   return {
     shouldOffload(chars, othersInFlight) {
-      if (closed || options.size === 0 || (othersInFlight === 0 && chars < largePageChars)) return false;
-      return slots.length < options.size || slots.some((s) => s.jobs.size < MAX_JOBS_PER_WORKER);
+      if (closed || disabled || options.size === 0 || (othersInFlight === 0 && chars < largePageChars)) return false;
+      return slots.length < options.size || slots.some(hasRoom);
     },
-    compute(request) {
-      if (closed) return Promise.reject(new ParseWorkerError("the parse pool is shut down"));
+    compute(request, deadline) {
+      if (closed || disabled) return Promise.reject(new ParseWorkerError("the parse pool is shut down"));
       const slot = pick();
-      if (!slot) return Promise.reject(new ParseWorkerError("the parse pool has no workers"));
+      if (!slot) return Promise.reject(new ParseWorkerError("no parse worker has room"));
       const id = nextId++;
       return new Promise<PrefilledViews>((resolve, reject) => {
-        slot.jobs.set(id, { resolve, reject });
+        const job: Job = { chars: request.html.length, resolve, reject };
+        if (deadline !== undefined) {
+          job.timer = setTimeout(() => {
+            if (!settle(slot, id)) return;
+            timedOut++;
+            reject(new ParseTimeoutError("the page was still being parsed at the scrape's deadline"));
+            retire(slot, "parse worker stopped: a page was still being parsed at its scrape's deadline", false);
+          }, Math.max(0, deadline - Date.now()));
+        }
+        slot.jobs.set(id, job);
         setWorkerBusy(slot.worker, true);
         slot.worker.postMessage({ ...request, id } satisfies ParseRequest);
       });
     },
     stats() {
-      return { size: options.size, live: slots.length, offloaded, failed };
+      return { size: options.size, live: slots.length, offloaded, failed, timedOut, disabled };
     },
     async close() {
       closed = true;
       for (const slot of slots.splice(0)) {
-        for (const job of slot.jobs.values()) job.reject(new ParseWorkerError("the parse pool is shut down"));
+        slot.dead = true;
+        for (const id of [...slot.jobs.keys()]) settle(slot, id)!.reject(new ParseWorkerError("the parse pool is shut down"));
         slot.worker.terminate();
       }
     },

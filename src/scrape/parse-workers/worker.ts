@@ -12,16 +12,17 @@ import type { ParseRequest, ParseResponse } from "./protocol.ts";
 
 declare const self: Worker;
 
+const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
 self.addEventListener("message", (event: MessageEvent<ParseRequest>) => {
   const req = event.data;
-  let reply: ParseResponse;
   try {
     const page = { finalUrl: req.pageUrl, requestedUrl: req.pageUrl, text: req.html, contentType: req.contentType } as Page;
     // Only the view options are read while computing views (storeFile and run are never called here).
     const ctx = createRenderContext(req.options as ScrapeSpec, page);
-    reply = { id: req.id, ok: true, views: computeViews(ctx, req.views) };
+    self.postMessage({ id: req.id, ok: true, views: computeViews(ctx, req.views) } satisfies ParseResponse);
   } catch (err) {
-    reply = { id: req.id, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+    // Sending is inside the try too: views that cannot be cloned fail this page, not the worker.
+    self.postMessage({ id: req.id, ok: false, error: describe(err) } satisfies ParseResponse);
   }
-  self.postMessage(reply);
 });
