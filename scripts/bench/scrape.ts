@@ -111,16 +111,17 @@ async function main() {
   try {
     await waitHealthy(api);
     await waitHealthy(bareApi);
-    // Warm every path (JIT, connection pools), one at a time and then at the measured concurrency: crawlbox's parse
-    // workers (scrape/parse-workers) only work when requests overlap, and a worker's JIT warms like any thread's.
-    for (const u of urls.slice(0, 10)) {
+    // Warm every path (JIT, connection pools) at the measured concurrency and then one request at a time, over every
+    // page: crawlbox's parse workers (scrape/parse-workers) only work when requests overlap, so the concurrent pass
+    // warms them, and the one-at-a-time pass warms the main thread, which parses a lone request itself.
+    await throughput(urls, bare, CONCURRENCY);
+    await throughput(urls, (u) => viaApi(api, u), CONCURRENCY);
+    await throughput(urls, (u) => viaApi(bareApi, u), CONCURRENCY);
+    for (const u of urls) {
       await bare(u);
       await viaApi(api, u);
       await viaApi(bareApi, u);
     }
-    await throughput(urls, bare, CONCURRENCY);
-    await throughput(urls, (u) => viaApi(api, u), CONCURRENCY);
-    await throughput(urls, (u) => viaApi(bareApi, u), CONCURRENCY);
 
     /** Alternates, page by page, the bare loop and `other`; returns both latency lists. */
     const interleaved = async (other: (u: string) => Promise<number>) => {

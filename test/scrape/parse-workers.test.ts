@@ -225,7 +225,7 @@ describe("the pool", () => {
   });
 
   test("a worker takes a second page only behind a small one", async () => {
-    const pool = createParsePool({ size: 1, largePageChars: 1000 });
+    const pool = createParsePool({ size: 1, largePageChars: 1000, queueBehindMaxChars: 1000 });
     const small = { html: "<p>small</p>", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["markdown" as const] };
     const large = { ...small, html: `<p>${"large ".repeat(400)}</p>` };
     const first = pool.compute(large);

@@ -8,7 +8,7 @@
  *
  * When: a page goes to a worker only when another scrape is running at the same time (a lone request gains
  * nothing from the hand-over, which costs two thread wake-ups) or when it is large (it would block the event
- * loop), and only to a worker with room ({@link MAX_JOBS_PER_WORKER}; never queued behind a large page) or one
+ * loop), and only to a worker with room ({@link MAX_JOBS_PER_WORKER}; never queued behind a very large page) or one
  * that can be started; otherwise the main thread parses the page itself and is one more parser. Workers start on
  * first use and stay.
  *
@@ -34,6 +34,12 @@ export const LARGE_PAGE_CHARS = 256 * 1024;
  */
 const MAX_JOBS_PER_WORKER = 2;
 
+/**
+ * A page waits behind another on a worker only if that one is shorter than this (characters): ~40 ms of parsing
+ * at most. Behind a longer page (up to `CRAWLBOX_MAX_PAGE_BYTES`, seconds of work) the main thread is quicker.
+ */
+const QUEUE_BEHIND_MAX_CHARS = 1024 * 1024;
+
 /** Worker crashes in a row (no page computed in between) after which the pool stops using workers. */
 export const MAX_CRASHES_IN_A_ROW = 3;
 
@@ -43,6 +49,8 @@ export interface ParsePoolOptions {
   size: number;
   /** See {@link LARGE_PAGE_CHARS}. Tests set 0 to send every page to a worker. */
   largePageChars?: number;
+  /** See {@link QUEUE_BEHIND_MAX_CHARS}. */
+  queueBehindMaxChars?: number;
   /** Path of the worker script (tests inject failing ones). @default the compiled-in worker */
   workerPath?: string;
   /** Called when a worker dies or fails a page, and when the pool turns itself off. */
@@ -107,6 +115,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   if (!Number.isInteger(options.size) || options.size < 0) throw new TypeError("createParsePool: size must be an integer >= 0");
   const workerPath = options.workerPath ?? DEFAULT_WORKER_PATH;
   const largePageChars = options.largePageChars ?? LARGE_PAGE_CHARS;
+  const queueBehindMaxChars = options.queueBehindMaxChars ?? QUEUE_BEHIND_MAX_CHARS;
   const slots: Slot[] = [];
   let nextId = 1;
   let offloaded = 0;
@@ -171,8 +180,9 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     return slot;
   }
 
-  /** A worker takes another page while it holds fewer than the maximum and none of its pages is large. */
-  const hasRoom = (s: Slot) => s.jobs.size === 0 || (s.jobs.size < MAX_JOBS_PER_WORKER && [...s.jobs.values()].every((j) => j.chars < largePageChars));
+  /** A worker takes another page while it holds fewer than the maximum and none of its pages is very large. */
+  const hasRoom = (s: Slot) =>
+    s.jobs.size === 0 || (s.jobs.size < MAX_JOBS_PER_WORKER && [...s.jobs.values()].every((j) => j.chars < queueBehindMaxChars));
 
   /** The worker for the next page: a free one, else a new one while the pool may grow, else one with room. */
   function pick(): Slot | undefined {
