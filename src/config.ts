@@ -49,6 +49,12 @@ export interface Config {
   openaiApiKey: string;
   /** Model name for LLM formats. */
   modelName: string;
+  /** SearXNG instance for `POST /v2/search` (upstream's `SEARXNG_ENDPOINT`); empty = search is not configured. */
+  searxngEndpoint: string;
+  /** SearXNG engines to ask (upstream's `SEARXNG_ENGINES`, comma-separated); empty = the instance's defaults. */
+  searxngEngines: string;
+  /** SearXNG categories for web results (upstream's `SEARXNG_CATEGORIES`); empty = `general`. */
+  searxngCategories: string;
   /** Largest accepted request body. @default 10 MiB */
   maxRequestBodyBytes: number;
   /** Largest decoded page body an engine will read. @default 25 MiB */
@@ -244,6 +250,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     chromePath: str(r, "CHROME_PATH", ""),
     ollamaBaseUrl: url(r, "OLLAMA_BASE_URL", "http://127.0.0.1:11434"),
     openaiBaseUrl: url(r, "OPENAI_BASE_URL", ""),
+    searxngEndpoint: url(r, "SEARXNG_ENDPOINT", ""),
+    searxngEngines: str(r, "SEARXNG_ENGINES", ""),
+    searxngCategories: str(r, "SEARXNG_CATEGORIES", ""),
     openaiApiKey: str(r, "OPENAI_API_KEY", ""),
     modelName: str(r, "MODEL_NAME", ""),
     maxRequestBodyBytes: int(r, "CRAWLBOX_MAX_REQUEST_BODY_BYTES", 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -18,6 +18,7 @@ import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { mapRoutes } from "./routes/map.ts";
 import { scrapeRoutes } from "./routes/scrape.ts";
+import { searchRoutes } from "./routes/search.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import type { Services } from "./services.ts";
 
@@ -42,6 +43,7 @@ export function createApp(services: Services) {
     .use(crawlRoutes(services))
     .use(batchRoutes(services))
     .use(mapRoutes(services))
+    .use(searchRoutes(services))
     .use(webhookRoutes(services));
 }
 

@@ -24,6 +24,8 @@ import { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { RendererNeed } from "../scrape/renderer.ts";
 import { createParsePool, type ParsePool } from "../scrape/parse-workers/pool.ts";
 import { ScrapeService } from "../scrape/service.ts";
+import { createSearxngBackend } from "../search/searxng.ts";
+import { SearchService } from "../search/service.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
 import { FileStore } from "../storage/files.ts";
 import { openDatabase } from "../storage/database.ts";
@@ -66,6 +68,8 @@ export interface Services {
   files: FileStore;
   scheduler: Scheduler;
   scrape: ScrapeService;
+  /** `POST /v2/search` over the configured SearXNG instance (src/search). */
+  search: SearchService;
   /** Parse worker threads the scrape service hands concurrent and large pages to. */
   parseWorkers: ParsePool;
   limiter: ConcurrencyLimiter;
@@ -103,6 +107,8 @@ export interface ServiceOptions {
   webhookFetch?: WebhookFetch;
   /** fetch under the LLM provider's pinned fetch (tests observe it). @default fetch */
   llmFetch?: typeof fetch;
+  /** fetch under the search backend's pinned fetch (tests observe it). @default fetch */
+  searchFetch?: typeof fetch;
   /**
    * Start the job workers and the webhook dispatcher, which first take over what a previous process left
    * running. `false` for a one-off `crawlbox scrape` on the data folder of a server that may be running: it must
@@ -182,6 +188,15 @@ export async function createServices(config: Config, options: ServiceOptions = {
     log,
     parseWorkers,
   });
+  // Like the LLM provider, SearXNG is the operator's own service: reached by a pinned fetch, not the egress gate.
+  const search = new SearchService({
+    ...(config.searxngEndpoint
+      ? { backend: createSearxngBackend({ endpoint: config.searxngEndpoint, engines: config.searxngEngines, categories: config.searxngCategories, ...(options.searchFetch ? { fetch: options.searchFetch } : {}) }) }
+      : {}),
+    scrape,
+    ledger,
+    config,
+  });
   const limiter = new ConcurrencyLimiter(config.maxConcurrency);
   const scheduler = createScheduler(log);
   scheduler.every("expire-files", "0 * * * * *", () => void files.prune());
@@ -250,6 +265,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     files,
     scheduler,
     scrape,
+    search,
     parseWorkers,
     limiter,
     scrapeStats: {},

@@ -1,0 +1,128 @@
+/**
+ * @module search/searxng
+ * The search backend: a SearXNG instance (`SEARXNG_ENDPOINT`, upstream's self-host variable), asked through its
+ * JSON API (`GET /search?q=…&format=json`, docs.searxng.org/dev/search_api). SearXNG is the operator's own
+ * service, usually on the private network, so it is reached like the LLM provider: by a fetch pinned to the
+ * configured origin and path, never redirected (llm/pinned-fetch.ts), not through the egress gate. Result pages
+ * are read until `limit` hits are collected or a page adds nothing new.
+ */
+import { createPinnedFetch } from "../llm/pinned-fetch.ts";
+import { SearchBackendError } from "./errors.ts";
+
+/** Result pages read at most for one query (SearXNG returns ~10–30 hits a page). */
+const MAX_PAGES = 5;
+/** Largest SearXNG answer read (a page of hits is tens of KB). */
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** What one query asks of the backend. */
+export interface BackendQuery {
+  query: string;
+  /** `general` for web results, `news`, `images`, or `science` for research papers. */
+  category: string;
+  limit: number;
+  /** SearXNG language code, e.g. `en` or `en-US`. */
+  language: string;
+  timeRange?: "day" | "week" | "month" | "year";
+  /** 0 off, 1 moderate, 2 strict. */
+  safeSearch?: 0 | 1 | 2;
+  signal?: AbortSignal;
+  /** Keep only hits this accepts (domain filters); filtered hits do not count towards `limit`. */
+  accept?: (hit: BackendHit) => boolean;
+}
+
+/** One SearXNG result, as its JSON gives it (only the fields crawlbox uses). */
+export interface BackendHit {
+  url: string;
+  title: string;
+  content: string;
+  publishedDate?: string;
+  imgSrc?: string;
+  thumbnailSrc?: string;
+  resolution?: string;
+}
+
+/** A search backend. */
+export interface SearchBackend {
+  search(q: BackendQuery): Promise<BackendHit[]>;
+}
+
+/** Options of {@link createSearxngBackend}. */
+export interface SearxngOptions {
+  /** The instance's base URL (`…/` or `…/searxng`); `/search` is appended. */
+  endpoint: string;
+  /** `SEARXNG_ENGINES`: comma-separated engines to ask, empty = the instance's defaults. */
+  engines: string;
+  /** `SEARXNG_CATEGORIES`: categories for web results instead of `general`. */
+  categories: string;
+  /** fetch under the pinned fetch (tests observe it). */
+  fetch?: typeof fetch;
+}
+
+const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+
+function parseHit(raw: unknown): BackendHit | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const r = raw as Record<string, unknown>;
+  const url = str(r.url);
+  if (!url || !/^https?:\/\//i.test(url)) return undefined;
+  const hit: BackendHit = { url, title: str(r.title) ?? "", content: str(r.content) ?? "" };
+  const date = str(r.publishedDate) ?? str(r.pubdate);
+  if (date) hit.publishedDate = date;
+  if (str(r.img_src)) hit.imgSrc = str(r.img_src);
+  if (str(r.thumbnail_src)) hit.thumbnailSrc = str(r.thumbnail_src);
+  if (str(r.resolution)) hit.resolution = str(r.resolution);
+  return hit;
+}
+
+/** Creates the SearXNG backend. */
+export function createSearxngBackend(options: SearxngOptions): SearchBackend {
+  const base = options.endpoint.replace(/\/+$/, "");
+  const pinned = createPinnedFetch(base, options.fetch ?? fetch, MAX_RESPONSE_BYTES);
+
+  async function page(q: BackendQuery, pageno: number): Promise<unknown[]> {
+    const params = new URLSearchParams({ q: q.query, format: "json", pageno: String(pageno), language: q.language });
+    params.set("categories", q.category === "general" && options.categories ? options.categories : q.category);
+    if (options.engines) params.set("engines", options.engines);
+    if (q.timeRange) params.set("time_range", q.timeRange);
+    if (q.safeSearch !== undefined) params.set("safesearch", String(q.safeSearch));
+    let res: Response;
+    try {
+      res = await pinned(`${base}/search?${params}`, { headers: { accept: "application/json" }, ...(q.signal ? { signal: q.signal } : {}) });
+    } catch (err) {
+      if (q.signal?.aborted) throw err;
+      throw new SearchBackendError(`The search backend (${base}) could not be reached: ${(err as Error).message}`, err);
+    }
+    if (res.status === 403) {
+      throw new SearchBackendError(`The search backend (${base}) refused format=json: enable "json" under search.formats in its settings.yml.`);
+    }
+    if (!res.ok) throw new SearchBackendError(`The search backend (${base}) answered HTTP ${res.status}.`);
+    let body: unknown;
+    try {
+      body = await res.json();
+    } catch (err) {
+      throw new SearchBackendError(`The search backend (${base}) did not answer JSON: is SEARXNG_ENDPOINT a SearXNG instance?`, err);
+    }
+    const results = (body as { results?: unknown })?.results;
+    if (!Array.isArray(results)) throw new SearchBackendError(`The search backend (${base}) answered JSON without a results list.`);
+    return results;
+  }
+
+  return {
+    async search(q) {
+      const hits: BackendHit[] = [];
+      const seen = new Set<string>();
+      for (let pageno = 1; pageno <= MAX_PAGES && hits.length < q.limit; pageno++) {
+        let added = 0;
+        for (const raw of await page(q, pageno)) {
+          const hit = parseHit(raw);
+          if (!hit || seen.has(hit.url)) continue;
+          seen.add(hit.url);
+          added++;
+          if ((q.accept ?? (() => true))(hit) && hits.length < q.limit) hits.push(hit);
+        }
+        if (added === 0) break;
+      }
+      return hits;
+    },
+  };
+}

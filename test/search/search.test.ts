@@ -1,0 +1,194 @@
+/**
+ * `POST /v2/search` over SearXNG (src/search): a local server that speaks SearXNG's JSON search API (GET
+ * `/search?q=…&format=json&pageno=…&categories=…&language=…&time_range=…&safesearch=…`, docs.searxng.org/dev/
+ * search_api; 403 unless `format=json` is enabled, as the real one) stands in for the instance. Covers the
+ * official SDK's `search`, paging up to `limit`, news and images, categories and domain filters, time ranges,
+ * scraping the results, credits, the backend's failures, the timeout, and the unconfigured 400.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+let site: FixtureSite;
+let searx: ReturnType<typeof Bun.serve>;
+let h: Harness;
+let apiUrl: string;
+/** Query strings the fake SearXNG received, newest last. */
+const asked: URLSearchParams[] = [];
+let mode: "ok" | "no-json" | "html" | "slow" = "ok";
+/** Names the egress gate was asked to resolve. */
+const lookups: string[] = [];
+
+/** 25 general results over 3 pages (10, 10, 5): fixture pages, a GitHub repo, a PDF, a page that cannot be fetched. */
+function generalResults(q: string) {
+  const urls = [
+    `${site.url}/article`,
+    `${site.url}/docs/relative-base.html`,
+    "https://github.com/crawlbox/crawlbox",
+    "https://papers.example.org/tomatoes.pdf",
+    "http://127.0.0.1:1/unreachable",
+    ...Array.from({ length: 20 }, (_, i) => `https://www.example.com/result-${i}`),
+  ];
+  return urls.map((url, i) => ({ url, title: `Result ${i} for ${q}`, content: `Snippet ${i}`, engine: "duckduckgo", engines: ["duckduckgo"], positions: [i + 1], score: 1 / (i + 1), category: "general", publishedDate: null }));
+}
+
+beforeAll(async () => {
+  site = startFixtureSite();
+  searx = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const url = new URL(req.url);
+      if (url.pathname !== "/searxng/search") return new Response("not found", { status: 404 });
+      asked.push(url.searchParams);
+      if (mode === "no-json" || url.searchParams.get("format") !== "json") return new Response("Forbidden", { status: 403 });
+      if (mode === "html") return new Response("<html><body>SearXNG</body></html>", { headers: { "content-type": "text/html" } });
+      if (mode === "slow") await Bun.sleep(3000);
+      const q = url.searchParams.get("q") ?? "";
+      const pageno = Number(url.searchParams.get("pageno") ?? "1");
+      const category = url.searchParams.get("categories");
+      let results: unknown[] = [];
+      if (category === "news") {
+        results = pageno > 1 ? [] : [{ url: "https://news.example.com/a", title: "News A", content: "Tomato prices", publishedDate: "2026-11-20T10:00:00", thumbnail_src: "https://news.example.com/a.jpg", category: "news" }];
+      } else if (category === "images") {
+        results = pageno > 1 ? [] : [{ url: "https://img.example.com/page", title: "A tomato", content: "", img_src: "https://img.example.com/tomato.png", thumbnail_src: "https://img.example.com/t.png", resolution: "800 x 600", img_format: "png", category: "images" }];
+      } else {
+        results = generalResults(q).slice((pageno - 1) * 10, pageno * 10);
+      }
+      return Response.json({ query: q, number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
+    },
+  });
+  // No name resolves (no DNS query leaves the machine): results on other hosts fail to scrape, as in an air gap.
+  h = await createHarness(
+    { searxngEndpoint: `http://127.0.0.1:${searx.port}/searxng`, searxngEngines: "duckduckgo,wikipedia" },
+    { resolver: async (host) => (lookups.push(host), []) },
+  );
+  apiUrl = h.listen();
+});
+
+afterAll(async () => {
+  await h.close();
+  searx.stop(true);
+  site.stop();
+});
+
+const search = async (body: Record<string, unknown>, harness = h) => {
+  const res = await harness.request("/v2/search", { method: "POST", json: body });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe("POST /v2/search", () => {
+  test("the official SDK's search: web results up to the limit, paged from SearXNG, 2 credits per 10", async () => {
+    mode = "ok";
+    const app = new Firecrawl({ apiKey: h.key, apiUrl });
+    const before = asked.length;
+    const out = await app.search("tomatoes", { limit: 12 });
+    expect(out.web?.length).toBe(12);
+    expect(out.web![0]).toEqual({ url: `${site.url}/article`, title: "Result 0 for tomatoes", description: "Snippet 0", position: 1 });
+    expect((out.web![11] as any).position).toBe(12);
+    const calls = asked.slice(before);
+    expect(calls.map((p) => p.get("pageno"))).toEqual(["1", "2"]);
+    expect(calls[0]!.get("format")).toBe("json");
+    expect(calls[0]!.get("categories")).toBe("general");
+    expect(calls[0]!.get("language")).toBe("en-US");
+    expect(calls[0]!.get("engines")).toBe("duckduckgo,wikipedia");
+    const raw = await search({ query: "tomatoes", limit: 12 });
+    expect(raw.body).toMatchObject({ success: true, creditsUsed: 4 });
+    expect(raw.body.id).toBeString();
+    expect(Object.keys(raw.body.data)).toEqual(["web"]);
+  });
+
+  test("news and images in upstream's shapes", async () => {
+    const { body } = await search({ query: "tomatoes", sources: ["news", { type: "images" }], limit: 5 });
+    expect(body.data.web).toBeUndefined();
+    expect(body.data.news).toEqual([{ title: "News A", url: "https://news.example.com/a", snippet: "Tomato prices", date: "2026-11-20T10:00:00", imageUrl: "https://news.example.com/a.jpg", position: 1 }]);
+    expect(body.data.images).toEqual([{ title: "A tomato", imageUrl: "https://img.example.com/tomato.png", imageWidth: 800, imageHeight: 600, url: "https://img.example.com/page", position: 1 }]);
+  });
+
+  test("categories, domain filters, time range, language and safe search reach SearXNG or filter its results", async () => {
+    let before = asked.length;
+    let { body } = await search({ query: "crawler", categories: ["github"], limit: 5 });
+    expect(asked[before]!.get("q")).toBe("crawler site:github.com");
+    expect(body.data.web).toEqual([{ url: "https://github.com/crawlbox/crawlbox", title: "Result 2 for crawler site:github.com", description: "Snippet 2", position: 1, category: "github" }]);
+
+    before = asked.length;
+    ({ body } = await search({ query: "soil", categories: ["research"], limit: 2 }));
+    expect(asked[before]!.get("categories")).toBe("science");
+    expect(body.data.web.map((r: any) => r.category)).toEqual(["research", "research"]);
+
+    ({ body } = await search({ query: "x", includeDomains: ["example.com"], limit: 3 }));
+    expect(body.data.web.map((r: any) => r.url)).toEqual(["https://www.example.com/result-0", "https://www.example.com/result-1", "https://www.example.com/result-2"]);
+    ({ body } = await search({ query: "x", excludeDomains: ["example.com", "127.0.0.1"], limit: 3 }));
+    // Only two of the 25 results are outside both domains (example.org is not example.com).
+    expect(body.data.web.map((r: any) => r.url)).toEqual(["https://github.com/crawlbox/crawlbox", "https://papers.example.org/tomatoes.pdf"]);
+
+    before = asked.length;
+    await search({ query: "x", tbs: "qdr:w", lang: "de", country: "at", safe: "strict", limit: 1 });
+    expect(asked[before]!.get("time_range")).toBe("week");
+    expect(asked[before]!.get("language")).toBe("de-AT");
+    expect(asked[before]!.get("safesearch")).toBe("2");
+  });
+
+  test("scrapeOptions.formats: web results carry their documents; a result that cannot be fetched is a warning", async () => {
+    const { status, body } = await search({ query: "tomatoes", limit: 5, scrapeOptions: { formats: ["markdown"], maxAge: 0 } });
+    expect(status).toBe(200);
+    const [article, base] = body.data.web;
+    expect(article.markdown).toContain("# Growing Tomatoes Indoors");
+    expect(article.metadata).toMatchObject({ sourceURL: `${site.url}/article`, statusCode: 200 });
+    expect(article.title).toBe("Result 0 for tomatoes");
+    expect(base.markdown).toContain("Relative base");
+    // github.com and papers.example.org do not resolve here, and 127.0.0.1:1 refuses: three results without documents.
+    expect(body.warning).toMatch(/^3 of 5 results could not be scraped/);
+    expect(lookups).toEqual(expect.arrayContaining(["github.com", "papers.example.org"]));
+    // 2 for the search and 1 per scraped page.
+    expect(body.creditsUsed).toBe(4);
+  });
+
+  test("an empty result is a success with upstream's warning", async () => {
+    const { body } = await search({ query: "x", includeDomains: ["nowhere.test"], limit: 3 });
+    expect(body).toMatchObject({ success: true, data: { web: [] }, warning: "No search results found", creditsUsed: 2 });
+  });
+
+  test("backend failures are clear 500s; the timeout is a 408", async () => {
+    mode = "no-json";
+    let r = await search({ query: "x" });
+    expect(r.status).toBe(500);
+    expect(r.body).toMatchObject({ success: false, code: "SEARCH_BACKEND_ERROR" });
+    expect(r.body.error).toContain("settings.yml");
+    mode = "html";
+    r = await search({ query: "x" });
+    expect(r.body).toMatchObject({ code: "SEARCH_BACKEND_ERROR" });
+    expect(r.body.error).toContain("SEARXNG_ENDPOINT");
+    mode = "slow";
+    const started = performance.now();
+    r = await search({ query: "x", timeout: 1000 });
+    expect(r.status).toBe(408);
+    expect(r.body).toMatchObject({ success: false, code: "SEARCH_TIMEOUT" });
+    expect(performance.now() - started).toBeLessThan(2500);
+    mode = "ok";
+  });
+
+  test("bad input and a spent quota are refused before SearXNG is asked", async () => {
+    const before = asked.length;
+    expect((await search({ query: "" })).status).toBe(400);
+    expect((await search({ query: "x", limit: 101 })).status).toBe(400);
+    expect((await search({ query: "x", scrapeOptions: { formats: ["changeTracking"] } })).status).toBe(400);
+    const poor = h.services.keys.create("poor", 1).key;
+    const res = await h.request("/v2/search", { method: "POST", json: { query: "x" }, auth: poor });
+    expect(res.status).toBe(402);
+    expect(asked.length).toBe(before);
+  });
+
+  test("without SEARXNG_ENDPOINT: 400 SEARCH_NOT_CONFIGURED naming it", async () => {
+    const bare = await createHarness();
+    try {
+      const { status, body } = await search({ query: "x" }, bare);
+      expect(status).toBe(400);
+      expect(body).toMatchObject({ success: false, code: "SEARCH_NOT_CONFIGURED" });
+      expect(body.error).toContain("SEARXNG_ENDPOINT");
+    } finally {
+      await bare.close();
+    }
+  });
+});
