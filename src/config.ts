@@ -287,6 +287,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     environmentProxy: ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"].some((n) => str(r, n, "") !== "" || str(r, n.toLowerCase(), "") !== ""),
     ...overrides,
   };
+  if (config.searxngEndpoint && /^[a-z]+:\/\/[^/]*@/i.test(config.searxngEndpoint)) {
+    r.problems.push("SEARXNG_ENDPOINT must not contain credentials (put SearXNG behind a network you control instead)");
+  }
   if (config.apiKeys.some((k) => k.length < 8)) r.problems.push("CRAWLBOX_API_KEYS entries must be at least 8 characters");
   try {
     if (config.webhookSecret !== "") standardWebhooksKey(config.webhookSecret);

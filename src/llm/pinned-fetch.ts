@@ -50,9 +50,9 @@ export function createPinnedFetch(baseUrl: string, inner: typeof fetch = fetch, 
     const target = new URL(raw);
     const path = target.pathname;
     if (target.origin !== base.origin || (prefix !== "" && path !== prefix && !path.startsWith(`${prefix}/`))) {
-      throw new PinnedFetchRefusedError(`LLM traffic may only go to ${base.origin}${prefix}, not ${target.origin}${path}`);
+      throw new PinnedFetchRefusedError(`this pinned fetch may only go to ${base.origin}${prefix}, not ${target.origin}${path}`);
     }
-    if (target.username !== "" || target.password !== "") throw new PinnedFetchRefusedError("credentials in LLM URLs are not allowed");
+    if (target.username !== "" || target.password !== "") throw new PinnedFetchRefusedError("credentials in pinned URLs are not allowed");
     const req = input instanceof Request ? input : undefined;
     const res = await inner(target.href, {
       method: init?.method ?? req?.method,

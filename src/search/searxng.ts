@@ -9,8 +9,8 @@
 import { createPinnedFetch } from "../llm/pinned-fetch.ts";
 import { SearchBackendError } from "./errors.ts";
 
-/** Result pages read at most for one query (SearXNG returns ~10–30 hits a page). */
-const MAX_PAGES = 5;
+/** Result pages read at most for one query: enough for `limit` at ~10 hits a page, plus two for filtered hits. */
+const pagesFor = (limit: number) => Math.min(12, Math.ceil(limit / 10) + 2);
 /** Largest SearXNG answer read (a page of hits is tens of KB). */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
@@ -56,6 +56,8 @@ export interface SearxngOptions {
   categories: string;
   /** fetch under the pinned fetch (tests observe it). */
   fetch?: typeof fetch;
+  /** Where the details of a backend failure go: the client's message names neither the address nor the cause. */
+  log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
@@ -79,6 +81,12 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
   const base = options.endpoint.replace(/\/+$/, "");
   const pinned = createPinnedFetch(base, options.fetch ?? fetch, MAX_RESPONSE_BYTES);
 
+  /** A failure for the client (no address, which is the operator's private business), logged in full. */
+  function failure(clientMessage: string, detail: string, cause?: unknown): SearchBackendError {
+    options.log?.("search backend failed", { endpoint: base, detail });
+    return new SearchBackendError(`${clientMessage} (details in the server log).`, cause);
+  }
+
   async function page(q: BackendQuery, pageno: number): Promise<unknown[]> {
     const params = new URLSearchParams({ q: q.query, format: "json", pageno: String(pageno), language: q.language });
     params.set("categories", q.category === "general" && options.categories ? options.categories : q.category);
@@ -90,20 +98,20 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
       res = await pinned(`${base}/search?${params}`, { headers: { accept: "application/json" }, ...(q.signal ? { signal: q.signal } : {}) });
     } catch (err) {
       if (q.signal?.aborted) throw err;
-      throw new SearchBackendError(`The search backend (${base}) could not be reached: ${(err as Error).message}`, err);
+      throw failure("The search backend could not be reached", (err as Error).message, err);
     }
     if (res.status === 403) {
-      throw new SearchBackendError(`The search backend (${base}) refused format=json: enable "json" under search.formats in its settings.yml.`);
+      throw failure('The search backend refused format=json: enable "json" under search.formats in its settings.yml', "HTTP 403");
     }
-    if (!res.ok) throw new SearchBackendError(`The search backend (${base}) answered HTTP ${res.status}.`);
+    if (!res.ok) throw failure(`The search backend answered HTTP ${res.status}`, `HTTP ${res.status}`);
     let body: unknown;
     try {
       body = await res.json();
     } catch (err) {
-      throw new SearchBackendError(`The search backend (${base}) did not answer JSON: is SEARXNG_ENDPOINT a SearXNG instance?`, err);
+      throw failure("The search backend did not answer JSON: is SEARXNG_ENDPOINT a SearXNG instance?", (err as Error).message, err);
     }
     const results = (body as { results?: unknown })?.results;
-    if (!Array.isArray(results)) throw new SearchBackendError(`The search backend (${base}) answered JSON without a results list.`);
+    if (!Array.isArray(results)) throw failure("The search backend answered JSON without a results list", "no results array");
     return results;
   }
 
@@ -111,7 +119,7 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
     async search(q) {
       const hits: BackendHit[] = [];
       const seen = new Set<string>();
-      for (let pageno = 1; pageno <= MAX_PAGES && hits.length < q.limit; pageno++) {
+      for (let pageno = 1; pageno <= pagesFor(q.limit) && hits.length < q.limit; pageno++) {
         let added = 0;
         for (const raw of await page(q, pageno)) {
           const hit = parseHit(raw);

@@ -2,25 +2,31 @@
  * @module search/service
  * `POST /v2/search` (api-v2.md §2.7, §3.3): asks the search backend (search/searxng.ts) for each requested source
  * (`web`, `news`, `images`), applies categories and domain filters, and, when `scrapeOptions.formats` asks for
- * content, scrapes the web and news results through the normal scrape path (egress gate, cache, credits).
+ * content, scrapes the web and news results through the normal scrape path (concurrency limiter, egress gate,
+ * cache, credits).
  *
  * The answer is upstream's: `{success:true, data:{web?, news?, images?}, creditsUsed, id, warning?}`, each
- * source's list present when it was requested. Cost: 2 credits per 10 results (at least 2), plus what each
- * scraped result costs as a scrape. The request's `timeout` bounds the search and the scraping together (408).
+ * source's list present when it was requested. Cost: 2 credits per started 10 results (upstream's price), plus
+ * what each scraped result costs as a scrape; the most the search can cost is checked before SearXNG is asked.
+ * The request's `timeout` bounds the search (408 when SearXNG has not answered in time); results still being
+ * scraped when it passes are returned without their documents, with a warning, because the pages already
+ * scraped were paid for.
  */
-import type { SearchRequest, SearchSource } from "../api/search.ts";
+import type { SearchCategory, SearchRequest, SearchSource } from "../api/search.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { CrawlboxError } from "../errors.ts";
 import { specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
+import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { FileSink } from "../scrape/render-context.ts";
+import type { ScrapeDocument } from "../scrape/document.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import { SearchNotConfiguredError, SearchTimeoutError } from "./errors.ts";
 import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
 
 /** Credits per started block of 10 results (upstream's price). */
 export const SEARCH_CREDITS_PER_10 = 2;
-/** Results scraped at once when `scrapeOptions.formats` asks for content. */
+/** Results scraped at once by one search (each also takes a slot of the server's scrape limiter). */
 const SCRAPE_CONCURRENCY = 4;
 
 /** Dependencies of {@link SearchService}. */
@@ -28,6 +34,8 @@ export interface SearchServiceDeps {
   /** Undefined when `SEARXNG_ENDPOINT` is not set: every search is a 400 naming it. */
   backend?: SearchBackend;
   scrape: ScrapeService;
+  /** The server's scrape slots (`CRAWLBOX_MAX_CONCURRENCY`), shared with `POST /v2/scrape`. */
+  limiter: ConcurrencyLimiter;
   ledger: CreditLedger;
   config: SpecDefaults;
   newId?: () => string;
@@ -67,9 +75,20 @@ const hostOf = (url: string) => {
 };
 const inDomain = (host: string, domain: string) => {
   const d = domain.toLowerCase().replace(/^\*?\./, "").replace(/^www\./, "");
-  return host === d || host.endsWith(`.${d}`) || host === `www.${d}`;
+  return host === d || host.endsWith(`.${d}`);
 };
 const isPdf = (url: string) => /\.pdf$/i.test(new URL(url).pathname);
+
+/**
+ * How each category is searched: a query suffix and a SearXNG category, and which hits belong to it. Each
+ * requested category is its own query; their results are interleaved, labelled with their category.
+ */
+const CATEGORY_QUERIES: Record<SearchCategory, { suffix: string; category: string; keep: (hit: BackendHit) => boolean }> = {
+  github: { suffix: " site:github.com", category: "general", keep: (hit) => inDomain(hostOf(hit.url), "github.com") },
+  pdf: { suffix: " filetype:pdf", category: "general", keep: (hit) => isPdf(hit.url) },
+  research: { suffix: "", category: "science", keep: () => true },
+  developer: { suffix: "", category: "it", keep: () => true },
+};
 
 /** The image size from SearXNG's `resolution` ("1920x1080" or "1920 x 1080"). */
 function imageSize(resolution: string | undefined): { imageWidth?: number; imageHeight?: number } {
@@ -90,73 +109,91 @@ export class SearchService {
     const { backend, scrape, ledger, config } = this.deps;
     if (!backend) throw new SearchNotConfiguredError();
     const formats = req.scrapeOptions.formats;
+    const zeroDataRetention = req.enterprise?.includes("zdr") ?? false;
     // A request whose formats this build cannot render is refused before anything is searched or charged.
-    if (formats.length > 0) scrape.validate(specFromOptions("https://example.com/", "https://example.com/", req.scrapeOptions, {}, config));
-    ledger.assertCanSpend(who, SEARCH_CREDITS_PER_10);
+    if (formats.length > 0) scrape.validate(specFromOptions("https://example.com/", "https://example.com/", req.scrapeOptions, { zeroDataRetention }, config));
+    const kinds = [...new Map(req.sources.map((s) => [s.type, s])).values()];
+    // The most the search itself can cost; each scraped result is checked (and charged) as a scrape.
+    ledger.assertCanSpend(who, Math.ceil(req.limit / 10) * SEARCH_CREDITS_PER_10 * kinds.length);
 
     const timeout = AbortSignal.timeout(req.timeout);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const timedOut = () => timeout.aborted && !options.signal?.aborted;
+    let lists: Result[][];
     try {
-      const kinds = [...new Map(req.sources.map((s) => [s.type, s])).values()];
-      const lists = await Promise.all(kinds.map((source) => this.searchSource(backend, req, source, signal)));
-      const data: SearchResponse["data"] = {};
-      kinds.forEach((source, i) => (data[source.type] = lists[i]!));
-      const total = lists.reduce((n, l) => n + l.length, 0);
-      const searchCredits = Math.max(1, Math.ceil(total / 10)) * SEARCH_CREDITS_PER_10;
-      let credits = searchCredits;
-      const warnings: string[] = [];
-      if (total === 0) warnings.push("No search results found");
-      if (formats.length > 0) {
-        const toScrape = [...(data.web ?? []), ...(data.news ?? [])];
-        const scraped = await this.scrapeResults(toScrape, req, who, signal, options.files);
-        credits += scraped.credits;
-        if (scraped.failures.length > 0) {
-          warnings.push(`${scraped.failures.length} of ${toScrape.length} results could not be scraped (first: ${scraped.failures[0]}).`);
-        }
-      }
-      if (timedOut()) throw new SearchTimeoutError(req.timeout);
-      // Scraped results were charged as scrapes; the search itself is charged here.
-      ledger.charge(who, searchCredits);
-      const response: SearchResponse = { success: true, data, creditsUsed: credits, id: this.newId() };
-      if (warnings.length > 0) response.warning = warnings.join(" ");
-      return response;
+      lists = await Promise.all(kinds.map((source) => this.searchSource(backend, req, source, signal)));
     } catch (err) {
-      if (timedOut()) throw new SearchTimeoutError(req.timeout);
+      if (timeout.aborted && !options.signal?.aborted) throw new SearchTimeoutError(req.timeout);
       throw err;
     }
+    const data: SearchResponse["data"] = {};
+    kinds.forEach((source, i) => (data[source.type] = lists[i]!));
+    const total = lists.reduce((n, l) => n + l.length, 0);
+    const searchCredits = Math.ceil(total / 10) * SEARCH_CREDITS_PER_10;
+    ledger.charge(who, searchCredits);
+    let credits = searchCredits;
+    const warnings: string[] = [];
+    if (total === 0) warnings.push("No search results found");
+    if (formats.length > 0) {
+      const toScrape = [...(data.web ?? []), ...(data.news ?? [])];
+      const scraped = await this.scrapeResults(toScrape, req, who, signal, zeroDataRetention, options.files);
+      credits += scraped.credits;
+      if (scraped.failures.length > 0) {
+        warnings.push(`${scraped.failures.length} of ${toScrape.length} results could not be scraped (first: ${scraped.failures[0]}).`);
+      }
+      if (scraped.unscraped > 0) warnings.push(`The timeout passed while scraping: ${scraped.unscraped} results are returned without their content.`);
+    }
+    const response: SearchResponse = { success: true, data, creditsUsed: credits, id: this.newId() };
+    if (warnings.length > 0) response.warning = warnings.join(" ");
+    return response;
   }
 
   /** One source's results, in upstream's shape for that source. */
   private async searchSource(backend: SearchBackend, req: SearchRequest, source: SearchSource, signal: AbortSignal): Promise<Result[]> {
     const web = source.type === "web" ? source : undefined;
-    const categories = new Set(req.categories ?? []);
-    let query = req.query;
-    if (source.type === "web" && categories.has("github")) query += " site:github.com";
-    if (source.type === "web" && categories.has("pdf")) query += " filetype:pdf";
     const lang = web?.lang ?? req.lang;
     const country = web?.country ?? req.country;
     const include = req.includeDomains ?? [];
     const exclude = req.excludeDomains ?? [];
-    const accept = (hit: BackendHit) => {
+    const inScope = (hit: BackendHit) => {
       const host = hostOf(hit.url);
-      if (include.length > 0 && !include.some((d) => inDomain(host, d))) return false;
-      if (exclude.some((d) => inDomain(host, d))) return false;
-      if (source.type !== "web" || categories.size === 0) return true;
-      // A result matches if any requested category has it; `research` is the science category's own results.
-      return (categories.has("github") && inDomain(host, "github.com")) || (categories.has("pdf") && isPdf(hit.url)) || categories.has("research");
+      return (include.length === 0 || include.some((d) => inDomain(host, d))) && !exclude.some((d) => inDomain(host, d));
     };
-    const hits = await backend.search({
-      query,
-      category: source.type === "web" ? (categories.has("research") && !categories.has("github") && !categories.has("pdf") ? "science" : "general") : source.type,
+    const base: BackendQuery = {
+      query: req.query,
+      category: source.type === "web" ? "general" : source.type,
       limit: req.limit,
       language: country ? `${lang}-${country.toUpperCase()}` : lang,
       timeRange: timeRange(web?.tbs ?? req.tbs),
       safeSearch: safeSearch(req.safe),
       signal,
-      accept,
-    });
-    return hits.map((hit, i) => {
+      accept: inScope,
+    };
+    const categories = source.type === "web" ? [...new Set(req.categories ?? [])] : [];
+    let labelled: { hit: BackendHit; category?: SearchCategory }[];
+    if (categories.length === 0) {
+      labelled = (await backend.search(base)).map((hit) => ({ hit }));
+    } else {
+      const perCategory = await Promise.all(
+        categories.map(async (c) => {
+          const how = CATEGORY_QUERIES[c];
+          const hits = await backend.search({ ...base, query: base.query + how.suffix, category: how.category, accept: (hit) => inScope(hit) && how.keep(hit) });
+          return hits.map((hit) => ({ hit, category: c }));
+        }),
+      );
+      // Interleaved, so that every category is represented within `limit`; a URL found twice is listed once.
+      labelled = [];
+      const seen = new Set<string>();
+      for (let i = 0; labelled.length < req.limit && perCategory.some((l) => i < l.length); i++) {
+        for (const list of perCategory) {
+          const item = list[i];
+          if (item && !seen.has(item.hit.url) && labelled.length < req.limit) {
+            seen.add(item.hit.url);
+            labelled.push(item);
+          }
+        }
+      }
+    }
+    return labelled.map(({ hit, category }, i) => {
       const position = i + 1;
       if (source.type === "images") {
         return { title: hit.title, imageUrl: hit.imgSrc ?? hit.thumbnailSrc ?? hit.url, ...imageSize(hit.resolution), url: hit.url, position };
@@ -171,32 +208,42 @@ export class SearchService {
           position,
         };
       }
-      const category = categories.has("github") && inDomain(hostOf(hit.url), "github.com") ? "github" : categories.has("pdf") && isPdf(hit.url) ? "pdf" : categories.has("research") ? "research" : undefined;
       return { url: hit.url, title: hit.title, description: hit.content, position, ...(category ? { category } : {}) };
     });
   }
 
-  /** Scrapes `results` in place (their document fields are merged in); returns the credits and the failures. */
-  private async scrapeResults(results: Result[], req: SearchRequest, who: KeyIdentity, signal: AbortSignal, files?: FileSink) {
+  /**
+   * Scrapes `results` in place (their document fields are merged in), each URL once even when web and news both
+   * list it, each in a slot of the server's scrape limiter. Returns the credits charged, the failures, and how
+   * many results the timeout left unscraped.
+   */
+  private async scrapeResults(results: Result[], req: SearchRequest, who: KeyIdentity, signal: AbortSignal, zeroDataRetention: boolean, files?: FileSink) {
     let credits = 0;
     const failures: string[] = [];
+    const byUrl = new Map<string, Result[]>();
+    for (const r of results) byUrl.set(String(r.url), [...(byUrl.get(String(r.url)) ?? []), r]);
+    const urls = [...byUrl.keys()];
     let next = 0;
+    let done = 0;
     const worker = async () => {
-      while (next < results.length && !signal.aborted) {
-        const result = results[next++]!;
-        const url = String(result.url);
+      while (next < urls.length && !signal.aborted) {
+        const url = urls[next++]!;
         try {
-          const spec = specFromOptions(url, url, req.scrapeOptions, {}, this.deps.config);
-          const doc = await this.deps.scrape.scrape(spec, who, { signal, ...(files ? { files } : {}) });
+          const spec = specFromOptions(url, url, req.scrapeOptions, { zeroDataRetention }, this.deps.config);
+          const doc: ScrapeDocument = await this.deps.limiter.run(Math.max(0, spec.timeoutMs), () =>
+            this.deps.scrape.scrape(spec, who, { signal, ...(files ? { files } : {}) }),
+          );
           credits += Number(doc.metadata.creditsUsed ?? 0);
-          Object.assign(result, doc);
+          for (const r of byUrl.get(url)!) Object.assign(r, structuredClone(doc));
+          done++;
         } catch (err) {
           if (signal.aborted) return;
+          done++;
           failures.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(SCRAPE_CONCURRENCY, results.length) }, worker));
-    return { credits, failures };
+    await Promise.all(Array.from({ length: Math.min(SCRAPE_CONCURRENCY, urls.length) }, worker));
+    return { credits, failures, unscraped: urls.length - done };
   }
 }

@@ -188,16 +188,18 @@ export async function createServices(config: Config, options: ServiceOptions = {
     log,
     parseWorkers,
   });
-  // Like the LLM provider, SearXNG is the operator's own service: reached by a pinned fetch, not the egress gate.
-  const search = new SearchService({
-    ...(config.searxngEndpoint
-      ? { backend: createSearxngBackend({ endpoint: config.searxngEndpoint, engines: config.searxngEngines, categories: config.searxngCategories, ...(options.searchFetch ? { fetch: options.searchFetch } : {}) }) }
-      : {}),
-    scrape,
-    ledger,
-    config,
-  });
   const limiter = new ConcurrencyLimiter(config.maxConcurrency);
+  // Like the LLM provider, SearXNG is the operator's own service: reached by a pinned fetch, not the egress gate.
+  const searchBackend = config.searxngEndpoint
+    ? createSearxngBackend({
+        endpoint: config.searxngEndpoint,
+        engines: config.searxngEngines,
+        categories: config.searxngCategories,
+        log: (message, fields) => log.warn(message, fields),
+        ...(options.searchFetch ? { fetch: options.searchFetch } : {}),
+      })
+    : undefined;
+  const search = new SearchService({ ...(searchBackend ? { backend: searchBackend } : {}), scrape, limiter, ledger, config });
   const scheduler = createScheduler(log);
   scheduler.every("expire-files", "0 * * * * *", () => void files.prune());
   scheduler.every("expire-results", "0 7 * * * *", () => {

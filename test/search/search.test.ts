@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
+import { ConfigError, loadConfig } from "../../src/config.ts";
 import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 
@@ -49,7 +50,12 @@ beforeAll(async () => {
       const pageno = Number(url.searchParams.get("pageno") ?? "1");
       const category = url.searchParams.get("categories");
       let results: unknown[] = [];
-      if (category === "news") {
+      const hit = (u: string, i: number) => ({ url: u, title: `Special ${i}`, content: "", engine: "duckduckgo", category: category ?? "general" });
+      if (q === "slow results" && category !== "news") {
+        results = pageno > 1 ? [] : [hit(`${site.url}/article`, 0), hit(`${site.url}/slow?ms=4000`, 1)];
+      } else if (q === "same page") {
+        results = pageno > 1 ? [] : [hit(`${site.url}/counter`, 0)];
+      } else if (category === "news") {
         results = pageno > 1 ? [] : [{ url: "https://news.example.com/a", title: "News A", content: "Tomato prices", publishedDate: "2026-11-20T10:00:00", thumbnail_src: "https://news.example.com/a.jpg", category: "news" }];
       } else if (category === "images") {
         results = pageno > 1 ? [] : [{ url: "https://img.example.com/page", title: "A tomato", content: "", img_src: "https://img.example.com/tomato.png", thumbnail_src: "https://img.example.com/t.png", resolution: "800 x 600", img_format: "png", category: "images" }];
@@ -72,6 +78,9 @@ afterAll(async () => {
   searx.stop(true);
   site.stop();
 });
+
+/** The harness key's identity (its credit usage). */
+const who = () => h.services.keys.verify(h.key)!;
 
 const search = async (body: Record<string, unknown>, harness = h) => {
   const res = await harness.request("/v2/search", { method: "POST", json: body });
@@ -117,6 +126,20 @@ describe("POST /v2/search", () => {
     expect(asked[before]!.get("categories")).toBe("science");
     expect(body.data.web.map((r: any) => r.category)).toEqual(["research", "research"]);
 
+    before = asked.length;
+    ({ body } = await search({ query: "bun", categories: [{ type: "developer" }], limit: 2 }));
+    expect(asked[before]!.get("categories")).toBe("it");
+    expect(body.data.web.length).toBe(2);
+
+    // Two categories are two queries (not one query asking for both), interleaved and labelled.
+    before = asked.length;
+    ({ body } = await search({ query: "crawler", categories: ["github", "pdf"], limit: 5 }));
+    expect(asked.slice(before).map((p) => p.get("q")).sort()).toEqual(expect.arrayContaining(["crawler filetype:pdf", "crawler site:github.com"]));
+    expect(body.data.web.map((r: any) => [r.url, r.category])).toEqual([
+      ["https://github.com/crawlbox/crawlbox", "github"],
+      ["https://papers.example.org/tomatoes.pdf", "pdf"],
+    ]);
+
     ({ body } = await search({ query: "x", includeDomains: ["example.com"], limit: 3 }));
     expect(body.data.web.map((r: any) => r.url)).toEqual(["https://www.example.com/result-0", "https://www.example.com/result-1", "https://www.example.com/result-2"]);
     ({ body } = await search({ query: "x", excludeDomains: ["example.com", "127.0.0.1"], limit: 3 }));
@@ -131,6 +154,7 @@ describe("POST /v2/search", () => {
   });
 
   test("scrapeOptions.formats: web results carry their documents; a result that cannot be fetched is a warning", async () => {
+    const usedBefore = h.services.ledger.usage(who()).creditsUsed;
     const { status, body } = await search({ query: "tomatoes", limit: 5, scrapeOptions: { formats: ["markdown"], maxAge: 0 } });
     expect(status).toBe(200);
     const [article, base] = body.data.web;
@@ -141,13 +165,31 @@ describe("POST /v2/search", () => {
     // github.com and papers.example.org do not resolve here, and 127.0.0.1:1 refuses: three results without documents.
     expect(body.warning).toMatch(/^3 of 5 results could not be scraped/);
     expect(lookups).toEqual(expect.arrayContaining(["github.com", "papers.example.org"]));
-    // 2 for the search and 1 per scraped page.
+    // 2 for the search and 1 per scraped page, as the key's usage shows.
     expect(body.creditsUsed).toBe(4);
+    expect(h.services.ledger.usage(who()).creditsUsed - usedBefore).toBe(4);
+  });
+
+  test("the timeout passing while results are scraped: the results come back, the unscraped ones without content", async () => {
+    const { status, body } = await search({ query: "slow results", limit: 2, timeout: 1500, scrapeOptions: { formats: ["markdown"], maxAge: 0 } });
+    expect(status).toBe(200);
+    expect(body.data.web[0].markdown).toContain("Growing Tomatoes Indoors");
+    expect(body.data.web[1].markdown).toBeUndefined();
+    expect(body.warning).toContain("1 results are returned without their content");
+    expect(body.creditsUsed).toBe(3);
+  });
+
+  test("a page listed by both web and news is scraped once", async () => {
+    const before = site.hits.get("/counter") ?? 0;
+    const { body } = await search({ query: "same page", sources: ["web", "news"], limit: 2, scrapeOptions: { formats: ["markdown"], maxAge: 0 } });
+    expect(site.hits.get("/counter")).toBe(before + 1);
+    expect(body.data.web[0].markdown).toBe(body.data.news[0].markdown);
+    expect(body.creditsUsed).toBe(2 + 1); // 2 for the two results, 1 for the one scrape
   });
 
   test("an empty result is a success with upstream's warning", async () => {
     const { body } = await search({ query: "x", includeDomains: ["nowhere.test"], limit: 3 });
-    expect(body).toMatchObject({ success: true, data: { web: [] }, warning: "No search results found", creditsUsed: 2 });
+    expect(body).toMatchObject({ success: true, data: { web: [] }, warning: "No search results found", creditsUsed: 0 });
   });
 
   test("backend failures are clear 500s; the timeout is a 408", async () => {
@@ -156,6 +198,7 @@ describe("POST /v2/search", () => {
     expect(r.status).toBe(500);
     expect(r.body).toMatchObject({ success: false, code: "SEARCH_BACKEND_ERROR" });
     expect(r.body.error).toContain("settings.yml");
+    expect(r.body.error).not.toContain(String(searx.port)); // the operator's address stays in the server log
     mode = "html";
     r = await search({ query: "x" });
     expect(r.body).toMatchObject({ code: "SEARCH_BACKEND_ERROR" });
@@ -177,7 +220,11 @@ describe("POST /v2/search", () => {
     const poor = h.services.keys.create("poor", 1).key;
     const res = await h.request("/v2/search", { method: "POST", json: { query: "x" }, auth: poor });
     expect(res.status).toBe(402);
+    // The most a search can cost is checked: 30 results from two sources could cost 12.
+    const some = h.services.keys.create("some", 10).key;
+    expect((await h.request("/v2/search", { method: "POST", json: { query: "x", limit: 30, sources: ["web", "news"] }, auth: some })).status).toBe(402);
     expect(asked.length).toBe(before);
+    expect(() => loadConfig({ SEARXNG_ENDPOINT: "http://admin:secret@10.0.0.8:8080" })).toThrow(ConfigError);
   });
 
   test("without SEARXNG_ENDPOINT: 400 SEARCH_NOT_CONFIGURED naming it", async () => {
