@@ -19,6 +19,8 @@ export async function runServe(config: Config): Promise<number> {
   // Only here, not in createServices: a one-off `crawlbox scrape` on the same folder must leave a server's claims be.
   const abandoned = services.idempotency.releaseAbandoned(Date.now());
   if (abandoned > 0) log.info(`released ${abandoned} Idempotency-Key claim(s) left in flight by a previous process`);
+  const resumed = services.extract.resumeAbandoned();
+  if (resumed > 0) log.info(`running again ${resumed} extract job(s) a previous process did not finish`);
   if (!config.authEnabled) {
     log.warn("!!! AUTHENTICATION IS OFF (CRAWLBOX_AUTH=off): anyone who can reach this port can use it !!!");
   } else if (services.keys.count() === 0) {

@@ -19,6 +19,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { mapRoutes } from "./routes/map.ts";
 import { scrapeRoutes } from "./routes/scrape.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { extractRoutes } from "./routes/extract.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import type { Services } from "./services.ts";
 
@@ -44,6 +45,7 @@ export function createApp(services: Services) {
     .use(batchRoutes(services))
     .use(mapRoutes(services))
     .use(searchRoutes(services))
+    .use(extractRoutes(services))
     .use(webhookRoutes(services));
 }
 

@@ -26,6 +26,8 @@ import { createParsePool, type ParsePool } from "../scrape/parse-workers/pool.ts
 import { ScrapeService } from "../scrape/service.ts";
 import { createSearxngBackend } from "../search/searxng.ts";
 import { SearchService } from "../search/service.ts";
+import { ExtractService } from "../extract/service.ts";
+import { ExtractStore } from "../extract/store.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
 import { FileStore } from "../storage/files.ts";
 import { openDatabase } from "../storage/database.ts";
@@ -70,6 +72,8 @@ export interface Services {
   scrape: ScrapeService;
   /** `POST /v2/search` over the configured SearXNG instance (src/search). */
   search: SearchService;
+  /** `POST /v2/extract` jobs (src/extract). */
+  extract: ExtractService;
   /** Parse worker threads the scrape service hands concurrent and large pages to. */
   parseWorkers: ParsePool;
   limiter: ConcurrencyLimiter;
@@ -205,6 +209,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   scheduler.every("expire-results", "0 7 * * * *", () => {
     results.prune(now());
     idempotency.prune(now());
+    extractStore.prune(now());
     cache.prune(now() - config.cacheRetentionMs);
   });
   const webhooks = createWebhookDispatcher({
@@ -248,6 +253,22 @@ export async function createServices(config: Config, options: ServiceOptions = {
       filesFor: (job) => async (bytes, contentType, extension) => fileUrl(job.publicBaseUrl, await files.put(bytes, contentType, job.keyId, extension)),
     }),
   });
+  const extractStore = new ExtractStore(db);
+  const extract = new ExtractService({
+    db,
+    store: extractStore,
+    ...(llm ? { llm } : {}),
+    scrape,
+    limiter,
+    ledger,
+    search,
+    canSearch: searchBackend !== undefined,
+    map: { engine: discoveryHttp, robots, gate },
+    config,
+    kickWebhooks: () => webhooks.kick(),
+    log,
+    now,
+  });
   const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, scrape, ledger, planner, config, now });
   scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
   if (background) workers.start();
@@ -268,6 +289,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     scheduler,
     scrape,
     search,
+    extract,
     parseWorkers,
     limiter,
     scrapeStats: {},
@@ -283,6 +305,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     crawlPrompts: new CrawlPromptService(llm, ledger, config),
     async close() {
       scheduler.stop();
+      await extract.close();
       await workers.stop();
       await webhooks.stop();
       await engines.close();

@@ -240,4 +240,25 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idempotency_keys_expires ON idempotency_keys (expires_at);
   `,
+  // 11: extract jobs (`POST /v2/extract`, src/extract): the validated request, then the answer. A job left
+  // `processing` by a stopped server is run again when `crawlbox serve` starts.
+  `
+  CREATE TABLE extract_jobs (
+    id TEXT PRIMARY KEY,
+    key_id TEXT NOT NULL,
+    status TEXT NOT NULL,             -- processing | completed | failed
+    request TEXT NOT NULL,            -- JSON of the validated request
+    data TEXT,                        -- completed: JSON of the extracted data
+    sources TEXT,                     -- completed with showSources: JSON list of the pages used
+    warning TEXT,
+    error TEXT,                       -- failed: why
+    tokens INTEGER NOT NULL DEFAULT 0,
+    credits INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX extract_jobs_expires ON extract_jobs (expires_at);
+  CREATE INDEX extract_jobs_processing ON extract_jobs (status) WHERE status = 'processing';
+  `,
 ];

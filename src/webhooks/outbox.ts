@@ -10,7 +10,7 @@
 import type { Database } from "bun:sqlite";
 
 /** Job kinds that announce events; the event type is `<kind>.<event>` (api-v2.md §4). */
-export type WebhookJobKind = "crawl" | "batch_scrape";
+export type WebhookJobKind = "crawl" | "batch_scrape" | "extract";
 /** Lifecycle events of a crawl or batch scrape. */
 export type WebhookEventName = "started" | "page" | "completed" | "failed" | "cancelled";
 

@@ -1,0 +1,274 @@
+/**
+ * @module extract/service
+ * `POST /v2/extract` and `GET /v2/extract/{id}` (api-v2.md §2.8, §3.3): an asynchronous job that gathers pages
+ * and asks the configured LLM for the requested data across all of them.
+ *
+ * ```
+ * urls ─▶ "https://site/*" mapped (up to `limit` pages) ─┐
+ * prompt ─▶ web search (enableWebSearch or no urls) ──────┴▶ scrape each (markdown) ─▶ one LLM extraction over
+ *                                                            the pages, chunked and merged ─▶ data (+ sources)
+ * ```
+ *
+ * The job row is written before the answer (nothing accepted is lost: `crawlbox serve` runs unfinished jobs
+ * again at start) and webhooks announce `extract.started`, then `extract.completed` or `extract.failed`. Cost:
+ * each page as a scrape, the LLM's tokens as token usage (`/v2/team/token-usage`).
+ */
+import type { Database } from "bun:sqlite";
+import type { ExtractRequest } from "../api/extract.ts";
+import { parseScrapeBody } from "../api/scrape.ts";
+import type { ScrapeOptions } from "../api/scrape-options.ts";
+import { parseSearchBody } from "../api/search.ts";
+import type { CreditLedger } from "../auth/credits.ts";
+import type { KeyIdentity } from "../auth/keys.ts";
+import { BadRequestError, CrawlboxError } from "../errors.ts";
+import type { LlmClient } from "../llm/client.ts";
+import { LlmNotConfiguredError } from "../llm/errors.ts";
+import type { Logger } from "../log.ts";
+import { mapSite, type MapDeps } from "../crawl/map.ts";
+import { specFromOptions } from "../scrape/from-options.ts";
+import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
+import type { ScrapeService } from "../scrape/service.ts";
+import type { SearchService } from "../search/service.ts";
+import { immediate } from "../storage/database.ts";
+import { enqueueWebhookEvent } from "../webhooks/index.ts";
+import type { ExtractJob, ExtractStore } from "./store.ts";
+
+/** Pages one wildcard URL (`https://site/*`) may add when `limit` is not given. */
+export const DEFAULT_WILDCARD_PAGES = 10;
+/** Most pages one extract job reads. */
+export const MAX_EXTRACT_PAGES = 50;
+/** Search results used when the prompt is searched for. */
+const SEARCH_RESULTS = 5;
+/** Extract jobs run at once; more wait in order. */
+const JOBS_AT_ONCE = 2;
+/** Pages of one job scraped at once (each also takes a slot of the server's scrape limiter). */
+const PAGES_AT_ONCE = 4;
+
+/** Dependencies of {@link ExtractService}. */
+export interface ExtractServiceDeps {
+  db: Database;
+  store: ExtractStore;
+  /** Undefined when no LLM is configured: extract is then a 400. */
+  llm?: LlmClient;
+  scrape: ScrapeService;
+  limiter: ConcurrencyLimiter;
+  ledger: CreditLedger;
+  search: SearchService;
+  /** Whether a search backend is configured (web search for prompt-only requests). */
+  canSearch: boolean;
+  map: MapDeps;
+  config: { defaultTimeoutMs: number; llmTimeoutMs: number; llmTokenBudget: number };
+  /** Delivers the webhook outbox after a committed event. */
+  kickWebhooks: () => void;
+  log: Pick<Logger, "warn">;
+  now?: () => number;
+  newId?: () => string;
+}
+
+/** The `GET /v2/extract/{id}` answer. */
+export interface ExtractStatus {
+  success: boolean;
+  status: ExtractJob["status"];
+  data?: unknown;
+  error?: string;
+  warning?: string;
+  expiresAt: string;
+  tokensUsed: number;
+  creditsUsed: number;
+  sources?: Record<string, string[]>;
+}
+
+/** Runs extract jobs. */
+export class ExtractService {
+  private readonly now: () => number;
+  private readonly newId: () => string;
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly jobs = new Map<string, AbortController>();
+  private closed = false;
+
+  constructor(private readonly deps: ExtractServiceDeps) {
+    this.now = deps.now ?? Date.now;
+    this.newId = deps.newId ?? (() => crypto.randomUUID());
+  }
+
+  /** Accepts a job for `who` and starts it; throws the 400/402 a client would get before anything is stored. */
+  start(req: ExtractRequest, who: KeyIdentity): { success: true; id: string; urlTrace: []; invalidURLs?: string[] } {
+    if (!this.deps.llm) throw new LlmNotConfiguredError("POST /v2/extract");
+    const searching = req.enableWebSearch || req.urls.length === 0;
+    if (req.urls.length === 0 && !this.deps.canSearch) {
+      throw new BadRequestError("An extract without urls searches the web for its prompt, which needs a search backend: set SEARXNG_ENDPOINT (docs/search.md), or give urls.");
+    }
+    if (searching && !req.prompt) throw new BadRequestError("A web search for an extract needs a prompt.");
+    if (req.scrapeOptions) this.deps.scrape.validate(specFromOptions("https://example.com/", "https://example.com/", { ...req.scrapeOptions, formats: [{ type: "markdown" }] } as ScrapeOptions, {}, this.deps.config));
+    this.deps.ledger.assertCanSpend(who, Math.max(1, req.urls.length));
+    const id = this.newId();
+    immediate(this.deps.db, () => {
+      this.deps.store.create(id, who.keyId, req, this.now());
+      this.announce(id, who.keyId, req, "started", true, []);
+    });
+    this.deps.kickWebhooks();
+    this.schedule(id);
+    return { success: true, id, urlTrace: [], ...(req.invalidURLs && req.invalidURLs.length > 0 ? { invalidURLs: req.invalidURLs } : {}) };
+  }
+
+  /** The job `id` of `keyId` in upstream's status shape, or undefined (unknown, expired, another key's). */
+  status(id: string, keyId: string): ExtractStatus | undefined {
+    const job = this.deps.store.get(id, this.now());
+    if (!job || job.keyId !== keyId) return undefined;
+    const out: ExtractStatus = {
+      success: job.status !== "failed",
+      status: job.status,
+      expiresAt: new Date(job.expiresAt).toISOString(),
+      tokensUsed: job.tokens,
+      creditsUsed: job.credits,
+    };
+    if (job.status === "completed") out.data = job.data;
+    if (job.error !== undefined) out.error = job.error;
+    if (job.warning !== undefined) out.warning = job.warning;
+    if (job.sources !== undefined) out.sources = { "*": job.sources };
+    return out;
+  }
+
+  /** At `crawlbox serve` start: runs again the jobs a stopped process left unfinished. Returns how many. */
+  resumeAbandoned(): number {
+    const jobs = this.deps.store.processing();
+    for (const job of jobs) this.schedule(job.id);
+    return jobs.length;
+  }
+
+  /** Stops running jobs (they stay `processing`, to be resumed by the next start) and refuses new ones. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const c of this.jobs.values()) c.abort(new Error("server stopping"));
+    for (const w of this.waiting.splice(0)) w();
+  }
+
+  private schedule(id: string): void {
+    const go = () => {
+      if (this.closed) return;
+      this.running++;
+      void this.run(id).finally(() => {
+        this.running--;
+        this.waiting.shift()?.();
+      });
+    };
+    if (this.running < JOBS_AT_ONCE) go();
+    else this.waiting.push(go);
+  }
+
+  private announce(id: string, keyId: string, req: ExtractRequest, event: "started" | "completed" | "failed", success: boolean, data: unknown[], error?: string) {
+    if (!req.webhook) return;
+    enqueueWebhookEvent(this.deps.db, { jobId: id, keyId, jobKind: "extract", event, success, data, webhook: req.webhook, ...(error ? { error } : {}) }, { now: this.now() });
+  }
+
+  private async run(id: string): Promise<void> {
+    const job = this.deps.store.get(id, this.now());
+    if (!job || job.status !== "processing") return;
+    const who: KeyIdentity = { keyId: job.keyId, creditQuota: null };
+    const req = job.request;
+    const controller = new AbortController();
+    this.jobs.set(id, controller);
+    const signal = controller.signal;
+    let tokens = 0;
+    let credits = 0;
+    const warnings: string[] = [];
+    try {
+      const urls = await this.gatherUrls(req, who, warnings, signal);
+      if (urls.length === 0) throw new BadRequestError("No pages to extract from: the URLs and the search found nothing.");
+      const pages = await this.scrapePages(urls, req, who, warnings, signal, (c) => (credits += c));
+      if (pages.length === 0) throw new CrawlboxError("EXTRACT_NO_PAGES", 500, `None of the ${urls.length} pages could be scraped (${warnings.at(-1) ?? "no reason given"}).`);
+      const content = pages.map((p) => `Source: ${p.url}\n\n${p.markdown}`).join("\n\n---\n\n");
+      const prompt = [req.systemPrompt, req.prompt].filter((s): s is string => !!s && s.trim() !== "").join("\n\n") || undefined;
+      const deadline = this.now() + Math.min(req.timeout ?? this.deps.config.llmTimeoutMs, this.deps.config.llmTimeoutMs);
+      const { value } = await this.deps.llm!.extract(
+        { content, ...(req.schema ? { schema: req.schema } : {}), ...(prompt ? { prompt } : {}) },
+        {
+          signal,
+          deadline,
+          tokenBudget: this.deps.config.llmTokenBudget * pages.length,
+          onTokens: (t) => {
+            tokens += t;
+            this.deps.ledger.charge(who, 0, t);
+          },
+        },
+      );
+      immediate(this.deps.db, () => {
+        this.deps.store.finish(id, { status: "completed", data: value, ...(req.showSources ? { sources: pages.map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now());
+        this.announce(id, job.keyId, req, "completed", true, [value]);
+      });
+    } catch (err) {
+      if (signal.aborted && this.closed) return; // stopping: the job stays processing and is resumed at the next start
+      const message = err instanceof Error ? err.message : String(err);
+      immediate(this.deps.db, () => {
+        this.deps.store.finish(id, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now());
+        this.announce(id, job.keyId, req, "failed", false, [], message);
+      });
+    } finally {
+      this.jobs.delete(id);
+    }
+    this.deps.kickWebhooks();
+  }
+
+  /** The request's URLs, wildcards mapped, plus search results for the prompt when asked; at most {@link MAX_EXTRACT_PAGES}. */
+  private async gatherUrls(req: ExtractRequest, who: KeyIdentity, warnings: string[], signal: AbortSignal): Promise<string[]> {
+    const urls: string[] = [];
+    const add = (u: string) => {
+      if (!urls.includes(u) && urls.length < MAX_EXTRACT_PAGES) urls.push(u);
+    };
+    for (const { url } of req.urls) {
+      if (!/\/\*$/.test(url)) {
+        add(url);
+        continue;
+      }
+      const base = url.replace(/\/\*$/, "/");
+      try {
+        const mapped = await mapSite({ url: base, limit: req.limit ?? DEFAULT_WILDCARD_PAGES, includeSubdomains: req.includeSubdomains, sitemap: req.ignoreSitemap ? "skip" : "include" }, this.deps.map, signal);
+        for (const link of mapped.links) add(link.url);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        warnings.push(`${url} could not be mapped (${err instanceof CrawlboxError ? err.code : (err as Error).message}); only its start page is read.`);
+        add(base);
+      }
+    }
+    if (req.enableWebSearch || req.urls.length === 0) {
+      if (!this.deps.canSearch) {
+        warnings.push("enableWebSearch needs a search backend (SEARXNG_ENDPOINT); only the given URLs were read.");
+      } else {
+        const found = await this.deps.search.search(parseSearchBody({ query: req.prompt!, limit: SEARCH_RESULTS, origin: "extract" }), who, { signal });
+        for (const r of found.data.web ?? []) add(String(r.url));
+      }
+    }
+    return urls;
+  }
+
+  /** Markdown of each page (4 at a time, in the server's scrape slots); failures become warnings. */
+  private async scrapePages(urls: string[], req: ExtractRequest, who: KeyIdentity, warnings: string[], signal: AbortSignal, charged: (credits: number) => void) {
+    const pages: { url: string; markdown: string }[] = [];
+    const failed: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < urls.length && !signal.aborted) {
+        const url = urls[next++]!;
+        try {
+          const options = { ...(req.scrapeOptions ?? DEFAULT_SCRAPE_OPTIONS), formats: [{ type: "markdown" }] } as ScrapeOptions;
+          const spec = specFromOptions(url, url, options, {}, this.deps.config);
+          const doc = await this.deps.limiter.run(spec.timeoutMs, () => this.deps.scrape.scrape(spec, who, { signal }));
+          charged(Number(doc.metadata.creditsUsed ?? 0));
+          if (doc.metadata.statusCode >= 400) failed.push(`${url}: HTTP ${doc.metadata.statusCode}`);
+          else pages.push({ url, markdown: doc.markdown ?? "" });
+        } catch (err) {
+          if (signal.aborted) throw err;
+          failed.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PAGES_AT_ONCE, urls.length) }, worker));
+    if (failed.length > 0) warnings.push(`${failed.length} of ${urls.length} pages could not be read (first: ${failed[0]}).`);
+    // Keep the request's order: the LLM sees the pages as the caller listed them.
+    return pages.sort((a, b) => urls.indexOf(a.url) - urls.indexOf(b.url));
+  }
+}
+
+/** Scrape options when the request gives none: the API's defaults, from the same validator a scrape uses. */
+const DEFAULT_SCRAPE_OPTIONS: ScrapeOptions = parseScrapeBody({ url: "https://example.com/" }).scrapeOptions;

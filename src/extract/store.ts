@@ -1,0 +1,110 @@
+/**
+ * @module extract/store
+ * The `extract_jobs` table: one row per `POST /v2/extract`, written when the job is accepted (so a stopped
+ * server loses nothing: `crawlbox serve` runs `processing` rows again at start) and updated once with the answer.
+ * Rows expire 24 h after they finish, as crawl and batch jobs.
+ */
+import type { Database } from "bun:sqlite";
+import type { ExtractRequest } from "../api/extract.ts";
+
+/** How long a finished extract job stays readable. */
+export const EXTRACT_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** A stored extract job. */
+export interface ExtractJob {
+  id: string;
+  keyId: string;
+  status: "processing" | "completed" | "failed";
+  request: ExtractRequest;
+  data?: unknown;
+  /** The pages the answer was drawn from (with `showSources`). */
+  sources?: string[];
+  warning?: string;
+  error?: string;
+  tokens: number;
+  credits: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+interface Row {
+  id: string;
+  key_id: string;
+  status: ExtractJob["status"];
+  request: string;
+  data: string | null;
+  sources: string | null;
+  warning: string | null;
+  error: string | null;
+  tokens: number;
+  credits: number;
+  created_at: number;
+  expires_at: number;
+}
+
+function fromRow(r: Row): ExtractJob {
+  const job: ExtractJob = {
+    id: r.id,
+    keyId: r.key_id,
+    status: r.status,
+    request: JSON.parse(r.request),
+    tokens: r.tokens,
+    credits: r.credits,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+  };
+  if (r.data !== null) job.data = JSON.parse(r.data);
+  if (r.sources !== null) job.sources = JSON.parse(r.sources);
+  if (r.warning !== null) job.warning = r.warning;
+  if (r.error !== null) job.error = r.error;
+  return job;
+}
+
+/** Extract jobs by id. */
+export class ExtractStore {
+  private readonly getStmt;
+  constructor(private readonly db: Database) {
+    this.getStmt = db.query<Row, [string]>("SELECT * FROM extract_jobs WHERE id = ?");
+  }
+
+  /** Stores a new job, `processing`; expiry is counted from when it finishes. */
+  create(id: string, keyId: string, request: ExtractRequest, now: number): void {
+    this.db
+      .query("INSERT INTO extract_jobs (id, key_id, status, request, created_at, updated_at, expires_at) VALUES (?, ?, 'processing', ?, ?, ?, ?)")
+      .run(id, keyId, JSON.stringify(request), now, now, now + EXTRACT_TTL_MS);
+  }
+
+  /** The job, unless it is unknown or expired. */
+  get(id: string, now: number): ExtractJob | undefined {
+    const row = this.getStmt.get(id);
+    return row && row.expires_at >= now ? fromRow(row) : undefined;
+  }
+
+  /** Records the end of a job. */
+  finish(id: string, end: { status: "completed" | "failed"; data?: unknown; sources?: string[]; warning?: string; error?: string; tokens: number; credits: number }, now: number): void {
+    this.db
+      .query("UPDATE extract_jobs SET status = ?, data = ?, sources = ?, warning = ?, error = ?, tokens = ?, credits = ?, updated_at = ?, expires_at = ? WHERE id = ?")
+      .run(
+        end.status,
+        end.data === undefined ? null : JSON.stringify(end.data),
+        end.sources === undefined ? null : JSON.stringify(end.sources),
+        end.warning ?? null,
+        end.error ?? null,
+        end.tokens,
+        end.credits,
+        now,
+        now + EXTRACT_TTL_MS,
+        id,
+      );
+  }
+
+  /** Jobs still `processing`: after a restart, those a previous process did not finish. */
+  processing(): ExtractJob[] {
+    return this.db.query<Row, []>("SELECT * FROM extract_jobs WHERE status = 'processing' ORDER BY created_at").all().map(fromRow);
+  }
+
+  /** Deletes expired jobs; returns how many. */
+  prune(now: number): number {
+    return this.db.query("DELETE FROM extract_jobs WHERE expires_at < ? AND status != 'processing'").run(now).changes;
+  }
+}

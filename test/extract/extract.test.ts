@@ -1,0 +1,191 @@
+/**
+ * `POST /v2/extract` and `GET /v2/extract/{id}` (src/extract): the official SDK's `extract`, several pages in
+ * one LLM extraction, a wildcard URL mapped to the site's pages, prompt-only extraction through search, sources,
+ * credits and tokens, webhooks, failures, per-key access, and a job resumed after a stop. The LLM is the local
+ * server speaking Ollama's protocol (test/llm/fake-llm.ts); SearXNG a local server speaking its JSON API.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+let site: ReturnType<typeof Bun.serve>;
+let searx: ReturnType<typeof Bun.serve>;
+let hooks: ReturnType<typeof Bun.serve>;
+let llm: FakeLlm;
+let h: Harness;
+let apiUrl: string;
+let base: string;
+const hookBodies: any[] = [];
+
+const page = (title: string, body: string) =>
+  new Response(`<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`, { headers: { "content-type": "text/html" } });
+
+beforeAll(async () => {
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const p = new URL(req.url).pathname;
+      if (p === "/") return page("Shop", `<p>Our products.</p><a href="/kettle">Kettle</a> <a href="/toaster">Toaster</a>`);
+      if (p === "/kettle") return page("Kettle", "<p>The Kettle costs 25 EUR and holds 1.7 litres of water.</p>");
+      if (p === "/toaster") return page("Toaster", "<p>The Toaster costs 40 EUR and has four slots for bread.</p>");
+      if (p === "/sitemap.xml") return new Response("not found", { status: 404 });
+      return new Response("not found", { status: 404 });
+    },
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  searx = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const q = new URL(req.url).searchParams;
+      const results = q.get("pageno") === "1" ? [{ url: `${base}/toaster`, title: "Toaster", content: "A toaster", engine: "test", category: "general" }] : [];
+      return Response.json({ query: q.get("q"), number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
+    },
+  });
+  hooks = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      hookBodies.push(await req.json());
+      return new Response("ok");
+    },
+  });
+  llm = startFakeLlm();
+  // Prices are read from the page text the LLM is given, so the answer depends on what was actually sent.
+  llm.respond = (req) => {
+    const text = req.messages.map((m) => m.content).join("\n");
+    const products = [...text.matchAll(/The (\w+) costs (\d+) EUR/g)].map((m) => ({ name: m[1], price: Number(m[2]) }));
+    return { content: JSON.stringify({ products }) };
+  };
+  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: `http://127.0.0.1:${searx.port}`, allowPrivateWebhooks: true });
+  apiUrl = h.listen();
+});
+
+afterAll(async () => {
+  await h.close();
+  site.stop(true);
+  searx.stop(true);
+  hooks.stop(true);
+  llm.stop();
+});
+
+const SCHEMA = { type: "object", properties: { products: { type: "array", items: { type: "object", properties: { name: { type: "string" }, price: { type: "number" } }, required: ["name", "price"] } } }, required: ["products"] };
+
+async function finished(id: string, harness = h): Promise<any> {
+  for (let i = 0; i < 400; i++) {
+    const s = (await (await harness.request(`/v2/extract/${id}`)).json()) as any;
+    if (s.status !== "processing") return s;
+    await Bun.sleep(25);
+  }
+  throw new Error("extract did not finish");
+}
+
+const start = async (body: Record<string, unknown>, harness = h) => {
+  const res = await harness.request("/v2/extract", { method: "POST", json: body });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe("POST /v2/extract", () => {
+  test("the official SDK's extract: pages scraped, one LLM extraction over them, the data back", async () => {
+    const app = new Firecrawl({ apiKey: h.key, apiUrl });
+    const out: any = await app.extract({ urls: [`${base}/kettle`, `${base}/toaster`], prompt: "List the products and prices", schema: SCHEMA, showSources: true });
+    expect(out.status).toBe("completed");
+    expect(out.success).toBe(true);
+    expect(out.data).toEqual({ products: [{ name: "Kettle", price: 25 }, { name: "Toaster", price: 40 }] });
+    expect(out.sources).toEqual({ "*": [`${base}/kettle`, `${base}/toaster`] });
+    expect(out.creditsUsed).toBe(2);
+    expect(out.tokensUsed).toBeGreaterThan(0);
+    expect(new Date(out.expiresAt).getTime()).toBeGreaterThan(Date.now());
+    const chat = llm.chats().at(-1)!;
+    const sent = chat.messages.map((m) => m.content).join("\n");
+    expect(sent).toContain(`Source: ${base}/kettle`);
+    expect(sent).toContain("List the products and prices");
+    expect(chat.schema).toMatchObject({ required: ["products"] });
+  });
+
+  test("a wildcard URL reads the site's pages; the create answer is upstream's", async () => {
+    const { status, body } = await start({ urls: [`${base}/*`], prompt: "List the products", schema: SCHEMA });
+    expect(status).toBe(200);
+    expect(body).toEqual({ success: true, id: expect.any(String), urlTrace: [] });
+    const done = await finished(body.id);
+    expect(done.data.products.map((p: any) => p.name).sort()).toEqual(["Kettle", "Toaster"]);
+  });
+
+  test("a prompt without urls searches for pages (through SearXNG)", async () => {
+    const { body } = await start({ prompt: "toaster prices" });
+    const done = await finished(body.id);
+    expect(done.status).toBe("completed");
+    expect(done.data).toEqual({ products: [{ name: "Toaster", price: 40 }] });
+  });
+
+  test("webhooks announce started and completed, or failed", async () => {
+    const webhook = { url: `http://127.0.0.1:${hooks.port}/hook`, metadata: { run: "x1" } };
+    const { body } = await start({ urls: [`${base}/kettle`], prompt: "prices", webhook });
+    await finished(body.id);
+    const bad = await start({ urls: [`${base}/missing`], prompt: "prices", webhook });
+    const failed = await finished(bad.body.id);
+    expect(failed).toMatchObject({ success: false, status: "failed" });
+    expect(failed.error).toContain("could be scraped");
+    for (let i = 0; i < 200 && hookBodies.filter((b) => b.id === body.id || b.id === bad.body.id).length < 4; i++) await Bun.sleep(25);
+    const mine = hookBodies.filter((b) => b.id === body.id).map((b) => [b.type, b.success]);
+    expect(mine).toEqual([["extract.started", true], ["extract.completed", true]]);
+    expect(hookBodies.find((b) => b.id === body.id && b.type === "extract.completed").data).toEqual([{ products: [{ name: "Kettle", price: 25 }] }]);
+    expect(hookBodies.filter((b) => b.id === bad.body.id).map((b) => b.type)).toEqual(["extract.started", "extract.failed"]);
+  });
+
+  test("the LLM failing fails the job with its reason", async () => {
+    const saved = llm.respond;
+    llm.respond = () => ({ status: 500, error: "model crashed" });
+    try {
+      const { body } = await start({ urls: [`${base}/kettle`], prompt: "prices" });
+      const done = await finished(body.id);
+      expect(done).toMatchObject({ success: false, status: "failed" });
+      expect(done.error).toBeString();
+    } finally {
+      llm.respond = saved;
+    }
+  });
+
+  test("unknown ids and other keys' jobs are 404 Extract job not found", async () => {
+    const { body } = await start({ urls: [`${base}/kettle`], prompt: "prices" });
+    await finished(body.id);
+    const other = h.services.keys.create("other").key;
+    const res = await h.request(`/v2/extract/${body.id}`, { auth: other });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as any).error).toBe("Extract job not found");
+    expect((await h.request("/v2/extract/00000000-0000-0000-0000-000000000000")).status).toBe(404);
+  });
+
+  test("a job a stopped server left processing runs again at the next start", async () => {
+    const req = { urls: [{ url: `${base}/toaster`, sourceURL: `${base}/toaster` }], prompt: "prices", ignoreSitemap: false, includeSubdomains: true, allowExternalLinks: false, enableWebSearch: false, urlTrace: false, showSources: false, ignoreInvalidURLs: true, origin: "api" };
+    const keyId = h.services.keys.verify(h.key)!.keyId;
+    h.services.db.query("INSERT INTO extract_jobs (id, key_id, status, request, created_at, updated_at, expires_at) VALUES ('left-over', ?, 'processing', ?, ?, ?, ?)").run(keyId, JSON.stringify(req), Date.now(), Date.now(), Date.now() + 86_400_000);
+    expect(h.services.extract.resumeAbandoned()).toBeGreaterThanOrEqual(1);
+    const done = await finished("left-over");
+    expect(done.data).toEqual({ products: [{ name: "Toaster", price: 40 }] });
+  });
+
+  test("refused before anything is stored: no LLM, nothing to read, bad bodies", async () => {
+    const bare = await createHarness();
+    try {
+      const r = await start({ urls: [`${base}/kettle`], prompt: "prices" }, bare);
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe("LLM_NOT_CONFIGURED");
+    } finally {
+      await bare.close();
+    }
+    const noSearch = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model" });
+    try {
+      const r = await start({ prompt: "toaster prices" }, noSearch);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toContain("SEARXNG_ENDPOINT");
+      expect((noSearch.services.db.query("SELECT COUNT(*) AS n FROM extract_jobs").get() as any).n).toBe(0);
+    } finally {
+      await noSearch.close();
+    }
+    expect((await start({})).status).toBe(400);
+    expect((await start({ urls: Array.from({ length: 11 }, (_, i) => `${base}/p${i}`), prompt: "x" })).status).toBe(400);
+  });
+});
