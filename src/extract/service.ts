@@ -19,7 +19,7 @@ import { parseScrapeBody } from "../api/scrape.ts";
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import { parseSearchBody } from "../api/search.ts";
 import type { CreditLedger } from "../auth/credits.ts";
-import type { KeyIdentity } from "../auth/keys.ts";
+import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
 import { BadRequestError, CrawlboxError } from "../errors.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
@@ -43,6 +43,8 @@ const SEARCH_RESULTS = 5;
 const JOBS_AT_ONCE = 2;
 /** Pages of one job scraped at once (each also takes a slot of the server's scrape limiter). */
 const PAGES_AT_ONCE = 4;
+/** Runs of one job (the server stopped during each) after which it is failed instead of run again. */
+export const MAX_EXTRACT_ATTEMPTS = 3;
 
 /** Dependencies of {@link ExtractService}. */
 export interface ExtractServiceDeps {
@@ -53,6 +55,8 @@ export interface ExtractServiceDeps {
   scrape: ScrapeService;
   limiter: ConcurrencyLimiter;
   ledger: CreditLedger;
+  /** The keys: a job runs under its key's current quota. */
+  keys: Pick<KeyStore, "identityOf">;
   search: SearchService;
   /** Whether a search backend is configured (web search for prompt-only requests). */
   canSearch: boolean;
@@ -85,6 +89,10 @@ export class ExtractService {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly jobs = new Map<string, AbortController>();
+  /** Jobs scheduled or running in this process: a job is never scheduled twice here. */
+  private readonly scheduled = new Set<string>();
+  /** This process, as the owner of the jobs it runs (store claim and finish). */
+  private readonly owner = crypto.randomUUID();
   private closed = false;
 
   constructor(private readonly deps: ExtractServiceDeps) {
@@ -96,6 +104,7 @@ export class ExtractService {
   start(req: ExtractRequest, who: KeyIdentity): { success: true; id: string; urlTrace: []; invalidURLs?: string[] } {
     if (!this.deps.llm) throw new LlmNotConfiguredError("POST /v2/extract");
     const searching = req.enableWebSearch || req.urls.length === 0;
+    if (req.urls.length === 0 && (req.invalidURLs?.length ?? 0) > 0) throw new BadRequestError("No valid URLs provided");
     if (req.urls.length === 0 && !this.deps.canSearch) {
       throw new BadRequestError("An extract without urls searches the web for its prompt, which needs a search backend: set SEARXNG_ENDPOINT (docs/search.md), or give urls.");
     }
@@ -145,13 +154,20 @@ export class ExtractService {
   }
 
   private schedule(id: string): void {
+    if (this.scheduled.has(id)) return;
+    this.scheduled.add(id);
     const go = () => {
       if (this.closed) return;
       this.running++;
-      void this.run(id).finally(() => {
-        this.running--;
-        this.waiting.shift()?.();
-      });
+      this.run(id)
+        // A failure to write the job's end (a full disk) must not take the server down: the job stays processing
+        // and runs again at the next start.
+        .catch((err: unknown) => this.deps.log.warn("extract job could not be recorded", { id, error: String(err) }))
+        .finally(() => {
+          this.running--;
+          this.scheduled.delete(id);
+          this.waiting.shift()?.();
+        });
     };
     if (this.running < JOBS_AT_ONCE) go();
     else this.waiting.push(go);
@@ -165,8 +181,19 @@ export class ExtractService {
   private async run(id: string): Promise<void> {
     const job = this.deps.store.get(id, this.now());
     if (!job || job.status !== "processing") return;
-    const who: KeyIdentity = { keyId: job.keyId, creditQuota: null };
+    const attempts = this.deps.store.claim(id, this.owner, this.now());
+    if (attempts === undefined) return;
     const req = job.request;
+    if (attempts > MAX_EXTRACT_ATTEMPTS) {
+      const error = `The job was started ${MAX_EXTRACT_ATTEMPTS} times and the server stopped each time before it finished.`;
+      immediate(this.deps.db, () => {
+        this.deps.store.finish(id, this.owner, { status: "failed", error, tokens: job.tokens, credits: job.credits }, this.now());
+        this.announce(id, job.keyId, req, "failed", false, [], error);
+      });
+      this.deps.kickWebhooks();
+      return;
+    }
+    const who = this.deps.keys.identityOf(job.keyId);
     const controller = new AbortController();
     this.jobs.set(id, controller);
     const signal = controller.signal;
@@ -174,10 +201,10 @@ export class ExtractService {
     let credits = 0;
     const warnings: string[] = [];
     try {
-      const urls = await this.gatherUrls(req, who, warnings, signal);
+      const urls = await this.gatherUrls(req, who, warnings, signal, (c) => (credits += c));
       if (urls.length === 0) throw new BadRequestError("No pages to extract from: the URLs and the search found nothing.");
       const pages = await this.scrapePages(urls, req, who, warnings, signal, (c) => (credits += c));
-      if (pages.length === 0) throw new CrawlboxError("EXTRACT_NO_PAGES", 500, `None of the ${urls.length} pages could be scraped (${warnings.at(-1) ?? "no reason given"}).`);
+      if (pages.length === 0) throw new CrawlboxError("EXTRACT_NO_PAGES", 500, `None of the ${urls.length} pages could be scraped.`);
       const content = pages.map((p) => `Source: ${p.url}\n\n${p.markdown}`).join("\n\n---\n\n");
       const prompt = [req.systemPrompt, req.prompt].filter((s): s is string => !!s && s.trim() !== "").join("\n\n") || undefined;
       const deadline = this.now() + Math.min(req.timeout ?? this.deps.config.llmTimeoutMs, this.deps.config.llmTimeoutMs);
@@ -194,14 +221,14 @@ export class ExtractService {
         },
       );
       immediate(this.deps.db, () => {
-        this.deps.store.finish(id, { status: "completed", data: value, ...(req.showSources ? { sources: pages.map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now());
+        this.deps.store.finish(id, this.owner, { status: "completed", data: value, ...(req.showSources ? { sources: pages.map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now());
         this.announce(id, job.keyId, req, "completed", true, [value]);
       });
     } catch (err) {
       if (signal.aborted && this.closed) return; // stopping: the job stays processing and is resumed at the next start
       const message = err instanceof Error ? err.message : String(err);
       immediate(this.deps.db, () => {
-        this.deps.store.finish(id, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now());
+        this.deps.store.finish(id, this.owner, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now());
         this.announce(id, job.keyId, req, "failed", false, [], message);
       });
     } finally {
@@ -211,7 +238,7 @@ export class ExtractService {
   }
 
   /** The request's URLs, wildcards mapped, plus search results for the prompt when asked; at most {@link MAX_EXTRACT_PAGES}. */
-  private async gatherUrls(req: ExtractRequest, who: KeyIdentity, warnings: string[], signal: AbortSignal): Promise<string[]> {
+  private async gatherUrls(req: ExtractRequest, who: KeyIdentity, warnings: string[], signal: AbortSignal, charged: (credits: number) => void): Promise<string[]> {
     const urls: string[] = [];
     const add = (u: string) => {
       if (!urls.includes(u) && urls.length < MAX_EXTRACT_PAGES) urls.push(u);
@@ -236,6 +263,7 @@ export class ExtractService {
         warnings.push("enableWebSearch needs a search backend (SEARXNG_ENDPOINT); only the given URLs were read.");
       } else {
         const found = await this.deps.search.search(parseSearchBody({ query: req.prompt!, limit: SEARCH_RESULTS, origin: "extract" }), who, { signal });
+        charged(found.creditsUsed);
         for (const r of found.data.web ?? []) add(String(r.url));
       }
     }
@@ -247,13 +275,21 @@ export class ExtractService {
     const pages: { url: string; markdown: string }[] = [];
     const failed: string[] = [];
     let next = 0;
+    let inFlight = 0;
     const worker = async () => {
       while (next < urls.length && !signal.aborted) {
         const url = urls[next++]!;
         try {
+          // The key must be able to pay for this page on top of the job's pages still running (each scrape checks
+          // only its own credit, so four at once could otherwise overspend a nearly spent quota).
+          this.deps.ledger.assertCanSpend(who, inFlight + 1);
           const options = { ...(req.scrapeOptions ?? DEFAULT_SCRAPE_OPTIONS), formats: [{ type: "markdown" }] } as ScrapeOptions;
           const spec = specFromOptions(url, url, options, {}, this.deps.config);
-          const doc = await this.deps.limiter.run(spec.timeoutMs, () => this.deps.scrape.scrape(spec, who, { signal }));
+          inFlight++;
+          // The page is part of the job's answer, not a scrape result of its own: nothing stored under its id.
+          const doc = await this.deps.limiter
+            .run(spec.timeoutMs, () => this.deps.scrape.scrape(spec, who, { signal, storeResult: false }))
+            .finally(() => inFlight--);
           charged(Number(doc.metadata.creditsUsed ?? 0));
           if (doc.metadata.statusCode >= 400) failed.push(`${url}: HTTP ${doc.metadata.statusCode}`);
           else pages.push({ url, markdown: doc.markdown ?? "" });

@@ -31,6 +31,7 @@ interface Row {
   id: string;
   key_id: string;
   status: ExtractJob["status"];
+  attempts: number;
   request: string;
   data: string | null;
   sources: string | null;
@@ -74,16 +75,29 @@ export class ExtractStore {
       .run(id, keyId, JSON.stringify(request), now, now, now + EXTRACT_TTL_MS);
   }
 
-  /** The job, unless it is unknown or expired. */
+  /** The job, unless it is unknown or expired (a job still processing never expires). */
   get(id: string, now: number): ExtractJob | undefined {
     const row = this.getStmt.get(id);
-    return row && row.expires_at >= now ? fromRow(row) : undefined;
+    return row && (row.status === "processing" || row.expires_at >= now) ? fromRow(row) : undefined;
   }
 
-  /** Records the end of a job. */
-  finish(id: string, end: { status: "completed" | "failed"; data?: unknown; sources?: string[]; warning?: string; error?: string; tokens: number; credits: number }, now: number): void {
+  /**
+   * Takes a processing job for the process `owner`, counting the attempt; returns the attempts so far, or
+   * undefined when the job is finished or this process already runs it.
+   */
+  claim(id: string, owner: string, now: number): number | undefined {
+    const row = this.db
+      .query<{ attempts: number }, [string, number, string, string]>(
+        "UPDATE extract_jobs SET owner = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'processing' AND owner IS NOT ? RETURNING attempts",
+      )
+      .get(owner, now, id, owner);
+    return row?.attempts;
+  }
+
+  /** Records the end of a job run by `owner` (a process that lost the job cannot overwrite its end). */
+  finish(id: string, owner: string, end: { status: "completed" | "failed"; data?: unknown; sources?: string[]; warning?: string; error?: string; tokens: number; credits: number }, now: number): void {
     this.db
-      .query("UPDATE extract_jobs SET status = ?, data = ?, sources = ?, warning = ?, error = ?, tokens = ?, credits = ?, updated_at = ?, expires_at = ? WHERE id = ?")
+      .query("UPDATE extract_jobs SET status = ?, data = ?, sources = ?, warning = ?, error = ?, tokens = ?, credits = ?, updated_at = ?, expires_at = ? WHERE id = ? AND owner = ?")
       .run(
         end.status,
         end.data === undefined ? null : JSON.stringify(end.data),
@@ -95,6 +109,7 @@ export class ExtractStore {
         now,
         now + EXTRACT_TTL_MS,
         id,
+        owner,
       );
   }
 

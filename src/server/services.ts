@@ -261,6 +261,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     scrape,
     limiter,
     ledger,
+    keys,
     search,
     canSearch: searchBackend !== undefined,
     map: { engine: discoveryHttp, robots, gate },

@@ -247,6 +247,8 @@ export const MIGRATIONS: readonly string[] = [
     id TEXT PRIMARY KEY,
     key_id TEXT NOT NULL,
     status TEXT NOT NULL,             -- processing | completed | failed
+    owner TEXT,                       -- the process running it (a random id per start); only it may finish it
+    attempts INTEGER NOT NULL DEFAULT 0, -- runs started; a job that stopped the server 3 times is failed
     request TEXT NOT NULL,            -- JSON of the validated request
     data TEXT,                        -- completed: JSON of the extracted data
     sources TEXT,                     -- completed with showSources: JSON list of the pages used
@@ -256,7 +258,7 @@ export const MIGRATIONS: readonly string[] = [
     credits INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL
+    expires_at INTEGER NOT NULL       -- counted from the end; a processing job never expires
   );
   CREATE INDEX extract_jobs_expires ON extract_jobs (expires_at);
   CREATE INDEX extract_jobs_processing ON extract_jobs (status) WHERE status = 'processing';

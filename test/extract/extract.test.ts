@@ -73,9 +73,9 @@ afterAll(async () => {
 
 const SCHEMA = { type: "object", properties: { products: { type: "array", items: { type: "object", properties: { name: { type: "string" }, price: { type: "number" } }, required: ["name", "price"] } } }, required: ["products"] };
 
-async function finished(id: string, harness = h): Promise<any> {
+async function finished(id: string, harness = h, auth?: string): Promise<any> {
   for (let i = 0; i < 400; i++) {
-    const s = (await (await harness.request(`/v2/extract/${id}`)).json()) as any;
+    const s = (await (await harness.request(`/v2/extract/${id}`, auth ? { auth } : {})).json()) as any;
     if (s.status !== "processing") return s;
     await Bun.sleep(25);
   }
@@ -113,11 +113,22 @@ describe("POST /v2/extract", () => {
     expect(done.data.products.map((p: any) => p.name).sort()).toEqual(["Kettle", "Toaster"]);
   });
 
-  test("a prompt without urls searches for pages (through SearXNG)", async () => {
+  test("a prompt without urls searches for pages (through SearXNG); the search's credits are in the job's", async () => {
     const { body } = await start({ prompt: "toaster prices" });
     const done = await finished(body.id);
     expect(done.status).toBe("completed");
     expect(done.data).toEqual({ products: [{ name: "Toaster", price: 40 }] });
+    expect(done.creditsUsed).toBe(1 + 2);
+  });
+
+  test("a job runs under its key's quota: pages beyond it are not read", async () => {
+    const { key } = h.services.keys.create("two credits", 2);
+    const res = await h.request("/v2/extract", { method: "POST", json: { urls: [`${base}/*`], prompt: "products", schema: SCHEMA }, auth: key });
+    const done = await finished(((await res.json()) as any).id, h, key);
+    expect(done.status).toBe("completed");
+    expect(done.creditsUsed).toBe(2);
+    expect(done.warning).toContain("INSUFFICIENT_CREDITS");
+    expect(h.services.ledger.usage(h.services.keys.verify(key)!).creditsUsed).toBe(2);
   });
 
   test("webhooks announce started and completed, or failed", async () => {
@@ -158,13 +169,24 @@ describe("POST /v2/extract", () => {
     expect((await h.request("/v2/extract/00000000-0000-0000-0000-000000000000")).status).toBe(404);
   });
 
-  test("a job a stopped server left processing runs again at the next start", async () => {
+  test("a job a stopped server left processing runs again at the next start, once, even long after; not forever", async () => {
     const req = { urls: [{ url: `${base}/toaster`, sourceURL: `${base}/toaster` }], prompt: "prices", ignoreSitemap: false, includeSubdomains: true, allowExternalLinks: false, enableWebSearch: false, urlTrace: false, showSources: false, ignoreInvalidURLs: true, origin: "api" };
     const keyId = h.services.keys.verify(h.key)!.keyId;
-    h.services.db.query("INSERT INTO extract_jobs (id, key_id, status, request, created_at, updated_at, expires_at) VALUES ('left-over', ?, 'processing', ?, ?, ?, ?)").run(keyId, JSON.stringify(req), Date.now(), Date.now(), Date.now() + 86_400_000);
-    expect(h.services.extract.resumeAbandoned()).toBeGreaterThanOrEqual(1);
+    const insert = h.services.db.query("INSERT INTO extract_jobs (id, key_id, status, owner, attempts, request, created_at, updated_at, expires_at) VALUES (?, ?, 'processing', 'a dead process', ?, ?, ?, ?, ?)");
+    // Accepted two days ago: a processing job does not expire.
+    const old = Date.now() - 2 * 86_400_000;
+    insert.run("left-over", keyId, 1, JSON.stringify(req), old, old, old + 86_400_000);
+    insert.run("crashed-thrice", keyId, 3, JSON.stringify(req), old, old, old + 86_400_000);
+    const chatsBefore = llm.chats().length;
+    // Resumed twice (as if two starts raced): each job still runs once.
+    h.services.extract.resumeAbandoned();
+    h.services.extract.resumeAbandoned();
     const done = await finished("left-over");
     expect(done.data).toEqual({ products: [{ name: "Toaster", price: 40 }] });
+    const gaveUp = await finished("crashed-thrice");
+    expect(gaveUp).toMatchObject({ success: false, status: "failed" });
+    expect(gaveUp.error).toContain("3 times");
+    expect(llm.chats().length - chatsBefore).toBe(1);
   });
 
   test("refused before anything is stored: no LLM, nothing to read, bad bodies", async () => {
@@ -186,6 +208,9 @@ describe("POST /v2/extract", () => {
       await noSearch.close();
     }
     expect((await start({})).status).toBe(400);
+    const invalid = await start({ urls: ["not a url"], prompt: "x" });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.error).toBe("No valid URLs provided");
     expect((await start({ urls: Array.from({ length: 11 }, (_, i) => `${base}/p${i}`), prompt: "x" })).status).toBe(400);
   });
 });
