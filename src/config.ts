@@ -57,6 +57,8 @@ export interface Config {
   searxngCategories: string;
   /** Largest accepted request body. @default 10 MiB */
   maxRequestBodyBytes: number;
+  /** Largest file accepted by `POST /v2/parse` (the whole multipart body). @default 50 MiB, as upstream */
+  maxUploadBytes: number;
   /** Largest decoded page body an engine will read. @default 25 MiB */
   maxPageBytes: number;
   /** Default scrape deadline when the request gives none. @default 30000 */
@@ -256,6 +258,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     openaiApiKey: str(r, "OPENAI_API_KEY", ""),
     modelName: str(r, "MODEL_NAME", ""),
     maxRequestBodyBytes: int(r, "CRAWLBOX_MAX_REQUEST_BODY_BYTES", 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxUploadBytes: int(r, "CRAWLBOX_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxPageBytes: int(r, "CRAWLBOX_MAX_PAGE_BYTES", 25 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     defaultTimeoutMs: int(r, "CRAWLBOX_DEFAULT_TIMEOUT_MS", 30_000, 1000, 300_000),
     defaultCreditQuota: int(r, "CRAWLBOX_DEFAULT_CREDIT_QUOTA", 0, 0, Number.MAX_SAFE_INTEGER),

@@ -37,7 +37,7 @@ export async function runServe(config: Config): Promise<number> {
     port: config.port,
     hostname: config.host,
     // A little above our own limit, so that our parser answers 413 in the /v2 shape; Bun's cut-off is the backstop.
-    maxRequestBodySize: config.maxRequestBodyBytes + 64 * 1024,
+    maxRequestBodySize: Math.max(config.maxRequestBodyBytes, config.maxUploadBytes) + 64 * 1024,
     idleTimeout: 255,
   });
   const server = app.server!;

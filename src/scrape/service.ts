@@ -67,6 +67,8 @@ export interface ScrapeRunOptions {
    * reported as upstream's [LATEST] `concurrencyLimited` / `concurrencyQueueDurationMs` (api-v2.md §3.1).
    */
   queue?: { queuedMs: number | undefined };
+  /** A page the caller already has (`POST /v2/parse`: an uploaded file): used as is, nothing fetched or cached. */
+  page?: Page;
 }
 
 /** A scraped page: the document, and for crawls its links and the response headers (`Retry-After`). */
@@ -139,7 +141,7 @@ export class ScrapeService {
 
     const startedAt = this.now();
     const scrapeId = options.scrapeId ?? this.newId();
-    const { page, cachedAt } = await this.obtainPage(spec, options.signal, who.keyId);
+    const { page, cachedAt } = options.page ? { page: options.page, cachedAt: undefined } : await this.obtainPage(spec, options.signal, who.keyId);
     const bytesOnly = renderers.length > 0 && renderers.every(([r]) => r.bytesOnly);
     const parser = bytesOnly ? undefined : this.deps.parsers.find(page, spec);
     const converted = parser ? await parser.parse(page, spec, options.signal) : undefined;

@@ -7,7 +7,7 @@
  * instead of silently stripping them, which the /v2 contract requires (api-v2.md §2.1).
  */
 import { Elysia } from "elysia";
-import { parseJsonBody } from "./body-parser.ts";
+import { parseJsonBody, parseMultipartBody } from "./body-parser.ts";
 import { docsPlugin } from "./docs.ts";
 import { httpStatusFor, mapError } from "./error-handler.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -20,6 +20,7 @@ import { mapRoutes } from "./routes/map.ts";
 import { scrapeRoutes } from "./routes/scrape.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { extractRoutes } from "./routes/extract.ts";
+import { parseRoutes } from "./routes/parse.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import type { Services } from "./services.ts";
 
@@ -27,7 +28,12 @@ import type { Services } from "./services.ts";
 export function createApp(services: Services) {
   const { config, log } = services;
   return new Elysia({ name: "crawlbox", normalize: false })
-    .onParse(({ request }) => parseJsonBody(request, config.maxRequestBodyBytes))
+    // Every body is JSON, whatever its Content-Type says (curl's -d), except a multipart upload to POST /v2/parse.
+    .onParse(({ request }) =>
+      (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data") && new URL(request.url).pathname === "/v2/parse"
+        ? parseMultipartBody(request, config.maxUploadBytes)
+        : parseJsonBody(request, config.maxRequestBodyBytes),
+    )
     .onError(({ code, error, set }) => {
       const e = mapError(code, error, log);
       set.status = httpStatusFor(e);
@@ -46,6 +52,7 @@ export function createApp(services: Services) {
     .use(mapRoutes(services))
     .use(searchRoutes(services))
     .use(extractRoutes(services))
+    .use(parseRoutes(services))
     .use(webhookRoutes(services));
 }
 
