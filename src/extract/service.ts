@@ -27,6 +27,7 @@ import type { Logger } from "../log.ts";
 import { mapSite, type MapDeps } from "../crawl/map.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
+import { forEachLimited } from "../scrape/each-limited.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import type { SearchService } from "../search/service.ts";
 import { immediate } from "../storage/database.ts";
@@ -274,32 +275,27 @@ export class ExtractService {
   private async scrapePages(urls: string[], req: ExtractRequest, who: KeyIdentity, warnings: string[], signal: AbortSignal, charged: (credits: number) => void) {
     const pages: { url: string; markdown: string }[] = [];
     const failed: string[] = [];
-    let next = 0;
     let inFlight = 0;
-    const worker = async () => {
-      while (next < urls.length && !signal.aborted) {
-        const url = urls[next++]!;
-        try {
-          // The key must be able to pay for this page on top of the job's pages still running (each scrape checks
-          // only its own credit, so four at once could otherwise overspend a nearly spent quota).
-          this.deps.ledger.assertCanSpend(who, inFlight + 1);
-          const options = { ...(req.scrapeOptions ?? DEFAULT_SCRAPE_OPTIONS), formats: [{ type: "markdown" }] } as ScrapeOptions;
-          const spec = specFromOptions(url, url, options, {}, this.deps.config);
-          inFlight++;
-          // The page is part of the job's answer, not a scrape result of its own: nothing stored under its id.
-          const doc = await this.deps.limiter
-            .run(spec.timeoutMs, () => this.deps.scrape.scrape(spec, who, { signal, storeResult: false }))
-            .finally(() => inFlight--);
-          charged(Number(doc.metadata.creditsUsed ?? 0));
-          if (doc.metadata.statusCode >= 400) failed.push(`${url}: HTTP ${doc.metadata.statusCode}`);
-          else pages.push({ url, markdown: doc.markdown ?? "" });
-        } catch (err) {
-          if (signal.aborted) throw err;
-          failed.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
-        }
+    await forEachLimited(urls, PAGES_AT_ONCE, signal, async (url) => {
+      try {
+        // The key must be able to pay for this page on top of the job's pages still running (each scrape checks
+        // only its own credit, so four at once could otherwise overspend a nearly spent quota).
+        this.deps.ledger.assertCanSpend(who, inFlight + 1);
+        const options = { ...(req.scrapeOptions ?? DEFAULT_SCRAPE_OPTIONS), formats: [{ type: "markdown" }] } as ScrapeOptions;
+        const spec = specFromOptions(url, url, options, {}, this.deps.config);
+        inFlight++;
+        // The page is part of the job's answer, not a scrape result of its own: nothing stored under its id.
+        const doc = await this.deps.limiter
+          .run(spec.timeoutMs, () => this.deps.scrape.scrape(spec, who, { signal, storeResult: false }))
+          .finally(() => inFlight--);
+        charged(Number(doc.metadata.creditsUsed ?? 0));
+        if (doc.metadata.statusCode >= 400) failed.push(`${url}: HTTP ${doc.metadata.statusCode}`);
+        else pages.push({ url, markdown: doc.markdown ?? "" });
+      } catch (err) {
+        if (signal.aborted) throw err;
+        failed.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(PAGES_AT_ONCE, urls.length) }, worker));
+    });
     if (failed.length > 0) warnings.push(`${failed.length} of ${urls.length} pages could not be read (first: ${failed[0]}).`);
     // Keep the request's order: the LLM sees the pages as the caller listed them.
     return pages.sort((a, b) => urls.indexOf(a.url) - urls.indexOf(b.url));

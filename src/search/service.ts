@@ -20,6 +20,7 @@ import { specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
 import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { FileSink } from "../scrape/render-context.ts";
 import type { ScrapeDocument } from "../scrape/document.ts";
+import { forEachLimited } from "../scrape/each-limited.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import { SearchNotConfiguredError, SearchTimeoutError } from "./errors.ts";
 import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
@@ -223,27 +224,22 @@ export class SearchService {
     const byUrl = new Map<string, Result[]>();
     for (const r of results) byUrl.set(String(r.url), [...(byUrl.get(String(r.url)) ?? []), r]);
     const urls = [...byUrl.keys()];
-    let next = 0;
     let done = 0;
-    const worker = async () => {
-      while (next < urls.length && !signal.aborted) {
-        const url = urls[next++]!;
-        try {
-          const spec = specFromOptions(url, url, req.scrapeOptions, { zeroDataRetention }, this.deps.config);
-          const doc: ScrapeDocument = await this.deps.limiter.run(Math.max(0, spec.timeoutMs), () =>
-            this.deps.scrape.scrape(spec, who, { signal, ...(files ? { files } : {}) }),
-          );
-          credits += Number(doc.metadata.creditsUsed ?? 0);
-          for (const r of byUrl.get(url)!) Object.assign(r, structuredClone(doc));
-          done++;
-        } catch (err) {
-          if (signal.aborted) return;
-          done++;
-          failures.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
-        }
+    await forEachLimited(urls, SCRAPE_CONCURRENCY, signal, async (url) => {
+      try {
+        const spec = specFromOptions(url, url, req.scrapeOptions, { zeroDataRetention }, this.deps.config);
+        const doc: ScrapeDocument = await this.deps.limiter.run(Math.max(0, spec.timeoutMs), () =>
+          this.deps.scrape.scrape(spec, who, { signal, ...(files ? { files } : {}) }),
+        );
+        credits += Number(doc.metadata.creditsUsed ?? 0);
+        for (const r of byUrl.get(url)!) Object.assign(r, structuredClone(doc));
+        done++;
+      } catch (err) {
+        if (signal.aborted) return;
+        done++;
+        failures.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(SCRAPE_CONCURRENCY, urls.length) }, worker));
+    });
     return { credits, failures, unscraped: urls.length - done };
   }
 }
