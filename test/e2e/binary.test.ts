@@ -1,7 +1,7 @@
 /**
  * End-to-end: builds `dist/crawlbox`, copies it into an empty temporary folder (no node_modules, no sources)
  * and uses it as a user would: --version, keys, the scrape CLI, and the server (health, scrape, a parse worker,
- * docs).
+ * a file upload, docs).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync, chmodSync, existsSync, statSync } from "node:fs";
@@ -151,6 +151,13 @@ describe("the compiled binary, from an empty folder", () => {
     });
     expect(((await large.json()) as any).data.markdown).toContain("Padding paragraph 2799");
     expect(((await (await fetch(`${base}/health`)).json()) as any).parseWorkers).toMatchObject({ offloaded: 1, failed: 0 });
+    // An uploaded file (POST /v2/parse, multipart) is parsed by the binary like a fetched page.
+    const form = new FormData();
+    form.append("options", JSON.stringify({ formats: ["markdown"] }));
+    form.append("file", new Blob([await (await fetch(`${site.url}/article`)).text()], { type: "text/html" }), "article.html");
+    const parsed = await fetch(`${base}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+    expect(parsed.status).toBe(200);
+    expect(((await parsed.json()) as any).data.markdown).toContain("Growing Tomatoes Indoors");
     const docs = await fetch(`${base}/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("/docs-assets/swagger-ui-bundle.js");
