@@ -23,7 +23,6 @@ const REFUSED_OPTIONS: Record<string, string> = {
   minAge: "parse does not support cache/index options",
   storeInCache: "parse does not support cache/index options",
   lockdown: "parse does not support cache/index options",
-  headers: "parse does not support request headers",
 };
 
 /** Types by file extension, for uploads sent as `application/octet-stream` or without a type. */
@@ -60,28 +59,34 @@ export function parseUploadOptions(options: unknown, filename: string): ScrapeRe
     throw new BadRequestError("The options field must be a JSON object.");
   }
   const o = (options ?? {}) as Record<string, unknown>;
-  for (const [key, message] of Object.entries(REFUSED_OPTIONS)) if (o[key] !== undefined) throw new BadRequestError(message);
-  if (o.proxy !== undefined && o.proxy !== "basic" && o.proxy !== "auto") throw new BadRequestError("parse only supports proxy values of 'basic' or 'auto'");
+  const refuse = (message: string) => new BadRequestError(message, undefined, "PARSE_UNSUPPORTED_OPTIONS");
+  for (const [key, message] of Object.entries(REFUSED_OPTIONS)) if (o[key] !== undefined) throw refuse(message);
+  if (o.proxy !== undefined && o.proxy !== "basic" && o.proxy !== "auto") throw refuse("parse only supports proxy values of 'basic' or 'auto'");
   const formats = Array.isArray(o.formats) ? o.formats : [];
   for (const f of formats) {
     const type = typeof f === "string" ? f : (f as { type?: unknown })?.type;
-    if (typeof type === "string" && REFUSED_FORMATS.has(type)) throw new BadRequestError(`parse does not support ${type} format`);
+    if (typeof type === "string" && REFUSED_FORMATS.has(type)) throw refuse(`parse does not support ${type} format`);
   }
   // The same validator as POST /v2/scrape (unknown keys, bounds, formats), with a placeholder URL; the document
   // is then known by the file's name.
-  const { timeout: _t, ...rest } = o;
-  const req = parseScrapeBody({ ...rest, ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), url: "https://upload.invalid/" });
+  const req = parseScrapeBody({ ...o, url: "https://upload.invalid/" });
   const url = uploadUrl(filename);
   // A file is never cached: there is no URL to find it again by.
   return { ...req, url, sourceURL: url, scrapeOptions: { ...req.scrapeOptions, maxAge: 0, storeInCache: false } };
 }
 
-/** The uploaded file as a fetched page: its type from the part's type, else its extension; text decoded. */
+/**
+ * The uploaded file as a fetched page: its type from the part's `Content-Type` as sent, else its extension;
+ * text decoded with the part's charset, a BOM or `<meta charset>` (engines/charset.ts), as for a fetched page. A
+ * file of no known type (none, `application/octet-stream`, an unknown extension) whose first KiB has no NUL byte
+ * is read as markup, as a response without a type is; documents are recognised by their magic bytes.
+ */
 export function pageFromUpload(bytes: Uint8Array, filename: string, declaredType: string): Page {
   let contentType = mimeTypeOf(declaredType);
   if (contentType === "" || contentType === "application/octet-stream") {
     const ext = /\.([a-z0-9]+)$/i.exec(filename)?.[1]?.toLowerCase() ?? "";
-    contentType = BY_EXTENSION[ext] ?? contentType;
+    // Unknown: documents are still recognised by their magic bytes (documents/detect.ts), text is read as markup.
+    contentType = BY_EXTENSION[ext] ?? "";
   }
   const url = uploadUrl(filename);
   const page: Page = {
@@ -94,7 +99,7 @@ export function pageFromUpload(bytes: Uint8Array, filename: string, declaredType
     engine: "upload",
     elapsedMs: 0,
   };
-  if (isTextMimeType(contentType)) {
+  if (isTextMimeType(contentType) || (contentType === "" && !bytes.subarray(0, 1024).includes(0))) {
     const decoded = decodeText(bytes, contentType, declaredType);
     page.text = decoded.text;
     page.charset = decoded.charset;

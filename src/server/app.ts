@@ -7,7 +7,7 @@
  * instead of silently stripping them, which the /v2 contract requires (api-v2.md §2.1).
  */
 import { Elysia } from "elysia";
-import { parseJsonBody, parseMultipartBody } from "./body-parser.ts";
+import { DeferredUpload, parseJsonBody } from "./body-parser.ts";
 import { docsPlugin } from "./docs.ts";
 import { httpStatusFor, mapError } from "./error-handler.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -31,7 +31,7 @@ export function createApp(services: Services) {
     // Every body is JSON, whatever its Content-Type says (curl's -d), except a multipart upload to POST /v2/parse.
     .onParse(({ request }) =>
       (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data") && new URL(request.url).pathname === "/v2/parse"
-        ? parseMultipartBody(request, config.maxUploadBytes)
+        ? new DeferredUpload()
         : parseJsonBody(request, config.maxRequestBodyBytes),
     )
     .onError(({ code, error, set }) => {

@@ -4,7 +4,7 @@
  * form-encoded headers with JSON bodies). The limit is enforced while reading, so a chunked body without a
  * Content-Length cannot grow past it either.
  */
-import { BadRequestError, InvalidJsonError, PayloadTooLargeError } from "../errors.ts";
+import { InvalidJsonError, PayloadTooLargeError } from "../errors.ts";
 
 /** Reads at most `limitBytes` of `request`'s body; throws {@link PayloadTooLargeError} beyond. */
 export async function readBodyText(request: Request, limitBytes: number): Promise<string> {
@@ -45,30 +45,7 @@ export async function parseJsonBody(request: Request, limitBytes: number): Promi
 }
 
 /**
- * Parses a multipart/form-data body (`POST /v2/parse` uploads) with a byte limit: a declared size over it is
- * refused before reading; an undeclared (chunked) body is read up to the limit first.
+ * The body of a multipart upload to `POST /v2/parse`, not read yet: the route reads it (parse/multipart.ts) only
+ * after authentication and once it holds a scrape slot, so an unauthenticated or queued upload costs no memory.
  */
-export async function parseMultipartBody(request: Request, limitBytes: number): Promise<FormData> {
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > limitBytes) throw new PayloadTooLargeError(limitBytes);
-  try {
-    if (Number.isFinite(declared)) return await request.formData();
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const reader = request.body?.getReader();
-    for (;;) {
-      const step = await reader?.read();
-      if (!step || step.done) break;
-      total += step.value.byteLength;
-      if (total > limitBytes) {
-        await reader!.cancel().catch(() => {});
-        throw new PayloadTooLargeError(limitBytes);
-      }
-      chunks.push(step.value);
-    }
-    return await new Response(Buffer.concat(chunks), { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
-  } catch (err) {
-    if (err instanceof PayloadTooLargeError) throw err;
-    throw new BadRequestError("The multipart/form-data body could not be read: check its boundary and parts.");
-  }
-}
+export class DeferredUpload {}

@@ -47,12 +47,52 @@ describe("POST /v2/parse", () => {
   test("a DOCX, and HTML sent as octet-stream (typed by its extension) with main content", async () => {
     const docx = await upload(new Blob([Buffer.from(fx.docx)], { type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" }), "handbook.docx", { formats: ["markdown"] });
     expect(docx.status).toBe(200);
-    expect(docx.body.data.markdown).toMatch(/^# /m);
+    expect(docx.body.data.markdown).toContain("# Project Handbook");
     const html = await upload(new Blob([ARTICLE_HTML], { type: "application/octet-stream" }), "article.html", { formats: ["markdown"], onlyMainContent: true });
     expect(html.status).toBe(200);
     expect(html.body.data.markdown).toContain("# Growing Tomatoes Indoors");
     expect(html.body.data.markdown).not.toContain("SCRIPT_SHOULD_NOT_APPEAR");
     expect(html.body.data.metadata.title).toBe("Growing Tomatoes Indoors");
+  });
+
+  test("the part's own Content-Type and charset decide, not the file name", async () => {
+    // HTML named .txt but sent as text/html is markup; windows-1252 bytes with their charset decode right.
+    const html = await upload(new Blob(["<html><head><title>T</title></head><body><main><h1>Heading</h1><p>Some paragraph text here.</p></main></body></html>"], { type: "text/html" }), "page.txt", { formats: ["markdown"] });
+    expect(html.body.data.markdown).toContain("# Heading");
+    const cafe = new Uint8Array([...new TextEncoder().encode("<html><body><main><h1>Caf"), 0xe9, ...new TextEncoder().encode("</h1><p>Un caf\u00e9 au lait, s'il vous pla\u00eet.</p></main></body></html>")].map((b) => (b > 255 ? 63 : b)));
+    const latin = await upload(new Blob([cafe], { type: "text/html; charset=windows-1252" }), "menu", { formats: ["markdown"] });
+    expect(latin.body.data.markdown).toContain("# Caf\u00e9");
+    // No type and no extension: read as markup when it is text.
+    const bare = await upload(new Blob(["<h1>Plain upload</h1><p>Body text of the upload.</p>"]), "notes", { formats: ["markdown"] });
+    expect(bare.status).toBe(200);
+    expect(bare.body.data.markdown).toContain("Plain upload");
+  });
+
+  test("an upload without a key is refused before its body is read; a chunked upload is read with the same limit", async () => {
+    const form = new FormData();
+    form.append("file", new Blob(["<p>x</p>"], { type: "text/html" }), "x.html");
+    const res = await fetch(`${apiUrl}/v2/parse`, { method: "POST", body: form });
+    expect(res.status).toBe(401);
+    // A streamed (chunked) multipart body: no Content-Length.
+    const boundary = "----crawlbox-test";
+    const encoder = new TextEncoder();
+    const head = encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.html"\r\nContent-Type: text/html\r\n\r\n`);
+    const tail = encoder.encode(`\r\n--${boundary}--\r\n`);
+    const stream = (bodyBytes: number) =>
+      new ReadableStream({
+        start(c) {
+          c.enqueue(head);
+          c.enqueue(encoder.encode("<h1>Streamed</h1><p>" + "x".repeat(bodyBytes) + "</p>"));
+          c.enqueue(tail);
+          c.close();
+        },
+      });
+    const send = (bodyBytes: number) =>
+      fetch(`${apiUrl}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${h.key}`, "content-type": `multipart/form-data; boundary=${boundary}` }, body: stream(bodyBytes), duplex: "half" } as RequestInit);
+    const ok = await send(100);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as any).data.markdown).toContain("# Streamed");
+    expect((await send(3 * 1024 * 1024)).status).toBe(413);
   });
 
   test("what a file cannot do is refused, as the SDK refuses it", async () => {
@@ -68,7 +108,14 @@ describe("POST /v2/parse", () => {
       const r = await upload(pdf, "r.pdf", options);
       expect(r.status).toBe(400);
       expect(JSON.stringify(r.body)).toContain(message);
+      if (message !== "Unrecognized key") expect(r.body.code).toBe("PARSE_UNSUPPORTED_OPTIONS");
     }
+    // What the SDK allows is accepted (headers have nothing to apply to), also as a file part.
+    const form = new FormData();
+    form.append("options", new Blob([JSON.stringify({ formats: ["markdown"], headers: { "x-a": "1" } })], { type: "application/json" }), "options.json");
+    form.append("file", pdf, "r.pdf");
+    const res = await fetch(`${apiUrl}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${h.key}` }, body: form });
+    expect(res.status).toBe(200);
   });
 
   test("bad uploads are clear 4xx: no file, empty file, bad options JSON, JSON instead of multipart, too large", async () => {

@@ -2,50 +2,62 @@
  * @module server/routes/parse
  * `POST /v2/parse` ([LATEST] upstream; docs/parse.md): a file uploaded as multipart/form-data (`file`, plus
  * `options` as a JSON string of scrape options) is parsed like a fetched page and answered as a scrape is:
- * `{success:true, data: Document}`. Uploads are limited by `CRAWLBOX_MAX_UPLOAD_BYTES` (413 beyond).
+ * `{success:true, data: Document}`.
+ *
+ * The body is read here, not by the app's body parser: after authentication, and once the request holds one of
+ * the server's scrape slots, so neither an unauthenticated upload nor a queued one is buffered. Limits: the whole
+ * upload `CRAWLBOX_MAX_UPLOAD_BYTES`, the `options` part `CRAWLBOX_MAX_REQUEST_BODY_BYTES`, a markup or text file
+ * `CRAWLBOX_MAX_PAGE_BYTES` (as a fetched page): 413 beyond each.
  */
 import { Elysia } from "elysia";
-import { BadRequestError } from "../../errors.ts";
+import { BadRequestError, PayloadTooLargeError } from "../../errors.ts";
+import { readMultipart } from "../../parse/multipart.ts";
 import { pageFromUpload, parseUploadOptions } from "../../parse/upload.ts";
 import { specFromOptions } from "../../scrape/from-options.ts";
 import { authPlugin } from "../auth.ts";
+import { DeferredUpload } from "../body-parser.ts";
 import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
 
-/** Share of the request's timeout a parse may wait for a scrape slot, as `POST /v2/scrape`. */
+/** Share of the default timeout an upload may wait for a scrape slot (its own `timeout` is read after). */
 const QUEUE_WAIT_SHARE = 0.667;
 
 /** The parse route. */
 export function parseRoutes(services: Services) {
-  const { config, scrape, limiter } = services;
+  const { config, scrape, limiter, ledger } = services;
   return new Elysia({ name: "crawlbox-parse" })
     .use(authPlugin(services.keys, config.authEnabled))
     .post(
       "/v2/parse",
       async ({ body, who, request }) => {
-        if (!(body instanceof FormData)) {
+        if (!(body instanceof DeferredUpload)) {
           throw new BadRequestError("POST /v2/parse takes a multipart/form-data upload: a `file` part and an optional `options` part (JSON); upload references (`uploadRef`) are not supported.");
         }
-        const file = body.get("file");
-        if (!(file instanceof Blob) || file.size === 0) throw new BadRequestError("The upload has no `file` part, or it is empty.");
-        const filename = ((file as File).name || "upload").trim() || "upload";
-        const rawOptions = body.get("options");
-        let options: unknown;
-        if (typeof rawOptions === "string" && rawOptions.trim() !== "") {
-          try {
-            options = JSON.parse(rawOptions);
-          } catch {
-            throw new BadRequestError("The `options` part is not valid JSON.");
+        ledger.assertCanSpend(who, 1);
+        const doc = await limiter.run(Math.round(config.defaultTimeoutMs * QUEUE_WAIT_SHARE), async (queuedMs) => {
+          const parts = await readMultipart(request, config.maxUploadBytes);
+          const file = parts.find((p) => p.name === "file");
+          if (!file || file.data.byteLength === 0) throw new BadRequestError("The upload has no `file` part, or it is empty.");
+          const optionsPart = parts.find((p) => p.name === "options");
+          let options: unknown;
+          if (optionsPart && optionsPart.data.byteLength > 0) {
+            if (optionsPart.data.byteLength > config.maxRequestBodyBytes) throw new PayloadTooLargeError(config.maxRequestBodyBytes);
+            try {
+              options = JSON.parse(new TextDecoder().decode(optionsPart.data));
+            } catch {
+              throw new BadRequestError("The `options` part is not valid JSON.");
+            }
           }
-        }
-        const req = parseUploadOptions(options, filename);
-        const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
-        scrape.validate(spec);
-        const page = pageFromUpload(new Uint8Array(await file.arrayBuffer()), filename, file.type);
-        const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
-        const doc = await limiter.run(Math.round(spec.timeoutMs * QUEUE_WAIT_SHARE), (queuedMs) =>
-          scrape.scrape(spec, who, { signal: request.signal, files, page, queue: { queuedMs } }),
-        );
+          const filename = (file.filename ?? "").trim() || "upload";
+          const req = parseUploadOptions(options, filename);
+          const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
+          scrape.validate(spec);
+          const page = pageFromUpload(file.data, filename, file.contentType);
+          if (page.text !== undefined && file.data.byteLength > config.maxPageBytes) throw new PayloadTooLargeError(config.maxPageBytes);
+          const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
+          return scrape.scrape(spec, who, { signal: request.signal, files, page, queue: { queuedMs } });
+        });
+        services.scrapeStats.lastSuccessAt = Date.now();
         return { success: true, data: doc };
       },
       { detail: { tags: ["parse"], summary: "Parse an uploaded file (PDF, DOCX, ODT, RTF, image, HTML, text) into the scrape formats" } },
