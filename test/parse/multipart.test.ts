@@ -9,7 +9,7 @@ import { readMultipart } from "../../src/parse/multipart.ts";
 
 const B = "xYz-boundary";
 const req = (body: Uint8Array | string, type = `multipart/form-data; boundary=${B}`) =>
-  new Request("http://x/v2/parse", { method: "POST", headers: { "content-type": type }, body });
+  new Request("http://x/v2/parse", { method: "POST", headers: { "content-type": type }, body: typeof body === "string" ? body : Buffer.from(body) });
 
 const wellFormed = [
   `--${B}\r\nContent-Disposition: form-data; name="options"\r\n\r\n{"formats":["markdown"]}\r\n`,
