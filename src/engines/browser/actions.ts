@@ -121,6 +121,15 @@ async function runOne(action: Action, ctx: ActionContext, out: ActionResults, le
       } else {
         await page.evaluate((s: number) => window.scrollBy({ top: s * window.innerHeight }), sign);
       }
+      // Scroll events are dispatched at the next rendering step, not by scrollBy: wait for two frames (100 ms at
+      // most, in case frames are throttled) so that the page's scroll handlers (lazy loading, infinite lists) have
+      // run before the next action. Without it an action right after a scroll could see none of their effects.
+      await page.evaluate(
+        () => new Promise<void>((done) => {
+          setTimeout(done, 100);
+          requestAnimationFrame(() => requestAnimationFrame(() => done()));
+        }),
+      );
       await settle(ctx);
       return;
     }
