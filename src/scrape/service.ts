@@ -163,7 +163,7 @@ export class ScrapeService {
     const markup = !converted && renderable && !isPlainText(page);
     const prefilled = markup ? await this.parseElsewhere(page, spec, renderers, options.collectLinks === true, run.deadline) : undefined;
     const ctx = createRenderContext(spec, page, options.files, converted, run, prefilled);
-    const pageMeta = converted ? { ...ctx.metadata(), ...converted.metadata } : markup ? ctx.metadata() : {};
+    const pageMeta = converted ? { ...withoutServiceFields(ctx.metadata()), ...converted.metadata } : markup ? withoutServiceFields(ctx.metadata()) : {};
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).
     const links = options.collectLinks ? ctx.links() : undefined;
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
@@ -264,6 +264,20 @@ function mergeRendered(doc: ScrapeDocument, rendered: Partial<ScrapeDocument>): 
   const previous = doc.warning;
   Object.assign(doc, rendered);
   if (previous !== undefined && rendered.warning !== undefined && rendered.warning !== previous) doc.warning = `${previous} ${rendered.warning}`;
+}
+
+/**
+ * Metadata fields only the service sets. A page's own `<meta name="error">` (or `concurrencyLimited`, …) must not
+ * reach the document: clients read `metadata.error` as "this page failed". The other service fields are
+ * overwritten anyway; these can be absent, so they are removed from what the page's `<meta>` tags gave.
+ */
+const SERVICE_ONLY_FIELDS = ["error", "cachedAt", "concurrencyLimited", "concurrencyQueueDurationMs"];
+
+function withoutServiceFields(meta: Record<string, unknown>): Record<string, unknown> {
+  if (!SERVICE_ONLY_FIELDS.some((k) => Object.hasOwn(meta, k))) return meta;
+  const out = { ...meta };
+  for (const k of SERVICE_ONLY_FIELDS) delete out[k];
+  return out;
 }
 
 const STATUS_TEXT: Record<number, string> = {
