@@ -7,7 +7,10 @@
  * and `<base>`); a scan taken earlier still describes the original tree.
  *
  * Subtrees of `<svg>`, `<script>`, `<style>` and `<template>` are skipped: an SVG `<title>` is not the page's, an
- * element named `base` inside SVG is not an HTML `<base>`, and a template's content is inert to a browser.
+ * element named `base` inside SVG is not an HTML `<base>`, and a template's content is inert to a browser. A
+ * `<base>` inside `<noscript>` does not count either: a browser with scripting on (the one a page's links are
+ * written for) reads a noscript's content as text. Its `<meta>` and `<link>` tags are still reported, as upstream
+ * reports them.
  */
 
 /** What {@link scanDocument} found, in tree order. */
@@ -32,18 +35,22 @@ export function scanDocument(doc: Document): DocumentScan {
 function walk(doc: Document): DocumentScan {
   const scan: DocumentScan = { metas: [], links: [] };
   const stack: Element[] = doc.documentElement ? [doc.documentElement] : [];
+  // Elements below a <noscript>: pushed after this marker's position, so `stack.length > noscriptFloor` says so.
+  let noscriptFloor = Infinity;
   while (stack.length > 0) {
+    if (stack.length <= noscriptFloor) noscriptFloor = Infinity;
     const el = stack.pop()!;
     const tag = el.localName;
     if (tag === "meta") scan.metas.push(el);
     else if (tag === "link") scan.links.push(el);
     else if (tag === "title") scan.title ??= el;
     else if (tag === "base") {
-      if (scan.baseHref === undefined) {
+      if (scan.baseHref === undefined && noscriptFloor === Infinity) {
         const href = el.getAttribute("href");
         if (href !== null) scan.baseHref = href;
       }
     } else if (tag === "svg" || tag === "script" || tag === "style" || tag === "template") continue;
+    else if (tag === "noscript" && noscriptFloor === Infinity) noscriptFloor = stack.length;
     for (let c = el.lastElementChild; c; c = c.previousElementSibling) stack.push(c);
   }
   return scan;

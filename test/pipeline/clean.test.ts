@@ -103,6 +103,14 @@ describe("cleanHtml: URLs and images", () => {
     expect(markdown).toContain("[Doc](https://b.example.org/x/doc.html)");
   });
 
+  test("a <base> inside <noscript> does not count (scripting browsers read it as text); one after it does", () => {
+    const head = `<head><title>t</title><noscript><link rel="stylesheet" href="x.css"><base href="https://noscript.example.org/"></noscript></head>`;
+    const plain = run(`<html>${head}<body><p><a href="doc.html">Doc</a></p></body></html>`, { onlyMainContent: false });
+    expect(plain.markdown).toContain(`[Doc](${new URL("doc.html", BASE).href})`);
+    const after = run(`<html>${head}<body><base href="https://after.example.org/"><p><a href="doc.html">Doc</a></p></body></html>`, { onlyMainContent: false });
+    expect(after.markdown).toContain("[Doc](https://after.example.org/doc.html)");
+  });
+
   test("base64 images are removed but their alt text is kept", () => {
     const page = `<p>Figure: <img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" alt="Sales chart"></p>`;
     const removed = run(page, { onlyMainContent: false });
