@@ -168,3 +168,17 @@ export function toCrawlboxError(err: unknown): CrawlboxError {
   });
   return e;
 }
+
+/** 429: the server is busy with as many requests of this kind as it takes at once; retry shortly. */
+export class TooManyRequestsError extends CrawlboxError {
+  constructor(code: string, message: string) {
+    super(code, 429, message, { retryable: true });
+  }
+}
+
+/** 408: the client did not send its request body within the time allowed. */
+export class RequestBodyTimeoutError extends CrawlboxError {
+  constructor(timeoutMs: number) {
+    super("REQUEST_BODY_TIMEOUT", 408, `The request body did not arrive within ${timeoutMs} ms.`, { details: { timeoutMs } });
+  }
+}

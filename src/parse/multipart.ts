@@ -6,7 +6,10 @@
  * This reader keeps the part headers as sent. It reads the body with a byte limit (413 beyond, chunked or not),
  * after the route has authenticated the caller and taken a scrape slot.
  */
-import { BadRequestError, PayloadTooLargeError } from "../errors.ts";
+import { BadRequestError, PayloadTooLargeError, RequestBodyTimeoutError } from "../errors.ts";
+
+/** Parts read at most: a parse upload has two (`file`, `options`); many empty parts would only cost CPU. */
+export const MAX_PARTS = 16;
 
 /** One part of the body. */
 export interface FormPart {
@@ -17,16 +20,29 @@ export interface FormPart {
   data: Uint8Array;
 }
 
-/** Reads at most `limitBytes` of the body (the declared size is checked before reading anything). */
-async function readLimited(request: Request, limitBytes: number): Promise<Uint8Array> {
+/**
+ * Reads at most `limitBytes` of the body within `timeoutMs` (the declared size is checked before reading
+ * anything): a client sending slowly must not hold the server's resources for ever.
+ */
+async function readLimited(request: Request, limitBytes: number, timeoutMs: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limitBytes) throw new PayloadTooLargeError(limitBytes);
   const reader = request.body?.getReader();
   if (!reader) return new Uint8Array(0);
+  const deadline = performance.now() + timeoutMs;
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RequestBodyTimeoutError(timeoutMs)), Math.max(0, deadline - performance.now()));
+    });
+    const { done, value } = await Promise.race([reader.read(), late])
+      .catch(async (err: unknown) => {
+        await reader.cancel().catch(() => {});
+        throw err;
+      })
+      .finally(() => clearTimeout(timer));
     if (done) break;
     total += value.byteLength;
     if (total > limitBytes) {
@@ -47,13 +63,14 @@ function param(header: string, key: string): string | undefined {
 
 const bad = (why: string) => new BadRequestError(`The multipart/form-data body could not be read: ${why}.`);
 
-/** The parts of a multipart/form-data request, read with a limit of `limitBytes`. */
-export async function readMultipart(request: Request, limitBytes: number): Promise<FormPart[]> {
+/** The parts of a multipart/form-data request, read with a limit of `limitBytes` within `timeoutMs`. */
+export async function readMultipart(request: Request, limitBytes: number, timeoutMs = 60_000): Promise<FormPart[]> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\b/i.test(type)) throw bad("the Content-Type is not multipart/form-data");
   const boundary = param(type, "boundary");
   if (!boundary || boundary.length > 200) throw bad("the Content-Type has no usable boundary");
-  const body = Buffer.from(await readLimited(request, limitBytes));
+  const raw = await readLimited(request, limitBytes, timeoutMs);
+  const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength); // a view, not a copy
   const delimiter = Buffer.from(`--${boundary}`);
   let pos = body.indexOf(delimiter);
   if (pos < 0) throw bad("the boundary does not occur in the body");
@@ -76,6 +93,7 @@ export async function readMultipart(request: Request, limitBytes: number): Promi
     const name = param(disposition, "name");
     if (!/^form-data\b/i.test(disposition) || name === undefined) throw bad("a part has no Content-Disposition: form-data name");
     const filename = param(disposition, "filename");
+    if (parts.length === MAX_PARTS) throw bad(`more than ${MAX_PARTS} parts`);
     parts.push({ name, ...(filename !== undefined ? { filename } : {}), contentType: headers.get("content-type") ?? "", data: body.subarray(headerEnd + 4, next) });
     pos = next + 2;
   }

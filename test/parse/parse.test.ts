@@ -95,6 +95,37 @@ describe("POST /v2/parse", () => {
     expect((await send(3 * 1024 * 1024)).status).toBe(413);
   });
 
+  test("a client that sends too slowly gets 408 without holding a scrape slot; too many parts are a 400", async () => {
+    const slow = await createHarness({ defaultTimeoutMs: 1000, maxConcurrency: 1 });
+    const url = slow.listen();
+    try {
+      const boundary = "----slow";
+      const stalled = new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.html"\r\n\r\n<p>`));
+          // …and nothing more for a while.
+        },
+      });
+      const started = performance.now();
+      const pending = fetch(`${url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${slow.key}`, "content-type": `multipart/form-data; boundary=${boundary}` }, body: stalled, duplex: "half" } as RequestInit);
+      // While the upload stalls, the one scrape slot is free.
+      await Bun.sleep(200);
+      expect(slow.services.limiter.running).toBe(0);
+      const res = await pending;
+      expect(res.status).toBe(408);
+      expect(((await res.json()) as any).code).toBe("REQUEST_BODY_TIMEOUT");
+      expect(performance.now() - started).toBeLessThan(3000);
+    } finally {
+      await slow.close();
+    }
+    const many = new FormData();
+    for (let i = 0; i < 20; i++) many.append(`p${i}`, "x");
+    many.append("file", new Blob(["<p>x</p>"], { type: "text/html" }), "x.html");
+    const res = await fetch(`${apiUrl}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${h.key}` }, body: many });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error).toContain("more than 16 parts");
+  });
+
   test("what a file cannot do is refused, as the SDK refuses it", async () => {
     const pdf = new Blob([Buffer.from(fx.textPdf)], { type: "application/pdf" });
     for (const [options, message] of [
