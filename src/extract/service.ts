@@ -20,7 +20,7 @@ import type { ScrapeOptions } from "../api/scrape-options.ts";
 import { parseSearchBody } from "../api/search.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
-import { BadRequestError, CrawlboxError } from "../errors.ts";
+import { BadRequestError, CrawlboxError, TooManyRequestsError } from "../errors.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
 import type { Logger } from "../log.ts";
@@ -42,8 +42,15 @@ export const MAX_EXTRACT_PAGES = 50;
 const SEARCH_RESULTS = 5;
 /** Extract jobs run at once; more wait in order. */
 const JOBS_AT_ONCE = 2;
-/** Pages of one job scraped at once (each also takes a slot of the server's scrape limiter). */
-const PAGES_AT_ONCE = 4;
+/** Pages of one job scraped at once (each also takes a slot of the server's scrape limiter): 2 jobs × 2 pages
+ * leave half of the default 8 slots to everything else. */
+const PAGES_AT_ONCE = 2;
+/** Jobs one key may have processing (running or waiting); more is a 429. */
+export const MAX_JOBS_PER_KEY = 10;
+/** Largest schema accepted (its JSON), as it is stored with the job and sent with every LLM call. */
+export const MAX_SCHEMA_BYTES = 256 * 1024;
+/** Markdown kept per page for the LLM: beyond this a page is cut (with a warning), bounding a job's memory. */
+export const MAX_PAGE_CHARS = 200_000;
 /** Runs of one job (the server stopped during each) after which it is failed instead of run again. */
 export const MAX_EXTRACT_ATTEMPTS = 3;
 
@@ -111,7 +118,13 @@ export class ExtractService {
     }
     if (searching && !req.prompt) throw new BadRequestError("A web search for an extract needs a prompt.");
     if (req.scrapeOptions) this.deps.scrape.validate(specFromOptions("https://example.com/", "https://example.com/", { ...req.scrapeOptions, formats: [{ type: "markdown" }] } as ScrapeOptions, {}, this.deps.config));
+    if (req.schema && JSON.stringify(req.schema).length > MAX_SCHEMA_BYTES) {
+      throw new BadRequestError(`The schema is larger than ${MAX_SCHEMA_BYTES} bytes.`);
+    }
     this.deps.ledger.assertCanSpend(who, Math.max(1, req.urls.length));
+    if (this.deps.store.processingCount(who.keyId) >= MAX_JOBS_PER_KEY) {
+      throw new TooManyRequestsError("TOO_MANY_EXTRACT_JOBS", `This key already has ${MAX_JOBS_PER_KEY} extract jobs processing; wait for one to finish.`);
+    }
     const id = this.newId();
     immediate(this.deps.db, () => {
       this.deps.store.create(id, who.keyId, req, this.now());
@@ -275,6 +288,7 @@ export class ExtractService {
   private async scrapePages(urls: string[], req: ExtractRequest, who: KeyIdentity, warnings: string[], signal: AbortSignal, charged: (credits: number) => void) {
     const pages: { url: string; markdown: string }[] = [];
     const failed: string[] = [];
+    const cut: string[] = [];
     let inFlight = 0;
     await forEachLimited(urls, PAGES_AT_ONCE, signal, async (url) => {
       try {
@@ -290,13 +304,18 @@ export class ExtractService {
           .finally(() => inFlight--);
         charged(Number(doc.metadata.creditsUsed ?? 0));
         if (doc.metadata.statusCode >= 400) failed.push(`${url}: HTTP ${doc.metadata.statusCode}`);
-        else pages.push({ url, markdown: doc.markdown ?? "" });
+        else {
+          const markdown = doc.markdown ?? "";
+          if (markdown.length > MAX_PAGE_CHARS) cut.push(url);
+          pages.push({ url, markdown: markdown.slice(0, MAX_PAGE_CHARS) });
+        }
       } catch (err) {
         if (signal.aborted) throw err;
         failed.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
       }
     });
     if (failed.length > 0) warnings.push(`${failed.length} of ${urls.length} pages could not be read (first: ${failed[0]}).`);
+    if (cut.length > 0) warnings.push(`${cut.length} pages were longer than ${MAX_PAGE_CHARS} characters of markdown and were cut (first: ${cut[0]}).`);
     // Keep the request's order: the LLM sees the pages as the caller listed them.
     return pages.sort((a, b) => urls.indexOf(a.url) - urls.indexOf(b.url));
   }

@@ -113,6 +113,11 @@ export class ExtractStore {
       );
   }
 
+  /** How many jobs of `keyId` are processing (running or waiting). */
+  processingCount(keyId: string): number {
+    return (this.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM extract_jobs WHERE key_id = ? AND status = 'processing'").get(keyId)?.n ?? 0);
+  }
+
   /** Jobs still `processing`: after a restart, those a previous process did not finish. */
   processing(): ExtractJob[] {
     return this.db.query<Row, []>("SELECT * FROM extract_jobs WHERE status = 'processing' ORDER BY created_at").all().map(fromRow);

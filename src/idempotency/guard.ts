@@ -26,6 +26,8 @@ import type { IdempotencyStore } from "./store.ts";
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 /** Set on a replayed response (Stripe's name). */
 export const REPLAYED_HEADER = "idempotent-replayed";
+/** Largest answer kept for replay (characters of JSON); a larger one is answered and its key marked used. */
+export const MAX_KEPT_ANSWER_CHARS = 5 * 1024 * 1024;
 /** Longest accepted key (Stripe: 255). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
@@ -106,7 +108,7 @@ export async function idempotent<T extends object>(
     case "in-flight":
       throw new IdempotencyKeyInFlightError();
     case "not-kept":
-      throw new IdempotencyKeyUsedError("Idempotency key already used: the request ran, but with zeroDataRetention its response was not kept to replay.");
+      throw new IdempotencyKeyUsedError("Idempotency key already used: the request ran, but its response was not kept to replay (zeroDataRetention, or an answer over 5 MiB).");
     case "replay":
       return jsonResponse(claim.response, claim.status, { [REPLAYED_HEADER]: "true" });
   }
@@ -118,7 +120,8 @@ export async function idempotent<T extends object>(
     throw err;
   }
   try {
-    store.complete(keyId, key, claim.claim, 200, call.keepResponse ? text : null);
+    // A very large answer (a scrape with rawHtml of a big page) is not kept twice: reuse is then a 409, as for zdr.
+    store.complete(keyId, key, claim.claim, 200, call.keepResponse && text.length <= MAX_KEPT_ANSWER_CHARS ? text : null);
   } catch (err) {
     // The work is done and charged: the client gets its answer. Without a stored copy the claim is released, so
     // a retry runs again (as a request without the header would) instead of meeting a 409 for 15 minutes.

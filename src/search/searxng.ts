@@ -66,7 +66,7 @@ function parseHit(raw: unknown): BackendHit | undefined {
   if (typeof raw !== "object" || raw === null) return undefined;
   const r = raw as Record<string, unknown>;
   const url = str(r.url);
-  if (!url || !/^https?:\/\//i.test(url)) return undefined;
+  if (!url || !/^https?:\/\//i.test(url) || !URL.canParse(url)) return undefined;
   const hit: BackendHit = { url, title: str(r.title) ?? "", content: str(r.content) ?? "" };
   const date = str(r.publishedDate) ?? str(r.pubdate);
   if (date) hit.publishedDate = date;
@@ -119,8 +119,10 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
     async search(q) {
       const hits: BackendHit[] = [];
       const seen = new Set<string>();
-      for (let pageno = 1; pageno <= pagesFor(q.limit) && hits.length < q.limit; pageno++) {
+      let barren = 0; // pages in a row whose hits were all filtered out
+      for (let pageno = 1; pageno <= pagesFor(q.limit) && hits.length < q.limit && barren < 2; pageno++) {
         let added = 0;
+        const before = hits.length;
         for (const raw of await page(q, pageno)) {
           const hit = parseHit(raw);
           if (!hit || seen.has(hit.url)) continue;
@@ -129,6 +131,7 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
           if ((q.accept ?? (() => true))(hit) && hits.length < q.limit) hits.push(hit);
         }
         if (added === 0) break;
+        barren = hits.length === before ? barren + 1 : 0;
       }
       return hits;
     },

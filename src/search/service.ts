@@ -29,6 +29,10 @@ import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
 export const SEARCH_CREDITS_PER_10 = 2;
 /** Results scraped at once by one search (each also takes a slot of the server's scrape limiter). */
 const SCRAPE_CONCURRENCY = 4;
+/** Longest a search may run, whatever its `timeout` says (as a scrape's 300 s). */
+const MAX_SEARCH_TIMEOUT_MS = 300_000;
+/** Content (characters of markdown, html, rawHtml) one search answer may carry; later results come without it. */
+export const MAX_SEARCH_CONTENT_CHARS = 64 * 1024 * 1024;
 
 /** Dependencies of {@link SearchService}. */
 export interface SearchServiceDeps {
@@ -117,7 +121,8 @@ export class SearchService {
     // The most the search itself can cost; each scraped result is checked (and charged) as a scrape.
     ledger.assertCanSpend(who, Math.ceil(req.limit / 10) * SEARCH_CREDITS_PER_10 * kinds.length);
 
-    const timeout = AbortSignal.timeout(req.timeout);
+    // No maximum in upstream's schema; a timer longer than 2^31 ms would not be set, so 5 minutes is the most.
+    const timeout = AbortSignal.timeout(Math.min(req.timeout, MAX_SEARCH_TIMEOUT_MS));
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     let lists: Result[][];
     try {
@@ -142,6 +147,7 @@ export class SearchService {
         warnings.push(`${scraped.failures.length} of ${toScrape.length} results could not be scraped (first: ${scraped.failures[0]}).`);
       }
       if (scraped.unscraped > 0) warnings.push(`The timeout passed while scraping: ${scraped.unscraped} results are returned without their content.`);
+      if (scraped.overBudget > 0) warnings.push(`${scraped.overBudget} results are returned without their content: the answer already carried ${MAX_SEARCH_CONTENT_CHARS} characters.`);
     }
     const response: SearchResponse = { success: true, data, creditsUsed: credits, id: this.newId() };
     if (warnings.length > 0) response.warning = warnings.join(" ");
@@ -225,6 +231,8 @@ export class SearchService {
     for (const r of results) byUrl.set(String(r.url), [...(byUrl.get(String(r.url)) ?? []), r]);
     const urls = [...byUrl.keys()];
     let done = 0;
+    let contentChars = 0;
+    let overBudget = 0;
     await forEachLimited(urls, SCRAPE_CONCURRENCY, signal, async (url) => {
       try {
         const spec = specFromOptions(url, url, req.scrapeOptions, { zeroDataRetention }, this.deps.config);
@@ -232,7 +240,14 @@ export class SearchService {
           this.deps.scrape.scrape(spec, who, { signal, ...(files ? { files } : {}) }),
         );
         credits += Number(doc.metadata.creditsUsed ?? 0);
-        for (const r of byUrl.get(url)!) Object.assign(r, structuredClone(doc));
+        const size = ["markdown", "html", "rawHtml"].reduce((n, k) => n + (typeof doc[k] === "string" ? (doc[k] as string).length : 0), 0) * byUrl.get(url)!.length;
+        if (contentChars + size > MAX_SEARCH_CONTENT_CHARS) {
+          overBudget++;
+          for (const r of byUrl.get(url)!) r.metadata = structuredClone(doc.metadata);
+        } else {
+          contentChars += size;
+          for (const r of byUrl.get(url)!) Object.assign(r, structuredClone(doc));
+        }
         done++;
       } catch (err) {
         if (signal.aborted) return;
@@ -240,6 +255,6 @@ export class SearchService {
         failures.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
       }
     });
-    return { credits, failures, unscraped: urls.length - done };
+    return { credits, failures, unscraped: urls.length - done, overBudget };
   }
 }

@@ -4,7 +4,7 @@
  * form-encoded headers with JSON bodies). The limit is enforced while reading, so a chunked body without a
  * Content-Length cannot grow past it either.
  */
-import { InvalidJsonError, PayloadTooLargeError } from "../errors.ts";
+import { BadRequestError, InvalidJsonError, PayloadTooLargeError } from "../errors.ts";
 
 /** Reads at most `limitBytes` of `request`'s body; throws {@link PayloadTooLargeError} beyond. */
 export async function readBodyText(request: Request, limitBytes: number): Promise<string> {
@@ -33,10 +33,36 @@ export async function readBodyText(request: Request, limitBytes: number): Promis
   return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
 }
 
+/** Deepest nesting of arrays and objects accepted in a JSON body; no /v2 body needs more than a few levels. */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * Whether `text` nests arrays/objects deeper than `max` (outside strings). Deep nesting overflows the stack of
+ * the recursive validators behind every route, which would be a 500; only bodies long enough to nest that deep
+ * are scanned.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return false;
+}
+
 /** Parses a request body as JSON; an empty body is `{}` so that validation names the missing fields. */
 export async function parseJsonBody(request: Request, limitBytes: number): Promise<unknown> {
   const text = await readBodyText(request, limitBytes);
   if (text.trim() === "") return {};
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new BadRequestError(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   try {
     return JSON.parse(text);
   } catch {

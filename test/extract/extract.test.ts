@@ -208,6 +208,19 @@ describe("POST /v2/extract", () => {
       await noSearch.close();
     }
     expect((await start({})).status).toBe(400);
+    const huge = { type: "object", properties: Object.fromEntries(Array.from({ length: 6000 }, (_, i) => [`field_${i}_with_a_long_name`, { type: "string", description: "x".repeat(30) }])) };
+    const big = await start({ urls: [`${base}/kettle`], prompt: "x", schema: huge });
+    expect(big.status).toBe(400);
+    expect(big.body.error).toContain("schema is larger");
+    // A key with 10 jobs processing gets a 429 for the next.
+    const { key } = h.services.keys.create("busy");
+    const keyId = h.services.keys.verify(key)!.keyId;
+    const insert = h.services.db.query("INSERT INTO extract_jobs (id, key_id, status, owner, request, created_at, updated_at, expires_at) VALUES (?, ?, 'processing', 'elsewhere', '{}', ?, ?, ?)");
+    for (let i = 0; i < 10; i++) insert.run(`busy-${i}`, keyId, Date.now(), Date.now(), Date.now() + 86_400_000);
+    const busy = await h.request("/v2/extract", { method: "POST", json: { urls: [`${base}/kettle`], prompt: "x" }, auth: key });
+    expect(busy.status).toBe(429);
+    expect(((await busy.json()) as any).code).toBe("TOO_MANY_EXTRACT_JOBS");
+    h.services.db.query("DELETE FROM extract_jobs WHERE key_id = ?").run(keyId);
     const invalid = await start({ urls: ["not a url"], prompt: "x" });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error).toBe("No valid URLs provided");

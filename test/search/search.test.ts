@@ -51,7 +51,9 @@ beforeAll(async () => {
       const category = url.searchParams.get("categories");
       let results: unknown[] = [];
       const hit = (u: string, i: number) => ({ url: u, title: `Special ${i}`, content: "", engine: "duckduckgo", category: category ?? "general" });
-      if (q === "slow results" && category !== "news") {
+      if (q === "bad urls") {
+        results = pageno > 1 ? [] : [{ url: "http://[", title: "broken", content: "" }, hit(`${site.url}/article`, 1)];
+      } else if (q === "slow results" && category !== "news") {
         results = pageno > 1 ? [] : [hit(`${site.url}/article`, 0), hit(`${site.url}/slow?ms=4000`, 1)];
       } else if (q === "same page") {
         results = pageno > 1 ? [] : [hit(`${site.url}/counter`, 0)];
@@ -185,6 +187,18 @@ describe("POST /v2/search", () => {
     expect(site.hits.get("/counter")).toBe(before + 1);
     expect(body.data.web[0].markdown).toBe(body.data.news[0].markdown);
     expect(body.creditsUsed).toBe(2 + 1); // 2 for the two results, 1 for the one scrape
+  });
+
+  test("odd answers and inputs: an unparsable hit URL is dropped, a huge timeout is capped, filtered-out pages stop the paging", async () => {
+    let r = await search({ query: "bad urls", categories: ["pdf", "github"], limit: 3 });
+    expect(r.status).toBe(200);
+    r = await search({ query: "bad urls", limit: 3 });
+    expect(r.body.data.web.map((x: any) => x.url)).toEqual([`${site.url}/article`]);
+    expect((await search({ query: "x", limit: 1, timeout: 1e300 })).status).toBe(200);
+    const before = asked.length;
+    await search({ query: "x", includeDomains: ["nowhere.test"], limit: 100 });
+    // Two pages without an accepted hit end the paging (100 results would otherwise read 12 pages).
+    expect(asked.length - before).toBe(2);
   });
 
   test("an empty result is a success with upstream's warning", async () => {

@@ -32,6 +32,7 @@ beforeAll(async () => {
       hits.set(path, (hits.get(path) ?? 0) + 1);
       if (path === "/slow-1500") await Bun.sleep(1500);
       if (path === "/held") await held.promise;
+      if (path === "/huge") return new Response(`<html><body><main><p>${"word ".repeat(1_300_000)}</p></main></body></html>`, { headers: { "content-type": "text/html" } });
       return new Response(`<html><head><title>${path}</title></head><body><main><h1>Page ${path}</h1><p>Some text of ${path} for the markdown.</p></main></body></html>`, {
         headers: { "content-type": "text/html" },
       });
@@ -121,6 +122,17 @@ describe("Idempotency-Key on POST /v2/scrape", () => {
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ success: false, code: "IDEMPOTENCY_KEY_USED" });
     expect(hits.get("/zdr")).toBe(1);
+  });
+
+  test("an answer over 5 MiB is not kept twice: the key is marked used and a retry is a 409", async () => {
+    const body = { url: `${base}/huge`, formats: ["rawHtml"], maxAge: 0 };
+    const first = await post("/v2/scrape", body, "k-huge");
+    expect(first.status).toBe(200);
+    expect((await first.text()).length).toBeGreaterThan(5 * 1024 * 1024);
+    const again = await post("/v2/scrape", body, "k-huge");
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ code: "IDEMPOTENCY_KEY_USED" });
+    expect(hits.get("/huge")).toBe(1);
   });
 
   test("keys are per API key", async () => {
