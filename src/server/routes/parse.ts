@@ -47,7 +47,27 @@ export function parseRoutes(services: Services) {
           uploads--;
         }
       },
-      { detail: { tags: ["parse"], summary: "Parse an uploaded file (PDF, DOCX, ODT, RTF, image, HTML, text) into the scrape formats" } },
+      {
+        detail: {
+          tags: ["parse"],
+          summary: "Parse an uploaded file (PDF, DOCX, ODT, RTF, image, HTML, text) into the scrape formats",
+          requestBody: {
+            required: true,
+            content: {
+              "multipart/form-data": {
+                schema: {
+                  type: "object",
+                  required: ["file"],
+                  properties: {
+                    file: { type: "string", format: "binary", description: "The file; its part's Content-Type (or its extension) gives its type." },
+                    options: { type: "string", description: "JSON object of scrape options (formats, onlyMainContent, parsers, timeout, …); see docs/parse.md." },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
     );
 
   /** Reads and checks the upload, then parses it in a scrape slot. */
