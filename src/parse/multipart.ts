@@ -3,10 +3,11 @@
  * A strict multipart/form-data reader (RFC 7578) for `POST /v2/parse`. Bun's `Request.formData()` drops each
  * part's own `Content-Type` and guesses one from the file name (measured on Bun 1.4.5: a `.txt` part sent as
  * `text/html` becomes `text/plain;charset=utf-8`), which would decode an upload with the wrong type and charset.
- * This reader keeps the part headers as sent. It reads the body with a byte limit (413 beyond, chunked or not),
- * after the route has authenticated the caller and taken a scrape slot.
+ * This reader keeps the part headers as sent. It reads the body with a byte limit (413 beyond, chunked or not) and
+ * a time limit (408), after the route has authenticated the caller and before it takes a scrape slot.
  */
-import { BadRequestError, PayloadTooLargeError, RequestBodyTimeoutError } from "../errors.ts";
+import { BadRequestError } from "../errors.ts";
+import { readBodyBytes } from "../server/body-parser.ts";
 
 /** Parts read at most: a parse upload has two (`file`, `options`); many empty parts would only cost CPU. */
 export const MAX_PARTS = 16;
@@ -18,40 +19,6 @@ export interface FormPart {
   /** The part's `Content-Type` header as sent; empty when absent. */
   contentType: string;
   data: Uint8Array;
-}
-
-/**
- * Reads at most `limitBytes` of the body within `timeoutMs` (the declared size is checked before reading
- * anything): a client sending slowly must not hold the server's resources for ever.
- */
-async function readLimited(request: Request, limitBytes: number, timeoutMs: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > limitBytes) throw new PayloadTooLargeError(limitBytes);
-  const reader = request.body?.getReader();
-  if (!reader) return new Uint8Array(0);
-  const deadline = performance.now() + timeoutMs;
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RequestBodyTimeoutError(timeoutMs)), Math.max(0, deadline - performance.now()));
-    });
-    const { done, value } = await Promise.race([reader.read(), late])
-      .catch(async (err: unknown) => {
-        await reader.cancel().catch(() => {});
-        throw err;
-      })
-      .finally(() => clearTimeout(timer));
-    if (done) break;
-    total += value.byteLength;
-    if (total > limitBytes) {
-      await reader.cancel().catch(() => {});
-      throw new PayloadTooLargeError(limitBytes);
-    }
-    chunks.push(value);
-  }
-  return chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks));
 }
 
 /** A header parameter (`name="x"`), unquoted; undefined when absent. */
@@ -69,7 +36,7 @@ export async function readMultipart(request: Request, limitBytes: number, timeou
   if (!/^multipart\/form-data\b/i.test(type)) throw bad("the Content-Type is not multipart/form-data");
   const boundary = param(type, "boundary");
   if (!boundary || boundary.length > 200) throw bad("the Content-Type has no usable boundary");
-  const raw = await readLimited(request, limitBytes, timeoutMs);
+  const raw = await readBodyBytes(request, limitBytes, timeoutMs);
   const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength); // a view, not a copy
   const delimiter = Buffer.from(`--${boundary}`);
   let pos = body.indexOf(delimiter);
