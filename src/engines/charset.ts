@@ -166,6 +166,12 @@ export function isTextMimeType(mimeType: string): boolean {
   );
 }
 
+/** Text when the type says so, or when there is no type and the first KiB has no NUL byte (as browsers sniff). */
+export function looksLikeText(mimeType: string, body: Uint8Array): boolean {
+  if (mimeType !== "") return isTextMimeType(mimeType);
+  return !body.subarray(0, 1024).includes(0);
+}
+
 /** Decodes a text body; never throws (invalid sequences become U+FFFD). */
 export function decodeText(
   bytes: Uint8Array,

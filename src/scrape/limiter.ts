@@ -12,6 +12,14 @@ export class ConcurrencyQueueTimeoutError extends CrawlboxError {
   }
 }
 
+/** Share of a request's timeout it may spend waiting for a free slot (upstream: timeout × 0.667). */
+export const QUEUE_WAIT_SHARE = 0.667;
+
+/** How long a request with `timeoutMs` may wait for a slot. */
+export function queueWaitMs(timeoutMs: number): number {
+  return Math.round(timeoutMs * QUEUE_WAIT_SHARE);
+}
+
 /** Bounded concurrency with a queue. */
 export class ConcurrencyLimiter {
   private active = 0;

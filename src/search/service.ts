@@ -16,7 +16,7 @@ import type { SearchCategory, SearchRequest, SearchSource } from "../api/search.
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { CrawlboxError } from "../errors.ts";
-import { specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
+import { MAX_TIMEOUT_MS, specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
 import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { FileSink } from "../scrape/render-context.ts";
 import type { ScrapeDocument } from "../scrape/document.ts";
@@ -29,8 +29,6 @@ import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
 export const SEARCH_CREDITS_PER_10 = 2;
 /** Results scraped at once by one search (each also takes a slot of the server's scrape limiter). */
 const SCRAPE_CONCURRENCY = 4;
-/** Longest a search may run, whatever its `timeout` says (as a scrape's 300 s). */
-const MAX_SEARCH_TIMEOUT_MS = 300_000;
 /** Content (characters of markdown, html, rawHtml) one search answer may carry; later results come without it. */
 export const MAX_SEARCH_CONTENT_CHARS = 64 * 1024 * 1024;
 
@@ -122,7 +120,7 @@ export class SearchService {
     ledger.assertCanSpend(who, Math.ceil(req.limit / 10) * SEARCH_CREDITS_PER_10 * kinds.length);
 
     // No maximum in upstream's schema; a timer longer than 2^31 ms would not be set, so 5 minutes is the most.
-    const timeout = AbortSignal.timeout(Math.min(req.timeout, MAX_SEARCH_TIMEOUT_MS));
+    const timeout = AbortSignal.timeout(Math.min(req.timeout, MAX_TIMEOUT_MS));
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     let lists: Result[][];
     try {

@@ -14,7 +14,7 @@
 import type { EgressGate } from "../../egress/index.ts";
 import { errorFromProxyResponse, isConnectFailure, pinnedTargets } from "../../egress/index.ts";
 import { CrawlboxError, ScrapeTimeoutError } from "../../errors.ts";
-import { decodeText, isTextMimeType, mimeTypeOf } from "../charset.ts";
+import { decodeText, looksLikeText, mimeTypeOf } from "../charset.ts";
 import type { Engine, FetchRequest, Page } from "../types.ts";
 import { readLimitedBody } from "./body.ts";
 import { Deadline } from "./deadline.ts";
@@ -47,12 +47,6 @@ function headerRecord(headers: Headers): Record<string, string> {
   const cookies = headers.getSetCookie();
   if (cookies.length > 0) out["set-cookie"] = cookies.join("\n");
   return out;
-}
-
-/** Text when the type says so, or when there is no type and the first KiB has no NUL byte. */
-function looksLikeText(mime: string, body: Uint8Array): boolean {
-  if (mime !== "") return isTextMimeType(mime);
-  return !body.subarray(0, 1024).includes(0);
 }
 
 /** Creates the HTTP engine. Throws on invalid options. */

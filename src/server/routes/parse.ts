@@ -16,14 +16,12 @@ import { BadRequestError, PayloadTooLargeError, TooManyRequestsError } from "../
 import { readMultipart } from "../../parse/multipart.ts";
 import { pageFromUpload, parseUploadOptions } from "../../parse/upload.ts";
 import { specFromOptions } from "../../scrape/from-options.ts";
+import { queueWaitMs } from "../../scrape/limiter.ts";
 import { authPlugin } from "../auth.ts";
 import { DeferredUpload } from "../body-parser.ts";
 import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
 import type { KeyIdentity } from "../../auth/keys.ts";
-
-/** Share of the request's timeout an upload may wait for a scrape slot, as `POST /v2/scrape`. */
-const QUEUE_WAIT_SHARE = 0.667;
 
 /** The parse route. */
 export function parseRoutes(services: Services) {
@@ -92,7 +90,7 @@ export function parseRoutes(services: Services) {
     const page = pageFromUpload(file.data, filename, file.contentType);
     if (page.text !== undefined && file.data.byteLength > config.maxPageBytes) throw new PayloadTooLargeError(config.maxPageBytes);
     const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
-    const doc = await limiter.run(Math.round(spec.timeoutMs * QUEUE_WAIT_SHARE), (queuedMs) =>
+    const doc = await limiter.run(queueWaitMs(spec.timeoutMs), (queuedMs) =>
       scrape.scrape(spec, who, { signal: request.signal, files, page, queue: { queuedMs } }),
     );
     services.scrapeStats.lastSuccessAt = Date.now();

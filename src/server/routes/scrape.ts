@@ -9,12 +9,10 @@ import { parseScrapeBody, ScrapeRequestSchema } from "../../api/scrape.ts";
 import { NotFoundError } from "../../errors.ts";
 import { IDEMPOTENCY_PARAMETER, idempotent } from "../../idempotency/guard.ts";
 import { specFromOptions } from "../../scrape/from-options.ts";
+import { queueWaitMs } from "../../scrape/limiter.ts";
 import { authPlugin } from "../auth.ts";
 import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
-
-/** Share of the request's timeout a scrape may spend waiting for a free slot (upstream: timeout × 0.667). */
-const QUEUE_WAIT_SHARE = 0.667;
 
 /** True when the raw body asks for zero data retention (checked before validation, which may still refuse it). */
 function zeroDataRetention(body: unknown): boolean {
@@ -35,7 +33,7 @@ export function scrapeRoutes(services: Services) {
           const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
           scrape.validate(spec);
           const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
-          const doc = await limiter.run(Math.round(spec.timeoutMs * QUEUE_WAIT_SHARE), (queuedMs) =>
+          const doc = await limiter.run(queueWaitMs(spec.timeoutMs), (queuedMs) =>
             scrape.scrape(spec, who, { signal: request.signal, files, queue: { queuedMs } }),
           );
           services.scrapeStats.lastSuccessAt = Date.now();
