@@ -84,7 +84,7 @@ export interface Config {
   /** OCR worker threads (tesseract.js), created on the first OCR job. @default the number of CPU cores */
   ocrWorkers: number;
   /**
-   * Parse worker threads for HTML pages scraped concurrently or longer than 256 Ki characters (scrape/parse-workers); 0 =
+   * Parse worker threads for HTML pages scraped concurrently or longer than 1 Mi characters (scrape/parse-workers); 0 =
    * parse on the main thread only. @default the number of CPU cores
    */
   parseWorkers: number;

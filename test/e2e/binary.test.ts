@@ -149,7 +149,7 @@ describe("the compiled binary, from an empty folder", () => {
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ url: `${site.url}/large`, formats: ["markdown"] }),
     });
-    expect(((await large.json()) as any).data.markdown).toContain("Padding paragraph 2799");
+    expect(((await large.json()) as any).data.markdown).toContain("Padding paragraph 9999");
     expect(((await (await fetch(`${base}/health`)).json()) as any).parseWorkers).toMatchObject({ offloaded: 1, failed: 0 });
     // An uploaded file (POST /v2/parse, multipart) is parsed by the binary like a fetched page.
     const form = new FormData();

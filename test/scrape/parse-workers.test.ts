@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { silentLogger } from "../../src/log.ts";
-import { createParsePool, MAX_CRASHES_IN_A_ROW, ParseWorkerError, type ParsePool } from "../../src/scrape/parse-workers/pool.ts";
+import { createParsePool, LARGE_PAGE_CHARS, MAX_CRASHES_IN_A_ROW, ParseWorkerError, type ParsePool } from "../../src/scrape/parse-workers/pool.ts";
 import type { ViewOptions } from "../../src/scrape/parse-workers/protocol.ts";
 import { startCrawlSite } from "../fixtures/crawl-site.ts";
 import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
@@ -112,13 +112,22 @@ describe("parse workers", () => {
     expect(inline.services.parseWorkers.stats()).toMatchObject({ size: 0, live: 0, offloaded: 0, failed: 0 });
   });
 
+  test("a lone page goes to a worker only from 1 Mi characters on (below that the hand-over measured slower)", async () => {
+    const pool = createParsePool({ size: 1 });
+    expect(pool.shouldOffload(512 * 1024, 0)).toBe(false);
+    expect(pool.shouldOffload(LARGE_PAGE_CHARS - 1, 0)).toBe(false);
+    expect(pool.shouldOffload(LARGE_PAGE_CHARS, 0)).toBe(true);
+    expect(pool.shouldOffload(1000, 1)).toBe(true);
+    await pool.close();
+  });
+
   test("a lone small page stays on the main thread; a large one goes to a worker", async () => {
     const before = workers.services.parseWorkers.stats().offloaded;
     await scrape(workers, { url: `${site.url}/article`, formats: ["markdown"] });
     expect(workers.services.parseWorkers.stats().offloaded).toBe(before);
     const large = await scrape(workers, { url: `${site.url}/large`, formats: ["markdown"] });
     expect(workers.services.parseWorkers.stats().offloaded).toBe(before + 1);
-    expect(large.markdown).toContain("Padding paragraph 2799");
+    expect(large.markdown).toContain("Padding paragraph 9999");
   });
 
   test("crawl pages (links collected for discovery) are parsed by the workers too, with the same results", async () => {
@@ -153,7 +162,7 @@ describe("parse workers", () => {
     const body = { url: `${site.url}/large`, formats: [{ type: "attributes", selectors: [{ selector: "a", attribute: "href" }] }] };
     const doc = await scrape(workers, body);
     expect(workers.services.parseWorkers.stats().offloaded).toBe(before);
-    expect(doc.attributes[0].values.length).toBeGreaterThan(2800);
+    expect(doc.attributes[0].values.length).toBeGreaterThan(10000);
   });
 });
 

@@ -24,8 +24,13 @@ import type { PrefilledViews } from "../render-context.ts";
 import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
 import type { ParseRequest, ParseResponse } from "./protocol.ts";
 
-/** Pages at least this many characters long go to a worker even without concurrency: ~10+ ms of parsing. */
-export const LARGE_PAGE_CHARS = 256 * 1024;
+/**
+ * Pages at least this many characters long go to a worker even without concurrency: ~40+ ms of parsing, which
+ * would hold up every other request. Below it a lone page is parsed here: on a worker it was slower (measured on
+ * 256–450 Ki-character article pages: +20 %, ~2.5 ms a page, mostly the worker taking in the large string, and
+ * +0.2–0.4 ms at the p50 of the small requests that followed; docs/benchmarks.md).
+ */
+export const LARGE_PAGE_CHARS = 1024 * 1024;
 
 /**
  * Jobs a worker may hold: the one it parses and one waiting, so that it never idles between two pages while the
