@@ -22,9 +22,30 @@ let workers: Harness;
 /** Pages with <meta> names that are also Object.prototype members. */
 const PROTO_META = `<html><head><title>Proto</title><meta name="constructor" content="c"><meta name="__proto__" content="p"><meta name="toString" content="t"></head><body><main><h1>Proto</h1><p>Names that are also prototype members.</p></main></body></html>`;
 
+/**
+ * Pages whose text differs from their bytes in the ways decoding can differ: byte order marks (one, two, UTF-16),
+ * a charset named only by the header, undeclared bytes that are not UTF-8.
+ */
+const html = (s: string) => `<html><head><title>Charset</title></head><body><main><h1>Charset</h1><p>${s}</p></main></body></html>`;
+const utf8 = (s: string) => new TextEncoder().encode(s);
+const CHARSET_PAGES: Record<string, { bytes: Uint8Array; type: string }> = {
+  "/bom": { bytes: new Uint8Array([0xef, 0xbb, 0xbf, ...utf8(html("Grüße aus Köln, naïve café"))]), type: "text/html" },
+  "/bom2": { bytes: new Uint8Array([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, ...utf8(html("zwei Marken"))]), type: "text/html; charset=utf-8" },
+  "/utf16": { bytes: new Uint8Array([0xff, 0xfe, ...new Uint8Array(new Uint16Array([...html("ΑΒΓ δέκα λέξεις")].map((c) => c.charCodeAt(0))).buffer)]), type: "text/html" },
+  "/header-latin1": { bytes: new Uint8Array([...utf8(html("x")).slice(0, 60), 0xe9, 0xe8, 0xe0, ...utf8(html("caf\u00e9")).slice(60)]), type: "text/html; charset=windows-1252" },
+  "/undeclared": { bytes: new Uint8Array([...utf8(html("no charset")).slice(0, 60), 0xe9, 0xff, 0x80, ...utf8(html("x")).slice(60)]), type: "text/html" },
+};
+
 beforeAll(async () => {
   site = startFixtureSite();
-  odd = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(PROTO_META, { headers: { "content-type": "text/html" } }) });
+  odd = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: (req) => {
+      const page = CHARSET_PAGES[new URL(req.url).pathname];
+      return page ? new Response(page.bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": page.type } }) : new Response(PROTO_META, { headers: { "content-type": "text/html" } });
+    },
+  });
   inline = await createHarness({ parseWorkers: 0 });
   workers = await createHarness({ parseWorkers: 2 });
 });
@@ -71,9 +92,22 @@ describe("parse workers", () => {
     const pool = createParsePool({ size: 2, largePageChars: 0 });
     const forced = await withPool(pool);
     try {
-      const bodies = [...CASES.map((c) => ({ ...c, url: `${site.url}${c.url}` })), { url: `http://127.0.0.1:${odd.port}/`, formats: ["markdown"] }];
+      const bodies = [
+        ...CASES.map((c) => ({ ...c, url: `${site.url}${c.url}` })),
+        ...Object.keys(CHARSET_PAGES).map((path) => ({ url: `http://127.0.0.1:${odd.port}${path}`, formats: ["markdown", "html"] })),
+        { url: `http://127.0.0.1:${odd.port}/`, formats: ["markdown"] },
+      ];
       for (const body of bodies) expect(comparable(await scrape(forced, body))).toEqual(comparable(await scrape(inline, body)));
-      expect(pool.stats()).toMatchObject({ offloaded: bodies.length, failed: 0 });
+      // A page from the cache (its text decoded again by the cache).
+      const cached = { url: `http://127.0.0.1:${odd.port}/bom`, formats: ["markdown"], maxAge: 600_000 };
+      for (const h of [forced, inline]) await scrape(h, cached);
+      const [hitForced, hitInline] = [await scrape(forced, cached), await scrape(inline, cached)];
+      expect(hitForced.metadata.cacheState).toBe("hit");
+      const { cachedAt: _a, ...forcedMeta } = comparable(hitForced).metadata;
+      const { cachedAt: _b, ...inlineMeta } = comparable(hitInline).metadata;
+      expect({ ...hitForced, metadata: forcedMeta }).toEqual({ ...hitInline, metadata: inlineMeta });
+      expect(hitForced.markdown).toContain("Grüße aus Köln");
+      expect(pool.stats()).toMatchObject({ offloaded: bodies.length + 2, failed: 0 });
       const proto = await scrape(forced, bodies.at(-1)!);
       expect(proto.metadata).toMatchObject({ constructor: "c", __proto__: "p", toString: "t", title: "Proto" });
     } finally {
