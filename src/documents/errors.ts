@@ -27,6 +27,19 @@ export class DocumentCorruptError extends CrawlboxError {
   }
 }
 
+/** 422: an image declares more pixels than OCR takes (documents/pixel-limit.ts); nothing of it was decoded. */
+export class OcrImageTooLargeError extends CrawlboxError {
+  constructor(width: number, height: number, maxPixels: number) {
+    const mp = (n: number) => `${Math.round(n / 1e5) / 10} megapixels`;
+    super(
+      "SCRAPE_OCR_IMAGE_TOO_LARGE",
+      422,
+      `The image is ${width}×${height} pixels (${mp(width * height)}); text is recognised in images of at most ${mp(maxPixels)}.`,
+      { details: { width, height, maxPixels } },
+    );
+  }
+}
+
 /** 422: an image could not be decoded or recognised. */
 export class OcrFailedError extends CrawlboxError {
   constructor(reason: string) {

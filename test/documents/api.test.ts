@@ -209,6 +209,32 @@ describe("OCR", () => {
     expect(r.body.data.metadata.creditsUsed).toBe(1);
   }, 30_000);
 
+  // mupdf and tesseract decode in WebAssembly, whose memory never shrinks: one decoded bomb would keep the process
+  // gigabytes larger for good (documents/pixel-limit.ts).
+  const rssMb = () => process.memoryUsage().rss / 1e6;
+
+  test("an image declaring more than 50 megapixels → 422 SCRAPE_OCR_IMAGE_TOO_LARGE, nothing decoded", async () => {
+    const before = rssMb();
+    for (const [url, side] of [["/bomb.png", 30_000], ["/bomb.webp", 16_000]] as const) {
+      const started = performance.now();
+      const r = await scrape({ url });
+      expect(r.status).toBe(422);
+      expect(r.body).toMatchObject({ success: false, code: "SCRAPE_OCR_IMAGE_TOO_LARGE", details: { width: side, height: side, maxPixels: 50_000_000 } });
+      expect(r.body.error).toContain(`${side}×${side} pixels`);
+      expect(performance.now() - started).toBeLessThan(2_000);
+    }
+    expect(rssMb() - before).toBeLessThan(200); // decoding the PNG alone took 900 MB
+  });
+
+  test("a poster-sized PDF page is OCR'd at a lower resolution, within the pixel limit", async () => {
+    const before = rssMb();
+    const r = await scrape({ url: "/poster.pdf", parsers: [{ type: "pdf", mode: "ocr" }] });
+    expect(r.body).toMatchObject({ success: true });
+    expect(r.body.data.metadata.numPages).toBe(1);
+    expect(r.body.data.markdown).toContain("Poster"); // read from a 7071-pixel-square render (46 dpi)
+    expect(rssMb() - before).toBeLessThan(400); // 11000 pt at 200 dpi was a 930 MB pixmap
+  }, 60_000);
+
   test("without the image parser an image is an unsupported file", async () => {
     const r = await scrape({ url: "/bulletin.png", parsers: ["pdf"] });
     expect(r.status).toBe(422);

@@ -15,6 +15,8 @@ import { unzipParts } from "../../src/documents/office/unzip.ts";
 import { docxToBlocks } from "../../src/documents/office/docx.ts";
 import { zipSync } from "fflate";
 import { parseDuration } from "../../src/documents/media/extract-audio.ts";
+import { assertOcrPixels, MAX_OCR_PIXELS, renderScale, webpSize } from "../../src/documents/pixel-limit.ts";
+import { declaredWebp } from "../fixtures/documents/fixtures.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -54,6 +56,41 @@ describe("layout helpers", () => {
   test("a header that appears once is kept", () => {
     const out = removeFurniture([page(1, [line("Title at the top", 30)]), page(2, [line("Other text", 300)])]);
     expect(out[0]!.lines).toHaveLength(1);
+  });
+});
+
+describe("pixel limit", () => {
+  /** A RIFF/WEBP file whose first chunk is `chunk` with `payload`. */
+  const webp = (chunk: string, payload: number[]) => new Uint8Array([...enc("RIFF"), 0, 0, 0, 0, ...enc("WEBP"), ...enc(chunk), payload.length, 0, 0, 0, ...payload]);
+
+  test("WebP sizes from the header of each kind (lossy, lossless, extended); anything else is unreadable", () => {
+    // VP8: frame tag (3 bytes), start code 9d 01 2a, 14-bit width and height, little-endian.
+    expect(webpSize(webp("VP8 ", [0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0xe0, 0x01]))).toEqual({ width: 640, height: 480 });
+    // VP8X: flags (4 bytes), then canvas width − 1 and height − 1 as 24-bit little-endian.
+    expect(webpSize(webp("VP8X", [0, 0, 0, 0, 0x7f, 0x1f, 0x00, 0x9f, 0x0f, 0x00]))).toEqual({ width: 8064, height: 4000 });
+    expect(webpSize(declaredWebp(16_000, 9_000))).toEqual({ width: 16_000, height: 9_000 });
+    expect(webpSize(declaredWebp(1, 1))).toEqual({ width: 1, height: 1 });
+    expect(webpSize(webp("VP8 ", [0x10, 0x02, 0x00, 0x00, 0x00, 0x00, 0x80, 0x02, 0xe0, 0x01]))).toBeUndefined(); // no start code
+    expect(webpSize(webp("ALPH", [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]))).toBeUndefined();
+    expect(webpSize(enc("RIFF....WEBP"))).toBeUndefined();
+    expect(webpSize(new Uint8Array(64))).toBeUndefined();
+  });
+
+  test("pages render at their dpi up to the limit, and larger pages at the scale that fits it", () => {
+    expect(renderScale(595, 842, 600)).toBe(600 / 72); // A4 at 600 dpi: 34.8 MP
+    expect(renderScale(612, 792, 200)).toBe(200 / 72);
+    const s = renderScale(11_000, 11_000, 200);
+    expect(s).toBeLessThan(200 / 72);
+    expect(Math.ceil(11_000 * s) ** 2).toBeLessThanOrEqual(MAX_OCR_PIXELS);
+    expect(Math.ceil(11_000 * s) ** 2).toBeGreaterThan(MAX_OCR_PIXELS * 0.99);
+    const wide = renderScale(14_400, 200, 600);
+    expect(Math.ceil(14_400 * wide) * Math.ceil(200 * wide)).toBeLessThanOrEqual(MAX_OCR_PIXELS);
+    expect(renderScale(0, 0, 300)).toBe(300 / 72);
+  });
+
+  test("images over the limit are refused with their size", () => {
+    expect(() => assertOcrPixels({ width: 8000, height: 6000 })).not.toThrow(); // a 48 MP phone photo
+    expect(() => assertOcrPixels({ width: 8000, height: 6251 })).toThrow(expect.objectContaining({ code: "SCRAPE_OCR_IMAGE_TOO_LARGE", status: 422 }));
   });
 });
 

@@ -10,23 +10,47 @@ import { detectKind, OCR_IMAGE_KINDS } from "../detect.ts";
 import { OcrFailedError } from "../errors.ts";
 import type { OcrEngine } from "../ocr/engine.ts";
 import { loadMupdf } from "../pdf/mupdf.ts";
+import { assertOcrPixels, type PixelSize, webpSize } from "../pixel-limit.ts";
 import type { DocumentParser } from "../types.ts";
 
 /** Pixels are treated as CSS pixels (96 per inch) when converted to points; only relative sizes matter. */
 const PX_TO_PT = 0.75;
 
-async function toPng(bytes: Uint8Array): Promise<{ png: Uint8Array; width: number; height: number }> {
+const undecodable = (err: unknown) => new OcrFailedError(`the image could not be decoded (${err instanceof Error ? err.message : String(err)})`);
+
+/**
+ * The size the image declares, read from its header without decoding a pixel (mupdf reads the header of every kind
+ * but WebP): the pixel limit is checked on it before anything is decoded (documents/pixel-limit.ts).
+ */
+async function declaredSize(bytes: Uint8Array, kind: string): Promise<PixelSize> {
+  if (kind === "webp") {
+    const size = webpSize(bytes);
+    if (!size) throw new OcrFailedError("the image could not be decoded (unreadable WebP header)");
+    return size;
+  }
+  const m = await loadMupdf();
+  try {
+    const image = new m.Image(bytes);
+    const size = { width: image.getWidth(), height: image.getHeight() };
+    image.destroy();
+    return size;
+  } catch (err) {
+    throw undecodable(err);
+  }
+}
+
+/** GIF and BMP as PNG, for tesseract (its Leptonica build reads neither). */
+async function toPng(bytes: Uint8Array): Promise<Uint8Array> {
   const m = await loadMupdf();
   try {
     const image = new m.Image(bytes);
     const pix = image.toPixmap();
     const png = pix.asPNG().slice();
-    const out = { png, width: pix.getWidth(), height: pix.getHeight() };
     pix.destroy();
     image.destroy();
-    return out;
+    return png;
   } catch (err) {
-    throw new OcrFailedError(`the image could not be decoded (${err instanceof Error ? err.message : String(err)})`);
+    throw undecodable(err);
   }
 }
 
@@ -38,21 +62,11 @@ export function createImageParser(options: { ocr: OcrEngine }): DocumentParser {
     async parse(page, spec, signal) {
       const deadline = documentDeadline(spec, page, signal);
       const kind = detectKind(page);
-      // Decoding with mupdf also gives the size (and validates the image) for every kind it reads.
-      let image = page.body;
-      let width = 0;
-      let height = 0;
-      if (kind !== "webp") {
-        const decoded = await toPng(page.body);
-        ({ width, height } = decoded);
-        if (kind === "gif" || kind === "bmp") image = decoded.png;
-      }
+      const { width, height } = await declaredSize(page.body, kind);
+      assertOcrPixels({ width, height });
+      const image = kind === "gif" || kind === "bmp" ? await toPng(page.body) : page.body;
       try {
         const lines = await options.ocr.recognize(image, PX_TO_PT, spec.location?.languages, deadline.signal);
-        if (!width) {
-          width = Math.max(0, ...lines.map((l) => l.x1)) / PX_TO_PT;
-          height = Math.max(0, ...lines.map((l) => l.y1)) / PX_TO_PT;
-        }
         return convertPages([{ number: 1, width: width * PX_TO_PT, height: height * PX_TO_PT, lines, source: "ocr" }], {}, 1);
       } catch (err) {
         throw deadline.wrap(err);

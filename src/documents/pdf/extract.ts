@@ -6,6 +6,7 @@
  * stays flat on long documents.
  */
 import type { PageText, TextLine } from "../layout/model.ts";
+import { MAX_OCR_PIXELS, renderScale } from "../pixel-limit.ts";
 import type { Mupdf } from "./mupdf.ts";
 
 type MupdfPage = ReturnType<InstanceType<Mupdf["Document"]>["loadPage"]>;
@@ -85,11 +86,15 @@ export function readTextLayer(page: MupdfPage, number: number): TextLayer {
   return { page: { number, width, height, lines, source: "text" }, chars, imageCoverage: Math.min(1, imageArea / (width * height || 1)) };
 }
 
-/** Renders `page` to a grayscale PNG at `dpi`. */
-export function renderPage(m: Mupdf, page: MupdfPage, dpi: number): Uint8Array {
-  const s = dpi / 72;
+/**
+ * Renders `page` to a grayscale PNG at `dpi`, or at the lower resolution that keeps a very large page within
+ * `maxPixels` (documents/pixel-limit.ts). `pointsPerPixel` converts the OCR's pixel coordinates back to points.
+ */
+export function renderPage(m: Mupdf, page: MupdfPage, dpi: number, maxPixels = MAX_OCR_PIXELS): { png: Uint8Array; pointsPerPixel: number } {
+  const [x0, y0, x1, y1] = page.getBounds();
+  const s = renderScale(x1 - x0, y1 - y0, dpi, maxPixels);
   const pix = page.toPixmap(m.Matrix.scale(s, s), m.ColorSpace.DeviceGray, false, true);
   const png = pix.asPNG().slice();
   pix.destroy();
-  return png;
+  return { png, pointsPerPixel: 1 / s };
 }

@@ -110,10 +110,10 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
               pages[i] = layer.page;
               continue;
             }
-            const png = renderPage(m, mp, options.ocr.dpi);
+            const { png, pointsPerPixel } = renderPage(m, mp, options.ocr.dpi);
             const { width, height } = layer.page;
             const job = options.ocr
-              .recognize(png, 72 / options.ocr.dpi, spec.location?.languages, deadline.signal)
+              .recognize(png, pointsPerPixel, spec.location?.languages, deadline.signal)
               .then((lines) => {
                 pages[i] = { number: i + 1, width, height, lines, source: "ocr" };
               });
