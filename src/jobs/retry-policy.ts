@@ -15,10 +15,11 @@ export const RETRY_BASE_DELAY_MS = 2_000;
 /** Longest backoff or Retry-After we wait. */
 export const RETRY_MAX_DELAY_MS = 60_000;
 
-/** Backoff before attempt `attempt + 1` (attempt counts from 1), with ±25 % jitter. */
+/** Backoff before attempt `attempt + 1` (attempt counts from 1), with ±25 % jitter, never over {@link RETRY_MAX_DELAY_MS}. */
 export function backoffMs(attempt: number, baseDelayMs = RETRY_BASE_DELAY_MS, random: () => number = Math.random): number {
-  const base = Math.min(RETRY_MAX_DELAY_MS, baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(base * (0.75 + random() * 0.5));
+  const base = baseDelayMs * 2 ** Math.max(0, attempt - 1);
+  // The cap applies after the jitter: the documented "at most 60 s" holds for every wait.
+  return Math.min(RETRY_MAX_DELAY_MS, Math.round(base * (0.75 + random() * 0.5)));
 }
 
 /**
