@@ -11,7 +11,7 @@ Usage:
   crawlbox scrape <url> [options]       Scrape one page and print it to stdout
       --format markdown|html|rawHtml|links|json   What to print (default: markdown; json = the whole document)
       --full-page                        Keep the whole page (onlyMainContent: false)
-      --timeout <ms>                     Deadline for the page (default 30000)
+      --timeout <ms>                     Deadline for the page (default CRAWLBOX_DEFAULT_TIMEOUT_MS, 30000)
   crawlbox keys create [--name <name>] [--quota <credits>]
                                         Create an API key; it is printed once and stored only as a hash
   crawlbox keys list                    List keys (id, prefix, name, created, revoked, quota)
