@@ -128,6 +128,37 @@ describe("crawl", () => {
     expect(docs.length).toBe(4);
   }, 20_000);
 
+  test("the watcher of a cancelled crawl ends with status cancelled and the pages it got (no 'done' message says completed)", async () => {
+    const app = sdk();
+    const started = await app.startCrawl(`${base}/slow/500`, { limit: 50, crawlEntireDomain: true });
+    const watcher = app.watcher(started.id, { kind: "crawl", pollInterval: 1 });
+    let done: any;
+    let cancelled: Promise<boolean> | undefined;
+    watcher.on("document", () => (cancelled ??= app.cancelCrawl(started.id)));
+    watcher.on("done", (d: any) => (done = d));
+    await watcher.start();
+    expect(await cancelled).toBe(true);
+    expect(done?.status).toBe("cancelled");
+    const final = await raw(`/v2/crawl/${started.id}`);
+    expect(done.data.length).toBe(final.data.length);
+    expect(done.data.length).toBeGreaterThan(0);
+  }, 30_000);
+
+  test("the watcher of a finished job with more than one page of documents gets all of them", async () => {
+    const urls = Array.from({ length: 105 }, (_, i) => `${base}/p/${1000 + i}`);
+    const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls } })).json()) as any;
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed", 20_000);
+    const watcher = sdk().watcher(created.id, { kind: "batch", pollInterval: 1 });
+    const docs: any[] = [];
+    let done: any;
+    watcher.on("document", (d: any) => docs.push(d));
+    watcher.on("done", (d: any) => (done = d));
+    await watcher.start();
+    expect(done?.status).toBe("completed");
+    expect(done.data.length).toBe(105);
+    expect(new Set(docs.map((d) => d.metadata.sourceURL)).size).toBe(105);
+  }, 30_000);
+
   test("WebSocket protocol: catchup, document messages, then close 1000 {type:done}; bad key closes 3000", async () => {
     const started = await sdk().startCrawl(`${base}/slow/100`, { limit: 3, crawlEntireDomain: true });
     const ws = new WebSocket(`${apiUrl.replace("http", "ws")}/v2/crawl/${started.id}`, h.key);
@@ -140,6 +171,7 @@ describe("crawl", () => {
     expect(c.code).toBe(1000);
     expect(JSON.parse(c.reason)).toEqual({ type: "done" });
     expect(messages[0].type).toBe("catchup");
+    expect(messages.slice(1).every((m) => m.type === "document")).toBe(true);
     const docs = messages[0].data.data.length + messages.filter((m) => m.type === "document").length;
     expect(docs).toBe(3);
     const bad = new WebSocket(`${apiUrl.replace("http", "ws")}/v2/crawl/${started.id}`, "fc-wrong");

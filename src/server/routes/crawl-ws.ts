@@ -1,10 +1,14 @@
 /**
  * @module server/routes/crawl-ws
  * The WebSocket form of job status on the same path as `GET /v2/crawl/{id}` (api-v2.md §7.3), which the
- * SDK's `watcher` uses: `{type:"catchup", data:<status>}` first, then `{type:"document", data}` for each page
- * as it finishes, then `{type:"done", data:<status without data>}` and close 1000 with reason `{"type":"done"}`
- * (upstream sends only the close reason; the SDK reads the message, older clients the reason). Batches get the
- * same socket on `/v2/batch/scrape/{id}` (upstream has none there; the SDK tries it and falls back to polling).
+ * SDKs' `watcher` uses: `{type:"catchup", data:<status>}` first, then `{type:"document", data}` for each page
+ * as it finishes, then close 1000 with reason `{"type":"done"}`, as upstream. No `{type:"done"}` message: both
+ * SDKs would take it as "completed" whatever the job's status (a cancelled or failed job too) and end with the
+ * documents it carries; on the close they fetch the final status over HTTP instead, every page of it.
+ * The same goes for the catch-up: the SDKs take the catch-up of a finished job as its final answer, so a finished
+ * job with more than one page of documents gets no catch-up, only the close (upstream puts every document in one
+ * catch-up message, of any size). Batches get the same socket on `/v2/batch/scrape/{id}` (upstream has none
+ * there; the SDK tries it and falls back to polling).
  * The key comes as the sub-protocol (JS SDK) or an `Authorization` header (Python SDK). Errors: 3000
  * unauthorised, 1008 not found.
  */
@@ -17,6 +21,8 @@ import { nextLinkBuilder } from "./job-status.ts";
 
 /** How often an open socket looks for newly finished pages. */
 const POLL_MS = 500;
+/** Close reason of a socket whose job has ended (upstream's). */
+const DONE_REASON = JSON.stringify({ type: "done" });
 
 /** The crawl and batch WebSocket routes. */
 export function crawlSocketRoutes(services: Services) {
@@ -49,6 +55,10 @@ function jobSocket(services: Services, kind: "crawl" | "batch", prefix: string) 
       }
       const base = publicBaseUrl(config.publicUrl, ws.data.request);
       const catchup = jobs.statusPage(job, 0, undefined, nextLinkBuilder(base, `${prefix}/${job.id}`, undefined));
+      if (job.status !== "scraping" && catchup.body.next) {
+        ws.close(1000, DONE_REASON);
+        return;
+      }
       ws.send({ type: "catchup", data: catchup.body });
       let position = catchup.cursor;
       let finished = catchup.finished;
@@ -69,9 +79,7 @@ function jobSocket(services: Services, kind: "crawl" | "batch", prefix: string) 
           }
           if (current.status !== "scraping" && position >= finished) {
             clearInterval(timer);
-            const { data: _data, next: _next, ...summary } = jobs.status(current, finished, 1, () => "");
-            ws.send({ type: "done", data: { ...summary, data: [] } });
-            ws.close(1000, JSON.stringify({ type: "done" }));
+            ws.close(1000, DONE_REASON);
           }
         } catch (err) {
           clearInterval(timer);
