@@ -23,6 +23,7 @@ import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
 import { BadRequestError, CrawlboxError, TooManyRequestsError } from "../errors.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
+import { compileSchema } from "../llm/schema.ts";
 import type { Logger } from "../log.ts";
 import { mapSite, type MapDeps } from "../crawl/map.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
@@ -121,6 +122,8 @@ export class ExtractService {
     if (req.schema && JSON.stringify(req.schema).length > MAX_SCHEMA_BYTES) {
       throw new BadRequestError(`The schema is larger than ${MAX_SCHEMA_BYTES} bytes.`);
     }
+    // A schema that does not compile is a 400 now (api-v2.md §2.8), not a job that fails after pages were charged.
+    if (req.schema) compileSchema(req.schema);
     this.deps.ledger.assertCanSpend(who, Math.max(1, req.urls.length));
     if (this.deps.store.processingCount(who.keyId) >= MAX_JOBS_PER_KEY) {
       throw new TooManyRequestsError("TOO_MANY_EXTRACT_JOBS", `This key already has ${MAX_JOBS_PER_KEY} extract jobs processing; wait for one to finish.`);

@@ -212,6 +212,13 @@ describe("POST /v2/extract", () => {
     const big = await start({ urls: [`${base}/kettle`], prompt: "x", schema: huge });
     expect(big.status).toBe(400);
     expect(big.body.error).toContain("schema is larger");
+    // A schema that is not JSON Schema is refused before a job exists (it used to fail the job later, charged).
+    const jobsBefore = (h.services.db.query("SELECT COUNT(*) AS n FROM extract_jobs").get() as any).n;
+    const bad = await start({ urls: [`${base}/kettle`], prompt: "x", schema: { type: "objectz", properties: 1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ success: false, code: "BAD_REQUEST" });
+    expect(bad.body.error).toContain("Invalid JSON schema");
+    expect((h.services.db.query("SELECT COUNT(*) AS n FROM extract_jobs").get() as any).n).toBe(jobsBefore);
     // A key with 10 jobs processing gets a 429 for the next.
     const { key } = h.services.keys.create("busy");
     const keyId = h.services.keys.verify(key)!.keyId;
