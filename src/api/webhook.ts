@@ -2,8 +2,11 @@
  * @module api/webhook
  * The webhook object of crawl, batch, extract and agent bodies (api-v2.md §2.10). A bare string is accepted
  * and becomes `{url}`; {@link normalizeWebhook} fills the defaults (`headers {}`, `metadata {}`, all events)
- * and applies the URL rules. Headers that crawlbox itself sets on deliveries (signature, content type) may
- * not be overridden by the caller: that would let a request forge or break the signature.
+ * and applies the URL rules. As upstream, only `x-firecrawl-signature` is refused among the caller's headers (a
+ * request must not look as if it could set its own signature); the others crawlbox manages (`Content-Type`, the
+ * `webhook-*` signature headers, `Host` and framing) are accepted and then set or dropped by the sender
+ * (webhooks/delivery-attempt.ts), so a caller header never replaces them. Clients send `Content-Type:
+ * application/json` there routinely; upstream accepts it.
  */
 import { refineHeaders } from "./refine.ts";
 import { t } from "elysia";
@@ -17,9 +20,8 @@ export const WEBHOOK_EVENTS = ["completed", "failed", "page", "started"] as cons
 /** Agent webhook events ([LATEST]), default all. */
 export const AGENT_WEBHOOK_EVENTS = ["started", "action", "completed", "failed", "cancelled"] as const;
 
-/** Headers managed by the webhook sender; matched case-insensitively. `x-firecrawl-*` is reserved as a prefix. */
-export const MANAGED_WEBHOOK_HEADERS = ["content-type", "content-length", "host", "transfer-encoding"] as const;
-const MANAGED_PREFIX = "x-firecrawl-";
+/** The caller header refused (upstream's rule), matched case-insensitively. */
+const REFUSED_WEBHOOK_HEADER = "x-firecrawl-signature";
 
 /** Builds the webhook field (string or object) for one event set. */
 export function webhookField<const E extends readonly [string, ...string[]]>(events: E) {
@@ -47,12 +49,9 @@ export interface Webhook<E extends string = (typeof WEBHOOK_EVENTS)[number]> {
 }
 export type AgentWebhook = Webhook<(typeof AGENT_WEBHOOK_EVENTS)[number]>;
 
-/** Names of caller headers that the sender manages (case preserved as sent). */
+/** Names of caller headers that are refused (case preserved as sent). */
 export function disallowedWebhookHeaders(headers: Record<string, string>): string[] {
-  return Object.keys(headers).filter((h) => {
-    const l = h.toLowerCase();
-    return l.startsWith(MANAGED_PREFIX) || (MANAGED_WEBHOOK_HEADERS as readonly string[]).includes(l);
-  });
+  return Object.keys(headers).filter((h) => h.toLowerCase() === REFUSED_WEBHOOK_HEADER);
 }
 
 /**

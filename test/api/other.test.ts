@@ -126,11 +126,14 @@ describe("webhook object", () => {
       url: "http://hooks.example.com", headers: {}, metadata: { a: "b" }, events: ["completed", "failed", "page", "started"],
     });
   });
-  test("managed headers are rejected, case-insensitively, named in the message", () => {
-    const v = validateBody(WebhookField, { url: "https://h.com", headers: { "x-firecrawl-signature": "s", Authorization: "Bearer x", "Content-Type": "text/plain" } });
+  test("only x-firecrawl-signature is refused (as upstream), case-insensitively, named in the message", () => {
+    const v = validateBody(WebhookField, { url: "https://h.com", headers: { "X-Firecrawl-Signature": "s", Authorization: "Bearer x", "Content-Type": "text/plain" } });
     expect(normalizeWebhook(v, WEBHOOK_EVENTS, ["webhook"]).issues).toEqual([
-      { code: "custom", path: ["webhook", "headers"], message: "The following headers are not allowed: x-firecrawl-signature, Content-Type" },
+      { code: "custom", path: ["webhook", "headers"], message: "The following headers are not allowed: X-Firecrawl-Signature" },
     ]);
+    // The headers the sender manages are accepted here (clients send Content-Type routinely) and replaced when sent.
+    const managed = { "Content-Type": "application/json", "Content-Length": "5", Host: "x", "x-firecrawl-other": "y", "webhook-id": "z" };
+    expect(normalizeWebhook(validateBody(WebhookField, { url: "https://h.com", headers: managed }), WEBHOOK_EVENTS, ["webhook"])).toMatchObject({ issues: [], webhook: { headers: managed } });
   });
   test("bad URL (string and object forms), unknown keys, non-string metadata", () => {
     expect(normalizeWebhook("ftp://h.com", WEBHOOK_EVENTS, ["webhook"]).issues[0]!.path).toEqual(["webhook"]);

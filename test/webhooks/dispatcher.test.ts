@@ -74,7 +74,7 @@ describe("delivery", () => {
     const id = e.enqueue({
       event: "page",
       data: [{ markdown: "hello" }],
-      webhook: { url: "", headers: { Authorization: "Bearer abc", "X-Custom": "1", "webhook-id": "forged" }, metadata: { run: "7" }, events: [] },
+      webhook: { url: "", headers: { Authorization: "Bearer abc", "X-Custom": "1", "webhook-id": "forged", "Content-Type": "text/plain", "Content-Length": "3", Host: "evil.example" }, metadata: { run: "7" }, events: [] },
     });
     const stored = eventRow(e.t.db, id).body!;
     await e.d.drain();
@@ -84,6 +84,7 @@ describe("delivery", () => {
     expect(r.body).toBe(stored);
     expect(JSON.parse(r.body)).toEqual({ success: true, type: "crawl.page", id: "job-1", webhookId: id, data: [{ markdown: "hello" }], metadata: { run: "7" } });
     expect(r.headers.get("content-type")).toBe("application/json");
+    expect(r.headers.get("host")).not.toBe("evil.example");
     expect(r.headers.get("authorization")).toBe("Bearer abc");
     expect(r.headers.get("x-custom")).toBe("1");
     expect(r.headers.get("webhook-id")).toBe(id); // managed headers win over caller headers
