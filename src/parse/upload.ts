@@ -76,17 +76,21 @@ export function parseUploadOptions(options: unknown, filename: string): ScrapeRe
 }
 
 /**
- * The uploaded file as a fetched page: its type from the part's `Content-Type` as sent, else its extension;
+ * The uploaded file as a fetched page: its type from the part's `Content-Type` as sent, else its extension (also
+ * over a generic `text/plain`: the JS SDK sends a string's contents as `text/plain` whatever the file name, so
+ * `page.html` sent as a string would otherwise come back as its own source);
  * text decoded with the part's charset, a BOM or `<meta charset>` (engines/charset.ts), as for a fetched page. A
  * file of no known type (none, `application/octet-stream`, an unknown extension) whose first KiB has no NUL byte
  * is read as markup, as a response without a type is; documents are recognised by their magic bytes.
  */
 export function pageFromUpload(bytes: Uint8Array, filename: string, declaredType: string): Page {
   let contentType = mimeTypeOf(declaredType);
+  const ext = /\.([a-z0-9]+)$/i.exec(filename)?.[1]?.toLowerCase() ?? "";
   if (contentType === "" || contentType === "application/octet-stream") {
-    const ext = /\.([a-z0-9]+)$/i.exec(filename)?.[1]?.toLowerCase() ?? "";
     // Unknown: documents are still recognised by their magic bytes (documents/detect.ts), text is read as markup.
     contentType = BY_EXTENSION[ext] ?? "";
+  } else if (contentType === "text/plain" && BY_EXTENSION[ext]) {
+    contentType = BY_EXTENSION[ext];
   }
   const url = uploadUrl(filename);
   const page: Page = {

@@ -44,6 +44,16 @@ describe("POST /v2/parse", () => {
     expect(doc.metadata.scrapeId).toBeString();
   });
 
+  test("the official SDK's parse of a string: sent as text/plain, typed by its file name (page.html is HTML)", async () => {
+    const app = new Firecrawl({ apiKey: h.key, apiUrl });
+    const doc: any = await app.parse({ filename: "page.html", data: "<html><body><main><h1>Hi there</h1><p>From a string, not a file on disk.</p></main></body></html>" }, { formats: ["markdown"] });
+    expect(doc.markdown).toContain("# Hi there");
+    expect(doc.markdown).not.toContain("<h1>");
+    // A text file stays text.
+    const txt: any = await app.parse({ filename: "notes.txt", data: "<b>not markup</b> in a text file" }, { formats: ["markdown"] });
+    expect(txt.markdown).toContain("<b>not markup</b>");
+  });
+
   test("a DOCX, and HTML sent as octet-stream (typed by its extension) with main content", async () => {
     const docx = await upload(new Blob([Buffer.from(fx.docx)], { type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" }), "handbook.docx", { formats: ["markdown"] });
     expect(docx.status).toBe(200);
