@@ -28,7 +28,8 @@ export const MapRequestSchema = strictObject(
     ignoreQueryParameters: t.Optional(t.Boolean({ default: true })),
     sitemap: t.Optional(oneOf(["only", "include", "skip"], { default: "include" })),
     limit: t.Optional(Int({ minimum: 1, maximum: MAX_MAP_LIMIT, default: DEFAULT_MAP_LIMIT })),
-    timeout: t.Optional(Int({ exclusiveMinimum: 0, description: "ms; exceeded → 408 MAP_TIMEOUT" })),
+    // A number, not an integer: upstream's schema is `z.number().positive()` (api-v2.md §2.6).
+    timeout: t.Optional(t.Number({ exclusiveMinimum: 0, description: "ms; exceeded → 408 MAP_TIMEOUT" })),
     filterByPath: t.Optional(t.Boolean({ default: true })),
     useIndex: t.Optional(t.Boolean({ default: true })),
     ignoreCache: t.Optional(t.Boolean({ default: false })),

@@ -232,6 +232,10 @@ describe("POST /v2/map", () => {
       const res = await hs.request("/v2/map", { method: "POST", json: { url: slow.origin, timeout: 100 } });
       expect(res.status).toBe(408);
       expect(await res.json()).toMatchObject({ success: false, code: "MAP_TIMEOUT" });
+      // Any positive number, as upstream's z.number().positive(): a fraction of a millisecond too.
+      const fractional = await hs.request("/v2/map", { method: "POST", json: { url: slow.origin, timeout: 100.5 } });
+      expect(fractional.status).toBe(408);
+      for (const bad of [0, -1, "100"]) expect((await hs.request("/v2/map", { method: "POST", json: { url: slow.origin, timeout: bad } })).status).toBe(400);
     } finally {
       await hs.close();
       await slow.stop();
