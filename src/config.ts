@@ -33,6 +33,11 @@ export interface Config {
   apiKeys: string[];
   /** Whether /v2 routes require a key. Only `CRAWLBOX_AUTH=off` disables it. @default true */
   authEnabled: boolean;
+  /**
+   * Web origins whose pages may call the API from a browser (CORS), or `["*"]` for any. @default any with
+   * authentication on (a page still needs a key), none with it off (server/cors.ts)
+   */
+  corsOrigins: string[];
   /** Let the egress gate reach private, loopback and link-local addresses (on-prem use, tests). @default false */
   allowPrivateNetwork: boolean;
   /** HMAC secret for webhook signatures; unsigned when empty. */
@@ -215,6 +220,30 @@ function proxyCountries(r: Reader): Record<string, string> {
   return out;
 }
 
+/** `CRAWLBOX_CORS_ORIGINS`: `*`, or comma-separated origins (`scheme://host[:port]`); unset: `*` when auth is on. */
+function corsOrigins(r: Reader, authEnabled: boolean): string[] {
+  const name = "CRAWLBOX_CORS_ORIGINS";
+  const raw = r.env[name];
+  if (raw === undefined || raw.trim() === "") return authEnabled ? ["*"] : [];
+  const out: string[] = [];
+  for (const entry of raw.split(",").map((e) => e.trim()).filter(Boolean)) {
+    if (entry === "*") {
+      out.push("*");
+      continue;
+    }
+    let origin: string | undefined;
+    try {
+      const u = new URL(entry);
+      if ((u.protocol === "http:" || u.protocol === "https:") && u.origin === entry.replace(/\/$/, "")) origin = u.origin;
+    } catch {
+      // reported below
+    }
+    if (origin) out.push(origin);
+    else r.problems.push(`${name} entries must be * or an origin such as https://app.example.com (scheme, host and port only), got "${entry}"`);
+  }
+  return out;
+}
+
 function llmProvider(r: Reader): Config["llmProvider"] {
   const v = str(r, "CRAWLBOX_LLM_PROVIDER", "auto").toLowerCase();
   if (v === "auto" || v === "ollama" || v === "openai" || v === "off") return v;
@@ -246,6 +275,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .map((k) => k.trim())
       .filter((k) => k.length > 0),
     authEnabled: auth !== "off",
+    corsOrigins: corsOrigins(r, auth !== "off"),
     allowPrivateNetwork: bool(r, "CRAWLBOX_ALLOW_PRIVATE_NETWORK", false),
     webhookSecret: str(r, "CRAWLBOX_WEBHOOK_SECRET", ""),
     publicUrl: url(r, "CRAWLBOX_PUBLIC_URL", ""),

@@ -8,6 +8,7 @@
  */
 import { Elysia } from "elysia";
 import { DeferredUpload, parseJsonBody } from "./body-parser.ts";
+import { corsPlugin } from "./cors.ts";
 import { docsPlugin } from "./docs.ts";
 import { httpStatusFor, mapError } from "./error-handler.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -28,6 +29,7 @@ import type { Services } from "./services.ts";
 export function createApp(services: Services) {
   const { config, log } = services;
   return new Elysia({ name: "crawlbox", normalize: false })
+    .use(corsPlugin(config.corsOrigins, config.authEnabled))
     // Every body is JSON, whatever its Content-Type says (curl's -d), except a multipart upload to POST /v2/parse.
     .onParse(({ request }) =>
       (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data") && new URL(request.url).pathname === "/v2/parse"
