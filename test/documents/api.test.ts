@@ -4,6 +4,9 @@
  * `audio` format on direct media and on pages with <audio>/<video>.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { SCANNED_WORDS } from "../fixtures/documents/fixtures.ts";
 import { startDocumentSite, type DocumentSite } from "../fixtures/documents/server.ts";
@@ -291,6 +294,26 @@ describe("the audio format", () => {
     const r = await scrape({ url: "/tone.wav", formats: ["audio"] });
     expect(r.status).toBe(200);
     expect(r.body.data.audio).toMatch(/\/v2\/files\//);
+  }, 30_000);
+
+  test("a playlist served as audio that lists files of this server is not followed (ffmpeg reads the download only)", async () => {
+    if (!ffmpeg) return; // without ffmpeg the bytes are returned as they came, nothing else is read
+    const dir = mkdtempSync(join(tmpdir(), "crawlbox-secret-"));
+    const secret = join(dir, "recording.mp3");
+    const made = Bun.spawnSync(["ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=1234:duration=2", "-y", secret]);
+    expect(made.exitCode).toBe(0);
+    const playlist = `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:5,\nfile://${secret}\n#EXT-X-ENDLIST\n`;
+    const evil = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(playlist, { headers: { "content-type": "audio/mpeg" } }) });
+    try {
+      const res = await h.request("/v2/scrape", { method: "POST", json: { url: `http://127.0.0.1:${evil.port}/media.mp3`, formats: ["audio"], timeout: 30_000 } });
+      const body = (await res.json()) as any;
+      expect(res.status).toBe(422);
+      expect(body.code).toBe("SCRAPE_AUDIO_UNSUPPORTED_URL");
+      expect(body.data?.audio).toBeUndefined();
+    } finally {
+      evil.stop(true);
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 30_000);
 
   test("a page with a <video> element: the audio track is extracted (needs ffmpeg)", async () => {

@@ -45,20 +45,31 @@ export function parseDuration(stderr: string): number | undefined {
   return m ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) : undefined;
 }
 
+/**
+ * The container formats ffmpeg may read a downloaded file as, and only from that file. Without this, ffmpeg picks
+ * the format from the bytes, and a site could serve an HLS playlist (or a concat or DASH manifest) as `audio/mpeg`
+ * whose entries are `file:///…` paths on this server: ffmpeg would read them, outside the egress gate, and the
+ * "audio" of the answer would be a local recording (found in a security review). None of these formats refers to
+ * other files (mov's external references are off by default in ffmpeg).
+ */
+const MEDIA_DEMUXERS = "mp3,aac,wav,flac,ogg,matroska,mov,avi,asf,flv,mpegts,mpeg,aiff,caf,amr,au,w64,wv,ape,ac3,eac3,dts,truehd,loas,tta";
+/** ffmpeg input options: the file itself and nothing else. */
+const INPUT_GUARDS = ["-protocol_whitelist", "file", "-format_whitelist", MEDIA_DEMUXERS];
+
 async function runFfmpeg(ffmpeg: string, input: Uint8Array, maxSeconds: number, signal?: AbortSignal): Promise<Uint8Array> {
   const dir = await mkdtemp(join(tmpdir(), "crawlbox-audio-"));
   try {
     const inPath = join(dir, "input");
     const outPath = join(dir, "audio.mp3");
     await writeFile(inPath, input);
-    const probe = Bun.spawn([ffmpeg, "-hide_banner", "-nostdin", "-i", inPath], { stdout: "ignore", stderr: "pipe", signal });
+    const probe = Bun.spawn([ffmpeg, "-hide_banner", "-nostdin", ...INPUT_GUARDS, "-i", inPath], { stdout: "ignore", stderr: "pipe", signal });
     const probeErr = await new Response(probe.stderr).text();
     await probe.exited;
     const duration = parseDuration(probeErr);
     if (duration !== undefined && duration > maxSeconds) throw new MediaTooLargeError("duration", maxSeconds, "seconds");
     if (!/Stream #\d+:\d+.*: Audio:/.test(probeErr)) throw new AudioUnsupportedError("the media has no audio track");
     const proc = Bun.spawn(
-      [ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error", "-i", inPath, "-map", "0:a:0", "-vn", "-t", String(maxSeconds), "-codec:a", "libmp3lame", "-q:a", "4", "-f", "mp3", "-y", outPath],
+      [ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error", ...INPUT_GUARDS, "-i", inPath, "-map", "0:a:0", "-vn", "-t", String(maxSeconds), "-codec:a", "libmp3lame", "-q:a", "4", "-f", "mp3", "-y", outPath],
       { stdout: "ignore", stderr: "pipe", signal },
     );
     const err = await new Response(proc.stderr).text();
