@@ -48,6 +48,9 @@ const BLOCKED_V4 = table([
 const BLOCKED_V6 = table([
   ["::/128", "unspecified"],
   ["::1/128", "loopback"],
+  // IPv4-compatible addresses (::a.b.c.d, deprecated by RFC 4291): nothing public uses them, and a host with
+  // automatic tunnelling (sit0) or a translator would reach the embedded IPv4 address, loopback included.
+  ["::/96", "IPv4-compatible (deprecated)"],
   ["fc00::/7", "unique local"],
   ["fe80::/10", "link-local"],
   ["fec0::/10", "site-local"],

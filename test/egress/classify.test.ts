@@ -35,6 +35,9 @@ const BLOCKED: Array<[string, string]> = [
   ["::ffff:7f00:1", "IPv4-mapped"],
   ["::ffff:10.1.2.3", "IPv4-mapped"],
   ["::ffff:169.254.169.254", "IPv4-mapped"],
+  ["::7f00:1", "IPv4-compatible"],
+  ["::127.0.0.1", "127.0.0.1"], // ipaddr.js reads the dotted form as IPv4-mapped: refused either way
+  ["::808:808", "IPv4-compatible"],
   ["64:ff9b::7f00:1", "NAT64"],
   ["64:ff9b::a9fe:a9fe", "NAT64"],
   ["64:ff9b:1::a00:1", "NAT64"],
@@ -74,6 +77,7 @@ describe("target parsing normalises with WHATWG URL rules", () => {
     ["http://2130706433/", "127.0.0.1"],
     ["http://[::ffff:127.0.0.1]/", "::ffff:7f00:1"],
     ["http://[0:0:0:0:0:0:0:1]/", "::1"],
+    ["http://[::127.0.0.1]/", "::7f00:1"],
   ])("%s → %s", (url, ip) => {
     const t = parseUrlTarget(url);
     expect(t.ip).toBe(ip);
