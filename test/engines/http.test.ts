@@ -108,6 +108,28 @@ describe("pages", () => {
   });
 });
 
+describe("malformed bodies", () => {
+  test("a chunked body with a bad chunk size is SCRAPE_SITE_ERROR, not an untyped error (a 500)", async () => {
+    const raw = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data(socket) {
+          socket.write("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n<p>broken</p>\r\n0\r\n\r\n");
+          socket.end();
+        },
+      },
+    });
+    try {
+      const err = await failure(engine.fetch(req(`http://127.0.0.1:${raw.port}/`)));
+      expect(err).toBeInstanceOf(SiteError);
+      expect(err.code).toBe("SCRAPE_SITE_ERROR");
+    } finally {
+      raw.stop(true);
+    }
+  });
+});
+
 describe("redirects", () => {
   test("a chain of 5 is followed to the end", async () => {
     const page = await engine.fetch(req("/chain/5"));

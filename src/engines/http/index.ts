@@ -116,7 +116,14 @@ export function createHttpEngine(options: HttpEngineOptions): Engine {
         url = next;
         continue;
       }
-      const body = await readLimitedBody(res, { url, maxBodyBytes: request.maxBodyBytes, deadline });
+      let body: Uint8Array;
+      try {
+        body = await readLimitedBody(res, { url, maxBodyBytes: request.maxBodyBytes, deadline });
+      } catch (err) {
+        // A body that breaks off or is malformed (bad chunk sizes) is the site's error, as a failed connection is.
+        if (deadline.signal.aborted || err instanceof CrawlboxError) throw err;
+        throw mapTransportError(err, url);
+      }
       const contentTypeHeader = res.headers.get("content-type");
       const contentType = mimeTypeOf(contentTypeHeader);
       const page: Page = {
