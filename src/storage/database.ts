@@ -36,7 +36,11 @@ export function migrate(db: Database): void {
   }
 }
 
-/** Runs `fn` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws. */
+/**
+ * Runs `fn` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws. SQLite has already rolled back after
+ * some errors (`SQLITE_FULL`, `SQLITE_IOERR`): a second `ROLLBACK` would throw "no transaction is active" and hide
+ * the real error, so it is issued only while a transaction is still open.
+ */
 export function immediate<T>(db: Database, fn: () => T): T {
   db.exec("BEGIN IMMEDIATE");
   try {
@@ -44,7 +48,7 @@ export function immediate<T>(db: Database, fn: () => T): T {
     db.exec("COMMIT");
     return result;
   } catch (err) {
-    db.exec("ROLLBACK");
+    if (db.inTransaction) db.exec("ROLLBACK");
     throw err;
   }
 }
