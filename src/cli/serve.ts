@@ -50,10 +50,16 @@ export async function runServe(config: Config): Promise<number> {
       stopping = true;
       log.info(`${signal} received, shutting down`);
       const forced = setTimeout(() => server.stop(true), SHUTDOWN_GRACE_MS);
-      await server.stop(false);
-      clearTimeout(forced);
-      await services.close();
-      resolve(0);
+      try {
+        await server.stop(false);
+        clearTimeout(forced);
+        await services.close();
+        resolve(0);
+      } catch (err) {
+        // Stop anyway: a process that cannot shut down cleanly must not hang until it is killed.
+        log.error("shutdown failed", { error: String(err) });
+        resolve(1);
+      }
     };
     process.on("SIGTERM", () => void stop("SIGTERM"));
     process.on("SIGINT", () => void stop("SIGINT"));

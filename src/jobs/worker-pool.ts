@@ -39,6 +39,9 @@ export interface WorkerPoolOptions {
   now?: () => number;
 }
 
+/** Shortest time between two logged job-store errors (see WorkerPool.storeError). */
+const STORE_ERROR_LOG_INTERVAL_MS = 10_000;
+
 /** The worker pool. */
 export class WorkerPool {
   private readonly owner = `worker-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
@@ -58,6 +61,8 @@ export class WorkerPool {
   private readonly jobs = new Map<string, Job>();
   /** `"<jobId> <host>"` pairs whose last page attempt failed (see recordHostOutcome). */
   private readonly failingHosts = new Set<string>();
+  private lastStoreErrorLogAt = -Infinity;
+  private unloggedStoreErrors = 0;
 
   constructor(private readonly o: WorkerPoolOptions) {
     this.leaseMs = o.leaseMs ?? 30_000;
@@ -96,7 +101,8 @@ export class WorkerPool {
     clearInterval(this.reaper);
     for (const c of this.inflight.values()) c.abort(new Error("worker pool stopping"));
     this.kick();
-    await Promise.all(this.loops);
+    // Settled, not all: a loop that failed must not keep the process from stopping.
+    await Promise.allSettled(this.loops);
     this.loops = [];
   }
 
@@ -134,13 +140,35 @@ export class WorkerPool {
     return wait;
   }
 
+  /**
+   * Logs a job-store error, at most once per {@link STORE_ERROR_LOG_INTERVAL_MS} with the number left out: a full
+   * disk fails every claim of every worker, several times a second.
+   */
+  private storeError(what: string, err: unknown): void {
+    const t = this.now();
+    if (t - this.lastStoreErrorLogAt < STORE_ERROR_LOG_INTERVAL_MS) {
+      this.unloggedStoreErrors++;
+      return;
+    }
+    this.o.log.error(what, { error: String(err), ...(this.unloggedStoreErrors > 0 ? { similarErrorsNotLogged: this.unloggedStoreErrors } : {}) });
+    this.lastStoreErrorLogAt = t;
+    this.unloggedStoreErrors = 0;
+  }
+
+  /**
+   * One worker: claims and runs pages until the pool stops. It survives any error (a full disk, a locked or broken
+   * database): such a loop used to end for good, leaving its pages stalled and the pool short of a worker until
+   * the process restarted. After an error it waits a poll interval, which nothing cuts short.
+   */
   private async loop(): Promise<void> {
     while (this.running) {
       let task: Task | undefined;
       try {
         task = this.o.store.claim(this.owner, this.leaseMs, this.limits());
       } catch (err) {
-        this.o.log.error("claim failed", { error: String(err) });
+        this.storeError("claim failed", err);
+        await Bun.sleep(this.pollMs);
+        continue;
       }
       if (!task) {
         await new Promise<void>((resolve) => {
@@ -152,7 +180,13 @@ export class WorkerPool {
         });
         continue;
       }
-      await this.runTask(task);
+      try {
+        await this.runTask(task);
+      } catch (err) {
+        // The page stays leased to this process; the reaper hands it out again when the lease ends.
+        this.storeError("running a page failed", err);
+        await Bun.sleep(this.pollMs);
+      }
     }
   }
 
@@ -173,7 +207,12 @@ export class WorkerPool {
     const controller = new AbortController();
     this.inflight.set(task.id, controller);
     const heartbeat = setInterval(() => {
-      if (!this.o.store.renew(task.id, this.owner, this.leaseMs)) controller.abort(new Error("lease lost"));
+      try {
+        if (!this.o.store.renew(task.id, this.owner, this.leaseMs)) controller.abort(new Error("lease lost"));
+      } catch (err) {
+        // Not renewed this time (a timer's exception would end the process); the next beat tries again.
+        this.storeError("renewing a lease failed", err);
+      }
     }, Math.max(250, Math.floor(this.leaseMs / 3)));
     try {
       const outcome = await this.o.run(task, job, controller.signal);
@@ -206,8 +245,13 @@ export class WorkerPool {
         }
       }
     } catch (err) {
-      this.o.log.error("task runner threw", { task: task.id, error: String(err) });
-      this.o.store.retry(task.id, this.owner, this.now() + (this.running ? 1000 : 0));
+      this.storeError("task runner threw", err);
+      try {
+        this.o.store.retry(task.id, this.owner, this.now() + (this.running ? 1000 : 0));
+      } catch (retryErr) {
+        // Left leased: the reaper requeues it when the lease ends.
+        this.storeError("requeueing a page failed", retryErr);
+      }
     } finally {
       clearInterval(heartbeat);
       this.inflight.delete(task.id);

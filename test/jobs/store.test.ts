@@ -127,6 +127,43 @@ describe("SqliteJobStore", () => {
     }
   });
 
+  test("a full disk does not end the workers: pages finish once there is room, and the pool still stops", async () => {
+    const s = setup();
+    const job = newJob(s, [page("http://a.test/big")]);
+    // The real store, with every write after the claim failing as a full disk fails them (WAL included), until
+    // `full` is lifted.
+    let full = false;
+    const diskFull = () => Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    const store = Object.create(s.store) as typeof s.store;
+    for (const method of ["complete", "retry", "fail", "renew", "recordHostOutcome"] as const) {
+      (store as any)[method] = (...args: unknown[]) => {
+        if (full) throw diskFull();
+        return (s.store as any)[method](...args);
+      };
+    }
+    let runs = 0;
+    const run = async () => {
+      runs++;
+      full = runs === 1 || full; // the disk fills while the first page runs
+      await Bun.sleep(20);
+      return { kind: "done", completion: { document: { markdown: "page", metadata: {} }, credits: 1 } };
+    };
+    const pool = new WorkerPool({ store, run: run as never, log: silentLogger, concurrency: 2, perHostConcurrency: 2, pollMs: 5, leaseMs: 30, now: s.now });
+    pool.start();
+    await Bun.sleep(150);
+    expect(runs).toBe(1); // it ran, and could neither store its result nor requeue itself
+    full = false;
+    // The page is still leased to this process; when the lease ends the reaper hands it out again.
+    s.tick(5_000);
+    const second = newJob(s, [page("http://b.test/small")]);
+    pool.kick();
+    for (let i = 0; i < 60 && (s.store.get(job.id)!.status !== "completed" || s.store.get(second.id)!.status !== "completed"); i++) await Bun.sleep(50);
+    expect(s.store.get(job.id)!.status).toBe("completed");
+    expect(s.store.get(second.id)!.status).toBe("completed");
+    const stopped = await Promise.race([pool.stop().then(() => "stopped"), Bun.sleep(2_000).then(() => "hung")]);
+    expect(stopped).toBe("stopped");
+  }, 10_000);
+
   test("a page that is running every time the process dies is failed after maxStalls restarts (poison page)", () => {
     const s = setup();
     const job = newJob(s, [page("http://a.test/poison")]);
