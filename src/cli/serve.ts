@@ -8,12 +8,22 @@ import { createApp } from "../server/app.ts";
 import { createServices } from "../server/services.ts";
 import { join } from "node:path";
 import { DATABASE_FILE } from "../storage/database.ts";
+import { DataDirInUseError, lockDataDir } from "./data-dir-lock.ts";
 
 /** How long in-flight requests get to finish after a stop signal. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Starts the server; resolves when it has stopped. */
 export async function runServe(config: Config): Promise<number> {
+  // Before the services: they start the job workers, which take over pages left running (data-dir-lock.ts).
+  let unlock: () => void;
+  try {
+    unlock = lockDataDir(config.dataDir);
+  } catch (err) {
+    if (!(err instanceof DataDirInUseError)) throw err;
+    process.stderr.write(`crawlbox: ${err.message}\n`);
+    return 1;
+  }
   const services = await createServices(config);
   const { log } = services;
   // Only here, not in createServices: a one-off `crawlbox scrape` on the same folder must leave a server's claims be.
@@ -33,13 +43,27 @@ export async function runServe(config: Config): Promise<number> {
   }
   if (config.allowPrivateNetwork) log.warn("CRAWLBOX_ALLOW_PRIVATE_NETWORK=true: scrapes may reach private and loopback addresses");
 
-  const app = createApp(services).listen({
-    port: config.port,
-    hostname: config.host,
-    // A little above our own limit, so that our parser answers 413 in the /v2 shape; Bun's cut-off is the backstop.
-    maxRequestBodySize: Math.max(config.maxRequestBodyBytes, config.maxUploadBytes) + 64 * 1024,
-    idleTimeout: 255,
-  });
+  let app;
+  try {
+    app = createApp(services).listen({
+      port: config.port,
+      hostname: config.host,
+      // A little above our own limit, so that our parser answers 413 in the /v2 shape; Bun's cut-off is the backstop.
+      maxRequestBodySize: Math.max(config.maxRequestBodyBytes, config.maxUploadBytes) + 64 * 1024,
+      idleTimeout: 255,
+      // Elysia asks Bun for SO_REUSEPORT: a second server on the port would start without a word and take every
+      // other connection (a status read would find its job or not, alternately).
+      reusePort: false,
+    });
+  } catch (err) {
+    const inUse = (err as { code?: string }).code === "EADDRINUSE";
+    process.stderr.write(
+      `crawlbox: cannot listen on ${config.host}:${config.port}: ${inUse ? "the port is in use (another crawlbox or another program); set PORT" : String(err)}\n`,
+    );
+    await services.close().catch(() => {});
+    unlock();
+    return 1;
+  }
   const server = app.server!;
   log.info(`crawlbox ${services.version} listening on http://${config.host}:${server.port} (data: ${config.dataDir})`);
 
@@ -54,10 +78,12 @@ export async function runServe(config: Config): Promise<number> {
         await server.stop(false);
         clearTimeout(forced);
         await services.close();
+        unlock();
         resolve(0);
       } catch (err) {
         // Stop anyway: a process that cannot shut down cleanly must not hang until it is killed.
         log.error("shutdown failed", { error: String(err) });
+        unlock();
         resolve(1);
       }
     };
