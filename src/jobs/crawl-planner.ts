@@ -67,13 +67,16 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     return f;
   }
 
-  /** The links of `links` not judged before at this depth (a link's verdict depends only on it and the depth). */
-  function unseen(seen: Set<string>, links: string[], depth: number): string[] {
+  /**
+   * The links of `links` not judged before at this depth (a link's verdict depends only on it and the depth); with
+   * `again`, all of them (they are still recorded as judged).
+   */
+  function unseen(seen: Set<string>, links: string[], depth: number, again: boolean): string[] {
     if (seen.size > MAX_SEEN_LINKS) seen.clear();
     const out: string[] = [];
     for (const link of links) {
       const key = `${depth} ${link}`;
-      if (!seen.has(key)) {
+      if (again || !seen.has(key)) {
         seen.add(key);
         out.push(link);
       }
@@ -85,10 +88,15 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
    * Filters `links` found at `depth`. Robots.txt is fetched only for the origins of links that are in the crawl's
    * scope: fetching it for every site a page links to (external sites the crawl rejects anyway) cost a request
    * per foreign origin and dominated crawl time.
+   *
+   * `again` (a task on its second attempt or later) skips the memory of links already judged and handed over: the
+   * memory is written when links are planned, before the job store commits them, so a page whose completion did
+   * not commit (a full disk, a lost lease) would find its links "already queued" when it runs again, and the crawl
+   * would end without them. The store ignores the duplicates this hands it.
    */
-  async function plan(job: Job, links: string[], depth: number, baseUrl: string, signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[] }> {
+  async function plan(job: Job, links: string[], depth: number, baseUrl: string, signal: AbortSignal, again = false): Promise<{ discovered: NewTask[]; robotsBlocked: string[] }> {
     const { full, scope, seen, queued } = filtersFor(job);
-    const inScope = scope.filterLinks(unseen(seen, links, depth), { depth, baseUrl }).accepted;
+    const inScope = scope.filterLinks(unseen(seen, links, depth, again), { depth, baseUrl }).accepted;
     let accepted = inScope;
     let robotsBlocked: string[] = [];
     if (!crawlerOptions(job).ignoreRobotsTxt && inScope.length > 0) {
@@ -105,7 +113,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     if (queued.size > MAX_SEEN_LINKS) queued.clear();
     const discovered: NewTask[] = [];
     for (const a of accepted) {
-      if (queued.has(a.key)) continue;
+      if (queued.has(a.key) && !again) continue;
       queued.add(a.key);
       // The link as found, less its fragment: `ignoreQueryParameters` only changes the dedup key (api-v2.md §5.6,
       // upstream locks the normalised URL but fetches the link), so a page that needs its query still gets it.
@@ -127,7 +135,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       return tasks;
     },
 
-    async kickoff(job, signal) {
+    async kickoff(job, signal, again = false) {
       const o = crawlerOptions(job);
       let delayMs: number | undefined;
       let robotsSitemaps: readonly string[] = [];
@@ -149,12 +157,12 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       });
       if (read.errors.length > 0) deps.log.debug("sitemap errors", { job: job.id, errors: read.errors.slice(0, 5) });
       // Sitemap URLs enter at depth 0: checked as if found at depth -1.
-      const planned = await plan(job, read.urls, -1, job.url!, signal);
+      const planned = await plan(job, read.urls, -1, job.url!, signal, again);
       return { ...planned, ...(delayMs !== undefined ? { delayMs } : {}) };
     },
 
     async discover(job, task, links, signal) {
-      return plan(job, links, task.depth, task.url, signal);
+      return plan(job, links, task.depth, task.url, signal, task.attempts > 1);
     },
 
     async startAllowed(job, signal) {

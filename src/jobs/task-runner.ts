@@ -21,9 +21,15 @@ import type { Outcome, TaskRunner } from "./worker-pool.ts";
 export interface CrawlPlanner {
   /** The tasks a crawl starts with: its kickoff and its start page (depth 0). */
   initialTasks(startUrl: string, crawlerOptions: Record<string, unknown>): NewTask[];
-  /** Reads robots.txt and sitemaps for a crawl: first pages, robots-blocked URLs, a `Crawl-delay` if any. */
-  kickoff(job: Job, signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[]; delayMs?: number }>;
-  /** Filters the links found on a crawled page into new tasks (depth + 1). */
+  /**
+   * Reads robots.txt and sitemaps for a crawl: first pages, robots-blocked URLs, a `Crawl-delay` if any. `again`:
+   * the kickoff ran before without its result being stored (see `discover`).
+   */
+  kickoff(job: Job, signal: AbortSignal, again?: boolean): Promise<{ discovered: NewTask[]; robotsBlocked: string[]; delayMs?: number }>;
+  /**
+   * Filters the links found on a crawled page into new tasks (depth + 1). A task on its second attempt or later has
+   * its links judged afresh: the planner's memory of what it handed over may hold links that were never stored.
+   */
   discover(job: Job, task: Task, links: string[], signal: AbortSignal): Promise<{ discovered: NewTask[]; robotsBlocked: string[] }>;
   /**
    * Where a crawled page that redirected to `finalUrl` stands: the crawl rule it breaks (`denied`), or the
@@ -55,7 +61,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
   return async function runTask(task: Task, job: Job, signal: AbortSignal): Promise<Outcome> {
     if (task.kind === "kickoff") {
       try {
-        const k = await deps.planner.kickoff(job, signal);
+        const k = await deps.planner.kickoff(job, signal, task.attempts > 1);
         return {
           kind: "done",
           completion: {

@@ -17,9 +17,9 @@ const engine = {
 function setup(crawlerOptions: Record<string, unknown>) {
   const planner = createCrawlPlanner({ engine, robots: new RobotsCache({ engine }), log: silentLogger });
   const job = { id: crypto.randomUUID(), url: "http://site.test/", options: { crawlerOptions: { ignoreRobotsTxt: true, crawlEntireDomain: true, ...crawlerOptions } } } as unknown as Job;
-  const at = (depth: number, url = "http://site.test/") => ({ depth, url }) as Task;
+  const at = (depth: number, attempts: number, url = "http://site.test/") => ({ depth, url, attempts }) as Task;
   const signal = new AbortController().signal;
-  return { discover: (links: string[], depth: number) => planner.discover(job, at(depth), links, signal) };
+  return { discover: (links: string[], depth: number, attempts = 1) => planner.discover(job, at(depth, attempts), links, signal) };
 }
 
 describe("crawl planner", () => {
@@ -33,6 +33,15 @@ describe("crawl planner", () => {
     // The same pages (one spelled differently) from a deeper page, plus a new one: only the new one is handed on.
     const again = await p.discover(["/a", "http://site.test/b#", "/c"], 1);
     expect(again.discovered.map((t) => [t.url, t.depth])).toEqual([["http://site.test/c", 2]]);
+  });
+
+  test("a page running again (its completion was not stored: a full disk, a lost lease) hands on its links again", async () => {
+    const p = setup({});
+    expect((await p.discover(["/a", "/b"], 0)).discovered.map((t) => t.url)).toEqual(["http://site.test/a", "http://site.test/b"]);
+    // Its second attempt: the memory says "already handed over", but that was never committed.
+    expect((await p.discover(["/a", "/b"], 0, 2)).discovered.map((t) => t.url)).toEqual(["http://site.test/a", "http://site.test/b"]);
+    // Other pages still skip what was handed over.
+    expect((await p.discover(["/a", "/c"], 0)).discovered.map((t) => t.url)).toEqual(["http://site.test/c"]);
   });
 
   test("a link refused at one depth is judged again at a shallower one (maxDiscoveryDepth)", async () => {
