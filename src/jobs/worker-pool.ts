@@ -216,9 +216,10 @@ export class WorkerPool {
     }, Math.max(250, Math.floor(this.leaseMs / 3)));
     try {
       const outcome = await this.o.run(task, job, controller.signal);
-      if (controller.signal.aborted && !this.running) {
+      if (controller.signal.aborted && !this.running && outcome.kind !== "done") {
         // Shutting down: the page goes back to the queue now. Left active, the next start would count it as a
-        // stall (recoverActive), and a few restarts would fail an ordinary page as a poison one.
+        // stall (recoverActive), and a few restarts would fail an ordinary page as a poison one. A page that
+        // finished anyway is stored: it was fetched and charged, and running it again would charge it twice.
         this.o.store.retry(task.id, this.owner, this.now());
         return;
       }

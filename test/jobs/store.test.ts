@@ -127,6 +127,22 @@ describe("SqliteJobStore", () => {
     }
   });
 
+  test("a page that finishes while the pool stops is stored, not run (and charged) again after the restart", async () => {
+    const s = setup();
+    const job = newJob(s, [page("http://a.test/finishing")]);
+    // The page ignores the abort and completes: the fetch was already done when the stop came.
+    const run = async (_t: unknown, _j: unknown, signal: AbortSignal) => {
+      await new Promise((resolve) => signal.addEventListener("abort", resolve));
+      return { kind: "done", completion: { document: { markdown: "finished", metadata: {} }, credits: 1 } };
+    };
+    const pool = new WorkerPool({ store: s.store, run: run as never, log: silentLogger, concurrency: 1, perHostConcurrency: 1, pollMs: 5, now: s.now });
+    pool.start();
+    await Bun.sleep(30);
+    await pool.stop();
+    expect(s.db.query("SELECT status FROM tasks").get()).toEqual({ status: "done" });
+    expect(s.store.get(job.id)).toMatchObject({ status: "completed", completed: 1, creditsUsed: 1 });
+  });
+
   test("a full disk does not end the workers: pages finish once there is room, and the pool still stops", async () => {
     const s = setup();
     const job = newJob(s, [page("http://a.test/big")]);
