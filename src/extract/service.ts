@@ -204,8 +204,9 @@ export class ExtractService {
     if (attempts > MAX_EXTRACT_ATTEMPTS) {
       const error = `The job was started ${MAX_EXTRACT_ATTEMPTS} times and the server stopped each time before it finished.`;
       immediate(this.deps.db, () => {
-        this.deps.store.finish(id, this.owner, { status: "failed", error, tokens: job.tokens, credits: job.credits }, this.now());
-        this.announce(id, job.keyId, req, "failed", false, [], error);
+        if (this.deps.store.finish(id, this.owner, { status: "failed", error, tokens: job.tokens, credits: job.credits }, this.now())) {
+          this.announce(id, job.keyId, req, "failed", false, [], error);
+        }
       });
       this.deps.kickWebhooks();
       return;
@@ -238,15 +239,17 @@ export class ExtractService {
         },
       );
       immediate(this.deps.db, () => {
-        this.deps.store.finish(id, this.owner, { status: "completed", data: value, ...(req.showSources ? { sources: pages.map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now());
-        this.announce(id, job.keyId, req, "completed", true, [value]);
+        const ended = this.deps.store.finish(id, this.owner, { status: "completed", data: value, ...(req.showSources ? { sources: pages.map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now());
+        // Not ours any more (another process took the job over): its end is that process's to announce.
+        if (ended) this.announce(id, job.keyId, req, "completed", true, [value]);
       });
     } catch (err) {
       if (signal.aborted && this.closed) return; // stopping: the job stays processing and is resumed at the next start
       const message = err instanceof Error ? err.message : String(err);
       immediate(this.deps.db, () => {
-        this.deps.store.finish(id, this.owner, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now());
-        this.announce(id, job.keyId, req, "failed", false, [], message);
+        if (this.deps.store.finish(id, this.owner, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now())) {
+          this.announce(id, job.keyId, req, "failed", false, [], message);
+        }
       });
     } finally {
       this.jobs.delete(id);

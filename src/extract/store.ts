@@ -94,10 +94,13 @@ export class ExtractStore {
     return row?.attempts;
   }
 
-  /** Records the end of a job run by `owner` (a process that lost the job cannot overwrite its end). */
-  finish(id: string, owner: string, end: { status: "completed" | "failed"; data?: unknown; sources?: string[]; warning?: string; error?: string; tokens: number; credits: number }, now: number): void {
-    this.db
-      .query("UPDATE extract_jobs SET status = ?, data = ?, sources = ?, warning = ?, error = ?, tokens = ?, credits = ?, updated_at = ?, expires_at = ? WHERE id = ? AND owner = ?")
+  /**
+   * Records the end of a job run by `owner`; false when nothing changed: another process owns the job now, or it
+   * has already ended. The caller announces the end (webhooks) only on true, so a job ends, and is announced, once.
+   */
+  finish(id: string, owner: string, end: { status: "completed" | "failed"; data?: unknown; sources?: string[]; warning?: string; error?: string; tokens: number; credits: number }, now: number): boolean {
+    const changed = this.db
+      .query("UPDATE extract_jobs SET status = ?, data = ?, sources = ?, warning = ?, error = ?, tokens = ?, credits = ?, updated_at = ?, expires_at = ? WHERE id = ? AND owner = ? AND status = 'processing'")
       .run(
         end.status,
         end.data === undefined ? null : JSON.stringify(end.data),
@@ -110,7 +113,8 @@ export class ExtractStore {
         now + EXTRACT_TTL_MS,
         id,
         owner,
-      );
+      ).changes;
+    return changed > 0;
   }
 
   /** How many jobs of `keyId` are processing (running or waiting). */

@@ -1,0 +1,24 @@
+/**
+ * The extract job store's fencing: a job ends once, by the process that owns it, so that its end is announced
+ * (webhooks) once, whatever other process ran it too.
+ */
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import type { ExtractRequest } from "../../src/api/extract.ts";
+import { ExtractStore } from "../../src/extract/store.ts";
+import { migrate } from "../../src/storage/database.ts";
+
+test("finish: only the owner, only once; the caller learns whether it ended the job", () => {
+  const db = new Database(":memory:", { strict: true });
+  migrate(db);
+  const store = new ExtractStore(db);
+  const now = Date.now();
+  store.create("job-1", "key-1", { urls: ["https://example.com/"], prompt: "x" } as unknown as ExtractRequest, now);
+  expect(store.claim("job-1", "first", now)).toBe(1);
+  expect(store.claim("job-1", "second", now)).toBe(2); // taken over (the first process looked dead)
+  const end = { status: "completed" as const, data: { a: 1 }, tokens: 10, credits: 1 };
+  expect(store.finish("job-1", "first", end, now)).toBe(false); // no longer its job: it must not announce
+  expect(store.finish("job-1", "second", end, now)).toBe(true);
+  expect(store.finish("job-1", "second", { ...end, status: "failed", error: "late" }, now)).toBe(false);
+  expect(store.get("job-1", now)).toMatchObject({ status: "completed" });
+});
