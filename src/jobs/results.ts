@@ -53,11 +53,13 @@ export class JobResults {
   page(jobId: string, skip: number, limit = DEFAULT_RESULT_PAGE_SIZE): ResultPage {
     // The job row counts finished pages (done or failed) as it goes: no scan of the job's tasks per poll.
     const finished = this.db.query<{ n: number }, [string]>("SELECT completed AS n FROM jobs WHERE id = ?").get(jobId)?.n ?? 0;
+    // Row by row, not all(): the page stops at MAX_RESULT_PAGE_BYTES, and `limit` rows (up to 1000) of full
+    // documents read at once held hundreds of MB per request only to be cut there.
     const rows = this.db
       .query<{ status: string; result: string | null; result_bytes: number | null }, [string, number, number]>(
         RESULT_PAGE_SQL,
       )
-      .all(jobId, limit, skip);
+      .iterate(jobId, limit, skip);
     const data: Record<string, unknown>[] = [];
     let bytes = 0;
     let consumed = 0;
