@@ -20,8 +20,12 @@ export async function runServe(config: Config): Promise<number> {
   try {
     unlock = lockDataDir(config.dataDir);
   } catch (err) {
-    if (!(err instanceof DataDirInUseError)) throw err;
-    process.stderr.write(`crawlbox: ${err.message}\n`);
+    const code = (err as { code?: string }).code;
+    if (err instanceof DataDirInUseError) process.stderr.write(`crawlbox: ${err.message}\n`);
+    else if (code !== undefined && ["EROFS", "EACCES", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST"].includes(code)) {
+      // EEXIST/ENOTDIR: the path is a file. Said plainly rather than as a stack trace.
+      process.stderr.write(`crawlbox: cannot use ${config.dataDir} as the data directory (${code}): set CRAWLBOX_DATA_DIR to a writable folder\n`);
+    } else throw err;
     return 1;
   }
   const services = await createServices(config);

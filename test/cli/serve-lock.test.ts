@@ -54,6 +54,12 @@ test("a second server on the same data directory or the same port exits 1 and sa
     expect(await first.exited).toBe(0);
   }
   expect(existsSync(join(dir, "serve.pid"))).toBe(false); // released on a clean stop
+  // A data directory that is a file: a plain message, not a stack trace.
+  const file = join(newDir(), "not-a-folder");
+  writeFileSync(file, "x");
+  const bad = serve(file, port + 3);
+  expect(await bad.exited).toBe(1);
+  expect(await new Response(bad.stderr).text()).toStartWith(`crawlbox: cannot use ${file} as the data directory`);
   // A lock left by a process that no longer runs (a crash, kill -9) does not stop the next start.
   writeFileSync(join(dir, "serve.pid"), "2147483646");
   const next = serve(dir, port + 2);
