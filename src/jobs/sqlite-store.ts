@@ -44,6 +44,15 @@ export class SqliteJobStore implements JobStore {
     this.ctx.drainHook = hook;
   }
 
+  /**
+   * Charges the job's key for each page as the page is stored, in the same transaction (StoreContext.chargeHook).
+   * The task runner then scrapes without charging: charged at scrape time, a page fetched and charged whose result
+   * never committed (kill -9, a lost lease, a full disk) was charged again when it ran again.
+   */
+  setChargeHook(hook: (keyId: string, credits: number) => void): void {
+    this.ctx.chargeHook = hook;
+  }
+
   createJob(job: Parameters<JobStore["createJob"]>[0], tasks: NewTask[], idempotencyKey?: string): Job {
     return immediate(this.db, () => {
       if (idempotencyKey !== undefined) {

@@ -25,6 +25,11 @@ export interface StoreContext {
   readonly newId: () => string;
   readonly emit: (e: JobEvent) => void;
   drainHook?: DrainHook;
+  /**
+   * Charges a key for a finished page, inside the transaction that records the page: a page is charged if and only
+   * if it is stored, so one fetched again after a crash or a lost lease is not charged twice (see setChargeHook).
+   */
+  chargeHook?: (keyId: string, credits: number) => void;
 }
 
 /** Adds tasks while the job has fewer than `limit` pages; duplicates (same dedup key) are ignored. */

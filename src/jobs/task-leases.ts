@@ -69,6 +69,7 @@ export function completeTask(ctx: StoreContext, taskId: string, owner: string, c
     }
     addFindings(ctx, task.job_id, c);
     const job = readJob(db, task.job_id)!;
+    if (task.kind === "page" && c.credits > 0) ctx.chargeHook?.(job.keyId, c.credits);
     if (task.kind === "page" && c.document && job.status === "scraping") {
       ctx.emit({ job, event: "page", success: true, data: [c.document] });
     }

@@ -96,6 +96,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         files: deps.filesFor(job),
         scrapeId: task.id,
         storeResult: false,
+        chargeCredits: false, // charged when the job store stores the page (setChargeHook)
         collectLinks: job.kind === "crawl" && !hidden,
         ...(hidden ? { visibility: "hidden" as const } : {}),
       });

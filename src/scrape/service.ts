@@ -58,6 +58,11 @@ export interface ScrapeRunOptions {
   scrapeId?: string;
   /** Store the document for `GET /v2/scrape/{id}`. @default true */
   storeResult?: boolean;
+  /**
+   * Charge the key's credits here. Crawl and batch pages pass false: the job store charges them when it stores the
+   * page, in the same transaction (jobs/sqlite-store.ts setChargeHook). @default true
+   */
+  chargeCredits?: boolean;
   /** Also return every link of the page (crawl discovery). */
   collectLinks?: boolean;
   /** changeTracking visibility: `hidden` when a crawl re-checks a page its previous crawl saw (see RenderRun). */
@@ -193,7 +198,7 @@ export class ScrapeService {
     delete (doc as { metadata?: unknown }).metadata;
     doc.metadata = metadata;
 
-    this.deps.ledger.charge(who, credits);
+    if (options.chargeCredits !== false) this.deps.ledger.charge(who, credits);
     if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now());
     return links ? { document: doc, links, headers: page.headers } : { document: doc, headers: page.headers };
   }

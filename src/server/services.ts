@@ -236,6 +236,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   };
   const jobStore = new SqliteJobStore(db, announce, now);
   jobStore.setDrainHook(createHiddenRecheckHook(db, changeHistory, now));
+  jobStore.setChargeHook((keyId, credits) => ledger.charge(keys.identityOf(keyId), credits));
   const jobResults = new JobResults(db, now);
   const planner = createCrawlPlanner({ engine: discoveryHttp, robots, log });
   const workers = new WorkerPool({

@@ -273,6 +273,17 @@ describe("batch scrape", () => {
     expect(by("/gone").metadata.statusCode).toBe(404);
   }, 20_000);
 
+  test("a batch's pages are charged to the key once each, as the job counts them", async () => {
+    const { key } = h.services.keys.create("batch-credits");
+    const who = h.services.keys.verify(key)!;
+    const urls = [`${base}/p/2001`, `${base}/p/2002`, `${base}/p/2003`];
+    const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls }, auth: key })).json()) as any;
+    let status: any;
+    await waitFor(async () => (status = (await (await h.request(`/v2/batch/scrape/${created.id}`, { auth: key })).json())).status === "completed");
+    expect(status.creditsUsed).toBe(3);
+    expect(h.services.ledger.usage(who).creditsUsed).toBe(3);
+  });
+
   test("WebSocket after a page failed: every document exactly once (failed pages advance the cursor)", async () => {
     const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/bin`, `${base}/slow/900`, `${base}/slow/901`] } })).json()) as any;
     await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed");

@@ -127,6 +127,26 @@ describe("SqliteJobStore", () => {
     }
   });
 
+  test("a page is charged to the job's key in the transaction that stores it: once, and only if it is stored", () => {
+    const s = setup();
+    const charges: [string, number][] = [];
+    s.store.setChargeHook((keyId, credits) => charges.push([keyId, credits]));
+    const job = newJob(s, [page("http://a.test/1"), page("http://a.test/2")]);
+    const t1 = s.store.claim("w", 1000, free)!;
+    expect(s.store.complete(t1.id, "w", { document: { metadata: {} }, credits: 2 })).toBe(true);
+    expect(charges).toEqual([["k", 2]]);
+    // Stored already (a second process, a lost lease): not charged again.
+    expect(s.store.complete(t1.id, "w", { document: { metadata: {} }, credits: 2 })).toBe(false);
+    // A charge that cannot be written undoes the page: it is not stored uncharged.
+    s.store.setChargeHook(() => {
+      throw new Error("database or disk is full");
+    });
+    const t2 = s.store.claim("w", 1000, free)!;
+    expect(() => s.store.complete(t2.id, "w", { document: { metadata: {} }, credits: 1 })).toThrow("full");
+    expect(s.db.query("SELECT status FROM tasks WHERE id = ?").get(t2.id)).toEqual({ status: "active" });
+    expect(s.store.get(job.id)).toMatchObject({ completed: 1, creditsUsed: 2 });
+  });
+
   test("a page that finishes while the pool stops is stored, not run (and charged) again after the restart", async () => {
     const s = setup();
     const job = newJob(s, [page("http://a.test/finishing")]);
