@@ -32,16 +32,28 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_VALUE = /^[^\u0000\r\n\u0100-\uffff]*$/;
 
 /**
- * Header names and values a request can actually carry. Checked on arrival so a bad header is the client's 400,
- * not a failed fetch (500 SCRAPE_SITE_ERROR) after the job was accepted.
+ * Largest total of custom request headers (names, values, `: ` and CRLF). Web servers refuse heads past 8–16 KiB
+ * (431), and the egress proxy's own limit for a request head is 64 KiB: past it a scrape failed as a site error
+ * (a 500) instead of this clear 400.
+ */
+export const MAX_CUSTOM_HEADER_BYTES = 32 * 1024;
+
+/**
+ * Header names and values a request can actually carry, within {@link MAX_CUSTOM_HEADER_BYTES} in all. Checked on
+ * arrival so a bad header is the client's 400, not a failed fetch (500 SCRAPE_SITE_ERROR) after the job was accepted.
  */
 export function refineHeaders(headers: Record<string, string> | undefined, path: Path = ["headers"]): Issue[] {
   const issues: Issue[] = [];
+  let bytes = 0;
   for (const [name, value] of Object.entries(headers ?? {})) {
+    bytes += name.length + value.length + 4;
     if (!HEADER_NAME.test(name)) issues.push(custom([...path, name], `Invalid header name: ${JSON.stringify(name)}`));
     else if (!HEADER_VALUE.test(value)) {
       issues.push(custom([...path, name], `Invalid value for header ${name}: no line breaks, NUL or characters beyond Latin-1`));
     }
+  }
+  if (bytes > MAX_CUSTOM_HEADER_BYTES) {
+    issues.push(custom(path, `The headers add up to ${bytes} bytes; at most ${MAX_CUSTOM_HEADER_BYTES} are sent (web servers refuse request heads past 8–16 KiB).`));
   }
   return issues;
 }

@@ -153,6 +153,15 @@ describe("scrape option refinements", () => {
     expect(r.scrapeOptions.headers).toEqual({ "X-Custom_1.a": "caf\u00e9\t x", Cookie: "a=b; c=d" });
   });
 
+  test("headers: at most 32 KiB in all (a site would answer 431; past 64 KiB the egress proxy refused the head as a 500)", () => {
+    const many = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`X-H${i}`, "v".repeat(80)]));
+    const e = reject(parseScrapeBody, { url: URL, headers: many });
+    expect(e.issues).toEqual([{ code: "custom", path: ["headers"], message: expect.stringContaining("at most 32768 are sent") }]);
+    expect(reject(parseScrapeBody, { url: URL, headers: { Cookie: "x".repeat(40_000) } }).issues[0]!.path).toEqual(["headers"]);
+    // A large but ordinary set passes.
+    expect(parseScrapeBody({ url: URL, headers: { Cookie: "c".repeat(8_000), Authorization: "Bearer " + "t".repeat(2_000) } }).scrapeOptions.headers).toBeDefined();
+  });
+
   test("waitFor must not exceed half of timeout", () => {
     const e = reject(parseScrapeBody, { url: URL, timeout: 10000, waitFor: 5001 });
     expect(e.message).toBe(WAIT_FOR_MESSAGE);
