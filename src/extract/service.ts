@@ -217,11 +217,28 @@ export class ExtractService {
     const signal = controller.signal;
     let tokens = 0;
     let credits = 0;
+    // What earlier runs of this job already charged (a run cut short by a crash or a restart): this run's first
+    // credits are covered by it, so a resumed job charges the key once for the work, not once per run.
+    let covered = job.credits;
+    let chargedTotal = job.credits;
+    const charge = (c: number) => {
+      if (c <= 0) return;
+      credits += c;
+      const due = c - Math.min(covered, c);
+      covered -= c - due;
+      immediate(this.deps.db, () => {
+        // Recorded with the charge, in one transaction; nothing is charged for a job that is not ours any more.
+        if (due > 0 && this.deps.store.addCredits(id, this.owner, due)) {
+          this.deps.ledger.charge(who, due);
+          chargedTotal += due;
+        }
+      });
+    };
     const warnings: string[] = [];
     try {
-      const urls = await this.gatherUrls(req, who, warnings, signal, (c) => (credits += c));
+      const urls = await this.gatherUrls(req, who, warnings, signal, charge);
       if (urls.length === 0) throw new BadRequestError("No pages to extract from: the URLs and the search found nothing.");
-      const pages = await this.scrapePages(urls, req, who, warnings, signal, (c) => (credits += c));
+      const pages = await this.scrapePages(urls, req, who, warnings, signal, charge);
       if (pages.length === 0) throw new CrawlboxError("EXTRACT_NO_PAGES", 500, `None of the ${urls.length} pages could be scraped.`);
       const content = pages.map((p) => `Source: ${p.url}\n\n${p.markdown}`).join("\n\n---\n\n");
       const prompt = [req.systemPrompt, req.prompt].filter((s): s is string => !!s && s.trim() !== "").join("\n\n") || undefined;
@@ -239,7 +256,7 @@ export class ExtractService {
         },
       );
       immediate(this.deps.db, () => {
-        const ended = this.deps.store.finish(id, this.owner, { status: "completed", data: value, ...(req.showSources ? { sources: pages.map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now());
+        const ended = this.deps.store.finish(id, this.owner, { status: "completed", data: value, ...(req.showSources ? { sources: pages.map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: Math.max(credits, chargedTotal) }, this.now());
         // Not ours any more (another process took the job over): its end is that process's to announce.
         if (ended) this.announce(id, job.keyId, req, "completed", true, [value]);
       });
@@ -247,7 +264,7 @@ export class ExtractService {
       if (signal.aborted && this.closed) return; // stopping: the job stays processing and is resumed at the next start
       const message = err instanceof Error ? err.message : String(err);
       immediate(this.deps.db, () => {
-        if (this.deps.store.finish(id, this.owner, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits }, this.now())) {
+        if (this.deps.store.finish(id, this.owner, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: Math.max(credits, chargedTotal) }, this.now())) {
           this.announce(id, job.keyId, req, "failed", false, [], message);
         }
       });
@@ -282,7 +299,7 @@ export class ExtractService {
       if (!this.deps.canSearch) {
         warnings.push("enableWebSearch needs a search backend (SEARXNG_ENDPOINT); only the given URLs were read.");
       } else {
-        const found = await this.deps.search.search(parseSearchBody({ query: req.prompt!, limit: SEARCH_RESULTS, origin: "extract" }), who, { signal });
+        const found = await this.deps.search.search(parseSearchBody({ query: req.prompt!, limit: SEARCH_RESULTS, origin: "extract" }), who, { signal, chargeCredits: false });
         charged(found.creditsUsed);
         for (const r of found.data.web ?? []) add(String(r.url));
       }
@@ -306,7 +323,7 @@ export class ExtractService {
         inFlight++;
         // The page is part of the job's answer, not a scrape result of its own: nothing stored under its id.
         const doc = await this.deps.limiter
-          .run(spec.timeoutMs, () => this.deps.scrape.scrape(spec, who, { signal, storeResult: false }))
+          .run(spec.timeoutMs, () => this.deps.scrape.scrape(spec, who, { signal, storeResult: false, chargeCredits: false }))
           .finally(() => inFlight--);
         charged(Number(doc.metadata.creditsUsed ?? 0));
         if (doc.metadata.statusCode >= 400) failed.push(`${url}: HTTP ${doc.metadata.statusCode}`);

@@ -117,6 +117,14 @@ export class ExtractStore {
     return changed > 0;
   }
 
+  /**
+   * Adds `credits` charged to the key to a processing job run by `owner` (its `credits` count what the key paid so
+   * far, across runs, until the job ends); false when the job is not `owner`'s any more.
+   */
+  addCredits(id: string, owner: string, credits: number): boolean {
+    return this.db.query("UPDATE extract_jobs SET credits = credits + ? WHERE id = ? AND owner = ? AND status = 'processing'").run(credits, id, owner).changes > 0;
+  }
+
   /** How many jobs of `keyId` are processing (running or waiting). */
   processingCount(keyId: string): number {
     return (this.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM extract_jobs WHERE key_id = ? AND status = 'processing'").get(keyId)?.n ?? 0);

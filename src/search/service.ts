@@ -107,8 +107,11 @@ export class SearchService {
     this.newId = deps.newId ?? (() => crypto.randomUUID());
   }
 
-  /** Searches for `who`; `files` stores what scraped results produce (screenshots). */
-  async search(req: SearchRequest, who: KeyIdentity, options: { signal?: AbortSignal; files?: FileSink } = {}): Promise<SearchResponse> {
+  /**
+   * Searches for `who`; `files` stores what scraped results produce (screenshots). `chargeCredits: false` leaves
+   * charging `creditsUsed` to the caller (an extract job, which charges each credit once across its runs).
+   */
+  async search(req: SearchRequest, who: KeyIdentity, options: { signal?: AbortSignal; files?: FileSink; chargeCredits?: boolean } = {}): Promise<SearchResponse> {
     const { backend, scrape, ledger, config } = this.deps;
     if (!backend) throw new SearchNotConfiguredError();
     const formats = req.scrapeOptions.formats;
@@ -133,13 +136,14 @@ export class SearchService {
     kinds.forEach((source, i) => (data[source.type] = lists[i]!));
     const total = lists.reduce((n, l) => n + l.length, 0);
     const searchCredits = Math.ceil(total / 10) * SEARCH_CREDITS_PER_10;
-    ledger.charge(who, searchCredits);
+    const charging = options.chargeCredits !== false;
+    if (charging) ledger.charge(who, searchCredits);
     let credits = searchCredits;
     const warnings: string[] = [];
     if (total === 0) warnings.push("No search results found");
     if (formats.length > 0) {
       const toScrape = [...(data.web ?? []), ...(data.news ?? [])];
-      const scraped = await this.scrapeResults(toScrape, req, who, signal, zeroDataRetention, options.files);
+      const scraped = await this.scrapeResults(toScrape, req, who, signal, zeroDataRetention, charging, options.files);
       credits += scraped.credits;
       if (scraped.failures.length > 0) {
         warnings.push(`${scraped.failures.length} of ${toScrape.length} results could not be scraped (first: ${scraped.failures[0]}).`);
@@ -222,7 +226,7 @@ export class SearchService {
    * list it, each in a slot of the server's scrape limiter. Returns the credits charged, the failures, and how
    * many results the timeout left unscraped.
    */
-  private async scrapeResults(results: Result[], req: SearchRequest, who: KeyIdentity, signal: AbortSignal, zeroDataRetention: boolean, files?: FileSink) {
+  private async scrapeResults(results: Result[], req: SearchRequest, who: KeyIdentity, signal: AbortSignal, zeroDataRetention: boolean, chargeCredits: boolean, files?: FileSink) {
     let credits = 0;
     const failures: string[] = [];
     const byUrl = new Map<string, Result[]>();
@@ -235,7 +239,7 @@ export class SearchService {
       try {
         const spec = specFromOptions(url, url, req.scrapeOptions, { zeroDataRetention }, this.deps.config);
         const doc: ScrapeDocument = await this.deps.limiter.run(Math.max(0, spec.timeoutMs), () =>
-          this.deps.scrape.scrape(spec, who, { signal, ...(files ? { files } : {}) }),
+          this.deps.scrape.scrape(spec, who, { signal, chargeCredits, ...(files ? { files } : {}) }),
         );
         credits += Number(doc.metadata.creditsUsed ?? 0);
         const size = ["markdown", "html", "rawHtml"].reduce((n, k) => n + (typeof doc[k] === "string" ? (doc[k] as string).length : 0), 0) * byUrl.get(url)!.length;

@@ -189,6 +189,22 @@ describe("POST /v2/extract", () => {
     expect(llm.chats().length - chatsBefore).toBe(1);
   });
 
+  test("a resumed job charges the key once for its pages: credits an earlier run paid are not charged again", async () => {
+    const req = { urls: [{ url: `${base}/toaster`, sourceURL: `${base}/toaster` }, { url: `${base}/kettle`, sourceURL: `${base}/kettle` }], prompt: "prices", ignoreSitemap: false, includeSubdomains: true, allowExternalLinks: false, enableWebSearch: false, urlTrace: false, showSources: false, ignoreInvalidURLs: true, origin: "api" };
+    const { key } = h.services.keys.create("resumed-credits");
+    const who = h.services.keys.verify(key)!;
+    // The earlier run read (and charged) one page before its server stopped.
+    h.services.ledger.charge(who, 1);
+    const now = Date.now();
+    h.services.db
+      .query("INSERT INTO extract_jobs (id, key_id, status, owner, attempts, credits, request, created_at, updated_at, expires_at) VALUES (?, ?, 'processing', 'a dead process', 1, 1, ?, ?, ?, ?)")
+      .run("resumed-credits", who.keyId, JSON.stringify(req), now, now, now + 86_400_000);
+    h.services.extract.resumeAbandoned();
+    const done = await finished("resumed-credits", h, key);
+    expect(done).toMatchObject({ success: true, status: "completed", creditsUsed: 2 });
+    expect(h.services.ledger.usage(who).creditsUsed).toBe(2); // 1 before + 1 now, not 1 + 2
+  });
+
   test("refused before anything is stored: no LLM, nothing to read, bad bodies", async () => {
     const bare = await createHarness();
     try {
