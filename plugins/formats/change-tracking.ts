@@ -13,11 +13,14 @@
 import { ChangeHistory, type Snapshot } from "../../src/change-tracking/history.ts";
 import { hasChanged, markdownDiff } from "../../src/change-tracking/diff.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
+import { CrawlboxError, ScrapeTimeoutError } from "../../src/errors.ts";
 import { LlmNotConfiguredError } from "../../src/llm/errors.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { compileSchema } from "../../src/llm/schema.ts";
 import type { FormatRenderer, RenderContext } from "../../src/scrape/renderer.ts";
 
+/** Upstream's warning when the `json` mode's LLM call fails (the rest of the result stands). */
+const STRUCTURED_DIFF_FAILED = "Structured diff generation failed.";
 /** The warning upstream gives instead of change tracking under zero data retention. */
 export const ZDR_WARNING = "Change tracking is not supported with zero data retention.";
 
@@ -97,17 +100,26 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
       };
       const snap: Snapshot = { scrapedAt: now(), statusCode: status, markdown };
       if (prev?.json !== undefined && changeStatus === "same") snap.json = prev.json;
+      let warning: string | undefined;
       if (changeStatus === "changed" && prev) {
         const modes = o.modes ?? [];
         if (modes.includes("git-diff")) result.diff = markdownDiff(prev.markdown, markdown);
         if (modes.includes("json")) {
-          const j = await jsonMode(ctx, o, prev, markdown);
-          result.json = j.json;
-          if (j.current !== undefined) snap.json = j.current;
+          try {
+            const j = await jsonMode(ctx, o, prev, markdown);
+            result.json = j.json;
+            if (j.current !== undefined) snap.json = j.current;
+          } catch (err) {
+            // As upstream: the document and the change status stand, with a warning (api-v2.md §6.1). A model that
+            // is down or answers off-schema must not fail a scrape whose markdown and status are known. The
+            // scrape's own deadline still ends it.
+            if (!(err instanceof CrawlboxError) || err instanceof ScrapeTimeoutError) throw err;
+            warning = STRUCTURED_DIFF_FAILED;
+          }
         }
       }
       deps.history.record(keyId, ctx.spec.url, tag, snap);
-      return { changeTracking: result };
+      return warning ? { changeTracking: result, warning } : { changeTracking: result };
     },
   };
 }

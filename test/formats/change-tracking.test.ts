@@ -129,6 +129,21 @@ describe("changeTracking", () => {
     expect(user).toContain("(current version)>>>");
   });
 
+  test("json mode whose LLM fails: the document and the change status stand, with upstream's warning", async () => {
+    llm.reset();
+    site.set("/f", page("F", "price 1"));
+    await scrape("/f", ["markdown", { type: "changeTracking", modes: ["json", "git-diff"] }]);
+    site.set("/f", page("F", "price 2"));
+    llm.respond = () => ({ status: 500, content: "model crashed" });
+    const r = await scrape("/f", ["markdown", { type: "changeTracking", modes: ["json", "git-diff"] }]);
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain("price 2");
+    expect(r.body.data.changeTracking).toMatchObject({ changeStatus: "changed" });
+    expect(r.body.data.changeTracking.diff).toBeDefined();
+    expect(r.body.data.changeTracking.json).toBeUndefined();
+    expect(r.body.data.warning).toContain("Structured diff generation failed.");
+  });
+
   test("markdown is required; json mode needs an LLM, git-diff does not", async () => {
     const r = await scrape("/p1", ["changeTracking"]);
     expect(r.status).toBe(400);
