@@ -93,6 +93,12 @@ export interface CrawlFilter {
    * instead of running every rule again.
    */
   robotsAllows(href: string): boolean;
+  /**
+   * The dedup key of an absolute URL, whatever the rules say of it: the start URL is crawled even when the
+   * include/exclude patterns refuse it, and its variants (`/docs` and `/docs/`, `/` and `/index.html`) must still
+   * be one page.
+   */
+  keyOf(url: string): string;
 }
 
 /** v2 fixes upstream's path-depth limit at 9999 (api-v2.md §5.1). */
@@ -251,5 +257,6 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
       return { accepted, denied };
     },
     robotsAllows,
+    keyOf: (link) => dedupKey(normalizeUrl(new URL(link), keyOptions), keyOptions),
   };
 }

@@ -126,7 +126,9 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     initialTasks(startUrl, options) {
       const filter = createCrawlFilter(startUrl, options as FilterOptions);
       const start = filter.check(startUrl, { depth: -1 });
-      const key = start.ok ? start.key : startUrl;
+      // A start URL the patterns refuse is still crawled, under its dedup key like any page (a raw URL here made
+      // `/docs` and its link `/docs/` two documents).
+      const key = start.ok ? start.key : filter.keyOf(startUrl);
       const tasks: NewTask[] = [];
       const o = options as { sitemap?: string; ignoreRobotsTxt?: boolean };
       if (o.sitemap !== "skip" || !o.ignoreRobotsTxt) tasks.push({ kind: "kickoff", url: startUrl, dedupKey: `kickoff ${key}`, depth: 0 });

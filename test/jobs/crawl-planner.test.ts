@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { RobotsCache } from "../../src/crawl/robots-cache.ts";
+import { createCrawlFilter } from "../../src/crawl/filter.ts";
 import { createCrawlPlanner } from "../../src/jobs/crawl-planner.ts";
 import type { Job, Task } from "../../src/jobs/types.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -42,6 +43,18 @@ describe("crawl planner", () => {
     expect((await p.discover(["/a", "/b"], 0, 2)).discovered.map((t) => t.url)).toEqual(["http://site.test/a", "http://site.test/b"]);
     // Other pages still skip what was handed over.
     expect((await p.discover(["/a", "/c"], 0)).discovered.map((t) => t.url)).toEqual(["http://site.test/c"]);
+  });
+
+  test("a start URL the patterns refuse is still keyed like its variants, so its link to /docs/ is not a second page", async () => {
+    const planner = createCrawlPlanner({ engine, robots: new RobotsCache({ engine }), log: silentLogger });
+    const options = { ignoreRobotsTxt: true, includePaths: ["^/docs/"] };
+    const start = planner.initialTasks("http://site.test/docs", options).find((t) => t.kind === "page")!;
+    const linked = createCrawlFilter("http://site.test/docs", options).check("/docs/", { depth: 0 });
+    expect(linked.ok).toBe(true);
+    expect(start.dedupKey).toBe(linked.ok ? linked.key : "");
+    const home = planner.initialTasks("http://site.test/", { ignoreRobotsTxt: true, excludePaths: ["^/$"] }).find((t) => t.kind === "page")!;
+    const index = createCrawlFilter("http://site.test/", { ignoreRobotsTxt: true }).check("/index.html", { depth: 0 });
+    expect(home.dedupKey).toBe(index.ok ? index.key : "");
   });
 
   test("a link refused at one depth is judged again at a shallower one (maxDiscoveryDepth)", async () => {
