@@ -117,7 +117,9 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       }
       let discovered: NewTask[] = [];
       let robotsBlocked: string[] = [];
-      if (job.kind === "crawl" && page.links && status < 400) {
+      // Links of every page in the results are followed, an error page's too (api-v2.md §5: links are pulled from
+      // each crawled page's HTML): a site's 404 page still has its navigation, and an SPA answers 404 with its app.
+      if (job.kind === "crawl" && page.links) {
         const d = await deps.planner.discover(job, task, page.links, signal);
         discovered = d.discovered;
         robotsBlocked = d.robotsBlocked;

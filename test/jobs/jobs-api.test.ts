@@ -47,6 +47,7 @@ function startSite() {
         return html(`<h1>${p} ok after ${n}</h1><p>Finally a real page.</p>`);
       }
       if (p === "/gone") return html("<p>not here</p>", 404);
+      if (p === "/gone-nav") return html(`<p>not here, but the site's navigation is</p><a href="/p/777">home</a>`, 404);
       // Not a page: fails at once (422, not retried), so it finishes before the pages of its batch.
       if (p === "/bin") return new Response(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), { headers: { "content-type": "application/octet-stream" } });
       return new Response("not found", { status: 404 });
@@ -177,6 +178,13 @@ describe("crawl", () => {
     const bad = new WebSocket(`${apiUrl.replace("http", "ws")}/v2/crawl/${started.id}`, "fc-wrong");
     const badClose = await new Promise<number>((resolve) => (bad.onclose = (e) => resolve(e.code)));
     expect(badClose).toBe(3000);
+  }, 20_000);
+
+  test("links on an error page are followed, as upstream pulls links from every crawled page", async () => {
+    const job = await sdk().crawl(`${base}/gone-nav`, { limit: 3, crawlEntireDomain: true, pollInterval: 1 });
+    const urls = job.data.map((d: any) => d.metadata.sourceURL);
+    expect(urls).toContain(`${base}/gone-nav`);
+    expect(urls).toContain(`${base}/p/777`);
   }, 20_000);
 
   test("cancel, active crawls and errors", async () => {
