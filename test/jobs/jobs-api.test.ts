@@ -187,6 +187,15 @@ describe("crawl", () => {
     expect(urls).toContain(`${base}/p/777`);
   }, 20_000);
 
+  test("a finished crawl that found one page below the root says how to find more, as upstream; not with crawlEntireDomain", async () => {
+    const lone = await sdk().crawl(`${base}/gone`, { limit: 5, pollInterval: 1 });
+    expect(lone.data.length).toBe(1);
+    const status = await raw(`/v2/crawl/${lone.id}`);
+    expect(status.warning).toBe(`Only 1 result found. For broader coverage, try crawling with crawlEntireDomain=true or start from a higher-level path like ${base}/`);
+    const entire = await sdk().crawl(`${base}/gone`, { limit: 5, crawlEntireDomain: true, pollInterval: 1 });
+    expect((await raw(`/v2/crawl/${entire.id}`)).warning).toBeUndefined();
+  }, 20_000);
+
   test("cancel, active crawls and errors", async () => {
     const app = sdk();
     const started = await app.startCrawl(`${base}/slow/200`, { limit: 50, crawlEntireDomain: true });

@@ -14,6 +14,18 @@ import type { Services } from "../services.ts";
 export const ROBOTS_WARNING =
   "One or more pages were unable to be crawled because the robots.txt file prevented this. Please use the /scrape endpoint instead.";
 
+/**
+ * Upstream's hint when a finished crawl found at most one page, started below the site's root, without
+ * `crawlEntireDomain` (api-v2.md §3.2): the usual reason is that links outside the start path were not followed.
+ */
+export function fewResultsWarning(job: { kind: JobKind; url: string | null; completed: number; options: { crawlerOptions?: Record<string, unknown> } }): string | undefined {
+  if (job.kind !== "crawl" || !job.url || job.completed > 1 || job.options.crawlerOptions?.crawlEntireDomain === true) return undefined;
+  const start = new URL(job.url);
+  if (start.pathname === "/" || start.pathname === "") return undefined;
+  const n = job.completed;
+  return `Only ${n} result${n === 1 ? "" : "s"} found. For broader coverage, try crawling with crawlEntireDomain=true or start from a higher-level path like ${start.origin}/`;
+}
+
 /** The `next` link builder for a job's status pages. */
 export function nextLinkBuilder(base: string, path: string, limit: number | undefined) {
   return (skip: number) => `${base}${path}?skip=${skip}${limit !== undefined ? `&limit=${limit}` : ""}`;
@@ -32,7 +44,10 @@ export function jobStatusRoutes(services: Services, kind: JobKind, prefix: strin
         const job = jobs.owned(params.id, who, kind);
         const base = publicBaseUrl(config.publicUrl, request);
         const body: Record<string, unknown> = { ...jobs.status(job, skip, limit, nextLinkBuilder(base, `${prefix}/${job.id}`, limit)) };
-        if (job.status !== "scraping" && services.jobResults.errors(job.id).robotsBlocked.length > 0) body.warning = ROBOTS_WARNING;
+        if (job.status !== "scraping") {
+          const warnings = [services.jobResults.errors(job.id).robotsBlocked.length > 0 ? ROBOTS_WARNING : undefined, fewResultsWarning(job)].filter(Boolean);
+          if (warnings.length > 0) body.warning = warnings.join(" ");
+        }
         return body;
       },
       { detail: { tags: [tag], summary: `${tag} status and results (paginated)` } },
