@@ -10,7 +10,7 @@ import { strictObject, UrlField, UuidField, OriginProps, Int } from "./common.ts
 import { scrapeOptionsProps, normalizeScrapeOptions, pickScrapeOptions, type ScrapeOptions } from "./scrape-options.ts";
 import { WebhookField, WEBHOOK_EVENTS, normalizeWebhook, type Webhook } from "./webhook.ts";
 import { refineScrapeOptions } from "./refine.ts";
-import { partitionUrls } from "./url.ts";
+import { partitionUrls, sourceUrlOf } from "./url.ts";
 import { validateBody, throwIfIssues } from "./validate.ts";
 import type { Issue } from "./issues.ts";
 
@@ -67,7 +67,7 @@ export function parseBatchScrapeBody(body: unknown): BatchScrapeRequest {
   if (wh) issues.push(...wh.issues);
   throwIfIssues(issues);
   const out: BatchScrapeRequest = {
-    urls: valid.map((u) => ({ url: u.url, sourceURL: u.original })),
+    urls: valid.map((u) => ({ url: u.url, sourceURL: sourceUrlOf(u.original) })),
     scrapeOptions: normalizeScrapeOptions(pickScrapeOptions(v)),
     ignoreInvalidURLs: ignoreInvalid,
     origin: v.origin ?? "api",

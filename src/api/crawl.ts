@@ -9,7 +9,7 @@ import { strictObject, oneOf, UrlField, PromptField, OriginProps, Int } from "./
 import { scrapeOptionsProps, normalizeScrapeOptions, type ScrapeOptions } from "./scrape-options.ts";
 import { WebhookField, WEBHOOK_EVENTS, normalizeWebhook, type Webhook } from "./webhook.ts";
 import { refinePathPatterns, refineScrapeOptions } from "./refine.ts";
-import { urlAt } from "./url.ts";
+import { sourceUrlOf, urlAt } from "./url.ts";
 import { validateBody, throwIfIssues } from "./validate.ts";
 import type { Issue } from "./issues.ts";
 
@@ -102,7 +102,7 @@ export function parseCrawlBody(body: unknown): CrawlRequest {
   for (const k of CRAWLER_OPTION_KEYS) if (v[k] !== undefined) crawlerOptions[k] = v[k];
   const out: CrawlRequest = {
     url: url!,
-    sourceURL: v.url,
+    sourceURL: sourceUrlOf(v.url),
     crawlerOptions: crawlerOptions as CrawlerOptions,
     explicitCrawlerOptions: explicit as (keyof CrawlerOptions)[],
     scrapeOptions: normalizeScrapeOptions(so),
@@ -128,5 +128,5 @@ export function parseCrawlParamsPreviewBody(body: unknown): { url: string; sourc
   const issues: Issue[] = [];
   const url = urlAt(v.url, ["url"], issues);
   throwIfIssues(issues);
-  return { url: url!, sourceURL: v.url, prompt: v.prompt, origin: v.origin ?? "api" };
+  return { url: url!, sourceURL: sourceUrlOf(v.url), prompt: v.prompt, origin: v.origin ?? "api" };
 }

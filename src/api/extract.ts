@@ -9,7 +9,7 @@ import { strictObject, UrlField, PromptField, JsonSchemaField, OriginProps, Clou
 import { ScrapeOptionsSchema, normalizeScrapeOptions, type ScrapeOptions } from "./scrape-options.ts";
 import { WebhookField, WEBHOOK_EVENTS, normalizeWebhook, type Webhook } from "./webhook.ts";
 import { refineExtract, refineScrapeOptions } from "./refine.ts";
-import { partitionUrls } from "./url.ts";
+import { partitionUrls, sourceUrlOf } from "./url.ts";
 import { validateBody, throwIfIssues } from "./validate.ts";
 import type { Issue } from "./issues.ts";
 
@@ -85,7 +85,7 @@ export function parseExtractBody(body: unknown): ExtractRequest {
   const { threatProtection: _t, auditMetadata: _a, webhook: _w, scrapeOptions: _s, urls: _u, ...rest } = v;
   const out: ExtractRequest = {
     ...(rest as Omit<ExtractRequest, "urls">),
-    urls: valid.map((u) => ({ url: u.url, sourceURL: u.original })),
+    urls: valid.map((u) => ({ url: u.url, sourceURL: sourceUrlOf(u.original) })),
     allowExternalLinks: (v.allowExternalLinks ?? false) || (v.enableWebSearch ?? false),
     origin: v.origin ?? "api",
   };

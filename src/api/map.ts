@@ -8,7 +8,7 @@ import type { Static } from "@sinclair/typebox";
 import { strictObject, oneOf, UrlField, HeadersField, LocationSchema, OriginProps, CloudProps, DEFAULT_COUNTRY, Int } from "./common.ts";
 import { crawlerOptionsProps } from "./crawl.ts";
 import { refineHeaders, refinePathPatterns } from "./refine.ts";
-import { urlAt } from "./url.ts";
+import { sourceUrlOf, urlAt } from "./url.ts";
 import { validateBody, throwIfIssues } from "./validate.ts";
 import type { Issue } from "./issues.ts";
 
@@ -57,7 +57,7 @@ export function parseMapBody(body: unknown): MapRequest {
   const url = urlAt(v.url, ["url"], issues);
   throwIfIssues(issues);
   const { threatProtection: _t, auditMetadata: _a, ...rest } = v;
-  const out = { ...rest, url: url!, sourceURL: v.url } as MapRequest;
+  const out = { ...rest, url: url!, sourceURL: sourceUrlOf(v.url) } as MapRequest;
   if (v.location) out.location = { ...v.location, country: v.location.country ?? DEFAULT_COUNTRY };
   return out;
 }

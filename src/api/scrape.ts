@@ -8,7 +8,7 @@ import type { Static } from "@sinclair/typebox";
 import { strictObject, UrlField, OriginProps } from "./common.ts";
 import { scrapeOptionsProps, normalizeScrapeOptions, pickScrapeOptions, type ScrapeOptions } from "./scrape-options.ts";
 import { refineScrapeOptions } from "./refine.ts";
-import { urlAt } from "./url.ts";
+import { sourceUrlOf, urlAt } from "./url.ts";
 import { validateBody, throwIfIssues } from "./validate.ts";
 
 export const ScrapeRequestSchema = strictObject(
@@ -43,7 +43,7 @@ export function parseScrapeBody(body: unknown): ScrapeRequest {
   throwIfIssues(issues);
   const out: ScrapeRequest = {
     url: url!,
-    sourceURL: v.url,
+    sourceURL: sourceUrlOf(v.url),
     scrapeOptions: normalizeScrapeOptions(pickScrapeOptions(v)),
     origin: v.origin ?? "api",
   };

@@ -10,6 +10,14 @@
  */
 import type { Issue } from "./issues.ts";
 
+/**
+ * `metadata.sourceURL` for a URL field: the URL as sent, with `http://` in front when it had no scheme (upstream's
+ * schema prepends it before anything reads the field; api-v2.md §2.1 rule 1), and otherwise untouched.
+ */
+export function sourceUrlOf(input: string): string {
+  return SCHEME_RE.test(input.trim()) ? input : `http://${input.trim()}`;
+}
+
 /** Result of {@link normalizeUrlField}: either the normalised URL or the upstream error message. */
 export type UrlFieldResult =
   | { ok: true; url: string; original: string }

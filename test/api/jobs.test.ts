@@ -12,7 +12,7 @@ describe("POST /v2/crawl body", () => {
   test("minimal body: crawler and scrape option defaults", () => {
     const r = parseCrawlBody({ url: "example.com/docs" });
     expect(r.url).toBe("http://example.com/docs");
-    expect(r.sourceURL).toBe("example.com/docs");
+    expect(r.sourceURL).toBe("http://example.com/docs"); // upstream's schema prepends http:// before anything reads the field
     expect(r.crawlerOptions).toEqual({
       includePaths: [], excludePaths: [], limit: 10000, allowExternalLinks: false, allowSubdomains: false,
       ignoreRobotsTxt: false, sitemap: "include", deduplicateSimilarURLs: true, ignoreQueryParameters: false, regexOnFullURL: false,
@@ -80,7 +80,7 @@ describe("POST /v2/crawl body", () => {
 
   test("params-preview: {url, prompt, origin}", () => {
     expect(parseCrawlParamsPreviewBody({ url: "example.com", prompt: "docs only", origin: "js-sdk@4.42.0" })).toEqual({
-      url: "http://example.com", sourceURL: "example.com", prompt: "docs only", origin: "js-sdk@4.42.0",
+      url: "http://example.com", sourceURL: "http://example.com", prompt: "docs only", origin: "js-sdk@4.42.0",
     });
     expect(paths(reject(parseCrawlParamsPreviewBody, { url: URL }).issues)).toEqual(["prompt"]);
     expect(reject(parseCrawlParamsPreviewBody, { url: URL, prompt: "p", limit: 1 }).issues[0]!.keys).toEqual(["limit"]);
@@ -105,7 +105,7 @@ describe("POST /v2/batch/scrape body", () => {
   test("flattened scrape options, defaults, invalidURLs kept verbatim", () => {
     const r = parseBatchScrapeBody({ urls: ["example.com", "nope", "ftp://x.com", "https://b.com/Q?x=1"], formats: ["markdown"] });
     expect(r.urls).toEqual([
-      { url: "http://example.com", sourceURL: "example.com" },
+      { url: "http://example.com", sourceURL: "http://example.com" },
       { url: "https://b.com/Q?x=1", sourceURL: "https://b.com/Q?x=1" },
     ]);
     expect(r.invalidURLs).toEqual(["nope", "ftp://x.com"]);
@@ -158,7 +158,7 @@ describe("POST /v2/map body", () => {
   test("defaults (ignoreQueryParameters true, unlike crawl)", () => {
     const r = parseMapBody({ url: "example.com" });
     expect(r).toMatchObject({
-      url: "http://example.com", sourceURL: "example.com", includeSubdomains: true, ignoreQueryParameters: true,
+      url: "http://example.com", sourceURL: "http://example.com", includeSubdomains: true, ignoreQueryParameters: true,
       sitemap: "include", limit: 5000, filterByPath: true, useIndex: true, ignoreCache: false, origin: "api",
       includePaths: [], excludePaths: [], allowExternalLinks: false,
     });

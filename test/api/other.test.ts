@@ -61,7 +61,7 @@ describe("POST /v2/extract body", () => {
   test("defaults and lenient URLs", () => {
     const r = parseExtractBody({ urls: ["example.com/*", "nope"], prompt: "p" });
     expect(r).toMatchObject({
-      urls: [{ url: "http://example.com/*", sourceURL: "example.com/*" }], invalidURLs: ["nope"], ignoreSitemap: false,
+      urls: [{ url: "http://example.com/*", sourceURL: "http://example.com/*" }], invalidURLs: ["nope"], ignoreSitemap: false,
       includeSubdomains: true, allowExternalLinks: false, enableWebSearch: false, urlTrace: false, showSources: false,
       ignoreInvalidURLs: true, origin: "api",
     });

@@ -8,7 +8,7 @@ describe("POST /v2/scrape body", () => {
   test("a minimal body gets the documented defaults", () => {
     const r = parseScrapeBody({ url: "example.com" });
     expect(r.url).toBe("http://example.com");
-    expect(r.sourceURL).toBe("example.com");
+    expect(r.sourceURL).toBe("http://example.com"); // http:// prepended (api-v2.md §2.1 rule 1), nothing else changed
     expect(r.origin).toBe("api");
     expect(r.scrapeOptions).toEqual({
       formats: [{ type: "markdown" }],
