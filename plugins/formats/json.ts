@@ -5,7 +5,6 @@
  * reason, before any fetch); the answer is validated against it and repaired once (src/llm/client.ts). Long
  * pages are chunked and the partial answers merged. Billed 5 credits per page, as upstream (docs/credits.md).
  */
-import { BadRequestError } from "../../src/errors.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { compileSchema } from "../../src/llm/schema.ts";
@@ -21,14 +20,10 @@ export function createJsonFormat(llm: LlmClient | undefined, limits: LlmLimits):
     needs: ["llm"],
     views: ["markdown"],
     extraCredits: JSON_EXTRA_CREDITS,
+    // Both `schema` and `prompt` are optional, as upstream's schema says (`formats: ["json"]` is valid): without
+    // either, the model is asked for the page's main information as a JSON object (llm/prompts.ts).
     validate(format) {
       const schema = format.schema as Record<string, unknown> | undefined;
-      const prompt = format.prompt as string | undefined;
-      if (schema === undefined && (prompt === undefined || prompt.trim() === "")) {
-        throw new BadRequestError("The json format needs a schema, a prompt, or both.", [
-          { code: "custom", path: ["formats", "json"], message: "The json format needs a schema, a prompt, or both." },
-        ]);
-      }
       if (schema !== undefined) compileSchema(schema, ["formats", "json", "schema"]);
     },
     async render(ctx, format) {

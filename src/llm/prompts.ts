@@ -37,7 +37,13 @@ const EXTRACT_SYSTEM = [
 /** Messages for a structured extraction from one chunk of a page. */
 export function extractMessages(o: { content: string; prompt?: string; schema?: Record<string, unknown>; part?: { index: number; count: number } }): LlmMessage[] {
   const parts: string[] = [];
-  parts.push(o.prompt ? `Extraction instructions from the API caller:\n${o.prompt}` : "Extract the information described by the JSON Schema from the page.");
+  parts.push(
+    o.prompt
+      ? `Extraction instructions from the API caller:\n${o.prompt}`
+      : o.schema
+        ? "Extract the information described by the JSON Schema from the page."
+        : "Extract the main information of the page: what it is about, its key facts and figures, and the items it lists.",
+  );
   if (o.schema) parts.push(`The answer must be valid against this JSON Schema:\n${JSON.stringify(o.schema)}`);
   else parts.push("Answer with a JSON object whose keys describe the extracted information.");
   if (o.part && o.part.count > 1) parts.push(`The page is long and split into ${o.part.count} parts; this is part ${o.part.index + 1}. Extract what this part contains.`);

@@ -80,10 +80,15 @@ describe("json format", () => {
     expect(sent.messages[1]!.content).toContain("Only blue products.");
   });
 
-  test("neither schema nor prompt: 400", async () => {
-    const r = await scrape("/shop", { formats: [{ type: "json" }] });
-    expect(r.status).toBe(400);
-    expect(r.body.error).toContain("schema, a prompt, or both");
+  test("neither schema nor prompt (formats: [\"json\"], valid upstream): the page's main information as JSON", async () => {
+    llm.reset();
+    llm.script([{ content: '{"shop":"Kettle Shop","products":["Blue Kettle"]}' }]);
+    const r = await scrape("/shop", { formats: ["json"] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.json).toEqual({ shop: "Kettle Shop", products: ["Blue Kettle"] });
+    const user = llm.chats()[0]!.messages[1]!.content;
+    expect(user).toContain("Extract the main information of the page");
+    expect(user).not.toContain("JSON Schema");
   });
 
   test("a long page is split to fit the context; answers merged (arrays concatenated and deduplicated)", async () => {
