@@ -72,6 +72,12 @@ describe("pages", () => {
     expect(page.elapsedMs).toBeGreaterThanOrEqual(0);
   });
 
+  test("the final URL is in the form a browser reports (a bare origin gets its slash); the requested one as sent", async () => {
+    const page = await engine.fetch(req(site.url));
+    expect(page.finalUrl).toBe(`${site.url}/`);
+    expect(page.requestedUrl).toBe(site.url);
+  });
+
   test("a 404 is a page, not an error", async () => {
     const page = await engine.fetch(req("/404"));
     expect(page.statusCode).toBe(404);

@@ -49,6 +49,15 @@ function headerRecord(headers: Headers): Record<string, string> {
   return out;
 }
 
+/** `url` as WHATWG serialises it; the URL itself when it does not parse (never the case after the gate). */
+function canonicalHref(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
 /** Creates the HTTP engine. Throws on invalid options. */
 export function createHttpEngine(options: HttpEngineOptions): Engine {
   if (typeof options?.gate?.resolve !== "function") throw new TypeError("createHttpEngine: gate with resolve() is required");
@@ -128,7 +137,9 @@ export function createHttpEngine(options: HttpEngineOptions): Engine {
       const contentType = mimeTypeOf(contentTypeHeader);
       const page: Page = {
         requestedUrl: request.url,
-        finalUrl: url,
+        // In the form a browser reports it (`http://host` → `http://host/`, scheme and host lower-cased), as the
+        // browser engine and upstream's metadata.url do: the same request must not answer two spellings by engine.
+        finalUrl: canonicalHref(url),
         statusCode: res.status,
         headers: headerRecord(res.headers),
         contentType,
