@@ -224,10 +224,19 @@ export class WorkerPool {
         return;
       }
       switch (outcome.kind) {
-        case "done":
+        case "done": {
           this.o.store.complete(task.id, this.owner, outcome.completion);
+          // A robots.txt Crawl-delay is known only once the kickoff has read it, while the start page was already
+          // being fetched without a pace: start the pace for the start host now, or its next page would follow at
+          // once (the first gap of a crawl ignored the delay).
+          const delayMs = outcome.completion.optionsPatch?.delayMs;
+          if (task.kind === "kickoff" && delayMs) {
+            const key = `${task.jobId} ${task.host}`;
+            this.pacedUntil.set(key, Math.max(this.pacedUntil.get(key) ?? 0, this.now() + delayMs));
+          }
           if (outcome.completion.discovered?.length) this.kick();
           break;
+        }
         case "failed":
           this.o.store.fail(task.id, this.owner, outcome.error.toJSON());
           break;

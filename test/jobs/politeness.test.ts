@@ -30,8 +30,9 @@ test("robots.txt Crawl-delay spaces the crawl's page requests", async () => {
   expect(status.completed).toBe(5);
   const pages = site.requests.filter((r) => r.path.startsWith("/docs/")).map((r) => r.at).sort((a, b) => a - b);
   expect(pages.length).toBe(5);
-  // The start page is fetched while the kickoff reads robots.txt; from then on requests are 300 ms apart.
-  for (let i = 2; i < pages.length; i++) expect(pages[i]! - pages[i - 1]!).toBeGreaterThanOrEqual(280);
+  // The start page is fetched while the kickoff reads robots.txt; every request after it is at least 300 ms after
+  // the previous one, the first gap included (the pace starts when the kickoff learns the delay).
+  for (let i = 1; i < pages.length; i++) expect(pages[i]! - pages[i - 1]!).toBeGreaterThanOrEqual(280);
   // And not much more: an idle worker wakes when the pace ends, not at its next 1 s poll.
   for (let i = 2; i < pages.length; i++) expect(pages[i]! - pages[i - 1]!).toBeLessThan(800);
 });
