@@ -116,15 +116,20 @@ describe("crawl", () => {
     expect(bad.status).toBe(400);
   });
 
-  test("the watcher streams documents over the WebSocket and ends with done", async () => {
-    const app = sdk();
-    const started = await app.startCrawl(`${base}/slow/0`, { limit: 4, crawlEntireDomain: true });
-    const watcher = app.watcher(started.id, { kind: "crawl", pollInterval: 1 });
+  /** Runs the SDK's watcher on a job to its end: the documents it emitted and its `done` event. */
+  async function watch(id: string, kind: "crawl" | "batch") {
+    const watcher = sdk().watcher(id, { kind, pollInterval: 1 });
     const docs: any[] = [];
     let done: any;
     watcher.on("document", (d: any) => docs.push(d));
     watcher.on("done", (d: any) => (done = d));
     await watcher.start();
+    return { docs, done };
+  }
+
+  test("the watcher streams documents over the WebSocket and ends with done", async () => {
+    const started = await sdk().startCrawl(`${base}/slow/0`, { limit: 4, crawlEntireDomain: true });
+    const { docs, done } = await watch(started.id, "crawl");
     expect(done?.status).toBe("completed");
     expect(docs.length).toBe(4);
   }, 20_000);
@@ -149,12 +154,7 @@ describe("crawl", () => {
     const urls = Array.from({ length: 105 }, (_, i) => `${base}/p/${1000 + i}`);
     const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls } })).json()) as any;
     await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed", 20_000);
-    const watcher = sdk().watcher(created.id, { kind: "batch", pollInterval: 1 });
-    const docs: any[] = [];
-    let done: any;
-    watcher.on("document", (d: any) => docs.push(d));
-    watcher.on("done", (d: any) => (done = d));
-    await watcher.start();
+    const { docs, done } = await watch(created.id, "batch");
     expect(done?.status).toBe("completed");
     expect(done.data.length).toBe(105);
     expect(new Set(docs.map((d) => d.metadata.sourceURL)).size).toBe(105);
