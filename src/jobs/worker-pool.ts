@@ -193,8 +193,21 @@ export class WorkerPool {
   private async runTask(task: Task): Promise<void> {
     // Read the job afresh for every task: its options change while it runs (a robots.txt `Crawl-delay` found by
     // the kickoff becomes its delay). `jobs` only holds the jobs running now, for the concurrency limits.
-    const job = this.o.store.get(task.jobId);
-    if (!job) return;
+    let job: Job | undefined;
+    try {
+      job = this.o.store.get(task.jobId);
+    } catch (err) {
+      // Handed back now: left leased without a heartbeat, the reaper would count it as a stall, and three such
+      // store errors would fail an ordinary page as a poison one.
+      this.storeError("reading a job failed", err);
+      try {
+        this.o.store.retry(task.id, this.owner, this.now() + this.pollMs);
+      } catch {
+        // The reaper hands it out when the lease ends.
+      }
+      return;
+    }
+    if (!job) return; // deleted with its tasks
     this.jobs.set(job.id, job);
     const bump = (m: Map<string, number>, k: string, d: number) => {
       const n = (m.get(k) ?? 0) + d;
@@ -216,10 +229,11 @@ export class WorkerPool {
     }, Math.max(250, Math.floor(this.leaseMs / 3)));
     try {
       const outcome = await this.o.run(task, job, controller.signal);
-      if (controller.signal.aborted && !this.running && outcome.kind !== "done") {
-        // Shutting down: the page goes back to the queue now. Left active, the next start would count it as a
-        // stall (recoverActive), and a few restarts would fail an ordinary page as a poison one. A page that
-        // finished anyway is stored: it was fetched and charged, and running it again would charge it twice.
+      if (controller.signal.aborted && !this.running) {
+        // Shutting down: the page goes back to the queue now, whatever it answered (an aborted kickoff or link
+        // check answers "done" with what it could not read). Left active, the next start would count it as a stall
+        // (recoverActive), and a few restarts would fail an ordinary page as a poison one. It is not charged twice:
+        // pages are charged when stored (setChargeHook).
         this.o.store.retry(task.id, this.owner, this.now());
         return;
       }

@@ -147,20 +147,50 @@ describe("SqliteJobStore", () => {
     expect(s.store.get(job.id)).toMatchObject({ completed: 1, creditsUsed: 2 });
   });
 
-  test("a page that finishes while the pool stops is stored, not run (and charged) again after the restart", async () => {
+  test("a task that answers 'done' after the stop's abort goes back to the queue, uncharged (its answer may be partial)", async () => {
     const s = setup();
+    const charges: number[] = [];
+    s.store.setChargeHook((_k, c) => charges.push(c));
     const job = newJob(s, [page("http://a.test/finishing")]);
-    // The page ignores the abort and completes: the fetch was already done when the stop came.
+    // Like an aborted kickoff or link check: it answers "done" with what it could read before the abort.
     const run = async (_t: unknown, _j: unknown, signal: AbortSignal) => {
       await new Promise((resolve) => signal.addEventListener("abort", resolve));
-      return { kind: "done", completion: { document: { markdown: "finished", metadata: {} }, credits: 1 } };
+      return { kind: "done", completion: { document: { markdown: "partial", metadata: {} }, credits: 1 } };
     };
     const pool = new WorkerPool({ store: s.store, run: run as never, log: silentLogger, concurrency: 1, perHostConcurrency: 1, pollMs: 5, now: s.now });
     pool.start();
     await Bun.sleep(30);
     await pool.stop();
-    expect(s.db.query("SELECT status FROM tasks").get()).toEqual({ status: "done" });
-    expect(s.store.get(job.id)).toMatchObject({ status: "completed", completed: 1, creditsUsed: 1 });
+    expect(s.db.query("SELECT status, stalls FROM tasks").get()).toEqual({ status: "queued", stalls: 0 });
+    expect(s.store.get(job.id)).toMatchObject({ status: "scraping", completed: 0, creditsUsed: 0 });
+    expect(charges).toEqual([]); // charged when stored, after the restart: once
+  });
+
+  test("a job that cannot be read (a store error) hands its task back instead of leaving it leased", async () => {
+    const s = setup();
+    newJob(s, [page("http://a.test/1")]);
+    let failing = true;
+    const store = Object.create(s.store) as typeof s.store;
+    store.get = (id: string) => {
+      if (failing) throw new Error("database is locked");
+      return s.store.get(id);
+    };
+    let runs = 0;
+    const run = async () => {
+      runs++;
+      return { kind: "done", completion: { document: { markdown: "ok", metadata: {} }, credits: 1 } };
+    };
+    const pool = new WorkerPool({ store, run: run as never, log: silentLogger, concurrency: 1, perHostConcurrency: 1, pollMs: 5, now: s.now });
+    pool.start();
+    await Bun.sleep(40);
+    expect(runs).toBe(0);
+    expect(s.db.query("SELECT status, stalls FROM tasks").get()).toEqual({ status: "queued", stalls: 0 });
+    failing = false;
+    s.tick(1_000);
+    pool.kick();
+    for (let i = 0; i < 40 && runs === 0; i++) await Bun.sleep(10);
+    await pool.stop();
+    expect(runs).toBe(1);
   });
 
   test("a full disk does not end the workers: pages finish once there is room, and the pool still stops", async () => {
