@@ -29,7 +29,7 @@ import type { Services } from "./services.ts";
 export function createApp(services: Services) {
   const { config, log } = services;
   return new Elysia({ name: "crawlbox", normalize: false })
-    .use(corsPlugin(config.corsOrigins, config.authEnabled))
+    .use(corsPlugin(config.corsOrigins, config.authEnabled, [config.host, config.publicUrl ? new URL(config.publicUrl).hostname : ""]))
     // Every body is JSON, whatever its Content-Type says (curl's -d), except a multipart upload to POST /v2/parse.
     .onParse(({ request }) =>
       (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data") && new URL(request.url).pathname === "/v2/parse"

@@ -10,7 +10,10 @@
  * (403 `FORBIDDEN_ORIGIN`): a page on any website could otherwise make the visitor's own crawlbox start crawls or
  * reach the private addresses it was allowed to (a plain form POST needs no preflight, and every body is read as
  * JSON). Requests without an `Origin` header (the SDKs, curl) and same-origin ones (the /docs page) are never
- * affected.
+ * affected. Also with authentication off, a request must name this machine in its `Host` header (a loopback name,
+ * `HOST`, or the host of `CRAWLBOX_PUBLIC_URL`), else 403 `FORBIDDEN_HOST`: a website whose name is re-pointed at
+ * 127.0.0.1 (DNS rebinding) is same-origin to the browser, so the origin rule alone would let it in, answers
+ * included.
  */
 import { Elysia } from "elysia";
 import { CrawlboxError } from "../errors.ts";
@@ -27,6 +30,24 @@ export class ForbiddenOriginError extends CrawlboxError {
   }
 }
 
+/** 403: with authentication off, a request for a host name that is not this machine's (DNS rebinding). */
+export class ForbiddenHostError extends CrawlboxError {
+  constructor(host: string) {
+    super(
+      "FORBIDDEN_HOST",
+      403,
+      `Requests for ${host} are not served: authentication is off, so only loopback names, HOST and the host of CRAWLBOX_PUBLIC_URL are accepted (a page reaching this server under another name is refused).`,
+      { details: { host } },
+    );
+  }
+}
+
+/** Whether `hostname` (as URL.hostname gives it) names this machine's loopback interface. */
+function isLoopbackName(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, "");
+  return h === "localhost" || h.endsWith(".localhost") || h === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
 /** Methods the API has. */
 const ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
 /** Request headers a page may send when the preflight does not list its own. */
@@ -38,14 +59,31 @@ const PREFLIGHT_MAX_AGE_S = 600;
 /** Methods that change nothing; a cross-origin page cannot read their answers without CORS anyway. */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** The CORS policy for `origins` (`["*"]` = any); `authEnabled` decides whether foreign origins may even write. */
-export function corsPlugin(origins: readonly string[], authEnabled: boolean) {
+/**
+ * The CORS policy for `origins` (`["*"]` = any); `authEnabled` decides whether foreign origins may even write, and
+ * whether the `Host` header is checked against `trustedHosts` (host names besides loopback ones: `HOST`, the host
+ * of `CRAWLBOX_PUBLIC_URL`).
+ */
+export function corsPlugin(origins: readonly string[], authEnabled: boolean, trustedHosts: readonly string[] = []) {
   const any = origins.includes("*");
   const listed = new Set(origins);
+  const trusted = new Set(trustedHosts.filter(Boolean).map((h) => h.toLowerCase()));
   /** The `Access-Control-Allow-Origin` value for `origin`, or undefined when it is not allowed. */
   const allowOrigin = (origin: string) => (any ? "*" : listed.has(origin) ? origin : undefined);
 
   return new Elysia({ name: "crawlbox-cors" }).onRequest(({ request, set }) => {
+    if (!authEnabled) {
+      const hostHeader = request.headers.get("host");
+      if (hostHeader) {
+        let hostname: string;
+        try {
+          hostname = new URL(`http://${hostHeader}`).hostname;
+        } catch {
+          throw new ForbiddenHostError(hostHeader);
+        }
+        if (!isLoopbackName(hostname) && !trusted.has(hostname.toLowerCase())) throw new ForbiddenHostError(hostname);
+      }
+    }
     const origin = request.headers.get("origin");
     if (!origin) return;
     const allowed = allowOrigin(origin);

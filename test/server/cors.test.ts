@@ -72,6 +72,21 @@ describe("authentication off: no origin by default, and foreign pages may not wr
     expect((await preflight(h, "https://evil.example")).headers.has("access-control-allow-origin")).toBe(false);
   });
 
+  test("a request under a name that is not this machine's (DNS rebinding) is 403 FORBIDDEN_HOST, reads included", async () => {
+    for (const host of ["rebind.attacker.example:3002", "evil.example"]) {
+      const read = await h.request("/v2/team/credit-usage", { auth: null, headers: { host, origin: `http://${host}` } });
+      expect(read.status).toBe(403);
+      expect(await read.json()).toMatchObject({ success: false, code: "FORBIDDEN_HOST" });
+      // Same-origin to the browser, so the origin rule alone would have let this one in.
+      const write = await h.request("/v2/crawl", { method: "POST", auth: null, json: { url: "http://127.0.0.1:9/" }, headers: { host, origin: `http://${host}` } });
+      expect(write.status).toBe(403);
+    }
+    expect((h.services.db.query("SELECT COUNT(*) AS n FROM jobs").get() as any).n).toBe(0);
+    for (const host of ["127.0.0.1:3002", "localhost:3002", "[::1]:3002", "127.0.0.1"]) {
+      expect((await h.request("/v2/team/credit-usage", { auth: null, headers: { host } })).status).toBe(200);
+    }
+  });
+
   test("clients without an Origin, same-origin pages (/docs) and reads are not affected", async () => {
     const noOrigin = await h.request("/v2/scrape", { method: "POST", auth: null, json: { url: "not a url" } });
     expect(noOrigin.status).toBe(400);
