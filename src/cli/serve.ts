@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config.ts";
 import { createApp } from "../server/app.ts";
-import { createServices } from "../server/services.ts";
+import { createServices, type Services } from "../server/services.ts";
 import { join } from "node:path";
 import { DATABASE_FILE } from "../storage/database.ts";
 import { DataDirInUseError, lockDataDir } from "./data-dir-lock.ts";
@@ -13,22 +13,11 @@ import { DataDirInUseError, lockDataDir } from "./data-dir-lock.ts";
 /** How long in-flight requests get to finish after a stop signal. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** Starts the server; resolves when it has stopped. */
-export async function runServe(config: Config): Promise<number> {
-  // Before the services: they start the job workers, which take over pages left running (data-dir-lock.ts).
-  let unlock: () => void;
-  try {
-    unlock = lockDataDir(config.dataDir);
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (err instanceof DataDirInUseError) process.stderr.write(`crawlbox: ${err.message}\n`);
-    else if (code !== undefined && ["EROFS", "EACCES", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST"].includes(code)) {
-      // EEXIST/ENOTDIR: the path is a file. Said plainly rather than as a stack trace.
-      process.stderr.write(`crawlbox: cannot use ${config.dataDir} as the data directory (${code}): set CRAWLBOX_DATA_DIR to a writable folder\n`);
-    } else throw err;
-    return 1;
-  }
-  const services = await createServices(config);
+/**
+ * What a starting server does before it listens: hand back what a previous process left claimed, warn when it is
+ * unprotected, and create the first key.
+ */
+function prepare(services: Services, config: Config): void {
   const { log } = services;
   // Only here, not in createServices: a one-off `crawlbox scrape` on the same folder must leave a server's claims be.
   const abandoned = services.idempotency.releaseAbandoned(Date.now());
@@ -46,6 +35,32 @@ export async function runServe(config: Config): Promise<number> {
     );
   }
   if (config.allowPrivateNetwork) log.warn("CRAWLBOX_ALLOW_PRIVATE_NETWORK=true: scrapes may reach private and loopback addresses");
+}
+
+/** Starts the server; resolves when it has stopped. */
+export async function runServe(config: Config): Promise<number> {
+  // Before the services: they start the job workers, which take over pages left running (data-dir-lock.ts).
+  let unlock: () => void;
+  try {
+    unlock = lockDataDir(config.dataDir);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (err instanceof DataDirInUseError) process.stderr.write(`crawlbox: ${err.message}\n`);
+    else if (code !== undefined && ["EROFS", "EACCES", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST", "SQLITE_CANTOPEN", "SQLITE_READONLY"].includes(code)) {
+      // EEXIST/ENOTDIR: the path is a file. Said plainly rather than as a stack trace.
+      process.stderr.write(`crawlbox: cannot use ${config.dataDir} as the data directory (${code}): set CRAWLBOX_DATA_DIR to a writable folder\n`);
+    } else throw err;
+    return 1;
+  }
+  let services: Services;
+  try {
+    services = await createServices(config);
+    prepare(services, config);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  const { log } = services;
 
   let app;
   try {

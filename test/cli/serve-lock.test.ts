@@ -60,13 +60,36 @@ test("a second server on the same data directory or the same port exits 1 and sa
   const bad = serve(file, port + 3);
   expect(await bad.exited).toBe(1);
   expect(await new Response(bad.stderr).text()).toStartWith(`crawlbox: cannot use ${file} as the data directory`);
-  // A lock left by a process that no longer runs (a crash, kill -9) does not stop the next start.
-  writeFileSync(join(dir, "serve.pid"), "2147483646");
-  const next = serve(dir, port + 2);
+  // A server killed outright (kill -9) leaves no lock behind: the operating system releases it with the process.
+  const killed = serve(dir, port + 2);
+  await healthy(port + 2);
+  killed.kill("SIGKILL");
+  await killed.exited;
+  expect(existsSync(join(dir, "serve.pid"))).toBe(true); // its PID file stays, naming nobody
+  const next = serve(dir, port + 4);
   try {
-    await healthy(port + 2);
+    await healthy(port + 4);
+    expect(readFileSync(join(dir, "serve.pid"), "utf8")).toBe(String(next.pid));
   } finally {
     next.kill("SIGTERM");
     await next.exited;
+  }
+}, 30_000);
+
+test("two servers started at the same moment on one folder: exactly one of them runs", async () => {
+  const dir = newDir();
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const a = serve(dir, port);
+  const b = serve(dir, port + 1);
+  try {
+    const first = await Promise.race([a.exited.then(() => "a"), b.exited.then(() => "b")]);
+    const [loser, winner, winnerPort] = first === "a" ? [a, b, port + 1] : [b, a, port];
+    expect(await loser.exited).toBe(1);
+    await healthy(winnerPort);
+    expect(readFileSync(join(dir, "serve.pid"), "utf8")).toBe(String(winner.pid));
+  } finally {
+    a.kill("SIGTERM");
+    b.kill("SIGTERM");
+    await Promise.all([a.exited, b.exited]);
   }
 }, 30_000);
