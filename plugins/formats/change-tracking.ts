@@ -114,6 +114,8 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
             // is down or answers off-schema must not fail a scrape whose markdown and status are known. The
             // scrape's own deadline still ends it.
             if (!(err instanceof CrawlboxError) || err instanceof ScrapeTimeoutError) throw err;
+            // The LLM's deadline is the scrape's: a call cut off by it is the scrape timing out, not a failed diff.
+            if (Date.now() >= ctx.run.deadline) throw new ScrapeTimeoutError(ctx.spec.timeoutMs);
             warning = STRUCTURED_DIFF_FAILED;
           }
         }

@@ -223,16 +223,19 @@ export class ExtractService {
     let chargedTotal = job.credits;
     const charge = (c: number) => {
       if (c <= 0) return;
-      credits += c;
       const due = c - Math.min(covered, c);
-      covered -= c - due;
+      let paid = 0;
       immediate(this.deps.db, () => {
         // Recorded with the charge, in one transaction; nothing is charged for a job that is not ours any more.
         if (due > 0 && this.deps.store.addCredits(id, this.owner, due)) {
           this.deps.ledger.charge(who, due);
-          chargedTotal += due;
+          paid = due;
         }
       });
+      // Counted only once the charge committed (a failed write fails the page, which then costs nothing).
+      covered -= c - due;
+      chargedTotal += paid;
+      credits += c;
     };
     const warnings: string[] = [];
     try {

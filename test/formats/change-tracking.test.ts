@@ -144,6 +144,17 @@ describe("changeTracking", () => {
     expect(r.body.data.warning).toContain("Structured diff generation failed.");
   });
 
+  test("json mode whose LLM runs past the scrape's timeout: the scrape times out (no 200 after its deadline)", async () => {
+    llm.reset();
+    site.set("/t", page("T", "price 1"));
+    await scrape("/t", ["markdown", { type: "changeTracking", modes: ["json"] }]);
+    site.set("/t", page("T", "price 2"));
+    llm.respond = () => ({ delayMs: 3_000, content: "{}" });
+    const r = await scrape("/t", ["markdown", { type: "changeTracking", modes: ["json"] }], { timeout: 1_500 });
+    expect(r.status).toBe(408);
+    expect(r.body.code).toBe("SCRAPE_TIMEOUT");
+  });
+
   test("markdown is required; json mode needs an LLM, git-diff does not", async () => {
     const r = await scrape("/p1", ["changeTracking"]);
     expect(r.status).toBe(400);
