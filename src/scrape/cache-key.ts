@@ -18,7 +18,7 @@ export function pageCacheKey(spec: ScrapeSpec): string {
     blockAds: spec.blockAds,
     country: spec.location?.country ?? null,
     languages: spec.location?.languages ?? null,
-    screenshot: screenshot ? { fullPage: screenshot.fullPage ?? false, viewport: screenshot.viewport ?? null } : null,
+    screenshot: screenshot ? { fullPage: screenshot.fullPage ?? false, viewport: screenshot.viewport ?? null, ...(screenshot.quality !== undefined ? { quality: screenshot.quality } : {}) } : null,
   };
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }

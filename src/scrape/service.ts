@@ -15,7 +15,7 @@ import { NoCachedDataError, CrawlboxError, ScrapeTimeoutError, UnsupportedFileEr
 import type { ParserRegistry } from "../documents/types.ts";
 import type { EngineRouter } from "../engines/router.ts";
 import type { Page } from "../engines/types.ts";
-import type { PageCache } from "../storage/page-cache.ts";
+import { isCacheableArtifacts, type PageCache } from "../storage/page-cache.ts";
 import type { ScrapeResults } from "../storage/scrape-results.ts";
 import { isCacheable, isSharedFetch, pageCacheKey } from "./cache-key.ts";
 import { assertSupported } from "./capabilities.ts";
@@ -250,7 +250,7 @@ export class ScrapeService {
     if (cacheOnly) throw new NoCachedDataError();
 
     const page = await this.deps.engines.fetch(spec, this.deps.maxPageBytes, signal, { keyId });
-    if (isCacheable(spec) && !page.artifacts && page.statusCode >= 200 && page.statusCode < 300) {
+    if (isCacheable(spec) && isCacheableArtifacts(page.artifacts) && page.statusCode >= 200 && page.statusCode < 300) {
       // The cache is an optimisation: a full disk must not fail the scrape that was already fetched.
       await this.deps.cache.put(key, page, this.now()).catch((err: unknown) => {
         this.deps.log?.warn("page cache write failed", { url: spec.url, error: String(err) });

@@ -26,7 +26,23 @@ export interface CachedPage {
   cachedAt: number;
 }
 
-type PageMeta = Omit<Page, "body" | "text">;
+type PageMeta = Omit<Page, "body" | "text" | "artifacts">;
+/**
+ * What is stored as JSON beside the bytes. A page with a screenshot (the only artifact that is cached: see
+ * {@link isCacheableArtifacts}) stores the image right after its body in the same blob, so both live and go in one
+ * segment; `bodyBytes` says where the body ends.
+ */
+type StoredMeta = PageMeta & { bodyBytes?: number; screenshotType?: string };
+
+/**
+ * Whether a page's engine artifacts may be cached with it: none, or a screenshot only. The cache key holds the
+ * screenshot's options (scrape/cache-key.ts), and a shared fetch (no headers, actions or profile) of a public page
+ * is as shareable as its HTML; actions' results and branding are per request.
+ */
+export function isCacheableArtifacts(artifacts: Page["artifacts"]): boolean {
+  if (!artifacts) return true;
+  return Object.entries(artifacts).every(([k, v]) => v === undefined || k === "screenshot");
+}
 
 const KEY = /^[0-9a-f]{64}$/;
 
@@ -56,10 +72,12 @@ export class PageCache {
     if (!KEY.test(key)) return undefined;
     const row = this.getStmt.get(key);
     if (!row || row.cached_at < notBefore) return undefined;
-    const body = this.segments.read(row.segment, row.offset, row.size);
-    if (!body) return undefined; // the segment is gone or short: a miss
-    const meta = JSON.parse(row.meta) as PageMeta;
+    const blob = this.segments.read(row.segment, row.offset, row.size);
+    if (!blob) return undefined; // the segment is gone or short: a miss
+    const { bodyBytes, screenshotType, ...meta } = JSON.parse(row.meta) as StoredMeta;
+    const body = bodyBytes === undefined ? blob : blob.subarray(0, bodyBytes);
     const page: Page = { ...meta, body, engine: meta.engine };
+    if (bodyBytes !== undefined && screenshotType) page.artifacts = { screenshot: { bytes: blob.subarray(bodyBytes), contentType: screenshotType } };
     if (meta.charset) page.text = new TextDecoder(meta.charset).decode(body);
     return { page, cachedAt: row.cached_at };
   }
@@ -67,9 +85,19 @@ export class PageCache {
   /** Stores `page` under `key` (a hex SHA-256), replacing an older copy. Async so that a failed write is a rejection. */
   async put(key: string, page: Page, cachedAt: number): Promise<void> {
     if (!KEY.test(key)) throw new TypeError("page cache keys are hex SHA-256 digests");
-    const { body, text: _text, ...meta } = page;
-    const at = this.segments.append(body);
-    this.putStmt.run(key, page.requestedUrl, cachedAt, JSON.stringify(meta), at.segment, at.offset, body.byteLength);
+    if (!isCacheableArtifacts(page.artifacts)) throw new TypeError("only pages without artifacts, or with a screenshot only, are cached");
+    const { body, text: _text, artifacts, ...meta } = page;
+    const shot = artifacts?.screenshot;
+    let blob = body;
+    let stored: StoredMeta = meta;
+    if (shot) {
+      blob = new Uint8Array(body.byteLength + shot.bytes.byteLength);
+      blob.set(body, 0);
+      blob.set(shot.bytes, body.byteLength);
+      stored = { ...meta, bodyBytes: body.byteLength, screenshotType: shot.contentType };
+    }
+    const at = this.segments.append(blob);
+    this.putStmt.run(key, page.requestedUrl, cachedAt, JSON.stringify(stored), at.segment, at.offset, blob.byteLength);
   }
 
   /** Deletes entries fetched before `olderThan` (epoch ms) and segment files no entry points into; returns how many entries. */

@@ -102,6 +102,24 @@ describe("screenshots", () => {
     expect(size.height).toBeGreaterThan(3000);
   });
 
+  test("a screenshot scrape is cached with its image, under its options: the next one, and minAge, are hits", async () => {
+    const url = `${site.url}/static?cached-shot=1`;
+    const formats = ["markdown", { type: "screenshot", viewport: { width: 640, height: 480 } }];
+    const first = await scrape(h, { url, formats });
+    expect(first.body.data.metadata.cacheState).toBe("miss");
+    const second = await scrape(h, { url, formats });
+    expect(second.body.data.metadata).toMatchObject({ cacheState: "hit", engine: "browser" });
+    expect(second.body.data.markdown).toBe(first.body.data.markdown);
+    const a = new Uint8Array(await (await fetchFile(h, first.body.data.screenshot)).arrayBuffer());
+    const b = new Uint8Array(await (await fetchFile(h, second.body.data.screenshot)).arrayBuffer());
+    expect(imageSize(b)).toEqual({ width: 640, height: 480, type: "png" });
+    expect(Buffer.from(b).equals(Buffer.from(a))).toBe(true);
+    expect((await scrape(h, { url, formats, minAge: 0 })).body.data.metadata.cacheState).toBe("hit");
+    // Other screenshot options are another entry.
+    const other = await scrape(h, { url, formats: ["markdown", { type: "screenshot", viewport: { width: 800, height: 600 } }] });
+    expect(other.body.data.metadata.cacheState).toBe("miss");
+  });
+
   test("zeroDataRetention returns a data: URL and stores nothing", async () => {
     const before = (h.services.db.query("SELECT COUNT(*) AS n FROM files").get() as { n: number }).n;
     const { body } = await scrape(h, { url: `${site.url}/static`, formats: ["screenshot"], zeroDataRetention: true });
