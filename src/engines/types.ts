@@ -49,7 +49,7 @@ export interface Page {
   /** The charset used to decode `text`. */
   charset?: string;
   /** Which engine produced the page. */
-  engine: "http" | "browser" | "cache" | "upload";
+  engine: "http" | "browser" | "upload";
   /** `stealth` when the enhanced mode (stealth measures, enhanced upstream proxy) served the page. @default "basic" */
   proxyUsed?: "basic" | "stealth";
   /** What a browser produced besides the page itself (screenshot, action results); absent for HTTP. */
