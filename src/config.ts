@@ -251,8 +251,11 @@ function llmProvider(r: Reader): Config["llmProvider"] {
   return "auto";
 }
 
-/** Whether `host` (the listen address) is reachable from this machine only. */
-function isLoopbackHost(host: string): boolean {
+/**
+ * Whether `host` (a listen address, or a request's host name) names this machine's loopback interface: `localhost`,
+ * `127.x.x.x` or `::1`, with or without IPv6 brackets.
+ */
+export function isLoopbackHost(host: string): boolean {
   const h = host.trim().toLowerCase().replace(/^\[|\]$/g, "");
   return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }

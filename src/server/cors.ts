@@ -16,6 +16,7 @@
  * included.
  */
 import { Elysia } from "elysia";
+import { isLoopbackHost } from "../config.ts";
 import { CrawlboxError } from "../errors.ts";
 
 /** 403: a browser request from a web origin that may not use this server. */
@@ -42,10 +43,10 @@ export class ForbiddenHostError extends CrawlboxError {
   }
 }
 
-/** Whether `hostname` (as URL.hostname gives it) names this machine's loopback interface. */
+/** Whether `hostname` (as URL.hostname gives it) names this machine: a loopback address or a `*.localhost` name. */
 function isLoopbackName(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/\.$/, "");
-  return h === "localhost" || h.endsWith(".localhost") || h === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+  const h = hostname.replace(/\.$/, "");
+  return isLoopbackHost(h) || h.endsWith(".localhost");
 }
 
 /** Methods the API has. */
@@ -81,7 +82,7 @@ export function corsPlugin(origins: readonly string[], authEnabled: boolean, tru
         } catch {
           throw new ForbiddenHostError(hostHeader);
         }
-        if (!isLoopbackName(hostname) && !trusted.has(hostname.toLowerCase())) throw new ForbiddenHostError(hostname);
+        if (!isLoopbackName(hostname) && !trusted.has(hostname)) throw new ForbiddenHostError(hostname);
       }
     }
     const origin = request.headers.get("origin");
