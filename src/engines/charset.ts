@@ -12,6 +12,7 @@
  * Decoding uses Bun's `TextDecoder`, which supports the WHATWG legacy encodings (shift_jis, euc-jp, iso-2022-jp,
  * gbk, gb18030, big5, euc-kr, windows-125x, koi8-r…), verified on bun 1.4.5.
  */
+import type { Page } from "./types.ts";
 
 /** How many bytes the `<meta>` prescan looks at (HTML spec: 1024). */
 export const PRESCAN_BYTES = 1024;
@@ -170,6 +171,17 @@ export function isTextMimeType(mimeType: string): boolean {
 export function looksLikeText(mimeType: string, body: Uint8Array): boolean {
   if (mimeType !== "") return isTextMimeType(mimeType);
   return !body.subarray(0, 1024).includes(0);
+}
+
+/**
+ * Sets a fetched or uploaded page's `text` and `charset` when its body is text (see {@link looksLikeText}), decoded
+ * under `contentTypeHeader` as {@link decodeText} does; a binary body gets neither.
+ */
+export function attachText(page: Pick<Page, "body" | "contentType" | "text" | "charset">, contentTypeHeader: string | null | undefined): void {
+  if (!looksLikeText(page.contentType, page.body)) return;
+  const decoded = decodeText(page.body, page.contentType, contentTypeHeader);
+  page.text = decoded.text;
+  page.charset = decoded.charset;
 }
 
 /** Decodes a text body; never throws (invalid sequences become U+FFFD). */

@@ -8,7 +8,7 @@
  */
 import { parseScrapeBody, type ScrapeRequest } from "../api/scrape.ts";
 import { BadRequestError } from "../errors.ts";
-import { decodeText, looksLikeText, mimeTypeOf } from "../engines/charset.ts";
+import { attachText, mimeTypeOf } from "../engines/charset.ts";
 import type { Page } from "../engines/types.ts";
 
 /** Formats that need a live page or a browser: refused for an uploaded file. */
@@ -103,10 +103,6 @@ export function pageFromUpload(bytes: Uint8Array, filename: string, declaredType
     engine: "upload",
     elapsedMs: 0,
   };
-  if (looksLikeText(contentType, bytes)) {
-    const decoded = decodeText(bytes, contentType, declaredType);
-    page.text = decoded.text;
-    page.charset = decoded.charset;
-  }
+  attachText(page, declaredType);
   return page;
 }

@@ -14,7 +14,7 @@
 import type { EgressGate } from "../../egress/index.ts";
 import { errorFromProxyResponse, isConnectFailure, pinnedTargets } from "../../egress/index.ts";
 import { CrawlboxError, ScrapeTimeoutError } from "../../errors.ts";
-import { decodeText, looksLikeText, mimeTypeOf } from "../charset.ts";
+import { attachText, mimeTypeOf } from "../charset.ts";
 import type { Engine, FetchRequest, Page } from "../types.ts";
 import { readLimitedBody } from "./body.ts";
 import { Deadline } from "./deadline.ts";
@@ -147,11 +147,7 @@ export function createHttpEngine(options: HttpEngineOptions): Engine {
         engine: "http",
         elapsedMs: 0,
       };
-      if (looksLikeText(contentType, body)) {
-        const decoded = decodeText(body, contentType, contentTypeHeader);
-        page.text = decoded.text;
-        page.charset = decoded.charset;
-      }
+      attachText(page, contentTypeHeader);
       page.elapsedMs = Math.round(performance.now() - startedAt);
       return page;
     }
