@@ -155,6 +155,15 @@ export class WorkerPool {
     this.unloggedStoreErrors = 0;
   }
 
+  /** Puts `task` back in the queue from `notBefore`; if the store refuses, it stays leased until the reaper frees it. */
+  private handBack(task: Task, notBefore: number): void {
+    try {
+      this.o.store.retry(task.id, this.owner, notBefore);
+    } catch (err) {
+      this.storeError("requeueing a page failed", err);
+    }
+  }
+
   /**
    * One worker: claims and runs pages until the pool stops. It survives any error (a full disk, a locked or broken
    * database): such a loop used to end for good, leaving its pages stalled and the pool short of a worker until
@@ -200,11 +209,7 @@ export class WorkerPool {
       // Handed back now: left leased without a heartbeat, the reaper would count it as a stall, and three such
       // store errors would fail an ordinary page as a poison one.
       this.storeError("reading a job failed", err);
-      try {
-        this.o.store.retry(task.id, this.owner, this.now() + this.pollMs);
-      } catch {
-        // The reaper hands it out when the lease ends.
-      }
+      this.handBack(task, this.now() + this.pollMs);
       return;
     }
     if (!job) return; // deleted with its tasks
@@ -270,12 +275,7 @@ export class WorkerPool {
       }
     } catch (err) {
       this.storeError("task runner threw", err);
-      try {
-        this.o.store.retry(task.id, this.owner, this.now() + (this.running ? 1000 : 0));
-      } catch (retryErr) {
-        // Left leased: the reaper requeues it when the lease ends.
-        this.storeError("requeueing a page failed", retryErr);
-      }
+      this.handBack(task, this.now() + (this.running ? 1000 : 0));
     } finally {
       clearInterval(heartbeat);
       this.inflight.delete(task.id);
