@@ -65,6 +65,8 @@ export class CreditLedger {
 
   /** Throws {@link InsufficientCreditsError} (402) when `who` cannot spend `credits` more. */
   assertCanSpend(who: KeyIdentity, credits = 1): void {
+    // Without a quota there is nothing to enforce: no usage query on every request's path.
+    if (this.quotaOf(who) === null) return;
     const { remainingCredits } = this.usage(who);
     if (remainingCredits !== null && remainingCredits < credits) throw new InsufficientCreditsError();
   }
