@@ -5,7 +5,7 @@
  * is compiled into `dist/crawlbox`.
  */
 import { ConfigError, loadConfig } from "./config.ts";
-import { parseArgs, UsageError } from "./cli/args.ts";
+import { assertKnownFlags, parseArgs, UsageError, type FlagSpec } from "./cli/args.ts";
 import { USAGE } from "./cli/help.ts";
 import { runKeys } from "./cli/keys.ts";
 import { runScrape } from "./cli/scrape.ts";
@@ -13,6 +13,16 @@ import { runServe } from "./cli/serve.ts";
 import { VERSION } from "./version.ts";
 
 const BOOLEAN_FLAGS = new Set(["help", "version", "full-page"]);
+
+/** The options of each command (and of each `keys` subcommand); anything else is a usage error. */
+const COMMAND_FLAGS: Record<string, FlagSpec> = {
+  serve: {},
+  help: {},
+  scrape: { values: ["format", "timeout"], booleans: ["full-page"] },
+  "keys create": { values: ["name", "quota"] },
+  "keys list": {},
+  "keys revoke": {},
+};
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv, BOOLEAN_FLAGS);
@@ -27,6 +37,9 @@ async function main(argv: string[]): Promise<number> {
   const command = args.positional[0] ?? "serve";
   const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
   try {
+    const name = command === "keys" ? `keys ${args.positional[1] ?? ""}`.trim() : command;
+    const spec = COMMAND_FLAGS[name];
+    if (spec) assertKnownFlags(name, args.flags, spec);
     const config = loadConfig();
     switch (command) {
       case "serve":
