@@ -1,6 +1,6 @@
 /**
  * @module cli/serve
- * `crawlbox serve`: builds the services, makes sure a key exists, listens, and shuts down cleanly on
+ * `crawlbox serve`: builds the services, listens, makes sure a key exists, and shuts down cleanly on
  * SIGTERM/SIGINT (stop accepting, let requests finish for a grace period, close the database and gate).
  */
 import type { Config } from "../config.ts";
@@ -14,8 +14,8 @@ import { DataDirInUseError, lockDataDir } from "./data-dir-lock.ts";
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
- * What a starting server does before it listens: hand back what a previous process left claimed, warn when it is
- * unprotected, and create the first key.
+ * What a starting server does before it listens: hand back what a previous process left claimed, and warn when it
+ * is unprotected.
  */
 function prepare(services: Services, config: Config): void {
   const { log } = services;
@@ -24,17 +24,22 @@ function prepare(services: Services, config: Config): void {
   if (abandoned > 0) log.info(`released ${abandoned} Idempotency-Key claim(s) left in flight by a previous process`);
   const resumed = services.extract.resumeAbandoned();
   if (resumed > 0) log.info(`running again ${resumed} extract job(s) a previous process did not finish`);
-  if (!config.authEnabled) {
-    log.warn("!!! AUTHENTICATION IS OFF (CRAWLBOX_AUTH=off): anyone who can reach this port can use it !!!");
-  } else if (services.keys.count() === 0) {
-    const { key, record } = services.keys.create("first key");
-    process.stdout.write(
-      `\nNo API key existed, so crawlbox created one (${record.id}):\n\n    ${key}\n\n` +
-        `It is shown only this once. crawlbox keeps only its SHA-256 hash, in ${join(config.dataDir, DATABASE_FILE)}.\n` +
-        `Manage keys with: crawlbox keys create | list | revoke (or bun run src/main.ts keys ...).\n\n`,
-    );
-  }
+  if (!config.authEnabled) log.warn("!!! AUTHENTICATION IS OFF (CRAWLBOX_AUTH=off): anyone who can reach this port can use it !!!");
   if (config.allowPrivateNetwork) log.warn("CRAWLBOX_ALLOW_PRIVATE_NETWORK=true: scrapes may reach private and loopback addresses");
+}
+
+/**
+ * With auth on and no key at all, creates one and prints it once. Only once the server listens: a server that
+ * cannot start (port in use, bad HOST) must not leave behind a key that was shown for a server that never ran.
+ */
+function createFirstKey(services: Services, config: Config): void {
+  if (!config.authEnabled || services.keys.count() > 0) return;
+  const { key, record } = services.keys.create("first key");
+  process.stdout.write(
+    `\nNo API key existed, so crawlbox created one (${record.id}):\n\n    ${key}\n\n` +
+      `It is shown only this once. crawlbox keeps only its SHA-256 hash, in ${join(config.dataDir, DATABASE_FILE)}.\n` +
+      `Manage keys with: crawlbox keys create | list | revoke (or bun run src/main.ts keys ...).\n\n`,
+  );
 }
 
 /** Starts the server; resolves when it has stopped. */
@@ -84,6 +89,7 @@ export async function runServe(config: Config): Promise<number> {
     return 1;
   }
   const server = app.server!;
+  createFirstKey(services, config);
   log.info(`crawlbox ${services.version} listening on http://${config.host}:${server.port} (data: ${config.dataDir})`);
 
   return await new Promise<number>((resolve) => {

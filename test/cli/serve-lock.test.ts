@@ -18,10 +18,10 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function serve(dataDir: string, port: number) {
+function serve(dataDir: string, port: number, auth: "on" | "off" = "off") {
   return Bun.spawn([process.execPath, "src/main.ts", "serve"], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", CRAWLBOX_AUTH: "off", CRAWLBOX_DATA_DIR: dataDir, CRAWLBOX_LOG_LEVEL: "error" },
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", CRAWLBOX_AUTH: auth, CRAWLBOX_API_KEYS: "", CRAWLBOX_DATA_DIR: dataDir, CRAWLBOX_LOG_LEVEL: "error" },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -48,6 +48,13 @@ test("a second server on the same data directory or the same port exits 1 and sa
     const samePort = serve(newDir(), port);
     expect(await samePort.exited).toBe(1);
     expect(await new Response(samePort.stderr).text()).toContain("the port is in use");
+    // With auth on and no key yet, a server that cannot listen creates and prints no "first key" for nothing.
+    const keyless = newDir();
+    const samePortAuth = serve(keyless, port, "on");
+    expect(await samePortAuth.exited).toBe(1);
+    expect(await new Response(samePortAuth.stdout).text()).not.toContain("No API key existed");
+    const list = Bun.spawnSync([process.execPath, "src/main.ts", "keys", "list"], { cwd: ROOT, env: { ...process.env, CRAWLBOX_DATA_DIR: keyless, CRAWLBOX_API_KEYS: "" } });
+    expect(list.stdout.toString().trim()).toBe("no keys");
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200); // the first one is unharmed
   } finally {
     first.kill("SIGTERM");
