@@ -160,7 +160,8 @@ function bool(r: Reader, name: string, def: boolean): boolean {
 function int(r: Reader, name: string, def: number, min: number, max: number): number {
   const v = r.env[name];
   if (v === undefined || v === "") return def;
-  const n = Number(v.trim());
+  // Decimal digits only: Number() would also take "0x10", "1e4" and "0b11", which nobody means in a setting.
+  const n = /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
     r.problems.push(`${name} must be an integer from ${min} to ${max}, got "${v}"`);
     return def;

@@ -61,4 +61,9 @@ describe("config", () => {
       expect(problems).toContain("CRAWLBOX_AUTH");
     }
   });
+
+  test("integers are decimal digits: hex, binary and exponent forms are refused", () => {
+    for (const v of ["0x10", "1e4", "0b11", "12.0", "+5"]) expect(() => loadConfig({ CRAWLBOX_OCR_WORKERS: v })).toThrow(/CRAWLBOX_OCR_WORKERS must be an integer/);
+    expect(loadConfig({ CRAWLBOX_OCR_WORKERS: " 3 " }).ocrWorkers).toBe(3);
+  });
 });
