@@ -107,9 +107,26 @@ export async function send(config: AttemptConfig, row: DueRow, controller: Abort
   }
 }
 
+/**
+ * The sentence of an egress refusal that points to `CRAWLBOX_ALLOW_PRIVATE_NETWORK` (the gate's hint for scrapes).
+ * The gate's message reaches us as text only (from the gate's `check`, or through the proxy's marker header).
+ */
+const NETWORK_HINT = /(?<=^|\.)\s*[^.]*\bCRAWLBOX_ALLOW_PRIVATE_NETWORK\b[^.]*(?:\.|$)/;
+/** The setting that lets webhooks reach private receivers without opening the gate to every scrape. */
+const WEBHOOK_HINT = "Set CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS=true to deliver webhooks to private networks.";
+
+/**
+ * An egress refusal's message for a webhook: the gate's hint to allow private networks for everything is replaced
+ * by the narrower webhook setting (config `allowPrivateWebhooks`), which sends deliveries directly and leaves
+ * scrapes behind the gate. Other refusals (scheme, port, credentials in the URL) keep their message.
+ */
+function webhookEgressMessage(message: string): string {
+  return NETWORK_HINT.test(message) ? message.replace(NETWORK_HINT, ` ${WEBHOOK_HINT}`).trimStart() : message;
+}
+
 /** A failed outcome for a thrown error: egress refusals are permanent, everything else is retried. */
 function failure(err: unknown): Outcome {
-  if (err instanceof EgressDeniedError) return { kind: "failed", error: `egress refused: ${err.message}`, permanent: true };
+  if (err instanceof EgressDeniedError) return { kind: "failed", error: `egress refused: ${webhookEgressMessage(err.message)}`, permanent: true };
   const code = typeof (err as { code?: unknown })?.code === "string" ? (err as { code: string }).code : "";
   const message = err instanceof Error ? err.message : String(err);
   return { kind: "failed", error: code && !message.includes(code) ? `${message} (${code})` : message, permanent: false };

@@ -336,6 +336,32 @@ describe("egress", () => {
     expect(row.state).toBe("failed");
     expect(row.last_error).toStartWith("egress refused:");
     expect(row.next_attempt_at).toBeNull();
+    // The hint names the webhook setting, not the one that opens private networks to every scrape.
+    expect(row.last_error).toContain("loopback");
+    expect(row.last_error).toContain("CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS=true");
+    expect(row.last_error).not.toContain("CRAWLBOX_ALLOW_PRIVATE_NETWORK");
+  });
+
+  test("a refusal by the gate's proxy (message from its marker header) names the webhook setting too", async () => {
+    const e = env({ gate: { check: async () => {}, proxyUrl: denyGate.proxyUrl } });
+    const id = e.enqueue();
+    await e.d.drain();
+    expect(e.rx.received).toHaveLength(0);
+    const row = eventRow(e.t.db, id);
+    expect(row.state).toBe("failed");
+    expect(row.last_error).toStartWith("egress refused:");
+    expect(row.last_error).toContain("CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS=true");
+    expect(row.last_error).not.toContain("CRAWLBOX_ALLOW_PRIVATE_NETWORK");
+  });
+
+  test("a refusal for another reason (a blocked port) keeps the gate's message, without the hint", async () => {
+    const e = env({ gate: denyGate });
+    const id = immediate(e.t.db, () => enqueueWebhookEvent(e.t.db, eventInput("http://127.0.0.1:25/hook"), { now: e.clock.t }))!;
+    await e.d.drain();
+    const row = eventRow(e.t.db, id);
+    expect(row.state).toBe("failed");
+    expect(row.last_error).toContain("port 25 is not allowed");
+    expect(row.last_error).not.toContain("CRAWLBOX_ALLOW_PRIVATE");
   });
 
   test("CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS sends directly, without the gate", async () => {
