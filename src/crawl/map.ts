@@ -5,11 +5,14 @@
  * Flow (all fetches through the injected engine, so through the egress gate):
  * 1. the start URL is checked against the gate (a refused or unresolvable site fails the request as a scrape
  *    would), and the start origin's robots.txt is read (its `Sitemap:` lines; its rules unless `ignoreRobotsTxt`);
- * 2. unless `sitemap:"skip"`: every sitemap {@link sitemapCandidates} names, within the sitemap bounds;
+ * 2. unless `sitemap:"skip"`: every sitemap {@link sitemapCandidates} names, within the sitemap bounds (at most
+ *    `2 × limit + 1000` URLs; with `search`, {@link MAP_MAX_SITEMAP_URLS}, since `limit` caps matches, not reads);
  * 3. unless `sitemap:"only"`: link discovery. The start page is fetched and its `<a href>` links listed; then,
- *    only while fewer than `limit` distinct URLs are known, further pages of the site are fetched breadth-first
- *    (at most {@link MAP_MAX_PAGES} pages in all, {@link MAP_CONCURRENCY} at a time, honouring robots.txt,
- *    `maxDiscoveryDepth` and the delay: `delay`, else robots `Crawl-delay`, which also makes fetches serial).
+ *    only while fewer than `limit` listable URLs are known (with `search`: fewer than `limit` that `search` keeps,
+ *    judged on what is known of each, title included once its page was fetched), further pages of the site are
+ *    fetched breadth-first (at most {@link MAP_MAX_PAGES} pages in all, {@link MAP_CONCURRENCY} at a time,
+ *    honouring robots.txt, `maxDiscoveryDepth` and the delay: `delay`, else robots `Crawl-delay`, which also makes
+ *    fetches serial).
  *    Only HTML is parsed; the titles and descriptions of fetched pages are reported with their URLs.
  * 4. results: the start URL, then sitemap URLs, then discovered links; normalised (fragment dropped, query
  *    dropped with `ignoreQueryParameters`), deduplicated by {@link dedupKey}, kept when on the same host (or, with
@@ -31,7 +34,7 @@ import { MapTimeoutError } from "./errors.ts";
 import { createCrawlFilter, type CrawlFilter } from "./filter.ts";
 import type { RobotsCache, RobotsEntry } from "./robots-cache.ts";
 import { robotsAgents } from "./robots.ts";
-import { rankBySearch } from "./search-rank.ts";
+import { rankBySearch, relevance, words, type RankableLink } from "./search-rank.ts";
 import { readSitemaps, sitemapCandidates } from "./sitemap.ts";
 
 /** Pages fetched for link discovery, the start page included. */
@@ -44,6 +47,8 @@ export const MAP_PAGE_TIMEOUT_MS = 15_000;
 export const MAP_DEFAULT_BUDGET_MS = 60_000;
 /** Longest a map may run, whatever its `timeout` says. */
 export const MAP_MAX_TIMEOUT_MS = 300_000;
+/** Most sitemap URLs a map reads (with `search` whatever the `limit`: matches may come late in the sitemaps). */
+export const MAP_MAX_SITEMAP_URLS = 200_000;
 /** Largest page parsed for links. */
 export const MAP_MAX_PAGE_BYTES = 10 * 1024 * 1024;
 /** Document types listed but never fetched for links. */
@@ -84,14 +89,32 @@ export interface MapDeps {
   defaultBudgetMs?: number;
 }
 
-/** Accumulates results in discovery order, one entry per dedup key. */
-class Found {
-  private readonly byKey = new Map<string, MapLink & { group: number; seq: number }>();
-  private seq = 0;
-  constructor(private readonly filter: CrawlFilter) {}
+/** Whether {@link rankBySearch} keeps a link for `search`; undefined when it keeps every link (no `search`, or no words). */
+function searchMatcher(search: string | undefined): ((link: RankableLink) => boolean) | undefined {
+  const q = [...new Set(words(search ?? ""))];
+  if (q.length === 0) return undefined;
+  const phrase = q.join(" ");
+  return (link) => relevance(link, q, phrase) > 0;
+}
 
-  get size(): number {
-    return this.byKey.size;
+/** Accumulates results in discovery order, one entry per dedup key, counting those `search` would keep. */
+class Found {
+  private readonly byKey = new Map<string, MapLink & { group: number; seq: number; match: boolean }>();
+  private seq = 0;
+  private matches = 0;
+  constructor(
+    private readonly filter: CrawlFilter,
+    private readonly matcher?: (link: RankableLink) => boolean,
+  ) {}
+
+  /** Whether `search` filters the list (a query without words keeps every link, as {@link rankBySearch} does). */
+  get searching(): boolean {
+    return this.matcher !== undefined;
+  }
+
+  /** Entries that count towards `limit`: every one, or with `search` those it keeps (as known so far). */
+  get matching(): number {
+    return this.matches;
   }
 
   /** Adds `raw` (group 0 start, 1 sitemap, 2 discovered); returns its normalised URL when it is listable. */
@@ -102,9 +125,17 @@ class Found {
     if (prev) {
       prev.title ??= info.title;
       prev.description ??= info.description;
+      // A title or description can make a link relevant; relevance only grows, so a match stays one.
+      if (!prev.match && (info.title || info.description) && this.matcher?.(prev)) {
+        prev.match = true;
+        this.matches++;
+      }
       return prev.url;
     }
-    this.byKey.set(r.key, { url: r.url, ...info, group, seq: this.seq++ });
+    const entry = { url: r.url, ...info, group, seq: this.seq++, match: false };
+    entry.match = this.matcher ? this.matcher(entry) : true;
+    if (entry.match) this.matches++;
+    this.byKey.set(r.key, entry);
     return r.url;
   }
 
@@ -134,6 +165,7 @@ export async function mapSite(options: MapSiteOptions, deps: MapDeps, signal?: A
       deduplicateSimilarURLs: options.deduplicateSimilarURLs ?? true,
       ignoreQueryParameters: options.ignoreQueryParameters ?? true,
     }),
+    searchMatcher(options.search),
   );
   const warnings: string[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -171,7 +203,7 @@ async function discover(options: MapSiteOptions, deps: MapDeps, found: Found, wa
   if (mode !== "skip") {
     const result = await readSitemaps(sitemapCandidates(startUrl, robots.sitemaps), {
       engine: deps.engine,
-      maxUrls: Math.min(200_000, limit * 2 + 1000),
+      maxUrls: found.searching ? MAP_MAX_SITEMAP_URLS : Math.min(MAP_MAX_SITEMAP_URLS, limit * 2 + 1000),
       timeoutMs: budgetMs,
       headers: options.headers,
       headersOrigin: startUrl,
@@ -184,7 +216,7 @@ async function discover(options: MapSiteOptions, deps: MapDeps, found: Found, wa
   return "done";
 }
 
-/** Breadth-first link discovery, bounded by pages, depth, `limit` and robots.txt. */
+/** Breadth-first link discovery, bounded by pages, depth, `limit` (matching URLs known) and robots.txt. */
 async function crawlLinks(startUrl: string, options: MapSiteOptions, deps: MapDeps, robots: RobotsEntry, found: Found, signal: AbortSignal, limit: number): Promise<void> {
   const agents = robotsAgents(options.robotsUserAgent);
   const maxPages = deps.maxPages ?? MAP_MAX_PAGES;
@@ -227,7 +259,7 @@ async function crawlLinks(startUrl: string, options: MapSiteOptions, deps: MapDe
   };
 
   if (maxDepth === 0) return;
-  while (queue.length > 0 && fetched < maxPages && (fetched === 0 || found.size < limit)) {
+  while (queue.length > 0 && fetched < maxPages && (fetched === 0 || found.matching < limit)) {
     const batch = queue.splice(0, Math.min(concurrency, maxPages - fetched));
     fetched += batch.length;
     await Promise.all(batch.map(visit));
