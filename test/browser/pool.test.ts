@@ -95,6 +95,79 @@ describe("BrowserPool", () => {
   });
 });
 
+describe("BrowserPool under retirement and slow page opening", () => {
+  test("a page opened while the browser retires is served (not closed under it by another lease's release)", async () => {
+    // Two warm pages are taken at once and the second of them retires the browser; the third lease opens a new
+    // page meanwhile (slowed down here), and the first two are released before it is ready.
+    const pool = new BrowserPool({
+      executablePath: CHROMIUM,
+      proxyUrl: gate.proxyUrl,
+      concurrency: 3,
+      retireAfterPages: 2,
+      log: silentLogger,
+      prepare: () => Bun.sleep(150),
+    });
+    const failures: string[] = [];
+    try {
+      for (let round = 0; round < 3; round++) {
+        await pool.warmUp();
+        await Bun.sleep(500); // the two warm pages are ready
+        await Promise.all(
+          Array.from({ length: 3 }, () =>
+            pool.acquire({ deadline: far() }).then(
+              async (lease) => {
+                try {
+                  expect(await lease.page.evaluate(() => 1 + 1)).toBe(2);
+                } catch (err) {
+                  failures.push(String(err));
+                } finally {
+                  lease.release();
+                }
+              },
+              (err: unknown) => failures.push(String(err)),
+            ),
+          ),
+        );
+      }
+      expect(failures).toEqual([]);
+      expect(pool.running).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  test("the deadline bounds opening the page too; a page that arrives late is handed back", async () => {
+    let slow = true;
+    const pool = new BrowserPool({
+      executablePath: CHROMIUM,
+      proxyUrl: gate.proxyUrl,
+      concurrency: 1,
+      retireAfterPages: 100,
+      log: silentLogger,
+      // A browser that takes 3 s to get a page ready (as one flooded by another page's script would).
+      prepare: async () => {
+        if (slow) await Bun.sleep(3_000);
+      },
+    });
+    try {
+      await pool.warmUp();
+      const started = performance.now();
+      const err = await pool.acquire({ deadline: performance.now() + 500 }).catch((e: unknown) => e);
+      expect((err as { code?: string }).code).toBe("SCRAPE_TIMEOUT");
+      expect((err as Error).message).toContain("waiting for the browser to open a page");
+      expect(performance.now() - started).toBeLessThan(1_500);
+      slow = false;
+      // The late page is released when it arrives: the slot is free again for the next scrape.
+      const next = await pool.acquire({ deadline: far() });
+      await next.page.goto(`${site.url}/static`);
+      next.release();
+      expect(pool.running).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+});
+
 describe("crawlbox serve and SIGTERM", () => {
   test("no Chromium is left after a SIGTERM", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "crawlbox-sigterm-"));

@@ -14,10 +14,10 @@ export class BrowserUnavailableError extends CrawlboxError {
   }
 }
 
-/** 408: no browser slot became free before the scrape's deadline. */
+/** 408: no browser slot became free, or the browser did not open a page, before the scrape's deadline. */
 export class BrowserQueueTimeoutError extends CrawlboxError {
-  constructor() {
-    super("SCRAPE_TIMEOUT", 408, "Scrape timed out waiting for a free browser slot.", { retryable: true });
+  constructor(message = "Scrape timed out waiting for a free browser slot.") {
+    super("SCRAPE_TIMEOUT", 408, message, { retryable: true });
   }
 }
 

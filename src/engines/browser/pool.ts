@@ -16,8 +16,8 @@
  * - Retirement: after `retireAfterPages` leases the browser is replaced; the old one closes when its last lease
  *   ends (Chromium's memory grows with use).
  * - Crashes: a `disconnected` browser is forgotten at once; the next acquire launches a new one.
- * - Hangs: a lease released as `suspect` (its scrape timed out) triggers a health probe; a browser that does not
- *   answer within {@link HEALTH_TIMEOUT_MS} is killed and replaced.
+ * - Hangs: a lease released as `suspect` (its scrape timed out), or a page the browser failed to open, triggers a
+ *   health probe; a browser that cannot open a context within {@link HEALTH_TIMEOUT_MS} is killed and replaced.
  * - `close()` closes every browser (raced against a timeout, then SIGKILL of the process group).
  */
 import type { Browser, CDPSession, Page } from "puppeteer-core";
@@ -30,8 +30,8 @@ import { PageStock, type StockPage } from "./stock.ts";
 
 export { BrowserQueueTimeoutError, BrowserUnavailableError, type AcquireOptions, type Lease } from "./lease.ts";
 
-/** How long a suspect browser has to answer `version()`. */
-export const HEALTH_TIMEOUT_MS = 2_000;
+/** How long a suspect browser has to answer `version()` and open and close a context. */
+export const HEALTH_TIMEOUT_MS = 3_000;
 
 /** Options of {@link BrowserPool}. */
 export interface BrowserPoolOptions {
@@ -112,21 +112,69 @@ export class BrowserPool {
     await this.ensureBrowser();
   }
 
-  /** Waits for a slot and returns a fresh page. Throws on deadline, abort, or when Chromium cannot start. */
+  /**
+   * Waits for a slot and returns a fresh page. Throws on deadline, abort, or when Chromium cannot start. The
+   * deadline bounds the whole wait, opening the page included: a browser slow to create contexts must not hold a
+   * scrape past its timeout (a page that arrives late is handed back, and the browser probed).
+   */
   async acquire(options: AcquireOptions): Promise<Lease> {
     if (this.closed) throw new BrowserUnavailableError("The browser pool is shut down.");
     await this.takeSlot(options);
-    let handle: Handle | undefined;
+    const opening = this.openLease(options);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const late = new Promise<never>((_, reject) => {
+      const message = "Scrape timed out waiting for the browser to open a page.";
+      timer = setTimeout(() => reject(new BrowserQueueTimeoutError(message)), Math.max(0, options.deadline - performance.now()));
+      onAbort = () => reject(options.signal?.reason ?? new BrowserQueueTimeoutError());
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+    });
     try {
-      handle = await this.ensureBrowser();
-      const tenant = options.proxyServer ? undefined : options.tenant;
-      const warm = options.proxyServer ? await handle.stock.open(options.proxyServer) : await handle.stock.take(tenant);
-      if (!warm) throw new BrowserUnavailableError("The browser could not open a page.");
-      if (warm.uses > 0) this.reused++;
-      handle.active++;
-      handle.served++;
-      if (handle.served >= this.options.retireAfterPages) this.retire(handle);
-      return this.lease(handle, warm, tenant);
+      return await Promise.race([opening, late]);
+    } catch (err) {
+      // Given up: a lease that still arrives goes back at once, as suspect (opening a page took the whole timeout).
+      void opening.then((lease) => lease.release({ suspect: true })).catch(() => {});
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * A page on the current browser for a caller holding a slot (the slot is given back on failure). The browser is
+   * counted active while its page is being opened, so that a retirement meanwhile does not close it underneath;
+   * if it was retired or died during that time, the next browser is tried once (a scrape must not fail, or a
+   * fallback come back without its rendering, because another scrape happened to retire the browser).
+   */
+  private async openLease(options: AcquireOptions): Promise<Lease> {
+    const tenant = options.proxyServer ? undefined : options.tenant;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const handle = await this.ensureBrowser();
+        handle.active++;
+        let warm: StockPage | undefined;
+        let failure: unknown;
+        try {
+          warm = options.proxyServer ? await handle.stock.open(options.proxyServer) : await handle.stock.take(tenant);
+        } catch (err) {
+          failure = err;
+        }
+        if (warm && !handle.dead) {
+          if (warm.uses > 0) this.reused++;
+          handle.served++;
+          if (handle.served >= this.options.retireAfterPages && !handle.retiring) this.retire(handle);
+          return this.lease(handle, warm, tenant);
+        }
+        handle.active--;
+        if (warm) void warm.context.close().catch(() => {});
+        const replaced = handle.retiring || handle.dead;
+        if (handle.retiring && handle.active === 0 && !handle.dead) void this.dispose(handle);
+        if (replaced && attempt === 0 && !this.closed) continue;
+        // A browser that cannot open a page may be hung: probe it (and replace it if it does not answer).
+        if (!handle.dead && !handle.retiring) void this.probe(handle);
+        throw failure ?? new BrowserUnavailableError("The browser could not open a page.");
+      }
     } catch (err) {
       this.giveSlot();
       throw err instanceof CrawlboxError ? err : new BrowserUnavailableError(`The browser could not open a page: ${(err as Error).message}`, err);
@@ -258,14 +306,18 @@ export class BrowserPool {
     this.options.log.info("browser: retiring Chromium", { generation: handle.generation, served: handle.served });
   }
 
+  /**
+   * Whether the browser still does its job: it must open and close a context within {@link HEALTH_TIMEOUT_MS}
+   * (a browser flooded by a page's IPC can still answer `version()` while every new context times out).
+   */
   private async probe(handle: Handle): Promise<void> {
-    const ok = await Promise.race([
-      handle.browser.version().then(
-        () => true,
-        () => false,
-      ),
-      Bun.sleep(HEALTH_TIMEOUT_MS).then(() => false),
-    ]);
+    const healthy = async () => {
+      await handle.browser.version();
+      const context = await handle.browser.createBrowserContext();
+      await context.close();
+      return true;
+    };
+    const ok = await Promise.race([healthy().catch(() => false), Bun.sleep(HEALTH_TIMEOUT_MS).then(() => false)]);
     if (ok) {
       if (handle.retiring && handle.active === 0) await this.dispose(handle);
       else handle.stock.topUp();
