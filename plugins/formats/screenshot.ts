@@ -27,6 +27,8 @@ export const screenshotFormat: FormatRenderer = {
   async render(ctx) {
     const shot = ctx.page.artifacts?.screenshot;
     if (!shot) return { warning: "No screenshot was taken: the URL is not a web page the browser rendered." };
-    return { screenshot: await ctx.storeFile(shot.bytes, shot.contentType, EXTENSIONS[shot.contentType] ?? "png") };
+    const screenshot = await ctx.storeFile(shot.bytes, shot.contentType, EXTENSIONS[shot.contentType] ?? "png");
+    if (shot.clippedAtPx === undefined) return { screenshot };
+    return { screenshot, warning: `The full-page screenshot was cut at ${shot.clippedAtPx} px: the page is taller than a screenshot can be.` };
   },
 };

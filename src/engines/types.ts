@@ -54,6 +54,11 @@ export interface Page {
   proxyUsed?: "basic" | "stealth";
   /** What a browser produced besides the page itself (screenshot, action results); absent for HTTP. */
   artifacts?: PageArtifacts;
+  /**
+   * What the client should know about how the page was obtained (a browser that failed, or is missing, for a page
+   * that needs one); becomes the document's `warning`.
+   */
+  warning?: string;
   /** Time the fetch took. */
   elapsedMs: number;
 }
@@ -66,8 +71,8 @@ export interface Engine {
 
 /** Binary and structured outputs of a browser session, turned into document fields by renderers. */
 export interface PageArtifacts {
-  /** The `screenshot` format's image. */
-  screenshot?: { bytes: Uint8Array; contentType: string };
+  /** The `screenshot` format's image; `clippedAtPx`: a full page cut at that height (engines/browser/actions.ts). */
+  screenshot?: { bytes: Uint8Array; contentType: string; clippedAtPx?: number };
   /** Results of `actions`, in action order per kind (api-v2.md §6.6). */
   actions?: {
     screenshots: { bytes: Uint8Array; contentType: string }[];

@@ -32,7 +32,7 @@ type PageMeta = Omit<Page, "body" | "text" | "artifacts">;
  * {@link isCacheableArtifacts}) stores the image right after its body in the same blob, so both live and go in one
  * segment; `bodyBytes` says where the body ends.
  */
-type StoredMeta = PageMeta & { bodyBytes?: number; screenshotType?: string };
+type StoredMeta = PageMeta & { bodyBytes?: number; screenshotType?: string; screenshotClippedAtPx?: number };
 
 /**
  * Whether a page's engine artifacts may be cached with it: none, or a screenshot only. The cache key holds the
@@ -74,10 +74,13 @@ export class PageCache {
     if (!row || row.cached_at < notBefore) return undefined;
     const blob = this.segments.read(row.segment, row.offset, row.size);
     if (!blob) return undefined; // the segment is gone or short: a miss
-    const { bodyBytes, screenshotType, ...meta } = JSON.parse(row.meta) as StoredMeta;
+    const { bodyBytes, screenshotType, screenshotClippedAtPx, ...meta } = JSON.parse(row.meta) as StoredMeta;
     const body = bodyBytes === undefined ? blob : blob.subarray(0, bodyBytes);
     const page: Page = { ...meta, body, engine: meta.engine };
-    if (bodyBytes !== undefined && screenshotType) page.artifacts = { screenshot: { bytes: blob.subarray(bodyBytes), contentType: screenshotType } };
+    if (bodyBytes !== undefined && screenshotType) {
+      const screenshot = { bytes: blob.subarray(bodyBytes), contentType: screenshotType };
+      page.artifacts = { screenshot: screenshotClippedAtPx === undefined ? screenshot : { ...screenshot, clippedAtPx: screenshotClippedAtPx } };
+    }
     if (meta.charset) page.text = new TextDecoder(meta.charset).decode(body);
     return { page, cachedAt: row.cached_at };
   }
@@ -95,6 +98,7 @@ export class PageCache {
       blob.set(body, 0);
       blob.set(shot.bytes, body.byteLength);
       stored = { ...meta, bodyBytes: body.byteLength, screenshotType: shot.contentType };
+      if (shot.clippedAtPx !== undefined) stored.screenshotClippedAtPx = shot.clippedAtPx;
     }
     const at = this.segments.append(blob);
     this.putStmt.run(key, page.requestedUrl, cachedAt, JSON.stringify(stored), at.segment, at.offset, blob.byteLength);

@@ -7,7 +7,8 @@
  */
 import type { Page, PaperFormat } from "puppeteer-core";
 import type { Action } from "../../api/actions.ts";
-import { CrawlboxError } from "../../errors.ts";
+import { CrawlboxError, SiteError } from "../../errors.ts";
+import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import type { PageArtifacts } from "../types.ts";
 import { type NetworkTracker, waitForQuiet } from "./wait.ts";
 
@@ -16,12 +17,21 @@ export const SELECTOR_WAIT_CAP_MS = 30_000;
 /** Settling time after an action that may change the page (click, press, scroll, script). */
 export const SETTLE_CAP_MS = 1_500;
 
-/** 500 (as upstream's transportable errors): an action could not be performed. */
+/**
+ * An action could not be performed: 500 as upstream's transportable errors, or 400 when the action itself is
+ * malformed in a way only the browser can tell (a key it does not know, a selector it cannot parse).
+ */
 export class ActionError extends CrawlboxError {
-  constructor(index: number, type: string, reason: string, cause?: unknown) {
-    super("SCRAPE_ACTION_ERROR", 500, `Action ${index} (${type}) failed: ${reason}`, { details: { index, type }, cause });
+  constructor(index: number, type: string, reason: string, cause?: unknown, status: 400 | 500 = 500) {
+    super("SCRAPE_ACTION_ERROR", status, `Action ${index} (${type}) failed: ${reason}`, { details: { index, type }, cause });
   }
 }
+
+/** Browser messages that mean the action was malformed rather than the page at fault. */
+const MALFORMED_ACTION = /^Unknown key: |is not a valid (selector|XPath expression)|Unexpected end of selector|SyntaxError: Failed to execute '(querySelector|querySelectorAll|evaluate)'/;
+
+/** Tallest full-page screenshot taken (px); a taller page is cut there, with a warning (Chromium refuses more). */
+export const FULL_PAGE_MAX_HEIGHT_PX = 16_384;
 
 /** Action results, bytes not yet stored. */
 export type ActionResults = NonNullable<PageArtifacts["actions"]>;
@@ -32,27 +42,42 @@ export interface ActionContext {
   network: NetworkTracker;
   /** `performance.now()` deadline of the scrape. */
   deadline: number;
-  /** Called after each action that may have navigated (the engine tracks the last main response). */
   signal?: AbortSignal;
+  /**
+   * Bytes the action results may still take (scraped HTML, script returns, screenshots, PDFs), shared with the
+   * final page: the whole result is bounded by `CRAWLBOX_MAX_PAGE_BYTES`, as a fetched page is.
+   */
+  budget: { leftBytes: number };
 }
 
-/** Screenshot of the page; JPEG when a quality is given, PNG otherwise. `viewport` resizes first. */
+/**
+ * Screenshot of the page; JPEG when a quality is given, PNG otherwise. `viewport` resizes first. A full page taller
+ * than {@link FULL_PAGE_MAX_HEIGHT_PX} (or wider than the viewport) is cut to that size and says where
+ * (`clippedAtPx`), where Chromium would refuse the whole picture.
+ */
 export async function takeScreenshot(
   page: Page,
   o: { fullPage?: boolean; quality?: number; viewport?: { width: number; height: number } },
-): Promise<{ bytes: Uint8Array; contentType: string }> {
+): Promise<{ bytes: Uint8Array; contentType: string; clippedAtPx?: number }> {
   if (o.viewport) {
     const current = page.viewport();
     await page.setViewport({ ...(current ?? { deviceScaleFactor: 1 }), width: o.viewport.width, height: o.viewport.height });
   }
   const jpeg = o.quality !== undefined;
-  const bytes = await page.screenshot({
-    type: jpeg ? "jpeg" : "png",
-    ...(jpeg ? { quality: o.quality } : {}),
-    fullPage: o.fullPage ?? false,
-    captureBeyondViewport: o.fullPage ?? false,
-  });
-  return { bytes: new Uint8Array(bytes), contentType: jpeg ? "image/jpeg" : "image/png" };
+  const type = jpeg ? ("jpeg" as const) : ("png" as const);
+  const quality = jpeg ? { quality: o.quality } : {};
+  let clip: { x: number; y: number; width: number; height: number } | undefined;
+  if (o.fullPage) {
+    const size = await page.evaluate(() => {
+      const d = document.documentElement;
+      return { height: Math.max(d.scrollHeight, document.body?.scrollHeight ?? 0), width: window.innerWidth };
+    });
+    if (size.height > FULL_PAGE_MAX_HEIGHT_PX) clip = { x: 0, y: 0, width: size.width, height: FULL_PAGE_MAX_HEIGHT_PX };
+  }
+  const bytes = clip
+    ? await page.screenshot({ type, ...quality, clip, captureBeyondViewport: true })
+    : await page.screenshot({ type, ...quality, fullPage: o.fullPage ?? false, captureBeyondViewport: o.fullPage ?? false });
+  return { bytes: new Uint8Array(bytes), contentType: jpeg ? "image/jpeg" : "image/png", ...(clip ? { clippedAtPx: clip.height } : {}) };
 }
 
 /** Runs `actions`; throws {@link ActionError} on the first failure. */
@@ -63,12 +88,18 @@ export async function runActions(actions: readonly Action[], ctx: ActionContext)
     if (ctx.signal?.aborted) throw ctx.signal.reason;
     const left = ctx.deadline - performance.now();
     if (left <= 0) throw new ActionError(i, action.type, "the scrape's timeout was reached before this action");
+    const before = lengths(out);
     try {
       await withTimeout(runOne(action, ctx, out, left), left, `did not finish within the scrape's remaining ${Math.round(left)} ms`);
     } catch (err) {
-      if (err instanceof ActionError) throw err;
-      throw new ActionError(i, action.type, reasonOf(err), err);
+      if (err instanceof CrawlboxError) throw err;
+      const reason = reasonOf(err);
+      if (reason.startsWith(TOO_LARGE_MARK)) throw tooLarge(i, action.type, Number(reason.slice(TOO_LARGE_MARK.length)), ctx.budget.leftBytes);
+      throw new ActionError(i, action.type, reason, err, MALFORMED_ACTION.test(reason) ? 400 : 500);
     }
+    const used = bytesSince(out, before);
+    if (used > ctx.budget.leftBytes) throw tooLarge(i, action.type, used, ctx.budget.leftBytes);
+    ctx.budget.leftBytes -= used;
   }
   return out;
 }
@@ -136,11 +167,15 @@ async function runOne(action: Action, ctx: ActionContext, out: ActionResults, le
     case "screenshot":
       out.screenshots.push(await takeScreenshot(page, action));
       return;
-    case "scrape":
+    case "scrape": {
+      // Measured in the page first: an oversized DOM is refused before it crosses the DevTools connection.
+      const chars = await page.evaluate(() => document.documentElement?.outerHTML.length ?? 0);
+      if (chars > ctx.budget.leftBytes) throw new Error(`${TOO_LARGE_MARK}${chars}`);
       out.scrapes.push({ url: page.url(), html: await page.content() });
       return;
+    }
     case "executeJavascript":
-      out.javascriptReturns.push(await evaluateScript(page, action.script));
+      out.javascriptReturns.push(await evaluateScript(page, action.script, ctx.budget.leftBytes));
       await settle(ctx);
       return;
     case "pdf": {
@@ -161,23 +196,49 @@ async function runOne(action: Action, ctx: ActionContext, out: ActionResults, le
 /**
  * Evaluates a script as a classic script (its value is the last expression statement's), awaiting a promise;
  * a script with a top-level `return` runs as an async function body instead. Returns `{type, value}` as upstream.
+ * A value whose JSON is longer than `maxChars` is refused in the page, before it crosses the DevTools connection.
  */
-export async function evaluateScript(page: Page, script: string): Promise<{ type: string; value: unknown }> {
-  const run = (source: string) =>
-    page.evaluate(
-      `(async () => { const v = await (${source}); return { type: v === null ? "null" : Array.isArray(v) ? "array" : typeof v, value: v === undefined ? null : v }; })()`,
-    );
+export async function evaluateScript(page: Page, script: string, maxChars = Infinity): Promise<{ type: string; value: unknown }> {
+  const cap = Number.isFinite(maxChars) ? Math.max(0, Math.floor(maxChars)) : -1;
+  const wrap = (expression: string) =>
+    `(async () => { const v = await ${expression}; const out = { type: v === null ? "null" : Array.isArray(v) ? "array" : typeof v, value: v === undefined ? null : v };` +
+    ` if (${cap} >= 0) { let n = 0; try { n = (JSON.stringify(out.value) ?? "").length; } catch {} if (n > ${cap}) throw new Error(${JSON.stringify(TOO_LARGE_MARK)} + n); } return out; })()`;
+  const run = (source: string) => page.evaluate(wrap(`(${source})`));
   let result: unknown;
   try {
-    result = await page.evaluate(
-      `(async () => { const v = await eval(${JSON.stringify(script)}); return { type: v === null ? "null" : Array.isArray(v) ? "array" : typeof v, value: v === undefined ? null : v }; })()`,
-    );
+    result = await page.evaluate(wrap(`eval(${JSON.stringify(script)})`));
   } catch (err) {
     if (!/Illegal return|await is only valid|Unexpected token 'return'/.test(reasonOf(err))) throw err;
     result = await run(`(async () => { ${script}\n})()`);
   }
   const r = result as { type: string; value: unknown } | undefined;
   return r ?? { type: "undefined", value: null };
+}
+
+/** Marks a page-side refusal of an oversized result (followed by its size in characters). */
+const TOO_LARGE_MARK = "crawlbox:too-large:";
+
+type Lengths = [number, number, number, number];
+
+function lengths(out: ActionResults): Lengths {
+  return [out.scrapes.length, out.javascriptReturns.length, out.screenshots.length, out.pdfs.length];
+}
+
+/** Bytes of the results added since `before` (strings as UTF-8, script returns as JSON). */
+function bytesSince(out: ActionResults, before: Lengths): number {
+  let n = 0;
+  for (const s of out.scrapes.slice(before[0])) n += Buffer.byteLength(s.html) + s.url.length;
+  for (const r of out.javascriptReturns.slice(before[1])) n += Buffer.byteLength(JSON.stringify(r.value) ?? "");
+  for (const f of [...out.screenshots.slice(before[2]), ...out.pdfs.slice(before[3])]) n += f.bytes.byteLength;
+  return n;
+}
+
+function tooLarge(index: number, type: string, size: number, leftBytes: number): SiteError {
+  return new SiteError(
+    RESPONSE_TOO_LARGE_CODE,
+    `Action ${index} (${type}) produced ${size} bytes: the page and its action results may hold at most CRAWLBOX_MAX_PAGE_BYTES together (${leftBytes} bytes were left).`,
+    { retryable: false, details: { index, type } },
+  );
 }
 
 async function settle(ctx: ActionContext): Promise<void> {

@@ -48,6 +48,15 @@ export const CHROMIUM_ARGS = [
   "--disable-blink-features=AutomationControlled",
 ] as const;
 
+/**
+ * Puppeteer's default flags that a shared browser must not have (all pages of all API keys run in one Chromium):
+ * - `--disable-ipc-flooding-protection`: without the protection, one page calling `history.pushState` in a loop
+ *   floods the browser process until no other page or context can be opened for minutes;
+ * - `--disable-popup-blocking`: one page could open a renderer per `window.open` (hundreds of them) without any
+ *   user gesture. Popups that a gesture still opens (a `click` action) are closed by page-guards.ts.
+ */
+export const REMOVED_DEFAULT_ARGS = ["--disable-ipc-flooding-protection", "--disable-popup-blocking"] as const;
+
 /** How long `browser.close()` may take before the process is killed. */
 export const CLOSE_TIMEOUT_MS = 3_000;
 
@@ -83,6 +92,7 @@ export async function launchChromium(options: LaunchOptions): Promise<Browser> {
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
+    ignoreDefaultArgs: [...REMOVED_DEFAULT_ARGS],
     args: [...CHROMIUM_ARGS, `--proxy-server=${options.proxyUrl}`, "--proxy-bypass-list=<-loopback>"],
   });
 }

@@ -14,7 +14,7 @@
  * the URL to the document pipeline.
  */
 import { FORBIDDEN_HEADERS } from "../http/request-headers.ts";
-import type { CDPSession, HTTPResponse, Page as PuppeteerPage } from "puppeteer-core";
+import type { CDPSession, HTTPRequest, HTTPResponse, Page as PuppeteerPage } from "puppeteer-core";
 import type { Action } from "../../api/actions.ts";
 import type { EgressGate } from "../../egress/index.ts";
 import { CrawlboxError, ScrapeTimeoutError, SiteError } from "../../errors.ts";
@@ -141,9 +141,16 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     const onResponse = (r: HTTPResponse) => {
       if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) main = r;
     };
+    // A later navigation of the page (meta refresh, script) that fails leaves Chromium's error page in its place.
+    let failedNavigation: { url: string; error: string } | undefined;
+    const onRequestFailed = (r: HTTPRequest) => {
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) failedNavigation = { url: r.url(), error: r.failure()?.errorText ?? "failed" };
+    };
     page.on("response", onResponse);
+    page.on("requestfailed", onRequestFailed);
     cleanup.push(() => {
       page.off("response", onResponse);
+      page.off("requestfailed", onRequestFailed);
       network.dispose();
       // Actions and screenshots may change the viewport behind the setup's back: the next scrape re-applies it.
       if (req.actions.length > 0 || req.screenshot) setup.invalidate();
@@ -158,7 +165,9 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       });
     const last = main ?? response ?? undefined;
     const lastType = mimeTypeOf(last?.headers()["content-type"]);
-    if (last && !RENDERED_TYPES.has(lastType) && !TEXT_TYPES.test(lastType)) {
+    // A download (Content-Disposition: attachment) is not rendered whatever its type: Chromium aborts the
+    // navigation; the document pipeline fetches it instead, as it does a PDF.
+    if (last && ((!RENDERED_TYPES.has(lastType) && !TEXT_TYPES.test(lastType)) || (navError && isAttachment(last)))) {
       throw new DocumentResponseError(last.url(), lastType);
     }
     if (navError) throw await navigationError(navError, req.url, req.timeoutMs, gate);
@@ -171,12 +180,22 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       if (req.waitForMs > 0) await Bun.sleep(Math.min(req.waitForMs, Math.max(0, deadline - performance.now() - 100)));
     }
     const artifacts: PageArtifacts = {};
-    if (req.actions.length > 0) artifacts.actions = await runActions(req.actions, { page, network, deadline, signal });
+    // The page and its action results share one size limit, as a fetched page has.
+    const budget = { leftBytes: req.maxBodyBytes };
+    if (req.actions.length > 0) artifacts.actions = await runActions(req.actions, { page, network, deadline, signal, budget });
     if (req.screenshot) artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined });
     // Never fails the scrape: a failed or slow collection is `{ error }`, a warning in the document.
     if (req.branding) artifacts.branding = await collectBranding(page, deadline - performance.now() - 100);
 
     const finalResponse = main ?? last;
+    // Where the page went after loading (a meta refresh, a script, an action) must pass the gate as its first address
+    // did: a refused or failed navigation is this scrape's error, not a success holding the refusal or error page.
+    const refusedLater = egressRefusal(finalResponse);
+    if (refusedLater) throw refusedLater;
+    if (page.url().startsWith("chrome-error:")) {
+      const failed = failedNavigation ?? { url: req.url, error: "the page navigated to an address the browser could not load" };
+      throw await navigationError(new Error(failed.error), failed.url, req.timeoutMs, gate);
+    }
     const finalType = mimeTypeOf(finalResponse.headers()["content-type"]);
     let text: string;
     let contentType: string;
@@ -188,8 +207,9 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       contentType = finalType;
     }
     const body = new TextEncoder().encode(text);
-    if (body.byteLength > req.maxBodyBytes) {
-      throw new SiteError(RESPONSE_TOO_LARGE_CODE, `The rendered page is larger than ${req.maxBodyBytes} bytes.`, {
+    if (body.byteLength > budget.leftBytes) {
+      const shared = budget.leftBytes < req.maxBodyBytes ? ` (with what its actions produced, ${req.maxBodyBytes - budget.leftBytes} bytes)` : "";
+      throw new SiteError(RESPONSE_TOO_LARGE_CODE, `The rendered page is larger than ${req.maxBodyBytes} bytes${shared}.`, {
         retryable: false,
       });
     }
@@ -265,6 +285,11 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       }
     },
   };
+}
+
+/** Whether a response asks to be downloaded rather than shown. */
+function isAttachment(res: HTTPResponse): boolean {
+  return /^\s*attachment/i.test(res.headers()["content-disposition"] ?? "");
 }
 
 /**

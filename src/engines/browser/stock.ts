@@ -8,6 +8,7 @@
  *   (reuse.ts); at most one per pool slot, the oldest closed first. A tenant only ever gets its own.
  */
 import type { Browser, CDPSession, Page } from "puppeteer-core";
+import { guardPage } from "./page-guards.ts";
 import { type Reusable, SlotTracker, wipeForReuse } from "./reuse.ts";
 
 /** A context with its page, ready for (or held by) a lease. */
@@ -70,6 +71,7 @@ export class PageStock {
     const context = await this.o.browser.createBrowserContext(proxyServer ? { proxyServer, proxyBypassList: ["<-loopback>"] } : undefined);
     try {
       const page = await context.newPage();
+      guardPage(context, page);
       const session = await page.createCDPSession();
       const tracker = new SlotTracker(context, page);
       const prepared = await this.o.prepare?.(page, session);
