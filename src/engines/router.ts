@@ -13,7 +13,8 @@
  *                └─ otherwise the HTTP page
  * browser finds a PDF or other document ─▶ HTTP fetch of it for the document pipeline (actions refused)
  * ```
- * A fallback browser attempt that fails (other than by timeout or abort) yields the HTTP page it started from.
+ * A fallback browser attempt that fails (other than by timeout or abort) yields the HTTP page it started from, with
+ * a warning that says so (`page.warning`); so does a page that needs JavaScript on a server without a browser.
  * `page.engine` says which engine served and `page.proxyUsed` whether the enhanced mode was used.
  *
  * Upstream proxies ({@link upstreamProxyFor}): every attempt, HTTP or browser, names the configured upstream proxy
@@ -107,9 +108,13 @@ export function upstreamProxyFor(
 export function createHttpRouter(http: Engine, upstreamProxies?: UpstreamProxies): EngineRouter {
   return {
     capabilities: new Set(),
-    fetch(spec, maxBodyBytes, signal) {
+    async fetch(spec, maxBodyBytes, signal) {
       const upstream = upstreamProxyFor(upstreamProxies, "basic", spec.location?.country);
-      return httpFetch(http, spec, maxBodyBytes, spec.timeoutMs, signal, upstream);
+      const page = await httpFetch(http, spec, maxBodyBytes, spec.timeoutMs, signal, upstream);
+      // Not silently: a page that shows nothing without its scripts would otherwise come back as an empty success.
+      const why = needsJavaScript(page);
+      if (why) page.warning = `This page seems to need JavaScript to show its content (${why}), and this server runs without a browser (CRAWLBOX_BROWSER=off, or no Chromium): this is its HTML as served.`;
+      return page;
     },
     async close() {},
   };
@@ -227,6 +232,7 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       } catch (err) {
         if (signal?.aborted || err instanceof ScrapeTimeoutError) throw err;
         o.log.warn("router: browser fallback failed; returning the HTTP page", { url: spec.url, error: (err as Error).message });
+        page.warning = `This page seems to need a browser (${why}), but the browser failed (${(err as Error).message.split("\n")[0]!.slice(0, 200)}): this is its HTML as served.`;
         return page;
       }
     },

@@ -26,8 +26,11 @@ describe("no browser", () => {
         const ok = await post({ url: `${site.url}/static` });
         expect(ok.status).toBe(200);
         expect(ok.body.data.metadata.engine).toBe("http");
-        // A JS shell is served as fetched (no browser to render it), not refused.
-        expect((await post({ url: `${site.url}/csr` })).status).toBe(200);
+        // A JS shell is served as fetched (no browser to render it), not refused, and not silently: with a warning.
+        const shell = await post({ url: `${site.url}/csr` });
+        expect(shell.status).toBe(200);
+        expect(shell.body.data.warning).toContain("seems to need JavaScript");
+        expect(ok.body.data.warning).toBeUndefined();
         const actions = await post({ url: `${site.url}/static`, actions: [{ type: "scrape" }] });
         expect(actions.status).toBe(400);
         expect(actions.body.code).toBe("SCRAPE_ACTIONS_NOT_SUPPORTED");
@@ -42,6 +45,25 @@ describe("no browser", () => {
       }
     });
   }
+
+  test("a browser that cannot start: a page needing one comes back as served over HTTP, with a warning, uncached", async () => {
+    const site = startJsSite();
+    // An executable that exits at once: the browser engine is configured, and every launch fails.
+    const h = await createHarness({ chromePath: "/bin/false" });
+    try {
+      expect(h.services.engines.capabilities.has("browser")).toBe(true);
+      const post = async (body: unknown) => (await (await h.request("/v2/scrape", { method: "POST", json: body })).json()) as any;
+      const first = await post({ url: `${site.url}/csr` });
+      expect(first.success).toBe(true);
+      expect(first.data.metadata.engine).toBe("http");
+      expect(first.data.warning).toMatch(/seems to need a browser \(.+\), but the browser failed/);
+      const again = await post({ url: `${site.url}/csr` });
+      expect(again.data.metadata.cacheState).toBe("miss"); // a degraded copy is not kept for others
+    } finally {
+      await h.close();
+      site.stop();
+    }
+  });
 
   test("Chromium discovery: configured path, Debian locations, none", () => {
     expect(findChromium("/opt/chrome", (p) => p === "/opt/chrome")).toBe("/opt/chrome");
