@@ -81,11 +81,13 @@ export async function resolveDestination(target: EgressTarget, policy: Destinati
   for (const address of addresses) {
     const verdict = policy.classify(address);
     if (!verdict.public) {
+      // For a name, only the kind of address it resolves to: the address itself would tell a client what this
+      // network's internal names point at, which is none of its business (it gave the name, not the address).
+      const reason = target.ip ? verdict.reason : verdict.reason.replace(/ address .*$/, " address");
       const what = target.ip ? "the target is" : `${target.host} resolves to`;
       throw new EgressDeniedError(
-        `Egress denied: ${what} ${article(verdict.reason)} ${verdict.reason}. ` +
-          "Set CRAWLBOX_ALLOW_PRIVATE_NETWORK=true to allow private networks.",
-        { host: target.host, address, reason: verdict.reason },
+        `Egress denied: ${what} ${article(reason)} ${reason}. ` + "Set CRAWLBOX_ALLOW_PRIVATE_NETWORK=true to allow private networks.",
+        target.ip ? { host: target.host, address, reason } : { host: target.host, reason },
       );
     }
   }
