@@ -327,31 +327,30 @@ describe("restart", () => {
 });
 
 describe("egress", () => {
-  test("a loopback target is refused by the gate when private webhooks are not allowed, and failed at once", async () => {
-    const e = env({ gate: denyGate });
+  /**
+   * Delivers one event that the gate refuses; asserts it failed at once with a hint naming the webhook setting,
+   * not the one that opens private networks to every scrape. Returns its row.
+   */
+  async function refusedOnce(e: ReturnType<typeof env>) {
     const id = e.enqueue();
     await e.d.drain();
     expect(e.rx.received).toHaveLength(0);
     const row = eventRow(e.t.db, id);
     expect(row.state).toBe("failed");
     expect(row.last_error).toStartWith("egress refused:");
-    expect(row.next_attempt_at).toBeNull();
-    // The hint names the webhook setting, not the one that opens private networks to every scrape.
-    expect(row.last_error).toContain("loopback");
     expect(row.last_error).toContain("CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS=true");
     expect(row.last_error).not.toContain("CRAWLBOX_ALLOW_PRIVATE_NETWORK");
+    return row;
+  }
+
+  test("a loopback target is refused by the gate when private webhooks are not allowed, and failed at once", async () => {
+    const row = await refusedOnce(env({ gate: denyGate }));
+    expect(row.next_attempt_at).toBeNull();
+    expect(row.last_error).toContain("loopback");
   });
 
   test("a refusal by the gate's proxy (message from its marker header) names the webhook setting too", async () => {
-    const e = env({ gate: { check: async () => {}, proxyUrl: denyGate.proxyUrl } });
-    const id = e.enqueue();
-    await e.d.drain();
-    expect(e.rx.received).toHaveLength(0);
-    const row = eventRow(e.t.db, id);
-    expect(row.state).toBe("failed");
-    expect(row.last_error).toStartWith("egress refused:");
-    expect(row.last_error).toContain("CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS=true");
-    expect(row.last_error).not.toContain("CRAWLBOX_ALLOW_PRIVATE_NETWORK");
+    await refusedOnce(env({ gate: { check: async () => {}, proxyUrl: denyGate.proxyUrl } }));
   });
 
   test("a refusal for another reason (a blocked port) keeps the gate's message, without the hint", async () => {
