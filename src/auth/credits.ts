@@ -71,8 +71,9 @@ export class CreditLedger {
     if (remainingCredits !== null && remainingCredits < credits) throw new InsufficientCreditsError();
   }
 
-  /** Records spent credits and LLM tokens. */
+  /** Records spent credits and LLM tokens (counts: anything but a finite, non-negative number is refused). */
   charge(who: KeyIdentity, credits: number, tokens = 0): void {
+    for (const n of [credits, tokens]) if (typeof n !== "number" || !Number.isFinite(n) || n < 0) throw new TypeError(`not a count of credits or tokens: ${n}`);
     if (credits === 0 && tokens === 0) return;
     const day = new Date(this.now()).toISOString().slice(0, 10);
     this.addStmt.run(who.keyId, day, credits, tokens);

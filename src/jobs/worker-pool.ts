@@ -8,6 +8,7 @@
  */
 import type { CrawlboxError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { isLlmErrorCode } from "../llm/errors.ts";
 import type { Completion, Job, JobStore, Task } from "./types.ts";
 
 /** What running one task produced. */
@@ -264,7 +265,9 @@ export class WorkerPool {
           break;
       }
       if (task.kind === "page") {
-        const ok = outcome.kind === "done" || (outcome.kind === "failed" && !outcome.error.retryable);
+        // An LLM format's failure is the model server's, not the site's: it does not count towards giving up on the host.
+        const llm = (outcome.kind === "failed" && isLlmErrorCode(outcome.error.code)) || (outcome.kind === "retry" && isLlmErrorCode(outcome.reason));
+        const ok = outcome.kind === "done" || llm || (outcome.kind === "failed" && !outcome.error.retryable);
         // Successes only touch the store when they end a run of failures: the common case costs nothing.
         const key = `${task.jobId} ${task.host}`;
         if (!ok || this.failingHosts.has(key)) {

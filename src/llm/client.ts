@@ -10,6 +10,7 @@ import { CrawlboxError } from "../errors.ts";
 import { chunkText, CHARS_PER_TOKEN, estimateTokens, mergeAnswers } from "./chunk.ts";
 import { LlmBudgetExceededError, LlmInvalidAnswerError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
 import { brandingMessages, changeMessages, crawlOptionsMessages, extractMessages, highlightsMessages, NOTHING_RELEVANT, questionMessages, repairMessages, summaryMessages } from "./prompts.ts";
+import { normaliseAnswer } from "./answer.ts";
 import { parseJsonAnswer, validateAgainst } from "./schema.ts";
 import type { LlmChatAnswer, LlmMessage, LlmProvider } from "./types.ts";
 
@@ -67,7 +68,9 @@ export class LlmClient {
       }, left);
     });
     try {
-      const answer = await Promise.race([p.chat({ messages, format, maxAnswerTokens: this.answerTokens(), signal }), deadline]);
+      const raw = await Promise.race([p.chat({ messages, format, maxAnswerTokens: this.answerTokens(), signal }), deadline]);
+      const answer = normaliseAnswer(raw, estimate, this.answerTokens(), p.capabilities.contextTokens);
+      if (!answer) throw new LlmUnavailableError(endpoint, "the answer's content is not text");
       const tokens = answer.usage.promptTokens + answer.usage.completionTokens;
       spent.tokens += tokens;
       call.onTokens?.(tokens);

@@ -27,10 +27,19 @@ function where(p: LlmEndpoint): string {
   return `the ${p.name} provider at ${p.address}`;
 }
 
+/** Characters of a provider's own error text kept in ours (a server may answer an error page of megabytes). */
+const MAX_REASON_CHARS = 300;
+
+/** Whether an error code is an LLM's failure (not the scraped site's: a job does not count it against the host). */
+export function isLlmErrorCode(code: string): boolean {
+  return code.startsWith("LLM_");
+}
+
 /** 500 ({@link SITE_ERROR_STATUS}): the provider could not be reached or answered with an error. Retryable. */
 export class LlmUnavailableError extends CrawlboxError {
   constructor(p: LlmEndpoint, reason: string, cause?: unknown) {
-    super("LLM_UNAVAILABLE", SITE_ERROR_STATUS, `The LLM request to ${where(p)} failed: ${reason}`, {
+    const short = reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}… (${reason.length} characters)` : reason;
+    super("LLM_UNAVAILABLE", SITE_ERROR_STATUS, `The LLM request to ${where(p)} failed: ${short}`, {
       details: { provider: p.name, address: p.address, model: p.model },
       retryable: true,
       cause,
@@ -51,8 +60,9 @@ export class LlmTimeoutError extends CrawlboxError {
 /** 500 ({@link SITE_ERROR_STATUS}): the answer was not valid JSON for the schema, even after one repair turn. */
 export class LlmInvalidAnswerError extends CrawlboxError {
   constructor(p: LlmEndpoint, problems: string[]) {
-    super("LLM_INVALID_ANSWER", SITE_ERROR_STATUS, `The LLM at ${where(p)} returned an answer that does not match the schema, also after a repair turn: ${problems.slice(0, 3).join("; ")}`, {
-      details: { provider: p.name, address: p.address, model: p.model, problems: problems.slice(0, 20) },
+    const listed = problems.slice(0, 20).map((x) => (x.length > MAX_REASON_CHARS ? `${x.slice(0, MAX_REASON_CHARS)}…` : x));
+    super("LLM_INVALID_ANSWER", SITE_ERROR_STATUS, `The LLM at ${where(p)} returned an answer that does not match the schema, also after a repair turn: ${listed.slice(0, 3).join("; ")}`, {
+      details: { provider: p.name, address: p.address, model: p.model, problems: listed },
     });
   }
 }

@@ -54,11 +54,15 @@ export function extractMessages(o: { content: string; prompt?: string; schema?: 
   ];
 }
 
+/** Characters of an invalid answer quoted back in the repair turn: enough to show the mistake, not to fill the context. */
+const REPAIR_QUOTE_CHARS = 4_000;
+
 /** The follow-up turn asking the model to fix an invalid answer. */
 export function repairMessages(previous: LlmMessage[], answer: string, problems: string[]): LlmMessage[] {
+  const quoted = answer.length > REPAIR_QUOTE_CHARS ? `${answer.slice(0, REPAIR_QUOTE_CHARS)}\n[… ${answer.length - REPAIR_QUOTE_CHARS} more characters]` : answer;
   return [
     ...previous,
-    { role: "assistant", content: answer },
+    { role: "assistant", content: quoted },
     {
       role: "user",
       content: `Your answer is not valid: ${problems.slice(0, 10).join("; ")}. Reply again with corrected JSON only, valid against the JSON Schema given above.`,

@@ -35,6 +35,10 @@ export interface LlmReply {
   doneReason?: "stop" | "length";
   /** Pad the JSON body with this many extra bytes (an oversized response). */
   padBytes?: number;
+  /** A misbehaving server: this value as the message content, whatever its type (instead of `content`). */
+  rawContent?: unknown;
+  /** A misbehaving server: these token counts reported, whatever their type. */
+  usage?: { prompt: unknown; completion: unknown };
 }
 
 export interface FakeLlm {
@@ -141,9 +145,9 @@ export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}):
         const msg = reply.error ?? "server error";
         return isOllama ? json({ error: msg }, reply.status) : json({ error: { message: msg, type: "server_error" } }, reply.status);
       }
-      const content = reply.content ?? "";
-      const promptTokens = tokens((body.messages ?? []).map((m: any) => m.content).join("\n"));
-      const completionTokens = tokens(content);
+      const content: any = "rawContent" in reply ? reply.rawContent : (reply.content ?? "");
+      const promptTokens: any = reply.usage ? reply.usage.prompt : tokens((body.messages ?? []).map((m: any) => m.content).join("\n"));
+      const completionTokens: any = reply.usage ? reply.usage.completion : tokens(typeof content === "string" ? content : JSON.stringify(content));
       const doneReason = reply.doneReason ?? "stop";
       if (isOllama) {
         const done = {

@@ -1,0 +1,54 @@
+/**
+ * @module llm/answer
+ * What crawlbox accepts from a model server, whatever the server sends: the answer's text and its token counts.
+ * Both providers' answers pass through {@link normaliseAnswer} in the client, so a hostile or broken endpoint
+ * cannot crash a format (content that is not text), corrupt the token ledger (negative, fractional, infinite or
+ * string counts), or blow up memory and later prompts (an answer far past its token limit).
+ */
+import { CHARS_PER_TOKEN, estimateTokens } from "./chunk.ts";
+import type { LlmChatAnswer } from "./types.ts";
+
+/** Answer characters kept per answer token asked for (a model honouring its limit stays well under). */
+const MAX_CHARS_PER_ANSWER_TOKEN = CHARS_PER_TOKEN * 4;
+
+/**
+ * The text of an answer's content: a string as is, or the text parts of an OpenAI-style content array joined;
+ * undefined for anything else (a number, an object, tool calls only).
+ */
+export function answerText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content.map((p) => (typeof p === "string" ? p : typeof p?.text === "string" ? p.text : undefined));
+  return texts.every((t) => t !== undefined) ? texts.join("") : undefined;
+}
+
+/**
+ * A reported token count if it is one (a finite number from 0 to `max`), rounded; else `estimate`. `max` is what
+ * one call can really use (its context window): a larger count is not one, and must not be charged to the key.
+ */
+export function tokenCount(reported: unknown, estimate: number, max: number): number {
+  return typeof reported === "number" && Number.isFinite(reported) && reported >= 0 && reported <= max ? Math.round(reported) : estimate;
+}
+
+/**
+ * The answer crawlbox works with: text only (undefined: the content was not text), a reasoning model's leading
+ * `<think>…</think>` block removed, cut to `maxAnswerTokens` worth of characters (then marked truncated), and
+ * token counts that are counts, each at most `contextTokens` (estimated from the prompt and the text otherwise).
+ */
+export function normaliseAnswer(answer: LlmChatAnswer, promptEstimate: number, maxAnswerTokens: number, contextTokens: number): LlmChatAnswer | undefined {
+  let text = answerText(answer.content as unknown);
+  if (text === undefined) return undefined;
+  text = text.replace(/^\s*<think>[\s\S]*?<\/think>\s*/i, "");
+  const maxChars = maxAnswerTokens * MAX_CHARS_PER_ANSWER_TOKEN;
+  const cut = text.length > maxChars;
+  if (cut) text = text.slice(0, maxChars);
+  const usage = (answer.usage ?? {}) as Partial<Record<"promptTokens" | "completionTokens", unknown>>;
+  return {
+    content: text,
+    truncated: answer.truncated === true || cut,
+    usage: {
+      promptTokens: tokenCount(usage.promptTokens, promptEstimate, contextTokens),
+      completionTokens: tokenCount(usage.completionTokens, estimateTokens(text), contextTokens),
+    },
+  };
+}
