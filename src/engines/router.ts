@@ -232,7 +232,9 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       } catch (err) {
         if (signal?.aborted || err instanceof ScrapeTimeoutError) throw err;
         o.log.warn("router: browser fallback failed; returning the HTTP page", { url: spec.url, error: (err as Error).message });
-        page.warning = `This page seems to need a browser (${why}), but the browser failed (${(err as Error).message.split("\n")[0]!.slice(0, 200)}): this is its HTML as served.`;
+        // The browser's own error stays in the log: it may name paths and addresses of this machine.
+        page.warning = `This page seems to need a browser (${why}), but the browser failed: this is its HTML as served.`;
+        page.degraded = true;
         return page;
       }
     },

@@ -59,6 +59,8 @@ export interface Page {
    * that needs one); becomes the document's `warning`.
    */
   warning?: string;
+  /** A worse copy than this server can normally make (its browser failed): served, but not cached for others. */
+  degraded?: boolean;
   /** Time the fetch took. */
   elapsedMs: number;
 }

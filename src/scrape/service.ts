@@ -251,8 +251,8 @@ export class ScrapeService {
     if (cacheOnly) throw new NoCachedDataError();
 
     const page = await this.deps.engines.fetch(spec, this.deps.maxPageBytes, signal, { keyId });
-    // A page with a warning (a browser that failed on a page needing one) is a degraded copy: not kept for others.
-    if (isCacheable(spec) && isCacheableArtifacts(page.artifacts) && !page.warning && page.statusCode >= 200 && page.statusCode < 300) {
+    // A degraded copy (a browser that failed on a page needing one) is not kept for others.
+    if (isCacheable(spec) && isCacheableArtifacts(page.artifacts) && !page.degraded && page.statusCode >= 200 && page.statusCode < 300) {
       // The cache is an optimisation: a full disk must not fail the scrape that was already fetched.
       await this.deps.cache.put(key, page, this.now()).catch((err: unknown) => {
         this.deps.log?.warn("page cache write failed", { url: spec.url, error: String(err) });

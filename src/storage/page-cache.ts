@@ -89,7 +89,7 @@ export class PageCache {
   async put(key: string, page: Page, cachedAt: number): Promise<void> {
     if (!KEY.test(key)) throw new TypeError("page cache keys are hex SHA-256 digests");
     if (!isCacheableArtifacts(page.artifacts)) throw new TypeError("only pages without artifacts, or with a screenshot only, are cached");
-    const { body, text: _text, artifacts, ...meta } = page;
+    const { body, text: _text, artifacts, degraded: _degraded, ...meta } = page;
     const shot = artifacts?.screenshot;
     let blob = body;
     let stored: StoredMeta = meta;

@@ -51,6 +51,12 @@ beforeAll(async () => {
           return new Response(`<!doctype html><html><body><h1>Downloaded report</h1>${TEXT}</body></html>`, {
             headers: { "content-type": "text/html", "content-disposition": 'attachment; filename="report.html"' },
           });
+        case "/gone":
+          return new Response(null, { status: 404 });
+        case "/unavailable":
+          return new Response("", { status: 503 });
+        case "/csv":
+          return new Response("a,b\n1,2\n", { headers: { "content-type": "text/csv", "content-disposition": 'attachment; filename="x.csv"' } });
         case "/tall":
           return html(`<div style="height: 40000px; background: linear-gradient(#fff, #000)"><h1>Tall</h1></div>`);
         default:
@@ -106,7 +112,7 @@ describe("the page cannot hold or flood the browser", () => {
 });
 
 describe("action results share the page's size limit (CRAWLBOX_MAX_PAGE_BYTES)", () => {
-  test("a script returning more than the limit is refused before its value is sent", async () => {
+  test("a script returning more than the limit is refused", async () => {
     const { status, body } = await scrape(h, {
       url: `${site.url}/plain`,
       actions: [{ type: "executeJavascript", script: `"x".repeat(${MAX_PAGE_BYTES * 2})` }],
@@ -134,6 +140,24 @@ describe("navigations after load", () => {
       expect({ to, status, code: body.code }).toEqual({ to, status: 403, code: "EGRESS_DENIED" });
     }
     expect(secret.hits).toBe(0);
+  });
+
+  test("an HTTP error with an empty body is the site's status, not a failed navigation", async () => {
+    for (const [path, code] of [["/gone", 404], ["/unavailable", 503]] as const) {
+      for (const extra of [{ waitFor: 100 }, { formats: ["markdown", "screenshot"] }]) {
+        const { status, body } = await scrape(h, { url: `${site.url}${path}`, maxAge: 0, ...extra });
+        expect({ path, status, statusCode: body.data?.metadata.statusCode }).toEqual({ path, status: 200, statusCode: code });
+        expect(body.data.metadata.url).toBe(`${site.url}${path}`);
+        expect(body.data.metadata.engine).toBe("browser");
+      }
+    }
+  });
+
+  test("a download started after load (meta refresh, click) leaves the page as it was", async () => {
+    const { status, body } = await scrape(h, { url: `${site.url}/refresh?to=${encodeURIComponent("/csv")}`, waitFor: 1_500, maxAge: 0 });
+    expect(status).toBe(200);
+    expect(body.data.markdown).toContain("Moving on");
+    expect(body.data.metadata.url).toBe(`${site.url}/refresh?to=${encodeURIComponent("/csv")}`);
   });
 
   test("a main response sent as a download is fetched for the document pipeline instead", async () => {

@@ -31,6 +31,10 @@ describe("no browser", () => {
         expect(shell.status).toBe(200);
         expect(shell.body.data.warning).toContain("seems to need JavaScript");
         expect(ok.body.data.warning).toBeUndefined();
+        // Nothing better can be made here: the copy is cached as any other (and keeps its warning).
+        const cached = await post({ url: `${site.url}/csr` });
+        expect(cached.body.data.metadata.cacheState).toBe("hit");
+        expect(cached.body.data.warning).toContain("seems to need JavaScript");
         const actions = await post({ url: `${site.url}/static`, actions: [{ type: "scrape" }] });
         expect(actions.status).toBe(400);
         expect(actions.body.code).toBe("SCRAPE_ACTIONS_NOT_SUPPORTED");
@@ -56,7 +60,7 @@ describe("no browser", () => {
       const first = await post({ url: `${site.url}/csr` });
       expect(first.success).toBe(true);
       expect(first.data.metadata.engine).toBe("http");
-      expect(first.data.warning).toMatch(/seems to need a browser \(.+\), but the browser failed/);
+      expect(first.data.warning).toMatch(/seems to need a browser \(.+\), but the browser failed: this is its HTML as served\.$/);
       const again = await post({ url: `${site.url}/csr` });
       expect(again.data.metadata.cacheState).toBe("miss"); // a degraded copy is not kept for others
     } finally {

@@ -136,6 +136,29 @@ describe("BrowserPool under retirement and slow page opening", () => {
     }
   }, 60_000);
 
+  test("a browser that hangs while opening a page is probed at the scrape's deadline and replaced", async () => {
+    const pool = new BrowserPool({ executablePath: CHROMIUM, proxyUrl: gate.proxyUrl, concurrency: 1, retireAfterPages: 100, log: silentLogger });
+    try {
+      await pool.warmUp();
+      await Bun.sleep(500); // the warm page is ready
+      const pid = pool.pids()[0]!;
+      process.kill(pid, "SIGSTOP");
+      (await pool.acquire({ deadline: far() })).release(); // the ready page: no call to the stopped browser
+      const started = performance.now();
+      const err = await pool.acquire({ deadline: performance.now() + 3_500 }).catch((e: unknown) => e);
+      expect((err as { code?: string }).code).toBe("SCRAPE_TIMEOUT");
+      // Probed at that deadline (not when the page arrives, which is never): killed and replaced within seconds.
+      const next = await pool.acquire({ deadline: far() });
+      expect(next.generation).toBe(2);
+      expect(performance.now() - started).toBeLessThan(12_000);
+      expect(alive(pid)).toBe(false);
+      await next.page.goto(`${site.url}/static`);
+      next.release();
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+
   test("the deadline bounds opening the page too; a page that arrives late is handed back", async () => {
     let slow = true;
     const pool = new BrowserPool({

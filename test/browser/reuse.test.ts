@@ -221,7 +221,7 @@ describe("context reuse", () => {
   });
 
   test("a page that opened a popup is not reused", async () => {
-    await engine.fetch(request(`${origin}/popup`, { tenant: "key-e", actions: [{ type: "click", selector: "#open", all: false }] }));
+    await engine.fetch(request(`${origin}/popup`, { tenant: "key-e", actions: [{ type: "click", selector: "#open", all: false }, { type: "wait", milliseconds: 500 }] }));
     const before = pool.stats.reused;
     expect(await readState("key-e")).toMatchObject(EMPTY);
     expect(pool.stats.reused).toBe(before);

@@ -30,7 +30,11 @@ export class ActionError extends CrawlboxError {
 /** Browser messages that mean the action was malformed rather than the page at fault. */
 const MALFORMED_ACTION = /^Unknown key: |is not a valid (selector|XPath expression)|Unexpected end of selector|SyntaxError: Failed to execute '(querySelector|querySelectorAll|evaluate)'/;
 
-/** Tallest full-page screenshot taken (px); a taller page is cut there, with a warning (Chromium refuses more). */
+/**
+ * Tallest full-page screenshot taken, in device pixels (CSS pixels × devicePixelRatio): a taller page is cut
+ * there, with a warning. Chromium refuses very tall captures outright ("Page is too large"), and below that a
+ * bitmap of 16384 rows already takes ~120 MB at 1920 px wide; 16384 is also a common texture limit.
+ */
 export const FULL_PAGE_MAX_HEIGHT_PX = 16_384;
 
 /** Action results, bytes not yet stored. */
@@ -52,8 +56,8 @@ export interface ActionContext {
 
 /**
  * Screenshot of the page; JPEG when a quality is given, PNG otherwise. `viewport` resizes first. A full page taller
- * than {@link FULL_PAGE_MAX_HEIGHT_PX} (or wider than the viewport) is cut to that size and says where
- * (`clippedAtPx`), where Chromium would refuse the whole picture.
+ * than {@link FULL_PAGE_MAX_HEIGHT_PX} device pixels is cut to that height, as wide as the viewport, and says
+ * where (`clippedAtPx`, in CSS pixels).
  */
 export async function takeScreenshot(
   page: Page,
@@ -70,9 +74,10 @@ export async function takeScreenshot(
   if (o.fullPage) {
     const size = await page.evaluate(() => {
       const d = document.documentElement;
-      return { height: Math.max(d.scrollHeight, document.body?.scrollHeight ?? 0), width: window.innerWidth };
+      return { height: Math.max(d.scrollHeight, document.body?.scrollHeight ?? 0), width: window.innerWidth, ratio: window.devicePixelRatio || 1 };
     });
-    if (size.height > FULL_PAGE_MAX_HEIGHT_PX) clip = { x: 0, y: 0, width: size.width, height: FULL_PAGE_MAX_HEIGHT_PX };
+    const maxCssHeight = Math.floor(FULL_PAGE_MAX_HEIGHT_PX / size.ratio);
+    if (size.height > maxCssHeight) clip = { x: 0, y: 0, width: size.width, height: maxCssHeight };
   }
   const bytes = clip
     ? await page.screenshot({ type, ...quality, clip, captureBeyondViewport: true })
@@ -94,7 +99,8 @@ export async function runActions(actions: readonly Action[], ctx: ActionContext)
     } catch (err) {
       if (err instanceof CrawlboxError) throw err;
       const reason = reasonOf(err);
-      if (reason.startsWith(TOO_LARGE_MARK)) throw tooLarge(i, action.type, Number(reason.slice(TOO_LARGE_MARK.length)), ctx.budget.leftBytes);
+      const size = reason.startsWith(TOO_LARGE_MARK) ? Number(reason.slice(TOO_LARGE_MARK.length)) : NaN;
+      if (Number.isInteger(size)) throw tooLarge(i, action.type, size, ctx.budget.leftBytes);
       throw new ActionError(i, action.type, reason, err, MALFORMED_ACTION.test(reason) ? 400 : 500);
     }
     const used = bytesSince(out, before);

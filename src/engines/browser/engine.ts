@@ -138,8 +138,12 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
 
     const network = new NetworkTracker(page);
     let main: HTTPResponse | undefined;
+    // A download never replaces the page shown: it is kept apart (the document pipeline takes a first one).
+    let download: HTTPResponse | undefined;
     const onResponse = (r: HTTPResponse) => {
-      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) main = r;
+      if (!r.request().isNavigationRequest() || r.frame() !== page.mainFrame()) return;
+      if (isAttachment(r)) download = r;
+      else main = r;
     };
     // A later navigation of the page (meta refresh, script) that fails leaves Chromium's error page in its place.
     let failedNavigation: { url: string; error: string } | undefined;
@@ -167,7 +171,8 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     const lastType = mimeTypeOf(last?.headers()["content-type"]);
     // A download (Content-Disposition: attachment) is not rendered whatever its type: Chromium aborts the
     // navigation; the document pipeline fetches it instead, as it does a PDF.
-    if (last && ((!RENDERED_TYPES.has(lastType) && !TEXT_TYPES.test(lastType)) || (navError && isAttachment(last)))) {
+    if (navError && download) throw new DocumentResponseError(download.url(), mimeTypeOf(download.headers()["content-type"]));
+    if (last && !RENDERED_TYPES.has(lastType) && !TEXT_TYPES.test(lastType)) {
       throw new DocumentResponseError(last.url(), lastType);
     }
     if (navError) throw await navigationError(navError, req.url, req.timeoutMs, gate);
@@ -192,18 +197,26 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     // did: a refused or failed navigation is this scrape's error, not a success holding the refusal or error page.
     const refusedLater = egressRefusal(finalResponse);
     if (refusedLater) throw refusedLater;
-    if (page.url().startsWith("chrome-error:")) {
+    // Chromium shows its own error page both for a navigation that failed and for an HTTP error with an empty body
+    // (ERR_HTTP_RESPONSE_CODE_FAILURE); the latter is the site's answer, as the HTTP engine would report it.
+    const errorPage = page.url().startsWith("chrome-error:");
+    const emptyHttpError = errorPage && finalResponse.status() >= 400 && (!failedNavigation || failedNavigation.error.includes("ERR_HTTP_RESPONSE_CODE_FAILURE"));
+    if (errorPage && !emptyHttpError) {
       const failed = failedNavigation ?? { url: req.url, error: "the page navigated to an address the browser could not load" };
       throw await navigationError(new Error(failed.error), failed.url, req.timeoutMs, gate);
     }
     const finalType = mimeTypeOf(finalResponse.headers()["content-type"]);
     let text: string;
     let contentType: string;
-    if (RENDERED_TYPES.has(finalType)) {
+    if (emptyHttpError) {
+      text = "";
+      contentType = "text/html";
+    } else if (RENDERED_TYPES.has(finalType)) {
       text = await page.content();
       contentType = "text/html";
     } else {
-      text = await finalResponse.text().catch(() => page.evaluate(() => document.body?.innerText ?? ""));
+      // An async arrow: `.catch(() => page.evaluate(…))` throws inside puppeteer under Bun ("site.toString").
+      text = await finalResponse.text().catch(async () => await page.evaluate(() => document.body?.innerText ?? ""));
       contentType = finalType;
     }
     const body = new TextEncoder().encode(text);
@@ -221,7 +234,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     if (RENDERED_TYPES.has(finalType)) responseHeaders["content-type"] = "text/html; charset=utf-8";
     const result: Page = {
       requestedUrl: req.url,
-      finalUrl: page.url() || finalResponse.url(),
+      finalUrl: (!emptyHttpError && page.url()) || finalResponse.url(),
       statusCode: finalResponse.status(),
       headers: responseHeaders,
       contentType,

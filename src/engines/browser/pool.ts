@@ -59,6 +59,8 @@ interface Handle {
   retiring: boolean;
   dead: boolean;
   stock: PageStock;
+  /** The health probe running now, if any. */
+  probing?: Promise<void>;
 }
 
 /** The browser pool. */
@@ -115,25 +117,40 @@ export class BrowserPool {
   /**
    * Waits for a slot and returns a fresh page. Throws on deadline, abort, or when Chromium cannot start. The
    * deadline bounds the whole wait, opening the page included: a browser slow to create contexts must not hold a
-   * scrape past its timeout (a page that arrives late is handed back, and the browser probed).
+   * scrape past its timeout. A page that arrives late is handed back; when opening it took
+   * {@link HEALTH_TIMEOUT_MS} or more, the browser is probed at the deadline (it may be hung, and then every slot
+   * with it), not when the page arrives, which may be never.
    */
   async acquire(options: AcquireOptions): Promise<Lease> {
     if (this.closed) throw new BrowserUnavailableError("The browser pool is shut down.");
+    if (options.signal?.aborted) throw options.signal.reason;
     await this.takeSlot(options);
-    const opening = this.openLease(options);
+    if (performance.now() >= options.deadline || options.signal?.aborted) {
+      // The slot came too late (or the client left meanwhile): opening a page now would only be thrown away.
+      this.giveSlot();
+      throw options.signal?.aborted ? options.signal.reason : new BrowserQueueTimeoutError();
+    }
+    const startedAt = performance.now();
+    const progress: { handle?: Handle } = {};
+    const opening = this.openLease(options, progress);
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
+    let aborted = false;
     const late = new Promise<never>((_, reject) => {
       const message = "Scrape timed out waiting for the browser to open a page.";
       timer = setTimeout(() => reject(new BrowserQueueTimeoutError(message)), Math.max(0, options.deadline - performance.now()));
-      onAbort = () => reject(options.signal?.reason ?? new BrowserQueueTimeoutError());
+      onAbort = () => {
+        aborted = true;
+        reject(options.signal?.reason ?? new BrowserQueueTimeoutError());
+      };
       options.signal?.addEventListener("abort", onAbort, { once: true });
     });
     try {
       return await Promise.race([opening, late]);
     } catch (err) {
-      // Given up: a lease that still arrives goes back at once, as suspect (opening a page took the whole timeout).
-      void opening.then((lease) => lease.release({ suspect: true })).catch(() => {});
+      const slow = !aborted && performance.now() - startedAt >= HEALTH_TIMEOUT_MS;
+      if (slow && progress.handle && !progress.handle.dead) void this.probe(progress.handle);
+      void opening.then((lease) => lease.release()).catch(() => {});
       throw err;
     } finally {
       clearTimeout(timer);
@@ -147,11 +164,12 @@ export class BrowserPool {
    * if it was retired or died during that time, the next browser is tried once (a scrape must not fail, or a
    * fallback come back without its rendering, because another scrape happened to retire the browser).
    */
-  private async openLease(options: AcquireOptions): Promise<Lease> {
+  private async openLease(options: AcquireOptions, progress: { handle?: Handle }): Promise<Lease> {
     const tenant = options.proxyServer ? undefined : options.tenant;
     try {
       for (let attempt = 0; ; attempt++) {
         const handle = await this.ensureBrowser();
+        progress.handle = handle;
         handle.active++;
         let warm: StockPage | undefined;
         let failure: unknown;
@@ -308,9 +326,18 @@ export class BrowserPool {
 
   /**
    * Whether the browser still does its job: it must open and close a context within {@link HEALTH_TIMEOUT_MS}
-   * (a browser flooded by a page's IPC can still answer `version()` while every new context times out).
+   * (a browser flooded by a page's IPC can still answer `version()` while every new context times out). One probe
+   * at a time per browser: the callers of a second one share the first.
    */
-  private async probe(handle: Handle): Promise<void> {
+  private probe(handle: Handle): Promise<void> {
+    if (handle.dead) return Promise.resolve();
+    handle.probing ??= this.runProbe(handle).finally(() => {
+      handle.probing = undefined;
+    });
+    return handle.probing;
+  }
+
+  private async runProbe(handle: Handle): Promise<void> {
     const healthy = async () => {
       await handle.browser.version();
       const context = await handle.browser.createBrowserContext();
@@ -323,6 +350,7 @@ export class BrowserPool {
       else handle.stock.topUp();
       return;
     }
+    if (handle.dead) return; // closed meanwhile (retired and disposed): nothing to replace
     this.options.log.warn("browser: Chromium does not answer; killing and replacing it", { generation: handle.generation });
     await this.dispose(handle, true);
   }
