@@ -9,6 +9,16 @@ import { estimateTokens } from "../../src/llm/chunk.ts";
 import { LlmUnavailableError } from "../../src/llm/errors.ts";
 import type { LlmChatRequest, LlmProvider, LlmProviderPlugin, LlmProviderSettings } from "../../src/llm/types.ts";
 
+/**
+ * A failed answer that is not JSON (a reverse proxy's HTML 502) as the JSON error Ollama itself would send: the
+ * `ollama` package prints to stdout when it has to read an error as text, and stdout is the CLI's output.
+ */
+async function asJsonError(res: Response): Promise<Response> {
+  if (res.ok || (res.headers.get("content-type") ?? "").includes("application/json")) return res;
+  const text = await res.text().catch(() => "");
+  return Response.json({ error: text.trim() || res.statusText || `HTTP ${res.status}` }, { status: res.status, statusText: res.statusText });
+}
+
 /** Describes a failed call for the client: HTTP status and the server's message, or the network failure. */
 function reason(err: unknown): string {
   const e = err as { name?: string; status_code?: number; error?: string; message?: string };
@@ -29,7 +39,7 @@ export const ollamaProvider: LlmProviderPlugin = {
         // One client per call: the package's abort() is per instance, so the signal is bound through fetch.
         const client = new Ollama({
           host: s.baseUrl,
-          fetch: ((input: string | URL | Request, init?: RequestInit) => s.fetch(input, { ...init, signal: req.signal })) as typeof fetch,
+          fetch: (async (input: string | URL | Request, init?: RequestInit) => asJsonError(await s.fetch(input, { ...init, signal: req.signal }))) as typeof fetch,
         });
         try {
           const r = await client.chat({

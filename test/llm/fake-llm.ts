@@ -35,6 +35,8 @@ export interface LlmReply {
   doneReason?: "stop" | "length";
   /** Pad the JSON body with this many extra bytes (an oversized response). */
   padBytes?: number;
+  /** With `status`: the error as an HTML page (a reverse proxy in front of the model server), not JSON. */
+  htmlError?: boolean;
   /** A misbehaving server: this value as the message content, whatever its type (instead of `content`). */
   rawContent?: unknown;
   /** A misbehaving server: these token counts reported, whatever their type. */
@@ -140,6 +142,9 @@ export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}):
           req.signal.addEventListener("abort", () => (clearTimeout(t), resolve()));
         });
         if (req.signal.aborted) return new Response(null, { status: 499 });
+      }
+      if (reply.status && reply.htmlError) {
+        return new Response(`<html><body><h1>${reply.status} ${reply.error ?? "Bad Gateway"}</h1></body></html>`, { status: reply.status, headers: { "content-type": "text/html" } });
       }
       if (reply.status) {
         const msg = reply.error ?? "server error";

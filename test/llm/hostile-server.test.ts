@@ -4,7 +4,7 @@
  * error text or of invalid answer, and failures in a batch. Through the real API and both real providers, against
  * the local fake LLM scripted to misbehave.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import type { Config } from "../../src/config.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { page, startPageSite, type PageSite } from "../formats/pages.ts";
@@ -88,6 +88,20 @@ for (const p of PROVIDERS) {
       expect(repaired.status).toBe(200);
       const repairTurn = llm.chats()[1]!.messages.find((m) => m.role === "assistant")!;
       expect(repairTurn.content.length).toBeLessThan(50_000);
+    });
+
+    test("an HTML error page from a proxy in front of the model is LLM_UNAVAILABLE, and nothing is printed on stdout", async () => {
+      llm.reset();
+      llm.script([{ status: 502, htmlError: true, error: "Bad Gateway" }]);
+      const printed = spyOn(console, "log");
+      try {
+        const { status, body } = await scrape({ formats: ["summary"] });
+        expect([status, body.code]).toEqual([500, "LLM_UNAVAILABLE"]);
+        expect(body.error).toContain("502");
+        expect(printed).not.toHaveBeenCalled();
+      } finally {
+        printed.mockRestore();
+      }
     });
 
     test("in a batch, a failing model fails the pages with its own code; the site's host is not given up on", async () => {
