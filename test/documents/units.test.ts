@@ -128,7 +128,7 @@ describe("OCR helpers", () => {
 describe("office unzip bounds (zip bombs)", () => {
   const bomb = (bytes: number) => zipSync({ "word/document.xml": new Uint8Array(bytes).fill(0x20), "other/big.bin": new Uint8Array(bytes).fill(1) }, { level: 9 });
 
-  test("the declared decompressed size of the kept parts is capped before anything is inflated", () => {
+  test("the decompressed size of the kept parts is capped", () => {
     const zip = bomb(2_000_000); // ~4 KB compressed
     expect(zip.byteLength).toBeLessThan(20_000);
     expect(() => unzipParts(zip, "DOCX", (n) => n.startsWith("word/"), 1_000_000)).toThrow(/decompressed document/);
@@ -136,7 +136,18 @@ describe("office unzip bounds (zip bombs)", () => {
     expect(Object.keys(unzipParts(zip, "DOCX", (n) => n.startsWith("word/"), 3_000_000))).toEqual(["word/document.xml"]);
   });
 
-  test("the DOCX parser goes through the bound (a part over 200 MiB is refused before it is inflated)", () => {
+  test("a header that declares less than its part inflates to stops the read at once, not after inflating it all", () => {
+    const zip = zipSync({ "word/document.xml": new Uint8Array(64 * 1024 * 1024) }, { level: 9 }); // ~64 KB of zeros
+    const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+    view.setUint32(22, 1000, true); // local header: uncompressed size
+    const central = zip.findLastIndex((_, i) => i + 4 <= zip.byteLength && view.getUint32(i, true) === 0x02014b50);
+    view.setUint32(central + 24, 1000, true); // central directory: uncompressed size
+    const started = performance.now();
+    expect(() => unzipParts(zip, "DOCX", () => true)).toThrow(/inflates past the 1000 bytes its header declares/);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  test("the DOCX parser goes through the bound (a part over 200 MiB is refused)", () => {
     const big = zipSync({ "word/document.xml": new Uint8Array(201 * 1024 * 1024).fill(0x20) }, { level: 1 });
     expect(() => docxToBlocks(big)).toThrow(/decompressed document/);
   });
