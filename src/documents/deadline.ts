@@ -21,16 +21,19 @@ export interface DocumentDeadline {
 export function documentDeadline(spec: Pick<ScrapeSpec, "timeoutMs">, page: Pick<Page, "elapsedMs">, signal?: AbortSignal): DocumentDeadline {
   const remaining = Math.max(1, spec.timeoutMs - Math.max(0, page.elapsedMs));
   const timer = AbortSignal.timeout(remaining);
+  // Read on the clock too: the timer's abort is set by the event loop, which a long synchronous parse holds.
+  const endsAt = performance.now() + remaining;
+  const passed = () => timer.aborted || performance.now() >= endsAt;
   const joined = signal ? AbortSignal.any([signal, timer]) : timer;
   const timeoutError = () => new ScrapeTimeoutError(spec.timeoutMs);
   return {
     signal: joined,
     check() {
-      if (timer.aborted) throw timeoutError();
+      if (passed()) throw timeoutError();
       if (signal?.aborted) throw signal.reason;
     },
     wrap(err) {
-      if (timer.aborted && !(signal?.aborted)) return timeoutError();
+      if (passed() && !(signal?.aborted)) return timeoutError();
       return err;
     },
   };

@@ -11,6 +11,27 @@ import type { TextLine } from "./model.ts";
 const FILL_SHARE = 0.6;
 /** Lines needed on each side of a gutter. */
 const MIN_COLUMN_LINES = 3;
+/**
+ * Gutter positions tried per page, whatever its width (every 2 pt on a normal page): a crafted page 1e8 pt wide
+ * must not cost 25 million tries.
+ */
+const MAX_GUTTER_CANDIDATES = 400;
+/** Lines beyond which a page is read top to bottom without looking for columns (the search is lines × positions). */
+const MAX_COLUMN_SEARCH_LINES = 5_000;
+
+/** Smallest left edge of `lines` (a loop: a spread of a million lines overflows the argument limit). */
+function leftmost(lines: TextLine[]): number {
+  let v = Infinity;
+  for (const l of lines) if (l.x0 < v) v = l.x0;
+  return v;
+}
+
+/** Largest right edge of `lines`. */
+function rightmost(lines: TextLine[]): number {
+  let v = -Infinity;
+  for (const l of lines) if (l.x1 > v) v = l.x1;
+  return v;
+}
 
 function median(values: number[]): number {
   if (values.length === 0) return 0;
@@ -24,14 +45,15 @@ function fills(lines: TextLine[], from: number, to: number): boolean {
 
 /** The x of the best column gutter on the page, if there is one. */
 export function findGutter(lines: TextLine[], pageWidth: number): number | undefined {
-  if (lines.length < MIN_COLUMN_LINES * 2) return undefined;
+  if (lines.length < MIN_COLUMN_LINES * 2 || lines.length > MAX_COLUMN_SEARCH_LINES || !(pageWidth > 0)) return undefined;
+  const step = Math.max(2, Math.ceil((pageWidth * 0.5) / MAX_GUTTER_CANDIDATES));
   let best: { x: number; score: number } | undefined;
-  for (let x = Math.round(pageWidth * 0.25); x <= pageWidth * 0.75; x += 2) {
+  for (let x = Math.round(pageWidth * 0.25); x <= pageWidth * 0.75; x += step) {
     const left = lines.filter((l) => l.x1 <= x);
     const right = lines.filter((l) => l.x0 >= x);
     if (left.length < MIN_COLUMN_LINES || right.length < MIN_COLUMN_LINES) continue;
-    const leftFrom = Math.min(...left.map((l) => l.x0));
-    const rightTo = Math.max(...right.map((l) => l.x1));
+    const leftFrom = leftmost(left);
+    const rightTo = rightmost(right);
     if (!fills(left, leftFrom, x) || !fills(right, x, rightTo)) continue;
     const score = left.length + right.length;
     if (!best || score > best.score) best = { x, score };
@@ -55,7 +77,7 @@ export function readingOrder(lines: TextLine[], pageWidth: number): TextLine[][]
     if (region.length === 0) return;
     const left = region.filter((l) => l.x1 <= gutter);
     const right = region.filter((l) => l.x0 >= gutter);
-    if (left.length > 0 && right.length > 0 && left.length + right.length === region.length && fills(left, Math.min(...left.map((l) => l.x0)), gutter) && fills(right, gutter, Math.max(...right.map((l) => l.x1)))) {
+    if (left.length > 0 && right.length > 0 && left.length + right.length === region.length && fills(left, leftmost(left), gutter) && fills(right, gutter, rightmost(right))) {
       streams.push(left, right);
     } else {
       streams.push(region);

@@ -28,6 +28,8 @@ export const MIN_TEXT_LAYER_CHARS = 40;
 export const MIN_PICTURE_COVERAGE = 0.05;
 /** A page mostly covered by pictures with fewer characters than this is OCR'd in `auto` mode. */
 export const PICTURE_PAGE_MAX_CHARS = 200;
+/** Longest stretch of page parsing (mupdf is synchronous) before other requests get the thread back. */
+const YIELD_EVERY_MS = 20;
 
 /** What a request for upstream's per-page layout blocks (`blocks: true`) gets instead of them. */
 export const BLOCKS_WARNING = "PDF layout blocks (blocks: true) are not produced by crawlbox; pages: true gives each page's markdown.";
@@ -89,7 +91,13 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
         let failed = 0;
         let lastError = "";
 
+        let yieldedAt = performance.now();
         for (let i = 0; i < limit; i++) {
+          // mupdf is synchronous: between pages, let other requests have the thread, and read the deadline on the clock.
+          if (performance.now() - yieldedAt > YIELD_EVERY_MS) {
+            await Bun.sleep(0);
+            yieldedAt = performance.now();
+          }
           deadline.check();
           let mp: ReturnType<typeof doc.loadPage>;
           try {
