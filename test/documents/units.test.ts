@@ -164,6 +164,20 @@ describe("OCR pool", () => {
     await pool.close();
   });
 
+  test("a job aborted while it runs stops its worker (recognition would hold the slot for nobody)", async () => {
+    const errors: string[] = [];
+    const pool = createOcrPool({ size: 1, tessdataDir: "", workerPath: join(import.meta.dir, "../fixtures/documents/spinning-worker.ts"), onWorkerError: (m) => errors.push(m) });
+    const controller = new AbortController();
+    const running = pool.recognize(new Uint8Array(8), "eng", controller.signal).catch((e: unknown) => e);
+    await Bun.sleep(200);
+    expect(pool.liveWorkers).toBe(1);
+    controller.abort(new Error("timed out"));
+    expect(String(await running)).toContain("timed out");
+    expect(pool.liveWorkers).toBe(0);
+    expect(errors).toEqual([]); // an abort is not a worker failure
+    await pool.close();
+  });
+
   test("workers are created lazily, capped at the pool size, and reused", async () => {
     const { renderRunsToPng } = await import("../fixtures/documents/pdf-builder.ts");
     const png = await renderRunsToPng([{ text: "Hello pool", x: 20, y: 40, size: 20 }], 150, 200, 60);

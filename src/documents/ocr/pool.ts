@@ -77,6 +77,15 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
     pump();
   }
 
+  /** Stops a worker in the middle of a job nobody waits for any more (recognition cannot be interrupted otherwise). */
+  function stop(slot: Slot) {
+    const i = slots.indexOf(slot);
+    if (i >= 0) slots.splice(i, 1);
+    slot.job = undefined;
+    slot.worker.terminate();
+    pump();
+  }
+
   function spawn(): Slot {
     const worker = new Worker(workerPath);
     const slot: Slot = { worker };
@@ -126,6 +135,10 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
             () => {
               const i = queue.indexOf(job);
               if (i >= 0) queue.splice(i, 1);
+              // Running: its worker would go on for as long as the image takes (minutes for a large noisy one),
+              // holding an OCR slot for nobody. It is stopped; the next job starts a fresh one.
+              const running = slots.find((s) => s.job?.resolve === job.resolve);
+              if (running) stop(running);
               reject(signal.reason);
             },
             { once: true },
