@@ -31,7 +31,9 @@ export function blocksToMarkdown(blocks: Block[]): string {
         break;
       }
       case "table": {
-        const width = Math.max(...block.rows.map((r) => r.length));
+        // A loop, not Math.max(...rows): a spread of 1.2M rows passes the engine's argument limit (RangeError).
+        let width = 0;
+        for (const r of block.rows) if (r.length > width) width = r.length;
         const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, i) => cells[i] ?? "").join(" | ")} |`;
         const rows = block.rows.map((r) => r.map((c) => inlineMarkdown(c, true)));
         out.push([line(rows[0]!), line(Array.from({ length: width }, () => "---")), ...rows.slice(1).map(line)].join("\n"));

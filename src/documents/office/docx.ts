@@ -8,13 +8,25 @@ import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { InlineRuns } from "./inline-runs.ts";
-import { child, children, descendants, parseXml } from "./xml.ts";
+import { checkDepth, child, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml } from "./xml.ts";
+
+/**
+ * The parts the converter reads. Only these are inflated: media and embedded files (`word/media/*`,
+ * `word/embeddings/*`) were inflated into memory, against the size limit, and never looked at.
+ */
+const DOCX_PARTS = new Set(["word/document.xml", "word/styles.xml", "word/numbering.xml", "word/_rels/document.xml.rels", "docProps/core.xml"]);
 
 const decoder = new TextDecoder();
 
 function part(files: Record<string, Uint8Array>, name: string): Element | undefined {
   const bytes = files[name];
-  return bytes ? parseXml(decoder.decode(bytes)) : undefined;
+  return bytes ? parseXml(decoder.decode(bytes), "DOCX", name) : undefined;
+}
+
+/** The heading level (1–6) of a `w:outlineLvl` value (0–8; 9 is body text), if it names one. */
+function outlineLevel(value: string | null | undefined): number | undefined {
+  const n = intAttr(value, -1, 9, -1);
+  return n >= 0 && n < 9 ? Math.min(6, n + 1) : undefined;
 }
 
 /** Style id → heading level (1–6), from styles.xml. */
@@ -25,12 +37,11 @@ function headingStyles(styles: Element | undefined): Map<string, number> {
     const id = s.getAttribute("w:styleId") ?? "";
     const name = (child(s, "w:name")?.getAttribute("w:val") ?? "").toLowerCase();
     const outline = child(child(s, "w:pPr"), "w:outlineLvl")?.getAttribute("w:val");
-    let level: number | undefined;
-    if (outline !== undefined && outline !== null && Number(outline) < 9) level = Number(outline) + 1;
+    let level = outlineLevel(outline);
     const m = /^heading\s*(\d)$/.exec(name);
     if (m) level = Number(m[1]);
     if (name === "title") level = 1;
-    if (level) out.set(id, Math.min(6, level));
+    if (level) out.set(id, Math.min(6, Math.max(1, level)));
   }
   return out;
 }
@@ -76,22 +87,23 @@ function runText(run: Element): string {
 
 function paragraphInline(p: Element, rels: Map<string, string>): Inline[] {
   const runs = new InlineRuns();
-  const walk = (el: Element, href?: string) => {
+  const walk = (el: Element, href: string | undefined, depth: number) => {
+    checkDepth(depth, "DOCX");
     for (const c of children(el)) {
       if (c.tagName === "w:r") runs.push(runText(c), href);
       else if (c.tagName === "w:hyperlink") {
         const target = rels.get(c.getAttribute("r:id") ?? "");
-        walk(c, target && /^(https?:|mailto:)/i.test(target) ? target : undefined);
-      } else if (["w:ins", "w:smartTag", "w:sdt", "w:sdtContent", "w:fldSimple", "w:customXml"].includes(c.tagName)) walk(c, href);
+        walk(c, target && /^(https?:|mailto:)/i.test(target) ? target : undefined, depth + 1);
+      } else if (["w:ins", "w:smartTag", "w:sdt", "w:sdtContent", "w:fldSimple", "w:customXml"].includes(c.tagName)) walk(c, href, depth + 1);
     }
   };
-  walk(p);
+  walk(p, undefined, 0);
   return runs.spans();
 }
 
 /** Converts DOCX bytes to blocks and the document's title (core properties), if any. */
 export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
-  const files = unzipParts(bytes, "DOCX", (name) => name.startsWith("word/") || name === "docProps/core.xml");
+  const files = unzipParts(bytes, "DOCX", (name) => DOCX_PARTS.has(name));
   const document = part(files, "word/document.xml");
   const body = document && child(document, "w:body");
   if (!body) throw new DocumentCorruptError("DOCX", "word/document.xml is missing");
@@ -102,26 +114,26 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
   const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
 
   const blocks: Block[] = [];
-  const visit = (container: Element) => {
+  const visit = (container: Element, nesting: number) => {
+    checkDepth(nesting, "DOCX");
     for (const el of children(container)) {
       if (el.tagName === "w:sdt") {
         const content = child(el, "w:sdtContent");
-        if (content) visit(content);
+        if (content) visit(content, nesting + 1);
       } else if (el.tagName === "w:p") {
         const content = paragraphInline(el, rels);
         if (content.length === 0) continue;
         const pPr = child(el, "w:pPr");
         const style = child(pPr, "w:pStyle")?.getAttribute("w:val") ?? "";
         const outline = child(pPr, "w:outlineLvl")?.getAttribute("w:val");
-        const level = headings.get(style) ?? (outline != null && Number(outline) < 9 ? Number(outline) + 1 : undefined);
+        const level = headings.get(style) ?? outlineLevel(outline);
         const numPr = child(pPr, "w:numPr");
         if (level) {
           blocks.push({ kind: "heading", level, content });
         } else if (numPr || /^list(bullet|number|paragraph)/i.test(style)) {
-          const ilvl = child(numPr, "w:ilvl")?.getAttribute("w:val") ?? "0";
+          const depth = intAttr(child(numPr, "w:ilvl")?.getAttribute("w:val"), 0, MAX_LIST_DEPTH, 0);
           const numId = child(numPr, "w:numId")?.getAttribute("w:val") ?? "";
-          const ordered = numbering.get(numId)?.get(ilvl) ?? /number/i.test(style);
-          const depth = Number(ilvl) || 0;
+          const ordered = numbering.get(numId)?.get(String(depth)) ?? /number/i.test(style);
           const last = blocks[blocks.length - 1];
           if (last?.kind === "list" && (last.ordered === ordered || depth > 0)) last.items.push({ depth, content });
           else blocks.push({ kind: "list", ordered, items: [{ depth, content }] });
@@ -135,7 +147,7 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
             for (const p of descendants(tc, "w:p")) {
               const c = paragraphInline(p, rels);
               if (c.length && cell.length) cell.push({ text: " " });
-              cell.push(...c);
+              for (const span of c) cell.push(span); // not push(...c): a paragraph of a million spans passes the argument limit
             }
             return cell;
           }),
@@ -144,6 +156,6 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
       }
     }
   };
-  visit(body);
+  visit(body, 0);
   return { blocks, title };
 }

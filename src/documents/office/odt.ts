@@ -7,24 +7,28 @@ import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { InlineRuns } from "./inline-runs.ts";
-import { children, descendants, parseXml } from "./xml.ts";
+import { checkDepth, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml } from "./xml.ts";
+
+/** Most spaces one `text:s` stands for: `text:c="300000000"` made a 443-byte file answer 300 MB. */
+const MAX_SPACE_RUN = 100;
 
 function inlineOf(el: Element): Inline[] {
   const runs = new InlineRuns();
   const push = (text: string, href?: string) => runs.push(text, href);
-  const walk = (node: Node, href?: string) => {
+  const walk = (node: Node, href: string | undefined, depth: number) => {
+    checkDepth(depth, "ODT");
     for (let c = node.firstChild; c; c = c.nextSibling) {
       if (c.nodeType === 3) push((c.textContent ?? "").replace(/\s+/g, " "), href);
       else if (c.nodeType === 1) {
         const e = c as Element;
-        if (e.tagName === "text:s") push(" ".repeat(Number(e.getAttribute("text:c") ?? 1)), href);
+        if (e.tagName === "text:s") push(" ".repeat(intAttr(e.getAttribute("text:c"), 0, MAX_SPACE_RUN, 1)), href);
         else if (e.tagName === "text:tab" || e.tagName === "text:line-break") push(" ", href);
-        else if (e.tagName === "text:a") walk(e, e.getAttribute("xlink:href") ?? undefined);
-        else if (e.tagName !== "text:note" && e.tagName !== "office:annotation") walk(e, href);
+        else if (e.tagName === "text:a") walk(e, e.getAttribute("xlink:href") ?? undefined, depth + 1);
+        else if (e.tagName !== "text:note" && e.tagName !== "office:annotation") walk(e, href, depth + 1);
       }
     }
   };
-  walk(el);
+  walk(el, undefined, 0);
   return runs.spans();
 }
 
@@ -32,32 +36,35 @@ function inlineOf(el: Element): Inline[] {
 export function odtToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
   const files = unzipParts(bytes, "ODT", (name) => name === "content.xml" || name === "meta.xml");
   if (!files["content.xml"]) throw new DocumentCorruptError("ODT", "content.xml is missing");
-  const root = parseXml(new TextDecoder().decode(files["content.xml"]));
+  const root = parseXml(new TextDecoder().decode(files["content.xml"]), "ODT", "content.xml");
   const text = descendants(root, "office:text")[0];
-  const meta = files["meta.xml"] ? parseXml(new TextDecoder().decode(files["meta.xml"])) : undefined;
+  const meta = files["meta.xml"] ? parseXml(new TextDecoder().decode(files["meta.xml"]), "ODT", "meta.xml") : undefined;
   const title = meta ? descendants(meta, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
   const blocks: Block[] = [];
-  const visit = (container: Element, listDepth: number) => {
+  const visit = (container: Element, nesting: number) => {
+    checkDepth(nesting, "ODT");
     for (const el of children(container)) {
       if (el.tagName === "text:h") {
         const content = inlineOf(el);
-        if (content.length) blocks.push({ kind: "heading", level: Math.min(6, Number(el.getAttribute("text:outline-level") ?? 1)), content });
+        if (content.length) blocks.push({ kind: "heading", level: intAttr(el.getAttribute("text:outline-level"), 1, 6, 1), content });
       } else if (el.tagName === "text:p") {
         const content = inlineOf(el);
         if (content.length) blocks.push({ kind: "paragraph", content });
       } else if (el.tagName === "text:list") {
-        visitList(el, listDepth);
+        visitList(el, 0, nesting + 1);
       } else if (el.tagName === "table:table") {
         const rows = descendants(el, "table:table-row").map((r) => children(r, "table:table-cell").map((c) => inlineOf(c)));
         if (rows.length) blocks.push({ kind: "table", rows });
-      } else if (el.tagName === "text:section") visit(el, listDepth);
+      } else if (el.tagName === "text:section") visit(el, nesting + 1);
     }
   };
-  const visitList = (list: Element, depth: number) => {
+  const visitList = (list: Element, listDepth: number, nesting: number) => {
+    checkDepth(nesting, "ODT");
+    const depth = Math.min(listDepth, MAX_LIST_DEPTH);
     for (const item of children(list, "text:list-item")) {
       for (const c of children(item)) {
         if (c.tagName === "text:list") {
-          visitList(c, depth + 1);
+          visitList(c, listDepth + 1, nesting + 1);
           continue;
         }
         const content = inlineOf(c);
