@@ -8,6 +8,7 @@
 import { extractAudio } from "../../src/documents/media/extract-audio.ts";
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from "../../src/documents/media/settings.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+import { ScrapeTimeoutError } from "../../src/errors.ts";
 
 /** Creates the `data.audio` renderer with the server's media settings (limits, ffmpeg, fetcher). */
 export function createAudioFormat(settings: MediaSettings = DEFAULT_MEDIA_SETTINGS): FormatRenderer {
@@ -16,10 +17,17 @@ export function createAudioFormat(settings: MediaSettings = DEFAULT_MEDIA_SETTIN
     needs: [],
     usesOriginalDom: true,
     async render(ctx) {
+      // The media download and ffmpeg end with the scrape's deadline (or the client's abort), not after it.
+      const left = ctx.run ? Math.max(1, ctx.run.deadline - Date.now()) : ctx.spec.timeoutMs;
+      const signals = [AbortSignal.timeout(left), ...(ctx.run?.signal ? [ctx.run.signal] : [])];
       const file = await extractAudio(
-        { page: ctx.page, dom: () => ctx.originalDom(), baseUrl: () => ctx.baseUrl(), timeoutMs: ctx.spec.timeoutMs },
+        { page: ctx.page, dom: () => ctx.originalDom(), baseUrl: () => ctx.baseUrl(), timeoutMs: Math.min(ctx.spec.timeoutMs, left) },
         settings,
-      );
+        AbortSignal.any(signals),
+      ).catch((err: unknown) => {
+        if (signals[0]!.aborted) throw new ScrapeTimeoutError(ctx.spec.timeoutMs);
+        throw err;
+      });
       return { audio: await ctx.storeFile(file.bytes, file.contentType, file.extension) };
     },
   };

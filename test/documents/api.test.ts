@@ -316,6 +316,26 @@ describe("the audio format", () => {
     }
   }, 30_000);
 
+  test("converting a long track ends at the scrape's timeout (ffmpeg is stopped), not when ffmpeg is done", async () => {
+    if (!ffmpeg) return;
+    // An hour of 48 kHz stereo silence: 0.6 MB of FLAC, ~10 s of MP3 encoding on this machine.
+    const dir = mkdtempSync(join(tmpdir(), "crawlbox-long-"));
+    const flac = join(dir, "long.flac");
+    const made = Bun.spawnSync(["ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo", "-t", "3600", "-c:a", "flac", "-y", flac]);
+    expect(made.exitCode).toBe(0);
+    const track = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(Bun.file(flac), { headers: { "content-type": "audio/flac" } }) });
+    try {
+      const started = performance.now();
+      const res = await h.request("/v2/scrape", { method: "POST", json: { url: `http://127.0.0.1:${track.port}/long.flac`, formats: ["audio"], timeout: 3_000 } });
+      const body = (await res.json()) as any;
+      expect([res.status, body.code]).toEqual([408, "SCRAPE_TIMEOUT"]);
+      expect(performance.now() - started).toBeLessThan(4_500);
+    } finally {
+      track.stop(true);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   test("a page with a <video> element: the audio track is extracted (needs ffmpeg)", async () => {
     const r = await scrape({ url: "/video-page", formats: ["audio"] });
     if (ffmpeg) {
