@@ -36,18 +36,30 @@ function contains(b: Uint8Array, needle: string, limit = b.length): boolean {
   return false;
 }
 
+/** Where `needle` first occurs in the first `limit` bytes of `b` (-1: nowhere). */
+function indexOf(b: Uint8Array, needle: string, limit: number): number {
+  for (let i = 0; i < Math.min(b.length, limit); i++) if (contains(b.subarray(i, i + needle.length), needle)) return i;
+  return -1;
+}
+
+/** DIB header sizes a BMP file starts its bitmap header with (after the 14-byte file header). */
+const BMP_DIB_SIZES = new Set([12, 40, 52, 56, 64, 108, 124]);
+
 /** The kind of `body` from magic bytes alone (`unknown` when nothing matches). */
 export function sniffBytes(b: Uint8Array): DocumentKind {
   if (b.length < 4) return "unknown";
-  // %PDF- may follow a few junk bytes (the spec allows it within the first 1 KiB).
-  if (contains(b, "%PDF-", 1024)) return "pdf";
+  // %PDF- may follow a few junk bytes (the spec allows it within the first 1 KiB), but not markup: an HTML page
+  // that mentions "%PDF-" near its top is a page.
+  const pdfAt = indexOf(b, "%PDF-", 1024);
+  if (pdfAt === 0 || (pdfAt > 0 && !b.subarray(0, pdfAt).includes(0x3c))) return "pdf";
   if (startsWith(b, [0x89, 0x50, 0x4e, 0x47])) return "png";
   if (startsWith(b, [0xff, 0xd8, 0xff])) return "jpeg";
   if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WEBP") return "webp";
   if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WAVE") return "audio";
   if (ascii(b, 0, 4) === "II*\0" || ascii(b, 0, 4) === "MM\0*") return "tiff";
   if (ascii(b, 0, 4) === "GIF8") return "gif";
-  if (ascii(b, 0, 2) === "BM" && b.length > 26) return "bmp";
+  // "BM" alone starts many texts (a CSV's "BMI,…"): the reserved bytes must be zero and the DIB header a known size.
+  if (ascii(b, 0, 2) === "BM" && b.length > 26 && b[6] === 0 && b[7] === 0 && b[8] === 0 && b[9] === 0 && BMP_DIB_SIZES.has(new DataView(b.buffer, b.byteOffset).getUint32(14, true))) return "bmp";
   if (ascii(b, 0, 5) === "{\\rtf") return "rtf";
   if (startsWith(b, [0x50, 0x4b, 0x03, 0x04])) {
     if (ascii(b, 30, 38) === "mimetype" && ascii(b, 38, 77).startsWith("application/vnd.oasis.opendocument.text")) return "odt";

@@ -23,6 +23,14 @@ const enc = (s: string) => new TextEncoder().encode(s);
 describe("detection by magic bytes", () => {
   test("kinds", () => {
     expect(sniffBytes(enc("%PDF-1.7\n"))).toBe("pdf");
+    expect(sniffBytes(enc("junk\r\n%PDF-1.4\n"))).toBe("pdf");
+    // Ordinary text that merely looks like a magic number is not a document.
+    expect(sniffBytes(enc("<!doctype html><p>A PDF file starts with %PDF-1.7 and ends with %%EOF.</p>"))).toBe("unknown");
+    expect(sniffBytes(enc("BMI,height,weight\n22.5,180,73\n24.1,175,74\n"))).toBe("unknown");
+    const bmp = new Uint8Array(60);
+    bmp.set(enc("BM"), 0);
+    new DataView(bmp.buffer).setUint32(14, 40, true);
+    expect(sniffBytes(bmp)).toBe("bmp");
     expect(sniffBytes(enc("\n\n%PDF-1.4"))).toBe("pdf");
     expect(sniffBytes(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 13, 10]))).toBe("png");
     expect(sniffBytes(new Uint8Array([0xff, 0xd8, 0xff, 0xe0]))).toBe("jpeg");
