@@ -13,7 +13,7 @@ import { createOcrPool } from "../../src/documents/ocr/pool.ts";
 import { tsvToLines, wordEm } from "../../src/documents/ocr/tsv.ts";
 import { unzipParts } from "../../src/documents/office/unzip.ts";
 import { docxToBlocks } from "../../src/documents/office/docx.ts";
-import { zipSync } from "fflate";
+import { deflateSync, zipSync } from "fflate";
 import { parseDuration } from "../../src/documents/media/extract-audio.ts";
 import { assertOcrPixels, MAX_OCR_PIXELS, renderScale, webpSize } from "../../src/documents/pixel-limit.ts";
 import { declaredWebp } from "../fixtures/documents/fixtures.ts";
@@ -158,6 +158,55 @@ describe("office unzip bounds (zip bombs)", () => {
   test("the DOCX parser goes through the bound (a part over 32 MiB is refused)", () => {
     const big = zipSync({ "word/document.xml": new Uint8Array(33 * 1024 * 1024).fill(0x20) }, { level: 1 });
     expect(() => docxToBlocks(big)).toThrow(/decompressed document/);
+  });
+});
+
+/**
+ * A zip as streaming writers (Java's ZipOutputStream, LibreOffice, Python on a pipe) make it: every entry with
+ * general-purpose flag bit 3, sizes 0 in its local header and a data descriptor after its data; the sizes are in
+ * the central directory only. `stored` entries are written as they are (method 0), the others deflated.
+ */
+function zipWithDataDescriptors(entries: [string, Uint8Array, "stored" | "deflated"][]): Uint8Array {
+  const out: number[] = [];
+  const central: number[] = [];
+  const u16 = (a: number[], v: number) => a.push(v & 0xff, (v >>> 8) & 0xff);
+  const u32 = (a: number[], v: number) => a.push(v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, (v >>> 24) & 0xff);
+  for (const [name, content, how] of entries) {
+    const data = how === "stored" ? content : deflateSync(content);
+    const method = how === "stored" ? 0 : 8;
+    const nameBytes = enc(name);
+    const offset = out.length;
+    u32(out, 0x04034b50); u16(out, 20); u16(out, 8); u16(out, method); u32(out, 0); u32(out, 0); u32(out, 0); u32(out, 0);
+    u16(out, nameBytes.length); u16(out, 0); out.push(...nameBytes);
+    for (const b of data) out.push(b);
+    u32(out, 0x08074b50); u32(out, 0); u32(out, data.length); u32(out, content.length);
+    u32(central, 0x02014b50); u16(central, 20); u16(central, 20); u16(central, 8); u16(central, method); u32(central, 0); u32(central, 0);
+    u32(central, data.length); u32(central, content.length); u16(central, nameBytes.length); u16(central, 0); u16(central, 0); u16(central, 0); u16(central, 0);
+    u32(central, 0); u32(central, offset); central.push(...nameBytes);
+  }
+  const cdOffset = out.length;
+  out.push(...central);
+  u32(out, 0x06054b50); u16(out, 0); u16(out, 0); u16(out, entries.length); u16(out, entries.length); u32(out, central.length); u32(out, cdOffset); u16(out, 0);
+  return new Uint8Array(out);
+}
+
+describe("office unzip reads the central directory", () => {
+  test("entries with data descriptors, and a media entry whose bytes hold zip signatures, are read as written", () => {
+    // Incompressible bytes (as a picture's are): deflate stores them as they are, signatures included.
+    const media = crypto.getRandomValues(new Uint8Array(4096));
+    media.set(enc("PK\x03\x04"), 100);
+    media.set(enc("PK\x07\x08"), 900);
+    media.set(enc("PK\x01\x02"), 2000);
+    const document = enc('<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Hello descriptors</w:t></w:r></w:p></w:body></w:document>');
+    const zip = zipWithDataDescriptors([
+      ["[Content_Types].xml", enc("<Types/>"), "deflated"],
+      ["word/media/image1.png", media, "deflated"],
+      ["word/media/image2.png", media, "stored"],
+      ["word/document.xml", document, "deflated"],
+    ]);
+    const parts = unzipParts(zip, "DOCX", (n) => n === "word/document.xml");
+    expect(new TextDecoder().decode(parts["word/document.xml"])).toContain("Hello descriptors");
+    expect(JSON.stringify(docxToBlocks(zip).blocks)).toContain("Hello descriptors");
   });
 });
 
