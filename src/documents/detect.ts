@@ -43,23 +43,25 @@ function indexOf(b: Uint8Array, needle: string, limit: number): number {
 }
 
 /** DIB header sizes a BMP file starts its bitmap header with (after the 14-byte file header). */
-const BMP_DIB_SIZES = new Set([12, 40, 52, 56, 64, 108, 124]);
+const BMP_DIB_SIZES = new Set([12, 16, 40, 52, 56, 64, 108, 124]);
+/** The start of an HTML document. */
+const HTML_START = /<(!doctype|html|head|body|meta|title)\b/i;
 
 /** The kind of `body` from magic bytes alone (`unknown` when nothing matches). */
 export function sniffBytes(b: Uint8Array): DocumentKind {
   if (b.length < 4) return "unknown";
-  // %PDF- may follow a few junk bytes (the spec allows it within the first 1 KiB), but not markup: an HTML page
-  // that mentions "%PDF-" near its top is a page.
+  // %PDF- may follow a few junk bytes (the spec allows it within the first 1 KiB; a PHP notice often), but not the
+  // start of an HTML document: a page that mentions "%PDF-" near its top is a page.
   const pdfAt = indexOf(b, "%PDF-", 1024);
-  if (pdfAt === 0 || (pdfAt > 0 && !b.subarray(0, pdfAt).includes(0x3c))) return "pdf";
+  if (pdfAt === 0 || (pdfAt > 0 && !HTML_START.test(ascii(b, 0, pdfAt)))) return "pdf";
   if (startsWith(b, [0x89, 0x50, 0x4e, 0x47])) return "png";
   if (startsWith(b, [0xff, 0xd8, 0xff])) return "jpeg";
   if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WEBP") return "webp";
   if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WAVE") return "audio";
   if (ascii(b, 0, 4) === "II*\0" || ascii(b, 0, 4) === "MM\0*") return "tiff";
   if (ascii(b, 0, 4) === "GIF8") return "gif";
-  // "BM" alone starts many texts (a CSV's "BMI,…"): the reserved bytes must be zero and the DIB header a known size.
-  if (ascii(b, 0, 2) === "BM" && b.length > 26 && b[6] === 0 && b[7] === 0 && b[8] === 0 && b[9] === 0 && BMP_DIB_SIZES.has(new DataView(b.buffer, b.byteOffset).getUint32(14, true))) return "bmp";
+  // "BM" alone starts many texts (a CSV's "BMI,…"): the DIB header that follows must have a known size.
+  if (ascii(b, 0, 2) === "BM" && b.length > 26 && BMP_DIB_SIZES.has(new DataView(b.buffer, b.byteOffset).getUint32(14, true))) return "bmp";
   if (ascii(b, 0, 5) === "{\\rtf") return "rtf";
   if (startsWith(b, [0x50, 0x4b, 0x03, 0x04])) {
     if (ascii(b, 30, 38) === "mimetype" && ascii(b, 38, 77).startsWith("application/vnd.oasis.opendocument.text")) return "odt";

@@ -12,14 +12,15 @@ import type { LlmChatAnswer } from "./types.ts";
 const MAX_CHARS_PER_ANSWER_TOKEN = CHARS_PER_TOKEN * 4;
 
 /**
- * The text of an answer's content: a string as is, or the text parts of an OpenAI-style content array joined;
- * undefined for anything else (a number, an object, tool calls only).
+ * The text of an answer's content: a string as is, or the text parts of an OpenAI-style content array joined
+ * (other parts, such as a refusal or an image, ignored); undefined when there is no text at all (a number, an
+ * object, tool calls only).
  */
 export function answerText(content: unknown): string | undefined {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return undefined;
-  const texts = content.map((p) => (typeof p === "string" ? p : typeof p?.text === "string" ? p.text : undefined));
-  return texts.every((t) => t !== undefined) ? texts.join("") : undefined;
+  const texts = content.map((p) => (typeof p === "string" ? p : typeof p?.text === "string" ? p.text : undefined)).filter((t): t is string => t !== undefined);
+  return texts.length > 0 ? texts.join("") : undefined;
 }
 
 /**

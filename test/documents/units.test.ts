@@ -24,6 +24,7 @@ describe("detection by magic bytes", () => {
   test("kinds", () => {
     expect(sniffBytes(enc("%PDF-1.7\n"))).toBe("pdf");
     expect(sniffBytes(enc("junk\r\n%PDF-1.4\n"))).toBe("pdf");
+    expect(sniffBytes(enc("<br />\n<b>Notice</b>: Undefined index in report.php<br />\n%PDF-1.4\n"))).toBe("pdf");
     // Ordinary text that merely looks like a magic number is not a document.
     expect(sniffBytes(enc("<!doctype html><p>A PDF file starts with %PDF-1.7 and ends with %%EOF.</p>"))).toBe("unknown");
     expect(sniffBytes(enc("BMI,height,weight\n22.5,180,73\n24.1,175,74\n"))).toBe("unknown");

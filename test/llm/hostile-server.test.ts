@@ -127,7 +127,7 @@ test("OpenAI content given as text parts is joined", async () => {
   const h = await createHarness({ openaiBaseUrl: llm.openaiUrl, modelName: "test-model" });
   try {
     llm.reset();
-    llm.script([{ rawContent: [{ type: "text", text: '{"title":' }, { type: "text", text: '"Blue Kettle"}' }] }]);
+    llm.script([{ rawContent: [{ type: "text", text: '{"title":' }, { type: "refusal", refusal: "" }, { type: "text", text: '"Blue Kettle"}' }] }]);
     const res = await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/product`, maxAge: 0, formats: [{ type: "json", schema: SCHEMA }] } });
     const body = (await res.json()) as any;
     expect(res.status).toBe(200);

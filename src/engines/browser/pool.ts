@@ -135,20 +135,17 @@ export class BrowserPool {
     const opening = this.openLease(options, progress);
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
-    let aborted = false;
     const late = new Promise<never>((_, reject) => {
       const message = "Scrape timed out waiting for the browser to open a page.";
       timer = setTimeout(() => reject(new BrowserQueueTimeoutError(message)), Math.max(0, options.deadline - performance.now()));
-      onAbort = () => {
-        aborted = true;
-        reject(options.signal?.reason ?? new BrowserQueueTimeoutError());
-      };
+      onAbort = () => reject(options.signal?.reason ?? new BrowserQueueTimeoutError());
       options.signal?.addEventListener("abort", onAbort, { once: true });
     });
     try {
       return await Promise.race([opening, late]);
     } catch (err) {
-      const slow = !aborted && performance.now() - startedAt >= HEALTH_TIMEOUT_MS;
+      // Slow to open a page, whoever gave up on it (the deadline, or a client that left): the browser may be hung.
+      const slow = performance.now() - startedAt >= HEALTH_TIMEOUT_MS;
       if (slow && progress.handle && !progress.handle.dead) void this.probe(progress.handle);
       void opening.then((lease) => lease.release()).catch(() => {});
       throw err;
