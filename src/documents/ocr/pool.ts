@@ -127,23 +127,24 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
     recognize(image, langs, signal) {
       if (closed) return Promise.reject(new OcrFailedError("the OCR pool is shut down"));
       return new Promise<string>((resolve, reject) => {
-        const job: Job = { langs, image, resolve, reject, signal };
-        if (signal) {
-          if (signal.aborted) return reject(signal.reason);
-          signal.addEventListener(
-            "abort",
-            () => {
-              const i = queue.indexOf(job);
-              if (i >= 0) queue.splice(i, 1);
-              // Running: its worker would go on for as long as the image takes (minutes for a large noisy one),
-              // holding an OCR slot for nobody. It is stopped; the next job starts a fresh one.
-              const running = slots.find((s) => s.job?.resolve === job.resolve);
-              if (running) stop(running);
-              reject(signal.reason);
-            },
-            { once: true },
-          );
-        }
+        if (signal?.aborted) return reject(signal.reason);
+        // The abort listener goes when the job ends: a document's one signal serves all its pages, and each
+        // listener would otherwise keep its page's image alive until the document is done.
+        const onAbort = () => {
+          const i = queue.indexOf(job);
+          if (i >= 0) queue.splice(i, 1);
+          // Running: its worker would go on for as long as the image takes (minutes for a large noisy one),
+          // holding an OCR slot for nobody. It is stopped; the next job starts a fresh one.
+          const running = slots.find((s) => s.job?.resolve === job.resolve);
+          if (running) stop(running);
+          reject(signal!.reason);
+        };
+        const settle = <T,>(f: (v: T) => void) => (v: T) => {
+          signal?.removeEventListener("abort", onAbort);
+          f(v);
+        };
+        const job: Job = { langs, image, resolve: settle(resolve), reject: settle(reject), signal };
+        signal?.addEventListener("abort", onAbort, { once: true });
         queue.push(job);
         pump();
       });
