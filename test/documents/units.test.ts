@@ -153,7 +153,7 @@ describe("office unzip bounds (zip bombs)", () => {
     view.setUint32(central + 24, 1000, true); // central directory: uncompressed size
     const started = performance.now();
     expect(() => unzipParts(zip, "DOCX", () => true)).toThrow(/inflates past the 1000 bytes its header declares/);
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(performance.now() - started).toBeLessThan(500); // inflating all of it takes 1-2 s
   });
 
   test("the DOCX parser goes through the bound (a part over 32 MiB is refused)", () => {

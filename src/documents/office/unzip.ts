@@ -21,7 +21,7 @@ import { DocumentCorruptError, MediaTooLargeError } from "../errors.ts";
 export const MAX_OFFICE_UNZIPPED_BYTES = 32 * 1024 * 1024;
 
 /** Compressed bytes handed to the inflater at a time: what may be inflated past a limit before the read stops. */
-const SLICE_BYTES = 16 * 1024;
+const SLICE_BYTES = 4 * 1024;
 
 /** One entry of the central directory. */
 interface Entry {
