@@ -8,8 +8,11 @@ import { findGutter, readingOrder } from "../../src/documents/layout/reading-ord
 import type { TextLine } from "../../src/documents/layout/model.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 
-/** A valid PDF of `pages` pages sharing one content stream (a few KB per thousand pages). */
-function manyPagePdf(pages: number): Uint8Array {
+/**
+ * A valid PDF of `pages` pages sharing one content stream (a few KB per thousand pages); with `links`, the first
+ * page carries that many link annotations, each as high as the page (every one covers every line).
+ */
+function manyPagePdf(pages: number, links = 0): Uint8Array {
   const objects: string[] = [];
   const line = "(A line of text that is read again and again on every one of the pages.) Tj 0 -12 Td ";
   const content = `BT /F1 10 Tf 36 760 Td ${line.repeat(60)}ET`;
@@ -18,7 +21,11 @@ function manyPagePdf(pages: number): Uint8Array {
   objects[2] = `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`;
   objects[3] = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>";
   objects[4] = `<< /Length ${content.length} >>\nstream\n${content}\nendstream`;
-  for (let i = 0; i < pages; i++) objects[5 + i] = "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>";
+  const annots = Array.from({ length: links }, (_, i) => `${5 + pages + i} 0 R`).join(" ");
+  for (let i = 0; i < pages; i++) {
+    objects[5 + i] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R${i === 0 && links ? ` /Annots [${annots}]` : ""} >>`;
+  }
+  for (let i = 0; i < links; i++) objects[5 + pages + i] = `<< /Type /Annot /Subtype /Link /Rect [30 20 580 780] /A << /S /URI /URI (https://example.com/${i}) >> >>`;
   let out = "%PDF-1.4\n";
   const offsets: number[] = [];
   for (let n = 1; n < objects.length; n++) {
@@ -59,6 +66,21 @@ test("a PDF of thousands of pages ends at the request's timeout, and other reque
   expect(health.status).toBe(200);
   expect(healthMs).toBeLessThan(500);
 }, 30_000);
+
+test("a page with thousands of page-high link rectangles is read in bounded time", async () => {
+  const linked = manyPagePdf(1, 5_000);
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(linked.slice().buffer, { headers: { "content-type": "application/pdf" } }) });
+  try {
+    const started = performance.now();
+    const res = await h.request("/v2/scrape", { method: "POST", json: { url: `http://127.0.0.1:${server.port}/links.pdf`, timeout: 60_000, maxAge: 0 } });
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(200);
+    expect(body.data.markdown).toContain("https://example.com/0");
+    expect(performance.now() - started).toBeLessThan(3_000);
+  } finally {
+    server.stop(true);
+  }
+}, 90_000);
 
 test("column search is bounded: a page 1e8 points wide, a page of a million lines", () => {
   const column = (x0: number, x1: number, n: number): TextLine[] =>

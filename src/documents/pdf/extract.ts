@@ -11,6 +11,9 @@ import type { Mupdf } from "./mupdf.ts";
 
 type MupdfPage = ReturnType<InstanceType<Mupdf["Document"]>["loadPage"]>;
 
+/** Pieces of link text read per page (each a copy from mupdf's structured text); more links keep no text. */
+export const MAX_LINK_TEXTS_PER_PAGE = 2_000;
+
 interface StextJson {
   blocks: {
     type: string;
@@ -68,15 +71,18 @@ export function readTextLayer(page: MupdfPage, number: number): TextLayer {
       });
     }
   }
-  // Links: the text under each link rectangle, attached to the line it sits on.
+  // Links: the text under each link rectangle, attached to the line it sits on. At most MAX_LINK_TEXTS_PER_PAGE
+  // pieces of text are read per page: 20,000 page-high link rectangles over 60 lines took a minute.
+  let linkTexts = 0;
   for (const link of page.getLinks()) {
     const uri = link.getURI();
     const [lx0, ly0, lx1, ly1] = link.getBounds();
     link.destroy();
-    if (!uri || !/^(https?:|mailto:)/i.test(uri)) continue;
+    if (!uri || !/^(https?:|mailto:)/i.test(uri) || linkTexts >= MAX_LINK_TEXTS_PER_PAGE) continue;
     for (const line of lines) {
       const overlap = Math.min(line.y1, ly1) - Math.max(line.y0, ly0);
       if (overlap < (line.y1 - line.y0) * 0.5 || lx1 < line.x0 || lx0 > line.x1) continue;
+      if (++linkTexts > MAX_LINK_TEXTS_PER_PAGE) break;
       const mid = (line.y0 + line.y1) / 2 + by0;
       const text = stext.copy([Math.max(lx0, line.x0 + bx0), mid], [Math.min(lx1, line.x1 + bx0), mid]).replace(/\s+/g, " ").trim();
       if (text) (line.links ??= []).push({ text, uri });
