@@ -25,21 +25,20 @@ function startsWith(b: Uint8Array, bytes: number[], at = 0): boolean {
 
 const encoder = new TextEncoder();
 
-/** True when `needle` occurs in the first `limit` bytes of `b`. */
-function contains(b: Uint8Array, needle: string, limit = b.length): boolean {
+/** Where `needle` first starts within the first `limit` bytes of `b` (-1: nowhere). */
+function indexOf(b: Uint8Array, needle: string, limit = b.length): number {
   const n = encoder.encode(needle);
-  const end = Math.min(b.length, limit) - n.length;
+  const end = Math.min(limit - 1, b.length - n.length);
   outer: for (let i = 0; i <= end; i++) {
     for (let j = 0; j < n.length; j++) if (b[i + j] !== n[j]) continue outer;
-    return true;
+    return i;
   }
-  return false;
+  return -1;
 }
 
-/** Where `needle` first occurs in the first `limit` bytes of `b` (-1: nowhere). */
-function indexOf(b: Uint8Array, needle: string, limit: number): number {
-  for (let i = 0; i < Math.min(b.length, limit); i++) if (contains(b.subarray(i, i + needle.length), needle)) return i;
-  return -1;
+/** True when `needle` occurs in `b`. */
+function contains(b: Uint8Array, needle: string): boolean {
+  return indexOf(b, needle) >= 0;
 }
 
 /** DIB header sizes a BMP file starts its bitmap header with (after the 14-byte file header). */
