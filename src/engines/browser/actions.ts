@@ -93,24 +93,23 @@ export async function runActions(actions: readonly Action[], ctx: ActionContext)
     if (ctx.signal?.aborted) throw ctx.signal.reason;
     const left = ctx.deadline - performance.now();
     if (left <= 0) throw new ActionError(i, action.type, "the scrape's timeout was reached before this action");
-    const before = lengths(out);
+    let used: number;
     try {
-      await withTimeout(runOne(action, ctx, out, left), left, `did not finish within the scrape's remaining ${Math.round(left)} ms`);
+      used = await withTimeout(runOne(action, ctx, out, left), left, `did not finish within the scrape's remaining ${Math.round(left)} ms`);
     } catch (err) {
       if (err instanceof CrawlboxError) throw err;
+      if (err instanceof OversizedResult) throw tooLarge(i, action.type, err.size, ctx.budget.leftBytes);
       const reason = reasonOf(err);
-      const size = reason.startsWith(TOO_LARGE_MARK) ? Number(reason.slice(TOO_LARGE_MARK.length)) : NaN;
-      if (Number.isInteger(size)) throw tooLarge(i, action.type, size, ctx.budget.leftBytes);
       throw new ActionError(i, action.type, reason, err, MALFORMED_ACTION.test(reason) ? 400 : 500);
     }
-    const used = bytesSince(out, before);
     if (used > ctx.budget.leftBytes) throw tooLarge(i, action.type, used, ctx.budget.leftBytes);
     ctx.budget.leftBytes -= used;
   }
   return out;
 }
 
-async function runOne(action: Action, ctx: ActionContext, out: ActionResults, left: number): Promise<void> {
+/** Performs one action; returns the bytes of the result it added to `out` (0 for most actions). */
+async function runOne(action: Action, ctx: ActionContext, out: ActionResults, left: number): Promise<number> {
   const { page } = ctx;
   switch (action.type) {
     case "wait":
@@ -119,7 +118,7 @@ async function runOne(action: Action, ctx: ActionContext, out: ActionResults, le
       } else {
         await Bun.sleep(action.milliseconds ?? 0);
       }
-      return;
+      return 0;
     case "click": {
       if (action.all) {
         const handles = await page.$$(action.selector);
@@ -131,15 +130,15 @@ async function runOne(action: Action, ctx: ActionContext, out: ActionResults, le
         await h.click().catch(() => h.evaluate((el) => (el as HTMLElement).click()));
       }
       await settle(ctx);
-      return;
+      return 0;
     }
     case "write":
       await page.keyboard.type(action.text);
-      return;
+      return 0;
     case "press":
       await page.keyboard.press(action.key as Parameters<Page["keyboard"]["press"]>[0]);
       await settle(ctx);
-      return;
+      return 0;
     case "scroll": {
       const sign = action.direction === "up" ? -1 : 1;
       if (action.selector) {
@@ -168,22 +167,27 @@ async function runOne(action: Action, ctx: ActionContext, out: ActionResults, le
         }),
       );
       await settle(ctx);
-      return;
+      return 0;
     }
-    case "screenshot":
-      out.screenshots.push(await takeScreenshot(page, action));
-      return;
+    case "screenshot": {
+      const shot = await takeScreenshot(page, action);
+      out.screenshots.push(shot);
+      return shot.bytes.byteLength;
+    }
     case "scrape": {
       // Measured in the page first: an oversized DOM is refused before it crosses the DevTools connection.
       const chars = await page.evaluate(() => document.documentElement?.outerHTML.length ?? 0);
-      if (chars > ctx.budget.leftBytes) throw new Error(`${TOO_LARGE_MARK}${chars}`);
-      out.scrapes.push({ url: page.url(), html: await page.content() });
-      return;
+      if (chars > ctx.budget.leftBytes) throw new OversizedResult(chars);
+      const scraped = { url: page.url(), html: await page.content() };
+      out.scrapes.push(scraped);
+      return Buffer.byteLength(scraped.html) + scraped.url.length;
     }
-    case "executeJavascript":
-      out.javascriptReturns.push(await evaluateScript(page, action.script, ctx.budget.leftBytes));
+    case "executeJavascript": {
+      const returned = await evaluateScript(page, action.script, ctx.budget.leftBytes);
+      out.javascriptReturns.push(returned);
       await settle(ctx);
-      return;
+      return Buffer.byteLength(JSON.stringify(returned.value) ?? "");
+    }
     case "pdf": {
       const bytes = await page.pdf({
         format: (action.format ?? "Letter") as PaperFormat,
@@ -192,7 +196,7 @@ async function runOne(action: Action, ctx: ActionContext, out: ActionResults, le
         printBackground: true,
       });
       out.pdfs.push({ bytes: new Uint8Array(bytes), contentType: "application/pdf" });
-      return;
+      return bytes.byteLength;
     }
     default:
       throw new Error(`unknown action type ${JSON.stringify((action as { type: string }).type)}`);
@@ -212,10 +216,10 @@ export async function evaluateScript(page: Page, script: string, maxChars = Infi
   const run = (source: string) => page.evaluate(wrap(`(${source})`));
   let result: unknown;
   try {
-    result = await page.evaluate(wrap(`eval(${JSON.stringify(script)})`));
+    result = await page.evaluate(wrap(`eval(${JSON.stringify(script)})`)).catch(asOversized);
   } catch (err) {
     if (!/Illegal return|await is only valid|Unexpected token 'return'/.test(reasonOf(err))) throw err;
-    result = await run(`(async () => { ${script}\n})()`);
+    result = await run(`(async () => { ${script}\n})()`).catch(asOversized);
   }
   const r = result as { type: string; value: unknown } | undefined;
   return r ?? { type: "undefined", value: null };
@@ -224,19 +228,18 @@ export async function evaluateScript(page: Page, script: string, maxChars = Infi
 /** Marks a page-side refusal of an oversized result (followed by its size in characters). */
 const TOO_LARGE_MARK = "crawlbox:too-large:";
 
-type Lengths = [number, number, number, number];
-
-function lengths(out: ActionResults): Lengths {
-  return [out.scrapes.length, out.javascriptReturns.length, out.screenshots.length, out.pdfs.length];
+/** A result refused for its size before it was taken (`size`: what it would have been). */
+class OversizedResult extends Error {
+  constructor(readonly size: number) {
+    super(`a result of ${size} characters`);
+  }
 }
 
-/** Bytes of the results added since `before` (strings as UTF-8, script returns as JSON). */
-function bytesSince(out: ActionResults, before: Lengths): number {
-  let n = 0;
-  for (const s of out.scrapes.slice(before[0])) n += Buffer.byteLength(s.html) + s.url.length;
-  for (const r of out.javascriptReturns.slice(before[1])) n += Buffer.byteLength(JSON.stringify(r.value) ?? "");
-  for (const f of [...out.screenshots.slice(before[2]), ...out.pdfs.slice(before[3])]) n += f.bytes.byteLength;
-  return n;
+/** The page-side refusal (an error whose message carries {@link TOO_LARGE_MARK}) as an {@link OversizedResult}. */
+function asOversized(err: unknown): never {
+  const reason = reasonOf(err);
+  const size = reason.startsWith(TOO_LARGE_MARK) ? Number(reason.slice(TOO_LARGE_MARK.length)) : NaN;
+  throw Number.isInteger(size) ? new OversizedResult(size) : err;
 }
 
 function tooLarge(index: number, type: string, size: number, leftBytes: number): SiteError {
