@@ -155,7 +155,7 @@ export async function createEgressGate(options: EgressGateOptions): Promise<Egre
 }
 
 export { type AddressClassifier, type AddressVerdict, classifyAddress, parseIp } from "./classify.ts";
-export { type Resolver, defaultResolver } from "./policy.ts";
+export { type Resolver, defaultResolver, PRIVATE_NETWORK_HINT } from "./policy.ts";
 export { parseUpstreamProxy, redactProxyUrl, type UpstreamProxy } from "./chain.ts";
 export type { EgressLogger } from "./proxy.ts";
 export { EGRESS_ERROR_HEADER, EGRESS_MESSAGE_HEADER, errorFromFetchFailure, errorFromProxyResponse } from "./signal.ts";

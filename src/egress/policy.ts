@@ -70,6 +70,9 @@ function article(phrase: string): string {
   return /^[aeio]|^u(?!ni)|^I/.test(phrase) ? "an" : "a";
 }
 
+/** The sentence a refusal of a private address ends with; webhooks name their own, narrower setting instead. */
+export const PRIVATE_NETWORK_HINT = "Set CRAWLBOX_ALLOW_PRIVATE_NETWORK=true to allow private networks.";
+
 /**
  * Returns the addresses the target may be reached at, all of them checked. Throws {@link EgressDeniedError} when
  * ANY address is non-public (a name with one public and one private record is refused: the client, not us, would
@@ -86,7 +89,7 @@ export async function resolveDestination(target: EgressTarget, policy: Destinati
       const reason = target.ip ? verdict.reason : verdict.reason.replace(/ address .*$/, " address");
       const what = target.ip ? "the target is" : `${target.host} resolves to`;
       throw new EgressDeniedError(
-        `Egress denied: ${what} ${article(reason)} ${reason}. ` + "Set CRAWLBOX_ALLOW_PRIVATE_NETWORK=true to allow private networks.",
+        `Egress denied: ${what} ${article(reason)} ${reason}. ${PRIVATE_NETWORK_HINT}`,
         target.ip ? { host: target.host, address, reason } : { host: target.host, reason },
       );
     }

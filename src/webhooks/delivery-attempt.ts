@@ -5,7 +5,7 @@
  * {@link Outcome}. It touches no database: webhooks/dispatcher records the attempt and schedules what follows.
  */
 import type { EgressGate } from "../egress/index.ts";
-import { errorFromFetchFailure, errorFromProxyResponse } from "../egress/index.ts";
+import { errorFromFetchFailure, errorFromProxyResponse, PRIVATE_NETWORK_HINT } from "../egress/index.ts";
 import { EgressDeniedError } from "../errors.ts";
 import { firecrawlSignature, standardWebhooksSignature } from "./signing.ts";
 
@@ -107,21 +107,17 @@ export async function send(config: AttemptConfig, row: DueRow, controller: Abort
   }
 }
 
-/**
- * The sentence of an egress refusal that points to `CRAWLBOX_ALLOW_PRIVATE_NETWORK` (the gate's hint for scrapes).
- * The gate's message reaches us as text only (from the gate's `check`, or through the proxy's marker header).
- */
-const NETWORK_HINT = /(?<=^|\.)\s*[^.]*\bCRAWLBOX_ALLOW_PRIVATE_NETWORK\b[^.]*(?:\.|$)/;
 /** The setting that lets webhooks reach private receivers without opening the gate to every scrape. */
 const WEBHOOK_HINT = "Set CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS=true to deliver webhooks to private networks.";
 
 /**
- * An egress refusal's message for a webhook: the gate's hint to allow private networks for everything is replaced
- * by the narrower webhook setting (config `allowPrivateWebhooks`), which sends deliveries directly and leaves
- * scrapes behind the gate. Other refusals (scheme, port, credentials in the URL) keep their message.
+ * An egress refusal's message for a webhook: the gate's hint to allow private networks for everything
+ * ({@link PRIVATE_NETWORK_HINT}, which reaches us as text, from the gate's `check` or the proxy's marker header) is
+ * replaced by the narrower webhook setting (config `allowPrivateWebhooks`), which sends deliveries directly and
+ * leaves scrapes behind the gate. Other refusals (scheme, port, credentials in the URL) keep their message.
  */
 function webhookEgressMessage(message: string): string {
-  return NETWORK_HINT.test(message) ? message.replace(NETWORK_HINT, ` ${WEBHOOK_HINT}`).trimStart() : message;
+  return message.replace(PRIVATE_NETWORK_HINT, WEBHOOK_HINT);
 }
 
 /** A failed outcome for a thrown error: egress refusals are permanent, everything else is retried. */
