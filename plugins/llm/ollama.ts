@@ -6,7 +6,7 @@
  */
 import { Ollama } from "ollama/browser";
 import { estimateTokens } from "../../src/llm/chunk.ts";
-import { LlmUnavailableError } from "../../src/llm/errors.ts";
+import { llmHttpError, LlmUnavailableError } from "../../src/llm/errors.ts";
 import type { LlmChatRequest, LlmProvider, LlmProviderPlugin, LlmProviderSettings } from "../../src/llm/types.ts";
 
 /**
@@ -19,11 +19,16 @@ async function asJsonError(res: Response): Promise<Response> {
   return Response.json({ error: text.trim() || res.statusText || `HTTP ${res.status}` }, { status: res.status, statusText: res.statusText });
 }
 
-/** Describes a failed call for the client: HTTP status and the server's message, or the network failure. */
-function reason(err: unknown): string {
-  const e = err as { name?: string; status_code?: number; error?: string; message?: string };
-  if (e?.name === "ResponseError") return `HTTP ${e.status_code}: ${e.error ?? e.message}`;
-  return e?.message ?? String(err);
+/** The `ollama` package's error for an answer with a failing HTTP status. */
+interface ResponseError {
+  name: "ResponseError";
+  status_code: number;
+  error?: string;
+  message: string;
+}
+
+function isResponseError(err: unknown): err is ResponseError {
+  return (err as { name?: unknown })?.name === "ResponseError" && typeof (err as { status_code?: unknown }).status_code === "number";
 }
 
 export const ollamaProvider: LlmProviderPlugin = {
@@ -36,10 +41,16 @@ export const ollamaProvider: LlmProviderPlugin = {
       model: s.model,
       capabilities: { contextTokens: s.contextTokens, structuredOutput: true },
       async chat(req: LlmChatRequest) {
+        // The `Retry-After` of the last answer: the package's ResponseError keeps only status and message.
+        let retryAfter: string | null = null;
         // One client per call: the package's abort() is per instance, so the signal is bound through fetch.
         const client = new Ollama({
           host: s.baseUrl,
-          fetch: (async (input: string | URL | Request, init?: RequestInit) => asJsonError(await s.fetch(input, { ...init, signal: req.signal }))) as typeof fetch,
+          fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+            const res = await s.fetch(input, { ...init, signal: req.signal });
+            retryAfter = res.headers.get("retry-after");
+            return asJsonError(res);
+          }) as typeof fetch,
         });
         try {
           const r = await client.chat({
@@ -60,7 +71,8 @@ export const ollamaProvider: LlmProviderPlugin = {
           };
         } catch (err) {
           if (req.signal.aborted) throw req.signal.reason ?? err;
-          throw new LlmUnavailableError(endpoint, reason(err), err);
+          if (isResponseError(err)) throw llmHttpError(endpoint, err.status_code, `HTTP ${err.status_code}: ${err.error ?? err.message}`, retryAfter, err);
+          throw new LlmUnavailableError(endpoint, err instanceof Error ? err.message : String(err), err);
         }
       },
     };

@@ -7,13 +7,23 @@
  * properties); the answer is validated and repaired by src/llm either way.
  */
 import { estimateTokens } from "../../src/llm/chunk.ts";
-import { LlmUnavailableError } from "../../src/llm/errors.ts";
+import { llmHttpError, LlmUnavailableError } from "../../src/llm/errors.ts";
 import type { LlmChatRequest, LlmProvider, LlmProviderPlugin, LlmProviderSettings } from "../../src/llm/types.ts";
 
 interface Completion {
   choices?: { message?: { content?: string | null }; finish_reason?: string }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
   error?: { message?: string } | string;
+}
+
+/** The answer body as a JSON object; undefined when it is not one. */
+function parseCompletion(text: string): Completion | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Completion) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function responseFormat(format: LlmChatRequest["format"]): Record<string, unknown> | undefined {
@@ -45,23 +55,21 @@ export const openaiProvider: LlmProviderPlugin = {
         const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
         if (s.apiKey !== "") headers.authorization = `Bearer ${s.apiKey}`;
         let res: Response;
-        let data: Completion;
+        let text: string;
         try {
           res = await s.fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: req.signal });
-          const text = await res.text();
-          try {
-            data = JSON.parse(text) as Completion;
-          } catch {
-            throw new Error(`HTTP ${res.status}: the answer is not JSON (${text.slice(0, 200)})`);
-          }
+          text = await res.text();
         } catch (err) {
           if (req.signal.aborted) throw req.signal.reason ?? err;
           throw new LlmUnavailableError(endpoint, err instanceof Error ? err.message : String(err), err);
         }
+        const data = parseCompletion(text);
+        // A failing status is classified by status whatever the body (a proxy's HTML 429 or 502 is no JSON).
         if (!res.ok) {
-          const msg = typeof data.error === "string" ? data.error : (data.error?.message ?? res.statusText);
-          throw new LlmUnavailableError(endpoint, `HTTP ${res.status}: ${msg}`);
+          const msg = typeof data?.error === "string" ? data.error : (data?.error?.message ?? (text.trim().slice(0, 200) || res.statusText));
+          throw llmHttpError(endpoint, res.status, `HTTP ${res.status}: ${msg}`, res.headers.get("retry-after"));
         }
+        if (!data) throw new LlmUnavailableError(endpoint, `HTTP ${res.status}: the answer is not a JSON object (${text.slice(0, 200)})`);
         const choice = data.choices?.[0];
         if (!choice) throw new LlmUnavailableError(endpoint, "the answer has no choices");
         const content = choice.message?.content ?? "";

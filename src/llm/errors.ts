@@ -35,16 +35,67 @@ export function isLlmErrorCode(code: string): boolean {
   return code.startsWith("LLM_");
 }
 
-/** 500 ({@link SITE_ERROR_STATUS}): the provider could not be reached or answered with an error. Retryable. */
+/**
+ * HTTP status of {@link LlmUnavailableError}: 503, the model server behind us cannot serve the request now (its own
+ * 5xx, unreachable, a broken answer), as `SCRAPE_BROWSER_UNAVAILABLE` for the browser. Not 500, which reads as a
+ * bug of ours; not 502, which the official SDKs retry three times (api-v2.md §7.1).
+ */
+export const LLM_UNAVAILABLE_STATUS = 503;
+
+/** `Retry-After` (delay-seconds or an HTTP date, RFC 9110 §10.2.3) in whole seconds from `now`; undefined when unreadable. */
+export function retryAfterSeconds(header: string | null | undefined, now = Date.now()): number | undefined {
+  const v = header?.trim();
+  if (!v) return undefined;
+  if (/^\d+$/.test(v)) return Number(v);
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - now) / 1000)) : undefined;
+}
+
+function cut(reason: string): string {
+  return reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}… (${reason.length} characters)` : reason;
+}
+
+function endpointDetails(p: LlmEndpoint, retryAfter?: number): Record<string, unknown> {
+  return { provider: p.name, address: p.address, model: p.model, ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}) };
+}
+
+/**
+ * 503 ({@link LLM_UNAVAILABLE_STATUS}): the provider could not be reached or answered with an error. Retryable.
+ * `retryAfterSeconds` (in `details`) is the provider's `Retry-After`, when it sent one.
+ */
 export class LlmUnavailableError extends CrawlboxError {
-  constructor(p: LlmEndpoint, reason: string, cause?: unknown) {
-    const short = reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}… (${reason.length} characters)` : reason;
-    super("LLM_UNAVAILABLE", SITE_ERROR_STATUS, `The LLM request to ${where(p)} failed: ${short}`, {
-      details: { provider: p.name, address: p.address, model: p.model },
+  constructor(p: LlmEndpoint, reason: string, cause?: unknown, retryAfter?: number) {
+    super("LLM_UNAVAILABLE", LLM_UNAVAILABLE_STATUS, `The LLM request to ${where(p)} failed: ${cut(reason)}`, {
+      details: endpointDetails(p, retryAfter),
       retryable: true,
       cause,
     });
   }
+}
+
+/**
+ * 429: the provider refused the request with HTTP 429 (its rate limit or quota). Retryable. `details.retryAfterSeconds`
+ * is the provider's `Retry-After`, when it sent one. The response carries it in the body only (the one onError sets
+ * no per-error headers).
+ */
+export class LlmRateLimitedError extends CrawlboxError {
+  constructor(p: LlmEndpoint, reason: string, cause?: unknown, retryAfter?: number) {
+    const after = retryAfter !== undefined ? ` (retry after ${retryAfter} s)` : "";
+    super("LLM_RATE_LIMITED", 429, `The LLM at ${where(p)} is rate limiting requests${after}: ${cut(reason)}`, {
+      details: endpointDetails(p, retryAfter),
+      retryable: true,
+      cause,
+    });
+  }
+}
+
+/**
+ * The error for a provider's failed HTTP answer: {@link LlmRateLimitedError} for 429, {@link LlmUnavailableError}
+ * for anything else, either with the answer's `Retry-After`. The one place providers classify a status.
+ */
+export function llmHttpError(p: LlmEndpoint, status: number, reason: string, retryAfter?: string | null, cause?: unknown): LlmRateLimitedError | LlmUnavailableError {
+  const after = retryAfterSeconds(retryAfter);
+  return status === 429 ? new LlmRateLimitedError(p, reason, cause, after) : new LlmUnavailableError(p, reason, cause, after);
 }
 
 /** 504: the provider did not answer within the request's deadline. */

@@ -37,6 +37,8 @@ export interface LlmReply {
   padBytes?: number;
   /** With `status`: the error as an HTML page (a reverse proxy in front of the model server), not JSON. */
   htmlError?: boolean;
+  /** With `status`: extra response headers (e.g. `retry-after` on a 429 or 503). */
+  headers?: Record<string, string>;
   /** A misbehaving server: this value as the message content, whatever its type (instead of `content`). */
   rawContent?: unknown;
   /** A misbehaving server: these token counts reported, whatever their type. */
@@ -86,10 +88,10 @@ export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}):
     stop: () => server.stop(true),
   };
 
-  const json = (body: unknown, status = 200, pad = 0) => {
+  const json = (body: unknown, status = 200, pad = 0, extra: Record<string, string> = {}) => {
     let text = JSON.stringify(body);
     if (pad > 0) text = text.replace(/}$/, `,"padding":"${"x".repeat(pad)}"}`);
-    return new Response(text, { status, headers: { "content-type": "application/json; charset=utf-8" } });
+    return new Response(text, { status, headers: { ...extra, "content-type": "application/json; charset=utf-8" } });
   };
 
   const server = Bun.serve({
@@ -144,11 +146,11 @@ export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}):
         if (req.signal.aborted) return new Response(null, { status: 499 });
       }
       if (reply.status && reply.htmlError) {
-        return new Response(`<html><body><h1>${reply.status} ${reply.error ?? "Bad Gateway"}</h1></body></html>`, { status: reply.status, headers: { "content-type": "text/html" } });
+        return new Response(`<html><body><h1>${reply.status} ${reply.error ?? "Bad Gateway"}</h1></body></html>`, { status: reply.status, headers: { ...reply.headers, "content-type": "text/html" } });
       }
       if (reply.status) {
         const msg = reply.error ?? "server error";
-        return isOllama ? json({ error: msg }, reply.status) : json({ error: { message: msg, type: "server_error" } }, reply.status);
+        return isOllama ? json({ error: msg }, reply.status, 0, reply.headers) : json({ error: { message: msg, type: "server_error" } }, reply.status, 0, reply.headers);
       }
       const content: any = "rawContent" in reply ? reply.rawContent : (reply.content ?? "");
       const promptTokens: any = reply.usage ? reply.usage.prompt : tokens((body.messages ?? []).map((m: any) => m.content).join("\n"));

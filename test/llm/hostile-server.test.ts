@@ -49,7 +49,7 @@ for (const p of PROVIDERS) {
         llm.script([{ rawContent }]);
         for (const formats of [[{ type: "json", schema: SCHEMA }], ["summary"]]) {
           const { status, body } = await scrape({ formats });
-          expect({ rawContent, formats, status, code: body.code }).toEqual({ rawContent, formats, status: 500, code: "LLM_UNAVAILABLE" });
+          expect({ rawContent, formats, status, code: body.code }).toEqual({ rawContent, formats, status: 503, code: "LLM_UNAVAILABLE" });
           expect(body.error).toContain("not text");
         }
       }
@@ -96,7 +96,7 @@ for (const p of PROVIDERS) {
       const printed = spyOn(console, "log");
       try {
         const { status, body } = await scrape({ formats: ["summary"] });
-        expect([status, body.code]).toEqual([500, "LLM_UNAVAILABLE"]);
+        expect([status, body.code]).toEqual([503, "LLM_UNAVAILABLE"]);
         expect(body.error).toContain("502");
         expect(printed).not.toHaveBeenCalled();
       } finally {

@@ -113,7 +113,7 @@ for (const p of PROVIDERS) {
       llm.reset();
       llm.script([{ content: '{"title":"x","price":1}', padBytes: 9 * 1024 * 1024 }]);
       const big = await scrape({ formats: [{ type: "json", schema: SCHEMA }] });
-      expect(big.status).toBe(500);
+      expect(big.status).toBe(503);
       expect(big.body.code).toBe("LLM_UNAVAILABLE");
       expect(big.body.error).toContain("larger than");
     });
@@ -134,7 +134,7 @@ for (const p of PROVIDERS) {
       llm.reset();
       llm.script([{ status: 500, error: "CUDA out of memory" }]);
       const r = await scrape({ formats: [{ type: "json", prompt: "title" }] });
-      expect(r.status).toBe(500);
+      expect(r.status).toBe(503);
       expect(r.body.code).toBe("LLM_UNAVAILABLE");
       expect(r.body.error).toContain("CUDA out of memory");
       expect(r.body.details.address).toBe(p.name === "ollama" ? llm.url : llm.openaiUrl);
@@ -177,7 +177,7 @@ describe("provider selection and reachability", () => {
     try {
       const res = await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/product`, formats: ["summary"] } });
       const body = (await res.json()) as any;
-      expect(res.status).toBe(500);
+      expect(res.status).toBe(503);
       expect(body.code).toBe("LLM_UNAVAILABLE");
       expect(body.error).toContain(`ollama provider at ${address}`);
     } finally {
