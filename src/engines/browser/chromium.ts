@@ -1,7 +1,8 @@
 /**
  * @module engines/browser/chromium
  * Finding and launching Debian's Chromium through puppeteer-core, and closing it without leaving processes
- * behind (stack-notes.md: `browser.close()` can hang, so it is raced against a timeout and then SIGKILLed).
+ * behind (stack-notes.md: `browser.close()` can hang, so it is raced against a timeout and then SIGKILLed), nor
+ * the ProcessSingleton directory that a SIGKILLed Chromium cannot remove itself (singleton-dir.ts).
  *
  * Every Chromium crawlbox starts uses the egress gate as its only way out: `--proxy-server=<gate>` plus
  * `--proxy-bypass-list=<-loopback>`, which removes Chromium's implicit "localhost goes direct" rule, so page
@@ -9,6 +10,7 @@
  */
 import { existsSync } from "node:fs";
 import puppeteer, { type Browser } from "puppeteer-core";
+import { rememberSingletonDir, removeSingletonDir, singletonDirOf } from "./singleton-dir.ts";
 
 /** Where Debian and derivatives install Chromium (the wrapper script first, then the real binary). */
 export const CHROMIUM_LOCATIONS = [
@@ -81,7 +83,7 @@ export interface LaunchOptions {
 /** Launches one Chromium whose every request goes through `proxyUrl`. */
 export async function launchChromium(options: LaunchOptions): Promise<Browser> {
   if (!options.proxyUrl) throw new TypeError("launchChromium: proxyUrl (the egress gate) is required");
-  return puppeteer.launch({
+  const browser = await puppeteer.launch({
     executablePath: options.executablePath,
     headless: true,
     pipe: true,
@@ -95,6 +97,9 @@ export async function launchChromium(options: LaunchOptions): Promise<Browser> {
     ignoreDefaultArgs: [...REMOVED_DEFAULT_ARGS],
     args: [...CHROMIUM_ARGS, `--proxy-server=${options.proxyUrl}`, "--proxy-bypass-list=<-loopback>"],
   });
+  const proc = browser.process();
+  if (proc) rememberSingletonDir(proc);
+  return browser;
 }
 
 /** Closes `browser`, killing its process when it does not close within `timeoutMs`. Never throws. */
@@ -116,10 +121,17 @@ export async function closeChromium(browser: Browser, timeoutMs = CLOSE_TIMEOUT_
   }
 }
 
-/** SIGKILLs a Chromium process (and its process group) and waits (briefly) for it to exit. */
+/**
+ * SIGKILLs a Chromium process (and its process group) and waits (briefly) for it to exit. Once it has exited, its
+ * ProcessSingleton directory is removed too, also when it had already exited (a crash leaves it as well).
+ */
 export async function killProcess(proc: NonNullable<ReturnType<Browser["process"]>>): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  // Found before the kill: puppeteer removes the profile that links to it as soon as the process exits.
+  const singletonDir = singletonDirOf(proc);
+  if (proc.exitCode !== null || proc.signalCode !== null) return removeSingletonDir(singletonDir);
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  // Also when the exit comes after the wait below: a SIGKILLed Chromium never removes the directory itself.
+  const cleaned = exited.then(() => removeSingletonDir(singletonDir));
   try {
     // puppeteer starts Chromium detached: its pid is the process group of the renderers and helpers too.
     if (proc.pid !== undefined) process.kill(-proc.pid, "SIGKILL");
@@ -131,5 +143,5 @@ export async function killProcess(proc: NonNullable<ReturnType<Browser["process"
       return;
     }
   }
-  await Promise.race([exited, Bun.sleep(2_000)]);
+  await Promise.race([cleaned, Bun.sleep(2_000)]);
 }
