@@ -12,7 +12,7 @@ const OUTFILE = join(ROOT, "dist", "crawlbox");
  * Workers compiled into the same binary. Each pool finds its script with `workerScriptPath` (src/worker-threads.ts),
  * which maps a path under `src/` to the embedded entry point.
  */
-const EXTRA_ENTRYPOINTS: string[] = ["src/documents/ocr/ocr-worker.ts", "src/scrape/parse-workers/worker.ts"];
+const EXTRA_ENTRYPOINTS: string[] = ["src/documents/ocr/ocr-worker.ts", "src/documents/isolate/document-worker.ts", "src/scrape/parse-workers/worker.ts"];
 
 mkdirSync(join(ROOT, "dist"), { recursive: true });
 const started = performance.now();

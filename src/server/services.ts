@@ -4,6 +4,7 @@
  * place (database, keys, credits, cache, egress gate, engines, renderers, scrape service) and closes them in
  * reverse order. Tests build the same graph with a test config, so they exercise the real components.
  */
+import { availableParallelism } from "node:os";
 import type { Database } from "bun:sqlite";
 import { createLlmProviderRegistry, createParserRegistry, createRendererRegistry } from "../../plugins/index.ts";
 import { createHiddenRecheckHook } from "../change-tracking/crawl-recheck.ts";
@@ -23,6 +24,7 @@ import { createLogger, type Logger } from "../log.ts";
 import { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { RendererNeed } from "../scrape/renderer.ts";
 import { createParsePool, type ParsePool } from "../scrape/parse-workers/pool.ts";
+import { createDocumentWorkers, type DocumentWorkers } from "../documents/isolate/pool.ts";
 import { ScrapeService } from "../scrape/service.ts";
 import { createSearxngBackend } from "../search/searxng.ts";
 import { SearchService } from "../search/service.ts";
@@ -76,6 +78,8 @@ export interface Services {
   extract: ExtractService;
   /** Parse worker threads the scrape service hands concurrent and large pages to. */
   parseWorkers: ParsePool;
+  /** The threads PDFs and office files are parsed on, stopped at a request's deadline (src/documents/isolate). */
+  documentWorkers: DocumentWorkers;
   limiter: ConcurrencyLimiter;
   scrapeStats: ScrapeStats;
   /** Delivers the webhook outbox; call `kick()` after committing a transaction that enqueued events. */
@@ -172,7 +176,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
     log,
     formatNeedsBrowser: (type) => renderers.get(type)?.needs.includes("browser") ?? false,
   });
+  const documentWorkers = createDocumentWorkers({ size: availableParallelism(), onWorkerError: (message) => log.warn(message) });
   const parsers = createParserRegistry({
+    documents: documentWorkers,
     ocrWorkers: config.ocrWorkers,
     tessdataDir: config.tessdataDir,
     ocrDpi: config.ocrDpi,
@@ -293,6 +299,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     search,
     extract,
     parseWorkers,
+    documentWorkers,
     limiter,
     scrapeStats: {},
     webhooks,
@@ -312,6 +319,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await webhooks.stop();
       await engines.close();
       await parsers.close();
+      await documentWorkers.close();
       await parseWorkers.close();
       await gate.close();
       cache.close();

@@ -1,28 +1,36 @@
 /**
  * @module documents/office/parser
  * Office documents (DOCX, ODT, RTF), recognised by their bytes, converted to markdown whatever `parsers` says
- * (upstream converts DOCX unconditionally too). One credit per document.
+ * (upstream converts DOCX unconditionally too). One credit per document. The conversion (documents/office/
+ * readers.ts) runs in a document worker, stopped at the request's deadline: its cost is not bounded by the
+ * file's size.
  */
-import { convertBlocks } from "../convert.ts";
+import { documentDeadline } from "../deadline.ts";
 import { detectKind } from "../detect.ts";
+import type { DocumentWorkers } from "../isolate/pool.ts";
 import type { DocumentParser } from "../types.ts";
-import { docxToBlocks } from "./docx.ts";
-import { odtToBlocks } from "./odt.ts";
-import { rtfToBlocks } from "./rtf.ts";
+import { isOfficeKind } from "./readers.ts";
 
-const READERS = { docx: docxToBlocks, odt: odtToBlocks, rtf: rtfToBlocks } as const;
-
-/** The office-document parser. */
-export const officeParser: DocumentParser = {
-  name: "office",
-  accepts: (page) => detectKind(page) in READERS,
-  async parse(page) {
-    const kind = detectKind(page) as keyof typeof READERS;
-    const { blocks, title } = READERS[kind](page.body) as { blocks: import("../layout/model.ts").Block[]; title?: string };
-    const metadata: Record<string, unknown> = {};
-    const heading = blocks.find((b) => b.kind === "heading");
-    const t = title ?? (heading?.kind === "heading" ? heading.content.map((c) => c.text).join("") : undefined);
-    if (t) metadata.title = t;
-    return convertBlocks(blocks, metadata, 1);
-  },
-};
+/** Creates the office-document parser, converting on `workers`. */
+export function createOfficeParser(options: { workers: DocumentWorkers }): DocumentParser {
+  if (!options?.workers) throw new TypeError("createOfficeParser: document workers are required");
+  return {
+    name: "office",
+    accepts: (page) => isOfficeKind(detectKind(page)),
+    async parse(page, spec, signal) {
+      const kind = detectKind(page);
+      if (!isOfficeKind(kind)) throw new TypeError(`office parser given a ${kind} page`);
+      const deadline = documentDeadline(spec, page, signal);
+      try {
+        const worker = await options.workers.lease(deadline.signal);
+        try {
+          return await worker.call({ op: "office", kind, body: page.body });
+        } finally {
+          worker.release();
+        }
+      } catch (err) {
+        throw deadline.wrap(err);
+      }
+    },
+  };
+}

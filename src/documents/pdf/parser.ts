@@ -9,36 +9,39 @@
  *
  * Pages are processed in order and OCR jobs are bounded to the pool size plus one, so a huge scan never holds
  * more than a handful of page images at once. The whole document shares one deadline (the request's `timeout`).
+ * mupdf itself runs in a document worker (documents/pdf/reader.ts), a few pages per call, so that a page costing
+ * seconds neither holds the event loop nor runs past the deadline: the worker is stopped there.
  */
 import type { Page } from "../../engines/types.ts";
 import type { ScrapeSpec } from "../../scrape/spec.ts";
 import { convertPages } from "../convert.ts";
 import { documentDeadline } from "../deadline.ts";
 import { detectKind } from "../detect.ts";
-import { PdfCorruptError, PdfEncryptedError } from "../errors.ts";
+import { PdfCorruptError } from "../errors.ts";
+import type { DocumentWorkers } from "../isolate/pool.ts";
+import type { PdfMode, PdfPageResult } from "../isolate/protocol.ts";
 import type { PageText } from "../layout/model.ts";
 import type { OcrEngine } from "../ocr/engine.ts";
 import type { ConvertedDocument, DocumentParser } from "../types.ts";
-import { readTextLayer, renderPage } from "./extract.ts";
-import { loadMupdf } from "./mupdf.ts";
-
-/** A page with pictures and fewer non-blank characters than this in its text layer is OCR'd in `auto` mode. */
-export const MIN_TEXT_LAYER_CHARS = 40;
-/** Share of the page pictures must cover for a page without a text layer to be worth OCR in `auto` mode. */
-export const MIN_PICTURE_COVERAGE = 0.05;
-/** A page mostly covered by pictures with fewer characters than this is OCR'd in `auto` mode. */
-export const PICTURE_PAGE_MAX_CHARS = 200;
-/** Longest stretch of page parsing (mupdf is synchronous) before other requests get the thread back. */
-const YIELD_EVERY_MS = 20;
 
 /** What a request for upstream's per-page layout blocks (`blocks: true`) gets instead of them. */
 export const BLOCKS_WARNING = "PDF layout blocks (blocks: true) are not produced by crawlbox; pages: true gives each page's markdown.";
 
-type PdfOptions = { type: string; mode?: string; maxPages?: number; pageMarkers?: boolean; pages?: boolean; blocks?: boolean };
+/**
+ * Pages read per call to the worker; two calls are kept ahead. One page per call, asked only when the last one was
+ * taken in, every page paid two thread wake-ups on top of mupdf's ~1.7 ms (text-layer pages/s fell from 582 to 418
+ * on the benchmark corpus). A page read ahead may be a rendering for OCR: at most twice this many renderings wait
+ * besides those the OCR pool holds.
+ */
+const PAGES_PER_CALL = 4;
+
+type PdfOptions = { type: string; mode?: PdfMode; maxPages?: number; pageMarkers?: boolean; pages?: boolean; blocks?: boolean };
 
 /** Options of {@link createPdfParser}. */
 export interface PdfParserOptions {
   ocr: OcrEngine;
+  /** Where mupdf runs (documents/isolate/pool.ts). */
+  workers: DocumentWorkers;
   /** In-flight OCR pages per document (the pool size plus one keeps every worker busy). */
   maxInFlight: number;
 }
@@ -52,13 +55,9 @@ function base64Document(page: Page): ConvertedDocument {
   return { markdown: b64, html: b64, metadata: {}, credits: 1 };
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** Creates the PDF parser. */
 export function createPdfParser(options: PdfParserOptions): DocumentParser {
-  if (!options?.ocr) throw new TypeError("createPdfParser: an OCR engine is required");
+  if (!options?.ocr || !options.workers) throw new TypeError("createPdfParser: an OCR engine and document workers are required");
   return {
     name: "pdf",
     accepts: (page) => detectKind(page) === "pdf",
@@ -67,23 +66,11 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
       if (!opts) return base64Document(page);
       const mode = opts.mode ?? "auto";
       const deadline = documentDeadline(spec, page, signal);
-      const m = await loadMupdf();
-
-      let doc: InstanceType<typeof m.Document>;
-      let total: number;
+      const worker = await options.workers.lease(deadline.signal).catch((err) => {
+        throw deadline.wrap(err);
+      });
       try {
-        doc = m.Document.openDocument(page.body, "application/pdf");
-      } catch (err) {
-        throw new PdfCorruptError(errorMessage(err));
-      }
-      try {
-        if (doc.needsPassword() && !doc.authenticatePassword("")) throw new PdfEncryptedError();
-        try {
-          total = doc.countPages();
-        } catch (err) {
-          throw new PdfCorruptError(errorMessage(err));
-        }
-        if (total === 0) throw new PdfCorruptError("no pages");
+        const { total } = await worker.call({ op: "pdfOpen", body: page.body });
         const limit = Math.min(total, opts.maxPages ?? total);
         const pages: (PageText | undefined)[] = new Array(limit);
         const jobs: Promise<void>[] = [];
@@ -91,65 +78,56 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
         let failed = 0;
         let lastError = "";
 
-        let yieldedAt = performance.now();
-        for (let i = 0; i < limit; i++) {
-          // mupdf is synchronous: between pages, let other requests have the thread, and read the deadline on the clock.
-          if (performance.now() - yieldedAt > YIELD_EVERY_MS) {
-            await Bun.sleep(0);
-            yieldedAt = performance.now();
-          }
+        // Pages are read in batches, two batches ahead: the worker reads the next pages while this thread takes in
+        // the last ones, and a message carries several pages.
+        const batches: Promise<PdfPageResult[]>[] = [];
+        const ask = (batch: number) => {
+          const from = batch * PAGES_PER_CALL;
+          if (from >= limit) return;
+          const read = worker.call({ op: "pdfPages", from, count: Math.min(PAGES_PER_CALL, limit - from), mode, dpi: options.ocr.dpi });
+          read.catch(() => {}); // awaited below; a batch left behind when the parse fails must not go unhandled
+          batches[batch] = read;
+        };
+        ask(0);
+        ask(1);
+        for (let batch = 0; batch * PAGES_PER_CALL < limit; batch++) {
           deadline.check();
-          let mp: ReturnType<typeof doc.loadPage>;
-          try {
-            mp = doc.loadPage(i);
-          } catch (err) {
-            failed++;
-            lastError = errorMessage(err);
-            continue;
-          }
-          try {
-            const layer = readTextLayer(mp, i + 1);
-            const needsOcr =
-              mode === "ocr" ||
-              (mode === "auto" &&
-                ((layer.chars < MIN_TEXT_LAYER_CHARS && layer.imageCoverage > MIN_PICTURE_COVERAGE) ||
-                  (layer.imageCoverage > 0.5 && layer.chars < PICTURE_PAGE_MAX_CHARS)));
-            if (!needsOcr) {
-              pages[i] = layer.page;
+          const reads = await batches[batch]!;
+          delete batches[batch];
+          ask(batch + 2);
+          for (const [k, read] of reads.entries()) {
+            const i = batch * PAGES_PER_CALL + k;
+            if (read.kind === "failed") {
+              failed++;
+              lastError = read.message;
               continue;
             }
-            const { png, pointsPerPixel } = renderPage(m, mp, options.ocr.dpi);
-            const { width, height } = layer.page;
-            const job = options.ocr
-              .recognize(png, pointsPerPixel, spec.location?.languages, deadline.signal)
-              .then((lines) => {
-                pages[i] = { number: i + 1, width, height, lines, source: "ocr" };
-              });
+            if (read.kind === "text") {
+              pages[i] = read.page;
+              continue;
+            }
+            const { width, height } = read;
+            const job = options.ocr.recognize(read.png, read.pointsPerPixel, spec.location?.languages, deadline.signal).then((lines) => {
+              pages[i] = { number: i + 1, width, height, lines, source: "ocr" };
+            });
             jobs.push(job);
             pending.add(job);
             const done = () => void pending.delete(job);
             job.then(done, done);
-          } catch (err) {
-            if (err instanceof Error && "code" in err) throw err;
-            failed++;
-            lastError = errorMessage(err);
-          } finally {
-            mp.destroy();
+            // Bounded: at most maxInFlight rendered pages wait for OCR at any time.
+            while (pending.size >= options.maxInFlight) await Promise.race(pending);
           }
-          // Bounded: at most maxInFlight rendered pages wait for OCR at any time.
-          while (pending.size >= options.maxInFlight) await Promise.race(pending);
         }
         await Promise.all(jobs);
         if (failed === limit) throw new PdfCorruptError(lastError || "no readable page");
 
+        const summary = await worker.call({ op: "pdfFinish" });
         const metadata: Record<string, unknown> = { numPages: limit, totalPages: total };
-        const title = doc.getMetaData("info:Title")?.trim();
-        if (title) metadata.title = title;
-        const author = doc.getMetaData("info:Author")?.trim();
-        if (author) metadata.author = author;
+        if (summary.title) metadata.title = summary.title;
+        if (summary.author) metadata.author = summary.author;
         const got = pages.filter((p): p is PageText => p !== undefined);
         // A repaired file (truncated download, broken xref) that yields nothing at all is damaged, not blank.
-        if (doc.asPDF()?.wasRepaired() && got.every((p) => p.lines.length === 0)) {
+        if (summary.repaired && got.every((p) => p.lines.length === 0)) {
           throw new PdfCorruptError("the file is truncated or damaged and no content could be recovered");
         }
         const converted = convertPages(got, metadata, limit, { pageMarkers: opts.pageMarkers, pages: opts.pages });
@@ -158,7 +136,7 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
       } catch (err) {
         throw deadline.wrap(err);
       } finally {
-        doc.destroy();
+        worker.release();
       }
     },
   };

@@ -15,7 +15,8 @@ export function healthRoutes(services: Services) {
       set.status = 503;
       return { status: "unavailable", reason: `database: ${(err as Error).message}` };
     }
-    // Parse worker counters: a deployment can see that pages do reach the workers (and that none fail).
-    return { status: "ok", version: services.version, parseWorkers: services.parseWorkers.stats() };
+    // Worker counters: a deployment can see that pages do reach the parse workers (and that none fail), and how
+    // many documents were stopped at their deadline or crashed their worker.
+    return { status: "ok", version: services.version, parseWorkers: services.parseWorkers.stats(), documentWorkers: services.documentWorkers.stats() };
   }, { detail: { tags: ["health"], summary: "Readiness probe", security: [] } });
 }
