@@ -131,10 +131,10 @@ export class PayloadTooLargeError extends CrawlboxError {
 }
 
 /**
- * HTTP status of a failure on the far side (connection refused, TLS, an oversized body, a failing LLM provider):
- * 500, as upstream answers these (api-v2.md §3.4, "Other TransportableErrors"). Not 502: the official SDKs retry
- * a 502 up to three times (api-v2.md §7.1), which repeated every scrape of a dead site, and every failed LLM
- * extraction, three times over. The stable `code` tells these apart from a bug (`UNKNOWN_ERROR`).
+ * HTTP status of a failure on the far side (connection refused, TLS, an oversized body): 500, as upstream answers
+ * these (api-v2.md §3.4, "Other TransportableErrors"). Not 502: the official SDKs retry a 502 up to three times
+ * (api-v2.md §7.1), which repeated every scrape of a dead site three times over. The stable `code` tells these
+ * apart from a bug (`UNKNOWN_ERROR`). An LLM provider that is down or rate limiting is 503 or 429 (llm/errors.ts).
  */
 export const SITE_ERROR_STATUS = 500;
 

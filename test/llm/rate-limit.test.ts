@@ -44,15 +44,16 @@ for (const p of PROVIDERS) {
     afterAll(() => h.close());
     const scrape = async (body: Record<string, unknown>) => {
       const res = await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/product`, maxAge: 0, ...body } });
-      return { status: res.status, body: (await res.json()) as any };
+      return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as any };
     };
 
     test("429 with Retry-After: our 429 LLM_RATE_LIMITED, the provider's message and Retry-After in the envelope", async () => {
       for (const formats of FORMATS) {
         llm.reset();
         llm.script([{ status: 429, error: "Rate limit reached for test-model", headers: { "retry-after": "7" } }]);
-        const { status, body } = await scrape({ formats });
+        const { status, body, retryAfter } = await scrape({ formats });
         expect({ formats, status, code: body.code, success: body.success }).toEqual({ formats, status: 429, code: "LLM_RATE_LIMITED", success: false });
+        expect(retryAfter).toBe("7");
         expect(body.error).toContain(`${p.name} provider at ${p.address()}`);
         expect(body.error).toContain("Rate limit reached for test-model");
         expect(body.details).toEqual({ provider: p.name, address: p.address(), model: "test-model", retryAfterSeconds: 7 });
