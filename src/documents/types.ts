@@ -22,6 +22,16 @@ export interface ConvertedDocument {
   fields?: { pages?: { pageNumber: number; markdown: string }[]; warning?: string };
 }
 
+/** What the scrape service tells a parser besides the page. */
+export interface ParseOptions {
+  /**
+   * Called by a parser whose cost depends on the document (a PDF: one credit per page) as soon as it knows the
+   * credits, before the costly part; throws (`402 INSUFFICIENT_CREDITS`) when the key cannot pay them, so a
+   * 2,000-page PDF is refused after its page count is read, not after every page was parsed.
+   */
+  affordCredits?(credits: number): void;
+}
+
 /** A document parser plugin. */
 export interface DocumentParser {
   /** Name used in logs and metadata (e.g. `pdf`, `docx`, `image`). */
@@ -29,7 +39,7 @@ export interface DocumentParser {
   /** Whether this parser handles `page` under the request's `parsers` option. Must be cheap. */
   accepts(page: Page, spec: ScrapeSpec): boolean;
   /** Converts the page. Throws a typed {@link CrawlboxError} for corrupt, encrypted or oversized documents. */
-  parse(page: Page, spec: ScrapeSpec, signal?: AbortSignal): Promise<ConvertedDocument>;
+  parse(page: Page, spec: ScrapeSpec, signal?: AbortSignal, options?: ParseOptions): Promise<ConvertedDocument>;
   /** Releases what the parser holds (worker pools). @default no-op */
   close?(): Promise<void>;
 }

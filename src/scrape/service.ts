@@ -149,10 +149,13 @@ export class ScrapeService {
     const { page, cachedAt } = options.page ? { page: options.page, cachedAt: undefined } : await this.obtainPage(spec, options.signal, who.keyId);
     const bytesOnly = renderers.length > 0 && renderers.every(([r]) => r.bytesOnly);
     const parser = bytesOnly ? undefined : this.deps.parsers.find(page, spec);
-    const converted = parser ? await parser.parse(page, spec, options.signal) : undefined;
+    const fixedCredits = extraCredits + (page.proxyUsed === "stealth" ? ENHANCED_PROXY_EXTRA_CREDITS : 0);
+    const converted = parser
+      ? await parser.parse(page, spec, options.signal, { affordCredits: (documentCredits) => this.deps.ledger.assertCanSpend(who, documentCredits + fixedCredits) })
+      : undefined;
     const renderable = isRenderable(page);
     if (!converted && !renderable && !bytesOnly) throw new UnsupportedFileError(page.contentType || "unknown");
-    const credits = (converted ? converted.credits : 1) + extraCredits + (page.proxyUsed === "stealth" ? ENHANCED_PROXY_EXTRA_CREDITS : 0);
+    const credits = (converted ? converted.credits : 1) + fixedCredits;
     // A PDF's per-page credits and the enhanced mode's extra are known only now: the quota must hold for them too,
     // before the formats (LLM calls) run and anything is charged.
     if (credits > 1 + extraCredits) this.deps.ledger.assertCanSpend(who, credits);

@@ -67,6 +67,24 @@ test("a PDF of thousands of pages ends at the request's timeout, and other reque
   expect(healthMs).toBeLessThan(500);
 }, 30_000);
 
+test("a key whose quota cannot pay a PDF's pages is refused once the page count is known, before they are parsed", async () => {
+  const { key } = h.services.keys.create("small quota", 10);
+  const started = performance.now();
+  const res = await h.request("/v2/scrape", { method: "POST", auth: key, json: { url: `http://127.0.0.1:${site.port}/many.pdf`, timeout: 10_000, maxAge: 0 } });
+  const body = (await res.json()) as any;
+  expect([res.status, body.code]).toEqual([402, "INSUFFICIENT_CREDITS"]);
+  expect(performance.now() - started).toBeLessThan(2_000);
+  // Nothing was charged, and a PDF the key can pay for still parses.
+  const usage = (await (await h.request("/v2/team/credit-usage", { auth: key })).json()) as any;
+  expect(usage.data.remainingCredits).toBe(10);
+  const few = await h.request("/v2/scrape", {
+    method: "POST",
+    auth: key,
+    json: { url: `http://127.0.0.1:${site.port}/many.pdf`, maxAge: 0, parsers: [{ type: "pdf", maxPages: 3 }] },
+  });
+  expect([few.status, ((await few.json()) as any).data?.metadata?.creditsUsed]).toEqual([200, 3]);
+}, 30_000);
+
 test("a page with thousands of page-high link rectangles is read in bounded time", async () => {
   const linked = manyPagePdf(1, 5_000);
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(linked.slice().buffer, { headers: { "content-type": "application/pdf" } }) });

@@ -61,7 +61,7 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
   return {
     name: "pdf",
     accepts: (page) => detectKind(page) === "pdf",
-    async parse(page, spec, signal) {
+    async parse(page, spec, signal, parseOptions) {
       const opts = pdfOptions(spec);
       if (!opts) return base64Document(page);
       const mode = opts.mode ?? "auto";
@@ -72,6 +72,7 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
       try {
         const { total } = await worker.call({ op: "pdfOpen", body: page.body });
         const limit = Math.min(total, opts.maxPages ?? total);
+        parseOptions?.affordCredits?.(limit);
         const pages: (PageText | undefined)[] = new Array(limit);
         const jobs: Promise<void>[] = [];
         const pending = new Set<Promise<void>>();
