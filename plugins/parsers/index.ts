@@ -40,7 +40,7 @@ export function createParserRegistry(options: ParserRegistryOptions = {}): Parse
   const pdf = createPdfParser({ ocr, workers: documents, maxInFlight: workers + 1 });
   return new ParserRegistry()
     .register({ ...pdf, close: () => Promise.all([ocr.close(), owned?.close()]).then(() => undefined) })
-    .register(createImageParser({ ocr }))
+    .register(createImageParser({ ocr, workers: documents }))
     .register(createOfficeParser({ workers: documents }))
     .register(mediaParser);
 }

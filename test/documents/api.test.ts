@@ -212,6 +212,13 @@ describe("OCR", () => {
     expect(r.body.data.metadata.creditsUsed).toBe(1);
   }, 30_000);
 
+  test("a BMP of text is re-encoded as PNG on a document worker and OCR'd", async () => {
+    const r = await scrape({ url: "/bulletin.bmp" });
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain("Weekly Bulletin");
+    expect(r.body.data.markdown).toContain("The library opens at nine tomorrow.");
+  }, 30_000);
+
   // mupdf and tesseract decode in WebAssembly, whose memory never shrinks: one decoded bomb would keep the process
   // gigabytes larger for good (documents/pixel-limit.ts).
   const rssMb = () => process.memoryUsage().rss / 1e6;

@@ -1,11 +1,12 @@
 /**
  * @module documents/isolate/document-worker
- * A document worker: converts office files and reads PDFs with mupdf on its own thread, so that a document whose
+ * A document worker: converts office files, reads PDFs and decodes images with mupdf on its own thread, so that a document whose
  * parsing costs seconds (documents/office/readers.ts, documents/pdf/reader.ts) neither holds the server's event
  * loop nor outlives its request: the pool terminates the worker at the deadline. Holds at most one open PDF, that
  * of the lease it serves; opening another closes it. Compiled as an extra entry point of the binary
  * (scripts/build.ts). Speaks {@link DocumentRequest}/{@link DocumentResponse}.
  */
+import { imageSize, imageToPng } from "../image/decode.ts";
 import { convertOffice } from "../office/readers.ts";
 import { loadMupdf } from "../pdf/mupdf.ts";
 import { PdfReader } from "../pdf/reader.ts";
@@ -54,6 +55,12 @@ async function handle(req: DocumentRequest): Promise<Outcome> {
       const result = reader().summary();
       closeOpen();
       return { result };
+    }
+    case "imageSize":
+      return { result: imageSize(await loadMupdf(), req.body) };
+    case "imagePng": {
+      const result = imageToPng(await loadMupdf(), req.body);
+      return { result, transfer: [result.buffer as ArrayBuffer] };
     }
   }
 }

@@ -18,7 +18,11 @@ export type DocumentRequest =
   | { id: number; op: "pdfOpen"; body: Uint8Array }
   /** Pages `from` to `from + count - 1` (0-based) of the open PDF. */
   | { id: number; op: "pdfPages"; from: number; count: number; mode: PdfMode; dpi: number }
-  | { id: number; op: "pdfFinish" };
+  | { id: number; op: "pdfFinish" }
+  /** The pixel size an image's header declares (mupdf reads every kind crawlbox OCRs but WebP). */
+  | { id: number; op: "imageSize"; body: Uint8Array }
+  /** An image (GIF, BMP) re-encoded as PNG, for tesseract. */
+  | { id: number; op: "imagePng"; body: Uint8Array };
 
 /** What the worker found on one PDF page. */
 export type PdfPageResult =
@@ -43,6 +47,8 @@ export interface DocumentResults {
   pdfOpen: { total: number };
   pdfPages: PdfPageResult[];
   pdfFinish: PdfSummary;
+  imageSize: { width: number; height: number };
+  imagePng: Uint8Array;
 }
 
 /** An error as it crosses the boundary: typed ones keep their code, status and details. */
