@@ -93,6 +93,12 @@ export interface Config {
    * parse on the main thread only. @default the number of CPU cores
    */
   parseWorkers: number;
+  /**
+   * Documents (PDF, office files, images' decoding) parsed at the same moment, each on a document worker; up to four
+   * times as many may hold a worker while they wait for OCR. Small by default: a hostile 100 KB DOCX can take
+   * 1.4 GB while it is converted, and Bun enforces no memory limit on a worker.
+   */
+  documentWorkers: number;
   /** Folder of extra tesseract `<lang>.traineddata[.gz]` files picked by `location.languages`; empty = English only. */
   tessdataDir: string;
   /** Resolution PDF pages are rendered at for OCR. @default 200 */
@@ -306,6 +312,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookTimeoutMs: int(r, "CRAWLBOX_WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
     ocrWorkers: int(r, "CRAWLBOX_OCR_WORKERS", availableParallelism(), 1, 256),
     parseWorkers: int(r, "CRAWLBOX_PARSE_WORKERS", availableParallelism(), 0, 256),
+    documentWorkers: int(r, "CRAWLBOX_DOCUMENT_WORKERS", Math.min(2, availableParallelism()), 1, 64),
     tessdataDir: str(r, "CRAWLBOX_TESSDATA_DIR", ""),
     ocrDpi: int(r, "CRAWLBOX_OCR_DPI", 200, 72, 600),
     ffmpegPath: str(r, "CRAWLBOX_FFMPEG_PATH", ""),

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../src/config.ts";
 
@@ -65,5 +66,11 @@ describe("config", () => {
   test("integers are decimal digits: hex, binary and exponent forms are refused", () => {
     for (const v of ["0x10", "1e4", "0b11", "12.0", "+5"]) expect(() => loadConfig({ CRAWLBOX_OCR_WORKERS: v })).toThrow(/CRAWLBOX_OCR_WORKERS must be an integer/);
     expect(loadConfig({ CRAWLBOX_OCR_WORKERS: " 3 " }).ocrWorkers).toBe(3);
+  });
+
+  test("document workers: 2 by default (1 on a single core), 1–64", () => {
+    expect(loadConfig({}).documentWorkers).toBe(Math.min(2, availableParallelism()));
+    expect(loadConfig({ CRAWLBOX_DOCUMENT_WORKERS: "5" }).documentWorkers).toBe(5);
+    for (const v of ["0", "65"]) expect(() => loadConfig({ CRAWLBOX_DOCUMENT_WORKERS: v })).toThrow(/CRAWLBOX_DOCUMENT_WORKERS/);
   });
 });

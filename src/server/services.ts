@@ -4,7 +4,6 @@
  * place (database, keys, credits, cache, egress gate, engines, renderers, scrape service) and closes them in
  * reverse order. Tests build the same graph with a test config, so they exercise the real components.
  */
-import { availableParallelism } from "node:os";
 import type { Database } from "bun:sqlite";
 import { createLlmProviderRegistry, createParserRegistry, createRendererRegistry } from "../../plugins/index.ts";
 import { createHiddenRecheckHook } from "../change-tracking/crawl-recheck.ts";
@@ -176,7 +175,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     log,
     formatNeedsBrowser: (type) => renderers.get(type)?.needs.includes("browser") ?? false,
   });
-  const documentWorkers = createDocumentWorkers({ size: availableParallelism(), onWorkerError: (message) => log.warn(message) });
+  const documentWorkers = createDocumentWorkers({ size: config.documentWorkers, onWorkerError: (message) => log.warn(message) });
   const parsers = createParserRegistry({
     documents: documentWorkers,
     ocrWorkers: config.ocrWorkers,

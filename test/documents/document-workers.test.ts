@@ -116,7 +116,7 @@ describe("documents parse on a worker stopped at the deadline", () => {
     expect(res.status).toBe(200);
     expect(body.data.markdown).toContain("[onboarding guide](https://example.org/onboarding)");
     const health = (await (await h.request("/health", { auth: null })).json()) as any;
-    expect(health.documentWorkers).toMatchObject({ stoppedAtDeadline: 2, crashed: 0, leased: 0, waiting: 0 });
+    expect(health.documentWorkers).toMatchObject({ stopped: 2, crashed: 0, leased: 0, waiting: 0 });
   }, 30_000);
 });
 
@@ -131,7 +131,7 @@ describe("the document worker pool", () => {
       expect(err).toBeInstanceOf(Error);
       expect((err as Error).name).toBe("TimeoutError");
       expect(performance.now() - started).toBeLessThan(1_000);
-      expect(pool.stats()).toMatchObject({ live: 0, leased: 0, stoppedAtDeadline: 1 });
+      expect(pool.stats()).toMatchObject({ live: 0, leased: 0, stopped: 1 });
       const next = await pool.lease(AbortSignal.timeout(10_000));
       const doc = await next.call({ op: "office", kind: "docx", body: buildDocx() });
       next.release();
@@ -157,8 +157,8 @@ describe("the document worker pool", () => {
     }
   }, 30_000);
 
-  test("leases beyond the size wait for a worker, and one whose signal aborts while waiting is refused", async () => {
-    const pool = createDocumentWorkers({ size: 1 });
+  test("leases beyond maxLeases wait for a worker, and one whose signal aborts while waiting is refused", async () => {
+    const pool = createDocumentWorkers({ size: 1, maxLeases: 1 });
     try {
       const first = await pool.lease(AbortSignal.timeout(10_000));
       const controller = new AbortController();
@@ -178,6 +178,64 @@ describe("the document worker pool", () => {
       expect(pool.stats()).toMatchObject({ live: 1, waiting: 0 });
     } finally {
       await pool.close();
+    }
+  }, 30_000);
+
+  test("a document holding its worker while it waits (for OCR) keeps no other from computing; calls compute `size` at a time", async () => {
+    const pool = createDocumentWorkers({ size: 1, maxLeases: 2 });
+    try {
+      const holder = await pool.lease(AbortSignal.timeout(10_000));
+      await holder.call({ op: "office", kind: "docx", body: buildDocx() });
+      const other = await pool.lease(AbortSignal.timeout(10_000));
+      expect(pool.stats()).toMatchObject({ live: 2, leased: 2, computing: 0 });
+      const slow = holder.call({ op: "office", kind: "docx", body: files["/bomb.docx"]!.body }).catch((e: Error) => e);
+      const quick = other.call({ op: "office", kind: "docx", body: buildDocx() });
+      await Bun.sleep(50);
+      expect(pool.stats()).toMatchObject({ computing: 1, waiting: 1 }); // the slow conversion runs, the quick one waits
+      holder.release(); // gives up on the slow call: its worker is ended, its permit given back
+      expect((await quick).credits).toBe(1);
+      expect(await slow).toBeInstanceOf(Error);
+      other.release();
+      expect(pool.stats()).toMatchObject({ live: 1, leased: 0, computing: 0, waiting: 0 });
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+
+  test("a released worker keeps nothing of its last document", async () => {
+    const pool = createDocumentWorkers({ size: 1, maxLeases: 1 });
+    try {
+      const first = await pool.lease(AbortSignal.timeout(10_000));
+      expect(await first.call({ op: "pdfOpen", body: glyphStormPdf(10) })).toEqual({ total: 1 });
+      first.release();
+      const second = await pool.lease(AbortSignal.timeout(10_000));
+      const err = (await second.call({ op: "pdfPages", from: 0, count: 1, mode: "fast", dpi: 200 }).catch((e) => e)) as Error;
+      second.release();
+      expect(err.message).toBe("no PDF is open in this document worker");
+      expect(pool.stats()).toMatchObject({ live: 1, crashed: 0 });
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+
+  test("an idle worker does not keep a process alive", async () => {
+    const script = `import { createDocumentWorkers } from ${JSON.stringify(join(import.meta.dir, "../../src/documents/isolate/pool.ts"))};
+      const pool = createDocumentWorkers({ size: 1, idleMs: 20_000 });
+      const lease = await pool.lease(AbortSignal.timeout(10_000));
+      await lease.call({ op: "reset" }).catch(() => {});
+      lease.release();
+      console.log("released");`;
+    const dir = mkdtempSync(join(tmpdir(), "crawlbox-docworker-"));
+    try {
+      writeFileSync(join(dir, "idle.ts"), script);
+      const started = performance.now();
+      const proc = Bun.spawn([process.execPath, join(dir, "idle.ts")], { stdout: "pipe", stderr: "pipe" });
+      const exited = await Promise.race([proc.exited, Bun.sleep(10_000).then(() => "hung")]);
+      if (exited === "hung") proc.kill();
+      expect([exited, (await new Response(proc.stdout).text()).trim()]).toEqual([0, "released"]);
+      expect(performance.now() - started).toBeLessThan(8_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 30_000);
 

@@ -3,8 +3,8 @@
  * A document worker: converts office files, reads PDFs and decodes images with mupdf on its own thread, so that a document whose
  * parsing costs seconds (documents/office/readers.ts, documents/pdf/reader.ts) neither holds the server's event
  * loop nor outlives its request: the pool terminates the worker at the deadline. Holds at most one open PDF, that
- * of the lease it serves; opening another closes it. Compiled as an extra entry point of the binary
- * (scripts/build.ts). Speaks {@link DocumentRequest}/{@link DocumentResponse}.
+ * of the lease it serves; opening another, or the lease's release (`reset`), closes it. Compiled as an extra entry
+ * point of the binary (scripts/build.ts). Speaks {@link DocumentRequest}/{@link DocumentResponse}.
  */
 import { imageSize, imageToPng } from "../image/decode.ts";
 import { convertOffice } from "../office/readers.ts";
@@ -56,6 +56,9 @@ async function handle(req: DocumentRequest): Promise<Outcome> {
       closeOpen();
       return { result };
     }
+    case "reset":
+      closeOpen();
+      return { result: null };
     case "imageSize":
       return { result: imageSize(await loadMupdf(), req.body) };
     case "imagePng": {

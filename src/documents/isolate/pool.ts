@@ -7,20 +7,25 @@
  * request's deadline; on a worker it can.
  *
  * A document takes a {@link DocumentLease}: one worker to itself for its whole parse (a PDF stays open there
- * between pages). Leases beyond the pool's size wait for a worker, until their deadline. When the deadline (the
- * lease's signal) passes while the worker is computing, the worker is terminated and the call rejects with the
- * signal's reason; a worker that crashes rejects with {@link DocumentWorkerCrashedError}. Either way the next
- * lease gets a fresh worker. Workers start on demand and end after {@link IDLE_MS} without a lease, which also
- * returns the memory a large document made them grow (WebAssembly memory never shrinks).
+ * between pages; a release resets the worker). Two bounds: `size` calls compute at once (each conversion may take
+ * a gigabyte: `CRAWLBOX_DOCUMENT_WORKERS`), while up to `maxLeases` documents hold a worker, so that PDFs waiting
+ * for their pages' OCR keep no other document from being parsed. Leases and calls beyond them wait, until their
+ * deadline. When the lease's signal (its request's deadline, or the client leaving) aborts while its worker is
+ * computing, the worker is terminated and the call rejects with the signal's reason; a worker that crashes rejects
+ * with {@link DocumentWorkerCrashedError}. Either way the next lease gets a fresh worker. Workers start on demand
+ * and end after {@link IDLE_MS} without a lease, which also returns the memory a large document made them grow
+ * (WebAssembly memory never shrinks). Bun enforces no memory limit on a worker: a conversion that exhausts the
+ * process's memory still takes the process down, which is why `size` is small by default.
  */
 import { CrawlboxError } from "../../errors.ts";
 import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
+import { Permits } from "./permits.ts";
 import { type DocumentRequest, type DocumentResponse, type DocumentResults, fromWireError } from "./protocol.ts";
 
 /** How long a worker may stay without a lease before it is ended. */
 export const IDLE_MS = 30_000;
 
-/** 422: the worker parsing the document died (out of memory, or a crash in the parser on this file). */
+/** 422: the worker parsing the document died (a crash in the parser on this file). */
 export class DocumentWorkerCrashedError extends CrawlboxError {
   constructor(reason: string) {
     super("SCRAPE_DOCUMENT_PARSER_CRASHED", 422, `The document could not be parsed: the parser stopped (${reason}).`, { details: { reason } });
@@ -40,13 +45,15 @@ export interface DocumentLease {
 
 /** Options of {@link createDocumentWorkers}. */
 export interface DocumentWorkersOptions {
-  /** Workers at most (documents parsed at once). */
+  /** Calls computing at once (documents being parsed at the same moment). */
   size: number;
+  /** Workers at most, i.e. documents holding one (computing or waiting for OCR). @default 4 × size */
+  maxLeases?: number;
   /** @default {@link IDLE_MS} */
   idleMs?: number;
   /** @default the compiled-in worker */
   workerPath?: string;
-  /** Told when a worker crashes or is stopped at a deadline. */
+  /** Told when a worker crashes or is stopped because its request ended. */
   onWorkerError?: (message: string) => void;
 }
 
@@ -55,9 +62,12 @@ export interface DocumentWorkersStats {
   size: number;
   live: number;
   leased: number;
+  /** Calls computing now (at most `size`). */
+  computing: number;
+  /** Leases waiting for a worker and calls waiting to compute. */
   waiting: number;
-  /** Workers terminated because their document's deadline passed mid-call. */
-  stoppedAtDeadline: number;
+  /** Workers terminated because their request ended (deadline passed, client gone) mid-call. */
+  stopped: number;
   crashed: number;
 }
 
@@ -75,6 +85,8 @@ const DEFAULT_WORKER_PATH = workerScriptPath("documents/isolate/document-worker.
 interface Pending {
   resolve(value: unknown): void;
   reject(err: Error): void;
+  /** Gives back the call's compute permit. */
+  done(): void;
 }
 
 interface Slot {
@@ -97,10 +109,13 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
   if (!Number.isInteger(options.size) || options.size < 1) throw new TypeError("createDocumentWorkers: size must be an integer >= 1");
   const workerPath = options.workerPath ?? DEFAULT_WORKER_PATH;
   const idleMs = options.idleMs ?? IDLE_MS;
+  const maxLeases = options.maxLeases ?? options.size * 4;
+  if (!Number.isInteger(maxLeases) || maxLeases < options.size) throw new TypeError("createDocumentWorkers: maxLeases must be an integer >= size");
+  const permits = new Permits(options.size);
   const slots: Slot[] = [];
   const waiters: Waiter[] = [];
   let nextId = 1;
-  let stoppedAtDeadline = 0;
+  let stopped = 0;
   let crashed = 0;
   let closed = false;
 
@@ -111,7 +126,10 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
     clearTimeout(slot.idleTimer);
     slots.splice(slots.indexOf(slot), 1);
     slot.worker.terminate();
-    for (const p of slot.pending.values()) p.reject(reason);
+    for (const p of slot.pending.values()) {
+      p.done();
+      p.reject(reason);
+    }
     slot.pending.clear();
     if (!closed) serveWaiter();
   }
@@ -131,6 +149,7 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
       const p = slot.pending.get(msg.id);
       if (!p) return;
       slot.pending.delete(msg.id);
+      p.done();
       if (!msg.ok) p.reject(fromWireError(msg.error));
       else if ("json" in msg) p.resolve(JSON.parse(msg.json));
       else p.resolve(msg.result);
@@ -157,7 +176,7 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
   function available(): Slot | undefined {
     const free = slots.find((s) => !s.leased);
     if (free) return take(free);
-    if (slots.length < options.size) return take(spawn());
+    if (slots.length < maxLeases) return take(spawn());
     return undefined;
   }
 
@@ -176,27 +195,34 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
     slot.leased = false;
     setWorkerBusy(slot.worker, false);
     serveWaiter();
-    if (!slot.leased && !slot.dead) slot.idleTimer = setTimeout(() => retire(slot, new Error("idle")), idleMs);
+    if (slot.leased || slot.dead) return;
+    slot.idleTimer = setTimeout(() => retire(slot, new Error("idle")), idleMs);
+    slot.idleTimer.unref(); // an idle worker must not keep a CLI run alive
+
   }
 
   function makeLease(slot: Slot, signal: AbortSignal): DocumentLease {
     let released = false;
-    // The deadline passing mid-call is the one thing a synchronous parser cannot notice: stop its thread.
+    // The request ending mid-call (its deadline, or the client leaving) is the one thing a synchronous parser cannot
+    // notice: stop its thread.
     const onAbort = () => {
       if (slot.pending.size === 0 || slot.dead) return;
-      stoppedAtDeadline++;
-      options.onWorkerError?.("document worker stopped: a document was still being parsed at its request's deadline");
+      stopped++;
+      options.onWorkerError?.("document worker stopped: its request ended (deadline passed or client gone) while a document was being parsed");
       retire(slot, signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
     };
     signal.addEventListener("abort", onAbort);
     return {
-      call(request) {
-        if (released) return Promise.reject(new Error("document lease already released"));
-        if (slot.dead) return Promise.reject(new DocumentWorkerCrashedError("its worker is gone"));
-        if (signal.aborted) return Promise.reject(signal.reason);
+      async call(request) {
+        const done = await permits.acquire(signal);
+        if (released || slot.dead || signal.aborted) {
+          done();
+          if (signal.aborted) throw signal.reason;
+          throw released ? new Error("document lease already released") : new DocumentWorkerCrashedError("its worker is gone");
+        }
         const id = nextId++;
         return new Promise((resolve, reject) => {
-          slot.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+          slot.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, done });
           slot.worker.postMessage({ ...request, id } as DocumentRequest);
         });
       },
@@ -205,8 +231,10 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
         released = true;
         signal.removeEventListener("abort", onAbort);
         // A call still running (the caller gave up on it) would hand the next document a busy worker: end it.
-        if (slot.pending.size > 0) retire(slot, new Error("lease released with a call running"));
-        else giveBack(slot);
+        if (slot.pending.size > 0) return retire(slot, new Error("lease released with a call running"));
+        // The next document must not find this one still open (its memory held, its pages readable).
+        if (!slot.dead) slot.worker.postMessage({ id: 0, op: "reset" } satisfies DocumentRequest);
+        giveBack(slot);
       },
     };
   }
@@ -233,7 +261,8 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
       });
     },
     stats() {
-      return { size: options.size, live: slots.length, leased: slots.filter((s) => s.leased).length, waiting: waiters.length, stoppedAtDeadline, crashed };
+      const leased = slots.filter((s) => s.leased).length;
+      return { size: options.size, live: slots.length, leased, computing: permits.active, waiting: waiters.length + permits.waiting, stopped, crashed };
     },
     async close() {
       closed = true;

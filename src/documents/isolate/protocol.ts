@@ -22,7 +22,9 @@ export type DocumentRequest =
   /** The pixel size an image's header declares (mupdf reads every kind crawlbox OCRs but WebP). */
   | { id: number; op: "imageSize"; body: Uint8Array }
   /** An image (GIF, BMP) re-encoded as PNG, for tesseract. */
-  | { id: number; op: "imagePng"; body: Uint8Array };
+  | { id: number; op: "imagePng"; body: Uint8Array }
+  /** Forget the lease's state (its open PDF); sent on release, unanswered. */
+  | { id: number; op: "reset" };
 
 /** What the worker found on one PDF page. */
 export type PdfPageResult =
@@ -49,6 +51,7 @@ export interface DocumentResults {
   pdfFinish: PdfSummary;
   imageSize: { width: number; height: number };
   imagePng: Uint8Array;
+  reset: null;
 }
 
 /** An error as it crosses the boundary: typed ones keep their code, status and details. */

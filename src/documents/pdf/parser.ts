@@ -69,6 +69,10 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
       const worker = await options.workers.lease(deadline.signal).catch((err) => {
         throw deadline.wrap(err);
       });
+      // Ends this document's OCR jobs when the parse fails (one page's OCR failing must not leave the others running).
+      const stop = new AbortController();
+      const ocrSignal = AbortSignal.any([deadline.signal, stop.signal]);
+      const batches: Promise<PdfPageResult[]>[] = [];
       try {
         const { total } = await worker.call({ op: "pdfOpen", body: page.body });
         const limit = Math.min(total, opts.maxPages ?? total);
@@ -81,7 +85,6 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
 
         // Pages are read in batches, two batches ahead: the worker reads the next pages while this thread takes in
         // the last ones, and a message carries several pages.
-        const batches: Promise<PdfPageResult[]>[] = [];
         const ask = (batch: number) => {
           const from = batch * PAGES_PER_CALL;
           if (from >= limit) return;
@@ -108,7 +111,7 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
               continue;
             }
             const { width, height } = read;
-            const job = options.ocr.recognize(read.png, read.pointsPerPixel, spec.location?.languages, deadline.signal).then((lines) => {
+            const job = options.ocr.recognize(read.png, read.pointsPerPixel, spec.location?.languages, ocrSignal).then((lines) => {
               pages[i] = { number: i + 1, width, height, lines, source: "ocr" };
             });
             jobs.push(job);
@@ -137,6 +140,10 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
       } catch (err) {
         throw deadline.wrap(err);
       } finally {
+        stop.abort();
+        // Pages read ahead of a failure: let them finish (the deadline still stops the worker) rather than end a
+        // worker that is fine, which the next document would pay for with mupdf's start-up.
+        await Promise.allSettled(batches.filter(Boolean));
         worker.release();
       }
     },
