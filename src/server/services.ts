@@ -216,6 +216,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     idempotency.prune(now());
     extractStore.prune(now());
     cache.prune(now() - config.cacheRetentionMs);
+    void cache
+      .compact()
+      .then((r) => r.segments > 0 && log.info("page cache compacted", { ...r }))
+      .catch((err: unknown) => log.warn("page cache compaction failed", { error: err instanceof Error ? err.message : String(err) }));
   });
   const webhooks = createWebhookDispatcher({
     db,

@@ -6,7 +6,7 @@
  * process (an existing segment is never written again, so a crash can only leave a short tail that no row
  * points at). Segments are deleted whole, once nothing points into them.
  */
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 /** Size at which a new segment is started. Dead space is reclaimed a segment at a time, so not too large. */
@@ -69,6 +69,20 @@ export class BodySegments {
       }
     } catch {
       return undefined;
+    }
+    return out;
+  }
+
+  /** The segments no longer written to, with their sizes in bytes (the one being written is not listed). */
+  sealed(): { segment: string; bytes: number }[] {
+    const out: { segment: string; bytes: number }[] = [];
+    for (const name of readdirSync(this.dir)) {
+      if (name === this.current?.name || !SEGMENT_NAME.test(name)) continue;
+      try {
+        out.push({ segment: name, bytes: statSync(join(this.dir, name)).size });
+      } catch {
+        // deleted meanwhile
+      }
     }
     return out;
   }

@@ -14,7 +14,9 @@
  *
  * A row is written after its body, so a row always points at written bytes; bytes without a row (a crash between
  * the two, or a key stored again) are dead space until their segment's rows are all pruned, then the segment file
- * is deleted. A row whose bytes cannot be read back whole (a truncated segment) is a miss.
+ * is deleted. A row whose bytes cannot be read back whole (a truncated segment) is a miss. Pages fetched again and
+ * again (`maxAge: 0`, monitoring) would leave every old copy in place for the whole retention, so {@link
+ * PageCache.compact} copies the live bodies of mostly dead segments forward and deletes those segments.
  */
 import type { Database } from "bun:sqlite";
 import type { Page } from "../engines/types.ts";
@@ -46,6 +48,25 @@ export function isCacheableArtifacts(artifacts: Page["artifacts"]): boolean {
 
 const KEY = /^[0-9a-f]{64}$/;
 
+/**
+ * A sealed segment whose live bodies fill less than this share of it is compacted. At 0.5 the folder holds at most
+ * about twice the live bytes (plus the segment being written), and a body is copied at most about once per
+ * segment's worth of new writes.
+ */
+export const COMPACT_BELOW_LIVE_SHARE = 0.5;
+
+/** Longest stretch of compaction (synchronous reads and writes) before other requests get the thread back. */
+const COMPACT_YIELD_EVERY_MS = 10;
+
+/** What {@link PageCache.compact} did. */
+export interface CompactionReport {
+  segments: number;
+  movedBodies: number;
+  movedBytes: number;
+  /** Bytes of segment files deleted. */
+  freedBytes: number;
+}
+
 /** Read and write access to the page cache. */
 export class PageCache {
   private readonly segments: BodySegments;
@@ -53,6 +74,10 @@ export class PageCache {
   private readonly putStmt;
   private readonly pruneStmt;
   private readonly liveSegmentsStmt;
+  private readonly liveBytesStmt;
+  private readonly rowsInStmt;
+  private readonly moveStmt;
+  private closed = false;
 
   /** `segmentBytes`: size at which a new body segment starts (tests make it tiny). */
   constructor(db: Database, dataDir: string, segmentBytes?: number) {
@@ -65,6 +90,14 @@ export class PageCache {
     );
     this.pruneStmt = db.query("DELETE FROM page_cache WHERE cached_at < ?");
     this.liveSegmentsStmt = db.query<{ segment: string }, []>("SELECT DISTINCT segment FROM page_cache");
+    this.liveBytesStmt = db.query<{ segment: string; live: number }, []>("SELECT segment, SUM(size) AS live FROM page_cache GROUP BY segment");
+    this.rowsInStmt = db.query<{ cache_key: string; offset: number; size: number }, [string]>(
+      "SELECT cache_key, offset, size FROM page_cache WHERE segment = ?",
+    );
+    // Only if the row still points where it was read: a page stored again meanwhile keeps its new copy.
+    this.moveStmt = db.query<unknown, [string, number, string, string, number]>(
+      "UPDATE page_cache SET segment = ?, offset = ? WHERE cache_key = ? AND segment = ? AND offset = ?",
+    );
   }
 
   /** The cached page for `key` if it was fetched at or after `notBefore` (epoch ms). */
@@ -111,8 +144,46 @@ export class PageCache {
     return removed;
   }
 
+  /**
+   * Copies the live bodies of sealed segments that are mostly dead space ({@link COMPACT_BELOW_LIVE_SHARE}) to the
+   * segment being written, then deletes those segments. Gives the thread back every few milliseconds; stops when
+   * the cache is closed. A read racing a move finds the old copy, or a miss once its segment is gone.
+   */
+  async compact(): Promise<CompactionReport> {
+    const report: CompactionReport = { segments: 0, movedBodies: 0, movedBytes: 0, freedBytes: 0 };
+    const live = new Map(this.liveBytesStmt.all().map((r) => [r.segment, r.live]));
+    const sparse = this.segments.sealed().filter((s) => (live.get(s.segment) ?? 0) < s.bytes * COMPACT_BELOW_LIVE_SHARE);
+    let yieldedAt = performance.now();
+    for (const { segment, bytes } of sparse) {
+      for (const row of this.rowsInStmt.all(segment)) {
+        if (performance.now() - yieldedAt > COMPACT_YIELD_EVERY_MS) {
+          await Bun.sleep(0);
+          yieldedAt = performance.now();
+        }
+        if (this.closed) return report;
+        const blob = this.segments.read(segment, row.offset, row.size);
+        if (!blob) continue; // unreadable: a miss either way, and the row goes with its segment below
+        const at = this.segments.append(blob);
+        if (this.moveStmt.run(at.segment, at.offset, row.cache_key, segment, row.offset).changes > 0) {
+          report.movedBodies++;
+          report.movedBytes += blob.byteLength;
+        }
+      }
+      if (this.closed) return report;
+      report.segments++;
+      report.freedBytes += bytes;
+    }
+    if (sparse.length > 0) {
+      // Rows left in a compacted segment could not be read: they are misses, and go with it.
+      const compacted = new Set(sparse.map((s) => s.segment));
+      this.segments.removeAllBut(new Set(this.liveSegmentsStmt.all().map((r) => r.segment).filter((s) => !compacted.has(s))));
+    }
+    return report;
+  }
+
   /** Closes the segment files (the database is closed by its owner). */
   close(): void {
+    this.closed = true;
     this.segments.close();
   }
 }
