@@ -25,6 +25,8 @@ const MAX_SEEN_LINKS = 200_000;
 
 /** What the planner keeps per running crawl. */
 interface PlannerState {
+  /** The URL the filters were built from (see {@link originOf}). */
+  origin: string;
   full: CrawlFilter;
   scope: CrawlFilter;
   seen: Set<string>;
@@ -37,6 +39,13 @@ export interface CrawlPlannerDeps {
   robots: RobotsCache;
   log: Logger;
 }
+
+/** Where a crawl's scope is judged from: its start URL, or where its start page landed on another host. */
+function originOf(job: Job): string {
+  return job.options.originUrl ?? job.url!;
+}
+
+const bareHost = (url: string) => new URL(url).hostname.replace(/^www\./, "");
 
 function crawlerOptions(job: Job): FilterOptions & { sitemap?: string; limit?: number; delay?: number } {
   return (job.options.crawlerOptions ?? {}) as FilterOptions & { sitemap?: string; limit?: number; delay?: number };
@@ -52,13 +61,15 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
   const filters = new Map<string, PlannerState>();
 
   function filtersFor(job: Job): PlannerState {
+    const origin = originOf(job);
     let f = filters.get(job.id);
-    if (!f) {
+    if (!f || f.origin !== origin) {
       if (filters.size >= MAX_CACHED_FILTERS) filters.delete(filters.keys().next().value!);
       const options = crawlerOptions(job);
       f = {
-        full: createCrawlFilter(job.url!, options, deps.robots),
-        scope: createCrawlFilter(job.url!, { ...options, ignoreRobotsTxt: true }),
+        origin,
+        full: createCrawlFilter(origin, options, deps.robots),
+        scope: createCrawlFilter(origin, { ...options, ignoreRobotsTxt: true }),
         seen: new Set(),
         queued: new Set(),
       };
@@ -174,6 +185,14 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       // reachable either: the start page's own fetch then reports that real error instead of a robots denial.
       if (entry.status === "unreachable" && entry.errorCode !== undefined) return true;
       return entry.isAllowed(job.url!, filtersFor(job).full.robotsAgents) !== false;
+    },
+
+    originAfterRedirect(job, finalUrl) {
+      try {
+        return bareHost(finalUrl) === bareHost(originOf(job)) ? undefined : new URL(finalUrl).href;
+      } catch {
+        return undefined;
+      }
     },
 
     judgeRedirect(job, task, finalUrl) {

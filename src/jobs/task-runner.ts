@@ -37,6 +37,11 @@ export interface CrawlPlanner {
    */
   judgeRedirect(job: Job, task: Task, finalUrl: string): { denied: CrawlDenialReason } | { key: string } | undefined;
   /**
+   * The crawl's new origin when its start page landed on `finalUrl` on another host (not just `www.` added or
+   * dropped): the site lives there, and its links must not all count as external. Undefined otherwise.
+   */
+  originAfterRedirect(job: Job, finalUrl: string): string | undefined;
+  /**
    * Whether robots.txt lets the crawl fetch its start page (every other page is checked when it is discovered). A
    * robots.txt that answered 5xx counts as disallowing; one that could not be fetched at all does not (the page's
    * own fetch reports why).
@@ -109,8 +114,11 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         }
       }
       // A crawl page that redirected: refused when it left the crawl's scope (api-v2.md §5.6), except the start
-      // page (a site whose root redirects to another host is still crawled); otherwise its target is claimed.
+      // page, whose landing on another host moves the crawl's origin there (its links are the site's own); otherwise
+      // its target is claimed.
       const finalUrl = page.document.metadata.url;
+      const origin = isStart && finalUrl ? deps.planner.originAfterRedirect(job, finalUrl) : undefined;
+      if (origin) job = { ...job, options: { ...job.options, originUrl: origin } };
       const verdict = job.kind === "crawl" && !hidden && finalUrl ? deps.planner.judgeRedirect(job, task, finalUrl) : undefined;
       if (verdict && "denied" in verdict && !isStart) {
         return { kind: "failed", error: new CrawlDenialError(task.url, finalUrl, verdict.denied) };
@@ -133,6 +141,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
           robotsBlocked,
           limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER,
           ...(verdict && "key" in verdict ? { redirect: { key: verdict.key, url: finalUrl } } : {}),
+          ...(origin ? { optionsPatch: { originUrl: origin } } : {}),
         },
       };
     } catch (err) {

@@ -47,6 +47,11 @@ export interface JobOptions {
   zeroDataRetention?: boolean;
   /** Crawl delay between requests to one host, in ms (from `delay` or robots `Crawl-delay`). */
   delayMs?: number;
+  /**
+   * Crawl only: the URL the crawl's scope is judged from (its host, and its path without `crawlEntireDomain`) when
+   * the start page redirected to another host (upstream rewrites `originUrl`, api-v2.md §5.6); else the start URL.
+   */
+  originUrl?: string;
 }
 
 /** A task row. */

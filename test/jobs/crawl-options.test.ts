@@ -144,6 +144,13 @@ describe("crawl options through the API", () => {
     expect(errors.errors.some((e: any) => e.code === "SCRAPE_RACED_REDIRECT_ERROR")).toBe(false);
   });
 
+  test("a start page that redirects to another host moves the crawl there: that site's links are its own", async () => {
+    // /go/external → elsewhere.test/article/2, which links to elsewhere.test/, which links to /article/1..3.
+    const { finals, status } = await crawl({ url: `${site.origin}/go/external`, limit: 20, crawlEntireDomain: true, sitemap: "skip" });
+    expect(status.data[0] && finals.every((u) => u.startsWith(site.externalOrigin))).toBe(true);
+    expect([...finals].sort()).toEqual([`${site.externalOrigin}/`, ...[1, 2, 3].map((i) => `${site.externalOrigin}/article/${i}`)].sort());
+  });
+
   test("subdomains and external links only when allowed; social links never", async () => {
     const base = { limit: 500, crawlEntireDomain: true, sitemap: "skip", maxDiscoveryDepth: 1, excludePaths: ["^/slow/", "^/busy/"] };
     const plain = await crawl(base);
