@@ -239,10 +239,28 @@ describe("the document worker pool", () => {
     }
   }, 30_000);
 
+  test("a worker that cannot start is the server's fault: 503 DOCUMENT_WORKERS_UNAVAILABLE, not the document's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crawlbox-docworker-"));
+    const broken = join(dir, "broken.ts");
+    writeFileSync(broken, "import './does-not-exist.ts';\n");
+    const messages: string[] = [];
+    const pool = createDocumentWorkers({ size: 1, workerPath: broken, onWorkerError: (m) => messages.push(m) });
+    try {
+      const lease = await pool.lease(AbortSignal.timeout(10_000));
+      const err = (await lease.call({ op: "office", kind: "docx", body: buildDocx() }).catch((e) => e)) as any;
+      lease.release();
+      expect([err.code, err.status, err.retryable]).toEqual(["DOCUMENT_WORKERS_UNAVAILABLE", 503, true]);
+      expect(messages[0]).toContain("document worker failed to start");
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   test("a crashing worker rejects with SCRAPE_DOCUMENT_PARSER_CRASHED; idle workers end", async () => {
     const dir = mkdtempSync(join(tmpdir(), "crawlbox-docworker-"));
     const crashing = join(dir, "crash.ts");
-    writeFileSync(crashing, "self.addEventListener('message', () => process.exit(3));\n");
+    writeFileSync(crashing, "self.addEventListener('message', () => process.exit(3));\nself.postMessage({ id: -1, ok: true, result: null });\n");
     const messages: string[] = [];
     const pool = createDocumentWorkers({ size: 1, workerPath: crashing, onWorkerError: (m) => messages.push(m) });
     const real = createDocumentWorkers({ size: 1, idleMs: 50 });

@@ -10,7 +10,7 @@ import { imageSize, imageToPng } from "../image/decode.ts";
 import { convertOffice } from "../office/readers.ts";
 import { loadMupdf } from "../pdf/mupdf.ts";
 import { PdfReader } from "../pdf/reader.ts";
-import { type DocumentRequest, type DocumentResponse, toWireError } from "./protocol.ts";
+import { type DocumentRequest, type DocumentResponse, READY_ID, toWireError } from "./protocol.ts";
 
 declare const self: Worker;
 
@@ -87,3 +87,6 @@ self.addEventListener("message", (event: MessageEvent<DocumentRequest>) => {
     }
   });
 });
+
+// Loaded: from now on a crash is a document's doing, not a broken installation (pool.ts tells them apart).
+self.postMessage({ id: READY_ID, ok: true, result: null } satisfies DocumentResponse);

@@ -20,7 +20,7 @@
 import { CrawlboxError } from "../../errors.ts";
 import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
 import { Permits } from "./permits.ts";
-import { type DocumentRequest, type DocumentResponse, type DocumentResults, fromWireError } from "./protocol.ts";
+import { type DocumentRequest, type DocumentResponse, type DocumentResults, fromWireError, READY_ID } from "./protocol.ts";
 
 /** How long a worker may stay without a lease before it is ended. */
 export const IDLE_MS = 30_000;
@@ -29,6 +29,19 @@ export const IDLE_MS = 30_000;
 export class DocumentWorkerCrashedError extends CrawlboxError {
   constructor(reason: string) {
     super("SCRAPE_DOCUMENT_PARSER_CRASHED", 422, `The document could not be parsed: the parser stopped (${reason}).`, { details: { reason } });
+  }
+}
+
+/**
+ * 503: a document worker could not start (its script failed to load): the server's fault, not the document's.
+ * Retryable; logged as an error.
+ */
+export class DocumentWorkersUnavailableError extends CrawlboxError {
+  constructor(reason: string) {
+    super("DOCUMENT_WORKERS_UNAVAILABLE", 503, `Documents cannot be parsed on this server right now: a document worker failed to start (${reason}).`, {
+      details: { reason },
+      retryable: true,
+    });
   }
 }
 
@@ -95,6 +108,8 @@ interface Slot {
   dead: boolean;
   pending: Map<number, Pending>;
   idleTimer?: ReturnType<typeof setTimeout>;
+  /** The worker said it loaded ({@link READY_ID}): a crash from then on is the document's doing. */
+  ready: boolean;
 }
 
 interface Waiter {
@@ -137,15 +152,19 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
   function crash(slot: Slot, reason: string) {
     if (slot.dead) return;
     crashed++;
-    options.onWorkerError?.(`document worker crashed: ${reason}`);
-    retire(slot, new DocumentWorkerCrashedError(reason));
+    options.onWorkerError?.(slot.ready ? `document worker crashed: ${reason}` : `document worker failed to start: ${reason}`);
+    retire(slot, slot.ready ? new DocumentWorkerCrashedError(reason) : new DocumentWorkersUnavailableError(reason));
   }
 
   function spawn(): Slot {
     const worker = new Worker(workerPath);
-    const slot: Slot = { worker, leased: false, dead: false, pending: new Map() };
+    const slot: Slot = { worker, leased: false, dead: false, pending: new Map(), ready: false };
     worker.addEventListener("message", (event: MessageEvent<DocumentResponse>) => {
       const msg = event.data;
+      if (msg.id === READY_ID) {
+        slot.ready = true;
+        return;
+      }
       const p = slot.pending.get(msg.id);
       if (!p) return;
       slot.pending.delete(msg.id);

@@ -64,6 +64,9 @@ export interface WireError {
   retryable?: boolean;
 }
 
+/** The id of the message a worker sends once its script has loaded (before any request). */
+export const READY_ID = -1;
+
 /** Worker → main. */
 export type DocumentResponse =
   | { id: number; ok: true; result: unknown }
