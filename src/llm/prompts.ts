@@ -167,3 +167,36 @@ export function highlightsMessages(content: string, query: string): LlmMessage[]
     { role: "user", content: `Query: ${query}\n\nQuote the passages of the following web page that are relevant to the query.\n\n${delimit(content).text}` },
   ];
 }
+
+/** What each `redactPII` entity bucket covers, as the model is told. */
+const PII_KINDS: Record<string, string> = {
+  PERSON: "names of people (full names, first or last names of private individuals, usernames tied to a person)",
+  EMAIL: "e-mail addresses",
+  PHONE: "phone and fax numbers",
+  LOCATION: "street addresses, postal codes with a street, precise home or work locations of a person",
+  FINANCIAL: "payment card numbers, bank account numbers and IBANs, tax and social security numbers",
+  SECRET: "passwords, API keys, access tokens, private keys and other credentials",
+};
+
+const PII_SYSTEM = [
+  "You find personally identifiable information (PII) in a web page so that it can be redacted.",
+  UNTRUSTED_CONTENT_RULE,
+  "Answer with one JSON object only, no prose and no Markdown fences.",
+  "Quote every piece of PII exactly as it is written in the page, character for character, without the words around it.",
+  "Do not list organisations, products, brands, cities or countries on their own, or information that identifies no one.",
+].join("\n");
+
+/** Messages asking one chunk of a page for its PII of the given entity types. */
+export function piiMessages(content: string, entities: readonly string[], part?: { index: number; count: number }): LlmMessage[] {
+  const kinds = entities.map((e) => `- ${e}: ${PII_KINDS[e] ?? e}`).join("\n");
+  const parts = [
+    `List every piece of PII of these types in the page:\n${kinds}`,
+    'Answer as {"spans": [{"text": "<the PII exactly as written>", "type": "<one of the types>"}]}; an empty list when there is none.',
+  ];
+  if (part && part.count > 1) parts.push(`The page is long and split into ${part.count} parts; this is part ${part.index + 1}.`);
+  parts.push(delimit(content).text);
+  return [
+    { role: "system", content: PII_SYSTEM },
+    { role: "user", content: parts.join("\n\n") },
+  ];
+}

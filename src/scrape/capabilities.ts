@@ -36,6 +36,11 @@ export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, av
       );
     }
   }
+  if (spec.redactPII && spec.redactPII.mode !== "fast" && !available.has("llm")) {
+    throw new LlmNotConfiguredError(
+      `redactPII in "${spec.redactPII.mode}" mode (the default; {"mode": "fast"} needs no model and redacts e-mails, phones, financial numbers and secrets, not names or places)`,
+    );
+  }
   for (const format of spec.formats) {
     const renderer = registry.get(format.type);
     if (!renderer) {

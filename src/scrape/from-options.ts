@@ -5,6 +5,7 @@
  */
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import { UnsupportedOptionError } from "../errors.ts";
+import { piiOptions } from "../redact/redactor.ts";
 import { DEFAULT_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
 
 /**
@@ -29,7 +30,7 @@ export function specFromOptions(
   if (o.onlyCleanContent) {
     throw new UnsupportedOptionError("BAD_REQUEST", "onlyCleanContent is not supported by crawlbox; use onlyMainContent.");
   }
-  if (o.redactPII) throw new UnsupportedOptionError("BAD_REQUEST", "redactPII is not supported by crawlbox yet.");
+  const pii = piiOptions(o.redactPII);
   const spec: ScrapeSpec = {
     url,
     sourceUrl,
@@ -47,6 +48,7 @@ export function specFromOptions(
     blockAds: o.blockAds,
     maxAgeMs: o.maxAge ?? DEFAULT_MAX_AGE_MS,
     lockdown: o.lockdown,
+    ...(pii ? { redactPII: pii } : {}),
     storeInCache: o.storeInCache,
     zeroDataRetention: extra.zeroDataRetention ?? false,
     parsers: o.parsers as ScrapeSpec["parsers"],

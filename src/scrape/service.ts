@@ -8,6 +8,7 @@
  *                                      └─miss─▶ engine ─────┴▶ render formats ─▶ metadata ─▶ store ─▶ Document
  * ```
  */
+import { createRedactor, REDACT_PII_EXTRA_CREDITS, type Redactor } from "../redact/redactor.ts";
 import type { Logger } from "../log.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
@@ -47,6 +48,8 @@ export interface ScrapeServiceDeps {
   log?: Pick<Logger, "warn">;
   /** Parse workers for concurrent and large pages (scrape/parse-workers); without them every page parses here. */
   parseWorkers?: ParsePool;
+  /** PII redaction of the markdown (`redactPII`). @default patterns only: the capability check refuses the model modes */
+  redactor?: Redactor;
 }
 
 /** Per-call options of a scrape. */
@@ -142,7 +145,9 @@ export class ScrapeService {
     this.validate(spec);
     const renderers = this.renderersFor(spec);
     const extraCredits = renderers.reduce((sum, [r]) => sum + (r.extraCredits ?? 0), 0);
-    this.deps.ledger.assertCanSpend(who, 1 + extraCredits);
+    // Redaction is charged per page, a parsed PDF's pages included (upstream).
+    const perPage = 1 + (spec.redactPII ? REDACT_PII_EXTRA_CREDITS : 0);
+    this.deps.ledger.assertCanSpend(who, perPage + extraCredits);
 
     const startedAt = this.now();
     const scrapeId = options.scrapeId ?? this.newId();
@@ -151,14 +156,14 @@ export class ScrapeService {
     const parser = bytesOnly ? undefined : this.deps.parsers.find(page, spec);
     const fixedCredits = extraCredits + (page.proxyUsed === "stealth" ? ENHANCED_PROXY_EXTRA_CREDITS : 0);
     const converted = parser
-      ? await parser.parse(page, spec, options.signal, { affordCredits: (documentCredits) => this.deps.ledger.assertCanSpend(who, documentCredits + fixedCredits) })
+      ? await parser.parse(page, spec, options.signal, { affordCredits: (documentCredits) => this.deps.ledger.assertCanSpend(who, documentCredits * perPage + fixedCredits) })
       : undefined;
     const renderable = isRenderable(page);
     if (!converted && !renderable && !bytesOnly) throw new UnsupportedFileError(page.contentType || "unknown");
-    const credits = (converted ? converted.credits : 1) + fixedCredits;
+    const credits = (converted ? converted.credits : 1) * perPage + fixedCredits;
     // A PDF's per-page credits and the enhanced mode's extra are known only now: the quota must hold for them too,
     // before the formats (LLM calls) run and anything is charged.
-    if (credits > 1 + extraCredits) this.deps.ledger.assertCanSpend(who, credits);
+    if (credits > perPage + extraCredits) this.deps.ledger.assertCanSpend(who, credits);
 
     // What LLM-backed and history-keeping renderers need: the key, the deadline, token accounting.
     const run: RenderRun = {
@@ -179,6 +184,10 @@ export class ScrapeService {
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
     if (converted?.fields) mergeRendered(doc, converted.fields);
     if (page.warning) mergeRendered(doc, { warning: page.warning });
+    if (spec.redactPII && typeof doc.markdown === "string") {
+      const redactor = this.deps.redactor ?? createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 });
+      doc.markdown = await redactor.redact(doc.markdown, spec.redactPII, run);
+    }
 
     const metadata: DocumentMetadata = {
       ...pageMeta,

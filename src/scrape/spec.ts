@@ -4,6 +4,7 @@
  * (src/api) are mapped to this once, in the route, so the pipeline never deals with wire quirks (string
  * formats, optional defaults, legacy names). Crawl and batch pages build the same spec.
  */
+import type { PiiOptions } from "../redact/redactor.ts";
 
 /** One requested format, always in object form (`"markdown"` becomes `{type:"markdown"}`). */
 export interface FormatRequest {
@@ -42,6 +43,8 @@ export interface ScrapeSpec {
   minAgeMs?: number;
   /** Cache-only with a two-year maxAge (`lockdown`). */
   lockdown: boolean;
+  /** PII redaction of the markdown (`redactPII`, redact/redactor.ts); undefined when off. */
+  redactPII?: PiiOptions;
   storeInCache: boolean;
   zeroDataRetention: boolean;
   /** Requested document parsers (`parsers`), normalised to objects. */

@@ -24,6 +24,7 @@ import { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { RendererNeed } from "../scrape/renderer.ts";
 import { createParsePool, type ParsePool } from "../scrape/parse-workers/pool.ts";
 import { createDocumentWorkers, type DocumentWorkers } from "../documents/isolate/pool.ts";
+import { createRedactor } from "../redact/redactor.ts";
 import { ScrapeService } from "../scrape/service.ts";
 import { createSearxngBackend } from "../search/searxng.ts";
 import { SearchService } from "../search/service.ts";
@@ -196,6 +197,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     now,
     log,
     parseWorkers,
+    redactor: createRedactor(llm, config),
   });
   const limiter = new ConcurrencyLimiter(config.maxConcurrency);
   // Like the LLM provider, SearXNG is the operator's own service: reached by a pinned fetch, not the egress gate.

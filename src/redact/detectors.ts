@@ -1,0 +1,123 @@
+/**
+ * @module redact/detectors
+ * The pattern side of PII redaction (`redactPII` modes `fast` and `aggressive`): spans of text that are, by their
+ * shape and check digits, an e-mail address, a phone number, a payment card, an IBAN or US social security number,
+ * or a credential. Names and places have no shape: only the model finds them (redact/model.ts).
+ *
+ * Precision over recall where a shape is ambiguous: a card number must pass the Luhn check, an IBAN its mod-97
+ * check, a phone number needs a `+`, a leading 0, brackets or the North American 3-3-4 grouping and 7–15 digits,
+ * so dates, prices, version numbers and order ids are left alone.
+ */
+
+/** The entity buckets of upstream's `redactPII.entities`. */
+export const PII_ENTITIES = ["PERSON", "EMAIL", "PHONE", "LOCATION", "FINANCIAL", "SECRET"] as const;
+export type PiiEntity = (typeof PII_ENTITIES)[number];
+
+/** A span of text to redact: `[start, end)` in UTF-16 units. */
+export interface PiiSpan {
+  start: number;
+  end: number;
+  type: PiiEntity;
+}
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b/g;
+
+/** Candidate phone numbers; {@link isPhone} decides. */
+const PHONE = /(?<![\w.+/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d[\d .-]{5,18}\d(?![\w/]|[.-]\d)/g;
+
+/** Card-like runs: 13–19 digits, optionally grouped by single spaces or hyphens. */
+const CARD = /(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
+
+const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g;
+
+const SSN = /(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])/g;
+
+/** Credentials by their issuers' formats, and private key blocks. */
+const SECRET_TOKENS: RegExp[] = [
+  /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z]+ )*PRIVATE KEY-----/g,
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key id
+  /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g, // GitHub
+  /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g, // Slack
+  /\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{20,}\b/g, // OpenAI, Anthropic and alike
+  /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b/g, // Stripe
+  /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API key
+  /\bfc-[0-9a-f]{32}\b/g, // Firecrawl
+  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, // JWT
+];
+
+/** `password: value`, `api_key=value`, …: the value only. */
+const LABELLED_SECRET = /\b(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|bearer)\b["']?\s*[:=]\s*["']?([^\s"'<>`]{6,})/gi;
+
+function digits(s: string): string {
+  return s.replace(/\D/g, "");
+}
+
+/** The Luhn checksum of a card number. */
+export function luhnValid(number: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < number.length; i++) {
+    let d = number.charCodeAt(number.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return number.length > 0 && sum % 10 === 0;
+}
+
+/** The ISO 13616 mod-97 check of an IBAN (spaces removed). */
+export function ibanValid(iban: string): boolean {
+  const s = iban.replace(/ /g, "");
+  if (s.length < 15 || s.length > 34) return false;
+  const moved = s.slice(4) + s.slice(0, 4);
+  let rest = 0;
+  for (const ch of moved) {
+    const v = ch >= "A" && ch <= "Z" ? ch.charCodeAt(0) - 55 : ch.charCodeAt(0) - 48;
+    rest = v > 9 ? (rest * 100 + v) % 97 : (rest * 10 + v) % 97;
+  }
+  return rest === 1;
+}
+
+/** Whether a candidate looks like a phone number rather than a date, a price or an id. */
+function isPhone(candidate: string): boolean {
+  const n = digits(candidate).length;
+  if (n < 7 || n > 15) return false;
+  if (/^\d+$/.test(candidate)) return false; // a bare run of digits is an id, a count or a card
+  if (/^\d{4}[-.]\d{1,2}[-.]\d{1,2}$/.test(candidate) || /^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$/.test(candidate)) return false; // dates
+  if (/\d\.\d+\.\d/.test(candidate) && !/[ ()+-]/.test(candidate)) return false; // versions, IP addresses
+  if (/^\d{3}-\d{2}-\d{4}$/.test(candidate)) return false; // a social security number's shape (FINANCIAL)
+  if (candidate.startsWith("+") || candidate.startsWith("(")) return true;
+  if (/^0\d/.test(candidate) && /[ .-]/.test(candidate)) return true; // national format with a trunk prefix
+  return /^\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}$/.test(candidate); // North American 3-3-4
+}
+
+function collect(text: string, re: RegExp, type: PiiEntity, keep: (m: RegExpExecArray) => boolean, out: PiiSpan[]): void {
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (keep(m)) out.push({ start: m.index, end: m.index + m[0].length, type });
+  }
+}
+
+/** The spans the patterns find for `entities`, in no particular order (they may overlap). */
+export function findPatternSpans(text: string, entities: ReadonlySet<PiiEntity>): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  if (entities.has("EMAIL")) collect(text, EMAIL, "EMAIL", () => true, out);
+  if (entities.has("PHONE")) collect(text, PHONE, "PHONE", (m) => isPhone(m[0]), out);
+  if (entities.has("FINANCIAL")) {
+    collect(text, CARD, "FINANCIAL", (m) => /^[3-6]/.test(m[0]) && luhnValid(digits(m[0])), out);
+    collect(text, IBAN, "FINANCIAL", (m) => ibanValid(m[0]), out);
+    collect(text, SSN, "FINANCIAL", () => true, out);
+  }
+  if (entities.has("SECRET")) {
+    for (const re of SECRET_TOKENS) collect(text, re, "SECRET", () => true, out);
+    LABELLED_SECRET.lastIndex = 0;
+    for (let m = LABELLED_SECRET.exec(text); m; m = LABELLED_SECRET.exec(text)) {
+      const value = m[1]!;
+      const start = m.index + m[0].length - value.length;
+      out.push({ start, end: start + value.length, type: "SECRET" });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+/**
+ * @module redact/redactor
+ * `redactPII` (upstream's PII redaction): the document's markdown with personally identifiable information replaced
+ * before it leaves the server (and before it is stored for `GET /v2/scrape/{id}`). Modes, as upstream:
+ * - `accurate` (default): the model finds the PII (redact/model.ts); needs an LLM provider;
+ * - `aggressive`: the model and the patterns (redact/detectors.ts) together;
+ * - `fast`: the patterns only, no model call: e-mails, phones, payment cards, IBANs, social security numbers and
+ *   credentials; names and places are not found.
+ * Only `markdown` is redacted, as upstream. Costs {@link REDACT_PII_EXTRA_CREDITS} more credits per page.
+ */
+import type { LlmCall, LlmClient } from "../llm/client.ts";
+import type { LlmLimits } from "../llm/render-call.ts";
+import { applySpans, type ReplaceStyle, spansOfQuotes } from "./apply.ts";
+import { findPatternSpans, PII_ENTITIES, type PiiEntity } from "./detectors.ts";
+import { findModelQuotes } from "./model.ts";
+
+/** Extra credits per page (per parsed PDF page) of a redacted document (upstream: 1 + 4). */
+export const REDACT_PII_EXTRA_CREDITS = 4;
+
+/** Normalised `redactPII` options. */
+export interface PiiOptions {
+  mode: "accurate" | "aggressive" | "fast";
+  entities: PiiEntity[];
+  replaceStyle: ReplaceStyle;
+}
+
+/** The request's `redactPII` field (validated by the API schema) as options; undefined when off. */
+export function piiOptions(field: unknown): PiiOptions | undefined {
+  if (field === undefined || field === false || field === null) return undefined;
+  const o = (field === true ? {} : field) as { mode?: PiiOptions["mode"]; entities?: PiiEntity[]; replaceStyle?: ReplaceStyle };
+  // An empty list is read as "all": a redaction request that redacts nothing would only hide a mistake.
+  const entities = o.entities && o.entities.length > 0 ? [...new Set(o.entities)] : [...PII_ENTITIES];
+  return { mode: o.mode ?? "accurate", entities, replaceStyle: o.replaceStyle ?? "tag" };
+}
+
+/** Whether these options need the model. */
+export function usesModel(o: PiiOptions): boolean {
+  return o.mode !== "fast";
+}
+
+/** What a redaction may spend: the scrape's deadline and abort, and where its tokens are recorded. */
+export interface RedactionRun {
+  deadline: number;
+  signal?: AbortSignal;
+  recordTokens?: (tokens: number) => void;
+}
+
+/** Redacts markdown. */
+export interface Redactor {
+  redact(markdown: string, options: PiiOptions, run: RedactionRun): Promise<string>;
+}
+
+/** A redactor using `llm` (when configured) for the modes that need a model. */
+export function createRedactor(llm: LlmClient | undefined, limits: LlmLimits, now: () => number = Date.now): Redactor {
+  return {
+    async redact(markdown, options, run) {
+      const entities = new Set(options.entities);
+      const spans = options.mode === "accurate" ? [] : findPatternSpans(markdown, entities);
+      if (usesModel(options)) {
+        if (!llm) throw new TypeError("redactPII needs the model in this mode: the capability check should have refused the request");
+        const call: LlmCall = { deadline: Math.min(run.deadline, now() + limits.llmTimeoutMs), tokenBudget: limits.llmTokenBudget };
+        if (run.signal) call.signal = run.signal;
+        if (run.recordTokens) call.onTokens = run.recordTokens;
+        spans.push(...spansOfQuotes(markdown, await findModelQuotes(llm, markdown, options.entities, call)));
+      }
+      return applySpans(markdown, spans, options.replaceStyle);
+    },
+  };
+}

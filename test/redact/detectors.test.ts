@@ -1,0 +1,85 @@
+/**
+ * PII patterns (redact/detectors.ts) and their application (redact/apply.ts): what each bucket finds, what it must
+ * leave alone (dates, prices, versions, order ids, IP addresses), check digits, overlaps and replacement styles.
+ */
+import { describe, expect, test } from "bun:test";
+import { applySpans, mergeSpans, spansOfQuotes } from "../../src/redact/apply.ts";
+import { findPatternSpans, ibanValid, luhnValid, PII_ENTITIES, type PiiEntity } from "../../src/redact/detectors.ts";
+import { piiOptions } from "../../src/redact/redactor.ts";
+
+const ALL = new Set<PiiEntity>(PII_ENTITIES);
+const found = (text: string, entities: Set<PiiEntity> = ALL) =>
+  findPatternSpans(text, entities)
+    .sort((a, b) => a.start - b.start)
+    .map((s) => [s.type, text.slice(s.start, s.end)]);
+const redacted = (text: string) => applySpans(text, findPatternSpans(text, ALL), "tag");
+
+describe("patterns", () => {
+  test("e-mail addresses, in prose and in mailto links", () => {
+    expect(redacted("Write to jane.doe+news@mail.example.co.uk today.")).toBe("Write to <EMAIL> today.");
+    expect(redacted("[Contact](mailto:sales@example.com)")).toBe("[Contact](mailto:<EMAIL>)");
+    expect(found("not@an-address and user@localhost")).toEqual([]);
+  });
+
+  test("phone numbers with a +, a trunk 0, brackets or 3-3-4; not dates, prices, versions, ids or IPs", () => {
+    for (const phone of ["+49 30 1234567", "+1 (555) 010-4477", "(020) 7946 0958", "030-12345678", "555-010-4477", "+33 1 42 68 53 00", "+4915112345678"]) {
+      expect(found(`Call ${phone} now`)).toEqual([["PHONE", phone]]);
+    }
+    for (const text of ["On 2024-01-15 at 10:30", "Order 123456789 shipped", "Costs 1 234 567 EUR", "version 1.2.3.4", "from 192.168.10.254", "15.01.2024", "ISBN 978-3-16-148410-0", "a run of 12345678"]) {
+      expect(found(text)).toEqual([]);
+    }
+  });
+
+  test("payment cards pass Luhn; IBANs pass mod 97; US social security numbers", () => {
+    expect(luhnValid("4111111111111111")).toBe(true);
+    expect(luhnValid("4111111111111112")).toBe(false);
+    expect(found("Card 4111 1111 1111 1111 exp 12/29")).toEqual([["FINANCIAL", "4111 1111 1111 1111"]]);
+    expect(found("Card 4111-1111-1111-1112")).toEqual([]);
+    expect(ibanValid("DE89370400440532013000")).toBe(true);
+    expect(ibanValid("DE89370400440532013001")).toBe(false);
+    expect(found("IBAN DE89 3704 0044 0532 0130 00 (Commerzbank)")).toEqual([["FINANCIAL", "DE89 3704 0044 0532 0130 00"]]);
+    expect(found("SSN 078-05-1120; bad 000-12-3456")).toEqual([["FINANCIAL", "078-05-1120"]]);
+  });
+
+  test("credentials by format, labelled values, private key blocks", () => {
+    const key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----";
+    const text = `aws AKIAIOSFODNN7EXAMPLE gh ghp_${"a".repeat(36)} openai sk-proj-${"b".repeat(24)} password: hunter2hunter\n${key}`;
+    expect(found(text).map(([t, v]) => [t, v!.slice(0, 12)])).toEqual([
+      ["SECRET", "AKIAIOSFODNN"],
+      ["SECRET", "ghp_aaaaaaaa"],
+      ["SECRET", "sk-proj-bbbb"],
+      ["SECRET", "hunter2hunte"],
+      ["SECRET", "-----BEGIN R"],
+    ]);
+    expect(redacted("api_key=abcdef123456 and the secret: sauce")).toBe("api_key=<SECRET> and the secret: sauce");
+  });
+
+  test("only the requested buckets", () => {
+    const text = "Mail a@example.org or call +44 20 7946 0958";
+    expect(found(text, new Set<PiiEntity>(["PHONE"]))).toEqual([["PHONE", "+44 20 7946 0958"]]);
+  });
+});
+
+describe("application", () => {
+  test("styles: tag, mask (one * per character), remove", () => {
+    const text = "Mail a@example.org now";
+    const spans = findPatternSpans(text, ALL);
+    expect(applySpans(text, spans, "tag")).toBe("Mail <EMAIL> now");
+    expect(applySpans(text, spans, "mask")).toBe("Mail ************* now");
+    expect(applySpans(text, spans, "remove")).toBe("Mail  now");
+  });
+
+  test("overlaps merge into the wider span; quotes match every occurrence, short ones none", () => {
+    expect(mergeSpans([{ start: 0, end: 10, type: "PHONE" }, { start: 2, end: 6, type: "FINANCIAL" }, { start: 8, end: 14, type: "EMAIL" }])).toEqual([{ start: 0, end: 14, type: "PHONE" }]);
+    const text = "Ada Lovelace met Ada Lovelace's friend Al.";
+    const spans = spansOfQuotes(text, [{ text: "Ada Lovelace", type: "PERSON" }, { text: "Al", type: "PERSON" }]);
+    expect(applySpans(text, spans, "tag")).toBe("<PERSON> met <PERSON>'s friend Al.");
+  });
+
+  test("options: true is accurate, all entities, tags; an empty entity list means all", () => {
+    expect(piiOptions(true)).toEqual({ mode: "accurate", entities: [...PII_ENTITIES], replaceStyle: "tag" });
+    expect(piiOptions({ mode: "fast", entities: ["EMAIL", "EMAIL"], replaceStyle: "mask" })).toEqual({ mode: "fast", entities: ["EMAIL"], replaceStyle: "mask" });
+    expect(piiOptions({ entities: [] })!.entities).toEqual([...PII_ENTITIES]);
+    expect(piiOptions(false)).toBeUndefined();
+  });
+});
