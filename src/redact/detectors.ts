@@ -6,7 +6,11 @@
  *
  * Precision over recall where a shape is ambiguous: a card number must pass the Luhn check, an IBAN its mod-97
  * check, a phone number needs a `+`, a leading 0, brackets or the North American 3-3-4 grouping and 7–15 digits,
- * so dates, prices, version numbers and order ids are left alone.
+ * so dates, times, prices, version numbers and order ids are left alone.
+ *
+ * Every pattern is bounded (each repetition has a maximum, and unbounded runs may only start where a run starts):
+ * they run on the event loop over pages of megabytes, and a pattern that rescans a long run from each of its
+ * positions took 24 s on 300 KB of hex.
  */
 
 /** The entity buckets of upstream's `redactPII.entities`. */
@@ -20,10 +24,14 @@ export interface PiiSpan {
   type: PiiEntity;
 }
 
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b/g;
+/** Local part (≤ 64, starting where its run starts) @ labels (≤ 63 each, ≤ 8 of them) . top-level domain. */
+const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}([A-Za-z]{2,24})(?![A-Za-z0-9-])/g;
+
+/** "Top-level domains" that are file extensions: `logo@2x.png` is an image, not an address. */
+const FILE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "webp", "svg", "avif", "bmp", "ico", "tif", "tiff", "css", "js", "mjs", "json", "map", "woff", "woff2", "ttf", "pdf", "html", "htm", "php", "xml", "txt", "mp4", "webm", "mp3"]);
 
 /** Candidate phone numbers; {@link isPhone} decides. */
-const PHONE = /(?<![\w.+/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d[\d .-]{5,18}\d(?![\w/]|[.-]\d)/g;
+const PHONE = /(?<![\w.+/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d[\d .-]{5,18}\d(?![\w/]|[.:-]\d)/g;
 
 /** Card-like runs: 13–19 digits, optionally grouped by single spaces or hyphens. */
 const CARD = /(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
@@ -34,20 +42,26 @@ const SSN = /(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])
 
 /** Credentials by their issuers' formats, and private key blocks. */
 const SECRET_TOKENS: RegExp[] = [
-  /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z]+ )*PRIVATE KEY-----/g,
+  /-----BEGIN (?:[A-Z]{1,12} ){0,3}PRIVATE KEY-----[\s\S]{0,16384}?-----END (?:[A-Z]{1,12} ){0,3}PRIVATE KEY-----/g,
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key id
-  /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g, // GitHub
-  /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g,
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g, // Slack
-  /\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{20,}\b/g, // OpenAI, Anthropic and alike
-  /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b/g, // Stripe
-  /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API key
+  /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,255}\b/g, // GitHub
+  /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,255}\b/g,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,255}\b/g, // Slack
+  /(?<![A-Za-z0-9_-])sk-(?:[A-Za-z0-9]{1,32}-){0,3}[A-Za-z0-9_]{20,255}\b/g, // OpenAI, Anthropic and alike
+  /(?<![A-Za-z0-9_])[rs]k_(?:live|test)_[A-Za-z0-9]{16,255}\b/g, // Stripe
+  /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, // Google API key
   /\bfc-[0-9a-f]{32}\b/g, // Firecrawl
-  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, // JWT
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{8,4096}/g, // JWT
 ];
 
-/** `password: value`, `api_key=value`, …: the value only. */
-const LABELLED_SECRET = /\b(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|bearer)\b["']?\s*[:=]\s*["']?([^\s"'<>`]{6,})/gi;
+/**
+ * `password: value`, `api_key=value`, `Bearer value`, …: the value only, on the label's line, not a link (`[…`)
+ * and with a digit or at least 12 characters (so that "our secret: happiness" is prose).
+ */
+const LABELLED_SECRET = /(?<![A-Za-z0-9])(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token)["']?[ \t]{0,8}[:=][ \t]{0,8}["']?([^\s"'<>`\[\]()]{6,512})|\bBearer[ \t]{1,8}([A-Za-z0-9._~+/-]{16,4096}=*)/gi;
+
+/** A label right before a number that says it is an id, not a phone: `SKU 0123-456-789`, `Order #030 123 45`. */
+const ID_LABEL_BEFORE = /(?:\b(?:SKU|EAN|UPC|ISBN|art(?:icle)?|item|order|ref(?:erence)?|part|model|serial|invoice|no|nr|id)\.?|#)[ \t:#.]*$/i;
 
 function digits(s: string): string {
   return s.replace(/\D/g, "");
@@ -86,11 +100,14 @@ function isPhone(candidate: string): boolean {
   if (n < 7 || n > 15) return false;
   if (/^\d+$/.test(candidate)) return false; // a bare run of digits is an id, a count or a card
   if (/^\d{4}[-.]\d{1,2}[-.]\d{1,2}$/.test(candidate) || /^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$/.test(candidate)) return false; // dates
+  const northAmerican = /^(?:1[ .-])?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}$/.test(candidate);
+  if (northAmerican) return true;
   if (/\d\.\d+\.\d/.test(candidate) && !/[ ()+-]/.test(candidate)) return false; // versions, IP addresses
   if (/^\d{3}-\d{2}-\d{4}$/.test(candidate)) return false; // a social security number's shape (FINANCIAL)
-  if (candidate.startsWith("+") || candidate.startsWith("(")) return true;
-  if (/^0\d/.test(candidate) && /[ .-]/.test(candidate)) return true; // national format with a trunk prefix
-  return /^\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}$/.test(candidate); // North American 3-3-4
+  if (/\b\d{1,2}\.\d{1,2}\.\d{2,4}\b/.test(candidate) || /\b(?:19|20)\d\d\s*[-–]\s*(?:19|20)\d\d\b/.test(candidate)) return false; // dates, year ranges
+  if (candidate.startsWith("+")) return true;
+  if (candidate.startsWith("(")) return !/^\((?:19|20)\d\d\)/.test(candidate); // an area code, not "(2019)"
+  return /^0\d{1,4}[ /-]\d{2,}/.test(candidate); // national format with a trunk prefix (not "08.00 - 18.00")
 }
 
 function collect(text: string, re: RegExp, type: PiiEntity, keep: (m: RegExpExecArray) => boolean, out: PiiSpan[]): void {
@@ -103,8 +120,8 @@ function collect(text: string, re: RegExp, type: PiiEntity, keep: (m: RegExpExec
 /** The spans the patterns find for `entities`, in no particular order (they may overlap). */
 export function findPatternSpans(text: string, entities: ReadonlySet<PiiEntity>): PiiSpan[] {
   const out: PiiSpan[] = [];
-  if (entities.has("EMAIL")) collect(text, EMAIL, "EMAIL", () => true, out);
-  if (entities.has("PHONE")) collect(text, PHONE, "PHONE", (m) => isPhone(m[0]), out);
+  if (entities.has("EMAIL")) collect(text, EMAIL, "EMAIL", (m) => !FILE_EXTENSIONS.has(m[1]!.toLowerCase()), out);
+  if (entities.has("PHONE")) collect(text, PHONE, "PHONE", (m) => isPhone(m[0]) && !ID_LABEL_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index)), out);
   if (entities.has("FINANCIAL")) {
     collect(text, CARD, "FINANCIAL", (m) => /^[3-6]/.test(m[0]) && luhnValid(digits(m[0])), out);
     collect(text, IBAN, "FINANCIAL", (m) => ibanValid(m[0]), out);
@@ -114,7 +131,8 @@ export function findPatternSpans(text: string, entities: ReadonlySet<PiiEntity>)
     for (const re of SECRET_TOKENS) collect(text, re, "SECRET", () => true, out);
     LABELLED_SECRET.lastIndex = 0;
     for (let m = LABELLED_SECRET.exec(text); m; m = LABELLED_SECRET.exec(text)) {
-      const value = m[1]!;
+      const value = m[1] ?? m[2]!;
+      if (m[1] !== undefined && !/\d/.test(value) && value.length < 12) continue;
       const start = m.index + m[0].length - value.length;
       out.push({ start, end: start + value.length, type: "SECRET" });
     }

@@ -10,7 +10,7 @@
  */
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import type { LlmLimits } from "../llm/render-call.ts";
-import { applySpans, type ReplaceStyle, spansOfQuotes } from "./apply.ts";
+import { applySpans, plainView, type ReplaceStyle, spansOfQuotes, toMarkdownSpans } from "./apply.ts";
 import { findPatternSpans, PII_ENTITIES, type PiiEntity } from "./detectors.ts";
 import { findModelQuotes } from "./model.ts";
 
@@ -54,16 +54,17 @@ export interface Redactor {
 export function createRedactor(llm: LlmClient | undefined, limits: LlmLimits, now: () => number = Date.now): Redactor {
   return {
     async redact(markdown, options, run) {
-      const entities = new Set(options.entities);
-      const spans = options.mode === "accurate" ? [] : findPatternSpans(markdown, entities);
+      // Found in the text without markdown's escapes, replaced in the markdown.
+      const view = plainView(markdown);
+      const spans = options.mode === "accurate" ? [] : findPatternSpans(view.plain, new Set(options.entities));
       if (usesModel(options)) {
         if (!llm) throw new TypeError("redactPII needs the model in this mode: the capability check should have refused the request");
         const call: LlmCall = { deadline: Math.min(run.deadline, now() + limits.llmTimeoutMs), tokenBudget: limits.llmTokenBudget };
         if (run.signal) call.signal = run.signal;
         if (run.recordTokens) call.onTokens = run.recordTokens;
-        spans.push(...spansOfQuotes(markdown, await findModelQuotes(llm, markdown, options.entities, call)));
+        spans.push(...spansOfQuotes(view.plain, await findModelQuotes(llm, markdown, options.entities, call)));
       }
-      return applySpans(markdown, spans, options.replaceStyle);
+      return applySpans(markdown, toMarkdownSpans(view, spans), options.replaceStyle);
     },
   };
 }

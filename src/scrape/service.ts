@@ -179,15 +179,18 @@ export class ScrapeService {
     const pageMeta = converted ? { ...withoutServiceFields(ctx.metadata()), ...converted.metadata } : markup ? withoutServiceFields(ctx.metadata()) : {};
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).
     const links = options.collectLinks ? ctx.links() : undefined;
+    // PII is redacted in the markdown view itself, before any format reads it: `markdown`, the LLM formats and
+    // changeTracking (whose diff and stored history would otherwise carry the raw text) all see the redacted copy.
+    if (spec.redactPII && renderers.some(([r]) => !r.views || r.views.includes("markdown"))) {
+      const redactor = this.deps.redactor ?? createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 });
+      const redacted = await redactor.redact(ctx.markdown(), spec.redactPII, run);
+      ctx.markdown = () => redacted;
+    }
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
     for (const [renderer, format] of renderers) mergeRendered(doc, await renderer.render(ctx, format));
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
     if (converted?.fields) mergeRendered(doc, converted.fields);
     if (page.warning) mergeRendered(doc, { warning: page.warning });
-    if (spec.redactPII && typeof doc.markdown === "string") {
-      const redactor = this.deps.redactor ?? createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 });
-      doc.markdown = await redactor.redact(doc.markdown, spec.redactPII, run);
-    }
 
     const metadata: DocumentMetadata = {
       ...pageMeta,

@@ -100,6 +100,23 @@ describe("redactPII", () => {
     expect(fast.body.data.markdown).toContain("<EMAIL>");
   });
 
+  test("every format built from the markdown reads the redacted copy: changeTracking's diff and history carry no PII", async () => {
+    site.set("/changing", page("Team", "Reach the team at team@example.org."));
+    const track = (extra = {}) =>
+      without.request("/v2/scrape", {
+        method: "POST",
+        json: { url: `${site.url}/changing`, maxAge: 0, formats: ["markdown", { type: "changeTracking", modes: ["git-diff"] }], redactPII: { mode: "fast" }, ...extra },
+      });
+    expect((await track()).status).toBe(200);
+    site.set("/changing", page("Team", "Reach the team at team@example.org.", "New: call +44 20 7946 0958 or write to boss@example.org."));
+    const second = (await (await track()).json()) as any;
+    expect(second.data.changeTracking.changeStatus).toBe("changed");
+    const diff = JSON.stringify(second.data.changeTracking);
+    expect(diff).toContain("<PHONE>");
+    expect(diff).not.toContain("boss@example.org");
+    expect(diff).not.toContain("7946");
+  });
+
   test("a batch's pages are redacted and charged like a scrape's", async () => {
     const res = await without.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${site.url}/contact`], maxAge: 0, redactPII: { mode: "fast" } } });
     const { id } = (await res.json()) as any;

@@ -3,9 +3,10 @@
  * leave alone (dates, prices, versions, order ids, IP addresses), check digits, overlaps and replacement styles.
  */
 import { describe, expect, test } from "bun:test";
-import { applySpans, mergeSpans, spansOfQuotes } from "../../src/redact/apply.ts";
+import { htmlToMarkdown } from "../../src/pipeline/index.ts";
+import { applySpans, mergeSpans, plainView, spansOfQuotes, toMarkdownSpans } from "../../src/redact/apply.ts";
 import { findPatternSpans, ibanValid, luhnValid, PII_ENTITIES, type PiiEntity } from "../../src/redact/detectors.ts";
-import { piiOptions } from "../../src/redact/redactor.ts";
+import { createRedactor, piiOptions } from "../../src/redact/redactor.ts";
 
 const ALL = new Set<PiiEntity>(PII_ENTITIES);
 const found = (text: string, entities: Set<PiiEntity> = ALL) =>
@@ -81,5 +82,65 @@ describe("application", () => {
     expect(piiOptions({ mode: "fast", entities: ["EMAIL", "EMAIL"], replaceStyle: "mask" })).toEqual({ mode: "fast", entities: ["EMAIL"], replaceStyle: "mask" });
     expect(piiOptions({ entities: [] })!.entities).toEqual([...PII_ENTITIES]);
     expect(piiOptions(false)).toBeUndefined();
+  });
+});
+
+describe("review cases: real markdown, false positives, bounded time", () => {
+  const fast = (md: string) => createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 }).redact(md, piiOptions({ mode: "fast" })!, { deadline: Date.now() + 10_000 });
+
+  test("the converter's escapes (`\\_`, `\\*`) do not hide e-mails, tokens or labelled secrets", async () => {
+    const md = htmlToMarkdown(
+      `<p>Mail john_doe@example.com; key ghp_${"x".repeat(36)}; sk_live_abcdefghijklmnop1234; api_key=abcdef123456; client_secret: s3cr3tValue99</p>`,
+    );
+    expect(md).toContain("john\\_doe"); // what the patterns have to see through
+    const out = await fast(md);
+    for (const leaked of ["john", "xxxxxxxx", "abcdefghijklmnop1234", "abcdef123456", "s3cr3tValue99"]) expect(out).not.toContain(leaked);
+    expect(out).toContain("Mail <EMAIL>;");
+  });
+
+  test("a model quote of the unescaped text finds the escaped markdown, as whole words only", () => {
+    const view = plainView("Mail john\\_doe@example.com. Max read the Maximum; Ann the Annual report.");
+    const spans = spansOfQuotes(view.plain, [
+      { text: "john_doe@example.com", type: "EMAIL" },
+      { text: "Max", type: "PERSON" },
+      { text: "Ann", type: "PERSON" },
+    ]);
+    expect(applySpans("Mail john\\_doe@example.com. Max read the Maximum; Ann the Annual report.", toMarkdownSpans(view, spans), "tag")).toBe(
+      "Mail <EMAIL>. <PERSON> read the Maximum; <PERSON> the Annual report.",
+    );
+  });
+
+  test("left alone: retina images, dates with times, opening hours, bracketed years, labelled ids, prose after 'secret:', a link after 'Password:'", async () => {
+    for (const md of [
+      "![logo](https://cdn.example.com/img/logo@2x.png)",
+      "Posted 01.02.2024 12:30",
+      "Mo–Fr 08.00 - 18.00 Uhr",
+      "Years (2019) 2020-2021",
+      "SKU 0123-456-789",
+      "Our secret: happiness",
+      "Password: [Forgot password?](https://example.com/reset)",
+    ]) {
+      expect(await fast(md)).toBe(md);
+    }
+  });
+
+  test("found: toll-free and dotted North American numbers, bearer tokens", async () => {
+    expect(await fast("Call 1-800-555-0199 or 555.010.4477")).toBe("Call <PHONE> or <PHONE>");
+    expect(await fast("Authorization: Bearer abcd1234efgh5678ijkl")).toBe("Authorization: Bearer <SECRET>");
+  });
+
+  test("every pattern runs in bounded time on adversarial input (300 KB runs took 24 s before the bounds)", () => {
+    const inputs = [
+      "0x" + "0123456789abcdef".repeat(20_000),
+      "sk-".repeat(100_000),
+      "eyJ-".repeat(75_000),
+      "-----BEGIN PRIVATE KEY-----\n".repeat(10_000),
+      "a.".repeat(150_000) + "@",
+      "1 ".repeat(150_000),
+      "password:".repeat(30_000),
+    ];
+    const started = performance.now();
+    for (const text of inputs) findPatternSpans(text, ALL);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
