@@ -6,7 +6,7 @@
  * reported for `/errors`. Limits and dedup are enforced by the job store with the filter's keys.
  */
 import type { RobotsCache } from "../crawl/robots-cache.ts";
-import { createCrawlFilter, type CrawlFilter, type FilterOptions } from "../crawl/filter.ts";
+import { createCrawlFilter, type CrawlFilter, type FilterOptions, isSocialMediaOrEmail } from "../crawl/filter.ts";
 import { readSitemaps, sitemapCandidates } from "../crawl/sitemap.ts";
 import { normalizeUrl } from "../crawl/url-normalize.ts";
 import type { Engine } from "../engines/types.ts";
@@ -62,8 +62,10 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
 
   function filtersFor(job: Job): PlannerState {
     const origin = originOf(job);
-    let f = filters.get(job.id);
-    if (!f || f.origin !== origin) {
+    // Keyed by origin too: the kickoff judges its sitemaps from the start URL while pages judge from a moved origin.
+    const cacheKey = `${job.id}\n${origin}`;
+    let f = filters.get(cacheKey);
+    if (!f) {
       if (filters.size >= MAX_CACHED_FILTERS) filters.delete(filters.keys().next().value!);
       const options = crawlerOptions(job);
       f = {
@@ -73,7 +75,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
         seen: new Set(),
         queued: new Set(),
       };
-      filters.set(job.id, f);
+      filters.set(cacheKey, f);
     }
     return f;
   }
@@ -170,7 +172,10 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       });
       if (read.errors.length > 0) deps.log.debug("sitemap errors", { job: job.id, errors: read.errors.slice(0, 5) });
       // Sitemap URLs enter at depth 0: checked as if found at depth -1.
-      const planned = await plan(job, read.urls, -1, job.url!, signal, again);
+      // Judged from the start URL, where the sitemaps were read, whether or not the start page moved the crawl's
+      // origin meanwhile (the kickoff runs beside it: the answer must not depend on which finished first).
+      const atStart: Job = { ...job, options: { ...job.options, originUrl: undefined } };
+      const planned = await plan(atStart, read.urls, -1, job.url!, signal, again);
       return { ...planned, ...(delayMs !== undefined ? { delayMs } : {}) };
     },
 
@@ -189,7 +194,10 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
 
     originAfterRedirect(job, finalUrl) {
       try {
-        return bareHost(finalUrl) === bareHost(originOf(job)) ? undefined : new URL(finalUrl).href;
+        const target = new URL(finalUrl);
+        // A start page sent to a social network does not make that network the crawl's site.
+        if (isSocialMediaOrEmail(target)) return undefined;
+        return bareHost(finalUrl) === bareHost(originOf(job)) ? undefined : target.href;
       } catch {
         return undefined;
       }

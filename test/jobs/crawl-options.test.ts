@@ -4,6 +4,9 @@
  * social links. The filter rules themselves are unit-tested in test/crawl; this checks the whole path.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createCrawlPlanner } from "../../src/jobs/crawl-planner.ts";
+import type { Job } from "../../src/jobs/types.ts";
+import { silentLogger } from "../../src/log.ts";
 import { startCrawlSite, type CrawlSite } from "../fixtures/crawl-site.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 
@@ -149,6 +152,26 @@ describe("crawl options through the API", () => {
     const { finals, status } = await crawl({ url: `${site.origin}/go/external`, limit: 20, crawlEntireDomain: true, sitemap: "skip" });
     expect(status.data[0] && finals.every((u) => u.startsWith(site.externalOrigin))).toBe(true);
     expect([...finals].sort()).toEqual([`${site.externalOrigin}/`, ...[1, 2, 3].map((i) => `${site.externalOrigin}/article/${i}`)].sort());
+  });
+
+  test("the kickoff judges its sitemaps from the start URL, whether or not the start page already moved the crawl", async () => {
+    const planner = createCrawlPlanner({ engine: h.services.discoveryHttp, robots: h.services.robots, log: silentLogger });
+    const job = { id: crypto.randomUUID(), kind: "crawl", url: `${site.origin}/`, options: { crawlerOptions: { crawlEntireDomain: true, limit: 50 } } } as unknown as Job;
+    // Another job id: the planner remembers what it handed over per job.
+    const moved = { ...job, id: crypto.randomUUID(), options: { ...job.options, originUrl: `${site.externalOrigin}/article/2` } } as Job;
+    const signal = new AbortController().signal;
+    const before = (await planner.kickoff(job, signal)).discovered.map((t) => t.url).sort();
+    const after = (await planner.kickoff(moved, signal)).discovered.map((t) => t.url).sort();
+    expect(before.length).toBeGreaterThan(5);
+    expect(after).toEqual(before);
+  });
+
+  test("a start page sent to a social network does not make it the crawl's site", async () => {
+    const planner = createCrawlPlanner({ engine: h.services.discoveryHttp, robots: h.services.robots, log: silentLogger });
+    const job = { id: "j", kind: "crawl", url: `${site.origin}/`, options: {} } as unknown as Job;
+    expect(planner.originAfterRedirect(job, "https://www.facebook.com/somebrand")).toBeUndefined();
+    expect(planner.originAfterRedirect(job, `${site.wwwOrigin}/`)).toBeUndefined(); // www. added: the same site
+    expect(planner.originAfterRedirect(job, `${site.externalOrigin}/article/2`)).toBe(`${site.externalOrigin}/article/2`);
   });
 
   test("subdomains and external links only when allowed; social links never", async () => {
