@@ -147,7 +147,10 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     } catch (err) {
       const e = err instanceof CrawlboxError ? err : toCrawlboxError(err);
       if (e.retryable && task.attempts < MAX_PAGE_ATTEMPTS && !signal.aborted) {
-        return { kind: "retry", notBefore: now() + backoffMs(task.attempts, deps.config.retryBaseDelayMs), reason: e.code };
+        // A rate-limited LLM provider said when to come back (`Retry-After`): wait that long (capped), not our backoff.
+        const hinted = (e.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+        const wait = typeof hinted === "number" ? retryAfterMs(String(hinted), now(), deps.config.retryBaseDelayMs) : undefined;
+        return { kind: "retry", notBefore: now() + (wait ?? backoffMs(task.attempts, deps.config.retryBaseDelayMs)), reason: e.code };
       }
       return { kind: "failed", error: e };
     }

@@ -74,20 +74,24 @@ export class LlmUnavailableError extends CrawlboxError {
 }
 
 /**
- * 429: the provider refused the request with HTTP 429 (its rate limit or quota). Retryable. `details.retryAfterSeconds`
- * is the provider's `Retry-After`, when it sent one. The response carries it in the body only (the one onError sets
- * no per-error headers).
+ * 429: the provider refused the request with HTTP 429 (its rate limit or quota). Retryable, unless the provider
+ * says the account's quota is spent (waiting will not help). `details.retryAfterSeconds` is the provider's
+ * `Retry-After`, when it sent one; the response also carries it as its own `Retry-After` header (server/app.ts), and
+ * crawl and batch retries wait that long (jobs/task-runner.ts).
  */
 export class LlmRateLimitedError extends CrawlboxError {
-  constructor(p: LlmEndpoint, reason: string, cause?: unknown, retryAfter?: number) {
+  constructor(p: LlmEndpoint, reason: string, cause?: unknown, retryAfter?: number, retryable = true) {
     const after = retryAfter !== undefined ? ` (retry after ${retryAfter} s)` : "";
     super("LLM_RATE_LIMITED", 429, `The LLM at ${where(p)} is rate limiting requests${after}: ${cut(reason)}`, {
       details: endpointDetails(p, retryAfter),
-      retryable: true,
+      retryable,
       cause,
     });
   }
 }
+
+/** OpenAI's (and compatible servers') 429 for an account out of credit: "You exceeded your current quota…". */
+const QUOTA_SPENT = /insufficient_quota|exceeded your current quota/i;
 
 /**
  * The error for a provider's failed HTTP answer: {@link LlmRateLimitedError} for 429, {@link LlmUnavailableError}
@@ -95,7 +99,8 @@ export class LlmRateLimitedError extends CrawlboxError {
  */
 export function llmHttpError(p: LlmEndpoint, status: number, reason: string, retryAfter?: string | null, cause?: unknown): LlmRateLimitedError | LlmUnavailableError {
   const after = retryAfterSeconds(retryAfter);
-  return status === 429 ? new LlmRateLimitedError(p, reason, cause, after) : new LlmUnavailableError(p, reason, cause, after);
+  if (status === 429) return new LlmRateLimitedError(p, reason, cause, after, !QUOTA_SPENT.test(reason));
+  return new LlmUnavailableError(p, reason, cause, after);
 }
 
 /** 504: the provider did not answer within the request's deadline. */

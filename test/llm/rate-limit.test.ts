@@ -95,6 +95,35 @@ for (const p of PROVIDERS) {
       }
     });
 
+    test("in a batch, a page retried after a 429 waits the provider's Retry-After; a spent quota is not retried", async () => {
+      const runBatch = async (url: string) => {
+        const started = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [url], formats: ["summary"], maxAge: 0 } })).json()) as any;
+        let status: any;
+        for (let i = 0; i < 400; i++) {
+          status = await (await h.request(`/v2/batch/scrape/${started.id}`)).json();
+          if (status.status === "completed") break;
+          await Bun.sleep(25);
+        }
+        return { status, errors: ((await (await h.request(`/v2/batch/scrape/${started.id}/errors`)).json()) as any).errors };
+      };
+      llm.reset();
+      const times: number[] = [];
+      llm.respond = (_req, i) => {
+        times.push(performance.now());
+        return i === 0 ? { status: 429, error: "Rate limit reached", headers: { "retry-after": "3" } } : { content: "A kettle page." };
+      };
+      const waited = await runBatch(`${site.url}/p0`);
+      expect(waited.status.data[0].summary).toBe("A kettle page.");
+      expect(times).toHaveLength(2);
+      expect(times[1]! - times[0]!).toBeGreaterThan(2_800); // not the 10 ms backoff this harness is configured with
+
+      llm.reset();
+      llm.script([{ status: 429, error: "You exceeded your current quota, please check your plan and billing details." }]);
+      const spent = await runBatch(`${site.url}/p1`);
+      expect(spent.errors.map((e: any) => e.code)).toEqual(["LLM_RATE_LIMITED"]);
+      expect(llm.chats()).toHaveLength(1);
+    }, 30_000);
+
     test("in a batch, a rate-limited model fails each page with LLM_RATE_LIMITED after its retries; the site's host is not given up on", async () => {
       llm.reset();
       llm.script([{ status: 429, error: "Rate limit reached", headers: { "retry-after": "0" } }]);
