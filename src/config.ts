@@ -96,7 +96,7 @@ export interface Config {
   /**
    * Documents (PDF, office files, images' decoding) parsed at the same moment, each on a document worker; up to four
    * times as many may hold a worker while they wait for OCR. Small by default: a hostile 100 KB DOCX can take
-   * 1.4 GB while it is converted, and Bun enforces no memory limit on a worker.
+   * about 1 GB while it is converted, and Bun enforces no memory limit on a worker.
    */
   documentWorkers: number;
   /** Folder of extra tesseract `<lang>.traineddata[.gz]` files picked by `location.languages`; empty = English only. */

@@ -8,7 +8,7 @@ import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { InlineRuns } from "./inline-runs.ts";
-import { checkDepth, child, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml } from "./xml.ts";
+import { checkDepth, child, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml, type XmlElement } from "./xml.ts";
 
 /**
  * The parts the converter reads. Only these are inflated: media and embedded files (`word/media/*`,
@@ -18,7 +18,7 @@ const DOCX_PARTS = new Set(["word/document.xml", "word/styles.xml", "word/number
 
 const decoder = new TextDecoder();
 
-function part(files: Record<string, Uint8Array>, name: string): Element | undefined {
+function part(files: Record<string, Uint8Array>, name: string): XmlElement | undefined {
   const bytes = files[name];
   return bytes ? parseXml(decoder.decode(bytes), "DOCX", name) : undefined;
 }
@@ -30,7 +30,7 @@ function outlineLevel(value: string | null | undefined): number | undefined {
 }
 
 /** Style id → heading level (1–6), from styles.xml. */
-function headingStyles(styles: Element | undefined): Map<string, number> {
+function headingStyles(styles: XmlElement | undefined): Map<string, number> {
   const out = new Map<string, number>();
   if (!styles) return out;
   for (const s of children(styles, "w:style")) {
@@ -47,7 +47,7 @@ function headingStyles(styles: Element | undefined): Map<string, number> {
 }
 
 /** numId → (level → ordered?), from numbering.xml. */
-function numberingFormats(numbering: Element | undefined): Map<string, Map<string, boolean>> {
+function numberingFormats(numbering: XmlElement | undefined): Map<string, Map<string, boolean>> {
   const out = new Map<string, Map<string, boolean>>();
   if (!numbering) return out;
   const abstract = new Map<string, Map<string, boolean>>();
@@ -67,14 +67,14 @@ function numberingFormats(numbering: Element | undefined): Map<string, Map<strin
 }
 
 /** Relationship id → external target, from document.xml.rels. */
-function relationships(rels: Element | undefined): Map<string, string> {
+function relationships(rels: XmlElement | undefined): Map<string, string> {
   const out = new Map<string, string>();
   if (!rels) return out;
   for (const r of children(rels, "Relationship")) out.set(r.getAttribute("Id") ?? "", r.getAttribute("Target") ?? "");
   return out;
 }
 
-function runText(run: Element): string {
+function runText(run: XmlElement): string {
   let s = "";
   for (const c of children(run)) {
     if (c.tagName === "w:t") s += c.textContent ?? "";
@@ -85,9 +85,9 @@ function runText(run: Element): string {
   return s;
 }
 
-function paragraphInline(p: Element, rels: Map<string, string>): Inline[] {
+function paragraphInline(p: XmlElement, rels: Map<string, string>): Inline[] {
   const runs = new InlineRuns();
-  const walk = (el: Element, href: string | undefined, depth: number) => {
+  const walk = (el: XmlElement, href: string | undefined, depth: number) => {
     checkDepth(depth, "DOCX");
     for (const c of children(el)) {
       if (c.tagName === "w:r") runs.push(runText(c), href);
@@ -114,7 +114,7 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
   const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
 
   const blocks: Block[] = [];
-  const visit = (container: Element, nesting: number) => {
+  const visit = (container: XmlElement, nesting: number) => {
     checkDepth(nesting, "DOCX");
     for (const el of children(container)) {
       if (el.tagName === "w:sdt") {

@@ -7,20 +7,19 @@ import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { InlineRuns } from "./inline-runs.ts";
-import { checkDepth, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml } from "./xml.ts";
+import { checkDepth, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml, type XmlElement } from "./xml.ts";
 
 /** Most spaces one `text:s` stands for: `text:c="300000000"` made a 443-byte file answer 300 MB. */
 const MAX_SPACE_RUN = 100;
 
-function inlineOf(el: Element): Inline[] {
+function inlineOf(el: XmlElement): Inline[] {
   const runs = new InlineRuns();
   const push = (text: string, href?: string) => runs.push(text, href);
-  const walk = (node: Node, href: string | undefined, depth: number) => {
+  const walk = (node: XmlElement, href: string | undefined, depth: number) => {
     checkDepth(depth, "ODT");
-    for (let c = node.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 3) push((c.textContent ?? "").replace(/\s+/g, " "), href);
-      else if (c.nodeType === 1) {
-        const e = c as Element;
+    for (const e of node.childNodes) {
+      if (typeof e === "string") push(e.replace(/\s+/g, " "), href);
+      else {
         if (e.tagName === "text:s") push(" ".repeat(intAttr(e.getAttribute("text:c"), 0, MAX_SPACE_RUN, 1)), href);
         else if (e.tagName === "text:tab" || e.tagName === "text:line-break") push(" ", href);
         else if (e.tagName === "text:a") walk(e, e.getAttribute("xlink:href") ?? undefined, depth + 1);
@@ -41,7 +40,7 @@ export function odtToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: strin
   const meta = files["meta.xml"] ? parseXml(new TextDecoder().decode(files["meta.xml"]), "ODT", "meta.xml") : undefined;
   const title = meta ? descendants(meta, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
   const blocks: Block[] = [];
-  const visit = (container: Element, nesting: number) => {
+  const visit = (container: XmlElement, nesting: number) => {
     checkDepth(nesting, "ODT");
     for (const el of children(container)) {
       if (el.tagName === "text:h") {
@@ -58,7 +57,7 @@ export function odtToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: strin
       } else if (el.tagName === "text:section") visit(el, nesting + 1);
     }
   };
-  const visitList = (list: Element, listDepth: number, nesting: number) => {
+  const visitList = (list: XmlElement, listDepth: number, nesting: number) => {
     checkDepth(nesting, "ODT");
     const depth = Math.min(listDepth, MAX_LIST_DEPTH);
     for (const item of children(list, "text:list-item")) {
