@@ -4,6 +4,7 @@
  * DTD's entities), how it recovers (unmatched end tags, elements left open), and what a large part costs.
  */
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { heapStats } from "bun:jsc";
 import { DocumentCorruptError } from "../../src/documents/errors.ts";
 import { children, descendants, parseXml } from "../../src/documents/office/xml.ts";
@@ -34,6 +35,23 @@ describe("office XML reader", () => {
     expect(descendants(root, "c")[0]!.textContent).toBe("one");
     expect(parseXml("<a><b>never closed", "ODT", "x").textContent).toBe("never closed");
     expect(() => parseXml("not xml at all", "DOCX", "word/document.xml")).toThrow(DocumentCorruptError);
+  });
+
+  test("any input, XML-like or not: a tree or SCRAPE_DOCUMENT_CORRUPT, never another error", () => {
+    const piece = fc.constantFrom("<", ">", "/", "</", "<!--", "-->", "<![CDATA[", "]]>", "<?", "?>", "<!DOCTYPE", "[", "]", "&", "&amp;", "&#x", "&#", ";", '"', "'", "=", " ", "a", "w:p", "x:y", "\u0000", "\uD800");
+    fc.assert(
+      fc.property(fc.array(fc.oneof(piece, fc.string({ maxLength: 5 })), { maxLength: 60 }), (parts) => {
+        const xml = parts.join("");
+        try {
+          const root = parseXml(xml, "DOCX", "x.xml");
+          void root.textContent;
+          void descendants(root, "a");
+        } catch (err) {
+          if (!(err instanceof DocumentCorruptError)) throw err;
+        }
+      }),
+      { numRuns: 3_000 },
+    );
   });
 
   test("100k nested elements are read and walked without recursion", () => {
