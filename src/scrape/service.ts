@@ -191,6 +191,11 @@ export class ScrapeService {
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
     if (converted?.fields) mergeRendered(doc, converted.fields);
     if (page.warning) mergeRendered(doc, { warning: page.warning });
+    const unredacted = spec.redactPII ? spec.formats.filter((f) => UNREDACTED_FORMATS.has(f.type)).map((f) => f.type) : [];
+    if (unredacted.length > 0) {
+      const verb = unredacted.length === 1 ? "holds" : "hold";
+      mergeRendered(doc, { warning: `redactPII redacts the markdown (and what is built from it) only; ${unredacted.join(", ")} still ${verb} the page as served.` });
+    }
 
     const metadata: DocumentMetadata = {
       ...pageMeta,
@@ -282,6 +287,9 @@ export class ScrapeService {
  * several formats are joined rather than the last one replacing the others (a PDF asked for a screenshot and
  * branding must say that neither was made).
  */
+/** Formats that carry the page's own text, which `redactPII` leaves as it is (as upstream: markdown only). */
+const UNREDACTED_FORMATS = new Set(["html", "rawHtml", "rawBase64", "links", "images", "attributes"]);
+
 function mergeRendered(doc: ScrapeDocument, rendered: Partial<ScrapeDocument>): void {
   const previous = doc.warning;
   Object.assign(doc, rendered);

@@ -57,6 +57,7 @@ describe("redactPII", () => {
     expect(md).toContain("Pay to <FINANCIAL>; the staging key is <SECRET>.");
     expect(md).toContain("Ada Lovelace"); // names need the model
     expect(r.body.data.html).toContain("ada@example.org");
+    expect(r.body.data.warning).toBe("redactPII redacts the markdown (and what is built from it) only; html still holds the page as served.");
     expect(r.body.data.metadata.creditsUsed).toBe(5);
     expect(llm.chats()).toHaveLength(0);
     // The stored copy (GET /v2/scrape/{id}) is the redacted one.
