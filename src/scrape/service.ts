@@ -8,7 +8,8 @@
  *                                      └─miss─▶ engine ─────┴▶ render formats ─▶ metadata ─▶ store ─▶ Document
  * ```
  */
-import { createRedactor, REDACT_PII_EXTRA_CREDITS, type Redactor } from "../redact/redactor.ts";
+import { REDACT_PII_EXTRA_CREDITS, type Redactor } from "../redact/redactor.ts";
+import { redactMarkdownView, unredactedWarning } from "../redact/stage.ts";
 import type { Logger } from "../log.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
@@ -21,6 +22,7 @@ import type { ScrapeResults } from "../storage/scrape-results.ts";
 import { isCacheable, isSharedFetch, pageCacheKey } from "./cache-key.ts";
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
+import { mergeRendered, statusError, withoutServiceFields } from "./document-fields.ts";
 import { ParseTimeoutError, type ParsePool } from "./parse-workers/pool.ts";
 import { createRenderContext, isPlainText, type FileSink, type PrefilledViews } from "./render-context.ts";
 import type { FormatRenderer, PageView, RenderRun, RendererNeed, RendererRegistry } from "./renderer.ts";
@@ -179,23 +181,14 @@ export class ScrapeService {
     const pageMeta = converted ? { ...withoutServiceFields(ctx.metadata()), ...converted.metadata } : markup ? withoutServiceFields(ctx.metadata()) : {};
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).
     const links = options.collectLinks ? ctx.links() : undefined;
-    // PII is redacted in the markdown view itself, before any format reads it: `markdown`, the LLM formats and
-    // changeTracking (whose diff and stored history would otherwise carry the raw text) all see the redacted copy.
-    if (spec.redactPII && renderers.some(([r]) => !r.views || r.views.includes("markdown"))) {
-      const redactor = this.deps.redactor ?? createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 });
-      const redacted = await redactor.redact(ctx.markdown(), spec.redactPII, run);
-      ctx.markdown = () => redacted;
-    }
+    await redactMarkdownView(ctx, renderers, this.deps.redactor, run);
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
     for (const [renderer, format] of renderers) mergeRendered(doc, await renderer.render(ctx, format));
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
     if (converted?.fields) mergeRendered(doc, converted.fields);
     if (page.warning) mergeRendered(doc, { warning: page.warning });
-    const unredacted = spec.redactPII ? spec.formats.filter((f) => UNREDACTED_FORMATS.has(f.type)).map((f) => f.type) : [];
-    if (unredacted.length > 0) {
-      const verb = unredacted.length === 1 ? "holds" : "hold";
-      mergeRendered(doc, { warning: `redactPII redacts the markdown (and what is built from it) only; ${unredacted.join(", ")} still ${verb} the page as served.` });
-    }
+    const unredacted = unredactedWarning(spec);
+    if (unredacted) mergeRendered(doc, { warning: unredacted });
 
     const metadata: DocumentMetadata = {
       ...pageMeta,
@@ -280,49 +273,4 @@ export class ScrapeService {
     }
     return { page };
   }
-}
-
-/**
- * Adds one renderer's fields to the document. A document has a single `warning` (api-v2.md §3.1), so warnings of
- * several formats are joined rather than the last one replacing the others (a PDF asked for a screenshot and
- * branding must say that neither was made).
- */
-/** Formats that carry the page's own text, which `redactPII` leaves as it is (as upstream: markdown only). */
-const UNREDACTED_FORMATS = new Set(["html", "rawHtml", "rawBase64", "links", "images", "attributes"]);
-
-function mergeRendered(doc: ScrapeDocument, rendered: Partial<ScrapeDocument>): void {
-  const previous = doc.warning;
-  Object.assign(doc, rendered);
-  if (previous !== undefined && rendered.warning !== undefined && rendered.warning !== previous) doc.warning = `${previous} ${rendered.warning}`;
-}
-
-/**
- * Metadata fields only the service sets. A page's own `<meta name="error">` (or `concurrencyLimited`, …) must not
- * reach the document: clients read `metadata.error` as "this page failed". The other service fields are
- * overwritten anyway; these can be absent, so they are removed from what the page's `<meta>` tags gave.
- */
-const SERVICE_ONLY_FIELDS = ["error", "cachedAt", "concurrencyLimited", "concurrencyQueueDurationMs"];
-
-function withoutServiceFields(meta: Record<string, unknown>): Record<string, unknown> {
-  if (!SERVICE_ONLY_FIELDS.some((k) => Object.hasOwn(meta, k))) return meta;
-  const out = { ...meta };
-  for (const k of SERVICE_ONLY_FIELDS) delete out[k];
-  return out;
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  410: "Gone",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-};
-
-function statusError(status: number): string {
-  return `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ""}`;
 }

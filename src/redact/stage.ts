@@ -1,0 +1,33 @@
+/**
+ * @module redact/stage
+ * Where `redactPII` enters a scrape (scrape/service.ts): the render context's markdown view is redacted in place,
+ * before any format reads it, so `markdown`, the LLM formats and changeTracking (whose diff and stored history
+ * would otherwise carry the raw text) all see the redacted copy; and a warning names the requested formats that
+ * keep the page's own text.
+ */
+import type { FormatRenderer, RenderContext } from "../scrape/renderer.ts";
+import type { ScrapeSpec } from "../scrape/spec.ts";
+import { createRedactor, type RedactionRun, type Redactor } from "./redactor.ts";
+
+/** Formats that carry the page's own text, which `redactPII` leaves as it is (as upstream: markdown only). */
+const UNREDACTED_FORMATS = new Set(["html", "rawHtml", "rawBase64", "links", "images", "attributes"]);
+
+/**
+ * Redacts `ctx`'s markdown view when the request asks for it and one of its formats reads the markdown (or may:
+ * a renderer that declares no views). Without a `redactor` only the pattern mode can run; the capability check
+ * has refused the others by then.
+ */
+export async function redactMarkdownView(ctx: RenderContext, renderers: readonly (readonly [FormatRenderer, unknown])[], redactor: Redactor | undefined, run: RedactionRun): Promise<void> {
+  const options = ctx.spec.redactPII;
+  if (!options || !renderers.some(([r]) => !r.views || r.views.includes("markdown"))) return;
+  const redacted = await (redactor ?? createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 })).redact(ctx.markdown(), options, run);
+  ctx.markdown = () => redacted;
+}
+
+/** The document's warning about requested formats `redactPII` leaves unredacted; undefined when there are none. */
+export function unredactedWarning(spec: ScrapeSpec): string | undefined {
+  if (!spec.redactPII) return undefined;
+  const kept = spec.formats.filter((f) => UNREDACTED_FORMATS.has(f.type)).map((f) => f.type);
+  if (kept.length === 0) return undefined;
+  return `redactPII redacts the markdown (and what is built from it) only; ${kept.join(", ")} still ${kept.length === 1 ? "holds" : "hold"} the page as served.`;
+}
