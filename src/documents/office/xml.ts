@@ -67,6 +67,16 @@ const ATTRIBUTE = /\s*([^\s=/>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s/>]+)))?/
 /** Parses XML text into its root element; text that yields no root element (not XML at all) is a corrupt `kind`. */
 export function parseXml(xml: string, kind: string, partName: string): XmlElement {
   const stack: XmlElement[] = [];
+  /** Open elements per name: an end tag no open element matches is dropped at once, not searched for. */
+  const open = new Map<string, number>();
+  const push = (el: XmlElement) => {
+    stack.push(el);
+    open.set(el.tagName, (open.get(el.tagName) ?? 0) + 1);
+  };
+  const pop = () => {
+    const el = stack.pop()!;
+    open.set(el.tagName, open.get(el.tagName)! - 1);
+  };
   let root: XmlElement | undefined;
   const n = xml.length;
   const addText = (text: string) => {
@@ -92,17 +102,20 @@ export function parseXml(xml: string, kind: string, partName: string): XmlElemen
       const end = xml.indexOf("?>", lt + 2);
       i = end < 0 ? n : end + 2;
     } else if (xml.startsWith("<!", lt)) {
-      // A DOCTYPE (possibly with an internal subset in [...]): skipped whole, its declarations unused.
-      const bracket = xml.indexOf("[", lt);
+      // A DOCTYPE (possibly with an internal subset in [...]): skipped whole, its declarations unused. The `[` is
+      // looked for before the first `>` only: searched to the end of the file, every `<!` cost a pass over it.
       const close = xml.indexOf(">", lt);
-      const subsetEnd = bracket >= 0 && bracket < close ? xml.indexOf("]", bracket) : -1;
-      const end = subsetEnd >= 0 ? xml.indexOf(">", subsetEnd) : close;
+      const bracket = close < 0 ? -1 : xml.slice(lt, close).indexOf("[");
+      const subsetEnd = bracket >= 0 ? xml.indexOf("]", lt + bracket) : -1;
+      const end = bracket < 0 ? close : subsetEnd < 0 ? -1 : xml.indexOf(">", subsetEnd);
       i = end < 0 ? n : end + 1;
     } else if (xml[lt + 1] === "/") {
       const end = xml.indexOf(">", lt + 2);
       const name = xml.slice(lt + 2, end < 0 ? n : end).trim();
-      const at = stack.findLastIndex((e) => e.tagName === name);
-      if (at >= 0) stack.length = at;
+      if ((open.get(name) ?? 0) > 0) {
+        while (stack[stack.length - 1]!.tagName !== name) pop();
+        pop();
+      }
       i = end < 0 ? n : end + 1;
     } else {
       NAME.lastIndex = lt + 1;
@@ -127,7 +140,7 @@ export function parseXml(xml: string, kind: string, partName: string): XmlElemen
       const parent = stack[stack.length - 1];
       if (parent) parent.childNodes.push(el);
       else root ??= el;
-      if (!selfClosing && (parent || root === el)) stack.push(el);
+      if (!selfClosing && (parent || root === el)) push(el);
       i = close < 0 ? n : close + 1;
     }
   }
