@@ -90,7 +90,10 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
       const tag = o.tag ?? null;
       const markdown = ctx.markdown();
       const status = ctx.page.statusCode;
-      const prev = deps.history.latest(keyId, ctx.spec.url, tag);
+      const stored = deps.history.latest(keyId, ctx.spec.url, tag);
+      // With redactPII, the previous snapshot is redacted too: one stored by a scrape without redaction holds the
+      // raw text, which the diff's removed lines (and the json mode's prompt) would otherwise carry.
+      const prev = stored && ctx.run.redact ? { ...stored, markdown: await ctx.run.redact(stored.markdown) } : stored;
       const changeStatus: ChangeTrackingResult["changeStatus"] =
         status === 404 || status === 410 ? "removed" : !prev ? "new" : hasChanged(prev.markdown, markdown) ? "changed" : "same";
       const result: ChangeTrackingResult = {

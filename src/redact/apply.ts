@@ -19,9 +19,16 @@ export interface PlainView {
   plain: string;
   /** The index in the markdown of `plain[i]`. */
   at(i: number): number;
+  /** Whether `plain[i]` was written escaped (its backslash is at `at(i) - 1`). */
+  escaped(i: number): boolean;
 }
 
-const ESCAPE = /\\[!-/:-@[-`{-~]/g;
+/**
+ * A markdown escape (dropped to its character), or an emphasis mark the converter wrote (`_`/`*` runs opening
+ * before a letter or closing after one: literal ones are escaped), which becomes spaces: `_Ada Lovelace_` reads
+ * as a name, `_ada@example.org_` as an address. `my_var` and `api_key=` keep their underscores (inside a word).
+ */
+const ESCAPE_OR_EMPHASIS = /\\([!-/:-@[-`{-~])|(?<![\p{L}\p{N}\\])[_*]+(?=[\p{L}\p{N}])|(?<=[\p{L}\p{N}.!?,;:)])[_*]+(?![\p{L}\p{N}])/gu;
 
 /**
  * Drops the backslashes of markdown escapes (`john\_doe` → `john_doe`): the converter escapes `_` and `*`, which
@@ -32,30 +39,40 @@ export function plainView(markdown: string): PlainView {
   /** Plain indices at which a backslash was dropped just before, ascending. */
   const drops: number[] = [];
   let dropped = 0;
-  const plain = markdown.replace(ESCAPE, (m, offset: number) => {
+  const plain = markdown.replace(ESCAPE_OR_EMPHASIS, (m, escapedChar: string | undefined, offset: number) => {
+    if (escapedChar === undefined) return " ".repeat(m.length); // emphasis: same length, offsets unchanged
     drops.push(offset - dropped);
     dropped++;
-    return m[1]!;
+    return escapedChar;
   });
+  /** How many drops are at or before plain index `i`. */
+  const dropsUpTo = (i: number) => {
+    let lo = 0;
+    let hi = drops.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (drops[mid]! <= i) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
   return {
     plain,
-    at(i) {
-      let lo = 0;
-      let hi = drops.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (drops[mid]! <= i) lo = mid + 1;
-        else hi = mid;
-      }
-      return i + lo;
+    at: (i) => i + dropsUpTo(i),
+    escaped: (i) => {
+      const k = dropsUpTo(i);
+      return k > 0 && drops[k - 1] === i;
     },
   };
 }
 
-/** Spans found in a {@link PlainView}'s text, placed back on the markdown. */
+/** Spans found in a {@link PlainView}'s text, placed back on the markdown (with the backslash of an escaped first character). */
 export function toMarkdownSpans(view: PlainView, spans: PiiSpan[]): PiiSpan[] {
-  return spans.map((s) => ({ start: view.at(s.start), end: view.at(s.end - 1) + 1, type: s.type }));
+  return spans.map((s) => ({ start: view.at(s.start) - (view.escaped(s.start) ? 1 : 0), end: view.at(s.end - 1) + 1, type: s.type }));
 }
+
+/** Most spans the model's quotes may produce on one page: a quote of `---` on 8 MB of dashes gave 16.8 million. */
+export const MAX_QUOTED_SPANS = 100_000;
 
 /**
  * Every occurrence in `text` of each quoted piece (the model names PII by quoting it, not by offsets), as a whole
@@ -70,11 +87,12 @@ export function spansOfQuotes(text: string, quotes: { text: string; type: PiiEnt
     seen.add(`${q.type} ${needle}`);
     const wordStart = WORD_CHAR.test(needle[0]!);
     const wordEnd = WORD_CHAR.test(needle[needle.length - 1]!);
-    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    for (let at = text.indexOf(needle); at >= 0 && out.length < MAX_QUOTED_SPANS; ) {
       const end = at + needle.length;
-      if (wordStart && at > 0 && WORD_CHAR.test(text[at - 1]!)) continue;
-      if (wordEnd && end < text.length && WORD_CHAR.test(text[end]!)) continue;
-      out.push({ start: at, end, type: q.type });
+      const whole = !(wordStart && at > 0 && WORD_CHAR.test(text[at - 1]!)) && !(wordEnd && end < text.length && WORD_CHAR.test(text[end]!));
+      if (whole) out.push({ start: at, end, type: q.type });
+      // Past a kept match (occurrences of one quote do not overlap); one character on after a rejected one.
+      at = text.indexOf(needle, whole ? end : at + 1);
     }
   }
   return out;

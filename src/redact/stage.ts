@@ -2,26 +2,49 @@
  * @module redact/stage
  * Where `redactPII` enters a scrape (scrape/service.ts): the render context's markdown view is redacted in place,
  * before any format reads it, so `markdown`, the LLM formats and changeTracking (whose diff and stored history
- * would otherwise carry the raw text) all see the redacted copy; and a warning names the requested formats that
+ * would otherwise carry the raw text; it also redacts the previous snapshot it compares with) all see the
+ * redacted copy; a parsed PDF's per-page markdown is redacted too; and a warning names the requested formats that
  * keep the page's own text.
  */
-import type { FormatRenderer, RenderContext } from "../scrape/renderer.ts";
+import type { FormatRenderer, RenderContext, RenderRun } from "../scrape/renderer.ts";
 import type { ScrapeSpec } from "../scrape/spec.ts";
-import { createRedactor, type RedactionRun, type Redactor } from "./redactor.ts";
+import { createRedactor, type PiiOptions, type RedactionRun, type Redactor } from "./redactor.ts";
 
 /** Formats that carry the page's own text, which `redactPII` leaves as it is (as upstream: markdown only). */
 const UNREDACTED_FORMATS = new Set(["html", "rawHtml", "rawBase64", "links", "images", "attributes"]);
 
 /**
- * Redacts `ctx`'s markdown view when the request asks for it and one of its formats reads the markdown (or may:
- * a renderer that declares no views). Without a `redactor` only the pattern mode can run; the capability check
- * has refused the others by then.
+ * Redacts `ctx`'s markdown view when the request asks for it and one of its formats reads the markdown, and gives
+ * `run` the means to redact other text the same way ({@link RenderRun.redact}). Called after the formats that read
+ * the original page (links, images, attributes), so building the markdown does not make them parse it again.
+ * Without a `redactor` only the pattern mode can run; the capability check has refused the others by then.
  */
-export async function redactMarkdownView(ctx: RenderContext, renderers: readonly (readonly [FormatRenderer, unknown])[], redactor: Redactor | undefined, run: RedactionRun): Promise<void> {
+export async function redactMarkdownView(
+  ctx: RenderContext,
+  renderers: readonly (readonly [FormatRenderer, unknown])[],
+  redactor: Redactor | undefined,
+  run: RenderRun,
+): Promise<void> {
   const options = ctx.spec.redactPII;
-  if (!options || !renderers.some(([r]) => !r.views || r.views.includes("markdown"))) return;
-  const redacted = await (redactor ?? createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 })).redact(ctx.markdown(), options, run);
+  if (!options || !renderers.some(([r]) => r.views?.includes("markdown"))) return;
+  const r = redactor ?? createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 });
+  run.redact = (text) => r.redact(text, options, run);
+  const redacted = await run.redact(ctx.markdown());
   ctx.markdown = () => redacted;
+}
+
+/** A parsed PDF's per-page markdown (`pages: true`), redacted like the document's. */
+export async function redactPages(
+  pages: { pageNumber: number; markdown: string }[] | undefined,
+  options: PiiOptions | undefined,
+  redactor: Redactor | undefined,
+  run: RedactionRun,
+): Promise<{ pageNumber: number; markdown: string }[] | undefined> {
+  if (!pages || !options) return pages;
+  const r = redactor ?? createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 });
+  const out: { pageNumber: number; markdown: string }[] = [];
+  for (const p of pages) out.push({ pageNumber: p.pageNumber, markdown: await r.redact(p.markdown, options, run) });
+  return out;
 }
 
 /** The document's warning about requested formats `redactPII` leaves unredacted; undefined when there are none. */

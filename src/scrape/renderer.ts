@@ -66,6 +66,11 @@ export interface RenderRun {
   recordTokens(tokens: number): void;
   /** changeTracking: `hidden` when a crawl re-checks a page only because its previous crawl saw it. */
   visibility?: "visible" | "hidden";
+  /**
+   * With `redactPII`: redacts other text the same way as the page's markdown (changeTracking's previous snapshot,
+   * which a scrape without redaction may have stored raw).
+   */
+  redact?(markdown: string): Promise<string>;
 }
 
 /** A format plugin. */

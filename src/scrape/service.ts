@@ -9,7 +9,7 @@
  * ```
  */
 import { REDACT_PII_EXTRA_CREDITS, type Redactor } from "../redact/redactor.ts";
-import { redactMarkdownView, unredactedWarning } from "../redact/stage.ts";
+import { redactMarkdownView, redactPages, unredactedWarning } from "../redact/stage.ts";
 import type { Logger } from "../log.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
@@ -181,11 +181,21 @@ export class ScrapeService {
     const pageMeta = converted ? { ...withoutServiceFields(ctx.metadata()), ...converted.metadata } : markup ? withoutServiceFields(ctx.metadata()) : {};
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).
     const links = options.collectLinks ? ctx.links() : undefined;
-    await redactMarkdownView(ctx, renderers, this.deps.redactor, run);
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
-    for (const [renderer, format] of renderers) mergeRendered(doc, await renderer.render(ctx, format));
+    let redacted = false;
+    for (const [renderer, format] of renderers) {
+      // Readers of the original page come first; the markdown is redacted (and so built) after them.
+      if (!redacted && !renderer.usesOriginalDom) {
+        await redactMarkdownView(ctx, renderers, this.deps.redactor, run);
+        redacted = true;
+      }
+      mergeRendered(doc, await renderer.render(ctx, format));
+    }
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
-    if (converted?.fields) mergeRendered(doc, converted.fields);
+    if (converted?.fields) {
+      const pages = await redactPages(converted.fields.pages, spec.redactPII, this.deps.redactor, run);
+      mergeRendered(doc, pages ? { ...converted.fields, pages } : converted.fields);
+    }
     if (page.warning) mergeRendered(doc, { warning: page.warning });
     const unredacted = unredactedWarning(spec);
     if (unredacted) mergeRendered(doc, { warning: unredacted });

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
+import { buildPdf } from "../fixtures/documents/pdf-builder.ts";
 import { page, startPageSite, type PageSite } from "../formats/pages.ts";
 
 let site: PageSite;
@@ -116,6 +117,35 @@ describe("redactPII", () => {
     expect(diff).toContain("<PHONE>");
     expect(diff).not.toContain("boss@example.org");
     expect(diff).not.toContain("7946");
+  });
+
+  test("changeTracking compares with a redacted copy of a previous snapshot stored without redaction", async () => {
+    site.set("/earlier", page("Contact", "Write to ada@example.org today."));
+    const formats = [{ type: "changeTracking", modes: ["git-diff"] }, "markdown"];
+    await without.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/earlier`, maxAge: 0, formats } });
+    site.set("/earlier", page("Contact", "Write to ada@example.org tomorrow."));
+    const res = await without.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/earlier`, maxAge: 0, formats, redactPII: { mode: "fast" } } });
+    const body = (await res.json()) as any;
+    expect(body.data.changeTracking.changeStatus).toBe("changed");
+    expect(JSON.stringify(body.data.changeTracking)).not.toContain("ada@example.org");
+    expect(body.data.changeTracking.diff.text).toContain("<EMAIL>");
+  });
+
+  test("a parsed PDF's per-page markdown (pages: true) is redacted like the document's", async () => {
+    const pdf = await buildPdf([{ runs: [{ text: "Contact ada@example.org for the report.", x: 72, y: 100, size: 12 }] }]);
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(pdf.slice().buffer, { headers: { "content-type": "application/pdf" } }) });
+    try {
+      const res = await without.request("/v2/scrape", {
+        method: "POST",
+        json: { url: `http://127.0.0.1:${server.port}/r.pdf`, maxAge: 0, parsers: [{ type: "pdf", pages: true }], redactPII: { mode: "fast" } },
+      });
+      const body = (await res.json()) as any;
+      expect(body.data.markdown).toContain("Contact <EMAIL> for the report.");
+      expect(body.data.pages[0].markdown).toContain("Contact <EMAIL> for the report.");
+      expect(body.data.metadata.creditsUsed).toBe(5);
+    } finally {
+      server.stop(true);
+    }
   });
 
   test("a batch's pages are redacted and charged like a scrape's", async () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { htmlToMarkdown } from "../../src/pipeline/index.ts";
-import { applySpans, mergeSpans, plainView, spansOfQuotes, toMarkdownSpans } from "../../src/redact/apply.ts";
+import { applySpans, MAX_QUOTED_SPANS, mergeSpans, plainView, spansOfQuotes, toMarkdownSpans } from "../../src/redact/apply.ts";
 import { findPatternSpans, ibanValid, luhnValid, PII_ENTITIES, type PiiEntity } from "../../src/redact/detectors.ts";
 import { createRedactor, piiOptions } from "../../src/redact/redactor.ts";
 
@@ -127,6 +127,22 @@ describe("review cases: real markdown, false positives, bounded time", () => {
   test("found: toll-free and dotted North American numbers, bearer tokens", async () => {
     expect(await fast("Call 1-800-555-0199 or 555.010.4477")).toBe("Call <PHONE> or <PHONE>");
     expect(await fast("Authorization: Bearer abcd1234efgh5678ijkl")).toBe("Authorization: Bearer <SECRET>");
+  });
+
+  test("emphasis marks are not part of what they wrap; an escaped first character takes its backslash along", async () => {
+    const md = "_Ada Lovelace_ wrote to _ada@example.org_ and **+44 20 7946 0958**; see \\_bob@example.org; code my_var and api_key=abcdef123456";
+    const view = plainView(md);
+    const spans = [...findPatternSpans(view.plain, ALL), ...spansOfQuotes(view.plain, [{ text: "Ada Lovelace", type: "PERSON" }])];
+    expect(applySpans(md, toMarkdownSpans(view, spans), "tag")).toBe("_<PERSON>_ wrote to _<EMAIL>_ and **<PHONE>**; see <EMAIL>; code my_var and api_key=<SECRET>");
+  });
+
+  test("the model's quotes cannot multiply: matches of one quote do not overlap, and spans are capped", () => {
+    const text = "-".repeat(1_000_000);
+    const started = performance.now();
+    const spans = spansOfQuotes(text, [{ text: "---", type: "SECRET" }, { text: "----", type: "SECRET" }]);
+    expect(spans.length).toBeLessThanOrEqual(MAX_QUOTED_SPANS);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(spansOfQuotes("x-x-x-x", [{ text: "x-x", type: "PERSON" }]).map((s) => s.start)).toEqual([0, 4]);
   });
 
   test("every pattern runs in bounded time on adversarial input (300 KB runs took 24 s before the bounds)", () => {
