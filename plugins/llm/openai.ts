@@ -13,7 +13,7 @@ import type { LlmChatRequest, LlmProvider, LlmProviderPlugin, LlmProviderSetting
 interface Completion {
   choices?: { message?: { content?: string | null }; finish_reason?: string }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
-  error?: { message?: string } | string;
+  error?: { message?: string; code?: unknown } | string;
 }
 
 /** The answer body as a JSON object; undefined when it is not one. */
@@ -66,7 +66,8 @@ export const openaiProvider: LlmProviderPlugin = {
         const data = parseCompletion(text);
         // A failing status is classified by status whatever the body (a proxy's HTML 429 or 502 is no JSON).
         if (!res.ok) {
-          const msg = typeof data?.error === "string" ? data.error : (data?.error?.message ?? (text.trim().slice(0, 200) || res.statusText));
+          const code = typeof data?.error === "object" && typeof data.error?.code === "string" ? ` (${data.error.code})` : "";
+          const msg = typeof data?.error === "string" ? data.error : (data?.error?.message ?? (text.trim().slice(0, 200) || res.statusText)) + code;
           throw llmHttpError(endpoint, res.status, `HTTP ${res.status}: ${msg}`, res.headers.get("retry-after"));
         }
         if (!data) throw new LlmUnavailableError(endpoint, `HTTP ${res.status}: the answer is not a JSON object (${text.slice(0, 200)})`);

@@ -11,7 +11,7 @@ import { CrawlboxError, toCrawlboxError } from "../errors.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { FileSink } from "../scrape/render-context.ts";
 import type { ScrapeService } from "../scrape/service.ts";
-import { backoffMs, isRetryableStatus, MAX_PAGE_ATTEMPTS, MAX_THROTTLED_ATTEMPTS, retryAfterMs } from "./retry-policy.ts";
+import { backoffMs, isRetryableStatus, MAX_PAGE_ATTEMPTS, MAX_THROTTLED_ATTEMPTS, RETRY_MAX_DELAY_MS, retryAfterMs } from "./retry-policy.ts";
 import { HIDDEN_RECHECK_DEPTH } from "../change-tracking/crawl-recheck.ts";
 import type { CrawlDenialReason } from "../crawl/filter.ts";
 import type { Job, NewTask, Task } from "./types.ts";
@@ -147,10 +147,13 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     } catch (err) {
       const e = err instanceof CrawlboxError ? err : toCrawlboxError(err);
       if (e.retryable && task.attempts < MAX_PAGE_ATTEMPTS && !signal.aborted) {
-        // A rate-limited LLM provider said when to come back (`Retry-After`): wait that long (capped), not our backoff.
+        // A rate-limited LLM provider said when to come back (`Retry-After`): wait at least that long (capped), with our
+        // backoff's jitter on top so that pages limited at the same moment do not all come back at the same instant.
         const hinted = (e.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-        const wait = typeof hinted === "number" ? retryAfterMs(String(hinted), now(), deps.config.retryBaseDelayMs) : undefined;
-        return { kind: "retry", notBefore: now() + (wait ?? backoffMs(task.attempts, deps.config.retryBaseDelayMs)), reason: e.code };
+        const backoff = backoffMs(task.attempts, deps.config.retryBaseDelayMs);
+        const asked = typeof hinted === "number" ? retryAfterMs(String(hinted), now(), deps.config.retryBaseDelayMs) : undefined;
+        const wait = asked === undefined ? backoff : Math.min(RETRY_MAX_DELAY_MS, Math.max(asked, backoff) + Math.round(Math.random() * backoff));
+        return { kind: "retry", notBefore: now() + wait, reason: e.code };
       }
       return { kind: "failed", error: e };
     }

@@ -42,13 +42,17 @@ export function isLlmErrorCode(code: string): boolean {
  */
 export const LLM_UNAVAILABLE_STATUS = 503;
 
+/** Longest `Retry-After` passed on (a day). */
+const MAX_RETRY_AFTER_SECONDS = 86_400;
+
 /** `Retry-After` (delay-seconds or an HTTP date, RFC 9110 §10.2.3) in whole seconds from `now`; undefined when unreadable. */
 export function retryAfterSeconds(header: string | null | undefined, now = Date.now()): number | undefined {
   const v = header?.trim();
   if (!v) return undefined;
-  if (/^\d+$/.test(v)) return Number(v);
+  // Capped at a day: a 400-digit value became Infinity, and a `Retry-After: Infinity` header.
+  if (/^\d+$/.test(v)) return Math.min(Number(v), MAX_RETRY_AFTER_SECONDS);
   const at = Date.parse(v);
-  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - now) / 1000)) : undefined;
+  return Number.isFinite(at) ? Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil((at - now) / 1000))) : undefined;
 }
 
 function cut(reason: string): string {
@@ -90,8 +94,11 @@ export class LlmRateLimitedError extends CrawlboxError {
   }
 }
 
-/** OpenAI's (and compatible servers') 429 for an account out of credit: "You exceeded your current quota…". */
-const QUOTA_SPENT = /insufficient_quota|exceeded your current quota/i;
+/**
+ * OpenAI's 429 for an account out of credit carries the code `insufficient_quota` (the provider quotes it in the
+ * reason). Not the message: Gemini words its per-minute limit "You exceeded your current quota" too.
+ */
+const QUOTA_SPENT = /\binsufficient_quota\b/;
 
 /**
  * The error for a provider's failed HTTP answer: {@link LlmRateLimitedError} for 429, {@link LlmUnavailableError}

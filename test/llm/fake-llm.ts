@@ -37,6 +37,8 @@ export interface LlmReply {
   padBytes?: number;
   /** With `status`: the error as an HTML page (a reverse proxy in front of the model server), not JSON. */
   htmlError?: boolean;
+  /** With `status`, OpenAI protocol: the error's `code` and `type` (e.g. `insufficient_quota`). */
+  errorCode?: string;
   /** With `status`: extra response headers (e.g. `retry-after` on a 429 or 503). */
   headers?: Record<string, string>;
   /** A misbehaving server: this value as the message content, whatever its type (instead of `content`). */
@@ -150,7 +152,7 @@ export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}):
       }
       if (reply.status) {
         const msg = reply.error ?? "server error";
-        return isOllama ? json({ error: msg }, reply.status, 0, reply.headers) : json({ error: { message: msg, type: "server_error" } }, reply.status, 0, reply.headers);
+        return isOllama ? json({ error: msg }, reply.status, 0, reply.headers) : json({ error: { message: msg, type: reply.errorCode ?? "server_error", ...(reply.errorCode ? { code: reply.errorCode } : {}) } }, reply.status, 0, reply.headers);
       }
       const content: any = "rawContent" in reply ? reply.rawContent : (reply.content ?? "");
       const promptTokens: any = reply.usage ? reply.usage.prompt : tokens((body.messages ?? []).map((m: any) => m.content).join("\n"));

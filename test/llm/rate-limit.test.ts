@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Config } from "../../src/config.ts";
 import { MAX_PAGE_ATTEMPTS } from "../../src/jobs/retry-policy.ts";
+import { llmHttpError, retryAfterSeconds } from "../../src/llm/errors.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { page, startPageSite, type PageSite } from "../formats/pages.ts";
 import { startFakeLlm, type FakeLlm } from "./fake-llm.ts";
@@ -117,11 +118,14 @@ for (const p of PROVIDERS) {
       expect(times).toHaveLength(2);
       expect(times[1]! - times[0]!).toBeGreaterThan(2_800); // not the 10 ms backoff this harness is configured with
 
+      // OpenAI marks a spent quota with the code insufficient_quota: not retried. The same words without that code
+      // (Gemini's per-minute limit says "You exceeded your current quota" too) are an ordinary, retried 429.
+      const quota = "You exceeded your current quota, please check your plan and billing details.";
       llm.reset();
-      llm.script([{ status: 429, error: "You exceeded your current quota, please check your plan and billing details." }]);
+      llm.script([{ status: 429, error: quota, ...(p.name === "openai" ? { errorCode: "insufficient_quota" } : {}) }]);
       const spent = await runBatch(`${site.url}/p1`);
       expect(spent.errors.map((e: any) => e.code)).toEqual(["LLM_RATE_LIMITED"]);
-      expect(llm.chats()).toHaveLength(1);
+      expect(llm.chats()).toHaveLength(p.name === "openai" ? 1 : MAX_PAGE_ATTEMPTS);
     }, 30_000);
 
     test("in a batch, a rate-limited model fails each page with LLM_RATE_LIMITED after its retries; the site's host is not given up on", async () => {
@@ -144,3 +148,12 @@ for (const p of PROVIDERS) {
     }, 30_000);
   });
 }
+
+test("Retry-After is read as seconds or a date and capped at a day; a spent quota is told by its code, not its words", () => {
+  expect(retryAfterSeconds("9".repeat(400))).toBe(86_400);
+  expect(retryAfterSeconds(new Date(Date.now() + 10 * 86_400_000).toUTCString())).toBe(86_400);
+  expect(retryAfterSeconds("7")).toBe(7);
+  const p = { name: "openai", address: "http://127.0.0.1:1/v1", model: "m" };
+  expect(llmHttpError(p, 429, "HTTP 429: You exceeded your current quota (insufficient_quota)").retryable).toBe(false);
+  expect(llmHttpError(p, 429, "HTTP 429: You exceeded your current quota, please retry in 20s").retryable).toBe(true);
+});
