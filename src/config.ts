@@ -360,7 +360,8 @@ export function defaultBrowserConcurrency(cores = availableParallelism(), memory
 /** A config for tests and embedding: defaults, a fresh temporary data dir, private network allowed. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return loadConfig({}, {
-    dataDir: mkdtempSync(join(tmpdir(), "crawlbox-test-")),
+    // Only when the caller brings none: a folder made and then overridden was never removed by anyone.
+    dataDir: overrides.dataDir ?? mkdtempSync(join(tmpdir(), "crawlbox-test-")),
     allowPrivateNetwork: true,
     port: 0,
     host: "127.0.0.1",

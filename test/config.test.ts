@@ -1,6 +1,8 @@
 import { availableParallelism } from "node:os";
 import { describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { ConfigError, loadConfig, testConfig } from "../src/config.ts";
 
 describe("config", () => {
   test("defaults follow the run contract", () => {
@@ -66,6 +68,13 @@ describe("config", () => {
   test("integers are decimal digits: hex, binary and exponent forms are refused", () => {
     for (const v of ["0x10", "1e4", "0b11", "12.0", "+5"]) expect(() => loadConfig({ CRAWLBOX_OCR_WORKERS: v })).toThrow(/CRAWLBOX_OCR_WORKERS must be an integer/);
     expect(loadConfig({ CRAWLBOX_OCR_WORKERS: " 3 " }).ocrWorkers).toBe(3);
+  });
+
+  test("testConfig makes a temporary data folder only when none is given (one made and overridden was never removed)", () => {
+    const made = () => readdirSync(tmpdir()).filter((n) => n.startsWith("crawlbox-test-")).length;
+    const before = made();
+    expect(testConfig({ dataDir: "/tmp/given-by-the-test" }).dataDir).toBe("/tmp/given-by-the-test");
+    expect(made()).toBe(before);
   });
 
   test("document workers: 2 by default (1 on a single core), 1–64", () => {
