@@ -12,15 +12,26 @@ export interface LlmLimits {
   llmTokenBudget: number;
 }
 
+/** What of a scrape's run an LLM call is bounded by and reports to. */
+export interface LlmRun {
+  deadline: number;
+  signal?: AbortSignal;
+  recordTokens?: (tokens: number) => void;
+}
+
 /** Builds the call limits for a format rendered in `ctx`. */
 export function llmCallFor(ctx: RenderContext, limits: LlmLimits, now: () => number = Date.now): LlmCall {
-  const run = ctx.run;
+  return llmCallForRun(ctx.run, limits, now);
+}
+
+/** The call limits of LLM work done for `run` (a format's, or the redaction of a page's markdown). */
+export function llmCallForRun(run: LlmRun | undefined, limits: LlmLimits, now: () => number = Date.now): LlmCall {
   const own = now() + limits.llmTimeoutMs;
   const call: LlmCall = {
     deadline: run ? Math.min(run.deadline, own) : own,
     tokenBudget: limits.llmTokenBudget,
   };
   if (run?.signal) call.signal = run.signal;
-  if (run) call.onTokens = run.recordTokens;
+  if (run?.recordTokens) call.onTokens = run.recordTokens;
   return call;
 }

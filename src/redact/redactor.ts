@@ -8,8 +8,8 @@
  *   credentials; names and places are not found.
  * Only `markdown` is redacted, as upstream. Costs {@link REDACT_PII_EXTRA_CREDITS} more credits per page.
  */
-import type { LlmCall, LlmClient } from "../llm/client.ts";
-import type { LlmLimits } from "../llm/render-call.ts";
+import type { LlmClient } from "../llm/client.ts";
+import { llmCallForRun, type LlmLimits, type LlmRun } from "../llm/render-call.ts";
 import { applySpans, plainView, type ReplaceStyle, spansOfQuotes, toMarkdownSpans } from "./apply.ts";
 import { findPatternSpans, PII_ENTITIES, type PiiEntity } from "./detectors.ts";
 import { findModelQuotes } from "./model.ts";
@@ -39,16 +39,15 @@ export function usesModel(o: PiiOptions): boolean {
 }
 
 /** What a redaction may spend: the scrape's deadline and abort, and where its tokens are recorded. */
-export interface RedactionRun {
-  deadline: number;
-  signal?: AbortSignal;
-  recordTokens?: (tokens: number) => void;
-}
+export type RedactionRun = LlmRun;
 
 /** Redacts markdown. */
 export interface Redactor {
   redact(markdown: string, options: PiiOptions, run: RedactionRun): Promise<string>;
 }
+
+/** A redactor for the pattern mode only (no LLM configured): what the scrape service uses when given none. */
+export const patternRedactor: Redactor = createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 });
 
 /** A redactor using `llm` (when configured) for the modes that need a model. */
 export function createRedactor(llm: LlmClient | undefined, limits: LlmLimits, now: () => number = Date.now): Redactor {
@@ -59,10 +58,7 @@ export function createRedactor(llm: LlmClient | undefined, limits: LlmLimits, no
       const spans = options.mode === "accurate" ? [] : findPatternSpans(view.plain, new Set(options.entities));
       if (usesModel(options)) {
         if (!llm) throw new TypeError("redactPII needs the model in this mode: the capability check should have refused the request");
-        const call: LlmCall = { deadline: Math.min(run.deadline, now() + limits.llmTimeoutMs), tokenBudget: limits.llmTokenBudget };
-        if (run.signal) call.signal = run.signal;
-        if (run.recordTokens) call.onTokens = run.recordTokens;
-        spans.push(...spansOfQuotes(view.plain, await findModelQuotes(llm, markdown, options.entities, call)));
+        spans.push(...spansOfQuotes(view.plain, await findModelQuotes(llm, markdown, options.entities, llmCallForRun(run, limits, now))));
       }
       return applySpans(markdown, toMarkdownSpans(view, spans), options.replaceStyle);
     },

@@ -8,7 +8,7 @@
  */
 import type { FormatRenderer, RenderContext, RenderRun } from "../scrape/renderer.ts";
 import type { ScrapeSpec } from "../scrape/spec.ts";
-import { createRedactor, type PiiOptions, type RedactionRun, type Redactor } from "./redactor.ts";
+import type { PiiOptions, RedactionRun, Redactor } from "./redactor.ts";
 
 /** Formats that carry the page's own text, which `redactPII` leaves as it is (as upstream: markdown only). */
 const UNREDACTED_FORMATS = new Set(["html", "rawHtml", "rawBase64", "links", "images", "attributes"]);
@@ -17,18 +17,16 @@ const UNREDACTED_FORMATS = new Set(["html", "rawHtml", "rawBase64", "links", "im
  * Redacts `ctx`'s markdown view when the request asks for it and one of its formats reads the markdown, and gives
  * `run` the means to redact other text the same way ({@link RenderRun.redact}). Called after the formats that read
  * the original page (links, images, attributes), so building the markdown does not make them parse it again.
- * Without a `redactor` only the pattern mode can run; the capability check has refused the others by then.
  */
 export async function redactMarkdownView(
   ctx: RenderContext,
   renderers: readonly (readonly [FormatRenderer, unknown])[],
-  redactor: Redactor | undefined,
+  redactor: Redactor,
   run: RenderRun,
 ): Promise<void> {
   const options = ctx.spec.redactPII;
   if (!options || !renderers.some(([r]) => r.views?.includes("markdown"))) return;
-  const r = redactor ?? createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 });
-  run.redact = (text) => r.redact(text, options, run);
+  run.redact = (text) => redactor.redact(text, options, run);
   const redacted = await run.redact(ctx.markdown());
   ctx.markdown = () => redacted;
 }
@@ -37,13 +35,12 @@ export async function redactMarkdownView(
 export async function redactPages(
   pages: { pageNumber: number; markdown: string }[] | undefined,
   options: PiiOptions | undefined,
-  redactor: Redactor | undefined,
+  redactor: Redactor,
   run: RedactionRun,
 ): Promise<{ pageNumber: number; markdown: string }[] | undefined> {
   if (!pages || !options) return pages;
-  const r = redactor ?? createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 });
   const out: { pageNumber: number; markdown: string }[] = [];
-  for (const p of pages) out.push({ pageNumber: p.pageNumber, markdown: await r.redact(p.markdown, options, run) });
+  for (const p of pages) out.push({ pageNumber: p.pageNumber, markdown: await redactor.redact(p.markdown, options, run) });
   return out;
 }
 

@@ -5,6 +5,7 @@
  */
 import { UnsupportedOptionError } from "../errors.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
+import { usesModel } from "../redact/redactor.ts";
 import type { RendererNeed, RendererRegistry } from "./renderer.ts";
 import type { ScrapeSpec } from "./spec.ts";
 
@@ -36,7 +37,7 @@ export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, av
       );
     }
   }
-  if (spec.redactPII && spec.redactPII.mode !== "fast" && !available.has("llm")) {
+  if (spec.redactPII && usesModel(spec.redactPII) && !available.has("llm")) {
     throw new LlmNotConfiguredError(
       `redactPII in "${spec.redactPII.mode}" mode (the default; {"mode": "fast"} needs no model and redacts e-mails, phones, financial numbers and secrets, not names or places)`,
     );

@@ -8,7 +8,7 @@
  *                                      └─miss─▶ engine ─────┴▶ render formats ─▶ metadata ─▶ store ─▶ Document
  * ```
  */
-import { REDACT_PII_EXTRA_CREDITS, type Redactor } from "../redact/redactor.ts";
+import { patternRedactor, REDACT_PII_EXTRA_CREDITS, type Redactor } from "../redact/redactor.ts";
 import { redactMarkdownView, redactPages, unredactedWarning } from "../redact/stage.ts";
 import type { Logger } from "../log.ts";
 import type { CreditLedger } from "../auth/credits.ts";
@@ -107,6 +107,7 @@ export class ScrapeService {
   private readonly now: () => number;
   private readonly newId: () => string;
   private readonly capabilities: ReadonlySet<RendererNeed>;
+  private readonly redactor: Redactor;
   /** Scrapes running now (sync scrapes, crawl and batch pages): whether parsing may go to another core. */
   private inFlight = 0;
 
@@ -114,6 +115,7 @@ export class ScrapeService {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? (() => crypto.randomUUID());
     this.capabilities = new Set([...deps.engines.capabilities, ...deps.capabilities]);
+    this.redactor = deps.redactor ?? patternRedactor;
   }
 
   /** Checks `spec` against what this build supports; throws the 400 a client would get. */
@@ -186,14 +188,14 @@ export class ScrapeService {
     for (const [renderer, format] of renderers) {
       // Readers of the original page come first; the markdown is redacted (and so built) after them.
       if (!redacted && !renderer.usesOriginalDom) {
-        await redactMarkdownView(ctx, renderers, this.deps.redactor, run);
+        await redactMarkdownView(ctx, renderers, this.redactor, run);
         redacted = true;
       }
       mergeRendered(doc, await renderer.render(ctx, format));
     }
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
     if (converted?.fields) {
-      const pages = await redactPages(converted.fields.pages, spec.redactPII, this.deps.redactor, run);
+      const pages = await redactPages(converted.fields.pages, spec.redactPII, this.redactor, run);
       mergeRendered(doc, pages ? { ...converted.fields, pages } : converted.fields);
     }
     if (page.warning) mergeRendered(doc, { warning: page.warning });

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { htmlToMarkdown } from "../../src/pipeline/index.ts";
 import { applySpans, MAX_QUOTED_SPANS, mergeSpans, plainView, spansOfQuotes, toMarkdownSpans } from "../../src/redact/apply.ts";
 import { findPatternSpans, ibanValid, luhnValid, PII_ENTITIES, type PiiEntity } from "../../src/redact/detectors.ts";
-import { createRedactor, piiOptions } from "../../src/redact/redactor.ts";
+import { patternRedactor, piiOptions } from "../../src/redact/redactor.ts";
 
 const ALL = new Set<PiiEntity>(PII_ENTITIES);
 const found = (text: string, entities: Set<PiiEntity> = ALL) =>
@@ -86,7 +86,7 @@ describe("application", () => {
 });
 
 describe("review cases: real markdown, false positives, bounded time", () => {
-  const fast = (md: string) => createRedactor(undefined, { llmTimeoutMs: 0, llmTokenBudget: 0 }).redact(md, piiOptions({ mode: "fast" })!, { deadline: Date.now() + 10_000 });
+  const fast = (md: string) => patternRedactor.redact(md, piiOptions({ mode: "fast" })!, { deadline: Date.now() + 10_000 });
 
   test("the converter's escapes (`\\_`, `\\*`) do not hide e-mails, tokens or labelled secrets", async () => {
     const md = htmlToMarkdown(
