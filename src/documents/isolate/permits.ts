@@ -1,13 +1,14 @@
 /**
  * @module documents/isolate/permits
- * A counting semaphore whose waiters leave when their signal aborts. The document workers use it to bound how
- * many documents *compute* at once (each conversion may take a gigabyte of memory), apart from how many hold a
+ * A counting semaphore whose waiters leave when their signal aborts. The document workers use two: one bounds how
+ * many documents *compute* at once (each conversion may take a gigabyte of memory), the other how many hold a
  * worker: a PDF waiting for its pages' OCR holds its worker (its document stays open there) but computes nothing,
  * and must not keep other documents from being parsed.
  */
 
 interface Waiter {
   grant(): void;
+  reject(reason: Error): void;
   signal: AbortSignal;
   onAbort(): void;
 }
@@ -42,6 +43,7 @@ export class Permits {
       const w: Waiter = {
         signal,
         grant: () => resolve(this.releaser()),
+        reject,
         onAbort: () => {
           const i = this.queue.indexOf(w);
           if (i >= 0) this.queue.splice(i, 1);
@@ -51,6 +53,14 @@ export class Permits {
       signal.addEventListener("abort", w.onAbort, { once: true });
       this.queue.push(w);
     });
+  }
+
+  /** Rejects every waiter with `reason` (shutting down); permits held stay held until released. */
+  close(reason: Error): void {
+    for (const w of this.queue.splice(0)) {
+      w.signal.removeEventListener("abort", w.onAbort);
+      w.reject(reason);
+    }
   }
 
   private releaser(): () => void {

@@ -112,13 +112,6 @@ interface Slot {
   ready: boolean;
 }
 
-interface Waiter {
-  signal: AbortSignal;
-  resolve(slot: Slot): void;
-  reject(err: unknown): void;
-  onAbort(): void;
-}
-
 /** Creates the document workers. Throws on invalid options. */
 export function createDocumentWorkers(options: DocumentWorkersOptions): DocumentWorkers {
   if (!Number.isInteger(options.size) || options.size < 1) throw new TypeError("createDocumentWorkers: size must be an integer >= 1");
@@ -126,15 +119,17 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
   const idleMs = options.idleMs ?? IDLE_MS;
   const maxLeases = options.maxLeases ?? options.size * 4;
   if (!Number.isInteger(maxLeases) || maxLeases < options.size) throw new TypeError("createDocumentWorkers: maxLeases must be an integer >= size");
+  /** Calls computing at once. */
   const permits = new Permits(options.size);
+  /** Documents holding a worker: while one is held, a free worker exists or one may be started. */
+  const leases = new Permits(maxLeases);
   const slots: Slot[] = [];
-  const waiters: Waiter[] = [];
   let nextId = 1;
   let stopped = 0;
   let crashed = 0;
   let closed = false;
 
-  /** Ends a worker; its pending calls reject with `reason`. Makes room for a waiting lease. */
+  /** Ends a worker; its pending calls reject with `reason`. */
   function retire(slot: Slot, reason: Error) {
     if (slot.dead) return;
     slot.dead = true;
@@ -146,7 +141,6 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
       p.reject(reason);
     }
     slot.pending.clear();
-    if (!closed) serveWaiter();
   }
 
   function crash(slot: Slot, reason: string) {
@@ -184,43 +178,24 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
     return slot;
   }
 
-  function take(slot: Slot): Slot {
+  /** A free worker, else a new one (holding a lease permit guarantees room), taken for a lease. */
+  function take(): Slot {
+    const slot = slots.find((s) => !s.leased) ?? spawn();
     clearTimeout(slot.idleTimer);
     slot.leased = true;
     setWorkerBusy(slot.worker, true);
     return slot;
   }
 
-  /** A free worker, or a new one while the pool may grow. */
-  function available(): Slot | undefined {
-    const free = slots.find((s) => !s.leased);
-    if (free) return take(free);
-    if (slots.length < maxLeases) return take(spawn());
-    return undefined;
-  }
-
-  function serveWaiter() {
-    while (waiters.length > 0) {
-      const slot = available();
-      if (!slot) return;
-      const w = waiters.shift()!;
-      w.signal.removeEventListener("abort", w.onAbort);
-      w.resolve(slot);
-    }
-  }
-
   function giveBack(slot: Slot) {
     if (slot.dead) return;
     slot.leased = false;
     setWorkerBusy(slot.worker, false);
-    serveWaiter();
-    if (slot.leased || slot.dead) return;
     slot.idleTimer = setTimeout(() => retire(slot, new Error("idle")), idleMs);
     slot.idleTimer.unref(); // an idle worker must not keep a CLI run alive
-
   }
 
-  function makeLease(slot: Slot, signal: AbortSignal): DocumentLease {
+  function makeLease(slot: Slot, signal: AbortSignal, releaseLease: () => void): DocumentLease {
     let released = false;
     // The request ending mid-call (its deadline, or the client leaving) is the one thing a synchronous parser cannot
     // notice: stop its thread.
@@ -250,45 +225,34 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
         released = true;
         signal.removeEventListener("abort", onAbort);
         // A call still running (the caller gave up on it) would hand the next document a busy worker: end it.
-        if (slot.pending.size > 0) return retire(slot, new Error("lease released with a call running"));
-        // The next document must not find this one still open (its memory held, its pages readable).
-        if (!slot.dead) slot.worker.postMessage({ id: 0, op: "reset" } satisfies DocumentRequest);
-        giveBack(slot);
+        if (slot.pending.size > 0) retire(slot, new Error("lease released with a call running"));
+        else {
+          // The next document must not find this one still open (its memory held, its pages readable).
+          if (!slot.dead) slot.worker.postMessage({ id: 0, op: "reset" } satisfies DocumentRequest);
+          giveBack(slot);
+        }
+        releaseLease();
       },
     };
   }
 
   return {
-    lease(signal) {
-      if (closed) return Promise.reject(new Error("the document workers are shut down"));
-      if (signal.aborted) return Promise.reject(signal.reason);
-      const slot = available();
-      if (slot) return Promise.resolve(makeLease(slot, signal));
-      return new Promise<DocumentLease>((resolve, reject) => {
-        const w: Waiter = {
-          signal,
-          resolve: (s) => resolve(makeLease(s, signal)),
-          reject,
-          onAbort: () => {
-            const i = waiters.indexOf(w);
-            if (i >= 0) waiters.splice(i, 1);
-            reject(signal.reason);
-          },
-        };
-        signal.addEventListener("abort", w.onAbort, { once: true });
-        waiters.push(w);
-      });
+    async lease(signal) {
+      if (closed) throw new Error("the document workers are shut down");
+      const releaseLease = await leases.acquire(signal);
+      if (closed) {
+        releaseLease();
+        throw new Error("the document workers are shut down");
+      }
+      return makeLease(take(), signal, releaseLease);
     },
     stats() {
       const leased = slots.filter((s) => s.leased).length;
-      return { size: options.size, live: slots.length, leased, computing: permits.active, waiting: waiters.length + permits.waiting, stopped, crashed };
+      return { size: options.size, live: slots.length, leased, computing: permits.active, waiting: leases.waiting + permits.waiting, stopped, crashed };
     },
     async close() {
       closed = true;
-      for (const w of waiters.splice(0)) {
-        w.signal.removeEventListener("abort", w.onAbort);
-        w.reject(new Error("the document workers are shut down"));
-      }
+      leases.close(new Error("the document workers are shut down"));
       for (const slot of [...slots]) retire(slot, new Error("the document workers are shut down"));
     },
   };
