@@ -4,7 +4,7 @@
  * (documents/isolate/document-worker.ts), and how a typed error crosses the thread boundary. A worker answers its
  * requests in order; a PDF stays open in the worker between calls of one lease.
  */
-import { CrawlboxError } from "../../errors.ts";
+import { CrawlboxError, type SerializedError } from "../../errors.ts";
 import type { ConvertedDocument } from "../types.ts";
 import type { PageText } from "../layout/model.ts";
 import type { OfficeKind } from "../office/readers.ts";
@@ -54,14 +54,11 @@ export interface DocumentResults {
   reset: null;
 }
 
-/** An error as it crosses the boundary: typed ones keep their code, status and details. */
+/** An error as it crosses the boundary: typed ones carry their stored form (code, status, details, retryable). */
 export interface WireError {
   name: string;
   message: string;
-  code?: string;
-  status?: number;
-  details?: unknown;
-  retryable?: boolean;
+  typed?: SerializedError;
 }
 
 /** The id of the message a worker sends once its script has loaded (before any request). */
@@ -76,19 +73,14 @@ export type DocumentResponse =
 
 /** `err` in a form `postMessage` can clone. */
 export function toWireError(err: unknown): WireError {
-  if (err instanceof CrawlboxError) {
-    return { name: err.name, message: err.message, code: err.code, status: err.status, details: err.details, retryable: err.retryable };
-  }
+  if (err instanceof CrawlboxError) return { name: err.name, message: err.message, typed: err.toJSON() };
   if (err instanceof Error) return { name: err.name, message: err.message };
   return { name: "Error", message: String(err) };
 }
 
 /** The error a worker reported, as a {@link CrawlboxError} (same code, status, message and details) when it was one. */
 export function fromWireError(wire: WireError): Error {
-  const err =
-    wire.code !== undefined && wire.status !== undefined
-      ? new CrawlboxError(wire.code, wire.status, wire.message, { details: wire.details, retryable: wire.retryable })
-      : new Error(wire.message);
+  const err = wire.typed ? CrawlboxError.fromJSON(wire.typed) : new Error(wire.message);
   err.name = wire.name;
   return err;
 }
