@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createEgressGate, type EgressGate } from "../../src/egress/index.ts";
 import { BrowserPool, findChromium } from "../../src/engines/browser/index.ts";
+import { launchChromium } from "../../src/engines/browser/chromium.ts";
 import { silentLogger } from "../../src/log.ts";
 import { startJsSite, type JsSite } from "../fixtures/js-pages.ts";
 
@@ -59,6 +60,34 @@ describe("BrowserPool", () => {
       await pool.close();
     }
     expect(pool.pids()).toEqual([]);
+  });
+
+  test("a retired browser and a clean close let Chromium exit by itself, not by SIGKILL", async () => {
+    // How each launched Chromium ended: its exit code, or the signal that ended it.
+    const ends: Promise<{ code: number | null; signal: string | null }>[] = [];
+    const pool = new BrowserPool({
+      executablePath: CHROMIUM,
+      proxyUrl: gate.proxyUrl,
+      concurrency: 1,
+      retireAfterPages: 1,
+      log: silentLogger,
+      launch: async (options) => {
+        const browser = await launchChromium(options);
+        const proc = browser.process()!;
+        ends.push(new Promise((resolve) => proc.once("exit", (code, signal) => resolve({ code, signal }))));
+        return browser;
+      },
+    });
+    const a = await pool.acquire({ deadline: far() });
+    a.release(); // its only page: retired, and closed now that it is idle
+    const b = await pool.acquire({ deadline: far() });
+    b.release();
+    await pool.close();
+    expect(ends).toHaveLength(2);
+    expect(await Promise.all(ends)).toEqual([
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ]);
   });
 
   test("a hung browser (SIGSTOP) is killed and replaced after a suspect release", async () => {

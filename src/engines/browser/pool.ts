@@ -61,6 +61,8 @@ interface Handle {
   stock: PageStock;
   /** The health probe running now, if any. */
   probing?: Promise<void>;
+  /** Set by dispose(): the browser's ending, under way or done. */
+  disposing?: Promise<void>;
 }
 
 /** The browser pool. */
@@ -296,7 +298,10 @@ export class BrowserPool {
     };
     this.handles.add(handle);
     browser.once("disconnected", () => {
-      if (!handle.dead) this.options.log.warn("browser: Chromium disconnected", { generation: handle.generation });
+      // A handle already dead is being disposed (closed, retired or killed on purpose): dispose() ends its process,
+      // gracefully first. Killing it here too would SIGKILL every browser in the middle of a clean close.
+      if (handle.dead) return;
+      this.options.log.warn("browser: Chromium disconnected", { generation: handle.generation });
       handle.dead = true;
       handle.stock.forget();
       this.handles.delete(handle);
@@ -352,7 +357,17 @@ export class BrowserPool {
     await this.dispose(handle, true);
   }
 
-  private async dispose(handle: Handle, kill = false): Promise<void> {
+  /**
+   * Ends a browser: closed gracefully (killed when it does not close in time), or killed at once with `kill`. Once
+   * per browser: a second call (close() while a retired browser is still closing) waits for the first, instead of
+   * finding the browser half-closed and killing it.
+   */
+  private dispose(handle: Handle, kill = false): Promise<void> {
+    handle.disposing ??= this.end(handle, kill);
+    return handle.disposing;
+  }
+
+  private async end(handle: Handle, kill: boolean): Promise<void> {
     handle.dead = true;
     if (this.current === handle) this.current = undefined;
     handle.stock.forget();
