@@ -22,21 +22,32 @@ export function backoffMs(attempt: number, baseDelayMs = RETRY_BASE_DELAY_MS, ra
   return Math.min(RETRY_MAX_DELAY_MS, Math.round(base * (0.75 + random() * 0.5)));
 }
 
+/** The month names one of which every HTTP-date form has (IMF-fixdate, RFC 850, asctime; RFC 9110 §5.6.7). */
+const HTTP_DATE_MONTH = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\b/i;
+
 /**
- * Parses `Retry-After` (seconds or an HTTP date) into a delay, capped. `Retry-After: 0` means "now", which we
- * treat as the base delay so a misbehaving site cannot make us spin.
+ * The delay a `Retry-After` header asks for, in ms from `now`: delay-seconds (digits only) or an HTTP-date (RFC 9110
+ * §10.2.3); negative for a date in the past, Infinity for a number too large for a double. Undefined when it is
+ * neither: `1.5`, `-5`, `0x10` or `1e3` are not delay-seconds (JavaScript's `Number` reads them), and `1 2` or
+ * `2026` are not HTTP-dates (`Date.parse` reads them as dates in 2001 and 2026). The one reader of the header:
+ * page retries, webhook retries and LLM errors all use it.
+ */
+export function retryAfterDelayMs(header: string | null | undefined, now: number): number | undefined {
+  const v = header?.trim();
+  if (!v) return undefined;
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  if (!HTTP_DATE_MONTH.test(v)) return undefined;
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? at - now : undefined;
+}
+
+/**
+ * {@link retryAfterDelayMs}, capped. `Retry-After: 0` (or a past date) means "now", which we treat as half the base
+ * delay so a misbehaving site cannot make us spin.
  */
 export function retryAfterMs(header: string | undefined, now: number, baseDelayMs = RETRY_BASE_DELAY_MS, maxDelayMs = RETRY_MAX_DELAY_MS): number | undefined {
-  if (!header) return undefined;
-  const secs = Number(header.trim());
-  let ms: number;
-  if (Number.isFinite(secs)) ms = secs * 1000;
-  else {
-    const at = Date.parse(header);
-    if (!Number.isFinite(at)) return undefined;
-    ms = at - now;
-  }
-  return Math.min(maxDelayMs, Math.max(baseDelayMs / 2, ms));
+  const ms = retryAfterDelayMs(header, now);
+  return ms === undefined ? undefined : Math.min(maxDelayMs, Math.max(baseDelayMs / 2, ms));
 }
 
 /** Whether a page answer with `status` should be tried again. */

@@ -4,6 +4,7 @@
  * error knows what to fix (a wrong OLLAMA_BASE_URL, a stopped server, a model too slow for the timeout).
  */
 import { CrawlboxError, SITE_ERROR_STATUS } from "../errors.ts";
+import { retryAfterDelayMs } from "../jobs/retry-policy.ts";
 
 /** What the operator sets to enable LLM formats (used in the 400 below and in docs/llm.md). */
 export const LLM_SETUP_HINT =
@@ -47,12 +48,9 @@ const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 /** `Retry-After` (delay-seconds or an HTTP date, RFC 9110 §10.2.3) in whole seconds from `now`; undefined when unreadable. */
 export function retryAfterSeconds(header: string | null | undefined, now = Date.now()): number | undefined {
-  const v = header?.trim();
-  if (!v) return undefined;
+  const ms = retryAfterDelayMs(header, now);
   // Capped at a day: a 400-digit value became Infinity, and a `Retry-After: Infinity` header.
-  if (/^\d+$/.test(v)) return Math.min(Number(v), MAX_RETRY_AFTER_SECONDS);
-  const at = Date.parse(v);
-  return Number.isFinite(at) ? Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil((at - now) / 1000))) : undefined;
+  return ms === undefined ? undefined : Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil(ms / 1000)));
 }
 
 function cut(reason: string): string {
