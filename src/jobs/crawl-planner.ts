@@ -5,7 +5,7 @@
  * crawled page's links pass the crawl filter to become new tasks at depth + 1. Robots-blocked URLs are
  * reported for `/errors`. Limits and dedup are enforced by the job store with the filter's keys.
  */
-import type { RobotsCache } from "../crawl/robots-cache.ts";
+import type { RobotsCache, RobotsEntry } from "../crawl/robots-cache.ts";
 import { createCrawlFilter, type CrawlFilter, type FilterOptions, isSocialMediaOrEmail } from "../crawl/filter.ts";
 import { readSitemaps, sitemapCandidates } from "../crawl/sitemap.ts";
 import { normalizeUrl } from "../crawl/url-normalize.ts";
@@ -44,6 +44,9 @@ export interface CrawlPlannerDeps {
 function originOf(job: Job): string {
   return job.options.originUrl ?? job.url!;
 }
+
+/** Longest robots.txt `Crawl-delay` honoured (a site asking for an hour between pages gets a minute). */
+const MAX_CRAWL_DELAY_S = 60;
 
 const bareHost = (url: string) => new URL(url).hostname.replace(/^www\./, "");
 
@@ -135,6 +138,13 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     return { discovered, robotsBlocked };
   }
 
+  /** A robots.txt `Crawl-delay` for this crawl's agents in ms (at most 60 s), unless the crawl sets its own `delay`. */
+  function delayAskedBy(entry: RobotsEntry, job: Job): number | undefined {
+    if (crawlerOptions(job).delay !== undefined) return undefined;
+    const seconds = entry.crawlDelaySeconds(filtersFor(job).full.robotsAgents);
+    return seconds === undefined ? undefined : Math.round(Math.min(seconds, MAX_CRAWL_DELAY_S) * 1000);
+  }
+
   return {
     initialTasks(startUrl, options) {
       const filter = createCrawlFilter(startUrl, options as FilterOptions);
@@ -157,8 +167,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       if (!o.ignoreRobotsTxt) {
         const entry = await deps.robots.get(job.url!, signal);
         robotsSitemaps = entry.sitemaps;
-        const seconds = entry.crawlDelaySeconds(filtersFor(job).full.robotsAgents);
-        if (seconds !== undefined && o.delay === undefined) delayMs = Math.round(Math.min(seconds, 60) * 1000);
+        delayMs = delayAskedBy(entry, job);
       }
       // Sitemap URLs enter at discovery depth 0, where `maxDiscoveryDepth: 0` already allows nothing more
       // (upstream's filterLinks returns nothing when the depth is reached): the start page alone.
@@ -190,6 +199,11 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       // reachable either: the start page's own fetch then reports that real error instead of a robots denial.
       if (entry.status === "unreachable" && entry.errorCode !== undefined) return true;
       return entry.isAllowed(job.url!, filtersFor(job).full.robotsAgents) !== false;
+    },
+
+    async crawlDelayMs(job, url, signal) {
+      if (crawlerOptions(job).ignoreRobotsTxt) return undefined;
+      return delayAskedBy(await deps.robots.get(url, signal), job);
     },
 
     originAfterRedirect(job, finalUrl) {

@@ -87,7 +87,11 @@ function addFindings(ctx: StoreContext, jobId: string, c: Completion): void {
   }
   if (c.optionsPatch) {
     const current = JSON.parse(db.query<{ options: string }, [string]>("SELECT options FROM jobs WHERE id = ?").get(jobId)!.options);
-    db.query("UPDATE jobs SET options = ? WHERE id = ?").run(JSON.stringify({ ...current, ...c.optionsPatch }), jobId);
+    const next = { ...current, ...c.optionsPatch };
+    // Two robots.txt Crawl-delays can arrive, in either order: the start host's (kickoff) and, when the start page
+    // moved the crawl to another host, that host's. The crawl keeps the longer, whichever finished first.
+    if (typeof current.delayMs === "number" && typeof c.optionsPatch.delayMs === "number") next.delayMs = Math.max(current.delayMs, c.optionsPatch.delayMs);
+    db.query("UPDATE jobs SET options = ? WHERE id = ?").run(JSON.stringify(next), jobId);
   }
   if (c.discovered?.length) insertTasks(ctx, jobId, c.discovered, c.limit ?? Number.MAX_SAFE_INTEGER);
 }

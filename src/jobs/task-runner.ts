@@ -42,6 +42,11 @@ export interface CrawlPlanner {
    */
   originAfterRedirect(job: Job, finalUrl: string): string | undefined;
   /**
+   * The pause robots.txt asks of this crawl between requests to `url`'s host (its `Crawl-delay`, at most 60 s), in
+   * ms; undefined when the crawl sets its own `delay`, ignores robots.txt, or the host asks for none.
+   */
+  crawlDelayMs(job: Job, url: string, signal: AbortSignal): Promise<number | undefined>;
+  /**
    * Whether robots.txt lets the crawl fetch its start page (every other page is checked when it is discovered). A
    * robots.txt that answered 5xx counts as disallowing; one that could not be fetched at all does not (the page's
    * own fetch reports why).
@@ -118,7 +123,13 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       // its target is claimed.
       const finalUrl = page.document.metadata.url;
       const origin = isStart && finalUrl ? deps.planner.originAfterRedirect(job, finalUrl) : undefined;
-      if (origin) job = { ...job, options: { ...job.options, originUrl: origin } };
+      let movedDelayMs: number | undefined;
+      if (origin) {
+        job = { ...job, options: { ...job.options, originUrl: origin } };
+        // The crawl's pages are on that host now: its robots.txt says how fast (the kickoff read the start host's).
+        // Without one readable, the crawl goes on at the start host's pace.
+        movedDelayMs = await deps.planner.crawlDelayMs(job, origin, signal).catch(() => undefined);
+      }
       const verdict = job.kind === "crawl" && !hidden && finalUrl ? deps.planner.judgeRedirect(job, task, finalUrl) : undefined;
       if (verdict && "denied" in verdict && !isStart) {
         return { kind: "failed", error: new CrawlDenialError(task.url, finalUrl, verdict.denied) };
@@ -141,7 +152,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
           robotsBlocked,
           limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER,
           ...(verdict && "key" in verdict ? { redirect: { key: verdict.key, url: finalUrl } } : {}),
-          ...(origin ? { optionsPatch: { originUrl: origin } } : {}),
+          ...(origin ? { optionsPatch: { originUrl: origin, ...(movedDelayMs !== undefined ? { delayMs: movedDelayMs } : {}) } } : {}),
         },
       };
     } catch (err) {

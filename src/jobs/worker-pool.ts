@@ -10,6 +10,7 @@ import type { CrawlboxError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { isLlmErrorCode } from "../llm/errors.ts";
 import type { Completion, Job, JobStore, Task } from "./types.ts";
+import { hostOf } from "./store-rows.ts";
 
 /** What running one task produced. */
 export type Outcome =
@@ -249,10 +250,12 @@ export class WorkerPool {
           // A robots.txt Crawl-delay is known only once the kickoff has read it, while the start page was already
           // being fetched without a pace: start the pace for the start host now, or its next page would follow at
           // once (the first gap of a crawl ignored the delay).
-          const delayMs = outcome.completion.optionsPatch?.delayMs;
-          if (task.kind === "kickoff" && delayMs) {
-            const key = `${task.jobId} ${task.host}`;
-            this.pacedUntil.set(key, Math.max(this.pacedUntil.get(key) ?? 0, this.now() + delayMs));
+          // The same for the host a start page moved the crawl to: the start page's fetch landed there.
+          const patch = outcome.completion.optionsPatch;
+          const pacedHost = task.kind === "kickoff" ? task.host : patch?.originUrl ? hostOf(patch.originUrl) : undefined;
+          if (patch?.delayMs && pacedHost) {
+            const key = `${task.jobId} ${pacedHost}`;
+            this.pacedUntil.set(key, Math.max(this.pacedUntil.get(key) ?? 0, this.now() + patch.delayMs));
           }
           if (outcome.completion.discovered?.length) this.kick();
           break;

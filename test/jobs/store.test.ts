@@ -47,6 +47,18 @@ describe("SqliteJobStore", () => {
     expect(s.results.page(job.id, 0).data.map((d) => d.markdown)).toEqual(["one", "two"]);
   });
 
+  test("two robots.txt Crawl-delays learnt in either order: the job keeps the longer (the start host's and a moved origin's)", () => {
+    for (const order of [[0, 300], [300, 0], [120, 300], [300, 120]]) {
+      const s = setup();
+      const job = newJob(s, [page("http://a.test/1"), page("http://a.test/2")], "crawl");
+      for (const delayMs of order) {
+        const t = s.store.claim("w1", 1000, free)!;
+        expect(s.store.complete(t.id, "w1", { document: null, credits: 0, optionsPatch: { delayMs } })).toBe(true);
+      }
+      expect([order, s.store.get(job.id)!.options.delayMs]).toEqual([order, 300]);
+    }
+  });
+
   test("completion is fenced by the lease owner", () => {
     const s = setup();
     newJob(s, [page("http://a.test/1")]);
