@@ -200,3 +200,31 @@ export function piiMessages(content: string, entities: readonly string[], part?:
     { role: "user", content: parts.join("\n\n") },
   ];
 }
+
+const CLEAN_SYSTEM = [
+  "You separate a web page's own content from the boilerplate around it, so that the boilerplate can be removed.",
+  UNTRUSTED_CONTENT_RULE,
+  "Answer with one JSON object only, no prose and no Markdown fences.",
+].join("\n");
+
+/**
+ * Messages asking which numbered markdown blocks of a page (clean-content/blocks.ts: `[n] first characters…` per
+ * line) are boilerplate: `onlyCleanContent`, upstream's list of what it removes and what it keeps.
+ */
+export function cleanContentMessages(blocks: string, part?: { index: number; count: number }): LlmMessage[] {
+  const parts = [
+    "The page's markdown is split into numbered blocks; each line shows a block's number and its first characters.",
+    "List the numbers of the blocks that are not the page's own content: cookie and consent banners, ads and sponsored blocks, " +
+      "social sharing widgets, breadcrumbs, newsletter and sign-up prompts, login prompts, comment sections, related or recommended " +
+      "article lists, and navigation menus.",
+    "Keep every block that is part of the content itself: its title and headings, text, lists, tables, code, and the images and " +
+      "links that belong to it. When unsure, keep the block.",
+    'Answer as {"remove": [<block numbers>]}; an empty list when every block is content.',
+  ];
+  if (part && part.count > 1) parts.push(`The page is long and its blocks are split into ${part.count} parts; this is part ${part.index + 1}. Answer for the blocks of this part.`);
+  parts.push(delimit(blocks, "numbered markdown blocks").text);
+  return [
+    { role: "system", content: CLEAN_SYSTEM },
+    { role: "user", content: parts.join("\n\n") },
+  ];
+}

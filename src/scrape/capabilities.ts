@@ -42,6 +42,7 @@ export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, av
       `redactPII in "${spec.redactPII.mode}" mode (the default; {"mode": "fast"} needs no model and redacts e-mails, phones, financial numbers and secrets, not names or places)`,
     );
   }
+  if (spec.onlyCleanContent && !available.has("llm")) throw new LlmNotConfiguredError("onlyCleanContent (an LLM pass that removes boilerplate from the markdown)");
   for (const format of spec.formats) {
     const renderer = registry.get(format.type);
     if (!renderer) {

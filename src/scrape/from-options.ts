@@ -27,15 +27,13 @@ export function specFromOptions(
   extra: { zeroDataRetention?: boolean },
   defaults: SpecDefaults,
 ): ScrapeSpec {
-  if (o.onlyCleanContent) {
-    throw new UnsupportedOptionError("BAD_REQUEST", "onlyCleanContent is not supported by crawlbox; use onlyMainContent.");
-  }
   const pii = piiOptions(o.redactPII);
   const spec: ScrapeSpec = {
     url,
     sourceUrl,
     formats: o.formats as ScrapeSpec["formats"],
     onlyMainContent: o.onlyMainContent,
+    onlyCleanContent: o.onlyCleanContent,
     includeTags: o.includeTags ?? [],
     excludeTags: o.excludeTags ?? [],
     removeBase64Images: o.removeBase64Images,

@@ -10,6 +10,8 @@
  */
 import { patternRedactor, REDACT_PII_EXTRA_CREDITS, type Redactor } from "../redact/redactor.ts";
 import { redactMarkdownView, redactPages, unredactedWarning } from "../redact/stage.ts";
+import { ONLY_CLEAN_CONTENT_EXTRA_CREDITS, type ContentCleaner } from "../clean-content/cleaner.ts";
+import { cleanMarkdownView, type CleaningOutcome } from "../clean-content/stage.ts";
 import type { Logger } from "../log.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
@@ -52,6 +54,8 @@ export interface ScrapeServiceDeps {
   parseWorkers?: ParsePool;
   /** PII redaction of the markdown (`redactPII`). @default patterns only: the capability check refuses the model modes */
   redactor?: Redactor;
+  /** The boilerplate pass of `onlyCleanContent`; given when an LLM is configured (the capability check needs `llm`). */
+  cleaner?: ContentCleaner;
 }
 
 /** Per-call options of a scrape. */
@@ -151,7 +155,8 @@ export class ScrapeService {
     const extraCredits = renderers.reduce((sum, [r]) => sum + (r.extraCredits ?? 0), 0);
     // Redaction is charged per page, a parsed PDF's pages included (upstream).
     const perPage = 1 + (spec.redactPII ? REDACT_PII_EXTRA_CREDITS : 0);
-    this.deps.ledger.assertCanSpend(who, perPage + extraCredits);
+    // The cleaning pass is charged only when it runs, but the quota must allow it beforehand.
+    this.deps.ledger.assertCanSpend(who, perPage + extraCredits + (spec.onlyCleanContent ? ONLY_CLEAN_CONTENT_EXTRA_CREDITS : 0));
 
     const startedAt = this.now();
     const scrapeId = options.scrapeId ?? this.newId();
@@ -164,7 +169,7 @@ export class ScrapeService {
       : undefined;
     const renderable = isRenderable(page);
     if (!converted && !renderable && !bytesOnly) throw new UnsupportedFileError(page.contentType || "unknown");
-    const credits = (converted ? converted.credits : 1) * perPage + fixedCredits;
+    let credits = (converted ? converted.credits : 1) * perPage + fixedCredits;
     // A PDF's per-page credits and the enhanced mode's extra are known only now: the quota must hold for them too,
     // before the formats (LLM calls) run and anything is charged.
     if (credits > perPage + extraCredits) this.deps.ledger.assertCanSpend(who, credits);
@@ -185,10 +190,13 @@ export class ScrapeService {
     const links = options.collectLinks ? ctx.links() : undefined;
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
     let redacted = false;
+    let cleaning: CleaningOutcome = { ran: false };
     for (const [renderer, format] of renderers) {
-      // Readers of the original page come first; the markdown is redacted (and so built) after them.
+      // Readers of the original page come first; the markdown is redacted (and so built), then cleaned, after them.
       if (!redacted && !renderer.usesOriginalDom) {
         await redactMarkdownView(ctx, renderers, this.redactor, run);
+        cleaning = await cleanMarkdownView(ctx, renderers, this.deps.cleaner, run);
+        if (cleaning.ran) credits += ONLY_CLEAN_CONTENT_EXTRA_CREDITS;
         redacted = true;
       }
       mergeRendered(doc, await renderer.render(ctx, format));
@@ -199,6 +207,7 @@ export class ScrapeService {
       mergeRendered(doc, pages ? { ...converted.fields, pages } : converted.fields);
     }
     if (page.warning) mergeRendered(doc, { warning: page.warning });
+    if (cleaning.warning) mergeRendered(doc, { warning: cleaning.warning });
     const unredacted = unredactedWarning(spec);
     if (unredacted) mergeRendered(doc, { warning: unredacted });
 

@@ -45,6 +45,8 @@ export interface ScrapeSpec {
   lockdown: boolean;
   /** PII redaction of the markdown (`redactPII`, redact/redactor.ts); undefined when off. */
   redactPII?: PiiOptions;
+  /** The LLM's boilerplate pass over the markdown (`onlyCleanContent`, clean-content/cleaner.ts). */
+  onlyCleanContent: boolean;
   storeInCache: boolean;
   zeroDataRetention: boolean;
   /** Requested document parsers (`parsers`), normalised to objects. */

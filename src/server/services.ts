@@ -25,6 +25,7 @@ import type { RendererNeed } from "../scrape/renderer.ts";
 import { createParsePool, type ParsePool } from "../scrape/parse-workers/pool.ts";
 import { createDocumentWorkers, type DocumentWorkers } from "../documents/isolate/pool.ts";
 import { createRedactor } from "../redact/redactor.ts";
+import { createContentCleaner } from "../clean-content/cleaner.ts";
 import { ScrapeService } from "../scrape/service.ts";
 import { createSearxngBackend } from "../search/searxng.ts";
 import { SearchService } from "../search/service.ts";
@@ -198,6 +199,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     log,
     parseWorkers,
     redactor: createRedactor(llm, config),
+    ...(llm ? { cleaner: createContentCleaner(llm, config) } : {}),
   });
   const limiter = new ConcurrencyLimiter(config.maxConcurrency);
   // Like the LLM provider, SearXNG is the operator's own service: reached by a pinned fetch, not the egress gate.

@@ -1,0 +1,83 @@
+/**
+ * @module clean-content/cleaner
+ * `onlyCleanContent` (upstream, beta): a pass of the configured LLM over a page's markdown that removes the
+ * boilerplate `onlyMainContent` can leave (cookie banners, ads, sharing widgets, breadcrumbs, newsletter prompts,
+ * comment sections, related-article lists), keeping headings, lists, tables, code, images and links.
+ *
+ * The model never writes the markdown: it is shown numbered blocks (clean-content/blocks.ts) and names the ones to
+ * drop, and the kept blocks are returned exactly as converted. So the pass cannot rewrite, shorten or invent
+ * content, its answer is a few tokens whatever the page's length, and long pages are read in parts. As upstream,
+ * a page too long for the pass keeps its markdown, with a warning; so does a page the model would empty entirely.
+ */
+import type { LlmClient } from "../llm/client.ts";
+import { cleanContentMessages } from "../llm/prompts.ts";
+import { llmCallForRun, type LlmLimits, type LlmRun } from "../llm/render-call.ts";
+import { joinBlocks, previewParts, splitBlocks } from "./blocks.ts";
+
+/** Extra credits of a page whose markdown the pass read (upstream: 1 more). */
+export const ONLY_CLEAN_CONTENT_EXTRA_CREDITS = 1;
+
+/**
+ * Model calls one page's pass may make (its blocks in parts of the model's context each); a page needing more keeps
+ * its markdown. With the default 8k-token context a part lists ~150 blocks, so this reads pages of ~600 blocks.
+ */
+export const MAX_CLEAN_PARTS = 4;
+
+/** The answer: the numbers of the blocks to drop. */
+const REMOVE_SCHEMA: Record<string, unknown> = {
+  type: "object",
+  properties: { remove: { type: "array", items: { type: "integer" } } },
+  required: ["remove"],
+};
+
+/** What a pass did. */
+export interface CleanResult {
+  /** The cleaned markdown, or the markdown as given when nothing was removed. */
+  markdown: string;
+  /** Whether the model read the page (what is charged). */
+  ran: boolean;
+  /** Blocks removed. */
+  removedBlocks: number;
+  /** Why the markdown was kept as it was, when the pass could not apply. */
+  warning?: string;
+}
+
+/** Cleans a page's markdown. */
+export interface ContentCleaner {
+  /** Throws the LLM's typed errors (timeout, budget, unavailable, rate limited). */
+  clean(markdown: string, run: LlmRun): Promise<CleanResult>;
+}
+
+/** A cleaner asking `llm`, within the configured LLM limits and the scrape's own deadline. */
+export function createContentCleaner(llm: LlmClient, limits: LlmLimits, now: () => number = Date.now): ContentCleaner {
+  return {
+    async clean(markdown, run) {
+      const blocks = splitBlocks(markdown);
+      // One block is the page: nothing could be dropped from it without emptying the page.
+      if (blocks.length <= 1) return { markdown, ran: false, removedBlocks: 0 };
+      const parts = previewParts(blocks, llm.chunkChars(REMOVE_SCHEMA));
+      if (parts.length > MAX_CLEAN_PARTS) {
+        return {
+          markdown,
+          ran: false,
+          removedBlocks: 0,
+          warning: `onlyCleanContent was skipped: the markdown has ${blocks.length} blocks (${markdown.length} characters), more than the cleaning pass reads with this model (${MAX_CLEAN_PARTS} parts of its context); it is as onlyMainContent left it.`,
+        };
+      }
+      const call = llmCallForRun(run, limits, now);
+      const spent = { tokens: 0 };
+      const remove = new Set<number>();
+      for (let i = 0; i < parts.length; i++) {
+        const p = parts[i]!;
+        const answer = (await llm.structured(cleanContentMessages(p.text, { index: i, count: parts.length }), REMOVE_SCHEMA, call, spent)) as { remove: number[] };
+        // Only numbers of this part's own blocks count: a model naming a block it was not shown is guessing.
+        for (const n of answer.remove) if (Number.isInteger(n) && n >= p.first && n <= p.last) remove.add(n);
+      }
+      if (remove.size === 0) return { markdown, ran: true, removedBlocks: 0 };
+      if (remove.size === blocks.length) {
+        return { markdown, ran: true, removedBlocks: 0, warning: "onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it as boilerplate." };
+      }
+      return { markdown: joinBlocks(blocks.filter((_, i) => !remove.has(i))), ran: true, removedBlocks: remove.size };
+    },
+  };
+}

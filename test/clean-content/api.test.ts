@@ -1,0 +1,176 @@
+/**
+ * `onlyCleanContent` through the API (clean-content/cleaner.ts) against a local page and the fake LLM: the blocks
+ * the model names are dropped and every other block comes back exactly as converted; the model sees numbered
+ * previews, not the page; formats built from the markdown read the cleaned copy; one more credit when the pass
+ * runs, none when it cannot or need not; without an LLM, a 400 naming the option.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+import { startFakeLlm, type FakeLlm, type LlmRequestLog } from "../llm/fake-llm.ts";
+import { startPageSite, type PageSite } from "../formats/pages.ts";
+
+let site: PageSite;
+let llm: FakeLlm;
+let withLlm: Harness;
+let smallContext: Harness;
+let without: Harness;
+
+const LONG_PARAGRAPH =
+  "The widget installs in three steps, and each of them is reversible: you download the package, you run its " +
+  "initialisation command in the folder of your project, and you add the two lines it prints to your configuration. " +
+  "Nothing else on the machine changes, and removing the folder removes the widget. This paragraph is long on purpose.";
+
+const GUIDE = `<!doctype html><html><head><title>Installing the widget</title></head><body>
+<p>We use cookies to improve your experience. <a href="/cookies">Accept all cookies</a></p>
+<h1>Installing the widget</h1>
+<p>${LONG_PARAGRAPH}</p>
+<table><tr><th>Step</th><th>Command</th></tr><tr><td>1</td><td>download</td></tr><tr><td>2</td><td>init</td></tr></table>
+<pre><code class="language-bash">npm install widget
+
+widget init</code></pre>
+<p>Share this article: <a href="https://social.example/share">Post it</a></p>
+<p>Subscribe to our newsletter for weekly tips.</p>
+<h2>Related articles</h2>
+<p><a href="/other">Another guide you may like</a></p>
+</body></html>`;
+
+const BOILERPLATE = /cookies|Share this|Subscribe|Related articles|Another guide/;
+
+/** The `[n] preview` lines of a cleaning request. */
+function blockLines(req: LlmRequestLog): { n: number; text: string }[] {
+  const user = req.messages.find((m) => m.role === "user")!.content;
+  return [...user.matchAll(/^\[(\d+)\] (.*)$/gm)].map((m) => ({ n: Number(m[1]), text: m[2]! }));
+}
+
+const isCleaning = (req: LlmRequestLog) => req.messages.some((m) => m.role === "system" && m.content.includes("boilerplate"));
+
+/** A model that does the job: the blocks that look like boilerplate. */
+function sensibleModel(req: LlmRequestLog) {
+  if (!isCleaning(req)) return { content: JSON.stringify({ title: "Installing the widget" }) };
+  return { content: JSON.stringify({ remove: blockLines(req).filter((b) => BOILERPLATE.test(b.text)).map((b) => b.n) }) };
+}
+
+beforeAll(async () => {
+  site = startPageSite();
+  site.set("/guide", GUIDE);
+  site.set("/long", `<html><body>${Array.from({ length: 400 }, (_, i) => `<p>Paragraph ${i} of a very long page.</p>`).join("")}</body></html>`);
+  llm = startFakeLlm();
+  withLlm = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model" });
+  smallContext = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", llmContextTokens: 1024 });
+  without = await createHarness();
+});
+afterAll(async () => {
+  await withLlm.close();
+  await smallContext.close();
+  await without.close();
+  site.stop();
+  llm.stop();
+});
+
+async function scrape(h: Harness, body: Record<string, unknown>, path = "/guide") {
+  const res = await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}${path}`, maxAge: 0, onlyMainContent: false, ...body } });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe("onlyCleanContent", () => {
+  test("the blocks the model names are dropped; the rest is the converted markdown, unchanged; 1 + 1 credits", async () => {
+    llm.reset();
+    const plain = await scrape(withLlm, { formats: ["markdown"] });
+    expect(plain.body.data.markdown).toMatch(BOILERPLATE); // there is boilerplate to remove
+    expect(llm.chats()).toHaveLength(0);
+
+    llm.respond = sensibleModel;
+    const r = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true });
+    expect(r.status).toBe(200);
+    const md: string = r.body.data.markdown;
+    expect(md).not.toMatch(BOILERPLATE);
+    // Everything else, character for character: the heading, the long paragraph, the table, the code with its blank line.
+    const kept = (plain.body.data.markdown as string).split("\n\n").filter((b) => !BOILERPLATE.test(b));
+    expect(md).toBe(kept.join("\n\n"));
+    expect(md).toContain("# Installing the widget");
+    expect(md).toContain(LONG_PARAGRAPH);
+    expect(md).toContain("npm install widget\n\nwidget init");
+    expect(md).toMatch(/\| 2 +\| init +\|/);
+    expect(r.body.data.metadata.creditsUsed).toBe(2);
+    expect(r.body.data.warning).toBeUndefined();
+
+    // One call; the model saw numbered previews, not the page: the long paragraph is cut.
+    expect(llm.chats()).toHaveLength(1);
+    const sent = llm.chats()[0]!;
+    expect(sent.schema).toMatchObject({ type: "object", required: ["remove"] });
+    expect(blockLines(sent).length).toBeGreaterThan(5);
+    expect(sent.messages.map((m) => m.content).join("\n")).not.toContain(LONG_PARAGRAPH);
+
+    // The stored copy is the cleaned one.
+    const stored = (await (await withLlm.request(`/v2/scrape/${r.body.data.metadata.scrapeId}`)).json()) as any;
+    expect(stored.data.markdown).toBe(md);
+  });
+
+  test("formats built from the markdown read the cleaned copy; html keeps the page as served", async () => {
+    llm.reset();
+    llm.respond = sensibleModel;
+    const r = await scrape(withLlm, { formats: ["json", "html"], onlyCleanContent: true });
+    expect(r.status).toBe(200);
+    expect(r.body.data.json).toEqual({ title: "Installing the widget" });
+    expect(r.body.data.html).toContain("Subscribe to our newsletter");
+    const extraction = llm.chats().find((c) => !isCleaning(c))!;
+    const content = extraction.messages.map((m) => m.content).join("\n");
+    expect(content).toContain("Installing the widget");
+    expect(content).not.toMatch(BOILERPLATE);
+  });
+
+  test("formats that read no markdown: no model call and no extra credit", async () => {
+    llm.reset();
+    llm.respond = sensibleModel;
+    const r = await scrape(withLlm, { formats: ["html", "links"], onlyCleanContent: true });
+    expect(r.status).toBe(200);
+    expect(llm.chats()).toHaveLength(0);
+    expect(r.body.data.metadata.creditsUsed).toBe(1);
+  });
+
+  test("a model that marks every block, or names blocks it was not shown: the markdown stays whole", async () => {
+    llm.reset();
+    const plain = (await scrape(withLlm, { formats: ["markdown"] })).body.data.markdown as string;
+    llm.respond = (req) => ({ content: JSON.stringify({ remove: blockLines(req).map((b) => b.n) }) });
+    const all = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true });
+    expect(all.body.data.markdown).toBe(plain);
+    expect(all.body.data.warning).toBe("onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it as boilerplate.");
+    expect(all.body.data.metadata.creditsUsed).toBe(2); // the model did read the page
+
+    llm.respond = () => ({ content: JSON.stringify({ remove: [-1, 999] }) });
+    const stray = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true });
+    expect(stray.body.data.markdown).toBe(plain);
+    expect(stray.body.data.warning).toBeUndefined();
+  });
+
+  test("a page longer than the pass reads with this model keeps its markdown, with a warning and no model call", async () => {
+    llm.reset();
+    llm.respond = sensibleModel;
+    const r = await scrape(smallContext, { formats: ["markdown"], onlyCleanContent: true }, "/long");
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toContain("Paragraph 399 of a very long page.");
+    expect(r.body.data.warning).toMatch(/^onlyCleanContent was skipped: the markdown has 400 blocks \(\d+ characters\), more than the cleaning pass reads with this model \(4 parts of its context\)/);
+    expect(r.body.data.metadata.creditsUsed).toBe(1);
+    expect(llm.chats()).toHaveLength(0);
+  });
+
+  test("a long page within the limit is read in parts, each answering for its own blocks", async () => {
+    llm.reset();
+    site.set("/medium", `<html><body>${Array.from({ length: 60 }, (_, i) => `<p>${i % 10 === 9 ? "Subscribe now." : `Paragraph ${i} of the page.`}</p>`).join("")}</body></html>`);
+    llm.respond = sensibleModel;
+    const r = await scrape(smallContext, { formats: ["markdown"], onlyCleanContent: true }, "/medium");
+    expect(r.status).toBe(200);
+    expect(llm.chats().length).toBeGreaterThan(1);
+    expect(llm.chats().length).toBeLessThanOrEqual(4);
+    expect(r.body.data.markdown).not.toContain("Subscribe");
+    expect(r.body.data.markdown.split("\n\n")).toHaveLength(54);
+  });
+
+  test("without an LLM: 400 LLM_NOT_CONFIGURED naming the option; false is accepted as before", async () => {
+    const r = await scrape(without, { formats: ["markdown"], onlyCleanContent: true });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe("LLM_NOT_CONFIGURED");
+    expect(r.body.error).toContain("onlyCleanContent");
+    expect((await scrape(without, { formats: ["markdown"], onlyCleanContent: false })).status).toBe(200);
+  });
+});
