@@ -245,12 +245,14 @@ export class ExtractService {
       if (pages.length === 0) throw new CrawlboxError("EXTRACT_NO_PAGES", 500, `None of the ${urls.length} pages could be scraped.`);
       const content = pages.map((p) => `Source: ${p.url}\n\n${p.markdown}`).join("\n\n---\n\n");
       const prompt = [req.systemPrompt, req.prompt].filter((s): s is string => !!s && s.trim() !== "").join("\n\n") || undefined;
-      const deadline = this.now() + Math.min(req.timeout ?? this.deps.config.llmTimeoutMs, this.deps.config.llmTimeoutMs);
+      const limitMs = Math.min(req.timeout ?? this.deps.config.llmTimeoutMs, this.deps.config.llmTimeoutMs);
+      const deadline = this.now() + limitMs;
       const { value } = await this.deps.llm!.extract(
         { content, ...(req.schema ? { schema: req.schema } : {}), ...(prompt ? { prompt } : {}) },
         {
           signal,
           deadline,
+          limitMs,
           tokenBudget: this.deps.config.llmTokenBudget * pages.length,
           onTokens: (t) => {
             tokens += t;

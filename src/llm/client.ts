@@ -25,6 +25,11 @@ export interface LlmCall {
   signal?: AbortSignal;
   /** Absolute deadline (epoch ms) for the whole operation. */
   deadline: number;
+  /**
+   * The operation's whole allowance (ms), which an `LLM_TIMEOUT` quotes. Without it the error quotes the time the
+   * last call had left, which after a few chunks of a long page can be a misleading "within 0 ms".
+   */
+  limitMs?: number;
   /** Tokens the operation may spend. */
   tokenBudget: number;
   /** Called with the tokens of each finished call (charged to the key even if the operation fails later). */
@@ -57,14 +62,15 @@ export class LlmClient {
     const left = call.deadline - this.now();
     const timeoutMs = Math.max(0, Math.round(left));
     const endpoint = { name: p.name, address: p.address, model: p.model };
-    if (left <= 0) throw new LlmTimeoutError(endpoint, 0);
+    const quotedMs = call.limitMs ?? timeoutMs;
+    if (left <= 0) throw new LlmTimeoutError(endpoint, quotedMs);
     const timer = new AbortController();
     const signal = call.signal ? AbortSignal.any([call.signal, timer.signal]) : timer.signal;
     let handle: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       handle = setTimeout(() => {
         timer.abort(new DOMException("LLM deadline passed", "TimeoutError"));
-        reject(new LlmTimeoutError(endpoint, timeoutMs));
+        reject(new LlmTimeoutError(endpoint, quotedMs));
       }, left);
     });
     try {
@@ -76,7 +82,7 @@ export class LlmClient {
       call.onTokens?.(tokens);
       return answer;
     } catch (err) {
-      if (timer.signal.aborted) throw new LlmTimeoutError(endpoint, timeoutMs);
+      if (timer.signal.aborted) throw new LlmTimeoutError(endpoint, quotedMs);
       if (call.signal?.aborted) throw call.signal.reason ?? err;
       if (err instanceof CrawlboxError) throw err;
       throw new LlmUnavailableError(endpoint, err instanceof Error ? err.message : String(err), err);

@@ -50,8 +50,10 @@ export class CrawlPromptService {
   /** Options generated for `url` from `prompt`, validated like user input. */
   async generate(url: string, prompt: string, who: KeyIdentity, signal?: AbortSignal): Promise<Record<string, unknown>> {
     if (!this.llm) throw new LlmNotConfiguredError("A crawl prompt");
+    const limitMs = Math.min(this.limits.llmTimeoutMs, PROMPT_TIMEOUT_MS);
     const raw = await this.llm.crawlOptions(url, prompt, CRAWL_OPTIONS_SCHEMA as unknown as Record<string, unknown>, {
-      deadline: Date.now() + Math.min(this.limits.llmTimeoutMs, PROMPT_TIMEOUT_MS),
+      deadline: Date.now() + limitMs,
+      limitMs,
       tokenBudget: this.limits.llmTokenBudget,
       onTokens: (t) => this.ledger.charge(who, 0, t),
       ...(signal ? { signal } : {}),

@@ -111,7 +111,7 @@ export function llmHttpError(p: LlmEndpoint, status: number, reason: string, ret
 /** 504: the provider did not answer within the request's deadline. */
 export class LlmTimeoutError extends CrawlboxError {
   constructor(p: LlmEndpoint, timeoutMs: number) {
-    super("LLM_TIMEOUT", 504, `The LLM at ${where(p)} did not answer within ${timeoutMs} ms.`, {
+    super("LLM_TIMEOUT", 504, `The LLM at ${where(p)} did not answer within the ${timeoutMs} ms the operation had.`, {
       details: { provider: p.name, address: p.address, model: p.model, timeoutMs },
       retryable: true,
     });

@@ -26,11 +26,10 @@ export function llmCallFor(ctx: RenderContext, limits: LlmLimits, now: () => num
 
 /** The call limits of LLM work done for `run` (a format's, or the redaction of a page's markdown). */
 export function llmCallForRun(run: LlmRun | undefined, limits: LlmLimits, now: () => number = Date.now): LlmCall {
-  const own = now() + limits.llmTimeoutMs;
-  const call: LlmCall = {
-    deadline: run ? Math.min(run.deadline, own) : own,
-    tokenBudget: limits.llmTokenBudget,
-  };
+  const start = now();
+  const own = start + limits.llmTimeoutMs;
+  const deadline = run ? Math.min(run.deadline, own) : own;
+  const call: LlmCall = { deadline, limitMs: Math.max(0, Math.round(deadline - start)), tokenBudget: limits.llmTokenBudget };
   if (run?.signal) call.signal = run.signal;
   if (run?.recordTokens) call.onTokens = run.recordTokens;
   return call;
