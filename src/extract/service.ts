@@ -15,7 +15,6 @@
  */
 import type { Database } from "bun:sqlite";
 import type { ExtractRequest } from "../api/extract.ts";
-import { parseScrapeBody } from "../api/scrape.ts";
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import { parseSearchBody } from "../api/search.ts";
 import type { CreditLedger } from "../auth/credits.ts";
@@ -28,11 +27,11 @@ import type { Logger } from "../log.ts";
 import { mapSite, type MapDeps } from "../crawl/map.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
-import { forEachLimited } from "../scrape/each-limited.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import type { SearchService } from "../search/service.ts";
 import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
+import { readPages } from "./read-pages.ts";
 import type { ExtractJob, ExtractStore } from "./store.ts";
 
 /** Pages one wildcard URL (`https://site/*`) may add when `limit` is not given. */
@@ -50,8 +49,6 @@ const PAGES_AT_ONCE = 2;
 export const MAX_JOBS_PER_KEY = 10;
 /** Largest schema accepted (its JSON), as it is stored with the job and sent with every LLM call. */
 export const MAX_SCHEMA_BYTES = 256 * 1024;
-/** Markdown kept per page for the LLM: beyond this a page is cut (with a warning), bounding a job's memory. */
-export const MAX_PAGE_CHARS = 200_000;
 /** Runs of one job (the server stopped during each) after which it is failed instead of run again. */
 export const MAX_EXTRACT_ATTEMPTS = 3;
 
@@ -241,7 +238,7 @@ export class ExtractService {
     try {
       const urls = await this.gatherUrls(req, who, warnings, signal, charge);
       if (urls.length === 0) throw new BadRequestError("No pages to extract from: the URLs and the search found nothing.");
-      const pages = await this.scrapePages(urls, req, who, warnings, signal, charge);
+      const pages = await readPages(this.deps, urls, { who, signal, charge, warnings, concurrency: PAGES_AT_ONCE, ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}) });
       if (pages.length === 0) throw new CrawlboxError("EXTRACT_NO_PAGES", 500, `None of the ${urls.length} pages could be scraped.`);
       const content = pages.map((p) => `Source: ${p.url}\n\n${p.markdown}`).join("\n\n---\n\n");
       const prompt = [req.systemPrompt, req.prompt].filter((s): s is string => !!s && s.trim() !== "").join("\n\n") || undefined;
@@ -311,43 +308,4 @@ export class ExtractService {
     }
     return urls;
   }
-
-  /** Markdown of each page (4 at a time, in the server's scrape slots); failures become warnings. */
-  private async scrapePages(urls: string[], req: ExtractRequest, who: KeyIdentity, warnings: string[], signal: AbortSignal, charged: (credits: number) => void) {
-    const pages: { url: string; markdown: string }[] = [];
-    const failed: string[] = [];
-    const cut: string[] = [];
-    let inFlight = 0;
-    await forEachLimited(urls, PAGES_AT_ONCE, signal, async (url) => {
-      try {
-        // The key must be able to pay for this page on top of the job's pages still running (each scrape checks
-        // only its own credit, so four at once could otherwise overspend a nearly spent quota).
-        this.deps.ledger.assertCanSpend(who, inFlight + 1);
-        const options = { ...(req.scrapeOptions ?? DEFAULT_SCRAPE_OPTIONS), formats: [{ type: "markdown" }] } as ScrapeOptions;
-        const spec = specFromOptions(url, url, options, {}, this.deps.config);
-        inFlight++;
-        // The page is part of the job's answer, not a scrape result of its own: nothing stored under its id.
-        const doc = await this.deps.limiter
-          .run(spec.timeoutMs, () => this.deps.scrape.scrape(spec, who, { signal, storeResult: false, chargeCredits: false }))
-          .finally(() => inFlight--);
-        charged(Number(doc.metadata.creditsUsed ?? 0));
-        if (doc.metadata.statusCode >= 400) failed.push(`${url}: HTTP ${doc.metadata.statusCode}`);
-        else {
-          const markdown = doc.markdown ?? "";
-          if (markdown.length > MAX_PAGE_CHARS) cut.push(url);
-          pages.push({ url, markdown: markdown.slice(0, MAX_PAGE_CHARS) });
-        }
-      } catch (err) {
-        if (signal.aborted) throw err;
-        failed.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
-      }
-    });
-    if (failed.length > 0) warnings.push(`${failed.length} of ${urls.length} pages could not be read (first: ${failed[0]}).`);
-    if (cut.length > 0) warnings.push(`${cut.length} pages were longer than ${MAX_PAGE_CHARS} characters of markdown and were cut (first: ${cut[0]}).`);
-    // Keep the request's order: the LLM sees the pages as the caller listed them.
-    return pages.sort((a, b) => urls.indexOf(a.url) - urls.indexOf(b.url));
-  }
 }
-
-/** Scrape options when the request gives none: the API's defaults, from the same validator a scrape uses. */
-const DEFAULT_SCRAPE_OPTIONS: ScrapeOptions = parseScrapeBody({ url: "https://example.com/" }).scrapeOptions;

@@ -1,0 +1,93 @@
+/**
+ * @module extract/read-pages
+ * How LLM research jobs (extract, agent) read pages: each URL scraped as markdown, a few at a time in the server's
+ * scrape slots, charged as a scrape through the job's own `charge` (so a resumed job pays once), each page's
+ * markdown capped; pages that fail or answer an HTTP error become one warning, not the job's failure.
+ */
+import { parseScrapeBody } from "../api/scrape.ts";
+import type { ScrapeOptions } from "../api/scrape-options.ts";
+import type { CreditLedger } from "../auth/credits.ts";
+import type { KeyIdentity } from "../auth/keys.ts";
+import { CrawlboxError } from "../errors.ts";
+import { forEachLimited } from "../scrape/each-limited.ts";
+import { specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
+import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
+import type { ScrapeService } from "../scrape/service.ts";
+
+/** Markdown kept per page for the LLM: beyond this a page is cut (with a warning), bounding a job's memory. */
+export const MAX_PAGE_CHARS = 200_000;
+
+/** What reading needs from the server. */
+export interface PageReaderDeps {
+  scrape: ScrapeService;
+  limiter: ConcurrencyLimiter;
+  ledger: CreditLedger;
+  config: SpecDefaults;
+}
+
+/** One page read. */
+export interface ReadPage {
+  url: string;
+  /** The page's `<title>`, when it has one. */
+  title?: string;
+  markdown: string;
+  /** Every link of the page (with `collectLinks`). */
+  links: string[];
+}
+
+/** How to read. */
+export interface ReadOptions {
+  who: KeyIdentity;
+  signal: AbortSignal;
+  /** Charges a page's credits to the job (and the key). */
+  charge: (credits: number) => void;
+  /** Where problems are reported. */
+  warnings: string[];
+  /** Pages scraped at once. */
+  concurrency: number;
+  /** The request's scrapeOptions (formats are replaced by markdown). @default the API's defaults */
+  scrapeOptions?: ScrapeOptions;
+  /** Also return each page's links (the agent follows them). */
+  collectLinks?: boolean;
+}
+
+/** Scrape options when the request gives none: the API's defaults, from the same validator a scrape uses. */
+const DEFAULT_SCRAPE_OPTIONS: ScrapeOptions = parseScrapeBody({ url: "https://example.com/" }).scrapeOptions;
+
+/** Reads `urls`; the pages that could be read, in the order of `urls`. */
+export async function readPages(deps: PageReaderDeps, urls: readonly string[], o: ReadOptions): Promise<ReadPage[]> {
+  const pages: ReadPage[] = [];
+  const failed: string[] = [];
+  const cut: string[] = [];
+  let inFlight = 0;
+  await forEachLimited([...urls], o.concurrency, o.signal, async (url) => {
+    try {
+      // The key must be able to pay for this page on top of the job's pages still running (each scrape checks
+      // only its own credit, so several at once could otherwise overspend a nearly spent quota).
+      deps.ledger.assertCanSpend(o.who, inFlight + 1);
+      const options = { ...(o.scrapeOptions ?? DEFAULT_SCRAPE_OPTIONS), formats: [{ type: "markdown" }] } as ScrapeOptions;
+      const spec = specFromOptions(url, url, options, {}, deps.config);
+      inFlight++;
+      // The page is part of the job's answer, not a scrape result of its own: nothing stored under its id.
+      const scraped = await deps.limiter
+        .run(spec.timeoutMs, () => deps.scrape.scrapePage(spec, o.who, { signal: o.signal, storeResult: false, chargeCredits: false, collectLinks: o.collectLinks === true }))
+        .finally(() => inFlight--);
+      const doc = scraped.document;
+      o.charge(Number(doc.metadata.creditsUsed ?? 0));
+      if (doc.metadata.statusCode >= 400) failed.push(`${url}: HTTP ${doc.metadata.statusCode}`);
+      else {
+        const markdown = doc.markdown ?? "";
+        if (markdown.length > MAX_PAGE_CHARS) cut.push(url);
+        const title = typeof doc.metadata.title === "string" ? doc.metadata.title : undefined;
+        pages.push({ url, ...(title ? { title } : {}), markdown: markdown.slice(0, MAX_PAGE_CHARS), links: scraped.links ?? [] });
+      }
+    } catch (err) {
+      if (o.signal.aborted) throw err;
+      failed.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
+    }
+  });
+  if (failed.length > 0) o.warnings.push(`${failed.length} of ${urls.length} pages could not be read (first: ${failed[0]}).`);
+  if (cut.length > 0) o.warnings.push(`${cut.length} pages were longer than ${MAX_PAGE_CHARS} characters of markdown and were cut (first: ${cut[0]}).`);
+  // Keep the given order: the LLM sees the pages as the caller listed them.
+  return pages.sort((a, b) => urls.indexOf(a.url) - urls.indexOf(b.url));
+}
