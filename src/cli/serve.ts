@@ -24,6 +24,8 @@ function prepare(services: Services, config: Config): void {
   if (abandoned > 0) log.info(`released ${abandoned} Idempotency-Key claim(s) left in flight by a previous process`);
   const resumed = services.extract.resumeAbandoned();
   if (resumed > 0) log.info(`running again ${resumed} extract job(s) a previous process did not finish`);
+  const resumedRuns = services.agent.resumeAbandoned();
+  if (resumedRuns > 0) log.info(`running again ${resumedRuns} agent run(s) a previous process did not finish`);
   if (!config.authEnabled) log.warn("!!! AUTHENTICATION IS OFF (CRAWLBOX_AUTH=off): anyone who can reach this port can use it !!!");
   if (config.allowPrivateNetwork) log.warn("CRAWLBOX_ALLOW_PRIVATE_NETWORK=true: scrapes may reach private and loopback addresses");
 }

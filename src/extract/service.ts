@@ -32,6 +32,8 @@ import type { SearchService } from "../search/service.ts";
 import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { readPages } from "./read-pages.ts";
+import { RunQueue } from "./run-queue.ts";
+import { JobCredits } from "./job-credits.ts";
 import type { ExtractJob, ExtractStore } from "./store.ts";
 
 /** Pages one wildcard URL (`https://site/*`) may add when `limit` is not given. */
@@ -92,18 +94,15 @@ export interface ExtractStatus {
 export class ExtractService {
   private readonly now: () => number;
   private readonly newId: () => string;
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
   private readonly jobs = new Map<string, AbortController>();
-  /** Jobs scheduled or running in this process: a job is never scheduled twice here. */
-  private readonly scheduled = new Set<string>();
+  private readonly queue: RunQueue;
   /** This process, as the owner of the jobs it runs (store claim and finish). */
   private readonly owner = crypto.randomUUID();
-  private closed = false;
 
   constructor(private readonly deps: ExtractServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? (() => crypto.randomUUID());
+    this.queue = new RunQueue(JOBS_AT_ONCE, (id) => this.run(id), (id, err) => deps.log.warn("extract job could not be recorded", { id, error: String(err) }));
   }
 
   /** Accepts a job for `who` and starts it; throws the 400/402 a client would get before anything is stored. */
@@ -131,7 +130,7 @@ export class ExtractService {
       this.announce(id, who.keyId, req, "started", true, []);
     });
     this.deps.kickWebhooks();
-    this.schedule(id);
+    this.queue.schedule(id);
     return { success: true, id, urlTrace: [], ...(req.invalidURLs && req.invalidURLs.length > 0 ? { invalidURLs: req.invalidURLs } : {}) };
   }
 
@@ -156,35 +155,14 @@ export class ExtractService {
   /** At `crawlbox serve` start: runs again the jobs a stopped process left unfinished. Returns how many. */
   resumeAbandoned(): number {
     const jobs = this.deps.store.processing();
-    for (const job of jobs) this.schedule(job.id);
+    for (const job of jobs) this.queue.schedule(job.id);
     return jobs.length;
   }
 
   /** Stops running jobs (they stay `processing`, to be resumed by the next start) and refuses new ones. */
   async close(): Promise<void> {
-    this.closed = true;
+    this.queue.close();
     for (const c of this.jobs.values()) c.abort(new Error("server stopping"));
-    for (const w of this.waiting.splice(0)) w();
-  }
-
-  private schedule(id: string): void {
-    if (this.scheduled.has(id)) return;
-    this.scheduled.add(id);
-    const go = () => {
-      if (this.closed) return;
-      this.running++;
-      this.run(id)
-        // A failure to write the job's end (a full disk) must not take the server down: the job stays processing
-        // and runs again at the next start.
-        .catch((err: unknown) => this.deps.log.warn("extract job could not be recorded", { id, error: String(err) }))
-        .finally(() => {
-          this.running--;
-          this.scheduled.delete(id);
-          this.waiting.shift()?.();
-        });
-    };
-    if (this.running < JOBS_AT_ONCE) go();
-    else this.waiting.push(go);
   }
 
   private announce(id: string, keyId: string, req: ExtractRequest, event: "started" | "completed" | "failed", success: boolean, data: unknown[], error?: string) {
@@ -213,27 +191,14 @@ export class ExtractService {
     this.jobs.set(id, controller);
     const signal = controller.signal;
     let tokens = 0;
-    let credits = 0;
-    // What earlier runs of this job already charged (a run cut short by a crash or a restart): this run's first
-    // credits are covered by it, so a resumed job charges the key once for the work, not once per run.
-    let covered = job.credits;
-    let chargedTotal = job.credits;
-    const charge = (c: number) => {
-      if (c <= 0) return;
-      const due = c - Math.min(covered, c);
-      let paid = 0;
+    const credits = new JobCredits(job.credits, (due) =>
       immediate(this.deps.db, () => {
-        // Recorded with the charge, in one transaction; nothing is charged for a job that is not ours any more.
-        if (due > 0 && this.deps.store.addCredits(id, this.owner, due)) {
-          this.deps.ledger.charge(who, due);
-          paid = due;
-        }
-      });
-      // Counted only once the charge committed (a failed write fails the page, which then costs nothing).
-      covered -= c - due;
-      chargedTotal += paid;
-      credits += c;
-    };
+        if (!this.deps.store.addCredits(id, this.owner, due)) return false;
+        this.deps.ledger.charge(who, due);
+        return true;
+      }),
+    );
+    const charge = (c: number) => credits.charge(c);
     const warnings: string[] = [];
     try {
       const urls = await this.gatherUrls(req, who, warnings, signal, charge);
@@ -258,15 +223,15 @@ export class ExtractService {
         },
       );
       immediate(this.deps.db, () => {
-        const ended = this.deps.store.finish(id, this.owner, { status: "completed", data: value, ...(req.showSources ? { sources: pages.map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: Math.max(credits, chargedTotal) }, this.now());
+        const ended = this.deps.store.finish(id, this.owner, { status: "completed", data: value, ...(req.showSources ? { sources: pages.map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total }, this.now());
         // Not ours any more (another process took the job over): its end is that process's to announce.
         if (ended) this.announce(id, job.keyId, req, "completed", true, [value]);
       });
     } catch (err) {
-      if (signal.aborted && this.closed) return; // stopping: the job stays processing and is resumed at the next start
+      if (signal.aborted && this.queue.closed) return; // stopping: the job stays processing and is resumed at the next start
       const message = err instanceof Error ? err.message : String(err);
       immediate(this.deps.db, () => {
-        if (this.deps.store.finish(id, this.owner, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: Math.max(credits, chargedTotal) }, this.now())) {
+        if (this.deps.store.finish(id, this.owner, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total }, this.now())) {
           this.announce(id, job.keyId, req, "failed", false, [], message);
         }
       });

@@ -228,3 +228,44 @@ export function cleanContentMessages(blocks: string, part?: { index: number; cou
     { role: "user", content: parts.join("\n\n") },
   ];
 }
+
+const AGENT_SYSTEM = [
+  "You are a research agent that reads web pages to complete a task for the user.",
+  UNTRUSTED_CONTENT_RULE,
+  "Answer with one JSON object only, no prose and no Markdown fences.",
+].join("\n");
+
+/**
+ * Messages asking the agent which candidate links to read next for `task` (agent/explore.ts): what it has read so
+ * far (title, URL and the start of each page) and the numbered candidates, both inside one delimited block.
+ */
+export function agentNextMessages(task: string, read: string, candidates: string, most: number): LlmMessage[] {
+  const parts = [
+    `The user's task:\n${task}`,
+    `Below are the pages read so far and the numbered links found on them (or in search results). Choose at most ${most} links whose pages are most likely to hold what the task still needs, or say you are done when the pages read already answer it.`,
+    'Answer as {"read": [<link numbers>], "done": <true|false>}.',
+    delimit(`Pages read so far:\n${read || "(none)"}\n\nCandidate links:\n${candidates}`, "pages read and candidate links").text,
+  ];
+  return [
+    { role: "system", content: AGENT_SYSTEM },
+    { role: "user", content: parts.join("\n\n") },
+  ];
+}
+
+const AGENT_CHAT_SYSTEM = [
+  "You are a research agent answering the user from the web pages you read.",
+  UNTRUSTED_CONTENT_RULE,
+  "Answer in plain text (Markdown allowed). Use only what the pages say, name the URL of each page you rely on, and say so when the pages do not answer the question.",
+].join("\n");
+
+/** Messages for a chat-mode answer: the conversation so far (earlier turns of the thread), the task, the pages. */
+export function agentChatMessages(task: string, history: string, pages: string): LlmMessage[] {
+  const parts = [];
+  if (history) parts.push(`Earlier in this conversation:\n${history}`);
+  parts.push(`The user's request:\n${task}`);
+  parts.push(delimit(pages, "pages read").text);
+  return [
+    { role: "system", content: AGENT_CHAT_SYSTEM },
+    { role: "user", content: parts.join("\n\n") },
+  ];
+}

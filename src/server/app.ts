@@ -21,6 +21,7 @@ import { mapRoutes } from "./routes/map.ts";
 import { scrapeRoutes } from "./routes/scrape.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { extractRoutes } from "./routes/extract.ts";
+import { agentRoutes } from "./routes/agent.ts";
 import { parseRoutes } from "./routes/parse.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import type { Services } from "./services.ts";
@@ -57,6 +58,7 @@ export function createApp(services: Services) {
     .use(mapRoutes(services))
     .use(searchRoutes(services))
     .use(extractRoutes(services))
+    .use(agentRoutes(services))
     .use(parseRoutes(services))
     .use(webhookRoutes(services));
 }

@@ -29,6 +29,8 @@ import { createContentCleaner } from "../clean-content/cleaner.ts";
 import { ScrapeService } from "../scrape/service.ts";
 import { createSearxngBackend } from "../search/searxng.ts";
 import { SearchService } from "../search/service.ts";
+import { AgentService } from "../agent/service.ts";
+import { AgentStore } from "../agent/store.ts";
 import { ExtractService } from "../extract/service.ts";
 import { ExtractStore } from "../extract/store.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
@@ -77,6 +79,8 @@ export interface Services {
   search: SearchService;
   /** `POST /v2/extract` jobs (src/extract). */
   extract: ExtractService;
+  /** `/v2/agent` runs (src/agent). */
+  agent: AgentService;
   /** Parse worker threads the scrape service hands concurrent and large pages to. */
   parseWorkers: ParsePool;
   /** The threads PDFs and office files are parsed on, stopped at a request's deadline (src/documents/isolate). */
@@ -219,6 +223,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     results.prune(now());
     idempotency.prune(now());
     extractStore.prune(now());
+    agentStore.prune(now());
     cache.prune(now() - config.cacheRetentionMs);
     void cache
       .compact()
@@ -267,10 +272,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
       filesFor: (job) => async (bytes, contentType, extension) => fileUrl(job.publicBaseUrl, await files.put(bytes, contentType, job.keyId, extension)),
     }),
   });
-  const extractStore = new ExtractStore(db);
-  const extract = new ExtractService({
+  // What the LLM research services (extract jobs, agent runs) share: they read pages, search and ask the model.
+  const research = {
     db,
-    store: extractStore,
     ...(llm ? { llm } : {}),
     scrape,
     limiter,
@@ -278,12 +282,15 @@ export async function createServices(config: Config, options: ServiceOptions = {
     keys,
     search,
     canSearch: searchBackend !== undefined,
-    map: { engine: discoveryHttp, robots, gate },
     config,
     kickWebhooks: () => webhooks.kick(),
     log,
     now,
-  });
+  };
+  const extractStore = new ExtractStore(db);
+  const extract = new ExtractService({ ...research, store: extractStore, map: { engine: discoveryHttp, robots, gate } });
+  const agentStore = new AgentStore(db);
+  const agent = new AgentService({ ...research, store: agentStore });
   const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, scrape, ledger, planner, config, now });
   scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
   if (background) workers.start();
@@ -305,6 +312,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     scrape,
     search,
     extract,
+    agent,
     parseWorkers,
     documentWorkers,
     limiter,
@@ -322,6 +330,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     async close() {
       scheduler.stop();
       await extract.close();
+      await agent.close();
       await workers.stop();
       await webhooks.stop();
       await engines.close();

@@ -262,5 +262,33 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX extract_jobs_expires ON extract_jobs (expires_at);
   CREATE INDEX extract_jobs_processing ON extract_jobs (status) WHERE status = 'processing';
+  `,  // 12: agent runs (`POST /v2/agent`, src/agent): the validated request, then the answer. Runs of one thread share
+  // its id and are numbered by turn. A run left `processing` by a stopped server is run again at the next start.
+  `
+  CREATE TABLE agent_jobs (
+    id TEXT PRIMARY KEY,
+    key_id TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,            -- 1-based position in the thread
+    status TEXT NOT NULL,             -- processing | completed | failed | cancelled
+    owner TEXT,                       -- the process running it (a random id per start); only it may finish it
+    attempts INTEGER NOT NULL DEFAULT 0,
+    request TEXT NOT NULL,            -- JSON of the validated request
+    data TEXT,                        -- completed, extract mode: JSON of the answer
+    message TEXT,                     -- completed, chat mode: the answer's text
+    sources TEXT,                     -- JSON list of the pages read
+    warning TEXT,
+    error TEXT,                       -- failed: why
+    tokens INTEGER NOT NULL DEFAULT 0,
+    credits INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    expires_at INTEGER NOT NULL,      -- counted from the end; a processing run never expires
+    UNIQUE (thread_id, turn)
+  );
+  CREATE INDEX agent_jobs_key_created ON agent_jobs (key_id, created_at);
+  CREATE INDEX agent_jobs_expires ON agent_jobs (expires_at);
+  CREATE INDEX agent_jobs_processing ON agent_jobs (status) WHERE status = 'processing';
   `,
 ];

@@ -10,9 +10,9 @@
 import type { Database } from "bun:sqlite";
 
 /** Job kinds that announce events; the event type is `<kind>.<event>` (api-v2.md §4). */
-export type WebhookJobKind = "crawl" | "batch_scrape" | "extract";
-/** Lifecycle events of a crawl or batch scrape. */
-export type WebhookEventName = "started" | "page" | "completed" | "failed" | "cancelled";
+export type WebhookJobKind = "crawl" | "batch_scrape" | "extract" | "agent";
+/** Lifecycle events of a job (`page`: crawl and batch pages; `action`: each page an agent run reads). */
+export type WebhookEventName = "started" | "page" | "action" | "completed" | "failed" | "cancelled";
 
 /**
  * The webhook of a job after normalisation (`src/api/webhook.ts` `Webhook`). Structural, so the job store can

@@ -1,0 +1,125 @@
+/**
+ * @module agent/explore
+ * How an agent run decides what to read. It starts from the caller's URLs (all of them, up to its page budget),
+ * or, without URLs, from a web search for the task (the top results). Then, unless `strictConstrainToURLs`, it
+ * asks the model round by round which of the links found so far (and the other search results) to read next,
+ * shown the start of every page read and the candidates ranked by how many of the task's words their URL and label
+ * contain, until the model says it is done, nothing is left to read, the page budget (`effort`) or the credit
+ * limit (`maxCredits`) is reached.
+ *
+ * ```
+ * urls ───────────────┐                          ┌─ done / budget / maxCredits ─▶ pages read
+ * task ─▶ web search ─┴▶ read ─▶ links ─▶ model picks ≤ 2 ─▶ read ─┘
+ * ```
+ */
+import type { ReadPage } from "../extract/read-pages.ts";
+import type { LlmCall, LlmClient } from "../llm/client.ts";
+import { agentNextMessages } from "../llm/prompts.ts";
+
+/** Pages read per round after the first. */
+export const PAGES_PER_ROUND = 2;
+/** Search results read in the first round of a run without URLs. */
+const FIRST_SEARCH_READS = 2;
+/** Candidates shown to the model per round (the best ranked). */
+export const MAX_CANDIDATES_SHOWN = 40;
+/** Characters of each page read shown to the model when it picks. */
+const READ_PREVIEW_CHARS = 300;
+
+/** A link the run may read. */
+interface Candidate {
+  url: string;
+  label: string;
+}
+
+/** What exploring needs. */
+export interface ExploreOptions {
+  llm: LlmClient;
+  /** The limits of the next model call (each call gets its own deadline). */
+  call: () => LlmCall;
+  spent: { tokens: number };
+  task: string;
+  urls: readonly string[];
+  strict: boolean;
+  maxPages: number;
+  /** Reads pages (scraped and charged); the ones that could not be read are left out. */
+  read(urls: string[]): Promise<ReadPage[]>;
+  /** Web search for the task (runs without URLs). */
+  search(query: string): Promise<{ url: string; title?: string }[]>;
+  /** Whether the run may pay for `pages` more pages (`maxCredits`). */
+  affordable(pages: number): boolean;
+  /** Called for every page about to be read (the `action` webhook). */
+  onRead(url: string): void;
+  warnings: string[];
+}
+
+/** A link as the run keeps it: absolute http(s), without its fragment; undefined for anything else. */
+function pageUrl(link: string): string | undefined {
+  try {
+    const u = new URL(link);
+    if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
+    u.hash = "";
+    return u.href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The words of the task a URL or label can share with it (three letters or more, lower case). */
+function taskWords(task: string): string[] {
+  return [...new Set(task.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])];
+}
+
+/** Reads pages, explores their links with the model; returns the pages read, in reading order. */
+export async function explore(o: ExploreOptions): Promise<ReadPage[]> {
+  const pages: ReadPage[] = [];
+  const seen = new Set<string>();
+  const candidates: Candidate[] = [];
+  const words = taskWords(o.task);
+  const offer = (url: string, label: string) => {
+    const u = pageUrl(url);
+    if (u && !seen.has(u) && !candidates.some((c) => c.url === u)) candidates.push({ url: u, label });
+  };
+  const readNow = async (urls: string[]) => {
+    let allowed = urls.slice(0, o.maxPages - pages.length);
+    while (allowed.length > 0 && !o.affordable(allowed.length)) allowed = allowed.slice(0, -1);
+    if (allowed.length < urls.length && pages.length + allowed.length < o.maxPages) {
+      o.warnings.push(`maxCredits was reached after ${pages.length + allowed.length} pages: the answer is drawn from those.`);
+    }
+    for (const u of allowed) {
+      seen.add(u);
+      const at = candidates.findIndex((c) => c.url === u);
+      if (at >= 0) candidates.splice(at, 1);
+      o.onRead(u);
+    }
+    const got = allowed.length > 0 ? await o.read(allowed) : [];
+    pages.push(...got);
+    if (!o.strict) for (const p of got) for (const link of p.links) offer(link, "");
+    return allowed.length === urls.length;
+  };
+
+  let first = o.urls.map(pageUrl).filter((u): u is string => u !== undefined);
+  if (first.length === 0) {
+    const hits = await o.search(o.task);
+    for (const h of hits) offer(h.url, h.title ?? "");
+    first = candidates.slice(0, FIRST_SEARCH_READS).map((c) => c.url);
+    if (first.length === 0) o.warnings.push("The web search for the task found nothing.");
+  }
+  let more = await readNow([...new Set(first)]);
+
+  while (more && !o.strict && pages.length < o.maxPages && candidates.length > 0) {
+    const ranked = candidates
+      .map((c, i) => ({ c, i, score: words.filter((w) => `${c.url} ${c.label}`.toLowerCase().includes(w)).length }))
+      .sort((a, b) => b.score - a.score || a.i - b.i)
+      .slice(0, MAX_CANDIDATES_SHOWN)
+      .map((r) => r.c);
+    const readText = pages.map((p) => `- ${p.title ?? "(no title)"} (${p.url}): ${p.markdown.replace(/\s+/g, " ").slice(0, READ_PREVIEW_CHARS)}`).join("\n");
+    const listed = ranked.map((c, i) => `[${i}] ${c.label ? `${c.label.replace(/\s+/g, " ").slice(0, 120)} ` : ""}${c.url}`).join("\n");
+    const most = Math.min(PAGES_PER_ROUND, o.maxPages - pages.length);
+    const schema = { type: "object", properties: { read: { type: "array", items: { type: "integer" } }, done: { type: "boolean" } }, required: ["read", "done"] };
+    const pick = (await o.llm.structured(agentNextMessages(o.task, readText, listed, most), schema, o.call(), o.spent)) as { read: number[]; done: boolean };
+    const chosen = [...new Set(pick.read)].filter((n) => Number.isInteger(n) && n >= 0 && n < ranked.length).slice(0, most).map((n) => ranked[n]!.url);
+    if (pick.done || chosen.length === 0) break;
+    more = await readNow(chosen);
+  }
+  return pages;
+}

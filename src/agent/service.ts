@@ -1,0 +1,251 @@
+/**
+ * @module agent/service
+ * `/v2/agent` (api-v2.md §2.9): an asynchronous research run. The configured LLM decides which pages to read
+ * (agent/explore.ts: the caller's URLs, or a web search for the prompt, then the links it chooses), and answers
+ * from them (agent/answer.ts): JSON, against the request's `schema` when it has one (`mode: "extract"`, the
+ * default), or text (`mode: "chat"`). Runs of one conversation share a thread: a run given a `threadId` sees the
+ * earlier turns. `effort` sets how many pages a run may read, `maxCredits` what it may spend.
+ *
+ * The run's row is written before the answer (nothing accepted is lost: `crawlbox serve` runs unfinished runs
+ * again at start); webhooks announce `agent.started`, an `agent.action` per page read, then `agent.completed`,
+ * `agent.failed` or `agent.cancelled`. Cost: each page as a scrape, the search as a search; tokens as token usage.
+ */
+import type { Database } from "bun:sqlite";
+import type { AgentRequest } from "../api/agent.ts";
+import { parseSearchBody } from "../api/search.ts";
+import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
+import { BadRequestError, NotFoundError, TooManyRequestsError } from "../errors.ts";
+import { readPages, type PageReaderDeps } from "../extract/read-pages.ts";
+import { RunQueue } from "../extract/run-queue.ts";
+import { JobCredits } from "../extract/job-credits.ts";
+import type { LlmClient } from "../llm/client.ts";
+import { LlmNotConfiguredError } from "../llm/errors.ts";
+import { compileSchema } from "../llm/schema.ts";
+import type { Logger } from "../log.ts";
+import type { SearchService } from "../search/service.ts";
+import { immediate } from "../storage/database.ts";
+import { enqueueWebhookEvent } from "../webhooks/index.ts";
+import { answer, threadHistory } from "./answer.ts";
+import { AgentNoPagesError, AgentThreadBusyError } from "./errors.ts";
+import { explore } from "./explore.ts";
+import type { AgentEnd, AgentJob, AgentStore } from "./store.ts";
+
+/** Pages a run may read, by `effort` (the caller's own URLs are all read, up to {@link MAX_AGENT_URLS}). */
+export const EFFORT_PAGES = { low: 3, medium: 6, high: 12 } as const;
+/** Most of the caller's URLs a run reads. */
+export const MAX_AGENT_URLS = 25;
+/** Credits a key must have left to start a run (upstream's `checkCreditsMiddleware(20)`), or `maxCredits` if lower. */
+export const AGENT_MIN_CREDITS = 20;
+/** Runs of one key processing at once; more is a 429. */
+export const MAX_AGENT_RUNS_PER_KEY = 10;
+/** Runs executing at once in this process; more wait in order. */
+const RUNS_AT_ONCE = 2;
+/** Pages of one run scraped at once. */
+const PAGES_AT_ONCE = 2;
+/** Search results offered to a run without URLs. */
+const SEARCH_RESULTS = 5;
+/** Runs of one run (the server stopped during each) after which it is failed instead of run again. */
+const MAX_ATTEMPTS = 3;
+/** Largest schema accepted (its JSON). */
+const MAX_SCHEMA_BYTES = 256 * 1024;
+
+/** Dependencies of {@link AgentService}. */
+export interface AgentServiceDeps extends PageReaderDeps {
+  db: Database;
+  store: AgentStore;
+  /** Undefined when no LLM is configured: the agent is then a 400. */
+  llm?: LlmClient;
+  keys: Pick<KeyStore, "identityOf">;
+  search: SearchService;
+  canSearch: boolean;
+  config: PageReaderDeps["config"] & { llmTimeoutMs: number; llmTokenBudget: number };
+  kickWebhooks: () => void;
+  log: Pick<Logger, "warn">;
+  now?: () => number;
+  newId?: () => string;
+}
+
+/** Runs agent jobs. */
+export class AgentService {
+  private readonly now: () => number;
+  private readonly newId: () => string;
+  private readonly runs = new Map<string, AbortController>();
+  private readonly queue: RunQueue;
+  /** This process, as the owner of the runs it executes (store claim and finish). */
+  private readonly owner = crypto.randomUUID();
+
+  constructor(private readonly deps: AgentServiceDeps) {
+    this.now = deps.now ?? Date.now;
+    this.newId = deps.newId ?? (() => crypto.randomUUID());
+    this.queue = new RunQueue(RUNS_AT_ONCE, (id) => this.run(id), (id, err) => deps.log.warn("agent run could not be recorded", { id, error: String(err) }));
+  }
+
+  /** Accepts a run for `who` and starts it; throws the 4xx a client would get before anything is stored. */
+  start(req: AgentRequest, who: KeyIdentity): { success: true; id: string; threadId: string; threadTurn: number } {
+    if (!this.deps.llm) throw new LlmNotConfiguredError("POST /v2/agent");
+    const urls = req.urls ?? [];
+    if (urls.length === 0 && req.strictConstrainToURLs) throw new BadRequestError("strictConstrainToURLs needs urls: the agent may read only the URLs given.");
+    if (urls.length === 0 && !this.deps.canSearch) {
+      throw new BadRequestError("An agent without urls searches the web for its prompt, which needs a search backend: set SEARXNG_ENDPOINT (docs/search.md), or give urls.");
+    }
+    if (req.schema && JSON.stringify(req.schema).length > MAX_SCHEMA_BYTES) throw new BadRequestError(`The schema is larger than ${MAX_SCHEMA_BYTES} bytes.`);
+    if (req.schema) compileSchema(req.schema);
+    this.deps.ledger.assertCanSpend(who, Math.min(AGENT_MIN_CREDITS, req.maxCredits ?? AGENT_MIN_CREDITS));
+    if (this.deps.store.processingCount(who.keyId) >= MAX_AGENT_RUNS_PER_KEY) {
+      throw new TooManyRequestsError("TOO_MANY_AGENT_RUNS", `This key already has ${MAX_AGENT_RUNS_PER_KEY} agent runs processing; wait for one to finish.`);
+    }
+    const id = this.newId();
+    let threadId = req.threadId ?? this.newId();
+    let turn = 1;
+    immediate(this.deps.db, () => {
+      if (req.threadId) {
+        const runs = this.deps.store.thread(req.threadId, this.now());
+        if (runs.length === 0 || runs[0]!.keyId !== who.keyId) throw new NotFoundError("Thread not found.");
+        const busy = runs.find((r) => r.status === "processing");
+        if (busy) throw new AgentThreadBusyError(busy.id);
+        threadId = req.threadId;
+        turn = this.deps.store.nextTurn(threadId);
+      }
+      this.deps.store.create({ id, keyId: who.keyId, threadId, turn, request: req }, this.now());
+      this.announce(id, who.keyId, req, "started", true, []);
+    });
+    this.deps.kickWebhooks();
+    this.queue.schedule(id);
+    return { success: true, id, threadId, threadTurn: turn };
+  }
+
+  /** The run `id` of `keyId`, or undefined (unknown, expired, another key's). */
+  get(id: string, keyId: string): AgentJob | undefined {
+    const job = this.deps.store.get(id, this.now());
+    return job && job.keyId === keyId ? job : undefined;
+  }
+
+  /** `keyId`'s runs created before `before`, newest first. */
+  list(keyId: string, before: number, limit: number): AgentJob[] {
+    return this.deps.store.list(keyId, before, limit, this.now());
+  }
+
+  /** A thread's runs, when it is `keyId`'s. */
+  thread(threadId: string, keyId: string): AgentJob[] | undefined {
+    const runs = this.deps.store.thread(threadId, this.now());
+    return runs.length > 0 && runs[0]!.keyId === keyId ? runs : undefined;
+  }
+
+  /**
+   * Cancels a processing run (its pages stop, nothing more is charged); undefined for an unknown run, false for
+   * one that has already ended.
+   */
+  cancel(id: string, keyId: string): boolean | undefined {
+    const job = this.get(id, keyId);
+    if (!job) return undefined;
+    let cancelled = false;
+    immediate(this.deps.db, () => {
+      cancelled = this.deps.store.cancel(id, keyId, this.now());
+      if (cancelled) this.announce(id, keyId, job.request, "cancelled", false, []);
+    });
+    if (!cancelled) return false;
+    this.runs.get(id)?.abort(new Error("cancelled"));
+    this.deps.kickWebhooks();
+    return true;
+  }
+
+  /** At `crawlbox serve` start: runs again what a stopped process left unfinished. Returns how many. */
+  resumeAbandoned(): number {
+    const jobs = this.deps.store.processing();
+    for (const job of jobs) this.queue.schedule(job.id);
+    return jobs.length;
+  }
+
+  /** Stops running runs (they stay `processing`, resumed by the next start) and refuses new ones. */
+  async close(): Promise<void> {
+    this.queue.close();
+    for (const c of this.runs.values()) c.abort(new Error("server stopping"));
+  }
+
+  private announce(id: string, keyId: string, req: AgentRequest, event: "started" | "action" | "completed" | "failed" | "cancelled", success: boolean, data: unknown[], error?: string) {
+    if (!req.webhook) return;
+    enqueueWebhookEvent(this.deps.db, { jobId: id, keyId, jobKind: "agent", event, success, data, webhook: req.webhook, ...(error ? { error } : {}) }, { now: this.now() });
+  }
+
+  /** Records the end of a run and announces it (once: not when the run was cancelled or taken over meanwhile). */
+  private end(job: AgentJob, outcome: AgentEnd): void {
+    immediate(this.deps.db, () => {
+      if (!this.deps.store.finish(job.id, this.owner, outcome, this.now())) return;
+      const data = outcome.status === "completed" ? [outcome.message !== undefined ? { message: outcome.message } : outcome.data] : [];
+      this.announce(job.id, job.keyId, job.request, outcome.status, outcome.status === "completed", data, outcome.error);
+    });
+    this.deps.kickWebhooks();
+  }
+
+  private async run(id: string): Promise<void> {
+    const job = this.deps.store.get(id, this.now());
+    if (!job || job.status !== "processing") return;
+    const attempts = this.deps.store.claim(id, this.owner, this.now());
+    if (attempts === undefined) return;
+    if (attempts > MAX_ATTEMPTS) {
+      const error = `The run was started ${MAX_ATTEMPTS} times and the server stopped each time before it finished.`;
+      return this.end(job, { status: "failed", error, tokens: job.tokens, credits: job.credits });
+    }
+    const req = job.request;
+    const who = this.deps.keys.identityOf(job.keyId);
+    const controller = new AbortController();
+    this.runs.set(id, controller);
+    const signal = controller.signal;
+    const warnings: string[] = [];
+    let tokens = 0;
+    const credits = new JobCredits(job.credits, (due) =>
+      immediate(this.deps.db, () => {
+        if (!this.deps.store.addCredits(id, this.owner, due)) return false;
+        this.deps.ledger.charge(who, due);
+        return true;
+      }),
+    );
+    const charge = (c: number) => credits.charge(c);
+    const urls = (req.urls ?? []).slice(0, MAX_AGENT_URLS);
+    if ((req.urls?.length ?? 0) > MAX_AGENT_URLS) warnings.push(`Only the first ${MAX_AGENT_URLS} of the ${req.urls!.length} URLs were read.`);
+    const maxPages = Math.max(EFFORT_PAGES[req.effort ?? "medium"], urls.length);
+    // Every model call of the run (each pick, the answer) gets the configured LLM timeout; together they may spend
+    // the per-page token budget for every page the run may read, and one more for the picks.
+    const spent = { tokens: 0 };
+    const callNow = () => ({
+      signal,
+      deadline: this.now() + this.deps.config.llmTimeoutMs,
+      limitMs: this.deps.config.llmTimeoutMs,
+      tokenBudget: this.deps.config.llmTokenBudget * (maxPages + 1),
+      onTokens: (t: number) => {
+        tokens += t;
+        this.deps.ledger.charge(who, 0, t);
+      },
+    });
+    try {
+      const pages = await explore({
+        llm: this.deps.llm!,
+        call: callNow,
+        spent,
+        task: req.prompt,
+        urls,
+        strict: req.strictConstrainToURLs === true,
+        maxPages,
+        read: (batch) => readPages(this.deps, batch, { who, signal, charge, warnings, concurrency: PAGES_AT_ONCE, collectLinks: req.strictConstrainToURLs !== true }),
+        search: async (query) => {
+          const found = await this.deps.search.search(parseSearchBody({ query: query.slice(0, 500), limit: SEARCH_RESULTS, origin: "agent" }), who, { signal, chargeCredits: false });
+          charge(found.creditsUsed);
+          return (found.data.web ?? []).map((r) => ({ url: String(r.url), ...(typeof r.title === "string" ? { title: r.title } : {}) }));
+        },
+        affordable: (n) => req.maxCredits === undefined || credits.spent + n <= req.maxCredits,
+        onRead: (url) => immediate(this.deps.db, () => this.announce(id, job.keyId, req, "action", true, [{ action: "scrape", url }])),
+        warnings,
+      });
+      if (pages.length === 0) throw new AgentNoPagesError();
+      const earlier = this.deps.store.thread(job.threadId, this.now()).filter((r) => r.turn < job.turn);
+      const result = await answer(this.deps.llm!, { mode: req.mode ?? "extract", task: req.prompt, ...(req.schema ? { schema: req.schema } : {}), history: threadHistory(earlier), pages, warnings }, callNow(), spent);
+      this.end(job, { status: "completed", ...result, sources: pages.map((p) => p.url), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total });
+    } catch (err) {
+      if (signal.aborted && this.queue.closed) return; // stopping: the run stays processing and is resumed at the next start
+      const error = err instanceof Error ? err.message : String(err);
+      this.end(job, { status: "failed", error, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total });
+    } finally {
+      this.runs.delete(id);
+    }
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * @module server/routes/agent
+ * `/v2/agent` (api-v2.md §2.9, the SDK's `startAgent`, `getAgentStatus`, `agent`, `cancelAgent`, `listAgents`,
+ * `getAgentThread`): start a run, read its status, cancel it, list a key's runs, read a thread. The runs themselves
+ * are src/agent's; this file only shapes them as upstream's types do (docs/agent.md).
+ */
+import { Elysia } from "elysia";
+import { AgentRequestSchema, parseAgentBody } from "../../api/agent.ts";
+import type { AgentJob } from "../../agent/store.ts";
+import { BadRequestError, CrawlboxError, NotFoundError } from "../../errors.ts";
+import { IDEMPOTENCY_PARAMETER, idempotent } from "../../idempotency/guard.ts";
+import { authPlugin } from "../auth.ts";
+import { publicBaseUrl } from "../public-url.ts";
+import type { Services } from "../services.ts";
+
+/** Runs per page of `GET /v2/agent`. */
+export const AGENT_LIST_PAGE = 20;
+
+/** `GET /v2/agent/{id}`: upstream's `AgentStatusResponse`, plus `sources`, `warning` and `tokensUsed`. */
+export function agentStatus(job: AgentJob): Record<string, unknown> {
+  const r = job.request;
+  const out: Record<string, unknown> = {
+    success: job.status !== "failed",
+    status: job.status,
+    model: r.model,
+    ...(r.effort ? { effort: r.effort } : {}),
+    mode: r.mode ?? "extract",
+    expiresAt: new Date(job.expiresAt).toISOString(),
+    creditsUsed: job.credits,
+    tokensUsed: job.tokens,
+    threadId: job.threadId,
+    threadTurn: job.turn,
+  };
+  if (job.data !== undefined) out.data = job.data;
+  if (job.message !== undefined) out.message = job.message;
+  if (job.sources !== undefined) out.sources = job.sources;
+  if (job.warning !== undefined) out.warning = job.warning;
+  if (job.error !== undefined) out.error = job.error;
+  return out;
+}
+
+/** What a list shows of the run's target: the first URL's host, else the start of the prompt. */
+function targetHint(job: AgentJob): string {
+  const first = job.request.urls?.[0];
+  if (first) {
+    try {
+      return new URL(first).hostname;
+    } catch {
+      // a validated URL always parses; fall through to the prompt
+    }
+  }
+  const p = job.request.prompt.replace(/\s+/g, " ").trim();
+  return p.length > 80 ? `${p.slice(0, 80)}…` : p;
+}
+
+/** One run in `GET /v2/agent` (upstream's `AgentListItem`). */
+function listItem(job: AgentJob): Record<string, unknown> {
+  const r = job.request;
+  return {
+    id: job.id,
+    createdAt: new Date(job.createdAt).toISOString(),
+    targetHint: targetHint(job),
+    origin: r.origin,
+    ...(r.integration ? { integration: r.integration } : {}),
+    settings: { hidden: false, starred: false },
+    status: job.status,
+    options: { ...(r.urls ? { urls: r.urls } : {}), prompt: r.prompt, ...(r.schema ? { schema: r.schema } : {}), model: r.model, ...(r.effort ? { effort: r.effort } : {}) },
+  };
+}
+
+/** One run of a thread (upstream's `AgentThreadRun`: `succeeded` where a status says `completed`). */
+function threadRun(job: AgentJob, includeData: boolean): Record<string, unknown> {
+  const r = job.request;
+  return {
+    id: job.id,
+    turn: job.turn,
+    mode: r.mode ?? "extract",
+    prompt: r.prompt,
+    ...(r.urls ? { urls: r.urls } : {}),
+    ...(r.schema ? { schema: r.schema } : {}),
+    ...(r.effort ? { effort: r.effort } : {}),
+    status: job.status === "completed" ? "succeeded" : job.status,
+    createdAt: new Date(job.createdAt).toISOString(),
+    finishedAt: job.finishedAt === undefined ? null : new Date(job.finishedAt).toISOString(),
+    creditsUsed: job.status === "processing" ? null : job.credits,
+    message: job.message ?? null,
+    ...(includeData && job.data !== undefined ? { data: job.data } : {}),
+  };
+}
+
+/** The agent routes. */
+export function agentRoutes(services: Services) {
+  const { config, agent } = services;
+  return new Elysia({ name: "crawlbox-agent" })
+    .use(authPlugin(services.keys, config.authEnabled))
+    .post(
+      "/v2/agent",
+      // The answer holds only the run's ids, so it is kept for replay like a crawl's.
+      ({ body, who, request }) =>
+        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: true, log: services.log }, () => agent.start(parseAgentBody(body), who)),
+      { detail: { tags: ["agent"], summary: "Start an agent run", parameters: [IDEMPOTENCY_PARAMETER], requestBody: { required: true, content: { "application/json": { schema: AgentRequestSchema as object } } } } },
+    )
+    .get(
+      "/v2/agent",
+      ({ query, who, request }) => {
+        const raw = (query as Record<string, string | undefined>).before;
+        const before = raw === undefined ? Number.MAX_SAFE_INTEGER : Number(raw);
+        if (!/^\d{1,16}$/.test(raw ?? "0")) throw new BadRequestError("before must be a Unix time in milliseconds.");
+        const runs = agent.list(who.keyId, before, AGENT_LIST_PAGE + 1);
+        const page = runs.slice(0, AGENT_LIST_PAGE);
+        const out: Record<string, unknown> = { success: true, agents: page.map(listItem) };
+        if (runs.length > AGENT_LIST_PAGE) out.next = `${publicBaseUrl(config.publicUrl, request)}/v2/agent?before=${page.at(-1)!.createdAt}`;
+        return out;
+      },
+      { detail: { tags: ["agent"], summary: "The key's agent runs, newest first" } },
+    )
+    .get(
+      "/v2/agent/threads/:threadId",
+      ({ params, query, who }) => {
+        const runs = agent.thread(params.threadId, who.keyId);
+        if (!runs) throw new NotFoundError("Thread not found.");
+        const includeData = (query as Record<string, string | undefined>).includeData === "true";
+        const last = runs.at(-1)!;
+        return {
+          success: true,
+          thread: {
+            id: params.threadId,
+            createdAt: new Date(runs[0]!.createdAt).toISOString(),
+            updatedAt: new Date(last.finishedAt ?? last.createdAt).toISOString(),
+            status: runs.some((r) => r.status === "processing") ? "running" : "idle",
+            runs: runs.map((r) => threadRun(r, includeData)),
+          },
+        };
+      },
+      { detail: { tags: ["agent"], summary: "The runs of an agent thread" } },
+    )
+    .get(
+      "/v2/agent/:id",
+      ({ params, who }) => {
+        const job = agent.get(params.id, who.keyId);
+        if (!job) throw new NotFoundError("Agent run not found.");
+        return agentStatus(job);
+      },
+      { detail: { tags: ["agent"], summary: "An agent run's status and answer" } },
+    )
+    .delete(
+      "/v2/agent/:id",
+      ({ params, who }) => {
+        const cancelled = agent.cancel(params.id, who.keyId);
+        if (cancelled === undefined) throw new NotFoundError("Agent run not found.");
+        if (!cancelled) {
+          const status = agent.get(params.id, who.keyId)?.status ?? "ended";
+          throw new CrawlboxError("AGENT_RUN_ENDED", 409, `The run has already ended (${status}); there is nothing to cancel.`, { details: { status } });
+        }
+        return { success: true, status: "cancelled" };
+      },
+      { detail: { tags: ["agent"], summary: "Cancel an agent run" } },
+    );
+}

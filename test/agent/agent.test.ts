@@ -1,0 +1,305 @@
+/**
+ * `/v2/agent` (src/agent) through the API and the official SDK: a run that reads the caller's page and then the
+ * links the model picks, one confined to its URLs, one that starts from a web search; chat mode and threads (the
+ * earlier turn reaches the model; a busy thread is a 409 with the busy run's id); cancel; maxCredits and effort;
+ * webhooks; listing; a run a stopped server left behind; refusals. The LLM is the local fake speaking Ollama's
+ * protocol, answering from what it is sent; SearXNG a local server speaking its JSON API.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { startFakeLlm, type FakeLlm, type LlmRequestLog } from "../llm/fake-llm.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+let site: ReturnType<typeof Bun.serve>;
+let searx: ReturnType<typeof Bun.serve>;
+let hooks: ReturnType<typeof Bun.serve>;
+let llm: FakeLlm;
+let h: Harness;
+let apiUrl: string;
+let base: string;
+const hookBodies: any[] = [];
+/** Delay of the model's answers (cancel and busy-thread tests slow it down). */
+let slowMs = 0;
+
+const page = (title: string, body: string) =>
+  new Response(`<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`, { headers: { "content-type": "text/html" } });
+
+const text = (req: LlmRequestLog) => req.messages.map((m) => m.content).join("\n");
+const kind = (req: LlmRequestLog) => {
+  const system = req.messages.find((m) => m.role === "system")?.content ?? "";
+  return system.includes("reads web pages to complete a task") ? "pick" : system.includes("answering the user") ? "chat" : "extract";
+};
+
+/** A model that does the job with what it is sent: picks product links until both products were read. */
+function model(req: LlmRequestLog) {
+  const sent = text(req);
+  const k = kind(req);
+  if (k === "pick") {
+    const read = sent.slice(sent.indexOf("Pages read so far:"), sent.indexOf("Candidate links:"));
+    const wanted = ["/kettle", "/toaster"].filter((p) => !read.includes(`(${base}${p}): `));
+    const lines = [...sent.matchAll(/^\[(\d+)\] .*?(\S+)$/gm)].map((m) => ({ n: Number(m[1]), url: m[2]! }));
+    const picks = lines.filter((l) => wanted.some((w) => l.url === `${base}${w}`)).map((l) => l.n);
+    return { content: JSON.stringify({ read: picks, done: wanted.length === 0 }), delayMs: slowMs };
+  }
+  const products = [...sent.matchAll(/The (\w+) costs (\d+) EUR/g)].map((m) => ({ name: m[1], price: Number(m[2]) }));
+  if (k === "chat") {
+    const followUp = sent.includes("Earlier in this conversation") ? " (as a follow-up)" : "";
+    return { content: `Prices${followUp}: ${products.map((p) => `${p.name} ${p.price} EUR`).join(", ")}.`, delayMs: slowMs };
+  }
+  return { content: JSON.stringify({ products }), delayMs: slowMs };
+}
+
+beforeAll(async () => {
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const p = new URL(req.url).pathname;
+      if (p === "/") return page("Shop", `<p>Our shop.</p><a href="/about">About us</a> <a href="/kettle">Kettle</a> <a href="/toaster">Toaster</a> <a href="/contact">Contact</a>`);
+      if (p === "/kettle") return page("Kettle", `<p>The Kettle costs 25 EUR and holds 1.7 litres.</p><a href="/">Shop</a>`);
+      if (p === "/toaster") return page("Toaster", `<p>The Toaster costs 40 EUR and has four slots.</p><a href="/">Shop</a>`);
+      if (p === "/about") return page("About", "<p>A small shop.</p>");
+      if (p === "/contact") return page("Contact", "<p>Write to us.</p>");
+      return new Response("not found", { status: 404 });
+    },
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  searx = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const q = new URL(req.url).searchParams;
+      const results = q.get("pageno") === "1"
+        ? [
+            { url: `${base}/toaster`, title: "Toaster", content: "A toaster", engine: "test", category: "general" },
+            { url: `${base}/kettle`, title: "Kettle", content: "A kettle", engine: "test", category: "general" },
+            { url: `${base}/about`, title: "About", content: "About the shop", engine: "test", category: "general" },
+          ]
+        : [];
+      return Response.json({ query: q.get("q"), number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
+    },
+  });
+  hooks = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      hookBodies.push(await req.json());
+      return new Response("ok");
+    },
+  });
+  llm = startFakeLlm();
+  llm.respond = model;
+  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: `http://127.0.0.1:${searx.port}`, allowPrivateWebhooks: true });
+  apiUrl = h.listen();
+});
+
+afterAll(async () => {
+  await h.close();
+  site.stop(true);
+  searx.stop(true);
+  hooks.stop(true);
+  llm.stop();
+});
+
+const SCHEMA = { type: "object", properties: { products: { type: "array", items: { type: "object", properties: { name: { type: "string" }, price: { type: "number" } }, required: ["name", "price"] } } }, required: ["products"] };
+
+async function finished(id: string, harness = h, auth?: string): Promise<any> {
+  for (let i = 0; i < 400; i++) {
+    const s = (await (await harness.request(`/v2/agent/${id}`, auth ? { auth } : {})).json()) as any;
+    if (s.status !== "processing") return s;
+    await Bun.sleep(25);
+  }
+  throw new Error("agent run did not finish");
+}
+
+const start = async (body: Record<string, unknown>, harness = h, auth?: string) => {
+  const res = await harness.request("/v2/agent", { method: "POST", json: body, ...(auth ? { auth } : {}) });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe("/v2/agent", () => {
+  test("the official SDK's agent: the caller's page, then the links the model picks, and the answer from all of them", async () => {
+    llm.reset();
+    llm.respond = model;
+    const app = new Firecrawl({ apiKey: h.key, apiUrl });
+    const out: any = await app.agent({ urls: [`${base}/`], prompt: "List the shop's products and their prices", schema: SCHEMA, pollInterval: 1 });
+    expect(out.status).toBe("completed");
+    expect(out.success).toBe(true);
+    expect(out.data.products).toEqual([{ name: "Kettle", price: 25 }, { name: "Toaster", price: 40 }]);
+    expect(out.model).toBe("spark-2");
+    expect(out.mode).toBe("extract");
+    expect(out.sources).toEqual([`${base}/`, `${base}/kettle`, `${base}/toaster`]);
+    expect(out.creditsUsed).toBe(3);
+    expect(out.threadTurn).toBe(1);
+    expect(new Date(out.expiresAt).getTime()).toBeGreaterThan(Date.now());
+    // The model chose from the links it was shown, and said when it was done.
+    const picks = llm.chats().filter((c) => kind(c) === "pick");
+    expect(picks.length).toBe(2);
+    expect(text(picks[0]!)).toContain(`${base}/about`);
+    expect(picks[0]!.schema).toMatchObject({ required: ["read", "done"] });
+    expect(text(llm.chats().at(-1)!)).toContain(`Source: ${base}/toaster`);
+  });
+
+  test("strictConstrainToURLs reads the given URLs only: no links followed, no model picks", async () => {
+    llm.reset();
+    llm.respond = model;
+    const { status, body } = await start({ urls: [`${base}/kettle`], prompt: "prices", schema: SCHEMA, strictConstrainToURLs: true });
+    expect(status).toBe(200);
+    expect(body).toEqual({ success: true, id: expect.any(String), threadId: expect.any(String), threadTurn: 1 });
+    const done = await finished(body.id);
+    expect(done.sources).toEqual([`${base}/kettle`]);
+    expect(done.data).toEqual({ products: [{ name: "Kettle", price: 25 }] });
+    expect(llm.chats().filter((c) => kind(c) === "pick")).toHaveLength(0);
+  });
+
+  test("without urls the run starts from a web search for the prompt; the search's credits are the run's", async () => {
+    llm.reset();
+    llm.respond = model;
+    const { body } = await start({ prompt: "kettle and toaster prices", schema: SCHEMA, effort: "low" });
+    const done = await finished(body.id);
+    expect(done.status).toBe("completed");
+    expect(done.sources.slice(0, 2)).toEqual([`${base}/toaster`, `${base}/kettle`]);
+    expect(done.data.products.map((p: any) => p.name).sort()).toEqual(["Kettle", "Toaster"]);
+    expect(done.creditsUsed).toBe(2 + done.sources.length);
+    expect(done.effort).toBe("low");
+  });
+
+  test("chat mode answers in message; a second turn on the thread carries the first; the thread lists both", async () => {
+    llm.reset();
+    llm.respond = model;
+    const first = await start({ urls: [`${base}/kettle`], prompt: "How much is the kettle?", mode: "chat", strictConstrainToURLs: true });
+    const one = await finished(first.body.id);
+    expect(one.message).toBe("Prices: Kettle 25 EUR.");
+    expect(one.data).toBeUndefined();
+    const second = await start({ urls: [`${base}/toaster`], prompt: "And the toaster?", mode: "chat", strictConstrainToURLs: true, threadId: first.body.threadId });
+    expect(second.body).toMatchObject({ threadId: first.body.threadId, threadTurn: 2 });
+    const two = await finished(second.body.id);
+    expect(two.message).toBe("Prices (as a follow-up): Toaster 40 EUR.");
+    const sent = text(llm.chats().at(-1)!);
+    expect(sent).toContain("User: How much is the kettle?\nYou: Prices: Kettle 25 EUR.");
+    const thread = (await (await h.request(`/v2/agent/threads/${first.body.threadId}`)).json()) as any;
+    expect(thread.success).toBe(true);
+    expect(thread.thread.status).toBe("idle");
+    expect(thread.thread.runs.map((r: any) => [r.turn, r.status, r.prompt, r.message])).toEqual([
+      [1, "succeeded", "How much is the kettle?", "Prices: Kettle 25 EUR."],
+      [2, "succeeded", "And the toaster?", "Prices (as a follow-up): Toaster 40 EUR."],
+    ]);
+    expect((await h.request(`/v2/agent/threads/${crypto.randomUUID()}`)).status).toBe(404);
+  });
+
+  test("cancel: the run stops and says so (webhook too); a second cancel is a 409; a busy thread is a 409 with the run's id", async () => {
+    llm.reset();
+    llm.respond = model;
+    slowMs = 3_000;
+    try {
+      const webhook = { url: `http://127.0.0.1:${hooks.port}/hook` };
+      const { body } = await start({ urls: [`${base}/`], prompt: "products", webhook });
+      for (let i = 0; i < 100 && llm.chats().length === 0; i++) await Bun.sleep(20);
+      const busy = await start({ urls: [`${base}/kettle`], prompt: "more", threadId: body.threadId });
+      expect(busy.status).toBe(409);
+      expect(busy.body).toMatchObject({ success: false, code: "AGENT_THREAD_BUSY", runId: body.id });
+      const app = new Firecrawl({ apiKey: h.key, apiUrl });
+      expect(await app.cancelAgent(body.id)).toBe(true);
+      const status = (await (await h.request(`/v2/agent/${body.id}`)).json()) as any;
+      expect(status.status).toBe("cancelled");
+      const again = await h.request(`/v2/agent/${body.id}`, { method: "DELETE" });
+      expect(again.status).toBe(409);
+      expect(((await again.json()) as any).code).toBe("AGENT_RUN_ENDED");
+      for (let i = 0; i < 100 && !hookBodies.some((b) => b.id === body.id && b.type === "agent.cancelled"); i++) await Bun.sleep(20);
+      const types = hookBodies.filter((b) => b.id === body.id).map((b) => b.type);
+      expect(types[0]).toBe("agent.started");
+      expect(types).toContain("agent.action");
+      expect(types.at(-1)).toBe("agent.cancelled");
+    } finally {
+      slowMs = 0;
+    }
+  });
+
+  test("webhooks: started, an action per page read, completed with the answer", async () => {
+    llm.reset();
+    llm.respond = model;
+    const webhook = { url: `http://127.0.0.1:${hooks.port}/hook`, metadata: { run: "a1" } };
+    const { body } = await start({ urls: [`${base}/`], prompt: "products", schema: SCHEMA, webhook });
+    await finished(body.id);
+    for (let i = 0; i < 100 && !hookBodies.some((b) => b.id === body.id && b.type === "agent.completed"); i++) await Bun.sleep(20);
+    const mine = hookBodies.filter((b) => b.id === body.id);
+    expect(mine.map((b) => b.type)).toEqual(["agent.started", "agent.action", "agent.action", "agent.action", "agent.completed"]);
+    expect(mine.filter((b) => b.type === "agent.action").map((b) => b.data[0].url)).toEqual([`${base}/`, `${base}/kettle`, `${base}/toaster`]);
+    expect(mine.at(-1).data[0].products).toHaveLength(2);
+    expect(mine.at(-1).metadata).toEqual({ run: "a1" });
+  });
+
+  test("maxCredits and effort bound what a run reads", async () => {
+    llm.reset();
+    llm.respond = model;
+    const capped = await finished((await start({ urls: [`${base}/`], prompt: "products", schema: SCHEMA, maxCredits: 2 })).body.id);
+    expect(capped.status).toBe("completed");
+    expect(capped.creditsUsed).toBe(2);
+    expect(capped.sources).toHaveLength(2);
+    expect(capped.warning).toContain("maxCredits was reached after 2 pages");
+    // effort low: 3 pages; a model that never says it is done still stops there.
+    llm.respond = (req) => (kind(req) === "pick" ? { content: JSON.stringify({ read: [0, 1], done: false }) } : model(req));
+    const low = await finished((await start({ urls: [`${base}/`], prompt: "everything", effort: "low" })).body.id);
+    expect(low.sources).toHaveLength(3);
+  });
+
+  test("listing: the key's runs, newest first, in upstream's item shape; other keys see none of them", async () => {
+    const { key } = h.services.keys.create("lister");
+    llm.reset();
+    llm.respond = model;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await start({ urls: [`${base}/kettle`], prompt: `run ${i}`, strictConstrainToURLs: true }, h, key);
+      ids.push(r.body.id);
+      await finished(r.body.id, h, key);
+      await Bun.sleep(2); // distinct creation times
+    }
+    const app = new Firecrawl({ apiKey: key, apiUrl });
+    const list: any = await app.listAgents();
+    expect(list.success).toBe(true);
+    expect(list.agents.map((a: any) => a.id)).toEqual([...ids].reverse());
+    expect(list.agents[0]).toMatchObject({ targetHint: "127.0.0.1", origin: expect.stringMatching(/^js-sdk@|^api$/), settings: { hidden: false, starred: false }, status: "completed", options: { prompt: "run 2", model: "spark-2" } });
+    const before = Date.parse(list.agents[0].createdAt);
+    const older: any = await app.listAgents({ before });
+    expect(older.agents.map((a: any) => a.id)).toEqual([ids[1], ids[0]]);
+    expect((await h.request(`/v2/agent/${ids[0]}`)).status).toBe(404); // the harness's own key
+    expect((await h.request("/v2/agent?before=yesterday")).status).toBe(400);
+  });
+
+  test("a run a stopped server left processing runs again at the next start", async () => {
+    llm.reset();
+    llm.respond = model;
+    const now = Date.now();
+    const request = { urls: [`${base}/toaster`], prompt: "prices", schema: SCHEMA, strictConstrainToURLs: true, model: "spark-2", origin: "api" };
+    h.services.db
+      .query("INSERT INTO agent_jobs (id, key_id, thread_id, turn, status, owner, attempts, request, created_at, updated_at, expires_at) VALUES ('left-over', ?, 'left-thread', 1, 'processing', 'dead-process', 1, ?, ?, ?, ?)")
+      .run(h.services.keys.verify(h.key)!.keyId, JSON.stringify(request), now, now, now + 1000);
+    expect(h.services.agent.resumeAbandoned()).toBe(1);
+    const done = await finished("left-over");
+    expect(done.data).toEqual({ products: [{ name: "Toaster", price: 40 }] });
+  });
+
+  test("refused before anything is stored: no LLM, no search backend and no urls, strict without urls, bad bodies", async () => {
+    const bare = await createHarness();
+    try {
+      const r = await start({ urls: [`${base}/`], prompt: "p" }, bare);
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe("LLM_NOT_CONFIGURED");
+    } finally {
+      await bare.close();
+    }
+    const noSearch = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model" });
+    try {
+      const r = await start({ prompt: "p" }, noSearch);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toContain("SEARXNG_ENDPOINT");
+    } finally {
+      await noSearch.close();
+    }
+    expect((await start({ prompt: "p", strictConstrainToURLs: true })).body.error).toContain("strictConstrainToURLs needs urls");
+    expect((await start({ urls: [`${base}/`] })).status).toBe(400); // prompt is required
+    expect((await start({ prompt: "p", urls: [`${base}/`], schema: { type: "nonsense" } })).status).toBe(400);
+    expect((await h.request(`/v2/agent/${crypto.randomUUID()}`)).status).toBe(404);
+    expect((await h.request(`/v2/agent/${crypto.randomUUID()}`, { method: "DELETE" })).status).toBe(404);
+  });
+});
