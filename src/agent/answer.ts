@@ -11,11 +11,17 @@ import type { AgentJob } from "./store.ts";
 
 /** Characters of each earlier turn's prompt and answer carried into the next turn. */
 const HISTORY_TURN_CHARS = 2_000;
+/** Earlier turns carried into the next one (the latest): a long thread must not fill the model's context. */
+export const HISTORY_TURNS = 4;
 
-/** The earlier turns of a thread, oldest first, as the model reads them; "" for a thread's first run. */
+/**
+ * The latest completed turns of a thread (at most {@link HISTORY_TURNS}), oldest first, as the model reads them;
+ * "" for a thread's first run. Answers were written from web pages: callers put this text in a delimited block.
+ */
 export function threadHistory(earlier: readonly AgentJob[]): string {
   return earlier
     .filter((run) => run.status === "completed")
+    .slice(-HISTORY_TURNS)
     .map((run) => {
       const answer = run.message ?? (run.data === undefined ? "" : JSON.stringify(run.data));
       return `User: ${run.request.prompt.slice(0, HISTORY_TURN_CHARS)}\nYou: ${answer.slice(0, HISTORY_TURN_CHARS)}`;
@@ -37,12 +43,13 @@ export async function answer(
 ): Promise<{ data?: unknown; message?: string }> {
   const content = pagesText(o.pages);
   if (o.mode === "extract") {
-    const prompt = o.history ? `Earlier in this conversation:\n${o.history}\n\nNow:\n${o.task}` : o.task;
-    const { value } = await llm.extract({ content, prompt, ...(o.schema ? { schema: o.schema } : {}) }, call);
+    // The earlier turns go with the pages (delimited data), not into the instructions: their answers quote pages.
+    const context = o.history ? `Earlier turns of this conversation, for context:\n${o.history}\n\n---\n\n` : "";
+    const { value } = await llm.extract({ content: context + content, prompt: o.task, ...(o.schema ? { schema: o.schema } : {}) }, call);
     return { data: value };
   }
   // One call: a chat answer is not merged from parts. What does not fit the model's context is left out, and said.
-  const room = llm.chunkChars();
+  const room = Math.max(1_000, llm.chunkChars() - o.task.length - o.history.length);
   if (content.length > room) o.warnings.push(`The pages read hold ${content.length} characters; the answer was drawn from the first ${room} (the model's context).`);
   const reply = await llm.chat(agentChatMessages(o.task, o.history, content.slice(0, room)), undefined, call, spent);
   return { message: reply.content.trim() };

@@ -4,8 +4,9 @@
  * or, without URLs, from a web search for the task (the top results). Then, unless `strictConstrainToURLs`, it
  * asks the model round by round which of the links found so far (and the other search results) to read next,
  * shown the start of every page read and the candidates ranked by how many of the task's words their URL and label
- * contain, until the model says it is done, nothing is left to read, the page budget (`effort`) or the credit
- * limit (`maxCredits`) is reached.
+ * contain, until the model says it is done, nothing is left to read, the page budget (`effort`, counting every page
+ * tried, read or not) or the credit limit (`maxCredits`) is reached, or the run is no longer wanted (cancelled).
+ * Links are bounded: {@link MAX_LINKS_PER_PAGE} per page and {@link MAX_CANDIDATES} in all.
  *
  * ```
  * urls ───────────────┐                          ┌─ done / budget / maxCredits ─▶ pages read
@@ -24,6 +25,10 @@ const FIRST_SEARCH_READS = 2;
 export const MAX_CANDIDATES_SHOWN = 40;
 /** Characters of each page read shown to the model when it picks. */
 const READ_PREVIEW_CHARS = 300;
+/** Links of one page offered as candidates (a page of 60,000 links must not cost more than a small one). */
+export const MAX_LINKS_PER_PAGE = 500;
+/** Candidates a run keeps in all. */
+export const MAX_CANDIDATES = 5_000;
 
 /** A link the run may read. */
 interface Candidate {
@@ -49,6 +54,8 @@ export interface ExploreOptions {
   affordable(pages: number): boolean;
   /** Called for every page about to be read (the `action` webhook). */
   onRead(url: string): void;
+  /** Whether the run is still wanted (false once it was cancelled, possibly by another process). */
+  active(): boolean;
   warnings: string[];
 }
 
@@ -72,28 +79,29 @@ function taskWords(task: string): string[] {
 /** Reads pages, explores their links with the model; returns the pages read, in reading order. */
 export async function explore(o: ExploreOptions): Promise<ReadPage[]> {
   const pages: ReadPage[] = [];
-  const seen = new Set<string>();
-  const candidates: Candidate[] = [];
+  /** Every URL tried (read or failed): the page budget counts them all. */
+  const tried = new Set<string>();
+  /** Candidates by URL, in the order they were found. */
+  const candidates = new Map<string, Candidate>();
   const words = taskWords(o.task);
   const offer = (url: string, label: string) => {
     const u = pageUrl(url);
-    if (u && !seen.has(u) && !candidates.some((c) => c.url === u)) candidates.push({ url: u, label });
+    if (u && !tried.has(u) && !candidates.has(u) && candidates.size < MAX_CANDIDATES) candidates.set(u, { url: u, label });
   };
   const readNow = async (urls: string[]) => {
-    let allowed = urls.slice(0, o.maxPages - pages.length);
+    let allowed = urls.slice(0, o.maxPages - tried.size);
     while (allowed.length > 0 && !o.affordable(allowed.length)) allowed = allowed.slice(0, -1);
-    if (allowed.length < urls.length && pages.length + allowed.length < o.maxPages) {
-      o.warnings.push(`maxCredits was reached after ${pages.length + allowed.length} pages: the answer is drawn from those.`);
+    if (allowed.length < urls.length && tried.size + allowed.length < o.maxPages) {
+      o.warnings.push(`maxCredits was reached after ${tried.size + allowed.length} pages: the answer is drawn from those.`);
     }
     for (const u of allowed) {
-      seen.add(u);
-      const at = candidates.findIndex((c) => c.url === u);
-      if (at >= 0) candidates.splice(at, 1);
+      tried.add(u);
+      candidates.delete(u);
       o.onRead(u);
     }
     const got = allowed.length > 0 ? await o.read(allowed) : [];
     pages.push(...got);
-    if (!o.strict) for (const p of got) for (const link of p.links) offer(link, "");
+    if (!o.strict) for (const p of got) for (const link of p.links.slice(0, MAX_LINKS_PER_PAGE)) offer(link, "");
     return allowed.length === urls.length;
   };
 
@@ -101,20 +109,20 @@ export async function explore(o: ExploreOptions): Promise<ReadPage[]> {
   if (first.length === 0) {
     const hits = await o.search(o.task);
     for (const h of hits) offer(h.url, h.title ?? "");
-    first = candidates.slice(0, FIRST_SEARCH_READS).map((c) => c.url);
+    first = [...candidates.keys()].slice(0, FIRST_SEARCH_READS);
     if (first.length === 0) o.warnings.push("The web search for the task found nothing.");
   }
   let more = await readNow([...new Set(first)]);
 
-  while (more && !o.strict && pages.length < o.maxPages && candidates.length > 0) {
-    const ranked = candidates
+  while (more && !o.strict && tried.size < o.maxPages && candidates.size > 0 && o.active()) {
+    const ranked = [...candidates.values()]
       .map((c, i) => ({ c, i, score: words.filter((w) => `${c.url} ${c.label}`.toLowerCase().includes(w)).length }))
       .sort((a, b) => b.score - a.score || a.i - b.i)
       .slice(0, MAX_CANDIDATES_SHOWN)
       .map((r) => r.c);
     const readText = pages.map((p) => `- ${p.title ?? "(no title)"} (${p.url}): ${p.markdown.replace(/\s+/g, " ").slice(0, READ_PREVIEW_CHARS)}`).join("\n");
     const listed = ranked.map((c, i) => `[${i}] ${c.label ? `${c.label.replace(/\s+/g, " ").slice(0, 120)} ` : ""}${c.url}`).join("\n");
-    const most = Math.min(PAGES_PER_ROUND, o.maxPages - pages.length);
+    const most = Math.min(PAGES_PER_ROUND, o.maxPages - tried.size);
     const schema = { type: "object", properties: { read: { type: "array", items: { type: "integer" } }, done: { type: "boolean" } }, required: ["read", "done"] };
     const pick = (await o.llm.structured(agentNextMessages(o.task, readText, listed, most), schema, o.call(), o.spent)) as { read: number[]; done: boolean };
     const chosen = [...new Set(pick.read)].filter((n) => Number.isInteger(n) && n >= 0 && n < ranked.length).slice(0, most).map((n) => ranked[n]!.url);

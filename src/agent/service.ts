@@ -7,7 +7,7 @@
  * earlier turns. `effort` sets how many pages a run may read, `maxCredits` what it may spend.
  *
  * The run's row is written before the answer (nothing accepted is lost: `crawlbox serve` runs unfinished runs
- * again at start); webhooks announce `agent.started`, an `agent.action` per page read, then `agent.completed`,
+ * again at start); webhooks announce `agent.started`, an `agent.action` per page tried, then `agent.completed`,
  * `agent.failed` or `agent.cancelled`. Cost: each page as a scrape, the search as a search; tokens as token usage.
  */
 import type { Database } from "bun:sqlite";
@@ -44,6 +44,8 @@ const RUNS_AT_ONCE = 2;
 const PAGES_AT_ONCE = 2;
 /** Search results offered to a run without URLs. */
 const SEARCH_RESULTS = 5;
+/** What that search costs (2 credits per started 10 results, docs/credits.md). */
+const SEARCH_CREDITS = 2;
 /** Runs of one run (the server stopped during each) after which it is failed instead of run again. */
 const MAX_ATTEMPTS = 3;
 /** Largest schema accepted (its JSON). */
@@ -90,14 +92,19 @@ export class AgentService {
     }
     if (req.schema && JSON.stringify(req.schema).length > MAX_SCHEMA_BYTES) throw new BadRequestError(`The schema is larger than ${MAX_SCHEMA_BYTES} bytes.`);
     if (req.schema) compileSchema(req.schema);
-    this.deps.ledger.assertCanSpend(who, Math.min(AGENT_MIN_CREDITS, req.maxCredits ?? AGENT_MIN_CREDITS));
-    if (this.deps.store.processingCount(who.keyId) >= MAX_AGENT_RUNS_PER_KEY) {
-      throw new TooManyRequestsError("TOO_MANY_AGENT_RUNS", `This key already has ${MAX_AGENT_RUNS_PER_KEY} agent runs processing; wait for one to finish.`);
+    // A run without URLs pays for its search before it reads anything: a cap below that could buy no page at all.
+    if (urls.length === 0 && req.maxCredits !== undefined && req.maxCredits < SEARCH_CREDITS + 1) {
+      throw new BadRequestError(`maxCredits ${req.maxCredits} cannot pay for the web search (${SEARCH_CREDITS} credits) and one page; give urls or raise it.`);
     }
+    this.deps.ledger.assertCanSpend(who, Math.min(AGENT_MIN_CREDITS, req.maxCredits ?? AGENT_MIN_CREDITS));
     const id = this.newId();
     let threadId = req.threadId ?? this.newId();
     let turn = 1;
     immediate(this.deps.db, () => {
+      // Counted in the transaction that stores the run: parallel requests cannot both pass at the limit.
+      if (this.deps.store.processingCount(who.keyId) >= MAX_AGENT_RUNS_PER_KEY) {
+        throw new TooManyRequestsError("TOO_MANY_AGENT_RUNS", `This key already has ${MAX_AGENT_RUNS_PER_KEY} agent runs processing; wait for one to finish.`);
+      }
       if (req.threadId) {
         const runs = this.deps.store.thread(req.threadId, this.now());
         if (runs.length === 0 || runs[0]!.keyId !== who.keyId) throw new NotFoundError("Thread not found.");
@@ -217,6 +224,8 @@ export class AgentService {
         this.deps.ledger.charge(who, 0, t);
       },
     });
+    // Cancelled (here or by another process) or taken over: stop before the next round, and before the answer.
+    const active = () => !signal.aborted && this.deps.store.get(id, this.now())?.status === "processing";
     try {
       const pages = await explore({
         llm: this.deps.llm!,
@@ -234,8 +243,10 @@ export class AgentService {
         },
         affordable: (n) => req.maxCredits === undefined || credits.spent + n <= req.maxCredits,
         onRead: (url) => immediate(this.deps.db, () => this.announce(id, job.keyId, req, "action", true, [{ action: "scrape", url }])),
+        active,
         warnings,
       });
+      if (!active()) return;
       if (pages.length === 0) throw new AgentNoPagesError();
       const earlier = this.deps.store.thread(job.threadId, this.now()).filter((r) => r.turn < job.turn);
       const result = await answer(this.deps.llm!, { mode: req.mode ?? "extract", task: req.prompt, ...(req.schema ? { schema: req.schema } : {}), history: threadHistory(earlier), pages, warnings }, callNow(), spent);

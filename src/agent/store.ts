@@ -92,11 +92,16 @@ const live = "(status = 'processing' OR expires_at >= ?)";
 export class AgentStore {
   constructor(private readonly db: Database) {}
 
-  /** Stores a new run, `processing`. */
+  /**
+   * Stores a new run, `processing`. Its `created_at` is `now`, or 1 ms after the key's latest run when that is not
+   * earlier: a key's runs never share a creation time, so the list's `before` cursor (a time) skips none of them.
+   */
   create(job: { id: string; keyId: string; threadId: string; turn: number; request: AgentRequest }, now: number): void {
+    const latest = this.db.query<{ t: number | null }, [string]>("SELECT MAX(created_at) AS t FROM agent_jobs WHERE key_id = ?").get(job.keyId)?.t ?? -1;
+    const createdAt = Math.max(now, latest + 1);
     this.db
       .query("INSERT INTO agent_jobs (id, key_id, thread_id, turn, status, request, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, 'processing', ?, ?, ?, ?)")
-      .run(job.id, job.keyId, job.threadId, job.turn, JSON.stringify(job.request), now, now, now + AGENT_TTL_MS);
+      .run(job.id, job.keyId, job.threadId, job.turn, JSON.stringify(job.request), createdAt, now, now + AGENT_TTL_MS);
   }
 
   /** The run, unless it is unknown or expired. */

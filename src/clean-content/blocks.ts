@@ -10,10 +10,14 @@
 /** Characters of a block shown to the model: enough to tell a cookie banner from an article paragraph. */
 export const PREVIEW_CHARS = 280;
 
-/** An opening or closing code fence: three or more backticks or tildes, indented at most three spaces. */
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/**
+ * An opening or closing code fence: three or more backticks or tildes. Any indentation counts (a fence inside a
+ * list item is indented), and a backtick fence's info string has no backtick (CommonMark): "```npm i``` to install"
+ * is inline code in a paragraph, not a fence that would run to the end of the page.
+ */
+const FENCE = /^\s*(`{3,}(?=[^`]*$)|~{3,})/;
 
-/** Splits `markdown` into blocks (see the module note); blank lines between blocks are not kept. */
+/** Splits `markdown` into blocks (see the module note); blank lines between blocks are not kept. CRLF reads as LF. */
 export function splitBlocks(markdown: string): string[] {
   const blocks: string[] = [];
   let current: string[] = [];
@@ -22,7 +26,7 @@ export function splitBlocks(markdown: string): string[] {
     if (current.length > 0) blocks.push(current.join("\n"));
     current = [];
   };
-  for (const line of markdown.split("\n")) {
+  for (const line of markdown.split(/\r?\n/)) {
     const marker = FENCE.exec(line)?.[1];
     if (fence !== undefined) {
       current.push(line);

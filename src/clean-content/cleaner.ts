@@ -23,6 +23,18 @@ export const ONLY_CLEAN_CONTENT_EXTRA_CREDITS = 1;
  */
 export const MAX_CLEAN_PARTS = 4;
 
+/**
+ * Blocks a page may have for the pass: beyond this it is skipped before any preview is built (a page of millions of
+ * lines must not cost the main thread a second just to learn that it is too long).
+ */
+export const MAX_CLEAN_BLOCKS = 5_000;
+
+/**
+ * Largest share of the page's characters one dropped block may hold. A block that large is most likely the content
+ * (or content a broken fence swallowed), whatever the model says: it is kept.
+ */
+export const MAX_DROPPED_BLOCK_SHARE = 0.5;
+
 /** The answer: the numbers of the blocks to drop. */
 const REMOVE_SCHEMA: Record<string, unknown> = {
   type: "object",
@@ -55,8 +67,8 @@ export function createContentCleaner(llm: LlmClient, limits: LlmLimits, now: () 
       const blocks = splitBlocks(markdown);
       // One block is the page: nothing could be dropped from it without emptying the page.
       if (blocks.length <= 1) return { markdown, ran: false, removedBlocks: 0 };
-      const parts = previewParts(blocks, llm.chunkChars(REMOVE_SCHEMA));
-      if (parts.length > MAX_CLEAN_PARTS) {
+      const parts = blocks.length > MAX_CLEAN_BLOCKS ? undefined : previewParts(blocks, llm.chunkChars(REMOVE_SCHEMA));
+      if (!parts || parts.length > MAX_CLEAN_PARTS) {
         return {
           markdown,
           ran: false,
@@ -73,6 +85,8 @@ export function createContentCleaner(llm: LlmClient, limits: LlmLimits, now: () 
         // Only numbers of this part's own blocks count: a model naming a block it was not shown is guessing.
         for (const n of answer.remove) if (Number.isInteger(n) && n >= p.first && n <= p.last) remove.add(n);
       }
+      const total = blocks.reduce((sum, b) => sum + b.length, 0);
+      for (const n of remove) if (blocks[n]!.length > total * MAX_DROPPED_BLOCK_SHARE) remove.delete(n);
       if (remove.size === 0) return { markdown, ran: true, removedBlocks: 0 };
       if (remove.size === blocks.length) {
         return { markdown, ran: true, removedBlocks: 0, warning: "onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it as boilerplate." };

@@ -258,10 +258,13 @@ const AGENT_CHAT_SYSTEM = [
   "Answer in plain text (Markdown allowed). Use only what the pages say, name the URL of each page you rely on, and say so when the pages do not answer the question.",
 ].join("\n");
 
-/** Messages for a chat-mode answer: the conversation so far (earlier turns of the thread), the task, the pages. */
+/**
+ * Messages for a chat-mode answer: the earlier turns of the thread, the task, the pages. The earlier answers were
+ * written from web pages, so they are data too: delimited like a page, never placed beside the user's request.
+ */
 export function agentChatMessages(task: string, history: string, pages: string): LlmMessage[] {
   const parts = [];
-  if (history) parts.push(`Earlier in this conversation:\n${history}`);
+  if (history) parts.push(`The earlier turns of this conversation, for context:\n${delimit(history, "earlier turns").text}`);
   parts.push(`The user's request:\n${task}`);
   parts.push(delimit(pages, "pages read").text);
   return [

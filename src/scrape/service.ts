@@ -172,7 +172,7 @@ export class ScrapeService {
     let credits = (converted ? converted.credits : 1) * perPage + fixedCredits;
     // A PDF's per-page credits and the enhanced mode's extra are known only now: the quota must hold for them too,
     // before the formats (LLM calls) run and anything is charged.
-    if (credits > perPage + extraCredits) this.deps.ledger.assertCanSpend(who, credits);
+    if (credits > perPage + extraCredits) this.deps.ledger.assertCanSpend(who, credits + (spec.onlyCleanContent ? ONLY_CLEAN_CONTENT_EXTRA_CREDITS : 0));
 
     // What LLM-backed and history-keeping renderers need: the key, the deadline, token accounting.
     const run: RenderRun = {

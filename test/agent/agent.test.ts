@@ -43,7 +43,7 @@ function model(req: LlmRequestLog) {
   }
   const products = [...sent.matchAll(/The (\w+) costs (\d+) EUR/g)].map((m) => ({ name: m[1], price: Number(m[2]) }));
   if (k === "chat") {
-    const followUp = sent.includes("Earlier in this conversation") ? " (as a follow-up)" : "";
+    const followUp = sent.includes("earlier turns of this conversation") ? " (as a follow-up)" : "";
     return { content: `Prices${followUp}: ${products.map((p) => `${p.name} ${p.price} EUR`).join(", ")}.`, delayMs: slowMs };
   }
   return { content: JSON.stringify({ products }), delayMs: slowMs };
@@ -60,6 +60,8 @@ beforeAll(async () => {
       if (p === "/toaster") return page("Toaster", `<p>The Toaster costs 40 EUR and has four slots.</p><a href="/">Shop</a>`);
       if (p === "/about") return page("About", "<p>A small shop.</p>");
       if (p === "/contact") return page("Contact", "<p>Write to us.</p>");
+      if (p === "/dead-ends") return page("Dead ends", Array.from({ length: 50 }, (_, i) => `<a href="/gone/${i}">Gone ${i}</a>`).join(" "));
+      if (p === "/many-links") return page("Many links", Array.from({ length: 20_000 }, (_, i) => `<a href="/l/${i}">L${i}</a>`).join(" "));
       return new Response("not found", { status: 404 });
     },
   });
@@ -176,7 +178,8 @@ describe("/v2/agent", () => {
     const two = await finished(second.body.id);
     expect(two.message).toBe("Prices (as a follow-up): Toaster 40 EUR.");
     const sent = text(llm.chats().at(-1)!);
-    expect(sent).toContain("User: How much is the kettle?\nYou: Prices: Kettle 25 EUR.");
+    // The earlier answer was written from a web page: it reaches the model inside a delimited data block.
+    expect(sent).toMatch(/<<<PAGE_CONTENT id=(\w+) \(earlier turns\)>>>\nUser: How much is the kettle\?\nYou: Prices: Kettle 25 EUR\.\n<<<END_PAGE_CONTENT id=\1>>>/);
     const thread = (await (await h.request(`/v2/agent/threads/${first.body.threadId}`)).json()) as any;
     expect(thread.success).toBe(true);
     expect(thread.thread.status).toBe("idle");
@@ -243,22 +246,54 @@ describe("/v2/agent", () => {
     expect(low.sources).toHaveLength(3);
   });
 
+  test("the page budget counts pages tried, not only those read; a page of 20,000 links offers a bounded list", async () => {
+    llm.reset();
+    // A model that always wants more: every pick names the first two candidates and never says it is done.
+    llm.respond = (req) => (kind(req) === "pick" ? { content: JSON.stringify({ read: [0, 1], done: false }) } : model(req));
+    const dead = await finished((await start({ urls: [`${base}/dead-ends`], prompt: "gone pages", effort: "low" })).body.id);
+    expect(dead.status).toBe("completed");
+    expect(dead.sources).toEqual([`${base}/dead-ends`]); // the 404s are not sources
+    expect(dead.warning).toContain("could not be read");
+    expect(llm.chats().filter((c) => kind(c) === "pick")).toHaveLength(1); // 1 read + 2 tried = the low budget of 3
+
+    llm.reset();
+    llm.respond = (req) => (kind(req) === "pick" ? { content: JSON.stringify({ read: [], done: true }) } : model(req));
+    const t0 = performance.now();
+    const many = await finished((await start({ urls: [`${base}/many-links`], prompt: "links" })).body.id);
+    expect(many.status).toBe("completed");
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    const listed = text(llm.chats().find((c) => kind(c) === "pick")!).match(/^\[\d+\] /gm)!;
+    expect(listed).toHaveLength(40);
+  });
+
+  test("a run cancelled by another process (its row says so) stops before its next round", async () => {
+    llm.reset();
+    llm.respond = (req) => (kind(req) === "pick" ? { content: JSON.stringify({ read: [0], done: false }), delayMs: 500 } : model(req));
+    const { body } = await start({ urls: [`${base}/`], prompt: "everything", effort: "high" });
+    for (let i = 0; i < 200 && llm.chats().length === 0; i++) await Bun.sleep(10);
+    h.services.db.query("UPDATE agent_jobs SET status = 'cancelled' WHERE id = ?").run(body.id);
+    await Bun.sleep(1_500);
+    expect(llm.chats().filter((c) => kind(c) === "pick")).toHaveLength(1);
+    expect(llm.chats().filter((c) => kind(c) === "extract")).toHaveLength(0);
+    expect(((await (await h.request(`/v2/agent/${body.id}`)).json()) as any).status).toBe("cancelled");
+  });
+
   test("listing: the key's runs, newest first, in upstream's item shape; other keys see none of them", async () => {
     const { key } = h.services.keys.create("lister");
     llm.reset();
     llm.respond = model;
+    // Started together, most likely within one millisecond: the list's time cursor must still skip none of them.
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await start({ urls: [`${base}/kettle`], prompt: `run ${i}`, strictConstrainToURLs: true }, h, key);
-      ids.push(r.body.id);
-      await finished(r.body.id, h, key);
-      await Bun.sleep(2); // distinct creation times
-    }
+    for (const r of await Promise.all([0, 1, 2].map((i) => start({ urls: [`${base}/kettle`], prompt: `run ${i}`, strictConstrainToURLs: true }, h, key)))) ids.push(r.body.id);
+    for (const id of ids) await finished(id, h, key);
+    const created = ids.map((id) => h.services.agent.get(id, h.services.keys.verify(key)!.keyId)!.createdAt);
+    expect(new Set(created).size).toBe(3);
+    ids.sort((a, b) => created[ids.indexOf(a)]! - created[ids.indexOf(b)]!);
     const app = new Firecrawl({ apiKey: key, apiUrl });
     const list: any = await app.listAgents();
     expect(list.success).toBe(true);
     expect(list.agents.map((a: any) => a.id)).toEqual([...ids].reverse());
-    expect(list.agents[0]).toMatchObject({ targetHint: "127.0.0.1", origin: expect.stringMatching(/^js-sdk@|^api$/), settings: { hidden: false, starred: false }, status: "completed", options: { prompt: "run 2", model: "spark-2" } });
+    expect(list.agents[0]).toMatchObject({ targetHint: "127.0.0.1", origin: "api", settings: { hidden: false, starred: false }, status: "completed", options: { model: "spark-2" } });
     const before = Date.parse(list.agents[0].createdAt);
     const older: any = await app.listAgents({ before });
     expect(older.agents.map((a: any) => a.id)).toEqual([ids[1], ids[0]]);
@@ -297,6 +332,7 @@ describe("/v2/agent", () => {
       await noSearch.close();
     }
     expect((await start({ prompt: "p", strictConstrainToURLs: true })).body.error).toContain("strictConstrainToURLs needs urls");
+    expect((await start({ prompt: "p", maxCredits: 2 })).body.error).toContain("cannot pay for the web search");
     expect((await start({ urls: [`${base}/`] })).status).toBe(400); // prompt is required
     expect((await start({ prompt: "p", urls: [`${base}/`], schema: { type: "nonsense" } })).status).toBe(400);
     expect((await h.request(`/v2/agent/${crypto.randomUUID()}`)).status).toBe(404);

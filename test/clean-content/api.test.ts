@@ -143,6 +143,15 @@ describe("onlyCleanContent", () => {
     expect(stray.body.data.warning).toBeUndefined();
   });
 
+  test("a block holding more than half of the page is kept whatever the model says", async () => {
+    llm.reset();
+    site.set("/mostly-one", `<html><body><p>Accept cookies</p><p>${"An unusually long paragraph of the article itself. ".repeat(40)}</p><p>Share this</p></body></html>`);
+    llm.respond = (req) => ({ content: JSON.stringify({ remove: blockLines(req).map((b) => b.n) }) });
+    const r = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true }, "/mostly-one");
+    expect(r.body.data.markdown).toBe("An unusually long paragraph of the article itself. ".repeat(40).trim());
+    expect(r.body.data.warning).toBeUndefined();
+  });
+
   test("a page longer than the pass reads with this model keeps its markdown, with a warning and no model call", async () => {
     llm.reset();
     llm.respond = sensibleModel;

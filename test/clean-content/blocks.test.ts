@@ -40,6 +40,12 @@ describe("splitBlocks", () => {
     expect(splitBlocks("")).toEqual([]);
   });
 
+  test("inline code with three backticks is not a fence; a fence indented in a list item is; CRLF reads as LF", () => {
+    expect(splitBlocks("Run ```npm i``` to install.\n\n# Next\n\nMore.")).toEqual(["Run ```npm i``` to install.", "# Next", "More."]);
+    expect(splitBlocks("- Install:\n\n    ```sh\n    a\n\n    b\n    ```\n\nAfter.")).toEqual(["- Install:", "    ```sh\n    a\n\n    b\n    ```", "After."]);
+    expect(splitBlocks("# A\r\n\r\nB\r\nC\r\n")).toEqual(["# A", "B\nC"]);
+  });
+
   test("an unclosed fence runs to the end: its blank lines do not split it", () => {
     expect(splitBlocks("Intro\n\n```\ncode\n\nmore code")).toEqual(["Intro", "```\ncode\n\nmore code"]);
   });
