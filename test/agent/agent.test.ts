@@ -314,6 +314,51 @@ describe("/v2/agent", () => {
     expect(done.data).toEqual({ products: [{ name: "Toaster", price: 40 }] });
   });
 
+  test("limits: 402 under 20 credits left, 429 past 10 runs processing, another key's thread is 404, a run that stopped the server 3 times fails, the list pages with an absolute next", async () => {
+    const poor = h.services.keys.create("poor", 5).key;
+    const r402 = await start({ urls: [`${base}/kettle`], prompt: "p" }, h, poor);
+    expect(r402.status).toBe(402);
+    expect((await start({ urls: [`${base}/kettle`], prompt: "p", maxCredits: 4, strictConstrainToURLs: true }, h, poor)).status).toBe(200); // maxCredits lowers the bar
+
+    const busy = h.services.keys.create("busy").key;
+    const busyId = h.services.keys.verify(busy)!.keyId;
+    const now = Date.now();
+    const insert = h.services.db.query("INSERT INTO agent_jobs (id, key_id, thread_id, turn, status, owner, attempts, request, created_at, updated_at, expires_at) VALUES (?, ?, ?, 1, ?, 'elsewhere', ?, ?, ?, ?, ?)");
+    const request = JSON.stringify({ urls: [`${base}/toaster`], prompt: "prices", schema: SCHEMA, strictConstrainToURLs: true, model: "spark-2", origin: "api" });
+    for (let i = 0; i < 10; i++) insert.run(`busy-${i}`, busyId, `busy-thread-${i}`, "processing", 1, request, now - 1000 + i, now, now + 1000);
+    const r429 = await start({ urls: [`${base}/kettle`], prompt: "p" }, h, busy);
+    expect(r429.status).toBe(429);
+    expect(r429.body.code).toBe("TOO_MANY_AGENT_RUNS");
+    // The thread of another key is not found, even by its id.
+    expect((await start({ urls: [`${base}/kettle`], prompt: "p", threadId: "busy-thread-0" })).status).toBe(400); // not a UUID
+    const foreign = crypto.randomUUID();
+    insert.run("foreign-run", busyId, foreign, "completed", 1, request, now, now, now + 60_000);
+    const r404 = await start({ urls: [`${base}/kettle`], prompt: "p", threadId: foreign });
+    expect(r404.status).toBe(404);
+    expect(r404.body.error).toBe("Thread not found.");
+
+    // Three attempts already: the next start fails it instead of running it a fourth time.
+    const me = h.services.keys.verify(h.key)!.keyId;
+    insert.run("crashed-thrice", me, crypto.randomUUID(), "processing", 3, request, now, now, now + 1000);
+    h.services.agent.resumeAbandoned();
+    const gaveUp = await finished("crashed-thrice");
+    expect(gaveUp).toMatchObject({ success: false, status: "failed" });
+    expect(gaveUp.error).toContain("3 times");
+
+    // 21 finished runs of one key: a page of 20 and an absolute next that leads to the 21st.
+    const many = h.services.keys.create("many").key;
+    const manyId = h.services.keys.verify(many)!.keyId;
+    for (let i = 0; i < 21; i++) insert.run(`old-${i}`, manyId, crypto.randomUUID(), "completed", 1, request, now - 100_000 + i, now, now + 60_000);
+    const page1 = (await (await h.request("/v2/agent", { auth: many })).json()) as any;
+    expect(page1.agents).toHaveLength(20);
+    expect(page1.agents[0].id).toBe("old-20");
+    const next = new URL(page1.next); // absolute: the request's own host (CRAWLBOX_PUBLIC_URL when set)
+    expect(next.pathname + next.search).toBe(`/v2/agent?before=${now - 100_000 + 1}`);
+    const page2 = (await (await h.request(next.pathname + next.search, { auth: many })).json()) as any;
+    expect(page2.agents.map((a: any) => a.id)).toEqual(["old-0"]);
+    expect(page2.next).toBeUndefined();
+  });
+
   test("refused before anything is stored: no LLM, no search backend and no urls, strict without urls, bad bodies", async () => {
     const bare = await createHarness();
     try {
