@@ -26,6 +26,8 @@ function prepare(services: Services, config: Config): void {
   if (resumed > 0) log.info(`running again ${resumed} extract job(s) a previous process did not finish`);
   const resumedRuns = services.agent.resumeAbandoned();
   if (resumedRuns > 0) log.info(`running again ${resumedRuns} agent run(s) a previous process did not finish`);
+  const monitors = services.monitors.start();
+  if (monitors.scheduled > 0 || monitors.failed > 0) log.info(`scheduled ${monitors.scheduled} monitor(s); ${monitors.failed} check(s) a previous process left running were failed`);
   if (!config.authEnabled) log.warn("!!! AUTHENTICATION IS OFF (CRAWLBOX_AUTH=off): anyone who can reach this port can use it !!!");
   if (config.allowPrivateNetwork) log.warn("CRAWLBOX_ALLOW_PRIVATE_NETWORK=true: scrapes may reach private and loopback addresses");
 }

@@ -272,3 +272,23 @@ export function agentChatMessages(task: string, history: string, pages: string):
     { role: "user", content: parts.join("\n\n") },
   ];
 }
+
+const MONITOR_JUDGE_SYSTEM = [
+  "You judge whether a change to a monitored web page matters for the user's goal.",
+  UNTRUSTED_CONTENT_RULE,
+  "Answer with one JSON object only, no prose and no Markdown fences.",
+].join("\n");
+
+/** Messages asking whether a page's change (a unified diff of its markdown) is meaningful for `goal`. */
+export function monitorJudgeMessages(goal: string, url: string, diff: string): LlmMessage[] {
+  const parts = [
+    `The user monitors pages for this goal:\n${goal}`,
+    `The page ${url} changed; its diff (lines starting with - were removed, + were added) is below.`,
+    'Say whether the change is meaningful for the goal, how sure you are, why, and list the meaningful changes: {"meaningful": <bool>, "confidence": "high"|"medium"|"low", "reason": "...", "meaningfulChanges": [{"type": "added"|"removed"|"changed", "before": <text or null>, "after": <text or null>, "reason": "..."}]}.',
+    delimit(diff, "diff of the page").text,
+  ];
+  return [
+    { role: "system", content: MONITOR_JUDGE_SYSTEM },
+    { role: "user", content: parts.join("\n\n") },
+  ];
+}

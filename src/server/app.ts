@@ -22,6 +22,7 @@ import { scrapeRoutes } from "./routes/scrape.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { extractRoutes } from "./routes/extract.ts";
 import { agentRoutes } from "./routes/agent.ts";
+import { monitorRoutes } from "./routes/monitor.ts";
 import { parseRoutes } from "./routes/parse.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import type { Services } from "./services.ts";
@@ -59,6 +60,7 @@ export function createApp(services: Services) {
     .use(searchRoutes(services))
     .use(extractRoutes(services))
     .use(agentRoutes(services))
+    .use(monitorRoutes(services))
     .use(parseRoutes(services))
     .use(webhookRoutes(services));
 }

@@ -31,6 +31,8 @@ import { createSearxngBackend } from "../search/searxng.ts";
 import { SearchService } from "../search/service.ts";
 import { AgentService } from "../agent/service.ts";
 import { AgentStore } from "../agent/store.ts";
+import { MonitorService } from "../monitor/service.ts";
+import { MonitorStore } from "../monitor/store.ts";
 import { ExtractService } from "../extract/service.ts";
 import { ExtractStore } from "../extract/store.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
@@ -81,6 +83,9 @@ export interface Services {
   extract: ExtractService;
   /** `/v2/agent` runs (src/agent). */
   agent: AgentService;
+  /** `/v2/monitor` (src/monitor): scheduled change monitoring; its store for the routes' check listings. */
+  monitors: MonitorService;
+  monitorStore: MonitorStore;
   /** Parse worker threads the scrape service hands concurrent and large pages to. */
   parseWorkers: ParsePool;
   /** The threads PDFs and office files are parsed on, stopped at a request's deadline (src/documents/isolate). */
@@ -224,6 +229,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     idempotency.prune(now());
     extractStore.prune(now());
     agentStore.prune(now());
+    monitorStore.prune(now());
     cache.prune(now() - config.cacheRetentionMs);
     void cache
       .compact()
@@ -291,6 +297,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const extract = new ExtractService({ ...research, store: extractStore, map: { engine: discoveryHttp, robots, gate } });
   const agentStore = new AgentStore(db);
   const agent = new AgentService({ ...research, store: agentStore });
+  const monitorStore = new MonitorStore(db);
+  const monitors = new MonitorService({ ...research, store: monitorStore });
   const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, scrape, ledger, planner, config, now });
   scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
   if (background) workers.start();
@@ -313,6 +321,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     search,
     extract,
     agent,
+    monitors,
+    monitorStore,
     parseWorkers,
     documentWorkers,
     limiter,
@@ -331,6 +341,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       scheduler.stop();
       await extract.close();
       await agent.close();
+      await monitors.close();
       await workers.stop();
       await webhooks.stop();
       await engines.close();

@@ -290,5 +290,58 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX agent_jobs_key_created ON agent_jobs (key_id, created_at);
   CREATE INDEX agent_jobs_expires ON agent_jobs (expires_at);
   CREATE INDEX agent_jobs_processing ON agent_jobs (status) WHERE status = 'processing';
+  `,  // 13: monitors (`/v2/monitor`, src/monitor): scheduled checks of pages for changes. A check has one row per page
+  // it looked at; the pages' previous versions are change-tracking history (tag `monitor:<id>:<target>`).
+  `
+  CREATE TABLE monitors (
+    id TEXT PRIMARY KEY,
+    key_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,             -- active | paused (deleted monitors are removed)
+    schedule TEXT NOT NULL,           -- JSON {cron, text?, timezone}
+    targets TEXT NOT NULL,            -- JSON of the validated scrape targets
+    webhook TEXT,                     -- JSON of the normalised webhook
+    retention_days INTEGER NOT NULL,
+    goal TEXT,
+    judge_enabled INTEGER NOT NULL DEFAULT 0,
+    last_run_at INTEGER,
+    current_check_id TEXT,
+    last_summary TEXT,                -- JSON of the last finished check's summary
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX monitors_key ON monitors (key_id, created_at);
+  CREATE TABLE monitor_checks (
+    id TEXT PRIMARY KEY,
+    monitor_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    status TEXT NOT NULL,             -- running | completed | partial | failed | skipped_overlap | skipped_no_credits
+    trigger TEXT NOT NULL,            -- scheduled | manual
+    scheduled_for INTEGER,
+    started_at INTEGER,
+    finished_at INTEGER,
+    credits INTEGER NOT NULL DEFAULT 0,
+    summary TEXT NOT NULL,            -- JSON {totalPages, same, changed, new, removed, error}
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX monitor_checks_monitor ON monitor_checks (monitor_id, created_at);
+  CREATE INDEX monitor_checks_running ON monitor_checks (status) WHERE status = 'running';
+  CREATE TABLE monitor_pages (
+    id TEXT PRIMARY KEY,
+    check_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,             -- order within the check
+    target_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    status TEXT NOT NULL,             -- same | new | changed | removed | error
+    scrape_id TEXT,
+    status_code INTEGER,
+    error TEXT,
+    diff TEXT,                        -- JSON {text, json} when changed
+    judgment TEXT,                    -- JSON of the model's judgment (judgeEnabled) when changed
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX monitor_pages_check ON monitor_pages (check_id, seq);
   `,
 ];

@@ -10,9 +10,12 @@
 import type { Database } from "bun:sqlite";
 
 /** Job kinds that announce events; the event type is `<kind>.<event>` (api-v2.md §4). */
-export type WebhookJobKind = "crawl" | "batch_scrape" | "extract" | "agent";
-/** Lifecycle events of a job (`page`: crawl and batch pages; `action`: each page an agent run reads). */
-export type WebhookEventName = "started" | "page" | "action" | "completed" | "failed" | "cancelled";
+export type WebhookJobKind = "crawl" | "batch_scrape" | "extract" | "agent" | "monitor";
+/**
+ * Lifecycle events of a job (`page`: crawl and batch pages; `action`: each page an agent run reads;
+ * `check.completed` / `check.failed`: a monitor's checks).
+ */
+export type WebhookEventName = "started" | "page" | "action" | "completed" | "failed" | "cancelled" | "check.completed" | "check.failed";
 
 /**
  * The webhook of a job after normalisation (`src/api/webhook.ts` `Webhook`). Structural, so the job store can

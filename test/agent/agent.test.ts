@@ -9,15 +9,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
 import { startFakeLlm, type FakeLlm, type LlmRequestLog } from "../llm/fake-llm.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
+import { startHookReceiver, type HookReceiver } from "../fixtures/hook-receiver.ts";
 
 let site: ReturnType<typeof Bun.serve>;
 let searx: ReturnType<typeof Bun.serve>;
-let hooks: ReturnType<typeof Bun.serve>;
+let hooks: HookReceiver;
 let llm: FakeLlm;
 let h: Harness;
 let apiUrl: string;
 let base: string;
-const hookBodies: any[] = [];
 /** Delay of the model's answers (cancel and busy-thread tests slow it down). */
 let slowMs = 0;
 
@@ -81,14 +81,7 @@ beforeAll(async () => {
       return Response.json({ query: q.get("q"), number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
     },
   });
-  hooks = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(req) {
-      hookBodies.push(await req.json());
-      return new Response("ok");
-    },
-  });
+  hooks = startHookReceiver();
   llm = startFakeLlm();
   llm.respond = model;
   h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: `http://127.0.0.1:${searx.port}`, allowPrivateWebhooks: true });
@@ -99,7 +92,7 @@ afterAll(async () => {
   await h.close();
   site.stop(true);
   searx.stop(true);
-  hooks.stop(true);
+  hooks.stop();
   llm.stop();
 });
 
@@ -208,8 +201,8 @@ describe("/v2/agent", () => {
       const again = await h.request(`/v2/agent/${body.id}`, { method: "DELETE" });
       expect(again.status).toBe(409);
       expect(((await again.json()) as any).code).toBe("AGENT_RUN_ENDED");
-      for (let i = 0; i < 100 && !hookBodies.some((b) => b.id === body.id && b.type === "agent.cancelled"); i++) await Bun.sleep(20);
-      const types = hookBodies.filter((b) => b.id === body.id).map((b) => b.type);
+      for (let i = 0; i < 100 && !hooks.bodies.some((b) => b.id === body.id && b.type === "agent.cancelled"); i++) await Bun.sleep(20);
+      const types = hooks.bodies.filter((b) => b.id === body.id).map((b) => b.type);
       expect(types[0]).toBe("agent.started");
       expect(types).toContain("agent.action");
       expect(types.at(-1)).toBe("agent.cancelled");
@@ -224,8 +217,8 @@ describe("/v2/agent", () => {
     const webhook = { url: `http://127.0.0.1:${hooks.port}/hook`, metadata: { run: "a1" } };
     const { body } = await start({ urls: [`${base}/`], prompt: "products", schema: SCHEMA, webhook });
     await finished(body.id);
-    for (let i = 0; i < 100 && !hookBodies.some((b) => b.id === body.id && b.type === "agent.completed"); i++) await Bun.sleep(20);
-    const mine = hookBodies.filter((b) => b.id === body.id);
+    for (let i = 0; i < 100 && !hooks.bodies.some((b) => b.id === body.id && b.type === "agent.completed"); i++) await Bun.sleep(20);
+    const mine = hooks.bodies.filter((b) => b.id === body.id);
     expect(mine.map((b) => b.type)).toEqual(["agent.started", "agent.action", "agent.action", "agent.action", "agent.completed"]);
     expect(mine.filter((b) => b.type === "agent.action").map((b) => b.data[0].url)).toEqual([`${base}/`, `${base}/kettle`, `${base}/toaster`]);
     expect(mine.at(-1).data[0].products).toHaveLength(2);

@@ -8,15 +8,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
+import { startHookReceiver, type HookReceiver } from "../fixtures/hook-receiver.ts";
 
 let site: ReturnType<typeof Bun.serve>;
 let searx: ReturnType<typeof Bun.serve>;
-let hooks: ReturnType<typeof Bun.serve>;
+let hooks: HookReceiver;
 let llm: FakeLlm;
 let h: Harness;
 let apiUrl: string;
 let base: string;
-const hookBodies: any[] = [];
 
 const page = (title: string, body: string) =>
   new Response(`<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`, { headers: { "content-type": "text/html" } });
@@ -44,14 +44,7 @@ beforeAll(async () => {
       return Response.json({ query: q.get("q"), number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
     },
   });
-  hooks = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(req) {
-      hookBodies.push(await req.json());
-      return new Response("ok");
-    },
-  });
+  hooks = startHookReceiver();
   llm = startFakeLlm();
   // Prices are read from the page text the LLM is given, so the answer depends on what was actually sent.
   llm.respond = (req) => {
@@ -67,7 +60,7 @@ afterAll(async () => {
   await h.close();
   site.stop(true);
   searx.stop(true);
-  hooks.stop(true);
+  hooks.stop();
   llm.stop();
 });
 
@@ -139,11 +132,11 @@ describe("POST /v2/extract", () => {
     const failed = await finished(bad.body.id);
     expect(failed).toMatchObject({ success: false, status: "failed" });
     expect(failed.error).toContain("could be scraped");
-    for (let i = 0; i < 200 && hookBodies.filter((b) => b.id === body.id || b.id === bad.body.id).length < 4; i++) await Bun.sleep(25);
-    const mine = hookBodies.filter((b) => b.id === body.id).map((b) => [b.type, b.success]);
+    for (let i = 0; i < 200 && hooks.bodies.filter((b) => b.id === body.id || b.id === bad.body.id).length < 4; i++) await Bun.sleep(25);
+    const mine = hooks.bodies.filter((b) => b.id === body.id).map((b) => [b.type, b.success]);
     expect(mine).toEqual([["extract.started", true], ["extract.completed", true]]);
-    expect(hookBodies.find((b) => b.id === body.id && b.type === "extract.completed").data).toEqual([{ products: [{ name: "Kettle", price: 25 }] }]);
-    expect(hookBodies.filter((b) => b.id === bad.body.id).map((b) => b.type)).toEqual(["extract.started", "extract.failed"]);
+    expect(hooks.bodies.find((b) => b.id === body.id && b.type === "extract.completed").data).toEqual([{ products: [{ name: "Kettle", price: 25 }] }]);
+    expect(hooks.bodies.filter((b) => b.id === bad.body.id).map((b) => b.type)).toEqual(["extract.started", "extract.failed"]);
   });
 
   test("the LLM failing fails the job with its reason", async () => {

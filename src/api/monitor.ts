@@ -1,0 +1,175 @@
+/**
+ * @module api/monitor
+ * `POST /v2/monitor` and `PATCH /v2/monitor/{id}` bodies (the SDK's `CreateMonitorRequest` / `UpdateMonitorRequest`):
+ * a name, a schedule (`cron`, or `text` such as "hourly" or "daily at 9:00", in a `timezone`), targets, and how to
+ * be told (a webhook). Targets: `scrape` (URLs, with scrape options) is what crawlbox runs; `crawl` and `search`
+ * targets are validated and refused with a 400 that says so (docs/monitor.md). Email notifications need a mail
+ * server, which crawlbox does not have: asking for them is a 400 as well.
+ */
+import { t } from "elysia";
+import type { Static } from "@sinclair/typebox";
+import { BadRequestError } from "../errors.ts";
+import { Int, oneOf, PromptField, strictObject, UrlField } from "./common.ts";
+import type { Issue } from "./issues.ts";
+import { ScrapeOptionsSchema, normalizeScrapeOptions, type ScrapeOptions } from "./scrape-options.ts";
+import { refineScrapeOptions } from "./refine.ts";
+import { urlAt } from "./url.ts";
+import { throwIfIssues, validateBody } from "./validate.ts";
+import { normalizeWebhook, webhookField, type Webhook } from "./webhook.ts";
+
+/** Events a monitor announces: `monitor.check.completed` after every check, `monitor.check.failed` when one fails. */
+export const MONITOR_WEBHOOK_EVENTS = ["check.completed", "check.failed"] as const;
+export type MonitorWebhook = Webhook<(typeof MONITOR_WEBHOOK_EVENTS)[number]>;
+/** Most URLs one monitor checks (all its scrape targets together). */
+export const MAX_MONITOR_URLS = 100;
+/** Longest a monitor keeps its checks. */
+export const MAX_RETENTION_DAYS = 365;
+export const DEFAULT_RETENTION_DAYS = 30;
+
+const ScheduleSchema = strictObject({
+  cron: t.Optional(t.String({ maxLength: 200 })),
+  text: t.Optional(t.String({ maxLength: 200 })),
+  timezone: t.Optional(t.String({ maxLength: 100 })),
+});
+
+const TargetSchema = t.Union([
+  strictObject({ id: t.Optional(t.String({ maxLength: 100 })), type: t.Literal("scrape"), urls: t.Array(UrlField, { minItems: 1, maxItems: MAX_MONITOR_URLS }), scrapeOptions: t.Optional(ScrapeOptionsSchema) }),
+  strictObject({ id: t.Optional(t.String({ maxLength: 100 })), type: t.Literal("crawl"), url: UrlField, crawlOptions: t.Optional(t.Record(t.String(), t.Unknown())), scrapeOptions: t.Optional(ScrapeOptionsSchema) }),
+  strictObject({
+    id: t.Optional(t.String({ maxLength: 100 })),
+    type: t.Literal("search"),
+    queries: t.Array(t.String({ minLength: 1, maxLength: 500 }), { minItems: 1 }),
+    searchWindow: t.Optional(oneOf(["5m", "15m", "1h", "6h", "24h", "7d"])),
+    includeDomains: t.Optional(t.Array(t.String())),
+    excludeDomains: t.Optional(t.Array(t.String())),
+    maxResults: t.Optional(Int({ minimum: 1 })),
+  }),
+]);
+
+const NotificationSchema = strictObject({
+  email: t.Optional(strictObject({ enabled: t.Optional(t.Boolean()), recipients: t.Optional(t.Array(t.String())), includeDiffs: t.Optional(t.Boolean()) })),
+});
+
+const common = {
+  webhook: t.Optional(webhookField(MONITOR_WEBHOOK_EVENTS)),
+  notification: t.Optional(NotificationSchema),
+  targets: t.Array(TargetSchema, { minItems: 1, maxItems: 20 }),
+  retentionDays: t.Optional(Int({ minimum: 1, maximum: MAX_RETENTION_DAYS })),
+  goal: t.Optional(PromptField),
+  judgeEnabled: t.Optional(t.Boolean()),
+};
+
+export const CreateMonitorSchema = strictObject(
+  { name: t.String({ minLength: 1, maxLength: 200 }), schedule: ScheduleSchema, ...common, origin: t.Optional(t.String()), integration: t.Optional(t.Union([t.String(), t.Null()])) },
+  { description: "POST /v2/monitor body" },
+);
+
+export const UpdateMonitorSchema = strictObject(
+  {
+    name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    status: t.Optional(oneOf(["active", "paused"])),
+    schedule: t.Optional(ScheduleSchema),
+    webhook: t.Optional(t.Union([webhookField(MONITOR_WEBHOOK_EVENTS), t.Null()])),
+    notification: t.Optional(t.Union([NotificationSchema, t.Null()])),
+    targets: t.Optional(common.targets),
+    retentionDays: common.retentionDays,
+    goal: t.Optional(t.Union([PromptField, t.Null()])),
+    judgeEnabled: common.judgeEnabled,
+    origin: t.Optional(t.String()),
+  },
+  { description: "PATCH /v2/monitor/{id} body" },
+);
+
+/** A scrape target as stored: its id, its URLs normalised, its scrape options normalised. */
+export interface MonitorScrapeTarget {
+  id: string;
+  type: "scrape";
+  urls: string[];
+  scrapeOptions: ScrapeOptions;
+}
+
+/** A schedule as given (normalised to `cron` by monitor/schedule.ts). */
+export type MonitorScheduleInput = Static<typeof ScheduleSchema>;
+
+/** The monitor fields a create or an update sets, validated. */
+export interface MonitorFields {
+  name?: string;
+  status?: "active" | "paused";
+  schedule?: MonitorScheduleInput;
+  webhook?: MonitorWebhook | null;
+  targets?: MonitorScrapeTarget[];
+  retentionDays?: number;
+  goal?: string | null;
+  judgeEnabled?: boolean;
+}
+
+type TargetInput = Static<typeof TargetSchema>;
+
+function targets(input: TargetInput[], issues: Issue[]): MonitorScrapeTarget[] {
+  const out: MonitorScrapeTarget[] = [];
+  const ids = new Set<string>();
+  let urls = 0;
+  input.forEach((target, i) => {
+    if (target.type !== "scrape") {
+      issues.push({ code: "custom", path: ["targets", i, "type"], message: `${target.type} targets are not run by crawlbox monitors yet; use scrape targets (a list of URLs) (docs/monitor.md).` });
+      return;
+    }
+    const id = target.id ?? `target-${i + 1}`;
+    if (ids.has(id)) issues.push({ code: "custom", path: ["targets", i, "id"], message: `Two targets have the id ${JSON.stringify(id)}.` });
+    ids.add(id);
+    const normalised = target.urls.map((u, j) => urlAt(u, ["targets", i, "urls", j], issues)).filter((u): u is string => u !== undefined);
+    urls += normalised.length;
+    // The shape was checked with the body; this applies the options' defaults, as a scrape body's are.
+    const options = validateBody(ScrapeOptionsSchema, target.scrapeOptions ?? {});
+    issues.push(...refineScrapeOptions(options, ["targets", i, "scrapeOptions"]));
+    out.push({ id, type: "scrape", urls: [...new Set(normalised)], scrapeOptions: normalizeScrapeOptions(options) });
+  });
+  if (urls > MAX_MONITOR_URLS) issues.push({ code: "custom", path: ["targets"], message: `A monitor checks at most ${MAX_MONITOR_URLS} URLs; these targets have ${urls}.` });
+  return out;
+}
+
+function notification(input: Static<typeof NotificationSchema> | null | undefined, issues: Issue[]): void {
+  if (input?.email?.enabled !== false && input?.email !== undefined) {
+    issues.push({ code: "custom", path: ["notification", "email"], message: "Email notifications need a mail server, which crawlbox does not have; use a webhook." });
+  }
+}
+
+function webhook(input: unknown, issues: Issue[]): MonitorWebhook | null | undefined {
+  if (input === undefined || input === null) return input as null | undefined;
+  const w = normalizeWebhook(input as Parameters<typeof normalizeWebhook>[0], MONITOR_WEBHOOK_EVENTS, ["webhook"]);
+  issues.push(...w.issues);
+  return w.webhook as MonitorWebhook | undefined;
+}
+
+/** Validates a create body; throws `BadRequestError` (400) with zod-shaped details. */
+export function parseCreateMonitorBody(body: unknown): MonitorFields & { name: string; schedule: MonitorScheduleInput; targets: MonitorScrapeTarget[] } {
+  const v = validateBody(CreateMonitorSchema, body);
+  const issues: Issue[] = [];
+  const out = { name: v.name, schedule: v.schedule, targets: targets(v.targets, issues), retentionDays: v.retentionDays ?? DEFAULT_RETENTION_DAYS, judgeEnabled: v.judgeEnabled ?? false } as MonitorFields & { name: string; schedule: MonitorScheduleInput; targets: MonitorScrapeTarget[] };
+  const w = webhook(v.webhook, issues);
+  if (w) out.webhook = w;
+  notification(v.notification, issues);
+  if (v.goal !== undefined) out.goal = v.goal;
+  if (out.judgeEnabled && !out.goal) issues.push({ code: "custom", path: ["judgeEnabled"], message: "judgeEnabled needs a goal: what a meaningful change is." });
+  throwIfIssues(issues);
+  return out;
+}
+
+/** Validates an update body; throws `BadRequestError` (400). */
+export function parseUpdateMonitorBody(body: unknown): MonitorFields {
+  const v = validateBody(UpdateMonitorSchema, body);
+  const issues: Issue[] = [];
+  const out: MonitorFields = {};
+  if (v.name !== undefined) out.name = v.name;
+  if (v.status !== undefined) out.status = v.status;
+  if (v.schedule !== undefined) out.schedule = v.schedule;
+  if (v.targets !== undefined) out.targets = targets(v.targets, issues);
+  if (v.retentionDays !== undefined) out.retentionDays = v.retentionDays;
+  if (v.goal !== undefined) out.goal = v.goal;
+  if (v.judgeEnabled !== undefined) out.judgeEnabled = v.judgeEnabled;
+  if (v.webhook !== undefined) out.webhook = webhook(v.webhook, issues) ?? null;
+  notification(v.notification, issues);
+  throwIfIssues(issues);
+  if (Object.keys(out).length === 0 && v.notification === undefined) throw new BadRequestError("Nothing to update: give at least one field.");
+  return out;
+}

@@ -1,0 +1,121 @@
+/**
+ * @module monitor/check
+ * One check of a monitor: every URL of its scrape targets scraped live with the `changeTracking` format (tag
+ * `monitor:<monitor id>:<target id>`, so each monitor and target keeps its own history, apart from the caller's own
+ * change tracking), two at a time in the server's scrape slots. A page is `new` (no earlier version), `same`,
+ * `changed` (with its git-style diff), `removed` (a 404 or 410) or `error`. With `judgeEnabled`, the model says
+ * whether each change matters for the monitor's `goal`. Each page is charged as the scrape it is.
+ */
+import type { MonitorScrapeTarget } from "../api/monitor.ts";
+import type { ScrapeOptions } from "../api/scrape-options.ts";
+import type { KeyIdentity } from "../auth/keys.ts";
+import { CrawlboxError } from "../errors.ts";
+import type { LlmClient } from "../llm/client.ts";
+import { monitorJudgeMessages } from "../llm/prompts.ts";
+import { llmCallForRun, type LlmLimits } from "../llm/render-call.ts";
+import { forEachLimited } from "../scrape/each-limited.ts";
+import { specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
+import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
+import type { ScrapeService } from "../scrape/service.ts";
+import type { CheckPage, MonitorSummary } from "./store.ts";
+
+/** Pages of one check scraped at once. */
+const PAGES_AT_ONCE = 2;
+
+/** The judgment's JSON Schema (the SDK's `MonitorPageJudgment`). */
+const JUDGMENT_SCHEMA: Record<string, unknown> = {
+  type: "object",
+  properties: {
+    meaningful: { type: "boolean" },
+    confidence: { type: "string", enum: ["high", "medium", "low"] },
+    reason: { type: "string" },
+    meaningfulChanges: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { type: { type: "string", enum: ["added", "removed", "changed"] }, before: { type: ["string", "null"] }, after: { type: ["string", "null"] }, reason: { type: "string" } },
+        required: ["type", "before", "after", "reason"],
+      },
+    },
+  },
+  required: ["meaningful", "confidence", "reason", "meaningfulChanges"],
+};
+
+/** What a check needs. */
+export interface CheckDeps {
+  scrape: ScrapeService;
+  limiter: ConcurrencyLimiter;
+  llm?: LlmClient;
+  config: SpecDefaults & LlmLimits;
+  newId: () => string;
+  now: () => number;
+}
+
+/** A check's input. */
+export interface CheckInput {
+  monitorId: string;
+  who: KeyIdentity;
+  targets: MonitorScrapeTarget[];
+  /** The goal to judge changes against, when `judgeEnabled`. */
+  judgeGoal?: string;
+  signal: AbortSignal;
+  /** Called with each page as it is done, and its place in the targets' order (stored by the caller). */
+  onPage(page: CheckPage, index: number): void;
+  /** Records the judge's tokens for the key. */
+  recordTokens: (tokens: number) => void;
+}
+
+/** The scrape options of a monitored page: the target's, with `changeTracking` (its own tag) and `markdown`. */
+export function monitoredOptions(monitorId: string, target: MonitorScrapeTarget): ScrapeOptions {
+  const formats = (target.scrapeOptions.formats ?? []) as { type: string; [k: string]: unknown }[];
+  const own = formats.find((f) => f.type === "changeTracking");
+  const others = formats.filter((f) => f.type !== "changeTracking");
+  if (!others.some((f) => f.type === "markdown")) others.unshift({ type: "markdown" });
+  const modes = (own?.modes as string[] | undefined) ?? ["git-diff"];
+  const tracking = { ...(own ?? {}), type: "changeTracking", modes: modes.includes("git-diff") ? modes : [...modes, "git-diff"], tag: `monitor:${monitorId}:${target.id}` };
+  return { ...target.scrapeOptions, formats: [...others, tracking] } as ScrapeOptions;
+}
+
+/** The spec a monitored page is scraped with (also what the capability check sees when the monitor is saved). */
+export function monitoredSpec(monitorId: string, target: MonitorScrapeTarget, url: string, defaults: SpecDefaults) {
+  return specFromOptions(url, url, monitoredOptions(monitorId, target), {}, defaults);
+}
+
+/** Runs one check; returns its summary and the credits its pages cost. Never throws for a page's failure. */
+export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<{ summary: MonitorSummary; credits: number }> {
+  const summary: MonitorSummary = { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 };
+  let credits = 0;
+  const work = input.targets.flatMap((target) => target.urls.map((url) => ({ target, url }))).map((w, index) => ({ ...w, index }));
+  await forEachLimited(work, PAGES_AT_ONCE, input.signal, async ({ target, url, index }) => {
+    const page: CheckPage = { id: deps.newId(), targetId: target.id, url, status: "error", createdAt: deps.now() };
+    try {
+      const spec = monitoredSpec(input.monitorId, target, url, deps.config);
+      const doc = await deps.limiter.run(spec.timeoutMs, () => deps.scrape.scrape(spec, input.who, { signal: input.signal }));
+      credits += Number(doc.metadata.creditsUsed ?? 0);
+      const tracking = doc.changeTracking as { changeStatus: CheckPage["status"]; diff?: { text: string; json: unknown } } | undefined;
+      page.status = tracking?.changeStatus ?? "error";
+      page.scrapeId = String(doc.metadata.scrapeId);
+      page.statusCode = doc.metadata.statusCode;
+      if (tracking?.diff) page.diff = tracking.diff;
+      if (!tracking) page.error = "The page was scraped but has no change-tracking result.";
+      if (page.status === "changed" && page.diff && input.judgeGoal && deps.llm) {
+        const run = { deadline: deps.now() + deps.config.llmTimeoutMs, signal: input.signal, recordTokens: input.recordTokens };
+        try {
+          page.judgment = await deps.llm.structured(monitorJudgeMessages(input.judgeGoal, url, page.diff.text), JUDGMENT_SCHEMA, llmCallForRun(run, deps.config, deps.now));
+        } catch (err) {
+          // The change stands; only its judgment is missing, and the page says why.
+          if (input.signal.aborted) throw err;
+          page.error = `The change could not be judged: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`;
+        }
+      }
+    } catch (err) {
+      if (input.signal.aborted) throw err;
+      page.status = "error";
+      page.error = err instanceof CrawlboxError ? `${err.code}: ${err.message}` : (err as Error).message;
+    }
+    summary.totalPages++;
+    summary[page.status]++;
+    input.onPage(page, index);
+  });
+  return { summary, credits };
+}

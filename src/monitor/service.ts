@@ -1,0 +1,248 @@
+/**
+ * @module monitor/service
+ * `/v2/monitor`: scheduled change monitoring (the SDK's `createMonitor`, `listMonitors`, `getMonitor`,
+ * `updateMonitor`, `deleteMonitor`, `runMonitor`, `listMonitorChecks`, `getMonitorCheck`). Each active monitor has
+ * an in-process croner job on its schedule; a tick (or `POST /v2/monitor/{id}/run`) starts a check (monitor/check.ts)
+ * unless one is still running (`skipped_overlap`) or the key cannot pay for its pages (`skipped_no_credits`).
+ * A finished check announces `monitor.check.completed` (or `monitor.check.failed`) to the monitor's webhook, with
+ * its summary and the pages that are new, changed or removed. Monitors live in SQLite and are scheduled again at
+ * every start; a check a stopped server left running is failed then.
+ */
+import type { Database } from "bun:sqlite";
+import { Cron } from "croner";
+import type { MonitorFields, MonitorScrapeTarget } from "../api/monitor.ts";
+import type { CreditLedger } from "../auth/credits.ts";
+import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
+import { BadRequestError, InsufficientCreditsError, NotFoundError, TooManyRequestsError } from "../errors.ts";
+import type { LlmClient } from "../llm/client.ts";
+import { LlmNotConfiguredError } from "../llm/errors.ts";
+import type { Logger } from "../log.ts";
+import { immediate } from "../storage/database.ts";
+import { enqueueWebhookEvent } from "../webhooks/index.ts";
+import { monitoredSpec, runCheck, type CheckDeps } from "./check.ts";
+import { normalizeSchedule } from "./schedule.ts";
+import { EMPTY_SUMMARY, type CheckPage, type CheckRow, type MonitorRow, type MonitorStore } from "./store.ts";
+
+/** Monitors one key may have. */
+export const MAX_MONITORS_PER_KEY = 50;
+
+/** Dependencies of {@link MonitorService}. */
+export interface MonitorServiceDeps extends Omit<CheckDeps, "newId" | "now"> {
+  db: Database;
+  store: MonitorStore;
+  ledger: CreditLedger;
+  keys: Pick<KeyStore, "identityOf">;
+  kickWebhooks: () => void;
+  log: Pick<Logger, "warn" | "info">;
+  now?: () => number;
+  newId?: () => string;
+}
+
+/** Runs and manages monitors. */
+export class MonitorService {
+  private readonly now: () => number;
+  private readonly newId: () => string;
+  private readonly crons = new Map<string, Cron>();
+  private readonly checks = new Map<string, AbortController>();
+  private closed = false;
+
+  constructor(private readonly deps: MonitorServiceDeps) {
+    this.now = deps.now ?? Date.now;
+    this.newId = deps.newId ?? (() => crypto.randomUUID());
+  }
+
+  /** At `crawlbox serve` start: fails checks a stopped server left running, schedules every active monitor. */
+  start(): { scheduled: number; failed: number } {
+    const failed = this.deps.store.failAbandoned(this.now());
+    const monitors = this.deps.store.active();
+    for (const m of monitors) this.arm(m);
+    return { scheduled: monitors.length, failed };
+  }
+
+  /** Creates a monitor for `who` and schedules it. */
+  create(fields: MonitorFields & { name: string; schedule: NonNullable<MonitorFields["schedule"]>; targets: MonitorScrapeTarget[] }, who: KeyIdentity): MonitorRow {
+    if (fields.judgeEnabled && !this.deps.llm) throw new LlmNotConfiguredError("judgeEnabled (the model judges each change against the goal)");
+    const now = this.now();
+    const m: MonitorRow = {
+      id: this.newId(),
+      keyId: who.keyId,
+      name: fields.name,
+      status: "active",
+      schedule: normalizeSchedule(fields.schedule),
+      targets: fields.targets,
+      retentionDays: fields.retentionDays ?? 30,
+      judgeEnabled: fields.judgeEnabled ?? false,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (fields.webhook) m.webhook = fields.webhook;
+    if (fields.goal) m.goal = fields.goal;
+    this.checkTargets(m);
+    immediate(this.deps.db, () => {
+      if (this.deps.store.list(who.keyId, MAX_MONITORS_PER_KEY + 1, 0).length >= MAX_MONITORS_PER_KEY) {
+        throw new TooManyRequestsError("TOO_MANY_MONITORS", `This key already has ${MAX_MONITORS_PER_KEY} monitors; delete one first.`);
+      }
+      this.deps.store.save(m);
+    });
+    this.arm(m);
+    return m;
+  }
+
+  /** The monitor `id` of `keyId`, or a 404. */
+  get(id: string, keyId: string): MonitorRow {
+    const m = this.deps.store.get(id);
+    if (!m || m.keyId !== keyId) throw new NotFoundError("Monitor not found.");
+    return m;
+  }
+
+  list(keyId: string, limit: number, offset: number): MonitorRow[] {
+    return this.deps.store.list(keyId, limit, offset);
+  }
+
+  /** Applies an update (a schedule, targets, pausing, …) and schedules the monitor again. */
+  update(id: string, fields: MonitorFields, who: KeyIdentity): MonitorRow {
+    const m = this.get(id, who.keyId);
+    if (fields.name !== undefined) m.name = fields.name;
+    if (fields.status !== undefined) m.status = fields.status;
+    if (fields.schedule !== undefined) m.schedule = normalizeSchedule(fields.schedule);
+    if (fields.targets !== undefined) m.targets = fields.targets;
+    if (fields.retentionDays !== undefined) m.retentionDays = fields.retentionDays;
+    if (fields.judgeEnabled !== undefined) m.judgeEnabled = fields.judgeEnabled;
+    if (fields.goal !== undefined) {
+      if (fields.goal === null) delete m.goal;
+      else m.goal = fields.goal;
+    }
+    if (fields.webhook !== undefined) {
+      if (fields.webhook === null) delete m.webhook;
+      else m.webhook = fields.webhook;
+    }
+    if (m.judgeEnabled && !m.goal) throw new BadRequestError("judgeEnabled needs a goal: what a meaningful change is.");
+    if (m.judgeEnabled && !this.deps.llm) throw new LlmNotConfiguredError("judgeEnabled (the model judges each change against the goal)");
+    this.checkTargets(m);
+    m.updatedAt = this.now();
+    this.deps.store.save(m);
+    this.arm(m);
+    return m;
+  }
+
+  /** Deletes a monitor, its schedule and its checks; a running check is stopped. */
+  delete(id: string, keyId: string): void {
+    const m = this.get(id, keyId);
+    this.disarm(m.id);
+    if (m.currentCheckId) this.checks.get(m.currentCheckId)?.abort(new Error("monitor deleted"));
+    immediate(this.deps.db, () => this.deps.store.delete(m.id));
+  }
+
+  /** Starts a check now (`trigger: manual`); returns it as stored (running, or skipped). */
+  run(id: string, who: KeyIdentity): CheckRow {
+    return this.startCheck(this.get(id, who.keyId), "manual");
+  }
+
+  /** The next time the monitor's schedule fires, if it is scheduled. */
+  nextRunAt(id: string): Date | undefined {
+    return this.crons.get(id)?.nextRun() ?? undefined;
+  }
+
+  /** What a scheduled tick does (also called by tests instead of waiting for the clock). */
+  tick(id: string, scheduledFor = this.now()): CheckRow | undefined {
+    const m = this.deps.store.get(id);
+    if (!m || m.status !== "active" || this.closed) return undefined;
+    return this.startCheck(m, "scheduled", scheduledFor);
+  }
+
+  /** Stops every schedule and running check (a running check is failed at the next start). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const id of [...this.crons.keys()]) this.disarm(id);
+    for (const c of this.checks.values()) c.abort(new Error("server stopping"));
+  }
+
+  /** The options each target's pages are scraped with must be ones this server can honour (a 400 now, not later). */
+  private checkTargets(m: MonitorRow): void {
+    for (const target of m.targets) this.deps.scrape.validate(monitoredSpec(m.id, target, target.urls[0]!, this.deps.config));
+  }
+
+  private arm(m: MonitorRow): void {
+    this.disarm(m.id);
+    if (m.status !== "active" || this.closed) return;
+    const job = new Cron(m.schedule.cron, { timezone: m.schedule.timezone, protect: true, unref: true, catch: (err: unknown) => this.deps.log.warn("monitor tick failed", { monitor: m.id, error: String(err) }) }, () => {
+      this.tick(m.id);
+    });
+    this.crons.set(m.id, job);
+  }
+
+  private disarm(id: string): void {
+    this.crons.get(id)?.stop();
+    this.crons.delete(id);
+  }
+
+  private startCheck(m: MonitorRow, trigger: "scheduled" | "manual", scheduledFor?: number): CheckRow {
+    const now = this.now();
+    const who = this.deps.keys.identityOf(m.keyId);
+    const pages = m.targets.reduce((n, t) => n + t.urls.length, 0);
+    const check: CheckRow = { id: this.newId(), monitorId: m.id, keyId: m.keyId, status: "running", trigger, credits: 0, summary: EMPTY_SUMMARY, createdAt: now, updatedAt: now, startedAt: now };
+    if (scheduledFor !== undefined) check.scheduledFor = scheduledFor;
+    const skipped = (status: CheckRow["status"], error: string): CheckRow => {
+      const row: CheckRow = { ...check, status, error, finishedAt: now };
+      delete row.startedAt;
+      this.deps.store.addCheck(row);
+      return row;
+    };
+    let started = false;
+    const row = immediate(this.deps.db, () => {
+      if (this.deps.store.runningCheck(m.id)) return skipped("skipped_overlap", "The previous check of this monitor was still running.");
+      try {
+        this.deps.ledger.assertCanSpend(who, pages);
+      } catch (err) {
+        if (err instanceof InsufficientCreditsError) return skipped("skipped_no_credits", `The key cannot pay for the check's ${pages} pages.`);
+        throw err;
+      }
+      this.deps.store.addCheck(check);
+      started = true;
+      return check;
+    });
+    if (started) void this.execute(m, check, who);
+    return row;
+  }
+
+  private async execute(m: MonitorRow, check: CheckRow, who: KeyIdentity): Promise<void> {
+    const controller = new AbortController();
+    this.checks.set(check.id, controller);
+    const changedPages: { url: string; status: string }[] = [];
+    try {
+      const { summary, credits } = await runCheck(
+        { ...this.deps, newId: this.newId, now: this.now },
+        {
+          monitorId: m.id,
+          who,
+          targets: m.targets,
+          ...(m.judgeEnabled && m.goal ? { judgeGoal: m.goal } : {}),
+          signal: controller.signal,
+          recordTokens: (t) => this.deps.ledger.charge(who, 0, t),
+          onPage: (page: CheckPage, index: number) => {
+            this.deps.store.addPage(check.id, index, page);
+            if (page.status === "new" || page.status === "changed" || page.status === "removed") changedPages.push({ url: page.url, status: page.status });
+          },
+        },
+      );
+      const status = summary.error === 0 ? "completed" : summary.error === summary.totalPages ? "failed" : "partial";
+      this.end(m, check, { status, summary, credits, ...(status === "failed" ? { error: "Every page of the check failed; see its pages." } : {}) }, changedPages);
+    } catch (err) {
+      if (this.closed || !this.deps.store.get(m.id)) return; // stopping (failed at the next start) or deleted
+      this.end(m, check, { status: "failed", summary: EMPTY_SUMMARY, credits: 0, error: err instanceof Error ? err.message : String(err) }, changedPages);
+    } finally {
+      this.checks.delete(check.id);
+    }
+  }
+
+  private end(m: MonitorRow, check: CheckRow, end: Parameters<MonitorStore["endCheck"]>[1], changed: { url: string; status: string }[]): void {
+    immediate(this.deps.db, () => {
+      if (!this.deps.store.endCheck(check.id, end, this.now())) return;
+      if (!m.webhook) return;
+      const event = end.status === "failed" ? "check.failed" : "check.completed";
+      const data = [{ monitorId: m.id, checkId: check.id, status: end.status, summary: end.summary, pages: changed }];
+      enqueueWebhookEvent(this.deps.db, { jobId: check.id, keyId: m.keyId, jobKind: "monitor", event, success: end.status !== "failed", data, webhook: m.webhook, ...(end.error ? { error: end.error } : {}) }, { now: this.now() });
+    });
+    this.deps.kickWebhooks();
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * @module monitor/store
+ * Monitors, their checks and the pages each check looked at (`monitors`, `monitor_checks`, `monitor_pages`).
+ * A check is stored `running` before it starts and updated once when it ends; a check a stopped server left
+ * running is failed at the next start. Checks older than the monitor's `retentionDays` are deleted.
+ */
+import type { Database } from "bun:sqlite";
+import type { MonitorScrapeTarget, MonitorWebhook } from "../api/monitor.ts";
+import type { MonitorSchedule } from "./schedule.ts";
+
+/** Pages of a check by what happened to them. */
+export interface MonitorSummary {
+  totalPages: number;
+  same: number;
+  changed: number;
+  new: number;
+  removed: number;
+  error: number;
+}
+
+export const EMPTY_SUMMARY: MonitorSummary = { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 };
+
+/** A stored monitor. */
+export interface MonitorRow {
+  id: string;
+  keyId: string;
+  name: string;
+  status: "active" | "paused";
+  schedule: MonitorSchedule;
+  targets: MonitorScrapeTarget[];
+  webhook?: MonitorWebhook;
+  retentionDays: number;
+  goal?: string;
+  judgeEnabled: boolean;
+  lastRunAt?: number;
+  currentCheckId?: string;
+  lastSummary?: MonitorSummary;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type CheckStatus = "running" | "completed" | "partial" | "failed" | "skipped_overlap" | "skipped_no_credits";
+
+/** A stored check. */
+export interface CheckRow {
+  id: string;
+  monitorId: string;
+  keyId: string;
+  status: CheckStatus;
+  trigger: "scheduled" | "manual";
+  scheduledFor?: number;
+  startedAt?: number;
+  finishedAt?: number;
+  credits: number;
+  summary: MonitorSummary;
+  error?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One page of a check. */
+export interface CheckPage {
+  id: string;
+  targetId: string;
+  url: string;
+  status: "same" | "new" | "changed" | "removed" | "error";
+  scrapeId?: string;
+  statusCode?: number;
+  error?: string;
+  diff?: { text: string; json: unknown };
+  judgment?: unknown;
+  createdAt: number;
+}
+
+const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+
+function monitorFrom(r: Record<string, any>): MonitorRow {
+  const m: MonitorRow = {
+    id: r.id,
+    keyId: r.key_id,
+    name: r.name,
+    status: r.status,
+    schedule: JSON.parse(r.schedule),
+    targets: JSON.parse(r.targets),
+    retentionDays: r.retention_days,
+    judgeEnabled: r.judge_enabled === 1,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+  if (r.webhook !== null) m.webhook = JSON.parse(r.webhook);
+  if (r.goal !== null) m.goal = r.goal;
+  if (r.last_run_at !== null) m.lastRunAt = r.last_run_at;
+  if (r.current_check_id !== null) m.currentCheckId = r.current_check_id;
+  if (r.last_summary !== null) m.lastSummary = JSON.parse(r.last_summary);
+  return m;
+}
+
+function checkFrom(r: Record<string, any>): CheckRow {
+  const c: CheckRow = { id: r.id, monitorId: r.monitor_id, keyId: r.key_id, status: r.status, trigger: r.trigger, credits: r.credits, summary: JSON.parse(r.summary), createdAt: r.created_at, updatedAt: r.updated_at };
+  for (const [k, col] of [["scheduledFor", "scheduled_for"], ["startedAt", "started_at"], ["finishedAt", "finished_at"], ["error", "error"]] as const) {
+    const v = opt(r[col]);
+    if (v !== undefined) (c as unknown as Record<string, unknown>)[k] = v;
+  }
+  return c;
+}
+
+function pageFrom(r: Record<string, any>): CheckPage {
+  const p: CheckPage = { id: r.id, targetId: r.target_id, url: r.url, status: r.status, createdAt: r.created_at };
+  if (r.scrape_id !== null) p.scrapeId = r.scrape_id;
+  if (r.status_code !== null) p.statusCode = r.status_code;
+  if (r.error !== null) p.error = r.error;
+  if (r.diff !== null) p.diff = JSON.parse(r.diff);
+  if (r.judgment !== null) p.judgment = JSON.parse(r.judgment);
+  return p;
+}
+
+/** Reads and writes monitors and their checks. */
+export class MonitorStore {
+  constructor(private readonly db: Database) {}
+
+  /** Stores or replaces a monitor (all its fields). */
+  save(m: MonitorRow): void {
+    this.db
+      .query(
+        `INSERT INTO monitors (id, key_id, name, status, schedule, targets, webhook, retention_days, goal, judge_enabled, last_run_at, current_check_id, last_summary, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET name = excluded.name, status = excluded.status, schedule = excluded.schedule, targets = excluded.targets,
+           webhook = excluded.webhook, retention_days = excluded.retention_days, goal = excluded.goal, judge_enabled = excluded.judge_enabled,
+           updated_at = excluded.updated_at`,
+      )
+      .run(m.id, m.keyId, m.name, m.status, JSON.stringify(m.schedule), JSON.stringify(m.targets), json(m.webhook), m.retentionDays, m.goal ?? null, m.judgeEnabled ? 1 : 0, m.lastRunAt ?? null, m.currentCheckId ?? null, json(m.lastSummary), m.createdAt, m.updatedAt);
+  }
+
+  get(id: string): MonitorRow | undefined {
+    const r = this.db.query<Record<string, any>, [string]>("SELECT * FROM monitors WHERE id = ?").get(id);
+    return r ? monitorFrom(r) : undefined;
+  }
+
+  /** `keyId`'s monitors, oldest first. */
+  list(keyId: string, limit: number, offset: number): MonitorRow[] {
+    return this.db.query<Record<string, any>, [string, number, number]>("SELECT * FROM monitors WHERE key_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?").all(keyId, limit, offset).map(monitorFrom);
+  }
+
+  /** Every active monitor (scheduled at start). */
+  active(): MonitorRow[] {
+    return this.db.query<Record<string, any>, []>("SELECT * FROM monitors WHERE status = 'active'").all().map(monitorFrom);
+  }
+
+  /** Deletes a monitor with its checks and pages. */
+  delete(id: string): void {
+    this.db.query("DELETE FROM monitor_pages WHERE check_id IN (SELECT id FROM monitor_checks WHERE monitor_id = ?)").run(id);
+    this.db.query("DELETE FROM monitor_checks WHERE monitor_id = ?").run(id);
+    this.db.query("DELETE FROM monitors WHERE id = ?").run(id);
+  }
+
+  /** The monitor's running check, if any. */
+  runningCheck(monitorId: string): CheckRow | undefined {
+    const r = this.db.query<Record<string, any>, [string]>("SELECT * FROM monitor_checks WHERE monitor_id = ? AND status = 'running'").get(monitorId);
+    return r ? checkFrom(r) : undefined;
+  }
+
+  /** Stores a new check: `running`, or a skipped one (already ended). */
+  addCheck(c: CheckRow): void {
+    this.db
+      .query("INSERT INTO monitor_checks (id, monitor_id, key_id, status, trigger, scheduled_for, started_at, finished_at, credits, summary, error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(c.id, c.monitorId, c.keyId, c.status, c.trigger, c.scheduledFor ?? null, c.startedAt ?? null, c.finishedAt ?? null, c.credits, JSON.stringify(c.summary), c.error ?? null, c.createdAt, c.updatedAt);
+    if (c.status === "running") this.db.query("UPDATE monitors SET current_check_id = ?, last_run_at = ? WHERE id = ?").run(c.id, c.createdAt, c.monitorId);
+  }
+
+  /** Records one page of a running check. */
+  addPage(checkId: string, seq: number, p: CheckPage): void {
+    this.db
+      .query("INSERT INTO monitor_pages (id, check_id, seq, target_id, url, status, scrape_id, status_code, error, diff, judgment, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(p.id, checkId, seq, p.targetId, p.url, p.status, p.scrapeId ?? null, p.statusCode ?? null, p.error ?? null, json(p.diff), json(p.judgment), p.createdAt);
+  }
+
+  /** Ends a running check; false when it was not running (failed meanwhile by a restart). */
+  endCheck(id: string, end: { status: CheckStatus; summary: MonitorSummary; credits: number; error?: string }, now: number): boolean {
+    const changed = this.db
+      .query("UPDATE monitor_checks SET status = ?, summary = ?, credits = ?, error = ?, finished_at = ?, updated_at = ? WHERE id = ? AND status = 'running'")
+      .run(end.status, JSON.stringify(end.summary), end.credits, end.error ?? null, now, now, id).changes;
+    if (changed > 0) this.db.query("UPDATE monitors SET current_check_id = NULL, last_summary = ? WHERE current_check_id = ?").run(JSON.stringify(end.summary), id);
+    return changed > 0;
+  }
+
+  getCheck(monitorId: string, checkId: string): CheckRow | undefined {
+    const r = this.db.query<Record<string, any>, [string, string]>("SELECT * FROM monitor_checks WHERE id = ? AND monitor_id = ?").get(checkId, monitorId);
+    return r ? checkFrom(r) : undefined;
+  }
+
+  /** A monitor's checks, newest first. */
+  checks(monitorId: string, limit: number, offset: number): CheckRow[] {
+    return this.db.query<Record<string, any>, [string, number, number]>("SELECT * FROM monitor_checks WHERE monitor_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?").all(monitorId, limit, offset).map(checkFrom);
+  }
+
+  /** A check's pages in order, optionally only those with `status`. */
+  pages(checkId: string, limit: number, skip: number, status?: string): CheckPage[] {
+    const rows = status
+      ? this.db.query<Record<string, any>, [string, string, number, number]>("SELECT * FROM monitor_pages WHERE check_id = ? AND status = ? ORDER BY seq LIMIT ? OFFSET ?").all(checkId, status, limit, skip)
+      : this.db.query<Record<string, any>, [string, number, number]>("SELECT * FROM monitor_pages WHERE check_id = ? ORDER BY seq LIMIT ? OFFSET ?").all(checkId, limit, skip);
+    return rows.map(pageFrom);
+  }
+
+  /** Fails the checks a stopped server left running; returns how many. */
+  failAbandoned(now: number): number {
+    const ids = this.db.query<{ id: string }, []>("SELECT id FROM monitor_checks WHERE status = 'running'").all().map((r) => r.id);
+    for (const id of ids) this.endCheck(id, { status: "failed", summary: EMPTY_SUMMARY, credits: 0, error: "The server stopped during the check." }, now);
+    return ids.length;
+  }
+
+  /** Deletes checks (and their pages) older than their monitor's retention; returns how many checks. */
+  prune(now: number): number {
+    const old = "SELECT c.id FROM monitor_checks c JOIN monitors m ON m.id = c.monitor_id WHERE c.status != 'running' AND c.created_at < ? - m.retention_days * 86400000";
+    this.db.query(`DELETE FROM monitor_pages WHERE check_id IN (${old})`).run(now);
+    return this.db.query(`DELETE FROM monitor_checks WHERE id IN (${old})`).run(now).changes;
+  }
+}

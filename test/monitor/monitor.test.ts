@@ -1,0 +1,218 @@
+/**
+ * `/v2/monitor` (src/monitor) through the official SDK and the API: a monitor's checks find pages new, same,
+ * changed (with the diff) and removed; checks are listed and read with their pages; webhooks announce each check;
+ * overlapping and unaffordable checks are skipped; a scheduled tick; pausing, updating and deleting; the model's
+ * judgment of a change; a check a stopped server left running; refusals. Pages come from a local mutable site.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+import { startHookReceiver, type HookReceiver } from "../fixtures/hook-receiver.ts";
+import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
+
+let site: ReturnType<typeof Bun.serve>;
+let hooks: HookReceiver;
+let llm: FakeLlm;
+let h: Harness;
+let app: Firecrawl;
+let base: string;
+const pages = new Map<string, { html: string; status: number; delayMs?: number }>();
+
+const html = (title: string, body: string) => `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
+
+beforeAll(async () => {
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const p = pages.get(new URL(req.url).pathname);
+      if (!p) return new Response("not found", { status: 404 });
+      if (p.delayMs) await Bun.sleep(p.delayMs);
+      return new Response(p.html, { status: p.status, headers: { "content-type": "text/html" } });
+    },
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  hooks = startHookReceiver();
+  llm = startFakeLlm();
+  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", allowPrivateWebhooks: true });
+  app = new Firecrawl({ apiKey: h.key, apiUrl: h.listen() });
+});
+afterAll(async () => {
+  await h.close();
+  site.stop(true);
+  hooks.stop();
+  llm.stop();
+});
+
+/** Polls a check until it is no longer running. */
+async function settled(monitorId: string, checkId: string, client = app): Promise<any> {
+  for (let i = 0; i < 400; i++) {
+    const c: any = await client.getMonitorCheck(monitorId, checkId);
+    if (c.status !== "running") return c;
+    await Bun.sleep(25);
+  }
+  throw new Error("check did not finish");
+}
+
+describe("/v2/monitor", () => {
+  test("checks find pages new, then same and changed (with the diff), then removed; checks are listed newest first", async () => {
+    pages.set("/price", { html: html("Kettle", "The kettle costs 25 EUR."), status: 200 });
+    pages.set("/about", { html: html("About", "A small shop."), status: 200 });
+    const webhook = { url: `http://127.0.0.1:${hooks.port}/hook`, metadata: { who: "test" } };
+    const m: any = await app.createMonitor({ name: "Shop", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/price`, `${base}/about`] }], webhook });
+    expect(m).toMatchObject({ name: "Shop", status: "active", schedule: { cron: "0 * * * *", text: "hourly", timezone: "UTC" }, retentionDays: 30, judgeEnabled: false, lastCheckSummary: null });
+    expect(Date.parse(m.nextRunAt) - Date.now()).toBeLessThanOrEqual(3_600_000);
+    expect(m.estimatedCreditsPerMonth).toBe(2 * 720);
+    expect(m.targets[0]).toMatchObject({ id: "target-1", type: "scrape", urls: [`${base}/price`, `${base}/about`] });
+
+    const first = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(first).toMatchObject({ status: "completed", trigger: "manual", summary: { totalPages: 2, new: 2, same: 0, changed: 0, removed: 0, error: 0 }, actualCredits: 2, billingStatus: "confirmed" });
+    expect(first.pages.map((p: any) => [p.url, p.status])).toEqual([[`${base}/price`, "new"], [`${base}/about`, "new"]]);
+
+    pages.set("/price", { html: html("Kettle", "The kettle costs 29 EUR."), status: 200 });
+    const second = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(second.summary).toMatchObject({ totalPages: 2, changed: 1, same: 1 });
+    const changed = second.pages.find((p: any) => p.status === "changed");
+    expect(changed.url).toBe(`${base}/price`);
+    expect(changed.diff.text).toContain("-The kettle costs 25 EUR.");
+    expect(changed.diff.text).toContain("+The kettle costs 29 EUR.");
+    expect(changed.currentScrapeId).toEqual(expect.any(String));
+    // The page's scrape is a stored result like any other.
+    expect((await h.request(`/v2/scrape/${changed.currentScrapeId}`)).status).toBe(200);
+
+    pages.delete("/about");
+    const third = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(third.summary).toMatchObject({ totalPages: 2, same: 1, removed: 1 });
+
+    const checks: any[] = await app.listMonitorChecks(m.id);
+    expect(checks.map((c) => c.id)).toEqual([third.id, second.id, first.id]);
+    const again: any = await app.getMonitor(m.id);
+    expect(again.lastCheckSummary).toMatchObject({ removed: 1 });
+    expect(again.currentCheckId).toBeNull();
+
+    for (let i = 0; i < 100 && hooks.bodies.filter((b) => b.type === "monitor.check.completed").length < 3; i++) await Bun.sleep(20);
+    const done = hooks.bodies.filter((b) => b.type === "monitor.check.completed");
+    expect(done).toHaveLength(3);
+    expect(done[1].data[0]).toMatchObject({ monitorId: m.id, checkId: second.id, status: "completed", pages: [{ url: `${base}/price`, status: "changed" }] });
+    expect(done[1].metadata).toEqual({ who: "test" });
+    await app.deleteMonitor(m.id);
+  });
+
+  test("a check's pages page through with next and filter by status", async () => {
+    pages.set("/a", { html: html("A", "a"), status: 200 });
+    pages.set("/b", { html: html("B", "b"), status: 200 });
+    pages.set("/c", { html: html("C", "c"), status: 200 });
+    const m: any = await app.createMonitor({ name: "Three", schedule: { cron: "0 9 * * 1", timezone: "Europe/Berlin" }, targets: [{ type: "scrape", urls: ["/a", "/b", "/c"].map((p) => base + p) }] });
+    const check = await settled(m.id, (await app.runMonitor(m.id)).id);
+    const paged: any = await app.getMonitorCheck(m.id, check.id, { limit: 2, autoPaginate: true });
+    expect(paged.pages.map((p: any) => p.url)).toEqual(["/a", "/b", "/c"].map((p) => base + p));
+    const first = (await (await h.request(`/v2/monitor/${m.id}/checks/${check.id}?limit=2`)).json()) as any;
+    expect(first.data.pages).toHaveLength(2);
+    expect(new URL(first.data.next).search).toBe("?skip=2&limit=2");
+    const none = (await (await h.request(`/v2/monitor/${m.id}/checks/${check.id}?status=changed`)).json()) as any;
+    expect(none.data.pages).toEqual([]);
+    expect((await h.request(`/v2/monitor/${m.id}/checks/${check.id}?status=odd`)).status).toBe(400);
+    await app.deleteMonitor(m.id);
+  });
+
+  test("a check while another runs is skipped_overlap; one the key cannot pay for is skipped_no_credits; a tick is scheduled", async () => {
+    pages.set("/slow", { html: html("Slow", "slow"), status: 200, delayMs: 800 });
+    const m: any = await app.createMonitor({ name: "Slow", schedule: { text: "daily at 9:00" }, targets: [{ type: "scrape", urls: [`${base}/slow`] }] });
+    const running: any = await app.runMonitor(m.id);
+    expect(running.status).toBe("running");
+    const overlap: any = await app.runMonitor(m.id);
+    expect(overlap).toMatchObject({ status: "skipped_overlap", billingStatus: "not_applicable", error: "The previous check of this monitor was still running." });
+    await settled(m.id, running.id);
+    const ticked = h.services.monitors.tick(m.id, Date.parse("2026-11-23T09:00:00Z"))!;
+    expect(ticked.trigger).toBe("scheduled");
+    expect(await settled(m.id, ticked.id)).toMatchObject({ status: "completed", scheduledFor: "2026-11-23T09:00:00.000Z" });
+
+    const poor = h.services.keys.create("poor", 1).key;
+    const poorApp = new Firecrawl({ apiKey: poor, apiUrl: h.listen() });
+    const pm: any = await poorApp.createMonitor({ name: "Poor", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/slow`, `${base}/price`] }] });
+    expect(await poorApp.runMonitor(pm.id)).toMatchObject({ status: "skipped_no_credits" });
+    await poorApp.deleteMonitor(pm.id);
+    await app.deleteMonitor(m.id);
+  });
+
+  test("update: pause (no next run), a new schedule and targets; delete: gone, with its checks", async () => {
+    pages.set("/x", { html: html("X", "x"), status: 200 });
+    const m: any = await app.createMonitor({ name: "Edit", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/x`] }] });
+    const paused: any = await app.updateMonitor(m.id, { status: "paused" });
+    expect(paused).toMatchObject({ status: "paused", nextRunAt: null, estimatedCreditsPerMonth: 0 });
+    const edited: any = await app.updateMonitor(m.id, { status: "active", schedule: { text: "every 15 minutes" }, name: "Edited", targets: [{ type: "scrape", urls: [`${base}/x`, `${base}/price`] }] });
+    expect(edited).toMatchObject({ name: "Edited", schedule: { cron: "*/15 * * * *" } });
+    expect(Date.parse(edited.nextRunAt) - Date.now()).toBeLessThanOrEqual(15 * 60_000);
+    expect(edited.targets[0].urls).toHaveLength(2);
+    const list: any[] = await app.listMonitors();
+    expect(list.some((x) => x.id === m.id)).toBe(true);
+    const check = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(await app.deleteMonitor(m.id)).toBe(true);
+    expect((await h.request(`/v2/monitor/${m.id}`)).status).toBe(404);
+    expect((await h.request(`/v2/monitor/${m.id}/checks/${check.id}`)).status).toBe(404);
+    expect(h.services.db.query("SELECT COUNT(*) AS n FROM monitor_pages WHERE check_id = ?").get(check.id)).toEqual({ n: 0 });
+  });
+
+  test("judgeEnabled: the model says whether a change matters for the goal; the diff is what it is sent", async () => {
+    llm.reset();
+    llm.respond = (req) => {
+      const sent = req.messages.map((x) => x.content).join("\n");
+      const meaningful = /\+.*costs \d+ EUR/.test(sent);
+      return { content: JSON.stringify({ meaningful, confidence: "high", reason: meaningful ? "The price changed." : "Nothing relevant.", meaningfulChanges: [] }) };
+    };
+    pages.set("/judge", { html: html("Kettle", "The kettle costs 25 EUR."), status: 200 });
+    const m: any = await app.createMonitor({ name: "Judge", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/judge`] }], goal: "Tell me when the price changes", judgeEnabled: true });
+    await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(llm.chats()).toHaveLength(0); // a new page has nothing to judge
+    pages.set("/judge", { html: html("Kettle", "The kettle costs 30 EUR."), status: 200 });
+    const check = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(check.pages[0].judgment).toMatchObject({ meaningful: true, confidence: "high", reason: "The price changed." });
+    const sent = llm.chats()[0]!.messages.map((x) => x.content).join("\n");
+    expect(sent).toContain("Tell me when the price changes");
+    expect(sent).toMatch(/<<<PAGE_CONTENT id=\w+ \(diff of the page\)>>>[\s\S]*\+The kettle costs 30 EUR\./);
+    await app.deleteMonitor(m.id);
+  });
+
+  test("a check a stopped server left running is failed at the next start; other keys' monitors are not found", async () => {
+    pages.set("/y", { html: html("Y", "y"), status: 200 });
+    const m: any = await app.createMonitor({ name: "Left", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/y`] }] });
+    const now = Date.now();
+    h.services.db
+      .query("INSERT INTO monitor_checks (id, monitor_id, key_id, status, trigger, credits, summary, created_at, updated_at) VALUES ('left-check', ?, ?, 'running', 'scheduled', 0, ?, ?, ?)")
+      .run(m.id, h.services.keys.verify(h.key)!.keyId, JSON.stringify({ totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 }), now, now);
+    expect(h.services.monitors.start().failed).toBe(1);
+    const left: any = await app.getMonitorCheck(m.id, "left-check");
+    expect(left).toMatchObject({ status: "failed", error: "The server stopped during the check." });
+    const other = h.services.keys.create("other").key;
+    expect((await h.request(`/v2/monitor/${m.id}`, { auth: other })).status).toBe(404);
+    expect((await h.request(`/v2/monitor/${m.id}/run`, { method: "POST", auth: other, json: {} })).status).toBe(404);
+    await app.deleteMonitor(m.id);
+  });
+
+  test("refused with a 400 that says why: bad schedules, crawl and search targets, email notifications, a judge without a goal", async () => {
+    const post = async (body: Record<string, unknown>) => {
+      const res = await h.request("/v2/monitor", { method: "POST", json: { name: "n", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/x`] }], ...body } });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect((await post({ schedule: { text: "whenever" } })).body.error).toContain("is not understood");
+    expect((await post({ schedule: { cron: "*/5 * * * * *" } })).body.error).toContain("five fields");
+    expect((await post({ schedule: { cron: "0 9 * * *", timezone: "Mars/Base" } })).body.error).toContain("is not valid");
+    expect((await post({ schedule: {} })).status).toBe(400);
+    const crawl = await post({ targets: [{ type: "crawl", url: `${base}/` }] });
+    expect(crawl.status).toBe(400);
+    expect(JSON.stringify(crawl.body.details)).toContain("crawl targets are not run by crawlbox monitors yet");
+    expect((await post({ targets: [{ type: "search", queries: ["kettle"] }] })).status).toBe(400);
+    expect(JSON.stringify((await post({ notification: { email: { enabled: true, recipients: ["a@b.c"] } } })).body.details)).toContain("mail server");
+    expect((await post({ judgeEnabled: true })).status).toBe(400);
+    expect((await post({ targets: [{ type: "scrape", urls: [`${base}/x`], scrapeOptions: { formats: ["screenshot"] } }] })).status).toBeLessThan(500);
+    expect((await h.request("/v2/monitor?limit=0")).status).toBe(400);
+    expect((await h.request("/v2/monitor/nope", { method: "PATCH", json: { name: "x" } })).status).toBe(404);
+    const noLlm = await createHarness();
+    try {
+      const res = await noLlm.request("/v2/monitor", { method: "POST", json: { name: "n", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/x`] }], goal: "g", judgeEnabled: true } });
+      expect(((await res.json()) as any).code).toBe("LLM_NOT_CONFIGURED");
+    } finally {
+      await noLlm.close();
+    }
+  });
+});
