@@ -112,6 +112,11 @@ export class KeyStore {
     return { keyId, creditQuota: row?.credit_quota ?? null };
   }
 
+  /** Whether `keyId` is a stored key that was revoked (a monitor of such a key stops checking). */
+  isRevoked(keyId: string): boolean {
+    return this.db.query<{ r: number | null }, [string]>("SELECT revoked_at AS r FROM api_keys WHERE id = ?").get(keyId)?.r != null;
+  }
+
   /** The identity behind `key`, or undefined when the key is unknown or revoked. */
   verify(key: string): KeyIdentity | undefined {
     const hash = hashKey(key);

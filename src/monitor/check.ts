@@ -21,6 +21,8 @@ import type { CheckPage, MonitorSummary } from "./store.ts";
 
 /** Pages of one check scraped at once. */
 const PAGES_AT_ONCE = 2;
+/** Characters of a page's diff kept with the check (a rewritten page of megabytes would store megabytes per check). */
+export const MAX_DIFF_CHARS = 100_000;
 
 /** The judgment's JSON Schema (the SDK's `MonitorPageJudgment`). */
 const JUDGMENT_SCHEMA: Record<string, unknown> = {
@@ -63,6 +65,8 @@ export interface CheckInput {
   onPage(page: CheckPage, index: number): void;
   /** Records the judge's tokens for the key. */
   recordTokens: (tokens: number) => void;
+  /** The status the monitor's previous check gave this page (a page still gone is `same`, not `removed` again). */
+  previousStatus(targetId: string, url: string): CheckPage["status"] | undefined;
 }
 
 /** The scrape options of a monitored page: the target's, with `changeTracking` (its own tag) and `markdown`. */
@@ -87,21 +91,30 @@ export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<{ su
   let credits = 0;
   const work = input.targets.flatMap((target) => target.urls.map((url) => ({ target, url }))).map((w, index) => ({ ...w, index }));
   await forEachLimited(work, PAGES_AT_ONCE, input.signal, async ({ target, url, index }) => {
-    const page: CheckPage = { id: deps.newId(), targetId: target.id, url, status: "error", createdAt: deps.now() };
+    const page: CheckPage = { id: deps.newId(), targetId: target.id, url, status: "error", credits: 0, createdAt: deps.now() };
     try {
       const spec = monitoredSpec(input.monitorId, target, url, deps.config);
       const doc = await deps.limiter.run(spec.timeoutMs, () => deps.scrape.scrape(spec, input.who, { signal: input.signal }));
-      credits += Number(doc.metadata.creditsUsed ?? 0);
-      const tracking = doc.changeTracking as { changeStatus: CheckPage["status"]; diff?: { text: string; json: unknown } } | undefined;
+      page.credits = Number(doc.metadata.creditsUsed ?? 0);
+      credits += page.credits;
+      const tracking = doc.changeTracking as { changeStatus: CheckPage["status"]; diff?: { text: string; json: unknown }; json?: unknown } | undefined;
       page.status = tracking?.changeStatus ?? "error";
+      if (page.status === "removed" && input.previousStatus(target.id, url) === "removed") page.status = "same";
       page.scrapeId = String(doc.metadata.scrapeId);
       page.statusCode = doc.metadata.statusCode;
-      if (tracking?.diff) page.diff = tracking.diff;
+      if (tracking?.diff) {
+        const text = tracking.diff.text;
+        // A cut diff keeps its text only: the parsed form would describe the whole of it.
+        page.diff = text.length > MAX_DIFF_CHARS ? { text: `${text.slice(0, MAX_DIFF_CHARS)}\n… (diff cut at ${MAX_DIFF_CHARS} of ${text.length} characters)` } : tracking.diff;
+      }
+      // changeTracking's json mode: the fields that changed, as the SDK's per-field diff (beside the text diff).
+      if (tracking?.json !== undefined && page.status === "changed") page.diff = { ...(page.diff ?? {}), json: tracking.json };
       if (!tracking) page.error = "The page was scraped but has no change-tracking result.";
-      if (page.status === "changed" && page.diff && input.judgeGoal && deps.llm) {
+      if (page.status === "changed" && page.diff?.text && input.judgeGoal && deps.llm) {
         const run = { deadline: deps.now() + deps.config.llmTimeoutMs, signal: input.signal, recordTokens: input.recordTokens };
         try {
-          page.judgment = await deps.llm.structured(monitorJudgeMessages(input.judgeGoal, url, page.diff.text), JUDGMENT_SCHEMA, llmCallForRun(run, deps.config, deps.now));
+          const diff = page.diff.text.slice(0, deps.llm.chunkChars(JUDGMENT_SCHEMA));
+          page.judgment = await deps.llm.structured(monitorJudgeMessages(input.judgeGoal, url, diff), JUDGMENT_SCHEMA, llmCallForRun(run, deps.config, deps.now));
         } catch (err) {
           // The change stands; only its judgment is missing, and the page says why.
           if (input.signal.aborted) throw err;

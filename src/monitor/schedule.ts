@@ -38,15 +38,15 @@ export function cronFromText(text: string): string | undefined {
     daily: "0 0 * * *", "every day": "0 0 * * *",
     weekly: "0 0 * * 1", "every week": "0 0 * * 1",
     monthly: "0 0 1 * *", "every month": "0 0 1 * *",
-    "every minute": "* * * * *",
   };
   if (simple[s]) return simple[s];
+  // Only steps that divide the hour or the day evenly: cron's */45 fires at :00 and :45, which is not "every 45".
   let m = /^every (\d{1,3}) (minute|hour|day)s?$/.exec(s);
   if (m) {
     const n = Number(m[1]);
-    if (m[2] === "minute" && n >= 1 && n <= 59) return `*/${n} * * * *`;
-    if (m[2] === "hour" && n >= 1 && n <= 23) return `0 */${n} * * *`;
-    if (m[2] === "day" && n >= 1 && n <= 31) return `0 0 */${n} * *`;
+    if (m[2] === "minute" && n >= 1 && 60 % n === 0) return n === 60 ? "0 * * * *" : `*/${n} * * * *`;
+    if (m[2] === "hour" && n >= 1 && 24 % n === 0) return n === 24 ? "0 0 * * *" : `0 */${n} * * *`;
+    if (m[2] === "day" && n === 1) return "0 0 * * *";
     return undefined;
   }
   m = /^(?:daily|every day) at (.+)$/.exec(s);
@@ -62,9 +62,14 @@ export function cronFromText(text: string): string | undefined {
   return undefined;
 }
 
+/** Shortest time between two checks of a monitor. */
+export const MIN_INTERVAL_MS = 5 * 60 * 1000;
+
 /** Checks and normalises a schedule; throws the 400 a client gets for a bad one. */
 export function normalizeSchedule(input: MonitorScheduleInput): MonitorSchedule {
   const timezone = input.timezone ?? "UTC";
+  // An empty zone would make croner use the server's own, which a caller cannot know.
+  if (timezone.trim() === "") throw new BadRequestError("schedule.timezone must be an IANA time zone such as Europe/Berlin (default UTC).");
   let cron = input.cron?.trim();
   if (!cron) {
     if (!input.text) throw new BadRequestError("schedule needs cron (five fields: minute hour day month weekday) or text (such as \"hourly\" or \"daily at 9:00\").");
@@ -76,13 +81,19 @@ export function normalizeSchedule(input: MonitorScheduleInput): MonitorSchedule 
     }
   }
   if (cron.split(/\s+/).length !== 5) throw new BadRequestError(`schedule.cron ${JSON.stringify(cron)} must have five fields: minute hour day month weekday.`);
+  let runs: Date[];
   try {
     const probe = new Cron(cron, { timezone, paused: true });
-    const next = probe.nextRun();
+    runs = probe.nextRuns(12);
     probe.stop();
-    if (!next) throw new Error("it never runs");
+    if (runs.length === 0) throw new Error("it never runs");
   } catch (err) {
     throw new BadRequestError(`schedule ${JSON.stringify({ cron, timezone })} is not valid: ${(err as Error).message}`);
+  }
+  for (let i = 1; i < runs.length; i++) {
+    if (runs[i]!.getTime() - runs[i - 1]!.getTime() < MIN_INTERVAL_MS) {
+      throw new BadRequestError(`schedule ${JSON.stringify(cron)} checks more often than every ${MIN_INTERVAL_MS / 60_000} minutes, the shortest interval a monitor may have.`);
+    }
   }
   return { cron, ...(input.text && !input.cron ? { text: input.text } : {}), timezone };
 }
@@ -96,21 +107,23 @@ export function nextRun(schedule: MonitorSchedule, from = new Date()): Date | un
 }
 
 /**
- * Runs of a schedule in 30 days from `from`, for `estimatedCreditsPerMonth`: counted up to 2,000 runs, then
- * extrapolated from the time those took (an every-minute schedule is not walked 43,200 times per request).
+ * Runs of a schedule in 30 days from `from`, for `estimatedCreditsPerMonth`: counted up to 50 runs, then
+ * extrapolated from the time those took (a listing of 50 monitors must not walk croner thousands of times each).
  */
 export function runsPerMonth(schedule: MonitorSchedule, from = new Date()): number {
   const probe = new Cron(schedule.cron, { timezone: schedule.timezone, paused: true });
   const spanMs = 30 * 24 * 60 * 60 * 1000;
   const end = from.getTime() + spanMs;
   let n = 0;
+  let first = 0;
+  let last = 0;
   let at: Date | null = from;
-  let last = from.getTime();
   while ((at = probe.nextRun(at)) && at.getTime() <= end) {
-    n++;
+    if (n === 0) first = at.getTime();
     last = at.getTime();
-    if (n === 2_000) break;
+    if (++n === 50) break;
   }
   probe.stop();
-  return n === 2_000 ? Math.round((n * spanMs) / Math.max(1, last - from.getTime())) : n;
+  // The rate between the first and the 50th run, over the whole 30 days.
+  return n === 50 ? Math.round(((n - 1) * spanMs) / Math.max(1, last - first)) : n;
 }

@@ -20,18 +20,21 @@ import type { Logger } from "../log.ts";
 import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { monitoredSpec, runCheck, type CheckDeps } from "./check.ts";
+import { RunQueue } from "../extract/run-queue.ts";
 import { normalizeSchedule } from "./schedule.ts";
 import { EMPTY_SUMMARY, type CheckPage, type CheckRow, type MonitorRow, type MonitorStore } from "./store.ts";
 
 /** Monitors one key may have. */
 export const MAX_MONITORS_PER_KEY = 50;
+/** Checks running at once in this process (monitors on the same schedule start together); the others wait. */
+const CHECKS_AT_ONCE = 2;
 
 /** Dependencies of {@link MonitorService}. */
 export interface MonitorServiceDeps extends Omit<CheckDeps, "newId" | "now"> {
   db: Database;
   store: MonitorStore;
   ledger: CreditLedger;
-  keys: Pick<KeyStore, "identityOf">;
+  keys: Pick<KeyStore, "identityOf" | "isRevoked">;
   kickWebhooks: () => void;
   log: Pick<Logger, "warn" | "info">;
   now?: () => number;
@@ -44,19 +47,45 @@ export class MonitorService {
   private readonly newId: () => string;
   private readonly crons = new Map<string, Cron>();
   private readonly checks = new Map<string, AbortController>();
+  /** Checks waiting for a place in {@link queue}, by check id. */
+  private readonly pending = new Map<string, () => Promise<void>>();
+  private readonly queue: RunQueue;
   private closed = false;
 
   constructor(private readonly deps: MonitorServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? (() => crypto.randomUUID());
+    this.queue = new RunQueue(
+      CHECKS_AT_ONCE,
+      (id) => {
+        const run = this.pending.get(id);
+        this.pending.delete(id);
+        return run ? run() : Promise.resolve();
+      },
+      (id, err) => deps.log.warn("monitor check could not be recorded", { check: id, error: String(err) }),
+    );
   }
 
-  /** At `crawlbox serve` start: fails checks a stopped server left running, schedules every active monitor. */
+  /**
+   * At `crawlbox serve` start: fails the checks a stopped server left running (with what their pages did, and their
+   * webhook), and schedules every active monitor; one that cannot be scheduled is logged, not fatal.
+   */
   start(): { scheduled: number; failed: number } {
-    const failed = this.deps.store.failAbandoned(this.now());
-    const monitors = this.deps.store.active();
-    for (const m of monitors) this.arm(m);
-    return { scheduled: monitors.length, failed };
+    const abandoned = this.deps.store.runningChecks();
+    for (const c of abandoned) {
+      const m = this.deps.store.get(c.monitorId);
+      if (m) this.end(m, c, { status: "failed", ...this.deps.store.tally(c.id), error: "The server stopped during the check." }, []);
+    }
+    let scheduled = 0;
+    for (const m of this.deps.store.active()) {
+      try {
+        this.arm(m);
+        scheduled++;
+      } catch (err) {
+        this.deps.log.warn("monitor could not be scheduled", { monitor: m.id, error: String(err) });
+      }
+    }
+    return { scheduled, failed: abandoned.length };
   }
 
   /** Creates a monitor for `who` and schedules it. */
@@ -104,7 +133,13 @@ export class MonitorService {
     const m = this.get(id, who.keyId);
     if (fields.name !== undefined) m.name = fields.name;
     if (fields.status !== undefined) m.status = fields.status;
-    if (fields.schedule !== undefined) m.schedule = normalizeSchedule(fields.schedule);
+    if (fields.schedule !== undefined) {
+      // A partial schedule changes what it names: a new cron (or text) keeps the zone, a new zone keeps the cron.
+      const s = fields.schedule;
+      const when = s.cron !== undefined ? { cron: s.cron } : s.text !== undefined ? { text: s.text } : { cron: m.schedule.cron };
+      const kept = s.cron === undefined && s.text === undefined && m.schedule.text ? { text: m.schedule.text } : {};
+      m.schedule = { ...normalizeSchedule({ ...when, timezone: s.timezone ?? m.schedule.timezone }), ...kept };
+    }
     if (fields.targets !== undefined) m.targets = fields.targets;
     if (fields.retentionDays !== undefined) m.retentionDays = fields.retentionDays;
     if (fields.judgeEnabled !== undefined) m.judgeEnabled = fields.judgeEnabled;
@@ -130,7 +165,10 @@ export class MonitorService {
     const m = this.get(id, keyId);
     this.disarm(m.id);
     if (m.currentCheckId) this.checks.get(m.currentCheckId)?.abort(new Error("monitor deleted"));
-    immediate(this.deps.db, () => this.deps.store.delete(m.id));
+    immediate(this.deps.db, () => {
+      this.deps.store.delete(m.id);
+      this.deps.store.deleteHistory(m.id);
+    });
   }
 
   /** Starts a check now (`trigger: manual`); returns it as stored (running, or skipped). */
@@ -147,12 +185,22 @@ export class MonitorService {
   tick(id: string, scheduledFor = this.now()): CheckRow | undefined {
     const m = this.deps.store.get(id);
     if (!m || m.status !== "active" || this.closed) return undefined;
+    if (this.deps.keys.isRevoked(m.keyId)) {
+      // Its key was revoked: nobody may be charged or told any more. Paused, not deleted (the key's data stays).
+      m.status = "paused";
+      m.updatedAt = this.now();
+      this.deps.store.save(m);
+      this.disarm(m.id);
+      this.deps.log.info("monitor paused: its API key was revoked", { monitor: m.id });
+      return undefined;
+    }
     return this.startCheck(m, "scheduled", scheduledFor);
   }
 
   /** Stops every schedule and running check (a running check is failed at the next start). */
   async close(): Promise<void> {
     this.closed = true;
+    this.queue.close();
     for (const id of [...this.crons.keys()]) this.disarm(id);
     for (const c of this.checks.values()) c.abort(new Error("server stopping"));
   }
@@ -201,11 +249,15 @@ export class MonitorService {
       started = true;
       return check;
     });
-    if (started) void this.execute(m, check, who);
+    if (started) {
+      this.pending.set(check.id, () => this.execute(m, check, who));
+      this.queue.schedule(check.id);
+    }
     return row;
   }
 
   private async execute(m: MonitorRow, check: CheckRow, who: KeyIdentity): Promise<void> {
+    if (!this.deps.store.get(m.id)) return; // deleted while the check waited for its turn (its row went with it)
     const controller = new AbortController();
     this.checks.set(check.id, controller);
     const changedPages: { url: string; status: string }[] = [];
@@ -219,6 +271,7 @@ export class MonitorService {
           ...(m.judgeEnabled && m.goal ? { judgeGoal: m.goal } : {}),
           signal: controller.signal,
           recordTokens: (t) => this.deps.ledger.charge(who, 0, t),
+          previousStatus: (targetId, url) => this.deps.store.lastStatus(m.id, targetId, url, check.id),
           onPage: (page: CheckPage, index: number) => {
             this.deps.store.addPage(check.id, index, page);
             if (page.status === "new" || page.status === "changed" || page.status === "removed") changedPages.push({ url: page.url, status: page.status });
@@ -229,15 +282,17 @@ export class MonitorService {
       this.end(m, check, { status, summary, credits, ...(status === "failed" ? { error: "Every page of the check failed; see its pages." } : {}) }, changedPages);
     } catch (err) {
       if (this.closed || !this.deps.store.get(m.id)) return; // stopping (failed at the next start) or deleted
-      this.end(m, check, { status: "failed", summary: EMPTY_SUMMARY, credits: 0, error: err instanceof Error ? err.message : String(err) }, changedPages);
+      this.end(m, check, { status: "failed", ...this.deps.store.tally(check.id), error: err instanceof Error ? err.message : String(err) }, changedPages);
     } finally {
       this.checks.delete(check.id);
     }
   }
 
-  private end(m: MonitorRow, check: CheckRow, end: Parameters<MonitorStore["endCheck"]>[1], changed: { url: string; status: string }[]): void {
+  private end(started: MonitorRow, check: CheckRow, end: Parameters<MonitorStore["endCheck"]>[1], changed: { url: string; status: string }[]): void {
     immediate(this.deps.db, () => {
       if (!this.deps.store.endCheck(check.id, end, this.now())) return;
+      // The monitor as it is now: a webhook removed or changed while the check ran is the one that counts.
+      const m = this.deps.store.get(started.id) ?? started;
       if (!m.webhook) return;
       const event = end.status === "failed" ? "check.failed" : "check.completed";
       const data = [{ monitorId: m.id, checkId: check.id, status: end.status, summary: end.summary, pages: changed }];

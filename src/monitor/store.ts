@@ -67,10 +67,15 @@ export interface CheckPage {
   scrapeId?: string;
   statusCode?: number;
   error?: string;
-  diff?: { text: string; json: unknown };
+  diff?: { text?: string; json?: unknown };
   judgment?: unknown;
+  /** What the page's scrape cost. */
+  credits: number;
   createdAt: number;
 }
+
+/** Checks kept per monitor beyond its retention: the oldest go first. */
+export const MAX_CHECKS_PER_MONITOR = 1_000;
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
@@ -106,7 +111,7 @@ function checkFrom(r: Record<string, any>): CheckRow {
 }
 
 function pageFrom(r: Record<string, any>): CheckPage {
-  const p: CheckPage = { id: r.id, targetId: r.target_id, url: r.url, status: r.status, createdAt: r.created_at };
+  const p: CheckPage = { id: r.id, targetId: r.target_id, url: r.url, status: r.status, credits: r.credits, createdAt: r.created_at };
   if (r.scrape_id !== null) p.scrapeId = r.scrape_id;
   if (r.status_code !== null) p.statusCode = r.status_code;
   if (r.error !== null) p.error = r.error;
@@ -171,8 +176,29 @@ export class MonitorStore {
   /** Records one page of a running check. */
   addPage(checkId: string, seq: number, p: CheckPage): void {
     this.db
-      .query("INSERT INTO monitor_pages (id, check_id, seq, target_id, url, status, scrape_id, status_code, error, diff, judgment, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(p.id, checkId, seq, p.targetId, p.url, p.status, p.scrapeId ?? null, p.statusCode ?? null, p.error ?? null, json(p.diff), json(p.judgment), p.createdAt);
+      .query("INSERT INTO monitor_pages (id, check_id, seq, target_id, url, status, scrape_id, status_code, error, diff, judgment, credits, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(p.id, checkId, seq, p.targetId, p.url, p.status, p.scrapeId ?? null, p.statusCode ?? null, p.error ?? null, json(p.diff), json(p.judgment), p.credits, p.createdAt);
+  }
+
+  /** The status the monitor's latest earlier check gave a URL of a target, if any. */
+  lastStatus(monitorId: string, targetId: string, url: string, beforeCheckId: string): CheckPage["status"] | undefined {
+    return this.db
+      .query<{ status: CheckPage["status"] }, [string, string, string, string]>(
+        "SELECT p.status FROM monitor_pages p JOIN monitor_checks c ON c.id = p.check_id WHERE c.monitor_id = ? AND p.target_id = ? AND p.url = ? AND c.id != ? ORDER BY c.created_at DESC LIMIT 1",
+      )
+      .get(monitorId, targetId, url, beforeCheckId)?.status;
+  }
+
+  /** A check's summary and credits, from the pages it recorded (a check cut short keeps what it did). */
+  tally(checkId: string): { summary: MonitorSummary; credits: number } {
+    const summary: MonitorSummary = { ...EMPTY_SUMMARY };
+    let credits = 0;
+    for (const r of this.db.query<{ status: CheckPage["status"]; n: number; c: number }, [string]>("SELECT status, COUNT(*) AS n, SUM(credits) AS c FROM monitor_pages WHERE check_id = ? GROUP BY status").all(checkId)) {
+      summary[r.status] += r.n;
+      summary.totalPages += r.n;
+      credits += r.c;
+    }
+    return { summary, credits };
   }
 
   /** Ends a running check; false when it was not running (failed meanwhile by a restart). */
@@ -202,17 +228,24 @@ export class MonitorStore {
     return rows.map(pageFrom);
   }
 
-  /** Fails the checks a stopped server left running; returns how many. */
-  failAbandoned(now: number): number {
-    const ids = this.db.query<{ id: string }, []>("SELECT id FROM monitor_checks WHERE status = 'running'").all().map((r) => r.id);
-    for (const id of ids) this.endCheck(id, { status: "failed", summary: EMPTY_SUMMARY, credits: 0, error: "The server stopped during the check." }, now);
-    return ids.length;
+  /** The checks still `running` (after a restart: those a stopped server left). */
+  runningChecks(): CheckRow[] {
+    return this.db.query<Record<string, any>, []>("SELECT * FROM monitor_checks WHERE status = 'running'").all().map(checkFrom);
   }
 
-  /** Deletes checks (and their pages) older than their monitor's retention; returns how many checks. */
+  /**
+   * Deletes checks (and their pages) older than their monitor's retention, and beyond the newest
+   * {@link MAX_CHECKS_PER_MONITOR} of a monitor; returns how many checks.
+   */
   prune(now: number): number {
-    const old = "SELECT c.id FROM monitor_checks c JOIN monitors m ON m.id = c.monitor_id WHERE c.status != 'running' AND c.created_at < ? - m.retention_days * 86400000";
+    const old = `SELECT c.id FROM monitor_checks c JOIN monitors m ON m.id = c.monitor_id WHERE c.status != 'running' AND (c.created_at < ? - m.retention_days * 86400000
+      OR c.id IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY monitor_id ORDER BY created_at DESC) AS n FROM monitor_checks) WHERE n > ${MAX_CHECKS_PER_MONITOR}))`;
     this.db.query(`DELETE FROM monitor_pages WHERE check_id IN (${old})`).run(now);
     return this.db.query(`DELETE FROM monitor_checks WHERE id IN (${old})`).run(now).changes;
+  }
+
+  /** Deletes the change-tracking history a monitor kept for its pages (tag `monitor:<id>:<target>`). */
+  deleteHistory(monitorId: string): void {
+    this.db.query("DELETE FROM change_snapshots WHERE tag LIKE ? ESCAPE '\\'").run(`monitor:${monitorId.replace(/[\\%_]/g, (c) => `\\${c}`)}:%`);
   }
 }

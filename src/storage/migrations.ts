@@ -340,6 +340,7 @@ export const MIGRATIONS: readonly string[] = [
     error TEXT,
     diff TEXT,                        -- JSON {text, json} when changed
     judgment TEXT,                    -- JSON of the model's judgment (judgeEnabled) when changed
+    credits INTEGER NOT NULL DEFAULT 0, -- what the page's scrape cost
     created_at INTEGER NOT NULL
   );
   CREATE INDEX monitor_pages_check ON monitor_pages (check_id, seq);

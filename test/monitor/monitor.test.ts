@@ -84,18 +84,27 @@ describe("/v2/monitor", () => {
     const third = await settled(m.id, (await app.runMonitor(m.id)).id);
     expect(third.summary).toMatchObject({ totalPages: 2, same: 1, removed: 1 });
 
+    // Still gone at the next check: that is no news, so it is "same", not "removed" again.
+    const fourth = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(fourth.summary).toMatchObject({ totalPages: 2, same: 2, removed: 0 });
+
     const checks: any[] = await app.listMonitorChecks(m.id);
-    expect(checks.map((c) => c.id)).toEqual([third.id, second.id, first.id]);
+    expect(checks.map((c) => c.id)).toEqual([fourth.id, third.id, second.id, first.id]);
     const again: any = await app.getMonitor(m.id);
-    expect(again.lastCheckSummary).toMatchObject({ removed: 1 });
+    expect(again.lastCheckSummary).toMatchObject({ same: 2, removed: 0 });
     expect(again.currentCheckId).toBeNull();
 
-    for (let i = 0; i < 100 && hooks.bodies.filter((b) => b.type === "monitor.check.completed").length < 3; i++) await Bun.sleep(20);
+    await hooks.until((bodies) => bodies.filter((b) => b.type === "monitor.check.completed").length >= 4);
     const done = hooks.bodies.filter((b) => b.type === "monitor.check.completed");
-    expect(done).toHaveLength(3);
+    expect(done).toHaveLength(4);
+    expect(done[3].data[0].pages).toEqual([]);
     expect(done[1].data[0]).toMatchObject({ monitorId: m.id, checkId: second.id, status: "completed", pages: [{ url: `${base}/price`, status: "changed" }] });
     expect(done[1].metadata).toEqual({ who: "test" });
+    // Deleting the monitor deletes the history it kept for its pages.
+    const history = () => (h.services.db.query("SELECT COUNT(*) AS n FROM change_snapshots WHERE tag LIKE ?").get(`monitor:${m.id}:%`) as { n: number }).n;
+    expect(history()).toBeGreaterThan(0);
     await app.deleteMonitor(m.id);
+    expect(history()).toBe(0);
   });
 
   test("a check's pages page through with next and filter by status", async () => {
@@ -133,6 +142,22 @@ describe("/v2/monitor", () => {
     expect(await poorApp.runMonitor(pm.id)).toMatchObject({ status: "skipped_no_credits" });
     await poorApp.deleteMonitor(pm.id);
     await app.deleteMonitor(m.id);
+  });
+
+  test("a partial schedule keeps the rest: a new cron keeps the zone, a new zone keeps the cron; a revoked key's monitor pauses", async () => {
+    pages.set("/tz", { html: html("TZ", "tz"), status: 200 });
+    const m: any = await app.createMonitor({ name: "Zones", schedule: { cron: "0 9 * * *", timezone: "Europe/Berlin" }, targets: [{ type: "scrape", urls: [`${base}/tz`] }] });
+    expect(((await app.updateMonitor(m.id, { schedule: { cron: "0 10 * * *" } })) as any).schedule).toEqual({ cron: "0 10 * * *", timezone: "Europe/Berlin" });
+    expect(((await app.updateMonitor(m.id, { schedule: { timezone: "Asia/Tokyo" } })) as any).schedule).toEqual({ cron: "0 10 * * *", timezone: "Asia/Tokyo" });
+    await app.deleteMonitor(m.id);
+
+    const { key } = h.services.keys.create("soon revoked");
+    const mine = new Firecrawl({ apiKey: key, apiUrl: h.listen() });
+    const rm: any = await mine.createMonitor({ name: "Revoked", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/tz`] }] });
+    h.services.keys.revoke(h.services.keys.verify(key)!.keyId);
+    expect(h.services.monitors.tick(rm.id)).toBeUndefined();
+    expect(h.services.monitorStore.get(rm.id)!.status).toBe("paused");
+    expect(h.services.monitors.nextRunAt(rm.id)).toBeUndefined();
   });
 
   test("update: pause (no next run), a new schedule and targets; delete: gone, with its checks", async () => {
@@ -173,16 +198,19 @@ describe("/v2/monitor", () => {
     await app.deleteMonitor(m.id);
   });
 
-  test("a check a stopped server left running is failed at the next start; other keys' monitors are not found", async () => {
+  test("a check a stopped server left running is failed at the next start, with what its pages did; other keys' monitors are not found", async () => {
     pages.set("/y", { html: html("Y", "y"), status: 200 });
-    const m: any = await app.createMonitor({ name: "Left", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/y`] }] });
+    const m: any = await app.createMonitor({ name: "Left", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/y`] }], webhook: { url: hooks.url } });
     const now = Date.now();
     h.services.db
       .query("INSERT INTO monitor_checks (id, monitor_id, key_id, status, trigger, credits, summary, created_at, updated_at) VALUES ('left-check', ?, ?, 'running', 'scheduled', 0, ?, ?, ?)")
       .run(m.id, h.services.keys.verify(h.key)!.keyId, JSON.stringify({ totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 }), now, now);
+    h.services.monitorStore.addPage("left-check", 0, { id: "left-page", targetId: "target-1", url: `${base}/y`, status: "changed", credits: 1, createdAt: now });
     expect(h.services.monitors.start().failed).toBe(1);
     const left: any = await app.getMonitorCheck(m.id, "left-check");
-    expect(left).toMatchObject({ status: "failed", error: "The server stopped during the check." });
+    expect(left).toMatchObject({ status: "failed", error: "The server stopped during the check.", actualCredits: 1, summary: { totalPages: 1, changed: 1 } });
+    await hooks.until((bodies) => bodies.some((b) => b.id === "left-check"));
+    expect(hooks.bodies.find((b) => b.id === "left-check")).toMatchObject({ type: "monitor.check.failed", success: false });
     const other = h.services.keys.create("other").key;
     expect((await h.request(`/v2/monitor/${m.id}`, { auth: other })).status).toBe(404);
     expect((await h.request(`/v2/monitor/${m.id}/run`, { method: "POST", auth: other, json: {} })).status).toBe(404);
@@ -197,6 +225,9 @@ describe("/v2/monitor", () => {
     expect((await post({ schedule: { text: "whenever" } })).body.error).toContain("is not understood");
     expect((await post({ schedule: { cron: "*/5 * * * * *" } })).body.error).toContain("five fields");
     expect((await post({ schedule: { cron: "0 9 * * *", timezone: "Mars/Base" } })).body.error).toContain("is not valid");
+    expect((await post({ schedule: { cron: "0 9 * * *", timezone: "" } })).body.error).toContain("IANA time zone");
+    expect((await post({ schedule: { cron: "*/2 * * * *" } })).body.error).toContain("more often than every 5 minutes");
+    expect((await post({ schedule: { text: "every 45 minutes" } })).body.error).toContain("is not understood");
     expect((await post({ schedule: {} })).status).toBe(400);
     const crawl = await post({ targets: [{ type: "crawl", url: `${base}/` }] });
     expect(crawl.status).toBe(400);
