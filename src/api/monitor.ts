@@ -2,13 +2,15 @@
  * @module api/monitor
  * `POST /v2/monitor` and `PATCH /v2/monitor/{id}` bodies (the SDK's `CreateMonitorRequest` / `UpdateMonitorRequest`):
  * a name, a schedule (`cron`, or `text` such as "hourly" or "daily at 9:00", in a `timezone`), targets, and how to
- * be told (a webhook). Targets: `scrape` (URLs, with scrape options) is what crawlbox runs; `crawl` and `search`
- * targets are validated and refused with a 400 that says so (docs/monitor.md). Email notifications need a mail
+ * be told (a webhook). Targets: `scrape` (URLs, with scrape options) and `crawl` (a site from a start URL, its crawl
+ * options checked as a crawl body's) are what crawlbox runs; `search` targets are refused with a 400 that says so
+ * (docs/monitor.md). Email notifications need a mail
  * server, which crawlbox does not have: asking for them is a 400 as well.
  */
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { BadRequestError } from "../errors.ts";
+import { parseCrawlBody } from "./crawl.ts";
 import { Int, oneOf, PromptField, strictObject, UrlField } from "./common.ts";
 import type { Issue } from "./issues.ts";
 import { ScrapeOptionsSchema, normalizeScrapeOptions, type ScrapeOptions } from "./scrape-options.ts";
@@ -20,7 +22,7 @@ import { normalizeWebhook, webhookField, type Webhook } from "./webhook.ts";
 /** Events a monitor announces: `monitor.check.completed` after every check, `monitor.check.failed` when one fails. */
 export const MONITOR_WEBHOOK_EVENTS = ["check.completed", "check.failed"] as const;
 export type MonitorWebhook = Webhook<(typeof MONITOR_WEBHOOK_EVENTS)[number]>;
-/** Most URLs one monitor checks (all its scrape targets together). */
+/** Most URLs one monitor checks (all its scrape targets together, and each crawl target's `limit`). */
 export const MAX_MONITOR_URLS = 100;
 /** Longest a monitor keeps its checks. */
 export const MAX_RETENTION_DAYS = 365;
@@ -88,6 +90,23 @@ export interface MonitorScrapeTarget {
   scrapeOptions: ScrapeOptions;
 }
 
+/** A crawl target as stored: the crawl's start URL and its crawler options (a `limit` of at most 100 pages). */
+export interface MonitorCrawlTarget {
+  id: string;
+  type: "crawl";
+  url: string;
+  crawlOptions: Record<string, unknown>;
+  scrapeOptions: ScrapeOptions;
+}
+
+/** A target crawlbox runs. */
+export type MonitorTarget = MonitorScrapeTarget | MonitorCrawlTarget;
+
+/** Pages a target may check: its URLs, or its crawl's page limit. */
+export function targetPages(target: MonitorTarget): number {
+  return target.type === "scrape" ? target.urls.length : Number(target.crawlOptions.limit);
+}
+
 /** A schedule as given (normalised to `cron` by monitor/schedule.ts). */
 export type MonitorScheduleInput = Static<typeof ScheduleSchema>;
 
@@ -97,7 +116,7 @@ export interface MonitorFields {
   status?: "active" | "paused";
   schedule?: MonitorScheduleInput;
   webhook?: MonitorWebhook | null;
-  targets?: MonitorScrapeTarget[];
+  targets?: MonitorTarget[];
   retentionDays?: number;
   goal?: string | null;
   judgeEnabled?: boolean;
@@ -105,18 +124,44 @@ export interface MonitorFields {
 
 type TargetInput = Static<typeof TargetSchema>;
 
-function targets(input: TargetInput[], issues: Issue[]): MonitorScrapeTarget[] {
-  const out: MonitorScrapeTarget[] = [];
+/** A crawl target, checked as the crawl body it becomes; its issues are reported under the target's own path. */
+function crawlTarget(target: Extract<TargetInput, { type: "crawl" }>, id: string, i: number, issues: Issue[]): MonitorCrawlTarget | undefined {
+  const options = { limit: MAX_MONITOR_URLS, ...(target.crawlOptions ?? {}) };
+  try {
+    const req = parseCrawlBody({ url: target.url, ...options, scrapeOptions: target.scrapeOptions ?? {} });
+    if (req.crawlerOptions.limit > MAX_MONITOR_URLS) {
+      issues.push({ code: "custom", path: ["targets", i, "crawlOptions", "limit"], message: `A monitor's crawl reads at most ${MAX_MONITOR_URLS} pages.` });
+    }
+    return { id, type: "crawl", url: req.url, crawlOptions: req.crawlerOptions as Record<string, unknown>, scrapeOptions: req.scrapeOptions };
+  } catch (err) {
+    if (!(err instanceof BadRequestError)) throw err;
+    const found = Array.isArray(err.details) ? (err.details as Issue[]) : [{ code: "custom", path: [], message: err.message } as Issue];
+    for (const x of found) {
+      const [head, ...rest] = x.path;
+      const path = head === "url" || head === "scrapeOptions" ? [head, ...rest] : head === undefined ? [] : ["crawlOptions", head, ...rest];
+      issues.push({ ...x, path: ["targets", i, ...path] });
+    }
+    return undefined;
+  }
+}
+
+function targets(input: TargetInput[], issues: Issue[]): MonitorTarget[] {
+  const out: MonitorTarget[] = [];
   const ids = new Set<string>();
   let urls = 0;
   input.forEach((target, i) => {
-    if (target.type !== "scrape") {
-      issues.push({ code: "custom", path: ["targets", i, "type"], message: `${target.type} targets are not run by crawlbox monitors yet; use scrape targets (a list of URLs) (docs/monitor.md).` });
+    if (target.type === "search") {
+      issues.push({ code: "custom", path: ["targets", i, "type"], message: "search targets are not run by crawlbox monitors yet; use scrape targets (a list of URLs) or crawl targets (a site) (docs/monitor.md)." });
       return;
     }
     const id = target.id ?? `target-${i + 1}`;
     if (ids.has(id)) issues.push({ code: "custom", path: ["targets", i, "id"], message: `Two targets have the id ${JSON.stringify(id)}.` });
     ids.add(id);
+    if (target.type === "crawl") {
+      const crawl = crawlTarget(target, id, i, issues);
+      if (crawl) out.push(crawl);
+      return;
+    }
     const normalised = target.urls.map((u, j) => urlAt(u, ["targets", i, "urls", j], issues)).filter((u): u is string => u !== undefined);
     urls += normalised.length;
     // The shape was checked with the body; this applies the options' defaults, as a scrape body's are.
@@ -142,10 +187,10 @@ function webhook(input: unknown, issues: Issue[]): MonitorWebhook | null | undef
 }
 
 /** Validates a create body; throws `BadRequestError` (400) with zod-shaped details. */
-export function parseCreateMonitorBody(body: unknown): MonitorFields & { name: string; schedule: MonitorScheduleInput; targets: MonitorScrapeTarget[] } {
+export function parseCreateMonitorBody(body: unknown): MonitorFields & { name: string; schedule: MonitorScheduleInput; targets: MonitorTarget[] } {
   const v = validateBody(CreateMonitorSchema, body);
   const issues: Issue[] = [];
-  const out = { name: v.name, schedule: v.schedule, targets: targets(v.targets, issues), retentionDays: v.retentionDays ?? DEFAULT_RETENTION_DAYS, judgeEnabled: v.judgeEnabled ?? false } as MonitorFields & { name: string; schedule: MonitorScheduleInput; targets: MonitorScrapeTarget[] };
+  const out = { name: v.name, schedule: v.schedule, targets: targets(v.targets, issues), retentionDays: v.retentionDays ?? DEFAULT_RETENTION_DAYS, judgeEnabled: v.judgeEnabled ?? false } as MonitorFields & { name: string; schedule: MonitorScheduleInput; targets: MonitorTarget[] };
   const w = webhook(v.webhook, issues);
   if (w) out.webhook = w;
   notification(v.notification, issues);

@@ -6,7 +6,7 @@
  * `changed` (with its git-style diff), `removed` (a 404 or 410) or `error`. With `judgeEnabled`, the model says
  * whether each change matters for the monitor's `goal`. Each page is charged as the scrape it is.
  */
-import type { MonitorScrapeTarget } from "../api/monitor.ts";
+import type { MonitorCrawlTarget, MonitorScrapeTarget, MonitorTarget } from "../api/monitor.ts";
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { CrawlboxError } from "../errors.ts";
@@ -16,6 +16,7 @@ import { llmCallForRun, type LlmLimits } from "../llm/render-call.ts";
 import { forEachLimited } from "../scrape/each-limited.ts";
 import { specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
 import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
+import type { ScrapeDocument } from "../scrape/document.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import type { CheckPage, MonitorSummary } from "./store.ts";
 
@@ -43,8 +44,23 @@ const JUDGMENT_SCHEMA: Record<string, unknown> = {
   required: ["meaningful", "confidence", "reason", "meaningfulChanges"],
 };
 
+/** One page of a crawl target's crawl: its document, or why it failed. */
+export interface CrawledPage {
+  url: string;
+  document?: ScrapeDocument;
+  error?: string;
+}
+
+/** Runs a crawl target's crawl, handing over each page; resolves with the crawl's id (crawl-target.ts). */
+export type CrawlRunner = (
+  o: { monitorId: string; target: MonitorCrawlTarget; who: KeyIdentity; signal: AbortSignal },
+  onPage: (page: CrawledPage) => Promise<void>,
+) => Promise<string>;
+
 /** What a check needs. */
 export interface CheckDeps {
+  /** Crawl targets' crawls (undefined: the check has none to run). */
+  crawl?: CrawlRunner;
   scrape: ScrapeService;
   limiter: ConcurrencyLimiter;
   llm?: LlmClient;
@@ -57,7 +73,7 @@ export interface CheckDeps {
 export interface CheckInput {
   monitorId: string;
   who: KeyIdentity;
-  targets: MonitorScrapeTarget[];
+  targets: MonitorTarget[];
   /** The goal to judge changes against, when `judgeEnabled`. */
   judgeGoal?: string;
   signal: AbortSignal;
@@ -70,7 +86,7 @@ export interface CheckInput {
 }
 
 /** The scrape options of a monitored page: the target's, with `changeTracking` (its own tag) and `markdown`. */
-export function monitoredOptions(monitorId: string, target: MonitorScrapeTarget): ScrapeOptions {
+export function monitoredOptions(monitorId: string, target: MonitorTarget): ScrapeOptions {
   const formats = (target.scrapeOptions.formats ?? []) as { type: string; [k: string]: unknown }[];
   const own = formats.find((f) => f.type === "changeTracking");
   const others = formats.filter((f) => f.type !== "changeTracking");
@@ -81,54 +97,88 @@ export function monitoredOptions(monitorId: string, target: MonitorScrapeTarget)
 }
 
 /** The spec a monitored page is scraped with (also what the capability check sees when the monitor is saved). */
-export function monitoredSpec(monitorId: string, target: MonitorScrapeTarget, url: string, defaults: SpecDefaults) {
+export function monitoredSpec(monitorId: string, target: MonitorTarget, url: string, defaults: SpecDefaults) {
   return specFromOptions(url, url, monitoredOptions(monitorId, target), {}, defaults);
 }
 
-/** Runs one check; returns its summary and the credits its pages cost. Never throws for a page's failure. */
-export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<{ summary: MonitorSummary; credits: number }> {
+/** What a check found: its summary, what its pages cost, and each crawl target's crawl. */
+export interface CheckOutcome {
+  summary: MonitorSummary;
+  credits: number;
+  crawls: Record<string, string>;
+}
+
+/**
+ * Runs one check: the scrape targets' URLs first (two at a time), then each crawl target's crawl (crawl-target.ts).
+ * Never throws for a page's failure; throws when the check is aborted.
+ */
+export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<CheckOutcome> {
   const summary: MonitorSummary = { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 };
-  let credits = 0;
-  const work = input.targets.flatMap((target) => target.urls.map((url) => ({ target, url }))).map((w, index) => ({ ...w, index }));
+  const outcome: CheckOutcome = { summary, credits: 0, crawls: {} };
+  const done = (page: CheckPage, index: number) => {
+    outcome.credits += page.credits;
+    summary.totalPages++;
+    summary[page.status]++;
+    input.onPage(page, index);
+  };
+  const scrapes = input.targets.filter((t): t is MonitorScrapeTarget => t.type === "scrape");
+  const work = scrapes.flatMap((target) => target.urls.map((url) => ({ target, url }))).map((w, index) => ({ ...w, index }));
   await forEachLimited(work, PAGES_AT_ONCE, input.signal, async ({ target, url, index }) => {
     const page: CheckPage = { id: deps.newId(), targetId: target.id, url, status: "error", credits: 0, createdAt: deps.now() };
     try {
       const spec = monitoredSpec(input.monitorId, target, url, deps.config);
       const doc = await deps.limiter.run(spec.timeoutMs, () => deps.scrape.scrape(spec, input.who, { signal: input.signal }));
-      page.credits = Number(doc.metadata.creditsUsed ?? 0);
-      credits += page.credits;
-      const tracking = doc.changeTracking as { changeStatus: CheckPage["status"]; diff?: { text: string; json: unknown }; json?: unknown } | undefined;
-      page.status = tracking?.changeStatus ?? "error";
-      if (page.status === "removed" && input.previousStatus(target.id, url) === "removed") page.status = "same";
-      page.scrapeId = String(doc.metadata.scrapeId);
-      page.statusCode = doc.metadata.statusCode;
-      if (tracking?.diff) {
-        const text = tracking.diff.text;
-        // A cut diff keeps its text only: the parsed form would describe the whole of it.
-        page.diff = text.length > MAX_DIFF_CHARS ? { text: `${text.slice(0, MAX_DIFF_CHARS)}\n… (diff cut at ${MAX_DIFF_CHARS} of ${text.length} characters)` } : tracking.diff;
-      }
-      // changeTracking's json mode: the fields that changed, as the SDK's per-field diff (beside the text diff).
-      if (tracking?.json !== undefined && page.status === "changed") page.diff = { ...(page.diff ?? {}), json: tracking.json };
-      if (!tracking) page.error = "The page was scraped but has no change-tracking result.";
-      if (page.status === "changed" && page.diff?.text && input.judgeGoal && deps.llm) {
-        const run = { deadline: deps.now() + deps.config.llmTimeoutMs, signal: input.signal, recordTokens: input.recordTokens };
-        try {
-          const diff = page.diff.text.slice(0, deps.llm.chunkChars(JUDGMENT_SCHEMA));
-          page.judgment = await deps.llm.structured(monitorJudgeMessages(input.judgeGoal, url, diff), JUDGMENT_SCHEMA, llmCallForRun(run, deps.config, deps.now));
-        } catch (err) {
-          // The change stands; only its judgment is missing, and the page says why.
-          if (input.signal.aborted) throw err;
-          page.error = `The change could not be judged: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`;
-        }
-      }
+      await readDocument(deps, input, target.id, doc, page);
     } catch (err) {
       if (input.signal.aborted) throw err;
       page.status = "error";
       page.error = err instanceof CrawlboxError ? `${err.code}: ${err.message}` : (err as Error).message;
     }
-    summary.totalPages++;
-    summary[page.status]++;
-    input.onPage(page, index);
+    done(page, index);
   });
-  return { summary, credits };
+  let index = work.length;
+  for (const target of input.targets) {
+    if (target.type !== "crawl") continue;
+    if (!deps.crawl) throw new TypeError("a crawl target needs the job service");
+    outcome.crawls[target.id] = await deps.crawl(
+      { monitorId: input.monitorId, target, who: input.who, signal: input.signal },
+      async (result) => {
+        const page: CheckPage = { id: deps.newId(), targetId: target.id, url: result.url, status: "error", credits: 0, createdAt: deps.now() };
+        if (result.document) await readDocument(deps, input, target.id, result.document, page);
+        else page.error = result.error ?? "The page could not be scraped.";
+        done(page, index++);
+      },
+    );
+  }
+  return outcome;
+}
+
+/** A page's status, diff and judgment from its scraped document (with the changeTracking format). */
+async function readDocument(deps: CheckDeps, input: CheckInput, targetId: string, doc: ScrapeDocument, page: CheckPage): Promise<void> {
+  const url = page.url;
+  page.credits = Number(doc.metadata.creditsUsed ?? 0);
+  const tracking = doc.changeTracking as { changeStatus: CheckPage["status"]; diff?: { text: string; json: unknown }; json?: unknown } | undefined;
+  page.status = tracking?.changeStatus ?? "error";
+  if (page.status === "removed" && input.previousStatus(targetId, url) === "removed") page.status = "same";
+  page.scrapeId = String(doc.metadata.scrapeId);
+  page.statusCode = doc.metadata.statusCode;
+  if (tracking?.diff) {
+    const text = tracking.diff.text;
+    // A cut diff keeps its text only: the parsed form would describe the whole of it.
+    page.diff = text.length > MAX_DIFF_CHARS ? { text: `${text.slice(0, MAX_DIFF_CHARS)}\n… (diff cut at ${MAX_DIFF_CHARS} of ${text.length} characters)` } : tracking.diff;
+  }
+  // changeTracking's json mode: the fields that changed, as the SDK's per-field diff (beside the text diff).
+  if (tracking?.json !== undefined && page.status === "changed") page.diff = { ...(page.diff ?? {}), json: tracking.json };
+  if (!tracking) page.error = "The page was scraped but has no change-tracking result.";
+  if (page.status === "changed" && page.diff?.text && input.judgeGoal && deps.llm) {
+    const run = { deadline: deps.now() + deps.config.llmTimeoutMs, signal: input.signal, recordTokens: input.recordTokens };
+    try {
+      const diff = page.diff.text.slice(0, deps.llm.chunkChars(JUDGMENT_SCHEMA));
+      page.judgment = await deps.llm.structured(monitorJudgeMessages(input.judgeGoal, url, diff), JUDGMENT_SCHEMA, llmCallForRun(run, deps.config, deps.now));
+    } catch (err) {
+      // The change stands; only its judgment is missing, and the page says why.
+      if (input.signal.aborted) throw err;
+      page.error = `The change could not be judged: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`;
+    }
+  }
 }

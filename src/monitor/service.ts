@@ -10,7 +10,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { Cron } from "croner";
-import type { MonitorFields, MonitorScrapeTarget } from "../api/monitor.ts";
+import { targetPages, type MonitorFields, type MonitorTarget } from "../api/monitor.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
 import { BadRequestError, InsufficientCreditsError, NotFoundError, TooManyRequestsError } from "../errors.ts";
@@ -89,7 +89,7 @@ export class MonitorService {
   }
 
   /** Creates a monitor for `who` and schedules it. */
-  create(fields: MonitorFields & { name: string; schedule: NonNullable<MonitorFields["schedule"]>; targets: MonitorScrapeTarget[] }, who: KeyIdentity): MonitorRow {
+  create(fields: MonitorFields & { name: string; schedule: NonNullable<MonitorFields["schedule"]>; targets: MonitorTarget[] }, who: KeyIdentity): MonitorRow {
     if (fields.judgeEnabled && !this.deps.llm) throw new LlmNotConfiguredError("judgeEnabled (the model judges each change against the goal)");
     const now = this.now();
     const m: MonitorRow = {
@@ -207,7 +207,7 @@ export class MonitorService {
 
   /** The options each target's pages are scraped with must be ones this server can honour (a 400 now, not later). */
   private checkTargets(m: MonitorRow): void {
-    for (const target of m.targets) this.deps.scrape.validate(monitoredSpec(m.id, target, target.urls[0]!, this.deps.config));
+    for (const target of m.targets) this.deps.scrape.validate(monitoredSpec(m.id, target, target.type === "scrape" ? target.urls[0]! : target.url, this.deps.config));
   }
 
   private arm(m: MonitorRow): void {
@@ -227,7 +227,8 @@ export class MonitorService {
   private startCheck(m: MonitorRow, trigger: "scheduled" | "manual", scheduledFor?: number): CheckRow {
     const now = this.now();
     const who = this.deps.keys.identityOf(m.keyId);
-    const pages = m.targets.reduce((n, t) => n + t.urls.length, 0);
+    // Crawl targets are counted at their page limit: a check the key could not finish paying for is not started.
+    const pages = m.targets.reduce((n, t) => n + targetPages(t), 0);
     const check: CheckRow = { id: this.newId(), monitorId: m.id, keyId: m.keyId, status: "running", trigger, credits: 0, summary: EMPTY_SUMMARY, createdAt: now, updatedAt: now, startedAt: now };
     if (scheduledFor !== undefined) check.scheduledFor = scheduledFor;
     const skipped = (status: CheckRow["status"], error: string): CheckRow => {
@@ -262,7 +263,7 @@ export class MonitorService {
     this.checks.set(check.id, controller);
     const changedPages: { url: string; status: string }[] = [];
     try {
-      const { summary, credits } = await runCheck(
+      const { summary, credits, crawls } = await runCheck(
         { ...this.deps, newId: this.newId, now: this.now },
         {
           monitorId: m.id,
@@ -279,7 +280,7 @@ export class MonitorService {
         },
       );
       const status = summary.error === 0 ? "completed" : summary.error === summary.totalPages ? "failed" : "partial";
-      this.end(m, check, { status, summary, credits, ...(status === "failed" ? { error: "Every page of the check failed; see its pages." } : {}) }, changedPages);
+      this.end(m, check, { status, summary, credits, crawls, ...(status === "failed" ? { error: "Every page of the check failed; see its pages." } : {}) }, changedPages);
     } catch (err) {
       if (this.closed || !this.deps.store.get(m.id)) return; // stopping (failed at the next start) or deleted
       this.end(m, check, { status: "failed", ...this.deps.store.tally(check.id), error: err instanceof Error ? err.message : String(err) }, changedPages);

@@ -33,6 +33,7 @@ import { AgentService } from "../agent/service.ts";
 import { AgentStore } from "../agent/store.ts";
 import { MonitorService } from "../monitor/service.ts";
 import { MonitorStore } from "../monitor/store.ts";
+import { crawlRunner } from "../monitor/crawl-target.ts";
 import { ExtractService } from "../extract/service.ts";
 import { ExtractStore } from "../extract/store.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
@@ -297,9 +298,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const extract = new ExtractService({ ...research, store: extractStore, map: { engine: discoveryHttp, robots, gate } });
   const agentStore = new AgentStore(db);
   const agent = new AgentService({ ...research, store: agentStore });
-  const monitorStore = new MonitorStore(db);
-  const monitors = new MonitorService({ ...research, store: monitorStore });
   const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, scrape, ledger, planner, config, now });
+  const monitorStore = new MonitorStore(db);
+  // A monitor's crawl is made by no request: its links use CRAWLBOX_PUBLIC_URL, else the address the server listens on.
+  const listenHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host.includes(":") ? `[${config.host}]` : config.host;
+  const crawl = crawlRunner({ jobs, jobStore, jobResults, publicBaseUrl: config.publicUrl || `http://${listenHost}:${config.port}` });
+  const monitors = new MonitorService({ ...research, store: monitorStore, crawl });
   scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
   if (background) workers.start();
 

@@ -107,6 +107,32 @@ describe("/v2/monitor", () => {
     expect(history()).toBe(0);
   });
 
+  test("a crawl target: its crawl is a job of its own; pages new, then changed, and a page gone from the site removed", async () => {
+    const site = (links: string[]) => html("Site", links.map((l) => `<a href="${l}">${l}</a>`).join(" "));
+    pages.set("/site/", { html: site(["/site/a", "/site/b"]), status: 200 });
+    pages.set("/site/a", { html: html("A", "Page A, first version."), status: 200 });
+    pages.set("/site/b", { html: html("B", "Page B."), status: 200 });
+    const m: any = await app.createMonitor({ name: "Site", schedule: { text: "daily" }, targets: [{ type: "crawl", url: `${base}/site/`, crawlOptions: { limit: 10, sitemap: "skip" } }] });
+    expect(m.targets[0]).toMatchObject({ id: "target-1", type: "crawl", url: `${base}/site/`, crawlOptions: { limit: 10, sitemap: "skip" } });
+    expect(m.estimatedCreditsPerMonth).toBe(10 * 30);
+    const status = (check: any) => Object.fromEntries(check.pages.map((p: any) => [new URL(p.url).pathname, p.status]));
+
+    const first = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(status(first)).toEqual({ "/site/": "new", "/site/a": "new", "/site/b": "new" });
+    const crawlId = first.targetResults[0].crawlId;
+    expect(first.targetResults).toEqual([{ targetId: "target-1", type: "crawl", crawlId: expect.any(String) }]);
+    expect(((await (await h.request(`/v2/crawl/${crawlId}`)).json()) as any).status).toBe("completed");
+
+    pages.set("/site/a", { html: html("A", "Page A, second version."), status: 200 });
+    pages.set("/site/", { html: site(["/site/a"]), status: 200 });
+    pages.delete("/site/b");
+    const second = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(status(second)).toEqual({ "/site/": "changed", "/site/a": "changed", "/site/b": "removed" });
+    expect(second.pages.find((p: any) => p.url.endsWith("/site/a")).diff.text).toContain("+Page A, second version.");
+    expect(second.targetResults[0].crawlId).not.toBe(crawlId);
+    await app.deleteMonitor(m.id);
+  }, 30_000);
+
   test("a check's pages page through with next and filter by status", async () => {
     pages.set("/a", { html: html("A", "a"), status: 200 });
     pages.set("/b", { html: html("B", "b"), status: 200 });
@@ -229,10 +255,16 @@ describe("/v2/monitor", () => {
     expect((await post({ schedule: { cron: "*/2 * * * *" } })).body.error).toContain("more often than every 5 minutes");
     expect((await post({ schedule: { text: "every 45 minutes" } })).body.error).toContain("is not understood");
     expect((await post({ schedule: {} })).status).toBe(400);
-    const crawl = await post({ targets: [{ type: "crawl", url: `${base}/` }] });
-    expect(crawl.status).toBe(400);
-    expect(JSON.stringify(crawl.body.details)).toContain("crawl targets are not run by crawlbox monitors yet");
-    expect((await post({ targets: [{ type: "search", queries: ["kettle"] }] })).status).toBe(400);
+    const big = await post({ targets: [{ type: "crawl", url: `${base}/`, crawlOptions: { limit: 500 } }] });
+    expect(big.status).toBe(400);
+    expect(big.body.details).toContainEqual(expect.objectContaining({ path: ["targets", 0, "crawlOptions", "limit"], message: "A monitor's crawl reads at most 100 pages." }));
+    const regex = await post({ targets: [{ type: "crawl", url: `${base}/`, crawlOptions: { includePaths: ["(["] } }] });
+    expect(regex.status).toBe(400);
+    expect(JSON.stringify(regex.body.details)).toContain('"targets",0,"crawlOptions","includePaths"');
+    expect((await post({ targets: [{ type: "crawl", url: `${base}/`, crawlOptions: { noSuchOption: 1 } }] })).status).toBe(400);
+    const search = await post({ targets: [{ type: "search", queries: ["kettle"] }] });
+    expect(search.status).toBe(400);
+    expect(JSON.stringify(search.body.details)).toContain("search targets are not run by crawlbox monitors yet");
     expect(JSON.stringify((await post({ notification: { email: { enabled: true, recipients: ["a@b.c"] } } })).body.details)).toContain("mail server");
     expect((await post({ judgeEnabled: true })).status).toBe(400);
     expect((await post({ targets: [{ type: "scrape", urls: [`${base}/x`], scrapeOptions: { formats: ["screenshot"] } }] })).status).toBeLessThan(500);

@@ -5,7 +5,7 @@
  * are the SDK's `Monitor`, `MonitorCheck` and `MonitorCheckDetail`.
  */
 import { Elysia } from "elysia";
-import { CreateMonitorSchema, parseCreateMonitorBody, parseUpdateMonitorBody, UpdateMonitorSchema } from "../../api/monitor.ts";
+import { CreateMonitorSchema, parseCreateMonitorBody, parseUpdateMonitorBody, targetPages, UpdateMonitorSchema } from "../../api/monitor.ts";
 import { BadRequestError, NotFoundError } from "../../errors.ts";
 import { runsPerMonth } from "../../monitor/schedule.ts";
 import type { MonitorService } from "../../monitor/service.ts";
@@ -29,7 +29,7 @@ function intParam(query: Record<string, string | undefined>, name: string, fallb
 }
 
 function monitorView(m: MonitorRow, monitors: MonitorService): Record<string, unknown> {
-  const pages = m.targets.reduce((n, t) => n + t.urls.length, 0);
+  const pages = m.targets.reduce((n, t) => n + targetPages(t), 0);
   return {
     id: m.id,
     name: m.name,
@@ -61,13 +61,13 @@ function checkView(c: CheckRow, m: MonitorRow): Record<string, unknown> {
     scheduledFor: iso(c.scheduledFor),
     startedAt: iso(c.startedAt),
     finishedAt: iso(c.finishedAt),
-    estimatedCredits: skipped ? 0 : m.targets.reduce((n, t) => n + t.urls.length, 0),
+    estimatedCredits: skipped ? 0 : m.targets.reduce((n, t) => n + targetPages(t), 0),
     reservedCredits: null,
     actualCredits: c.credits,
     // Pages are charged as they are scraped: nothing is reserved, and what a finished check cost is final.
     billingStatus: skipped ? "not_applicable" : c.status === "running" ? "reserved" : "confirmed",
     summary: c.summary,
-    targetResults: m.targets.map((t) => ({ targetId: t.id, type: "scrape" })),
+    targetResults: m.targets.map((t) => (t.type === "crawl" ? { targetId: t.id, type: "crawl", ...(c.crawls?.[t.id] ? { crawlId: c.crawls[t.id] } : {}) } : { targetId: t.id, type: "scrape" })),
     notificationStatus: null,
     error: c.error ?? null,
     createdAt: iso(c.createdAt),

@@ -1,0 +1,73 @@
+/**
+ * @module monitor/crawl-target
+ * A monitor's crawl target: a crawl job from its start URL with its crawl options (at most 100 pages) and the
+ * monitor's change tracking (tag `monitor:<id>:<target>`), run by the server's job queue like any crawl and visible
+ * as one (`GET /v2/crawl/{crawlId}`, the check's `targetResults`). Pages the previous crawl saw and this one did not
+ * reach are re-checked by the crawl itself (change-tracking/crawl-recheck.ts), so a page gone from the site is
+ * `removed`. The check waits for the crawl; a check stopped (the monitor deleted, the server stopping) cancels it.
+ */
+import { parseCrawlBody } from "../api/crawl.ts";
+import type { JobResults } from "../jobs/results.ts";
+import type { JobService } from "../jobs/service.ts";
+import type { JobStore } from "../jobs/types.ts";
+import type { ScrapeDocument } from "../scrape/document.ts";
+import { monitoredOptions, type CrawlRunner } from "./check.ts";
+
+/** How often a check looks at its crawl's progress. */
+const POLL_MS = 250;
+/** Documents read per query of the crawl's results. */
+const RESULTS_PER_READ = 100;
+
+/** What running a crawl target needs. */
+export interface CrawlTargetDeps {
+  jobs: Pick<JobService, "createCrawl" | "cancel">;
+  jobStore: Pick<JobStore, "get">;
+  jobResults: Pick<JobResults, "page" | "errors">;
+  /** Base of the crawl's own `next` links (`CRAWLBOX_PUBLIC_URL`, else the server's own address). */
+  publicBaseUrl: string;
+}
+
+/** Sleeps `ms`, or less when `signal` aborts (then throws its reason). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal.removeEventListener("abort", stop);
+      resolve();
+    }
+    function stop() {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }
+    signal.addEventListener("abort", stop, { once: true });
+  });
+}
+
+/** The runner a check calls for each crawl target. */
+export function crawlRunner(deps: CrawlTargetDeps): CrawlRunner {
+  return async ({ monitorId, target, who, signal }, onPage) => {
+    const req = parseCrawlBody({ url: target.url, ...target.crawlOptions, scrapeOptions: monitoredOptions(monitorId, target) });
+    const job = deps.jobs.createCrawl(req, who, deps.publicBaseUrl);
+    try {
+      for (;;) {
+        const now = deps.jobStore.get(job.id);
+        if (!now || now.status !== "scraping") break;
+        await pause(POLL_MS, signal);
+      }
+    } catch (err) {
+      deps.jobs.cancel(job);
+      throw err;
+    }
+    for (let skip = 0; ; ) {
+      const page = deps.jobResults.page(job.id, skip, RESULTS_PER_READ);
+      if (page.consumed === 0) break;
+      skip += page.consumed;
+      for (const doc of page.data as unknown as ScrapeDocument[]) {
+        await onPage({ url: String(doc.metadata.sourceURL ?? doc.metadata.url), document: doc });
+      }
+    }
+    for (const e of deps.jobResults.errors(job.id).errors) await onPage({ url: e.url, error: `${e.code ?? "SCRAPE_FAILED"}: ${e.error}` });
+    return job.id;
+  };
+}
