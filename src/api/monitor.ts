@@ -2,9 +2,8 @@
  * @module api/monitor
  * `POST /v2/monitor` and `PATCH /v2/monitor/{id}` bodies (the SDK's `CreateMonitorRequest` / `UpdateMonitorRequest`):
  * a name, a schedule (`cron`, or `text` such as "hourly" or "daily at 9:00", in a `timezone`), targets, and how to
- * be told (a webhook). Targets: `scrape` (URLs, with scrape options) and `crawl` (a site from a start URL, its crawl
- * options checked as a crawl body's) are what crawlbox runs; `search` targets are refused with a 400 that says so
- * (docs/monitor.md). Email notifications need a mail
+ * be told (a webhook). Targets: `scrape` (URLs, with scrape options), `crawl` (a site from a start URL, its crawl
+ * options checked as a crawl body's) and `search` (queries whose new results are reported) (docs/monitor.md). Email notifications need a mail
  * server, which crawlbox does not have: asking for them is a 400 as well.
  */
 import { t } from "elysia";
@@ -99,12 +98,32 @@ export interface MonitorCrawlTarget {
   scrapeOptions: ScrapeOptions;
 }
 
-/** A target crawlbox runs. */
-export type MonitorTarget = MonitorScrapeTarget | MonitorCrawlTarget;
+/** A search target as stored: its queries and filters; `maxResults` per query (default 10). */
+export interface MonitorSearchTarget {
+  id: string;
+  type: "search";
+  queries: string[];
+  searchWindow?: "5m" | "15m" | "1h" | "6h" | "24h" | "7d";
+  includeDomains?: string[];
+  excludeDomains?: string[];
+  maxResults: number;
+}
 
-/** Pages a target may check: its URLs, or its crawl's page limit. */
+/** A target crawlbox runs. */
+export type MonitorTarget = MonitorScrapeTarget | MonitorCrawlTarget | MonitorSearchTarget;
+
+/** Most queries of one search target, and results per query. */
+export const MAX_MONITOR_QUERIES = 10;
+export const MAX_MONITOR_RESULTS = 50;
+
+/**
+ * What a target may cost a check at most, at 1 credit a page: its URLs, its crawl's page limit, or its searches
+ * (2 credits per started 10 results, per query). Quota checks and `estimatedCreditsPerMonth` use it.
+ */
 export function targetPages(target: MonitorTarget): number {
-  return target.type === "scrape" ? target.urls.length : Number(target.crawlOptions.limit);
+  if (target.type === "scrape") return target.urls.length;
+  if (target.type === "crawl") return Number(target.crawlOptions.limit);
+  return target.queries.length * 2 * Math.ceil(target.maxResults / 10);
 }
 
 /** A schedule as given (normalised to `cron` by monitor/schedule.ts). */
@@ -150,13 +169,20 @@ function targets(input: TargetInput[], issues: Issue[]): MonitorTarget[] {
   const ids = new Set<string>();
   let urls = 0;
   input.forEach((target, i) => {
-    if (target.type === "search") {
-      issues.push({ code: "custom", path: ["targets", i, "type"], message: "search targets are not run by crawlbox monitors yet; use scrape targets (a list of URLs) or crawl targets (a site) (docs/monitor.md)." });
-      return;
-    }
     const id = target.id ?? `target-${i + 1}`;
     if (ids.has(id)) issues.push({ code: "custom", path: ["targets", i, "id"], message: `Two targets have the id ${JSON.stringify(id)}.` });
     ids.add(id);
+    if (target.type === "search") {
+      if (target.queries.length > MAX_MONITOR_QUERIES) issues.push({ code: "custom", path: ["targets", i, "queries"], message: `A search target has at most ${MAX_MONITOR_QUERIES} queries.` });
+      const maxResults = target.maxResults ?? 10;
+      if (maxResults > MAX_MONITOR_RESULTS) issues.push({ code: "custom", path: ["targets", i, "maxResults"], message: `A search target reads at most ${MAX_MONITOR_RESULTS} results per query.` });
+      const s: MonitorSearchTarget = { id, type: "search", queries: target.queries, maxResults };
+      if (target.searchWindow) s.searchWindow = target.searchWindow;
+      if (target.includeDomains) s.includeDomains = target.includeDomains;
+      if (target.excludeDomains) s.excludeDomains = target.excludeDomains;
+      out.push(s);
+      return;
+    }
     if (target.type === "crawl") {
       const crawl = crawlTarget(target, id, i, issues);
       if (crawl) out.push(crawl);

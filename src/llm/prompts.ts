@@ -292,3 +292,17 @@ export function monitorJudgeMessages(goal: string, url: string, diff: string): L
     { role: "user", content: parts.join("\n\n") },
   ];
 }
+
+/** Messages asking whether a new search result (title, snippet, URL) matters for a monitor's `goal`. */
+export function monitorResultMessages(goal: string, query: string, result: string): LlmMessage[] {
+  const parts = [
+    `The user monitors the web for this goal:\n${goal}`,
+    `A search for ${JSON.stringify(query)} found a result it had not found before; its title, snippet and URL are below.`,
+    'Say whether it matters for the goal, how sure you are, and why: {"meaningful": <bool>, "confidence": "high"|"medium"|"low", "reason": "...", "meaningfulChanges": []}.',
+    delimit(result, "search result").text,
+  ];
+  return [
+    { role: "system", content: MONITOR_JUDGE_SYSTEM },
+    { role: "user", content: parts.join("\n\n") },
+  ];
+}

@@ -6,12 +6,12 @@
  * `changed` (with its git-style diff), `removed` (a 404 or 410) or `error`. With `judgeEnabled`, the model says
  * whether each change matters for the monitor's `goal`. Each page is charged as the scrape it is.
  */
-import type { MonitorCrawlTarget, MonitorScrapeTarget, MonitorTarget } from "../api/monitor.ts";
+import type { MonitorCrawlTarget, MonitorScrapeTarget, MonitorSearchTarget, MonitorTarget } from "../api/monitor.ts";
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { CrawlboxError } from "../errors.ts";
 import type { LlmClient } from "../llm/client.ts";
-import { monitorJudgeMessages } from "../llm/prompts.ts";
+import { monitorJudgeMessages, monitorResultMessages } from "../llm/prompts.ts";
 import { llmCallForRun, type LlmLimits } from "../llm/render-call.ts";
 import { forEachLimited } from "../scrape/each-limited.ts";
 import { specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
@@ -57,10 +57,17 @@ export type CrawlRunner = (
   onPage: (page: CrawledPage) => Promise<void>,
 ) => Promise<string>;
 
+/** One search of a search target: its results and what it cost (search-target wiring in server/services.ts). */
+export type SearchRunner = (
+  o: { target: MonitorSearchTarget; query: string; who: KeyIdentity; signal: AbortSignal },
+) => Promise<{ results: { url: string; title?: string; description?: string }[]; credits: number }>;
+
 /** What a check needs. */
 export interface CheckDeps {
   /** Crawl targets' crawls (undefined: the check has none to run). */
   crawl?: CrawlRunner;
+  /** Search targets' searches (undefined: no search backend). */
+  searchTarget?: SearchRunner;
   scrape: ScrapeService;
   limiter: ConcurrencyLimiter;
   llm?: LlmClient;
@@ -86,7 +93,7 @@ export interface CheckInput {
 }
 
 /** The scrape options of a monitored page: the target's, with `changeTracking` (its own tag) and `markdown`. */
-export function monitoredOptions(monitorId: string, target: MonitorTarget): ScrapeOptions {
+export function monitoredOptions(monitorId: string, target: MonitorScrapeTarget | MonitorCrawlTarget): ScrapeOptions {
   const formats = (target.scrapeOptions.formats ?? []) as { type: string; [k: string]: unknown }[];
   const own = formats.find((f) => f.type === "changeTracking");
   const others = formats.filter((f) => f.type !== "changeTracking");
@@ -97,7 +104,7 @@ export function monitoredOptions(monitorId: string, target: MonitorTarget): Scra
 }
 
 /** The spec a monitored page is scraped with (also what the capability check sees when the monitor is saved). */
-export function monitoredSpec(monitorId: string, target: MonitorTarget, url: string, defaults: SpecDefaults) {
+export function monitoredSpec(monitorId: string, target: MonitorScrapeTarget | MonitorCrawlTarget, url: string, defaults: SpecDefaults) {
   return specFromOptions(url, url, monitoredOptions(monitorId, target), {}, defaults);
 }
 
@@ -105,7 +112,8 @@ export function monitoredSpec(monitorId: string, target: MonitorTarget, url: str
 export interface CheckOutcome {
   summary: MonitorSummary;
   credits: number;
-  crawls: Record<string, string>;
+  /** What each crawl or search target did, by target id (the check's `targetResults`). */
+  targetResults: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -114,7 +122,7 @@ export interface CheckOutcome {
  */
 export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<CheckOutcome> {
   const summary: MonitorSummary = { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 };
-  const outcome: CheckOutcome = { summary, credits: 0, crawls: {} };
+  const outcome: CheckOutcome = { summary, credits: 0, targetResults: {} };
   const done = (page: CheckPage, index: number) => {
     outcome.credits += page.credits;
     summary.totalPages++;
@@ -140,7 +148,7 @@ export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<Chec
   for (const target of input.targets) {
     if (target.type !== "crawl") continue;
     if (!deps.crawl) throw new TypeError("a crawl target needs the job service");
-    outcome.crawls[target.id] = await deps.crawl(
+    const crawlId = await deps.crawl(
       { monitorId: input.monitorId, target, who: input.who, signal: input.signal },
       async (result) => {
         const page: CheckPage = { id: deps.newId(), targetId: target.id, url: result.url, status: "error", credits: 0, createdAt: deps.now() };
@@ -149,6 +157,14 @@ export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<Chec
         done(page, index++);
       },
     );
+    outcome.targetResults[target.id] = { crawlId };
+  }
+  for (const target of input.targets) {
+    if (target.type !== "search") continue;
+    const searched = await checkSearchTarget(deps, input, target, (page) => done(page, index++));
+    outcome.targetResults[target.id] = searched.result;
+    // The searches' credits are the check's (its result pages cost nothing themselves).
+    outcome.credits += searched.credits;
   }
   return outcome;
 }
@@ -181,4 +197,48 @@ async function readDocument(deps: CheckDeps, input: CheckInput, targetId: string
       page.error = `The change could not be judged: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`;
     }
   }
+}
+
+/**
+ * A search target: each query searched (within `searchWindow`, with the domain filters); a result URL the target has
+ * not reported before is `new`, one it has is `same`. With a judge, each new result is judged against the goal and
+ * counted in `matches`. Nothing is scraped: the cost is the searches'.
+ */
+async function checkSearchTarget(deps: CheckDeps, input: CheckInput, target: MonitorSearchTarget, done: (page: CheckPage) => void): Promise<{ result: Record<string, unknown>; credits: number }> {
+  if (!deps.searchTarget) throw new TypeError("a search target needs the search backend");
+  const seen = new Set<string>();
+  let searchCredits = 0;
+  let matches = 0;
+  let judged = 0;
+  let fresh = 0;
+  for (const query of target.queries) {
+    const found = await deps.searchTarget({ target, query, who: input.who, signal: input.signal });
+    searchCredits += found.credits;
+    for (const r of found.results) {
+      if (seen.has(r.url)) continue;
+      seen.add(r.url);
+      const page: CheckPage = { id: deps.newId(), targetId: target.id, url: r.url, status: input.previousStatus(target.id, r.url) ? "same" : "new", credits: 0, createdAt: deps.now() };
+      if (page.status === "new") {
+        fresh++;
+        if (input.judgeGoal && deps.llm) {
+          const run = { deadline: deps.now() + deps.config.llmTimeoutMs, signal: input.signal, recordTokens: input.recordTokens };
+          try {
+            const text = [r.title, r.description, r.url].filter(Boolean).join("\n");
+            page.judgment = await deps.llm.structured(monitorResultMessages(input.judgeGoal, query, text), JUDGMENT_SCHEMA, llmCallForRun(run, deps.config, deps.now));
+            judged++;
+            if ((page.judgment as { meaningful?: boolean }).meaningful) matches++;
+          } catch (err) {
+            if (input.signal.aborted) throw err;
+            page.error = `The result could not be judged: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`;
+          }
+        }
+      }
+      done(page);
+    }
+  }
+  const summary = `${seen.size} results, ${fresh} new${input.judgeGoal ? `, ${matches} matching the goal` : ""}.`;
+  return {
+    result: { searchCompleted: true, resultCount: seen.size, matches, summary, judgeDegraded: false, degradedReason: null, searchCredits, judgeCredits: 0, resultsJudged: judged },
+    credits: searchCredits,
+  };
 }

@@ -207,7 +207,13 @@ export class MonitorService {
 
   /** The options each target's pages are scraped with must be ones this server can honour (a 400 now, not later). */
   private checkTargets(m: MonitorRow): void {
-    for (const target of m.targets) this.deps.scrape.validate(monitoredSpec(m.id, target, target.type === "scrape" ? target.urls[0]! : target.url, this.deps.config));
+    for (const target of m.targets) {
+      if (target.type === "search") {
+        if (!this.deps.searchTarget) throw new BadRequestError("A search target needs a search backend: set SEARXNG_ENDPOINT (docs/search.md).", undefined, "SEARCH_NOT_CONFIGURED");
+        continue;
+      }
+      this.deps.scrape.validate(monitoredSpec(m.id, target, target.type === "scrape" ? target.urls[0]! : target.url, this.deps.config));
+    }
   }
 
   private arm(m: MonitorRow): void {
@@ -263,7 +269,7 @@ export class MonitorService {
     this.checks.set(check.id, controller);
     const changedPages: { url: string; status: string }[] = [];
     try {
-      const { summary, credits, crawls } = await runCheck(
+      const { summary, credits, targetResults } = await runCheck(
         { ...this.deps, newId: this.newId, now: this.now },
         {
           monitorId: m.id,
@@ -280,7 +286,7 @@ export class MonitorService {
         },
       );
       const status = summary.error === 0 ? "completed" : summary.error === summary.totalPages ? "failed" : "partial";
-      this.end(m, check, { status, summary, credits, crawls, ...(status === "failed" ? { error: "Every page of the check failed; see its pages." } : {}) }, changedPages);
+      this.end(m, check, { status, summary, credits, targetResults, ...(status === "failed" ? { error: "Every page of the check failed; see its pages." } : {}) }, changedPages);
     } catch (err) {
       if (this.closed || !this.deps.store.get(m.id)) return; // stopping (failed at the next start) or deleted
       this.end(m, check, { status: "failed", ...this.deps.store.tally(check.id), error: err instanceof Error ? err.message : String(err) }, changedPages);

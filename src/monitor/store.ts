@@ -53,8 +53,8 @@ export interface CheckRow {
   finishedAt?: number;
   credits: number;
   summary: MonitorSummary;
-  /** The crawl of each crawl target (its id), once started. */
-  crawls?: Record<string, string>;
+  /** What each crawl or search target did (its crawl's id; its search's counts), by target id. */
+  targetResults?: Record<string, Record<string, unknown>>;
   error?: string;
   createdAt: number;
   updatedAt: number;
@@ -105,7 +105,7 @@ function monitorFrom(r: Record<string, any>): MonitorRow {
 
 function checkFrom(r: Record<string, any>): CheckRow {
   const c: CheckRow = { id: r.id, monitorId: r.monitor_id, keyId: r.key_id, status: r.status, trigger: r.trigger, credits: r.credits, summary: JSON.parse(r.summary), createdAt: r.created_at, updatedAt: r.updated_at };
-  if (r.crawls !== null) c.crawls = JSON.parse(r.crawls);
+  if (r.target_results !== null) c.targetResults = JSON.parse(r.target_results);
   for (const [k, col] of [["scheduledFor", "scheduled_for"], ["startedAt", "started_at"], ["finishedAt", "finished_at"], ["error", "error"]] as const) {
     const v = opt(r[col]);
     if (v !== undefined) (c as unknown as Record<string, unknown>)[k] = v;
@@ -205,10 +205,10 @@ export class MonitorStore {
   }
 
   /** Ends a running check; false when it was not running (failed meanwhile by a restart). */
-  endCheck(id: string, end: { status: CheckStatus; summary: MonitorSummary; credits: number; crawls?: Record<string, string>; error?: string }, now: number): boolean {
+  endCheck(id: string, end: { status: CheckStatus; summary: MonitorSummary; credits: number; targetResults?: Record<string, Record<string, unknown>>; error?: string }, now: number): boolean {
     const changed = this.db
-      .query("UPDATE monitor_checks SET status = ?, summary = ?, credits = ?, crawls = COALESCE(?, crawls), error = ?, finished_at = ?, updated_at = ? WHERE id = ? AND status = 'running'")
-      .run(end.status, JSON.stringify(end.summary), end.credits, json(end.crawls), end.error ?? null, now, now, id).changes;
+      .query("UPDATE monitor_checks SET status = ?, summary = ?, credits = ?, target_results = COALESCE(?, target_results), error = ?, finished_at = ?, updated_at = ? WHERE id = ? AND status = 'running'")
+      .run(end.status, JSON.stringify(end.summary), end.credits, json(end.targetResults), end.error ?? null, now, now, id).changes;
     if (changed > 0) this.db.query("UPDATE monitors SET current_check_id = NULL, last_summary = ? WHERE current_check_id = ?").run(JSON.stringify(end.summary), id);
     return changed > 0;
   }

@@ -34,6 +34,7 @@ import { AgentStore } from "../agent/store.ts";
 import { MonitorService } from "../monitor/service.ts";
 import { MonitorStore } from "../monitor/store.ts";
 import { crawlRunner } from "../monitor/crawl-target.ts";
+import { searchRunner } from "../monitor/search-target.ts";
 import { ExtractService } from "../extract/service.ts";
 import { ExtractStore } from "../extract/store.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
@@ -303,7 +304,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // A monitor's crawl is made by no request: its links use CRAWLBOX_PUBLIC_URL, else the address the server listens on.
   const listenHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host.includes(":") ? `[${config.host}]` : config.host;
   const crawl = crawlRunner({ jobs, jobStore, jobResults, publicBaseUrl: config.publicUrl || `http://${listenHost}:${config.port}` });
-  const monitors = new MonitorService({ ...research, store: monitorStore, crawl });
+  const monitors = new MonitorService({ ...research, store: monitorStore, crawl, ...(searchBackend ? { searchTarget: searchRunner(search) } : {}) });
   scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
   if (background) workers.start();
 

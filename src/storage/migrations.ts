@@ -322,7 +322,7 @@ export const MIGRATIONS: readonly string[] = [
     finished_at INTEGER,
     credits INTEGER NOT NULL DEFAULT 0,
     summary TEXT NOT NULL,            -- JSON {totalPages, same, changed, new, removed, error}
-    crawls TEXT,                      -- JSON {targetId: crawlId} of the crawl targets' crawls
+    target_results TEXT,              -- JSON {targetId: {crawlId} | {resultCount, matches, …}} per crawl or search target
     error TEXT,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL

@@ -133,6 +133,48 @@ describe("/v2/monitor", () => {
     await app.deleteMonitor(m.id);
   }, 30_000);
 
+  test("a search target: results it has not reported before are new, judged against the goal; the searches' credits are the check's", async () => {
+    const results = [`${base}/news/1`, `${base}/news/2`];
+    const queries: string[] = [];
+    const searx = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(req) {
+        const q = new URL(req.url).searchParams;
+        queries.push(`${q.get("q")} ${q.get("time_range") ?? ""}`.trim());
+        const list = q.get("pageno") === "1" ? results.map((url, i) => ({ url, title: `Kettle news ${i + 1}`, content: i === 0 ? "Kettle prices drop" : "A kettle review", engine: "test", category: "general" })) : [];
+        return Response.json({ query: q.get("q"), number_of_results: list.length, results: list, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
+      },
+    });
+    const withSearch = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: `http://127.0.0.1:${searx.port}` });
+    try {
+      llm.reset();
+      llm.respond = (req) => {
+        const meaningful = req.messages.some((x) => x.content.includes("prices drop"));
+        return { content: JSON.stringify({ meaningful, confidence: "high", reason: meaningful ? "About prices." : "Not about prices.", meaningfulChanges: [] }) };
+      };
+      const client = new Firecrawl({ apiKey: withSearch.key, apiUrl: withSearch.listen() });
+      const m: any = await client.createMonitor({ name: "News", schedule: { text: "hourly" }, targets: [{ type: "search", queries: ["kettle"], searchWindow: "24h", maxResults: 5 }], goal: "Kettle price changes", judgeEnabled: true });
+      expect(m.estimatedCreditsPerMonth).toBe(2 * 720);
+      const first = await settled(m.id, (await client.runMonitor(m.id)).id, client);
+      expect(first.pages.map((p: any) => [p.url, p.status])).toEqual([[results[0], "new"], [results[1], "new"]]);
+      expect(first.pages[0].judgment).toMatchObject({ meaningful: true, reason: "About prices." });
+      expect(first.targetResults[0]).toMatchObject({ targetId: "target-1", type: "search", searchCompleted: true, resultCount: 2, matches: 1, resultsJudged: 2, searchCredits: 2, summary: "2 results, 2 new, 1 matching the goal." });
+      expect(first.actualCredits).toBe(2);
+      expect(queries[0]).toBe("kettle day");
+
+      results.push(`${base}/news/3`);
+      const chatsBefore = llm.chats().length;
+      const second = await settled(m.id, (await client.runMonitor(m.id)).id, client);
+      expect(second.pages.map((p: any) => p.status)).toEqual(["same", "same", "new"]);
+      expect(llm.chats().length - chatsBefore).toBe(1); // only the new result is judged
+      await client.deleteMonitor(m.id);
+    } finally {
+      await withSearch.close();
+      searx.stop(true);
+    }
+  });
+
   test("a check's pages page through with next and filter by status", async () => {
     pages.set("/a", { html: html("A", "a"), status: 200 });
     pages.set("/b", { html: html("B", "b"), status: 200 });
@@ -264,7 +306,8 @@ describe("/v2/monitor", () => {
     expect((await post({ targets: [{ type: "crawl", url: `${base}/`, crawlOptions: { noSuchOption: 1 } }] })).status).toBe(400);
     const search = await post({ targets: [{ type: "search", queries: ["kettle"] }] });
     expect(search.status).toBe(400);
-    expect(JSON.stringify(search.body.details)).toContain("search targets are not run by crawlbox monitors yet");
+    expect(search.body.code).toBe("SEARCH_NOT_CONFIGURED"); // this server has no SearXNG
+    expect((await post({ targets: [{ type: "search", queries: ["kettle"], maxResults: 500 }] })).status).toBe(400);
     expect(JSON.stringify((await post({ notification: { email: { enabled: true, recipients: ["a@b.c"] } } })).body.details)).toContain("mail server");
     expect((await post({ judgeEnabled: true })).status).toBe(400);
     expect((await post({ targets: [{ type: "scrape", urls: [`${base}/x`], scrapeOptions: { formats: ["screenshot"] } }] })).status).toBeLessThan(500);

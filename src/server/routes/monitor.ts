@@ -67,7 +67,7 @@ function checkView(c: CheckRow, m: MonitorRow): Record<string, unknown> {
     // Pages are charged as they are scraped: nothing is reserved, and what a finished check cost is final.
     billingStatus: skipped ? "not_applicable" : c.status === "running" ? "reserved" : "confirmed",
     summary: c.summary,
-    targetResults: m.targets.map((t) => (t.type === "crawl" ? { targetId: t.id, type: "crawl", ...(c.crawls?.[t.id] ? { crawlId: c.crawls[t.id] } : {}) } : { targetId: t.id, type: "scrape" })),
+    targetResults: m.targets.map((t) => ({ targetId: t.id, type: t.type, ...(c.targetResults?.[t.id] ?? {}) })),
     notificationStatus: null,
     error: c.error ?? null,
     createdAt: iso(c.createdAt),
