@@ -124,7 +124,9 @@ async function readState(tenant: string, extra: Partial<BrowserRequest> = {}, at
   if (!m) throw new Error(`no state in ${(p.text ?? "").slice(0, 300)}`);
   const state = JSON.parse(m[1]!.replaceAll("&quot;", '"'));
   expect(state.history).toBeLessThanOrEqual(2);
-  expect(cacheableHits).toBe(hitsBefore + 1); // not served from an earlier scrape's HTTP cache
+  // Not served from an earlier scrape's HTTP cache: the site saw the request. (At least once: Chromium resends a GET
+  // whose kept-alive connection the server closed meanwhile, which a loaded machine makes likely.)
+  expect(cacheableHits).toBeGreaterThanOrEqual(hitsBefore + 1);
   return state;
 }
 
