@@ -36,6 +36,7 @@ import type { RobotsCache, RobotsEntry } from "./robots-cache.ts";
 import { robotsAgents } from "./robots.ts";
 import { rankBySearch, relevance, words, type RankableLink } from "./search-rank.ts";
 import { readSitemaps, sitemapCandidates } from "./sitemap.ts";
+import { sleep } from "../scheduler/sleep.ts";
 
 /** Pages fetched for link discovery, the start page included. */
 export const MAP_MAX_PAGES = 50;
@@ -265,20 +266,4 @@ async function crawlLinks(startUrl: string, options: MapSiteOptions, deps: MapDe
     await Promise.all(batch.map(visit));
     if (delayMs > 0 && queue.length > 0) await sleep(delayMs, signal);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(done, ms);
-    function done() {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }
-    function onAbort() {
-      clearTimeout(t);
-      reject(signal.reason);
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -11,6 +11,7 @@ import type { JobResults } from "../jobs/results.ts";
 import type { JobService } from "../jobs/service.ts";
 import type { JobStore } from "../jobs/types.ts";
 import type { ScrapeDocument } from "../scrape/document.ts";
+import { sleep } from "../scheduler/sleep.ts";
 import { monitoredOptions, type CrawlRunner } from "./check.ts";
 
 /** How often a check looks at its crawl's progress. */
@@ -27,23 +28,6 @@ export interface CrawlTargetDeps {
   publicBaseUrl: string;
 }
 
-/** Sleeps `ms`, or less when `signal` aborts (then throws its reason). */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal.removeEventListener("abort", stop);
-      resolve();
-    }
-    function stop() {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }
-    signal.addEventListener("abort", stop, { once: true });
-  });
-}
-
 /** The runner a check calls for each crawl target. */
 export function crawlRunner(deps: CrawlTargetDeps): CrawlRunner {
   return async ({ monitorId, target, who, signal }, onPage) => {
@@ -53,7 +37,7 @@ export function crawlRunner(deps: CrawlTargetDeps): CrawlRunner {
       for (;;) {
         const now = deps.jobStore.get(job.id);
         if (!now || now.status !== "scraping") break;
-        await pause(POLL_MS, signal);
+        await sleep(POLL_MS, signal);
       }
     } catch (err) {
       deps.jobs.cancel(job);
