@@ -10,9 +10,10 @@ import Firecrawl from "@mendable/firecrawl-js";
 import { startFakeLlm, type FakeLlm, type LlmRequestLog } from "../llm/fake-llm.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startHookReceiver, type HookReceiver } from "../fixtures/hook-receiver.ts";
+import { startFakeSearxng, type FakeSearxng } from "../fixtures/searxng.ts";
 
 let site: ReturnType<typeof Bun.serve>;
-let searx: ReturnType<typeof Bun.serve>;
+let searx: FakeSearxng;
 let hooks: HookReceiver;
 let llm: FakeLlm;
 let h: Harness;
@@ -66,32 +67,22 @@ beforeAll(async () => {
     },
   });
   base = `http://127.0.0.1:${site.port}`;
-  searx = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(req) {
-      const q = new URL(req.url).searchParams;
-      const results = q.get("pageno") === "1"
-        ? [
-            { url: `${base}/toaster`, title: "Toaster", content: "A toaster", engine: "test", category: "general" },
-            { url: `${base}/kettle`, title: "Kettle", content: "A kettle", engine: "test", category: "general" },
-            { url: `${base}/about`, title: "About", content: "About the shop", engine: "test", category: "general" },
-          ]
-        : [];
-      return Response.json({ query: q.get("q"), number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
-    },
-  });
+  searx = startFakeSearxng(() => [
+    { url: `${base}/toaster`, title: "Toaster", content: "A toaster" },
+    { url: `${base}/kettle`, title: "Kettle", content: "A kettle" },
+    { url: `${base}/about`, title: "About", content: "About the shop" },
+  ]);
   hooks = startHookReceiver();
   llm = startFakeLlm();
   llm.respond = model;
-  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: `http://127.0.0.1:${searx.port}`, allowPrivateWebhooks: true });
+  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: searx.url, allowPrivateWebhooks: true });
   apiUrl = h.listen();
 });
 
 afterAll(async () => {
   await h.close();
   site.stop(true);
-  searx.stop(true);
+  searx.stop();
   hooks.stop();
   llm.stop();
 });

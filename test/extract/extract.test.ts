@@ -9,9 +9,10 @@ import Firecrawl from "@mendable/firecrawl-js";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startHookReceiver, type HookReceiver } from "../fixtures/hook-receiver.ts";
+import { startFakeSearxng, type FakeSearxng } from "../fixtures/searxng.ts";
 
 let site: ReturnType<typeof Bun.serve>;
-let searx: ReturnType<typeof Bun.serve>;
+let searx: FakeSearxng;
 let hooks: HookReceiver;
 let llm: FakeLlm;
 let h: Harness;
@@ -35,15 +36,7 @@ beforeAll(async () => {
     },
   });
   base = `http://127.0.0.1:${site.port}`;
-  searx = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(req) {
-      const q = new URL(req.url).searchParams;
-      const results = q.get("pageno") === "1" ? [{ url: `${base}/toaster`, title: "Toaster", content: "A toaster", engine: "test", category: "general" }] : [];
-      return Response.json({ query: q.get("q"), number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
-    },
-  });
+  searx = startFakeSearxng(() => [{ url: `${base}/toaster`, title: "Toaster", content: "A toaster" }]);
   hooks = startHookReceiver();
   llm = startFakeLlm();
   // Prices are read from the page text the LLM is given, so the answer depends on what was actually sent.
@@ -52,14 +45,14 @@ beforeAll(async () => {
     const products = [...text.matchAll(/The (\w+) costs (\d+) EUR/g)].map((m) => ({ name: m[1], price: Number(m[2]) }));
     return { content: JSON.stringify({ products }) };
   };
-  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: `http://127.0.0.1:${searx.port}`, allowPrivateWebhooks: true });
+  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: searx.url, allowPrivateWebhooks: true });
   apiUrl = h.listen();
 });
 
 afterAll(async () => {
   await h.close();
   site.stop(true);
-  searx.stop(true);
+  searx.stop();
   hooks.stop();
   llm.stop();
 });

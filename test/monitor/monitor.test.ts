@@ -9,6 +9,7 @@ import Firecrawl from "@mendable/firecrawl-js";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startHookReceiver, type HookReceiver } from "../fixtures/hook-receiver.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
+import { startFakeSearxng } from "../fixtures/searxng.ts";
 
 let site: ReturnType<typeof Bun.serve>;
 let hooks: HookReceiver;
@@ -135,18 +136,8 @@ describe("/v2/monitor", () => {
 
   test("a search target: results it has not reported before are new, judged against the goal; the searches' credits are the check's", async () => {
     const results = [`${base}/news/1`, `${base}/news/2`];
-    const queries: string[] = [];
-    const searx = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      fetch(req) {
-        const q = new URL(req.url).searchParams;
-        queries.push(`${q.get("q")} ${q.get("time_range") ?? ""}`.trim());
-        const list = q.get("pageno") === "1" ? results.map((url, i) => ({ url, title: `Kettle news ${i + 1}`, content: i === 0 ? "Kettle prices drop" : "A kettle review", engine: "test", category: "general" })) : [];
-        return Response.json({ query: q.get("q"), number_of_results: list.length, results: list, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
-      },
-    });
-    const withSearch = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: `http://127.0.0.1:${searx.port}` });
+    const searx = startFakeSearxng(() => results.map((url, i) => ({ url, title: `Kettle news ${i + 1}`, content: i === 0 ? "Kettle prices drop" : "A kettle review" })));
+    const withSearch = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: searx.url });
     try {
       llm.reset();
       llm.respond = (req) => {
@@ -161,7 +152,7 @@ describe("/v2/monitor", () => {
       expect(first.pages[0].judgment).toMatchObject({ meaningful: true, reason: "About prices." });
       expect(first.targetResults[0]).toMatchObject({ targetId: "target-1", type: "search", searchCompleted: true, resultCount: 2, matches: 1, resultsJudged: 2, searchCredits: 2, summary: "2 results, 2 new, 1 matching the goal." });
       expect(first.actualCredits).toBe(2);
-      expect(queries[0]).toBe("kettle day");
+      expect(searx.queries[0]).toBe("kettle day");
 
       results.push(`${base}/news/3`);
       const chatsBefore = llm.chats().length;
@@ -171,7 +162,7 @@ describe("/v2/monitor", () => {
       await client.deleteMonitor(m.id);
     } finally {
       await withSearch.close();
-      searx.stop(true);
+      searx.stop();
     }
   });
 
