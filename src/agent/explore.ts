@@ -56,6 +56,8 @@ export interface ExploreOptions {
   onRead(url: string): void;
   /** Whether the run is still wanted (false once it was cancelled, possibly by another process). */
   active(): boolean;
+  /** Told what the model chose each round (the trace's reasoning). */
+  onDecision?(text: string): void;
   warnings: string[];
 }
 
@@ -126,6 +128,7 @@ export async function explore(o: ExploreOptions): Promise<ReadPage[]> {
     const schema = { type: "object", properties: { read: { type: "array", items: { type: "integer" } }, done: { type: "boolean" } }, required: ["read", "done"] };
     const pick = (await o.llm.structured(agentNextMessages(o.task, readText, listed, most), schema, o.call(), o.spent)) as { read: number[]; done: boolean };
     const chosen = [...new Set(pick.read)].filter((n) => Number.isInteger(n) && n >= 0 && n < ranked.length).slice(0, most).map((n) => ranked[n]!.url);
+    o.onDecision?.(pick.done || chosen.length === 0 ? `Done: the ${pages.length} pages read answer the task.` : `Reading next: ${chosen.join(", ")}.`);
     if (pick.done || chosen.length === 0) break;
     more = await readNow(chosen);
   }

@@ -27,6 +27,7 @@ import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { answer, threadHistory } from "./answer.ts";
 import { AgentNoPagesError, AgentThreadBusyError } from "./errors.ts";
+import { TraceRecorder } from "./trace.ts";
 import { explore } from "./explore.ts";
 import type { AgentEnd, AgentJob, AgentStore } from "./store.ts";
 
@@ -151,6 +152,9 @@ export class AgentService {
       if (cancelled) this.announce(id, keyId, job.request, "cancelled", false, []);
     });
     if (!cancelled) return false;
+    const trace = new TraceRecorder(this.deps.db, id, this.now);
+    trace.cancelRequested();
+    trace.runFinished("cancelled", { code: "cancelled", source: "agent", retryable: false, message: "The run was cancelled." });
     this.runs.get(id)?.abort(new Error("cancelled"));
     this.deps.kickWebhooks();
     return true;
@@ -178,6 +182,9 @@ export class AgentService {
   private end(job: AgentJob, outcome: AgentEnd): void {
     immediate(this.deps.db, () => {
       if (!this.deps.store.finish(job.id, this.owner, outcome, this.now())) return;
+      const trace = new TraceRecorder(this.deps.db, job.id, this.now);
+      if (outcome.status === "completed") trace.artifact(outcome.message !== undefined ? "markdown" : "json", outcome.message ?? JSON.stringify(outcome.data));
+      trace.runFinished(outcome.status === "completed" ? "succeeded" : "failed", outcome.error ? { code: "internal", source: "agent", retryable: false, message: outcome.error } : null);
       const data = outcome.status === "completed" ? [outcome.message !== undefined ? { message: outcome.message } : outcome.data] : [];
       this.announce(job.id, job.keyId, job.request, outcome.status, outcome.status === "completed", data, outcome.error);
     });
@@ -226,6 +233,19 @@ export class AgentService {
     });
     // Cancelled (here or by another process) or taken over: stop before the next round, and before the answer.
     const active = () => !signal.aborted && this.deps.store.get(id, this.now())?.status === "processing";
+    const trace = new TraceRecorder(this.deps.db, id, this.now);
+    if (attempts === 1) trace.runStarted();
+    trace.progress("planning", urls.length > 0 ? `Reading the ${urls.length} URL(s) given${req.strictConstrainToURLs ? ", and only those" : ", then the links that help"}.` : "Searching the web for the task.");
+    /** Reads pages, each a traced `scrape` tool call. */
+    const read = async (batch: string[]) => {
+      const calls = batch.map((url) => trace.toolStarted("scrape", { url }));
+      const got = await readPages(this.deps, batch, { who, signal, charge, warnings, concurrency: PAGES_AT_ONCE, collectLinks: req.strictConstrainToURLs !== true });
+      batch.forEach((url, i) => {
+        const p = got.find((g) => g.url === url);
+        trace.toolFinished(calls[i]!, "scrape", p ? { url, title: p.title ?? null, characters: p.markdown.length, links: p.links.length } : { url, error: "The page could not be read (see the run's warning)." });
+      });
+      return got;
+    };
     try {
       const pages = await explore({
         llm: this.deps.llm!,
@@ -235,12 +255,16 @@ export class AgentService {
         urls,
         strict: req.strictConstrainToURLs === true,
         maxPages,
-        read: (batch) => readPages(this.deps, batch, { who, signal, charge, warnings, concurrency: PAGES_AT_ONCE, collectLinks: req.strictConstrainToURLs !== true }),
+        read,
         search: async (query) => {
+          const call = trace.toolStarted("search", { query: query.slice(0, 500), limit: SEARCH_RESULTS });
           const found = await this.deps.search.search(parseSearchBody({ query: query.slice(0, 500), limit: SEARCH_RESULTS, origin: "agent" }), who, { signal, chargeCredits: false });
           charge(found.creditsUsed);
-          return (found.data.web ?? []).map((r) => ({ url: String(r.url), ...(typeof r.title === "string" ? { title: r.title } : {}) }));
+          const hits = (found.data.web ?? []).map((r) => ({ url: String(r.url), ...(typeof r.title === "string" ? { title: r.title } : {}) }));
+          trace.toolFinished(call, "search", { results: hits.map((h) => h.url) });
+          return hits;
         },
+        onDecision: (text) => trace.reasoning(text),
         affordable: (n) => req.maxCredits === undefined || credits.spent + n <= req.maxCredits,
         onRead: (url) => immediate(this.deps.db, () => this.announce(id, job.keyId, req, "action", true, [{ action: "scrape", url }])),
         active,
@@ -248,6 +272,7 @@ export class AgentService {
       });
       if (!active()) return;
       if (pages.length === 0) throw new AgentNoPagesError();
+      trace.progress("finalizing", `Answering from ${pages.length} page(s).`);
       const earlier = this.deps.store.thread(job.threadId, this.now()).filter((r) => r.turn < job.turn);
       const result = await answer(this.deps.llm!, { mode: req.mode ?? "extract", task: req.prompt, ...(req.schema ? { schema: req.schema } : {}), history: threadHistory(earlier), pages, warnings }, callNow(), spent);
       this.end(job, { status: "completed", ...result, sources: pages.map((p) => p.url), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total });

@@ -31,6 +31,7 @@ import { createSearxngBackend } from "../search/searxng.ts";
 import { SearchService } from "../search/service.ts";
 import { AgentService } from "../agent/service.ts";
 import { AgentStore } from "../agent/store.ts";
+import { pruneTraces } from "../agent/trace.ts";
 import { MonitorService } from "../monitor/service.ts";
 import { MonitorStore } from "../monitor/store.ts";
 import { crawlRunner } from "../monitor/crawl-target.ts";
@@ -231,6 +232,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     idempotency.prune(now());
     extractStore.prune(now());
     agentStore.prune(now());
+    pruneTraces(db);
     monitorStore.prune(now());
     cache.prune(now() - config.cacheRetentionMs);
     void cache

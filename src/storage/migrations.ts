@@ -345,5 +345,21 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   );
   CREATE INDEX monitor_pages_check ON monitor_pages (check_id, seq);
+  `,  // 14: agent traces (`GET /v2/agent/{id}/trace`, src/agent/trace.ts): a run's events in order, and the artifacts
+  // (its answer) they point to (`GET /v2/agent/{id}/snapshots/{snapshotId}`). Deleted with their run.
+  `
+  CREATE TABLE agent_events (
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,             -- producerSequence
+    event TEXT NOT NULL,              -- JSON of the event (the SDK's AgentTraceEvent)
+    PRIMARY KEY (run_id, seq)
+  );
+  CREATE TABLE agent_snapshots (
+    id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    content TEXT NOT NULL,            -- the artifact as the snapshot endpoint returns it (JSON text or markdown)
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX agent_snapshots_run ON agent_snapshots (run_id);
   `,
 ];

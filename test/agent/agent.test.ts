@@ -124,6 +124,29 @@ describe("/v2/agent", () => {
     expect(text(picks[0]!)).toContain(`${base}/about`);
     expect(picks[0]!.schema).toMatchObject({ required: ["read", "done"] });
     expect(text(llm.chats().at(-1)!)).toContain(`Source: ${base}/toaster`);
+
+    // The trace says what the run did, in order; the answer is its snapshot. (The waiter's answer is the status,
+    // which has no id: the run is the key's newest.)
+    const id = ((await app.listAgents()) as any).agents[0].id;
+    const trace: any = await app.getAgentTrace(id);
+    expect(trace.success).toBe(true);
+    expect(trace.events.map((e: any) => e.type)).toEqual([
+      "run.started", "progress.reported",
+      "tool_call.started", "tool_call.finished", "reasoning.summary",
+      "tool_call.started", "tool_call.started", "tool_call.finished", "tool_call.finished", "reasoning.summary",
+      "progress.reported", "artifact.updated", "run.finished",
+    ]);
+    expect(trace.events.map((e: any) => e.producerSequence)).toEqual(trace.events.map((_: unknown, i: number) => i + 1));
+    expect(trace.events[2]).toMatchObject({ schemaVersion: 1, runId: id, toolName: "scrape", parameters: { url: `${base}/` }, agent: { role: "orchestrator" } });
+    expect(trace.events[3].result).toMatchObject({ url: `${base}/`, title: "Shop" });
+    expect(trace.events[4].text).toBe(`Reading next: ${base}/kettle, ${base}/toaster.`);
+    expect(trace.events.at(-1)).toMatchObject({ type: "run.finished", outcome: "succeeded", error: null });
+    const artifact = trace.events.find((e: any) => e.type === "artifact.updated").artifact;
+    expect(artifact).toMatchObject({ kind: "json", artifactId: "answer", change: "init" });
+    const snap: any = await app.getAgentSnapshot(id, artifact.snapshotId);
+    expect(JSON.parse(snap.snapshot)).toEqual(out.data);
+    expect((await h.request(`/v2/agent/${id}/snapshots/${crypto.randomUUID()}`)).status).toBe(404);
+    expect(((await (await h.request(`/v2/agent/${id}/trace?liveView=true`)).json()) as any).activeBrowserSessions).toEqual([]);
   });
 
   test("strictConstrainToURLs reads the given URLs only: no links followed, no model picks", async () => {
@@ -197,6 +220,9 @@ describe("/v2/agent", () => {
       expect(types[0]).toBe("agent.started");
       expect(types).toContain("agent.action");
       expect(types.at(-1)).toBe("agent.cancelled");
+      const trace = (await (await h.request(`/v2/agent/${body.id}/trace`)).json()) as any;
+      expect(trace.events.slice(-3).map((e: any) => e.type)).toEqual(["run.cancel_requested", "error.occurred", "run.finished"]);
+      expect(trace.events.at(-1)).toMatchObject({ outcome: "cancelled", error: { code: "cancelled" } });
     } finally {
       slowMs = 0;
     }

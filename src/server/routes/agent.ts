@@ -7,6 +7,7 @@
 import { Elysia } from "elysia";
 import { AgentRequestSchema, parseAgentBody } from "../../api/agent.ts";
 import type { AgentJob } from "../../agent/store.ts";
+import { traceEvents, traceSnapshot } from "../../agent/trace.ts";
 import { BadRequestError, CrawlboxError, NotFoundError } from "../../errors.ts";
 import { IDEMPOTENCY_PARAMETER, idempotent } from "../../idempotency/guard.ts";
 import { authPlugin } from "../auth.ts";
@@ -142,6 +143,27 @@ export function agentRoutes(services: Services) {
         return agentStatus(job);
       },
       { detail: { tags: ["agent"], summary: "An agent run's status and answer" } },
+    )
+    .get(
+      "/v2/agent/:id/trace",
+      ({ params, query, who }) => {
+        const job = agent.get(params.id, who.keyId);
+        if (!job) throw new NotFoundError("Agent run not found.");
+        // crawlbox's runs open no live browser sessions: with liveView the list is there, and empty.
+        const live = (query as Record<string, string | undefined>).liveView === "true" ? { activeBrowserSessions: [] } : {};
+        return { success: true, id: job.id, events: traceEvents(services.db, job.id), creditsUsed: job.credits, ...live };
+      },
+      { detail: { tags: ["agent"], summary: "An agent run's trace: what it did, in order" } },
+    )
+    .get(
+      "/v2/agent/:id/snapshots/:snapshotId",
+      ({ params, who }) => {
+        const job = agent.get(params.id, who.keyId);
+        const snapshot = job ? traceSnapshot(services.db, job.id, params.snapshotId) : undefined;
+        if (snapshot === undefined) throw new NotFoundError("Snapshot not found.");
+        return { success: true, id: params.id, snapshotId: params.snapshotId, snapshot };
+      },
+      { detail: { tags: ["agent"], summary: "An artifact of an agent run's trace (its answer)" } },
     )
     .delete(
       "/v2/agent/:id",
