@@ -25,12 +25,13 @@ import { agentRoutes } from "./routes/agent.ts";
 import { monitorRoutes } from "./routes/monitor.ts";
 import { parseRoutes } from "./routes/parse.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
+import { v1Routes } from "./routes/v1.ts";
 import type { Services } from "./services.ts";
 
 /** Builds the HTTP application over `services`. */
 export function createApp(services: Services) {
   const { config, log } = services;
-  return new Elysia({ name: "crawlbox", normalize: false })
+  const app = new Elysia({ name: "crawlbox", normalize: false })
     .use(corsPlugin(config.corsOrigins, config.authEnabled, [config.host, config.publicUrl ? new URL(config.publicUrl).hostname : ""]))
     // Every body is JSON, whatever its Content-Type says (curl's -d), except a multipart upload to POST /v2/parse.
     .onParse(({ request }) =>
@@ -63,6 +64,8 @@ export function createApp(services: Services) {
     .use(monitorRoutes(services))
     .use(parseRoutes(services))
     .use(webhookRoutes(services));
+  // /v1 answers by handing each request, rewritten, to the /v2 routes above (routes/v1.ts).
+  return app.use(v1Routes((request) => app.handle(request)));
 }
 
 /** The type of the application, for tests that call `app.handle`. */

@@ -1,0 +1,135 @@
+/**
+ * @module api/v1
+ * Firecrawl's /v1 request bodies as the /v2 bodies they mean, and /v2 answers in /v1's shapes: older clients (the
+ * SDKs' v1 classes, LangChain's Firecrawl loaders, scripts written for v1) work against crawlbox through the same
+ * services and the same validation as /v2 (docs/api.md "The /v1 API"). What changed between the versions:
+ * - scrape: `formats` strings `"screenshot@fullPage"`, `"extract"` and `"json"` (with `extract` / `jsonOptions`
+ *   holding the schema and prompts), `"changeTracking"` (with `changeTrackingOptions`), `"content"` (v0's markdown);
+ *   `parsePDF: false` is `parsers: []`; the answer's JSON is under `extract` when `"extract"` was asked for;
+ * - crawl: `ignoreSitemap` is `sitemap: "skip"`, `allowBackwardLinks` is `crawlEntireDomain`, and `maxDepth` (the
+ *   most path segments below the start URL's) becomes an `excludePaths` pattern;
+ * - map: `sitemapOnly` / `ignoreSitemap` are `sitemap`, and the links are strings;
+ * - search: the results are `data: [...]`, not `data.web`.
+ */
+import { BadRequestError } from "../errors.ts";
+
+type Body = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Body => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** v1's prompts for the JSON format: the system prompt first, as v1 sent it before the user's. */
+function jsonPrompt(o: unknown): string | undefined {
+  if (!isObject(o)) return undefined;
+  const parts = [o.systemPrompt, o.prompt].filter((p): p is string => typeof p === "string" && p.trim() !== "");
+  return parts.length > 0 ? parts.join("\n\n") : undefined;
+}
+
+/** v1 scrape options (flat, as in a scrape or batch body, or `scrapeOptions`) as v2 scrape options. */
+export function scrapeOptionsFromV1(v1: Body): Body {
+  const { extract, jsonOptions, changeTrackingOptions, parsePDF, agent, formats, ...rest } = v1;
+  void agent; // v1's FIRE-1 agent option: v2 has no such scrape option; the page is scraped as it is
+  const out: Body = { ...rest };
+  if (formats !== undefined) {
+    if (!Array.isArray(formats)) throw new BadRequestError("formats must be an array.", [{ code: "invalid_type", path: ["formats"], message: "Expected array" }]);
+    const v2: unknown[] = [];
+    for (const f of formats) {
+      if (f === "content") v2.push("markdown");
+      else if (f === "screenshot@fullPage") v2.push({ type: "screenshot", fullPage: true });
+      else if (f === "extract" || f === "json") {
+        const source = f === "extract" ? (extract ?? jsonOptions) : (jsonOptions ?? extract);
+        const prompt = jsonPrompt(source);
+        const schema = isObject(source) ? source.schema : undefined;
+        if (!v2.some((x) => isObject(x) && x.type === "json")) v2.push({ type: "json", ...(schema !== undefined ? { schema } : {}), ...(prompt ? { prompt } : {}) });
+      } else if (f === "changeTracking") v2.push({ type: "changeTracking", ...(isObject(changeTrackingOptions) ? changeTrackingOptions : {}) });
+      else v2.push(f);
+    }
+    out.formats = v2;
+  }
+  if (parsePDF === false) out.parsers = [];
+  return out;
+}
+
+/** A v1 scrape body as a v2 scrape body. */
+export function scrapeBodyFromV1(body: unknown): Body {
+  if (!isObject(body)) return {};
+  return scrapeOptionsFromV1(body);
+}
+
+/** Whether a v1 body asked for the `"extract"` format (its JSON then answers under `extract`). */
+export function wantsExtract(body: unknown): boolean {
+  const formats = isObject(body) ? (isObject(body.scrapeOptions) ? body.scrapeOptions.formats : body.formats) : undefined;
+  return Array.isArray(formats) && formats.includes("extract");
+}
+
+/** A path-depth limit (v1's `maxDepth`) as a pattern excluding deeper paths. */
+function depthPattern(url: unknown, maxDepth: number, onFullUrl: boolean): string {
+  let base = 0;
+  try {
+    base = new URL(String(url).includes("://") ? String(url) : `http://${String(url)}`).pathname.split("/").filter(Boolean).length;
+  } catch {
+    // an invalid URL is reported by the crawl's own validation
+  }
+  const deeper = `/([^/]+/){${base + maxDepth}}[^/]`;
+  return onFullUrl ? `^[a-z]+://[^/]+${deeper}` : `^${deeper}`;
+}
+
+/** A v1 crawl body as a v2 crawl body. */
+export function crawlBodyFromV1(body: unknown): Body {
+  if (!isObject(body)) return {};
+  const { ignoreSitemap, allowBackwardLinks, maxDepth, scrapeOptions, ...rest } = body;
+  const out: Body = { ...rest };
+  if (ignoreSitemap !== undefined) out.sitemap = ignoreSitemap === true ? "skip" : "include";
+  if (allowBackwardLinks !== undefined && out.crawlEntireDomain === undefined) out.crawlEntireDomain = allowBackwardLinks;
+  if (maxDepth !== undefined) {
+    if (typeof maxDepth !== "number" || !Number.isInteger(maxDepth) || maxDepth < 0) {
+      throw new BadRequestError("maxDepth must be a non-negative integer.", [{ code: "custom", path: ["maxDepth"], message: "maxDepth must be a non-negative integer" }]);
+    }
+    const exclude = Array.isArray(out.excludePaths) ? out.excludePaths : [];
+    out.excludePaths = [...exclude, depthPattern(body.url, maxDepth, body.regexOnFullURL === true)];
+  }
+  if (isObject(scrapeOptions)) out.scrapeOptions = scrapeOptionsFromV1(scrapeOptions);
+  return out;
+}
+
+/** A v1 batch-scrape body (scrape options flattened beside `urls`) as a v2 one. */
+export function batchBodyFromV1(body: unknown): Body {
+  if (!isObject(body)) return {};
+  const { urls, webhook, ignoreInvalidURLs, maxConcurrency, zeroDataRetention, origin, integration, appendToId, ...options } = body;
+  const out: Body = { ...scrapeOptionsFromV1(options), urls };
+  for (const [k, v] of Object.entries({ webhook, ignoreInvalidURLs, maxConcurrency, zeroDataRetention, origin, integration, appendToId })) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** A v1 map body as a v2 map body. */
+export function mapBodyFromV1(body: unknown): Body {
+  if (!isObject(body)) return {};
+  const { sitemapOnly, ignoreSitemap, ...rest } = body;
+  const out: Body = { ...rest };
+  if (sitemapOnly === true) out.sitemap = "only";
+  else if (ignoreSitemap === true) out.sitemap = "skip";
+  return out;
+}
+
+/** A v1 search body as a v2 search body. */
+export function searchBodyFromV1(body: unknown): Body {
+  if (!isObject(body)) return {};
+  const { scrapeOptions, ...rest } = body;
+  return isObject(scrapeOptions) ? { ...rest, scrapeOptions: scrapeOptionsFromV1(scrapeOptions) } : rest;
+}
+
+/** A v1 extract body as a v2 extract body (`agent` keeps only what v2 accepts). */
+export function extractBodyFromV1(body: unknown): Body {
+  if (!isObject(body)) return {};
+  const { scrapeOptions, agent, ...rest } = body;
+  const out: Body = { ...rest };
+  if (isObject(scrapeOptions)) out.scrapeOptions = scrapeOptionsFromV1(scrapeOptions);
+  if (isObject(agent) && typeof agent.model === "string") out.agent = { model: agent.model };
+  return out;
+}
+
+/** A v2 document in v1's shape: the JSON answer also under `extract` when v1 asked for that format. */
+export function documentToV1(doc: unknown, extract: boolean): unknown {
+  if (!isObject(doc) || !extract || doc.json === undefined) return doc;
+  const { json, ...rest } = doc;
+  return { ...rest, extract: json };
+}

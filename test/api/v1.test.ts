@@ -1,0 +1,135 @@
+/**
+ * The /v1 API (server/routes/v1.ts, api/v1.ts) driven by the official SDK's v1 client (`FirecrawlAppV1`, which
+ * older integrations such as LangChain's loaders use): scrape with v1's formats and `extract`, crawl with
+ * `ignoreSitemap` and `maxDepth` (path depth), status pages under /v1, errors, cancel, map with string links, batch
+ * scrape, search results as `data`, extract, usage; and errors passing through in the /v2 envelope.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { FirecrawlAppV1 } from "@mendable/firecrawl-js";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
+import { startFakeSearxng, type FakeSearxng } from "../fixtures/searxng.ts";
+
+let site: ReturnType<typeof Bun.serve>;
+let searx: FakeSearxng;
+let llm: FakeLlm;
+let h: Harness;
+let v1: InstanceType<typeof FirecrawlAppV1>;
+let base: string;
+
+const page = (title: string, body: string) => new Response(`<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`, { headers: { "content-type": "text/html" } });
+
+beforeAll(async () => {
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const p = new URL(req.url).pathname;
+      if (p === "/") return page("Home", `<p>The Kettle costs 25 EUR.</p><a href="/a">A</a> <a href="/missing">Missing</a>`);
+      if (p === "/a") return page("A", `<p>Section A.</p><a href="/a/b">B</a>`);
+      if (p === "/a/b") return page("B", `<p>Deep page B.</p><a href="/a/b/c">C</a>`);
+      if (p === "/a/b/c") return page("C", "<p>Deeper page C.</p>");
+      return new Response("not found", { status: 404 });
+    },
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  searx = startFakeSearxng(() => [{ url: `${base}/a`, title: "Section A", content: "About A" }]);
+  llm = startFakeLlm();
+  llm.respond = (req) => {
+    const text = req.messages.map((m) => m.content).join("\n");
+    const products = [...text.matchAll(/The (\w+) costs (\d+) EUR/g)].map((m) => ({ name: m[1], price: Number(m[2]) }));
+    return { content: JSON.stringify({ products }) };
+  };
+  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", searxngEndpoint: searx.url });
+  v1 = new FirecrawlAppV1({ apiKey: h.key, apiUrl: h.listen() });
+});
+afterAll(async () => {
+  await h.close();
+  site.stop(true);
+  searx.stop();
+  llm.stop();
+});
+
+const SCHEMA = { type: "object", properties: { products: { type: "array", items: { type: "object", properties: { name: { type: "string" }, price: { type: "number" } }, required: ["name", "price"] } } }, required: ["products"] };
+
+describe("/v1 through the SDK's v1 client", () => {
+  test("scrapeUrl: v1 formats; the extract format answers under extract, with v1's schema and prompts", async () => {
+    const r: any = await v1.scrapeUrl(`${base}/`, { formats: ["markdown", "links", "html"] });
+    expect(r.success).toBe(true);
+    expect(r.markdown).toContain("The Kettle costs 25 EUR.");
+    expect(r.links).toContain(`${base}/a`);
+    expect(r.html).toContain("<h1>Home</h1>");
+    expect(r.metadata).toMatchObject({ title: "Home", statusCode: 200, sourceURL: `${base}/` });
+
+    llm.reset();
+    llm.respond = (req) => ({ content: JSON.stringify({ products: [...req.messages.map((m) => m.content).join("\n").matchAll(/The (\w+) costs (\d+) EUR/g)].map((m) => ({ name: m[1], price: Number(m[2]) })) }) });
+    const e: any = await v1.scrapeUrl(`${base}/`, { formats: ["extract"], extract: { schema: SCHEMA as any, systemPrompt: "Be exact.", prompt: "List the products." } });
+    expect(e.extract).toEqual({ products: [{ name: "Kettle", price: 25 }] });
+    expect(e.json).toBeUndefined();
+    const sent = llm.chats()[0]!;
+    expect(sent.schema).toMatchObject({ required: ["products"] });
+    expect(sent.messages.map((m) => m.content).join("\n")).toContain("Be exact.\n\nList the products.");
+    const j: any = await v1.scrapeUrl(`${base}/`, { formats: ["json"], jsonOptions: { schema: SCHEMA as any } });
+    expect(j.json).toEqual({ products: [{ name: "Kettle", price: 25 }] });
+  });
+
+  test("crawlUrl: ignoreSitemap and maxDepth (path depth below the start URL); status, errors (the SDK's DELETE) and cancel under /v1", async () => {
+    const done: any = await v1.crawlUrl(`${base}/`, { limit: 10, ignoreSitemap: true, maxDepth: 1, scrapeOptions: { formats: ["markdown"] } }, 1);
+    expect(done.status).toBe("completed");
+    const paths = done.data.map((d: any) => new URL(d.metadata.sourceURL).pathname).sort();
+    expect(paths).toEqual(["/", "/a", "/missing"]); // /a/b has two segments, deeper than 0 + 1 (a 404 page is a result)
+    const started: any = await v1.asyncCrawlUrl(`${base}/`, { limit: 10, ignoreSitemap: true });
+    expect(started.success).toBe(true);
+    expect(typeof started.id).toBe("string");
+    expect(started.url).toContain(`/v1/crawl/${started.id}`);
+    let status: any;
+    for (let i = 0; i < 200; i++) {
+      status = await v1.checkCrawlStatus(started.id, false, undefined, 0, 1);
+      if (status.status !== "scraping") break;
+      await Bun.sleep(50);
+    }
+    expect(status.status).toBe("completed");
+    expect(status.data).toHaveLength(1);
+    expect(status.next).toContain(`/v1/crawl/${started.id}?`);
+    // The SDK asks with DELETE; the answer is the errors (none: a 404 page is a result), not a cancel.
+    const errors: any = await v1.checkCrawlErrors(started.id);
+    expect(errors).toEqual({ errors: [], robotsBlocked: [] });
+    expect(((await v1.checkCrawlStatus(started.id)) as any).status).toBe("completed");
+    const other: any = await v1.asyncCrawlUrl(`${base}/`, { limit: 10 });
+    expect(await v1.cancelCrawl(other.id)).toMatchObject({ status: "cancelled" });
+  });
+
+  test("mapUrl: links as strings; batchScrapeUrls; search results as data; extract; usage", async () => {
+    const map: any = await v1.mapUrl(`${base}/`, { ignoreSitemap: true });
+    expect(map.success).toBe(true);
+    expect(map.links).toContain(`${base}/a`);
+    expect(map.links.every((l: unknown) => typeof l === "string")).toBe(true);
+
+    const batch: any = await v1.batchScrapeUrls([`${base}/a`, `${base}/a/b`], { formats: ["markdown"] }, 1);
+    expect(batch.status).toBe("completed");
+    expect(batch.data.map((d: any) => d.markdown).join("\n")).toContain("Deep page B.");
+
+    const found: any = await v1.search("section a", { limit: 2 });
+    expect(found.success).toBe(true);
+    expect(found.data).toEqual([expect.objectContaining({ url: `${base}/a`, title: "Section A" })]);
+
+    llm.reset();
+    llm.respond = () => ({ content: JSON.stringify({ products: [{ name: "Kettle", price: 25 }] }) });
+    const extracted: any = await v1.extract([`${base}/`], { prompt: "products", schema: SCHEMA });
+    expect(extracted.success).toBe(true);
+    expect(extracted.data).toEqual({ products: [{ name: "Kettle", price: 25 }] });
+
+    const usage: any = await v1.getCreditUsage();
+    expect(usage.success).toBe(true);
+  });
+
+  test("errors pass through in the /v2 envelope: a bad body is a 400 naming the key; an unknown crawl is a 404", async () => {
+    const bad = await h.request("/v1/scrape", { method: "POST", json: { url: `${base}/`, noSuchOption: true } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ success: false, code: "BAD_REQUEST" });
+    const depth = await h.request("/v1/crawl", { method: "POST", json: { url: `${base}/`, maxDepth: -1 } });
+    expect(depth.status).toBe(400);
+    expect((await h.request(`/v1/crawl/${crypto.randomUUID()}`)).status).toBe(404);
+    expect((await h.request("/v1/scrape", { method: "POST", json: { url: `${base}/` }, auth: "fc-wrong" })).status).toBe(401);
+  });
+});
