@@ -24,21 +24,23 @@ export interface TraceError {
 
 /** Writes the events of one run. */
 export class TraceRecorder {
-  private seq: number;
-  private calls = 0;
-
   constructor(
     private readonly db: Database,
     private readonly runId: string,
     private readonly now: () => number = Date.now,
-  ) {
-    this.seq = db.query<{ s: number | null }, [string]>("SELECT MAX(seq) AS s FROM agent_events WHERE run_id = ?").get(runId)?.s ?? 0;
-  }
+  ) {}
 
+  /**
+   * Appends an event after the run's last one, whichever recorder wrote that (the run's own, a cancel's, a resumed
+   * attempt's: the number is read from the table, synchronously before the insert). Nothing is added after
+   * `run.finished`: a cancelled run's reads still under way do not trail its end.
+   */
   private add(event: Record<string, unknown>): void {
-    this.seq++;
-    const full = { schemaVersion: 1, eventId: crypto.randomUUID(), runId: this.runId, occurredAt: new Date(this.now()).toISOString(), producerSequence: this.seq, agent: ORCHESTRATOR, ...event };
-    this.db.query("INSERT INTO agent_events (run_id, seq, event) VALUES (?, ?, ?)").run(this.runId, this.seq, JSON.stringify(full));
+    const last = this.db.query<{ seq: number; event: string }, [string]>("SELECT seq, event FROM agent_events WHERE run_id = ? ORDER BY seq DESC LIMIT 1").get(this.runId);
+    if (last && (JSON.parse(last.event) as { type: string }).type === "run.finished") return;
+    const seq = (last?.seq ?? 0) + 1;
+    const full = { schemaVersion: 1, eventId: crypto.randomUUID(), runId: this.runId, occurredAt: new Date(this.now()).toISOString(), producerSequence: seq, agent: ORCHESTRATOR, ...event };
+    this.db.query("INSERT INTO agent_events (run_id, seq, event) VALUES (?, ?, ?)").run(this.runId, seq, JSON.stringify(full));
   }
 
   runStarted(): void {
@@ -51,7 +53,8 @@ export class TraceRecorder {
 
   /** A tool call begins; returns its id for {@link toolFinished}. */
   toolStarted(toolName: string, parameters: unknown): string {
-    const toolCallId = `${this.runId}:${++this.calls}`;
+    // Unique across attempts: a resumed run's calls never reuse an earlier attempt's ids.
+    const toolCallId = crypto.randomUUID();
     this.add({ type: "tool_call.started", toolCallId, toolName, parameters });
     return toolCallId;
   }

@@ -55,11 +55,8 @@ export function scrapeBodyFromV1(body: unknown): Body {
   return scrapeOptionsFromV1(body);
 }
 
-/** Whether a v1 body asked for the `"extract"` format (its JSON then answers under `extract`). */
-export function wantsExtract(body: unknown): boolean {
-  const formats = isObject(body) ? (isObject(body.scrapeOptions) ? body.scrapeOptions.formats : body.formats) : undefined;
-  return Array.isArray(formats) && formats.includes("extract");
-}
+/** Largest v1 `maxDepth` (a URL path is not deeper than this in practice; the pattern's count stays small). */
+const MAX_DEPTH = 1_000;
 
 /** A path-depth limit (v1's `maxDepth`) as a pattern excluding deeper paths. */
 function depthPattern(url: unknown, maxDepth: number, onFullUrl: boolean): string {
@@ -69,7 +66,8 @@ function depthPattern(url: unknown, maxDepth: number, onFullUrl: boolean): strin
   } catch {
     // an invalid URL is reported by the crawl's own validation
   }
-  const deeper = `/([^/]+/){${base + maxDepth}}[^/]`;
+  // A segment is what lies between slashes before any query or fragment (`/a?next=/b/c` is one segment deep).
+  const deeper = `/([^/?#]+/){${base + maxDepth}}[^/?#]`;
   return onFullUrl ? `^[a-z]+://[^/]+${deeper}` : `^${deeper}`;
 }
 
@@ -81,8 +79,8 @@ export function crawlBodyFromV1(body: unknown): Body {
   if (ignoreSitemap !== undefined) out.sitemap = ignoreSitemap === true ? "skip" : "include";
   if (allowBackwardLinks !== undefined && out.crawlEntireDomain === undefined) out.crawlEntireDomain = allowBackwardLinks;
   if (maxDepth !== undefined) {
-    if (typeof maxDepth !== "number" || !Number.isInteger(maxDepth) || maxDepth < 0) {
-      throw new BadRequestError("maxDepth must be a non-negative integer.", [{ code: "custom", path: ["maxDepth"], message: "maxDepth must be a non-negative integer" }]);
+    if (typeof maxDepth !== "number" || !Number.isInteger(maxDepth) || maxDepth < 0 || maxDepth > MAX_DEPTH) {
+      throw new BadRequestError(`maxDepth must be an integer from 0 to ${MAX_DEPTH}.`, [{ code: "custom", path: ["maxDepth"], message: `maxDepth must be an integer from 0 to ${MAX_DEPTH}` }]);
     }
     const exclude = Array.isArray(out.excludePaths) ? out.excludePaths : [];
     out.excludePaths = [...exclude, depthPattern(body.url, maxDepth, body.regexOnFullURL === true)];
@@ -127,9 +125,10 @@ export function extractBodyFromV1(body: unknown): Body {
   return out;
 }
 
-/** A v2 document in v1's shape: the JSON answer also under `extract` when v1 asked for that format. */
-export function documentToV1(doc: unknown, extract: boolean): unknown {
-  if (!isObject(doc) || !extract || doc.json === undefined) return doc;
-  const { json, ...rest } = doc;
-  return { ...rest, extract: json };
+/**
+ * A v2 document in v1's shape: its JSON answer under `extract` as well as `json` (v1 clients read either, depending
+ * on the format they asked for).
+ */
+export function documentToV1(doc: unknown): unknown {
+  return isObject(doc) && doc.json !== undefined && doc.extract === undefined ? { ...doc, extract: doc.json } : doc;
 }

@@ -65,7 +65,7 @@ export function createApp(services: Services) {
     .use(parseRoutes(services))
     .use(webhookRoutes(services));
   // /v1 answers by handing each request, rewritten, to the /v2 routes above (routes/v1.ts).
-  return app.use(v1Routes((request) => app.handle(request)));
+  return app.use(v1Routes(services, (request) => app.handle(request)));
 }
 
 /** The type of the application, for tests that call `app.handle`. */

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { FirecrawlAppV1 } from "@mendable/firecrawl-js";
+import { crawlBodyFromV1 } from "../../src/api/v1.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 import { startFakeSearxng, type FakeSearxng } from "../fixtures/searxng.ts";
@@ -65,7 +66,7 @@ describe("/v1 through the SDK's v1 client", () => {
     llm.respond = (req) => ({ content: JSON.stringify({ products: [...req.messages.map((m) => m.content).join("\n").matchAll(/The (\w+) costs (\d+) EUR/g)].map((m) => ({ name: m[1], price: Number(m[2]) })) }) });
     const e: any = await v1.scrapeUrl(`${base}/`, { formats: ["extract"], extract: { schema: SCHEMA as any, systemPrompt: "Be exact.", prompt: "List the products." } });
     expect(e.extract).toEqual({ products: [{ name: "Kettle", price: 25 }] });
-    expect(e.json).toBeUndefined();
+    expect(e.json).toEqual(e.extract); // v1 clients read either
     const sent = llm.chats()[0]!;
     expect(sent.schema).toMatchObject({ required: ["products"] });
     expect(sent.messages.map((m) => m.content).join("\n")).toContain("Be exact.\n\nList the products.");
@@ -121,6 +122,23 @@ describe("/v1 through the SDK's v1 client", () => {
 
     const usage: any = await v1.getCreditUsage();
     expect(usage.success).toBe(true);
+    expect(((await v1.getCreditUsageHistorical()) as any).success).toBe(true);
+  });
+
+  test("maxDepth counts path segments below the start URL's, before any query", () => {
+    const pattern = new RegExp((crawlBodyFromV1({ url: "http://site.test/docs/", maxDepth: 1 }).excludePaths as string[])[0]!);
+    expect(["/docs/", "/docs/a", "/docs/a/", "/docs/a?next=/b/c/d"].filter((p) => pattern.test(p))).toEqual([]);
+    expect(["/docs/a/b", "/docs/a/b/c"].every((p) => pattern.test(p))).toBe(true);
+    const full = new RegExp((crawlBodyFromV1({ url: "http://site.test/", maxDepth: 0, regexOnFullURL: true }).excludePaths as string[])[0]!);
+    expect(full.test("http://site.test/a")).toBe(true);
+    expect(full.test("http://site.test/?q=/a/b")).toBe(false);
+  });
+
+  test("an id is one path segment: a decoded ../ or ? in it reaches no other route", async () => {
+    for (const id of ["..%2F..%2Fhealth", "..%2Fteam%2Fcredit-usage", "x%3Fskip%3D0"]) {
+      const res = await h.request(`/v1/crawl/${id}`);
+      expect([id, res.status]).toEqual([id, 404]);
+    }
   });
 
   test("errors pass through in the /v2 envelope: a bad body is a 400 naming the key; an unknown crawl is a 404", async () => {
@@ -131,5 +149,8 @@ describe("/v1 through the SDK's v1 client", () => {
     expect(depth.status).toBe(400);
     expect((await h.request(`/v1/crawl/${crypto.randomUUID()}`)).status).toBe(404);
     expect((await h.request("/v1/scrape", { method: "POST", json: { url: `${base}/` }, auth: "fc-wrong" })).status).toBe(401);
+    // Authentication comes first, as on /v2: a wrong key with a bad body is a 401.
+    expect((await h.request("/v1/crawl", { method: "POST", json: { url: `${base}/`, maxDepth: -1 }, auth: "fc-wrong" })).status).toBe(401);
+    expect(((await (await h.request("/v1/crawl", { method: "POST", json: { url: `${base}/`, maxDepth: 1e20 } })).json()) as any).error).toContain("maxDepth must be an integer from 0 to 1000");
   });
 });

@@ -7,7 +7,9 @@
  * through as /v2 answers them (the same envelope).
  */
 import { Elysia } from "elysia";
-import { batchBodyFromV1, crawlBodyFromV1, documentToV1, extractBodyFromV1, mapBodyFromV1, scrapeBodyFromV1, searchBodyFromV1, wantsExtract } from "../../api/v1.ts";
+import { batchBodyFromV1, crawlBodyFromV1, documentToV1, extractBodyFromV1, mapBodyFromV1, scrapeBodyFromV1, searchBodyFromV1 } from "../../api/v1.ts";
+import { authPlugin } from "../auth.ts";
+import type { Services } from "../services.ts";
 
 /** Hands a request to the application (the /v2 routes). */
 export type Forward = (request: Request) => Response | Promise<Response>;
@@ -17,16 +19,22 @@ type Body = Record<string, unknown>;
 /** Request headers a forwarded request keeps (the body is new, so its length and encoding are not). */
 const DROPPED_HEADERS = new Set(["content-length", "transfer-encoding", "content-encoding"]);
 
-/** `request` sent again to `path` (with its query) as `method`, with `body` as JSON when given. */
-function forwarded(request: Request, path: string, body?: Body): Request {
+/**
+ * `request` sent again to `path` (with its query) as `method`, with `body` as JSON when given. It carries the
+ * client's abort: a client that gives up stops the work, as on /v2.
+ */
+function forwarded(request: Request, path: string, body?: Body, method = request.method): Request {
   const from = new URL(request.url);
   const headers = new Headers();
   request.headers.forEach((value, name) => {
     if (!DROPPED_HEADERS.has(name)) headers.set(name, value);
   });
   if (body !== undefined) headers.set("content-type", "application/json");
-  return new Request(new URL(path + from.search, from), { method: request.method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return new Request(new URL(path + from.search, from), { method, headers, signal: request.signal, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
 }
+
+/** A route parameter as one path segment: a decoded `../` or `?` in an id must not reach another route. */
+const seg = (value: string) => encodeURIComponent(value);
 
 /** The /v2 answer's JSON reshaped by `shape` when it succeeded; an error answer as it is. */
 async function reshaped(response: Response, shape: (json: Body) => Body): Promise<Response> {
@@ -40,41 +48,46 @@ async function reshaped(response: Response, shape: (json: Body) => Body): Promis
 /** A /v2 URL in an answer as its /v1 twin. */
 const v1Url = (u: unknown) => (typeof u === "string" ? u.replace("/v2/", "/v1/") : u);
 
-/** A job status (crawl, batch) with its `next` under /v1. */
-const jobStatus = (json: Body): Body => (json.next === undefined ? json : { ...json, next: v1Url(json.next) });
+/** Documents in v1's shape (their JSON answer under `extract` too). */
+const documents = (data: unknown) => (Array.isArray(data) ? data.map(documentToV1) : data);
 
-/** The /v1 routes over `forward`. */
-export function v1Routes(forward: Forward) {
-  const pass = (path: (params: Record<string, string>) => string, shape: (json: Body) => Body = (j) => j) => async ({ request, params }: { request: Request; params: Record<string, string> }) =>
-    reshaped(await forward(forwarded(request, path(params))), shape);
-  const convert = (path: string, body: (b: unknown) => Body, shape: (json: Body, original: unknown) => Body) => async ({ request, body: raw }: { request: Request; body: unknown }) =>
-    reshaped(await forward(forwarded(request, path, body(raw))), (json) => shape(json, raw));
+/** A job status (crawl, batch) with its documents in v1's shape and its `next` under /v1. */
+const jobStatus = (json: Body): Body => ({ ...json, data: documents(json.data), ...(json.next === undefined ? {} : { next: v1Url(json.next) }) });
+
+/** The /v1 routes over `forward`; the caller is authenticated here first, so a wrong key is a 401 before any 400. */
+export function v1Routes(services: Pick<Services, "keys" | "config">, forward: Forward) {
+  const pass = (path: (params: Record<string, string>) => string, shape: (json: Body) => Body = (j) => j, method?: string) => async ({ request, params }: { request: Request; params: Record<string, string> }) =>
+    reshaped(await forward(forwarded(request, path(params), undefined, method)), shape);
+  const convert = (path: string, body: (b: unknown) => Body, shape: (json: Body) => Body) => async ({ request, body: raw }: { request: Request; body: unknown }) =>
+    reshaped(await forward(forwarded(request, path, body(raw))), shape);
   const detail = (summary: string) => ({ detail: { tags: ["v1"], summary } });
 
   return new Elysia({ name: "crawlbox-v1" })
-    .post("/v1/scrape", convert("/v2/scrape", scrapeBodyFromV1, (json, raw) => ({ ...json, data: documentToV1(json.data, wantsExtract(raw)) })), detail("v1: scrape one URL"))
-    .get("/v1/scrape/:id", pass((p) => `/v2/scrape/${p.id}`), detail("v1: a stored scrape"))
+    .use(authPlugin(services.keys, services.config.authEnabled))
+    .post("/v1/scrape", convert("/v2/scrape", scrapeBodyFromV1, (json) => ({ ...json, data: documentToV1(json.data) })), detail("v1: scrape one URL"))
+    .get("/v1/scrape/:id", pass((p) => `/v2/scrape/${seg(p.id)}`, (json) => ({ ...json, data: documentToV1(json.data) })), detail("v1: a stored scrape"))
     .post("/v1/crawl", convert("/v2/crawl", crawlBodyFromV1, (json) => ({ ...json, url: v1Url(json.url) })), detail("v1: start a crawl"))
     .get("/v1/crawl/active", pass(() => "/v2/crawl/active"), detail("v1: running crawls"))
     // The v1 SDK's batchScrapeUrls polls a batch at /v1/crawl/{id}, as upstream's v1 served both kinds there.
     .get(
       "/v1/crawl/:id",
       async ({ request, params }) => {
-        const crawl = await forward(forwarded(request, `/v2/crawl/${params.id}`));
-        const answer = crawl.status === 404 ? await forward(forwarded(request, `/v2/batch/scrape/${params.id}`)) : crawl;
-        return reshaped(answer, jobStatus);
+        const crawl = await forward(forwarded(request, `/v2/crawl/${seg(params.id)}`));
+        const batch = crawl.status === 404 ? await forward(forwarded(request, `/v2/batch/scrape/${seg(params.id)}`)) : undefined;
+        // Neither: the crawl's own answer (an expired crawl says so).
+        return reshaped(batch && batch.status !== 404 ? batch : crawl, jobStatus);
       },
       detail("v1: a crawl's (or a batch's) status"),
     )
-    .delete("/v1/crawl/:id", pass((p) => `/v2/crawl/${p.id}`), detail("v1: cancel a crawl"))
-    // The v1 SDK asks for a crawl's errors with DELETE; both methods read them.
-    .get("/v1/crawl/:id/errors", pass((p) => `/v2/crawl/${p.id}/errors`), detail("v1: a crawl's errors"))
-    .delete("/v1/crawl/:id/errors", ({ request, params }) => forward(forwarded(new Request(request, { method: "GET" }), `/v2/crawl/${params.id}/errors`)), detail("v1: a crawl's errors"))
+    .delete("/v1/crawl/:id", pass((p) => `/v2/crawl/${seg(p.id)}`), detail("v1: cancel a crawl"))
+    // The v1 SDK asks for a crawl's errors with DELETE; both methods read them (and cancel nothing).
+    .get("/v1/crawl/:id/errors", pass((p) => `/v2/crawl/${seg(p.id)}/errors`), detail("v1: a crawl's errors"))
+    .delete("/v1/crawl/:id/errors", pass((p) => `/v2/crawl/${seg(p.id)}/errors`, undefined, "GET"), detail("v1: a crawl's errors"))
     .post("/v1/batch/scrape", convert("/v2/batch/scrape", batchBodyFromV1, (json) => ({ ...json, url: v1Url(json.url) })), detail("v1: start a batch scrape"))
-    .get("/v1/batch/scrape/:id", pass((p) => `/v2/batch/scrape/${p.id}`, jobStatus), detail("v1: a batch's status"))
-    .delete("/v1/batch/scrape/:id", pass((p) => `/v2/batch/scrape/${p.id}`), detail("v1: cancel a batch"))
-    .get("/v1/batch/scrape/:id/errors", pass((p) => `/v2/batch/scrape/${p.id}/errors`), detail("v1: a batch's errors"))
-    .delete("/v1/batch/scrape/:id/errors", ({ request, params }) => forward(forwarded(new Request(request, { method: "GET" }), `/v2/batch/scrape/${params.id}/errors`)), detail("v1: a batch's errors"))
+    .get("/v1/batch/scrape/:id", pass((p) => `/v2/batch/scrape/${seg(p.id)}`, jobStatus), detail("v1: a batch's status"))
+    .delete("/v1/batch/scrape/:id", pass((p) => `/v2/batch/scrape/${seg(p.id)}`), detail("v1: cancel a batch"))
+    .get("/v1/batch/scrape/:id/errors", pass((p) => `/v2/batch/scrape/${seg(p.id)}/errors`), detail("v1: a batch's errors"))
+    .delete("/v1/batch/scrape/:id/errors", pass((p) => `/v2/batch/scrape/${seg(p.id)}/errors`, undefined, "GET"), detail("v1: a batch's errors"))
     .post(
       "/v1/map",
       convert("/v2/map", mapBodyFromV1, (json) => ({ ...json, links: Array.isArray(json.links) ? json.links.map((l) => (typeof l === "object" && l !== null ? (l as Body).url : l)) : json.links })),
@@ -82,12 +95,14 @@ export function v1Routes(forward: Forward) {
     )
     .post(
       "/v1/search",
-      convert("/v2/search", searchBodyFromV1, (json) => ({ ...json, data: ((json.data as Body | undefined)?.web as unknown[] | undefined) ?? [] })),
+      convert("/v2/search", searchBodyFromV1, (json) => ({ ...json, data: documents(((json.data as Body | undefined)?.web as unknown[] | undefined) ?? []) })),
       detail("v1: web search (results as data)"),
     )
     .post("/v1/extract", convert("/v2/extract", extractBodyFromV1, (json) => json), detail("v1: start an extract job"))
-    .get("/v1/extract/:id", pass((p) => `/v2/extract/${p.id}`), detail("v1: an extract job"))
+    .get("/v1/extract/:id", pass((p) => `/v2/extract/${seg(p.id)}`), detail("v1: an extract job"))
     .get("/v1/team/credit-usage", pass(() => "/v2/team/credit-usage"), detail("v1: credit usage"))
+    .get("/v1/team/credit-usage/historical", pass(() => "/v2/team/credit-usage/historical"), detail("v1: credit usage by month"))
     .get("/v1/team/token-usage", pass(() => "/v2/team/token-usage"), detail("v1: token usage"))
+    .get("/v1/team/token-usage/historical", pass(() => "/v2/team/token-usage/historical"), detail("v1: token usage by month"))
     .get("/v1/team/queue-status", pass(() => "/v2/team/queue-status"), detail("v1: queue status"));
 }
