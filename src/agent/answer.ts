@@ -6,7 +6,7 @@
  */
 import type { ReadPage } from "../extract/read-pages.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
-import { agentChatMessages } from "../llm/prompts.ts";
+import { agentChatMessages } from "../llm/task-prompts.ts";
 import type { AgentJob } from "./store.ts";
 
 /** Characters of each earlier turn's prompt and answer carried into the next turn. */

@@ -15,7 +15,7 @@
  */
 import type { ReadPage } from "../extract/read-pages.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
-import { agentNextMessages } from "../llm/prompts.ts";
+import { agentNextMessages } from "../llm/task-prompts.ts";
 
 /** Pages read per round after the first. */
 export const PAGES_PER_ROUND = 2;

@@ -11,7 +11,7 @@ import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { CrawlboxError } from "../errors.ts";
 import type { LlmClient } from "../llm/client.ts";
-import { monitorJudgeMessages, monitorResultMessages } from "../llm/prompts.ts";
+import { monitorJudgeMessages, monitorResultMessages } from "../llm/task-prompts.ts";
 import { llmCallForRun, type LlmLimits } from "../llm/render-call.ts";
 import { forEachLimited } from "../scrape/each-limited.ts";
 import { specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";

@@ -33,6 +33,7 @@ import { AgentService } from "../agent/service.ts";
 import { AgentStore } from "../agent/store.ts";
 import { pruneTraces } from "../agent/trace.ts";
 import { MonitorService } from "../monitor/service.ts";
+import { InteractSessions } from "../interact/sessions.ts";
 import { MonitorStore } from "../monitor/store.ts";
 import { crawlRunner } from "../monitor/crawl-target.ts";
 import { searchRunner } from "../monitor/search-target.ts";
@@ -86,6 +87,8 @@ export interface Services {
   extract: ExtractService;
   /** `/v2/agent` runs (src/agent). */
   agent: AgentService;
+  /** Browser sessions of `/v2/scrape/{id}/interact` (src/interact); undefined without the browser engine. */
+  interact?: InteractSessions;
   /** `/v2/monitor` (src/monitor): scheduled change monitoring; its store for the routes' check listings. */
   monitors: MonitorService;
   monitorStore: MonitorStore;
@@ -301,6 +304,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const extract = new ExtractService({ ...research, store: extractStore, map: { engine: discoveryHttp, robots, gate } });
   const agentStore = new AgentStore(db);
   const agent = new AgentService({ ...research, store: agentStore });
+  const interact = engines.pool ? new InteractSessions(engines.pool, config.browserConcurrency, now) : undefined;
   const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, scrape, ledger, planner, config, now });
   const monitorStore = new MonitorStore(db);
   // A monitor's crawl is made by no request: its links use CRAWLBOX_PUBLIC_URL, else the address the server listens on.
@@ -328,6 +332,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     search,
     extract,
     agent,
+    ...(interact ? { interact } : {}),
     monitors,
     monitorStore,
     parseWorkers,
@@ -349,6 +354,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await extract.close();
       await agent.close();
       await monitors.close();
+      interact?.closeAll();
       await workers.stop();
       await webhooks.stop();
       await engines.close();

@@ -1,0 +1,73 @@
+/**
+ * @module server/routes/interact
+ * `POST /v2/scrape/{id}/interact` and `DELETE /v2/scrape/{id}/interact` (the SDK's `interact` and `stopInteraction`):
+ * a prompt carried out in a browser session on a scrape's page (src/interact, docs/interact.md), and the session's
+ * end. Answers are the SDK's `ScrapeExecuteResponse` (`output`/`result` the model's answer, `stdout` the steps) and
+ * `ScrapeBrowserDeleteResponse`. Needs the browser engine and an LLM provider.
+ */
+import { Elysia } from "elysia";
+import { InteractRequestSchema, parseInteractBody } from "../../api/interact.ts";
+import { NotFoundError, UnsupportedOptionError } from "../../errors.ts";
+import { MAX_STEPS } from "../../interact/driver.ts";
+import { LlmNotConfiguredError } from "../../llm/errors.ts";
+import { authPlugin } from "../auth.ts";
+import type { Services } from "../services.ts";
+
+/** Credits of one prompt (its model tokens are counted as token usage). */
+export const INTERACT_CREDITS = 1;
+
+/** The interact routes. */
+export function interactRoutes(services: Services) {
+  const { config, interact } = services;
+  return new Elysia({ name: "crawlbox-interact" })
+    .use(authPlugin(services.keys, config.authEnabled))
+    .post(
+      "/v2/scrape/:id/interact",
+      async ({ params, body, who, request }) => {
+        const req = parseInteractBody(body);
+        if (!interact) throw new UnsupportedOptionError("SCRAPE_BROWSER_REQUIRED", "interact needs the browser engine, which is not available in this crawlbox build (install Chromium or set CHROME_PATH; CRAWLBOX_BROWSER=off disables it).");
+        if (!services.llm) throw new LlmNotConfiguredError("interact (the model carries out the prompt)");
+        const now = Date.now();
+        const doc = (services.results.get(params.id, who.keyId, now) ?? services.jobResults.pageDocument(params.id, who.keyId)) as { metadata?: { url?: unknown } } | undefined;
+        const url = doc?.metadata?.url;
+        if (typeof url !== "string") throw new NotFoundError("Scrape not found.");
+        services.ledger.assertCanSpend(who, INTERACT_CREDITS);
+        const signal = AbortSignal.any([request.signal, AbortSignal.timeout(req.timeoutMs)]);
+        const ends = Date.now() + req.timeoutMs;
+        // The prompt's time is over (the model call's own deadline, which is the same end, may fire a moment first).
+        const timedOut = () => !request.signal.aborted && (signal.aborted || Date.now() >= ends - 100);
+        const outcome = await interact
+          .prompt({
+          scrapeId: params.id,
+          keyId: who.keyId,
+          url,
+          prompt: req.prompt,
+          llm: services.llm,
+          signal,
+          call: () => {
+            const limitMs = Math.max(1, Math.min(config.llmTimeoutMs, ends - Date.now()));
+            return { signal, deadline: Date.now() + limitMs, limitMs, tokenBudget: config.llmTokenBudget, onTokens: (t: number) => services.ledger.charge(who, 0, t) };
+          },
+        })
+          // The prompt's own time ran out in the middle of a step (a model call): it was stopped, which is an answer.
+          .catch((err: unknown) => {
+            if (timedOut()) return { log: [], exhausted: false, killed: true } as { answer?: string; log: string[]; exhausted: boolean; killed: boolean };
+            throw err;
+          });
+        services.ledger.charge(who, INTERACT_CREDITS);
+        const answer = outcome.answer ?? "";
+        const stderr = outcome.killed ? `Stopped after ${Math.round(req.timeoutMs / 1000)} s.` : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
+        return { success: true, output: answer, result: answer, stdout: outcome.log.join("\n"), stderr, exitCode: outcome.answer !== undefined ? 0 : outcome.killed ? 124 : 1, killed: outcome.killed };
+      },
+      { detail: { tags: ["scrape"], summary: "Carry out a prompt in a browser session on a scrape's page", requestBody: { required: true, content: { "application/json": { schema: InteractRequestSchema as object } } } } },
+    )
+    .delete(
+      "/v2/scrape/:id/interact",
+      ({ params, who }) => {
+        const closed = interact?.close(params.id, who.keyId);
+        if (!closed) throw new NotFoundError("No browser session is open for this scrape.");
+        return { success: true, status: "closed", sessionDurationMs: closed.durationMs, creditsBilled: closed.prompts * INTERACT_CREDITS };
+      },
+      { detail: { tags: ["scrape"], summary: "End a scrape's browser session" } },
+    );
+}

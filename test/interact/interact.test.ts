@@ -1,0 +1,113 @@
+/**
+ * `/v2/scrape/{id}/interact` (src/interact) with real Chromium and the fake LLM, through the official SDK: a prompt
+ * carried out on a scrape's page step by step (the model clicks, the answer comes from the page); the session keeps
+ * the page for the next prompt; stopping it reports its duration and credits; the step limit and the time limit;
+ * code refused with the reason; other keys' and unknown scrapes not found; no Chromium left behind.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+import { startFakeLlm, type FakeLlm, type LlmRequestLog } from "../llm/fake-llm.ts";
+
+let site: ReturnType<typeof Bun.serve>;
+let llm: FakeLlm;
+let h: Harness;
+let app: Firecrawl;
+let base: string;
+
+const SHOP = `<!doctype html><html><head><title>Shop</title></head><body><h1>Kettle</h1>
+<button id="show" onclick="document.getElementById('price').hidden = false">Show price</button>
+<p id="price" hidden>Price: 42 EUR</p><a href="/other">Other page</a></body></html>`;
+
+const pageText = (req: LlmRequestLog) => req.messages.map((m) => m.content).join("\n");
+
+/** A model that does the job: click "Show price" until the price is visible, then answer it. */
+function model(req: LlmRequestLog) {
+  const text = pageText(req);
+  const price = /Price: (\d+ EUR)/.exec(text.slice(text.indexOf("Visible text:"), text.indexOf("Elements:")));
+  if (price) return { content: JSON.stringify({ action: "done", answer: price[1] }) };
+  const button = /^\[(\d+)\] <button> Show price$/m.exec(text);
+  return { content: JSON.stringify(button ? { action: "click", element: Number(button[1]) } : { action: "scroll", text: "down" }) };
+}
+
+beforeAll(async () => {
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const p = new URL(req.url).pathname;
+      if (p === "/shop") return new Response(SHOP, { headers: { "content-type": "text/html" } });
+      return new Response("<html><body><p>Other</p></body></html>", { headers: { "content-type": "text/html" } });
+    },
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  llm = startFakeLlm();
+  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model" });
+  app = new Firecrawl({ apiKey: h.key, apiUrl: h.listen() });
+});
+afterAll(async () => {
+  await h.close();
+  site.stop(true);
+  llm.stop();
+});
+
+async function scrapeId(client = app): Promise<string> {
+  const doc: any = await client.scrape(`${base}/shop`, { formats: ["markdown"], maxAge: 0 });
+  return doc.metadata.scrapeId;
+}
+
+describe("interact", () => {
+  test("a prompt is carried out on the scrape's page step by step; the session keeps the page; stopping it reports its use", async () => {
+    llm.reset();
+    llm.respond = model;
+    const id = await scrapeId();
+    const before = h.services.ledger.usage(h.services.keys.verify(h.key)!).creditsUsed;
+    const first: any = await app.interact(id, { prompt: "What is the kettle's price?" });
+    expect(first).toMatchObject({ success: true, output: "42 EUR", result: "42 EUR", exitCode: 0, killed: false, stderr: "" });
+    expect(first.stdout).toBe("clicked element 0\ndone");
+    expect(llm.chats()).toHaveLength(2);
+    // The page reached the model as data, with its elements numbered.
+    expect(pageText(llm.chats()[0]!)).toMatch(/<<<PAGE_CONTENT id=\w+ \(current page\)>>>[\s\S]*\[0\] <button> Show price/);
+
+    // The next prompt finds the page as the last one left it: the price is already shown.
+    const second: any = await app.interact(id, { prompt: "Tell me the price again." });
+    expect(second.output).toBe("42 EUR");
+    expect(second.stdout).toBe("done");
+    expect(llm.chats()).toHaveLength(3);
+    expect(h.services.ledger.usage(h.services.keys.verify(h.key)!).creditsUsed - before).toBe(2);
+
+    const stopped: any = await app.stopInteraction(id);
+    expect(stopped).toMatchObject({ success: true, creditsBilled: 2 });
+    expect(stopped.sessionDurationMs).toBeGreaterThan(0);
+    expect((await h.request(`/v2/scrape/${id}/interact`, { method: "DELETE" })).status).toBe(404);
+  }, 30_000);
+
+  test("the step limit and the time limit end a prompt with what happened, not an error", async () => {
+    const id = await scrapeId();
+    llm.reset();
+    llm.respond = () => ({ content: JSON.stringify({ action: "wait" }) });
+    const exhausted: any = await app.interact(id, { prompt: "Wait forever." });
+    expect(exhausted).toMatchObject({ success: true, output: "", exitCode: 1, killed: false, stderr: "No answer after 10 steps." });
+    expect(exhausted.stdout.split("\n")).toHaveLength(10);
+
+    llm.reset();
+    llm.respond = () => ({ content: JSON.stringify({ action: "wait" }), delayMs: 3_000 });
+    const t0 = performance.now();
+    const killed: any = await app.interact(id, { prompt: "Slowly.", timeout: 1 });
+    expect(killed).toMatchObject({ success: true, killed: true, exitCode: 124, stderr: "Stopped after 1 s." });
+    expect(performance.now() - t0).toBeLessThan(2_500);
+    await app.stopInteraction(id);
+  }, 30_000);
+
+  test("refused: code (with the reason), no prompt, unknown and other keys' scrapes", async () => {
+    const id = await scrapeId();
+    const code = await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "await page.click('#show')", language: "node" } });
+    expect(code.status).toBe(400);
+    expect(((await code.json()) as any)).toMatchObject({ code: "INTERACT_CODE_NOT_SUPPORTED", error: expect.stringContaining("send a prompt") });
+    expect((await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: {} })).status).toBe(400);
+    expect((await h.request(`/v2/scrape/${crypto.randomUUID()}/interact`, { method: "POST", json: { prompt: "p" } })).status).toBe(404);
+    const other = h.services.keys.create("other").key;
+    expect((await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { prompt: "p" }, auth: other })).status).toBe(404);
+    expect(h.services.interact?.has(id, h.services.keys.verify(h.key)!.keyId)).toBe(false); // nothing was opened
+  });
+});
