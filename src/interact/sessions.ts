@@ -71,11 +71,19 @@ export class InteractSessions {
     try {
       session.prompts++;
       return await runPrompt(o.llm, session.lease.page, o.prompt, o.call, o.signal);
+    } catch (err) {
+      // A typed error (the model's, an abort) leaves the session as it is; anything else is the browser failing
+      // under it (the page or browser closed, crashed, was retired): the session is dropped, and the caller told.
+      if (err instanceof CrawlboxError || o.signal.aborted) throw err;
+      this.drop(session);
+      throw new CrawlboxError("INTERACT_SESSION_LOST", 410, `The browser session was lost (${(err as Error).message.slice(0, 200)}); send the prompt again to open a new one.`);
     } finally {
       session.busy = false;
       const s = session;
-      s.idle = setTimeout(() => void this.close(s.scrapeId, s.keyId), IDLE_MS);
-      s.idle.unref?.();
+      if (this.sessions.get(s.scrapeId) === s) {
+        s.idle = setTimeout(() => void this.close(s.scrapeId, s.keyId), IDLE_MS);
+        s.idle.unref?.();
+      }
     }
   }
 
@@ -88,6 +96,15 @@ export class InteractSessions {
     clearTimeout(s.life);
     s.lease.release();
     return { durationMs: this.now() - s.openedAt, prompts: s.prompts };
+  }
+
+  /** Forgets a session whose page failed, handing its page back as suspect (the pool probes the browser). */
+  private drop(s: Session): void {
+    if (this.sessions.get(s.scrapeId) !== s) return;
+    this.sessions.delete(s.scrapeId);
+    clearTimeout(s.idle);
+    clearTimeout(s.life);
+    s.lease.release({ suspect: true });
   }
 
   /** Closes every session (the server stops). */

@@ -99,6 +99,21 @@ describe("interact", () => {
     await app.stopInteraction(id);
   }, 30_000);
 
+  test("a session whose browser died is dropped with a 410; the next prompt opens a new one", async () => {
+    llm.reset();
+    llm.respond = model;
+    const id = await scrapeId();
+    expect(((await app.interact(id, { prompt: "Price?" })) as any).output).toBe("42 EUR");
+    for (const pid of h.services.engines.pool!.pids()) process.kill(pid, "SIGKILL");
+    await Bun.sleep(300);
+    const lost = await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { prompt: "Price?" } });
+    expect(lost.status).toBe(410);
+    expect(((await lost.json()) as any).code).toBe("INTERACT_SESSION_LOST");
+    const again: any = await app.interact(id, { prompt: "Price?" });
+    expect(again.output).toBe("42 EUR");
+    await app.stopInteraction(id);
+  }, 30_000);
+
   test("refused: code (with the reason), no prompt, unknown and other keys' scrapes", async () => {
     const id = await scrapeId();
     const code = await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "await page.click('#show')", language: "node" } });
