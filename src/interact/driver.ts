@@ -5,7 +5,7 @@
  * runs out. The steps are crawlbox's own browser actions on the page; the model never runs code. Navigation the
  * page makes (a clicked link) goes through the egress gate like every page of the browser.
  */
-import type { Page } from "puppeteer-core";
+import type { CDPSession, Page } from "puppeteer-core";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { interactMessages } from "../llm/task-prompts.ts";
 import { describeState, readPageState } from "./page-state.ts";
@@ -43,8 +43,29 @@ export interface PromptOutcome {
   log: string[];
   /** Whether the step limit ended it before an answer. */
   exhausted: boolean;
-  /** Whether its time ran out (or its client left) between steps. */
+  /** Whether its time ran out (or its client left). */
   killed: boolean;
+  /** Whether the page stopped answering (a step or a read was still running when the time ran out): not reusable. */
+  stuck: boolean;
+}
+
+/** `work`, or a rejection as soon as `signal` aborts: a page that hangs a step cannot hold the prompt past its time. */
+function bounded<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", stop);
+        resolve(v);
+      },
+      (err) => {
+        signal.removeEventListener("abort", stop);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** Lets the page settle after a step: its network quiet for a moment, or a short wait at most. */
@@ -52,10 +73,13 @@ async function settle(page: Page): Promise<void> {
   await page.waitForNetworkIdle({ idleTime: 250, timeout: 2_500 }).catch(() => undefined);
 }
 
-/** Carries out one step; returns its log line. Throws for a step that cannot be done (reported to the model). */
+/** A step the model asked for that cannot be done; its message is crawlbox's own, never the page's. */
+class StepError extends Error {}
+
+/** Carries out one step; returns its log line. Throws {@link StepError} for a step that cannot be done. */
 async function perform(page: Page, step: Step): Promise<string> {
   const target = () => {
-    if (step.element === undefined || !Number.isInteger(step.element)) throw new Error(`${step.action} needs an element number`);
+    if (step.element === undefined || !Number.isInteger(step.element)) throw new StepError(`${step.action} needs an element number`);
     return `[data-crawlbox-ix="${step.element}"]`;
   };
   switch (step.action) {
@@ -68,7 +92,7 @@ async function perform(page: Page, step: Step): Promise<string> {
       return `typed ${JSON.stringify((step.text ?? "").slice(0, 100))} into element ${step.element}`;
     case "press": {
       const key = step.key ?? "";
-      if (!KEYS.has(key)) throw new Error(`the key ${JSON.stringify(key)} is not one of ${[...KEYS].join(", ")}`);
+      if (!KEYS.has(key)) throw new StepError(`that key is not one of ${[...KEYS].join(", ")}`);
       await page.keyboard.press(key as "Enter");
       await settle(page);
       return `pressed ${key}`;
@@ -87,24 +111,41 @@ async function perform(page: Page, step: Step): Promise<string> {
   }
 }
 
-/** Carries out `prompt` on `page`; `call()` gives each model call its limits. */
-export async function runPrompt(llm: LlmClient, page: Page, prompt: string, call: () => LlmCall, signal: AbortSignal): Promise<PromptOutcome> {
+/**
+ * Carries out `prompt` on `page` (read through `session`, see page-state.ts); `call()` gives each model call its
+ * limits. When `signal` aborts, the prompt ends with what it did (`killed`); a page read or step still running then
+ * marks the page `stuck`. Throws the model's typed errors, and whatever else fails under it (the browser gone).
+ */
+export async function runPrompt(llm: LlmClient, page: Page, session: CDPSession, prompt: string, call: () => LlmCall, signal: AbortSignal): Promise<PromptOutcome> {
   const log: string[] = [];
   const spent = { tokens: 0 };
-  for (let i = 0; i < MAX_STEPS; i++) {
-    if (signal.aborted) return { log, exhausted: false, killed: true };
-    const state = await readPageState(page);
-    const step = (await llm.structured(interactMessages(prompt, describeState(state), log.map((l, n) => `${n + 1}. ${l}`).join("\n")), STEP_SCHEMA, call(), spent)) as Step;
-    if (step.action === "done") {
-      log.push("done");
-      return { answer: (step.answer ?? "").trim(), log, exhausted: false, killed: false };
+  let inPage = false;
+  try {
+    for (let i = 0; i < MAX_STEPS; i++) {
+      if (signal.aborted) return { log, exhausted: false, killed: true, stuck: false };
+      inPage = true;
+      const state = await bounded(readPageState(session), signal);
+      inPage = false;
+      const step = (await llm.structured(interactMessages(prompt, describeState(state), log.map((l, n) => `${n + 1}. ${l}`).join("\n")), STEP_SCHEMA, call(), spent)) as Step;
+      if (step.action === "done") {
+        log.push("done");
+        return { answer: (step.answer ?? "").trim(), log, exhausted: false, killed: false, stuck: false };
+      }
+      try {
+        inPage = true;
+        log.push(await bounded(perform(page, step), signal));
+        inPage = false;
+      } catch (err) {
+        if (signal.aborted) throw err;
+        inPage = false;
+        // The model learns what went wrong at its next step, in crawlbox's words: a page's own error text (which it
+        // controls) never reaches the prompt outside the delimited block.
+        log.push(err instanceof StepError ? `${step.action} failed: ${err.message}` : `${step.action} failed: the page did not allow it`);
+      }
     }
-    try {
-      log.push(await perform(page, step));
-    } catch (err) {
-      // The model learns what went wrong at its next step, as a person would.
-      log.push(`${step.action} failed: ${(err as Error).message.slice(0, 200)}`);
-    }
+    return { log, exhausted: true, killed: false, stuck: false };
+  } catch (err) {
+    if (!signal.aborted) throw err;
+    return { log, exhausted: false, killed: true, stuck: inPage };
   }
-  return { log, exhausted: true, killed: false };
 }

@@ -3,9 +3,10 @@
  * What the model sees of an interactive session's page before each step: its URL and title, the start of its
  * visible text, and a numbered list of the elements it can act on (links, buttons, form fields, elements with a
  * button or link role, visible ones only). Each listed element is marked in the page (`data-crawlbox-ix`) so the
- * step the model picks by number reaches exactly that element.
+ * step the model picks by number reaches exactly that element. The reading runs in an isolated world (see
+ * {@link readPageState}) and its result is bounded again here.
  */
-import type { Page } from "puppeteer-core";
+import type { CDPSession } from "puppeteer-core";
 
 /** Elements listed per step, in document order. */
 export const MAX_ELEMENTS = 80;
@@ -30,34 +31,57 @@ export interface PageState {
   elements: PageElement[];
 }
 
-/** Reads the page's state and marks its interactive elements (the marks of an earlier step are replaced). */
-export async function readPageState(page: Page): Promise<PageState> {
-  const state = await page.evaluate(
-    (maxElements: number, maxText: number) => {
-      for (const el of Array.from(document.querySelectorAll("[data-crawlbox-ix]"))) el.removeAttribute("data-crawlbox-ix");
-      const selector = "a[href], button, input:not([type=hidden]), select, textarea, [role=button], [role=link], [role=tab], [role=menuitem], summary";
-      const elements: { ix: number; tag: string; kind?: string; label: string }[] = [];
-      for (const el of Array.from(document.querySelectorAll<HTMLElement>(selector))) {
-        if (elements.length >= maxElements) break;
-        const box = el.getBoundingClientRect();
-        const style = getComputedStyle(el);
-        if (box.width === 0 || box.height === 0 || style.visibility === "hidden" || style.display === "none") continue;
-        const input = el as HTMLInputElement;
-        const label = (el.innerText || el.getAttribute("aria-label") || input.placeholder || input.value || el.getAttribute("title") || el.getAttribute("href") || "")
-          .replace(/\s+/g, " ")
-          .trim()
-          .slice(0, 100);
-        const ix = elements.length;
-        el.setAttribute("data-crawlbox-ix", String(ix));
-        const kind = el.getAttribute("type") ?? el.getAttribute("role") ?? undefined;
-        elements.push({ ix, tag: el.tagName.toLowerCase(), ...(kind ? { kind } : {}), label });
-      }
-      return { url: location.href, title: document.title, text: (document.body?.innerText ?? "").replace(/\n{3,}/g, "\n\n").slice(0, maxText), elements };
-    },
-    MAX_ELEMENTS,
-    MAX_TEXT_CHARS,
-  );
-  return state;
+/**
+ * The reader, run in an isolated world (the page's own scripts cannot redefine what it calls). Plain JavaScript in a
+ * string, so that neither the TypeScript transpiler nor the binary's minifier can add names it would not find there.
+ */
+const READER = `(function (maxElements, maxText) {
+  for (const el of Array.from(document.querySelectorAll("[data-crawlbox-ix]"))) el.removeAttribute("data-crawlbox-ix");
+  const selector = "a[href], button, input:not([type=hidden]), select, textarea, [role=button], [role=link], [role=tab], [role=menuitem], summary";
+  const elements = [];
+  for (const el of Array.from(document.querySelectorAll(selector))) {
+    if (elements.length >= maxElements) break;
+    const box = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    if (box.width === 0 || box.height === 0 || style.visibility === "hidden" || style.display === "none") continue;
+    const label = (el.innerText || el.getAttribute("aria-label") || el.placeholder || el.value || el.getAttribute("title") || el.getAttribute("href") || "")
+      .replace(/\\s+/g, " ").trim().slice(0, 100);
+    const ix = elements.length;
+    el.setAttribute("data-crawlbox-ix", String(ix));
+    const kind = el.getAttribute("type") || el.getAttribute("role") || "";
+    elements.push({ ix: ix, tag: el.tagName.toLowerCase(), kind: kind, label: label });
+  }
+  const text = document.body ? document.body.innerText : "";
+  return { url: location.href, title: document.title, text: text.replace(/\\n{3,}/g, "\\n\\n").slice(0, maxText), elements: elements };
+})`;
+
+/** Kept on the server side too: whatever came back is cut to the limits and to plain strings. */
+function bounded(raw: unknown): PageState {
+  const r = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+  const str = (v: unknown, max: number) => (typeof v === "string" ? v.slice(0, max) : "");
+  const elements = (Array.isArray(r.elements) ? r.elements : []).slice(0, MAX_ELEMENTS).map((e, i) => {
+    const o = (typeof e === "object" && e !== null ? e : {}) as Record<string, unknown>;
+    const kind = str(o.kind, 40);
+    return { ix: i, tag: str(o.tag, 20), ...(kind ? { kind } : {}), label: str(o.label, 100) };
+  });
+  return { url: str(r.url, 2_000), title: str(r.title, 300), text: str(r.text, MAX_TEXT_CHARS), elements };
+}
+
+/**
+ * Reads the page's state and marks its interactive elements (the marks of an earlier step are replaced), in an
+ * isolated world of the page's main frame made through `session` (CDP): the page shares its DOM with that world but
+ * not its JavaScript, so it can neither fake the state nor break the reader by redefining built-ins.
+ */
+export async function readPageState(session: CDPSession): Promise<PageState> {
+  const { frameTree } = await session.send("Page.getFrameTree");
+  const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: "crawlbox-interact" });
+  const { result, exceptionDetails } = await session.send("Runtime.evaluate", {
+    expression: `${READER}(${MAX_ELEMENTS}, ${MAX_TEXT_CHARS})`,
+    contextId: executionContextId,
+    returnByValue: true,
+  });
+  if (exceptionDetails) throw new Error("the page could not be read");
+  return bounded(result.value);
 }
 
 /** The state as text for the model: the page's text, then one line per element. */

@@ -304,7 +304,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const extract = new ExtractService({ ...research, store: extractStore, map: { engine: discoveryHttp, robots, gate } });
   const agentStore = new AgentStore(db);
   const agent = new AgentService({ ...research, store: agentStore });
-  const interact = engines.pool ? new InteractSessions(engines.pool, config.browserConcurrency, now) : undefined;
+  const interact = engines.pool ? new InteractSessions(engines.pool, config.browserConcurrency, (url) => gate.check(url), now) : undefined;
   const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, scrape, ledger, planner, config, now });
   const monitorStore = new MonitorStore(db);
   // A monitor's crawl is made by no request: its links use CRAWLBOX_PUBLIC_URL, else the address the server listens on.

@@ -8,7 +8,7 @@
 import { Elysia } from "elysia";
 import { InteractRequestSchema, parseInteractBody } from "../../api/interact.ts";
 import { NotFoundError, UnsupportedOptionError } from "../../errors.ts";
-import { MAX_STEPS } from "../../interact/driver.ts";
+import { MAX_STEPS, type PromptOutcome } from "../../interact/driver.ts";
 import { LlmNotConfiguredError } from "../../llm/errors.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
@@ -36,6 +36,7 @@ export function interactRoutes(services: Services) {
         const ends = Date.now() + req.timeoutMs;
         // The prompt's time is over (the model call's own deadline, which is the same end, may fire a moment first).
         const timedOut = () => !request.signal.aborted && (signal.aborted || Date.now() >= ends - 100);
+        let ran = true;
         const outcome = await interact
           .prompt({
           scrapeId: params.id,
@@ -51,10 +52,12 @@ export function interactRoutes(services: Services) {
         })
           // The prompt's own time ran out in the middle of a step (a model call): it was stopped, which is an answer.
           .catch((err: unknown) => {
-            if (timedOut()) return { log: [], exhausted: false, killed: true } as { answer?: string; log: string[]; exhausted: boolean; killed: boolean };
-            throw err;
+            if (!timedOut()) throw err;
+            // The time ran out before the prompt could start (opening the session): nothing was done, nothing charged.
+            ran = false;
+            return { log: [], exhausted: false, killed: true, stuck: false } as PromptOutcome;
           });
-        services.ledger.charge(who, INTERACT_CREDITS);
+        if (ran) services.ledger.charge(who, INTERACT_CREDITS);
         const answer = outcome.answer ?? "";
         const stderr = outcome.killed ? `Stopped after ${Math.round(req.timeoutMs / 1000)} s.` : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
         return { success: true, output: answer, result: answer, stdout: outcome.log.join("\n"), stderr, exitCode: outcome.answer !== undefined ? 0 : outcome.killed ? 124 : 1, killed: outcome.killed };
