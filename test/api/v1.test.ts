@@ -100,6 +100,19 @@ describe("/v1 through the SDK's v1 client", () => {
     expect(await v1.cancelCrawl(other.id)).toMatchObject({ status: "cancelled" });
   });
 
+  test("crawlUrlAndWatch: the v1 watcher gets the crawl's documents and its end over the WebSocket", async () => {
+    const watcher: any = await v1.crawlUrlAndWatch(`${base}/`, { limit: 3, ignoreSitemap: true });
+    const seen: string[] = [];
+    const done = await new Promise<any>((resolve, reject) => {
+      watcher.addEventListener("document", (e: any) => seen.push(e.detail.metadata.sourceURL));
+      watcher.addEventListener("done", (e: any) => resolve(e.detail));
+      watcher.addEventListener("error", (e: any) => reject(new Error(String(e.detail.error))));
+    });
+    expect(done.status).toBe("completed");
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen).toContain(`${base}/`);
+  }, 20_000);
+
   test("mapUrl: links as strings; batchScrapeUrls; search results as data; extract; usage", async () => {
     const map: any = await v1.mapUrl(`${base}/`, { ignoreSitemap: true });
     expect(map.success).toBe(true);

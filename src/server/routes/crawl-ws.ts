@@ -8,7 +8,7 @@
  * The same goes for the catch-up: the SDKs take the catch-up of a finished job as its final answer, so a finished
  * job with more than one page of documents gets no catch-up, only the close (upstream puts every document in one
  * catch-up message, of any size). Batches get the same socket on `/v2/batch/scrape/{id}` (upstream has none
- * there; the SDK tries it and falls back to polling).
+ * there; the SDK tries it and falls back to polling). The v1 SDK's watcher gets the same socket on `/v1/crawl/{id}`.
  * The key comes as the sub-protocol (JS SDK) or an `Authorization` header (Python SDK). Errors: 3000
  * unauthorised, 1008 not found.
  */
@@ -28,13 +28,15 @@ const DONE_REASON = JSON.stringify({ type: "done" });
 export function crawlSocketRoutes(services: Services) {
   return new Elysia({ name: "crawlbox-job-ws" })
     .use(jobSocket(services, "crawl", "/v2/crawl"))
-    .use(jobSocket(services, "batch", "/v2/batch/scrape"));
+    .use(jobSocket(services, "batch", "/v2/batch/scrape"))
+    // The v1 SDK's crawlUrlAndWatch speaks the same protocol (catch-up, documents, the close's `{"type":"done"}`).
+    .use(jobSocket(services, "crawl", "/v1/crawl"));
 }
 
 function jobSocket(services: Services, kind: "crawl" | "batch", prefix: string) {
   const { jobs, config } = services;
   const timers = new WeakMap<object, ReturnType<typeof setInterval>>();
-  return new Elysia({ name: `crawlbox-${kind}-ws` }).ws(`${prefix}/:id`, {
+  return new Elysia({ name: `crawlbox-ws${prefix}` }).ws(`${prefix}/:id`, {
     open(ws) {
       const headers = ws.data.headers as Record<string, string | undefined>;
       let who;
