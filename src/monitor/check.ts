@@ -88,8 +88,11 @@ export interface CheckInput {
   onPage(page: CheckPage, index: number): void;
   /** Records the judge's tokens for the key. */
   recordTokens: (tokens: number) => void;
-  /** The status the monitor's previous check gave this page (a page still gone is `same`, not `removed` again). */
-  previousStatus(targetId: string, url: string): CheckPage["status"] | undefined;
+  /**
+   * What the monitor's previous check recorded for this page: its status (a page still gone is `same`, not `removed`
+   * again) and the latest scrape id of the URL (`previousScrapeId`).
+   */
+  previousPage(targetId: string, url: string): { status: CheckPage["status"]; scrapeId?: string } | undefined;
 }
 
 /** The scrape options of a monitored page: the target's, with `changeTracking` (its own tag) and `markdown`. */
@@ -175,8 +178,12 @@ async function readDocument(deps: CheckDeps, input: CheckInput, targetId: string
   page.credits = Number(doc.metadata.creditsUsed ?? 0);
   const tracking = doc.changeTracking as { changeStatus: CheckPage["status"]; diff?: { text: string; json: unknown }; json?: unknown } | undefined;
   page.status = tracking?.changeStatus ?? "error";
-  if (page.status === "removed" && input.previousStatus(targetId, url) === "removed") page.status = "same";
+  const previous = input.previousPage(targetId, url);
+  if (page.status === "removed" && previous?.status === "removed") page.status = "same";
   page.scrapeId = String(doc.metadata.scrapeId);
+  if (previous?.scrapeId) page.previousScrapeId = previous.scrapeId;
+  // A monitor whose formats ask for JSON keeps each check's extraction: what the page says now, beside what changed.
+  if (doc.json !== undefined && doc.json !== null) page.snapshot = { json: doc.json };
   page.statusCode = doc.metadata.statusCode;
   if (tracking?.diff) {
     const text = tracking.diff.text;
@@ -217,7 +224,7 @@ async function checkSearchTarget(deps: CheckDeps, input: CheckInput, target: Mon
     for (const r of found.results) {
       if (seen.has(r.url)) continue;
       seen.add(r.url);
-      const page: CheckPage = { id: deps.newId(), targetId: target.id, url: r.url, status: input.previousStatus(target.id, r.url) ? "same" : "new", credits: 0, createdAt: deps.now() };
+      const page: CheckPage = { id: deps.newId(), targetId: target.id, url: r.url, status: input.previousPage(target.id, r.url) ? "same" : "new", credits: 0, createdAt: deps.now() };
       if (page.status === "new") {
         fresh++;
         if (input.judgeGoal && deps.llm) {

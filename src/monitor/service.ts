@@ -235,7 +235,8 @@ export class MonitorService {
     const who = this.deps.keys.identityOf(m.keyId);
     // Crawl targets are counted at their page limit: a check the key could not finish paying for is not started.
     const pages = m.targets.reduce((n, t) => n + targetPages(t), 0);
-    const check: CheckRow = { id: this.newId(), monitorId: m.id, keyId: m.keyId, status: "running", trigger, credits: 0, summary: EMPTY_SUMMARY, createdAt: now, updatedAt: now, startedAt: now };
+    // Queued until it gets one of the process's check places (at once when one is free: then it reads `running`).
+    const check: CheckRow = { id: this.newId(), monitorId: m.id, keyId: m.keyId, status: "queued", trigger, credits: 0, summary: EMPTY_SUMMARY, createdAt: now, updatedAt: now };
     if (scheduledFor !== undefined) check.scheduledFor = scheduledFor;
     const skipped = (status: CheckRow["status"], error: string): CheckRow => {
       const row: CheckRow = { ...check, status, error, finishedAt: now };
@@ -256,15 +257,15 @@ export class MonitorService {
       started = true;
       return check;
     });
-    if (started) {
-      this.pending.set(check.id, () => this.execute(m, check, who));
-      this.queue.schedule(check.id);
-    }
-    return row;
+    if (!started) return row;
+    this.pending.set(check.id, () => this.execute(m, check, who));
+    this.queue.schedule(check.id);
+    return this.deps.store.getCheck(m.id, check.id) ?? row;
   }
 
   private async execute(m: MonitorRow, check: CheckRow, who: KeyIdentity): Promise<void> {
     if (!this.deps.store.get(m.id)) return; // deleted while the check waited for its turn (its row went with it)
+    if (!this.deps.store.markRunning(check.id, this.now())) return; // ended while it waited (a restart failed it)
     const controller = new AbortController();
     this.checks.set(check.id, controller);
     const changedPages: { url: string; status: string }[] = [];
@@ -278,7 +279,7 @@ export class MonitorService {
           ...(m.judgeEnabled && m.goal ? { judgeGoal: m.goal } : {}),
           signal: controller.signal,
           recordTokens: (t) => this.deps.ledger.charge(who, 0, t),
-          previousStatus: (targetId, url) => this.deps.store.lastStatus(m.id, targetId, url, check.id),
+          previousPage: (targetId, url) => this.deps.store.lastPage(m.id, targetId, url, check.id),
           onPage: (page: CheckPage, index: number) => {
             this.deps.store.addPage(check.id, index, page);
             if (page.status === "new" || page.status === "changed" || page.status === "removed") changedPages.push({ url: page.url, status: page.status });

@@ -1,8 +1,8 @@
 /**
  * @module monitor/store
  * Monitors, their checks and the pages each check looked at (`monitors`, `monitor_checks`, `monitor_pages`).
- * A check is stored `running` before it starts and updated once when it ends; a check a stopped server left
- * running is failed at the next start. Checks older than the monitor's `retentionDays` are deleted.
+ * A check is stored `queued` when it is started, becomes `running` when it gets one of the process's check places,
+ * and is updated once when it ends; a check a stopped server left queued or running is failed at the next start. Checks older than the monitor's `retentionDays` are deleted.
  */
 import type { Database } from "bun:sqlite";
 import type { MonitorTarget, MonitorWebhook } from "../api/monitor.ts";
@@ -39,7 +39,7 @@ export interface MonitorRow {
   updatedAt: number;
 }
 
-export type CheckStatus = "running" | "completed" | "partial" | "failed" | "skipped_overlap" | "skipped_no_credits";
+export type CheckStatus = "queued" | "running" | "completed" | "partial" | "failed" | "skipped_overlap" | "skipped_no_credits";
 
 /** A stored check. */
 export interface CheckRow {
@@ -67,10 +67,14 @@ export interface CheckPage {
   url: string;
   status: "same" | "new" | "changed" | "removed" | "error";
   scrapeId?: string;
+  /** The scrape id the monitor's previous check had for this URL (`previousScrapeId`). */
+  previousScrapeId?: string;
   statusCode?: number;
   error?: string;
   diff?: { text?: string; json?: unknown };
   judgment?: unknown;
+  /** The page's current JSON extraction, on monitors whose formats ask for one (the SDK's `snapshot`). */
+  snapshot?: { json: unknown };
   /** What the page's scrape cost. */
   credits: number;
   createdAt: number;
@@ -120,6 +124,8 @@ function pageFrom(r: Record<string, any>): CheckPage {
   if (r.error !== null) p.error = r.error;
   if (r.diff !== null) p.diff = JSON.parse(r.diff);
   if (r.judgment !== null) p.judgment = JSON.parse(r.judgment);
+  if (r.previous_scrape_id !== null) p.previousScrapeId = r.previous_scrape_id;
+  if (r.snapshot !== null) p.snapshot = JSON.parse(r.snapshot);
   return p;
 }
 
@@ -162,34 +168,51 @@ export class MonitorStore {
     this.db.query("DELETE FROM monitors WHERE id = ?").run(id);
   }
 
-  /** The monitor's running check, if any. */
+  /** The monitor's check that has not ended (queued or running), if any. */
   runningCheck(monitorId: string): CheckRow | undefined {
-    const r = this.db.query<Record<string, any>, [string]>("SELECT * FROM monitor_checks WHERE monitor_id = ? AND status = 'running'").get(monitorId);
+    const r = this.db.query<Record<string, any>, [string]>("SELECT * FROM monitor_checks WHERE monitor_id = ? AND status IN ('queued', 'running')").get(monitorId);
     return r ? checkFrom(r) : undefined;
   }
 
-  /** Stores a new check: `running`, or a skipped one (already ended). */
+  /** Stores a new check: `queued`, or a skipped one (already ended). */
   addCheck(c: CheckRow): void {
     this.db
       .query("INSERT INTO monitor_checks (id, monitor_id, key_id, status, trigger, scheduled_for, started_at, finished_at, credits, summary, error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .run(c.id, c.monitorId, c.keyId, c.status, c.trigger, c.scheduledFor ?? null, c.startedAt ?? null, c.finishedAt ?? null, c.credits, JSON.stringify(c.summary), c.error ?? null, c.createdAt, c.updatedAt);
-    if (c.status === "running") this.db.query("UPDATE monitors SET current_check_id = ?, last_run_at = ? WHERE id = ?").run(c.id, c.createdAt, c.monitorId);
+    if (c.status === "queued" || c.status === "running") this.db.query("UPDATE monitors SET current_check_id = ?, last_run_at = ? WHERE id = ?").run(c.id, c.createdAt, c.monitorId);
+  }
+
+  /** A queued check gets its place: `running` from `now`; false when it is no longer queued (ended meanwhile). */
+  markRunning(id: string, now: number): boolean {
+    return this.db.query("UPDATE monitor_checks SET status = 'running', started_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'").run(now, now, id).changes > 0;
   }
 
   /** Records one page of a running check. */
   addPage(checkId: string, seq: number, p: CheckPage): void {
     this.db
-      .query("INSERT INTO monitor_pages (id, check_id, seq, target_id, url, status, scrape_id, status_code, error, diff, judgment, credits, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(p.id, checkId, seq, p.targetId, p.url, p.status, p.scrapeId ?? null, p.statusCode ?? null, p.error ?? null, json(p.diff), json(p.judgment), p.credits, p.createdAt);
+      .query("INSERT INTO monitor_pages (id, check_id, seq, target_id, url, status, scrape_id, previous_scrape_id, status_code, error, diff, judgment, snapshot, credits, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(p.id, checkId, seq, p.targetId, p.url, p.status, p.scrapeId ?? null, p.previousScrapeId ?? null, p.statusCode ?? null, p.error ?? null, json(p.diff), json(p.judgment), json(p.snapshot), p.credits, p.createdAt);
   }
 
-  /** The status the monitor's latest earlier check gave a URL of a target, if any. */
-  lastStatus(monitorId: string, targetId: string, url: string, beforeCheckId: string): CheckPage["status"] | undefined {
-    return this.db
-      .query<{ status: CheckPage["status"] }, [string, string, string, string]>(
-        "SELECT p.status FROM monitor_pages p JOIN monitor_checks c ON c.id = p.check_id WHERE c.monitor_id = ? AND p.target_id = ? AND p.url = ? AND c.id != ? ORDER BY c.created_at DESC LIMIT 1",
+  /**
+   * What the monitor's latest earlier check recorded for a URL of a target, if it looked at it: its status, and
+   * the latest earlier scrape id of that URL (a check whose page failed has none; an older one may).
+   */
+  lastPage(monitorId: string, targetId: string, url: string, beforeCheckId: string): { status: CheckPage["status"]; scrapeId?: string } | undefined {
+    const rows = this.db
+      .query<{ status: CheckPage["status"]; scrape_id: string | null }, [string, string, string, string]>(
+        `SELECT p.status, p.scrape_id FROM monitor_pages p JOIN monitor_checks c ON c.id = p.check_id
+         WHERE c.monitor_id = ? AND p.target_id = ? AND p.url = ? AND c.id != ? ORDER BY c.created_at DESC, p.seq DESC LIMIT 1`,
       )
-      .get(monitorId, targetId, url, beforeCheckId)?.status;
+      .all(monitorId, targetId, url, beforeCheckId);
+    if (rows.length === 0) return undefined;
+    const scraped = rows[0]!.scrape_id ?? this.db
+      .query<{ scrape_id: string }, [string, string, string, string]>(
+        `SELECT p.scrape_id FROM monitor_pages p JOIN monitor_checks c ON c.id = p.check_id
+         WHERE c.monitor_id = ? AND p.target_id = ? AND p.url = ? AND c.id != ? AND p.scrape_id IS NOT NULL ORDER BY c.created_at DESC, p.seq DESC LIMIT 1`,
+      )
+      .get(monitorId, targetId, url, beforeCheckId)?.scrape_id;
+    return scraped ? { status: rows[0]!.status, scrapeId: scraped } : { status: rows[0]!.status };
   }
 
   /** A check's summary and credits, from the pages it recorded (a check cut short keeps what it did). */
@@ -204,10 +227,10 @@ export class MonitorStore {
     return { summary, credits };
   }
 
-  /** Ends a running check; false when it was not running (failed meanwhile by a restart). */
+  /** Ends a queued or running check; false when it had already ended (failed meanwhile by a restart). */
   endCheck(id: string, end: { status: CheckStatus; summary: MonitorSummary; credits: number; targetResults?: Record<string, Record<string, unknown>>; error?: string }, now: number): boolean {
     const changed = this.db
-      .query("UPDATE monitor_checks SET status = ?, summary = ?, credits = ?, target_results = COALESCE(?, target_results), error = ?, finished_at = ?, updated_at = ? WHERE id = ? AND status = 'running'")
+      .query("UPDATE monitor_checks SET status = ?, summary = ?, credits = ?, target_results = COALESCE(?, target_results), error = ?, finished_at = ?, updated_at = ? WHERE id = ? AND status IN ('queued', 'running')")
       .run(end.status, JSON.stringify(end.summary), end.credits, json(end.targetResults), end.error ?? null, now, now, id).changes;
     if (changed > 0) this.db.query("UPDATE monitors SET current_check_id = NULL, last_summary = ? WHERE current_check_id = ?").run(JSON.stringify(end.summary), id);
     return changed > 0;
@@ -231,9 +254,9 @@ export class MonitorStore {
     return rows.map(pageFrom);
   }
 
-  /** The checks still `running` (after a restart: those a stopped server left). */
+  /** The checks not ended, queued or running (after a restart: those a stopped server left). */
   runningChecks(): CheckRow[] {
-    return this.db.query<Record<string, any>, []>("SELECT * FROM monitor_checks WHERE status = 'running'").all().map(checkFrom);
+    return this.db.query<Record<string, any>, []>("SELECT * FROM monitor_checks WHERE status IN ('queued', 'running')").all().map(checkFrom);
   }
 
   /**
@@ -241,7 +264,7 @@ export class MonitorStore {
    * {@link MAX_CHECKS_PER_MONITOR} of a monitor; returns how many checks.
    */
   prune(now: number): number {
-    const old = `SELECT c.id FROM monitor_checks c JOIN monitors m ON m.id = c.monitor_id WHERE c.status != 'running' AND (c.created_at < ? - m.retention_days * 86400000
+    const old = `SELECT c.id FROM monitor_checks c JOIN monitors m ON m.id = c.monitor_id WHERE c.status NOT IN ('queued', 'running') AND (c.created_at < ? - m.retention_days * 86400000
       OR c.id IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY monitor_id ORDER BY created_at DESC) AS n FROM monitor_checks) WHERE n > ${MAX_CHECKS_PER_MONITOR}))`;
     this.db.query(`DELETE FROM monitor_pages WHERE check_id IN (${old})`).run(now);
     return this.db.query(`DELETE FROM monitor_checks WHERE id IN (${old})`).run(now).changes;

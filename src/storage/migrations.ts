@@ -315,7 +315,7 @@ export const MIGRATIONS: readonly string[] = [
     id TEXT PRIMARY KEY,
     monitor_id TEXT NOT NULL,
     key_id TEXT NOT NULL,
-    status TEXT NOT NULL,             -- running | completed | partial | failed | skipped_overlap | skipped_no_credits
+    status TEXT NOT NULL,             -- (queued, since 15) running | completed | partial | failed | skipped_overlap | skipped_no_credits
     trigger TEXT NOT NULL,            -- scheduled | manual
     scheduled_for INTEGER,
     started_at INTEGER,
@@ -361,5 +361,13 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   );
   CREATE INDEX agent_snapshots_run ON agent_snapshots (run_id);
+  `,
+  // 15: monitor checks wait `queued` for a place before they run; a monitor page keeps the previous check's scrape id
+  // of its URL (`previousScrapeId`) and its current JSON extraction (`snapshot`).
+  `
+  ALTER TABLE monitor_pages ADD COLUMN previous_scrape_id TEXT;
+  ALTER TABLE monitor_pages ADD COLUMN snapshot TEXT;   -- JSON {json} of the page's extraction, when it asked for one
+  DROP INDEX monitor_checks_running;
+  CREATE INDEX monitor_checks_open ON monitor_checks (status) WHERE status IN ('queued', 'running');
   `,
 ];

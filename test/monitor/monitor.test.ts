@@ -45,11 +45,11 @@ afterAll(async () => {
   llm.stop();
 });
 
-/** Polls a check until it is no longer running. */
+/** Polls a check until it has ended (no longer queued or running). */
 async function settled(monitorId: string, checkId: string, client = app): Promise<any> {
   for (let i = 0; i < 400; i++) {
     const c: any = await client.getMonitorCheck(monitorId, checkId);
-    if (c.status !== "running") return c;
+    if (c.status !== "running" && c.status !== "queued") return c;
     await Bun.sleep(25);
   }
   throw new Error("check did not finish");
@@ -69,6 +69,7 @@ describe("/v2/monitor", () => {
     const first = await settled(m.id, (await app.runMonitor(m.id)).id);
     expect(first).toMatchObject({ status: "completed", trigger: "manual", summary: { totalPages: 2, new: 2, same: 0, changed: 0, removed: 0, error: 0 }, actualCredits: 2, billingStatus: "confirmed" });
     expect(first.pages.map((p: any) => [p.url, p.status])).toEqual([[`${base}/price`, "new"], [`${base}/about`, "new"]]);
+    expect(first.pages.map((p: any) => [p.previousScrapeId, p.snapshot])).toEqual([[null, null], [null, null]]);
 
     pages.set("/price", { html: html("Kettle", "The kettle costs 29 EUR."), status: 200 });
     const second = await settled(m.id, (await app.runMonitor(m.id)).id);
@@ -78,6 +79,9 @@ describe("/v2/monitor", () => {
     expect(changed.diff.text).toContain("-The kettle costs 25 EUR.");
     expect(changed.diff.text).toContain("+The kettle costs 29 EUR.");
     expect(changed.currentScrapeId).toEqual(expect.any(String));
+    // Each page points at the previous check's scrape of its URL.
+    expect(changed.previousScrapeId).toBe(first.pages[0].currentScrapeId);
+    expect(second.pages.find((p: any) => p.status === "same").previousScrapeId).toBe(first.pages[1].currentScrapeId);
     // The page's scrape is a stored result like any other.
     expect((await h.request(`/v2/scrape/${changed.currentScrapeId}`)).status).toBe(200);
 
@@ -88,6 +92,7 @@ describe("/v2/monitor", () => {
     // Still gone at the next check: that is no news, so it is "same", not "removed" again.
     const fourth = await settled(m.id, (await app.runMonitor(m.id)).id);
     expect(fourth.summary).toMatchObject({ totalPages: 2, same: 2, removed: 0 });
+    expect(third.pages.map((p: any) => p.previousScrapeId)).toEqual(second.pages.map((p: any) => p.currentScrapeId));
 
     const checks: any[] = await app.listMonitorChecks(m.id);
     expect(checks.map((c) => c.id)).toEqual([fourth.id, third.id, second.id, first.id]);
@@ -200,6 +205,43 @@ describe("/v2/monitor", () => {
     const pm: any = await poorApp.createMonitor({ name: "Poor", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/slow`, `${base}/price`] }] });
     expect(await poorApp.runMonitor(pm.id)).toMatchObject({ status: "skipped_no_credits" });
     await poorApp.deleteMonitor(pm.id);
+    await app.deleteMonitor(m.id);
+  });
+
+  test("checks beyond the two that run at once wait queued (no startedAt), then run and complete", async () => {
+    pages.set("/q", { html: html("Q", "queued"), status: 200, delayMs: 600 });
+    const ms: any[] = [];
+    for (const name of ["Q1", "Q2", "Q3"]) ms.push(await app.createMonitor({ name, schedule: { text: "daily" }, targets: [{ type: "scrape", urls: [`${base}/q`] }] }));
+    const started: any[] = [];
+    for (const m of ms) started.push(await app.runMonitor(m.id));
+    expect(started.map((c) => c.status)).toEqual(["running", "running", "queued"]);
+    expect(started[2].startedAt).toBeNull();
+    expect(started[2].billingStatus).toBe("reserved");
+    // A queued check counts as the monitor's open check: a second one is skipped.
+    expect(((await app.runMonitor(ms[2].id)) as any).status).toBe("skipped_overlap");
+    expect(((await app.getMonitor(ms[2].id)) as any).currentCheckId).toBe(started[2].id);
+    const last = await settled(ms[2].id, started[2].id);
+    expect(last).toMatchObject({ status: "completed", summary: { new: 1 } });
+    expect(Date.parse(last.startedAt)).toBeGreaterThan(Date.parse(last.createdAt));
+    for (const [i, m] of ms.entries()) {
+      await settled(m.id, started[i].id);
+      await app.deleteMonitor(m.id);
+    }
+  });
+
+  test("a target whose formats ask for json: each page's snapshot is the extraction now", async () => {
+    llm.reset();
+    let price = 25;
+    llm.respond = () => ({ content: JSON.stringify({ price }) });
+    pages.set("/json", { html: html("Kettle", "The kettle costs 25 EUR."), status: 200 });
+    const schema = { type: "object", properties: { price: { type: "number" } }, required: ["price"] };
+    const m: any = await app.createMonitor({ name: "Json", schedule: { text: "daily" }, targets: [{ type: "scrape", urls: [`${base}/json`], scrapeOptions: { formats: [{ type: "json", schema }] } }] });
+    const first = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(first.pages[0]).toMatchObject({ status: "new", snapshot: { json: { price: 25 } }, previousScrapeId: null });
+    price = 29;
+    pages.set("/json", { html: html("Kettle", "The kettle costs 29 EUR."), status: 200 });
+    const second = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(second.pages[0]).toMatchObject({ status: "changed", snapshot: { json: { price: 29 } }, previousScrapeId: first.pages[0].currentScrapeId });
     await app.deleteMonitor(m.id);
   });
 

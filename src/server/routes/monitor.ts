@@ -65,7 +65,7 @@ function checkView(c: CheckRow, m: MonitorRow): Record<string, unknown> {
     reservedCredits: null,
     actualCredits: c.credits,
     // Pages are charged as they are scraped: nothing is reserved, and what a finished check cost is final.
-    billingStatus: skipped ? "not_applicable" : c.status === "running" ? "reserved" : "confirmed",
+    billingStatus: skipped ? "not_applicable" : c.status === "running" || c.status === "queued" ? "reserved" : "confirmed",
     summary: c.summary,
     targetResults: m.targets.map((t) => ({ targetId: t.id, type: t.type, ...(c.targetResults?.[t.id] ?? {}) })),
     notificationStatus: null,
@@ -81,12 +81,12 @@ function pageView(p: CheckPage): Record<string, unknown> {
     targetId: p.targetId,
     url: p.url,
     status: p.status,
-    previousScrapeId: null,
+    previousScrapeId: p.previousScrapeId ?? null,
     currentScrapeId: p.scrapeId ?? null,
     statusCode: p.statusCode ?? null,
     error: p.error ?? null,
     diff: p.diff ?? null,
-    snapshot: null,
+    snapshot: p.snapshot ?? null,
     judgment: p.judgment ?? null,
     createdAt: iso(p.createdAt),
   };
