@@ -2,15 +2,15 @@
  * @module monitor/search-target
  * A monitor's search target, run through the server's search service (SearXNG, docs/search.md) like
  * `POST /v2/search`: each query with the target's `maxResults`, its domain filters, and its `searchWindow` as a time
- * filter (SearXNG's finest range is a day, so windows of up to 24 h ask for the last day, `7d` for the last week;
- * a result seen before is reported `same` anyway). The searches are charged to the key as searches.
+ * filter (search/time-window.ts: SearXNG is asked for the last day or week, and dated results older than the
+ * window are dropped; a result seen before is reported `same` anyway). The searches are charged to the key as searches.
  */
 import { parseSearchBody } from "../api/search.ts";
 import type { SearchService } from "../search/service.ts";
 import type { SearchRunner } from "./check.ts";
 
 /** `searchWindow` as the search API's `tbs`. */
-const WINDOW_TBS = { "5m": "qdr:h", "15m": "qdr:h", "1h": "qdr:h", "6h": "qdr:d", "24h": "qdr:d", "7d": "qdr:w" } as const;
+const WINDOW_TBS = { "5m": "qdr:n5", "15m": "qdr:n15", "1h": "qdr:h", "6h": "qdr:h6", "24h": "qdr:d", "7d": "qdr:w" } as const;
 
 /** The runner a check calls for each query of a search target. */
 export function searchRunner(search: SearchService): SearchRunner {

@@ -24,6 +24,7 @@ import { forEachLimited } from "../scrape/each-limited.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import { SearchNotConfiguredError, SearchTimeoutError } from "./errors.ts";
 import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
+import { timeWindow, withinWindow } from "./time-window.ts";
 
 /** Credits per started block of 10 results (upstream's price). */
 export const SEARCH_CREDITS_PER_10 = 2;
@@ -42,6 +43,8 @@ export interface SearchServiceDeps {
   ledger: CreditLedger;
   config: SpecDefaults;
   newId?: () => string;
+  /** The clock `tbs` windows are measured from. @default Date.now */
+  now?: () => number;
 }
 
 type Result = Record<string, unknown>;
@@ -53,13 +56,6 @@ export interface SearchResponse {
   creditsUsed: number;
   id: string;
   warning?: string;
-}
-
-/** `tbs` (Google's `qdr:h|d|w|m|y`) as a SearXNG time range; SearXNG has no hour, so `qdr:h` becomes a day. */
-function timeRange(tbs: string | undefined): BackendQuery["timeRange"] {
-  const m = /qdr:([hdwmy])/.exec(tbs ?? "");
-  if (!m) return undefined;
-  return ({ h: "day", d: "day", w: "week", m: "month", y: "year" } as const)[m[1] as "h" | "d" | "w" | "m" | "y"];
 }
 
 function safeSearch(safe: boolean | string | undefined): BackendQuery["safeSearch"] {
@@ -163,16 +159,17 @@ export class SearchService {
     const country = web?.country ?? req.country;
     const include = req.includeDomains ?? [];
     const exclude = req.excludeDomains ?? [];
+    const window = timeWindow(web?.tbs ?? req.tbs, (this.deps.now ?? Date.now)());
     const inScope = (hit: BackendHit) => {
       const host = hostOf(hit.url);
-      return (include.length === 0 || include.some((d) => inDomain(host, d))) && !exclude.some((d) => inDomain(host, d));
+      return (include.length === 0 || include.some((d) => inDomain(host, d))) && !exclude.some((d) => inDomain(host, d)) && withinWindow(hit, window);
     };
     const base: BackendQuery = {
       query: req.query,
       category: source.type === "web" ? "general" : source.type,
       limit: req.limit,
       language: country ? `${lang}-${country.toUpperCase()}` : lang,
-      timeRange: timeRange(web?.tbs ?? req.tbs),
+      timeRange: window?.timeRange,
       safeSearch: safeSearch(req.safe),
       signal,
       accept: inScope,

@@ -55,6 +55,13 @@ beforeAll(async () => {
         results = pageno > 1 ? [] : [{ url: "http://[", title: "broken", content: "" }, hit(`${site.url}/article`, 1)];
       } else if (q === "slow results" && category !== "news") {
         results = pageno > 1 ? [] : [hit(`${site.url}/article`, 0), hit(`${site.url}/slow?ms=4000`, 1)];
+      } else if (q === "dated") {
+        const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+        results = pageno > 1 ? [] : [
+          { ...hit("https://a.example.com/two-hours", 0), publishedDate: ago(2) },
+          { ...hit("https://a.example.com/ten-hours", 1), publishedDate: ago(10) },
+          { ...hit("https://a.example.com/undated", 2), publishedDate: null },
+        ];
       } else if (q === "same page") {
         results = pageno > 1 ? [] : [hit(`${site.url}/counter`, 0)];
       } else if (category === "news") {
@@ -153,6 +160,23 @@ describe("POST /v2/search", () => {
     expect(asked[before]!.get("time_range")).toBe("week");
     expect(asked[before]!.get("language")).toBe("de-AT");
     expect(asked[before]!.get("safesearch")).toBe("2");
+  });
+
+  test("tbs windows finer than SearXNG's day: the last day is asked for, and dated results older than the window are dropped", async () => {
+    const urls = (body: any) => body.data.web.map((r: any) => new URL(r.url).pathname);
+    let before = asked.length;
+    let { body } = await search({ query: "dated", tbs: "qdr:h6" });
+    expect(asked[before]!.get("time_range")).toBe("day");
+    expect(urls(body)).toEqual(["/two-hours", "/undated"]);
+    ({ body } = await search({ query: "dated", tbs: "qdr:n30" }));
+    expect(urls(body)).toEqual(["/undated"]);
+    ({ body } = await search({ query: "dated", tbs: "qdr:d,sbd:1" }));
+    expect(urls(body)).toEqual(["/two-hours", "/ten-hours", "/undated"]);
+    // Two years: no SearXNG range holds it, so none is asked for.
+    before = asked.length;
+    ({ body } = await search({ query: "dated", tbs: "qdr:y2" }));
+    expect(asked[before]!.has("time_range")).toBe(false);
+    expect(urls(body)).toHaveLength(3);
   });
 
   test("scrapeOptions.formats: web results carry their documents; a result that cannot be fetched is a warning", async () => {
