@@ -17,7 +17,7 @@ import type { ScrapeService } from "../scrape/service.ts";
 import type { JobResults } from "./results.ts";
 import { IdempotencyConflictError, JOB_TTL_MS, type SqliteJobStore } from "./sqlite-store.ts";
 import type { CrawlPlanner } from "./task-runner.ts";
-import type { Job, JobOptions, NewTask } from "./types.ts";
+import type { AppendedOptions, Job, JobOptions, NewTask } from "./types.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
 /** Dependencies of the job service. */
@@ -104,7 +104,9 @@ export class JobService {
     const tasks: NewTask[] = req.urls.map((u, i) => ({ kind: "page", url: u.url, sourceUrl: u.sourceURL, dedupKey: `${stamp}#${i}`, depth: 0 }));
     if (req.appendToId) {
       const job = this.owned(req.appendToId, who, "batch");
-      this.d.store.reopenAndEnqueue(job.id, tasks);
+      const appended: AppendedOptions = { scrapeOptions: req.scrapeOptions as unknown as Record<string, unknown> };
+      if (req.webhook) appended.webhook = req.webhook;
+      this.d.store.reopenAndEnqueue(job.id, tasks, appended);
       this.d.pool.kick();
       return this.d.store.get(job.id)!;
     }

@@ -15,7 +15,7 @@ import { type DrainHook, finishJobIfDone, insertTasks, JOB_TTL_MS, type StoreCon
 import {
   claimTask, completeTask, failTask, reapExpired, recordHostOutcome, recoverActive, renewLease, retryTask,
 } from "./task-leases.ts";
-import type { ClaimLimits, Completion, Job, JobEventSink, JobStatus, JobStore, NewTask, Task } from "./types.ts";
+import type { AppendedOptions, ClaimLimits, Completion, Job, JobEventSink, JobStatus, JobStore, NewTask, Task } from "./types.ts";
 
 export { type DrainHook, JOB_TTL_MS } from "./store-steps.ts";
 
@@ -109,14 +109,20 @@ export class SqliteJobStore implements JobStore {
   }
 
   /**
-   * Adds tasks to an existing batch (`appendToId`); a batch that had completed goes back to `scraping`.
-   * Cancelled or failed batches refuse (400): their results are final.
+   * Adds tasks to an existing batch (`appendToId`), with the adding request's options (`appended`); a batch that had
+   * completed goes back to `scraping`. Cancelled or failed batches refuse (400): their results are final.
    */
-  reopenAndEnqueue(jobId: string, tasks: NewTask[]): number {
+  reopenAndEnqueue(jobId: string, tasks: NewTask[], appended?: AppendedOptions): number {
     return immediate(this.db, () => {
       const job = readJob(this.db, jobId);
       if (!job || job.status === "cancelled" || job.status === "failed") {
         throw new BadRequestError(`Batch ${jobId} is ${job?.status ?? "unknown"} and cannot take more URLs.`);
+      }
+      if (appended && tasks.length > 0) {
+        // The request's own options go with its URLs: kept in the job, each task pointing at them.
+        const list = [...(job.options.appended ?? []), appended];
+        this.db.query("UPDATE jobs SET options = ? WHERE id = ?").run(JSON.stringify({ ...job.options, appended: list }), jobId);
+        tasks = tasks.map((t) => ({ ...t, optionsIndex: list.length - 1 }));
       }
       const added = insertTasks(this.ctx, jobId, tasks, Number.MAX_SAFE_INTEGER);
       if (added > 0 && job.status === "completed") {

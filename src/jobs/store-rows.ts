@@ -16,6 +16,7 @@ export type JobRow = {
 export type TaskRow = {
   id: string; job_id: string; kind: Task["kind"]; seq: number; url: string; source_url: string | null; dedup_key: string; depth: number; host: string;
   status: Task["status"]; attempts: number; stalls: number; lease_owner: string | null; lease_expires_at: number | null;
+  options_index: number | null;
 };
 
 /** Maps a `jobs` row to the {@link Job} callers see. */
@@ -32,6 +33,7 @@ export function toTask(r: TaskRow): Task {
   return {
     id: r.id, jobId: r.job_id, kind: r.kind, seq: r.seq, url: r.url, sourceUrl: r.source_url ?? r.url, depth: r.depth, host: r.host, status: r.status,
     attempts: r.attempts, stalls: r.stalls, leaseOwner: r.lease_owner, leaseExpiresAt: r.lease_expires_at,
+    ...(r.options_index !== null && r.options_index !== undefined ? { optionsIndex: r.options_index } : {}),
   };
 }
 

@@ -41,8 +41,8 @@ export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], 
   ).get(jobId);
   if (!job) return 0;
   const insert = db.query(
-    `INSERT OR IGNORE INTO tasks (id, job_id, kind, seq, url, source_url, dedup_key, depth, host, status, not_before, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
+    `INSERT OR IGNORE INTO tasks (id, job_id, kind, seq, url, source_url, dedup_key, depth, host, status, not_before, created_at, options_index)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
   );
   const t = ctx.now();
   let total = job.total;
@@ -51,7 +51,7 @@ export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], 
   for (const task of tasks) {
     if (task.kind === "page" && total >= limit) break;
     const source = task.sourceUrl !== undefined && task.sourceUrl !== task.url ? task.sourceUrl : null;
-    const r = insert.run(ctx.newId(), jobId, task.kind, ++seq, task.url, source, task.dedupKey, task.depth, hostOf(task.url), task.notBefore ?? t, t);
+    const r = insert.run(ctx.newId(), jobId, task.kind, ++seq, task.url, source, task.dedupKey, task.depth, hostOf(task.url), task.notBefore ?? t, t, task.optionsIndex ?? null);
     if (r.changes > 0 && task.kind === "page") {
       total++;
       added++;
@@ -82,8 +82,13 @@ export function markFailed(ctx: StoreContext, task: TaskRow, error: SerializedEr
     const job = readJob(db, task.job_id)!;
     // Upstream sends a minimal document so that a receiver can tell which URL failed.
     const data = [{ metadata: { sourceURL: task.source_url ?? task.url } }];
-    if (job.status === "scraping") ctx.emit({ job, event: "page", success: false, data, error: error.message });
+    if (job.status === "scraping") ctx.emit({ job, event: "page", success: false, data, error: error.message, ...optionsIndexOf(task) });
   }
+}
+
+/** The event field naming a task's appended options, if it has any (see {@link JobEvent.optionsIndex}). */
+export function optionsIndexOf(task: TaskRow): { optionsIndex?: number } {
+  return task.options_index === null || task.options_index === undefined ? {} : { optionsIndex: task.options_index };
 }
 
 /** Completes the job when nothing is queued or running; announces it. Runs inside the caller's transaction. */

@@ -7,7 +7,7 @@
 import { SITE_ERROR_STATUS, type SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
 import { hostOf, ownedTask, readJob, toTask, type TaskRow } from "./store-rows.ts";
-import { finishJobIfDone, insertTasks, markFailed, RACED_REDIRECT_CODE, type StoreContext } from "./store-steps.ts";
+import { finishJobIfDone, insertTasks, markFailed, optionsIndexOf, RACED_REDIRECT_CODE, type StoreContext } from "./store-steps.ts";
 import type { ClaimLimits, Completion, Task } from "./types.ts";
 
 /** Leases the oldest runnable task to `owner`, skipping busy hosts, jobs and job-hosts (JobStore.claim). */
@@ -71,7 +71,7 @@ export function completeTask(ctx: StoreContext, taskId: string, owner: string, c
     const job = readJob(db, task.job_id)!;
     if (task.kind === "page" && c.credits > 0) ctx.chargeHook?.(job.keyId, c.credits);
     if (task.kind === "page" && c.document && job.status === "scraping") {
-      ctx.emit({ job, event: "page", success: true, data: [c.document] });
+      ctx.emit({ job, event: "page", success: true, data: [c.document], ...optionsIndexOf(task) });
     }
     finishJobIfDone(ctx, task.job_id);
     return true;

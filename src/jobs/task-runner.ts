@@ -89,7 +89,9 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       }
     }
 
-    const options = job.options.scrapeOptions as unknown as ScrapeOptions;
+    // A URL added by `appendToId` is scraped with the options of the request that added it.
+    const appended = task.optionsIndex === undefined ? undefined : job.options.appended?.[task.optionsIndex];
+    const options = (appended?.scrapeOptions ?? job.options.scrapeOptions) as unknown as ScrapeOptions;
     let spec;
     try {
       spec = specFromOptions(task.url, task.sourceUrl, options, { zeroDataRetention: job.options.zeroDataRetention }, deps.config);

@@ -52,6 +52,17 @@ export interface JobOptions {
    * the start page redirected to another host (upstream rewrites `originUrl`, api-v2.md §5.6); else the start URL.
    */
   originUrl?: string;
+  /**
+   * Batch only: the options of URLs added later (`appendToId`), in the order they came; a task added so carries its
+   * index ({@link Task.optionsIndex}) and is scraped with those scrape options, its pages announced to that webhook.
+   */
+  appended?: AppendedOptions[];
+}
+
+/** What a batch keeps of a request that added URLs to it (`appendToId`): its own scrape options and webhook. */
+export interface AppendedOptions {
+  scrapeOptions: Record<string, unknown>;
+  webhook?: JobOptions["webhook"];
 }
 
 /** A task row. */
@@ -69,6 +80,8 @@ export interface Task {
   stalls: number;
   leaseOwner: string | null;
   leaseExpiresAt: number | null;
+  /** Added by an `appendToId` request: the index of its options in {@link JobOptions.appended}. */
+  optionsIndex?: number;
 }
 
 /** A page to add to a job. `dedupKey` makes re-adding the same page a no-op. */
@@ -80,6 +93,8 @@ export interface NewTask {
   dedupKey: string;
   depth: number;
   notBefore?: number;
+  /** See {@link Task.optionsIndex}. */
+  optionsIndex?: number;
 }
 
 /** A finished page, as stored. */
@@ -106,6 +121,8 @@ export interface JobEvent {
   success: boolean;
   data: unknown[];
   error?: string;
+  /** A page event of a task added by `appendToId`: its options' index, whose webhook (if it has one) is told. */
+  optionsIndex?: number;
 }
 
 /** Receives job events inside the store's transaction, so an event is recorded iff its change commits. */

@@ -260,7 +260,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
 
   // Jobs: every state change and its webhook event commit in one transaction (the sink runs inside it).
   const announce = (e: JobEvent) => {
-    const webhook = e.job.options.webhook;
+    // Pages added by `appendToId` are announced to that request's webhook when it gave one.
+    const webhook = (e.optionsIndex === undefined ? undefined : e.job.options.appended?.[e.optionsIndex]?.webhook) ?? e.job.options.webhook;
     if (!webhook) return;
     const input = { jobId: e.job.id, keyId: e.job.keyId, jobKind: e.job.kind === "crawl" ? ("crawl" as const) : ("batch_scrape" as const), event: e.event, success: e.success, data: e.data, webhook };
     if (enqueueWebhookEvent(db, e.error === undefined ? input : { ...input, error: e.error }, { now: now() })) queueMicrotask(() => webhooks.kick());

@@ -370,4 +370,9 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX monitor_checks_running;
   CREATE INDEX monitor_checks_open ON monitor_checks (status) WHERE status IN ('queued', 'running');
   `,
+  // 16: URLs added to a batch later (`appendToId`) are scraped with the options of the request that added them: the
+  // job's options keep them (`appended`), and each such task the index of its set.
+  `
+  ALTER TABLE tasks ADD COLUMN options_index INTEGER;
+  `,
 ];

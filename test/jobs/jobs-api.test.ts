@@ -275,6 +275,29 @@ describe("batch scrape", () => {
     expect((await raw(`/v2/batch/scrape/${first.id}`)).total).toBe(3);
   });
 
+  test("appendToId: the added URLs are scraped with the adding request's formats, and their pages go to its webhook", async () => {
+    hookBodies.length = 0;
+    const hookUrl = `http://127.0.0.1:${hooks.port}/hook`;
+    const first = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/16`], formats: ["markdown"], webhook: { url: hookUrl, metadata: { batch: "first" } } } })).json()) as any;
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${first.id}`)).status === "completed");
+    const more = { urls: [`${base}/p/17`], formats: ["html"], appendToId: first.id, webhook: { url: hookUrl, metadata: { batch: "appended" }, events: ["page"] } };
+    expect(((await (await h.request("/v2/batch/scrape", { method: "POST", json: more })).json()) as any).id).toBe(first.id);
+    // Appending again without options of its own: the defaults (markdown), not the previous append's html.
+    await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/18`], appendToId: first.id } });
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${first.id}`)).status === "completed");
+    const pages = (await raw(`/v2/batch/scrape/${first.id}`)).data;
+    const page = (n: number) => pages.find((d: any) => d.metadata.sourceURL.endsWith(`/p/${n}`));
+    expect(Object.keys(page(16)).filter((k) => k !== "metadata")).toEqual(["markdown"]);
+    expect(Object.keys(page(17)).filter((k) => k !== "metadata")).toEqual(["html"]);
+    expect(page(17).html).toContain("Page 17");
+    expect(Object.keys(page(18)).filter((k) => k !== "metadata")).toEqual(["markdown"]);
+    await waitFor(async () => hookBodies.filter((b) => b.body.type === "batch_scrape.page").length >= 3);
+    const pageHook = (n: number) => hookBodies.find((b) => b.body.type === "batch_scrape.page" && b.body.data[0].metadata.sourceURL.endsWith(`/p/${n}`))!.body;
+    expect(pageHook(16).metadata).toEqual({ batch: "first" });
+    expect(pageHook(17).metadata).toEqual({ batch: "appended" });
+    expect(pageHook(18).metadata).toEqual({ batch: "first" });
+  });
+
   test("5xx pages are retried with backoff, 429 honours Retry-After; 4xx pages are not retried", async () => {
     flaky.clear();
     const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/flaky`, `${base}/busy`, `${base}/gone`] } })).json()) as any;
