@@ -109,6 +109,13 @@ export class NotFoundError extends CrawlboxError {
   }
 }
 
+/** 409: a crawl or batch that already finished cannot be cancelled (upstream: "Crawl is already completed"). */
+export class JobFinishedError extends CrawlboxError {
+  constructor(status: "completed" | "failed") {
+    super("JOB_ALREADY_FINISHED", 409, status === "completed" ? "Crawl is already completed" : "Crawl has already failed");
+  }
+}
+
 /** 404: `minAge` asked for cached data only and there is none. */
 export class NoCachedDataError extends CrawlboxError {
   constructor() {

@@ -10,7 +10,7 @@ import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
-import { NotFoundError, UnsupportedOptionError } from "../errors.ts";
+import { JobFinishedError, NotFoundError, UnsupportedOptionError } from "../errors.ts";
 import { IdempotencyKeyUsedError } from "../idempotency/errors.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { ScrapeService } from "../scrape/service.ts";
@@ -155,8 +155,13 @@ export class JobService {
     return { body, cursor, finished: page.finished };
   }
 
-  /** Cancels a running job; a finished one keeps its status. */
+  /**
+   * Cancels a running job; cancelling a cancelled one again is a no-op. A finished one keeps its status and the
+   * caller gets a 409 (upstream's), also when it finished between the caller reading it and this.
+   */
   cancel(job: Job): void {
-    this.d.store.cancel(job.id);
+    if (this.d.store.cancel(job.id)) return;
+    const status = this.d.store.get(job.id)?.status ?? job.status;
+    if (status === "completed" || status === "failed") throw new JobFinishedError(status);
   }
 }

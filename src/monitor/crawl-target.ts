@@ -7,6 +7,7 @@
  * `removed`. The check waits for the crawl; a check stopped (the monitor deleted, the server stopping) cancels it.
  */
 import { parseCrawlBody } from "../api/crawl.ts";
+import { JobFinishedError } from "../errors.ts";
 import type { JobResults } from "../jobs/results.ts";
 import type { JobService } from "../jobs/service.ts";
 import type { JobStore } from "../jobs/types.ts";
@@ -40,7 +41,11 @@ export function crawlRunner(deps: CrawlTargetDeps): CrawlRunner {
         await sleep(POLL_MS, signal);
       }
     } catch (err) {
-      deps.jobs.cancel(job);
+      try {
+        deps.jobs.cancel(job);
+      } catch (finished) {
+        if (!(finished instanceof JobFinishedError)) throw finished; // a crawl that finished meanwhile stays as it is
+      }
       throw err;
     }
     for (let skip = 0; ; ) {

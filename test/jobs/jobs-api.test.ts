@@ -215,6 +215,21 @@ describe("crawl", () => {
     expect((await h.request(`/v2/crawl/00000000-0000-0000-0000-000000000000`)).status).toBe(404);
   });
 
+  test("cancelling a finished crawl or batch is a 409 and leaves it completed", async () => {
+    const app = sdk();
+    const crawl = await app.startCrawl(`${base}/p/30`, { limit: 1 });
+    await waitFor(async () => (await raw(`/v2/crawl/${crawl.id}`)).status === "completed");
+    const del = await h.request(`/v2/crawl/${crawl.id}`, { method: "DELETE" });
+    expect(del.status).toBe(409);
+    expect(await del.json()).toMatchObject({ success: false, code: "JOB_ALREADY_FINISHED", error: "Crawl is already completed" });
+    expect((await raw(`/v2/crawl/${crawl.id}`)).status).toBe("completed");
+    await expect(app.cancelCrawl(crawl.id)).rejects.toThrow("Crawl is already completed");
+    const batch = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/31`] } })).json()) as any;
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${batch.id}`)).status === "completed");
+    expect((await h.request(`/v2/batch/scrape/${batch.id}`, { method: "DELETE" })).status).toBe(409);
+    expect((await raw(`/v2/batch/scrape/${batch.id}`)).status).toBe("completed");
+  });
+
   test("a reused x-idempotency-key is a 409", async () => {
     const body = { url: `${base}/p/5`, limit: 1 };
     const headers = { "x-idempotency-key": "idem-abc" };
