@@ -14,6 +14,25 @@ import { DEFAULT_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
  */
 export const MAX_TIMEOUT_MS = 300_000;
 
+/** The one `timeout` upstream's legacy rule raises (an old SDK default that clients still send). */
+const LEGACY_TIMEOUT_MS = 30_000;
+
+/**
+ * The scrape's deadline: the options' `timeout`, else the server's default. An explicit `timeout: 30000` is raised
+ * as upstream's `extractTransform` does (api-v2.md §2.2), so that a request that finishes there in time does here:
+ * to 120000 with the `stealth`, `enhanced` or `auto` proxy (`auto` is the default), else to 60000 with a `json` or
+ * `changeTracking` format. Any other value is used as given.
+ */
+export function timeoutMsOf(o: Pick<ScrapeOptions, "timeout" | "proxy" | "formats">, defaultTimeoutMs: number): number {
+  let ms = o.timeout ?? defaultTimeoutMs;
+  if (o.timeout === LEGACY_TIMEOUT_MS) {
+    const types = (o.formats as { type: string }[]).map((f) => f.type);
+    if (types.includes("json") || types.includes("changeTracking")) ms = 60_000;
+    if (o.proxy === "stealth" || o.proxy === "enhanced" || o.proxy === "auto") ms = 120_000;
+  }
+  return Math.min(ms, MAX_TIMEOUT_MS);
+}
+
 /** Server-side values the options do not carry. */
 export interface SpecDefaults {
   defaultTimeoutMs: number;
@@ -38,7 +57,7 @@ export function specFromOptions(
     excludeTags: o.excludeTags ?? [],
     removeBase64Images: o.removeBase64Images,
     headers: o.headers ?? {},
-    timeoutMs: Math.min(o.timeout ?? defaults.defaultTimeoutMs, MAX_TIMEOUT_MS),
+    timeoutMs: timeoutMsOf(o, defaults.defaultTimeoutMs),
     waitForMs: o.waitFor,
     skipTlsVerification: o.skipTlsVerification,
     mobile: o.mobile,
