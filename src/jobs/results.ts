@@ -114,13 +114,15 @@ export class JobResults {
    */
   pageDocument(taskId: string, keyId: string): Record<string, unknown> | undefined {
     const row = this.db
-      .query<{ result: string | null; key_id: string; status: string; expires_at: number }, [string]>(
-        `SELECT t.result, j.key_id, j.status, j.expires_at FROM tasks t JOIN jobs j ON j.id = t.job_id
-         WHERE t.id = ? AND t.kind = 'page' AND t.status = 'done'`,
+      .query<{ result: string | null; key_id: string; status: string; expires_at: number; zdr: number | null }, [string]>(
+        `SELECT t.result, j.key_id, j.status, j.expires_at, json_extract(j.options, '$.zeroDataRetention') AS zdr
+         FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.id = ? AND t.kind = 'page' AND t.status = 'done'`,
       )
       .get(taskId);
     if (!row || row.result === null || row.key_id !== keyId) return undefined;
     if (row.status !== "scraping" && row.expires_at < this.now()) return undefined;
+    // A zero-data-retention job's pages are kept only for its own status pages, as a ZDR scrape keeps nothing.
+    if (row.zdr === 1) return undefined;
     return JSON.parse(row.result) as Record<string, unknown>;
   }
 

@@ -281,6 +281,14 @@ describe("batch scrape", () => {
     expect((await h.request(`/v2/scrape/${page.metadata.scrapeId}`, { auth: other })).status).toBe(404);
   });
 
+  test("a zeroDataRetention batch's pages are in its status only, not behind GET /v2/scrape/{id}", async () => {
+    const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/19`], zeroDataRetention: true } })).json()) as any;
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed");
+    const page = (await raw(`/v2/batch/scrape/${created.id}`)).data[0];
+    expect(page.markdown).toContain("Page 19");
+    expect((await h.request(`/v2/scrape/${page.metadata.scrapeId}`)).status).toBe(404);
+  });
+
   test("appendToId adds pages to an existing batch", async () => {
     const first = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/6`] } })).json()) as any;
     await waitFor(async () => (await raw(`/v2/batch/scrape/${first.id}`)).status === "completed");

@@ -311,6 +311,9 @@ describe("cache, minAge, zeroDataRetention and stored results", () => {
     expect(res2.status).toBe(404);
     expect(((await res2.json()) as any).success).toBe(false);
     expect((await h.request(`/v2/scrape/00000000-0000-0000-0000-000000000000`)).status).toBe(404);
+    const bad = await h.request(`/v2/scrape/not-a-uuid`);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ success: false, code: "BAD_REQUEST", error: "Invalid job ID format. Job ID must be a valid UUID." });
   });
 });
 

@@ -6,13 +6,16 @@
  */
 import { Elysia } from "elysia";
 import { parseScrapeBody, ScrapeRequestSchema } from "../../api/scrape.ts";
-import { NotFoundError } from "../../errors.ts";
+import { BadRequestError, NotFoundError } from "../../errors.ts";
 import { IDEMPOTENCY_PARAMETER, idempotent } from "../../idempotency/guard.ts";
 import { specFromOptions } from "../../scrape/from-options.ts";
 import { queueWaitMs } from "../../scrape/limiter.ts";
 import { authPlugin } from "../auth.ts";
 import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
+
+/** Scrape ids are UUIDs (upstream's check, and its message, for anything else). */
+const SCRAPE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** True when the raw body asks for zero data retention (checked before validation, which may still refuse it). */
 function zeroDataRetention(body: unknown): boolean {
@@ -51,6 +54,7 @@ export function scrapeRoutes(services: Services) {
     .get(
       "/v2/scrape/:id",
       ({ params, who }) => {
+        if (!SCRAPE_ID.test(params.id)) throw new BadRequestError("Invalid job ID format. Job ID must be a valid UUID.");
         // A crawl or batch page's scrapeId is its task id: its document lives with the job.
         const doc = results.get(params.id, who.keyId, Date.now()) ?? services.jobResults.pageDocument(params.id, who.keyId);
         if (doc === undefined) throw new NotFoundError("Job not found.");
