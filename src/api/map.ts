@@ -7,7 +7,7 @@ import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
 import { strictObject, oneOf, UrlField, HeadersField, LocationSchema, OriginProps, CloudProps, DEFAULT_COUNTRY, Int } from "./common.ts";
 import { crawlerOptionsProps } from "./crawl.ts";
-import { refineHeaders, refinePathPatterns } from "./refine.ts";
+import { refineHeaders, refineLocation, refinePathPatterns } from "./refine.ts";
 import { sourceUrlOf, urlAt } from "./url.ts";
 import { validateBody, throwIfIssues } from "./validate.ts";
 import type { Issue } from "./issues.ts";
@@ -53,7 +53,7 @@ export type MapRequest = Omit<
 /** Validates, refines and normalises a map body; throws `BadRequestError` (400). */
 export function parseMapBody(body: unknown): MapRequest {
   const v = validateBody(MapRequestSchema, body);
-  const issues: Issue[] = [...refinePathPatterns(v), ...refineHeaders(v.headers)];
+  const issues: Issue[] = [...refinePathPatterns(v), ...refineHeaders(v.headers), ...refineLocation(v.location)];
   const url = urlAt(v.url, ["url"], issues);
   throwIfIssues(issues);
   const { threatProtection: _t, auditMetadata: _a, ...rest } = v;

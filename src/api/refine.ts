@@ -7,6 +7,7 @@
 import type { Issue } from "./issues.ts";
 import type { ScrapeOptionsInput } from "./scrape-options.ts";
 import { MAX_ACTIONS, MAX_TOTAL_WAIT_MS, SELECTOR_WAIT_COST_MS } from "./actions.ts";
+import { countryCode } from "./countries.ts";
 
 type Path = (string | number)[];
 const custom = (path: Path, message: string): Issue => ({ code: "custom", path, message });
@@ -23,7 +24,18 @@ export function refineScrapeOptions(o: ScrapeOptionsInput, path: Path = []): Iss
   issues.push(...refineFormats(o.formats ?? [], [...path, "formats"]));
   issues.push(...refineActions(o.actions ?? [], o.waitFor ?? 0, [...path, "actions"]));
   issues.push(...refineHeaders(o.headers, [...path, "headers"]));
+  issues.push(...refineLocation(o.location, [...path, "location"]));
   return issues;
+}
+
+/** Upstream's message for a `location.country` that is not a country code. */
+export const COUNTRY_MESSAGE = "Invalid country code. Please use a valid ISO 3166-1 alpha-2 country code.";
+
+/** `location.country`: a country code (api/countries.ts) or `us-generic`, any case. */
+export function refineLocation(location: { country?: string } | undefined, path: Path = ["location"]): Issue[] {
+  const c = location?.country;
+  if (c === undefined || /^us-generic$/i.test(c) || countryCode(c)) return [];
+  return [custom([...path, "country"], COUNTRY_MESSAGE)];
 }
 
 /** RFC 9110 §5.1 field name (token). */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseScrapeBody, UNRECOGNIZED_KEY_MESSAGE, WAIT_FOR_MESSAGE, normalizeFormats, findFormat } from "../../src/api/index.ts";
+import { parseMapBody } from "../../src/api/map.ts";
 import { reject, paths } from "./helpers.ts";
 
 const URL = "https://example.com";
@@ -106,6 +107,14 @@ describe("POST /v2/scrape body", () => {
     const e = reject(parseScrapeBody, { url: URL, ...extra });
     expect(paths(e.issues)).toContain(path);
     expect(e.message).toBe("Bad Request");
+  });
+
+  test("location.country: ISO 3166-1 alpha-2 codes in any case, XK, UK and us-generic; others with upstream's message", () => {
+    for (const country of ["DE", "de", "Gb", "XK", "uk", "US-generic", "us-generic"]) expect(parseScrapeBody({ url: URL, location: { country } }).scrapeOptions.location?.country).toBe(country);
+    expect(reject(parseScrapeBody, { url: URL, location: { country: "ZZ" } }).issues[0]).toEqual({ code: "custom", path: ["location", "country"], message: "Invalid country code. Please use a valid ISO 3166-1 alpha-2 country code." });
+    expect(reject(parseMapBody, { url: URL, location: { country: "EU" } }).issues[0]!.path).toEqual(["location", "country"]);
+    // Withdrawn codes are not countries any more; the error names the problem.
+    expect(reject(parseScrapeBody, { url: URL, location: { country: "YU" } }).message).toBe("Invalid country code. Please use a valid ISO 3166-1 alpha-2 country code.");
   });
 
   test("messages are zod-like", () => {

@@ -12,6 +12,7 @@
  *   `window.chrome`, plugins and permission answers a desktop Chrome has, languages consistent everywhere.
  */
 import type { CDPSession } from "puppeteer-core";
+import { countryCode } from "../../api/countries.ts";
 
 /** One country's defaults. */
 interface Place {
@@ -102,10 +103,9 @@ export interface AppliedEmulation {
   stealthScriptId?: string;
 }
 
-/** Two-letter upper-case country from a `location.country` value. */
+/** Two-letter upper-case country from a `location.country` value (`UK` is GB; `us-generic` and others the default). */
 export function normaliseCountry(country: string | undefined): string {
-  const c = (country ?? DEFAULT_COUNTRY).trim().slice(0, 2).toUpperCase();
-  return /^[A-Z]{2}$/.test(c) ? c : DEFAULT_COUNTRY;
+  return countryCode((country ?? DEFAULT_COUNTRY).trim()) ?? DEFAULT_COUNTRY;
 }
 
 /** Languages of a page: the request's, else the country's language plus its base and English. */
