@@ -25,6 +25,7 @@ import type { ScrapeService } from "../scrape/service.ts";
 import { SearchNotConfiguredError, SearchTimeoutError } from "./errors.ts";
 import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
 import { timeWindow, withinWindow } from "./time-window.ts";
+import { countryOfLocation } from "./location.ts";
 
 /** Credits per started block of 10 results (upstream's price). */
 export const SEARCH_CREDITS_PER_10 = 2;
@@ -156,7 +157,8 @@ export class SearchService {
   private async searchSource(backend: SearchBackend, req: SearchRequest, source: SearchSource, signal: AbortSignal): Promise<Result[]> {
     const web = source.type === "web" ? source : undefined;
     const lang = web?.lang ?? req.lang;
-    const country = web?.country ?? req.country;
+    // A `location` without a `country` localises by the country it names (SearXNG has nothing finer).
+    const country = web?.country ?? req.country ?? countryOfLocation(web?.location ?? req.location);
     const include = req.includeDomains ?? [];
     const exclude = req.excludeDomains ?? [];
     const window = timeWindow(web?.tbs ?? req.tbs, (this.deps.now ?? Date.now)());

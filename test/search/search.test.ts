@@ -160,6 +160,18 @@ describe("POST /v2/search", () => {
     expect(asked[before]!.get("time_range")).toBe("week");
     expect(asked[before]!.get("language")).toBe("de-AT");
     expect(asked[before]!.get("safesearch")).toBe("2");
+
+    // A location names the country when no country is given; an explicit country wins; a place naming none, none.
+    for (const [body, language] of [
+      [{ location: "Berlin, Germany" }, "en-DE"],
+      [{ location: "San Francisco,California,United States", lang: "es" }, "es-US"],
+      [{ location: "Germany", country: "at" }, "en-AT"],
+      [{ location: "Atlantis" }, "en"],
+    ] as const) {
+      before = asked.length;
+      await search({ query: "x", limit: 1, ...body });
+      expect(asked[before]!.get("language")).toBe(language);
+    }
   });
 
   test("tbs windows finer than SearXNG's day: the last day is asked for, and dated results older than the window are dropped", async () => {
