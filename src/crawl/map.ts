@@ -17,8 +17,9 @@
  * 4. results: the start URL, then sitemap URLs, then discovered links; normalised (fragment dropped, query
  *    dropped with `ignoreQueryParameters`), deduplicated by {@link dedupKey}, kept when on the same host (or, with
  *    `includeSubdomains`, the same registrable domain), under the start path (`filterByPath`, unless
- *    `crawlEntireDomain`), matching `includePaths`/`excludePaths`, and not an asset type; then ranked and
- *    filtered by `search`; then cut to `limit`. robots.txt governs what map fetches, not what it lists.
+ *    `crawlEntireDomain`), matching `includePaths`/`excludePaths`, and not an asset type (with
+ *    `allowExternalLinks`, links to other sites too, as a crawl lists them, but those are never fetched); then
+ *    ranked and filtered by `search`; then cut to `limit`. robots.txt governs what map fetches, not what it lists.
  *
  * `timeout` bounds the whole call: past it the map fails with 408 `MAP_TIMEOUT`. Without it, discovery stops
  * after {@link MAP_DEFAULT_BUDGET_MS} and what was found is returned with a `warning`.
@@ -74,7 +75,7 @@ export type MapSiteOptions = { url: string } & Partial<
     MapRequest,
     | "search" | "includeSubdomains" | "ignoreQueryParameters" | "sitemap" | "limit" | "timeout" | "filterByPath"
     | "includePaths" | "excludePaths" | "regexOnFullURL" | "crawlEntireDomain" | "deduplicateSimilarURLs"
-    | "ignoreRobotsTxt" | "robotsUserAgent" | "maxDiscoveryDepth" | "delay" | "headers"
+    | "ignoreRobotsTxt" | "robotsUserAgent" | "maxDiscoveryDepth" | "delay" | "headers" | "allowExternalLinks"
   >
 >;
 
@@ -105,7 +106,9 @@ class Found {
   private matches = 0;
   constructor(
     private readonly filter: CrawlFilter,
-    private readonly matcher?: (link: RankableLink) => boolean,
+    private readonly matcher: ((link: RankableLink) => boolean) | undefined,
+    /** Whether a listed URL is on the mapped site (and so may be fetched for more links). */
+    readonly onSite: (url: string) => boolean,
   ) {}
 
   /** Whether `search` filters the list (a query without words keeps every link, as {@link rankBySearch} does). */
@@ -155,19 +158,20 @@ export async function mapSite(options: MapSiteOptions, deps: MapDeps, signal?: A
   const stop = new AbortController();
   const run = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
   const startUrl = new URL(options.url).href;
-  const found = new Found(
-    createCrawlFilter(startUrl, {
-      includePaths: options.includePaths,
-      excludePaths: options.excludePaths,
-      regexOnFullURL: options.regexOnFullURL,
-      crawlEntireDomain: options.crawlEntireDomain || options.filterByPath === false,
-      allowSubdomains: options.includeSubdomains ?? true,
-      ignoreRobotsTxt: true,
-      deduplicateSimilarURLs: options.deduplicateSimilarURLs ?? true,
-      ignoreQueryParameters: options.ignoreQueryParameters ?? true,
-    }),
-    searchMatcher(options.search),
-  );
+  const scope = {
+    includePaths: options.includePaths,
+    excludePaths: options.excludePaths,
+    regexOnFullURL: options.regexOnFullURL,
+    crawlEntireDomain: options.crawlEntireDomain || options.filterByPath === false,
+    allowSubdomains: options.includeSubdomains ?? true,
+    ignoreRobotsTxt: true,
+    deduplicateSimilarURLs: options.deduplicateSimilarURLs ?? true,
+    ignoreQueryParameters: options.ignoreQueryParameters ?? true,
+  };
+  // The site's own pages are the ones discovery fetches; other sites' links are only listed (allowExternalLinks).
+  const site = createCrawlFilter(startUrl, scope);
+  const listed = options.allowExternalLinks ? createCrawlFilter(startUrl, { ...scope, allowExternalLinks: true }) : site;
+  const found = new Found(listed, searchMatcher(options.search), (url) => site.check(url, { depth: 0 }).ok);
   const warnings: string[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<"timeout">((resolve) => {
@@ -252,7 +256,7 @@ async function crawlLinks(startUrl: string, options: MapSiteOptions, deps: MapDe
     if (page.finalUrl !== url) found.add(page.finalUrl, 2, { title, description });
     for (const link of extractLinks(doc, documentBaseUrl(doc, page.finalUrl))) {
       const listed = found.add(link, 2);
-      if (!listed || queued.has(listed) || NOT_HTML.test(new URL(listed).pathname)) continue;
+      if (!listed || queued.has(listed) || !found.onSite(listed) || NOT_HTML.test(new URL(listed).pathname)) continue;
       if (maxDepth !== undefined && depth + 1 >= maxDepth) continue;
       queued.add(listed);
       queue.push({ url: listed, depth: depth + 1 });

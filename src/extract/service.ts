@@ -254,7 +254,11 @@ export class ExtractService {
       }
       const base = url.replace(/\/\*$/, "/");
       try {
-        const mapped = await mapSite({ url: base, limit: req.limit ?? DEFAULT_WILDCARD_PAGES, includeSubdomains: req.includeSubdomains, sitemap: req.ignoreSitemap ? "skip" : "include" }, this.deps.map, signal);
+        const mapped = await mapSite(
+          { url: base, limit: req.limit ?? DEFAULT_WILDCARD_PAGES, includeSubdomains: req.includeSubdomains, allowExternalLinks: req.allowExternalLinks, sitemap: req.ignoreSitemap ? "skip" : "include" },
+          this.deps.map,
+          signal,
+        );
         for (const link of mapped.links) add(link.url);
       } catch (err) {
         if (signal.aborted) throw err;

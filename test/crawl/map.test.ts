@@ -53,6 +53,21 @@ describe("mapSite", () => {
     expect(site.hits("/sitemap_index.xml")).toBe(1);
   });
 
+  test("allowExternalLinks lists links to other sites (not social ones or bare homepages) without fetching them", async () => {
+    const externalHits = () => site.urls.external.reduce((n, u) => n + site.hits(new URL(u).pathname, new URL(u).hostname), 0);
+    await map({ sitemap: "skip" });
+    const without = externalHits(); // a redirect of the site's own (/go/external) lands there either way
+    site.reset();
+    const r = await map({ allowExternalLinks: true, sitemap: "skip" });
+    const list = urls(r);
+    const external = list.filter((u) => u.startsWith(site.externalOrigin));
+    expect(external.length).toBeGreaterThan(0);
+    for (const u of external) expect(site.urls.external).toContain(u);
+    expect(list).not.toContain(`${site.externalOrigin}/`);
+    for (const u of site.urls.social) expect(list).not.toContain(u);
+    expect(externalHits()).toBe(without);
+  });
+
   test("sitemap:'only' lists the sitemaps and fetches no page", async () => {
     const r = await map({ sitemap: "only" });
     const expected = new Map<string, string>();
@@ -210,6 +225,15 @@ describe("POST /v2/map", () => {
     expect(body.links[0]).toMatchObject({ url: `${site.origin}/`, title: "Crawl fixture home" });
     const after = h.services.ledger.usage({ keyId: h.services.keys.verify(h.key)!.keyId, creditQuota: null }).creditsUsed;
     expect(after - before).toBe(1);
+  });
+
+  test("a map of at most one URL from below the site's root says how to find more, as upstream (not when limit is 1)", async () => {
+    const body = async (json: Record<string, unknown>) => (await (await post(json)).json()) as { links: unknown[]; warning?: string };
+    const few = await body({ url: site.url("/contact"), sitemap: "skip", maxDiscoveryDepth: 1, includePaths: ["^/contact$"] });
+    expect(few.links).toHaveLength(1);
+    expect(few.warning).toBe("Only 1 result(s) found. For broader coverage, try mapping the base domain: crawl.test");
+    expect((await body({ url: site.url("/contact"), limit: 1 })).warning).toBeUndefined();
+    expect((await body({ url: site.origin, limit: 5 })).warning).toBeUndefined();
   });
 
   test("401 without a key", async () => {

@@ -191,7 +191,7 @@ describe("crawl", () => {
     const lone = await sdk().crawl(`${base}/gone`, { limit: 5, pollInterval: 1 });
     expect(lone.data.length).toBe(1);
     const status = await raw(`/v2/crawl/${lone.id}`);
-    expect(status.warning).toBe(`Only 1 result found. For broader coverage, try crawling with crawlEntireDomain=true or start from a higher-level path like ${base}/`);
+    expect(status.warning).toBe(`Only 1 result(s) found. For broader coverage, try crawling with crawlEntireDomain=true or start from a higher-level path like ${base}/`);
     const entire = await sdk().crawl(`${base}/gone`, { limit: 5, crawlEntireDomain: true, pollInterval: 1 });
     expect((await raw(`/v2/crawl/${entire.id}`)).warning).toBeUndefined();
   }, 20_000);

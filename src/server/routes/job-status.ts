@@ -6,6 +6,7 @@
 import { Elysia } from "elysia";
 import { parseStatusPagination } from "../../api/pagination.ts";
 import type { JobKind } from "../../jobs/types.ts";
+import { baseDomainOf, isBaseDomain } from "../../crawl/base-domain.ts";
 import { authPlugin } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
@@ -20,10 +21,9 @@ export const ROBOTS_WARNING =
  */
 export function fewResultsWarning(job: { kind: JobKind; url: string | null; completed: number; options: { crawlerOptions?: Record<string, unknown> } }): string | undefined {
   if (job.kind !== "crawl" || !job.url || job.completed > 1 || job.options.crawlerOptions?.crawlEntireDomain === true) return undefined;
-  const start = new URL(job.url);
-  if (start.pathname === "/" || start.pathname === "") return undefined;
-  const n = job.completed;
-  return `Only ${n} result${n === 1 ? "" : "s"} found. For broader coverage, try crawling with crawlEntireDomain=true or start from a higher-level path like ${start.origin}/`;
+  if (isBaseDomain(job.url)) return undefined;
+  const base = baseDomainOf(job.url);
+  return base ? `Only ${job.completed} result(s) found. For broader coverage, try crawling with crawlEntireDomain=true or start from a higher-level path like ${base}` : undefined;
 }
 
 /** The `next` link builder for a job's status pages. */

@@ -10,6 +10,7 @@
 import { Elysia } from "elysia";
 import { MapRequestSchema, parseMapBody } from "../../api/map.ts";
 import { mapSite } from "../../crawl/map.ts";
+import { fewMapResultsWarning } from "../../crawl/base-domain.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 
@@ -28,7 +29,8 @@ export function mapRoutes(services: Services) {
         ledger.assertCanSpend(who, MAP_CREDITS);
         const result = await mapSite(req, { engine, robots, gate }, request.signal);
         ledger.charge(who, MAP_CREDITS);
-        return { success: true as const, id: crypto.randomUUID(), links: result.links, ...(result.warning ? { warning: result.warning } : {}) };
+        const warning = [result.warning, fewMapResultsWarning(req.url, result.links.length, req.limit)].filter(Boolean).join(" ");
+        return { success: true as const, id: crypto.randomUUID(), links: result.links, ...(warning ? { warning } : {}) };
       },
       {
         detail: {
