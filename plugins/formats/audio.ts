@@ -10,11 +10,15 @@ import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from "../../src/documents/
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 import { ScrapeTimeoutError } from "../../src/errors.ts";
 
+/** Extra credits of a page with `audio` (upstream's +4: 5 in all). */
+export const AUDIO_EXTRA_CREDITS = 4;
+
 /** Creates the `data.audio` renderer with the server's media settings (limits, ffmpeg, fetcher). */
 export function createAudioFormat(settings: MediaSettings = DEFAULT_MEDIA_SETTINGS): FormatRenderer {
   return {
     type: "audio",
     needs: [],
+    extraCredits: AUDIO_EXTRA_CREDITS,
     usesOriginalDom: true,
     async render(ctx) {
       // The media download and ffmpeg end with the scrape's deadline (or the client's abort), not after it.

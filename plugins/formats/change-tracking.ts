@@ -18,6 +18,7 @@ import { LlmNotConfiguredError } from "../../src/llm/errors.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { compileSchema } from "../../src/llm/schema.ts";
 import type { FormatRenderer, RenderContext } from "../../src/scrape/renderer.ts";
+import { JSON_EXTRA_CREDITS } from "./json.ts";
 
 /** Upstream's warning when the `json` mode's LLM call fails (the rest of the result stands). */
 const STRUCTURED_DIFF_FAILED = "Structured diff generation failed.";
@@ -76,6 +77,9 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
   return {
     type: "changeTracking",
     needs: [],
+    // Its json mode is billed as the json format is (+4), and with it once (upstream).
+    extraCredits: (format) => ((format as unknown as Options).modes ?? []).includes("json") ? JSON_EXTRA_CREDITS : 0,
+    creditGroup: "json",
     views: ["markdown"],
     needsFreshPage: true,
     validate(format) {

@@ -20,6 +20,7 @@ export function createJsonFormat(llm: LlmClient | undefined, limits: LlmLimits):
     needs: ["llm"],
     views: ["markdown"],
     extraCredits: JSON_EXTRA_CREDITS,
+    creditGroup: "json",
     // Both `schema` and `prompt` are optional, as upstream's schema says (`formats: ["json"]` is valid): without
     // either, the model is asked for the page's main information as a JSON object (llm/prompts.ts).
     validate(format) {

@@ -17,6 +17,7 @@ export function createQueryFormat(llm: LlmClient | undefined, limits: LlmLimits)
     needs: ["llm"],
     views: ["markdown"],
     extraCredits: QUESTION_EXTRA_CREDITS,
+    creditGroup: "question",
     render: (ctx, format) =>
       format["mode"] === "directQuote" ? highlightFields(llm!, ctx, String(format["prompt"]), limits) : answerFields(llm!, ctx, String(format["prompt"]), limits),
   };

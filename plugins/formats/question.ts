@@ -25,6 +25,7 @@ export function createQuestionFormat(llm: LlmClient | undefined, limits: LlmLimi
     needs: ["llm"],
     views: ["markdown"],
     extraCredits: QUESTION_EXTRA_CREDITS,
+    creditGroup: "question",
     render: (ctx, format) => answerFields(llm!, ctx, String(format["question"]), limits),
   };
 }

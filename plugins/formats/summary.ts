@@ -7,8 +7,8 @@ import type { LlmClient } from "../../src/llm/client.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 
-/** Extra credits of a page with `summary` (one LLM call per ~context of text). */
-export const SUMMARY_EXTRA_CREDITS = 4;
+/** Extra credits of a page with `summary`: none, as upstream bills it (its LLM tokens are counted per key). */
+export const SUMMARY_EXTRA_CREDITS = 0;
 
 /** Creates the `summary` renderer. */
 export function createSummaryFormat(llm: LlmClient | undefined, limits: LlmLimits): FormatRenderer {

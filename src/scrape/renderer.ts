@@ -79,8 +79,16 @@ export interface FormatRenderer {
   readonly type: string;
   /** What the renderer needs; a request that needs what this build lacks is refused with a clear 400. */
   readonly needs: readonly RendererNeed[];
-  /** Credits charged per page on top of the base page credit. @default 0 */
-  readonly extraCredits?: number;
+  /**
+   * Credits charged per page on top of the base page credit (docs/credits.md, upstream's prices): a number, or one
+   * that depends on the format's options (changeTracking's `json` mode). @default 0
+   */
+  readonly extraCredits?: number | ((format: Record<string, unknown>) => number);
+  /**
+   * Formats of one group add their extra once per page, the largest of them: upstream bills `json` and
+   * changeTracking's `json` mode as one +4, and `question` with `query` as one. @default each on its own
+   */
+  readonly creditGroup?: string;
   /** Reads the original DOM: such renderers run before cleaning consumes it. @default false */
   readonly usesOriginalDom?: boolean;
   /**
@@ -125,4 +133,17 @@ export class RendererRegistry {
   types(): string[] {
     return [...this.byType.keys()];
   }
+}
+
+/** The credits `formats` add to a page beyond its base credit: each renderer's extra, a group's once. */
+export function formatExtraCredits(formats: readonly (readonly [FormatRenderer, unknown])[]): number {
+  const groups = new Map<string, number>();
+  let sum = 0;
+  for (const [r, f] of formats) {
+    const n = typeof r.extraCredits === "function" ? r.extraCredits(f as Record<string, unknown>) : (r.extraCredits ?? 0);
+    if (r.creditGroup === undefined) sum += n;
+    else groups.set(r.creditGroup, Math.max(groups.get(r.creditGroup) ?? 0, n));
+  }
+  for (const n of groups.values()) sum += n;
+  return sum;
 }

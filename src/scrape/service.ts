@@ -27,9 +27,12 @@ import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { mergeRendered, statusError, withoutServiceFields } from "./document-fields.ts";
 import { ParseTimeoutError, type ParsePool } from "./parse-workers/pool.ts";
 import { createRenderContext, isPlainText, type FileSink, type PrefilledViews } from "./render-context.ts";
-import type { FormatRenderer, PageView, RenderRun, RendererNeed, RendererRegistry } from "./renderer.ts";
+import { formatExtraCredits, type FormatRenderer, type PageView, type RenderRun, type RendererNeed, type RendererRegistry } from "./renderer.ts";
 import { LOCKDOWN_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
 import { renderActionResults } from "./action-results.ts";
+
+/** Credits added to a `lockdown` scrape (upstream's price: 5 in all). */
+export const LOCKDOWN_EXTRA_CREDITS = 4;
 
 /** Credits added to a page served in the enhanced mode (`metadata.proxyUsed: "stealth"`): 5 in all, as upstream. */
 export const ENHANCED_PROXY_EXTRA_CREDITS = 4;
@@ -152,7 +155,8 @@ export class ScrapeService {
   private async scrapeCounted(spec: ScrapeSpec, who: KeyIdentity, options: ScrapeRunOptions): Promise<ScrapedPage> {
     this.validate(spec);
     const renderers = this.renderersFor(spec);
-    const extraCredits = renderers.reduce((sum, [r]) => sum + (r.extraCredits ?? 0), 0);
+    // A lockdown answer (cache only, kept two years) costs +4 as upstream bills it.
+    const extraCredits = formatExtraCredits(renderers) + (spec.lockdown ? LOCKDOWN_EXTRA_CREDITS : 0);
     // Redaction is charged per page, a parsed PDF's pages included (upstream).
     const perPage = 1 + (spec.redactPII ? REDACT_PII_EXTRA_CREDITS : 0);
     // The cleaning pass is charged only when it runs, but the quota must allow it beforehand.

@@ -297,10 +297,11 @@ describe("the audio format", () => {
     else expect(Buffer.from(bytes).equals(Buffer.from(site.fixtures.wav))).toBe(true);
   }, 30_000);
 
-  test("a direct audio URL", async () => {
+  test("a direct audio URL, 5 credits (upstream's +4 for audio)", async () => {
     const r = await scrape({ url: "/tone.wav", formats: ["audio"] });
     expect(r.status).toBe(200);
     expect(r.body.data.audio).toMatch(/\/v2\/files\//);
+    expect(r.body.data.metadata.creditsUsed).toBe(5);
   }, 30_000);
 
   test("a playlist served as audio that lists files of this server is not followed (ffmpeg reads the download only)", async () => {

@@ -195,6 +195,27 @@ describe("query format (deprecated)", () => {
   });
 });
 
+describe("credits, as upstream bills the formats", () => {
+  test("summary adds nothing; json and changeTracking's json mode add 4 once; question and query 4 once; lockdown 4", async () => {
+    llm.reset();
+    llm.respond = (req) => ({ content: req.schema === undefined ? "An answer." : '{"products":[{"name":"Blue Kettle"}]}' });
+    const credits = async (body: Record<string, unknown>) => {
+      const r = await scrape("/shop", { maxAge: 0, ...body });
+      expect(r.status).toBe(200);
+      return r.body.data.metadata.creditsUsed as number;
+    };
+    expect(await credits({ formats: ["summary"] })).toBe(1);
+    expect(await credits({ formats: ["markdown", { type: "changeTracking", modes: ["git-diff"] }] })).toBe(1);
+    expect(await credits({ formats: ["markdown", { type: "changeTracking", modes: ["json"], schema: SCHEMA, tag: "credits" }] })).toBe(5);
+    expect(await credits({ formats: ["markdown", { type: "json", schema: SCHEMA }, { type: "changeTracking", modes: ["json"], schema: SCHEMA, tag: "credits-2" }] })).toBe(5);
+    expect(await credits({ formats: [{ type: "question", question: "Which?" }, { type: "query", prompt: "Which?" }] })).toBe(5);
+    expect(await credits({ formats: [{ type: "question", question: "Which?" }, { type: "highlights", query: "kettles" }] })).toBe(9);
+    // lockdown answers from the cache only (the scrapes above stored the page).
+    await scrape("/shop", { formats: ["markdown"] });
+    expect(await credits({ formats: ["markdown"], lockdown: true, maxAge: undefined })).toBe(5);
+  });
+});
+
 describe("units", () => {
   test("chunkText keeps paragraphs and respects the size", () => {
     const text = ["a".repeat(50), "b".repeat(50), "c".repeat(120)].join("\n\n");
