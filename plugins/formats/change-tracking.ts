@@ -127,7 +127,11 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
           }
         }
       }
-      deps.history.record(keyId, ctx.spec.url, tag, snap);
+      // The new baseline only if the whole scrape succeeds: a later format failing (an LLM error, the timeout) must
+      // not make this version the one the next scrape compares with, or its change would never be reported.
+      const record = () => deps.history.record(keyId, ctx.spec.url, tag, snap);
+      if (ctx.run.onSuccess) ctx.run.onSuccess(record);
+      else record();
       return warning ? { changeTracking: result, warning } : { changeTracking: result };
     },
   };

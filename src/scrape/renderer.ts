@@ -71,6 +71,11 @@ export interface RenderRun {
    * which a scrape without redaction may have stored raw).
    */
   redact?(markdown: string): Promise<string>;
+  /**
+   * Keeps `commit` until the whole scrape has succeeded (every format rendered), then runs it: what a format records
+   * for later scrapes (changeTracking's new baseline) must not be recorded by a scrape the client got an error for.
+   */
+  onSuccess?(commit: () => void): void;
 }
 
 /** A format plugin. */

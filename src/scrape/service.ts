@@ -179,7 +179,9 @@ export class ScrapeService {
     if (credits > perPage + extraCredits) this.deps.ledger.assertCanSpend(who, credits + (spec.onlyCleanContent ? ONLY_CLEAN_CONTENT_EXTRA_CREDITS : 0));
 
     // What LLM-backed and history-keeping renderers need: the key, the deadline, token accounting.
+    const commits: (() => void)[] = [];
     const run: RenderRun = {
+      onSuccess: (commit) => commits.push(commit),
       keyId: who.keyId,
       deadline: startedAt + spec.timeoutMs,
       recordTokens: (tokens) => this.deps.ledger.charge(who, 0, tokens),
@@ -237,6 +239,8 @@ export class ScrapeService {
     delete (doc as { metadata?: unknown }).metadata;
     doc.metadata = metadata;
 
+    // Every format rendered: what they keep for later scrapes is recorded now.
+    for (const commit of commits) commit();
     if (options.chargeCredits !== false) this.deps.ledger.charge(who, credits);
     if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now());
     return links ? { document: doc, links, headers: page.headers } : { document: doc, headers: page.headers };

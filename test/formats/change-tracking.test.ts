@@ -155,6 +155,24 @@ describe("changeTracking", () => {
     expect(r.body.code).toBe("SCRAPE_TIMEOUT");
   });
 
+  test("a scrape that fails after changeTracking rendered (a later format's LLM is down) keeps the old baseline", async () => {
+    const f = ["markdown", { type: "changeTracking", modes: ["git-diff"], tag: "baseline" }, { type: "json", prompt: "Price?" }];
+    llm.reset();
+    llm.respond = () => ({ content: '{"price": 20}' });
+    site.set("/base", page("Prices", "Kettle: 20 EUR"));
+    expect((await scrape("/base", f)).body.data.changeTracking.changeStatus).toBe("new");
+    site.set("/base", page("Prices", "Kettle: 22 EUR"));
+    llm.respond = () => ({ status: 503, error: "model down" });
+    const failed = await scrape("/base", f);
+    expect(failed.status).toBe(503);
+    llm.respond = () => ({ content: '{"price": 22}' });
+    const again = await scrape("/base", f);
+    expect(again.status).toBe(200);
+    // The failed scrape did not become the baseline: the change is still reported.
+    expect(again.body.data.changeTracking.changeStatus).toBe("changed");
+    expect(again.body.data.changeTracking.diff.text).toContain("+Kettle: 22 EUR");
+  });
+
   test("markdown is required; json mode needs an LLM, git-diff does not", async () => {
     const r = await scrape("/p1", ["changeTracking"]);
     expect(r.status).toBe(400);
