@@ -83,6 +83,14 @@ export function createRenderContext(
   let links: string[] | undefined = prefilled.links;
   let images: string[] | undefined = prefilled.images;
 
+  const cleanOptions = (onlyMainContent: boolean) => ({
+    baseUrl: page.finalUrl,
+    onlyMainContent,
+    includeTags: spec.includeTags,
+    excludeTags: spec.excludeTags,
+    removeBase64Images: spec.removeBase64Images,
+  });
+
   const ctx: RenderContext = {
     spec,
     page,
@@ -114,17 +122,17 @@ export function createRenderContext(
       original = doc;
       originalConsumed = true;
       // The page URL: cleanHtml applies `<base href>` itself (documentBaseUrl, the same answer as ctx.baseUrl()).
-      cleaned = cleanHtml(doc, {
-        baseUrl: page.finalUrl,
-        onlyMainContent: spec.onlyMainContent,
-        includeTags: spec.includeTags,
-        excludeTags: spec.excludeTags,
-        removeBase64Images: spec.removeBase64Images,
-      });
+      cleaned = cleanHtml(doc, cleanOptions(spec.onlyMainContent));
       return cleaned;
     },
     markdown() {
-      markdown ??= converted ? converted.markdown : plain ? raw : htmlToMarkdown(ctx.cleanedHtml());
+      if (markdown !== undefined) return markdown;
+      markdown = converted ? converted.markdown : plain ? raw : htmlToMarkdown(ctx.cleanedHtml());
+      // As upstream: main content that came out empty (a page of links, a cookie banner and a sidebar) gives the
+      // whole page's markdown instead of an empty document.
+      if (!converted && !plain && spec.onlyMainContent && markdown.trim() === "") {
+        markdown = htmlToMarkdown(cleanHtml(parseHtml(raw), cleanOptions(false)));
+      }
       return markdown;
     },
     metadata() {
