@@ -70,7 +70,7 @@ export async function readPages(deps: PageReaderDeps, urls: readonly string[], o
       inFlight++;
       // The page is part of the job's answer, not a scrape result of its own: nothing stored under its id.
       const scraped = await deps.limiter
-        .run(spec.timeoutMs, () => deps.scrape.scrapePage(spec, o.who, { signal: o.signal, storeResult: false, chargeCredits: false, collectLinks: o.collectLinks === true }))
+        .run(spec.timeoutMs, () => deps.scrape.scrapePage(spec, o.who, { signal: o.signal, storeResult: false, chargeCredits: false, collectLinks: o.collectLinks === true }), o.who.keyId)
         .finally(() => inFlight--);
       const doc = scraped.document;
       o.charge(Number(doc.metadata.creditsUsed ?? 0));

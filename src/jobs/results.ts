@@ -126,6 +126,17 @@ export class JobResults {
     return JSON.parse(row.result) as Record<string, unknown>;
   }
 
+  /** When a page of `keyId`'s crawls or batches last finished well since `sinceMs` (queue-status), if one did. */
+  lastPageAt(keyId: string, sinceMs: number): number | undefined {
+    const r = this.db
+      .query<{ at: number | null }, [string, number]>(
+        `SELECT MAX(t.finished_at) AS at FROM tasks t JOIN jobs j ON j.id = t.job_id
+         WHERE j.key_id = ? AND t.kind = 'page' AND t.status = 'done' AND t.finished_at >= ?`,
+      )
+      .get(keyId, sinceMs);
+    return r?.at ?? undefined;
+  }
+
   /** Queued and running pages of `keyId`'s jobs (queue-status). */
   queueCounts(keyId: string): { queued: number; active: number } {
     const r = this.db

@@ -138,7 +138,7 @@ export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<Chec
     const page: CheckPage = { id: deps.newId(), targetId: target.id, url, status: "error", credits: 0, createdAt: deps.now() };
     try {
       const spec = monitoredSpec(input.monitorId, target, url, deps.config);
-      const doc = await deps.limiter.run(spec.timeoutMs, () => deps.scrape.scrape(spec, input.who, { signal: input.signal }));
+      const doc = await deps.limiter.run(spec.timeoutMs, () => deps.scrape.scrape(spec, input.who, { signal: input.signal }), input.who.keyId);
       await readDocument(deps, input, target.id, doc, page);
     } catch (err) {
       if (input.signal.aborted) throw err;

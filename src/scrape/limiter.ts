@@ -24,6 +24,8 @@ export function queueWaitMs(timeoutMs: number): number {
 export class ConcurrencyLimiter {
   private active = 0;
   private readonly waiters: { resolve: () => void }[] = [];
+  /** Running and waiting work by API key, for the key's own concurrency and queue reports. */
+  private readonly byKey = new Map<string, { running: number; waiting: number }>();
 
   constructor(readonly max: number) {}
 
@@ -37,24 +39,49 @@ export class ConcurrencyLimiter {
     return this.waiters.length;
   }
 
+  /** The work of `keyId` running now and waiting for a slot (`/v2/concurrency-check`, `/v2/team/queue-status`). */
+  usage(keyId: string): { running: number; waiting: number } {
+    const u = this.byKey.get(keyId);
+    return u ? { ...u } : { running: 0, waiting: 0 };
+  }
+
   /**
    * Runs `fn` once a slot is free; gives up after `maxWaitMs` of waiting. `fn` is told how long it waited
-   * (`undefined` when a slot was free at once): scrape metadata reports it (`concurrencyLimited`).
+   * (`undefined` when a slot was free at once): scrape metadata reports it (`concurrencyLimited`). `keyId` counts
+   * the work for that key's reports.
    */
-  async run<T>(maxWaitMs: number, fn: (queuedMs: number | undefined) => Promise<T>): Promise<T> {
+  async run<T>(maxWaitMs: number, fn: (queuedMs: number | undefined) => Promise<T>, keyId?: string): Promise<T> {
+    const mine = keyId === undefined ? undefined : this.byKey.get(keyId) ?? { running: 0, waiting: 0 };
+    if (keyId !== undefined) this.byKey.set(keyId, mine!);
     let queuedMs: number | undefined;
     if (this.active >= this.max) {
       const since = performance.now();
-      await this.acquire(maxWaitMs);
+      if (mine) mine.waiting++;
+      try {
+        await this.acquire(maxWaitMs);
+      } catch (err) {
+        this.release(keyId, mine, "waiting");
+        throw err;
+      }
+      if (mine) mine.waiting--;
       queuedMs = Math.round(performance.now() - since);
     } else this.active++;
+    if (mine) mine.running++;
     try {
       return await fn(queuedMs);
     } finally {
+      this.release(keyId, mine, "running");
       const next = this.waiters.shift();
       if (next) next.resolve();
       else this.active--;
     }
+  }
+
+  /** One less running or waiting for a key; a key with nothing left is forgotten. */
+  private release(keyId: string | undefined, mine: { running: number; waiting: number } | undefined, what: "running" | "waiting"): void {
+    if (!mine || keyId === undefined) return;
+    mine[what]--;
+    if (mine.running === 0 && mine.waiting === 0) this.byKey.delete(keyId);
   }
 
   private acquire(maxWaitMs: number): Promise<void> {

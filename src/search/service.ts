@@ -237,8 +237,10 @@ export class SearchService {
     await forEachLimited(urls, SCRAPE_CONCURRENCY, signal, async (url) => {
       try {
         const spec = specFromOptions(url, url, req.scrapeOptions, { zeroDataRetention }, this.deps.config);
-        const doc: ScrapeDocument = await this.deps.limiter.run(Math.max(0, spec.timeoutMs), () =>
-          this.deps.scrape.scrape(spec, who, { signal, chargeCredits, ...(files ? { files } : {}) }),
+        const doc: ScrapeDocument = await this.deps.limiter.run(
+          Math.max(0, spec.timeoutMs),
+          () => this.deps.scrape.scrape(spec, who, { signal, chargeCredits, ...(files ? { files } : {}) }),
+          who.keyId,
         );
         credits += Number(doc.metadata.creditsUsed ?? 0);
         const size = ["markdown", "html", "rawHtml"].reduce((n, k) => n + (typeof doc[k] === "string" ? (doc[k] as string).length : 0), 0) * byUrl.get(url)!.length;

@@ -58,11 +58,7 @@ import type { JobEvent } from "../jobs/types.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import { fileUrl } from "../storage/files.ts";
 import { findFfmpeg } from "../documents/media/settings.ts";
-
-/** Counters the account routes report. */
-export interface ScrapeStats {
-  lastSuccessAt?: number;
-}
+import { ScrapeStats } from "../scrape/stats.ts";
 
 /** Everything a running crawlbox holds. */
 export interface Services {
@@ -339,7 +335,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     parseWorkers,
     documentWorkers,
     limiter,
-    scrapeStats: {},
+    scrapeStats: new ScrapeStats(),
     webhooks,
     http,
     discoveryHttp,

@@ -405,12 +405,22 @@ describe("webhooks from jobs", () => {
     expect(failed.body.error).toBeString();
   }, 30_000);
 
-  test("queue-status reflects running job pages", async () => {
+  test("queue-status and concurrency-check report the calling key's running pages, and its own last success", async () => {
+    const other = new Firecrawl({ apiKey: h.services.keys.create("queue-other").key, apiUrl });
     const started = await sdk().startCrawl(`${base}/slow/300`, { limit: 20, crawlEntireDomain: true });
     await Bun.sleep(100);
     const q = await sdk().getQueueStatus();
     expect(q.jobsInQueue).toBeGreaterThan(0);
+    const conc = await sdk().getConcurrency();
+    expect(conc.concurrency).toBeGreaterThan(0);
+    expect(conc.maxConcurrency).toBe(q.maxConcurrency);
+    // Another key sees none of it, and no success of its own.
+    expect(await other.getQueueStatus()).toMatchObject({ jobsInQueue: 0, activeJobsInQueue: 0, mostRecentSuccess: null });
+    expect((await other.getConcurrency()).concurrency).toBe(0);
+    await waitFor(async () => (await sdk().getQueueStatus()).mostRecentSuccess != null);
     await sdk().cancelCrawl(started.id);
+    await other.scrape(`${base}/p/3`);
+    expect(Date.now() - Date.parse((await other.getQueueStatus()).mostRecentSuccess!)).toBeLessThan(60_000);
   });
 });
 

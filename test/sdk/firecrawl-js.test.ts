@@ -104,7 +104,7 @@ describe("@mendable/firecrawl-js against crawlbox", () => {
     const tokens = await app.getTokenUsage();
     expect(typeof tokens.remainingTokens).toBe("number");
     const conc = await app.getConcurrency();
-    expect(conc.maxConcurrency).toBe(h.services.config.maxConcurrency);
+    expect(conc.maxConcurrency).toBe(h.services.config.maxConcurrency + h.services.config.jobConcurrency);
     const q = await app.getQueueStatus();
     expect(q.success).toBe(true);
     const hist = await app.getCreditUsageHistorical(true);

@@ -162,7 +162,7 @@ describe("credits and account routes", () => {
     expect(tokens.success).toBe(true);
     expect(typeof tokens.data.remainingTokens).toBe("number");
     const conc = (await (await h.request("/v2/concurrency-check")).json()) as any;
-    expect(conc).toMatchObject({ success: true, concurrency: 0, maxConcurrency: h.services.config.maxConcurrency });
+    expect(conc).toMatchObject({ success: true, concurrency: 0, maxConcurrency: h.services.config.maxConcurrency + h.services.config.jobConcurrency });
     const q = (await (await h.request("/v2/team/queue-status")).json()) as any;
     expect(q).toMatchObject({ success: true, jobsInQueue: 0, activeJobsInQueue: 0, waitingJobsInQueue: 0 });
     expect(q.mostRecentSuccess === null || typeof q.mostRecentSuccess === "string").toBe(true);

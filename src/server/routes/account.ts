@@ -9,6 +9,8 @@ import type { KeyIdentity } from "../../auth/keys.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** What unlimited keys report as remaining (the same figure upstream's self-host reports). */
 export const UNLIMITED_REMAINING = 99_999_999;
 
@@ -34,6 +36,7 @@ function historical(ledger: CreditLedger, who: KeyIdentity, byKey: boolean, fiel
 /** Routes under /v2 that describe the calling key's account. `who` is resolved by the auth layer. */
 export function accountRoutes(services: Services) {
   const { ledger, limiter } = services;
+  const maxConcurrency = () => limiter.max + services.config.jobConcurrency;
   return new Elysia({ name: "crawlbox-account" })
     .use(authPlugin(services.keys, services.config.authEnabled))
     .get("/v2/team/credit-usage", ({ who }) => {
@@ -69,20 +72,23 @@ export function accountRoutes(services: Services) {
     .get("/v2/team/token-usage/historical", ({ who, query }) => historical(ledger, who, query.byApiKey === "true", "tokensUsed"), {
       detail: { tags: ["account"], summary: "LLM tokens used per month" },
     })
-    .get("/v2/concurrency-check", () => {
-      return { success: true, concurrency: limiter.running, maxConcurrency: limiter.max };
-    }, { detail: { tags: ["account"], summary: "Scrapes running now and the limit" } })
+    // Both report the calling key's work (its synchronous scrapes, searches, extracts, and its crawl and batch
+    // pages) against what the server runs at once (its scrape slots and job workers), so they agree.
+    .get("/v2/concurrency-check", ({ who }) => {
+      return { success: true, concurrency: limiter.usage(who.keyId).running + services.jobResults.queueCounts(who.keyId).active, maxConcurrency: maxConcurrency() };
+    }, { detail: { tags: ["account"], summary: "The calling key's work running now, and the server's limit" } })
     .get("/v2/team/queue-status", ({ who }) => {
       const pages = services.jobResults.queueCounts(who.keyId);
-      const last = services.scrapeStats.lastSuccessAt;
-      const recent = last !== undefined && Date.now() - last < 24 * 60 * 60 * 1000;
+      const mine = limiter.usage(who.keyId);
+      const since = Date.now() - DAY_MS;
+      const last = Math.max(services.scrapeStats.lastSuccessAt(who.keyId) ?? 0, services.jobResults.lastPageAt(who.keyId, since) ?? 0);
       return {
         success: true,
-        jobsInQueue: limiter.running + limiter.waiting + pages.active + pages.queued,
-        activeJobsInQueue: limiter.running + pages.active,
-        waitingJobsInQueue: limiter.waiting + pages.queued,
-        maxConcurrency: limiter.max + services.config.jobConcurrency,
-        mostRecentSuccess: recent ? new Date(last).toISOString() : null,
+        jobsInQueue: mine.running + mine.waiting + pages.active + pages.queued,
+        activeJobsInQueue: mine.running + pages.active,
+        waitingJobsInQueue: mine.waiting + pages.queued,
+        maxConcurrency: maxConcurrency(),
+        mostRecentSuccess: last >= since ? new Date(last).toISOString() : null,
       };
-    }, { detail: { tags: ["account"], summary: "The scrape queue" } });
+    }, { detail: { tags: ["account"], summary: "The calling key's queue" } });
 }

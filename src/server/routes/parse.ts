@@ -90,10 +90,12 @@ export function parseRoutes(services: Services) {
     const page = pageFromUpload(file.data, filename, file.contentType);
     if (page.text !== undefined && file.data.byteLength > config.maxPageBytes) throw new PayloadTooLargeError(config.maxPageBytes);
     const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
-    const doc = await limiter.run(queueWaitMs(spec.timeoutMs), (queuedMs) =>
-      scrape.scrape(spec, who, { signal: request.signal, files, page, queue: { queuedMs } }),
+    const doc = await limiter.run(
+      queueWaitMs(spec.timeoutMs),
+      (queuedMs) => scrape.scrape(spec, who, { signal: request.signal, files, page, queue: { queuedMs } }),
+      who.keyId,
     );
-    services.scrapeStats.lastSuccessAt = Date.now();
+    services.scrapeStats.record(who.keyId, Date.now());
     return { success: true, data: doc };
   }
 }

@@ -36,10 +36,12 @@ export function scrapeRoutes(services: Services) {
           const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
           scrape.validate(spec);
           const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
-          const doc = await limiter.run(queueWaitMs(spec.timeoutMs), (queuedMs) =>
-            scrape.scrape(spec, who, { signal: request.signal, files, queue: { queuedMs } }),
+          const doc = await limiter.run(
+            queueWaitMs(spec.timeoutMs),
+            (queuedMs) => scrape.scrape(spec, who, { signal: request.signal, files, queue: { queuedMs } }),
+            who.keyId,
           );
-          services.scrapeStats.lastSuccessAt = Date.now();
+          services.scrapeStats.record(who.keyId, Date.now());
           return { success: true, data: doc };
         }),
       {
