@@ -56,7 +56,7 @@ import { SqliteJobStore } from "../jobs/sqlite-store.ts";
 import { createTaskRunner } from "../jobs/task-runner.ts";
 import type { JobEvent } from "../jobs/types.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
-import { fileUrl } from "../storage/files.ts";
+import { FILE_TTL_MS, fileUrl } from "../storage/files.ts";
 import { findFfmpeg } from "../documents/media/settings.ts";
 import { ScrapeStats } from "../scrape/stats.ts";
 
@@ -279,7 +279,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
       planner,
       config,
       now,
-      filesFor: (job) => async (bytes, contentType, extension) => fileUrl(job.publicBaseUrl, await files.put(bytes, contentType, job.keyId, extension)),
+      // A page's files live as long as its job's results (storage/files.ts), not 24 h from the page.
+      filesFor: (job) => async (bytes, contentType, extension) => fileUrl(job.publicBaseUrl, await files.put(bytes, contentType, job.keyId, extension, FILE_TTL_MS, job.id)),
     }),
   });
   // What the LLM research services (extract jobs, agent runs) share: they read pages, search and ask the model.

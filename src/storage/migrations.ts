@@ -375,4 +375,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE tasks ADD COLUMN options_index INTEGER;
   `,
+  // 17: a crawl's or batch page's files (screenshots, action PDFs, audio) belong to its job and live as long as its
+  // results (storage/files.ts).
+  `
+  ALTER TABLE files ADD COLUMN job_id TEXT;
+  CREATE INDEX files_job ON files (job_id) WHERE job_id IS NOT NULL;
+  `,
 ];

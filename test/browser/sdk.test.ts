@@ -50,6 +50,17 @@ describe("@mendable/firecrawl-js with the browser engine", () => {
     expect((doc.metadata as any)?.engine).toBe("browser");
   });
 
+  test("a batch's screenshots belong to the batch (they live as long as its results)", async () => {
+    const app = new Firecrawl({ apiKey: h.key, apiUrl });
+    const job = await app.batchScrape([`${site.url}/actions`], { options: { formats: [{ type: "screenshot" }] }, pollInterval: 1 });
+    const shot = job.data[0]!.screenshot!;
+    expect((await fetch(shot)).status).toBe(200);
+    const id = shot.split("/v2/files/")[1]!;
+    const row = h.services.db.query("SELECT job_id FROM files WHERE id = ?").get(id) as { job_id: string | null };
+    expect(row.job_id).toEqual(expect.any(String));
+    expect(h.services.db.query("SELECT kind FROM jobs WHERE id = ?").get(row.job_id!)).toEqual({ kind: "batch" });
+  });
+
   test("a failing action surfaces as an SDK error with SCRAPE_ACTION_ERROR", async () => {
     const app = new Firecrawl({ apiKey: h.key, apiUrl });
     const err = await app.scrape(`${site.url}/actions`, { actions: [{ type: "click", selector: "#nope" }] }).catch((e: unknown) => e);

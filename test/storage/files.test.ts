@@ -38,6 +38,32 @@ describe("file store", () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  test("a crawl or batch page's file lives as long as its job's results: while it runs, and until the job expires", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crawlbox-files-"));
+    dirs.push(dir);
+    const db = new Database(":memory:", { strict: true });
+    migrate(db);
+    let clock = 1_000_000;
+    const store = new FileStore(db, dir, () => clock);
+    db.query("INSERT INTO jobs (id, kind, key_id, status, options, public_base_url, created_at, updated_at, expires_at) VALUES ('job1', 'crawl', 'k', 'scraping', '{}', 'http://h', ?, ?, ?)").run(clock, clock, clock);
+    const early = await store.put(new Uint8Array([1]), "image/png", "k", "png", FILE_TTL_MS, "job1");
+    const loose = await store.put(new Uint8Array([2]), "image/png", "k", "png");
+    // A long crawl: a day and more later, the job still runs, and its first page's screenshot is still served.
+    clock += FILE_TTL_MS + 5 * 3_600_000;
+    expect(store.get(early.id)).toBeDefined();
+    expect(store.get(loose.id)).toBeUndefined();
+    expect(store.prune()).toBe(1);
+    // The job ends, its results kept 24 h (and longer each time they are read): so is the file.
+    db.query("UPDATE jobs SET status = 'completed', expires_at = ? WHERE id = 'job1'").run(clock + FILE_TTL_MS);
+    clock += FILE_TTL_MS - 1;
+    expect(store.get(early.id)?.expiresAt).toBe(clock + 1);
+    expect(store.prune()).toBe(0);
+    clock += 1;
+    expect(store.get(early.id)).toBeUndefined();
+    expect(store.prune()).toBe(1);
+    expect(existsSync(join(dir, "files", early.id))).toBe(false);
+  });
+
   test("GET /v2/files/{id} serves a stored file without a key; unknown ids are 404", async () => {
     const h = await createHarness();
     try {
