@@ -57,7 +57,8 @@ export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, av
     if (missing.includes("llm")) throw new LlmNotConfiguredError(`The "${format.type}" format`);
     if (missing.length > 0) {
       throw new UnsupportedOptionError(
-        "SCRAPE_UNSUPPORTED_FORMAT",
+        // Upstream's own code for branding where it cannot be done (api-v2.md §6.2).
+        format.type === "branding" ? "SCRAPE_BRANDING_NOT_SUPPORTED" : "SCRAPE_UNSUPPORTED_FORMAT",
         `The "${format.type}" format needs ${missing.join(" and ")}, which this server does not have.`,
         { format: format.type, missing },
       );

@@ -151,7 +151,7 @@ test("a server without the browser refuses branding with a 400", async () => {
   try {
     const r = await scrape(h, { url: `${site.url}/`, formats: ["branding"] });
     expect(r.status).toBe(400);
-    expect(r.body.code).toBe("SCRAPE_UNSUPPORTED_FORMAT");
+    expect(r.body.code).toBe("SCRAPE_BRANDING_NOT_SUPPORTED");
     expect(r.body.error).toContain("browser");
   } finally {
     await h.close();
