@@ -4,14 +4,19 @@
  * from the page's markdown. The schema is compiled when the request arrives (a bad schema is a 400 with the
  * reason, before any fetch); the answer is validated against it and repaired once (src/llm/client.ts). Long
  * pages are chunked and the partial answers merged. Billed 5 credits per page, as upstream (docs/credits.md).
+ * `checkPromptInjection: true` first has the model check the page for a prompt injection (llm/injection-guard.ts):
+ * a detection is upstream's 403 `SCRAPE_PROMPT_INJECTION_DETECTED`; the check costs 4 credits more.
  */
 import type { LlmClient } from "../../src/llm/client.ts";
+import { assertNoPromptInjection } from "../../src/llm/injection-guard.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { compileSchema } from "../../src/llm/schema.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 
 /** Extra credits of a page with `json`: 5 in all, as upstream bills. */
 export const JSON_EXTRA_CREDITS = 4;
+/** Extra credits of `checkPromptInjection`'s check, as upstream bills it. */
+export const INJECTION_CHECK_EXTRA_CREDITS = 4;
 
 /** Creates the `json` renderer; `llm` is undefined when no provider is configured (then `needs` refuses it). */
 export function createJsonFormat(llm: LlmClient | undefined, limits: LlmLimits): FormatRenderer {
@@ -19,7 +24,7 @@ export function createJsonFormat(llm: LlmClient | undefined, limits: LlmLimits):
     type: "json",
     needs: ["llm"],
     views: ["markdown"],
-    extraCredits: JSON_EXTRA_CREDITS,
+    extraCredits: (format) => JSON_EXTRA_CREDITS + (format.checkPromptInjection === true ? INJECTION_CHECK_EXTRA_CREDITS : 0),
     creditGroup: "json",
     // Both `schema` and `prompt` are optional, as upstream's schema says (`formats: ["json"]` is valid): without
     // either, the model is asked for the page's main information as a JSON object (llm/prompts.ts).
@@ -30,7 +35,9 @@ export function createJsonFormat(llm: LlmClient | undefined, limits: LlmLimits):
     async render(ctx, format) {
       const schema = format.schema as Record<string, unknown> | undefined;
       const prompt = format.prompt as string | undefined;
-      const { value } = await llm!.extract({ content: ctx.markdown(), ...(schema ? { schema } : {}), ...(prompt ? { prompt } : {}) }, llmCallFor(ctx, limits));
+      const call = llmCallFor(ctx, limits);
+      if (format.checkPromptInjection === true) await assertNoPromptInjection(llm!, ctx.markdown(), call);
+      const { value } = await llm!.extract({ content: ctx.markdown(), ...(schema ? { schema } : {}), ...(prompt ? { prompt } : {}) }, call);
       return { json: value };
     },
   };
