@@ -9,7 +9,8 @@
  * - crawl: `ignoreSitemap` is `sitemap: "skip"`, `allowBackwardLinks` is `crawlEntireDomain`, and `maxDepth` (the
  *   most path segments below the start URL's) becomes an `excludePaths` pattern;
  * - map: `sitemapOnly` / `ignoreSitemap` are `sitemap`, and the links are strings;
- * - search: the results are `data: [...]`, not `data.web`.
+ * - search: the results are `data: [...]`, not `data.web`;
+ * - usage: `remaining_credits`, `plan_credits`, … in snake_case, as v1 answered them.
  */
 import { BadRequestError } from "../errors.ts";
 
@@ -131,4 +132,19 @@ export function extractBodyFromV1(body: unknown): Body {
  */
 export function documentToV1(doc: unknown): unknown {
   return isObject(doc) && doc.json !== undefined && doc.extract === undefined ? { ...doc, extract: doc.json } : doc;
+}
+
+/**
+ * `GET /v2/team/credit-usage`'s answer in v1's snake_case shape (the v1 SDK's `CreditUsageResponseV1`, upstream's
+ * v1 controller): v1 clients read `data.remaining_credits` and would find nothing under /v2's camelCase names.
+ */
+export function creditUsageToV1(json: Body): Body {
+  const d = isObject(json.data) ? json.data : {};
+  return { success: json.success, data: { remaining_credits: d.remainingCredits, plan_credits: d.planCredits, billing_period_start: d.billingPeriodStart ?? null, billing_period_end: d.billingPeriodEnd ?? null } };
+}
+
+/** `GET /v2/team/token-usage`'s answer in v1's snake_case shape (the v1 SDK's `TokenUsageResponseV1`). */
+export function tokenUsageToV1(json: Body): Body {
+  const d = isObject(json.data) ? json.data : {};
+  return { success: json.success, data: { remaining_tokens: d.remainingTokens, plan_tokens: d.planTokens, billing_period_start: d.billingPeriodStart ?? null, billing_period_end: d.billingPeriodEnd ?? null } };
 }

@@ -3,11 +3,11 @@
  * The /v1 API for older clients (docs/api.md "The /v1 API"): each /v1 route turns its body into the /v2 body it means
  * (api/v1.ts), hands the request to the /v2 route in-process (same authentication, validation, services, errors,
  * idempotency), and gives the answer back in /v1's shape: `links` of a map as strings, search results as `data`,
- * `next` and job URLs under /v1, a scrape's JSON under `extract` when that format was asked for. Errors pass
- * through as /v2 answers them (the same envelope).
+ * `next` and job URLs under /v1, a scrape's JSON under `extract` when that format was asked for, usage in
+ * snake_case. Errors pass through as /v2 answers them (the same envelope).
  */
 import { Elysia } from "elysia";
-import { batchBodyFromV1, crawlBodyFromV1, documentToV1, extractBodyFromV1, mapBodyFromV1, scrapeBodyFromV1, searchBodyFromV1 } from "../../api/v1.ts";
+import { batchBodyFromV1, crawlBodyFromV1, creditUsageToV1, documentToV1, extractBodyFromV1, mapBodyFromV1, scrapeBodyFromV1, searchBodyFromV1, tokenUsageToV1 } from "../../api/v1.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 
@@ -100,9 +100,9 @@ export function v1Routes(services: Pick<Services, "keys" | "config">, forward: F
     )
     .post("/v1/extract", convert("/v2/extract", extractBodyFromV1, (json) => json), detail("v1: start an extract job"))
     .get("/v1/extract/:id", pass((p) => `/v2/extract/${seg(p.id)}`), detail("v1: an extract job"))
-    .get("/v1/team/credit-usage", pass(() => "/v2/team/credit-usage"), detail("v1: credit usage"))
+    .get("/v1/team/credit-usage", pass(() => "/v2/team/credit-usage", creditUsageToV1), detail("v1: credit usage (snake_case)"))
     .get("/v1/team/credit-usage/historical", pass(() => "/v2/team/credit-usage/historical"), detail("v1: credit usage by month"))
-    .get("/v1/team/token-usage", pass(() => "/v2/team/token-usage"), detail("v1: token usage"))
+    .get("/v1/team/token-usage", pass(() => "/v2/team/token-usage", tokenUsageToV1), detail("v1: token usage (snake_case)"))
     .get("/v1/team/token-usage/historical", pass(() => "/v2/team/token-usage/historical"), detail("v1: token usage by month"))
     .get("/v1/team/queue-status", pass(() => "/v2/team/queue-status"), detail("v1: queue status"));
 }

@@ -1,0 +1,59 @@
+/**
+ * The /v1 details that follow upstream's v1 schemas and controllers (firecrawl apps/api/src/controllers/v1),
+ * driven by the SDK's v1 client (`FirecrawlAppV1`) where it has a method for them: usage in v1's snake_case
+ * shapes, the crawl WebSocket for batches, the deprecated `geolocation`, map's crawler options, concurrency-check,
+ * the extract/json format rules, crawl's `maxDepth` default and start-URL check, and extract's strict URLs.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { FirecrawlAppV1 } from "@mendable/firecrawl-js";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
+
+let site: ReturnType<typeof Bun.serve>;
+let llm: FakeLlm;
+let h: Harness;
+let v1: InstanceType<typeof FirecrawlAppV1>;
+let base: string;
+
+const page = (title: string, body: string) => new Response(`<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`, { headers: { "content-type": "text/html" } });
+
+beforeAll(async () => {
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const p = new URL(req.url).pathname;
+      if (p === "/") return page("Home", `<p>The Kettle costs 25 EUR.</p><a href="/a">A</a>`);
+      if (p === "/a") return page("A", `<p>Section A.</p><a href="/a/b">B</a>`);
+      if (p === "/a/b") return page("B", `<p>Deep page B.</p><a href="/a/b/c">C</a>`);
+      if (p === "/a/b/c") return page("C", "<p>Deeper page C.</p>");
+      return new Response("not found", { status: 404 });
+    },
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  llm = startFakeLlm();
+  llm.respond = () => ({ content: JSON.stringify({ products: [{ name: "Kettle", price: 25 }] }) });
+  h = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model" });
+  v1 = new FirecrawlAppV1({ apiKey: h.key, apiUrl: h.listen() });
+});
+afterAll(async () => {
+  await h.close();
+  site.stop(true);
+  llm.stop();
+});
+
+const SCHEMA = { type: "object", properties: { products: { type: "array", items: { type: "object", properties: { name: { type: "string" }, price: { type: "number" } } } } } };
+
+const post = async (path: string, json: unknown) => {
+  const res = await h.request(path, { method: "POST", json });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe("/v1 as upstream's v1", () => {
+  test("getCreditUsage / getTokenUsage answer v1's snake_case shapes", async () => {
+    const credits: any = await v1.getCreditUsage();
+    expect(credits).toEqual({ success: true, data: { remaining_credits: expect.any(Number), plan_credits: expect.any(Number), billing_period_start: null, billing_period_end: null } });
+    const tokens: any = await v1.getTokenUsage();
+    expect(tokens).toEqual({ success: true, data: { remaining_tokens: expect.any(Number), plan_tokens: expect.any(Number), billing_period_start: null, billing_period_end: null } });
+  });
+});
