@@ -137,6 +137,14 @@ export class JobResults {
     return r?.at ?? undefined;
   }
 
+  /** The page task ids of a job by URL (as the client wrote it): the scrape ids of a search's `asyncScraping`. */
+  taskIdsByUrl(jobId: string): Map<string, string> {
+    const rows = this.db
+      .query<{ id: string; url: string; source_url: string | null }, [string]>("SELECT id, url, source_url FROM tasks WHERE job_id = ? AND kind = 'page' ORDER BY seq")
+      .all(jobId);
+    return new Map(rows.map((r) => [r.source_url ?? r.url, r.id]));
+  }
+
   /** Queued and running pages of `keyId`'s jobs (queue-status). */
   queueCounts(keyId: string): { queued: number; active: number } {
     const r = this.db

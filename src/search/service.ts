@@ -10,12 +10,14 @@
  * what each scraped result costs as a scrape; the most the search can cost is checked before SearXNG is asked.
  * The request's `timeout` bounds the search (408 when SearXNG has not answered in time); results still being
  * scraped when it passes are returned without their documents, with a warning, because the pages already
- * scraped were paid for.
+ * scraped were paid for. With `asyncScraping`, the results come back at once and their pages are scraped as a
+ * batch job (durable, retried, charged as they finish): `scrapeIds` name each result's scrape, which
+ * `GET /v2/scrape/{id}` returns once it is done.
  */
 import type { SearchCategory, SearchRequest, SearchSource } from "../api/search.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
-import { CrawlboxError } from "../errors.ts";
+import { BadRequestError, CrawlboxError } from "../errors.ts";
 import { MAX_TIMEOUT_MS, specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
 import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { FileSink } from "../scrape/render-context.ts";
@@ -46,6 +48,11 @@ export interface SearchServiceDeps {
   newId?: () => string;
   /** The clock `tbs` windows are measured from. @default Date.now */
   now?: () => number;
+  /**
+   * `asyncScraping`: starts `urls` as a batch scrape job with `scrapeOptions` and returns each URL's scrape id
+   * (its task id, which `GET /v2/scrape/{id}` resolves).
+   */
+  startScrapes?: (urls: string[], scrapeOptions: SearchRequest["scrapeOptions"], who: KeyIdentity, publicBaseUrl: string) => Map<string, string>;
 }
 
 type Result = Record<string, unknown>;
@@ -57,6 +64,8 @@ export interface SearchResponse {
   creditsUsed: number;
   id: string;
   warning?: string;
+  /** `asyncScraping`: the scrape id of each web and news result, in the results' order. */
+  scrapeIds?: { web?: string[]; news?: string[]; images?: string[] };
 }
 
 function safeSearch(safe: boolean | string | undefined): BackendQuery["safeSearch"] {
@@ -108,11 +117,15 @@ export class SearchService {
    * Searches for `who`; `files` stores what scraped results produce (screenshots). `chargeCredits: false` leaves
    * charging `creditsUsed` to the caller (an extract job, which charges each credit once across its runs).
    */
-  async search(req: SearchRequest, who: KeyIdentity, options: { signal?: AbortSignal; files?: FileSink; chargeCredits?: boolean } = {}): Promise<SearchResponse> {
+  async search(req: SearchRequest, who: KeyIdentity, options: { signal?: AbortSignal; files?: FileSink; chargeCredits?: boolean; publicBaseUrl?: string } = {}): Promise<SearchResponse> {
     const { backend, scrape, ledger, config } = this.deps;
     if (!backend) throw new SearchNotConfiguredError();
     const formats = req.scrapeOptions.formats;
     const zeroDataRetention = req.enterprise?.includes("zdr") ?? false;
+    const later = req.asyncScraping && formats.length > 0 && this.deps.startScrapes !== undefined;
+    if (later && zeroDataRetention) {
+      throw new BadRequestError("asyncScraping cannot be combined with zero data retention: its results are fetched later, so they would have to be kept.");
+    }
     // A request whose formats this build cannot render is refused before anything is searched or charged.
     if (formats.length > 0) scrape.validate(specFromOptions("https://example.com/", "https://example.com/", req.scrapeOptions, { zeroDataRetention }, config));
     const kinds = [...new Map(req.sources.map((s) => [s.type, s])).values()];
@@ -138,7 +151,10 @@ export class SearchService {
     let credits = searchCredits;
     const warnings: string[] = [];
     if (total === 0) warnings.push("No search results found");
-    if (formats.length > 0) {
+    let scrapeIds: SearchResponse["scrapeIds"];
+    if (later) {
+      scrapeIds = this.scrapeLater(data, req, who, options.publicBaseUrl ?? "");
+    } else if (formats.length > 0) {
       const toScrape = [...(data.web ?? []), ...(data.news ?? [])];
       const scraped = await this.scrapeResults(toScrape, req, who, signal, zeroDataRetention, charging, options.files);
       credits += scraped.credits;
@@ -150,7 +166,17 @@ export class SearchService {
     }
     const response: SearchResponse = { success: true, data, creditsUsed: credits, id: this.newId() };
     if (warnings.length > 0) response.warning = warnings.join(" ");
+    if (scrapeIds) response.scrapeIds = scrapeIds;
     return response;
+  }
+
+  /** `asyncScraping`: the web and news results' pages as one batch job; their scrape ids by source. */
+  private scrapeLater(data: SearchResponse["data"], req: SearchRequest, who: KeyIdentity, publicBaseUrl: string): NonNullable<SearchResponse["scrapeIds"]> {
+    const urlsOf = (list: Result[] | undefined) => (list ?? []).map((r) => String(r.url)).filter((u) => /^https?:\/\//i.test(u) && URL.canParse(u));
+    const urls = [...new Set([...urlsOf(data.web), ...urlsOf(data.news)])];
+    const ids = urls.length > 0 ? this.deps.startScrapes!(urls, req.scrapeOptions, who, publicBaseUrl) : new Map<string, string>();
+    const idsOf = (list: Result[] | undefined) => urlsOf(list).flatMap((u) => (ids.has(u) ? [ids.get(u)!] : []));
+    return { ...(data.web ? { web: idsOf(data.web) } : {}), ...(data.news ? { news: idsOf(data.news) } : {}), ...(data.images ? { images: [] } : {}) };
   }
 
   /** One source's results, in upstream's shape for that source. */

@@ -223,7 +223,18 @@ export async function createServices(config: Config, options: ServiceOptions = {
         ...(options.searchFetch ? { fetch: options.searchFetch } : {}),
       })
     : undefined;
-  const search = new SearchService({ ...(searchBackend ? { backend: searchBackend } : {}), scrape, limiter, ledger, config });
+  const search = new SearchService({
+    ...(searchBackend ? { backend: searchBackend } : {}),
+    scrape,
+    limiter,
+    ledger,
+    config,
+    // asyncScraping: the results' pages become a batch job (created below; called only once requests arrive).
+    startScrapes: (urls, scrapeOptions, who, base) => {
+      const job = jobs.createBatch({ urls: urls.map((url) => ({ url, sourceURL: url })), scrapeOptions, ignoreInvalidURLs: true, origin: "search" }, who, base);
+      return jobResults.taskIdsByUrl(job.id);
+    },
+  });
   const scheduler = createScheduler(log);
   scheduler.every("expire-files", "0 * * * * *", () => void files.prune());
   scheduler.every("expire-results", "0 7 * * * *", () => {

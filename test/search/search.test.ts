@@ -191,6 +191,28 @@ describe("POST /v2/search", () => {
     expect(urls(body)).toHaveLength(3);
   });
 
+  test("asyncScraping: results at once with scrapeIds; each page is scraped as a batch job and read with GET /v2/scrape/{id}", async () => {
+    const { status, body } = await search({ query: "tomatoes", limit: 2, asyncScraping: true, scrapeOptions: { formats: ["markdown"], maxAge: 0 } });
+    expect(status).toBe(200);
+    expect(body.data.web.map((r: any) => r.url)).toEqual([`${site.url}/article`, `${site.url}/docs/relative-base.html`]);
+    expect(body.data.web[0].markdown).toBeUndefined();
+    expect(body.scrapeIds.web).toHaveLength(2);
+    const [articleId] = body.scrapeIds.web;
+    let doc: any;
+    for (let i = 0; i < 200 && !doc; i++) {
+      const res = await h.request(`/v2/scrape/${articleId}`);
+      if (res.status === 200) doc = ((await res.json()) as any).data;
+      else await Bun.sleep(25);
+    }
+    expect(doc.markdown).toContain("Growing Tomatoes Indoors");
+    expect(doc.metadata).toMatchObject({ scrapeId: articleId, sourceURL: `${site.url}/article` });
+    // Without formats there is nothing to scrape later: no ids; with zero data retention it is refused.
+    expect((await search({ query: "tomatoes", limit: 1, asyncScraping: true })).body.scrapeIds).toBeUndefined();
+    const zdr = await search({ query: "tomatoes", limit: 1, asyncScraping: true, enterprise: ["zdr"], scrapeOptions: { formats: ["markdown"] } });
+    expect(zdr.status).toBe(400);
+    expect(zdr.body.error).toContain("zero data retention");
+  });
+
   test("scrapeOptions.formats: web results carry their documents; a result that cannot be fetched is a warning", async () => {
     const usedBefore = h.services.ledger.usage(who()).creditsUsed;
     const { status, body } = await search({ query: "tomatoes", limit: 5, scrapeOptions: { formats: ["markdown"], maxAge: 0 } });

@@ -19,8 +19,8 @@ export function searchRoutes(services: Services) {
       "/v2/search",
       async ({ body, who, request }) => {
         const req = parseSearchBody(body);
-        const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
-        return services.search.search(req, who, { signal: request.signal, files });
+        const base = publicBaseUrl(config.publicUrl, request);
+        return services.search.search(req, who, { signal: request.signal, files: fileSinkFor(services, who.keyId, base), publicBaseUrl: base });
       },
       { detail: { tags: ["search"], summary: "Search the web (through SearXNG) and optionally scrape the results", requestBody: { required: true, content: { "application/json": { schema: SearchRequestSchema as object } } } } },
     );
