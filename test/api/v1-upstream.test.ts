@@ -56,4 +56,26 @@ describe("/v1 as upstream's v1", () => {
     const tokens: any = await v1.getTokenUsage();
     expect(tokens).toEqual({ success: true, data: { remaining_tokens: expect.any(Number), plan_tokens: expect.any(Number), billing_period_start: null, billing_period_end: null } });
   });
+
+  /** Everything a v1 watcher reports until its end: the documents, and the end's detail. */
+  const watch = (watcher: any) =>
+    new Promise<{ docs: any[]; done: any }>((resolve, reject) => {
+      const docs: any[] = [];
+      watcher.addEventListener("document", (e: any) => docs.push(e.detail));
+      watcher.addEventListener("done", (e: any) => resolve({ docs, done: e.detail }));
+      watcher.addEventListener("error", (e: any) => reject(new Error(String(e.detail.error))));
+    });
+  const KETTLE = { products: [{ name: "Kettle", price: 25 }] };
+
+  test("batchScrapeUrlsAndWatch: the socket on /v1/crawl/{id} watches a batch; the documents are v1's (the JSON under extract too)", async () => {
+    const batch = await watch(await v1.batchScrapeUrlsAndWatch([`${base}/`, `${base}/a`], { formats: ["extract"], extract: { schema: SCHEMA as any } }));
+    expect(batch.done.status).toBe("completed");
+    expect(batch.docs.map((d) => d.metadata.sourceURL).sort()).toEqual([`${base}/`, `${base}/a`]);
+    for (const d of batch.docs) expect([d.metadata.sourceURL, d.extract, d.json]).toEqual([d.metadata.sourceURL, KETTLE, KETTLE]);
+
+    const crawl = await watch(await v1.crawlUrlAndWatch(`${base}/`, { limit: 2, ignoreSitemap: true, scrapeOptions: { formats: ["extract"], extract: { schema: SCHEMA } } as any }));
+    expect(crawl.done.status).toBe("completed");
+    expect(crawl.docs.length).toBeGreaterThan(0);
+    for (const d of crawl.docs) expect(d.extract).toEqual(KETTLE);
+  }, 20_000);
 });

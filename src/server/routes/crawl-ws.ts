@@ -8,12 +8,16 @@
  * The same goes for the catch-up: the SDKs take the catch-up of a finished job as its final answer, so a finished
  * job with more than one page of documents gets no catch-up, only the close (upstream puts every document in one
  * catch-up message, of any size). Batches get the same socket on `/v2/batch/scrape/{id}` (upstream has none
- * there; the SDK tries it and falls back to polling). The v1 SDK's watcher gets the same socket on `/v1/crawl/{id}`.
+ * there; the SDK tries it and falls back to polling). The v1 SDK's watchers get the same socket on
+ * `/v1/crawl/{id}`, for a crawl or a batch (its `batchScrapeUrlsAndWatch` opens that path, as upstream's v1 kept
+ * batches with crawls), with the documents in v1's shape as the HTTP /v1 routes send them (api/v1.ts).
  * The key comes as the sub-protocol (JS SDK) or an `Authorization` header (Python SDK). Errors: 3000
  * unauthorised, 1008 not found.
  */
 import { Elysia } from "elysia";
+import { documentToV1 } from "../../api/v1.ts";
 import { CrawlboxError } from "../../errors.ts";
+import type { JobKind } from "../../jobs/types.ts";
 import { authenticate } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
@@ -24,16 +28,24 @@ const POLL_MS = 500;
 /** Close reason of a socket whose job has ended (upstream's). */
 const DONE_REASON = JSON.stringify({ type: "done" });
 
+/** The /v2 documents as they are. */
+const asIs = (doc: Record<string, unknown>): unknown => doc;
+
 /** The crawl and batch WebSocket routes. */
 export function crawlSocketRoutes(services: Services) {
   return new Elysia({ name: "crawlbox-job-ws" })
-    .use(jobSocket(services, "crawl", "/v2/crawl"))
-    .use(jobSocket(services, "batch", "/v2/batch/scrape"))
-    // The v1 SDK's crawlUrlAndWatch speaks the same protocol (catch-up, documents, the close's `{"type":"done"}`).
-    .use(jobSocket(services, "crawl", "/v1/crawl"));
+    .use(jobSocket(services, ["crawl"], "/v2/crawl", asIs))
+    .use(jobSocket(services, ["batch"], "/v2/batch/scrape", asIs))
+    // The v1 SDK's crawlUrlAndWatch and batchScrapeUrlsAndWatch speak the same protocol (catch-up, documents, the
+    // close's `{"type":"done"}`), both on this path.
+    .use(jobSocket(services, ["crawl", "batch"], "/v1/crawl", documentToV1));
 }
 
-function jobSocket(services: Services, kind: "crawl" | "batch", prefix: string) {
+/**
+ * The socket on `${prefix}/:id` for jobs of `kinds`, sending each document as `toWire` shapes it (the catch-up's
+ * documents too).
+ */
+function jobSocket(services: Services, kinds: readonly JobKind[], prefix: string, toWire: (doc: Record<string, unknown>) => unknown) {
   const { jobs, config } = services;
   const timers = new WeakMap<object, ReturnType<typeof setInterval>>();
   return new Elysia({ name: `crawlbox-ws${prefix}` }).ws(`${prefix}/:id`, {
@@ -49,7 +61,10 @@ function jobSocket(services: Services, kind: "crawl" | "batch", prefix: string) 
       }
       let job;
       try {
-        job = jobs.owned((ws.data.params as { id: string }).id, who, kind);
+        const id = (ws.data.params as { id: string }).id;
+        // The kind the id has, when it is one this path serves: an expired job is then reported as expired.
+        const stored = services.jobStore.get(id)?.kind;
+        job = jobs.owned(id, who, stored !== undefined && kinds.includes(stored) ? stored : kinds[0]!);
       } catch (err) {
         ws.send({ type: "error", error: err instanceof CrawlboxError ? err.message : "Job not found" });
         ws.close(1008, "Job not found");
@@ -61,7 +76,7 @@ function jobSocket(services: Services, kind: "crawl" | "batch", prefix: string) 
         ws.close(1000, DONE_REASON);
         return;
       }
-      ws.send({ type: "catchup", data: catchup.body });
+      ws.send({ type: "catchup", data: { ...catchup.body, data: catchup.body.data.map(toWire) } });
       let position = catchup.cursor;
       let finished = catchup.finished;
       const timer = setInterval(() => {
@@ -74,7 +89,7 @@ function jobSocket(services: Services, kind: "crawl" | "batch", prefix: string) 
           }
           for (;;) {
             const page = services.jobResults.page(job.id, position, 50);
-            for (const doc of page.data) ws.send({ type: "document", data: doc });
+            for (const doc of page.data) ws.send({ type: "document", data: toWire(doc) });
             position += page.consumed;
             finished = page.finished;
             if (page.consumed === 0) break;
