@@ -5,7 +5,8 @@
  * services and the same validation as /v2 (docs/api.md "The /v1 API"). What changed between the versions:
  * - scrape: `formats` strings `"screenshot@fullPage"`, `"extract"` and `"json"` (with `extract` / `jsonOptions`
  *   holding the schema and prompts), `"changeTracking"` (with `changeTrackingOptions`), `"content"` (v0's markdown);
- *   `parsePDF: false` is `parsers: []`; the answer's JSON is under `extract` when `"extract"` was asked for;
+ *   `parsePDF: false` is `parsers: []`; the deprecated `geolocation` is `location`; the answer's JSON is under
+ *   `extract` when `"extract"` was asked for;
  * - crawl: `ignoreSitemap` is `sitemap: "skip"`, `allowBackwardLinks` is `crawlEntireDomain`, and `maxDepth` (the
  *   most path segments below the start URL's) becomes an `excludePaths` pattern;
  * - map: `sitemapOnly` / `ignoreSitemap` are `sitemap`, and the links are strings;
@@ -27,9 +28,11 @@ function jsonPrompt(o: unknown): string | undefined {
 
 /** v1 scrape options (flat, as in a scrape or batch body, or `scrapeOptions`) as v2 scrape options. */
 export function scrapeOptionsFromV1(v1: Body): Body {
-  const { extract, jsonOptions, changeTrackingOptions, parsePDF, agent, formats, ...rest } = v1;
+  const { extract, jsonOptions, changeTrackingOptions, parsePDF, agent, formats, geolocation, ...rest } = v1;
   void agent; // v1's FIRE-1 agent option: v2 has no such scrape option; the page is scraped as it is
   const out: Body = { ...rest };
+  // v1's deprecated name for `location` (same `{country, languages}`); `location` wins when both are given.
+  if (geolocation !== undefined && out.location === undefined) out.location = geolocation;
   if (formats !== undefined) {
     if (!Array.isArray(formats)) throw new BadRequestError("formats must be an array.", [{ code: "invalid_type", path: ["formats"], message: "Expected array" }]);
     const v2: unknown[] = [];

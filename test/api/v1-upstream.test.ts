@@ -27,6 +27,7 @@ beforeAll(async () => {
       if (p === "/a") return page("A", `<p>Section A.</p><a href="/a/b">B</a>`);
       if (p === "/a/b") return page("B", `<p>Deep page B.</p><a href="/a/b/c">C</a>`);
       if (p === "/a/b/c") return page("C", "<p>Deeper page C.</p>");
+      if (p === "/lang") return page("Lang", `<p>Languages: ${req.headers.get("accept-language")}.</p>`);
       return new Response("not found", { status: 404 });
     },
   });
@@ -78,4 +79,18 @@ describe("/v1 as upstream's v1", () => {
     expect(crawl.docs.length).toBeGreaterThan(0);
     for (const d of crawl.docs) expect(d.extract).toEqual(KETTLE);
   }, 20_000);
+
+  test("the deprecated geolocation is location (scrape, batch, crawl's scrapeOptions); a location given beside it wins", async () => {
+    const geolocation = { country: "DE", languages: ["de-DE"] };
+    const scraped: any = await v1.scrapeUrl(`${base}/lang`, { formats: ["markdown"], geolocation } as any);
+    expect(scraped.markdown).toContain("Languages: de-DE.");
+    const both: any = await v1.scrapeUrl(`${base}/lang`, { formats: ["markdown"], geolocation, location: { country: "FR", languages: ["fr-FR"] } } as any);
+    expect(both.markdown).toContain("Languages: fr-FR.");
+    const batch: any = await v1.batchScrapeUrls([`${base}/lang`], { formats: ["markdown"], geolocation } as any, 1);
+    expect(batch.data[0].markdown).toContain("Languages: de-DE.");
+    const crawl: any = await v1.crawlUrl(`${base}/lang`, { limit: 1, scrapeOptions: { formats: ["markdown"], geolocation } as any }, 1);
+    expect(crawl.data[0].markdown).toContain("Languages: de-DE.");
+    const bad = await post("/v1/scrape", { url: `${base}/lang`, geolocation: { country: "XX" } });
+    expect([bad.status, bad.body.error]).toEqual([400, "Invalid country code. Please use a valid ISO 3166-1 alpha-2 country code."]);
+  });
 });
