@@ -8,12 +8,13 @@
  *   `parsePDF: false` is `parsers: []`; the deprecated `geolocation` is `location`; the answer's JSON is under
  *   `extract` when `"extract"` was asked for;
  * - crawl: `ignoreSitemap` is `sitemap: "skip"`, `allowBackwardLinks` is `crawlEntireDomain`, and `maxDepth` (the
- *   most path segments below the start URL's) becomes an `excludePaths` pattern;
- * - map: `sitemapOnly` / `ignoreSitemap` are `sitemap`, and the links are strings;
+ *   most path segments below the start URL's) becomes an `excludePaths` pattern (api/v1-crawler-options.ts);
+ * - map: the same crawler options as a crawl, `sitemapOnly` is `sitemap: "only"`, and the links are strings;
  * - search: the results are `data: [...]`, not `data.web`;
  * - usage: `remaining_credits`, `plan_credits`, … in snake_case, as v1 answered them.
  */
 import { BadRequestError } from "../errors.ts";
+import { crawlerOptionsFromV1 } from "./v1-crawler-options.ts";
 
 type Body = Record<string, unknown>;
 
@@ -59,36 +60,11 @@ export function scrapeBodyFromV1(body: unknown): Body {
   return scrapeOptionsFromV1(body);
 }
 
-/** Largest v1 `maxDepth` (a URL path is not deeper than this in practice; the pattern's count stays small). */
-const MAX_DEPTH = 1_000;
-
-/** A path-depth limit (v1's `maxDepth`) as a pattern excluding deeper paths. */
-function depthPattern(url: unknown, maxDepth: number, onFullUrl: boolean): string {
-  let base = 0;
-  try {
-    base = new URL(String(url).includes("://") ? String(url) : `http://${String(url)}`).pathname.split("/").filter(Boolean).length;
-  } catch {
-    // an invalid URL is reported by the crawl's own validation
-  }
-  // A segment is what lies between slashes before any query or fragment (`/a?next=/b/c` is one segment deep).
-  const deeper = `/([^/?#]+/){${base + maxDepth}}[^/?#]`;
-  return onFullUrl ? `^[a-z]+://[^/]+${deeper}` : `^${deeper}`;
-}
-
 /** A v1 crawl body as a v2 crawl body. */
 export function crawlBodyFromV1(body: unknown): Body {
   if (!isObject(body)) return {};
-  const { ignoreSitemap, allowBackwardLinks, maxDepth, scrapeOptions, ...rest } = body;
-  const out: Body = { ...rest };
-  if (ignoreSitemap !== undefined) out.sitemap = ignoreSitemap === true ? "skip" : "include";
-  if (allowBackwardLinks !== undefined && out.crawlEntireDomain === undefined) out.crawlEntireDomain = allowBackwardLinks;
-  if (maxDepth !== undefined) {
-    if (typeof maxDepth !== "number" || !Number.isInteger(maxDepth) || maxDepth < 0 || maxDepth > MAX_DEPTH) {
-      throw new BadRequestError(`maxDepth must be an integer from 0 to ${MAX_DEPTH}.`, [{ code: "custom", path: ["maxDepth"], message: `maxDepth must be an integer from 0 to ${MAX_DEPTH}` }]);
-    }
-    const exclude = Array.isArray(out.excludePaths) ? out.excludePaths : [];
-    out.excludePaths = [...exclude, depthPattern(body.url, maxDepth, body.regexOnFullURL === true)];
-  }
+  const { scrapeOptions, ...rest } = body;
+  const out = crawlerOptionsFromV1(rest);
   if (isObject(scrapeOptions)) out.scrapeOptions = scrapeOptionsFromV1(scrapeOptions);
   return out;
 }
@@ -102,13 +78,18 @@ export function batchBodyFromV1(body: unknown): Body {
   return out;
 }
 
-/** A v1 map body as a v2 map body. */
+/**
+ * A v1 map body as a v2 map body: the crawler options as a crawl's (upstream's v1 map schema is built from them),
+ * `sitemapOnly` as `sitemap: "only"`, and upstream's test-only `useMock` dropped. `maxDepth` applies only when
+ * given: upstream's map schema defaults it to 10 but its map never filters by it, so a default would drop links
+ * upstream lists.
+ */
 export function mapBodyFromV1(body: unknown): Body {
   if (!isObject(body)) return {};
-  const { sitemapOnly, ignoreSitemap, ...rest } = body;
-  const out: Body = { ...rest };
+  const { sitemapOnly, useMock, ...rest } = body;
+  void useMock; // upstream replays recorded fetches with it; crawlbox has no recordings
+  const out = crawlerOptionsFromV1(rest);
   if (sitemapOnly === true) out.sitemap = "only";
-  else if (ignoreSitemap === true) out.sitemap = "skip";
   return out;
 }
 

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { FirecrawlAppV1 } from "@mendable/firecrawl-js";
+import { mapBodyFromV1 } from "../../src/api/v1.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 
@@ -92,5 +93,37 @@ describe("/v1 as upstream's v1", () => {
     expect(crawl.data[0].markdown).toContain("Languages: de-DE.");
     const bad = await post("/v1/scrape", { url: `${base}/lang`, geolocation: { country: "XX" } });
     expect([bad.status, bad.body.error]).toEqual([400, "Invalid country code. Please use a valid ISO 3166-1 alpha-2 country code."]);
+  });
+
+  test("mapUrl takes v1's crawler options: maxDepth and allowBackwardLinks as a crawl's, useMock dropped", async () => {
+    const all: any = await v1.mapUrl(`${base}/`, { ignoreSitemap: true });
+    expect(all.links).toContain(`${base}/a/b/c`);
+    const options = {
+      maxDepth: 1,
+      maxDiscoveryDepth: 5,
+      allowBackwardLinks: true,
+      allowExternalLinks: false,
+      allowSubdomains: false,
+      ignoreRobotsTxt: false,
+      deduplicateSimilarURLs: true,
+      regexOnFullURL: false,
+      delay: 0.01,
+      includePaths: [],
+      excludePaths: [],
+      ignoreSitemap: true,
+      sitemapOnly: false,
+      ignoreQueryParameters: true,
+      includeSubdomains: true,
+      filterByPath: true,
+      useIndex: true,
+      ignoreCache: false,
+      useMock: "none",
+      limit: 100,
+      timeout: 10_000,
+    };
+    const shallow: any = await v1.mapUrl(`${base}/`, options as any);
+    expect(shallow.success).toBe(true);
+    expect(shallow.links.map((l: string) => new URL(l).pathname).sort()).toEqual(["/", "/a"]);
+    expect(mapBodyFromV1({ url: `${base}/a`, allowBackwardLinks: true })).toEqual({ url: `${base}/a`, crawlEntireDomain: true });
   });
 });

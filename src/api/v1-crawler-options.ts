@@ -1,0 +1,60 @@
+/**
+ * @module api/v1-crawler-options
+ * v1's crawler options as /v2's, for the two v1 bodies that carry them: `POST /v1/crawl`, and `POST /v1/map`,
+ * whose upstream schema is built from the same `crawlerOptions` (firecrawl apps/api/src/controllers/v1/types.ts
+ * `mapRequestSchema = crawlerOptions.omit(…).extend(…)`). What differs from /v2:
+ * - `ignoreSitemap` is `sitemap: "skip"` (or `"include"`);
+ * - `allowBackwardLinks` is `crawlEntireDomain` (which wins when both are given, as upstream's transform);
+ * - `maxDepth`, the most path segments a page may have below the start URL's (upstream's
+ *   `getAdjustedMaxDepth`), has no /v2 option: it becomes an `excludePaths` pattern refusing deeper paths.
+ * The rest (`includePaths`, `excludePaths`, `maxDiscoveryDepth`, `limit`, `allowExternalLinks`, `allowSubdomains`,
+ * `ignoreRobotsTxt`, `deduplicateSimilarURLs`, `ignoreQueryParameters`, `regexOnFullURL`, `delay`) is /v2's as is.
+ */
+import { BadRequestError } from "../errors.ts";
+
+type Body = Record<string, unknown>;
+
+/** Largest v1 `maxDepth` (a URL path is not deeper than this in practice; the pattern's count stays small). */
+export const MAX_V1_DEPTH = 1_000;
+
+/**
+ * The number of path segments of `url` (`http://h/a/b/` is 2), with `http://` assumed when it has no scheme as
+ * the /v2 URL field does; undefined when it is not a URL (the /v2 validation then reports it).
+ */
+export function urlPathDepth(url: unknown): number | undefined {
+  if (typeof url !== "string") return undefined;
+  try {
+    return new URL(url.includes("://") ? url : `http://${url}`).pathname.split("/").filter(Boolean).length;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path-depth limit as a pattern excluding paths more than `maxDepth` segments below `url`'s. */
+function depthPattern(url: unknown, maxDepth: number, onFullUrl: boolean): string {
+  const base = urlPathDepth(url) ?? 0;
+  // A segment is what lies between slashes before any query or fragment (`/a?next=/b/c` is one segment deep).
+  const deeper = `/([^/?#]+/){${base + maxDepth}}[^/?#]`;
+  return onFullUrl ? `^[a-z]+://[^/]+${deeper}` : `^${deeper}`;
+}
+
+/**
+ * The v1 crawler options of `body` (with its `url`) as /v2's; its other keys are kept as they are. Throws
+ * `BadRequestError` (400) for a `maxDepth` that is not an integer from 0 to {@link MAX_V1_DEPTH}.
+ */
+export function crawlerOptionsFromV1(body: Body): Body {
+  const { ignoreSitemap, allowBackwardLinks, maxDepth, ...rest } = body;
+  const out: Body = { ...rest };
+  if (ignoreSitemap !== undefined) out.sitemap = ignoreSitemap === true ? "skip" : "include";
+  if (allowBackwardLinks !== undefined && out.crawlEntireDomain === undefined) out.crawlEntireDomain = allowBackwardLinks;
+  if (maxDepth !== undefined) {
+    if (typeof maxDepth !== "number" || !Number.isInteger(maxDepth) || maxDepth < 0 || maxDepth > MAX_V1_DEPTH) {
+      throw new BadRequestError(`maxDepth must be an integer from 0 to ${MAX_V1_DEPTH}.`, [{ code: "custom", path: ["maxDepth"], message: `maxDepth must be an integer from 0 to ${MAX_V1_DEPTH}` }]);
+    }
+    // An `excludePaths` that is not a list is left for the /v2 validation to report.
+    if (out.excludePaths === undefined || Array.isArray(out.excludePaths)) {
+      out.excludePaths = [...((out.excludePaths as unknown[] | undefined) ?? []), depthPattern(body.url, maxDepth, body.regexOnFullURL === true)];
+    }
+  }
+  return out;
+}
