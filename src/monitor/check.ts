@@ -134,12 +134,19 @@ export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<Chec
   };
   const scrapes = input.targets.filter((t): t is MonitorScrapeTarget => t.type === "scrape");
   const work = scrapes.flatMap((target) => target.urls.map((url) => ({ target, url }))).map((w, index) => ({ ...w, index }));
+  /** A page of a scrape or crawl target, carrying the previous check's scrape id of its URL even if it fails. */
+  const newPage = (targetId: string, url: string) => {
+    const previous = input.previousPage(targetId, url);
+    const page: CheckPage = { id: deps.newId(), targetId, url, status: "error", credits: 0, createdAt: deps.now() };
+    if (previous?.scrapeId) page.previousScrapeId = previous.scrapeId;
+    return { page, previous };
+  };
   await forEachLimited(work, PAGES_AT_ONCE, input.signal, async ({ target, url, index }) => {
-    const page: CheckPage = { id: deps.newId(), targetId: target.id, url, status: "error", credits: 0, createdAt: deps.now() };
+    const { page, previous } = newPage(target.id, url);
     try {
       const spec = monitoredSpec(input.monitorId, target, url, deps.config);
       const doc = await deps.limiter.run(spec.timeoutMs, () => deps.scrape.scrape(spec, input.who, { signal: input.signal }), input.who.keyId);
-      await readDocument(deps, input, target.id, doc, page);
+      await readDocument(deps, input, doc, page, previous);
     } catch (err) {
       if (input.signal.aborted) throw err;
       page.status = "error";
@@ -154,8 +161,8 @@ export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<Chec
     const crawlId = await deps.crawl(
       { monitorId: input.monitorId, target, who: input.who, signal: input.signal },
       async (result) => {
-        const page: CheckPage = { id: deps.newId(), targetId: target.id, url: result.url, status: "error", credits: 0, createdAt: deps.now() };
-        if (result.document) await readDocument(deps, input, target.id, result.document, page);
+        const { page, previous } = newPage(target.id, result.url);
+        if (result.document) await readDocument(deps, input, result.document, page, previous);
         else page.error = result.error ?? "The page could not be scraped.";
         done(page, index++);
       },
@@ -173,15 +180,13 @@ export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<Chec
 }
 
 /** A page's status, diff and judgment from its scraped document (with the changeTracking format). */
-async function readDocument(deps: CheckDeps, input: CheckInput, targetId: string, doc: ScrapeDocument, page: CheckPage): Promise<void> {
+async function readDocument(deps: CheckDeps, input: CheckInput, doc: ScrapeDocument, page: CheckPage, previous: ReturnType<CheckInput["previousPage"]>): Promise<void> {
   const url = page.url;
   page.credits = Number(doc.metadata.creditsUsed ?? 0);
   const tracking = doc.changeTracking as { changeStatus: CheckPage["status"]; diff?: { text: string; json: unknown }; json?: unknown } | undefined;
   page.status = tracking?.changeStatus ?? "error";
-  const previous = input.previousPage(targetId, url);
   if (page.status === "removed" && previous?.status === "removed") page.status = "same";
   page.scrapeId = String(doc.metadata.scrapeId);
-  if (previous?.scrapeId) page.previousScrapeId = previous.scrapeId;
   // A monitor whose formats ask for JSON keeps each check's extraction: what the page says now, beside what changed.
   if (doc.json !== undefined && doc.json !== null) page.snapshot = { json: doc.json };
   page.statusCode = doc.metadata.statusCode;

@@ -196,23 +196,18 @@ export class MonitorStore {
 
   /**
    * What the monitor's latest earlier check recorded for a URL of a target, if it looked at it: its status, and
-   * the latest earlier scrape id of that URL (a check whose page failed has none; an older one may).
+   * the latest earlier scrape id of that URL (its own, or, for a page that failed, the one it carried forward).
+   * One row read: each page stores its predecessor's id, so no walk back through the history is needed.
    */
   lastPage(monitorId: string, targetId: string, url: string, beforeCheckId: string): { status: CheckPage["status"]; scrapeId?: string } | undefined {
-    const rows = this.db
+    const row = this.db
       .query<{ status: CheckPage["status"]; scrape_id: string | null }, [string, string, string, string]>(
-        `SELECT p.status, p.scrape_id FROM monitor_pages p JOIN monitor_checks c ON c.id = p.check_id
+        `SELECT p.status, COALESCE(p.scrape_id, p.previous_scrape_id) AS scrape_id FROM monitor_pages p JOIN monitor_checks c ON c.id = p.check_id
          WHERE c.monitor_id = ? AND p.target_id = ? AND p.url = ? AND c.id != ? ORDER BY c.created_at DESC, p.seq DESC LIMIT 1`,
       )
-      .all(monitorId, targetId, url, beforeCheckId);
-    if (rows.length === 0) return undefined;
-    const scraped = rows[0]!.scrape_id ?? this.db
-      .query<{ scrape_id: string }, [string, string, string, string]>(
-        `SELECT p.scrape_id FROM monitor_pages p JOIN monitor_checks c ON c.id = p.check_id
-         WHERE c.monitor_id = ? AND p.target_id = ? AND p.url = ? AND c.id != ? AND p.scrape_id IS NOT NULL ORDER BY c.created_at DESC, p.seq DESC LIMIT 1`,
-      )
-      .get(monitorId, targetId, url, beforeCheckId)?.scrape_id;
-    return scraped ? { status: rows[0]!.status, scrapeId: scraped } : { status: rows[0]!.status };
+      .get(monitorId, targetId, url, beforeCheckId);
+    if (!row) return undefined;
+    return row.scrape_id ? { status: row.status, scrapeId: row.scrape_id } : { status: row.status };
   }
 
   /** A check's summary and credits, from the pages it recorded (a check cut short keeps what it did). */

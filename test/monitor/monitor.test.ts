@@ -17,7 +17,7 @@ let llm: FakeLlm;
 let h: Harness;
 let app: Firecrawl;
 let base: string;
-const pages = new Map<string, { html: string; status: number; delayMs?: number }>();
+const pages = new Map<string, { html: string; status: number; delayMs?: number; contentType?: string }>();
 
 const html = (title: string, body: string) => `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
       const p = pages.get(new URL(req.url).pathname);
       if (!p) return new Response("not found", { status: 404 });
       if (p.delayMs) await Bun.sleep(p.delayMs);
-      return new Response(p.html, { status: p.status, headers: { "content-type": "text/html" } });
+      return new Response(p.html, { status: p.status, headers: { "content-type": p.contentType ?? "text/html" } });
     },
   });
   base = `http://127.0.0.1:${site.port}`;
@@ -205,6 +205,20 @@ describe("/v2/monitor", () => {
     const pm: any = await poorApp.createMonitor({ name: "Poor", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/slow`, `${base}/price`] }] });
     expect(await poorApp.runMonitor(pm.id)).toMatchObject({ status: "skipped_no_credits" });
     await poorApp.deleteMonitor(pm.id);
+    await app.deleteMonitor(m.id);
+  });
+
+  test("a page that fails keeps pointing at the last scrape of its URL, so the next check's page does too", async () => {
+    pages.set("/flip", { html: html("Flip", "first"), status: 200 });
+    const m: any = await app.createMonitor({ name: "Flip", schedule: { text: "daily" }, targets: [{ type: "scrape", urls: [`${base}/flip`] }] });
+    const first = await settled(m.id, (await app.runMonitor(m.id)).id);
+    const firstId = first.pages[0].currentScrapeId;
+    pages.set("/flip", { html: "\u0000\u0001binary", status: 200, contentType: "application/octet-stream" });
+    const failed = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(failed.pages[0]).toMatchObject({ status: "error", currentScrapeId: null, previousScrapeId: firstId });
+    pages.set("/flip", { html: html("Flip", "second"), status: 200 });
+    const back = await settled(m.id, (await app.runMonitor(m.id)).id);
+    expect(back.pages[0]).toMatchObject({ status: "changed", previousScrapeId: firstId });
     await app.deleteMonitor(m.id);
   });
 
