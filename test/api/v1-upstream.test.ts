@@ -126,4 +126,11 @@ describe("/v1 as upstream's v1", () => {
     expect(shallow.links.map((l: string) => new URL(l).pathname).sort()).toEqual(["/", "/a"]);
     expect(mapBodyFromV1({ url: `${base}/a`, allowBackwardLinks: true })).toEqual({ url: `${base}/a`, crawlEntireDomain: true });
   });
+
+  test("GET /v1/concurrency-check answers upstream's {success, concurrency, maxConcurrency}", async () => {
+    const res = await h.request("/v1/concurrency-check");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ success: true, concurrency: expect.any(Number), maxConcurrency: expect.any(Number) });
+    expect((await h.request("/v1/concurrency-check", { auth: "fc-wrong" })).status).toBe(401);
+  });
 });

@@ -104,5 +104,6 @@ export function v1Routes(services: Pick<Services, "keys" | "config">, forward: F
     .get("/v1/team/credit-usage/historical", pass(() => "/v2/team/credit-usage/historical"), detail("v1: credit usage by month"))
     .get("/v1/team/token-usage", pass(() => "/v2/team/token-usage", tokenUsageToV1), detail("v1: token usage (snake_case)"))
     .get("/v1/team/token-usage/historical", pass(() => "/v2/team/token-usage/historical"), detail("v1: token usage by month"))
-    .get("/v1/team/queue-status", pass(() => "/v2/team/queue-status"), detail("v1: queue status"));
+    .get("/v1/team/queue-status", pass(() => "/v2/team/queue-status"), detail("v1: queue status"))
+    .get("/v1/concurrency-check", pass(() => "/v2/concurrency-check"), detail("v1: scrapes running now and the limit"));
 }
