@@ -10,7 +10,7 @@ import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
-import { JobFinishedError, NotFoundError, UnsupportedOptionError } from "../errors.ts";
+import { BadRequestError, JobFinishedError, NotFoundError, UnsupportedOptionError } from "../errors.ts";
 import { IdempotencyKeyUsedError } from "../idempotency/errors.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { ScrapeService } from "../scrape/service.ts";
@@ -104,6 +104,10 @@ export class JobService {
     const tasks: NewTask[] = req.urls.map((u, i) => ({ kind: "page", url: u.url, sourceUrl: u.sourceURL, dedupKey: `${stamp}#${i}`, depth: 0 }));
     if (req.appendToId) {
       const job = this.owned(req.appendToId, who, "batch");
+      // Whether a page is kept is the batch's (its results, GET /v2/scrape/{id}): an append cannot change it.
+      if ((req.zeroDataRetention ?? false) !== (job.options.zeroDataRetention ?? false)) {
+        throw new BadRequestError(`appendToId: zeroDataRetention must match the batch's (${job.options.zeroDataRetention ?? false}).`);
+      }
       const appended: AppendedOptions = { scrapeOptions: req.scrapeOptions as unknown as Record<string, unknown> };
       if (req.webhook) appended.webhook = req.webhook;
       this.d.store.reopenAndEnqueue(job.id, tasks, appended);

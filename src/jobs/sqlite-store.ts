@@ -17,6 +17,9 @@ import {
 } from "./task-leases.ts";
 import type { AppendedOptions, ClaimLimits, Completion, Job, JobEventSink, JobStatus, JobStore, NewTask, Task } from "./types.ts";
 
+/** Different option sets one batch keeps from `appendToId` requests (each is read with every page of the job). */
+export const MAX_APPENDED_OPTION_SETS = 20;
+
 export { type DrainHook, JOB_TTL_MS } from "./store-steps.ts";
 
 /** Thrown by `createJob` when the key already used this idempotency key. */
@@ -119,10 +122,24 @@ export class SqliteJobStore implements JobStore {
         throw new BadRequestError(`Batch ${jobId} is ${job?.status ?? "unknown"} and cannot take more URLs.`);
       }
       if (appended && tasks.length > 0) {
-        // The request's own options go with its URLs: kept in the job, each task pointing at them.
-        const list = [...(job.options.appended ?? []), appended];
-        this.db.query("UPDATE jobs SET options = ? WHERE id = ?").run(JSON.stringify({ ...job.options, appended: list }), jobId);
-        tasks = tasks.map((t) => ({ ...t, optionsIndex: list.length - 1 }));
+        // The request's own options go with its URLs: kept in the job, each task pointing at them. Options the job
+        // already has (its own, or an earlier append's) are reused, so a client appending URL by URL adds nothing.
+        // (An append without a webhook announces its pages to the batch's: its scrape options alone tell it apart.)
+        const key = JSON.stringify(appended);
+        const same = (o: AppendedOptions) => JSON.stringify(o) === key;
+        const list = job.options.appended ?? [];
+        const isOwn =
+          JSON.stringify(appended.scrapeOptions) === JSON.stringify(job.options.scrapeOptions) &&
+          (appended.webhook === undefined || JSON.stringify(appended.webhook) === JSON.stringify(job.options.webhook));
+        let index: number | undefined = isOwn ? undefined : list.findIndex(same);
+        if (index === -1) {
+          if (list.length >= MAX_APPENDED_OPTION_SETS) {
+            throw new BadRequestError(`Batch ${jobId} already has ${MAX_APPENDED_OPTION_SETS} different sets of options from appendToId; start a new batch for more.`);
+          }
+          this.db.query("UPDATE jobs SET options = ? WHERE id = ?").run(JSON.stringify({ ...job.options, appended: [...list, appended] }), jobId);
+          index = list.length;
+        }
+        if (index !== undefined) tasks = tasks.map((t) => ({ ...t, optionsIndex: index }));
       }
       const added = insertTasks(this.ctx, jobId, tasks, Number.MAX_SAFE_INTEGER);
       if (added > 0 && job.status === "completed") {

@@ -319,6 +319,25 @@ describe("batch scrape", () => {
     expect(pageHook(16).metadata).toEqual({ batch: "first" });
     expect(pageHook(17).metadata).toEqual({ batch: "appended" });
     expect(pageHook(18).metadata).toEqual({ batch: "first" });
+    // The plain append reused the batch's own options: only the html append's were kept.
+    expect(h.services.jobStore.get(first.id)!.options.appended).toHaveLength(1);
+  });
+
+  test("appendToId: zeroDataRetention must match the batch's; at most 20 different option sets per batch", async () => {
+    const first = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/20`] } })).json()) as any;
+    const zdr = await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/21`], appendToId: first.id, zeroDataRetention: true } });
+    expect(zdr.status).toBe(400);
+    expect(((await zdr.json()) as any).error).toContain("zeroDataRetention must match");
+    for (let i = 0; i < 20; i++) {
+      const r = await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/${22 + i}`], appendToId: first.id, timeout: 10_000 + i } });
+      expect(r.status).toBe(200);
+    }
+    // The same options again reuse their set; a 21st different set is refused.
+    expect((await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/5`], appendToId: first.id, timeout: 10_000 } })).status).toBe(200);
+    const over = await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/6`], appendToId: first.id, timeout: 20_000 } });
+    expect(over.status).toBe(400);
+    expect(((await over.json()) as any).error).toContain("20 different sets of options");
+    expect(h.services.jobStore.get(first.id)!.options.appended).toHaveLength(20);
   });
 
   test("5xx pages are retried with backoff, 429 honours Retry-After; 4xx pages are not retried", async () => {

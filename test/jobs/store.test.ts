@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { IdempotencyConflictError, SqliteJobStore } from "../../src/jobs/sqlite-store.ts";
-import { JobResults, RESULT_PAGE_SQL } from "../../src/jobs/results.ts";
+import { JobResults, LAST_PAGE_SQL, RESULT_PAGE_SQL } from "../../src/jobs/results.ts";
 import type { JobEvent, NewTask } from "../../src/jobs/types.ts";
 import { migrate } from "../../src/storage/database.ts";
 import { WorkerPool } from "../../src/jobs/worker-pool.ts";
@@ -358,6 +358,18 @@ describe("JobResults query plans", () => {
     expect(plan).toContain("USING INDEX tasks_job_done (job_id=? AND done_seq>?)");
     expect(plan).not.toContain("SCAN tasks");
     expect(plan).not.toContain("TEMP B-TREE");
+  });
+
+  test("queue-status's last success reads the key's jobs, then their done tasks (not every done task of the server)", () => {
+    const s = setup();
+    // Statistics as a busy server's would be after ANALYZE: many done tasks, few jobs per key.
+    s.db.exec("ANALYZE; INSERT OR REPLACE INTO sqlite_stat1 VALUES ('tasks', 'tasks_claim', '300000 100000 1 1')");
+    const plan = s.db
+      .query<{ detail: string }, [string, number]>(`EXPLAIN QUERY PLAN ${LAST_PAGE_SQL}`)
+      .all("k", 0)
+      .map((r) => r.detail)
+      .join(" | ");
+    expect(plan).toMatch(/^SEARCH j USING (COVERING )?INDEX jobs_key_status \(key_id=\?\) \| SEARCH t USING INDEX tasks_job_status/);
   });
 });
 
