@@ -24,8 +24,10 @@ beforeAll(async () => {
   site = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    fetch(req) {
+    async fetch(req) {
       const p = new URL(req.url).pathname;
+      // Slow enough that a crawl of it is still running when the test cancels it, however loaded the machine.
+      if (p === "/slow") return Bun.sleep(3_000).then(() => page("Slow", "<p>Slow.</p>"));
       if (p === "/") return page("Home", `<p>The Kettle costs 25 EUR.</p><a href="/a">A</a> <a href="/missing">Missing</a>`);
       if (p === "/a") return page("A", `<p>Section A.</p><a href="/a/b">B</a>`);
       if (p === "/a/b") return page("B", `<p>Deep page B.</p><a href="/a/b/c">C</a>`);
@@ -96,7 +98,7 @@ describe("/v1 through the SDK's v1 client", () => {
     const errors: any = await v1.checkCrawlErrors(started.id);
     expect(errors).toEqual({ errors: [], robotsBlocked: [] });
     expect(((await v1.checkCrawlStatus(started.id)) as any).status).toBe("completed");
-    const other: any = await v1.asyncCrawlUrl(`${base}/`, { limit: 10 });
+    const other: any = await v1.asyncCrawlUrl(`${base}/slow`, { limit: 10 });
     expect(await v1.cancelCrawl(other.id)).toMatchObject({ status: "cancelled" });
   });
 
