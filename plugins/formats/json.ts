@@ -36,8 +36,10 @@ export function createJsonFormat(llm: LlmClient | undefined, limits: LlmLimits):
       const schema = format.schema as Record<string, unknown> | undefined;
       const prompt = format.prompt as string | undefined;
       const call = llmCallFor(ctx, limits);
-      if (format.checkPromptInjection === true) await assertNoPromptInjection(llm!, ctx.markdown(), call);
-      const { value } = await llm!.extract({ content: ctx.markdown(), ...(schema ? { schema } : {}), ...(prompt ? { prompt } : {}) }, call);
+      // One token budget for the format on this page, the check and the extraction together.
+      const spent = { tokens: 0 };
+      if (format.checkPromptInjection === true) await assertNoPromptInjection(llm!, ctx.markdown(), call, spent);
+      const { value } = await llm!.extract({ content: ctx.markdown(), ...(schema ? { schema } : {}), ...(prompt ? { prompt } : {}) }, call, spent);
       return { json: value };
     },
   };

@@ -116,10 +116,12 @@ export class LlmClient {
     throw new LlmInvalidAnswerError({ name: this.provider.name, address: this.provider.address, model: this.provider.model }, b.problems);
   }
 
-  /** Structured extraction from page content (`json` format): chunked, answers merged. */
-  async extract(o: { content: string; schema?: Record<string, unknown>; prompt?: string }, call: LlmCall): Promise<{ value: unknown; chunks: number }> {
+  /**
+   * Structured extraction from page content (`json` format): chunked, answers merged. `spent` counts the tokens
+   * against the call's budget, shared with other calls of the same format (the injection check).
+   */
+  async extract(o: { content: string; schema?: Record<string, unknown>; prompt?: string }, call: LlmCall, spent = { tokens: 0 }): Promise<{ value: unknown; chunks: number }> {
     const chunks = chunkText(o.content, this.chunkChars(o.schema));
-    const spent = { tokens: 0 };
     const answers: unknown[] = [];
     for (let i = 0; i < chunks.length; i++) {
       const msgs = extractMessages({ content: chunks[i]!, prompt: o.prompt, schema: o.schema, part: { index: i, count: chunks.length } });

@@ -47,11 +47,10 @@ export function injectionCheckMessages(content: string, part?: { index: number; 
 /**
  * Reads `content` part by part (the model's context); throws {@link PromptInjectionDetectedError} at the first part
  * found to carry an injection. The model's own failures are its usual LLM_* errors: a page that could not be
- * checked is not passed as clean.
+ * checked is not passed as clean. `spent` counts its tokens in the format's one budget (with the extraction).
  */
-export async function assertNoPromptInjection(llm: LlmClient, content: string, call: LlmCall): Promise<void> {
+export async function assertNoPromptInjection(llm: LlmClient, content: string, call: LlmCall, spent = { tokens: 0 }): Promise<void> {
   const chunks = chunkText(content, llm.chunkChars(VERDICT_SCHEMA));
-  const spent = { tokens: 0 };
   for (let i = 0; i < chunks.length; i++) {
     const verdict = (await llm.structured(injectionCheckMessages(chunks[i]!, { index: i, count: chunks.length }), VERDICT_SCHEMA, call, spent)) as {
       injection: boolean;

@@ -230,6 +230,26 @@ describe("json with checkPromptInjection", () => {
   });
 });
 
+describe("json with checkPromptInjection: one token budget", () => {
+  test("the check and the extraction share the format's token budget", async () => {
+    const small = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", llmTokenBudget: 1000 });
+    try {
+      llm.reset();
+      // Each answer reports 900 prompt tokens: the check spends 910, so the extraction would go past 1000.
+      llm.respond = (req) => ({
+        content: req.messages[0]!.content.includes("security classifier") ? '{"injection": false, "reason": "fine"}' : '{"products":[]}',
+        usage: { prompt: 900, completion: 10 },
+      });
+      const res = await small.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/shop`, maxAge: 0, formats: [{ type: "json", schema: SCHEMA, checkPromptInjection: true }] } });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).code).toBe("LLM_TOKEN_BUDGET_EXCEEDED");
+      expect(llm.chats()).toHaveLength(1);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 describe("credits, as upstream bills the formats", () => {
   test("summary adds nothing; json and changeTracking's json mode add 4 once; question and query 4 once; lockdown 4", async () => {
     llm.reset();
