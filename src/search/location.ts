@@ -3,6 +3,8 @@
  * A search's free-text `location` ("Germany", "Berlin, Germany", "San Francisco,California,United States", "de") as
  * the country SearXNG's `language` can carry (`en-DE`). SearXNG has no place finer than a country, so the last
  * comma-separated part is read as a country's English name or code; a place that names no country is ignored.
+ * After a city, a US state's name means the US ("Austin, Texas"); two names stay ambiguous and are ignored: a
+ * two-letter last part ("San Francisco, CA" is not Canada) and Georgia ("Atlanta, Georgia" is not the country).
  */
 import { countryCode } from "../api/countries.ts";
 
@@ -56,10 +58,22 @@ function names(): Map<string, string> {
   return byName;
 }
 
+/** US states by name, lower case (read after a city). */
+const US_STATES = new Set(
+  ("alabama alaska arizona arkansas california colorado connecticut delaware florida hawaii idaho illinois indiana iowa kansas kentucky " +
+    "louisiana maine maryland massachusetts michigan minnesota mississippi missouri montana nebraska nevada ohio oklahoma oregon " +
+    "pennsylvania tennessee texas utah vermont virginia washington wisconsin wyoming")
+    .split(" ")
+    .concat(["new hampshire", "new jersey", "new mexico", "new york", "north carolina", "north dakota", "rhode island", "south carolina", "south dakota", "west virginia", "district of columbia"]),
+);
+
 /** The ISO country a search `location` names, or undefined. */
 export function countryOfLocation(location: string | undefined): string | undefined {
-  const last = location?.split(",").pop()?.trim().toLowerCase();
+  const parts = (location ?? "").split(",").map((p) => p.trim().toLowerCase()).filter(Boolean);
+  const last = parts.at(-1);
   if (!last) return undefined;
-  if (last.length === 2) return countryCode(last);
+  if (last.length === 2) return parts.length === 1 ? countryCode(last) : undefined;
+  if (parts.length > 1 && last === "georgia") return undefined;
+  if (parts.length > 1 && US_STATES.has(last)) return "US";
   return names().get(last) ?? names().get(last.replace(/^the\s+/, ""));
 }

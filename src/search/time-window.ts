@@ -7,7 +7,8 @@
  */
 import type { BackendHit, BackendQuery } from "./searxng.ts";
 
-const UNIT_MS = { n: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 31 * 86_400_000, y: 366 * 86_400_000 } as const;
+/** A month is an average one (30.44 days), so twelve of them fit the year, as `qdr:m12` means. */
+const UNIT_MS = { n: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30.4375 * 86_400_000, y: 366 * 86_400_000 } as const;
 
 /** A time filter: SearXNG's range (undefined: none fits, search everything) and the oldest date a result may have. */
 export interface TimeWindow {

@@ -167,6 +167,10 @@ describe("POST /v2/search", () => {
       [{ location: "San Francisco,California,United States", lang: "es" }, "es-US"],
       [{ location: "Germany", country: "at" }, "en-AT"],
       [{ location: "Atlantis" }, "en"],
+      [{ location: "Austin, Texas" }, "en-US"],
+      // Ambiguous: Georgia after a city (the US state or the country), a two-letter code after a city (CA: California or Canada).
+      [{ location: "Atlanta, Georgia" }, "en"],
+      [{ location: "San Francisco, CA" }, "en"],
     ] as const) {
       before = asked.length;
       await search({ query: "x", limit: 1, ...body });
@@ -184,6 +188,10 @@ describe("POST /v2/search", () => {
     expect(urls(body)).toEqual(["/undated"]);
     ({ body } = await search({ query: "dated", tbs: "qdr:d,sbd:1" }));
     expect(urls(body)).toEqual(["/two-hours", "/ten-hours", "/undated"]);
+    // Twelve months are a year.
+    before = asked.length;
+    await search({ query: "dated", tbs: "qdr:m12" });
+    expect(asked[before]!.get("time_range")).toBe("year");
     // Two years: no SearXNG range holds it, so none is asked for.
     before = asked.length;
     ({ body } = await search({ query: "dated", tbs: "qdr:y2" }));
