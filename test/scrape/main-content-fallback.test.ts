@@ -1,12 +1,10 @@
 /**
  * onlyMainContent on a page whose main content comes out empty (a hub of navigation links; a cookie banner and a
- * sidebar): the markdown falls back to the whole page's, as upstream does, on the main thread and on a parse
- * worker's views alike; a page with real content keeps its main content only.
+ * sidebar): the markdown falls back to the whole page's, as upstream does, on the main thread and on a real parse
+ * worker alike; a page with real content and navigation keeps its main content only.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createRenderContext, computeViews } from "../../src/scrape/render-context.ts";
-import { specFromOptions } from "../../src/scrape/from-options.ts";
-import { parseScrapeBody } from "../../src/api/scrape.ts";
+import { createParsePool } from "../../src/scrape/parse-workers/pool.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { page, startPageSite, type PageSite } from "../formats/pages.ts";
 
@@ -21,7 +19,10 @@ beforeAll(async () => {
   site = startPageSite();
   site.set("/hub", NAV_ONLY);
   site.set("/gate", BANNER_ONLY);
-  site.set("/article", page("Kettles", "A long paragraph about kettles and how they boil water quickly and safely."));
+  site.set(
+    "/article",
+    `<!doctype html><html><head><title>Kettles</title></head><body><nav><a href="/shop">Shop</a> <a href="/help">Help</a></nav><main><h1>Kettles</h1><p>A long paragraph about kettles and how they boil water quickly and safely, with enough words to be the page's content.</p></main><footer>Footer links</footer></body></html>`,
+  );
   h = await createHarness();
 });
 afterAll(async () => {
@@ -42,16 +43,21 @@ describe("main content that comes out empty", () => {
     expect(await markdownOf("/gate")).toContain("We use cookies.");
   });
 
-  test("a page with content keeps its main content only", async () => {
+  test("a page with content and navigation keeps its main content only", async () => {
     const md = await markdownOf("/article");
     expect(md).toContain("kettles and how they boil");
+    expect(md).not.toContain("Shop");
+    expect(md).not.toContain("Footer links");
   });
 
-  test("a parse worker's views fall back the same way", () => {
-    const req = parseScrapeBody({ url: `${site.url}/hub` });
-    const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, { defaultTimeoutMs: 30_000 });
-    const page = { requestedUrl: spec.url, finalUrl: spec.url, statusCode: 200, headers: {}, contentType: "text/html", text: NAV_ONLY, engine: "http" };
-    const views = computeViews(createRenderContext(spec, page as never), ["markdown", "html"]);
-    expect(views.markdown).toContain("[Pricing]");
+  test("a parse worker falls back the same way", async () => {
+    const pool = createParsePool({ size: 1, largePageChars: 0 });
+    try {
+      const options = { onlyMainContent: true, includeTags: [], excludeTags: [], removeBase64Images: true };
+      const views = await pool.compute({ html: NAV_ONLY, pageUrl: `${site.url}/hub`, contentType: "text/html", options, views: ["markdown"] }, Date.now() + 10_000);
+      expect(views.markdown).toContain(`[Pricing](${site.url}/pricing)`);
+    } finally {
+      await pool.close();
+    }
   });
 });
