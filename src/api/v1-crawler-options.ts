@@ -6,16 +6,24 @@
  * - `ignoreSitemap` is `sitemap: "skip"` (or `"include"`);
  * - `allowBackwardLinks` is `crawlEntireDomain` (which wins when both are given, as upstream's transform);
  * - `maxDepth`, the most path segments a page may have below the start URL's (upstream's
- *   `getAdjustedMaxDepth`), has no /v2 option: it becomes an `excludePaths` pattern refusing deeper paths.
+ *   `getAdjustedMaxDepth`), has no /v2 option: it becomes an `excludePaths` pattern refusing deeper paths. A crawl
+ *   has 10 unless given, and its start URL may not be deeper than it ({@link assertStartWithinMaxDepth}).
  * The rest (`includePaths`, `excludePaths`, `maxDiscoveryDepth`, `limit`, `allowExternalLinks`, `allowSubdomains`,
  * `ignoreRobotsTxt`, `deduplicateSimilarURLs`, `ignoreQueryParameters`, `regexOnFullURL`, `delay`) is /v2's as is.
  */
 import { BadRequestError } from "../errors.ts";
+import { badRequest } from "./validate.ts";
 
 type Body = Record<string, unknown>;
 
 /** Largest v1 `maxDepth` (a URL path is not deeper than this in practice; the pattern's count stays small). */
 export const MAX_V1_DEPTH = 1_000;
+
+/** Upstream v1 crawl's `maxDepth` when none is given (`maxDepth: z.number().prefault(10)`). */
+export const DEFAULT_V1_CRAWL_MAX_DEPTH = 10;
+
+/** Upstream's message when a crawl starts deeper than its own `maxDepth`. */
+export const START_TOO_DEEP_MESSAGE = "URL depth exceeds the specified maxDepth";
 
 /**
  * The number of path segments of `url` (`http://h/a/b/` is 2), with `http://` assumed when it has no scheme as
@@ -57,4 +65,14 @@ export function crawlerOptionsFromV1(body: Body): Body {
     }
   }
   return out;
+}
+
+/**
+ * Upstream v1 crawl's refinement: the start URL itself may not be deeper than `maxDepth` (its `getURLDepth(url)
+ * <= maxDepth`, counted from the site's root, though pages are then limited relative to the start URL). Throws
+ * `BadRequestError` (400) when it is.
+ */
+export function assertStartWithinMaxDepth(url: unknown, maxDepth: number): void {
+  const depth = urlPathDepth(url);
+  if (depth !== undefined && depth > maxDepth) throw badRequest([{ code: "custom", path: ["url"], message: START_TOO_DEEP_MESSAGE }]);
 }

@@ -4,17 +4,20 @@
  * SDKs' v1 classes, LangChain's Firecrawl loaders, scripts written for v1) work against crawlbox through the same
  * services and the same validation as /v2 (docs/api.md "The /v1 API"). What changed between the versions:
  * - scrape: `formats` strings `"screenshot@fullPage"`, `"extract"` and `"json"` (with `extract` / `jsonOptions`
- *   holding the schema and prompts), `"changeTracking"` (with `changeTrackingOptions`), `"content"` (v0's markdown);
+ *   holding the schema and prompts, each required with its format and refused without it, as upstream),
+ *   `"changeTracking"` (with `changeTrackingOptions`), `"content"` (v0's markdown);
  *   `parsePDF: false` is `parsers: []`; the deprecated `geolocation` is `location`; the answer's JSON is under
  *   `extract` when `"extract"` was asked for;
  * - crawl: `ignoreSitemap` is `sitemap: "skip"`, `allowBackwardLinks` is `crawlEntireDomain`, and `maxDepth` (the
- *   most path segments below the start URL's) becomes an `excludePaths` pattern (api/v1-crawler-options.ts);
+ *   most path segments below the start URL's, 10 unless given; the start URL no deeper than it) becomes an
+ *   `excludePaths` pattern (api/v1-crawler-options.ts);
  * - map: the same crawler options as a crawl, `sitemapOnly` is `sitemap: "only"`, and the links are strings;
  * - search: the results are `data: [...]`, not `data.web`;
  * - usage: `remaining_credits`, `plan_credits`, … in snake_case, as v1 answered them.
  */
 import { BadRequestError } from "../errors.ts";
-import { crawlerOptionsFromV1 } from "./v1-crawler-options.ts";
+import { assertStartWithinMaxDepth, crawlerOptionsFromV1, DEFAULT_V1_CRAWL_MAX_DEPTH } from "./v1-crawler-options.ts";
+import { badRequest } from "./validate.ts";
 
 type Body = Record<string, unknown>;
 
@@ -27,6 +30,21 @@ function jsonPrompt(o: unknown): string | undefined {
   return parts.length > 0 ? parts.join("\n\n") : undefined;
 }
 
+/** Upstream v1's 400 when the `extract` / `json` formats and their options do not come together. */
+export const JSON_FORMAT_OPTIONS_MESSAGE = "When 'extract' or 'json' format is specified, corresponding options must be provided, and vice versa";
+
+/**
+ * Upstream v1's `extractRefine`, on every body with scrape options (scrape, batch, crawl, search, extract): the
+ * `"extract"` format comes with `extract` and `"json"` with `jsonOptions`, and neither option without its
+ * format (an option alone would be silently ignored, a format alone has no schema or prompt to extract by).
+ * Throws `BadRequestError` (400).
+ */
+function assertJsonFormatsHaveOptions(formats: unknown[], extract: unknown, jsonOptions: unknown): void {
+  if (formats.includes("extract") !== (extract !== undefined) || formats.includes("json") !== (jsonOptions !== undefined)) {
+    throw badRequest([{ code: "custom", path: [], message: JSON_FORMAT_OPTIONS_MESSAGE }]);
+  }
+}
+
 /** v1 scrape options (flat, as in a scrape or batch body, or `scrapeOptions`) as v2 scrape options. */
 export function scrapeOptionsFromV1(v1: Body): Body {
   const { extract, jsonOptions, changeTrackingOptions, parsePDF, agent, formats, geolocation, ...rest } = v1;
@@ -34,14 +52,15 @@ export function scrapeOptionsFromV1(v1: Body): Body {
   const out: Body = { ...rest };
   // v1's deprecated name for `location` (same `{country, languages}`); `location` wins when both are given.
   if (geolocation !== undefined && out.location === undefined) out.location = geolocation;
+  if (formats !== undefined && !Array.isArray(formats)) throw new BadRequestError("formats must be an array.", [{ code: "invalid_type", path: ["formats"], message: "Expected array" }]);
+  assertJsonFormatsHaveOptions(formats ?? [], extract, jsonOptions);
   if (formats !== undefined) {
-    if (!Array.isArray(formats)) throw new BadRequestError("formats must be an array.", [{ code: "invalid_type", path: ["formats"], message: "Expected array" }]);
     const v2: unknown[] = [];
     for (const f of formats) {
       if (f === "content") v2.push("markdown");
       else if (f === "screenshot@fullPage") v2.push({ type: "screenshot", fullPage: true });
       else if (f === "extract" || f === "json") {
-        const source = f === "extract" ? (extract ?? jsonOptions) : (jsonOptions ?? extract);
+        const source = f === "extract" ? extract : jsonOptions;
         const prompt = jsonPrompt(source);
         const schema = isObject(source) ? source.schema : undefined;
         if (!v2.some((x) => isObject(x) && x.type === "json")) v2.push({ type: "json", ...(schema !== undefined ? { schema } : {}), ...(prompt ? { prompt } : {}) });
@@ -60,11 +79,13 @@ export function scrapeBodyFromV1(body: unknown): Body {
   return scrapeOptionsFromV1(body);
 }
 
-/** A v1 crawl body as a v2 crawl body. */
+/** A v1 crawl body as a v2 crawl body; `maxDepth` is upstream v1's default when not given. */
 export function crawlBodyFromV1(body: unknown): Body {
   if (!isObject(body)) return {};
   const { scrapeOptions, ...rest } = body;
-  const out = crawlerOptionsFromV1(rest);
+  const maxDepth = rest.maxDepth === undefined ? DEFAULT_V1_CRAWL_MAX_DEPTH : rest.maxDepth;
+  const out = crawlerOptionsFromV1({ ...rest, maxDepth });
+  assertStartWithinMaxDepth(rest.url, maxDepth as number); // an integer: crawlerOptionsFromV1 refused anything else
   if (isObject(scrapeOptions)) out.scrapeOptions = scrapeOptionsFromV1(scrapeOptions);
   return out;
 }

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { FirecrawlAppV1 } from "@mendable/firecrawl-js";
-import { mapBodyFromV1 } from "../../src/api/v1.ts";
+import { crawlBodyFromV1, mapBodyFromV1 } from "../../src/api/v1.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 
@@ -132,5 +132,40 @@ describe("/v1 as upstream's v1", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true, concurrency: expect.any(Number), maxConcurrency: expect.any(Number) });
     expect((await h.request("/v1/concurrency-check", { auth: "fc-wrong" })).status).toBe(401);
+  });
+
+  test("the extract and json formats need their options and the options their formats, wherever v1 takes scrape options (upstream's extractRefine)", async () => {
+    const MESSAGE = "When 'extract' or 'json' format is specified, corresponding options must be provided, and vice versa";
+    const refused: [string, Record<string, unknown>][] = [
+      ["/v1/scrape", { url: `${base}/`, formats: ["extract"] }],
+      ["/v1/scrape", { url: `${base}/`, formats: ["json"] }],
+      ["/v1/scrape", { url: `${base}/`, formats: ["markdown"], extract: { prompt: "products" } }],
+      ["/v1/scrape", { url: `${base}/`, jsonOptions: { prompt: "products" } }],
+      ["/v1/scrape", { url: `${base}/`, formats: ["extract"], jsonOptions: { prompt: "products" } }],
+      ["/v1/scrape", { url: `${base}/`, formats: ["json"], extract: { prompt: "products" } }],
+      ["/v1/batch/scrape", { urls: [`${base}/`], formats: ["json"] }],
+      ["/v1/crawl", { url: `${base}/`, scrapeOptions: { formats: ["extract"] } }],
+      ["/v1/search", { query: "kettle", scrapeOptions: { formats: ["markdown"], jsonOptions: { prompt: "products" } } }],
+      ["/v1/extract", { urls: [`${base}/`], prompt: "products", scrapeOptions: { formats: ["json"] } }],
+    ];
+    for (const [path, body] of refused) {
+      const r = await post(path, body);
+      expect([path, body, r.status, r.body.error]).toEqual([path, body, 400, MESSAGE]);
+    }
+    const both = await post("/v1/scrape", { url: `${base}/`, formats: ["extract", "json"], extract: { schema: SCHEMA }, jsonOptions: { schema: SCHEMA } });
+    expect([both.status, both.body.data.extract]).toEqual([200, KETTLE]);
+  });
+
+  test("crawl's maxDepth is 10 unless given, and a start URL deeper than maxDepth is upstream's 400", async () => {
+    const pattern = new RegExp((crawlBodyFromV1({ url: "http://site.test/" }).excludePaths as string[])[0]!);
+    expect(pattern.test(`/${"s/".repeat(9)}s`)).toBe(false); // 10 segments
+    expect(pattern.test(`/${"s/".repeat(10)}s`)).toBe(true); // 11
+    const MESSAGE = "URL depth exceeds the specified maxDepth";
+    const deep = await post("/v1/crawl", { url: `${base}/${"s/".repeat(10)}s`, limit: 1 });
+    expect([deep.status, deep.body.error]).toEqual([400, MESSAGE]);
+    const tooDeep = await post("/v1/crawl", { url: `${base}/a/b`, maxDepth: 1, limit: 1 });
+    expect([tooDeep.status, tooDeep.body.error]).toEqual([400, MESSAGE]);
+    const within = await post("/v1/crawl", { url: `${base}/a`, maxDepth: 1, limit: 1 });
+    expect(within.status).toBe(200);
   });
 });
