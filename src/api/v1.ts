@@ -13,6 +13,7 @@
  *   `excludePaths` pattern (api/v1-crawler-options.ts);
  * - map: the same crawler options as a crawl, `sitemapOnly` is `sitemap: "only"`, and the links are strings;
  * - search: the results are `data: [...]`, not `data.web`;
+ * - extract: an invalid URL is a 400 (v1 validated every URL);
  * - usage: `remaining_credits`, `plan_credits`, … in snake_case, as v1 answered them.
  */
 import { BadRequestError } from "../errors.ts";
@@ -121,11 +122,17 @@ export function searchBodyFromV1(body: unknown): Body {
   return isObject(scrapeOptions) ? { ...rest, scrapeOptions: scrapeOptionsFromV1(scrapeOptions) } : rest;
 }
 
-/** A v1 extract body as a v2 extract body (`agent` keeps only what v2 accepts). */
+/**
+ * A v1 extract body as a v2 extract body (`agent` keeps only what v2 accepts). Every URL must be valid, as in
+ * upstream's v1, whose schema validates `urls` before its `ignoreInvalidURLs` (default false) is read: that flag
+ * only let through URLs upstream's blocklist refused, and crawlbox has none. /v2's default (true) would answer
+ * 200 and report them in `invalidURLs`.
+ */
 export function extractBodyFromV1(body: unknown): Body {
   if (!isObject(body)) return {};
-  const { scrapeOptions, agent, ...rest } = body;
-  const out: Body = { ...rest };
+  const { scrapeOptions, agent, ignoreInvalidURLs, ...rest } = body;
+  // A value that is not a boolean is passed on for /v2 to refuse, as upstream's schema would.
+  const out: Body = { ...rest, ignoreInvalidURLs: ignoreInvalidURLs === undefined || typeof ignoreInvalidURLs === "boolean" ? false : ignoreInvalidURLs };
   if (isObject(scrapeOptions)) out.scrapeOptions = scrapeOptionsFromV1(scrapeOptions);
   if (isObject(agent) && typeof agent.model === "string") out.agent = { model: agent.model };
   return out;

@@ -168,4 +168,13 @@ describe("/v1 as upstream's v1", () => {
     const within = await post("/v1/crawl", { url: `${base}/a`, maxDepth: 1, limit: 1 });
     expect(within.status).toBe(200);
   });
+
+  test("extract: an invalid URL is a 400, as upstream's v1 schema validates every URL (v1's ignoreInvalidURLs is false by default)", async () => {
+    const r = await post("/v1/extract", { urls: ["not a url", `${base}/`], prompt: "products" });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ success: false, details: [expect.objectContaining({ path: ["urls", 0] })] });
+    const lenient = await post("/v1/extract", { urls: ["not a url", `${base}/`], prompt: "products", ignoreInvalidURLs: true });
+    expect(lenient.status).toBe(400);
+    expect((await post("/v1/extract", { urls: [`${base}/`], prompt: "products", ignoreInvalidURLs: "yes" })).status).toBe(400);
+  });
 });
