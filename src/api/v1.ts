@@ -13,7 +13,7 @@
  *   `excludePaths` pattern (api/v1-crawler-options.ts);
  * - map: the same crawler options as a crawl, `sitemapOnly` is `sitemap: "only"`, and the links are strings;
  * - search: the results are `data: [...]`, not `data.web`;
- * - extract: an invalid URL is a 400 (v1 validated every URL);
+ * - extract: an invalid URL is a 400 (v1 validated every URL); batch scrape: the same unless `ignoreInvalidURLs`;
  * - usage: `remaining_credits`, `plan_credits`, … in snake_case, as v1 answered them.
  */
 import { BadRequestError } from "../errors.ts";
@@ -91,10 +91,13 @@ export function crawlBodyFromV1(body: unknown): Body {
   return out;
 }
 
-/** A v1 batch-scrape body (scrape options flattened beside `urls`) as a v2 one. */
+/**
+ * A v1 batch-scrape body (scrape options flattened beside `urls`) as a v2 one. `ignoreInvalidURLs` is false unless
+ * given, as upstream's v1 (an invalid URL is a 400); /v2's default is true.
+ */
 export function batchBodyFromV1(body: unknown): Body {
   if (!isObject(body)) return {};
-  const { urls, webhook, ignoreInvalidURLs, maxConcurrency, zeroDataRetention, origin, integration, appendToId, ...options } = body;
+  const { urls, webhook, ignoreInvalidURLs = false, maxConcurrency, zeroDataRetention, origin, integration, appendToId, ...options } = body;
   const out: Body = { ...scrapeOptionsFromV1(options), urls };
   for (const [k, v] of Object.entries({ webhook, ignoreInvalidURLs, maxConcurrency, zeroDataRetention, origin, integration, appendToId })) if (v !== undefined) out[k] = v;
   return out;

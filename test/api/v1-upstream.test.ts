@@ -177,4 +177,12 @@ describe("/v1 as upstream's v1", () => {
     expect(lenient.status).toBe(400);
     expect((await post("/v1/extract", { urls: [`${base}/`], prompt: "products", ignoreInvalidURLs: "yes" })).status).toBe(400);
   });
+
+  test("batch scrape: an invalid URL is a 400 unless ignoreInvalidURLs is true (v1's default is false)", async () => {
+    const strict = await post("/v1/batch/scrape", { urls: ["not a url", `${base}/`] });
+    expect(strict.status).toBe(400);
+    const lenient = await post("/v1/batch/scrape", { urls: ["not a url", `${base}/`], ignoreInvalidURLs: true });
+    expect([lenient.status, lenient.body.invalidURLs]).toEqual([200, ["not a url"]]);
+    expect(lenient.body.url).toContain(`/v1/batch/scrape/${lenient.body.id}`);
+  });
 });
