@@ -64,7 +64,10 @@ export function scrapeOptionsFromV1(v1: Body): Body {
         const source = f === "extract" ? extract : jsonOptions;
         const prompt = jsonPrompt(source);
         const schema = isObject(source) ? source.schema : undefined;
-        if (!v2.some((x) => isObject(x) && x.type === "json")) v2.push({ type: "json", ...(schema !== undefined ? { schema } : {}), ...(prompt ? { prompt } : {}) });
+        const check = isObject(source) && source.checkPromptInjection === true;
+        if (!v2.some((x) => isObject(x) && x.type === "json")) {
+          v2.push({ type: "json", ...(schema !== undefined ? { schema } : {}), ...(prompt ? { prompt } : {}), ...(check ? { checkPromptInjection: true } : {}) });
+        }
       } else if (f === "changeTracking") v2.push({ type: "changeTracking", ...(isObject(changeTrackingOptions) ? changeTrackingOptions : {}) });
       else v2.push(f);
     }

@@ -74,6 +74,16 @@ describe("/v1 through the SDK's v1 client", () => {
     expect(sent.messages.map((m) => m.content).join("\n")).toContain("Be exact.\n\nList the products.");
     const j: any = await v1.scrapeUrl(`${base}/`, { formats: ["json"], jsonOptions: { schema: SCHEMA as any } });
     expect(j.json).toEqual({ products: [{ name: "Kettle", price: 25 }] });
+
+    // jsonOptions.checkPromptInjection: the page is checked first (a classifier call), then extracted.
+    llm.reset();
+    llm.respond = (req) =>
+      req.messages[0]!.content.includes("security classifier")
+        ? { content: '{"injection": false, "reason": "A shop page."}' }
+        : { content: '{"products":[{"name":"Kettle","price":25}]}' };
+    const checked: any = await v1.scrapeUrl(`${base}/`, { formats: ["json"], jsonOptions: { schema: SCHEMA as any, checkPromptInjection: true } as any });
+    expect(checked.json).toEqual({ products: [{ name: "Kettle", price: 25 }] });
+    expect(llm.chats()[0]!.messages[0]!.content).toContain("security classifier");
   });
 
   test("crawlUrl: ignoreSitemap and maxDepth (path depth below the start URL); status, errors (the SDK's DELETE) and cancel under /v1", async () => {
