@@ -15,6 +15,8 @@ import { createSummaryFormat } from "./formats/summary.ts";
 import { createQuestionFormat } from "./formats/question.ts";
 import { createHighlightsFormat } from "./formats/highlights.ts";
 import { createQueryFormat } from "./formats/query.ts";
+import { createProductFormat } from "./formats/product.ts";
+import { createMenuFormat } from "./formats/menu.ts";
 import { ollamaProvider } from "./llm/ollama.ts";
 import { openaiProvider } from "./llm/openai.ts";
 import { attributesFormat } from "./formats/attributes.ts";
@@ -57,7 +59,9 @@ export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistr
     .register(createSummaryFormat(deps.llm, limits))
     .register(createQuestionFormat(deps.llm, limits))
     .register(createHighlightsFormat(deps.llm, limits))
-    .register(createQueryFormat(deps.llm, limits));
+    .register(createQueryFormat(deps.llm, limits))
+    .register(createProductFormat(deps.llm, limits))
+    .register(createMenuFormat(deps.llm, limits));
   if (deps.changeHistory) registry.register(createChangeTrackingFormat({ history: deps.changeHistory, llm: deps.llm, limits }));
   return registry
     .register(markdownFormat)
