@@ -1,8 +1,8 @@
 /**
  * @module interact/sessions
  * Interactive browser sessions (`/v2/scrape/{id}/interact`): one per scrape, opened on the scrape's page by its first
- * prompt and kept for the next ones (what a prompt clicked stays clicked), in a browser context of its own from the
- * pool. A session holds one of the pool's pages, so few may be open: at most half the browser's concurrency (at
+ * prompt, with the scrape's actions replayed (interact/replay.ts) so the page is as the scrape left it, and kept for
+ * the next prompts (what a prompt clicked stays clicked), in a browser context of its own from the pool. A session holds one of the pool's pages, so few may be open: at most half the browser's concurrency (at
  * least one) in all and {@link MAX_SESSIONS_PER_KEY} per key, sessions being opened included. A session idle for
  * {@link IDLE_MS} or open for {@link MAX_LIFE_MS} is closed; so is one whose page closed or got stuck, and every
  * session when the server stops. One prompt at a time per session.
@@ -10,7 +10,9 @@
 import type { BrowserPool, Lease } from "../engines/browser/pool.ts";
 import { CrawlboxError, TooManyRequestsError } from "../errors.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
+import type { Action } from "../api/actions.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";
+import { replayActions } from "./replay.ts";
 
 /** A session closes after this long without a prompt. */
 export const IDLE_MS = 5 * 60 * 1000;
@@ -84,10 +86,10 @@ export class InteractSessions {
    * Carries out `prompt` in the scrape's session, opening it on `url` first when there is none. `call()` gives each
    * model call its limits; `signal` (the prompt's time, the client leaving) stops opening and the prompt.
    */
-  async prompt(o: { scrapeId: string; keyId: string; url: string; prompt: string; llm: LlmClient; call: () => LlmCall; signal: AbortSignal }): Promise<PromptOutcome> {
+  async prompt(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; prompt: string; llm: LlmClient; call: () => LlmCall; signal: AbortSignal }): Promise<PromptOutcome> {
     let session = this.sessions.get(o.scrapeId);
     if (session && session.keyId !== o.keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
-    if (!session) session = await this.open(o.scrapeId, o.keyId, o.url, o.signal);
+    if (!session) session = await this.open(o.scrapeId, o.keyId, o.url, o.actions ?? [], o.signal);
     if (session.busy) throw new InteractBusyError();
     session.busy = true;
     clearTimeout(session.idle);
@@ -142,7 +144,7 @@ export class InteractSessions {
     s.lease.release({ suspect: true });
   }
 
-  private open(scrapeId: string, keyId: string, url: string, signal: AbortSignal): Promise<Session> {
+  private open(scrapeId: string, keyId: string, url: string, actions: readonly Action[], signal: AbortSignal): Promise<Session> {
     const pending = this.opening.get(scrapeId);
     if (pending) {
       if (pending.keyId !== keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
@@ -153,12 +155,12 @@ export class InteractSessions {
     const mine = [...this.sessions.values()].filter((s) => s.keyId === keyId).length + opening.filter((p) => p.keyId === keyId).length;
     if (mine >= MAX_SESSIONS_PER_KEY) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `This key already has ${MAX_SESSIONS_PER_KEY} browser sessions open; stop one (DELETE /v2/scrape/{id}/interact) first.`);
     if (this.sessions.size + opening.length >= this.max) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `The server already has ${this.max} browser sessions open (half its browser's concurrency); try again later.`);
-    const session = this.launch(scrapeId, keyId, url, signal).finally(() => this.opening.delete(scrapeId));
+    const session = this.launch(scrapeId, keyId, url, actions, signal).finally(() => this.opening.delete(scrapeId));
     this.opening.set(scrapeId, { keyId, session });
     return session;
   }
 
-  private async launch(scrapeId: string, keyId: string, url: string, signal: AbortSignal): Promise<Session> {
+  private async launch(scrapeId: string, keyId: string, url: string, actions: readonly Action[], signal: AbortSignal): Promise<Session> {
     await this.check(url);
     const deadline = performance.now() + OPEN_TIMEOUT_MS;
     const lease = await this.pool.acquire({ deadline, signal });
@@ -168,6 +170,15 @@ export class InteractSessions {
       lease.release({ suspect: !signal.aborted });
       if (signal.aborted) throw signal.reason;
       throw new CrawlboxError("INTERACT_OPEN_FAILED", 500, `The scrape's page could not be opened in the browser: ${(err as Error).message.slice(0, 200)}`);
+    }
+    try {
+      await Promise.race([replayActions(lease.page, actions, deadline, signal), aborted(signal)]);
+    } catch (err) {
+      lease.release({ suspect: true });
+      if (signal.aborted) throw signal.reason;
+      // The action's own error (SCRAPE_ACTION_ERROR: which action, why), as the scrape would have reported it.
+      if (err instanceof CrawlboxError) throw err;
+      throw new CrawlboxError("INTERACT_OPEN_FAILED", 500, `The scrape's actions could not be replayed: ${(err as Error).message.slice(0, 200)}`);
     }
     if (this.closed) {
       lease.release();

@@ -150,6 +150,23 @@ export class JobResults {
     return new Map(rows.map((r) => [r.source_url ?? r.url, r.id]));
   }
 
+  /**
+   * The actions a crawl or batch page was scraped with (its job's scrape options, or those of the `appendToId`
+   * request that added it), for an interact session on it to replay; undefined when none, or not `keyId`'s.
+   */
+  pageActions(taskId: string, keyId: string): unknown[] | undefined {
+    const row = this.db
+      .query<{ options: string; key_id: string; options_index: number | null }, [string]>(
+        "SELECT j.options, j.key_id, t.options_index FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.id = ? AND t.kind = 'page'",
+      )
+      .get(taskId);
+    if (!row || row.key_id !== keyId) return undefined;
+    const options = JSON.parse(row.options) as { scrapeOptions?: { actions?: unknown[] }; appended?: { scrapeOptions?: { actions?: unknown[] } }[] };
+    const scrapeOptions = row.options_index === null ? options.scrapeOptions : options.appended?.[row.options_index]?.scrapeOptions;
+    const actions = scrapeOptions?.actions;
+    return Array.isArray(actions) && actions.length > 0 ? actions : undefined;
+  }
+
   /** Queued and running pages of `keyId`'s jobs (queue-status). */
   queueCounts(keyId: string): { queued: number; active: number } {
     const r = this.db

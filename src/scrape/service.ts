@@ -242,7 +242,8 @@ export class ScrapeService {
     // Every format rendered: what they keep for later scrapes is recorded now.
     for (const commit of commits) commit();
     if (options.chargeCredits !== false) this.deps.ledger.charge(who, credits);
-    if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now());
+    // Its actions go with it: an interact session on this scrape replays them (src/interact/sessions.ts).
+    if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now(), spec.actions.length > 0 ? { actions: spec.actions } : undefined);
     return links ? { document: doc, links, headers: page.headers } : { document: doc, headers: page.headers };
   }
 

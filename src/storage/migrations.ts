@@ -381,4 +381,9 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE files ADD COLUMN job_id TEXT;
   CREATE INDEX files_job ON files (job_id) WHERE job_id IS NOT NULL;
   `,
+  // 18: a stored scrape keeps what an interact session needs to bring its page back to the state the scrape saw
+  // (its actions), so that the session does not start from the bare URL.
+  `
+  ALTER TABLE scrapes ADD COLUMN replay TEXT;        -- JSON {actions} of the scrape, when it had any
+  `,
 ];

@@ -19,6 +19,7 @@ interface Pending {
   url: string;
   createdAt: number;
   document: unknown;
+  replay?: unknown;
 }
 
 /** Scrape documents by id. */
@@ -31,20 +32,21 @@ export class ScrapeResults {
 
   constructor(private readonly db: Database) {
     this.putStmt = db.query(
-      "INSERT OR REPLACE INTO scrapes (id, key_id, url, created_at, expires_at, document) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT OR REPLACE INTO scrapes (id, key_id, url, created_at, expires_at, document, replay) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
-    this.getStmt = db.query<{ key_id: string; expires_at: number; document: string }, [string]>(
-      "SELECT key_id, expires_at, document FROM scrapes WHERE id = ?",
+    this.getStmt = db.query<{ key_id: string; expires_at: number; document: string; replay: string | null }, [string]>(
+      "SELECT key_id, expires_at, document, replay FROM scrapes WHERE id = ?",
     );
     this.pruneStmt = db.query("DELETE FROM scrapes WHERE expires_at < ?");
   }
 
   /**
    * Stores a document under its scrape id (written on the next event-loop turn, see the module note). The
-   * document must not be changed afterwards: it is serialised when written.
+   * document must not be changed afterwards: it is serialised when written. `replay` is what a later interact
+   * session needs to bring the page back to the state the scrape saw (its actions).
    */
-  put(id: string, keyId: string, url: string, document: unknown, now: number): void {
-    this.pending.set(id, { keyId, url, createdAt: now, document });
+  put(id: string, keyId: string, url: string, document: unknown, now: number, replay?: unknown): void {
+    this.pending.set(id, { keyId, url, createdAt: now, document, ...(replay === undefined ? {} : { replay }) });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
@@ -59,7 +61,7 @@ export class ScrapeResults {
     this.pending.clear();
     immediate(this.db, () => {
       for (const [id, p] of rows) {
-        this.putStmt.run(id, p.keyId, p.url, p.createdAt, p.createdAt + SCRAPE_RESULT_TTL_MS, JSON.stringify(p.document));
+        this.putStmt.run(id, p.keyId, p.url, p.createdAt, p.createdAt + SCRAPE_RESULT_TTL_MS, JSON.stringify(p.document), p.replay === undefined ? null : JSON.stringify(p.replay));
       }
     });
   }
@@ -74,6 +76,15 @@ export class ScrapeResults {
     const row = this.getStmt.get(id);
     if (!row || row.key_id !== keyId || row.expires_at < now) return undefined;
     return JSON.parse(row.document);
+  }
+
+  /** What `put` kept to replay the scrape (interact), for `keyId` and unless expired; undefined when nothing. */
+  replay(id: string, keyId: string, now: number): unknown | undefined {
+    const queued = this.pending.get(id);
+    if (queued) return queued.keyId === keyId && queued.createdAt + SCRAPE_RESULT_TTL_MS >= now ? structuredClone(queued.replay) : undefined;
+    const row = this.getStmt.get(id);
+    if (!row || row.key_id !== keyId || row.expires_at < now || row.replay === null) return undefined;
+    return JSON.parse(row.replay);
   }
 
   /** Deletes expired rows; returns how many. */

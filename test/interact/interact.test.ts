@@ -89,6 +89,28 @@ describe("interact", () => {
     expect((await h.request(`/v2/scrape/${id}/interact`, { method: "DELETE" })).status).toBe(404);
   }, 30_000);
 
+  test("the session replays the scrape's actions: the page is as the scrape left it (a scrape, and a batch page)", async () => {
+    llm.reset();
+    llm.respond = model;
+    const doc: any = await app.scrape(`${base}/shop`, { formats: ["markdown"], maxAge: 0, actions: [{ type: "click", selector: "#show" }, { type: "screenshot" }] });
+    expect(doc.markdown).toContain("Price: 42 EUR");
+    // The price is already shown when the session opens: the model answers without clicking.
+    const out: any = await app.interact(doc.metadata.scrapeId, { prompt: "What is the kettle's price?" });
+    expect(out).toMatchObject({ output: "42 EUR", stdout: "done" });
+    await app.stopInteraction(doc.metadata.scrapeId);
+
+    const job = await app.batchScrape([`${base}/shop`], { options: { formats: ["markdown"], actions: [{ type: "click", selector: "#show" }] }, pollInterval: 1 });
+    const pageId = job.data[0]!.metadata!.scrapeId as string;
+    const fromBatch: any = await app.interact(pageId, { prompt: "What is the kettle's price?" });
+    expect(fromBatch).toMatchObject({ output: "42 EUR", stdout: "done" });
+    await app.stopInteraction(pageId);
+
+    // Without actions the session starts from the bare page, as before.
+    const plainId = await scrapeId();
+    expect(((await app.interact(plainId, { prompt: "What is the kettle's price?" })) as any).stdout).toBe("clicked element 0\ndone");
+    await app.stopInteraction(plainId);
+  });
+
   test("the step limit and the time limit end a prompt with what happened, not an error", async () => {
     const id = await scrapeId();
     llm.reset();

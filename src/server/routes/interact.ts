@@ -7,6 +7,7 @@
  */
 import { Elysia } from "elysia";
 import { InteractRequestSchema, parseInteractBody } from "../../api/interact.ts";
+import type { Action } from "../../api/actions.ts";
 import { NotFoundError, UnsupportedOptionError } from "../../errors.ts";
 import { MAX_STEPS, type PromptOutcome } from "../../interact/driver.ts";
 import { LlmNotConfiguredError } from "../../llm/errors.ts";
@@ -31,6 +32,9 @@ export function interactRoutes(services: Services) {
         const doc = (services.results.get(params.id, who.keyId, now) ?? services.jobResults.pageDocument(params.id, who.keyId)) as { metadata?: { url?: unknown } } | undefined;
         const url = doc?.metadata?.url;
         if (typeof url !== "string") throw new NotFoundError("Scrape not found.");
+        // The scrape's actions, replayed when the session opens, bring the page back to the state the scrape saw.
+        const replay = services.results.replay(params.id, who.keyId, now) as { actions?: Action[] } | undefined;
+        const actions = (replay?.actions ?? services.jobResults.pageActions(params.id, who.keyId) ?? []) as Action[];
         services.ledger.assertCanSpend(who, INTERACT_CREDITS);
         const signal = AbortSignal.any([request.signal, AbortSignal.timeout(req.timeoutMs)]);
         const ends = Date.now() + req.timeoutMs;
@@ -42,6 +46,7 @@ export function interactRoutes(services: Services) {
           scrapeId: params.id,
           keyId: who.keyId,
           url,
+          actions,
           prompt: req.prompt,
           llm: services.llm,
           signal,
