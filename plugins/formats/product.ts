@@ -10,7 +10,7 @@
 import type { LlmClient } from "../../src/llm/client.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { productFromModel } from "../../src/product/from-model.ts";
-import { productFromStructuredData } from "../../src/product/structured-data.ts";
+import { MAX_VARIANTS, productFromStructuredData } from "../../src/product/structured-data.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 
 /** Creates the `product` renderer; `llm` (optional) reads pages without structured product data. */
@@ -22,7 +22,9 @@ export function createProductFormat(llm: LlmClient | undefined, limits: LlmLimit
     usesOriginalDom: true,
     async render(ctx) {
       const declared = productFromStructuredData(ctx.originalDom(), ctx.pageUrl, ctx.baseUrl());
-      if (declared) return { product: declared };
+      if (declared) {
+        return declared.truncated ? { product: declared.product, warning: `The page declares more than ${MAX_VARIANTS} product variants; the first ${MAX_VARIANTS} are listed.` } : { product: declared.product };
+      }
       if (!llm) {
         return { product: null, warning: "No product data was found: the page declares none (schema.org Product JSON-LD or Open Graph product tags), and no LLM is configured to read its text." };
       }

@@ -130,7 +130,8 @@ export class SearchService {
     if (formats.length > 0) scrape.validate(specFromOptions("https://example.com/", "https://example.com/", req.scrapeOptions, { zeroDataRetention }, config));
     const kinds = [...new Map(req.sources.map((s) => [s.type, s])).values()];
     // The most the search itself can cost; each scraped result is checked (and charged) as a scrape.
-    ledger.assertCanSpend(who, Math.ceil(req.limit / 10) * SEARCH_CREDITS_PER_10 * kinds.length);
+    // With asyncScraping, also the batch job's first page: the job is refused below that, after the search was paid.
+    ledger.assertCanSpend(who, Math.ceil(req.limit / 10) * SEARCH_CREDITS_PER_10 * kinds.length + (later ? 1 : 0));
 
     // No maximum in upstream's schema; a timer longer than 2^31 ms would not be set, so 5 minutes is the most.
     const timeout = AbortSignal.timeout(Math.min(req.timeout, MAX_TIMEOUT_MS));

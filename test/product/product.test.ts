@@ -165,6 +165,26 @@ describe("product format", () => {
     expect(llm.chats()).toHaveLength(0);
   });
 
+  test("hostile data: bounded output with a warning, odd types ignored, text prices that are not numbers dropped, only web URLs", async () => {
+    const offers = Array.from({ length: 2000 }, (_, i) => ({ "@type": "Offer", price: i + 1, priceCurrency: "USD" }));
+    site.set("/bomb", shell(ld({ "@type": "ProductGroup", name: "Bomb", offers, image: Array.from({ length: 2000 }, (_, i) => `/i${i}.png`), hasVariant: Array.from({ length: 2000 }, () => ({})) })));
+    const started = performance.now();
+    const bomb = await product("/bomb");
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(bomb.product.variants).toHaveLength(250);
+    expect(bomb.product.variants[0].images).toHaveLength(20);
+    expect(bomb.warning).toContain("more than 250 product variants");
+
+    site.set("/odd", shell(ld({ "@type": { toString: 1 }, name: "x" }) + ld({ "@type": "Product", name: "Odd", url: "javascript:alert(1)", image: ["data:image/png;base64,AA", "/ok.png"], offers: { price: "Sold out", priceSpecification: { priceType: { valueOf: 1 }, price: 3 } } })));
+    const odd = await product("/odd");
+    expect(odd.product).toEqual({ title: "Odd", url: `${site.url}/odd`, variants: [{ title: "Odd", images: [{ url: `${site.url}/ok.png` }], availability: { inStock: false } }] });
+
+    site.set("/eu", shell(`<meta property="og:type" content="product"><meta property="og:title" content="Sofa"><meta property="product:price:amount" content="1.299,00"><meta property="product:price:currency" content="EUR">`));
+    expect((await product("/eu")).product.variants[0].price).toEqual({ amount: 1299, currency: "EUR", formatted: "€1,299.00" });
+    site.set("/gone", shell(`<meta property="og:type" content="product"><meta property="og:title" content="Lamp"><meta property="product:price:amount" content="Sold out">`));
+    expect((await product("/gone")).product.variants).toEqual([]);
+  });
+
   test("the official SDK asks for it by name", async () => {
     const app = new Firecrawl({ apiKey: plain.key, apiUrl: plain.listen() });
     const doc: any = await app.scrape(`${site.url}/og`, { formats: ["product", "markdown"] });

@@ -214,6 +214,11 @@ describe("POST /v2/search", () => {
     }
     expect(doc.markdown).toContain("Growing Tomatoes Indoors");
     expect(doc.metadata).toMatchObject({ scrapeId: articleId, sourceURL: `${site.url}/article` });
+    // A key that can pay for the search but not one page is refused before anything is searched or charged.
+    const poor = h.services.keys.create("async-poor", 2).key;
+    const res = await h.request("/v2/search", { method: "POST", auth: poor, json: { query: "tomatoes", limit: 2, asyncScraping: true, scrapeOptions: { formats: ["markdown"] } } });
+    expect(res.status).toBe(402);
+    expect(h.services.ledger.usage(h.services.keys.verify(poor)!).creditsUsed).toBe(0);
     // Without formats there is nothing to scrape later: no ids; with zero data retention it is refused.
     expect((await search({ query: "tomatoes", limit: 1, asyncScraping: true })).body.scrapeIds).toBeUndefined();
     const zdr = await search({ query: "tomatoes", limit: 1, asyncScraping: true, enterprise: ["zdr"], scrapeOptions: { formats: ["markdown"] } });
