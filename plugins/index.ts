@@ -21,6 +21,7 @@ import { ollamaProvider } from "./llm/ollama.ts";
 import { openaiProvider } from "./llm/openai.ts";
 import { attributesFormat } from "./formats/attributes.ts";
 import { createAudioFormat } from "./formats/audio.ts";
+import { createVideoFormat } from "./formats/video.ts";
 import type { MediaSettings } from "../src/documents/media/settings.ts";
 import { htmlFormat } from "./formats/html.ts";
 import { imagesFormat } from "./formats/images.ts";
@@ -72,6 +73,7 @@ export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistr
     .register(imagesFormat)
     .register(attributesFormat)
     .register(createAudioFormat(deps.media))
+    .register(createVideoFormat(deps.media))
     .register(screenshotFormat)
     .register(createBrandingFormat(deps.llm, limits));
 }

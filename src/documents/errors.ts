@@ -55,6 +55,13 @@ export class AudioUnsupportedError extends CrawlboxError {
   }
 }
 
+/** 422: the `video` format found no playable video (upstream's code). */
+export class VideoUnsupportedError extends CrawlboxError {
+  constructor(reason: string) {
+    super("SCRAPE_VIDEO_UNSUPPORTED_URL", 422, `No playable video was found at this URL: ${reason}`, { details: { reason } });
+  }
+}
+
 /** 413-like 422: the media file exceeds the configured size or duration limit. */
 export class MediaTooLargeError extends CrawlboxError {
   constructor(what: string, limit: number, unit: string) {

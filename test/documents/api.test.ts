@@ -367,3 +367,28 @@ describe("the audio format", () => {
     expect(r.body.code).toBe("SCRAPE_AUDIO_UNSUPPORTED_URL");
   });
 });
+
+describe("the video format", () => {
+  test("a page's <video>, and a direct video URL: the file as served, 5 credits; no video is a 422", async () => {
+    const page = await scrape({ url: "/video-page", formats: ["markdown", "video"] });
+    expect(page.status).toBe(200);
+    expect(page.body.data.markdown).toContain("A short clip");
+    expect(page.body.data.video).toMatch(/\/v2\/files\/[0-9a-f]{32}\.mp4$/);
+    expect(page.body.data.metadata.creditsUsed).toBe(5);
+    const file = await h.request(new URL(page.body.data.video).pathname);
+    expect(file.headers.get("content-type")).toBe("video/mp4");
+    const served = new Uint8Array(await file.arrayBuffer());
+    const original = new Uint8Array(await (await fetch(`${site.url}/clip.mp4`)).arrayBuffer());
+    expect(served).toEqual(original);
+
+    const direct = await scrape({ url: "/clip.mp4", formats: ["video"] });
+    expect(direct.status).toBe(200);
+    expect(direct.body.data.video).toMatch(/\.mp4$/);
+
+    for (const url of ["/no-media", "/tone.wav"]) {
+      const none = await scrape({ url, formats: ["video"] });
+      expect(none.status).toBe(422);
+      expect(none.body.code).toBe("SCRAPE_VIDEO_UNSUPPORTED_URL");
+    }
+  }, 30_000);
+});

@@ -25,6 +25,16 @@ function sourceOf(el: Element, base: string): string | undefined {
   return undefined;
 }
 
+/** The URL of the page's primary video (its first `<video>`, else `og:video`), if it has one. */
+export function findVideoUrl(dom: Document, baseUrl: string): string | undefined {
+  for (const el of Array.from(dom.querySelectorAll("video"))) {
+    const url = sourceOf(el, baseUrl);
+    if (url) return url;
+  }
+  const meta = dom.querySelector('meta[property="og:video"], meta[property="og:video:url"], meta[property="og:video:secure_url"]');
+  return resolve(meta?.getAttribute("content"), baseUrl);
+}
+
 /** The URL of the page's primary audio or video, if it has one. */
 export function findMediaUrl(dom: Document, baseUrl: string): { url: string; kind: "audio" | "video" } | undefined {
   for (const kind of ["audio", "video"] as const) {
