@@ -150,6 +150,41 @@ describe("/v1 through the SDK's v1 client", () => {
     expect(((await v1.getCreditUsageHistorical()) as any).success).toBe(true);
   });
 
+  test("deepResearch (deprecated upstream): an agent run, with its activities, sources and final analysis in v1's shape", async () => {
+    llm.reset();
+    llm.respond = (req) => {
+      const system = req.messages.find((m) => m.role === "system")?.content ?? "";
+      const sent = req.messages.map((m) => m.content).join("\n");
+      if (system.includes("reads web pages to complete a task")) return { content: JSON.stringify({ read: [], done: true }) };
+      if (system.includes("answering the user")) return { content: `Section A is about ${/Section A\./.test(sent) ? "section A" : "nothing"}.` };
+      return { content: JSON.stringify({ topic: /Section A\./.test(sent) ? "A" : "?" }) };
+    };
+    const activities: any[] = [];
+    const sources: any[] = [];
+    const done: any = await v1.deepResearch("What is section A about?", { maxUrls: 2, analysisPrompt: "Answer in one sentence." }, (a) => activities.push(a), (s) => sources.push(s));
+    expect(done).toMatchObject({ success: true, status: "completed", data: { finalAnalysis: "Section A is about section A." } });
+    expect(done.data.sources).toEqual([{ url: `${base}/a`, title: "A", description: "" }]);
+    expect(activities.map((a) => a.type)).toEqual(expect.arrayContaining(["search", "extract", "synthesis"]));
+    expect(activities.every((a) => typeof a.message === "string" && typeof a.timestamp === "string" && a.depth >= 1)).toBe(true);
+    expect(sources.map((s) => s.url)).toEqual([`${base}/a`]);
+    // The query and the analysis prompt both reach the model.
+    const answer = llm.chats().find((c) => c.messages[0]!.content.includes("answering the user"))!;
+    expect(answer.messages.map((m) => m.content).join("\n")).toContain("What is section A about?\n\nAnswer in one sentence.");
+
+    // formats: ["json"] with a schema: the run's JSON under data.json.
+    const started: any = await v1.asyncDeepResearch("What is section A about?", { formats: ["json"], jsonOptions: { schema: { type: "object", properties: { topic: { type: "string" } }, required: ["topic"] } as any } });
+    let status: any;
+    for (let i = 0; i < 200 && status?.status !== "completed"; i++) {
+      status = await v1.checkDeepResearchStatus(started.id);
+      if (status.status !== "completed") await Bun.sleep(50);
+    }
+    expect(status.data.json).toEqual({ topic: "A" });
+    // Bad bodies are 400s; an unknown id a 404.
+    expect((await h.request("/v1/deep-research", { method: "POST", json: { query: "x", maxUrls: 0 } })).status).toBe(400);
+    expect((await h.request("/v1/deep-research", { method: "POST", json: { maxUrls: 2 } })).status).toBe(400);
+    expect((await h.request("/v1/deep-research/00000000-0000-0000-0000-000000000000")).status).toBe(404);
+  });
+
   test("maxDepth counts path segments below the start URL's, before any query", () => {
     const pattern = new RegExp((crawlBodyFromV1({ url: "http://site.test/docs/", maxDepth: 1 }).excludePaths as string[])[0]!);
     expect(["/docs/", "/docs/a", "/docs/a/", "/docs/a?next=/b/c/d"].filter((p) => pattern.test(p))).toEqual([]);

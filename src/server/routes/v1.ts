@@ -8,6 +8,7 @@
  */
 import { Elysia } from "elysia";
 import { batchBodyFromV1, crawlBodyFromV1, creditUsageToV1, documentToV1, extractBodyFromV1, mapBodyFromV1, scrapeBodyFromV1, searchBodyFromV1, tokenUsageToV1 } from "../../api/v1.ts";
+import { deepResearchBodyToAgent, deepResearchStatusFromAgent } from "../../api/v1-deep-research.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 
@@ -105,5 +106,18 @@ export function v1Routes(services: Pick<Services, "keys" | "config">, forward: F
     .get("/v1/team/token-usage", pass(() => "/v2/team/token-usage", tokenUsageToV1), detail("v1: token usage (snake_case)"))
     .get("/v1/team/token-usage/historical", pass(() => "/v2/team/token-usage/historical"), detail("v1: token usage by month"))
     .get("/v1/team/queue-status", pass(() => "/v2/team/queue-status"), detail("v1: queue status"))
-    .get("/v1/concurrency-check", pass(() => "/v2/concurrency-check"), detail("v1: scrapes running now and the limit"));
+    .get("/v1/concurrency-check", pass(() => "/v2/concurrency-check"), detail("v1: scrapes running now and the limit"))
+    // Deprecated upstream; served by the agent (api/v1-deep-research.ts).
+    .post("/v1/deep-research", convert("/v2/agent", deepResearchBodyToAgent, (json) => ({ success: json.success, id: json.id })), detail("v1: start deep research (an agent run)"))
+    .get(
+      "/v1/deep-research/:id",
+      async ({ request, params }) => {
+        const run = await forward(forwarded(request, `/v2/agent/${seg(params.id)}`));
+        if (!run.ok) return run;
+        const trace = await forward(forwarded(request, `/v2/agent/${seg(params.id)}/trace`));
+        const events = trace.ok ? (((await trace.json()) as Body).events as Body[] | undefined) ?? [] : [];
+        return Response.json(deepResearchStatusFromAgent((await run.json()) as Body, events));
+      },
+      detail("v1: deep research status (the agent run's)"),
+    );
 }

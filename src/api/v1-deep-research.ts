@@ -1,0 +1,123 @@
+/**
+ * @module api/v1-deep-research
+ * v1's deep research (`POST /v1/deep-research`, `GET /v1/deep-research/{id}`; the v1 SDK's `deepResearch`, older
+ * MCP tools), deprecated upstream, served by crawlbox's agent (docs/agent.md): the query is the run's prompt, with
+ * the analysis and system prompts; `formats: ["json"]` with `jsonOptions.schema` runs it in extract mode, else in
+ * chat mode, whose text is the `finalAnalysis`; `maxUrls` bounds the pages read (as the run's `maxCredits`, and its
+ * effort). The status is the run's, reshaped: `activities` from its trace (searches, pages read, the model's
+ * reasoning, the answer), `sources` from the pages it read. v1's `maxDepth` and `timeLimit` are checked as upstream
+ * bounds them; the run itself is bounded by pages and the LLM's time limits, not by research rounds.
+ */
+import { Type as t, type Static } from "@sinclair/typebox";
+import { OriginProps, strictObject } from "./common.ts";
+import { validateBody } from "./validate.ts";
+
+/** The v1 request body (upstream's `deepResearchRequestSchema`). */
+export const DeepResearchRequestSchema = strictObject({
+  query: t.String({ minLength: 1, maxLength: 10_000 }),
+  maxDepth: t.Optional(t.Integer({ minimum: 1, maximum: 12, default: 7 })),
+  timeLimit: t.Optional(t.Integer({ minimum: 30, maximum: 300, default: 300 })),
+  maxUrls: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 20 })),
+  analysisPrompt: t.Optional(t.String({ maxLength: 10_000 })),
+  systemPrompt: t.Optional(t.String({ maxLength: 10_000 })),
+  formats: t.Optional(t.Array(t.Union([t.Literal("markdown"), t.Literal("json")]))),
+  jsonOptions: t.Optional(
+    strictObject({ schema: t.Optional(t.Record(t.String(), t.Unknown())), prompt: t.Optional(t.String({ maxLength: 10_000 })), systemPrompt: t.Optional(t.String({ maxLength: 10_000 })) }),
+  ),
+  webhook: t.Optional(t.Unknown()),
+  __experimental_streamSteps: t.Optional(t.Boolean()),
+  ...OriginProps,
+});
+type DeepResearchRequest = Static<typeof DeepResearchRequestSchema>;
+
+/** Pages a run reads for `maxUrls`: the agent's effort (3, 6 or 12 pages) and its credit cap (a page each, 2 for the search). */
+function budget(maxUrls: number): { effort: "low" | "medium" | "high"; maxCredits: number } {
+  const effort = maxUrls <= 3 ? "low" : maxUrls <= 6 ? "medium" : "high";
+  return { effort, maxCredits: maxUrls + 2 };
+}
+
+/** A v1 deep research body as the `/v2/agent` body that does it. Throws a 400 for a bad body. */
+export function deepResearchBodyToAgent(body: unknown): Record<string, unknown> {
+  const v = validateBody(DeepResearchRequestSchema, body) as DeepResearchRequest;
+  const json = (v.formats ?? ["markdown"]).includes("json");
+  const prompt = [v.systemPrompt, v.query, v.analysisPrompt, json ? v.jsonOptions?.systemPrompt : undefined, json ? v.jsonOptions?.prompt : undefined]
+    .filter((p): p is string => typeof p === "string" && p.trim() !== "")
+    .join("\n\n")
+    .slice(0, 10_000);
+  return {
+    prompt,
+    mode: json ? "extract" : "chat",
+    ...(json && v.jsonOptions?.schema ? { schema: v.jsonOptions.schema } : {}),
+    ...budget(v.maxUrls ?? 20),
+    origin: v.origin ?? "api",
+    ...(v.integration !== undefined ? { integration: v.integration } : {}),
+  };
+}
+
+type Body = Record<string, unknown>;
+type Activity = { type: string; status: string; message: string; timestamp: string; depth: number };
+
+/** The trace events of a run as v1's activities and the sources read so far; `depth` counts the model's rounds. */
+function fromTrace(events: Body[]): { activities: Activity[]; sources: { url: string; title: string; description: string }[]; depth: number } {
+  const activities: Activity[] = [];
+  const sources: { url: string; title: string; description: string }[] = [];
+  let depth = 1;
+  for (const e of events) {
+    const at = String(e.occurredAt ?? "");
+    const add = (type: string, status: string, message: string) => activities.push({ type, status, message, timestamp: at, depth });
+    const params = (e.parameters ?? {}) as Body;
+    const result = (e.result ?? {}) as Body;
+    switch (e.type) {
+      case "progress.reported":
+        add(e.phase === "finalizing" ? "synthesis" : "thought", "complete", String(e.message ?? ""));
+        break;
+      case "tool_call.started":
+        if (e.toolName === "search") add("search", "processing", `Searching the web for: ${String(params.query ?? "")}`);
+        else add("extract", "processing", `Reading ${String(params.url ?? "")}`);
+        break;
+      case "tool_call.finished":
+        if (e.toolName === "search") add("search", "complete", `Found ${Array.isArray(result.results) ? result.results.length : 0} results`);
+        else if (result.error) add("extract", "error", `Could not read ${String(result.url ?? "")}`);
+        else {
+          add("extract", "complete", `Read ${String(result.url ?? "")}`);
+          sources.push({ url: String(result.url ?? ""), title: typeof result.title === "string" ? result.title : "", description: "" });
+        }
+        break;
+      case "reasoning.summary":
+        add("reasoning", "complete", String(e.text ?? ""));
+        depth++;
+        break;
+      case "run.finished":
+        add("synthesis", e.outcome === "succeeded" ? "complete" : "error", e.outcome === "succeeded" ? "Research complete" : `Research ${String(e.outcome ?? "ended")}`);
+        break;
+    }
+  }
+  return { activities, sources, depth };
+}
+
+/**
+ * A run's `/v2/agent/{id}` status and `/trace` events as v1's deep research status: `{success, status, data:
+ * {finalAnalysis, activities, sources, json?}, error?, expiresAt, currentDepth, maxDepth, activities, sources,
+ * summaries}`. A cancelled run reads `failed` (v1 knew no other end).
+ */
+export function deepResearchStatusFromAgent(run: Body, events: Body[]): Body {
+  const { activities, sources: read, depth } = fromTrace(events);
+  const finalSources = Array.isArray(run.sources) ? (run.sources as string[]).map((url) => read.find((s) => s.url === url) ?? { url, title: "", description: "" }) : read;
+  const status = run.status === "processing" ? "processing" : run.status === "completed" ? "completed" : "failed";
+  const json = run.mode === "extract" && run.data !== undefined ? run.data : undefined;
+  const finalAnalysis = typeof run.message === "string" ? run.message : json !== undefined ? JSON.stringify(json, null, 2) : "";
+  return {
+    success: status !== "failed",
+    status,
+    data: { finalAnalysis, activities, sources: finalSources, ...(json !== undefined ? { json } : {}) },
+    ...(status === "failed" ? { error: typeof run.error === "string" ? run.error : run.status === "cancelled" ? "The research was cancelled." : "The research failed." } : {}),
+    ...(typeof run.warning === "string" ? { warning: run.warning } : {}),
+    expiresAt: run.expiresAt,
+    currentDepth: depth,
+    maxDepth: Math.max(depth, 7),
+    activities,
+    sources: finalSources,
+    summaries: [],
+    creditsUsed: run.creditsUsed,
+  };
+}
