@@ -11,6 +11,7 @@
 import { Type as t, type Static } from "@sinclair/typebox";
 import { OriginProps, strictObject } from "./common.ts";
 import { validateBody } from "./validate.ts";
+import { BadRequestError } from "../errors.ts";
 
 /** The v1 request body (upstream's `deepResearchRequestSchema`). */
 export const DeepResearchRequestSchema = strictObject({
@@ -40,10 +41,14 @@ function budget(maxUrls: number): { effort: "low" | "medium" | "high"; maxCredit
 export function deepResearchBodyToAgent(body: unknown): Record<string, unknown> {
   const v = validateBody(DeepResearchRequestSchema, body) as DeepResearchRequest;
   const json = (v.formats ?? ["markdown"]).includes("json");
-  const prompt = [v.systemPrompt, v.query, v.analysisPrompt, json ? v.jsonOptions?.systemPrompt : undefined, json ? v.jsonOptions?.prompt : undefined]
+  if (v.query.trim() === "") throw new BadRequestError("query must not be empty.", [{ code: "custom", path: ["query"], message: "query must not be empty." }]);
+  // The query first: it is the task; the other prompts say how to go about it.
+  const prompt = [v.query, v.systemPrompt, v.analysisPrompt, json ? v.jsonOptions?.systemPrompt : undefined, json ? v.jsonOptions?.prompt : undefined]
     .filter((p): p is string => typeof p === "string" && p.trim() !== "")
-    .join("\n\n")
-    .slice(0, 10_000);
+    .join("\n\n");
+  if (prompt.length > 10_000) {
+    throw new BadRequestError("The query and its prompts together exceed 10,000 characters (the agent's prompt limit).", [{ code: "too_big", path: [], message: "The query and its prompts together exceed 10,000 characters." }]);
+  }
   return {
     prompt,
     mode: json ? "extract" : "chat",
@@ -63,6 +68,7 @@ function fromTrace(events: Body[]): { activities: Activity[]; sources: { url: st
   const sources: { url: string; title: string; description: string }[] = [];
   let depth = 1;
   for (const e of events) {
+    if (typeof e !== "object" || e === null) continue;
     const at = String(e.occurredAt ?? "");
     const add = (type: string, status: string, message: string) => activities.push({ type, status, message, timestamp: at, depth });
     const params = (e.parameters ?? {}) as Body;

@@ -2,31 +2,64 @@
  * @module interact/replay
  * Brings a new interact session's page to the state its scrape saw: the scrape's actions (clicks, typing, keys,
  * scrolls, waits, scripts) are carried out again on the freshly opened URL, with the browser engine's own action
- * runner. Actions that only produced output (`screenshot`, `scrape`, `pdf`) are skipped: they changed nothing on
- * the page. A replay that fails is the session's opening failing, in the action's own words (which action, why).
+ * runner. Actions that only produced output (`scrape`, `pdf`, a `screenshot`) are skipped, but a screenshot's
+ * `viewport` is applied: it resized the page for the actions after it. The replay has its own time: what loading
+ * took is not charged to the scrape's waits. A replay that fails (the page changed since the scrape, an action's
+ * element gone) is a 422 naming the action by its place in the scrape's list.
  */
 import type { Page } from "puppeteer-core";
-import type { Action } from "../api/actions.ts";
+import { SELECTOR_WAIT_COST_MS, type Action } from "../api/actions.ts";
 import { runActions } from "../engines/browser/actions.ts";
 import { NetworkTracker } from "../engines/browser/wait.ts";
-
-/** Action types that only read the page. */
-const OUTPUT_ONLY = new Set(["screenshot", "scrape", "pdf"]);
+import { CrawlboxError } from "../errors.ts";
 
 /** What replayed actions may produce in all (script returns): they are not kept, only bounded. */
 const REPLAY_BUDGET_BYTES = 8 * 1024 * 1024;
+/** Time each replayed action has beyond its own waits (a click's navigation, a script). */
+const PER_ACTION_MS = 5_000;
+
+/** 422: the scrape's actions could not be carried out again on the page as it is now. */
+export class ReplayFailedError extends CrawlboxError {
+  constructor(index: number, type: string, reason: string) {
+    super("INTERACT_REPLAY_FAILED", 422, `The scrape's action ${index} (${type}) could not be replayed on the page as it is now: ${reason}`, { details: { index, type } });
+  }
+}
+
+/** The time a replay of `actions` may take: their own waits, plus a little per action. */
+export function replayTimeMs(actions: readonly Action[]): number {
+  return actions.reduce((ms, a) => {
+    const wait = a.type === "wait" ? ((a as { milliseconds?: number }).milliseconds ?? ((a as { selector?: string }).selector ? SELECTOR_WAIT_COST_MS : 0)) : 0;
+    return ms + wait + PER_ACTION_MS;
+  }, 0);
+}
 
 /**
- * Carries out the page-changing ones of `actions` on `page` by `deadline` (`performance.now()`); returns how many.
- * Throws the runner's `ActionError` for an action that fails.
+ * Carries out the page-changing ones of `actions` on `page`, each by `deadline` (`performance.now()`); returns how
+ * many. Throws {@link ReplayFailedError} for the first that fails.
  */
 export async function replayActions(page: Page, actions: readonly Action[], deadline: number, signal?: AbortSignal): Promise<number> {
-  const steps = actions.filter((a) => !OUTPUT_ONLY.has(a.type));
-  if (steps.length === 0) return 0;
   const network = new NetworkTracker(page);
+  const budget = { leftBytes: REPLAY_BUDGET_BYTES };
+  let replayed = 0;
   try {
-    await runActions(steps, { page, network, deadline, ...(signal ? { signal } : {}), budget: { leftBytes: REPLAY_BUDGET_BYTES } });
-    return steps.length;
+    for (const [index, action] of actions.entries()) {
+      if (action.type === "scrape" || action.type === "pdf") continue;
+      try {
+        if (action.type === "screenshot") {
+          const viewport = (action as { viewport?: { width: number; height: number } }).viewport;
+          if (viewport) await page.setViewport({ ...(page.viewport() ?? { deviceScaleFactor: 1 }), width: viewport.width, height: viewport.height });
+          continue;
+        }
+        await runActions([action], { page, network, deadline, ...(signal ? { signal } : {}), budget });
+        replayed++;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        // The runner names the action by its place in what it was given (one action): say where it is in the scrape's.
+        const reason = (err instanceof Error ? err.message : String(err)).replace(/^Action \d+ \([^)]*\) failed: /, "").slice(0, 300);
+        throw new ReplayFailedError(index, action.type, reason);
+      }
+    }
+    return replayed;
   } finally {
     network.dispose();
   }

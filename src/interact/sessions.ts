@@ -12,7 +12,7 @@ import { CrawlboxError, TooManyRequestsError } from "../errors.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import type { Action } from "../api/actions.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";
-import { replayActions } from "./replay.ts";
+import { replayActions, replayTimeMs } from "./replay.ts";
 
 /** A session closes after this long without a prompt. */
 export const IDLE_MS = 5 * 60 * 1000;
@@ -172,13 +172,12 @@ export class InteractSessions {
       throw new CrawlboxError("INTERACT_OPEN_FAILED", 500, `The scrape's page could not be opened in the browser: ${(err as Error).message.slice(0, 200)}`);
     }
     try {
-      await Promise.race([replayActions(lease.page, actions, deadline, signal), aborted(signal)]);
+      // Its own time (the scrape's waits, a little per action), within the prompt's (`signal`).
+      await Promise.race([replayActions(lease.page, actions, performance.now() + replayTimeMs(actions), signal), aborted(signal)]);
     } catch (err) {
       lease.release({ suspect: true });
       if (signal.aborted) throw signal.reason;
-      // The action's own error (SCRAPE_ACTION_ERROR: which action, why), as the scrape would have reported it.
-      if (err instanceof CrawlboxError) throw err;
-      throw new CrawlboxError("INTERACT_OPEN_FAILED", 500, `The scrape's actions could not be replayed: ${(err as Error).message.slice(0, 200)}`);
+      throw err; // ReplayFailedError: which of the scrape's actions, and why
     }
     if (this.closed) {
       lease.release();

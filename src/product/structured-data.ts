@@ -68,12 +68,17 @@ const formatters = new Map<string, Intl.NumberFormat | null>();
 /** schema.org availability values that mean the item can be bought now (or ordered). */
 const IN_STOCK = /(InStock|InStoreOnly|OnlineOnly|LimitedAvailability|PreOrder|PreSale|BackOrder)$/i;
 
-/** A price written as text ("24.90", "1,299.00", "1.299,00", "€ 12,50"); undefined when it holds no number ("Sold out"). */
+/**
+ * A price written as text ("24.90", "1,299.00", "1.299,00", "€ 12,50", "1.250" dinars); undefined when it holds no
+ * number ("Sold out"). A dot is a decimal point (schema.org's) unless it groups thousands beyond doubt: before a
+ * comma's decimals ("1.299,00") or more than once ("1.299.000").
+ */
 function amountOf(raw: string): number | undefined {
   const s = raw.replace(/[^\d.,-]/g, "");
   if (!/\d/.test(s)) return undefined;
   let norm = s;
-  if (/^-?\d{1,3}(\.\d{3})+(,\d+)?$/.test(s) || /^-?\d+,\d{1,2}$/.test(s)) norm = s.replace(/\./g, "").replace(",", ".");
+  const europeanGroups = /^-?\d{1,3}(\.\d{3})+,\d+$/.test(s) || /^-?\d{1,3}(\.\d{3}){2,}(,\d+)?$/.test(s);
+  if (europeanGroups || /^-?\d+,\d{1,2}$/.test(s)) norm = s.replace(/\./g, "").replace(",", ".");
   else norm = s.replace(/,/g, "");
   const n = Number(norm);
   return Number.isFinite(n) ? n : undefined;
@@ -132,12 +137,20 @@ function images(v: unknown, base: string): { url: string; alt?: string }[] {
   });
 }
 
-/** The variants of one offer-carrying node (a Product, or one variant of a ProductGroup), at most `room` of them. */
-function variantsOf(product: Node, base: string, inherited: { sku?: string; images: { url: string; alt?: string }[] }, room: number): ProductVariant[] {
-  const offers = list(product.offers)
+/** A node's offers, an AggregateOffer's own offers in its place, at most {@link MAX_READ}. */
+function offersOf(node: Node): Node[] {
+  return list(node.offers)
     .filter(isNode)
     .flatMap((o) => (typesOf(o).includes("AggregateOffer") && o.offers ? list(o.offers).filter(isNode) : [o]))
-    .slice(0, Math.max(0, room));
+    .slice(0, MAX_READ);
+}
+
+/**
+ * The variants of one offer-carrying node (a Product, or one variant of a ProductGroup, with `offers` read once
+ * for the group), at most `room` of them.
+ */
+function variantsOf(product: Node, offersRead: Node[], base: string, inherited: { sku?: string; images: { url: string; alt?: string }[] }, room: number): ProductVariant[] {
+  const offers = offersRead.slice(0, Math.max(0, room));
   const own = images(product.image, base);
   const imgs = own.length > 0 ? own : inherited.images;
   const sku = text(product.sku) ?? inherited.sku;
@@ -175,11 +188,13 @@ function fromJsonLd(doc: Document, pageUrl: string, base: string): ProductProfil
   const room = MAX_VARIANTS + 1;
   let variants: ProductVariant[] = [];
   if (typesOf(node).includes("ProductGroup") && node.hasVariant) {
+    const groupOffers = offersOf(node);
     for (const v of list(node.hasVariant).filter(isNode)) {
       if (variants.length >= room) break;
-      variants = variants.concat(variantsOf({ offers: node.offers, ...v }, base, inherited, room - variants.length));
+      const own = v.offers === undefined ? groupOffers : offersOf(v);
+      variants = variants.concat(variantsOf(v, own, base, inherited, room - variants.length));
     }
-  } else variants = variantsOf(node, base, inherited, room);
+  } else variants = variantsOf(node, offersOf(node), base, inherited, room);
   const brand = text(node.brand ?? node.manufacturer);
   const category = list(node.category).map(text).filter(Boolean).join(" > ") || undefined;
   const description = text(node.description);

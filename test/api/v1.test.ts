@@ -182,6 +182,10 @@ describe("/v1 through the SDK's v1 client", () => {
     // Bad bodies are 400s; an unknown id a 404.
     expect((await h.request("/v1/deep-research", { method: "POST", json: { query: "x", maxUrls: 0 } })).status).toBe(400);
     expect((await h.request("/v1/deep-research", { method: "POST", json: { maxUrls: 2 } })).status).toBe(400);
+    expect((await h.request("/v1/deep-research", { method: "POST", json: { query: "   " } })).status).toBe(400);
+    const long = await h.request("/v1/deep-research", { method: "POST", json: { query: "x", systemPrompt: "y".repeat(9_999) } });
+    expect(long.status).toBe(400);
+    expect(((await long.json()) as any).error).toContain("10,000 characters");
     expect((await h.request("/v1/deep-research/00000000-0000-0000-0000-000000000000")).status).toBe(404);
   });
 

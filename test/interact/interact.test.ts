@@ -14,6 +14,7 @@ let llm: FakeLlm;
 let h: Harness;
 let app: Firecrawl;
 let base: string;
+let onceServed = 0;
 
 const SHOP = `<!doctype html><html><head><title>Shop</title></head><body><h1>Kettle</h1>
 <button id="show" onclick="document.getElementById('price').hidden = false">Show price</button>
@@ -37,6 +38,8 @@ beforeAll(async () => {
     fetch(req) {
       const p = new URL(req.url).pathname;
       if (p === "/shop") return new Response(SHOP, { headers: { "content-type": "text/html" } });
+      // The button is there for the scrape only: a session that replays the click finds the page changed.
+      if (p === "/once") return new Response(onceServed++ === 0 ? SHOP : SHOP.replace(/<button[^>]*>Show price<\/button>/, ""), { headers: { "content-type": "text/html" } });
       if (p === "/hang") return new Response(`<html><body><p>Stuck page.</p><button onclick="while (true) {}">Hang</button></body></html>`, { headers: { "content-type": "text/html" } });
       if (p === "/hostile") {
         // A page that redefines what a reader in its own world would call, and throws its own words at a step.
@@ -104,6 +107,12 @@ describe("interact", () => {
     const fromBatch: any = await app.interact(pageId, { prompt: "What is the kettle's price?" });
     expect(fromBatch).toMatchObject({ output: "42 EUR", stdout: "done" });
     await app.stopInteraction(pageId);
+
+    // The page changed since the scrape: the replay fails with a 422 naming the scrape's own action (the third).
+    const once: any = await app.scrape(`${base}/once`, { formats: ["markdown"], maxAge: 0, actions: [{ type: "screenshot" }, { type: "scrape" }, { type: "click", selector: "#show" }] });
+    const failed = await h.request(`/v2/scrape/${once.metadata.scrapeId}/interact`, { method: "POST", json: { prompt: "Price?" } });
+    expect(failed.status).toBe(422);
+    expect(await failed.json()).toMatchObject({ success: false, code: "INTERACT_REPLAY_FAILED", details: { index: 2, type: "click" } });
 
     // Without actions the session starts from the bare page, as before.
     const plainId = await scrapeId();

@@ -181,6 +181,15 @@ describe("product format", () => {
 
     site.set("/eu", shell(`<meta property="og:type" content="product"><meta property="og:title" content="Sofa"><meta property="product:price:amount" content="1.299,00"><meta property="product:price:currency" content="EUR">`));
     expect((await product("/eu")).product.variants[0].price).toEqual({ amount: 1299, currency: "EUR", formatted: "€1,299.00" });
+    // A dot is a decimal point unless it groups thousands beyond doubt: three-decimal dinars stay dinars.
+    site.set("/kwd", shell(`<meta property="og:type" content="product"><meta property="og:title" content="Dates"><meta property="product:price:amount" content="1.250"><meta property="product:price:currency" content="KWD">`));
+    expect((await product("/kwd")).product.variants[0].price.amount).toBe(1.25);
+    // A group whose offers yield nothing is read once, not once per variant.
+    const empty = Array.from({ length: 500 }, () => ({ "@type": "AggregateOffer", offers: Array.from({ length: 500 }, (_, i) => i) }));
+    site.set("/empty-offers", shell(ld({ "@type": "ProductGroup", name: "Empty", offers: empty, hasVariant: Array.from({ length: 500 }, () => ({})) })));
+    const t0 = performance.now();
+    expect((await product("/empty-offers")).product.variants).toEqual([]);
+    expect(performance.now() - t0).toBeLessThan(1_000);
     site.set("/gone", shell(`<meta property="og:type" content="product"><meta property="og:title" content="Lamp"><meta property="product:price:amount" content="Sold out">`));
     expect((await product("/gone")).product.variants).toEqual([]);
   });

@@ -28,17 +28,25 @@ function videoTypeOf(bytes: Uint8Array, contentType: string): { contentType: str
   return { contentType: contentType || "application/octet-stream", extension: "bin" };
 }
 
+/** Whether `page` is a video: by its bytes, or an Ogg stream served as `video/*` (Ogg's signature says only "Ogg"). */
+function isVideo(page: Page): boolean {
+  const kind = detectKind(page);
+  if (kind === "video") return true;
+  const b = page.body;
+  return page.contentType.startsWith("video/") && b[0] === 0x4f && b[1] === 0x67 && b[2] === 0x67 && b[3] === 0x53;
+}
+
 /** Gets the primary video of `source.page`; throws `SCRAPE_VIDEO_UNSUPPORTED_URL` when there is none. */
 export async function extractVideo(source: AudioSource, settings: MediaSettings, signal?: AbortSignal): Promise<VideoFile> {
   let media: Page = source.page;
-  if (detectKind(media) !== "video") {
+  if (!isVideo(media)) {
     if (media.text === undefined || !source.dom) throw new VideoUnsupportedError(`the URL serves ${media.contentType || "an unknown type"}, not a video`);
     const url = findVideoUrl(source.dom(), source.baseUrl?.() ?? media.finalUrl);
     if (!url) throw new VideoUnsupportedError("the page has no <video> element with a playable source, nor an og:video");
     if (!settings.fetch) throw new VideoUnsupportedError("fetching media is not available in this process");
     media = await settings.fetch(url, settings.maxBytes, source.timeoutMs, signal);
     if (media.statusCode >= 400) throw new VideoUnsupportedError(`the video URL answered HTTP ${media.statusCode}`);
-    if (detectKind(media) !== "video") throw new VideoUnsupportedError(`the video URL serves ${media.contentType || "an unknown type"}`);
+    if (!isVideo(media)) throw new VideoUnsupportedError(`the video URL serves ${media.contentType || "an unknown type"}`);
   }
   if (media.body.byteLength > settings.maxBytes) throw new MediaTooLargeError("size", settings.maxBytes, "bytes");
   return { bytes: media.body, ...videoTypeOf(media.body, media.contentType) };
