@@ -8,7 +8,7 @@
 import { extractAudio } from "../../src/documents/media/extract-audio.ts";
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from "../../src/documents/media/settings.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
-import { ScrapeTimeoutError } from "../../src/errors.ts";
+import { withinScrape } from "../../src/documents/media/within-scrape.ts";
 
 /** Extra credits of a page with `audio` (upstream's +4: 5 in all). */
 export const AUDIO_EXTRA_CREDITS = 4;
@@ -21,17 +21,7 @@ export function createAudioFormat(settings: MediaSettings = DEFAULT_MEDIA_SETTIN
     extraCredits: AUDIO_EXTRA_CREDITS,
     usesOriginalDom: true,
     async render(ctx) {
-      // The media download and ffmpeg end with the scrape's deadline (or the client's abort), not after it.
-      const left = ctx.run ? Math.max(1, ctx.run.deadline - Date.now()) : ctx.spec.timeoutMs;
-      const signals = [AbortSignal.timeout(left), ...(ctx.run?.signal ? [ctx.run.signal] : [])];
-      const file = await extractAudio(
-        { page: ctx.page, dom: () => ctx.originalDom(), baseUrl: () => ctx.baseUrl(), timeoutMs: Math.min(ctx.spec.timeoutMs, left) },
-        settings,
-        AbortSignal.any(signals),
-      ).catch((err: unknown) => {
-        if (signals[0]!.aborted) throw new ScrapeTimeoutError(ctx.spec.timeoutMs);
-        throw err;
-      });
+      const file = await withinScrape(ctx, (source, signal) => extractAudio(source, settings, signal));
       return { audio: await ctx.storeFile(file.bytes, file.contentType, file.extension) };
     },
   };

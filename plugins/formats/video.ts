@@ -7,7 +7,7 @@
  */
 import { extractVideo } from "../../src/documents/media/extract-video.ts";
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from "../../src/documents/media/settings.ts";
-import { ScrapeTimeoutError } from "../../src/errors.ts";
+import { withinScrape } from "../../src/documents/media/within-scrape.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 
 /** Extra credits of a page with `video` (upstream's +4: 5 in all). */
@@ -21,17 +21,7 @@ export function createVideoFormat(settings: MediaSettings = DEFAULT_MEDIA_SETTIN
     extraCredits: VIDEO_EXTRA_CREDITS,
     usesOriginalDom: true,
     async render(ctx) {
-      // The download ends with the scrape's deadline (or the client's abort), not after it.
-      const left = ctx.run ? Math.max(1, ctx.run.deadline - Date.now()) : ctx.spec.timeoutMs;
-      const signals = [AbortSignal.timeout(left), ...(ctx.run?.signal ? [ctx.run.signal] : [])];
-      const file = await extractVideo(
-        { page: ctx.page, dom: () => ctx.originalDom(), baseUrl: () => ctx.baseUrl(), timeoutMs: Math.min(ctx.spec.timeoutMs, left) },
-        settings,
-        AbortSignal.any(signals),
-      ).catch((err: unknown) => {
-        if (signals[0]!.aborted) throw new ScrapeTimeoutError(ctx.spec.timeoutMs);
-        throw err;
-      });
+      const file = await withinScrape(ctx, (source, signal) => extractVideo(source, settings, signal));
       return { video: await ctx.storeFile(file.bytes, file.contentType, file.extension) };
     },
   };
