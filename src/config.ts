@@ -80,6 +80,11 @@ export interface Config {
   retryBaseDelayMs: number;
   /** Cached pages older than this are deleted (hourly). @default 30 days */
   cacheRetentionMs: number;
+  /**
+   * Most `POST /v2/scrape` results kept for `GET /v2/scrape/{id}` (each ~7 KB of JSON and up): beyond it the oldest go
+   * first, before their 24 h, so a busy server's database cannot grow without bound.
+   */
+  maxStoredResults: number;
   /** Log verbosity. @default "info" */
   logLevel: "debug" | "info" | "warn" | "error";
   /** Send webhooks directly, without the egress gate, so private and loopback receivers work. @default false */
@@ -307,6 +312,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     perHostConcurrency: int(r, "CRAWLBOX_PER_HOST_CONCURRENCY", 4, 1, 256),
     retryBaseDelayMs: int(r, "CRAWLBOX_RETRY_BASE_DELAY_MS", 2000, 10, 60_000),
     cacheRetentionMs: int(r, "CRAWLBOX_CACHE_RETENTION_DAYS", 30, 1, 36500) * 24 * 60 * 60 * 1000,
+    maxStoredResults: int(r, "CRAWLBOX_MAX_STORED_RESULTS", 100_000, 100, 1_000_000_000),
     logLevel,
     allowPrivateWebhooks: bool(r, "CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS", false),
     webhookTimeoutMs: int(r, "CRAWLBOX_WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),

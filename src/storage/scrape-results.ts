@@ -87,6 +87,15 @@ export class ScrapeResults {
     return JSON.parse(row.replay);
   }
 
+  /** Deletes the oldest results beyond the newest `max` (the write queue first goes to disk); returns how many. */
+  trim(max: number): number {
+    this.flush();
+    const count = (this.db.query("SELECT COUNT(*) AS n FROM scrapes").get() as { n: number }).n;
+    if (count <= max) return 0;
+    // expires_at is created_at + the fixed TTL: its index orders the rows by age.
+    return this.db.query("DELETE FROM scrapes WHERE id IN (SELECT id FROM scrapes ORDER BY expires_at LIMIT ?)").run(count - max).changes;
+  }
+
   /** Deletes expired rows; returns how many. */
   prune(now: number): number {
     this.flush();

@@ -45,4 +45,16 @@ describe("scrape results", () => {
     expect(rows()).toBe(1);
     expect(results.get("new", "k", SCRAPE_RESULT_TTL_MS + 1)).toEqual({ a: 2 });
   });
+
+  test("trim keeps the newest results (the queue written first) and deletes the oldest beyond the cap", () => {
+    const { results, rows } = setup();
+    for (let i = 0; i < 10; i++) results.put(`id-${i}`, "k", "http://x/", { n: i }, 1000 + i);
+    expect(results.trim(20)).toBe(0);
+    expect(rows()).toBe(10);
+    expect(results.trim(4)).toBe(6);
+    expect(rows()).toBe(4);
+    expect(results.get("id-5", "k", 2000)).toBeUndefined();
+    expect(results.get("id-6", "k", 2000)).toEqual({ n: 6 });
+    expect(results.get("id-9", "k", 2000)).toEqual({ n: 9 });
+  });
 });
