@@ -120,6 +120,8 @@ export interface Config {
   browserConcurrency: number;
   /** Pages after which the Chromium process is replaced by a fresh one. @default 500 */
   browserRetireAfterPages: number;
+  /** Chromium is closed after this long without a page in use (0: kept running). @default 300000 */
+  browserIdleCloseMs: number;
   /** LLM provider: `auto` (OPENAI_* set → openai, else MODEL_NAME set → ollama), `ollama`, `openai` or `off`. @default "auto" */
   llmProvider: "auto" | "ollama" | "openai" | "off";
   /** Context window LLM requests are sized for (tokens); long pages are split to fit. @default 8192 */
@@ -327,6 +329,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     browserEnabled: bool(r, "CRAWLBOX_BROWSER", true),
     browserConcurrency: int(r, "CRAWLBOX_BROWSER_CONCURRENCY", defaultBrowserConcurrency(), 1, 256),
     browserRetireAfterPages: int(r, "CRAWLBOX_BROWSER_RETIRE_AFTER_PAGES", 500, 1, 1_000_000),
+    browserIdleCloseMs: int(r, "CRAWLBOX_BROWSER_IDLE_CLOSE_MS", 300_000, 0, 86_400_000),
     llmProvider: llmProvider(r),
     llmContextTokens: int(r, "CRAWLBOX_LLM_CONTEXT_TOKENS", 8192, 1024, 2_000_000),
     llmTimeoutMs: int(r, "CRAWLBOX_LLM_TIMEOUT_MS", 120_000, 1000, 3_600_000),

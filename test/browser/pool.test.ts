@@ -62,6 +62,27 @@ describe("BrowserPool", () => {
     expect(pool.pids()).toEqual([]);
   });
 
+  test("an unused browser is closed after idleCloseMs (not while a lease is held), and the next acquire starts one", async () => {
+    const pool = new BrowserPool({ executablePath: CHROMIUM, proxyUrl: gate.proxyUrl, concurrency: 1, retireAfterPages: 100, log: silentLogger, idleCloseMs: 300 });
+    try {
+      const held = await pool.acquire({ deadline: far() });
+      const pid = pool.pids()[0]!;
+      await Bun.sleep(700); // held: in use, not idle
+      expect(alive(pid)).toBe(true);
+      held.release();
+      for (let i = 0; i < 60 && alive(pid); i++) await Bun.sleep(50);
+      expect(alive(pid)).toBe(false);
+      expect(pool.pids()).toEqual([]);
+      const next = await pool.acquire({ deadline: far() });
+      await next.page.goto(`${site.url}/static`);
+      expect(next.generation).toBe(2);
+      next.release();
+    } finally {
+      await pool.close();
+    }
+    expect(pool.pids()).toEqual([]);
+  });
+
   test("a retired browser and a clean close let Chromium exit by itself, not by SIGKILL", async () => {
     // How each launched Chromium ended: its exit code, or the signal that ended it.
     const ends: Promise<{ code: number | null; signal: string | null }>[] = [];

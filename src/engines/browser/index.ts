@@ -22,7 +22,7 @@ import { BrowserPool } from "./pool.ts";
 
 /** What {@link createEngines} needs. */
 export interface EnginesOptions {
-  config: Pick<Config, "chromePath" | "browserEnabled" | "browserConcurrency" | "browserRetireAfterPages"> &
+  config: Pick<Config, "chromePath" | "browserEnabled" | "browserConcurrency" | "browserRetireAfterPages" | "browserIdleCloseMs"> &
     Partial<Pick<Config, "proxyBasic" | "proxyEnhanced" | "proxyCountries">>;
   gate: EgressGate;
   http: Engine;
@@ -65,6 +65,7 @@ export function createEngines(o: EnginesOptions): Engines {
     proxyUrl: o.gate.proxyUrl,
     concurrency: o.config.browserConcurrency,
     retireAfterPages: o.config.browserRetireAfterPages,
+    idleCloseMs: o.config.browserIdleCloseMs,
     log: o.log,
     prepare: prepareWarmPage,
   });

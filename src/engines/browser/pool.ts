@@ -18,6 +18,8 @@
  * - Crashes: a `disconnected` browser is forgotten at once; the next acquire launches a new one.
  * - Hangs: a lease released as `suspect` (its scrape timed out), or a page the browser failed to open, triggers a
  *   health probe; a browser that cannot open a context within {@link HEALTH_TIMEOUT_MS} is killed and replaced.
+ * - Idle: a browser with no lease for `idleCloseMs` is closed (Chromium holds ~1 GB doing nothing); the next
+ *   acquire starts one again, as the first does.
  * - `close()` closes every browser (raced against a timeout, then SIGKILL of the process group).
  */
 import type { Browser, CDPSession, Page } from "puppeteer-core";
@@ -50,6 +52,8 @@ export interface BrowserPoolOptions {
    * is handed to the lease as `prepared`.
    */
   prepare?: (page: Page, session: CDPSession) => Promise<unknown>;
+  /** Close the browser after this long without a lease (0: never). @default 0 */
+  idleCloseMs?: number;
 }
 interface Handle {
   browser: Browser;
@@ -77,6 +81,9 @@ export class BrowserPool {
   private readonly launch: (options: LaunchOptions) => Promise<Browser>;
   private created = 0;
   private reused = 0;
+  /** When a lease was last taken or handed back (`performance.now()`). */
+  private lastUsedAt = performance.now();
+  private readonly idleTimer?: ReturnType<typeof setInterval>;
 
   constructor(private readonly options: BrowserPoolOptions) {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new TypeError("BrowserPool: concurrency must be >= 1");
@@ -84,6 +91,21 @@ export class BrowserPool {
       throw new TypeError("BrowserPool: retireAfterPages must be >= 1");
     }
     this.launch = options.launch ?? launchChromium;
+    const idleMs = options.idleCloseMs ?? 0;
+    if (idleMs > 0) {
+      this.idleTimer = setInterval(() => this.closeIfIdle(idleMs), Math.max(10, Math.min(idleMs / 2, 30_000)));
+      this.idleTimer.unref?.();
+    }
+  }
+
+  /** Closes the current browser when no lease was taken or held for `idleMs`. */
+  private closeIfIdle(idleMs: number): void {
+    const handle = this.current;
+    if (!handle || this.closed || this.launching || this.active > 0 || handle.active > 0) return;
+    if (performance.now() - this.lastUsedAt < idleMs) return;
+    this.options.log.info("browser: closing idle Chromium", { generation: handle.generation, idleMs });
+    this.retire(handle);
+    void this.dispose(handle);
   }
 
   /** Leases running now. */
@@ -125,6 +147,7 @@ export class BrowserPool {
    */
   async acquire(options: AcquireOptions): Promise<Lease> {
     if (this.closed) throw new BrowserUnavailableError("The browser pool is shut down.");
+    this.lastUsedAt = performance.now();
     if (options.signal?.aborted) throw options.signal.reason;
     await this.takeSlot(options);
     if (performance.now() >= options.deadline || options.signal?.aborted) {
@@ -201,6 +224,7 @@ export class BrowserPool {
   /** Closes every browser; waits for none of the running scrapes. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.idleTimer);
     for (const w of this.waiters.splice(0)) w();
     const launching = this.launching;
     if (launching) await launching.catch(() => undefined);
@@ -221,6 +245,7 @@ export class BrowserPool {
         if (released) return;
         released = true;
         handle.active--;
+        this.lastUsedAt = performance.now();
         this.giveSlot();
         const keep = reuse && !suspect && tenant !== undefined && warm.uses < REUSE_MAX_SCRAPES && !handle.dead && !handle.retiring && !this.closed;
         if (keep) handle.stock.keep(warm, tenant);
