@@ -130,7 +130,8 @@ export function createRenderContext(
       markdown = converted ? converted.markdown : plain ? raw : htmlToMarkdown(ctx.cleanedHtml());
       // As upstream: main content that came out empty (a page of links, a cookie banner and a sidebar) gives the
       // whole page's markdown instead of an empty document.
-      if (!converted && !plain && spec.onlyMainContent && markdown.trim() === "") {
+      // (A scan that stops at the first visible character: no trimmed copy of every page's markdown.)
+      if (!converted && !plain && spec.onlyMainContent && !/\S/.test(markdown)) {
         markdown = htmlToMarkdown(cleanHtml(parseHtml(raw), cleanOptions(false)));
       }
       return markdown;
