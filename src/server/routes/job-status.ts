@@ -6,7 +6,7 @@
 import { Elysia } from "elysia";
 import { parseStatusPagination } from "../../api/pagination.ts";
 import type { JobKind } from "../../jobs/types.ts";
-import { baseDomainOf, isBaseDomain } from "../../crawl/base-domain.ts";
+import { fewCrawlResultsWarning } from "../../crawl/base-domain.ts";
 import { authPlugin } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
@@ -14,17 +14,6 @@ import type { Services } from "../services.ts";
 /** Warning upstream adds when robots.txt kept pages out of a finished crawl. */
 export const ROBOTS_WARNING =
   "One or more pages were unable to be crawled because the robots.txt file prevented this. Please use the /scrape endpoint instead.";
-
-/**
- * Upstream's hint when a finished crawl found at most one page, started below the site's root, without
- * `crawlEntireDomain` (api-v2.md §3.2): the usual reason is that links outside the start path were not followed.
- */
-export function fewResultsWarning(job: { kind: JobKind; url: string | null; completed: number; options: { crawlerOptions?: Record<string, unknown> } }): string | undefined {
-  if (job.kind !== "crawl" || !job.url || job.completed > 1 || job.options.crawlerOptions?.crawlEntireDomain === true) return undefined;
-  if (isBaseDomain(job.url)) return undefined;
-  const base = baseDomainOf(job.url);
-  return base ? `Only ${job.completed} result(s) found. For broader coverage, try crawling with crawlEntireDomain=true or start from a higher-level path like ${base}` : undefined;
-}
 
 /** The `next` link builder for a job's status pages. */
 export function nextLinkBuilder(base: string, path: string, limit: number | undefined) {
@@ -45,7 +34,7 @@ export function jobStatusRoutes(services: Services, kind: JobKind, prefix: strin
         const base = publicBaseUrl(config.publicUrl, request);
         const body: Record<string, unknown> = { ...jobs.status(job, skip, limit, nextLinkBuilder(base, `${prefix}/${job.id}`, limit)) };
         if (job.status !== "scraping") {
-          const warnings = [services.jobResults.errors(job.id).robotsBlocked.length > 0 ? ROBOTS_WARNING : undefined, fewResultsWarning(job)].filter(Boolean);
+          const warnings = [services.jobResults.errors(job.id).robotsBlocked.length > 0 ? ROBOTS_WARNING : undefined, job.kind === "crawl" ? fewCrawlResultsWarning(job) : undefined].filter(Boolean);
           if (warnings.length > 0) body.warning = warnings.join(" ");
         }
         return body;
