@@ -18,7 +18,10 @@ const CODES = `
   TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS XK YE YT ZA ZM ZW
 `;
 
-const COUNTRIES = new Set(CODES.trim().split(/\s+/));
+/** The codes, in order (what `countryCode` accepts besides UK). */
+export const COUNTRY_CODES: readonly string[] = CODES.trim().split(/\s+/);
+
+const COUNTRIES = new Set(COUNTRY_CODES);
 
 /** `country` as the ISO code crawlbox uses (upper case; UK → GB), or undefined when it is not a country code. */
 export function countryCode(country: string): string | undefined {

@@ -6,7 +6,7 @@
  * After a city, a US state's name means the US ("Austin, Texas"); two names stay ambiguous and are ignored: a
  * two-letter last part ("San Francisco, CA" is not Canada) and Georgia ("Atlanta, Georgia" is not the country).
  */
-import { countryCode } from "../api/countries.ts";
+import { COUNTRY_CODES, countryCode } from "../api/countries.ts";
 
 /** Other names people and SDK examples use for a country, lower case. */
 const ALIASES: Record<string, string> = {
@@ -48,12 +48,9 @@ function names(): Map<string, string> {
   if (byName) return byName;
   byName = new Map(Object.entries(ALIASES));
   const display = new Intl.DisplayNames(["en"], { type: "region" });
-  for (let a = 65; a <= 90; a++) {
-    for (let b = 65; b <= 90; b++) {
-      const code = countryCode(String.fromCharCode(a, b));
-      const name = code ? display.of(code) : undefined;
-      if (code && name && !byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), code);
-    }
+  for (const code of COUNTRY_CODES) {
+    const name = display.of(code);
+    if (name && !byName.has(name.toLowerCase())) byName.set(name.toLowerCase(), code);
   }
   return byName;
 }
