@@ -14,7 +14,6 @@ import { targetPages, type MonitorFields, type MonitorTarget } from "../api/moni
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
 import { BadRequestError, InsufficientCreditsError, NotFoundError, TooManyRequestsError } from "../errors.ts";
-import type { LlmClient } from "../llm/client.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
 import type { Logger } from "../log.ts";
 import { immediate } from "../storage/database.ts";

@@ -4,7 +4,6 @@
  * defaults (timeout, maxAge) and refuses cloud-only options that would change the result if ignored.
  */
 import type { ScrapeOptions } from "../api/scrape-options.ts";
-import { UnsupportedOptionError } from "../errors.ts";
 import { piiOptions } from "../redact/redactor.ts";
 import { DEFAULT_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createParsePool } from "../../src/scrape/parse-workers/pool.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
-import { page, startPageSite, type PageSite } from "../formats/pages.ts";
+import { startPageSite, type PageSite } from "../formats/pages.ts";
 
 const NAV_ONLY = `<!doctype html><html><head><title>Hub</title></head><body><nav><ul>${["Docs", "Blog", "Pricing", "About"]
   .map((t) => `<li><a href="/${t.toLowerCase()}">${t}</a></li>`)
