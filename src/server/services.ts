@@ -236,7 +236,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     },
   });
   const scheduler = createScheduler(log);
-  scheduler.every("expire-files", "0 * * * * *", () => {
+  scheduler.every("expire-files-trim-results", "0 * * * * *", () => {
     void files.prune();
     // Checked every minute: a busy server stores hundreds of results a second.
     results.trim(config.maxStoredResults);
