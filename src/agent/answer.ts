@@ -4,7 +4,7 @@
  * context. `extract` mode (the default) answers with JSON, valid against the request's `schema` when it has one
  * (the same chunked, schema-checked extraction as `POST /v2/extract`); `chat` mode answers in text, in `message`.
  */
-import type { ReadPage } from "../extract/read-pages.ts";
+import { pagesText, type ReadPage } from "../extract/read-pages.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { agentChatMessages } from "../llm/task-prompts.ts";
 import type { AgentJob } from "./store.ts";
@@ -29,10 +29,6 @@ export function threadHistory(earlier: readonly AgentJob[]): string {
     .join("\n\n");
 }
 
-/** The pages as one text, each under its URL. */
-function pagesText(pages: readonly ReadPage[]): string {
-  return pages.map((p) => `Source: ${p.url}\n\n${p.markdown}`).join("\n\n---\n\n");
-}
 
 /** The run's answer: `data` in extract mode, `message` in chat mode. */
 export async function answer(

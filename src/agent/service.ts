@@ -20,9 +20,9 @@ import { RunQueue } from "../extract/run-queue.ts";
 import { JobCredits } from "../extract/job-credits.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
-import { compileSchema } from "../llm/schema.ts";
+import { assertRequestSchema } from "../llm/schema.ts";
 import type { Logger } from "../log.ts";
-import type { SearchService } from "../search/service.ts";
+import { SEARCH_CREDITS_PER_10, type SearchService } from "../search/service.ts";
 import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { answer, threadHistory } from "./answer.ts";
@@ -45,12 +45,10 @@ const RUNS_AT_ONCE = 2;
 const PAGES_AT_ONCE = 2;
 /** Search results offered to a run without URLs. */
 const SEARCH_RESULTS = 5;
-/** What that search costs (2 credits per started 10 results, docs/credits.md). */
-const SEARCH_CREDITS = 2;
+/** What that search costs (search's price per started 10 results, docs/credits.md). */
+const SEARCH_CREDITS = Math.ceil(SEARCH_RESULTS / 10) * SEARCH_CREDITS_PER_10;
 /** Runs of one run (the server stopped during each) after which it is failed instead of run again. */
 const MAX_ATTEMPTS = 3;
-/** Largest schema accepted (its JSON). */
-const MAX_SCHEMA_BYTES = 256 * 1024;
 
 /** Dependencies of {@link AgentService}. */
 export interface AgentServiceDeps extends PageReaderDeps {
@@ -91,8 +89,7 @@ export class AgentService {
     if (urls.length === 0 && !this.deps.canSearch) {
       throw new BadRequestError("An agent without urls searches the web for its prompt, which needs a search backend: set SEARXNG_ENDPOINT (docs/search.md), or give urls.");
     }
-    if (req.schema && JSON.stringify(req.schema).length > MAX_SCHEMA_BYTES) throw new BadRequestError(`The schema is larger than ${MAX_SCHEMA_BYTES} bytes.`);
-    if (req.schema) compileSchema(req.schema);
+    assertRequestSchema(req.schema);
     // A run without URLs pays for its search before it reads anything: a cap below that could buy no page at all.
     if (urls.length === 0 && req.maxCredits !== undefined && req.maxCredits < SEARCH_CREDITS + 1) {
       throw new BadRequestError(`maxCredits ${req.maxCredits} cannot pay for the web search (${SEARCH_CREDITS} credits) and one page; give urls or raise it.`);

@@ -35,6 +35,11 @@ export interface ReadPage {
   links: string[];
 }
 
+/** The pages as one text for a model, each under its URL (extract's and the agent's prompts). */
+export function pagesText(pages: readonly ReadPage[]): string {
+  return pages.map((p) => `Source: ${p.url}\n\n${p.markdown}`).join("\n\n---\n\n");
+}
+
 /** How to read. */
 export interface ReadOptions {
   who: KeyIdentity;

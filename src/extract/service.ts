@@ -22,7 +22,7 @@ import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
 import { BadRequestError, CrawlboxError, TooManyRequestsError } from "../errors.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
-import { compileSchema } from "../llm/schema.ts";
+import { assertRequestSchema } from "../llm/schema.ts";
 import type { Logger } from "../log.ts";
 import { mapSite, type MapDeps } from "../crawl/map.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
@@ -31,7 +31,7 @@ import type { ScrapeService } from "../scrape/service.ts";
 import type { SearchService } from "../search/service.ts";
 import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
-import { readPages } from "./read-pages.ts";
+import { pagesText, readPages } from "./read-pages.ts";
 import { RunQueue } from "./run-queue.ts";
 import { JobCredits } from "./job-credits.ts";
 import type { ExtractJob, ExtractStore } from "./store.ts";
@@ -49,8 +49,6 @@ const JOBS_AT_ONCE = 2;
 const PAGES_AT_ONCE = 2;
 /** Jobs one key may have processing (running or waiting); more is a 429. */
 export const MAX_JOBS_PER_KEY = 10;
-/** Largest schema accepted (its JSON), as it is stored with the job and sent with every LLM call. */
-export const MAX_SCHEMA_BYTES = 256 * 1024;
 /** Runs of one job (the server stopped during each) after which it is failed instead of run again. */
 export const MAX_EXTRACT_ATTEMPTS = 3;
 
@@ -115,11 +113,7 @@ export class ExtractService {
     }
     if (searching && !req.prompt) throw new BadRequestError("A web search for an extract needs a prompt.");
     if (req.scrapeOptions) this.deps.scrape.validate(specFromOptions("https://example.com/", "https://example.com/", { ...req.scrapeOptions, formats: [{ type: "markdown" }] } as ScrapeOptions, {}, this.deps.config));
-    if (req.schema && JSON.stringify(req.schema).length > MAX_SCHEMA_BYTES) {
-      throw new BadRequestError(`The schema is larger than ${MAX_SCHEMA_BYTES} bytes.`);
-    }
-    // A schema that does not compile is a 400 now (api-v2.md §2.8), not a job that fails after pages were charged.
-    if (req.schema) compileSchema(req.schema);
+    assertRequestSchema(req.schema);
     this.deps.ledger.assertCanSpend(who, Math.max(1, req.urls.length));
     if (this.deps.store.processingCount(who.keyId) >= MAX_JOBS_PER_KEY) {
       throw new TooManyRequestsError("TOO_MANY_EXTRACT_JOBS", `This key already has ${MAX_JOBS_PER_KEY} extract jobs processing; wait for one to finish.`);
@@ -205,7 +199,7 @@ export class ExtractService {
       if (urls.length === 0) throw new BadRequestError("No pages to extract from: the URLs and the search found nothing.");
       const pages = await readPages(this.deps, urls, { who, signal, charge, warnings, concurrency: PAGES_AT_ONCE, ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}) });
       if (pages.length === 0) throw new CrawlboxError("EXTRACT_NO_PAGES", 500, `None of the ${urls.length} pages could be scraped.`);
-      const content = pages.map((p) => `Source: ${p.url}\n\n${p.markdown}`).join("\n\n---\n\n");
+      const content = pagesText(pages);
       const prompt = [req.systemPrompt, req.prompt].filter((s): s is string => !!s && s.trim() !== "").join("\n\n") || undefined;
       const limitMs = Math.min(req.timeout ?? this.deps.config.llmTimeoutMs, this.deps.config.llmTimeoutMs);
       const deadline = this.now() + limitMs;

@@ -44,6 +44,19 @@ export function compileSchema(schema: Record<string, unknown>, path: (string | n
   return fn;
 }
 
+/** Largest request schema accepted (its JSON), extract's and the agent's: it is stored with the job and sent with every LLM call. */
+export const MAX_SCHEMA_BYTES = 256 * 1024;
+
+/**
+ * Checks a request's schema before any work is queued: over {@link MAX_SCHEMA_BYTES} or not a usable JSON Schema is
+ * a 400 now, not a job that fails after pages were charged (api-v2.md §2.8).
+ */
+export function assertRequestSchema(schema: Record<string, unknown> | undefined): void {
+  if (!schema) return;
+  if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) throw new BadRequestError(`The schema is larger than ${MAX_SCHEMA_BYTES} bytes.`);
+  compileSchema(schema);
+}
+
 /** Validates `value` against `schema`; returns readable problems, empty when valid. */
 export function validateAgainst(schema: Record<string, unknown>, value: unknown): string[] {
   const fn = compileSchema(schema);
