@@ -107,8 +107,8 @@ class Found {
   constructor(
     private readonly filter: CrawlFilter,
     private readonly matcher: ((link: RankableLink) => boolean) | undefined,
-    /** Whether a listed URL is on the mapped site (and so may be fetched for more links). */
-    readonly onSite: (url: string) => boolean,
+    /** Whether a link, as found (before normalising), is on the mapped site and so may be fetched for more links. */
+    readonly onSite: (raw: string) => boolean,
   ) {}
 
   /** Whether `search` filters the list (a query without words keeps every link, as {@link rankBySearch} does). */
@@ -171,7 +171,10 @@ export async function mapSite(options: MapSiteOptions, deps: MapDeps, signal?: A
   // The site's own pages are the ones discovery fetches; other sites' links are only listed (allowExternalLinks).
   const site = createCrawlFilter(startUrl, scope);
   const listed = options.allowExternalLinks ? createCrawlFilter(startUrl, { ...scope, allowExternalLinks: true }) : site;
-  const found = new Found(listed, searchMatcher(options.search), (url) => site.check(url, { depth: 0 }).ok);
+  // Without external links every listed link is on the site: no second check. With them, the link as found is judged
+  // (as `add` judged it), not its listed form, whose query `ignoreQueryParameters` may have dropped.
+  const onSite = listed === site ? () => true : (raw: string) => site.check(raw.replace(/#.*$/s, ""), { depth: 0 }).ok;
+  const found = new Found(listed, searchMatcher(options.search), onSite);
   const warnings: string[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<"timeout">((resolve) => {
@@ -256,7 +259,7 @@ async function crawlLinks(startUrl: string, options: MapSiteOptions, deps: MapDe
     if (page.finalUrl !== url) found.add(page.finalUrl, 2, { title, description });
     for (const link of extractLinks(doc, documentBaseUrl(doc, page.finalUrl))) {
       const listed = found.add(link, 2);
-      if (!listed || queued.has(listed) || !found.onSite(listed) || NOT_HTML.test(new URL(listed).pathname)) continue;
+      if (!listed || queued.has(listed) || !found.onSite(link) || NOT_HTML.test(new URL(listed).pathname)) continue;
       if (maxDepth !== undefined && depth + 1 >= maxDepth) continue;
       queued.add(listed);
       queue.push({ url: listed, depth: depth + 1 });

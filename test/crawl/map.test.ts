@@ -137,6 +137,28 @@ describe("mapSite", () => {
     expect(without).toContain(site.urls.orphans[0]!);
   });
 
+  test("with regexOnFullURL, a link listed for its query is also followed for more links (judged on the link as found)", async () => {
+    // The listed URL drops the query (ignoreQueryParameters), so judging it again without the query would refuse it.
+    const pages: Record<string, string> = {
+      "/": `<a href="/list?page=2">list</a>`,
+      "/list": `<a href="/deep?page=2">deep</a>`,
+      "/deep": `<p>deep</p>`,
+    };
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => new Response(`<html><body>${pages[new URL(req.url).pathname] ?? ""}</body></html>`, { headers: { "content-type": "text/html" } }) });
+    const local = await createEgressGate({ allowPrivateNetwork: true });
+    try {
+      const engine = createHttpEngine({ gate: local });
+      const r = await mapSite(
+        { url: `http://127.0.0.1:${server.port}/`, includePaths: ["page=2"], regexOnFullURL: true, sitemap: "skip" },
+        { engine, robots: new RobotsCache({ engine }), gate: local, maxPages: 20 },
+      );
+      expect(urls(r)).toEqual(expect.arrayContaining([`http://127.0.0.1:${server.port}/list`, `http://127.0.0.1:${server.port}/deep`]));
+    } finally {
+      await local.close();
+      server.stop(true);
+    }
+  });
+
   test("discovery obeys robots.txt (listing does not); ignoreRobotsTxt fetches anyway", async () => {
     const r = await map();
     expect(urls(r)).toContain(site.url("/private/secret"));
