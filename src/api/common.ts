@@ -38,9 +38,12 @@ export function oneOf<const V extends readonly [string, ...string[]]>(values: V,
  */
 export const UrlField = t.String({ description: "http(s) URL; `http://` is prepended when no scheme is given", examples: ["https://example.com"] });
 
+/** A UUID, any version, either case (job, scrape and thread ids). */
+export const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
 /** UUID (pattern instead of `format: "uuid"`, which TypeBox only checks when a format is registered). */
 export const UuidField = t.String({
-  pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+  pattern: UUID_PATTERN,
   errorMessage: "Invalid uuid",
   description: "UUID",
 });

@@ -98,14 +98,6 @@ export function normalizeSchedule(input: MonitorScheduleInput): MonitorSchedule 
   return { cron, ...(input.text && !input.cron ? { text: input.text } : {}), timezone };
 }
 
-/** The next run of a schedule after `from`, or undefined. */
-export function nextRun(schedule: MonitorSchedule, from = new Date()): Date | undefined {
-  const probe = new Cron(schedule.cron, { timezone: schedule.timezone, paused: true });
-  const next = probe.nextRun(from) ?? undefined;
-  probe.stop();
-  return next;
-}
-
 /**
  * Runs of a schedule in 30 days from `from`, for `estimatedCreditsPerMonth`: counted up to 50 runs, then
  * extrapolated from the time those took (a listing of 50 monitors must not walk croner thousands of times each).

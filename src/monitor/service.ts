@@ -239,11 +239,9 @@ export class MonitorService {
     if (scheduledFor !== undefined) check.scheduledFor = scheduledFor;
     const skipped = (status: CheckRow["status"], error: string): CheckRow => {
       const row: CheckRow = { ...check, status, error, finishedAt: now };
-      delete row.startedAt;
       this.deps.store.addCheck(row);
       return row;
     };
-    let started = false;
     const row = immediate(this.deps.db, () => {
       if (this.deps.store.runningCheck(m.id)) return skipped("skipped_overlap", "The previous check of this monitor was still running.");
       try {
@@ -253,10 +251,9 @@ export class MonitorService {
         throw err;
       }
       this.deps.store.addCheck(check);
-      started = true;
       return check;
     });
-    if (!started) return row;
+    if (row !== check) return row; // skipped
     this.pending.set(check.id, () => this.execute(m, check, who));
     this.queue.schedule(check.id);
     return this.deps.store.getCheck(m.id, check.id) ?? row;

@@ -34,11 +34,6 @@ export class ConcurrencyLimiter {
     return this.active;
   }
 
-  /** Scrapes waiting for a slot. */
-  get waiting(): number {
-    return this.waiters.length;
-  }
-
   /** The work of `keyId` running now and waiting for a slot (`/v2/concurrency-check`, `/v2/team/queue-status`). */
   usage(keyId: string): { running: number; waiting: number } {
     const u = this.byKey.get(keyId);
@@ -51,8 +46,8 @@ export class ConcurrencyLimiter {
    * the work for that key's reports.
    */
   async run<T>(maxWaitMs: number, fn: (queuedMs: number | undefined) => Promise<T>, keyId?: string): Promise<T> {
-    const mine = keyId === undefined ? undefined : this.byKey.get(keyId) ?? { running: 0, waiting: 0 };
-    if (keyId !== undefined) this.byKey.set(keyId, mine!);
+    let mine = keyId === undefined ? undefined : this.byKey.get(keyId);
+    if (keyId !== undefined && !mine) this.byKey.set(keyId, (mine = { running: 0, waiting: 0 }));
     let queuedMs: number | undefined;
     if (this.active >= this.max) {
       const since = performance.now();

@@ -160,7 +160,8 @@ export class ScrapeService {
     // Redaction is charged per page, a parsed PDF's pages included (upstream).
     const perPage = 1 + (spec.redactPII ? REDACT_PII_EXTRA_CREDITS : 0);
     // The cleaning pass is charged only when it runs, but the quota must allow it beforehand.
-    this.deps.ledger.assertCanSpend(who, perPage + extraCredits + (spec.onlyCleanContent ? ONLY_CLEAN_CONTENT_EXTRA_CREDITS : 0));
+    const cleaningReserve = spec.onlyCleanContent ? ONLY_CLEAN_CONTENT_EXTRA_CREDITS : 0;
+    this.deps.ledger.assertCanSpend(who, perPage + extraCredits + cleaningReserve);
 
     const startedAt = this.now();
     const scrapeId = options.scrapeId ?? this.newId();
@@ -176,7 +177,7 @@ export class ScrapeService {
     let credits = (converted ? converted.credits : 1) * perPage + fixedCredits;
     // A PDF's per-page credits and the enhanced mode's extra are known only now: the quota must hold for them too,
     // before the formats (LLM calls) run and anything is charged.
-    if (credits > perPage + extraCredits) this.deps.ledger.assertCanSpend(who, credits + (spec.onlyCleanContent ? ONLY_CLEAN_CONTENT_EXTRA_CREDITS : 0));
+    if (credits > perPage + extraCredits) this.deps.ledger.assertCanSpend(who, credits + cleaningReserve);
 
     // What LLM-backed and history-keeping renderers need: the key, the deadline, token accounting.
     const commits: (() => void)[] = [];

@@ -5,6 +5,7 @@
  * refinements all give the same 400 shape; the schema is attached to the OpenAPI document only.
  */
 import { Elysia } from "elysia";
+import { UUID_PATTERN } from "../../api/common.ts";
 import { parseScrapeBody, ScrapeRequestSchema } from "../../api/scrape.ts";
 import { BadRequestError, NotFoundError } from "../../errors.ts";
 import { IDEMPOTENCY_PARAMETER, idempotent } from "../../idempotency/guard.ts";
@@ -15,7 +16,7 @@ import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
 
 /** Scrape ids are UUIDs (upstream's check, and its message, for anything else). */
-const SCRAPE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SCRAPE_ID = new RegExp(UUID_PATTERN);
 
 /** True when the raw body asks for zero data retention (checked before validation, which may still refuse it). */
 function zeroDataRetention(body: unknown): boolean {
