@@ -198,11 +198,21 @@ export class MonitorStore {
    * What the monitor's latest earlier check recorded for a URL of a target, if it looked at it: its status, and
    * the latest earlier scrape id of that URL (its own, or, for a page that failed, the one it carried forward).
    * One row read: each page stores its predecessor's id, so no walk back through the history is needed.
+   * A URL the monitor never recorded is answered from the URL index; one it did is found by walking its checks from
+   * the newest (forced: the URL index would sort the URL's whole history instead).
    */
   lastPage(monitorId: string, targetId: string, url: string, beforeCheckId: string): { status: CheckPage["status"]; scrapeId?: string } | undefined {
+    const seen = this.db
+      .query<{ one: number }, [string, string, string, string]>(
+        `SELECT 1 AS one FROM monitor_pages p JOIN monitor_checks c ON c.id = p.check_id
+         WHERE p.url = ? AND p.target_id = ? AND c.monitor_id = ? AND c.id != ? LIMIT 1`,
+      )
+      .get(url, targetId, monitorId, beforeCheckId);
+    if (!seen) return undefined;
     const row = this.db
       .query<{ status: CheckPage["status"]; scrape_id: string | null }, [string, string, string, string]>(
-        `SELECT p.status, COALESCE(p.scrape_id, p.previous_scrape_id) AS scrape_id FROM monitor_pages p JOIN monitor_checks c ON c.id = p.check_id
+        `SELECT p.status, COALESCE(p.scrape_id, p.previous_scrape_id) AS scrape_id FROM monitor_pages p INDEXED BY monitor_pages_check
+         JOIN monitor_checks c ON c.id = p.check_id
          WHERE c.monitor_id = ? AND p.target_id = ? AND p.url = ? AND c.id != ? ORDER BY c.created_at DESC, p.seq DESC LIMIT 1`,
       )
       .get(monitorId, targetId, url, beforeCheckId);

@@ -386,4 +386,9 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE scrapes ADD COLUMN replay TEXT;        -- JSON {actions} of the scrape, when it had any
   `,
+  // 19: whether a monitor has seen a URL before (monitor/store.ts lastPage) without reading its whole history: a URL
+  // new to a monitor of 1,000 checks took ~7.5 ms per look-up, on the event loop, for each new page of a check.
+  `
+  CREATE INDEX monitor_pages_url ON monitor_pages (url, target_id);
+  `,
 ];
