@@ -107,7 +107,7 @@ export class MonitorService {
     if (fields.goal) m.goal = fields.goal;
     this.checkTargets(m);
     immediate(this.deps.db, () => {
-      if (this.deps.store.list(who.keyId, MAX_MONITORS_PER_KEY + 1, 0).length >= MAX_MONITORS_PER_KEY) {
+      if (this.deps.store.count(who.keyId) >= MAX_MONITORS_PER_KEY) {
         throw new TooManyRequestsError("TOO_MANY_MONITORS", `This key already has ${MAX_MONITORS_PER_KEY} monitors; delete one first.`);
       }
       this.deps.store.save(m);

@@ -156,6 +156,11 @@ export class MonitorStore {
     return this.db.query<Record<string, any>, [string, number, number]>("SELECT * FROM monitors WHERE key_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?").all(keyId, limit, offset).map(monitorFrom);
   }
 
+  /** How many monitors `keyId` has. */
+  count(keyId: string): number {
+    return this.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM monitors WHERE key_id = ?").get(keyId)?.n ?? 0;
+  }
+
   /** Every active monitor (scheduled at start). */
   active(): MonitorRow[] {
     return this.db.query<Record<string, any>, []>("SELECT * FROM monitors WHERE status = 'active'").all().map(monitorFrom);

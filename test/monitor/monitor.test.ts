@@ -332,6 +332,26 @@ describe("/v2/monitor", () => {
     await app.deleteMonitor(m.id);
   });
 
+  test("a key has at most 50 monitors: the 51st is a 429 TOO_MANY_MONITORS; deleting one makes room", async () => {
+    const { key } = h.services.keys.create("many monitors");
+    const create = (i: number) =>
+      h.request("/v2/monitor", { method: "POST", auth: key, json: { name: `m${i}`, schedule: { text: "daily" }, targets: [{ type: "scrape", urls: [`${base}/x`] }] } });
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const res = await create(i);
+      expect(res.status).toBe(200);
+      ids.push(((await res.json()) as any).data.id);
+    }
+    const over = await create(50);
+    expect(over.status).toBe(429);
+    expect(((await over.json()) as any).code).toBe("TOO_MANY_MONITORS");
+    expect((await h.request(`/v2/monitor/${ids[0]}`, { method: "DELETE", auth: key })).status).toBe(200);
+    const again = await create(51);
+    expect(again.status).toBe(200);
+    ids[0] = ((await again.json()) as any).data.id;
+    for (const id of ids) await h.request(`/v2/monitor/${id}`, { method: "DELETE", auth: key });
+  });
+
   test("refused with a 400 that says why: bad schedules, crawl and search targets, email notifications, a judge without a goal", async () => {
     const post = async (body: Record<string, unknown>) => {
       const res = await h.request("/v2/monitor", { method: "POST", json: { name: "n", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/x`] }], ...body } });
