@@ -11,6 +11,7 @@ import type { Action } from "../../api/actions.ts";
 import { NotFoundError, UnsupportedOptionError } from "../../errors.ts";
 import { MAX_STEPS, type PromptOutcome } from "../../interact/driver.ts";
 import { LlmNotConfiguredError } from "../../llm/errors.ts";
+import { llmCallForRun } from "../../llm/render-call.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 
@@ -50,10 +51,7 @@ export function interactRoutes(services: Services) {
           prompt: req.prompt,
           llm: services.llm,
           signal,
-          call: () => {
-            const limitMs = Math.max(1, Math.min(config.llmTimeoutMs, ends - Date.now()));
-            return { signal, deadline: Date.now() + limitMs, limitMs, tokenBudget: config.llmTokenBudget, onTokens: (t: number) => services.ledger.charge(who, 0, t) };
-          },
+          call: () => llmCallForRun({ deadline: ends, signal, recordTokens: (t) => services.ledger.charge(who, 0, t) }, config),
         })
           // The prompt's own time ran out in the middle of a step (a model call): it was stopped, which is an answer.
           .catch((err: unknown) => {
