@@ -37,7 +37,7 @@ import type { RobotsCache, RobotsEntry } from "./robots-cache.ts";
 import { robotsAgents } from "./robots.ts";
 import { rankBySearch, relevance, words, type RankableLink } from "./search-rank.ts";
 import { readSitemaps, sitemapCandidates } from "./sitemap.ts";
-import { sleep } from "../scheduler/sleep.ts";
+import { sleep } from "../scheduler/abortable.ts";
 
 /** Pages fetched for link discovery, the start page included. */
 export const MAP_MAX_PAGES = 50;

@@ -16,6 +16,7 @@
  */
 import type { Engine } from "../engines/types.ts";
 import { CrawlboxError } from "../errors.ts";
+import { raceAbort } from "../scheduler/abortable.ts";
 import { MAX_ROBOTS_PARSE_BYTES, RobotsTxt, type RobotsOracle } from "./robots.ts";
 
 /** How long a fetched robots.txt is used (RFC 9309 §2.4: at most 24 h). */
@@ -190,16 +191,6 @@ export class RobotsCache implements RobotsOracle {
       return make("unreachable", RobotsTxt.disallowAll(), { errorCode });
     }
   }
-}
-
-/** `p`, or a rejection with the signal's reason as soon as `signal` aborts. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /** Builds an entry whose oracle answers only for its own origin (as robots-parser does upstream). */

@@ -8,6 +8,7 @@
 import type { CDPSession, Page } from "puppeteer-core";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { interactMessages } from "../llm/task-prompts.ts";
+import { raceAbort } from "../scheduler/abortable.ts";
 import { describeState, readPageState } from "./page-state.ts";
 
 /** Steps one prompt may take. */
@@ -47,25 +48,6 @@ export interface PromptOutcome {
   killed: boolean;
   /** Whether the page stopped answering (a step or a read was still running when the time ran out): not reusable. */
   stuck: boolean;
-}
-
-/** `work`, or a rejection as soon as `signal` aborts: a page that hangs a step cannot hold the prompt past its time. */
-function bounded<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(signal.reason);
-    signal.addEventListener("abort", stop, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener("abort", stop);
-        resolve(v);
-      },
-      (err) => {
-        signal.removeEventListener("abort", stop);
-        reject(err);
-      },
-    );
-  });
 }
 
 /** Lets the page settle after a step: its network quiet for a moment, or a short wait at most. */
@@ -124,7 +106,7 @@ export async function runPrompt(llm: LlmClient, page: Page, session: CDPSession,
     for (let i = 0; i < MAX_STEPS; i++) {
       if (signal.aborted) return { log, exhausted: false, killed: true, stuck: false };
       inPage = true;
-      const state = await bounded(readPageState(session), signal);
+      const state = await raceAbort(readPageState(session), signal);
       inPage = false;
       const step = (await llm.structured(interactMessages(prompt, describeState(state), log.map((l, n) => `${n + 1}. ${l}`).join("\n")), STEP_SCHEMA, call(), spent)) as Step;
       if (step.action === "done") {
@@ -133,7 +115,7 @@ export async function runPrompt(llm: LlmClient, page: Page, session: CDPSession,
       }
       try {
         inPage = true;
-        log.push(await bounded(perform(page, step), signal));
+        log.push(await raceAbort(perform(page, step), signal));
         inPage = false;
       } catch (err) {
         if (signal.aborted) throw err;

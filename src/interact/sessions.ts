@@ -10,6 +10,7 @@
 import type { BrowserPool, Lease } from "../engines/browser/pool.ts";
 import { CrawlboxError, TooManyRequestsError } from "../errors.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
+import { raceAbort } from "../scheduler/abortable.ts";
 import type { Action } from "../api/actions.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";
 import { replayActions, replayTimeMs } from "./replay.ts";
@@ -35,14 +36,6 @@ interface Session {
   prompts: number;
   /** Ends the session when its page closes (removed when the session ends: pool pages outlive sessions). */
   onClose: () => void;
-}
-
-/** Rejects as soon as `signal` aborts (with its reason); never resolves otherwise. */
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-  });
 }
 
 /** 409: the session is carrying out another prompt. */
@@ -165,7 +158,7 @@ export class InteractSessions {
     const deadline = performance.now() + OPEN_TIMEOUT_MS;
     const lease = await this.pool.acquire({ deadline, signal });
     try {
-      await Promise.race([lease.page.goto(url, { waitUntil: "load", timeout: Math.max(1, deadline - performance.now()) }), aborted(signal)]);
+      await raceAbort(lease.page.goto(url, { waitUntil: "load", timeout: Math.max(1, deadline - performance.now()) }), signal);
     } catch (err) {
       lease.release({ suspect: !signal.aborted });
       if (signal.aborted) throw signal.reason;
@@ -173,7 +166,7 @@ export class InteractSessions {
     }
     try {
       // Its own time (the scrape's waits, a little per action), within the prompt's (`signal`).
-      await Promise.race([replayActions(lease.page, actions, performance.now() + replayTimeMs(actions), signal), aborted(signal)]);
+      await raceAbort(replayActions(lease.page, actions, performance.now() + replayTimeMs(actions), signal), signal);
     } catch (err) {
       lease.release({ suspect: true });
       if (signal.aborted) throw signal.reason;

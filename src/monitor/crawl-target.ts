@@ -12,7 +12,7 @@ import type { JobResults } from "../jobs/results.ts";
 import type { JobService } from "../jobs/service.ts";
 import type { JobStore } from "../jobs/types.ts";
 import type { ScrapeDocument } from "../scrape/document.ts";
-import { sleep } from "../scheduler/sleep.ts";
+import { sleep } from "../scheduler/abortable.ts";
 import { monitoredOptions, type CrawlRunner } from "./check.ts";
 
 /** How often a check looks at its crawl's progress. */

@@ -7,6 +7,7 @@
 import type { EgressGate } from "../egress/index.ts";
 import { errorFromFetchFailure, errorFromProxyResponse, PRIVATE_NETWORK_HINT } from "../egress/index.ts";
 import { EgressDeniedError } from "../errors.ts";
+import { raceAbort } from "../scheduler/abortable.ts";
 import { firecrawlSignature, standardWebhooksSignature } from "./signing.ts";
 
 /** Caller headers never forwarded: the transport owns framing and the target host. */
@@ -74,8 +75,8 @@ export async function send(config: AttemptConfig, row: DueRow, controller: Abort
   }
   const timer = setTimeout(() => controller.abort(TIMEOUT), timeoutMs);
   try {
-    if (!allowPrivate) await abortable(gate!.check(row.url), controller.signal);
-    const res = await abortable(
+    if (!allowPrivate) await raceAbort(gate!.check(row.url), controller.signal);
+    const res = await raceAbort(
       doFetch(row.url, {
         method: "POST",
         headers,
@@ -128,21 +129,3 @@ function failure(err: unknown): Outcome {
   return { kind: "failed", error: code && !message.includes(code) ? `${message} (${code})` : message, permanent: false };
 }
 
-/** Rejects with the signal's reason when it aborts before `p` settles. */
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
-}
