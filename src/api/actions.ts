@@ -15,6 +15,11 @@ export const MAX_TOTAL_WAIT_MS = 60_000;
 /** What a selector wait counts towards {@link MAX_TOTAL_WAIT_MS}. */
 export const SELECTOR_WAIT_COST_MS = 1_000;
 
+/** What a wait action counts towards {@link MAX_TOTAL_WAIT_MS} (and an interact replay's time): its milliseconds, or a selector wait's cost. */
+export function waitCostMs(a: { milliseconds?: number; selector?: string }): number {
+  return a.milliseconds ?? (a.selector !== undefined ? SELECTOR_WAIT_COST_MS : 0);
+}
+
 /** Paper formats of the `pdf` action. */
 export const PDF_FORMATS = ["A0", "A1", "A2", "A3", "A4", "A5", "A6", "Letter", "Legal", "Tabloid", "Ledger"] as const;
 

@@ -6,7 +6,7 @@
  */
 import type { Issue } from "./issues.ts";
 import type { ScrapeOptionsInput } from "./scrape-options.ts";
-import { MAX_ACTIONS, MAX_TOTAL_WAIT_MS, SELECTOR_WAIT_COST_MS } from "./actions.ts";
+import { MAX_ACTIONS, MAX_TOTAL_WAIT_MS, waitCostMs } from "./actions.ts";
 import { countryCode } from "./countries.ts";
 
 type Path = (string | number)[];
@@ -140,7 +140,7 @@ export function refineActions(actions: readonly ActionLike[], waitForMs = 0, pat
     if (hasMs === hasSel) {
       issues.push(custom([...path, i], "Either 'milliseconds' or 'selector' must be provided, but not both"));
     }
-    total += hasMs ? a.milliseconds! : hasSel ? SELECTOR_WAIT_COST_MS : 0;
+    total += waitCostMs(a);
   });
   if (total > MAX_TOTAL_WAIT_MS) {
     issues.push(custom(path, `Total wait time (waitFor + wait actions) cannot exceed ${MAX_TOTAL_WAIT_MS / 1000} seconds`));

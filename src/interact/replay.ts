@@ -8,7 +8,7 @@
  * element gone) is a 422 naming the action by its place in the scrape's list.
  */
 import type { Page } from "puppeteer-core";
-import { SELECTOR_WAIT_COST_MS, type Action } from "../api/actions.ts";
+import { waitCostMs, type Action } from "../api/actions.ts";
 import { runActions } from "../engines/browser/actions.ts";
 import { NetworkTracker } from "../engines/browser/wait.ts";
 import { CrawlboxError } from "../errors.ts";
@@ -28,8 +28,7 @@ export class ReplayFailedError extends CrawlboxError {
 /** The time a replay of `actions` may take: their own waits, plus a little per action. */
 export function replayTimeMs(actions: readonly Action[]): number {
   return actions.reduce((ms, a) => {
-    const wait = a.type === "wait" ? ((a as { milliseconds?: number }).milliseconds ?? ((a as { selector?: string }).selector ? SELECTOR_WAIT_COST_MS : 0)) : 0;
-    return ms + wait + PER_ACTION_MS;
+    return ms + (a.type === "wait" ? waitCostMs(a) : 0) + PER_ACTION_MS;
   }, 0);
 }
 
