@@ -44,6 +44,9 @@ export function compileSchema(schema: Record<string, unknown>, path: (string | n
   return fn;
 }
 
+/** A JSON Schema property the model may answer with `null` (when the page does not say). */
+export const nullable = (type: string) => ({ type: [type, "null"] });
+
 /** Largest request schema accepted (its JSON), extract's and the agent's: it is stored with the job and sent with every LLM call. */
 export const MAX_SCHEMA_BYTES = 256 * 1024;
 

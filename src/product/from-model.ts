@@ -6,9 +6,8 @@
  * its product.
  */
 import type { LlmCall, LlmClient } from "../llm/client.ts";
+import { nullable } from "../llm/schema.ts";
 import { price, type ProductProfile, type ProductVariant } from "./structured-data.ts";
-
-const nullable = (type: string) => ({ type: [type, "null"] });
 
 /** What the model answers. */
 export const PRODUCT_SCHEMA = {
@@ -59,8 +58,8 @@ export async function productFromModel(llm: LlmClient, markdown: string, pageUrl
   const a = value as Answer;
   if (!a.isProduct || !a.title?.trim()) return undefined;
   const variants: ProductVariant[] = a.variants.map((v) => {
-    const current = v.price === null || v.price === undefined ? undefined : price(v.price, v.currency);
-    const original = v.originalPrice === null || v.originalPrice === undefined ? undefined : price(v.originalPrice, v.currency);
+    const current = price(v.price, v.currency);
+    const original = price(v.originalPrice, v.currency);
     return {
       ...(v.sku ? { sku: v.sku } : {}),
       ...(v.title ? { title: v.title } : {}),

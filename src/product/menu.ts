@@ -6,9 +6,8 @@
  * crawlbox adds what the model should not invent: ids, the source URL, formatted prices.
  */
 import type { LlmCall, LlmClient } from "../llm/client.ts";
+import { nullable } from "../llm/schema.ts";
 import { price } from "./structured-data.ts";
-
-const nullable = (type: string) => ({ type: [type, "null"] });
 
 /** What the model answers. */
 export const MENU_SCHEMA = {
@@ -76,7 +75,7 @@ export async function menuFromModel(llm: LlmClient, markdown: string, pageUrl: s
         name: s.name,
         ...(s.description ? { description: s.description } : {}),
         items: s.items.map((it, j) => {
-          const p = it.price === null || it.price === undefined ? undefined : price(it.price, currency);
+          const p = price(it.price, currency);
           return {
             id: `section-${i + 1}-item-${j + 1}`,
             name: it.name,
