@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import type { SerializedError } from "../errors.ts";
 import { JOB_TTL_MS } from "./sqlite-store.ts";
 import { RACED_REDIRECT_CODE } from "./store-steps.ts";
+import { taskOptions, type JobOptions } from "./types.ts";
 
 /** Largest serialised page of results (upstream: 10 MiB). */
 export const MAX_RESULT_PAGE_BYTES = 10 * 1024 * 1024;
@@ -161,9 +162,7 @@ export class JobResults {
       )
       .get(taskId);
     if (!row || row.key_id !== keyId) return undefined;
-    const options = JSON.parse(row.options) as { scrapeOptions?: { actions?: unknown[] }; appended?: { scrapeOptions?: { actions?: unknown[] } }[] };
-    const scrapeOptions = row.options_index === null ? options.scrapeOptions : options.appended?.[row.options_index]?.scrapeOptions;
-    const actions = scrapeOptions?.actions;
+    const actions = taskOptions(JSON.parse(row.options) as JobOptions, row.options_index ?? undefined).scrapeOptions.actions;
     return Array.isArray(actions) && actions.length > 0 ? actions : undefined;
   }
 

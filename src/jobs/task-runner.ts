@@ -14,7 +14,7 @@ import type { ScrapeService } from "../scrape/service.ts";
 import { backoffMs, isRetryableStatus, MAX_PAGE_ATTEMPTS, MAX_THROTTLED_ATTEMPTS, RETRY_MAX_DELAY_MS, retryAfterMs } from "./retry-policy.ts";
 import { HIDDEN_RECHECK_DEPTH } from "../change-tracking/crawl-recheck.ts";
 import type { CrawlDenialReason } from "../crawl/filter.ts";
-import type { Job, NewTask, Task } from "./types.ts";
+import { taskOptions, type Job, type NewTask, type Task } from "./types.ts";
 import type { Outcome, TaskRunner } from "./worker-pool.ts";
 
 /** What a crawl adds around its pages: the kickoff (robots, sitemaps) and link discovery. */
@@ -90,8 +90,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     }
 
     // A URL added by `appendToId` is scraped with the options of the request that added it.
-    const appended = task.optionsIndex === undefined ? undefined : job.options.appended?.[task.optionsIndex];
-    const options = (appended?.scrapeOptions ?? job.options.scrapeOptions) as unknown as ScrapeOptions;
+    const options = taskOptions(job.options, task.optionsIndex).scrapeOptions as unknown as ScrapeOptions;
     let spec;
     try {
       spec = specFromOptions(task.url, task.sourceUrl, options, { zeroDataRetention: job.options.zeroDataRetention }, deps.config);

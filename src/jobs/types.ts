@@ -65,6 +65,16 @@ export interface AppendedOptions {
   webhook?: JobOptions["webhook"];
 }
 
+/**
+ * The scrape options and webhook of a task with `optionsIndex` ({@link Task.optionsIndex}): those of the
+ * `appendToId` request that added it, or the job's own (for the job's own tasks, and each field an addition lacks).
+ */
+export function taskOptions(options: JobOptions, optionsIndex: number | undefined): AppendedOptions {
+  const appended = optionsIndex === undefined ? undefined : options.appended?.[optionsIndex];
+  const webhook = appended?.webhook ?? options.webhook;
+  return { scrapeOptions: appended?.scrapeOptions ?? options.scrapeOptions, ...(webhook ? { webhook } : {}) };
+}
+
 /** A task row. */
 export interface Task {
   id: string;

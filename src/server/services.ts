@@ -54,7 +54,7 @@ import { JobResults } from "../jobs/results.ts";
 import { JobService } from "../jobs/service.ts";
 import { SqliteJobStore } from "../jobs/sqlite-store.ts";
 import { createTaskRunner } from "../jobs/task-runner.ts";
-import type { JobEvent } from "../jobs/types.ts";
+import { taskOptions, type JobEvent } from "../jobs/types.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import { FILE_TTL_MS, fileUrl } from "../storage/files.ts";
 import { findFfmpeg } from "../documents/media/settings.ts";
@@ -276,7 +276,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // Jobs: every state change and its webhook event commit in one transaction (the sink runs inside it).
   const announce = (e: JobEvent) => {
     // Pages added by `appendToId` are announced to that request's webhook when it gave one.
-    const webhook = (e.optionsIndex === undefined ? undefined : e.job.options.appended?.[e.optionsIndex]?.webhook) ?? e.job.options.webhook;
+    const { webhook } = taskOptions(e.job.options, e.optionsIndex);
     if (!webhook) return;
     const input = { jobId: e.job.id, keyId: e.job.keyId, jobKind: e.job.kind === "crawl" ? ("crawl" as const) : ("batch_scrape" as const), event: e.event, success: e.success, data: e.data, webhook };
     if (enqueueWebhookEvent(db, e.error === undefined ? input : { ...input, error: e.error }, { now: now() })) queueMicrotask(() => webhooks.kick());
