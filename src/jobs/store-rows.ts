@@ -33,8 +33,13 @@ export function toTask(r: TaskRow): Task {
   return {
     id: r.id, jobId: r.job_id, kind: r.kind, seq: r.seq, url: r.url, sourceUrl: r.source_url ?? r.url, depth: r.depth, host: r.host, status: r.status,
     attempts: r.attempts, stalls: r.stalls, leaseOwner: r.lease_owner, leaseExpiresAt: r.lease_expires_at,
-    ...(r.options_index !== null && r.options_index !== undefined ? { optionsIndex: r.options_index } : {}),
+    ...optionsIndexOf(r),
   };
+}
+
+/** The field naming a task's appended options, if it has any ({@link Task.optionsIndex}, JobEvent.optionsIndex). */
+export function optionsIndexOf(task: TaskRow): { optionsIndex?: number } {
+  return task.options_index === null || task.options_index === undefined ? {} : { optionsIndex: task.options_index };
 }
 
 /** The host a task is stored under (per-host politeness and give-up); "" for a URL that does not parse. */

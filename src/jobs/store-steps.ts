@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { SerializedError } from "../errors.ts";
-import { hostOf, readJob, type TaskRow } from "./store-rows.ts";
+import { hostOf, optionsIndexOf, readJob, type TaskRow } from "./store-rows.ts";
 import type { Job, JobEvent, NewTask } from "./types.ts";
 
 /** Asked for last tasks when a job has nothing queued or running; returning none lets the job complete. */
@@ -84,11 +84,6 @@ export function markFailed(ctx: StoreContext, task: TaskRow, error: SerializedEr
     const data = [{ metadata: { sourceURL: task.source_url ?? task.url } }];
     if (job.status === "scraping") ctx.emit({ job, event: "page", success: false, data, error: error.message, ...optionsIndexOf(task) });
   }
-}
-
-/** The event field naming a task's appended options, if it has any (see {@link JobEvent.optionsIndex}). */
-export function optionsIndexOf(task: TaskRow): { optionsIndex?: number } {
-  return task.options_index === null || task.options_index === undefined ? {} : { optionsIndex: task.options_index };
 }
 
 /** Completes the job when nothing is queued or running; announces it. Runs inside the caller's transaction. */

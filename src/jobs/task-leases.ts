@@ -6,8 +6,8 @@
  */
 import { SITE_ERROR_STATUS, type SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
-import { hostOf, ownedTask, readJob, toTask, type TaskRow } from "./store-rows.ts";
-import { finishJobIfDone, insertTasks, markFailed, optionsIndexOf, RACED_REDIRECT_CODE, type StoreContext } from "./store-steps.ts";
+import { hostOf, optionsIndexOf, ownedTask, readJob, toTask, type TaskRow } from "./store-rows.ts";
+import { finishJobIfDone, insertTasks, markFailed, RACED_REDIRECT_CODE, type StoreContext } from "./store-steps.ts";
 import type { ClaimLimits, Completion, Task } from "./types.ts";
 
 /** Leases the oldest runnable task to `owner`, skipping busy hosts, jobs and job-hosts (JobStore.claim). */
