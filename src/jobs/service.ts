@@ -125,10 +125,10 @@ export class JobService {
     );
   }
 
-  /** The job `id` if it belongs to `who` and is of `kind`; 404 otherwise (no probing other keys' ids). */
-  owned(id: string, who: KeyIdentity, kind: Job["kind"]): Job {
+  /** The job `id` if it belongs to `who` and is of `kind` (or one of them); 404 otherwise (no probing other keys' ids). */
+  owned(id: string, who: KeyIdentity, kind: Job["kind"] | readonly Job["kind"][]): Job {
     const job = this.d.store.get(id);
-    if (!job || job.keyId !== who.keyId || job.kind !== kind) throw new NotFoundError("Job not found");
+    if (!job || job.keyId !== who.keyId || (typeof kind === "string" ? job.kind !== kind : !kind.includes(job.kind))) throw new NotFoundError("Job not found");
     if (job.status !== "scraping" && job.expiresAt < this.now()) throw new NotFoundError("Job expired");
     return job;
   }

@@ -61,10 +61,7 @@ function jobSocket(services: Services, kinds: readonly JobKind[], prefix: string
       }
       let job;
       try {
-        const id = (ws.data.params as { id: string }).id;
-        // The kind the id has, when it is one this path serves: an expired job is then reported as expired.
-        const stored = services.jobStore.get(id)?.kind;
-        job = jobs.owned(id, who, stored !== undefined && kinds.includes(stored) ? stored : kinds[0]!);
+        job = jobs.owned((ws.data.params as { id: string }).id, who, kinds);
       } catch (err) {
         ws.send({ type: "error", error: err instanceof CrawlboxError ? err.message : "Job not found" });
         ws.close(1008, "Job not found");

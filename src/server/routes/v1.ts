@@ -56,7 +56,7 @@ const documents = (data: unknown) => (Array.isArray(data) ? data.map(documentToV
 const jobStatus = (json: Body): Body => ({ ...json, data: documents(json.data), ...(json.next === undefined ? {} : { next: v1Url(json.next) }) });
 
 /** The /v1 routes over `forward`; the caller is authenticated here first, so a wrong key is a 401 before any 400. */
-export function v1Routes(services: Pick<Services, "keys" | "config">, forward: Forward) {
+export function v1Routes(services: Pick<Services, "keys" | "config" | "jobStore">, forward: Forward) {
   const pass = (path: (params: Record<string, string>) => string, shape: (json: Body) => Body = (j) => j, method?: string) => async ({ request, params }: { request: Request; params: Record<string, string> }) =>
     reshaped(await forward(forwarded(request, path(params), undefined, method)), shape);
   const convert = (path: string, body: (b: unknown) => Body, shape: (json: Body) => Body) => async ({ request, body: raw }: { request: Request; body: unknown }) =>
@@ -73,10 +73,9 @@ export function v1Routes(services: Pick<Services, "keys" | "config">, forward: F
     .get(
       "/v1/crawl/:id",
       async ({ request, params }) => {
-        const crawl = await forward(forwarded(request, `/v2/crawl/${seg(params.id)}`));
-        const batch = crawl.status === 404 ? await forward(forwarded(request, `/v2/batch/scrape/${seg(params.id)}`)) : undefined;
-        // Neither: the crawl's own answer (an expired crawl says so).
-        return reshaped(batch && batch.status !== 404 ? batch : crawl, jobStatus);
+        // The id's stored kind picks the /v2 route; an unknown id gets the crawl route's answer.
+        const kind = services.jobStore.get(params.id)?.kind === "batch" ? "batch/scrape" : "crawl";
+        return reshaped(await forward(forwarded(request, `/v2/${kind}/${seg(params.id)}`)), jobStatus);
       },
       detail("v1: a crawl's (or a batch's) status"),
     )
