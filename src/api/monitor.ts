@@ -126,6 +126,11 @@ export function targetPages(target: MonitorTarget): number {
   return target.queries.length * 2 * Math.ceil(target.maxResults / 10);
 }
 
+/** What all of a monitor's targets may cost one check at most ({@link targetPages} summed). */
+export function monitorPages(targets: readonly MonitorTarget[]): number {
+  return targets.reduce((n, t) => n + targetPages(t), 0);
+}
+
 /** A schedule as given (normalised to `cron` by monitor/schedule.ts). */
 export type MonitorScheduleInput = Static<typeof ScheduleSchema>;
 

@@ -10,7 +10,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { Cron } from "croner";
-import { targetPages, type MonitorFields, type MonitorTarget } from "../api/monitor.ts";
+import { monitorPages, type MonitorFields, type MonitorTarget } from "../api/monitor.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
 import { BadRequestError, InsufficientCreditsError, NotFoundError, TooManyRequestsError } from "../errors.ts";
@@ -233,7 +233,7 @@ export class MonitorService {
     const now = this.now();
     const who = this.deps.keys.identityOf(m.keyId);
     // Crawl targets are counted at their page limit: a check the key could not finish paying for is not started.
-    const pages = m.targets.reduce((n, t) => n + targetPages(t), 0);
+    const pages = monitorPages(m.targets);
     // Queued until it gets one of the process's check places (at once when one is free: then it reads `running`).
     const check: CheckRow = { id: this.newId(), monitorId: m.id, keyId: m.keyId, status: "queued", trigger, credits: 0, summary: EMPTY_SUMMARY, createdAt: now, updatedAt: now };
     if (scheduledFor !== undefined) check.scheduledFor = scheduledFor;

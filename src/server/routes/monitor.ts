@@ -5,9 +5,9 @@
  * are the SDK's `Monitor`, `MonitorCheck` and `MonitorCheckDetail`.
  */
 import { Elysia } from "elysia";
-import { CreateMonitorSchema, parseCreateMonitorBody, parseUpdateMonitorBody, targetPages, UpdateMonitorSchema } from "../../api/monitor.ts";
+import { CreateMonitorSchema, monitorPages, parseCreateMonitorBody, parseUpdateMonitorBody, UpdateMonitorSchema } from "../../api/monitor.ts";
 import { BadRequestError, NotFoundError } from "../../errors.ts";
-import { runsPerMonth } from "../../monitor/schedule.ts";
+import { estimatedRunsPerMonth } from "../../monitor/schedule.ts";
 import type { MonitorService } from "../../monitor/service.ts";
 import type { CheckPage, CheckRow, MonitorRow } from "../../monitor/store.ts";
 import { authPlugin } from "../auth.ts";
@@ -29,7 +29,7 @@ function intParam(query: Record<string, string | undefined>, name: string, fallb
 }
 
 function monitorView(m: MonitorRow, monitors: MonitorService): Record<string, unknown> {
-  const pages = m.targets.reduce((n, t) => n + targetPages(t), 0);
+  const pages = monitorPages(m.targets);
   return {
     id: m.id,
     name: m.name,
@@ -42,7 +42,7 @@ function monitorView(m: MonitorRow, monitors: MonitorService): Record<string, un
     webhook: m.webhook ?? null,
     notification: null,
     retentionDays: m.retentionDays,
-    estimatedCreditsPerMonth: m.status === "active" ? pages * runsPerMonth(m.schedule) : 0,
+    estimatedCreditsPerMonth: m.status === "active" ? pages * estimatedRunsPerMonth(m.schedule) : 0,
     lastCheckSummary: m.lastSummary ?? null,
     goal: m.goal ?? null,
     judgeEnabled: m.judgeEnabled,
@@ -61,7 +61,7 @@ function checkView(c: CheckRow, m: MonitorRow): Record<string, unknown> {
     scheduledFor: iso(c.scheduledFor),
     startedAt: iso(c.startedAt),
     finishedAt: iso(c.finishedAt),
-    estimatedCredits: skipped ? 0 : m.targets.reduce((n, t) => n + targetPages(t), 0),
+    estimatedCredits: skipped ? 0 : monitorPages(m.targets),
     reservedCredits: null,
     actualCredits: c.credits,
     // Pages are charged as they are scraped: nothing is reserved, and what a finished check cost is final.
