@@ -11,6 +11,7 @@ import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { CrawlboxError } from "../errors.ts";
 import type { LlmClient } from "../llm/client.ts";
+import type { LlmMessage } from "../llm/types.ts";
 import { monitorJudgeMessages, monitorResultMessages } from "../llm/task-prompts.ts";
 import { llmCallForRun, type LlmLimits } from "../llm/render-call.ts";
 import { forEachLimited } from "../scrape/each-limited.ts";
@@ -199,15 +200,24 @@ async function readDocument(deps: CheckDeps, input: CheckInput, doc: ScrapeDocum
   if (tracking?.json !== undefined && page.status === "changed") page.diff = { ...(page.diff ?? {}), json: tracking.json };
   if (!tracking) page.error = "The page was scraped but has no change-tracking result.";
   if (page.status === "changed" && page.diff?.text && input.judgeGoal && deps.llm) {
-    const run = { deadline: deps.now() + deps.config.llmTimeoutMs, signal: input.signal, recordTokens: input.recordTokens };
-    try {
-      const diff = page.diff.text.slice(0, deps.llm.chunkChars(JUDGMENT_SCHEMA));
-      page.judgment = await deps.llm.structured(monitorJudgeMessages(input.judgeGoal, url, diff), JUDGMENT_SCHEMA, llmCallForRun(run, deps.config, deps.now));
-    } catch (err) {
-      // The change stands; only its judgment is missing, and the page says why.
-      if (input.signal.aborted) throw err;
-      page.error = `The change could not be judged: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`;
-    }
+    const diff = page.diff.text.slice(0, deps.llm.chunkChars(JUDGMENT_SCHEMA));
+    await judge(deps, deps.llm, input, page, monitorJudgeMessages(input.judgeGoal, url, diff), "change");
+  }
+}
+
+/**
+ * Sets the model's judgment of `messages` on `page`; true when it has one. A failure leaves the change or result
+ * standing, with the page saying why it has no judgment (a stopped check stops, though).
+ */
+async function judge(deps: CheckDeps, llm: LlmClient, input: CheckInput, page: CheckPage, messages: LlmMessage[], what: "change" | "result"): Promise<boolean> {
+  const run = { deadline: deps.now() + deps.config.llmTimeoutMs, signal: input.signal, recordTokens: input.recordTokens };
+  try {
+    page.judgment = await llm.structured(messages, JUDGMENT_SCHEMA, llmCallForRun(run, deps.config, deps.now));
+    return true;
+  } catch (err) {
+    if (input.signal.aborted) throw err;
+    page.error = `The ${what} could not be judged: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`;
+    return false;
   }
 }
 
@@ -233,15 +243,10 @@ async function checkSearchTarget(deps: CheckDeps, input: CheckInput, target: Mon
       if (page.status === "new") {
         fresh++;
         if (input.judgeGoal && deps.llm) {
-          const run = { deadline: deps.now() + deps.config.llmTimeoutMs, signal: input.signal, recordTokens: input.recordTokens };
-          try {
-            const text = [r.title, r.description, r.url].filter(Boolean).join("\n");
-            page.judgment = await deps.llm.structured(monitorResultMessages(input.judgeGoal, query, text), JUDGMENT_SCHEMA, llmCallForRun(run, deps.config, deps.now));
+          const text = [r.title, r.description, r.url].filter(Boolean).join("\n");
+          if (await judge(deps, deps.llm, input, page, monitorResultMessages(input.judgeGoal, query, text), "result")) {
             judged++;
             if ((page.judgment as { meaningful?: boolean }).meaningful) matches++;
-          } catch (err) {
-            if (input.signal.aborted) throw err;
-            page.error = `The result could not be judged: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`;
           }
         }
       }
