@@ -89,7 +89,6 @@ export class MonitorService {
 
   /** Creates a monitor for `who` and schedules it. */
   create(fields: MonitorFields & { name: string; schedule: NonNullable<MonitorFields["schedule"]>; targets: MonitorTarget[] }, who: KeyIdentity): MonitorRow {
-    if (fields.judgeEnabled && !this.deps.llm) throw new LlmNotConfiguredError("judgeEnabled (the model judges each change against the goal)");
     const now = this.now();
     const m: MonitorRow = {
       id: this.newId(),
@@ -105,7 +104,7 @@ export class MonitorService {
     };
     if (fields.webhook) m.webhook = fields.webhook;
     if (fields.goal) m.goal = fields.goal;
-    this.checkTargets(m);
+    this.checkRunnable(m);
     immediate(this.deps.db, () => {
       if (this.deps.store.count(who.keyId) >= MAX_MONITORS_PER_KEY) {
         throw new TooManyRequestsError("TOO_MANY_MONITORS", `This key already has ${MAX_MONITORS_PER_KEY} monitors; delete one first.`);
@@ -151,8 +150,7 @@ export class MonitorService {
       else m.webhook = fields.webhook;
     }
     if (m.judgeEnabled && !m.goal) throw new BadRequestError("judgeEnabled needs a goal: what a meaningful change is.");
-    if (m.judgeEnabled && !this.deps.llm) throw new LlmNotConfiguredError("judgeEnabled (the model judges each change against the goal)");
-    this.checkTargets(m);
+    this.checkRunnable(m);
     m.updatedAt = this.now();
     this.deps.store.save(m);
     this.arm(m);
@@ -204,8 +202,12 @@ export class MonitorService {
     for (const c of this.checks.values()) c.abort(new Error("server stopping"));
   }
 
-  /** The options each target's pages are scraped with must be ones this server can honour (a 400 now, not later). */
-  private checkTargets(m: MonitorRow): void {
+  /**
+   * What a monitor's checks need must be here, a 4xx now rather than failed checks later: a model for its judge, a
+   * search backend for search targets, and scrape options this server can honour.
+   */
+  private checkRunnable(m: MonitorRow): void {
+    if (m.judgeEnabled && !this.deps.llm) throw new LlmNotConfiguredError("judgeEnabled (the model judges each change against the goal)");
     for (const target of m.targets) {
       if (target.type === "search") {
         if (!this.deps.searchTarget) throw new BadRequestError("A search target needs a search backend: set SEARXNG_ENDPOINT (docs/search.md).", undefined, "SEARCH_NOT_CONFIGURED");
