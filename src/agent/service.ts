@@ -204,13 +204,7 @@ export class AgentService {
     const signal = controller.signal;
     const warnings: string[] = [];
     let tokens = 0;
-    const credits = new JobCredits(job.credits, (due) =>
-      immediate(this.deps.db, () => {
-        if (!this.deps.store.addCredits(id, this.owner, due)) return false;
-        this.deps.ledger.charge(who, due);
-        return true;
-      }),
-    );
+    const credits = JobCredits.forJob(this.deps.db, this.deps.store, this.deps.ledger, who, job, this.owner);
     const charge = (c: number) => credits.charge(c);
     const urls = (req.urls ?? []).slice(0, MAX_AGENT_URLS);
     if ((req.urls?.length ?? 0) > MAX_AGENT_URLS) warnings.push(`Only the first ${MAX_AGENT_URLS} of the ${req.urls!.length} URLs were read.`);

@@ -5,9 +5,33 @@
  * resumed job charges the key once for its work, not once per run. Each charge is recorded with the job, in one
  * transaction, through `pay`; nothing is charged for a job that is not this process's any more.
  */
+import type { Database } from "bun:sqlite";
+import type { CreditLedger } from "../auth/credits.ts";
+import type { KeyIdentity } from "../auth/keys.ts";
+import { immediate } from "../storage/database.ts";
+
+/** A research job's table, as far as charging goes: its credits column, written only by the run that owns the job. */
+export interface CreditedJobs {
+  /** Adds `credits` to job `id` while `owner` runs it; false when it does not (then nothing is added). */
+  addCredits(id: string, owner: string, credits: number): boolean;
+}
 
 /** Counts and charges a job run's credits. */
 export class JobCredits {
+  /**
+   * The credits of `job`'s run by `owner`: each charge is added to the job's row and charged to `who` in one
+   * transaction, and neither happens when the job is no longer `owner`'s.
+   */
+  static forJob(db: Database, jobs: CreditedJobs, ledger: CreditLedger, who: KeyIdentity, job: { id: string; credits: number }, owner: string): JobCredits {
+    return new JobCredits(job.credits, (due) =>
+      immediate(db, () => {
+        if (!jobs.addCredits(job.id, owner, due)) return false;
+        ledger.charge(who, due);
+        return true;
+      }),
+    );
+  }
+
   /** Credits of this run's work so far. */
   private work = 0;
   /** Earlier runs' charges not yet matched by this run's work. */

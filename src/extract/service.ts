@@ -185,13 +185,7 @@ export class ExtractService {
     this.jobs.set(id, controller);
     const signal = controller.signal;
     let tokens = 0;
-    const credits = new JobCredits(job.credits, (due) =>
-      immediate(this.deps.db, () => {
-        if (!this.deps.store.addCredits(id, this.owner, due)) return false;
-        this.deps.ledger.charge(who, due);
-        return true;
-      }),
-    );
+    const credits = JobCredits.forJob(this.deps.db, this.deps.store, this.deps.ledger, who, job, this.owner);
     const charge = (c: number) => credits.charge(c);
     const warnings: string[] = [];
     try {
