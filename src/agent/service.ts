@@ -70,7 +70,6 @@ export interface AgentServiceDeps extends PageReaderDeps {
 export class AgentService {
   private readonly now: () => number;
   private readonly newId: () => string;
-  private readonly runs = new Map<string, AbortController>();
   private readonly queue: RunQueue;
   /** This process, as the owner of the runs it executes (store claim and finish). */
   private readonly owner = crypto.randomUUID();
@@ -78,7 +77,7 @@ export class AgentService {
   constructor(private readonly deps: AgentServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? (() => crypto.randomUUID());
-    this.queue = new RunQueue(RUNS_AT_ONCE, (id) => this.run(id), (id, err) => deps.log.warn("agent run could not be recorded", { id, error: String(err) }));
+    this.queue = new RunQueue(RUNS_AT_ONCE, (id, signal) => this.run(id, signal), (id, err) => deps.log.warn("agent run could not be recorded", { id, error: String(err) }));
   }
 
   /** Accepts a run for `who` and starts it; throws the 4xx a client would get before anything is stored. */
@@ -152,7 +151,7 @@ export class AgentService {
     const trace = new TraceRecorder(this.deps.db, id, this.now);
     trace.cancelRequested();
     trace.runFinished("cancelled", { code: "cancelled", source: "agent", retryable: false, message: "The run was cancelled." });
-    this.runs.get(id)?.abort(new Error("cancelled"));
+    this.queue.abort(id, new Error("cancelled"));
     this.deps.kickWebhooks();
     return true;
   }
@@ -167,7 +166,6 @@ export class AgentService {
   /** Stops running runs (they stay `processing`, resumed by the next start) and refuses new ones. */
   async close(): Promise<void> {
     this.queue.close();
-    for (const c of this.runs.values()) c.abort(new Error("server stopping"));
   }
 
   private announce(id: string, keyId: string, req: AgentRequest, event: "started" | "action" | "completed" | "failed" | "cancelled", success: boolean, data: unknown[], error?: string) {
@@ -188,7 +186,7 @@ export class AgentService {
     this.deps.kickWebhooks();
   }
 
-  private async run(id: string): Promise<void> {
+  private async run(id: string, signal: AbortSignal): Promise<void> {
     const job = this.deps.store.get(id, this.now());
     if (!job || job.status !== "processing") return;
     const attempts = this.deps.store.claim(id, this.owner, this.now());
@@ -199,9 +197,6 @@ export class AgentService {
     }
     const req = job.request;
     const who = this.deps.keys.identityOf(job.keyId);
-    const controller = new AbortController();
-    this.runs.set(id, controller);
-    const signal = controller.signal;
     const warnings: string[] = [];
     let tokens = 0;
     const credits = JobCredits.forJob(this.deps.db, this.deps.store, this.deps.ledger, who, job, this.owner);
@@ -271,8 +266,6 @@ export class AgentService {
       if (signal.aborted && this.queue.closed) return; // stopping: the run stays processing and is resumed at the next start
       const error = err instanceof Error ? err.message : String(err);
       this.end(job, { status: "failed", error, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total });
-    } finally {
-      this.runs.delete(id);
     }
   }
 }

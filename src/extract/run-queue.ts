@@ -2,7 +2,8 @@
  * @module extract/run-queue
  * Runs the stored jobs of an LLM research service (extract jobs, agent runs) a few at a time in this process: a job
  * is never scheduled twice while it is queued or running, the others wait in order, and closing lets nothing new
- * start (jobs left waiting stay `processing` in their table, for the next start to resume).
+ * start (jobs left waiting stay `processing` in their table, for the next start to resume) and stops the running
+ * ones. Each running job gets its own abort signal, which {@link RunQueue.abort} and {@link RunQueue.close} fire.
  */
 
 /** A bounded queue of job ids. */
@@ -10,6 +11,7 @@ export class RunQueue {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly scheduled = new Set<string>();
+  private readonly controllers = new Map<string, AbortController>();
   private stopped = false;
 
   /**
@@ -18,7 +20,7 @@ export class RunQueue {
    */
   constructor(
     private readonly concurrency: number,
-    private readonly run: (id: string) => Promise<void>,
+    private readonly run: (id: string, signal: AbortSignal) => Promise<void>,
     private readonly onError: (id: string, err: unknown) => void,
   ) {}
 
@@ -34,10 +36,13 @@ export class RunQueue {
     const go = () => {
       if (this.stopped) return;
       this.running++;
-      this.run(id)
+      const controller = new AbortController();
+      this.controllers.set(id, controller);
+      this.run(id, controller.signal)
         .catch((err: unknown) => this.onError(id, err))
         .finally(() => {
           this.running--;
+          this.controllers.delete(id);
           this.scheduled.delete(id);
           this.waiting.shift()?.();
         });
@@ -46,9 +51,18 @@ export class RunQueue {
     else this.waiting.push(go);
   }
 
-  /** Lets nothing new start; the jobs waiting are dropped (they run at the next start). */
+  /** Fires the abort signal of `id` when it is running (a cancelled run, a deleted monitor's check). */
+  abort(id: string, reason: Error): void {
+    this.controllers.get(id)?.abort(reason);
+  }
+
+  /**
+   * Lets nothing new start; the jobs waiting are dropped (they run at the next start) and the running ones are
+   * aborted, after {@link closed} turns true (so a run can tell a stop from a cancel).
+   */
   close(): void {
     this.stopped = true;
     for (const w of this.waiting.splice(0)) w();
+    for (const c of this.controllers.values()) c.abort(new Error("server stopping"));
   }
 }

@@ -92,7 +92,6 @@ export interface ExtractStatus {
 export class ExtractService {
   private readonly now: () => number;
   private readonly newId: () => string;
-  private readonly jobs = new Map<string, AbortController>();
   private readonly queue: RunQueue;
   /** This process, as the owner of the jobs it runs (store claim and finish). */
   private readonly owner = crypto.randomUUID();
@@ -100,7 +99,7 @@ export class ExtractService {
   constructor(private readonly deps: ExtractServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? (() => crypto.randomUUID());
-    this.queue = new RunQueue(JOBS_AT_ONCE, (id) => this.run(id), (id, err) => deps.log.warn("extract job could not be recorded", { id, error: String(err) }));
+    this.queue = new RunQueue(JOBS_AT_ONCE, (id, signal) => this.run(id, signal), (id, err) => deps.log.warn("extract job could not be recorded", { id, error: String(err) }));
   }
 
   /** Accepts a job for `who` and starts it; throws the 400/402 a client would get before anything is stored. */
@@ -156,7 +155,6 @@ export class ExtractService {
   /** Stops running jobs (they stay `processing`, to be resumed by the next start) and refuses new ones. */
   async close(): Promise<void> {
     this.queue.close();
-    for (const c of this.jobs.values()) c.abort(new Error("server stopping"));
   }
 
   private announce(id: string, keyId: string, req: ExtractRequest, event: "started" | "completed" | "failed", success: boolean, data: unknown[], error?: string) {
@@ -164,7 +162,7 @@ export class ExtractService {
     enqueueWebhookEvent(this.deps.db, { jobId: id, keyId, jobKind: "extract", event, success, data, webhook: req.webhook, ...(error ? { error } : {}) }, { now: this.now() });
   }
 
-  private async run(id: string): Promise<void> {
+  private async run(id: string, signal: AbortSignal): Promise<void> {
     const job = this.deps.store.get(id, this.now());
     if (!job || job.status !== "processing") return;
     const attempts = this.deps.store.claim(id, this.owner, this.now());
@@ -181,9 +179,6 @@ export class ExtractService {
       return;
     }
     const who = this.deps.keys.identityOf(job.keyId);
-    const controller = new AbortController();
-    this.jobs.set(id, controller);
-    const signal = controller.signal;
     let tokens = 0;
     const credits = JobCredits.forJob(this.deps.db, this.deps.store, this.deps.ledger, who, job, this.owner);
     const charge = (c: number) => credits.charge(c);
@@ -223,8 +218,6 @@ export class ExtractService {
           this.announce(id, job.keyId, req, "failed", false, [], message);
         }
       });
-    } finally {
-      this.jobs.delete(id);
     }
     this.deps.kickWebhooks();
   }

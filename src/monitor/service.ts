@@ -45,9 +45,8 @@ export class MonitorService {
   private readonly now: () => number;
   private readonly newId: () => string;
   private readonly crons = new Map<string, Cron>();
-  private readonly checks = new Map<string, AbortController>();
   /** Checks waiting for a place in {@link queue}, by check id. */
-  private readonly pending = new Map<string, () => Promise<void>>();
+  private readonly pending = new Map<string, (signal: AbortSignal) => Promise<void>>();
   private readonly queue: RunQueue;
   private closed = false;
 
@@ -56,10 +55,10 @@ export class MonitorService {
     this.newId = deps.newId ?? (() => crypto.randomUUID());
     this.queue = new RunQueue(
       CHECKS_AT_ONCE,
-      (id) => {
+      (id, signal) => {
         const run = this.pending.get(id);
         this.pending.delete(id);
-        return run ? run() : Promise.resolve();
+        return run ? run(signal) : Promise.resolve();
       },
       (id, err) => deps.log.warn("monitor check could not be recorded", { check: id, error: String(err) }),
     );
@@ -161,7 +160,7 @@ export class MonitorService {
   delete(id: string, keyId: string): void {
     const m = this.get(id, keyId);
     this.disarm(m.id);
-    if (m.currentCheckId) this.checks.get(m.currentCheckId)?.abort(new Error("monitor deleted"));
+    if (m.currentCheckId) this.queue.abort(m.currentCheckId, new Error("monitor deleted"));
     immediate(this.deps.db, () => {
       this.deps.store.delete(m.id);
       this.deps.store.deleteHistory(m.id);
@@ -199,7 +198,6 @@ export class MonitorService {
     this.closed = true;
     this.queue.close();
     for (const id of [...this.crons.keys()]) this.disarm(id);
-    for (const c of this.checks.values()) c.abort(new Error("server stopping"));
   }
 
   /**
@@ -256,16 +254,14 @@ export class MonitorService {
       return check;
     });
     if (row !== check) return row; // skipped
-    this.pending.set(check.id, () => this.execute(m, check, who));
+    this.pending.set(check.id, (signal) => this.execute(m, check, who, signal));
     this.queue.schedule(check.id);
     return this.deps.store.getCheck(m.id, check.id) ?? row;
   }
 
-  private async execute(m: MonitorRow, check: CheckRow, who: KeyIdentity): Promise<void> {
+  private async execute(m: MonitorRow, check: CheckRow, who: KeyIdentity, signal: AbortSignal): Promise<void> {
     if (!this.deps.store.get(m.id)) return; // deleted while the check waited for its turn (its row went with it)
     if (!this.deps.store.markRunning(check.id, this.now())) return; // ended while it waited (a restart failed it)
-    const controller = new AbortController();
-    this.checks.set(check.id, controller);
     const changedPages: { url: string; status: string }[] = [];
     try {
       const { summary, credits, targetResults } = await runCheck(
@@ -275,7 +271,7 @@ export class MonitorService {
           who,
           targets: m.targets,
           ...(m.judgeEnabled && m.goal ? { judgeGoal: m.goal } : {}),
-          signal: controller.signal,
+          signal,
           recordTokens: (t) => this.deps.ledger.charge(who, 0, t),
           previousPage: (targetId, url) => this.deps.store.lastPage(m.id, targetId, url, check.id),
           onPage: (page: CheckPage, index: number) => {
@@ -289,8 +285,6 @@ export class MonitorService {
     } catch (err) {
       if (this.closed || !this.deps.store.get(m.id)) return; // stopping (failed at the next start) or deleted
       this.end(m, check, { status: "failed", ...this.deps.store.tally(check.id), error: err instanceof Error ? err.message : String(err) }, changedPages);
-    } finally {
-      this.checks.delete(check.id);
     }
   }
 
