@@ -9,7 +9,7 @@ import type { Page } from "../../engines/types.ts";
 import { detectKind } from "../detect.ts";
 import { MediaTooLargeError, VideoUnsupportedError } from "../errors.ts";
 import type { AudioSource } from "./extract-audio.ts";
-import { findVideoUrl } from "./find-media.ts";
+import { findMediaUrl } from "./find-media.ts";
 import type { MediaSettings } from "./settings.ts";
 
 /** A video file to store. */
@@ -41,7 +41,7 @@ export async function extractVideo(source: AudioSource, settings: MediaSettings,
   let media: Page = source.page;
   if (!isVideo(media)) {
     if (media.text === undefined || !source.dom) throw new VideoUnsupportedError(`the URL serves ${media.contentType || "an unknown type"}, not a video`);
-    const url = findVideoUrl(source.dom(), source.baseUrl?.() ?? media.finalUrl);
+    const url = findMediaUrl(source.dom(), source.baseUrl?.() ?? media.finalUrl, ["video"])?.url;
     if (!url) throw new VideoUnsupportedError("the page has no <video> element with a playable source, nor an og:video");
     if (!settings.fetch) throw new VideoUnsupportedError("fetching media is not available in this process");
     media = await settings.fetch(url, settings.maxBytes, source.timeoutMs, signal);

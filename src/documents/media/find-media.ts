@@ -25,25 +25,18 @@ function sourceOf(el: Element, base: string): string | undefined {
   return undefined;
 }
 
-/** The URL of the page's primary video (its first `<video>`, else `og:video`), if it has one. */
-export function findVideoUrl(dom: Document, baseUrl: string): string | undefined {
-  for (const el of Array.from(dom.querySelectorAll("video"))) {
-    const url = sourceOf(el, baseUrl);
-    if (url) return url;
-  }
-  const meta = dom.querySelector('meta[property="og:video"], meta[property="og:video:url"], meta[property="og:video:secure_url"]');
-  return resolve(meta?.getAttribute("content"), baseUrl);
-}
-
-/** The URL of the page's primary audio or video, if it has one. */
-export function findMediaUrl(dom: Document, baseUrl: string): { url: string; kind: "audio" | "video" } | undefined {
-  for (const kind of ["audio", "video"] as const) {
+/**
+ * The URL of the page's primary media of `kinds` (audio or video for the `audio` format, video only for `video`), if
+ * it has one: the elements first, in the order of `kinds`, then the Open Graph tags.
+ */
+export function findMediaUrl(dom: Document, baseUrl: string, kinds: readonly ("audio" | "video")[] = ["audio", "video"]): { url: string; kind: "audio" | "video" } | undefined {
+  for (const kind of kinds) {
     for (const el of Array.from(dom.querySelectorAll(kind))) {
       const url = sourceOf(el, baseUrl);
       if (url) return { url, kind };
     }
   }
-  for (const kind of ["audio", "video"] as const) {
+  for (const kind of kinds) {
     const meta = dom.querySelector(`meta[property="og:${kind}"], meta[property="og:${kind}:url"], meta[property="og:${kind}:secure_url"]`);
     const url = resolve(meta?.getAttribute("content"), baseUrl);
     if (url) return { url, kind };
