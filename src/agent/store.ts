@@ -33,17 +33,8 @@ export interface AgentJob {
   expiresAt: number;
 }
 
-/** How a run ended. */
-export interface AgentEnd {
-  status: "completed" | "failed";
-  data?: unknown;
-  message?: string;
-  sources?: string[];
-  warning?: string;
-  error?: string;
-  tokens: number;
-  credits: number;
-}
+/** How a run ended: its final status and what it leaves. */
+export type AgentEnd = { status: "completed" | "failed" } & Pick<AgentJob, "data" | "message" | "sources" | "warning" | "error" | "tokens" | "credits">;
 
 interface Row {
   id: string;

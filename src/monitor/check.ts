@@ -19,7 +19,7 @@ import { specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
 import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { ScrapeDocument } from "../scrape/document.ts";
 import type { ScrapeService } from "../scrape/service.ts";
-import type { CheckPage, MonitorSummary } from "./store.ts";
+import { EMPTY_SUMMARY, type CheckPage, type MonitorSummary } from "./store.ts";
 
 /** Pages of one check scraped at once. */
 const PAGES_AT_ONCE = 2;
@@ -125,7 +125,7 @@ export interface CheckOutcome {
  * Never throws for a page's failure; throws when the check is aborted.
  */
 export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<CheckOutcome> {
-  const summary: MonitorSummary = { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 };
+  const summary: MonitorSummary = { ...EMPTY_SUMMARY };
   const outcome: CheckOutcome = { summary, credits: 0, targetResults: {} };
   const done = (page: CheckPage, index: number) => {
     outcome.credits += page.credits;

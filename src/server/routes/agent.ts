@@ -104,7 +104,7 @@ export function agentRoutes(services: Services) {
     .get(
       "/v2/agent",
       ({ query, who, request }) => {
-        const raw = (query as Record<string, string | undefined>).before;
+        const raw = query.before;
         const before = raw === undefined ? Number.MAX_SAFE_INTEGER : Number(raw);
         if (!/^\d{1,16}$/.test(raw ?? "0")) throw new BadRequestError("before must be a Unix time in milliseconds.");
         const runs = agent.list(who.keyId, before, AGENT_LIST_PAGE + 1);
@@ -120,7 +120,7 @@ export function agentRoutes(services: Services) {
       ({ params, query, who }) => {
         const runs = agent.thread(params.threadId, who.keyId);
         if (!runs) throw new NotFoundError("Thread not found.");
-        const includeData = (query as Record<string, string | undefined>).includeData === "true";
+        const includeData = query.includeData === "true";
         const last = runs.at(-1)!;
         return {
           success: true,
@@ -150,7 +150,7 @@ export function agentRoutes(services: Services) {
         const job = agent.get(params.id, who.keyId);
         if (!job) throw new NotFoundError("Agent run not found.");
         // crawlbox's runs open no live browser sessions: with liveView the list is there, and empty.
-        const live = (query as Record<string, string | undefined>).liveView === "true" ? { activeBrowserSessions: [] } : {};
+        const live = query.liveView === "true" ? { activeBrowserSessions: [] } : {};
         return { success: true, id: job.id, events: traceEvents(services.db, job.id), creditsUsed: job.credits, ...live };
       },
       { detail: { tags: ["agent"], summary: "An agent run's trace: what it did, in order" } },
