@@ -26,6 +26,7 @@ interface Pending {
 export class ScrapeResults {
   private readonly putStmt;
   private readonly getStmt;
+  private readonly replayStmt;
   private readonly pruneStmt;
   private readonly pending = new Map<string, Pending>();
   private flushScheduled = false;
@@ -34,9 +35,8 @@ export class ScrapeResults {
     this.putStmt = db.query(
       "INSERT OR REPLACE INTO scrapes (id, key_id, url, created_at, expires_at, document, replay) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
-    this.getStmt = db.query<{ key_id: string; expires_at: number; document: string; replay: string | null }, [string]>(
-      "SELECT key_id, expires_at, document, replay FROM scrapes WHERE id = ?",
-    );
+    this.getStmt = db.query<{ key_id: string; expires_at: number; document: string }, [string]>("SELECT key_id, expires_at, document FROM scrapes WHERE id = ?");
+    this.replayStmt = db.query<{ key_id: string; expires_at: number; replay: string | null }, [string]>("SELECT key_id, expires_at, replay FROM scrapes WHERE id = ?");
     this.pruneStmt = db.query("DELETE FROM scrapes WHERE expires_at < ?");
   }
 
@@ -68,23 +68,25 @@ export class ScrapeResults {
 
   /** The document with `id` made by `keyId`, unless expired. */
   get(id: string, keyId: string, now: number): unknown | undefined {
-    const queued = this.pending.get(id);
-    if (queued) {
-      // A copy, as from the database: the caller may change what it gets.
-      return queued.keyId === keyId && queued.createdAt + SCRAPE_RESULT_TTL_MS >= now ? structuredClone(queued.document) : undefined;
-    }
-    const row = this.getStmt.get(id);
-    if (!row || row.key_id !== keyId || row.expires_at < now) return undefined;
-    return JSON.parse(row.document);
+    return this.read(id, keyId, now, "document");
   }
 
   /** What `put` kept to replay the scrape (interact), for `keyId` and unless expired; undefined when nothing. */
   replay(id: string, keyId: string, now: number): unknown | undefined {
+    return this.read(id, keyId, now, "replay");
+  }
+
+  /** One field of a result of `keyId`, from the write queue or the table (only that column read), unless expired. */
+  private read(id: string, keyId: string, now: number, field: "document" | "replay"): unknown | undefined {
     const queued = this.pending.get(id);
-    if (queued) return queued.keyId === keyId && queued.createdAt + SCRAPE_RESULT_TTL_MS >= now ? structuredClone(queued.replay) : undefined;
-    const row = this.getStmt.get(id);
-    if (!row || row.key_id !== keyId || row.expires_at < now || row.replay === null) return undefined;
-    return JSON.parse(row.replay);
+    if (queued) {
+      // A copy, as from the database: the caller may change what it gets.
+      return queued.keyId === keyId && queued.createdAt + SCRAPE_RESULT_TTL_MS >= now ? structuredClone(queued[field]) : undefined;
+    }
+    const row = field === "document" ? this.getStmt.get(id) : this.replayStmt.get(id);
+    if (!row || row.key_id !== keyId || row.expires_at < now) return undefined;
+    const text = "document" in row ? row.document : row.replay;
+    return text === null ? undefined : JSON.parse(text);
   }
 
   /** Deletes the oldest results beyond the newest `max` (the write queue first goes to disk); returns how many. */
