@@ -1,39 +1,60 @@
 /**
  * @module api/interact
  * `POST /v2/scrape/{id}/interact` (the SDK's `ScrapeExecuteRequest`): `prompt` (what to do on the scrape's page, in
- * words), or `code` with a `language`, `timeout` in seconds, `origin`. crawlbox carries out prompts; code is
- * refused (docs/interact.md says why).
+ * words), or `code` with a `language`, `timeout` in seconds, `origin`. crawlbox carries out prompts, and code in
+ * `language: "bash"` as agent-browser commands (src/interact/shell); Node and Python programs are refused
+ * (docs/interact.md says why). `/v2/browser/{id}/execute` takes code the same way.
  */
 import { t } from "elysia";
 import { BadRequestError } from "../errors.ts";
 import { Int, oneOf, OriginProps, PromptField, strictObject } from "./common.ts";
 import { validateBody } from "./validate.ts";
 
-/** Longest a prompt may run, in seconds (the SDK's `timeout`). */
+/** Longest a prompt or script may run, in seconds (the SDK's `timeout`). */
 export const MAX_INTERACT_TIMEOUT_S = 300;
 export const DEFAULT_INTERACT_TIMEOUT_S = 60;
+/** Characters of one script. */
+export const MAX_CODE_CHARS = 100_000;
+
+export const CodeLanguage = oneOf(["python", "node", "bash"]);
+export const CodeTimeout = Int({ minimum: 1, maximum: MAX_INTERACT_TIMEOUT_S, description: "Seconds (default 60)" });
 
 export const InteractRequestSchema = strictObject(
   {
-    code: t.Optional(t.String({ maxLength: 100_000 })),
+    code: t.Optional(t.String({ maxLength: MAX_CODE_CHARS })),
     prompt: t.Optional(PromptField),
-    language: t.Optional(oneOf(["python", "node", "bash"])),
-    timeout: t.Optional(Int({ minimum: 1, maximum: MAX_INTERACT_TIMEOUT_S })),
+    language: t.Optional(CodeLanguage),
+    timeout: t.Optional(CodeTimeout),
     ...OriginProps,
   },
   { description: "POST /v2/scrape/{id}/interact body" },
 );
 
-/** Validates an interact body: a prompt and its time limit; code is a 400 that says why. */
-export function parseInteractBody(body: unknown): { prompt: string; timeoutMs: number } {
+/** What an interact request asks for: a prompt, or a bash script; with its time limit. */
+export type InteractWork = { prompt: string; timeoutMs: number; code?: undefined } | { code: string; timeoutMs: number; prompt?: undefined };
+
+/** Refuses code crawlbox does not run: anything but bash (agent-browser commands). */
+export function assertRunnableCode(language: string | undefined): void {
+  if (language === "bash") return;
+  throw new BadRequestError(
+    `crawlbox runs code in language "bash": agent-browser commands (open, snapshot, click, fill, get text, …), which it carries out itself on the session's page. It does not run ${language === "python" ? "Python" : "Node"} programs next to the browser: it cannot sandbox them (Bun's workers and node:vm are not security boundaries, and a CDP connection reaches past the egress gate). Send language "bash", or a prompt.`,
+    [{ code: "custom", path: ["language"], message: 'only "bash" code is run' }],
+    "INTERACT_CODE_NOT_SUPPORTED",
+  );
+}
+
+/** Validates an interact body: a prompt, or bash code (not both), and its time limit. */
+export function parseInteractBody(body: unknown): InteractWork {
   const v = validateBody(InteractRequestSchema, body);
-  if (v.code?.trim()) {
-    throw new BadRequestError(
-      "crawlbox does not run caller code on the server (Python, Node or Bash next to the browser is not something it can sandbox); send a prompt, which crawlbox carries out with its own browser actions, or use the scrape's actions (executeJavascript runs code in the page).",
-      [{ code: "custom", path: ["code"], message: "code is not run by crawlbox" }],
-      "INTERACT_CODE_NOT_SUPPORTED",
-    );
+  const timeoutMs = (v.timeout ?? DEFAULT_INTERACT_TIMEOUT_S) * 1000;
+  const code = v.code?.trim() ? v.code : undefined;
+  const prompt = v.prompt?.trim() ? v.prompt : undefined;
+  if (code && prompt) throw new BadRequestError("Send either code or a prompt, not both.", [{ code: "custom", path: ["code"], message: "code and prompt are exclusive" }]);
+  if (code) {
+    // The SDK's interact() sends language "node" when none is given.
+    assertRunnableCode(v.language ?? "node");
+    return { code, timeoutMs };
   }
-  if (!v.prompt?.trim()) throw new BadRequestError("Send a prompt: what to do on the scrape's page.", [{ code: "custom", path: ["prompt"], message: "prompt is required" }]);
-  return { prompt: v.prompt, timeoutMs: (v.timeout ?? DEFAULT_INTERACT_TIMEOUT_S) * 1000 };
+  if (!prompt) throw new BadRequestError("Send a prompt (what to do on the scrape's page) or bash code.", [{ code: "custom", path: ["prompt"], message: "prompt or code is required" }]);
+  return { prompt, timeoutMs };
 }

@@ -50,8 +50,8 @@ export interface PromptOutcome {
   stuck: boolean;
 }
 
-/** Lets the page settle after a step: its network quiet for a moment, or a short wait at most. */
-async function settle(page: Page): Promise<void> {
+/** Lets the page settle after a step (a prompt's, or a shell command's): its network quiet for a moment, or a short wait at most. */
+export async function settle(page: Page): Promise<void> {
   await page.waitForNetworkIdle({ idleTime: 250, timeout: 2_500 }).catch(() => undefined);
 }
 

@@ -1,17 +1,22 @@
 /**
  * @module interact/sessions
- * Interactive browser sessions (`/v2/scrape/{id}/interact`): one per scrape, opened on the scrape's page by its first
- * prompt, with the scrape's actions replayed (interact/replay.ts) so the page is as the scrape left it, and kept for
- * the next prompts (what a prompt clicked stays clicked), in a browser context of its own from the pool. A session holds one of the pool's pages, so few may be open: at most half the browser's concurrency (at
- * least one) in all and {@link MAX_SESSIONS_PER_KEY} per key, sessions being opened included. A session idle for
- * {@link IDLE_MS} or open for {@link MAX_LIFE_MS} is closed; so is one whose page closed or got stuck, and every
- * session when the server stops. One prompt at a time per session.
+ * Interactive browser sessions, in a browser context of their own from the pool: a scrape's
+ * (`/v2/scrape/{id}/interact`), opened on the scrape's page by its first prompt or script with the scrape's actions
+ * replayed (interact/replay.ts) so the page is as the scrape left it, and standalone ones (`/v2/browser`), opened on
+ * a blank page. Each keeps its page for the next prompts and scripts (what one clicked stays clicked). A session holds
+ * one of the pool's pages, so few may be open: at most half the browser's concurrency (at least one) in all and
+ * {@link MAX_SESSIONS_PER_KEY} per key, both kinds and sessions being opened included. A scrape's session idle for
+ * {@link IDLE_MS} or open for {@link MAX_LIFE_MS} is closed (a standalone one has its own times); so is one whose
+ * page closed or got stuck, and every session when the server stops. One prompt or script at a time per session.
  */
 import type { BrowserPool, Lease } from "../engines/browser/pool.ts";
 import { CrawlboxError, TooManyRequestsError } from "../errors.ts";
+import { InteractBusyError, InteractSessionLostError } from "./errors.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
 import type { Action } from "../api/actions.ts";
+import { applyProfile, captureProfile } from "../engines/browser/profile.ts";
+import type { ProfileStore } from "../storage/profiles.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";
 import { replayActions, replayTimeMs } from "./replay.ts";
 
@@ -24,39 +29,57 @@ export const MAX_SESSIONS_PER_KEY = 2;
 /** Longest opening a session may take (waiting for the browser, loading the page), within the prompt's own time. */
 const OPEN_TIMEOUT_MS = 30_000;
 
+/** A scrape's session (`/v2/scrape/{id}/interact`, keyed by the scrape's id) or a standalone one (`/v2/browser`). */
+export type SessionKind = "scrape" | "browser";
+
 interface Session {
-  scrapeId: string;
+  kind: SessionKind;
+  id: string;
   keyId: string;
   lease: Lease;
   openedAt: number;
+  lastActivityAt: number;
+  /** When its whole life ends. */
+  expiresAt: number;
+  idleMs: number;
   idle?: ReturnType<typeof setTimeout>;
   life: ReturnType<typeof setTimeout>;
   busy: boolean;
-  /** Prompts answered (what the session was billed). */
-  prompts: number;
+  /** Prompts answered and code run (what the session was billed). */
+  runs: number;
   /** Ends the session when its page closes (removed when the session ends: pool pages outlive sessions). */
   onClose: () => void;
+  /** Runs when the session is closed (not when its page failed), before its page goes back: saves its profile. */
+  end?: () => Promise<void>;
 }
 
-/** 409: the session is carrying out another prompt. */
-export class InteractBusyError extends CrawlboxError {
-  constructor() {
-    super("INTERACT_SESSION_BUSY", 409, "This scrape's browser session is carrying out another prompt; send the next one when it answers.");
-  }
+/** A standalone session as `GET /v2/browser` lists it. */
+export interface SessionInfo {
+  id: string;
+  status: "active" | "destroyed";
+  createdAt: number;
+  lastActivityAt: number;
+  expiresAt: number;
+  endedAt?: number;
 }
 
-/** 410: the session's browser page closed or crashed under it. */
-export class InteractSessionLostError extends CrawlboxError {
-  constructor() {
-    super("INTERACT_SESSION_LOST", 410, "The browser session was lost (its page or browser closed); send the prompt again to open a new one.");
-  }
-}
+/** Longest a closing session's `end` (saving its profile) may take before its page goes back anyway. */
+const END_TIMEOUT_MS = 5_000;
 
-/** Open sessions by scrape id. */
+/** Ended standalone sessions remembered for `GET /v2/browser?status=destroyed` (in memory, newest first). */
+export const ENDED_KEPT = 100;
+
+/** What may run in a session: a prompt or a script, told when its time ran out with a step still in the page. */
+type Work<T extends { stuck: boolean }> = (lease: Lease) => Promise<T>;
+
+/** Open sessions of both kinds, sharing the limits (each holds one of the browser's pages). */
 export class InteractSessions {
   private readonly sessions = new Map<string, Session>();
-  /** Sessions being opened, by scrape id (counted in the limits; a second prompt waits for the same opening). */
+  /** Sessions being opened (counted in the limits; a second prompt waits for the same opening). */
   private readonly opening = new Map<string, { keyId: string; session: Promise<Session> }>();
+  private readonly ended: Array<SessionInfo & { keyId: string }> = [];
+  /** Closes still saving their profile (the server waits for them when it stops). */
+  private readonly ending = new Set<Promise<void>>();
   private readonly max: number;
   private closed = false;
 
@@ -72,7 +95,7 @@ export class InteractSessions {
 
   /** Whether `keyId` has a session on `scrapeId`. */
   has(scrapeId: string, keyId: string): boolean {
-    return this.sessions.get(scrapeId)?.keyId === keyId;
+    return this.sessions.get(`scrape:${scrapeId}`)?.keyId === keyId;
   }
 
   /**
@@ -80,16 +103,82 @@ export class InteractSessions {
    * model call its limits; `signal` (the prompt's time, the client leaving) stops opening and the prompt.
    */
   async prompt(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; prompt: string; llm: LlmClient; call: () => LlmCall; signal: AbortSignal }): Promise<PromptOutcome> {
-    let session = this.sessions.get(o.scrapeId);
-    if (session && session.keyId !== o.keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
-    if (!session) session = await this.open(o.scrapeId, o.keyId, o.url, o.actions ?? [], o.signal);
+    const session = await this.scrapeSession(o);
+    return this.use(session, (lease) => runPrompt(o.llm, lease.page, lease.session, o.prompt, o.call, o.signal));
+  }
+
+  /** Runs `work` in the scrape's session (opened on `url` first when there is none), as {@link prompt} does. */
+  async inScrape<T extends { stuck: boolean }>(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; signal: AbortSignal }, work: Work<T>): Promise<T> {
+    return this.use(await this.scrapeSession(o), work);
+  }
+
+  /**
+   * Opens a standalone session on a blank page (`POST /v2/browser`), closed after `idleMs` unused or `lifeMs` in all.
+   * With a `profile`, the page starts from its saved cookies and storage, and (unless `saveChanges` is false) what
+   * the session changed in them is saved back when it is closed.
+   */
+  async create(o: { keyId: string; lifeMs: number; idleMs: number; profile?: { store: ProfileStore; name: string; saveChanges: boolean }; signal: AbortSignal }): Promise<SessionInfo> {
+    const id = crypto.randomUUID();
+    const snapshot = o.profile?.store.load(o.keyId, o.profile.name);
+    const s = await this.open("browser", id, o.keyId, { lifeMs: o.lifeMs, idleMs: o.idleMs }, async (lease) => {
+      if (snapshot) await raceAbort(applyProfile(lease.context, lease.session, snapshot.state), o.signal);
+      await raceAbort(lease.page.goto("about:blank"), o.signal);
+    }, o.signal);
+    const p = o.profile;
+    if (p && snapshot && p.saveChanges) s.end = async () => void p.store.save(o.keyId, p.name, snapshot, await captureProfile(s.lease.context, s.lease.page, snapshot.state));
+    this.idleTimer(s);
+    return this.info(s);
+  }
+
+  /** Runs `work` in the key's standalone session `id`: 404 when there is none. */
+  async inBrowser<T extends { stuck: boolean }>(id: string, keyId: string, work: Work<T>): Promise<T> {
+    const s = this.sessions.get(`browser:${id}`);
+    if (!s || s.keyId !== keyId) throw new CrawlboxError("NOT_FOUND", 404, "Browser session not found (it may have closed: sessions close when unused or at the end of their time).");
+    return this.use(s, work);
+  }
+
+  /** The key's standalone sessions, open or (`destroyed`) ended while this server ran. */
+  list(keyId: string, status?: "active" | "destroyed"): SessionInfo[] {
+    const active = [...this.sessions.values()].filter((s) => s.kind === "browser" && s.keyId === keyId).map((s) => this.info(s));
+    const ended = this.ended.filter((e) => e.keyId === keyId).map(({ keyId: _k, ...e }) => e);
+    return status === "active" ? active : status === "destroyed" ? ended : [...active, ...ended];
+  }
+
+  /**
+   * Closes the session: how long it was open and how much it ran; undefined when there was none. Resolves once its
+   * profile is saved (a next session with the profile finds what this one left).
+   */
+  async close(id: string, keyId: string, kind: SessionKind = "scrape"): Promise<{ durationMs: number; runs: number } | undefined> {
+    const s = this.sessions.get(`${kind}:${id}`);
+    if (!s || s.keyId !== keyId) return undefined;
+    this.forget(s);
+    const closed = { durationMs: this.now() - s.openedAt, runs: s.runs };
+    const end = s.end ? Promise.race([s.end(), Bun.sleep(END_TIMEOUT_MS)]) : Promise.resolve();
+    const ending = end.catch(() => undefined).finally(() => s.lease.release());
+    this.ending.add(ending);
+    void ending.finally(() => this.ending.delete(ending));
+    await ending;
+    return closed;
+  }
+
+  /** Closes every session (saving their profiles) and refuses new ones (the server stops). */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    for (const s of [...this.sessions.values()]) void this.close(s.id, s.keyId, s.kind);
+    await Promise.all(this.ending);
+  }
+
+  private info(s: Session): SessionInfo {
+    return { id: s.id, status: "active", createdAt: s.openedAt, lastActivityAt: s.lastActivityAt, expiresAt: s.expiresAt };
+  }
+
+  private async use<T extends { stuck: boolean }>(session: Session, work: Work<T>): Promise<T> {
     if (session.busy) throw new InteractBusyError();
     session.busy = true;
     clearTimeout(session.idle);
-    let outcome: PromptOutcome | undefined;
     try {
-      outcome = await runPrompt(o.llm, session.lease.page, session.lease.session, o.prompt, o.call, o.signal);
-      session.prompts++;
+      const outcome = await work(session.lease);
+      session.runs++;
       // A page that did not answer a step in time is not used again: the next prompt opens a fresh one.
       if (outcome.stuck) this.drop(session);
       return outcome;
@@ -100,45 +189,47 @@ export class InteractSessions {
       throw new InteractSessionLostError();
     } finally {
       session.busy = false;
-      const s = session;
-      if (this.sessions.get(s.scrapeId) === s) {
-        s.idle = setTimeout(() => void this.close(s.scrapeId, s.keyId), IDLE_MS);
-        s.idle.unref?.();
-      }
+      session.lastActivityAt = this.now();
+      this.idleTimer(session);
     }
   }
 
-  /** Closes the session: how long it was open and how many prompts it answered; undefined when there was none. */
-  close(scrapeId: string, keyId: string): { durationMs: number; prompts: number } | undefined {
-    const s = this.sessions.get(scrapeId);
-    if (!s || s.keyId !== keyId) return undefined;
-    this.forget(s);
-    s.lease.release();
-    return { durationMs: this.now() - s.openedAt, prompts: s.prompts };
-  }
-
-  /** Closes every session and refuses new ones (the server stops). */
-  closeAll(): void {
-    this.closed = true;
-    for (const s of [...this.sessions.values()]) this.close(s.scrapeId, s.keyId);
+  private idleTimer(s: Session): void {
+    if (this.sessions.get(`${s.kind}:${s.id}`) !== s) return;
+    clearTimeout(s.idle);
+    s.idle = setTimeout(() => void this.close(s.id, s.keyId, s.kind), s.idleMs);
+    s.idle.unref?.();
   }
 
   private forget(s: Session): void {
-    this.sessions.delete(s.scrapeId);
+    this.sessions.delete(`${s.kind}:${s.id}`);
     clearTimeout(s.idle);
     clearTimeout(s.life);
     s.lease.page.off("close", s.onClose);
+    if (s.kind === "browser") {
+      this.ended.unshift({ ...this.info(s), status: "destroyed", endedAt: this.now(), keyId: s.keyId });
+      this.ended.length = Math.min(this.ended.length, ENDED_KEPT);
+    }
   }
 
   /** Forgets a session whose page failed, handing the page back as suspect (the pool probes the browser). */
   private drop(s: Session): void {
-    if (this.sessions.get(s.scrapeId) !== s) return;
+    if (this.sessions.get(`${s.kind}:${s.id}`) !== s) return;
     this.forget(s);
     s.lease.release({ suspect: true });
   }
 
-  private open(scrapeId: string, keyId: string, url: string, actions: readonly Action[], signal: AbortSignal): Promise<Session> {
-    const pending = this.opening.get(scrapeId);
+  private async scrapeSession(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; signal: AbortSignal }): Promise<Session> {
+    const session = this.sessions.get(`scrape:${o.scrapeId}`);
+    if (session && session.keyId !== o.keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
+    if (session) return session;
+    await this.check(o.url);
+    return this.open("scrape", o.scrapeId, o.keyId, { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS }, (lease) => this.load(lease, o.url, o.actions ?? [], o.signal), o.signal);
+  }
+
+  private open(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal): Promise<Session> {
+    const key = `${kind}:${id}`;
+    const pending = this.opening.get(key);
     if (pending) {
       if (pending.keyId !== keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
       return pending.session;
@@ -146,50 +237,60 @@ export class InteractSessions {
     if (this.closed) throw new CrawlboxError("SERVER_STOPPING", 503, "The server is stopping.");
     const opening = [...this.opening.values()];
     const mine = [...this.sessions.values()].filter((s) => s.keyId === keyId).length + opening.filter((p) => p.keyId === keyId).length;
-    if (mine >= MAX_SESSIONS_PER_KEY) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `This key already has ${MAX_SESSIONS_PER_KEY} browser sessions open; stop one (DELETE /v2/scrape/{id}/interact) first.`);
+    if (mine >= MAX_SESSIONS_PER_KEY) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `This key already has ${MAX_SESSIONS_PER_KEY} browser sessions open; stop one (DELETE /v2/scrape/{id}/interact or /v2/browser/{id}) first.`);
     if (this.sessions.size + opening.length >= this.max) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `The server already has ${this.max} browser sessions open (half its browser's concurrency); try again later.`);
-    const session = this.launch(scrapeId, keyId, url, actions, signal).finally(() => this.opening.delete(scrapeId));
-    this.opening.set(scrapeId, { keyId, session });
+    const session = this.launch(kind, id, keyId, times, prepare, signal).finally(() => this.opening.delete(key));
+    this.opening.set(key, { keyId, session });
     return session;
   }
 
-  private async launch(scrapeId: string, keyId: string, url: string, actions: readonly Action[], signal: AbortSignal): Promise<Session> {
-    await this.check(url);
+  /** Loads the scrape's page and replays its actions on it. */
+  private async load(lease: Lease, url: string, actions: readonly Action[], signal: AbortSignal): Promise<void> {
     const deadline = performance.now() + OPEN_TIMEOUT_MS;
-    const lease = await this.pool.acquire({ deadline, signal });
     try {
       await raceAbort(lease.page.goto(url, { waitUntil: "load", timeout: Math.max(1, deadline - performance.now()) }), signal);
     } catch (err) {
-      lease.release({ suspect: !signal.aborted });
       if (signal.aborted) throw signal.reason;
       throw new CrawlboxError("INTERACT_OPEN_FAILED", 500, `The scrape's page could not be opened in the browser: ${(err as Error).message.slice(0, 200)}`);
     }
+    // Its own time (the scrape's waits, a little per action), within the prompt's (`signal`); a ReplayFailedError
+    // says which of the scrape's actions failed, and why.
+    await raceAbort(replayActions(lease.page, actions, performance.now() + replayTimeMs(actions), signal), signal);
+  }
+
+  private async launch(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal): Promise<Session> {
+    const lease = await this.pool.acquire({ deadline: performance.now() + OPEN_TIMEOUT_MS, signal });
     try {
-      // Its own time (the scrape's waits, a little per action), within the prompt's (`signal`).
-      await raceAbort(replayActions(lease.page, actions, performance.now() + replayTimeMs(actions), signal), signal);
+      await prepare(lease);
     } catch (err) {
-      lease.release({ suspect: true });
+      // A page that failed to load is probed before reuse; one the caller gave up on is fine.
+      lease.release({ suspect: !signal.aborted });
       if (signal.aborted) throw signal.reason;
-      throw err; // ReplayFailedError: which of the scrape's actions, and why
+      throw err;
     }
     if (this.closed) {
       lease.release();
       throw new CrawlboxError("SERVER_STOPPING", 503, "The server is stopping.");
     }
+    const openedAt = this.now();
     const session: Session = {
-      scrapeId,
+      kind,
+      id,
       keyId,
       lease,
-      openedAt: this.now(),
+      openedAt,
+      lastActivityAt: openedAt,
+      expiresAt: openedAt + times.lifeMs,
+      idleMs: times.idleMs,
       busy: false,
-      prompts: 0,
-      life: setTimeout(() => void this.close(scrapeId, keyId), MAX_LIFE_MS),
+      runs: 0,
+      life: setTimeout(() => void this.close(id, keyId, kind), times.lifeMs),
       // A page that closes (a crash, the browser retired or killed) ends its session at once, not at its next prompt.
       onClose: () => this.drop(session),
     };
     session.life.unref?.();
     lease.page.once("close", session.onClose);
-    this.sessions.set(scrapeId, session);
+    this.sessions.set(`${kind}:${id}`, session);
     return session;
   }
 }

@@ -26,6 +26,7 @@ import { monitorRoutes } from "./routes/monitor.ts";
 import { parseRoutes } from "./routes/parse.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { v1Routes } from "./routes/v1.ts";
+import { browserRoutes } from "./routes/browser.ts";
 import { interactRoutes } from "./routes/interact.ts";
 import type { Services } from "./services.ts";
 
@@ -56,6 +57,7 @@ export function createApp(services: Services) {
     .use(fileRoutes(services))
     .use(scrapeRoutes(services))
     .use(interactRoutes(services))
+    .use(browserRoutes(services))
     .use(crawlSocketRoutes(services))
     .use(crawlRoutes(services))
     .use(batchRoutes(services))

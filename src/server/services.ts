@@ -83,8 +83,10 @@ export interface Services {
   extract: ExtractService;
   /** `/v2/agent` runs (src/agent). */
   agent: AgentService;
-  /** Browser sessions of `/v2/scrape/{id}/interact` (src/interact); undefined without the browser engine. */
+  /** Browser sessions of `/v2/scrape/{id}/interact` and `/v2/browser` (src/interact); undefined without the browser engine. */
   interact?: InteractSessions;
+  /** Saved browser profiles (cookies and storage), per key. */
+  profiles: ProfileStore;
   /** `/v2/monitor` (src/monitor): scheduled change monitoring; its store for the routes' check listings. */
   monitors: MonitorService;
   monitorStore: MonitorStore;
@@ -180,11 +182,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     fetch: (url: string, maxBodyBytes: number, timeoutMs: number, signal?: AbortSignal) => discoveryHttp.fetch({ url, timeoutMs, maxBodyBytes }, signal),
   };
   const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory, media });
+  const profiles = new ProfileStore(db, now);
   const engines = createEngines({
     config,
     gate,
     http,
-    profiles: new ProfileStore(db, now),
+    profiles,
     log,
     formatNeedsBrowser: (type) => renderers.get(type)?.needs.includes("browser") ?? false,
   });
@@ -350,6 +353,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     extract,
     agent,
     ...(interact ? { interact } : {}),
+    profiles,
     monitors,
     monitorStore,
     parseWorkers,
@@ -371,7 +375,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await extract.close();
       await agent.close();
       await monitors.close();
-      interact?.closeAll();
+      await interact?.closeAll();
       await workers.stop();
       await webhooks.stop();
       await engines.close();

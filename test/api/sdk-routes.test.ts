@@ -10,9 +10,6 @@ import { createHarness, type Harness } from "../helpers/harness.ts";
 
 /** SDK routes crawlbox does not serve, and why (README "Not built yet", docs/api.md). */
 const NOT_SERVED: Record<string, string> = {
-  "/v2/browser": "cloud browser sessions that run the caller's Python, Node or Bash code on the server",
-  "/v2/browser/:p": "the same sessions",
-  "/v2/browser/:p/execute": "the same sessions",
   "/v2/feedback": "feedback to the cloud's ranking",
   "/v2/search/:p/feedback": "the same, for a search",
   "/v2/search/developer": "cloud-only research search (upstream mounts it only with RESEARCH_PROXY_URL)",

@@ -2,7 +2,8 @@
  * `/v2/scrape/{id}/interact` (src/interact) with real Chromium and the fake LLM, through the official SDK: a prompt
  * carried out on a scrape's page step by step (the model clicks, the answer comes from the page); the session keeps
  * the page for the next prompt; stopping it reports its duration and credits; the step limit and the time limit;
- * code refused with the reason; other keys' and unknown scrapes not found; no Chromium left behind.
+ * bash code (agent-browser commands) run in the same session as prompts; Node and Python code refused with the
+ * reason; other keys' and unknown scrapes not found; no Chromium left behind.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
@@ -90,6 +91,25 @@ describe("interact", () => {
     expect(stopped).toMatchObject({ success: true, creditsBilled: 2 });
     expect(stopped.sessionDurationMs).toBeGreaterThan(0);
     expect((await h.request(`/v2/scrape/${id}/interact`, { method: "DELETE" })).status).toBe(404);
+  }, 30_000);
+
+  test("bash code runs agent-browser commands in the scrape's session, which a prompt then finds as the code left it", async () => {
+    llm.reset();
+    llm.respond = model;
+    const id = await scrapeId();
+    const who = h.services.keys.verify(h.key)!;
+    const before = h.services.ledger.usage(who).creditsUsed;
+    const ran: any = await app.interact(id,  { code: "agent-browser is visible '#price'\nagent-browser click '#show' && agent-browser is visible '#price'\nagent-browser get text '#price'", language: "bash" });
+    expect(ran).toMatchObject({ success: true, stdout: "false\ntrue\nPrice: 42 EUR\n", output: "false\ntrue\nPrice: 42 EUR\n", stderr: "", exitCode: 0, killed: false });
+    expect(llm.chats()).toHaveLength(0); // code needs no model
+    // The prompt finds the price shown: it answers at once, without a click.
+    const asked: any = await app.interact(id, { prompt: "What is the price?" });
+    expect(asked).toMatchObject({ output: "42 EUR", stdout: "done" });
+    expect(h.services.ledger.usage(who).creditsUsed - before).toBe(2);
+    // `agent-browser close` ends the session after the script.
+    const closed: any = await app.interact(id, { code: "agent-browser close", language: "bash" });
+    expect(closed.stdout).toBe("✓ Browser closed\n");
+    expect(h.services.interact!.has(id, who.keyId)).toBe(false);
   }, 30_000);
 
   test("the session replays the scrape's actions: the page is as the scrape left it (a scrape, and a batch page)", async () => {
@@ -195,7 +215,10 @@ describe("interact", () => {
     const id = await scrapeId();
     const code = await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "await page.click('#show')", language: "node" } });
     expect(code.status).toBe(400);
-    expect(((await code.json()) as any)).toMatchObject({ code: "INTERACT_CODE_NOT_SUPPORTED", error: expect.stringContaining("send a prompt") });
+    expect(((await code.json()) as any)).toMatchObject({ code: "INTERACT_CODE_NOT_SUPPORTED", error: expect.stringContaining('Send language "bash", or a prompt') });
+    // The SDK's interact() sends language "node" when none is given: refused the same way.
+    expect(((await (await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "agent-browser get title" } })).json()) as any).code).toBe("INTERACT_CODE_NOT_SUPPORTED");
+    expect((await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "agent-browser get title", language: "bash", prompt: "p" } })).status).toBe(400);
     expect((await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: {} })).status).toBe(400);
     expect((await h.request(`/v2/scrape/${crypto.randomUUID()}/interact`, { method: "POST", json: { prompt: "p" } })).status).toBe(404);
     const other = h.services.keys.create("other").key;

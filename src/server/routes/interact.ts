@@ -1,9 +1,10 @@
 /**
  * @module server/routes/interact
  * `POST /v2/scrape/{id}/interact` and `DELETE /v2/scrape/{id}/interact` (the SDK's `interact` and `stopInteraction`):
- * a prompt carried out in a browser session on a scrape's page (src/interact, docs/interact.md), and the session's
- * end. Answers are the SDK's `ScrapeExecuteResponse` (`output`/`result` the model's answer, `stdout` the steps) and
- * `ScrapeBrowserDeleteResponse`. Needs the browser engine and an LLM provider.
+ * a prompt, or bash code (agent-browser commands), carried out in a browser session on a scrape's page
+ * (src/interact, docs/interact.md), and the session's end. Answers are the SDK's `ScrapeExecuteResponse` (for a
+ * prompt `output`/`result` the model's answer, `stdout` the steps; for code see run-code.ts) and
+ * `ScrapeBrowserDeleteResponse`. Needs the browser engine, and an LLM provider for prompts.
  */
 import { Elysia } from "elysia";
 import { InteractRequestSchema, parseInteractBody } from "../../api/interact.ts";
@@ -14,9 +15,7 @@ import { LlmNotConfiguredError } from "../../llm/errors.ts";
 import { llmCallForRun } from "../../llm/render-call.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
-
-/** Credits of one prompt (its model tokens are counted as token usage). */
-export const INTERACT_CREDITS = 1;
+import { INTERACT_CREDITS, runCode, type RunInSession } from "./run-code.ts";
 
 /** The interact routes. */
 export function interactRoutes(services: Services) {
@@ -28,7 +27,7 @@ export function interactRoutes(services: Services) {
       async ({ params, body, who, request }) => {
         const req = parseInteractBody(body);
         if (!interact) throw new UnsupportedOptionError("SCRAPE_BROWSER_REQUIRED", "interact needs the browser engine, which is not available in this crawlbox build (install Chromium or set CHROME_PATH; CRAWLBOX_BROWSER=off disables it).");
-        if (!services.llm) throw new LlmNotConfiguredError("interact (the model carries out the prompt)");
+        if (req.prompt !== undefined && !services.llm) throw new LlmNotConfiguredError("interact (the model carries out the prompt)");
         const now = Date.now();
         const doc = (services.results.get(params.id, who.keyId, now) ?? services.jobResults.pageDocument(params.id, who.keyId)) as { metadata?: { url?: unknown } } | undefined;
         const url = doc?.metadata?.url;
@@ -36,6 +35,11 @@ export function interactRoutes(services: Services) {
         // The scrape's actions, replayed when the session opens, bring the page back to the state the scrape saw.
         const replay = services.results.replay(params.id, who.keyId, now) as { actions?: Action[] } | undefined;
         const actions = (replay?.actions ?? services.jobResults.pageActions(params.id, who.keyId) ?? []) as Action[];
+        const target = { scrapeId: params.id, keyId: who.keyId, url, actions };
+        if (req.code !== undefined) {
+          const inSession: RunInSession = (work, signal) => interact.inScrape({ ...target, signal }, work);
+          return runCode({ services, who, request, code: req.code, timeoutMs: req.timeoutMs, inSession, close: () => interact.close(params.id, who.keyId) });
+        }
         services.ledger.assertCanSpend(who, INTERACT_CREDITS);
         const signal = AbortSignal.any([request.signal, AbortSignal.timeout(req.timeoutMs)]);
         const ends = Date.now() + req.timeoutMs;
@@ -44,12 +48,9 @@ export function interactRoutes(services: Services) {
         let ran = true;
         const outcome = await interact
           .prompt({
-          scrapeId: params.id,
-          keyId: who.keyId,
-          url,
-          actions,
+          ...target,
           prompt: req.prompt,
-          llm: services.llm,
+          llm: services.llm!,
           signal,
           call: () => llmCallForRun({ deadline: ends, signal, recordTokens: (t) => services.ledger.charge(who, 0, t) }, config),
         })
@@ -69,10 +70,10 @@ export function interactRoutes(services: Services) {
     )
     .delete(
       "/v2/scrape/:id/interact",
-      ({ params, who }) => {
-        const closed = interact?.close(params.id, who.keyId);
+      async ({ params, who }) => {
+        const closed = await interact?.close(params.id, who.keyId);
         if (!closed) throw new NotFoundError("No browser session is open for this scrape.");
-        return { success: true, status: "closed", sessionDurationMs: closed.durationMs, creditsBilled: closed.prompts * INTERACT_CREDITS };
+        return { success: true, status: "closed", sessionDurationMs: closed.durationMs, creditsBilled: closed.runs * INTERACT_CREDITS };
       },
       { detail: { tags: ["scrape"], summary: "End a scrape's browser session" } },
     );

@@ -1,0 +1,20 @@
+/**
+ * @module interact/errors
+ * The errors of a browser session in use (interact/sessions.ts): busy with another prompt or script, or lost with
+ * its page. Opening errors (limits, the page not loading, the replay failing) are thrown where they happen.
+ */
+import { CrawlboxError } from "../errors.ts";
+
+/** 409: the session is carrying out another prompt or script. */
+export class InteractBusyError extends CrawlboxError {
+  constructor() {
+    super("INTERACT_SESSION_BUSY", 409, "This browser session is carrying out another prompt or script; send the next one when it answers.");
+  }
+}
+
+/** 410: the session's browser page closed or crashed under it. */
+export class InteractSessionLostError extends CrawlboxError {
+  constructor() {
+    super("INTERACT_SESSION_LOST", 410, "The browser session was lost (its page or browser closed); send the prompt again to open a new one.");
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * @module interact/shell/run
+ * Runs browser `code` in `language: "bash"` on a session's page (docs/interact.md): the script is read with bash's
+ * quoting (interact/shell/tokenize.ts) and its commands are carried out one by one by crawlbox itself, never by a
+ * shell: `agent-browser <command>` (interact/shell/agent-browser.ts), and the builtins such scripts use around it
+ * (`echo`, `sleep`, `true`, `false`, `:`, `set -e`, `exit`). `&&`, `||` and `;` chain them as in bash, and the
+ * exit status is the last command's. Anything else is "command not found" (127), as a shell without it would say.
+ */
+import { raceAbort } from "../../scheduler/abortable.ts";
+import { agentBrowser, CommandError, type ShellContext } from "./agent-browser.ts";
+import { ShellSyntaxError, tokenize, type Statement } from "./tokenize.ts";
+
+/** Characters of stdout (and, apart, of stderr) kept; the rest is cut and `truncated` set. */
+export const MAX_OUTPUT_CHARS = 1_000_000;
+/** Commands one script may run (a loop cannot be written, but a long script can). */
+export const MAX_COMMANDS = 1_000;
+
+/** What a script did, in the shape of the SDK's `BrowserExecuteResponse`. */
+export interface ScriptOutcome {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  /** Its time ran out (or its client left): stopped where it was, exit code 124. */
+  killed: boolean;
+  truncated: boolean;
+  /** A command was still running in the page when the time ran out: the page is not used again. */
+  stuck: boolean;
+}
+
+/** Errors that mean the page or browser is gone, not that a command failed: they end the session. */
+const BROWSER_GONE = /Target closed|Session closed|Connection closed|detached Frame|Protocol error.*(?:closed|not found)/i;
+
+class Output {
+  text = "";
+  truncated = false;
+  /** Appends `s` as it is. */
+  write(s: string): void {
+    const room = MAX_OUTPUT_CHARS - this.text.length;
+    if (s.length > room) this.truncated = true;
+    this.text += s.slice(0, Math.max(0, room));
+  }
+  /** Appends `s` as a line. */
+  line(s: string): void {
+    this.write(`${s}\n`);
+  }
+}
+
+/** `set` flags: `-e` (stop at the first failure) is kept; `-u`, `-x`, `-o pipefail` are accepted (nothing expands or pipes). */
+function setFlags(args: string[], state: { errexit: boolean }): void {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "-o" || a === "+o") {
+      if (!["pipefail", "errexit", "nounset", "xtrace"].includes(args[i + 1] ?? "")) throw new CommandError(`set: ${args[i + 1] ?? ""}: invalid option name`, 2);
+      if (args[++i] === "errexit") state.errexit = a === "-o";
+    } else if (/^[-+][euxo]+$/.test(a)) {
+      if (a.includes("e")) state.errexit = a.startsWith("-");
+      if (a.endsWith("o")) {
+        if (!["pipefail", "errexit", "nounset", "xtrace"].includes(args[i + 1] ?? "")) throw new CommandError(`set: ${args[i + 1] ?? ""}: invalid option name`, 2);
+        i++;
+      }
+    } else throw new CommandError(`set: ${a}: invalid option`, 2);
+  }
+}
+
+/** Carries out `code` on `ctx`'s page until it ends or `signal` aborts; see the module comment. */
+export async function runScript(ctx: ShellContext, code: string, signal: AbortSignal): Promise<ScriptOutcome> {
+  const out = new Output();
+  const err = new Output();
+  const done = (exitCode: number, extra: Partial<ScriptOutcome> = {}): ScriptOutcome => ({ stdout: out.text, stderr: err.text, exitCode, killed: false, truncated: out.truncated || err.truncated, stuck: false, ...extra });
+  let statements: Statement[];
+  try {
+    statements = tokenize(code);
+  } catch (e) {
+    if (!(e instanceof ShellSyntaxError)) throw e;
+    err.line(`bash: ${e.message}`);
+    return done(2);
+  }
+  if (statements.length > MAX_COMMANDS) {
+    err.line(`bash: ${statements.length} commands: at most ${MAX_COMMANDS} run in one execution`);
+    return done(2);
+  }
+  const state = { errexit: false };
+  let status = 0;
+  let joiner: Statement["next"] = ";";
+  let inPage = false;
+  try {
+    for (const st of statements) {
+      const skip = (joiner === "&&" && status !== 0) || (joiner === "||" && status === 0);
+      // As bash's -e: a failure that an && or || after it handles does not stop the script.
+      const chained = st.next !== ";";
+      joiner = st.next;
+      if (skip) continue;
+      if (signal.aborted) return done(124, { killed: true });
+      const [name, ...args] = st.argv as [string, ...string[]];
+      try {
+        switch (name) {
+          case "agent-browser": {
+            const json = args.includes("--json");
+            inPage = true;
+            const printed = await raceAbort(agentBrowser(ctx, args.filter((a) => a !== "--json")), signal);
+            inPage = false;
+            if (json) out.line(JSON.stringify({ success: true, data: printed.data ?? printed.text ?? null }));
+            else if (printed.text) out.line(printed.text);
+            status = 0;
+            break;
+          }
+          case "echo": {
+            const newline = args[0] !== "-n";
+            const text = (newline ? args : args.slice(1)).join(" ");
+            out.write(newline ? `${text}\n` : text);
+            status = 0;
+            break;
+          }
+          case "true": case ":": status = 0; break;
+          case "false": status = 1; break;
+          case "sleep": {
+            const s = Number((args[0] ?? "").replace(/s$/, ""));
+            if (!args[0] || !Number.isFinite(s) || s < 0) throw new CommandError("sleep: invalid time interval", 1);
+            await raceAbort(new Promise((r) => setTimeout(r, s * 1000)), signal);
+            status = 0;
+            break;
+          }
+          case "set": setFlags(args, state); status = 0; break;
+          case "exit": {
+            const n = args[0] === undefined ? status : Number(args[0]);
+            return done(Number.isInteger(n) ? ((n % 256) + 256) % 256 : 2);
+          }
+          default:
+            err.line(`bash: line ${st.line}: ${name}: command not found (crawlbox runs agent-browser commands and echo, sleep, true, false, set, exit)`);
+            status = 127;
+        }
+      } catch (e) {
+        if (signal.aborted) throw e;
+        inPage = false;
+        const message = (e as Error).message ?? String(e);
+        if (!(e instanceof CommandError) && BROWSER_GONE.test(message)) throw e;
+        const json = name === "agent-browser" && args.includes("--json");
+        const text = e instanceof CommandError ? message : message.split("\n")[0]!.slice(0, 500);
+        if (json) out.line(JSON.stringify({ success: false, error: text }));
+        err.line(name === "agent-browser" ? `✗ ${text}` : `bash: ${text}`);
+        status = e instanceof CommandError ? e.exitCode : 1;
+      }
+      if (status !== 0 && state.errexit && !chained) return done(status);
+    }
+    return done(status);
+  } catch (e) {
+    if (!signal.aborted) throw e;
+    return done(124, { killed: true, stuck: inPage });
+  }
+}

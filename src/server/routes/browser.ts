@@ -1,0 +1,71 @@
+/**
+ * @module server/routes/browser
+ * `/v2/browser` (the SDK's `browser`, `browserExecute`, `deleteBrowser` and `listBrowsers`): standalone browser
+ * sessions on a blank page, in which bash code (agent-browser commands: open, snapshot, click, …) runs
+ * (src/interact, docs/interact.md). They share interact's limits and pages. crawlbox hands out no `cdpUrl` and no
+ * live view: a CDP connection would reach past the egress gate; the list carries them as empty strings, which is
+ * what the SDK's `BrowserSession` type has room for.
+ */
+import { Elysia } from "elysia";
+import { BrowserCreateSchema, BrowserExecuteSchema, parseBrowserCreateBody, parseBrowserExecuteBody } from "../../api/browser.ts";
+import { BadRequestError, NotFoundError, UnsupportedOptionError } from "../../errors.ts";
+import type { SessionInfo } from "../../interact/sessions.ts";
+import { authPlugin } from "../auth.ts";
+import type { Services } from "../services.ts";
+import { INTERACT_CREDITS, runCode } from "./run-code.ts";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A session as the SDK's `BrowserSession`. */
+function listed(s: SessionInfo) {
+  return { id: s.id, status: s.status, cdpUrl: "", liveViewUrl: "", streamWebView: false, createdAt: iso(s.createdAt), lastActivity: iso(s.lastActivityAt), expiresAt: iso(s.expiresAt), ...(s.endedAt ? { endedAt: iso(s.endedAt) } : {}) };
+}
+
+/** The browser session routes. */
+export function browserRoutes(services: Services) {
+  const { config } = services;
+  const sessions = () => {
+    if (!services.interact) throw new UnsupportedOptionError("SCRAPE_BROWSER_REQUIRED", "Browser sessions need the browser engine, which is not available in this crawlbox build (install Chromium or set CHROME_PATH; CRAWLBOX_BROWSER=off disables it).");
+    return services.interact;
+  };
+  return new Elysia({ name: "crawlbox-browser" })
+    .use(authPlugin(services.keys, config.authEnabled))
+    .post(
+      "/v2/browser",
+      async ({ body, who, request }) => {
+        const req = parseBrowserCreateBody(body);
+        const s = await sessions().create({ keyId: who.keyId, lifeMs: req.lifeMs, idleMs: req.idleMs, signal: request.signal, ...(req.profile ? { profile: { store: services.profiles, ...req.profile } } : {}) });
+        return { success: true, id: s.id, expiresAt: iso(s.expiresAt) };
+      },
+      { detail: { tags: ["browser"], summary: "Open a browser session", requestBody: { required: false, content: { "application/json": { schema: BrowserCreateSchema as object } } } } },
+    )
+    .get(
+      "/v2/browser",
+      ({ query, who }) => {
+        const status = query.status;
+        if (status !== undefined && status !== "active" && status !== "destroyed") {
+          throw new BadRequestError('status is "active" or "destroyed".', [{ code: "invalid_enum_value", path: ["status"], message: 'Expected "active" or "destroyed"' }]);
+        }
+        return { success: true, sessions: services.interact ? services.interact.list(who.keyId, status).map(listed) : [] };
+      },
+      { detail: { tags: ["browser"], summary: "List browser sessions (open, and ended while this server ran)" } },
+    )
+    .post(
+      "/v2/browser/:id/execute",
+      async ({ params, body, who, request }) => {
+        const req = parseBrowserExecuteBody(body);
+        const interact = sessions();
+        return runCode({ services, who, request, code: req.code, timeoutMs: req.timeoutMs, inSession: (work) => interact.inBrowser(params.id, who.keyId, work), close: () => interact.close(params.id, who.keyId, "browser") });
+      },
+      { detail: { tags: ["browser"], summary: "Run bash code (agent-browser commands) in a browser session", requestBody: { required: true, content: { "application/json": { schema: BrowserExecuteSchema as object } } } } },
+    )
+    .delete(
+      "/v2/browser/:id",
+      async ({ params, who }) => {
+        const closed = await services.interact?.close(params.id, who.keyId, "browser");
+        if (!closed) throw new NotFoundError("Browser session not found.");
+        return { success: true, status: "destroyed", sessionDurationMs: closed.durationMs, creditsBilled: closed.runs * INTERACT_CREDITS };
+      },
+      { detail: { tags: ["browser"], summary: "Close a browser session" } },
+    );
+}

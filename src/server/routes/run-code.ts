@@ -1,0 +1,56 @@
+/**
+ * @module server/routes/run-code
+ * Runs a bash script (agent-browser commands, src/interact/shell) in a browser session for a route
+ * (`/v2/scrape/{id}/interact` with `code`, `/v2/browser/{id}/execute`) and answers in the SDK's
+ * `BrowserExecuteResponse`: `stdout`, `stderr`, `exitCode`, `killed`, `truncated`, and `output`/`result` (stdout,
+ * as bash code has no value of its own). One credit per script that ran; `agent-browser close` ends the session.
+ */
+import type { KeyIdentity } from "../../auth/keys.ts";
+import type { Lease } from "../../engines/browser/pool.ts";
+import { runScript, type ScriptOutcome } from "../../interact/shell/run.ts";
+import type { ShellContext } from "../../interact/shell/agent-browser.ts";
+import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
+import type { Services } from "../services.ts";
+
+/** Credits of one prompt or script (a prompt's model tokens are counted as token usage). */
+export const INTERACT_CREDITS = 1;
+
+/** Runs the script's work in the session (opening it, for a scrape's, within `signal`: the script's time). */
+export type RunInSession = (work: (lease: Lease) => Promise<ScriptOutcome>, signal: AbortSignal) => Promise<ScriptOutcome>;
+
+/**
+ * Runs `code` through `inSession` within `timeoutMs` (or until the client leaves); `close()` ends the session when
+ * the script asked to. Time that ran out before the script started (opening the session) is an answer too:
+ * `killed`, nothing charged.
+ */
+export async function runCode(o: { services: Services; who: KeyIdentity; request: Request; code: string; timeoutMs: number; inSession: RunInSession; close: () => Promise<unknown> }) {
+  const { services, who, request } = o;
+  services.ledger.assertCanSpend(who, INTERACT_CREDITS);
+  const signal = AbortSignal.any([request.signal, AbortSignal.timeout(o.timeoutMs)]);
+  const saveFile = fileSinkFor(services, who.keyId, publicBaseUrl(services.config.publicUrl, request));
+  let ctx: ShellContext | undefined;
+  let ran = false;
+  const outcome = await o
+    .inSession((lease) => {
+      ran = true;
+      ctx = { page: lease.page, session: lease.session, check: (url) => services.gate.check(url), saveFile };
+      return runScript(ctx, o.code, signal);
+    }, signal)
+    .catch((err: unknown) => {
+      if (request.signal.aborted || !signal.aborted || ran) throw err;
+      return { stdout: "", stderr: "", exitCode: 124, killed: true, truncated: false, stuck: false } satisfies ScriptOutcome;
+    });
+  if (ran) services.ledger.charge(who, INTERACT_CREDITS);
+  if (ctx?.closeRequested) await o.close();
+  const stderr = outcome.killed ? `${outcome.stderr}Stopped after ${Math.round(o.timeoutMs / 1000)} s.\n` : outcome.stderr;
+  return {
+    success: true,
+    output: outcome.stdout,
+    result: outcome.stdout,
+    stdout: outcome.stdout,
+    stderr,
+    exitCode: outcome.exitCode,
+    killed: outcome.killed,
+    ...(outcome.truncated ? { truncated: true } : {}),
+  };
+}
