@@ -27,6 +27,7 @@ import { parseRoutes } from "./routes/parse.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { browserRoutes } from "./routes/browser.ts";
+import { feedbackRoutes } from "./routes/feedback.ts";
 import { interactRoutes } from "./routes/interact.ts";
 import type { Services } from "./services.ts";
 
@@ -58,6 +59,7 @@ export function createApp(services: Services) {
     .use(scrapeRoutes(services))
     .use(interactRoutes(services))
     .use(browserRoutes(services))
+    .use(feedbackRoutes(services))
     .use(crawlSocketRoutes(services))
     .use(crawlRoutes(services))
     .use(batchRoutes(services))

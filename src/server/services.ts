@@ -44,6 +44,7 @@ import { FileStore } from "../storage/files.ts";
 import { openDatabase } from "../storage/database.ts";
 import { PageCache } from "../storage/page-cache.ts";
 import { ProfileStore } from "../storage/profiles.ts";
+import { FeedbackStore } from "../feedback/store.ts";
 import { ScrapeResults } from "../storage/scrape-results.ts";
 import { VERSION } from "../version.ts";
 import { createWebhookDispatcher, enqueueWebhookEvent, type WebhookDispatcher, type WebhookFetch } from "../webhooks/index.ts";
@@ -87,6 +88,8 @@ export interface Services {
   interact?: InteractSessions;
   /** Saved browser profiles (cookies and storage), per key. */
   profiles: ProfileStore;
+  /** Feedback on jobs' results (`/v2/feedback`). */
+  feedback: FeedbackStore;
   /** `/v2/monitor` (src/monitor): scheduled change monitoring; its store for the routes' check listings. */
   monitors: MonitorService;
   monitorStore: MonitorStore;
@@ -183,6 +186,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   };
   const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory, media });
   const profiles = new ProfileStore(db, now);
+  const feedback = new FeedbackStore(db);
   const engines = createEngines({
     config,
     gate,
@@ -251,6 +255,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     agentStore.prune(now());
     pruneTraces(db);
     monitorStore.prune(now());
+    feedback.prune(now());
     cache.prune(now() - config.cacheRetentionMs);
   });
   // Every five minutes: pages fetched again and again (maxAge: 0) leave their old copies behind quickly (a soak at
@@ -354,6 +359,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     agent,
     ...(interact ? { interact } : {}),
     profiles,
+    feedback,
     monitors,
     monitorStore,
     parseWorkers,

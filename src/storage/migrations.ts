@@ -391,4 +391,18 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX monitor_pages_url ON monitor_pages (url, target_id);
   `,
+  // 20: feedback on a job's results (`/v2/feedback`, `/v2/search/{id}/feedback`), one per key, endpoint and job.
+  `
+  CREATE TABLE feedback (
+    id TEXT PRIMARY KEY,
+    key_id TEXT NOT NULL,
+    endpoint TEXT NOT NULL,     -- search | scrape | parse | map
+    job_id TEXT NOT NULL,
+    rating TEXT NOT NULL,       -- good | partial | bad
+    body TEXT NOT NULL,         -- JSON: the request as received, validated
+    created_at INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX feedback_job ON feedback (key_id, endpoint, job_id);
+  CREATE INDEX feedback_created ON feedback (created_at);
+  `,
 ];

@@ -10,8 +10,6 @@ import { createHarness, type Harness } from "../helpers/harness.ts";
 
 /** SDK routes crawlbox does not serve, and why (README "Not built yet", docs/api.md). */
 const NOT_SERVED: Record<string, string> = {
-  "/v2/feedback": "feedback to the cloud's ranking",
-  "/v2/search/:p/feedback": "the same, for a search",
   "/v2/search/developer": "cloud-only research search (upstream mounts it only with RESEARCH_PROXY_URL)",
   "/v2/search/research": "the same",
 };
