@@ -9,6 +9,8 @@ import { BadRequestError } from "../errors.ts";
 import { Int, oneOf, OriginProps, strictObject } from "./common.ts";
 import { validateBody } from "./validate.ts";
 
+/** Characters of a job id feedback names. */
+export const MAX_JOB_ID_CHARS = 200;
 /** Bytes of `metadata` (as JSON). */
 export const MAX_FEEDBACK_METADATA_BYTES = 8 * 1024;
 
@@ -29,7 +31,7 @@ export const FeedbackSchema = strictObject(
   {
     ...SearchFeedbackProps,
     endpoint: oneOf(["search", "scrape", "parse", "map"]),
-    jobId: t.String({ minLength: 1, maxLength: 200 }),
+    jobId: t.String({ minLength: 1, maxLength: MAX_JOB_ID_CHARS }),
     issues: t.Optional(List(Text(200))),
     tags: t.Optional(List(Text(100))),
     note: t.Optional(Text(5_000)),
@@ -57,8 +59,9 @@ export function parseFeedbackBody(raw: unknown): FeedbackBody {
   return { endpoint: v.endpoint, jobId: v.jobId, rating: v.rating, body: v as Record<string, unknown> };
 }
 
-/** Validates a `POST /v2/search/{id}/feedback` body for search job `jobId`. */
+/** Validates a `POST /v2/search/{id}/feedback` body for search job `jobId` (bounded as `jobId` in a body is). */
 export function parseSearchFeedbackBody(raw: unknown, jobId: string): FeedbackBody {
+  if (jobId.length > MAX_JOB_ID_CHARS) throw new BadRequestError(`The job id is longer than ${MAX_JOB_ID_CHARS} characters.`, [{ code: "too_big", path: ["id"], message: `at most ${MAX_JOB_ID_CHARS} characters` }]);
   const v = validateBody(SearchFeedbackSchema, raw);
   return { endpoint: "search", jobId, rating: v.rating, body: { ...v, endpoint: "search", jobId } };
 }

@@ -10,7 +10,7 @@ import { TooManyRequestsError } from "../errors.ts";
 
 /** How long feedback is kept. */
 export const FEEDBACK_TTL_MS = 90 * 24 * 60 * 60 * 1000;
-/** Feedback one key may leave in 24 hours (each is a row of up to ~100 KB). */
+/** Feedback one key may leave in 24 hours (each a row of up to ~350 KB, as the schema bounds its fields). */
 export const MAX_FEEDBACK_PER_DAY = 1_000;
 
 /** One piece of feedback as stored. */
@@ -36,8 +36,8 @@ export class FeedbackStore {
     this.insertStmt = db.query("INSERT INTO feedback (id, key_id, endpoint, job_id, rating, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
     this.findStmt = db.query<{ id: string }, [string, string, string]>("SELECT id FROM feedback WHERE key_id = ? AND endpoint = ? AND job_id = ?");
     this.countStmt = db.query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM feedback WHERE key_id = ? AND created_at >= ?");
-    this.listStmt = db.query<{ id: string; endpoint: string; job_id: string; rating: string; body: string; created_at: number }, [string, number, number]>(
-      "SELECT id, endpoint, job_id, rating, body, created_at FROM feedback WHERE key_id = ? AND created_at < ? ORDER BY created_at DESC LIMIT ?",
+    this.listStmt = db.query<{ id: string; endpoint: string; job_id: string; rating: string; body: string; created_at: number }, [string, number, number, string, number]>(
+      "SELECT id, endpoint, job_id, rating, body, created_at FROM feedback WHERE key_id = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?",
     );
     this.pruneStmt = db.query("DELETE FROM feedback WHERE created_at < ?");
   }
@@ -57,9 +57,13 @@ export class FeedbackStore {
     return { feedbackId, alreadySubmitted: false };
   }
 
-  /** The key's feedback, newest first: up to `limit` left before `beforeMs`. */
-  list(keyId: string, beforeMs: number, limit: number): FeedbackRecord[] {
-    return this.listStmt.all(keyId, beforeMs, limit).map((r) => ({
+  /**
+   * The key's feedback, newest first: up to `limit` after the cursor (the last one of the previous page, by time and
+   * then id, so that feedback left in the same millisecond is neither skipped nor repeated).
+   */
+  list(keyId: string, limit: number, after?: { createdAtMs: number; id: string }): FeedbackRecord[] {
+    const before = after ?? { createdAtMs: Number.MAX_SAFE_INTEGER, id: "" };
+    return this.listStmt.all(keyId, before.createdAtMs, before.createdAtMs, before.id, limit).map((r) => ({
       feedbackId: r.id,
       endpoint: r.endpoint,
       jobId: r.job_id,

@@ -33,10 +33,13 @@ export function feedbackRoutes(services: Services) {
     .get(
       "/v2/feedback",
       ({ query, who, request }) => {
-        const before = query.before === undefined ? Date.now() + 1 : Date.parse(query.before);
-        if (Number.isNaN(before)) throw new BadRequestError("before is an ISO date (the createdAt of the last feedback of the previous page).", [{ code: "invalid_date", path: ["before"], message: "Invalid date" }]);
-        const items = feedback.list(who.keyId, before, FEEDBACK_PAGE);
-        return { success: true, feedback: items, ...(items.length === FEEDBACK_PAGE ? { next: `${publicBaseUrl(config.publicUrl, request)}/v2/feedback?before=${encodeURIComponent(items.at(-1)!.createdAt)}` } : {}) };
+        // The cursor is the last feedback of the previous page: its time and id (`next` carries both).
+        const cursor = typeof query.after === "string" ? /^(\d{1,16})\.([0-9a-f-]{36})$/.exec(query.after) : undefined;
+        if (query.after !== undefined && !cursor) throw new BadRequestError("after is the cursor of a previous page's `next`.", [{ code: "custom", path: ["after"], message: "Invalid cursor" }]);
+        const items = feedback.list(who.keyId, FEEDBACK_PAGE, cursor ? { createdAtMs: Number(cursor[1]), id: cursor[2]! } : undefined);
+        const last = items.at(-1);
+        const next = items.length === FEEDBACK_PAGE && last ? `${publicBaseUrl(config.publicUrl, request)}/v2/feedback?after=${Date.parse(last.createdAt)}.${last.feedbackId}` : undefined;
+        return { success: true, feedback: items, ...(next ? { next } : {}) };
       },
       { detail: { tags: ["feedback"], summary: "List the key's feedback, newest first" } },
     );
