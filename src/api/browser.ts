@@ -1,14 +1,14 @@
 /**
  * @module api/browser
  * `/v2/browser` bodies (the SDK's `browser()` and `browserExecute()`): a standalone browser session's times and
- * profile, and the code run in it (`language: "bash"`, agent-browser commands; see api/interact.ts).
+ * profile, and the code run in it (`bash` agent-browser commands or `node` JavaScript; see api/interact.ts).
  * `streamWebView` asks for a live view, which crawlbox does not stream: `true` is refused rather than ignored.
  */
 import { t } from "elysia";
 import { BadRequestError } from "../errors.ts";
 import { MAX_PROFILE_NAME } from "../storage/profiles.ts";
 import { Int, OriginProps, strictObject } from "./common.ts";
-import { assertRunnableCode, CodeLanguage, CodeTimeout, DEFAULT_INTERACT_TIMEOUT_S, MAX_CODE_CHARS } from "./interact.ts";
+import { CodeLanguage, CodeTimeout, DEFAULT_INTERACT_TIMEOUT_S, MAX_CODE_CHARS, runnableLanguage, type RunnableLanguage } from "./interact.ts";
 import { validateBody } from "./validate.ts";
 
 /** A session's whole life, in seconds: bounds and default. */
@@ -57,9 +57,8 @@ export function parseBrowserCreateBody(body: unknown): BrowserCreate {
   };
 }
 
-/** Validates a `POST /v2/browser/{id}/execute` body: bash code (the SDK's default language) and its time limit. */
-export function parseBrowserExecuteBody(body: unknown): { code: string; timeoutMs: number } {
+/** Validates a `POST /v2/browser/{id}/execute` body: code (bash, the SDK's default language, or node) and its time limit. */
+export function parseBrowserExecuteBody(body: unknown): { code: string; language: RunnableLanguage; timeoutMs: number } {
   const v = validateBody(BrowserExecuteSchema, body);
-  assertRunnableCode(v.language ?? "bash");
-  return { code: v.code, timeoutMs: (v.timeout ?? DEFAULT_INTERACT_TIMEOUT_S) * 1000 };
+  return { code: v.code, language: runnableLanguage(v.language ?? "bash"), timeoutMs: (v.timeout ?? DEFAULT_INTERACT_TIMEOUT_S) * 1000 };
 }

@@ -1,9 +1,10 @@
 /**
  * @module api/interact
  * `POST /v2/scrape/{id}/interact` (the SDK's `ScrapeExecuteRequest`): `prompt` (what to do on the scrape's page, in
- * words), or `code` with a `language`, `timeout` in seconds, `origin`. crawlbox carries out prompts, and code in
- * `language: "bash"` as agent-browser commands (src/interact/shell); Node and Python programs are refused
- * (docs/interact.md says why). `/v2/browser/{id}/execute` takes code the same way.
+ * words), or `code` with a `language`, `timeout` in seconds, `origin`. crawlbox carries out prompts, code in
+ * `language: "node"` in a browser sandbox (src/interact/sandbox) and in `"bash"` as agent-browser commands
+ * (src/interact/shell); Python is refused (docs/interact.md says why). `/v2/browser/{id}/execute` takes code the same
+ * way.
  */
 import { t } from "elysia";
 import { BadRequestError } from "../errors.ts";
@@ -30,15 +31,18 @@ export const InteractRequestSchema = strictObject(
   { description: "POST /v2/scrape/{id}/interact body" },
 );
 
-/** What an interact request asks for: a prompt, or a bash script; with its time limit. */
-export type InteractWork = { prompt: string; timeoutMs: number; code?: undefined } | { code: string; timeoutMs: number; prompt?: undefined };
+/** Languages of code crawlbox runs. */
+export type RunnableLanguage = "bash" | "node";
 
-/** Refuses code crawlbox does not run: anything but bash (agent-browser commands). */
-export function assertRunnableCode(language: string | undefined): void {
-  if (language === "bash") return;
+/** What an interact request asks for: a prompt, or code; with its time limit. */
+export type InteractWork = { prompt: string; timeoutMs: number; code?: undefined } | { code: string; language: RunnableLanguage; timeoutMs: number; prompt?: undefined };
+
+/** Refuses code crawlbox does not run: Python (there is no Python next to the browser to sandbox). */
+export function runnableLanguage(language: string): RunnableLanguage {
+  if (language === "bash" || language === "node") return language;
   throw new BadRequestError(
-    `crawlbox runs code in language "bash": agent-browser commands (open, snapshot, click, fill, get text, …), which it carries out itself on the session's page. It does not run ${language === "python" ? "Python" : "Node"} programs next to the browser: it cannot sandbox them (Bun's workers and node:vm are not security boundaries, and a CDP connection reaches past the egress gate). Send language "bash", or a prompt.`,
-    [{ code: "custom", path: ["language"], message: 'only "bash" code is run' }],
+    'crawlbox runs code in language "node" (JavaScript with a Playwright-style page, in a browser sandbox) and "bash" (agent-browser commands). It has no Python to run next to the browser, and a Python program on the server is not something it can sandbox. Send the code as "node" or "bash", or a prompt.',
+    [{ code: "custom", path: ["language"], message: 'only "node" and "bash" code is run' }],
     "INTERACT_CODE_NOT_SUPPORTED",
   );
 }
@@ -52,8 +56,7 @@ export function parseInteractBody(body: unknown): InteractWork {
   if (code && prompt) throw new BadRequestError("Send either code or a prompt, not both.", [{ code: "custom", path: ["code"], message: "code and prompt are exclusive" }]);
   if (code) {
     // The SDK's interact() sends language "node" when none is given.
-    assertRunnableCode(v.language ?? "node");
-    return { code, timeoutMs };
+    return { code, language: runnableLanguage(v.language ?? "node"), timeoutMs };
   }
   if (!prompt) throw new BadRequestError("Send a prompt (what to do on the scrape's page) or bash code.", [{ code: "custom", path: ["prompt"], message: "prompt or code is required" }]);
   return { prompt, timeoutMs };

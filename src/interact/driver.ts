@@ -9,7 +9,7 @@ import type { CDPSession, Page } from "puppeteer-core";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { interactMessages } from "../llm/task-prompts.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
-import { describeState, readPageState } from "./page-state.ts";
+import { describeState, listedElement, readPageState } from "./page-state.ts";
 
 /** Steps one prompt may take. */
 export const MAX_STEPS = 10;
@@ -59,18 +59,20 @@ export async function settle(page: Page): Promise<void> {
 class StepError extends Error {}
 
 /** Carries out one step; returns its log line. Throws {@link StepError} for a step that cannot be done. */
-async function perform(page: Page, step: Step): Promise<string> {
-  const target = () => {
+async function perform(page: Page, session: CDPSession, step: Step): Promise<string> {
+  const target = async () => {
     if (step.element === undefined || !Number.isInteger(step.element)) throw new StepError(`${step.action} needs an element number`);
-    return `[data-crawlbox-ix="${step.element}"]`;
+    const el = await listedElement(page, session, step.element);
+    if (!el) throw new StepError(`there is no element ${step.element} on the page now`);
+    return el;
   };
   switch (step.action) {
     case "click":
-      await page.click(target());
+      await (await target()).click();
       await settle(page);
       return `clicked element ${step.element}`;
     case "type":
-      await page.type(target(), step.text ?? "");
+      await (await target()).type(step.text ?? "");
       return `typed ${JSON.stringify((step.text ?? "").slice(0, 100))} into element ${step.element}`;
     case "press": {
       const key = step.key ?? "";
@@ -115,7 +117,7 @@ export async function runPrompt(llm: LlmClient, page: Page, session: CDPSession,
       }
       try {
         inPage = true;
-        log.push(await raceAbort(perform(page, step), signal));
+        log.push(await raceAbort(perform(page, session, step), signal));
         inPage = false;
       } catch (err) {
         if (signal.aborted) throw err;

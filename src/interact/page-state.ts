@@ -2,11 +2,13 @@
  * @module interact/page-state
  * What the model sees of an interactive session's page before each step: its URL and title, the start of its
  * visible text, and a numbered list of the elements it can act on (links, buttons, form fields, elements with a
- * button or link role, visible ones only). Each listed element is marked in the page (`data-crawlbox-ix`) so the
- * step the model picks by number reaches exactly that element. The reading runs in an isolated world (see
- * {@link readPageState}) and its result is bounded again here.
+ * button or link role, visible ones only). The listed elements are kept in the page's isolated world
+ * (interact/isolated-world.ts), so the step the model picks by number reaches exactly that element: the page can
+ * neither see the numbers nor move one to an element of its choosing (a mark in the DOM, as the first version had,
+ * it could). The reading runs in that world too (see {@link readPageState}) and its result is bounded again here.
  */
-import type { CDPSession } from "puppeteer-core";
+import type { CDPSession, Page } from "puppeteer-core";
+import { inWorld, worldElement, type WorldElement } from "./isolated-world.ts";
 
 /** Elements listed per step, in document order. */
 export const MAX_ELEMENTS = 80;
@@ -36,7 +38,8 @@ export interface PageState {
  * string, so that neither the TypeScript transpiler nor the binary's minifier can add names it would not find there.
  */
 const READER = `(function (maxElements, maxText) {
-  for (const el of Array.from(document.querySelectorAll("[data-crawlbox-ix]"))) el.removeAttribute("data-crawlbox-ix");
+  const kept = [];
+  globalThis.__crawlboxIx = kept;
   const selector = "a[href], button, input:not([type=hidden]), select, textarea, [role=button], [role=link], [role=tab], [role=menuitem], summary";
   const elements = [];
   for (const el of Array.from(document.querySelectorAll(selector))) {
@@ -47,7 +50,7 @@ const READER = `(function (maxElements, maxText) {
     const label = (el.innerText || el.getAttribute("aria-label") || el.placeholder || el.value || el.getAttribute("title") || el.getAttribute("href") || "")
       .replace(/\\s+/g, " ").trim().slice(0, 100);
     const ix = elements.length;
-    el.setAttribute("data-crawlbox-ix", String(ix));
+    kept.push(el);
     const kind = el.getAttribute("type") || el.getAttribute("role") || "";
     elements.push({ ix: ix, tag: el.tagName.toLowerCase(), kind: kind, label: label });
   }
@@ -68,20 +71,20 @@ function bounded(raw: unknown): PageState {
 }
 
 /**
- * Reads the page's state and marks its interactive elements (the marks of an earlier step are replaced), in an
- * isolated world of the page's main frame made through `session` (CDP): the page shares its DOM with that world but
- * not its JavaScript, so it can neither fake the state nor break the reader by redefining built-ins.
+ * Reads the page's state and keeps its interactive elements (those of an earlier step are replaced), in the
+ * isolated world of the page's main frame reached through `session` (CDP): the page shares its DOM with that world
+ * but not its JavaScript, so it can neither fake the state nor break the reader by redefining built-ins.
  */
 export async function readPageState(session: CDPSession): Promise<PageState> {
-  const { frameTree } = await session.send("Page.getFrameTree");
-  const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: "crawlbox-interact" });
-  const { result, exceptionDetails } = await session.send("Runtime.evaluate", {
-    expression: `${READER}(${MAX_ELEMENTS}, ${MAX_TEXT_CHARS})`,
-    contextId: executionContextId,
-    returnByValue: true,
+  const result = await inWorld(session, `${READER}(${MAX_ELEMENTS}, ${MAX_TEXT_CHARS})`).catch(() => {
+    throw new Error("the page could not be read");
   });
-  if (exceptionDetails) throw new Error("the page could not be read");
   return bounded(result.value);
+}
+
+/** Element `ix` of the last reading; undefined when there is none (or the page has changed documents since). */
+export function listedElement(page: Page, session: CDPSession, ix: number): Promise<WorldElement | undefined> {
+  return worldElement(page, session, `globalThis.__crawlboxIx ? globalThis.__crawlboxIx[${Math.trunc(ix)}] : undefined`);
 }
 
 /** The state as text for the model: the page's text, then one line per element. */

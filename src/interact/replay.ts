@@ -12,6 +12,7 @@ import { waitCostMs, type Action } from "../api/actions.ts";
 import { runActions } from "../engines/browser/actions.ts";
 import { NetworkTracker } from "../engines/browser/wait.ts";
 import { CrawlboxError } from "../errors.ts";
+import { raceAbort } from "../scheduler/abortable.ts";
 
 /** What replayed actions may produce in all (script returns): they are not kept, only bounded. */
 const REPLAY_BUDGET_BYTES = 8 * 1024 * 1024;
@@ -62,4 +63,22 @@ export async function replayActions(page: Page, actions: readonly Action[], dead
   } finally {
     network.dispose();
   }
+}
+
+/** Longest loading the scrape's URL may take when a session opens (within the prompt's or script's own time). */
+const LOAD_TIMEOUT_MS = 30_000;
+
+/**
+ * Opens a scrape's session page: loads `url` and replays the scrape's `actions` on it, with their own time, within
+ * `signal` (the prompt's or script's). A page that does not load is `INTERACT_OPEN_FAILED`; a replay that fails, a
+ * {@link ReplayFailedError} naming the action.
+ */
+export async function openScrapePage(page: Page, url: string, actions: readonly Action[], signal: AbortSignal): Promise<void> {
+  try {
+    await raceAbort(page.goto(url, { waitUntil: "load", timeout: LOAD_TIMEOUT_MS }), signal);
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    throw new CrawlboxError("INTERACT_OPEN_FAILED", 500, `The scrape's page could not be opened in the browser: ${(err as Error).message.slice(0, 200)}`);
+  }
+  await raceAbort(replayActions(page, actions, performance.now() + replayTimeMs(actions), signal), signal);
 }

@@ -18,7 +18,7 @@ import type { Action } from "../api/actions.ts";
 import { applyProfile, captureProfile } from "../engines/browser/profile.ts";
 import type { ProfileStore } from "../storage/profiles.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";
-import { replayActions, replayTimeMs } from "./replay.ts";
+import { openScrapePage } from "./replay.ts";
 
 /** A session closes after this long without a prompt. */
 export const IDLE_MS = 5 * 60 * 1000;
@@ -44,7 +44,8 @@ interface Session {
   idleMs: number;
   idle?: ReturnType<typeof setTimeout>;
   life: ReturnType<typeof setTimeout>;
-  busy: boolean;
+  /** The prompt or script running in it (one at a time): stopped, and waited for, when the session is closed under it. */
+  running?: { stop: AbortController; done: Promise<unknown> };
   /** Prompts answered and code run (what the session was billed). */
   runs: number;
   /** Ends the session when its page closes (removed when the session ends: pool pages outlive sessions). */
@@ -66,11 +67,14 @@ export interface SessionInfo {
 /** Longest a closing session's `end` (saving its profile) may take before its page goes back anyway. */
 const END_TIMEOUT_MS = 5_000;
 
-/** Ended standalone sessions remembered for `GET /v2/browser?status=destroyed` (in memory, newest first). */
-export const ENDED_KEPT = 100;
+/** Ended standalone sessions remembered for `GET /v2/browser?status=destroyed`: the server's last ones, all keys together (in memory, newest first). */
+export const ENDED_KEPT = 1_000;
 
-/** What may run in a session: a prompt or a script, told when its time ran out with a step still in the page. */
-type Work<T extends { stuck: boolean }> = (lease: Lease) => Promise<T>;
+/**
+ * What may run in a session: a prompt or a script, told when its time ran out with a step still in the page.
+ * `stop` aborts when the session is closed under it: it should end as when its own time runs out.
+ */
+type Work<T extends { stuck: boolean }> = (lease: Lease, stop: AbortSignal) => Promise<T>;
 
 /** Open sessions of both kinds, sharing the limits (each holds one of the browser's pages). */
 export class InteractSessions {
@@ -104,7 +108,7 @@ export class InteractSessions {
    */
   async prompt(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; prompt: string; llm: LlmClient; call: () => LlmCall; signal: AbortSignal }): Promise<PromptOutcome> {
     const session = await this.scrapeSession(o);
-    return this.use(session, (lease) => runPrompt(o.llm, lease.page, lease.session, o.prompt, o.call, o.signal));
+    return this.use(session, (lease, stop) => runPrompt(o.llm, lease.page, lease.session, o.prompt, o.call, AbortSignal.any([o.signal, stop])));
   }
 
   /** Runs `work` in the scrape's session (opened on `url` first when there is none), as {@link prompt} does. */
@@ -120,12 +124,19 @@ export class InteractSessions {
   async create(o: { keyId: string; lifeMs: number; idleMs: number; profile?: { store: ProfileStore; name: string; saveChanges: boolean }; signal: AbortSignal }): Promise<SessionInfo> {
     const id = crypto.randomUUID();
     const snapshot = o.profile?.store.load(o.keyId, o.profile.name);
-    const s = await this.open("browser", id, o.keyId, { lifeMs: o.lifeMs, idleMs: o.idleMs }, async (lease) => {
-      if (snapshot) await raceAbort(applyProfile(lease.context, lease.session, snapshot.state), o.signal);
-      await raceAbort(lease.page.goto("about:blank"), o.signal);
-    }, o.signal);
     const p = o.profile;
-    if (p && snapshot && p.saveChanges) s.end = async () => void p.store.save(o.keyId, p.name, snapshot, await captureProfile(s.lease.context, s.lease.page, snapshot.state));
+    // Set with the session, so that no close (a server stopping) can come between its opening and its saving.
+    const end = p && snapshot && p.saveChanges ? (lease: Lease) => async () => void p.store.save(o.keyId, p.name, snapshot, await captureProfile(lease.context, lease.page, snapshot.state)) : undefined;
+    const times = { lifeMs: o.lifeMs, idleMs: o.idleMs };
+    const s = await this.open("browser", id, o.keyId, times, async (lease) => {
+      try {
+        if (snapshot) await raceAbort(applyProfile(lease.context, lease.session, snapshot.state), o.signal);
+        await raceAbort(lease.page.goto("about:blank"), o.signal);
+      } catch (err) {
+        if (o.signal.aborted) throw err;
+        throw new CrawlboxError("BROWSER_SESSION_OPEN_FAILED", 503, `The browser could not prepare a page for the session (${(err as Error).message.slice(0, 160)}); try again.`, { retryable: true });
+      }
+    }, o.signal, end);
     this.idleTimer(s);
     return this.info(s);
   }
@@ -152,6 +163,12 @@ export class InteractSessions {
     const s = this.sessions.get(`${kind}:${id}`);
     if (!s || s.keyId !== keyId) return undefined;
     this.forget(s);
+    // A prompt or script running in it is stopped first, and its page is not handed back under it.
+    const running = s.running;
+    if (running) {
+      running.stop.abort(new CrawlboxError("INTERACT_SESSION_CLOSED", 409, "The session was closed."));
+      await Promise.race([running.done, Bun.sleep(END_TIMEOUT_MS)]);
+    }
     const closed = { durationMs: this.now() - s.openedAt, runs: s.runs };
     const end = s.end ? Promise.race([s.end(), Bun.sleep(END_TIMEOUT_MS)]) : Promise.resolve();
     const ending = end.catch(() => undefined).finally(() => s.lease.release());
@@ -173,11 +190,13 @@ export class InteractSessions {
   }
 
   private async use<T extends { stuck: boolean }>(session: Session, work: Work<T>): Promise<T> {
-    if (session.busy) throw new InteractBusyError();
-    session.busy = true;
+    if (session.running) throw new InteractBusyError();
     clearTimeout(session.idle);
+    const stop = new AbortController();
+    const done = work(session.lease, stop.signal);
+    session.running = { stop, done: done.catch(() => undefined) };
     try {
-      const outcome = await work(session.lease);
+      const outcome = await done;
       session.runs++;
       // A page that did not answer a step in time is not used again: the next prompt opens a fresh one.
       if (outcome.stuck) this.drop(session);
@@ -188,7 +207,7 @@ export class InteractSessions {
       this.drop(session);
       throw new InteractSessionLostError();
     } finally {
-      session.busy = false;
+      session.running = undefined;
       session.lastActivityAt = this.now();
       this.idleTimer(session);
     }
@@ -224,10 +243,10 @@ export class InteractSessions {
     if (session && session.keyId !== o.keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
     if (session) return session;
     await this.check(o.url);
-    return this.open("scrape", o.scrapeId, o.keyId, { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS }, (lease) => this.load(lease, o.url, o.actions ?? [], o.signal), o.signal);
+    return this.open("scrape", o.scrapeId, o.keyId, { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS }, (lease) => openScrapePage(lease.page, o.url, o.actions ?? [], o.signal), o.signal);
   }
 
-  private open(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal): Promise<Session> {
+  private open(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
     const key = `${kind}:${id}`;
     const pending = this.opening.get(key);
     if (pending) {
@@ -239,26 +258,12 @@ export class InteractSessions {
     const mine = [...this.sessions.values()].filter((s) => s.keyId === keyId).length + opening.filter((p) => p.keyId === keyId).length;
     if (mine >= MAX_SESSIONS_PER_KEY) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `This key already has ${MAX_SESSIONS_PER_KEY} browser sessions open; stop one (DELETE /v2/scrape/{id}/interact or /v2/browser/{id}) first.`);
     if (this.sessions.size + opening.length >= this.max) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `The server already has ${this.max} browser sessions open (half its browser's concurrency); try again later.`);
-    const session = this.launch(kind, id, keyId, times, prepare, signal).finally(() => this.opening.delete(key));
+    const session = this.launch(kind, id, keyId, times, prepare, signal, end).finally(() => this.opening.delete(key));
     this.opening.set(key, { keyId, session });
     return session;
   }
 
-  /** Loads the scrape's page and replays its actions on it. */
-  private async load(lease: Lease, url: string, actions: readonly Action[], signal: AbortSignal): Promise<void> {
-    const deadline = performance.now() + OPEN_TIMEOUT_MS;
-    try {
-      await raceAbort(lease.page.goto(url, { waitUntil: "load", timeout: Math.max(1, deadline - performance.now()) }), signal);
-    } catch (err) {
-      if (signal.aborted) throw signal.reason;
-      throw new CrawlboxError("INTERACT_OPEN_FAILED", 500, `The scrape's page could not be opened in the browser: ${(err as Error).message.slice(0, 200)}`);
-    }
-    // Its own time (the scrape's waits, a little per action), within the prompt's (`signal`); a ReplayFailedError
-    // says which of the scrape's actions failed, and why.
-    await raceAbort(replayActions(lease.page, actions, performance.now() + replayTimeMs(actions), signal), signal);
-  }
-
-  private async launch(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal): Promise<Session> {
+  private async launch(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
     const lease = await this.pool.acquire({ deadline: performance.now() + OPEN_TIMEOUT_MS, signal });
     try {
       await prepare(lease);
@@ -274,6 +279,7 @@ export class InteractSessions {
     }
     const openedAt = this.now();
     const session: Session = {
+      ...(end ? { end: end(lease) } : {}),
       kind,
       id,
       keyId,
@@ -282,7 +288,6 @@ export class InteractSessions {
       lastActivityAt: openedAt,
       expiresAt: openedAt + times.lifeMs,
       idleMs: times.idleMs,
-      busy: false,
       runs: 0,
       life: setTimeout(() => void this.close(id, keyId, kind), times.lifeMs),
       // A page that closes (a crash, the browser retired or killed) ends its session at once, not at its next prompt.

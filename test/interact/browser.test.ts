@@ -111,7 +111,7 @@ describe("browser sessions", () => {
     try {
       const chained = await run(`agent-browser open ${base}/form\nagent-browser click @e99 || echo "no such ref"\nagent-browser get title && echo ok\nfalse && echo never`);
       expect(chained.stdout).toBe(`✓ Form\n  ${base}/form\nno such ref\nForm\nok\n`);
-      expect(chained.stderr).toBe("✗ no element matches @e99 (refs change with every snapshot: take a new one)\n");
+      expect(chained.stderr).toBe("✗ no element matches @e99 (refs change with every snapshot and page: take a new one)\n");
       expect(chained.exitCode).toBe(1); // the last command run was `false`
 
       const strict = await run("set -e\necho one\nagent-browser click '#missing'\necho two");
@@ -148,6 +148,17 @@ describe("browser sessions", () => {
     expect((await h.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "echo x" } })).status).toBe(404);
   }, 30_000);
 
+  test("closing a session stops the script running in it first: the script answers that, and is billed", async () => {
+    const { id } = (await app.browser()) as any;
+    const running = app.browserExecute(id, { code: "echo started; sleep 20; echo never" }) as Promise<any>;
+    await Bun.sleep(300);
+    const t0 = performance.now();
+    const closed: any = await app.deleteBrowser(id);
+    expect(performance.now() - t0).toBeLessThan(3_000);
+    expect(closed).toMatchObject({ success: true, status: "destroyed", creditsBilled: 1 });
+    expect(await running).toMatchObject({ success: true, killed: true, exitCode: 124, stdout: "started\n", stderr: "Stopped: the session was closed.\n" });
+  }, 30_000);
+
   test("a profile keeps the session's cookies for the next session with that profile", async () => {
     const first: any = await app.browser({ profile: { name: "shop" } });
     await app.browserExecute(first.id, { code: `agent-browser open ${base}/login` });
@@ -161,15 +172,15 @@ describe("browser sessions", () => {
     await app.deleteBrowser(fresh.id);
   }, 60_000);
 
-  test("limits and refusals: two sessions per key, an unused session closes, live view and Node code refused, bad bodies", async () => {
+  test("limits and refusals: two sessions per key, an unused session closes, live view and Python code refused, bad bodies", async () => {
     const a: any = await app.browser();
     const b: any = await app.browser();
     const third = await h.request("/v2/browser", { method: "POST", json: {} });
     expect(third.status).toBe(429);
     expect(((await third.json()) as any).code).toBe("TOO_MANY_INTERACT_SESSIONS");
-    const node = await h.request(`/v2/browser/${a.id}/execute`, { method: "POST", json: { code: "await page.title()", language: "node" } });
-    expect(node.status).toBe(400);
-    expect(((await node.json()) as any)).toMatchObject({ code: "INTERACT_CODE_NOT_SUPPORTED", error: expect.stringContaining('language "bash"') });
+    const python = await h.request(`/v2/browser/${a.id}/execute`, { method: "POST", json: { code: "print(page.title())", language: "python" } });
+    expect(python.status).toBe(400);
+    expect(((await python.json()) as any)).toMatchObject({ code: "INTERACT_CODE_NOT_SUPPORTED", error: expect.stringContaining('language "node"') });
     // Another key sees none of them.
     const other = h.services.keys.create("other").key;
     expect((await h.request(`/v2/browser/${a.id}/execute`, { method: "POST", json: { code: "echo x" }, auth: other })).status).toBe(404);

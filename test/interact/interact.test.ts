@@ -2,8 +2,8 @@
  * `/v2/scrape/{id}/interact` (src/interact) with real Chromium and the fake LLM, through the official SDK: a prompt
  * carried out on a scrape's page step by step (the model clicks, the answer comes from the page); the session keeps
  * the page for the next prompt; stopping it reports its duration and credits; the step limit and the time limit;
- * bash code (agent-browser commands) run in the same session as prompts; Node and Python code refused with the
- * reason; other keys' and unknown scrapes not found; no Chromium left behind.
+ * bash code (agent-browser commands) and JavaScript (the SDK's default language) run in the same session as prompts;
+ * Python refused with the reason; other keys' and unknown scrapes not found; no Chromium left behind.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
@@ -112,6 +112,15 @@ describe("interact", () => {
     expect(h.services.interact!.has(id, who.keyId)).toBe(false);
   }, 30_000);
 
+  test("JavaScript code (the SDK's default language) runs with a Playwright-style page on the scrape's session", async () => {
+    const id = await scrapeId();
+    const ran: any = await app.interact(id, { code: "await page.getByText('Show price').click();\nconsole.log(await page.title());\nreturn await page.textContent('#price');" });
+    expect(ran).toMatchObject({ success: true, stdout: "Shop\n", result: "Price: 42 EUR", stderr: "", exitCode: 0, killed: false });
+    const again: any = await app.interact(id, { code: "return await page.isVisible('#price')" });
+    expect(again.result).toBe("true");
+    await app.stopInteraction(id);
+  }, 30_000);
+
   test("the session replays the scrape's actions: the page is as the scrape left it (a scrape, and a batch page)", async () => {
     llm.reset();
     llm.respond = model;
@@ -211,13 +220,11 @@ describe("interact", () => {
     expect(h.services.interact!.has(stuck, h.services.keys.verify(h.key)!.keyId)).toBe(false);
   }, 30_000);
 
-  test("refused: code (with the reason), no prompt, unknown and other keys' scrapes", async () => {
+  test("refused: Python code (with the reason), no prompt, unknown and other keys' scrapes", async () => {
     const id = await scrapeId();
-    const code = await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "await page.click('#show')", language: "node" } });
+    const code = await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "page.click('#show')", language: "python" } });
     expect(code.status).toBe(400);
-    expect(((await code.json()) as any)).toMatchObject({ code: "INTERACT_CODE_NOT_SUPPORTED", error: expect.stringContaining('Send language "bash", or a prompt') });
-    // The SDK's interact() sends language "node" when none is given: refused the same way.
-    expect(((await (await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "agent-browser get title" } })).json()) as any).code).toBe("INTERACT_CODE_NOT_SUPPORTED");
+    expect(((await code.json()) as any)).toMatchObject({ code: "INTERACT_CODE_NOT_SUPPORTED", error: expect.stringContaining('Send the code as "node" or "bash", or a prompt') });
     expect((await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "agent-browser get title", language: "bash", prompt: "p" } })).status).toBe(400);
     expect((await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: {} })).status).toBe(400);
     expect((await h.request(`/v2/scrape/${crypto.randomUUID()}/interact`, { method: "POST", json: { prompt: "p" } })).status).toBe(404);

@@ -6,7 +6,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { ShellContext } from "../../src/interact/shell/agent-browser.ts";
-import { MAX_COMMANDS, MAX_OUTPUT_CHARS, runScript } from "../../src/interact/shell/run.ts";
+import { MAX_OUTPUT_CHARS } from "../../src/interact/output.ts";
+import { MAX_COMMANDS, runScript } from "../../src/interact/shell/run.ts";
 import { ShellSyntaxError, tokenize } from "../../src/interact/shell/tokenize.ts";
 
 const words = (code: string) => tokenize(code).map((s) => s.argv);
@@ -105,6 +106,28 @@ describe("runScript without a page", () => {
     const t0 = performance.now();
     const r = await run("echo before; sleep 20; echo after", AbortSignal.timeout(200));
     expect(r).toMatchObject({ stdout: "before\n", exitCode: 124, killed: true, stuck: false });
+    expect(performance.now() - t0).toBeLessThan(2_000);
+  });
+});
+
+describe("bash's grammar beyond commands (review of the first version)", () => {
+  test("compound commands, assignments and stray separators are syntax errors before anything runs", async () => {
+    for (const code of ["if true; then echo yes; fi", "for x in a b; do echo $x; done", "while false; do :; done", "{ echo a; }", "! false", "FOO=1 echo a", "X=2", "; echo a", "echo a && ; echo b", "echo a;; echo b", "case a in a) echo;; esac", 'echo $"hi"']) {
+      const r = await run(`echo before\n${code}`);
+      expect([code, r.exitCode, r.stdout]).toEqual([code, 2, ""]);
+    }
+    // Quoted, a reserved word is a plain word (a command not found), as in bash; after a command, it is an argument.
+    expect((await run("'if' x")).exitCode).toBe(127);
+    expect((await run("echo if then fi; echo a=b")).stdout).toBe("if then fi\na=b\n");
+    expect((await run('echo "5$ and $"')).stdout).toBe("5$ and $\n");
+  });
+
+  test("exit needs a number; echo -e reads escapes; a long sleep is capped and stops with its script", async () => {
+    expect(await run("exit ''")).toMatchObject({ exitCode: 2, stderr: "bash: exit: : numeric argument required\n" });
+    expect(await run("exit abc")).toMatchObject({ exitCode: 2 });
+    expect((await run("echo -e 'a\\tb\\\\n'; echo -ne 'c\\n'; echo -E 'd\\n'")).stdout).toBe("a\tb\\n\nc\nd\\n\n");
+    const t0 = performance.now();
+    expect(await run("sleep 2147484", AbortSignal.timeout(200))).toMatchObject({ killed: true, exitCode: 124 });
     expect(performance.now() - t0).toBeLessThan(2_000);
   });
 });

@@ -2,15 +2,18 @@
  * @module interact/shell/agent-browser
  * The `agent-browser` command of browser `code` in `language: "bash"` (docs/interact.md): the subcommands of the
  * agent-browser CLI that upstream's sandboxes run (open, snapshot with refs, click, fill, press, get, wait, eval,
- * screenshot, …), carried out by crawlbox on the session's page with puppeteer. The page is the session's: every
- * request it makes goes through the egress gate like any browser page, and `open` checks its URL first. Targets are
- * a snapshot's refs (`@e3`) or CSS selectors; where several elements match, the first is used.
+ * screenshot, …), carried out by crawlbox on the session's page. The page is the session's: every request it makes
+ * goes through the egress gate like any browser page, and `open` checks its URL first. Targets are a snapshot's refs
+ * (`@e3`) or CSS selectors (the first match), found and acted on from the page's isolated world
+ * (interact/isolated-world.ts); what is read from the page is bounded before it crosses.
  */
-import type { CDPSession, KeyInput, Page } from "puppeteer-core";
+import type { CDPSession, Page } from "puppeteer-core";
 import { evaluateScript, SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
 import type { FileSink } from "../../scrape/render-context.ts";
 import { settle } from "../driver.ts";
-import { takeSnapshot, targetSelector } from "./snapshot.ts";
+import { MAX_READ_CHARS, type WorldElement } from "../isolated-world.ts";
+import { navigableUrl, PageOpError, pressCombo } from "../page-ops.ts";
+import { countMatches, findTarget, takeSnapshot } from "./snapshot.ts";
 
 /** Longest `open`, `back`, `forward` or `reload` may wait for the page to load. */
 export const NAVIGATION_TIMEOUT_MS = 30_000;
@@ -31,7 +34,7 @@ export interface ShellContext {
 }
 
 /** A command failed; `message` is printed on stderr as `✗ message`, in crawlbox's words. */
-export class CommandError extends Error {
+export class CommandError extends PageOpError {
   constructor(
     message: string,
     readonly exitCode = 1,
@@ -51,38 +54,17 @@ const usage = (what: string): never => {
 };
 
 /** The element `target` names, or a clear error. */
-async function element(page: Page, target: string | undefined, what: string) {
+async function element(ctx: ShellContext, target: string | undefined, what: string): Promise<WorldElement> {
   if (!target) usage(`${what} <@ref|selector>`);
-  const handle = await page.$(targetSelector(target!)).catch((err: Error) => {
-    throw new CommandError(`${target} is not a valid selector (${err.message.split("\n")[0]!.slice(0, 120)})`);
-  });
-  if (!handle) throw new CommandError(`no element matches ${target}${target!.startsWith("@") ? " (refs change with every snapshot: take a new one)" : ""}`);
-  return handle;
+  const el = await findTarget(ctx.page, ctx.session, target!);
+  if (!el) throw new CommandError(`no element matches ${target}${/^(@|ref=)/.test(target!) ? " (refs change with every snapshot and page: take a new one)" : ""}`);
+  return el;
 }
 
-/** `open`'s URL: a bare host gets `https://`, as agent-browser does; only http(s) and about:blank are opened. */
-function navigableUrl(raw: string | undefined): string {
-  if (!raw) usage("open <url>");
-  if (raw === "about:blank") return raw;
-  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(raw!) ? raw! : `https://${raw}`;
-  if (!URL.canParse(withScheme) || !/^https?:$/.test(new URL(withScheme).protocol)) throw new CommandError(`${raw} is not an http(s) URL`);
-  return withScheme;
-}
-
-/** Presses a key or a combination (`Control+a`): modifiers held, the last key pressed. */
+/** Presses a key or a combination (`Control+a`), or holds or lets go of one. */
 async function pressKeys(page: Page, combo: string | undefined, how: "press" | "down" | "up"): Promise<void> {
   if (!combo) usage(`${how === "press" ? "press" : `key${how}`} <key>`);
-  const keys = combo!.split("+").filter(Boolean) as KeyInput[];
-  try {
-    if (how === "down") return void (await page.keyboard.down(keys[0]!));
-    if (how === "up") return void (await page.keyboard.up(keys[0]!));
-    for (const k of keys.slice(0, -1)) await page.keyboard.down(k);
-    await page.keyboard.press(keys[keys.length - 1]!);
-    for (const k of keys.slice(0, -1).reverse()) await page.keyboard.up(k);
-  } catch (err) {
-    if (/Unknown key/.test((err as Error).message)) throw new CommandError(`unknown key in ${combo} (key names are as in the browser: Enter, Tab, Escape, ArrowDown, Control, a, …)`);
-    throw err;
-  }
+  await pressCombo(page, combo!, how);
 }
 
 /** Reads `flag` (and its value) out of `args`, which keeps the rest. */
@@ -102,43 +84,53 @@ async function navigate(ctx: ShellContext, go: () => Promise<unknown>): Promise<
 }
 
 /** `get <what> [target] [name]`. */
-async function get(page: Page, args: string[]): Promise<Printed> {
+async function get(ctx: ShellContext, args: string[]): Promise<Printed> {
   const [what, target, name] = args;
-  const value = async (fn: (el: Element, name?: string) => unknown) => (await element(page, target, `get ${what}`)).evaluate(fn, name);
+  const read = async (fn: string) => (await element(ctx, target, `get ${what}`)).call(fn, name ?? null);
   let v: unknown;
   switch (what) {
-    case "title": v = await page.title(); break;
-    case "url": v = page.url(); break;
-    case "text": v = await value((el) => (el as HTMLElement).innerText); break;
-    case "html": v = await value((el) => el.innerHTML); break;
-    case "value": v = await value((el) => (el as HTMLInputElement).value ?? ""); break;
+    case "title": v = await ctx.page.title(); break;
+    case "url": v = ctx.page.url(); break;
+    case "text": v = await read("function () { return this.innerText; }"); break;
+    case "html": v = await read("function () { return this.innerHTML; }"); break;
+    case "value": v = await read('function () { return this.value == null ? "" : this.value; }'); break;
     case "attr":
       if (!name) usage("get attr <@ref|selector> <name>");
-      v = await value((el, n) => el.getAttribute(n!));
+      v = await read("function (n) { return this.getAttribute(n); }");
       break;
     case "count":
       if (!target) usage("get count <selector>");
-      v = (await page.$$(targetSelector(target!))).length;
+      v = await countMatches(ctx.session, target!);
       break;
-    case "box": v = await (await element(page, target, "get box")).boundingBox(); break;
+    case "box": v = await (await element(ctx, target, "get box")).box(); break;
     default: usage("get title|url|text|html|value|attr|count|box [@ref|selector] [name]");
   }
   return { text: typeof v === "string" ? v : JSON.stringify(v), data: v };
 }
 
 /** `is visible|enabled|checked <target>`. */
-async function is(page: Page, [what, target]: string[]): Promise<Printed> {
-  const el = await element(page, target, `is ${what ?? "visible"}`);
+async function is(ctx: ShellContext, [what, target]: string[]): Promise<Printed> {
+  const el = await element(ctx, target, `is ${what ?? "visible"}`);
   let v: boolean;
-  if (what === "visible") v = await el.isVisible();
-  else if (what === "enabled") v = await el.evaluate((e) => !(e as HTMLButtonElement).disabled);
-  else if (what === "checked") v = await el.evaluate((e) => !!(e as HTMLInputElement).checked);
+  if (what === "visible") v = await el.visible();
+  else if (what === "enabled") v = (await el.call("function () { return !this.disabled; }")) as boolean;
+  else if (what === "checked") v = (await el.call("function () { return !!this.checked; }")) as boolean;
   else return usage("is visible|enabled|checked <@ref|selector>");
   return { text: String(v), data: v };
 }
 
-/** `wait <ms>`, `wait <target>`, `wait --text <text>`, `wait --url <part>`, `wait --load <state>`. */
-async function wait(page: Page, args: string[]): Promise<Printed> {
+/** Waits until `found()` says yes, polling, {@link SELECTOR_WAIT_CAP_MS} at most. */
+async function until(found: () => Promise<boolean>, what: string): Promise<void> {
+  const end = performance.now() + SELECTOR_WAIT_CAP_MS;
+  while (!(await found())) {
+    if (performance.now() >= end) throw new CommandError(`${what} did not appear within ${SELECTOR_WAIT_CAP_MS / 1000} s`);
+    await Bun.sleep(100);
+  }
+}
+
+/** `wait <target>`, `wait --text <text>`, `wait --url <part>`, `wait --load <state>` (`wait <ms>` is run.ts's: no page in it). */
+async function wait(ctx: ShellContext, args: string[]): Promise<Printed> {
+  const { page } = ctx;
   const timeout = SELECTOR_WAIT_CAP_MS;
   const text = takeFlag(args, ["--text"], true);
   const url = takeFlag(args, ["--url"], true);
@@ -147,8 +139,7 @@ async function wait(page: Page, args: string[]): Promise<Printed> {
   else if (typeof url === "string") await page.waitForFunction((u: string) => location.href.includes(u), { timeout }, url);
   else if (load === "networkidle") await page.waitForNetworkIdle({ idleTime: 500, timeout });
   else if (typeof load === "string") await page.waitForFunction((s: string) => s === "domcontentloaded" ? document.readyState !== "loading" : document.readyState === "complete", { timeout }, load);
-  else if (/^\d+$/.test(args[0] ?? "")) await new Promise((r) => setTimeout(r, Math.min(Number(args[0]), timeout)));
-  else if (args[0]) await page.waitForSelector(targetSelector(args[0]), { timeout });
+  else if (args[0]) await until(async () => (await findTarget(page, ctx.session, args[0]!)) !== undefined, args[0]);
   else usage("wait <ms|@ref|selector> | --text <text> | --url <part> | --load <load|domcontentloaded|networkidle>");
   return {};
 }
@@ -166,7 +157,8 @@ export async function agentBrowser(ctx: ShellContext, args: string[]): Promise<P
   };
   switch (sub) {
     case "open": case "goto": case "navigate": {
-      const url = navigableUrl(t);
+      if (!t) usage("open <url>");
+      const url = navigableUrl(t!);
       if (url !== "about:blank") await ctx.check(url);
       return navigate(ctx, () => page.goto(url, nav));
     }
@@ -186,17 +178,13 @@ export async function agentBrowser(ctx: ShellContext, args: string[]): Promise<P
       const text = snap.lines.join("\n") + (snap.truncated ? `\n(cut at ${snap.lines.length} lines)` : "");
       return { text: text || "(empty page)", data: { snapshot: text, refs: snap.refs } };
     }
-    case "click": return act(async () => (await element(page, t, "click")).click());
-    case "dblclick": return act(async () => (await element(page, t, "dblclick")).click({ count: 2 }));
-    case "hover": return act(async () => (await element(page, t, "hover")).hover());
-    case "focus": return act(async () => (await element(page, t, "focus")).focus());
+    case "click": return act(async () => (await element(ctx, t, "click")).click());
+    case "dblclick": return act(async () => (await element(ctx, t, "dblclick")).click(2));
+    case "hover": return act(async () => (await element(ctx, t, "hover")).hover());
+    case "focus": return act(async () => (await element(ctx, t, "focus")).focus());
     case "type": case "fill": case "clear": {
-      const el = await element(page, t, sub === "clear" ? "clear" : `${sub} <@ref|selector> <text>`);
-      if (sub !== "type") await el.evaluate((e) => {
-        if ("value" in e) (e as HTMLInputElement).value = "";
-        else (e as HTMLElement).textContent = "";
-        e.dispatchEvent(new Event("input", { bubbles: true }));
-      });
+      const el = await element(ctx, t, sub === "clear" ? "clear" : `${sub} <@ref|selector> <text>`);
+      if (sub !== "type") await el.clear();
       if (sub !== "clear") await el.type(rest.slice(1).join(" "));
       return {};
     }
@@ -204,13 +192,11 @@ export async function agentBrowser(ctx: ShellContext, args: string[]): Promise<P
     case "keydown": return act(() => pressKeys(page, t, "down"));
     case "keyup": return act(() => pressKeys(page, t, "up"));
     case "check": case "uncheck": {
-      const el = await element(page, t, sub);
-      if ((await el.evaluate((e) => !!(e as HTMLInputElement).checked)) !== (sub === "check")) await el.click();
-      return {};
+      return act(async () => (await element(ctx, t, sub)).setChecked(sub === "check"));
     }
     case "select": {
       if (rest.length < 2) usage("select <@ref|selector> <value...>");
-      const chosen = await page.select(targetSelector(t!), ...rest.slice(1));
+      const chosen = await (await element(ctx, t, "select")).select(rest.slice(1));
       return { text: chosen.join("\n"), data: chosen };
     }
     case "scroll": {
@@ -220,13 +206,14 @@ export async function agentBrowser(ctx: ShellContext, args: string[]): Promise<P
       const sign = dir === "up" || dir === "left" ? -1 : 1;
       return act(() => page.evaluate((x: number, y: number) => window.scrollBy(x, y), dir === "left" || dir === "right" ? sign * px : 0, dir === "up" || dir === "down" ? sign * px : 0));
     }
-    case "scrollintoview": case "scrollinto": return act(async () => (await element(page, t, "scrollintoview")).scrollIntoView());
-    case "wait": return wait(page, rest);
-    case "get": return get(page, rest);
-    case "is": return is(page, rest);
+    case "scrollintoview": case "scrollinto": return act(async () => (await element(ctx, t, "scrollintoview")).scrollIntoView());
+    case "wait": return wait(ctx, rest);
+    case "get": return get(ctx, rest);
+    case "is": return is(ctx, rest);
     case "eval": {
       if (!rest.length) usage("eval <javascript>");
-      const r = await evaluateScript(page, rest.join(" "));
+      // Bounded in the page, before the value crosses (a 200 MB string would otherwise reach the server whole).
+      const r = await evaluateScript(page, rest.join(" "), MAX_READ_CHARS);
       return { text: typeof r.value === "string" ? r.value : JSON.stringify(r.value), data: r.value };
     }
     case "screenshot": {

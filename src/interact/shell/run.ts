@@ -6,44 +6,24 @@
  * (`echo`, `sleep`, `true`, `false`, `:`, `set -e`, `exit`). `&&`, `||` and `;` chain them as in bash, and the
  * exit status is the last command's. Anything else is "command not found" (127), as a shell without it would say.
  */
-import { raceAbort } from "../../scheduler/abortable.ts";
+import { raceAbort, sleep } from "../../scheduler/abortable.ts";
+import { Output, type ScriptOutcome } from "../output.ts";
+import { BROWSER_GONE, PageOpError } from "../page-ops.ts";
 import { agentBrowser, CommandError, type ShellContext } from "./agent-browser.ts";
 import { ShellSyntaxError, tokenize, type Statement } from "./tokenize.ts";
 
-/** Characters of stdout (and, apart, of stderr) kept; the rest is cut and `truncated` set. */
-export const MAX_OUTPUT_CHARS = 1_000_000;
 /** Commands one script may run (a loop cannot be written, but a long script can). */
 export const MAX_COMMANDS = 1_000;
+/** Longest one `sleep` or `agent-browser wait MS` (a script's own time limit is at most this too). */
+const MAX_SLEEP_MS = 300_000;
 
-/** What a script did, in the shape of the SDK's `BrowserExecuteResponse`. */
-export interface ScriptOutcome {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
-  /** Its time ran out (or its client left): stopped where it was, exit code 124. */
-  killed: boolean;
-  truncated: boolean;
-  /** A command was still running in the page when the time ran out: the page is not used again. */
-  stuck: boolean;
+/** `echo -e`'s escapes: \n, \t, \r, \\, \a, \b, \v, \f, \e. */
+function unescape(s: string): string {
+  const map: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", a: "\x07", b: "\b", v: "\v", f: "\f", e: "\x1b" };
+  return s.replace(/\\([ntr\\abvfe])/g, (_, c: string) => map[c]!);
 }
 
-/** Errors that mean the page or browser is gone, not that a command failed: they end the session. */
-const BROWSER_GONE = /Target closed|Session closed|Connection closed|detached Frame|Protocol error.*(?:closed|not found)/i;
 
-class Output {
-  text = "";
-  truncated = false;
-  /** Appends `s` as it is. */
-  write(s: string): void {
-    const room = MAX_OUTPUT_CHARS - this.text.length;
-    if (s.length > room) this.truncated = true;
-    this.text += s.slice(0, Math.max(0, room));
-  }
-  /** Appends `s` as a line. */
-  line(s: string): void {
-    this.write(`${s}\n`);
-  }
-}
 
 /** `set` flags: `-e` (stop at the first failure) is kept; `-u`, `-x`, `-o pipefail` are accepted (nothing expands or pipes). */
 function setFlags(args: string[], state: { errexit: boolean }): void {
@@ -96,8 +76,16 @@ export async function runScript(ctx: ShellContext, code: string, signal: AbortSi
         switch (name) {
           case "agent-browser": {
             const json = args.includes("--json");
+            const plain = args.filter((a) => a !== "--json");
+            if (plain[0] === "wait" && plain.length === 2 && /^\d+$/.test(plain[1]!)) {
+              // A timed wait has nothing to do with the page: stopped there, the session is kept.
+              await sleep(Math.min(Number(plain[1]), MAX_SLEEP_MS), signal);
+              if (json) out.line(JSON.stringify({ success: true, data: null }));
+              status = 0;
+              break;
+            }
             inPage = true;
-            const printed = await raceAbort(agentBrowser(ctx, args.filter((a) => a !== "--json")), signal);
+            const printed = await raceAbort(agentBrowser(ctx, plain), signal);
             inPage = false;
             if (json) out.line(JSON.stringify({ success: true, data: printed.data ?? printed.text ?? null }));
             else if (printed.text) out.line(printed.text);
@@ -105,9 +93,16 @@ export async function runScript(ctx: ShellContext, code: string, signal: AbortSi
             break;
           }
           case "echo": {
-            const newline = args[0] !== "-n";
-            const text = (newline ? args : args.slice(1)).join(" ");
-            out.write(newline ? `${text}\n` : text);
+            let i = 0;
+            let newline = true;
+            let escapes = false;
+            for (; i < args.length && /^-[neE]+$/.test(args[i]!); i++) {
+              if (args[i]!.includes("n")) newline = false;
+              if (args[i]!.includes("e")) escapes = true;
+              if (args[i]!.includes("E")) escapes = false;
+            }
+            const text = args.slice(i).join(" ");
+            out.write((escapes ? unescape(text) : text) + (newline ? "\n" : ""));
             status = 0;
             break;
           }
@@ -116,14 +111,18 @@ export async function runScript(ctx: ShellContext, code: string, signal: AbortSi
           case "sleep": {
             const s = Number((args[0] ?? "").replace(/s$/, ""));
             if (!args[0] || !Number.isFinite(s) || s < 0) throw new CommandError("sleep: invalid time interval", 1);
-            await raceAbort(new Promise((r) => setTimeout(r, s * 1000)), signal);
+            await sleep(Math.min(s * 1000, MAX_SLEEP_MS), signal);
             status = 0;
             break;
           }
           case "set": setFlags(args, state); status = 0; break;
           case "exit": {
+            if (args[0] !== undefined && !/^-?\d+$/.test(args[0])) {
+              err.line(`bash: exit: ${args[0]}: numeric argument required`);
+              return done(2);
+            }
             const n = args[0] === undefined ? status : Number(args[0]);
-            return done(Number.isInteger(n) ? ((n % 256) + 256) % 256 : 2);
+            return done(((n % 256) + 256) % 256);
           }
           default:
             err.line(`bash: line ${st.line}: ${name}: command not found (crawlbox runs agent-browser commands and echo, sleep, true, false, set, exit)`);
@@ -133,9 +132,9 @@ export async function runScript(ctx: ShellContext, code: string, signal: AbortSi
         if (signal.aborted) throw e;
         inPage = false;
         const message = (e as Error).message ?? String(e);
-        if (!(e instanceof CommandError) && BROWSER_GONE.test(message)) throw e;
+        if (!(e instanceof PageOpError) && BROWSER_GONE.test(message)) throw e;
         const json = name === "agent-browser" && args.includes("--json");
-        const text = e instanceof CommandError ? message : message.split("\n")[0]!.slice(0, 500);
+        const text = e instanceof PageOpError ? message : message.split("\n")[0]!.slice(0, 500);
         if (json) out.line(JSON.stringify({ success: false, error: text }));
         err.line(name === "agent-browser" ? `✗ ${text}` : `bash: ${text}`);
         status = e instanceof CommandError ? e.exitCode : 1;

@@ -2,12 +2,15 @@
  * @module interact/shell/snapshot
  * `agent-browser snapshot`: the page as an outline a script (or the model behind it) can read, in agent-browser's
  * manner: one line per heading, link, button, form field, image and piece of text, indented under what contains
- * it, with a ref (`[ref=e3]`) on every element a later command may name as `@e3`. Each ref is a mark in the page
- * (`data-crawlbox-ref`), replaced by the next snapshot. The reader runs in an isolated world (the page shares its
- * DOM with it, not its JavaScript), so a page cannot fake the outline or break the reader by redefining built-ins;
- * what comes back is bounded again here.
+ * it, with a ref (`[ref=e3]`) on every element a later command may name as `@e3`. The refs are kept in the session
+ * page's isolated world (interact/isolated-world.ts), replaced by the next snapshot and gone with the document: the
+ * page can neither see them nor move one to another element. The reader runs in that world too (the page shares
+ * its DOM with it, not its JavaScript), so a page cannot fake the outline or break the reader by redefining
+ * built-ins; what comes back is bounded again here.
  */
-import type { CDPSession } from "puppeteer-core";
+import type { CDPSession, Page } from "puppeteer-core";
+import { inWorld, worldElement, type WorldElement } from "../isolated-world.ts";
+import { PageOpError } from "../page-ops.ts";
 
 /** Lines one snapshot may have. */
 export const MAX_SNAPSHOT_LINES = 2_000;
@@ -39,7 +42,8 @@ export interface Snapshot {
  * add names it would not find in the isolated world.
  */
 const READER = `(function (o) {
-  for (const el of Array.from(document.querySelectorAll("[data-crawlbox-ref]"))) el.removeAttribute("data-crawlbox-ref");
+  const refMap = new Map();
+  globalThis.__crawlboxRefs = refMap;
   let root = document.body || document.documentElement;
   if (o.scope) { try { root = document.querySelector(o.scope); } catch (e) { root = null; } }
   if (!root) return { lines: [], refs: 0, truncated: false, scopeMissing: true };
@@ -112,7 +116,7 @@ const READER = `(function (o) {
       if (r && (!o.interactive || r[1])) {
         refs++;
         const ref = "e" + refs;
-        child.setAttribute("data-crawlbox-ref", ref);
+        refMap.set(ref, child);
         let extra = " [ref=" + ref + "]";
         if (r[0] === "heading") extra += " [level=" + child.tagName.slice(1) + "]";
         if ((r[0] === "checkbox" || r[0] === "radio") && child.checked) extra += " [checked]";
@@ -135,20 +139,33 @@ const READER = `(function (o) {
   return { lines: lines, refs: refs, truncated: truncated };
 })`;
 
-/** Outlines the page's main frame through `session` (CDP), marking refs; see the module comment. */
+/** Outlines the page's main frame through `session` (CDP), keeping its refs; see the module comment. */
 export async function takeSnapshot(session: CDPSession, options: SnapshotOptions = {}): Promise<Snapshot> {
-  const { frameTree } = await session.send("Page.getFrameTree");
-  const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: "crawlbox-shell" });
   const args = { interactive: !!options.interactive, maxDepth: options.maxDepth ?? 1_000, scope: options.scope ?? "", maxLines: MAX_SNAPSHOT_LINES, maxName: MAX_NAME_CHARS };
-  const { result, exceptionDetails } = await session.send("Runtime.evaluate", { expression: `${READER}(${JSON.stringify(args)})`, contextId: executionContextId, returnByValue: true });
-  if (exceptionDetails) throw new Error("the page could not be read");
+  const result = await inWorld(session, `${READER}(${JSON.stringify(args)})`).catch(() => {
+    throw new PageOpError("the page could not be read");
+  });
   const r = (typeof result.value === "object" && result.value !== null ? result.value : {}) as Record<string, unknown>;
   const lines = (Array.isArray(r.lines) ? r.lines : []).slice(0, MAX_SNAPSHOT_LINES).map((l) => String(l).slice(0, MAX_NAME_CHARS + 200));
   return { lines, refs: typeof r.refs === "number" ? r.refs : 0, truncated: r.truncated === true, ...(r.scopeMissing === true ? { scopeMissing: true } : {}) };
 }
 
-/** The CSS selector a command's target names: `@e3` (or `ref=e3`) is a snapshot's ref, anything else is CSS. */
-export function targetSelector(target: string): string {
+/**
+ * The element a command's target names: `@e3` (or `ref=e3`) is the last snapshot's ref, anything else a CSS selector
+ * (its first match). Undefined when nothing matches; a selector the browser cannot parse is a {@link PageOpError}.
+ */
+export async function findTarget(page: Page, session: CDPSession, target: string): Promise<WorldElement | undefined> {
   const ref = /^(?:@|ref=)(e\d{1,6})$/.exec(target);
-  return ref ? `[data-crawlbox-ref="${ref[1]}"]` : target;
+  if (ref) return worldElement(page, session, `globalThis.__crawlboxRefs ? globalThis.__crawlboxRefs.get(${JSON.stringify(ref[1])}) : undefined`);
+  return worldElement(page, session, `document.querySelector(${JSON.stringify(target)})`).catch((err: Error) => {
+    throw new PageOpError(`${target} is not a valid selector (${err.message.slice(0, 120)})`);
+  });
+}
+
+/** How many elements CSS `selector` matches. */
+export async function countMatches(session: CDPSession, selector: string): Promise<number> {
+  const r = await inWorld(session, `document.querySelectorAll(${JSON.stringify(selector)}).length`).catch((err: Error) => {
+    throw new PageOpError(`${selector} is not a valid selector (${err.message.slice(0, 120)})`);
+  });
+  return r.value as number;
 }

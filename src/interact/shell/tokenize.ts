@@ -4,8 +4,9 @@
  * bash ('single', "double" with `\"` `\\` `\$` escapes, backslash outside quotes), separated by newlines, `;`, `&&`
  * and `||`, with `#` comments and backslash-newline continuations. crawlbox does not hand the code to a shell: it
  * carries out each command itself (interact/shell/run.ts), so whatever a real shell would do beyond running a
- * command (pipes, redirections, variables, substitutions, background jobs) is refused here with a syntax error
- * that names it, instead of being read as something else.
+ * command (pipes, redirections, variables and assignments, substitutions, background jobs, `if`/`for`/`while` and
+ * the other compound commands) is refused here with a syntax error that names it, before anything runs, instead of
+ * being read as something else (an `if` read as a command "not found" would skip its body without a word).
  */
 
 /** How a command is joined to the one after it. */
@@ -33,26 +34,42 @@ const UNSUPPORTED: Record<string, string> = {
   ")": "subshells",
 };
 
+/** bash's reserved words: where a command starts, they open a compound command crawlbox does not run. */
+const RESERVED = new Set(["!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function", "if", "in", "select", "then", "time", "until", "while", "{", "}", "[[", "]]"]);
+
 /** Splits `code` into statements. Throws {@link ShellSyntaxError}. */
 export function tokenize(code: string): Statement[] {
   const out: Statement[] = [];
   let argv: string[] = [];
   let word: string | undefined;
+  /** Whether the statement's first word had quotes or escapes in it (then it is a plain word, as in bash). */
+  let firstQuoted = false;
+  let quotedWord = false;
   let line = 1;
   let startLine = 1;
   const fail = (what: string): never => {
     throw new ShellSyntaxError(`line ${line}: ${what} are not supported: crawlbox runs agent-browser commands, one after another (see docs/interact.md)`);
   };
   const endWord = () => {
-    if (word !== undefined) argv.push(word);
+    if (word !== undefined) {
+      if (argv.length === 0) firstQuoted = quotedWord;
+      argv.push(word);
+    }
     word = undefined;
+    quotedWord = false;
   };
-  const endStatement = (next: Joiner) => {
+  /** Ends the statement at `token` (a newline, or the joiner that follows it). */
+  const endStatement = (next: Joiner, token: Joiner | "\n" = next) => {
     endWord();
     if (argv.length === 0) {
-      if (next !== ";") throw new ShellSyntaxError(`line ${line}: syntax error near unexpected token \`${next}'`);
+      if (token !== "\n") throw new ShellSyntaxError(`line ${line}: syntax error near unexpected token \`${token}'`);
       return;
     }
+    const first = argv[0]!;
+    if (!firstQuoted && RESERVED.has(first)) {
+      throw new ShellSyntaxError(`line ${startLine}: \`${first}': bash's compound commands (if, for, while, case, { }, functions) are not supported: crawlbox runs agent-browser commands, one after another, chained with &&, || and ; (see docs/interact.md)`);
+    }
+    if (!firstQuoted && /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(first)) fail("variable assignments");
     out.push({ argv, next, line: startLine });
     argv = [];
   };
@@ -63,7 +80,7 @@ export function tokenize(code: string): Statement[] {
     const c = code[i]!;
     if (argv.length === 0 && word === undefined) startLine = line;
     if (c === "\n") {
-      endStatement(";");
+      endStatement(";", "\n");
       line++;
       i++;
     } else if (c === " " || c === "\t" || c === "\r") {
@@ -82,7 +99,10 @@ export function tokenize(code: string): Statement[] {
       i += 2;
     } else if (c === "\\") {
       if (code[i + 1] === "\n") line++;
-      else if (i + 1 < code.length) word = (word ?? "") + code[i + 1];
+      else if (i + 1 < code.length) {
+        word = (word ?? "") + code[i + 1];
+        quotedWord = true;
+      }
       i += 2;
     } else if (c === "'") {
       const end = code.indexOf("'", i + 1);
@@ -90,6 +110,7 @@ export function tokenize(code: string): Statement[] {
       const quoted = code.slice(i + 1, end);
       line += quoted.split("\n").length - 1;
       word = (word ?? "") + quoted;
+      quotedWord = true;
       i = end + 1;
     } else if (c === '"') {
       let s = "";
@@ -111,8 +132,9 @@ export function tokenize(code: string): Statement[] {
         i++;
       }
       word = (word ?? "") + s;
+      quotedWord = true;
       i++;
-    } else if (c === "$" && expands(i)) {
+    } else if (c === "$" && (expands(i) || code[i + 1] === '"')) {
       fail("variables and substitutions");
     } else if (UNSUPPORTED[c]) {
       fail(UNSUPPORTED[c]);
@@ -121,7 +143,7 @@ export function tokenize(code: string): Statement[] {
       i++;
     }
   }
-  endStatement(";");
+  endStatement(";", "\n");
   if (out.length > 0 && out[out.length - 1]!.next !== ";") throw new ShellSyntaxError(`line ${line}: unexpected end of script after \`${out[out.length - 1]!.next}'`);
   return out;
 }

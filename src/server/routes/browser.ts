@@ -55,7 +55,7 @@ export function browserRoutes(services: Services) {
       async ({ params, body, who, request }) => {
         const req = parseBrowserExecuteBody(body);
         const interact = sessions();
-        return runCode({ services, who, request, code: req.code, timeoutMs: req.timeoutMs, inSession: (work) => interact.inBrowser(params.id, who.keyId, work), close: () => interact.close(params.id, who.keyId, "browser") });
+        return runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession: (work) => interact.inBrowser(params.id, who.keyId, work), close: () => interact.close(params.id, who.keyId, "browser") });
       },
       { detail: { tags: ["browser"], summary: "Run bash code (agent-browser commands) in a browser session", requestBody: { required: true, content: { "application/json": { schema: BrowserExecuteSchema as object } } } } },
     )

@@ -38,7 +38,7 @@ export function interactRoutes(services: Services) {
         const target = { scrapeId: params.id, keyId: who.keyId, url, actions };
         if (req.code !== undefined) {
           const inSession: RunInSession = (work, signal) => interact.inScrape({ ...target, signal }, work);
-          return runCode({ services, who, request, code: req.code, timeoutMs: req.timeoutMs, inSession, close: () => interact.close(params.id, who.keyId) });
+          return runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession, close: () => interact.close(params.id, who.keyId) });
         }
         services.ledger.assertCanSpend(who, INTERACT_CREDITS);
         const signal = AbortSignal.any([request.signal, AbortSignal.timeout(req.timeoutMs)]);

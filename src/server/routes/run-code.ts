@@ -7,7 +7,9 @@
  */
 import type { KeyIdentity } from "../../auth/keys.ts";
 import type { Lease } from "../../engines/browser/pool.ts";
-import { runScript, type ScriptOutcome } from "../../interact/shell/run.ts";
+import type { ScriptOutcome } from "../../interact/output.ts";
+import { runNode } from "../../interact/sandbox/run-node.ts";
+import { runScript } from "../../interact/shell/run.ts";
 import type { ShellContext } from "../../interact/shell/agent-browser.ts";
 import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
@@ -16,14 +18,14 @@ import type { Services } from "../services.ts";
 export const INTERACT_CREDITS = 1;
 
 /** Runs the script's work in the session (opening it, for a scrape's, within `signal`: the script's time). */
-export type RunInSession = (work: (lease: Lease) => Promise<ScriptOutcome>, signal: AbortSignal) => Promise<ScriptOutcome>;
+export type RunInSession = (work: (lease: Lease, stop: AbortSignal) => Promise<ScriptOutcome>, signal: AbortSignal) => Promise<ScriptOutcome>;
 
 /**
  * Runs `code` through `inSession` within `timeoutMs` (or until the client leaves); `close()` ends the session when
  * the script asked to. Time that ran out before the script started (opening the session) is an answer too:
  * `killed`, nothing charged.
  */
-export async function runCode(o: { services: Services; who: KeyIdentity; request: Request; code: string; timeoutMs: number; inSession: RunInSession; close: () => Promise<unknown> }) {
+export async function runCode(o: { services: Services; who: KeyIdentity; request: Request; code: string; language: "bash" | "node"; timeoutMs: number; inSession: RunInSession; close: () => Promise<unknown> }) {
   const { services, who, request } = o;
   services.ledger.assertCanSpend(who, INTERACT_CREDITS);
   const signal = AbortSignal.any([request.signal, AbortSignal.timeout(o.timeoutMs)]);
@@ -31,22 +33,28 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
   let ctx: ShellContext | undefined;
   let ran = false;
   const outcome = await o
-    .inSession((lease) => {
+    .inSession((lease, stop) => {
       ran = true;
-      ctx = { page: lease.page, session: lease.session, check: (url) => services.gate.check(url), saveFile };
-      return runScript(ctx, o.code, signal);
+      // Its own time, its client leaving, or the session closed under it (DELETE, its ttl): each stops it.
+      const until = AbortSignal.any([signal, stop]);
+      const check = (url: string) => services.gate.check(url);
+      // A session exists, so the pool does: the sandbox of JavaScript code takes a page of its own from it.
+      if (o.language === "node") return runNode({ page: lease.page, session: lease.session, check, saveFile, pool: services.engines.pool! }, o.code, until);
+      ctx = { page: lease.page, session: lease.session, check, saveFile };
+      return runScript(ctx, o.code, until);
     }, signal)
     .catch((err: unknown) => {
       if (request.signal.aborted || !signal.aborted || ran) throw err;
-      return { stdout: "", stderr: "", exitCode: 124, killed: true, truncated: false, stuck: false } satisfies ScriptOutcome;
+      return { stdout: "", stderr: "", exitCode: 124, killed: true, truncated: false, stuck: false } as ScriptOutcome;
     });
   if (ran) services.ledger.charge(who, INTERACT_CREDITS);
   if (ctx?.closeRequested) await o.close();
-  const stderr = outcome.killed ? `${outcome.stderr}Stopped after ${Math.round(o.timeoutMs / 1000)} s.\n` : outcome.stderr;
+  const why = signal.aborted ? `Stopped after ${Math.round(o.timeoutMs / 1000)} s.` : "Stopped: the session was closed.";
+  const stderr = outcome.killed ? `${outcome.stderr}${why}\n` : outcome.stderr;
   return {
     success: true,
     output: outcome.stdout,
-    result: outcome.stdout,
+    result: outcome.result ?? outcome.stdout,
     stdout: outcome.stdout,
     stderr,
     exitCode: outcome.exitCode,

@@ -1,0 +1,153 @@
+/**
+ * @module interact/isolated-world
+ * Where crawlbox finds and keeps the elements browser code and prompts act on: an isolated world of the session
+ * page's main frame, made once per document and reused. The page shares its DOM with that world, not its
+ * JavaScript: it cannot see what crawlbox keeps there (a snapshot's refs, a locator's matches, a prompt's numbered
+ * elements), cannot redefine what crawlbox calls, and cannot move a ref to another element. (Marks in the DOM, which
+ * the first version used, could be copied by the page onto an element of its choosing.)
+ *
+ * Elements are held as the world's object ids and acted on through CDP and real input: a click scrolls the element
+ * into view, checks that it is the element at its centre (not something laid over it), and clicks there; typing
+ * focuses it and types. Values read from it are read in the world and bounded there, before they cross.
+ */
+import type { CDPSession, Page } from "puppeteer-core";
+import { PageOpError } from "./page-ops.ts";
+
+/** Characters of a value read from the page (text, HTML, a script's result). */
+export const MAX_READ_CHARS = 1_000_000;
+
+const WORLD = "crawlbox";
+const worlds = new WeakMap<CDPSession, { frameId: string; contextId: number }>();
+
+type Remote = { objectId?: string; subtype?: string; value?: unknown; type: string };
+
+/** Evaluates `expression` in the session page's isolated world (made again when the document changed). */
+export async function inWorld(session: CDPSession, expression: string, returnByValue = true): Promise<Remote> {
+  for (let attempt = 0; ; attempt++) {
+    let world = worlds.get(session);
+    if (!world) {
+      const { frameTree } = await session.send("Page.getFrameTree");
+      const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: WORLD });
+      world = { frameId: frameTree.frame.id, contextId: executionContextId };
+      worlds.set(session, world);
+    }
+    try {
+      const { result, exceptionDetails } = await session.send("Runtime.evaluate", { expression, contextId: world.contextId, returnByValue, awaitPromise: true });
+      if (exceptionDetails) throw new PageOpError(String(exceptionDetails.exception?.description ?? exceptionDetails.text).split("\n")[0]!.slice(0, 300));
+      return result as Remote;
+    } catch (err) {
+      // The document it belonged to is gone (a navigation): a new world for the new document, once.
+      if (attempt === 0 && /Cannot find context|context with specified id|Execution context was destroyed/i.test((err as Error).message)) {
+        worlds.delete(session);
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+/** Bounds a read in the world: throws there, before the value crosses, when it is too long. */
+const BOUNDED = `function (v) { const n = typeof v === "string" ? v.length : (JSON.stringify(v) || "").length; if (n > ${MAX_READ_CHARS}) throw new Error("the value is " + n + " characters, over the ${MAX_READ_CHARS} that are read"); return v; }`;
+
+/** An element held in the isolated world. */
+export class WorldElement {
+  constructor(
+    private readonly page: Page,
+    private readonly session: CDPSession,
+    private readonly objectId: string,
+  ) {}
+
+  /** Runs `fn` (source of `function (arg) {…}`, `this` the element) in the world; its value, bounded. */
+  async call(fn: string, arg: unknown = null): Promise<unknown> {
+    const { result, exceptionDetails } = await this.session.send("Runtime.callFunctionOn", {
+      objectId: this.objectId,
+      functionDeclaration: `function (arg) { return (${BOUNDED})((${fn}).call(this, arg)); }`,
+      arguments: [{ value: arg }],
+      returnByValue: true,
+      awaitPromise: true,
+    });
+    if (exceptionDetails) throw new PageOpError(String(exceptionDetails.exception?.description ?? exceptionDetails.text).split("\n")[0]!.slice(0, 300));
+    return result.value;
+  }
+
+  /** Scrolls it into view and returns the centre of its box, after checking that the element there is it (or inside it). */
+  private async centre(): Promise<{ x: number; y: number }> {
+    await this.session.send("DOM.scrollIntoViewIfNeeded", { objectId: this.objectId }).catch(() => undefined);
+    const at = (await this.call(`function () {
+      const r = this.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) return { hidden: true };
+      const x = r.left + r.width / 2, y = r.top + r.height / 2;
+      const hit = document.elementFromPoint(x, y);
+      return { x: x, y: y, covered: !!hit && hit !== this && !this.contains(hit) && !(hit.shadowRoot && hit.contains(this)) };
+    }`)) as { x?: number; y?: number; hidden?: boolean; covered?: boolean };
+    if (at.hidden) throw new PageOpError("the element is not visible (it has no size)");
+    if (at.covered) throw new PageOpError("another element covers it (at its centre)");
+    return { x: at.x!, y: at.y! };
+  }
+
+  async click(count = 1): Promise<void> {
+    const { x, y } = await this.centre();
+    await this.page.mouse.click(x, y, { count });
+  }
+
+  async hover(): Promise<void> {
+    const { x, y } = await this.centre();
+    await this.page.mouse.move(x, y);
+  }
+
+  async focus(): Promise<void> {
+    await this.call("function () { this.focus(); }");
+  }
+
+  async scrollIntoView(): Promise<void> {
+    await this.session.send("DOM.scrollIntoViewIfNeeded", { objectId: this.objectId });
+  }
+
+  /** Empties it (a form field, or an editable element), telling the page as typing would. */
+  async clear(): Promise<void> {
+    await this.call(`function () { if ("value" in this) this.value = ""; else this.textContent = ""; this.dispatchEvent(new Event("input", { bubbles: true })); }`);
+  }
+
+  /** Focuses it and types `text` with real key presses. */
+  async type(text: string): Promise<void> {
+    await this.focus();
+    await this.page.keyboard.type(text);
+  }
+
+  /** Ticks or unticks it (a checkbox or radio), by a click and only when needed. */
+  async setChecked(on: boolean): Promise<void> {
+    if ((await this.call("function () { return !!this.checked; }")) !== on) await this.click();
+  }
+
+  /** Chooses the options with these values (a `<select>`); the values chosen. */
+  async select(values: string[]): Promise<string[]> {
+    return (await this.call(
+      `function (values) {
+        if (this.tagName !== "SELECT") throw new Error("the element is not a <select>");
+        const options = Array.from(this.options);
+        const missing = values.filter((v) => !options.some((o) => o.value === v));
+        if (missing.length) throw new Error("the <select> has no option with the value " + JSON.stringify(missing[0]));
+        if (this.multiple) for (const o of options) o.selected = values.includes(o.value);
+        else this.value = values[0];
+        this.dispatchEvent(new Event("input", { bubbles: true })); this.dispatchEvent(new Event("change", { bubbles: true }));
+        return Array.from(this.selectedOptions).map((o) => o.value);
+      }`,
+      values,
+    )) as string[];
+  }
+
+  async visible(): Promise<boolean> {
+    return (await this.call(`function () { return typeof this.checkVisibility === "function" ? this.checkVisibility({ visibilityProperty: true }) : !!(this.offsetWidth || this.offsetHeight); }`)) as boolean;
+  }
+
+  async box(): Promise<{ x: number; y: number; width: number; height: number } | null> {
+    return (await this.call(`function () { const r = this.getBoundingClientRect(); return r.width || r.height ? { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height } : null; }`)) as never;
+  }
+}
+
+/** The element `expression` (evaluated in the world) gives; undefined when it gives none. */
+export async function worldElement(page: Page, session: CDPSession, expression: string): Promise<WorldElement | undefined> {
+  const r = await inWorld(session, expression, false);
+  if (r.subtype !== "node" || !r.objectId) return undefined;
+  return new WorldElement(page, session, r.objectId);
+}

@@ -1,0 +1,38 @@
+/**
+ * @module interact/output
+ * What browser code printed and how it ended, for both kinds (bash scripts, interact/shell; JavaScript,
+ * interact/sandbox), in the shape of the SDK's `BrowserExecuteResponse`; and the bounded buffer the output is kept in.
+ */
+
+/** Characters of stdout (and, apart, of stderr) kept; the rest is cut and `truncated` set. */
+export const MAX_OUTPUT_CHARS = 1_000_000;
+
+/** What a script did. */
+export interface ScriptOutcome {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  /** What JavaScript code returned, as text (bash code has no value: its stdout stands in). */
+  result?: string;
+  /** Its time ran out (or its client left): stopped where it was, exit code 124. */
+  killed: boolean;
+  truncated: boolean;
+  /** A command was still running in the page when the time ran out: the page is not used again. */
+  stuck: boolean;
+}
+
+/** Output kept up to {@link MAX_OUTPUT_CHARS}. */
+export class Output {
+  text = "";
+  truncated = false;
+  /** Appends `s` as it is. */
+  write(s: string): void {
+    const room = MAX_OUTPUT_CHARS - this.text.length;
+    if (s.length > room) this.truncated = true;
+    this.text += s.slice(0, Math.max(0, room));
+  }
+  /** Appends `s` as a line. */
+  line(s: string): void {
+    this.write(`${s}\n`);
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * @module interact/sandbox/page-api
+ * The other end of the sandbox's `page` (interact/sandbox/prelude.ts): each call from the caller's JavaScript,
+ * checked and carried out on the session's page with puppeteer. Nothing from the sandbox is trusted: the method must
+ * be one of these, every argument is checked for its type and size, `goto` asks the egress gate first (and every
+ * request of the page goes through it anyway), and what goes back is bounded. Locators are found by
+ * interact/sandbox/locate.ts. Like Playwright, an action waits for its element (30 s at most); a query with several
+ * matches takes the locator's (`first` by default, `nth`, `last`).
+ */
+import type { CDPSession, Page } from "puppeteer-core";
+import { evaluateScript } from "../../engines/browser/actions.ts";
+import type { FileSink } from "../../scrape/render-context.ts";
+import { settle } from "../driver.ts";
+import { inWorld, MAX_READ_CHARS, type WorldElement } from "../isolated-world.ts";
+import { navigableUrl, PageOpError, pressCombo } from "../page-ops.ts";
+import { describe, findNow, findOne, locate, mapMatches, target } from "./locate.ts";
+
+/** Longest a call waits: for its element, for a navigation, for a state. */
+export const CALL_WAIT_MS = 30_000;
+/** Characters of a value sent back (page content, an evaluation's result): bounded in the page, before it crosses. */
+export const MAX_VALUE_CHARS = MAX_READ_CHARS;
+
+/** What the calls act on. */
+export interface PageApiContext {
+  page: Page;
+  /** A CDP session of the page (locators are found in an isolated world through it). */
+  session: CDPSession;
+  /** The egress gate's check of a URL `goto` is about to load. */
+  check: (url: string) => Promise<void>;
+  /** Stores a screenshot and returns its URL. */
+  saveFile: FileSink;
+}
+
+const str = (v: unknown, what: string, max = 100_000): string => {
+  if (typeof v !== "string" || v.length > max) throw new PageOpError(`${what} must be a string of at most ${max} characters`);
+  return v;
+};
+const num = (v: unknown, what: string, min: number, max: number): number => {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) throw new PageOpError(`${what} must be a number from ${min} to ${max}`);
+  return v;
+};
+const opts = (v: unknown): Record<string, unknown> => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const waitMs = (o: Record<string, unknown>) => (typeof o.timeout === "number" && o.timeout > 0 ? Math.min(o.timeout, CALL_WAIT_MS) : CALL_WAIT_MS);
+
+async function navigation(page: Page, go: Promise<{ status(): number; url(): string } | null>) {
+  const res = await go;
+  return res ? { status: res.status(), url: res.url() } : null;
+}
+
+const navOptions = (o: Record<string, unknown>) => {
+  const until = o.waitUntil === "domcontentloaded" ? "domcontentloaded" : o.waitUntil === "networkidle" ? "networkidle2" : o.waitUntil === "commit" ? "domcontentloaded" : "load";
+  return { waitUntil: until as "load", timeout: waitMs(o) };
+};
+
+/** A URL pattern of `waitForURL`: a string (exact, or a glob with `*`) or `{regex, flags}`. */
+function urlMatcher(v: unknown): (url: string) => boolean {
+  const o = opts(v);
+  if (typeof o.regex === "string") {
+    const re = new RegExp(str(o.regex, "a pattern", 2_000), typeof o.flags === "string" ? o.flags.replace(/[^imsu]/g, "") : "");
+    return (u) => re.test(u);
+  }
+  const s = str(v, "a URL", 8_000);
+  if (!s.includes("*")) return (u) => u === s;
+  const re = new RegExp(`^${s.split(/\*+/).map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  return (u) => re.test(u);
+}
+
+/** Carries out call `m` with arguments `a`; what it answers (JSON-serialisable). Throws {@link PageOpError}. */
+export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Promise<unknown> {
+  const { page, session } = ctx;
+  const el = async () => findOne(page, session, target(a[0]), waitMs(opts(a[2] ?? a[1])));
+  const read = async (fn: string, arg: unknown = null) => (await el()).call(fn, arg);
+  const act = async (fn: (e: WorldElement) => Promise<unknown>) => {
+    await fn(await el());
+    await settle(page);
+    return null;
+  };
+  switch (m) {
+    case "goto": {
+      const url = navigableUrl(str(a[0], "a URL", 8_000));
+      if (url !== "about:blank") await ctx.check(url);
+      return navigation(page, page.goto(url, navOptions(opts(a[1]))));
+    }
+    case "goBack": return navigation(page, page.goBack(navOptions(opts(a[0]))));
+    case "goForward": return navigation(page, page.goForward(navOptions(opts(a[0]))));
+    case "reload": return navigation(page, page.reload(navOptions(opts(a[0]))));
+    case "title": return page.title();
+    case "content": return (await inWorld(session, `(() => { const d = document.doctype ? "<!DOCTYPE " + document.doctype.name + ">" : ""; const v = d + document.documentElement.outerHTML; if (v.length > ${MAX_VALUE_CHARS}) throw new Error("the page is " + v.length + " characters, over the ${MAX_VALUE_CHARS} that are read"); return v; })()`)).value;
+    case "evaluate":
+    case "evaluateOn": {
+      const f = opts(m === "evaluate" ? a[0] : a[1]);
+      const src = str(f.src, "the function", 1_000_000);
+      const arg = (m === "evaluate" ? a[1] : a[2]) ?? null;
+      // page.evaluate runs in the page, as Playwright's does (its globals are there), bounded before it crosses.
+      if (m === "evaluate") return (await evaluateScript(page, f.fn === true ? `(${src})(${JSON.stringify(arg)})` : src, MAX_VALUE_CHARS)).value;
+      // A locator's evaluate gets its element in the isolated world: the DOM, not the page's own JavaScript.
+      return (await el()).call(`function (arg) { return (${src})(this, arg); }`, arg);
+    }
+    case "waitForTimeout": await Bun.sleep(num(a[0], "the time", 0, 300_000)); return null;
+    case "waitForLoadState": {
+      const state = a[0] === "networkidle" ? "networkidle" : a[0] === "domcontentloaded" ? "domcontentloaded" : "load";
+      if (state === "networkidle") await page.waitForNetworkIdle({ idleTime: 500, timeout: waitMs(opts(a[1])) });
+      else await page.waitForFunction((s: string) => (s === "load" ? document.readyState === "complete" : document.readyState !== "loading"), { timeout: waitMs(opts(a[1])) }, state);
+      return null;
+    }
+    case "waitForURL": {
+      const matches = urlMatcher(a[0]);
+      const end = performance.now() + waitMs(opts(a[1]));
+      while (!matches(page.url())) {
+        if (performance.now() > end) throw new PageOpError(`the page's URL did not match within ${Math.round(waitMs(opts(a[1])) / 1000)} s (it is ${page.url()})`);
+        await Bun.sleep(100);
+      }
+      return null;
+    }
+    case "waitFor": {
+      const t = target(a[0]);
+      const o = opts(a[1]);
+      const state = o.state === "attached" || o.state === "hidden" || o.state === "detached" ? o.state : "visible";
+      const end = performance.now() + waitMs(o);
+      for (;;) {
+        const el = await findNow(page, session, t);
+        const visible = el ? await el.visible() : false;
+        if (state === "attached" ? !!el : state === "detached" ? !el : state === "visible" ? visible : !visible) return null;
+        if (performance.now() >= end) throw new PageOpError(`${describe(t)} was not ${state} within ${Math.round(waitMs(o) / 1000)} s`);
+        await Bun.sleep(100);
+      }
+    }
+    case "screenshot": {
+      const bytes = await page.screenshot({ type: "png", fullPage: opts(a[0]).fullPage === true });
+      return ctx.saveFile(Buffer.from(bytes), "image/png", "png");
+    }
+    case "setViewportSize": {
+      const o = opts(a[0]);
+      await page.setViewport({ width: Math.round(num(o.width, "width", 100, 4_000)), height: Math.round(num(o.height, "height", 100, 4_000)) });
+      return null;
+    }
+    case "click": return act((e) => e.click(typeof opts(a[1]).clickCount === "number" ? Math.min(3, Math.max(1, Math.round(opts(a[1]).clickCount as number))) : 1));
+    case "dblclick": return act((e) => e.click(2));
+    case "hover": return act((e) => e.hover());
+    case "focus": return act((e) => e.focus());
+    case "scrollIntoView": return act((e) => e.scrollIntoView());
+    case "fill": { const v = str(a[1], "the value"); return act(async (e) => { await e.clear(); await e.type(v); }); }
+    case "clear": return act((e) => e.clear());
+    case "type": { const v = str(a[1], "the text"); return act((e) => e.type(v)); }
+    case "press": { const k = str(a[1], "the key", 100); return act(async (e) => { await e.focus(); await pressCombo(page, k); }); }
+    case "check":
+    case "uncheck":
+      return act((e) => e.setChecked(m === "check"));
+    case "selectOption": {
+      const raw = Array.isArray(a[1]) ? a[1] : [a[1]];
+      if (raw.length > 1_000) throw new PageOpError("at most 1,000 options at once");
+      return (await el()).select(raw.map((v) => (typeof v === "string" ? v : str(opts(v).value, "an option's value", 2_000))));
+    }
+    case "textContent": return read("function () { return this.textContent; }");
+    case "innerText": return read("function () { return this.innerText; }");
+    case "innerHTML": return read("function () { return this.innerHTML; }");
+    case "getAttribute": return read("function (k) { return this.getAttribute(k); }", str(a[1], "the attribute", 200));
+    case "inputValue": return read('function () { return this.value == null ? "" : this.value; }');
+    case "isVisible": { const e = await findNow(page, session, target(a[0])); return e ? e.visible() : false; }
+    case "isChecked": return read("function () { return !!this.checked; }");
+    case "isEnabled": return read("function () { return !this.disabled; }");
+    case "boundingBox": return (await el()).box();
+    case "count": return locate(session, target(a[0]));
+    case "allTextContents": return mapMatches(session, target(a[0]), '(e) => e.textContent || ""');
+    case "allInnerTexts": return mapMatches(session, target(a[0]), "(e) => e.innerText");
+    case "keyPress": await pressCombo(page, str(a[0], "the key", 100)); await settle(page); return null;
+    case "keyDown": await pressCombo(page, str(a[0], "the key", 100), "down"); return null;
+    case "keyUp": await pressCombo(page, str(a[0], "the key", 100), "up"); return null;
+    case "keyType": await page.keyboard.type(str(a[0], "the text")); return null;
+    case "mouseClick": await page.mouse.click(num(a[0], "x", 0, 100_000), num(a[1], "y", 0, 100_000)); await settle(page); return null;
+    case "mouseWheel": await page.mouse.wheel({ deltaX: num(a[0] ?? 0, "deltaX", -100_000, 100_000), deltaY: num(a[1] ?? 0, "deltaY", -100_000, 100_000) }); return null;
+    default:
+      throw new PageOpError(`page has no method ${String(m).slice(0, 50)} in crawlbox (docs/interact.md lists them)`);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * @module interact/sandbox/prelude
+ * What browser `code` in `language: "node"` finds around it in its sandbox (interact/sandbox/run-node.ts): a
+ * Playwright-style `page` (with `locator`, `getByText`, `getByRole`, `keyboard`, `mouse`) and `console`. None of it does
+ * anything itself: each method is one call through the sandbox's only binding to crawlbox, which carries it out on
+ * the session's page (interact/sandbox/page-api.ts) and checks every argument there. So the sandbox needs no trust:
+ * code that calls the binding directly, or redefines all of this, gets no more than the methods give.
+ *
+ * Plain JavaScript in a string, so that neither the TypeScript transpiler nor the binary's minifier can change names
+ * the caller's code uses.
+ */
+
+/** The binding's name in the sandbox page. */
+export const BINDING = "__crawlboxCall";
+
+/**
+ * Wraps `code` (the body of an async function) with the prelude; evaluated in the sandbox, it resolves to
+ * `{ok: true, value}` (what the code returned, as text) or `{ok: false, error}` (what it threw).
+ */
+export function sandboxProgram(code: string, startUrl: string): string {
+  return `(async () => {
+  const call = globalThis[${JSON.stringify(BINDING)}];
+  let currentUrl = ${JSON.stringify(startUrl)};
+  const rpc = async (m, ...a) => {
+    const r = await call({ m: m, a: a });
+    if (r && typeof r.url === "string") currentUrl = r.url;
+    return r ? r.v : undefined;
+  };
+  const show = (v) => typeof v === "string" ? v : v === undefined ? "undefined" : (() => { try { return JSON.stringify(v); } catch (e) { return String(v); } })();
+  const log = (level) => (...args) => { call({ m: "log", a: [level, args.map(show).join(" ")] }); };
+  const console = { log: log("out"), info: log("out"), debug: log("out"), warn: log("err"), error: log("err") };
+  globalThis.console = console;
+  const fnSource = (f) => ({ fn: typeof f === "function", src: typeof f === "function" ? f.toString() : String(f) });
+  function response(r) { return r ? { status: () => r.status, ok: () => r.status >= 200 && r.status < 300, url: () => r.url } : null; }
+  const by = {
+    text: (text, o) => ({ text: String(text), exact: !!(o && o.exact) }),
+    role: (role, o) => Object.assign({ role: String(role), exact: !!(o && o.exact) }, o && o.name !== undefined ? { name: String(o.name) } : {}),
+    label: (text, o) => ({ label: String(text), exact: !!(o && o.exact) }),
+    placeholder: (text) => ({ css: "[placeholder=" + JSON.stringify(String(text)) + "]" }),
+    testId: (id) => ({ css: "[data-testid=" + JSON.stringify(String(id)) + "]" }),
+  };
+  function locator(chain, nth) {
+    const t = { chain: chain, nth: nth === undefined ? 0 : nth };
+    const on = (m) => (...a) => rpc(m, t, ...a);
+    const all = (m) => () => rpc(m, { chain: chain, nth: null });
+    const sub = (s) => locator(chain.concat([s]), 0);
+    return {
+      click: on("click"), dblclick: on("dblclick"), hover: on("hover"), focus: on("focus"), fill: on("fill"), clear: on("clear"),
+      type: on("type"), pressSequentially: on("type"), press: on("press"), check: on("check"), uncheck: on("uncheck"),
+      selectOption: on("selectOption"), textContent: on("textContent"), innerText: on("innerText"), innerHTML: on("innerHTML"),
+      getAttribute: on("getAttribute"), inputValue: on("inputValue"), isVisible: on("isVisible"), isHidden: async () => !(await rpc("isVisible", t)),
+      isChecked: on("isChecked"), isEnabled: on("isEnabled"), scrollIntoViewIfNeeded: on("scrollIntoView"), boundingBox: on("boundingBox"),
+      waitFor: (o) => rpc("waitFor", t, o || {}),
+      count: all("count"), allTextContents: all("allTextContents"), allInnerTexts: all("allInnerTexts"),
+      all: async () => { const n = await rpc("count", { chain: chain, nth: null }); return Array.from({ length: n }, (_, i) => locator(chain, i)); },
+      first: () => locator(chain, 0), last: () => locator(chain, -1), nth: (i) => locator(chain, i),
+      locator: (sel) => sub({ css: String(sel) }),
+      getByText: (x, o) => sub(by.text(x, o)), getByRole: (x, o) => sub(by.role(x, o)), getByLabel: (x, o) => sub(by.label(x, o)),
+      getByPlaceholder: (x) => sub(by.placeholder(x)), getByTestId: (x) => sub(by.testId(x)),
+      evaluate: (f, arg) => rpc("evaluateOn", t, fnSource(f), arg === undefined ? null : arg),
+    };
+  }
+  const page = {
+    goto: async (url, o) => response(await rpc("goto", String(url), o || {})),
+    goBack: async (o) => response(await rpc("goBack", o || {})),
+    goForward: async (o) => response(await rpc("goForward", o || {})),
+    reload: async (o) => response(await rpc("reload", o || {})),
+    url: () => currentUrl,
+    title: () => rpc("title"), content: () => rpc("content"),
+    evaluate: (f, arg) => rpc("evaluate", fnSource(f), arg === undefined ? null : arg),
+    waitForTimeout: (ms) => rpc("waitForTimeout", ms),
+    waitForLoadState: (state, o) => rpc("waitForLoadState", state || "load", o || {}),
+    waitForURL: (u, o) => rpc("waitForURL", u instanceof RegExp ? { regex: u.source, flags: u.flags } : String(u), o || {}),
+    waitForSelector: (sel, o) => rpc("waitFor", { chain: [{ css: String(sel) }], nth: 0 }, o || {}),
+    screenshot: (o) => rpc("screenshot", o || {}),
+    setViewportSize: (size) => rpc("setViewportSize", size),
+    locator: (sel) => locator([{ css: String(sel) }]),
+    getByText: (x, o) => locator([by.text(x, o)]), getByRole: (x, o) => locator([by.role(x, o)]), getByLabel: (x, o) => locator([by.label(x, o)]),
+    getByPlaceholder: (x) => locator([by.placeholder(x)]), getByTestId: (x) => locator([by.testId(x)]),
+    keyboard: { press: (k) => rpc("keyPress", k), type: (s) => rpc("keyType", s), down: (k) => rpc("keyDown", k), up: (k) => rpc("keyUp", k) },
+    mouse: { click: (x, y) => rpc("mouseClick", x, y), wheel: (dx, dy) => rpc("mouseWheel", dx, dy) },
+  };
+  for (const m of ["click", "dblclick", "hover", "focus", "fill", "type", "press", "check", "uncheck", "selectOption", "textContent", "innerText", "innerHTML", "getAttribute", "inputValue", "isVisible", "isChecked", "isEnabled"]) {
+    page[m] = (sel, ...a) => locator([{ css: String(sel) }])[m](...a);
+  }
+  try {
+    const value = await (async () => {
+${code}
+    })();
+    return { ok: true, value: value === undefined ? "" : show(value) };
+  } catch (e) {
+    return { ok: false, error: e && e.stack ? String(e.stack) : String(e) };
+  }
+})()`;
+}

@@ -1,0 +1,166 @@
+/**
+ * Browser code in `language: "node"` (src/interact/sandbox) with real Chromium, through the official SDK's
+ * `browserExecute`: the caller's JavaScript gets a Playwright-style `page` (navigation, locators by CSS, text, role
+ * and label, actions, reads, waits, evaluate, screenshot) and `console`, and returns a `result`; it runs in an
+ * offline browser sandbox with no Node built-ins, so it reaches neither files nor the network; errors come back
+ * without the server's stack; the time limit stops a busy loop; and a hostile page can move neither a snapshot ref
+ * nor a locator's match onto another element, nor get a covered element clicked.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { closeAndAssertNoChromium } from "../browser/helpers.ts";
+import { startCountingServer, type FixtureServer } from "../fixtures/servers.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+const FORM = `<!doctype html><html><head><title>Form</title></head><body><h1>Sign up</h1>
+<label for="email">Email</label><input id="email" type="email" placeholder="you@example.com">
+<label><input id="terms" type="checkbox"> Terms</label>
+<select id="plan"><option value="free">Free</option><option value="pro">Pro</option></select>
+<button onclick="document.getElementById('out').textContent = 'Hello ' + document.getElementById('email').value + ' (' + document.getElementById('plan').value + ')'; setTimeout(() => { const p = document.createElement('p'); p.id = 'late'; p.textContent = 'Later'; document.body.append(p); }, 300)">Send</button>
+<p id="out"></p><ul><li>one</li><li>two</li><li>three</li></ul><nav><a href="/other">Other page</a></nav></body></html>`;
+
+/** A page that moves whatever crawlbox marks onto its "Delete" button, and lays a transparent shield over "Covered". */
+const HOSTILE = `<!doctype html><html><head><title>Account</title></head><body>
+<button id="delete" style="position:absolute;left:-9999px" onclick="document.title='DELETED'">Delete account</button>
+<button id="save" onclick="document.title='SAVED'">Save</button>
+<button id="covered" style="position:fixed;left:0;top:200px;width:120px;height:40px" onclick="document.title='COVERED'">Covered</button>
+<div style="position:fixed;left:0;top:190px;width:200px;height:60px;z-index:9" onclick="document.title='SHIELD'"></div>
+<script>
+new MutationObserver((records) => { for (const r of records) if (r.attributeName && r.attributeName.startsWith("data-crawlbox") && r.target.id !== "delete") {
+  document.getElementById("delete").setAttribute(r.attributeName, r.target.getAttribute(r.attributeName)); } })
+  .observe(document, { attributes: true, subtree: true });
+</script></body></html>`;
+
+let site: ReturnType<typeof Bun.serve>;
+let secret: FixtureServer;
+let h: Harness;
+let app: Firecrawl;
+let base: string;
+
+const html = (body: string) => new Response(body, { headers: { "content-type": "text/html" } });
+
+beforeAll(async () => {
+  secret = startCountingServer(() => new Response("SECRET-DATA", { headers: { "access-control-allow-origin": "*" } }));
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const p = new URL(req.url).pathname;
+      if (p === "/form") return html(FORM);
+      if (p === "/hostile") return html(HOSTILE);
+      return html("<html><head><title>Other</title></head><body><p>Other page</p></body></html>");
+    },
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  h = await createHarness({ browserConcurrency: 4 });
+  app = new Firecrawl({ apiKey: h.key, apiUrl: h.listen() });
+});
+afterAll(async () => {
+  await closeAndAssertNoChromium(h);
+  site.stop(true);
+  await secret.stop();
+});
+
+async function session() {
+  const { id } = (await app.browser()) as any;
+  const run = async (code: string, language: "node" | "bash" = "node", timeout?: number) => (await app.browserExecute(id, { code, language, ...(timeout ? { timeout } : {}) })) as any;
+  return { id, run, end: () => app.deleteBrowser(id) };
+}
+
+describe("JavaScript code", () => {
+  test("a Playwright-style page: navigation, locators by CSS, text, role and label, actions, reads, waits, evaluate, console and result", async () => {
+    const s = await session();
+    try {
+      const r = await s.run(`
+        const res = await page.goto("${base}/form");
+        console.log(res.status(), res.ok(), page.url() === "${base}/form", await page.title());
+        await page.getByLabel("Email").fill("bob@example.com");
+        await page.locator("#terms").check();
+        console.log(await page.selectOption("#plan", "pro"), await page.isChecked("#terms"));
+        await page.getByRole("button", { name: "Send" }).click();
+        console.log(await page.textContent("#out"));
+        await page.waitForSelector("#late");
+        const items = page.locator("ul").locator("li");
+        console.log(await items.count(), await items.allTextContents(), await items.nth(1).innerText(), await items.last().textContent());
+        console.log(await page.getByPlaceholder("you@example.com").inputValue(), await page.getByText("Other page").getAttribute("href"));
+        console.log(await page.evaluate(() => document.querySelectorAll("li").length), await page.evaluate((n) => n * 2, 21), await page.evaluate("1 + 1"));
+        console.log(await page.locator("#email").evaluate((el, suffix) => el.value + suffix, "!"));
+        console.error("to stderr");
+        await page.getByRole("link", { name: "Other page" }).click();
+        await page.waitForURL("**/other");
+        console.log(await page.title(), page.url().endsWith("/other"));
+        await page.goBack();
+        return { items: await items.count(), shot: (await page.screenshot()).endsWith(".png") };
+      `);
+      expect(r).toMatchObject({ success: true, exitCode: 0, killed: false, stderr: "to stderr\n", result: '{"items":3,"shot":true}' });
+      expect(r.stdout).toBe(`200 true true Form\n["pro"] true\nHello bob@example.com (pro)\n3 ["one","two","three"] two three\nbob@example.com /other\n3 42 2\nbob@example.com!\nOther true\n`);
+      // The next script finds the page as this one left it, page.url() included.
+      expect((await s.run("return page.url() + ' ' + await page.inputValue('#email')")).result).toBe(`${base}/form bob@example.com`);
+      // bash and JavaScript share the session.
+      expect((await s.run("agent-browser get value '#email'", "bash")).stdout).toBe("bob@example.com\n");
+    } finally {
+      await s.end();
+    }
+  }, 60_000);
+
+  test("the sandbox has no Node built-ins and no network; errors come back without the server's stack", async () => {
+    const s = await session();
+    try {
+      const probe = await s.run(`
+        console.log(typeof require, typeof process, typeof Bun, typeof Deno);
+        for (const u of ["http://127.0.0.1:${secret.port}/", "${base}/form"]) {
+          console.log(await fetch(u).then((r) => r.text()).catch(() => "FAILED"));
+        }
+        const ws = await new Promise((done) => { try { const w = new WebSocket("ws://127.0.0.1:${secret.port}/"); w.onopen = () => done("OPEN"); w.onerror = () => done("FAILED"); } catch (e) { done("FAILED"); } });
+        console.log(ws);
+      `);
+      expect(probe.stdout).toBe("undefined undefined undefined undefined\nFAILED\nFAILED\nFAILED\n");
+      expect(secret.hits).toBe(0);
+      const thrown = await s.run(`await page.goto("${base}/form"); await page.click("#missing", { timeout: 300 });`);
+      expect(thrown).toMatchObject({ exitCode: 1, stdout: "" });
+      expect(thrown.stderr).toBe("Error: no element matches #missing after 300 ms\n");
+      const own = await s.run("throw new TypeError('mine')");
+      expect(own.exitCode).toBe(1);
+      expect(own.stderr).toStartWith("TypeError: mine");
+      expect(own.stderr).not.toContain("/src/");
+      expect((await s.run("this is not javascript")).exitCode).toBe(1);
+      expect((await s.run("await page.goto('file:///etc/passwd')")).stderr).toBe("Error: file:///etc/passwd is not an http(s) URL\n");
+      expect((await s.run("return await page.frobnicate()")).stderr).toContain("page.frobnicate is not a function");
+      // A value too large to send back is refused in the page, before it crosses.
+      expect((await s.run("return await page.evaluate(() => 'x'.repeat(2000000))")).stderr).toContain("a result of 2000002 characters");
+      expect((await s.run("agent-browser eval \"'x'.repeat(2000000)\"", "bash")).stderr).toContain("a result of 2000002 characters");
+      expect((await s.run("agent-browser eval \"document.body.textContent = 'y'.repeat(2000000)\" >/dev/null; true", "bash")).exitCode).toBe(2);
+      expect((await s.run("await page.evaluate(() => { document.body.textContent = 'y'.repeat(2000000); }); return (await page.textContent('body')).length")).stderr).toContain("over the 1000000");
+    } finally {
+      await s.end();
+    }
+  }, 60_000);
+
+  test("the time limit stops a busy loop in the sandbox (the session stays); a call stuck in the page ends the session", async () => {
+    const s = await session();
+    let t0 = performance.now();
+    expect(await s.run("console.log('spinning'); while (true) {}", "node", 1)).toMatchObject({ killed: true, exitCode: 124, stdout: "spinning\n" });
+    expect(performance.now() - t0).toBeLessThan(6_000);
+    expect((await s.run("return 1 + 1")).result).toBe("2");
+    t0 = performance.now();
+    expect(await s.run(`await page.goto("${base}/other"); await page.evaluate(() => { while (true) {} })`, "node", 2)).toMatchObject({ killed: true, exitCode: 124 });
+    expect(performance.now() - t0).toBeLessThan(8_000);
+    expect((await h.request(`/v2/browser/${s.id}/execute`, { method: "POST", json: { code: "return 1", language: "node" } })).status).toBe(404);
+  }, 30_000);
+});
+
+describe("a hostile page", () => {
+  test("cannot move a ref or a locator's match to another element, nor get a covered element clicked", async () => {
+    const s = await session();
+    try {
+      const bash = await s.run(`agent-browser open ${base}/hostile\nagent-browser snapshot -i\nagent-browser click @e2\nagent-browser get title\nagent-browser click @e3`, "bash");
+      expect(bash.stdout).toContain('- button "Save" [ref=e2]');
+      expect(bash.stdout).toEndWith("SAVED\n");
+      expect(bash.stderr).toBe("✗ another element covers it (at its centre)\n");
+      const node = await s.run(`await page.reload(); await page.getByText("Save").click(); return await page.title();`);
+      expect(node.result).toBe("SAVED");
+    } finally {
+      await s.end();
+    }
+  }, 30_000);
+});
