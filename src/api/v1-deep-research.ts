@@ -6,7 +6,9 @@
  * chat mode, whose text is the `finalAnalysis`; `maxUrls` bounds the pages read (as the run's `maxCredits`, and its
  * effort). The status is the run's, reshaped: `activities` from its trace (searches, pages read, the model's
  * reasoning, the answer), `sources` from the pages it read. v1's `maxDepth` and `timeLimit` are checked as upstream
- * bounds them; the run itself is bounded by pages and the LLM's time limits, not by research rounds.
+ * bounds them; the run itself is bounded by pages and the LLM's time limits, not by research rounds. A `webhook`
+ * becomes the run's: v1's events `started`, `page` (the run's `action`: a page read), `completed`, `failed`, and the
+ * deliveries are the agent's (`agent.started`, `agent.action`, …), as docs/agent.md describes them.
  */
 import { Type as t, type Static } from "@sinclair/typebox";
 import { OriginProps, strictObject } from "./common.ts";
@@ -31,6 +33,20 @@ export const DeepResearchRequestSchema = strictObject({
 });
 type DeepResearchRequest = Static<typeof DeepResearchRequestSchema>;
 
+/** v1 webhook events as the agent's: a page read is the run's `action`. */
+const V1_EVENTS: Record<string, string> = { started: "started", page: "action", completed: "completed", failed: "failed" };
+
+/**
+ * v1's webhook (a URL, or `{url, headers, metadata, events}`) as the agent's; the agent's own validation then checks
+ * it. An event v1 does not have is passed on unchanged, so that the agent's validation names it.
+ */
+function agentWebhook(webhook: unknown): unknown {
+  if (typeof webhook !== "object" || webhook === null || Array.isArray(webhook)) return webhook;
+  const w = webhook as Record<string, unknown>;
+  if (!Array.isArray(w.events)) return w;
+  return { ...w, events: [...new Set(w.events.map((e) => (typeof e === "string" ? (V1_EVENTS[e] ?? e) : e)))] };
+}
+
 /** Pages a run reads for `maxUrls`: the agent's effort (3, 6 or 12 pages) and its credit cap (a page each, 2 for the search). */
 function budget(maxUrls: number): { effort: "low" | "medium" | "high"; maxCredits: number } {
   const effort = maxUrls <= 3 ? "low" : maxUrls <= 6 ? "medium" : "high";
@@ -54,6 +70,7 @@ export function deepResearchBodyToAgent(body: unknown): Record<string, unknown> 
     mode: json ? "extract" : "chat",
     ...(json && v.jsonOptions?.schema ? { schema: v.jsonOptions.schema } : {}),
     ...budget(v.maxUrls ?? 20),
+    ...(v.webhook !== undefined ? { webhook: agentWebhook(v.webhook) } : {}),
     origin: v.origin ?? "api",
     ...(v.integration !== undefined ? { integration: v.integration } : {}),
   };

@@ -10,6 +10,7 @@ import { crawlBodyFromV1 } from "../../src/api/v1.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 import { startFakeSearxng, type FakeSearxng } from "../fixtures/searxng.ts";
+import { startReceiver } from "../webhooks/helpers.ts";
 
 let site: ReturnType<typeof Bun.serve>;
 let searx: FakeSearxng;
@@ -179,6 +180,22 @@ describe("/v1 through the SDK's v1 client", () => {
       if (status.status !== "completed") await Bun.sleep(50);
     }
     expect(status.data.json).toEqual({ topic: "A" });
+
+    // A webhook becomes the run's: v1's events (page: a page read) delivered as the agent's.
+    const hooks = startReceiver();
+    try {
+      const webhook = { url: `${hooks.url}/dr`, metadata: { from: "v1" }, events: ["started", "page", "completed"] };
+      const bodies = () => hooks.to("/dr").map((r) => JSON.parse(r.body));
+      const hooked = (await (await h.request("/v1/deep-research", { method: "POST", json: { query: "What is section A about?", maxUrls: 2, webhook } })).json()) as any;
+      for (let i = 0; i < 200 && !bodies().some((b) => b.type === "agent.completed"); i++) await Bun.sleep(25);
+      const mine = bodies().filter((b) => b.id === hooked.id);
+      expect(mine.map((b) => b.type)).toEqual(["agent.started", "agent.action", "agent.completed"]);
+      expect(mine.every((b) => b.metadata?.from === "v1")).toBe(true);
+      const bad = await h.request("/v1/deep-research", { method: "POST", json: { query: "x", webhook: { url: "http://127.0.0.1:1/", events: ["sometimes"] } } });
+      expect(bad.status).toBe(400);
+    } finally {
+      hooks.stop();
+    }
     // Bad bodies are 400s; an unknown id a 404.
     expect((await h.request("/v1/deep-research", { method: "POST", json: { query: "x", maxUrls: 0 } })).status).toBe(400);
     expect((await h.request("/v1/deep-research", { method: "POST", json: { maxUrls: 2 } })).status).toBe(400);
