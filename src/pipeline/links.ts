@@ -2,14 +2,39 @@
  * @module pipeline/links
  * The `links` and `images` formats: every link or image of the page, absolute and deduplicated in document
  * order. Links keep http(s) and mailto targets (as upstream); `javascript:` and same-page `#fragment` links are
- * dropped because a client cannot follow them.
+ * dropped because a client cannot follow them. Links inside `<iframe src="data:text/html,…">` documents count as
+ * the page's (upstream's crawler follows them too), resolved against the page's base; such a document is read up
+ * to {@link MAX_DATA_IFRAME_CHARS}, and an iframe inside it is not.
  */
+import { parseHtml } from "./parse.ts";
 import { absoluteUrl } from "./url.ts";
 
-/** Absolute, deduplicated link targets of `doc`. */
-export function extractLinks(doc: Document, baseUrl: string): string[] {
+/** Characters of a `data:text/html` iframe's document read for links. */
+export const MAX_DATA_IFRAME_CHARS = 1_000_000;
+
+/** The HTML of a `data:text/html[;charset=…][;base64],…` URL; undefined for another type, or one too large. */
+export function dataHtml(src: string): string | undefined {
+  const m = /^data:text\/html((?:;[^,]*)?),(.*)$/is.exec(src.trim());
+  if (!m) return undefined;
+  const payload = m[2]!;
+  if (payload.length > MAX_DATA_IFRAME_CHARS * 2) return undefined;
+  try {
+    const html = /;base64/i.test(m[1]!) ? Buffer.from(payload, "base64").toString("utf8") : decodeURIComponent(payload);
+    return html.length <= MAX_DATA_IFRAME_CHARS ? html : undefined;
+  } catch {
+    return undefined; // a malformed percent-escape: nothing to read
+  }
+}
+
+/** Absolute, deduplicated link targets of `doc` (and of its `data:text/html` iframes, unless `nested`). */
+export function extractLinks(doc: Document, baseUrl: string, nested = false): string[] {
   const out = new Set<string>();
-  for (const a of doc.querySelectorAll("a[href], area[href]")) {
+  for (const a of doc.querySelectorAll("a[href], area[href], iframe[src]")) {
+    if (a.tagName === "IFRAME") {
+      const html = nested ? undefined : dataHtml(a.getAttribute("src") ?? "");
+      if (html !== undefined) for (const link of extractLinks(parseHtml(html), baseUrl, true)) out.add(link);
+      continue;
+    }
     const href = (a.getAttribute("href") ?? "").trim();
     if (href === "" || href.startsWith("#")) continue;
     if (/^mailto:/i.test(href)) {
