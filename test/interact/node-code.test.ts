@@ -164,3 +164,19 @@ describe("a hostile page", () => {
     }
   }, 30_000);
 });
+
+describe("a server with one browser page", () => {
+  test("JavaScript code is a clear 400 (its sandbox needs a page of its own); bash still runs", async () => {
+    const one = await createHarness({ browserConcurrency: 1 });
+    try {
+      const { id } = (await (await one.request("/v2/browser", { method: "POST", json: {} })).json()) as any;
+      const t0 = performance.now();
+      const node = await one.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "return 1", language: "node" } });
+      expect(performance.now() - t0).toBeLessThan(2_000);
+      expect([node.status, ((await node.json()) as any).code]).toEqual([400, "INTERACT_CODE_NOT_SUPPORTED"]);
+      expect(((await (await one.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "echo ok" } })).json()) as any).stdout).toBe("ok\n");
+    } finally {
+      await one.close();
+    }
+  }, 30_000);
+});

@@ -6,6 +6,7 @@
  * as bash code has no value of its own). One credit per script that ran; `agent-browser close` ends the session.
  */
 import type { KeyIdentity } from "../../auth/keys.ts";
+import { UnsupportedOptionError } from "../../errors.ts";
 import type { Lease } from "../../engines/browser/pool.ts";
 import type { ScriptOutcome } from "../../interact/output.ts";
 import { runNode } from "../../interact/sandbox/run-node.ts";
@@ -27,6 +28,10 @@ export type RunInSession = (work: (lease: Lease, stop: AbortSignal) => Promise<S
  */
 export async function runCode(o: { services: Services; who: KeyIdentity; request: Request; code: string; language: "bash" | "node"; timeoutMs: number; inSession: RunInSession; close: () => Promise<unknown> }) {
   const { services, who, request } = o;
+  if (o.language === "node" && services.config.browserConcurrency < 2) {
+    // The sandbox is a browser page of its own beside the session's: with one page in all it would wait for ever.
+    throw new UnsupportedOptionError("INTERACT_CODE_NOT_SUPPORTED", 'JavaScript code runs in a browser page of its own beside the session\'s, and this server has one browser page in all (CRAWLBOX_BROWSER_CONCURRENCY=1): raise it to 2 or more, or send the code as "bash".');
+  }
   services.ledger.assertCanSpend(who, INTERACT_CREDITS);
   const signal = AbortSignal.any([request.signal, AbortSignal.timeout(o.timeoutMs)]);
   const saveFile = fileSinkFor(services, who.keyId, publicBaseUrl(services.config.publicUrl, request));
