@@ -147,6 +147,21 @@ describe("JavaScript code", () => {
     expect(performance.now() - t0).toBeLessThan(8_000);
     expect((await h.request(`/v2/browser/${s.id}/execute`, { method: "POST", json: { code: "return 1", language: "node" } })).status).toBe(404);
   }, 30_000);
+
+  test("a catastrophic waitForURL pattern spins the sandbox, not the server", async () => {
+    const s = await session();
+    try {
+      const path = `/${"a".repeat(40)}!`;
+      const running = s.run(`await page.goto("${base}${path}"); await page.waitForURL(/^http:\\/\\/[^/]+\\/(a+)+$/);`, "node", 3);
+      await Bun.sleep(1_500);
+      const t0 = performance.now();
+      expect((await h.request("/health", { auth: null })).status).toBe(200);
+      expect(performance.now() - t0).toBeLessThan(500);
+      expect(await running).toMatchObject({ killed: true, exitCode: 124 });
+    } finally {
+      await s.end();
+    }
+  }, 30_000);
 });
 
 describe("a hostile page", () => {

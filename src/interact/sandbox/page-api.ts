@@ -52,19 +52,6 @@ const navOptions = (o: Record<string, unknown>) => {
   return { waitUntil: until as "load", timeout: waitMs(o) };
 };
 
-/** A URL pattern of `waitForURL`: a string (exact, or a glob with `*`) or `{regex, flags}`. */
-function urlMatcher(v: unknown): (url: string) => boolean {
-  const o = opts(v);
-  if (typeof o.regex === "string") {
-    const re = new RegExp(str(o.regex, "a pattern", 2_000), typeof o.flags === "string" ? o.flags.replace(/[^imsu]/g, "") : "");
-    return (u) => re.test(u);
-  }
-  const s = str(v, "a URL", 8_000);
-  if (!s.includes("*")) return (u) => u === s;
-  const re = new RegExp(`^${s.split(/\*+/).map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
-  return (u) => re.test(u);
-}
-
 /** Carries out call `m` with arguments `a`; what it answers (JSON-serialisable). Throws {@link PageOpError}. */
 export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Promise<unknown> {
   const { page, session } = ctx;
@@ -103,15 +90,7 @@ export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Pr
       else await page.waitForFunction((s: string) => (s === "load" ? document.readyState === "complete" : document.readyState !== "loading"), { timeout: waitMs(opts(a[1])) }, state);
       return null;
     }
-    case "waitForURL": {
-      const matches = urlMatcher(a[0]);
-      const end = performance.now() + waitMs(opts(a[1]));
-      while (!matches(page.url())) {
-        if (performance.now() > end) throw new PageOpError(`the page's URL did not match within ${Math.round(waitMs(opts(a[1])) / 1000)} s (it is ${page.url()})`);
-        await Bun.sleep(100);
-      }
-      return null;
-    }
+    case "url": return page.url();
     case "waitFor": {
       const t = target(a[0]);
       const o = opts(a[1]);

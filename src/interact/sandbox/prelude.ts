@@ -70,7 +70,20 @@ export function sandboxProgram(code: string, startUrl: string): string {
     evaluate: (f, arg) => rpc("evaluate", fnSource(f), arg === undefined ? null : arg),
     waitForTimeout: (ms) => rpc("waitForTimeout", ms),
     waitForLoadState: (state, o) => rpc("waitForLoadState", state || "load", o || {}),
-    waitForURL: (u, o) => rpc("waitForURL", u instanceof RegExp ? { regex: u.source, flags: u.flags } : String(u), o || {}),
+    // Matched here, in the sandbox: a caller's pattern never runs in the server (a catastrophic one would stall it).
+    waitForURL: async (u, o) => {
+      // A glob: "*" (and "**") match anything; matched part by part, leftmost first, the last part at the end.
+      const glob = (g) => { const parts = g.split("*"); return (x) => { if (!x.startsWith(parts[0])) return false; let at = parts[0].length; for (let k = 1; k < parts.length; k++) { const p = parts[k]; if (k === parts.length - 1) return x.length - p.length >= at && x.endsWith(p); const j = x.indexOf(p, at); if (j < 0) return false; at = j + p.length; } return at === x.length; }; };
+      const test = u instanceof RegExp ? (x) => u.test(x) : typeof u === "function" ? (x) => !!u(new URL(x)) : String(u).includes("*") ? glob(String(u)) : (x) => x === String(u);
+      const timeout = o && typeof o.timeout === "number" && o.timeout > 0 ? o.timeout : 30000;
+      const end = Date.now() + timeout;
+      for (;;) {
+        const now = await rpc("url");
+        if (test(now)) return;
+        if (Date.now() > end) throw new Error("the page's URL did not match within " + timeout + " ms (it is " + now + ")");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
     waitForSelector: (sel, o) => rpc("waitFor", { chain: [{ css: String(sel) }], nth: 0 }, o || {}),
     screenshot: (o) => rpc("screenshot", o || {}),
     setViewportSize: (size) => rpc("setViewportSize", size),
