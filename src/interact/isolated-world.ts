@@ -46,6 +46,14 @@ export async function inWorld(session: CDPSession, expression: string, returnByV
   }
 }
 
+/** Characters of a page's title read (a page may set one of millions). */
+const MAX_TITLE_CHARS = 10_000;
+
+/** The page's title, cut in the world to {@link MAX_TITLE_CHARS} before it crosses. */
+export async function pageTitle(session: CDPSession): Promise<string> {
+  return (await inWorld(session, `document.title.slice(0, ${MAX_TITLE_CHARS})`)).value as string;
+}
+
 /** Bounds a read in the world: throws there, before the value crosses, when it is too long. */
 const BOUNDED = `function (v) { const n = typeof v === "string" ? v.length : (JSON.stringify(v) || "").length; if (n > ${MAX_READ_CHARS}) throw new Error("the value is " + n + " characters, over the ${MAX_READ_CHARS} that are read"); return v; }`;
 
@@ -85,8 +93,15 @@ export class WorldElement {
     return { x: at.x!, y: at.y! };
   }
 
+  /**
+   * Clicks its centre: the pointer is moved there first and the element under it checked again, so that a page that
+   * lays a decoy over it when the pointer arrives gets an error, not the click.
+   */
   async click(count = 1): Promise<void> {
     const { x, y } = await this.centre();
+    await this.page.mouse.move(x, y);
+    const again = await this.centre();
+    if (again.x !== x || again.y !== y) throw new PageOpError("the element moved as the pointer reached it");
     await this.page.mouse.click(x, y, { count });
   }
 

@@ -2,9 +2,12 @@
  * @module interact/page-ops
  * Page operations both kinds of browser code use (bash's agent-browser commands, interact/shell; JavaScript's
  * Playwright-style `page`, interact/sandbox): what URL may be opened, keys and combinations, the errors that mean
- * the browser is gone, and the failure a caller is told about in crawlbox's words.
+ * the browser is gone, screenshots within a script's budget, and the failure a caller is told about in crawlbox's
+ * words.
  */
 import type { KeyInput, Page } from "puppeteer-core";
+import { takeScreenshot } from "../engines/browser/actions.ts";
+import type { FileSink } from "../scrape/render-context.ts";
 
 /** Errors that mean the page or browser is gone, not that an operation failed: they end the session. */
 export const BROWSER_GONE = /Target closed|Session closed|Connection closed|detached Frame|Protocol error.*(?:closed|not found)/i;
@@ -34,4 +37,27 @@ export async function pressCombo(page: Page, combo: string, how: "press" | "down
     if (/Unknown key/.test((err as Error).message)) throw new PageOpError(`unknown key in ${combo} (key names are as in the browser: Enter, Tab, Escape, ArrowDown, Control, a, …)`);
     throw err;
   }
+}
+
+/** Screenshots one script may store, and their bytes in all (they are kept 24 h, like a scrape's). */
+export const MAX_SCRIPT_SCREENSHOTS = 20;
+export const MAX_SCRIPT_SCREENSHOT_BYTES = 50 * 1024 * 1024;
+
+/** What a script's screenshots have used so far. */
+export interface ShotBudget {
+  count: number;
+  bytes: number;
+}
+
+/**
+ * Takes a PNG of the page (a full page cut at the scrapes' height limit) and stores it within the script's budget;
+ * its URL. Past the budget, a {@link PageOpError}.
+ */
+export async function screenshotToFile(page: Page, fullPage: boolean, saveFile: FileSink, budget: ShotBudget): Promise<string> {
+  if (budget.count >= MAX_SCRIPT_SCREENSHOTS) throw new PageOpError(`at most ${MAX_SCRIPT_SCREENSHOTS} screenshots per script`);
+  const shot = await takeScreenshot(page, { fullPage });
+  if (budget.bytes + shot.bytes.byteLength > MAX_SCRIPT_SCREENSHOT_BYTES) throw new PageOpError(`the script's screenshots would pass ${MAX_SCRIPT_SCREENSHOT_BYTES / 1024 / 1024} MB`);
+  budget.count++;
+  budget.bytes += shot.bytes.byteLength;
+  return saveFile(Buffer.from(shot.bytes), shot.contentType, "png");
 }

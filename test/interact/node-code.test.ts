@@ -31,6 +31,19 @@ new MutationObserver((records) => { for (const r of records) if (r.attributeName
   .observe(document, { attributes: true, subtree: true });
 </script></body></html>`;
 
+/** What Playwright-style scripts meet: lists to chain into, a late element, a hidden copy, script text, a decoy on hover. */
+const TRICKY = `<!doctype html><html><head><title>Tricky</title><script>var label = "Checkout now";</script></head><body>
+<ul><li><a href="/1">a1</a></li><li><a href="/2">a2</a></li><li><a href="/3">a3</a></li></ul>
+<nav style="display:none"><button onclick="document.title='HIDDEN'">Sign in</button></nav>
+<button onclick="document.title='SIGNED IN'">Sign in</button>
+<div id="s"><script>var x = "Checkout";</script><span>Checkout</span></div>
+<button id="show" onclick="setTimeout(() => { const b = document.createElement('button'); b.id = 'late'; b.textContent = 'Late'; b.onclick = () => { document.title = 'LATE'; }; document.body.append(b); }, 700)">Show later</button>
+<button id="save" style="position:absolute;left:10px;top:400px;width:100px;height:30px" onclick="document.title='SAVED'">Save</button>
+<script>document.getElementById("save").addEventListener("mousemove", () => {
+  const d = document.createElement("button"); d.textContent = "Delete"; d.onclick = () => { document.title = "DELETED"; };
+  d.style.cssText = "position:absolute;left:0;top:390px;width:200px;height:60px;z-index:9"; document.body.append(d); }, { once: true });</script>
+</body></html>`;
+
 let site: ReturnType<typeof Bun.serve>;
 let secret: FixtureServer;
 let h: Harness;
@@ -48,6 +61,7 @@ beforeAll(async () => {
       const p = new URL(req.url).pathname;
       if (p === "/form") return html(FORM);
       if (p === "/hostile") return html(HOSTILE);
+      if (p === "/tricky") return html(TRICKY);
       return html("<html><head><title>Other</title></head><body><p>Other page</p></body></html>");
     },
   });
@@ -115,6 +129,9 @@ describe("JavaScript code", () => {
         console.log(ws);
       `);
       expect(probe.stdout).toBe("undefined undefined undefined undefined\nFAILED\nFAILED\nFAILED\n");
+      // A popup it opens is no way out either: the whole sandbox context ends at a proxy that answers nothing.
+      const popup = await s.run(`const w = window.open(""); await page.title(); console.log(w ? await w.fetch("http://127.0.0.1:${secret.port}/").then((r) => r.text()).catch(() => "FAILED") : "NO POPUP");`);
+      expect(["FAILED\n", "NO POPUP\n"]).toContain(popup.stdout);
       expect(secret.hits).toBe(0);
       const thrown = await s.run(`await page.goto("${base}/form"); await page.click("#missing", { timeout: 300 });`);
       expect(thrown).toMatchObject({ exitCode: 1, stdout: "" });
@@ -162,6 +179,70 @@ describe("JavaScript code", () => {
       await s.end();
     }
   }, 30_000);
+});
+
+describe("Playwright's semantics and the sandbox's bounds (review of the first version)", () => {
+  test("chained nth, actions waiting for a late element, hidden copies and script text left out, waitForSelector's locator", async () => {
+    const s = await session();
+    try {
+      const r = await s.run(`
+        await page.goto("${base}/tricky");
+        console.log(await page.locator("li").nth(2).locator("a").textContent(), await page.locator("li").nth(1).locator("a").count(), await page.locator("li").last().getByText("a").innerText());
+        console.log(await page.getByText("Checkout").evaluate((el) => el.tagName));
+        await page.getByRole("button", { name: "Sign in" }).click();
+        console.log(await page.title());
+        await page.click("#show");
+        await page.click("#late");
+        console.log(await page.title());
+        const late = await page.waitForSelector("#late");
+        console.log(await late.textContent());
+      `);
+      expect(r).toMatchObject({ exitCode: 0, stderr: "" });
+      expect(r.stdout).toBe("a3 1 a3\nSPAN\nSIGNED IN\nLATE\nLate\n");
+    } finally {
+      await s.end();
+    }
+  }, 30_000);
+
+  test("a decoy laid over an element when the pointer arrives gets an error, not the click", async () => {
+    const s = await session();
+    try {
+      const node = await s.run(`await page.goto("${base}/tricky"); try { await page.click("#save"); } catch (e) { console.log(e.message); } return await page.title();`);
+      expect(node.stdout).toBe("another element covers it (at its centre)\n");
+      expect(node.result).toBe("Tricky");
+      const bash = await s.run(`agent-browser open ${base}/tricky\nagent-browser click '#save'\nagent-browser get title`, "bash");
+      expect(bash.stderr).toBe("✗ another element covers it (at its centre)\n");
+      expect(bash.stdout).toEndWith("Tricky\n");
+    } finally {
+      await s.end();
+    }
+  }, 30_000);
+
+  test("bounds: calls at once, what a script sends, long values, titles, screenshots; a killed timed wait keeps the session", async () => {
+    const s = await session();
+    try {
+      const burst = await s.run("const all = await Promise.allSettled(Array.from({ length: 40 }, () => page.waitForTimeout(60000))); return all.filter((x) => x.status === 'rejected').length;", "node", 2);
+      expect(burst.killed).toBe(true);
+      const counted = await s.run("const all = await Promise.allSettled(Array.from({ length: 40 }, () => page.waitForTimeout(100))); return all.filter((x) => x.status === 'rejected' && /at most 16/.test(x.reason.message)).length;");
+      expect(counted.result).toBe("24");
+      const flood = await s.run("for (let i = 0; i < 30; i++) console.log('x'.repeat(1000000)); return 'not reached';");
+      expect(flood.exitCode).toBe(1);
+      expect(flood.stderr).toEndWith("Stopped: the script sent crawlbox more than 20000000 characters (output and call arguments).\n");
+      const long = await s.run("return 'y'.repeat(3000000)");
+      expect(long.result.length).toBeLessThan(1_000_100);
+      expect(long.result).toEndWith(" …(cut)");
+      const title = await s.run(`await page.goto("${base}/other"); await page.evaluate(() => { document.title = "t".repeat(2000000); }); return (await page.title()).length`);
+      expect(title.result).toBe("10000");
+      expect((await s.run("agent-browser get title", "bash")).stdout.length).toBe(10_001);
+      const shots = await s.run("for (let i = 0; i < 21; i++) { try { await page.screenshot(); } catch (e) { return i + ': ' + e.message; } }");
+      expect(shots.result).toBe("20: at most 20 screenshots per script");
+      // A wait in crawlbox alone, stopped by the time limit, leaves the session as it was.
+      expect(await s.run("await page.waitForTimeout(20000)", "node", 1)).toMatchObject({ killed: true, exitCode: 124 });
+      expect((await s.run("return 'still here'")).result).toBe("still here");
+    } finally {
+      await s.end();
+    }
+  }, 60_000);
 });
 
 describe("a hostile page", () => {

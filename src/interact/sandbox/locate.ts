@@ -2,18 +2,20 @@
  * @module interact/sandbox/locate
  * Finds the elements a Playwright-style locator of the sandbox's `page` names (interact/sandbox/prelude.ts): a chain
  * of steps, each looked for inside the matches of the one before: CSS (also Playwright's `css=`), XPath (`xpath=` or
- * a selector starting with `//`), text (`getByText`, `text=`: the smallest elements whose text contains it, any
- * case; or equals it with `exact`), role (`getByRole`, with the accessible `name`) and label (`getByLabel`).
+ * a selector starting with `//`), text (`getByText`, `text=`: the smallest visible elements whose text, scripts left
+ * out, contains it, any case; or equals it with `exact`), role (`getByRole`: visible elements, with the accessible
+ * `name`) and label (`getByLabel`). A step pinned by `nth()` keeps one match. Shadow roots are not looked into.
  * Puppeteer's own `::-p-text` and `::-p-aria` were tried first and, in this Bun build, matched every element.
  * The finding runs in the page's isolated world (interact/isolated-world.ts), which keeps the matches, in document
  * order, for the call that uses them: the page can neither redefine what the finder calls nor swap a match.
  */
 import type { CDPSession, Page } from "puppeteer-core";
 import { inWorld, worldElement, type WorldElement } from "../isolated-world.ts";
+import { sleep } from "../../scheduler/abortable.ts";
 import { PageOpError } from "../page-ops.ts";
 
-/** One step of a locator. */
-export type Step = { css: string } | { xpath: string } | { text: string; exact?: boolean } | { role: string; name?: string; exact?: boolean } | { label: string; exact?: boolean };
+/** One step of a locator; `nth` keeps one of its matches before the next step looks inside (a pinned `nth()`). */
+export type Step = ({ css: string } | { xpath: string } | { text: string; exact?: boolean } | { role: string; name?: string; exact?: boolean } | { label: string; exact?: boolean }) & { nth?: number };
 
 /** Characters of the values read from all of a locator's matches at once. */
 const MAX_LIST_CHARS = 1_000_000;
@@ -29,6 +31,21 @@ const FINDER = `(function (chain) {
   const norm = (s) => String(s == null ? "" : s).replace(/\\s+/g, " ").trim();
   const has = (hay, needle, exact) => exact ? norm(hay) === norm(needle) : norm(hay).toLowerCase().includes(norm(needle).toLowerCase());
   const TEXT_INPUTS = ["", "text", "email", "search", "password", "url", "tel", "number"];
+  // An element's text without its scripts and styles (textContent has them), each element's computed once.
+  const memo = new Map();
+  function textOf(e) {
+    let t = memo.get(e);
+    if (t !== undefined) return t;
+    t = "";
+    for (const n of Array.from(e.childNodes)) {
+      if (n.nodeType === 3) t += n.nodeValue;
+      else if (n.nodeType === 1 && !SKIP.has(n.tagName)) t += textOf(n);
+    }
+    memo.set(e, t);
+    return t;
+  }
+  // Text and role locators find what a person sees: hidden elements (a collapsed menu's copy of a button) are not theirs.
+  const shown = (e) => typeof e.checkVisibility !== "function" || e.checkVisibility({ visibilityProperty: true });
   function roleOf(el) {
     const explicit = el.getAttribute("role");
     if (explicit) return explicit.trim().split(/\\s+/)[0].toLowerCase();
@@ -50,12 +67,12 @@ const FINDER = `(function (chain) {
   }
   function nameOf(el) {
     const by = el.getAttribute("aria-labelledby");
-    if (by) { const t = by.split(/\\s+/).map((id) => document.getElementById(id)).filter(Boolean).map((n) => n.textContent).join(" "); if (norm(t)) return t; }
-    const own = el.getAttribute("aria-label") || (el.labels && el.labels.length ? Array.from(el.labels).map((l) => l.textContent).join(" ") : "");
+    if (by) { const t = by.split(/\\s+/).map((id) => document.getElementById(id)).filter(Boolean).map((n) => textOf(n)).join(" "); if (norm(t)) return t; }
+    const own = el.getAttribute("aria-label") || (el.labels && el.labels.length ? Array.from(el.labels).map((l) => textOf(l)).join(" ") : "");
     if (norm(own)) return own;
     if (el.tagName === "IMG") return el.getAttribute("alt") || "";
     if (el.tagName === "INPUT") return ["button", "submit", "reset"].includes((el.getAttribute("type") || "").toLowerCase()) ? el.value : el.getAttribute("placeholder") || el.getAttribute("title") || "";
-    return el.textContent || el.getAttribute("title") || "";
+    return textOf(el) || el.getAttribute("title") || "";
   }
   const inside = (r) => Array.from((r.nodeType === 9 ? r.documentElement : r).querySelectorAll("*")).filter((e) => !SKIP.has(e.tagName));
   function find(r, s) {
@@ -67,11 +84,11 @@ const FINDER = `(function (chain) {
       return out;
     }
     if (s.text !== undefined) {
-      const m = inside(r).filter((e) => has(e.textContent, s.text, s.exact) || (e.tagName === "INPUT" && ["button", "submit"].includes(e.type) && has(e.value, s.text, s.exact)));
+      const m = inside(r).filter((e) => (has(textOf(e), s.text, s.exact) || (e.tagName === "INPUT" && ["button", "submit"].includes(e.type) && has(e.value, s.text, s.exact))) && shown(e));
       return m.filter((e) => !m.some((o) => o !== e && e.contains(o)));
     }
-    if (s.role !== undefined) return inside(r).filter((e) => roleOf(e) === s.role && (s.name === undefined || has(nameOf(e), s.name, s.exact)));
-    if (s.label !== undefined) return inside(r).filter((e) => (e.labels && Array.from(e.labels).some((l) => has(l.textContent, s.label, s.exact))) || (e.hasAttribute("aria-label") && has(e.getAttribute("aria-label"), s.label, s.exact)));
+    if (s.role !== undefined) return inside(r).filter((e) => roleOf(e) === s.role && (s.name === undefined || has(nameOf(e), s.name, s.exact)) && shown(e));
+    if (s.label !== undefined) return inside(r).filter((e) => (e.labels && Array.from(e.labels).some((l) => has(textOf(l), s.label, s.exact))) || (e.hasAttribute("aria-label") && has(e.getAttribute("aria-label"), s.label, s.exact)));
     return [];
   }
   let roots = [document];
@@ -79,6 +96,7 @@ const FINDER = `(function (chain) {
     const next = new Set();
     for (const r of roots) for (const e of find(r, s)) next.add(e);
     roots = Array.from(next).sort((a, b) => (a.compareDocumentPosition(b) & 4 ? -1 : 1));
+    if (typeof s.nth === "number") roots = roots.at(s.nth) ? [roots.at(s.nth)] : [];
   }
   globalThis.__crawlboxMatches = roots;
   return roots.length;
@@ -92,22 +110,25 @@ function step(v: unknown): Step {
     return x;
   };
   const exact = o.exact === true ? { exact: true } : {};
-  if (o.css !== undefined) {
-    const css = s(o.css, "a selector");
-    if (css.startsWith("text=")) {
-      const text = css.slice(5);
-      const quoted = /^"(.*)"$/.exec(text);
-      return quoted ? { text: quoted[1]!, exact: true } : { text };
+  const pin = Number.isInteger(o.nth) ? { nth: o.nth as number } : {};
+  const kind = (): Step => {
+    if (o.css !== undefined) {
+      const css = s(o.css, "a selector");
+      if (css.startsWith("text=")) {
+        const quoted = /^"(.*)"$/.exec(css.slice(5));
+        return quoted ? { text: quoted[1]!, exact: true } : { text: css.slice(5) };
+      }
+      if (css.startsWith("xpath=")) return { xpath: css.slice(6) };
+      if (css.startsWith("//") || css.startsWith("(//")) return { xpath: css };
+      return { css: css.startsWith("css=") ? css.slice(4) : css };
     }
-    if (css.startsWith("xpath=")) return { xpath: css.slice(6) };
-    if (css.startsWith("//") || css.startsWith("(//")) return { xpath: css };
-    return { css: css.startsWith("css=") ? css.slice(4) : css };
-  }
-  if (o.xpath !== undefined) return { xpath: s(o.xpath, "an XPath") };
-  if (o.text !== undefined) return { text: s(o.text, "the text"), ...exact };
-  if (o.role !== undefined) return { role: s(o.role, "the role").toLowerCase(), ...(o.name !== undefined ? { name: s(o.name, "the name") } : {}), ...exact };
-  if (o.label !== undefined) return { label: s(o.label, "the label"), ...exact };
-  throw new PageOpError("a locator step must be css, xpath, text, role or label");
+    if (o.xpath !== undefined) return { xpath: s(o.xpath, "an XPath") };
+    if (o.text !== undefined) return { text: s(o.text, "the text"), ...exact };
+    if (o.role !== undefined) return { role: s(o.role, "the role").toLowerCase(), ...(o.name !== undefined ? { name: s(o.name, "the name") } : {}), ...exact };
+    if (o.label !== undefined) return { label: s(o.label, "the label"), ...exact };
+    throw new PageOpError("a locator step must be css, xpath, text, role or label");
+  };
+  return { ...kind(), ...pin };
 }
 
 /** A locator as the sandbox sent it, checked. */
@@ -143,13 +164,19 @@ export async function findNow(page: Page, session: CDPSession, t: Target): Promi
   return worldElement(page, session, `globalThis.__crawlboxMatches.at(${Number(t.nth ?? 0)})`);
 }
 
-/** The element `t` names, waited for as Playwright's actions wait (`timeoutMs` at most). */
-export async function findOne(page: Page, session: CDPSession, t: Target, timeoutMs: number): Promise<WorldElement> {
+/**
+ * The element `t` names, waited for (`timeoutMs` at most, or until `signal`) as Playwright waits: to be there for a
+ * read, and also `visible` for an action.
+ */
+export async function findOne(page: Page, session: CDPSession, t: Target, timeoutMs: number, signal: AbortSignal, visible = false): Promise<WorldElement> {
   const end = performance.now() + timeoutMs;
   for (;;) {
     const el = await findNow(page, session, t);
-    if (el) return el;
-    if (performance.now() >= end) throw new PageOpError(`no element matches ${describe(t)}${t.nth ? ` (match ${t.nth})` : ""} after ${timeoutMs} ms`);
-    await Bun.sleep(100);
+    if (el && (!visible || (await el.visible()))) return el;
+    if (performance.now() >= end) {
+      const which = `${describe(t)}${t.nth ? ` (match ${t.nth})` : ""}`;
+      throw new PageOpError(el ? `${which} is not visible after ${timeoutMs} ms` : `no element matches ${which} after ${timeoutMs} ms`);
+    }
+    await sleep(100, signal);
   }
 }

@@ -11,8 +11,9 @@ import type { CDPSession, Page } from "puppeteer-core";
 import { evaluateScript } from "../../engines/browser/actions.ts";
 import type { FileSink } from "../../scrape/render-context.ts";
 import { settle } from "../driver.ts";
-import { inWorld, MAX_READ_CHARS, type WorldElement } from "../isolated-world.ts";
-import { navigableUrl, PageOpError, pressCombo } from "../page-ops.ts";
+import { sleep } from "../../scheduler/abortable.ts";
+import { inWorld, MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.ts";
+import { navigableUrl, PageOpError, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
 import { describe, findNow, findOne, locate, mapMatches, target } from "./locate.ts";
 
 /** Longest a call waits: for its element, for a navigation, for a state. */
@@ -29,6 +30,10 @@ export interface PageApiContext {
   check: (url: string) => Promise<void>;
   /** Stores a screenshot and returns its URL. */
   saveFile: FileSink;
+  /** Aborts when the script ends (or is stopped): waits still running in calls end with it. */
+  signal: AbortSignal;
+  /** The script's screenshots so far. */
+  shots: ShotBudget;
 }
 
 const str = (v: unknown, what: string, max = 100_000): string => {
@@ -55,10 +60,10 @@ const navOptions = (o: Record<string, unknown>) => {
 /** Carries out call `m` with arguments `a`; what it answers (JSON-serialisable). Throws {@link PageOpError}. */
 export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Promise<unknown> {
   const { page, session } = ctx;
-  const el = async () => findOne(page, session, target(a[0]), waitMs(opts(a[2] ?? a[1])));
+  const el = async (visible = false) => findOne(page, session, target(a[0]), waitMs(opts(a[2] ?? a[1])), ctx.signal, visible);
   const read = async (fn: string, arg: unknown = null) => (await el()).call(fn, arg);
   const act = async (fn: (e: WorldElement) => Promise<unknown>) => {
-    await fn(await el());
+    await fn(await el(true));
     await settle(page);
     return null;
   };
@@ -71,7 +76,7 @@ export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Pr
     case "goBack": return navigation(page, page.goBack(navOptions(opts(a[0]))));
     case "goForward": return navigation(page, page.goForward(navOptions(opts(a[0]))));
     case "reload": return navigation(page, page.reload(navOptions(opts(a[0]))));
-    case "title": return page.title();
+    case "title": return pageTitle(session);
     case "content": return (await inWorld(session, `(() => { const d = document.doctype ? "<!DOCTYPE " + document.doctype.name + ">" : ""; const v = d + document.documentElement.outerHTML; if (v.length > ${MAX_VALUE_CHARS}) throw new Error("the page is " + v.length + " characters, over the ${MAX_VALUE_CHARS} that are read"); return v; })()`)).value;
     case "evaluate":
     case "evaluateOn": {
@@ -83,7 +88,7 @@ export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Pr
       // A locator's evaluate gets its element in the isolated world: the DOM, not the page's own JavaScript.
       return (await el()).call(`function (arg) { return (${src})(this, arg); }`, arg);
     }
-    case "waitForTimeout": await Bun.sleep(num(a[0], "the time", 0, 300_000)); return null;
+    case "waitForTimeout": await sleep(num(a[0], "the time", 0, 300_000), ctx.signal); return null;
     case "waitForLoadState": {
       const state = a[0] === "networkidle" ? "networkidle" : a[0] === "domcontentloaded" ? "domcontentloaded" : "load";
       if (state === "networkidle") await page.waitForNetworkIdle({ idleTime: 500, timeout: waitMs(opts(a[1])) });
@@ -101,13 +106,10 @@ export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Pr
         const visible = el ? await el.visible() : false;
         if (state === "attached" ? !!el : state === "detached" ? !el : state === "visible" ? visible : !visible) return null;
         if (performance.now() >= end) throw new PageOpError(`${describe(t)} was not ${state} within ${Math.round(waitMs(o) / 1000)} s`);
-        await Bun.sleep(100);
+        await sleep(100, ctx.signal);
       }
     }
-    case "screenshot": {
-      const bytes = await page.screenshot({ type: "png", fullPage: opts(a[0]).fullPage === true });
-      return ctx.saveFile(Buffer.from(bytes), "image/png", "png");
-    }
+    case "screenshot": return screenshotToFile(page, opts(a[0]).fullPage === true, ctx.saveFile, ctx.shots);
     case "setViewportSize": {
       const o = opts(a[0]);
       await page.setViewport({ width: Math.round(num(o.width, "width", 100, 4_000)), height: Math.round(num(o.height, "height", 100, 4_000)) });
@@ -128,7 +130,7 @@ export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Pr
     case "selectOption": {
       const raw = Array.isArray(a[1]) ? a[1] : [a[1]];
       if (raw.length > 1_000) throw new PageOpError("at most 1,000 options at once");
-      return (await el()).select(raw.map((v) => (typeof v === "string" ? v : str(opts(v).value, "an option's value", 2_000))));
+      return (await el(true)).select(raw.map((v) => (typeof v === "string" ? v : str(opts(v).value, "an option's value", 2_000))));
     }
     case "textContent": return read("function () { return this.textContent; }");
     case "innerText": return read("function () { return this.innerText; }");

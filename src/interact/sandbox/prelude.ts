@@ -26,8 +26,10 @@ export function sandboxProgram(code: string, startUrl: string): string {
     if (r && typeof r.url === "string") currentUrl = r.url;
     return r ? r.v : undefined;
   };
-  const show = (v) => typeof v === "string" ? v : v === undefined ? "undefined" : (() => { try { return JSON.stringify(v); } catch (e) { return String(v); } })();
-  const log = (level) => (...args) => { call({ m: "log", a: [level, args.map(show).join(" ")] }); };
+  // What goes back to crawlbox is cut here first (crawlbox also stops a script that sends too much in all).
+  const cut = (s) => s.length > 1000000 ? s.slice(0, 1000000) + " …(cut)" : s;
+  const show = (v) => typeof v === "string" ? v : v === undefined ? "undefined" : (() => { try { return String(JSON.stringify(v)); } catch (e) { return String(v); } })();
+  const log = (level) => (...args) => { call({ m: "log", a: [level, cut(args.map(show).join(" "))] }); };
   const console = { log: log("out"), info: log("out"), debug: log("out"), warn: log("err"), error: log("err") };
   globalThis.console = console;
   const fnSource = (f) => ({ fn: typeof f === "function", src: typeof f === "function" ? f.toString() : String(f) });
@@ -39,11 +41,14 @@ export function sandboxProgram(code: string, startUrl: string): string {
     placeholder: (text) => ({ css: "[placeholder=" + JSON.stringify(String(text)) + "]" }),
     testId: (id) => ({ css: "[data-testid=" + JSON.stringify(String(id)) + "]" }),
   };
-  function locator(chain, nth) {
+  // A locator: its chain of steps, and which of its matches (first unless pinned by first/last/nth, which a chained
+  // locator keeps: li.nth(2).locator("a") looks inside the third li only).
+  function locator(chain, nth, pinned) {
     const t = { chain: chain, nth: nth === undefined ? 0 : nth };
     const on = (m) => (...a) => rpc(m, t, ...a);
     const all = (m) => () => rpc(m, { chain: chain, nth: null });
-    const sub = (s) => locator(chain.concat([s]), 0);
+    const last = chain[chain.length - 1];
+    const sub = (s) => locator(chain.slice(0, -1).concat([pinned ? Object.assign({}, last, { nth: t.nth }) : last, s]), 0);
     return {
       click: on("click"), dblclick: on("dblclick"), hover: on("hover"), focus: on("focus"), fill: on("fill"), clear: on("clear"),
       type: on("type"), pressSequentially: on("type"), press: on("press"), check: on("check"), uncheck: on("uncheck"),
@@ -52,8 +57,8 @@ export function sandboxProgram(code: string, startUrl: string): string {
       isChecked: on("isChecked"), isEnabled: on("isEnabled"), scrollIntoViewIfNeeded: on("scrollIntoView"), boundingBox: on("boundingBox"),
       waitFor: (o) => rpc("waitFor", t, o || {}),
       count: all("count"), allTextContents: all("allTextContents"), allInnerTexts: all("allInnerTexts"),
-      all: async () => { const n = await rpc("count", { chain: chain, nth: null }); return Array.from({ length: n }, (_, i) => locator(chain, i)); },
-      first: () => locator(chain, 0), last: () => locator(chain, -1), nth: (i) => locator(chain, i),
+      all: async () => { const n = await rpc("count", { chain: chain, nth: null }); return Array.from({ length: n }, (_, i) => locator(chain, i, true)); },
+      first: () => locator(chain, 0, true), last: () => locator(chain, -1, true), nth: (i) => locator(chain, i, true),
       locator: (sel) => sub({ css: String(sel) }),
       getByText: (x, o) => sub(by.text(x, o)), getByRole: (x, o) => sub(by.role(x, o)), getByLabel: (x, o) => sub(by.label(x, o)),
       getByPlaceholder: (x) => sub(by.placeholder(x)), getByTestId: (x) => sub(by.testId(x)),
@@ -84,7 +89,7 @@ export function sandboxProgram(code: string, startUrl: string): string {
         await new Promise((r) => setTimeout(r, 100));
       }
     },
-    waitForSelector: (sel, o) => rpc("waitFor", { chain: [{ css: String(sel) }], nth: 0 }, o || {}),
+    waitForSelector: async (sel, o) => { await rpc("waitFor", { chain: [{ css: String(sel) }], nth: 0 }, o || {}); return locator([{ css: String(sel) }]); },
     screenshot: (o) => rpc("screenshot", o || {}),
     setViewportSize: (size) => rpc("setViewportSize", size),
     locator: (sel) => locator([{ css: String(sel) }]),
@@ -100,9 +105,9 @@ export function sandboxProgram(code: string, startUrl: string): string {
     const value = await (async () => {
 ${code}
     })();
-    return { ok: true, value: value === undefined ? "" : show(value) };
+    return { ok: true, value: value === undefined ? "" : cut(show(value)) };
   } catch (e) {
-    return { ok: false, error: e && e.stack ? String(e.stack) : String(e) };
+    return { ok: false, error: cut(e && e.stack ? String(e.stack) : String(e)) };
   }
 })()`;
 }

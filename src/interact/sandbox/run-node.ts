@@ -19,9 +19,29 @@ import { BINDING, sandboxProgram } from "./prelude.ts";
 
 /** Longest the sandbox's page may take to come from the pool. */
 const SANDBOX_OPEN_MS = 30_000;
+/** Calls the sandbox may have running at once (a script that fires thousands without waiting gets errors). */
+export const MAX_CALLS_IN_FLIGHT = 16;
+/** Characters a script may send crawlbox in all (log lines, call arguments); past it the script is stopped. */
+export const MAX_SENT_CHARS = 20_000_000;
+/** Calls carried out in crawlbox alone: one still running when the time runs out does not make the page stuck. */
+const OFF_PAGE = new Set(["url", "waitForTimeout"]);
+
+/**
+ * A proxy that accepts connections and closes them at once: the sandbox's browser context is given it (loopback
+ * included), so nothing it or a popup it opens asks for can reach anywhere, whatever the page tries.
+ */
+let blackHole: { port: number } | undefined;
+function blackHoleProxy(): string {
+  if (!blackHole) {
+    const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: (sock) => void sock.end(), data: () => undefined } });
+    listener.unref();
+    blackHole = { port: listener.port };
+  }
+  return `http://127.0.0.1:${blackHole.port}`;
+}
 
 /** What the sandbox's code acts on, and where its sandbox page comes from. */
-export interface NodeContext extends PageApiContext {
+export interface NodeContext extends Omit<PageApiContext, "signal" | "shots"> {
   pool: BrowserPool;
 }
 
@@ -30,36 +50,57 @@ interface Call {
   a?: unknown;
 }
 
+/** Characters a call's arguments take (strings counted by length; other values as JSON, bounded in depth by V8). */
+function sizeOf(a: unknown[]): number {
+  let n = 0;
+  for (const v of a) n += typeof v === "string" ? v.length : (JSON.stringify(v) ?? "").length;
+  return n;
+}
+
 /** Runs `code` on `ctx.page` until it ends or `signal` aborts; see the module comment. */
-export async function runNode(ctx: NodeContext, code: string, signal: AbortSignal): Promise<ScriptOutcome> {
+export async function runNode(base: NodeContext, code: string, signal: AbortSignal): Promise<ScriptOutcome> {
   const out = new Output();
   const err = new Output();
+  let inPage = 0;
   let inFlight = 0;
-  let over = false;
+  let sent = 0;
   let gone: unknown;
+  /** Ends with the script: calls still running stop their waits, late calls are refused. */
+  const ended = new AbortController();
+  /** Aborts when the script sent too much: it is stopped like a timed-out one, with its own message. */
+  const flood = new AbortController();
+  const until = AbortSignal.any([signal, flood.signal]);
+  const ctx: PageApiContext = { ...base, signal: AbortSignal.any([ended.signal, until]), shots: { count: 0, bytes: 0 } };
   const done = (exitCode: number, extra: Partial<ScriptOutcome> = {}): ScriptOutcome => ({ stdout: out.text, stderr: err.text, exitCode, killed: false, truncated: out.truncated || err.truncated, stuck: false, ...extra });
   let sandbox: Lease;
   try {
-    sandbox = await ctx.pool.acquire({ deadline: performance.now() + SANDBOX_OPEN_MS, signal });
+    sandbox = await base.pool.acquire({ deadline: performance.now() + SANDBOX_OPEN_MS, signal: until, proxyServer: blackHoleProxy() });
   } catch (e) {
     // The time ran out waiting for a page: nothing ran. A browser that cannot give one is the pool's typed error.
     if (signal.aborted) return done(124, { killed: true });
     throw e;
   }
   try {
-    // Offline as well as behind the egress gate like every browser page: the sandbox has nothing to fetch.
+    // Offline too, though every request of the context already ends at the black hole.
     await sandbox.session.send("Network.enable");
     await sandbox.session.send("Network.emulateNetworkConditions", { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await sandbox.page.exposeFunction(BINDING, async (call: Call) => {
+      if (ended.signal.aborted) throw new Error("the script has ended");
       const m = typeof call?.m === "string" ? call.m : "";
       const a = Array.isArray(call?.a) ? call.a : [];
+      sent += sizeOf(a);
+      if (sent > MAX_SENT_CHARS) {
+        flood.abort();
+        throw new Error("the script has sent too much");
+      }
       if (m === "log") {
-        const text = typeof a[1] === "string" ? a[1] : "";
-        (a[0] === "err" ? err : out).line(text);
+        (a[0] === "err" ? err : out).line(typeof a[1] === "string" ? a[1] : "");
         return null;
       }
-      if (over) throw new Error("the script has ended");
+      if (inFlight >= MAX_CALLS_IN_FLIGHT) throw new Error(`at most ${MAX_CALLS_IN_FLIGHT} page calls may run at once: await them`);
+      const onPage = !OFF_PAGE.has(m);
       inFlight++;
+      if (onPage) inPage++;
       try {
         return { v: await carryOut(ctx, m, a), url: ctx.page.url() };
       } catch (e) {
@@ -72,25 +113,29 @@ export async function runNode(ctx: NodeContext, code: string, signal: AbortSigna
         throw thrown;
       } finally {
         inFlight--;
+        if (onPage) inPage--;
       }
     });
-    const ran = (await raceAbort(sandbox.page.evaluate(sandboxProgram(code, ctx.page.url())), signal).catch((e: unknown) => {
-      if (signal.aborted) throw e;
+    const ran = (await raceAbort(sandbox.page.evaluate(sandboxProgram(code, ctx.page.url())), until).catch((e: unknown) => {
+      if (until.aborted) throw e;
       // The code could not be parsed (or the sandbox failed): the browser's message, its first lines.
       return { ok: false, error: String((e as Error).message ?? e).split("\n").slice(0, 5).join("\n") };
     })) as { ok?: boolean; value?: unknown; error?: unknown };
-    over = true;
     if (gone) throw gone;
     if (ran.ok) return done(0, { result: typeof ran.value === "string" ? ran.value : "" });
     err.line(typeof ran.error === "string" ? ran.error : "the code failed");
     return done(1);
   } catch (e) {
-    over = true;
-    if (gone || !signal.aborted) throw gone ?? e;
-    return done(124, { killed: true, stuck: inFlight > 0 });
+    if (gone) throw gone;
+    if (flood.signal.aborted && !signal.aborted) {
+      err.line(`Stopped: the script sent crawlbox more than ${MAX_SENT_CHARS} characters (output and call arguments).`);
+      return done(1, { stuck: inPage > 0 });
+    }
+    if (!signal.aborted) throw e;
+    return done(124, { killed: true, stuck: inPage > 0 });
   } finally {
-    over = true;
+    ended.abort();
     // A sandbox stopped mid-run may still be spinning: the pool closes it and checks the browser.
-    sandbox.release({ suspect: signal.aborted });
+    sandbox.release({ suspect: until.aborted });
   }
 }

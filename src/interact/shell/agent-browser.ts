@@ -11,8 +11,8 @@ import type { CDPSession, Page } from "puppeteer-core";
 import { evaluateScript, SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
 import type { FileSink } from "../../scrape/render-context.ts";
 import { settle } from "../driver.ts";
-import { MAX_READ_CHARS, type WorldElement } from "../isolated-world.ts";
-import { navigableUrl, PageOpError, pressCombo } from "../page-ops.ts";
+import { MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.ts";
+import { navigableUrl, PageOpError, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
 import { countMatches, findTarget, takeSnapshot } from "./snapshot.ts";
 
 /** Longest `open`, `back`, `forward` or `reload` may wait for the page to load. */
@@ -31,6 +31,8 @@ export interface ShellContext {
   saveFile: FileSink;
   /** Set by `close`: the session ends once the script has run. */
   closeRequested?: boolean;
+  /** The script's screenshots so far. */
+  shots: ShotBudget;
 }
 
 /** A command failed; `message` is printed on stderr as `✗ message`, in crawlbox's words. */
@@ -79,7 +81,7 @@ function takeFlag(args: string[], names: string[], withValue: boolean): string |
 
 async function navigate(ctx: ShellContext, go: () => Promise<unknown>): Promise<Printed> {
   await go();
-  const title = await ctx.page.title().catch(() => "");
+  const title = await pageTitle(ctx.session).catch(() => "");
   return { text: `✓ ${title}\n  ${ctx.page.url()}`, data: { title, url: ctx.page.url() } };
 }
 
@@ -89,7 +91,7 @@ async function get(ctx: ShellContext, args: string[]): Promise<Printed> {
   const read = async (fn: string) => (await element(ctx, target, `get ${what}`)).call(fn, name ?? null);
   let v: unknown;
   switch (what) {
-    case "title": v = await ctx.page.title(); break;
+    case "title": v = await pageTitle(ctx.session); break;
     case "url": v = ctx.page.url(); break;
     case "text": v = await read("function () { return this.innerText; }"); break;
     case "html": v = await read("function () { return this.innerHTML; }"); break;
@@ -218,8 +220,7 @@ export async function agentBrowser(ctx: ShellContext, args: string[]): Promise<P
     }
     case "screenshot": {
       const full = takeFlag(rest, ["--full", "-f"], false) === true;
-      const bytes = await page.screenshot({ type: "png", fullPage: full });
-      const url = await ctx.saveFile(Buffer.from(bytes), "image/png", "png");
+      const url = await screenshotToFile(page, full, ctx.saveFile, ctx.shots);
       return { text: url, data: { url } };
     }
     default:
