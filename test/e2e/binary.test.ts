@@ -1,7 +1,7 @@
 /**
  * End-to-end: builds `dist/crawlbox`, copies it into an empty temporary folder (no node_modules, no sources)
  * and uses it as a user would: --version, keys, the scrape CLI, and the server (health, scrape, a parse worker,
- * a file upload, docs).
+ * a file upload, browser code in bash and JavaScript, docs).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync, chmodSync, existsSync, statSync } from "node:fs";
@@ -158,6 +158,22 @@ describe("the compiled binary, from an empty folder", () => {
     const parsed = await fetch(`${base}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
     expect(parsed.status).toBe(200);
     expect(((await parsed.json()) as any).data.markdown).toContain("Growing Tomatoes Indoors");
+    // Browser code: bash read by the binary's own parser, JavaScript in its browser sandbox (the prelude and the
+    // isolated-world readers are strings the minifier must leave alone).
+    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const session = (await (await fetch(`${base}/v2/browser`, { method: "POST", headers: auth, body: "{}" })).json()) as any;
+    expect(session.success).toBe(true);
+    const execute = async (code: string, language: string) =>
+      (await (await fetch(`${base}/v2/browser/${session.id}/execute`, { method: "POST", headers: auth, body: JSON.stringify({ code, language }) })).json()) as any;
+    const bash = await execute(`agent-browser open ${site.url}/article\nagent-browser snapshot -i >/dev/null || agent-browser get title`, "bash");
+    expect(bash.exitCode).toBe(2); // a redirection is refused before anything runs
+    const shell = await execute(`agent-browser open ${site.url}/article && agent-browser get title`, "bash");
+    expect(shell).toMatchObject({ exitCode: 0, stderr: "" });
+    const title = shell.stdout.trim().split("\n").at(-1);
+    const js = await execute("console.log(await page.locator('h1').first().innerText()); return await page.title();", "node");
+    expect(js).toMatchObject({ exitCode: 0, stderr: "", result: title });
+    expect(js.stdout).toContain("Growing Tomatoes Indoors");
+    expect(((await (await fetch(`${base}/v2/browser/${session.id}`, { method: "DELETE", headers: auth })).json()) as any).creditsBilled).toBe(3);
     const docs = await fetch(`${base}/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("/docs-assets/swagger-ui-bundle.js");
