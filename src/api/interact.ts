@@ -58,6 +58,6 @@ export function parseInteractBody(body: unknown): InteractWork {
     // The SDK's interact() sends language "node" when none is given.
     return { code, language: runnableLanguage(v.language ?? "node"), timeoutMs };
   }
-  if (!prompt) throw new BadRequestError("Send a prompt (what to do on the scrape's page) or bash code.", [{ code: "custom", path: ["prompt"], message: "prompt or code is required" }]);
+  if (!prompt) throw new BadRequestError("Send a prompt (what to do on the scrape's page) or code.", [{ code: "custom", path: ["prompt"], message: "prompt or code is required" }]);
   return { prompt, timeoutMs };
 }

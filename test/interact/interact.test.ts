@@ -121,6 +121,18 @@ describe("interact", () => {
     await app.stopInteraction(id);
   }, 30_000);
 
+  test("a prompt running when its session is closed is stopped and says so (and is billed)", async () => {
+    llm.reset();
+    llm.respond = () => ({ content: JSON.stringify({ action: "wait" }), delayMs: 400 });
+    const id = await scrapeId();
+    const running = app.interact(id, { prompt: "Wait a while.", timeout: 30 }) as Promise<any>;
+    for (let i = 0; i < 100 && !h.services.interact!.has(id, h.services.keys.verify(h.key)!.keyId); i++) await Bun.sleep(20);
+    await Bun.sleep(200);
+    const closed: any = await app.stopInteraction(id);
+    expect(closed).toMatchObject({ success: true, creditsBilled: 1 });
+    expect(await running).toMatchObject({ killed: true, exitCode: 124, stderr: "Stopped: the session was closed." });
+  }, 30_000);
+
   test("the session replays the scrape's actions: the page is as the scrape left it (a scrape, and a batch page)", async () => {
     llm.reset();
     llm.respond = model;

@@ -98,7 +98,7 @@ export function sandboxProgram(code: string, startUrl: string): string {
     keyboard: { press: (k) => rpc("keyPress", k), type: (s) => rpc("keyType", s), down: (k) => rpc("keyDown", k), up: (k) => rpc("keyUp", k) },
     mouse: { click: (x, y) => rpc("mouseClick", x, y), wheel: (dx, dy) => rpc("mouseWheel", dx, dy) },
   };
-  for (const m of ["click", "dblclick", "hover", "focus", "fill", "type", "press", "check", "uncheck", "selectOption", "textContent", "innerText", "innerHTML", "getAttribute", "inputValue", "isVisible", "isChecked", "isEnabled"]) {
+  for (const m of ["click", "dblclick", "hover", "focus", "fill", "type", "press", "check", "uncheck", "selectOption", "textContent", "innerText", "innerHTML", "getAttribute", "inputValue", "isVisible", "isHidden", "isChecked", "isEnabled"]) {
     page[m] = (sel, ...a) => locator([{ css: String(sel) }])[m](...a);
   }
   try {

@@ -57,7 +57,7 @@ export function browserRoutes(services: Services) {
         const interact = sessions();
         return runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession: (work) => interact.inBrowser(params.id, who.keyId, work), close: () => interact.close(params.id, who.keyId, "browser") });
       },
-      { detail: { tags: ["browser"], summary: "Run bash code (agent-browser commands) in a browser session", requestBody: { required: true, content: { "application/json": { schema: BrowserExecuteSchema as object } } } } },
+      { detail: { tags: ["browser"], summary: "Run code in a browser session: JavaScript with a Playwright-style page, or bash agent-browser commands", requestBody: { required: true, content: { "application/json": { schema: BrowserExecuteSchema as object } } } } },
     )
     .delete(
       "/v2/browser/:id",

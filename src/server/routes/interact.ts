@@ -63,10 +63,12 @@ export function interactRoutes(services: Services) {
           });
         if (ran) services.ledger.charge(who, INTERACT_CREDITS);
         const answer = outcome.answer ?? "";
-        const stderr = outcome.killed ? `Stopped after ${Math.round(req.timeoutMs / 1000)} s.` : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
+        // Killed by its own time, or by the session being closed under it (DELETE, the session's time).
+        const stopped = signal.aborted || Date.now() >= ends - 100 ? `Stopped after ${Math.round(req.timeoutMs / 1000)} s.` : "Stopped: the session was closed.";
+        const stderr = outcome.killed ? stopped : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
         return { success: true, output: answer, result: answer, stdout: outcome.log.join("\n"), stderr, exitCode: outcome.answer !== undefined ? 0 : outcome.killed ? 124 : 1, killed: outcome.killed };
       },
-      { detail: { tags: ["scrape"], summary: "Carry out a prompt in a browser session on a scrape's page", requestBody: { required: true, content: { "application/json": { schema: InteractRequestSchema as object } } } } },
+      { detail: { tags: ["scrape"], summary: "Carry out a prompt, or run code, in a browser session on a scrape's page", requestBody: { required: true, content: { "application/json": { schema: InteractRequestSchema as object } } } } },
     )
     .delete(
       "/v2/scrape/:id/interact",
