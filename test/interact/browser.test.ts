@@ -105,6 +105,34 @@ describe("browser sessions", () => {
     expect((await h.request(`/v2/browser/${created.id}`, { method: "DELETE" })).status).toBe(404);
   }, 60_000);
 
+  test("find (semantic locators), set viewport and cookies", async () => {
+    const { id } = (await app.browser()) as any;
+    try {
+      const r: any = await app.browserExecute(id, {
+        code: [
+          `agent-browser open ${base}/form`,
+          'agent-browser find label Email fill "ann@example.com"',
+          "agent-browser find role checkbox check --name Terms",
+          "agent-browser find role button click --name Send --exact",
+          "agent-browser find first '#out' text",
+          "agent-browser find nth 0 'a' text",
+          "agent-browser find text 'Nowhere at all' click --exact --timeout 200 || echo 'not found'",
+          "agent-browser set viewport 800 600 && agent-browser eval 'innerWidth + \"x\" + innerHeight'",
+          "agent-browser cookies set flavour oat && agent-browser cookies",
+          "agent-browser cookies clear && agent-browser cookies",
+        ].join("\n"),
+      });
+      expect(r.stderr).toBe("✗ no element matches text=Nowhere at all after 200 ms\n");
+      const lines = r.stdout.trim().split("\n").slice(2);
+      expect(lines.slice(0, 4)).toEqual(["Hello ann@example.com (free)", "Other page", "not found", "800x600"]);
+      expect(JSON.parse(lines[4])).toEqual([expect.objectContaining({ name: "flavour", value: "oat", domain: "127.0.0.1", path: "/" })]);
+      expect(lines[5]).toBe("[]");
+      expect(((await app.browserExecute(id, { code: "agent-browser find role" })) as any).exitCode).toBe(2);
+    } finally {
+      await app.deleteBrowser(id);
+    }
+  }, 60_000);
+
   test("bash's chaining and statuses: && and || by exit status, set -e, command not found, exit, syntax refused before anything runs", async () => {
     const { id } = (await app.browser()) as any;
     const run = async (code: string) => (await app.browserExecute(id, { code })) as any;

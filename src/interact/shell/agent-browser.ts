@@ -13,6 +13,7 @@ import type { FileSink } from "../../scrape/render-context.ts";
 import { settle } from "../driver.ts";
 import { MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.ts";
 import { navigableUrl, PageOpError, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
+import { find } from "./find.ts";
 import { countMatches, findTarget, takeSnapshot } from "./snapshot.ts";
 
 /** Longest `open`, `back`, `forward` or `reload` may wait for the page to load. */
@@ -33,6 +34,8 @@ export interface ShellContext {
   closeRequested?: boolean;
   /** The script's screenshots so far. */
   shots: ShotBudget;
+  /** The script's time (and its client): waits inside a command end with it. */
+  signal?: AbortSignal;
 }
 
 /** A command failed; `message` is printed on stderr as `✗ message`, in crawlbox's words. */
@@ -146,6 +149,27 @@ async function wait(ctx: ShellContext, args: string[]): Promise<Printed> {
   return {};
 }
 
+/** `cookies` (the page's, as JSON), `cookies set NAME VALUE`, `cookies clear` (the page's URL's cookies). */
+async function cookies(ctx: ShellContext, args: string[]): Promise<Printed> {
+  const url = ctx.page.url();
+  if (!/^https?:/.test(url)) throw new CommandError("open a page first: cookies belong to its URL");
+  const { cookies: list } = await ctx.session.send("Network.getCookies", { urls: [url] });
+  if (args.length === 0) {
+    const shown = list.map((c) => ({ name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite }));
+    return { text: JSON.stringify(shown), data: shown };
+  }
+  if (args[0] === "set" && args[1] && args[2] !== undefined) {
+    const { success } = await ctx.session.send("Network.setCookie", { name: args[1], value: args.slice(2).join(" "), url });
+    if (!success) throw new CommandError(`the browser refused the cookie ${args[1]}`);
+    return {};
+  }
+  if (args[0] === "clear" && args.length === 1) {
+    for (const c of list) await ctx.session.send("Network.deleteCookies", { name: c.name, domain: c.domain, path: c.path });
+    return {};
+  }
+  return usage("cookies [set <name> <value> | clear]");
+}
+
 /** Carries out one `agent-browser` subcommand (`args` without the command name); see the module comment. */
 export async function agentBrowser(ctx: ShellContext, args: string[]): Promise<Printed> {
   const { page } = ctx;
@@ -201,6 +225,15 @@ export async function agentBrowser(ctx: ShellContext, args: string[]): Promise<P
       const chosen = await (await element(ctx, t, "select")).select(rest.slice(1));
       return { text: chosen.join("\n"), data: chosen };
     }
+    case "find": return find(ctx, rest);
+    case "set": {
+      if (t !== "viewport" || !/^\d+$/.test(rest[1] ?? "") || !/^\d+$/.test(rest[2] ?? "")) usage("set viewport <width> <height>");
+      const [width, height] = [Number(rest[1]), Number(rest[2])];
+      if (width < 100 || width > 4_000 || height < 100 || height > 4_000) throw new CommandError("the viewport is 100 to 4000 pixels each way");
+      await page.setViewport({ width, height });
+      return {};
+    }
+    case "cookies": return cookies(ctx, rest);
     case "scroll": {
       const dir = /^(up|down|left|right)$/.test(t ?? "") ? t! : "down";
       const px = Number(rest[dir === t ? 1 : 0] ?? DEFAULT_SCROLL_PX);

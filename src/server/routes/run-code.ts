@@ -45,7 +45,7 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
       const check = (url: string) => services.gate.check(url);
       // A session exists, so the pool does: the sandbox of JavaScript code takes a page of its own from it.
       if (o.language === "node") return runNode({ page: lease.page, session: lease.session, check, saveFile, pool: services.engines.pool! }, o.code, until);
-      ctx = { page: lease.page, session: lease.session, check, saveFile, shots: { count: 0, bytes: 0 } };
+      ctx = { page: lease.page, session: lease.session, check, saveFile, shots: { count: 0, bytes: 0 }, signal: until };
       return runScript(ctx, o.code, until);
     }, signal)
     .catch((err: unknown) => {
