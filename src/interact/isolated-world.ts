@@ -129,9 +129,23 @@ export class WorldElement {
     await this.page.keyboard.type(text);
   }
 
-  /** Ticks or unticks it (a checkbox or radio), by a click and only when needed. */
+  /**
+   * Ticks or unticks it (a checkbox or radio), by a click and only when needed. A box hidden under its own styled
+   * label (a common custom checkbox) cannot be clicked at its centre: it is then clicked in the DOM, which is this
+   * very element whatever lies over it.
+   */
   async setChecked(on: boolean): Promise<void> {
-    if ((await this.call("function () { return !!this.checked; }")) !== on) await this.click();
+    if ((await this.call("function () { return !!this.checked; }")) === on) return;
+    await this.click().catch(async (err: unknown) => {
+      if (!(err instanceof PageOpError)) throw err;
+      await this.domClick();
+    });
+    if ((await this.call("function () { return !!this.checked; }")) !== on) throw new PageOpError(`the element did not become ${on ? "checked" : "unchecked"}`);
+  }
+
+  /** A click dispatched on it in the DOM (Playwright's `force`): no pointer, no check of what lies over it. */
+  async domClick(): Promise<void> {
+    await this.call("function () { this.click(); }");
   }
 
   /** Chooses the options with these values (a `<select>`); the values chosen. */

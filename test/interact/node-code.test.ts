@@ -37,6 +37,8 @@ const TRICKY = `<!doctype html><html><head><title>Tricky</title><script>var labe
 <nav style="display:none"><button onclick="document.title='HIDDEN'">Sign in</button></nav>
 <button onclick="document.title='SIGNED IN'">Sign in</button>
 <div id="s"><script>var x = "Checkout";</script><span>Checkout</span></div>
+<label style="position:relative;display:inline-block"><input id="agree" type="checkbox" style="position:absolute;left:0;top:0;width:20px;height:20px;opacity:0"><span style="position:relative;z-index:1;display:inline-block;width:20px;height:20px;background:#ccc"></span> Agree</label>
+<button id="under" style="position:absolute;left:10px;top:500px;width:80px;height:30px" onclick="document.title='FORCED'">Under</button><div style="position:absolute;left:0;top:490px;width:120px;height:50px;z-index:5"></div>
 <button id="show" onclick="setTimeout(() => { const b = document.createElement('button'); b.id = 'late'; b.textContent = 'Late'; b.onclick = () => { document.title = 'LATE'; }; document.body.append(b); }, 700)">Show later</button>
 <button id="save" style="position:absolute;left:10px;top:400px;width:100px;height:30px" onclick="document.title='SAVED'">Save</button>
 <script>document.getElementById("save").addEventListener("mousemove", () => {
@@ -196,9 +198,15 @@ describe("Playwright's semantics and the sandbox's bounds (review of the first v
         console.log(await page.title());
         const late = await page.waitForSelector("#late");
         console.log(await late.textContent());
+        await page.check("#agree");
+        console.log(await page.isChecked("#agree"));
+        await page.click("#under", { force: true });
+        console.log(await page.title());
       `);
       expect(r).toMatchObject({ exitCode: 0, stderr: "" });
-      expect(r.stdout).toBe("a3 1 a3\nSPAN\nSIGNED IN\nLATE\nLate\n");
+      expect(r.stdout).toBe("a3 1 a3\nSPAN\nSIGNED IN\nLATE\nLate\ntrue\nFORCED\n");
+      // bash's check reaches the same hidden box; unchecking too.
+      expect((await s.run("agent-browser uncheck '#agree' && agent-browser is checked '#agree'", "bash")).stdout).toBe("false\n");
     } finally {
       await s.end();
     }

@@ -115,7 +115,16 @@ export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Pr
       await page.setViewport({ width: Math.round(num(o.width, "width", 100, 4_000)), height: Math.round(num(o.height, "height", 100, 4_000)) });
       return null;
     }
-    case "click": return act((e) => e.click(typeof opts(a[1]).clickCount === "number" ? Math.min(3, Math.max(1, Math.round(opts(a[1]).clickCount as number))) : 1));
+    case "click": {
+      const o = opts(a[1]);
+      // force: Playwright's way past its actionability checks; here a click dispatched on the element itself.
+      if (o.force === true) {
+        await (await el()).domClick();
+        await settle(page);
+        return null;
+      }
+      return act((e) => e.click(typeof o.clickCount === "number" ? Math.min(3, Math.max(1, Math.round(o.clickCount))) : 1));
+    }
     case "dblclick": return act((e) => e.click(2));
     case "hover": return act((e) => e.hover());
     case "focus": return act((e) => e.focus());
