@@ -10,6 +10,7 @@
 import type { CDPSession, Page } from "puppeteer-core";
 import { evaluateScript, SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
 import type { FileSink } from "../../scrape/render-context.ts";
+import { sleep } from "../../scheduler/abortable.ts";
 import { settle } from "../driver.ts";
 import { MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.ts";
 import { navigableUrl, PageOpError, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
@@ -124,12 +125,12 @@ async function is(ctx: ShellContext, [what, target]: string[]): Promise<Printed>
   return { text: String(v), data: v };
 }
 
-/** Waits until `found()` says yes, polling, {@link SELECTOR_WAIT_CAP_MS} at most. */
-async function until(found: () => Promise<boolean>, what: string): Promise<void> {
+/** Waits until `found()` says yes, polling, {@link SELECTOR_WAIT_CAP_MS} at most (and no longer than the script). */
+async function until(found: () => Promise<boolean>, what: string, signal: AbortSignal = new AbortController().signal): Promise<void> {
   const end = performance.now() + SELECTOR_WAIT_CAP_MS;
   while (!(await found())) {
     if (performance.now() >= end) throw new CommandError(`${what} did not appear within ${SELECTOR_WAIT_CAP_MS / 1000} s`);
-    await Bun.sleep(100);
+    await sleep(100, signal);
   }
 }
 
@@ -144,7 +145,7 @@ async function wait(ctx: ShellContext, args: string[]): Promise<Printed> {
   else if (typeof url === "string") await page.waitForFunction((u: string) => location.href.includes(u), { timeout }, url);
   else if (load === "networkidle") await page.waitForNetworkIdle({ idleTime: 500, timeout });
   else if (typeof load === "string") await page.waitForFunction((s: string) => s === "domcontentloaded" ? document.readyState !== "loading" : document.readyState === "complete", { timeout }, load);
-  else if (args[0]) await until(async () => (await findTarget(page, ctx.session, args[0]!)) !== undefined, args[0]);
+  else if (args[0]) await until(async () => (await findTarget(page, ctx.session, args[0]!)) !== undefined, args[0], ctx.signal);
   else usage("wait <ms|@ref|selector> | --text <text> | --url <part> | --load <load|domcontentloaded|networkidle>");
   return {};
 }
