@@ -64,6 +64,9 @@ export interface SessionInfo {
   endedAt?: number;
 }
 
+/** A session's key in the registry: a scrape's and a standalone session's ids never meet. */
+const keyOf = (kind: SessionKind, id: string) => `${kind}:${id}`;
+
 /** Longest a closing session's `end` (saving its profile) may take before its page goes back anyway. */
 const END_TIMEOUT_MS = 5_000;
 
@@ -82,8 +85,8 @@ export class InteractSessions {
   /** Sessions being opened (counted in the limits; a second prompt waits for the same opening). */
   private readonly opening = new Map<string, { keyId: string; session: Promise<Session> }>();
   private readonly ended: Array<SessionInfo & { keyId: string }> = [];
-  /** Closes still saving their profile (the server waits for them when it stops). */
-  private readonly ending = new Set<Promise<void>>();
+  /** Closes under way (stopping a running script, saving a profile): the server waits for them when it stops. */
+  private readonly ending = new Set<Promise<unknown>>();
   private readonly max: number;
   private closed = false;
 
@@ -99,7 +102,7 @@ export class InteractSessions {
 
   /** Whether `keyId` has a session on `scrapeId`. */
   has(scrapeId: string, keyId: string): boolean {
-    return this.sessions.get(`scrape:${scrapeId}`)?.keyId === keyId;
+    return this.sessions.get(keyOf("scrape", scrapeId))?.keyId === keyId;
   }
 
   /**
@@ -143,7 +146,7 @@ export class InteractSessions {
 
   /** Runs `work` in the key's standalone session `id`: 404 when there is none. */
   async inBrowser<T extends { stuck: boolean }>(id: string, keyId: string, work: Work<T>): Promise<T> {
-    const s = this.sessions.get(`browser:${id}`);
+    const s = this.sessions.get(keyOf("browser", id));
     if (!s || s.keyId !== keyId) throw new CrawlboxError("NOT_FOUND", 404, "Browser session not found (it may have closed: sessions close when unused or at the end of their time).");
     return this.use(s, work);
   }
@@ -160,29 +163,37 @@ export class InteractSessions {
    * profile is saved (a next session with the profile finds what this one left).
    */
   async close(id: string, keyId: string, kind: SessionKind = "scrape"): Promise<{ durationMs: number; runs: number } | undefined> {
-    const s = this.sessions.get(`${kind}:${id}`);
+    const s = this.sessions.get(keyOf(kind, id));
     if (!s || s.keyId !== keyId) return undefined;
     this.forget(s);
-    // A prompt or script running in it is stopped first, and its page is not handed back under it.
+    // The whole close is tracked, its wait for a running prompt or script included: the server waits for it.
+    const ending = this.finish(s);
+    this.ending.add(ending);
+    void ending.finally(() => this.ending.delete(ending));
+    return ending;
+  }
+
+  /** Closes every session (saving their profiles), waits for every close under way, and refuses new sessions. */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    for (const s of [...this.sessions.values()]) void this.close(s.id, s.keyId, s.kind);
+    await Promise.all(this.ending);
+  }
+
+  /**
+   * Ends a forgotten session: a prompt or script running in it is stopped first (its page is not handed back under
+   * it), then its profile is saved, then its page goes back.
+   */
+  private async finish(s: Session): Promise<{ durationMs: number; runs: number }> {
     const running = s.running;
     if (running) {
       running.stop.abort(new CrawlboxError("INTERACT_SESSION_CLOSED", 409, "The session was closed."));
       await Promise.race([running.done, Bun.sleep(END_TIMEOUT_MS)]);
     }
     const closed = { durationMs: this.now() - s.openedAt, runs: s.runs };
-    const end = s.end ? Promise.race([s.end(), Bun.sleep(END_TIMEOUT_MS)]) : Promise.resolve();
-    const ending = end.catch(() => undefined).finally(() => s.lease.release());
-    this.ending.add(ending);
-    void ending.finally(() => this.ending.delete(ending));
-    await ending;
+    if (s.end) await Promise.race([s.end(), Bun.sleep(END_TIMEOUT_MS)]).catch(() => undefined);
+    s.lease.release();
     return closed;
-  }
-
-  /** Closes every session (saving their profiles) and refuses new ones (the server stops). */
-  async closeAll(): Promise<void> {
-    this.closed = true;
-    for (const s of [...this.sessions.values()]) void this.close(s.id, s.keyId, s.kind);
-    await Promise.all(this.ending);
   }
 
   private info(s: Session): SessionInfo {
@@ -214,14 +225,14 @@ export class InteractSessions {
   }
 
   private idleTimer(s: Session): void {
-    if (this.sessions.get(`${s.kind}:${s.id}`) !== s) return;
+    if (this.sessions.get(keyOf(s.kind, s.id)) !== s) return;
     clearTimeout(s.idle);
     s.idle = setTimeout(() => void this.close(s.id, s.keyId, s.kind), s.idleMs);
     s.idle.unref?.();
   }
 
   private forget(s: Session): void {
-    this.sessions.delete(`${s.kind}:${s.id}`);
+    this.sessions.delete(keyOf(s.kind, s.id));
     clearTimeout(s.idle);
     clearTimeout(s.life);
     s.lease.page.off("close", s.onClose);
@@ -233,13 +244,13 @@ export class InteractSessions {
 
   /** Forgets a session whose page failed, handing the page back as suspect (the pool probes the browser). */
   private drop(s: Session): void {
-    if (this.sessions.get(`${s.kind}:${s.id}`) !== s) return;
+    if (this.sessions.get(keyOf(s.kind, s.id)) !== s) return;
     this.forget(s);
     s.lease.release({ suspect: true });
   }
 
   private async scrapeSession(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; signal: AbortSignal }): Promise<Session> {
-    const session = this.sessions.get(`scrape:${o.scrapeId}`);
+    const session = this.sessions.get(keyOf("scrape", o.scrapeId));
     if (session && session.keyId !== o.keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
     if (session) return session;
     await this.check(o.url);
@@ -247,7 +258,7 @@ export class InteractSessions {
   }
 
   private open(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
-    const key = `${kind}:${id}`;
+    const key = keyOf(kind, id);
     const pending = this.opening.get(key);
     if (pending) {
       if (pending.keyId !== keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
@@ -295,7 +306,7 @@ export class InteractSessions {
     };
     session.life.unref?.();
     lease.page.once("close", session.onClose);
-    this.sessions.set(`${kind}:${id}`, session);
+    this.sessions.set(keyOf(kind, id), session);
     return session;
   }
 }

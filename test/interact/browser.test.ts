@@ -187,6 +187,21 @@ describe("browser sessions", () => {
     expect(await running).toMatchObject({ success: true, killed: true, exitCode: 124, stdout: "started\n", stderr: "Stopped: the session was closed.\n" });
   }, 30_000);
 
+  test("stopping the server waits for a session whose script is running: the script is stopped, its page handed back", async () => {
+    const own = await createHarness({ browserConcurrency: 4 });
+    try {
+      const { id } = (await (await own.request("/v2/browser", { method: "POST", json: {} })).json()) as any;
+      const running = own.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "echo started; sleep 20" } });
+      await Bun.sleep(300);
+      await own.services.interact!.closeAll();
+      // Every close is over when closeAll returns: the script's page is back in the pool.
+      expect(own.services.engines.pool!.running).toBe(0);
+      expect(((await (await running).json()) as any)).toMatchObject({ killed: true, stdout: "started\n", stderr: "Stopped: the session was closed.\n" });
+    } finally {
+      await own.close();
+    }
+  }, 30_000);
+
   test("a profile keeps the session's cookies for the next session with that profile", async () => {
     const first: any = await app.browser({ profile: { name: "shop" } });
     await app.browserExecute(first.id, { code: `agent-browser open ${base}/login` });
