@@ -21,6 +21,17 @@ export interface ScriptOutcome {
   stuck: boolean;
 }
 
+/** A script's stdout and stderr, and the outcome they end in. */
+export class ScriptOutput {
+  readonly out = new Output();
+  readonly err = new Output();
+
+  /** The outcome, with what was printed so far (by default neither killed nor stuck). */
+  end(exitCode: number, extra: Partial<ScriptOutcome> = {}): ScriptOutcome {
+    return { stdout: this.out.text, stderr: this.err.text, exitCode, killed: false, truncated: this.out.truncated || this.err.truncated, stuck: false, ...extra };
+  }
+}
+
 /** Output kept up to {@link MAX_OUTPUT_CHARS}. */
 export class Output {
   text = "";

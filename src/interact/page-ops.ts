@@ -8,6 +8,7 @@
 import type { KeyInput, Page } from "puppeteer-core";
 import { takeScreenshot } from "../engines/browser/actions.ts";
 import type { FileSink } from "../scrape/render-context.ts";
+import { sleep } from "../scheduler/abortable.ts";
 
 /** Errors that mean the page or browser is gone, not that an operation failed: they end the session. */
 export const BROWSER_GONE = /Target closed|Session closed|Connection closed|detached Frame|Protocol error.*(?:closed|not found)/i;
@@ -36,6 +37,23 @@ export async function pressCombo(page: Page, combo: string, how: "press" | "down
   } catch (err) {
     if (/Unknown key/.test((err as Error).message)) throw new PageOpError(`unknown key in ${combo} (key names are as in the browser: Enter, Tab, Escape, ArrowDown, Control, a, …)`);
     throw err;
+  }
+}
+
+/** How often a wait looks at the page again. */
+const POLL_MS = 100;
+
+/**
+ * Calls `attempt` until it gives a value, every {@link POLL_MS}, for `timeoutMs` at most (a last attempt at the
+ * limit) or until `signal` aborts (rejecting with its reason); the value, or undefined when the time ran out.
+ */
+export async function poll<T>(attempt: () => Promise<T | undefined>, timeoutMs: number, signal: AbortSignal): Promise<T | undefined> {
+  const end = performance.now() + timeoutMs;
+  for (;;) {
+    const v = await attempt();
+    if (v !== undefined) return v;
+    if (performance.now() >= end) return undefined;
+    await sleep(POLL_MS, signal);
   }
 }
 

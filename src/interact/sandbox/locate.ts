@@ -11,8 +11,7 @@
  */
 import type { CDPSession, Page } from "puppeteer-core";
 import { inWorld, worldElement, type WorldElement } from "../isolated-world.ts";
-import { sleep } from "../../scheduler/abortable.ts";
-import { PageOpError } from "../page-ops.ts";
+import { PageOpError, poll } from "../page-ops.ts";
 
 /** One step of a locator; `nth` keeps one of its matches before the next step looks inside (a pinned `nth()`). */
 export type Step = ({ css: string } | { xpath: string } | { text: string; exact?: boolean } | { role: string; name?: string; exact?: boolean } | { label: string; exact?: boolean }) & { nth?: number };
@@ -169,14 +168,12 @@ export async function findNow(page: Page, session: CDPSession, t: Target): Promi
  * read, and also `visible` for an action.
  */
 export async function findOne(page: Page, session: CDPSession, t: Target, timeoutMs: number, signal: AbortSignal, visible = false): Promise<WorldElement> {
-  const end = performance.now() + timeoutMs;
-  for (;;) {
-    const el = await findNow(page, session, t);
-    if (el && (!visible || (await el.visible()))) return el;
-    if (performance.now() >= end) {
-      const which = `${describe(t)}${t.nth ? ` (match ${t.nth})` : ""}`;
-      throw new PageOpError(el ? `${which} is not visible after ${timeoutMs} ms` : `no element matches ${which} after ${timeoutMs} ms`);
-    }
-    await sleep(100, signal);
-  }
+  let last: WorldElement | undefined;
+  const found = await poll(async () => {
+    last = await findNow(page, session, t);
+    return last && (!visible || (await last.visible())) ? last : undefined;
+  }, timeoutMs, signal);
+  if (found) return found;
+  const which = `${describe(t)}${t.nth ? ` (match ${t.nth})` : ""}`;
+  throw new PageOpError(last ? `${which} is not visible after ${timeoutMs} ms` : `no element matches ${which} after ${timeoutMs} ms`);
 }

@@ -13,7 +13,7 @@ import type { FileSink } from "../../scrape/render-context.ts";
 import { settle } from "../driver.ts";
 import { sleep } from "../../scheduler/abortable.ts";
 import { inWorld, MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.ts";
-import { navigableUrl, PageOpError, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
+import { navigableUrl, PageOpError, poll, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
 import { describe, findNow, findOne, locate, mapMatches, target } from "./locate.ts";
 
 /** Longest a call waits: for its element, for a navigation, for a state. */
@@ -100,14 +100,13 @@ export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Pr
       const t = target(a[0]);
       const o = opts(a[1]);
       const state = o.state === "attached" || o.state === "hidden" || o.state === "detached" ? o.state : "visible";
-      const end = performance.now() + waitMs(o);
-      for (;;) {
+      const reached = await poll(async () => {
         const el = await findNow(page, session, t);
         const visible = el ? await el.visible() : false;
-        if (state === "attached" ? !!el : state === "detached" ? !el : state === "visible" ? visible : !visible) return null;
-        if (performance.now() >= end) throw new PageOpError(`${describe(t)} was not ${state} within ${Math.round(waitMs(o) / 1000)} s`);
-        await sleep(100, ctx.signal);
-      }
+        return (state === "attached" ? !!el : state === "detached" ? !el : state === "visible" ? visible : !visible) || undefined;
+      }, waitMs(o), ctx.signal);
+      if (!reached) throw new PageOpError(`${describe(t)} was not ${state} within ${Math.round(waitMs(o) / 1000)} s`);
+      return null;
     }
     case "screenshot": return screenshotToFile(page, opts(a[0]).fullPage === true, ctx.saveFile, ctx.shots);
     case "setViewportSize": {

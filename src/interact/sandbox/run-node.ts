@@ -12,7 +12,7 @@
  */
 import type { BrowserPool, Lease } from "../../engines/browser/pool.ts";
 import { raceAbort } from "../../scheduler/abortable.ts";
-import { Output, type ScriptOutcome } from "../output.ts";
+import { ScriptOutput, type ScriptOutcome } from "../output.ts";
 import { BROWSER_GONE, PageOpError } from "../page-ops.ts";
 import { carryOut, type PageApiContext } from "./page-api.ts";
 import { BINDING, sandboxProgram } from "./prelude.ts";
@@ -59,8 +59,9 @@ function sizeOf(a: unknown[]): number {
 
 /** Runs `code` on `ctx.page` until it ends or `signal` aborts; see the module comment. */
 export async function runNode(base: NodeContext, code: string, signal: AbortSignal): Promise<ScriptOutcome> {
-  const out = new Output();
-  const err = new Output();
+  const io = new ScriptOutput();
+  const { out, err } = io;
+  const done = (exitCode: number, extra: Partial<ScriptOutcome> = {}) => io.end(exitCode, extra);
   let inPage = 0;
   let inFlight = 0;
   let sent = 0;
@@ -71,7 +72,6 @@ export async function runNode(base: NodeContext, code: string, signal: AbortSign
   const flood = new AbortController();
   const until = AbortSignal.any([signal, flood.signal]);
   const ctx: PageApiContext = { ...base, signal: AbortSignal.any([ended.signal, until]), shots: { count: 0, bytes: 0 } };
-  const done = (exitCode: number, extra: Partial<ScriptOutcome> = {}): ScriptOutcome => ({ stdout: out.text, stderr: err.text, exitCode, killed: false, truncated: out.truncated || err.truncated, stuck: false, ...extra });
   let sandbox: Lease;
   try {
     sandbox = await base.pool.acquire({ deadline: performance.now() + SANDBOX_OPEN_MS, signal: until, proxyServer: blackHoleProxy() });

@@ -10,10 +10,9 @@
 import type { CDPSession, Page } from "puppeteer-core";
 import { evaluateScript, SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
 import type { FileSink } from "../../scrape/render-context.ts";
-import { sleep } from "../../scheduler/abortable.ts";
 import { settle } from "../driver.ts";
 import { MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.ts";
-import { navigableUrl, PageOpError, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
+import { navigableUrl, PageOpError, poll, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
 import { find } from "./find.ts";
 import { countMatches, findTarget, takeSnapshot } from "./snapshot.ts";
 
@@ -127,11 +126,7 @@ async function is(ctx: ShellContext, [what, target]: string[]): Promise<Printed>
 
 /** Waits until `found()` says yes, polling, {@link SELECTOR_WAIT_CAP_MS} at most (and no longer than the script). */
 async function until(found: () => Promise<boolean>, what: string, signal: AbortSignal = new AbortController().signal): Promise<void> {
-  const end = performance.now() + SELECTOR_WAIT_CAP_MS;
-  while (!(await found())) {
-    if (performance.now() >= end) throw new CommandError(`${what} did not appear within ${SELECTOR_WAIT_CAP_MS / 1000} s`);
-    await sleep(100, signal);
-  }
+  if (!(await poll(async () => (await found()) || undefined, SELECTOR_WAIT_CAP_MS, signal))) throw new CommandError(`${what} did not appear within ${SELECTOR_WAIT_CAP_MS / 1000} s`);
 }
 
 /** `wait <target>`, `wait --text <text>`, `wait --url <part>`, `wait --load <state>` (`wait <ms>` is run.ts's: no page in it). */

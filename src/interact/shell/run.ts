@@ -7,7 +7,7 @@
  * exit status is the last command's. Anything else is "command not found" (127), as a shell without it would say.
  */
 import { raceAbort, sleep } from "../../scheduler/abortable.ts";
-import { Output, type ScriptOutcome } from "../output.ts";
+import { ScriptOutput, type ScriptOutcome } from "../output.ts";
 import { BROWSER_GONE, PageOpError } from "../page-ops.ts";
 import { agentBrowser, CommandError, type ShellContext } from "./agent-browser.ts";
 import { ShellSyntaxError, tokenize, type Statement } from "./tokenize.ts";
@@ -44,9 +44,9 @@ function setFlags(args: string[], state: { errexit: boolean }): void {
 
 /** Carries out `code` on `ctx`'s page until it ends or `signal` aborts; see the module comment. */
 export async function runScript(ctx: ShellContext, code: string, signal: AbortSignal): Promise<ScriptOutcome> {
-  const out = new Output();
-  const err = new Output();
-  const done = (exitCode: number, extra: Partial<ScriptOutcome> = {}): ScriptOutcome => ({ stdout: out.text, stderr: err.text, exitCode, killed: false, truncated: out.truncated || err.truncated, stuck: false, ...extra });
+  const io = new ScriptOutput();
+  const { out, err } = io;
+  const done = (exitCode: number, extra: Partial<ScriptOutcome> = {}) => io.end(exitCode, extra);
   let statements: Statement[];
   try {
     statements = tokenize(code);

@@ -15,7 +15,7 @@ import { LlmNotConfiguredError } from "../../llm/errors.ts";
 import { llmCallForRun } from "../../llm/render-call.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
-import { INTERACT_CREDITS, runCode, type RunInSession } from "./run-code.ts";
+import { INTERACT_CREDITS, runCode, stoppedMessage, type RunInSession } from "./run-code.ts";
 
 /** The interact routes. */
 export function interactRoutes(services: Services) {
@@ -44,7 +44,8 @@ export function interactRoutes(services: Services) {
         const signal = AbortSignal.any([request.signal, AbortSignal.timeout(req.timeoutMs)]);
         const ends = Date.now() + req.timeoutMs;
         // The prompt's time is over (the model call's own deadline, which is the same end, may fire a moment first).
-        const timedOut = () => !request.signal.aborted && (signal.aborted || Date.now() >= ends - 100);
+        const timeIsUp = () => signal.aborted || Date.now() >= ends - 100;
+        const timedOut = () => !request.signal.aborted && timeIsUp();
         let ran = true;
         const outcome = await interact
           .prompt({
@@ -63,9 +64,7 @@ export function interactRoutes(services: Services) {
           });
         if (ran) services.ledger.charge(who, INTERACT_CREDITS);
         const answer = outcome.answer ?? "";
-        // Killed by its own time, or by the session being closed under it (DELETE, the session's time).
-        const stopped = signal.aborted || Date.now() >= ends - 100 ? `Stopped after ${Math.round(req.timeoutMs / 1000)} s.` : "Stopped: the session was closed.";
-        const stderr = outcome.killed ? stopped : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
+        const stderr = outcome.killed ? stoppedMessage(timeIsUp(), req.timeoutMs) : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
         return { success: true, output: answer, result: answer, stdout: outcome.log.join("\n"), stderr, exitCode: outcome.answer !== undefined ? 0 : outcome.killed ? 124 : 1, killed: outcome.killed };
       },
       { detail: { tags: ["scrape"], summary: "Carry out a prompt, or run code, in a browser session on a scrape's page", requestBody: { required: true, content: { "application/json": { schema: InteractRequestSchema as object } } } } },

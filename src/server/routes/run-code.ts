@@ -8,7 +8,7 @@
 import type { KeyIdentity } from "../../auth/keys.ts";
 import { UnsupportedOptionError } from "../../errors.ts";
 import type { Lease } from "../../engines/browser/pool.ts";
-import type { ScriptOutcome } from "../../interact/output.ts";
+import { ScriptOutput, type ScriptOutcome } from "../../interact/output.ts";
 import { runNode } from "../../interact/sandbox/run-node.ts";
 import { runScript } from "../../interact/shell/run.ts";
 import type { ShellContext } from "../../interact/shell/agent-browser.ts";
@@ -17,6 +17,11 @@ import type { Services } from "../services.ts";
 
 /** Credits of one prompt or script (a prompt's model tokens are counted as token usage). */
 export const INTERACT_CREDITS = 1;
+
+/** Why a prompt or script was stopped: its own time ran out, or its session was closed under it (DELETE, its ttl). */
+export function stoppedMessage(timeRanOut: boolean, timeoutMs: number): string {
+  return timeRanOut ? `Stopped after ${Math.round(timeoutMs / 1000)} s.` : "Stopped: the session was closed.";
+}
 
 /** Runs the script's work in the session (opening it, for a scrape's, within `signal`: the script's time). */
 export type RunInSession = (work: (lease: Lease, stop: AbortSignal) => Promise<ScriptOutcome>, signal: AbortSignal) => Promise<ScriptOutcome>;
@@ -50,12 +55,11 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
     }, signal)
     .catch((err: unknown) => {
       if (request.signal.aborted || !signal.aborted || ran) throw err;
-      return { stdout: "", stderr: "", exitCode: 124, killed: true, truncated: false, stuck: false } as ScriptOutcome;
+      return new ScriptOutput().end(124, { killed: true });
     });
   if (ran) services.ledger.charge(who, INTERACT_CREDITS);
   if (ctx?.closeRequested) await o.close();
-  const why = signal.aborted ? `Stopped after ${Math.round(o.timeoutMs / 1000)} s.` : "Stopped: the session was closed.";
-  const stderr = outcome.killed ? `${outcome.stderr}${why}\n` : outcome.stderr;
+  const stderr = outcome.killed ? `${outcome.stderr}${stoppedMessage(signal.aborted, o.timeoutMs)}\n` : outcome.stderr;
   return {
     success: true,
     output: outcome.stdout,
