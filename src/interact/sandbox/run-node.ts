@@ -1,16 +1,16 @@
 /**
  * @module interact/sandbox/run-node
  * Runs browser `code` in `language: "node"` (docs/interact.md): the caller's JavaScript, as the body of an async
- * function, with a Playwright-style `page` and `console` (interact/sandbox/prelude.ts). It runs in a sandbox: a
- * blank page of a browser context of its own, taken from the pool for the script's time, offline, whose only way out
- * is one binding to crawlbox. So the code runs where any web page's script runs, inside Chromium's renderer sandbox,
- * not in crawlbox's process: it has no file system, no processes, no Node built-ins and no network. What it does to
+ * function, with a Playwright-style `page` and `console` (interact/sandbox/prelude.ts). It runs in an offline
+ * sandbox page (engines/browser/offline-sandbox.ts), taken from the pool for the script's time, whose only way out
+ * is one binding to crawlbox. What it does to
  * the session's page, it asks for call by call (interact/sandbox/page-api.ts), and crawlbox checks each call.
  * `console.log`/`info`/`debug` go to stdout, `warn`/`error` to stderr; what the code returns is `result`; what it
  * throws ends it with exit code 1. The time limit stops it where it is (the sandbox is thrown away, whatever it is
  * doing); a call still running on the session's page then ends the session.
  */
 import type { BrowserPool, Lease } from "../../engines/browser/pool.ts";
+import { acquireOfflineSandbox } from "../../engines/browser/offline-sandbox.ts";
 import { raceAbort } from "../../scheduler/abortable.ts";
 import { ScriptOutput, type ScriptOutcome } from "../output.ts";
 import { BROWSER_GONE, PageOpError } from "../page-ops.ts";
@@ -25,20 +25,6 @@ export const MAX_CALLS_IN_FLIGHT = 16;
 export const MAX_SENT_CHARS = 20_000_000;
 /** Calls carried out in crawlbox alone: one still running when the time runs out does not make the page stuck. */
 const OFF_PAGE = new Set(["url", "waitForTimeout"]);
-
-/**
- * A proxy that accepts connections and closes them at once: the sandbox's browser context is given it (loopback
- * included), so nothing it or a popup it opens asks for can reach anywhere, whatever the page tries.
- */
-let blackHole: { port: number } | undefined;
-function blackHoleProxy(): string {
-  if (!blackHole) {
-    const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: (sock) => void sock.end(), data: () => undefined } });
-    listener.unref();
-    blackHole = { port: listener.port };
-  }
-  return `http://127.0.0.1:${blackHole.port}`;
-}
 
 /** What the sandbox's code acts on, and where its sandbox page comes from. */
 export interface NodeContext extends Omit<PageApiContext, "signal" | "shots"> {
@@ -74,16 +60,13 @@ export async function runNode(base: NodeContext, code: string, signal: AbortSign
   const ctx: PageApiContext = { ...base, signal: AbortSignal.any([ended.signal, until]), shots: { count: 0, bytes: 0 } };
   let sandbox: Lease;
   try {
-    sandbox = await base.pool.acquire({ deadline: performance.now() + SANDBOX_OPEN_MS, signal: until, proxyServer: blackHoleProxy() });
+    sandbox = await acquireOfflineSandbox(base.pool, performance.now() + SANDBOX_OPEN_MS, until);
   } catch (e) {
     // The time ran out waiting for a page: nothing ran. A browser that cannot give one is the pool's typed error.
     if (signal.aborted) return done(124, { killed: true });
     throw e;
   }
   try {
-    // Offline too, though every request of the context already ends at the black hole.
-    await sandbox.session.send("Network.enable");
-    await sandbox.session.send("Network.emulateNetworkConditions", { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await sandbox.page.exposeFunction(BINDING, async (call: Call) => {
       if (ended.signal.aborted) throw new Error("the script has ended");
       const m = typeof call?.m === "string" ? call.m : "";

@@ -1,0 +1,44 @@
+/**
+ * @module engines/browser/offline-sandbox
+ * A browser page for running code crawlbox does not trust: browser `code` in `language: "node"`
+ * (interact/sandbox/run-node.ts) and the extractors an LLM writes for `deterministicJson`
+ * (llm/deterministic/sandbox.ts). It is a blank page of a browser context of its own, taken from the pool, offline,
+ * whose whole context (popups and loopback included) is given a local proxy that closes every connection. So code
+ * run there runs where any web page's script runs, inside Chromium's renderer sandbox, not in crawlbox's process:
+ * it has no file system, no processes, no Node built-ins and no network. Its only way out is what the caller
+ * exposes to the page (one binding each).
+ */
+import type { BrowserPool } from "./pool.ts";
+import type { Lease } from "./lease.ts";
+
+let blackHole: { port: number } | undefined;
+
+/**
+ * A proxy that accepts connections and closes them at once: the sandbox's browser context is given it (loopback
+ * included), so nothing it or a popup it opens asks for can reach anywhere, whatever the page tries.
+ */
+function blackHoleProxy(): string {
+  if (!blackHole) {
+    const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: (sock) => void sock.end(), data: () => undefined } });
+    listener.unref();
+    blackHole = { port: listener.port };
+  }
+  return `http://127.0.0.1:${blackHole.port}`;
+}
+
+/**
+ * Takes an offline sandbox page from `pool` (waiting at most until `deadline`, a `performance.now()` time). The
+ * caller releases it, with `suspect: true` when code was stopped mid-run (the pool then checks the browser).
+ */
+export async function acquireOfflineSandbox(pool: BrowserPool, deadline: number, signal?: AbortSignal): Promise<Lease> {
+  const lease = await pool.acquire({ deadline, ...(signal ? { signal } : {}), proxyServer: blackHoleProxy() });
+  try {
+    // Offline too, though every request of the context already ends at the black hole.
+    await lease.session.send("Network.enable");
+    await lease.session.send("Network.emulateNetworkConditions", { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    return lease;
+  } catch (e) {
+    lease.release({ suspect: true });
+    throw e;
+  }
+}
