@@ -11,6 +11,7 @@ import { RendererRegistry } from "../src/scrape/renderer.ts";
 import { createBrandingFormat } from "./formats/branding.ts";
 import { createChangeTrackingFormat } from "./formats/change-tracking.ts";
 import { createJsonFormat } from "./formats/json.ts";
+import { createDeterministicJsonFormat, type DeterministicDeps } from "./formats/deterministic-json.ts";
 import { createSummaryFormat } from "./formats/summary.ts";
 import { createQuestionFormat } from "./formats/question.ts";
 import { createHighlightsFormat } from "./formats/highlights.ts";
@@ -43,6 +44,8 @@ export interface RendererDeps {
   changeHistory?: ChangeHistory;
   /** Settings of the `audio` format (limits, ffmpeg, media fetcher through the egress gate). */
   media?: MediaSettings;
+  /** Where `deterministicJson` runs and keeps its extractors; without it (or a browser) the format is not offered. */
+  deterministic?: DeterministicDeps;
 }
 
 const DEFAULT_LLM_LIMITS: LlmLimits = { llmTimeoutMs: 120_000, llmTokenBudget: 100_000 };
@@ -57,6 +60,7 @@ export function createRendererRegistry(deps: RendererDeps = {}): RendererRegistr
   const limits = deps.llmLimits ?? DEFAULT_LLM_LIMITS;
   const registry = new RendererRegistry()
     .register(createJsonFormat(deps.llm, limits))
+    .register(createDeterministicJsonFormat(deps.llm, limits, deps.deterministic))
     .register(createSummaryFormat(deps.llm, limits))
     .register(createQuestionFormat(deps.llm, limits))
     .register(createHighlightsFormat(deps.llm, limits))

@@ -10,8 +10,11 @@ import type { PageMetadata } from "../pipeline/metadata.ts";
 import type { ScrapeDocument } from "./document.ts";
 import type { FormatRequest, ScrapeSpec } from "./spec.ts";
 
-/** Capabilities a renderer may need from the rest of the system. */
-export type RendererNeed = "browser" | "llm";
+/**
+ * Capabilities a renderer may need from the rest of the system: `browser` renders the page in the browser; `sandbox`
+ * runs code in a browser page of its own (the page itself is fetched as any other); `llm` is a configured model.
+ */
+export type RendererNeed = "browser" | "sandbox" | "llm";
 
 /**
  * The views of a page that come from parsing its markup, each a method of {@link RenderContext}: `metadata`,

@@ -57,6 +57,8 @@ import { SqliteJobStore } from "../jobs/sqlite-store.ts";
 import { createTaskRunner } from "../jobs/task-runner.ts";
 import { taskOptions, type JobEvent } from "../jobs/types.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
+import type { BrowserPool } from "../engines/browser/pool.ts";
+import { ExtractorStore } from "../llm/deterministic/store.ts";
 import { FILE_TTL_MS, fileUrl } from "../storage/files.ts";
 import { findFfmpeg } from "../documents/media/settings.ts";
 import { ScrapeStats } from "../scrape/stats.ts";
@@ -184,7 +186,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     maxSeconds: config.maxMediaSeconds,
     fetch: (url: string, maxBodyBytes: number, timeoutMs: number, signal?: AbortSignal) => discoveryHttp.fetch({ url, timeoutMs, maxBodyBytes }, signal),
   };
-  const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory, media });
+  const extractors = new ExtractorStore(db);
+  // The pool is made with the engines, after the renderers: `deterministicJson` reads it when it renders a page.
+  let browserPool: BrowserPool | undefined;
+  const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory, media, deterministic: { pool: () => browserPool, store: extractors } });
   const profiles = new ProfileStore(db, now);
   const feedback = new FeedbackStore(db);
   const engines = createEngines({
@@ -195,6 +200,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     log,
     formatNeedsBrowser: (type) => renderers.get(type)?.needs.includes("browser") ?? false,
   });
+  browserPool = engines.pool;
   const documentWorkers = createDocumentWorkers({ size: config.documentWorkers, onWorkerError: (message) => log.warn(message) });
   const parsers = createParserRegistry({
     documents: documentWorkers,
@@ -212,7 +218,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     results,
     ledger,
     maxPageBytes: config.maxPageBytes,
-    capabilities: llm ? new Set<RendererNeed>([...CAPABILITIES, "llm"]) : CAPABILITIES,
+    capabilities: new Set<RendererNeed>([...CAPABILITIES, ...(llm ? ["llm" as const] : []), ...(engines.pool ? ["sandbox" as const] : [])]),
     now,
     log,
     parseWorkers,
@@ -256,6 +262,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     pruneTraces(db);
     monitorStore.prune(now());
     feedback.prune(now());
+    extractors.prune(now());
     cache.prune(now() - config.cacheRetentionMs);
   });
   // Every five minutes: pages fetched again and again (maxAge: 0) leave their old copies behind quickly (a soak at

@@ -405,4 +405,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX feedback_job ON feedback (key_id, endpoint, job_id);
   CREATE INDEX feedback_created ON feedback (created_at);
   `,
+  // 21: the extractors an LLM wrote for the `deterministicJson` format (llm/deterministic/store.ts), one per URL,
+  // schema, prompt and model, reused so that the same page gives the same JSON without asking the model again.
+  `
+  CREATE TABLE deterministic_extractors (
+    key TEXT PRIMARY KEY,       -- sha256 of version, model, URL, schema and prompt
+    url TEXT NOT NULL,
+    model TEXT NOT NULL,
+    code TEXT NOT NULL,         -- the function's source
+    created_at INTEGER NOT NULL,
+    used_at INTEGER NOT NULL
+  );
+  CREATE INDEX deterministic_extractors_used ON deterministic_extractors (used_at);
+  `,
 ];

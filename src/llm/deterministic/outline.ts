@@ -1,0 +1,95 @@
+/**
+ * @module llm/deterministic/outline
+ * A compact outline of a page's HTML for the model that writes a `deterministicJson` extractor: the element tree with
+ * the attributes selectors are built from (id, class, itemprop, role, aria-*, data-*, href, …), text shortened, and
+ * what carries no data left out (styles, scripts other than JSON-LD and JSON, SVG, templates, comments). A 150 KB
+ * article page comes to a few tens of KB, and the outline stops at the budget it is given, so the prompt fits the
+ * model's context.
+ */
+import { parseHtml } from "../../pipeline/parse.ts";
+
+/** Elements left out with all they hold. */
+const SKIP = new Set(["style", "noscript", "svg", "template", "iframe", "link", "meta", "head", "canvas", "video", "audio", "picture", "source", "object", "embed", "map"]);
+/** Attributes kept, besides `data-*` and `aria-*`. */
+const KEEP = new Set(["id", "class", "itemprop", "itemscope", "itemtype", "role", "name", "type", "href", "src", "alt", "title", "datetime", "content", "value", "for", "headers", "colspan", "lang"]);
+/** Longest text node kept, in characters. */
+const TEXT_CHARS = 160;
+/** Longest attribute value kept. */
+const ATTR_CHARS = 100;
+/** Longest JSON script kept. */
+const JSON_CHARS = 4_000;
+
+const squash = (s: string, max: number) => {
+  const t = s.replace(/\s+/g, " ").trim();
+  return t.length > max ? `${t.slice(0, max)}…` : t;
+};
+
+function attrs(el: Element): string {
+  let out = "";
+  let data = 0;
+  for (const a of Array.from(el.attributes)) {
+    const name = a.name.toLowerCase();
+    const extra = name.startsWith("data-") || name.startsWith("aria-");
+    if (!KEEP.has(name) && !extra) continue;
+    if (extra && ++data > 4) continue;
+    let value = a.value;
+    if (name === "class") value = value.trim().split(/\s+/).slice(0, 4).join(" ");
+    if (value.startsWith("data:")) value = "data:…";
+    out += value === "" ? ` ${name}` : ` ${name}="${squash(value, ATTR_CHARS).replace(/"/g, "&quot;")}"`;
+  }
+  return out;
+}
+
+/** The outline of `html`, at most about `budgetChars` characters (a note says how much was left out). */
+export function htmlOutline(html: string, budgetChars: number): string {
+  const doc = parseHtml(html);
+  const lines: string[] = [];
+  let used = 0;
+  let cut = 0;
+  const push = (depth: number, line: string) => {
+    if (used + line.length > budgetChars) {
+      cut++;
+      return;
+    }
+    lines.push(" ".repeat(Math.min(depth, 20)) + line);
+    used += line.length + Math.min(depth, 20) + 1;
+  };
+  const title = doc.querySelector("title")?.textContent;
+  if (title) push(0, `<title>${squash(title, 300)}</title>`);
+  for (const s of Array.from(doc.querySelectorAll('script[type="application/ld+json"], script[type="application/json"]'))) {
+    push(0, `<script${attrs(s)}>${squash(s.textContent ?? "", JSON_CHARS)}</script>`);
+  }
+  const walk = (node: Node, depth: number) => {
+    for (const child of Array.from(node.childNodes)) {
+      if (used >= budgetChars) {
+        cut++;
+        return;
+      }
+      if (child.nodeType === 3) {
+        const text = squash(child.textContent ?? "", TEXT_CHARS);
+        if (text) push(depth, text);
+        continue;
+      }
+      if (child.nodeType !== 1) continue;
+      const el = child as Element;
+      const tag = el.tagName.toLowerCase();
+      if (SKIP.has(tag) || tag === "script") continue;
+      if (el.childNodes.length === 0) {
+        push(depth, `<${tag}${attrs(el)}>`);
+        continue;
+      }
+      // An element with one short text is one line.
+      if (el.childNodes.length === 1 && el.firstChild!.nodeType === 3) {
+        push(depth, `<${tag}${attrs(el)}>${squash(el.textContent ?? "", TEXT_CHARS)}</${tag}>`);
+        continue;
+      }
+      push(depth, `<${tag}${attrs(el)}>`);
+      walk(el, depth + 1);
+      push(depth, `</${tag}>`);
+    }
+  };
+  const body = doc.body ?? doc.documentElement;
+  if (body) walk(body, 0);
+  if (cut > 0) lines.push(`<!-- the outline stops here: the page is longer than ${budgetChars} characters of outline -->`);
+  return lines.join("\n");
+}
