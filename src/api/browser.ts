@@ -2,10 +2,9 @@
  * @module api/browser
  * `/v2/browser` bodies (the SDK's `browser()` and `browserExecute()`): a standalone browser session's times and
  * profile, and the code run in it (`bash` agent-browser commands or `node` JavaScript; see api/interact.ts).
- * `streamWebView` asks for a live view, which crawlbox does not stream: `true` is refused rather than ignored.
+ * `streamWebView` (default true, as upstream's) gives the session a live view (interact/live-view.ts).
  */
 import { t } from "elysia";
-import { BadRequestError } from "../errors.ts";
 import { MAX_PROFILE_NAME } from "../storage/profiles.ts";
 import { Int, OriginProps, strictObject } from "./common.ts";
 import { CodeLanguage, CodeTimeout, DEFAULT_INTERACT_TIMEOUT_S, MAX_CODE_CHARS, runnableLanguage, type RunnableLanguage } from "./interact.ts";
@@ -20,7 +19,7 @@ export const BrowserCreateSchema = strictObject(
   {
     ttl: t.Optional(Int({ minimum: BROWSER_TTL_S.min, maximum: BROWSER_TTL_S.max, description: "Session life in seconds (default 600)" })),
     activityTtl: t.Optional(Int({ minimum: BROWSER_ACTIVITY_TTL_S.min, maximum: BROWSER_ACTIVITY_TTL_S.max, description: "Seconds unused before the session closes (default 300)" })),
-    streamWebView: t.Optional(t.Boolean()),
+    streamWebView: t.Optional(t.Boolean({ description: "Give the session a live view (liveViewUrl); default true" })),
     profile: t.Optional(strictObject({ name: t.String({ minLength: 1, maxLength: MAX_PROFILE_NAME }), saveChanges: t.Optional(t.Boolean({ default: true })) })),
     ...OriginProps,
   },
@@ -41,16 +40,16 @@ export const BrowserExecuteSchema = strictObject(
 export interface BrowserCreate {
   lifeMs: number;
   idleMs: number;
+  /** Whether the session has a live view (`streamWebView`). */
+  liveView: boolean;
   profile?: { name: string; saveChanges: boolean };
 }
 
 /** Validates a `POST /v2/browser` body (an empty body is a session with the defaults). */
 export function parseBrowserCreateBody(body: unknown): BrowserCreate {
   const v = validateBody(BrowserCreateSchema, body ?? {});
-  if (v.streamWebView) {
-    throw new BadRequestError("crawlbox does not stream a live view of its browser sessions; leave streamWebView out (or false).", [{ code: "custom", path: ["streamWebView"], message: "no live view" }], "BROWSER_LIVE_VIEW_NOT_SUPPORTED");
-  }
   return {
+    liveView: v.streamWebView ?? true,
     lifeMs: (v.ttl ?? BROWSER_TTL_S.default) * 1000,
     idleMs: (v.activityTtl ?? BROWSER_ACTIVITY_TTL_S.default) * 1000,
     ...(v.profile ? { profile: { name: v.profile.name, saveChanges: v.profile.saveChanges ?? true } } : {}),

@@ -19,6 +19,7 @@ import { applyProfile, captureProfile } from "../engines/browser/profile.ts";
 import type { ProfileStore } from "../storage/profiles.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";
 import { openScrapePage } from "./replay.ts";
+import { LiveViews } from "./live-view.ts";
 
 /** A session closes after this long without a prompt. */
 export const IDLE_MS = 5 * 60 * 1000;
@@ -52,6 +53,8 @@ interface Session {
   onClose: () => void;
   /** Runs when the session is closed (not when its page failed), before its page goes back: saves its profile. */
   end?: () => Promise<void>;
+  /** Its live view's token (interact/live-view.ts), unless the session was opened without one. */
+  liveToken?: string;
 }
 
 /** A standalone session as `GET /v2/browser` lists it. */
@@ -62,6 +65,9 @@ export interface SessionInfo {
   lastActivityAt: number;
   expiresAt: number;
   endedAt?: number;
+  /** The live view's token while the session is open (`streamWebView`). */
+  liveToken?: string;
+  streamWebView: boolean;
 }
 
 /** A session's key in the registry: a scrape's and a standalone session's ids never meet. */
@@ -89,6 +95,8 @@ export class InteractSessions {
   private readonly ending = new Set<Promise<unknown>>();
   private readonly max: number;
   private closed = false;
+  /** The sessions' live views (`liveViewUrl`). */
+  readonly live = new LiveViews();
 
   /** `check(url)`: the egress gate's check, so a session opens only on a page a scrape could fetch now. */
   constructor(
@@ -124,13 +132,13 @@ export class InteractSessions {
    * With a `profile`, the page starts from its saved cookies and storage, and (unless `saveChanges` is false) what
    * the session changed in them is saved back when it is closed.
    */
-  async create(o: { keyId: string; lifeMs: number; idleMs: number; profile?: { store: ProfileStore; name: string; saveChanges: boolean }; signal: AbortSignal }): Promise<SessionInfo> {
+  async create(o: { keyId: string; lifeMs: number; idleMs: number; liveView: boolean; profile?: { store: ProfileStore; name: string; saveChanges: boolean }; signal: AbortSignal }): Promise<SessionInfo> {
     const id = crypto.randomUUID();
     const snapshot = o.profile?.store.load(o.keyId, o.profile.name);
     const p = o.profile;
     // Set with the session, so that no close (a server stopping) can come between its opening and its saving.
     const end = p && snapshot && p.saveChanges ? (lease: Lease) => async () => void p.store.save(o.keyId, p.name, snapshot, await captureProfile(lease.context, lease.page, snapshot.state)) : undefined;
-    const times = { lifeMs: o.lifeMs, idleMs: o.idleMs };
+    const times = { lifeMs: o.lifeMs, idleMs: o.idleMs, liveView: o.liveView };
     const s = await this.open("browser", id, o.keyId, times, async (lease) => {
       try {
         if (snapshot) await raceAbort(applyProfile(lease.context, lease.session, snapshot.state), o.signal);
@@ -149,6 +157,12 @@ export class InteractSessions {
     const s = this.sessions.get(keyOf("browser", id));
     if (!s || s.keyId !== keyId) throw new CrawlboxError("NOT_FOUND", 404, "Browser session not found (it may have closed: sessions close when unused or at the end of their time).");
     return this.use(s, work);
+  }
+
+  /** The live view token of the key's session, if it is open and has one. */
+  liveTokenOf(kind: SessionKind, id: string, keyId: string): string | undefined {
+    const s = this.sessions.get(keyOf(kind, id));
+    return s && s.keyId === keyId ? s.liveToken : undefined;
   }
 
   /** The key's standalone sessions, open or (`destroyed`) ended while this server ran. */
@@ -197,7 +211,7 @@ export class InteractSessions {
   }
 
   private info(s: Session): SessionInfo {
-    return { id: s.id, status: "active", createdAt: s.openedAt, lastActivityAt: s.lastActivityAt, expiresAt: s.expiresAt };
+    return { id: s.id, status: "active", createdAt: s.openedAt, lastActivityAt: s.lastActivityAt, expiresAt: s.expiresAt, streamWebView: s.liveToken !== undefined, ...(s.liveToken ? { liveToken: s.liveToken } : {}) };
   }
 
   private async use<T extends { stuck: boolean }>(session: Session, work: Work<T>): Promise<T> {
@@ -236,8 +250,10 @@ export class InteractSessions {
     clearTimeout(s.idle);
     clearTimeout(s.life);
     s.lease.page.off("close", s.onClose);
+    if (s.liveToken) this.live.unregister(s.liveToken);
     if (s.kind === "browser") {
-      this.ended.unshift({ ...this.info(s), status: "destroyed", endedAt: this.now(), keyId: s.keyId });
+      const { liveToken: _dead, ...info } = this.info(s);
+      this.ended.unshift({ ...info, status: "destroyed", endedAt: this.now(), keyId: s.keyId });
       this.ended.length = Math.min(this.ended.length, ENDED_KEPT);
     }
   }
@@ -254,10 +270,10 @@ export class InteractSessions {
     if (session && session.keyId !== o.keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
     if (session) return session;
     await this.check(o.url);
-    return this.open("scrape", o.scrapeId, o.keyId, { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS }, (lease) => openScrapePage(lease.page, o.url, o.actions ?? [], o.signal), o.signal);
+    return this.open("scrape", o.scrapeId, o.keyId, { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS, liveView: true }, (lease) => openScrapePage(lease.page, o.url, o.actions ?? [], o.signal), o.signal);
   }
 
-  private open(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
+  private open(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number; liveView: boolean }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
     const key = keyOf(kind, id);
     const pending = this.opening.get(key);
     if (pending) {
@@ -274,7 +290,7 @@ export class InteractSessions {
     return session;
   }
 
-  private async launch(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
+  private async launch(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number; liveView: boolean }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
     const lease = await this.pool.acquire({ deadline: performance.now() + OPEN_TIMEOUT_MS, signal });
     try {
       await prepare(lease);
@@ -305,6 +321,7 @@ export class InteractSessions {
       onClose: () => this.drop(session),
     };
     session.life.unref?.();
+    if (times.liveView) session.liveToken = this.live.register(lease.session);
     lease.page.once("close", session.onClose);
     this.sessions.set(keyOf(kind, id), session);
     return session;

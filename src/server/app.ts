@@ -15,6 +15,7 @@ import { accountRoutes } from "./routes/account.ts";
 import { batchRoutes } from "./routes/batch.ts";
 import { crawlRoutes } from "./routes/crawl.ts";
 import { crawlSocketRoutes } from "./routes/crawl-ws.ts";
+import { liveRoutes } from "./routes/live.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { mapRoutes } from "./routes/map.ts";
@@ -56,6 +57,7 @@ export function createApp(services: Services) {
     .use(healthRoutes(services))
     .use(accountRoutes(services))
     .use(fileRoutes(services))
+    .use(liveRoutes(services))
     .use(scrapeRoutes(services))
     .use(interactRoutes(services))
     .use(browserRoutes(services))

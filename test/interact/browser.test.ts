@@ -94,7 +94,8 @@ describe("browser sessions", () => {
     expect([...png.slice(1, 4)].map((c) => String.fromCharCode(c)).join("")).toBe("PNG");
 
     const listed: any = await app.listBrowsers();
-    expect(listed.sessions).toEqual([expect.objectContaining({ id: created.id, status: "active", cdpUrl: "", liveViewUrl: "", streamWebView: false })]);
+    expect(listed.sessions).toEqual([expect.objectContaining({ id: created.id, status: "active", cdpUrl: "", liveViewUrl: created.liveViewUrl, streamWebView: true })]);
+    expect(created.liveViewUrl).toMatch(/\/v2\/live\/[\w-]{43}$/);
     const gone: any = await app.deleteBrowser(created.id);
     expect(gone).toMatchObject({ success: true, status: "destroyed", creditsBilled: 3 });
     expect(gone.sessionDurationMs).toBeGreaterThan(0);
@@ -231,15 +232,13 @@ describe("browser sessions", () => {
     await app.deleteBrowser(a.id);
     await app.deleteBrowser(b.id);
 
-    const live = await h.request("/v2/browser", { method: "POST", json: { streamWebView: true } });
-    expect([live.status, ((await live.json()) as any).code]).toEqual([400, "BROWSER_LIVE_VIEW_NOT_SUPPORTED"]);
     for (const json of [{ ttl: 5 }, { activityTtl: 99_999 }, { profile: {} }, { unknown: 1 }]) expect([json, (await h.request("/v2/browser", { method: "POST", json })).status]).toEqual([json, 400]);
     expect((await h.request("/v2/browser?status=gone")).status).toBe(400);
     expect((await h.request(`/v2/browser/${crypto.randomUUID()}/execute`, { method: "POST", json: {} })).status).toBe(400);
 
     // Unused for its activity time, a session closes by itself (a short time, set on the registry directly).
     const keyId = h.services.keys.verify(h.key)!.keyId;
-    const idle = await h.services.interact!.create({ keyId, lifeMs: 60_000, idleMs: 200, signal: new AbortController().signal });
+    const idle = await h.services.interact!.create({ keyId, lifeMs: 60_000, idleMs: 200, liveView: false, signal: new AbortController().signal });
     await Bun.sleep(600);
     expect(h.services.interact!.list(keyId, "active")).toEqual([]);
     expect(h.services.interact!.list(keyId, "destroyed")[0]).toMatchObject({ id: idle.id, status: "destroyed" });

@@ -2,9 +2,9 @@
  * @module server/routes/browser
  * `/v2/browser` (the SDK's `browser`, `browserExecute`, `deleteBrowser` and `listBrowsers`): standalone browser
  * sessions on a blank page, in which bash code (agent-browser commands: open, snapshot, click, …) runs
- * (src/interact, docs/interact.md). They share interact's limits and pages. crawlbox hands out no `cdpUrl` and no
- * live view: a CDP connection would reach past the egress gate; the list carries them as empty strings, which is
- * what the SDK's `BrowserSession` type has room for.
+ * (src/interact, docs/interact.md). They share interact's limits and pages. Each has a live view (`liveViewUrl`,
+ * routes/live.ts) unless opened with `streamWebView: false`. crawlbox hands out no `cdpUrl` (`""`): a CDP
+ * connection would reach past the egress gate.
  */
 import { Elysia } from "elysia";
 import { BrowserCreateSchema, BrowserExecuteSchema, parseBrowserCreateBody, parseBrowserExecuteBody } from "../../api/browser.ts";
@@ -13,12 +13,14 @@ import type { SessionInfo } from "../../interact/sessions.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 import { INTERACT_CREDITS, runCode } from "./run-code.ts";
+import { liveViewUrl } from "./live.ts";
+import { publicBaseUrl } from "../public-url.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A session as the SDK's `BrowserSession`. */
-function listed(s: SessionInfo) {
-  return { id: s.id, status: s.status, cdpUrl: "", liveViewUrl: "", streamWebView: false, createdAt: iso(s.createdAt), lastActivity: iso(s.lastActivityAt), expiresAt: iso(s.expiresAt), ...(s.endedAt ? { endedAt: iso(s.endedAt) } : {}) };
+/** A session as the SDK's `BrowserSession` (`base`: the server's public URL, for the live view's). */
+function listed(s: SessionInfo, base: string) {
+  return { id: s.id, status: s.status, cdpUrl: "", liveViewUrl: liveViewUrl(base, s.liveToken), streamWebView: s.streamWebView, createdAt: iso(s.createdAt), lastActivity: iso(s.lastActivityAt), expiresAt: iso(s.expiresAt), ...(s.endedAt ? { endedAt: iso(s.endedAt) } : {}) };
 }
 
 /** The browser session routes. */
@@ -34,19 +36,19 @@ export function browserRoutes(services: Services) {
       "/v2/browser",
       async ({ body, who, request }) => {
         const req = parseBrowserCreateBody(body);
-        const s = await sessions().create({ keyId: who.keyId, lifeMs: req.lifeMs, idleMs: req.idleMs, signal: request.signal, ...(req.profile ? { profile: { store: services.profiles, ...req.profile } } : {}) });
-        return { success: true, id: s.id, expiresAt: iso(s.expiresAt) };
+        const s = await sessions().create({ keyId: who.keyId, lifeMs: req.lifeMs, idleMs: req.idleMs, liveView: req.liveView, signal: request.signal, ...(req.profile ? { profile: { store: services.profiles, ...req.profile } } : {}) });
+        return { success: true, id: s.id, cdpUrl: "", liveViewUrl: liveViewUrl(publicBaseUrl(config.publicUrl, request), s.liveToken), expiresAt: iso(s.expiresAt) };
       },
       { detail: { tags: ["browser"], summary: "Open a browser session", requestBody: { required: false, content: { "application/json": { schema: BrowserCreateSchema as object } } } } },
     )
     .get(
       "/v2/browser",
-      ({ query, who }) => {
+      ({ query, who, request }) => {
         const status = query.status;
         if (status !== undefined && status !== "active" && status !== "destroyed") {
           throw new BadRequestError('status is "active" or "destroyed".', [{ code: "invalid_enum_value", path: ["status"], message: 'Expected "active" or "destroyed"' }]);
         }
-        return { success: true, sessions: services.interact ? services.interact.list(who.keyId, status).map(listed) : [] };
+        return { success: true, sessions: services.interact ? services.interact.list(who.keyId, status).map((s) => listed(s, publicBaseUrl(config.publicUrl, request))) : [] };
       },
       { detail: { tags: ["browser"], summary: "List browser sessions (open, and ended while this server ran)" } },
     )
@@ -55,7 +57,9 @@ export function browserRoutes(services: Services) {
       async ({ params, body, who, request }) => {
         const req = parseBrowserExecuteBody(body);
         const interact = sessions();
-        return runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession: (work) => interact.inBrowser(params.id, who.keyId, work), close: () => interact.close(params.id, who.keyId, "browser") });
+        const out = await runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession: (work) => interact.inBrowser(params.id, who.keyId, work), close: () => interact.close(params.id, who.keyId, "browser") });
+        const token = interact.liveTokenOf("browser", params.id, who.keyId);
+        return token ? { ...out, liveViewUrl: liveViewUrl(publicBaseUrl(config.publicUrl, request), token) } : out;
       },
       { detail: { tags: ["browser"], summary: "Run code in a browser session: JavaScript with a Playwright-style page, or bash agent-browser commands", requestBody: { required: true, content: { "application/json": { schema: BrowserExecuteSchema as object } } } } },
     )

@@ -16,6 +16,8 @@ import { llmCallForRun } from "../../llm/render-call.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 import { INTERACT_CREDITS, runCode, stoppedMessage, type RunInSession } from "./run-code.ts";
+import { liveViewUrl } from "./live.ts";
+import { publicBaseUrl } from "../public-url.ts";
 
 /** The interact routes. */
 export function interactRoutes(services: Services) {
@@ -36,9 +38,14 @@ export function interactRoutes(services: Services) {
         const replay = services.results.replay(params.id, who.keyId, now) as { actions?: Action[] } | undefined;
         const actions = (replay?.actions ?? services.jobResults.pageActions(params.id, who.keyId) ?? []) as Action[];
         const target = { scrapeId: params.id, keyId: who.keyId, url, actions };
+        /** The session's live view, while it is open (a script may have closed it). */
+        const live = () => {
+          const token = interact.liveTokenOf("scrape", params.id, who.keyId);
+          return token ? { liveViewUrl: liveViewUrl(publicBaseUrl(config.publicUrl, request), token) } : {};
+        };
         if (req.code !== undefined) {
           const inSession: RunInSession = (work, signal) => interact.inScrape({ ...target, signal }, work);
-          return runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession, close: () => interact.close(params.id, who.keyId) });
+          return { ...(await runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession, close: () => interact.close(params.id, who.keyId) })), ...live() };
         }
         services.ledger.assertCanSpend(who, INTERACT_CREDITS);
         const signal = AbortSignal.any([request.signal, AbortSignal.timeout(req.timeoutMs)]);
@@ -65,7 +72,7 @@ export function interactRoutes(services: Services) {
         if (ran) services.ledger.charge(who, INTERACT_CREDITS);
         const answer = outcome.answer ?? "";
         const stderr = outcome.killed ? stoppedMessage(timeIsUp(), req.timeoutMs) : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
-        return { success: true, output: answer, result: answer, stdout: outcome.log.join("\n"), stderr, exitCode: outcome.answer !== undefined ? 0 : outcome.killed ? 124 : 1, killed: outcome.killed };
+        return { success: true, output: answer, result: answer, stdout: outcome.log.join("\n"), stderr, exitCode: outcome.answer !== undefined ? 0 : outcome.killed ? 124 : 1, killed: outcome.killed, ...live() };
       },
       { detail: { tags: ["scrape"], summary: "Carry out a prompt, or run code, in a browser session on a scrape's page", requestBody: { required: true, content: { "application/json": { schema: InteractRequestSchema as object } } } } },
     )

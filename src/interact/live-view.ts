@@ -1,0 +1,150 @@
+/**
+ * @module interact/live-view
+ * Live views of browser sessions (`liveViewUrl`, docs/interact.md): a page a person opens in their own browser to
+ * watch a session's page as it changes, e.g. while an agent or a script drives it. The session's page is
+ * screencast by Chromium (CDP `Page.startScreencast`, JPEG) and the frames are served as an MJPEG stream
+ * (`multipart/x-mixed-replace`) that an `<img>` shows without any script. Watching only: the view sends nothing to
+ * the page, and no CDP endpoint is handed out (one would reach past the egress gate).
+ *
+ * The URL's token (256 random bits) is the capability, as for `/v2/files`: a browser cannot send an API key with an
+ * `<img>`. It is given only to the key that opened the session and dies with the session. The screencast runs only
+ * while someone watches; frames are at most {@link MAX_FPS} a second, and a slow viewer gets the newest frame, not a
+ * backlog. At most {@link MAX_VIEWERS} viewers per session.
+ */
+import type { CDPSession } from "puppeteer-core";
+
+/** Viewers one session may have at once. */
+export const MAX_VIEWERS = 4;
+/** Frames a second at most. */
+export const MAX_FPS = 10;
+/** Largest frame side, in pixels (frames are scaled down to it). */
+const MAX_FRAME_SIDE = 1280;
+/** JPEG quality of the frames. */
+const FRAME_QUALITY = 60;
+const BOUNDARY = "crawlboxframe";
+
+interface Viewer {
+  /** The newest frame not yet sent. */
+  pending?: Uint8Array;
+  /** Wakes the viewer's stream when a frame arrives or the view ends. */
+  wake?: () => void;
+  ended: boolean;
+}
+
+interface View {
+  session: CDPSession;
+  viewers: Set<Viewer>;
+  /** The last frame, shown at once to a new viewer (a still page sends no new ones). */
+  last?: Uint8Array;
+  casting: boolean;
+  onFrame: (e: { data: string; sessionId: number }) => void;
+  lastFrameAt: number;
+}
+
+/** Why a viewer was refused. */
+export type StreamRefusal = "unknown" | "busy";
+
+/** The live views of the server's sessions, by token. */
+export class LiveViews {
+  private readonly views = new Map<string, View>();
+
+  /** Starts offering a live view of the page behind `session`; returns its token. */
+  register(session: CDPSession): string {
+    const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+    const view: View = {
+      session,
+      viewers: new Set(),
+      casting: false,
+      lastFrameAt: 0,
+      onFrame: (e) => {
+        const frame = Buffer.from(e.data, "base64");
+        view.last = frame;
+        for (const v of view.viewers) {
+          v.pending = frame;
+          v.wake?.();
+        }
+        // Chromium sends the next frame once this one is acknowledged: acknowledging late bounds the rate.
+        const wait = Math.max(0, 1000 / MAX_FPS - (performance.now() - view.lastFrameAt));
+        view.lastFrameAt = performance.now() + wait;
+        setTimeout(() => void session.send("Page.screencastFrameAck", { sessionId: e.sessionId }).catch(() => undefined), wait);
+      },
+    };
+    this.views.set(token, view);
+    return token;
+  }
+
+  /** Ends the view: its viewers' streams end and the screencast stops. */
+  unregister(token: string): void {
+    const view = this.views.get(token);
+    if (!view) return;
+    this.views.delete(token);
+    for (const v of view.viewers) this.endViewer(v);
+    view.viewers.clear();
+    this.stopCast(view);
+  }
+
+  /** Whether `token` is a live view now. */
+  has(token: string): boolean {
+    return this.views.has(token);
+  }
+
+  /** The MJPEG stream of `token`'s page for one viewer, or why not. It ends when the viewer leaves or the session ends. */
+  stream(token: string, signal: AbortSignal): ReadableStream<Uint8Array> | StreamRefusal {
+    const view = this.views.get(token);
+    if (!view) return "unknown";
+    if (view.viewers.size >= MAX_VIEWERS) return "busy";
+    const viewer: Viewer = { ended: false, ...(view.last ? { pending: view.last } : {}) };
+    view.viewers.add(viewer);
+    const leave = () => {
+      this.endViewer(viewer);
+      view.viewers.delete(viewer);
+      if (view.viewers.size === 0) this.stopCast(view);
+    };
+    signal.addEventListener("abort", leave, { once: true });
+    this.startCast(view);
+    const encoder = new TextEncoder();
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          while (!viewer.pending && !viewer.ended) await new Promise<void>((resolve) => (viewer.wake = resolve));
+          viewer.wake = undefined;
+          if (viewer.ended) {
+            controller.close();
+            return;
+          }
+          const frame = viewer.pending!;
+          viewer.pending = undefined;
+          controller.enqueue(encoder.encode(`--${BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: ${frame.length}\r\n\r\n`));
+          controller.enqueue(frame);
+          controller.enqueue(encoder.encode("\r\n"));
+        },
+        cancel: leave,
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  /** The content type of {@link stream}'s body. */
+  static readonly contentType = `multipart/x-mixed-replace; boundary=${BOUNDARY}`;
+
+  private startCast(view: View): void {
+    if (view.casting) return;
+    view.casting = true;
+    view.session.on("Page.screencastFrame", view.onFrame);
+    void view.session
+      .send("Page.startScreencast", { format: "jpeg", quality: FRAME_QUALITY, maxWidth: MAX_FRAME_SIDE, maxHeight: MAX_FRAME_SIDE, everyNthFrame: 1 })
+      .catch(() => undefined);
+  }
+
+  private stopCast(view: View): void {
+    if (!view.casting) return;
+    view.casting = false;
+    view.session.off("Page.screencastFrame", view.onFrame);
+    void view.session.send("Page.stopScreencast").catch(() => undefined);
+  }
+
+  private endViewer(v: Viewer): void {
+    v.ended = true;
+    v.wake?.();
+  }
+}
