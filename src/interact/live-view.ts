@@ -3,15 +3,18 @@
  * Live views of browser sessions (`liveViewUrl`, docs/interact.md): a page a person opens in their own browser to
  * watch a session's page as it changes, e.g. while an agent or a script drives it. The session's page is
  * screencast by Chromium (CDP `Page.startScreencast`, JPEG) and the frames are served as an MJPEG stream
- * (`multipart/x-mixed-replace`) that an `<img>` shows without any script. Watching only: the view sends nothing to
- * the page, and no CDP endpoint is handed out (one would reach past the egress gate).
+ * (`multipart/x-mixed-replace`) that an `<img>` shows without any script. The view (`liveViewUrl`) only watches;
+ * the interactive view (`interactiveLiveViewUrl`, a token of its own) also sends a person's clicks, wheel, keys and
+ * text to the page (interact/live-input.ts). No CDP endpoint is handed out (one would reach past the egress gate).
  *
- * The URL's token (256 random bits) is the capability, as for `/v2/files`: a browser cannot send an API key with an
- * `<img>`. It is given only to the key that opened the session and dies with the session. The screencast runs only
+ * Each URL's token (256 random bits) is the capability, as for `/v2/files`: a browser cannot send an API key with an
+ * `<img>`. They are given only to the key that opened the session and die with the session. The screencast runs only
  * while someone watches; frames are at most {@link MAX_FPS} a second, and a slow viewer gets the newest frame, not a
  * backlog. At most {@link MAX_VIEWERS} viewers per session.
  */
 import type { CDPSession } from "puppeteer-core";
+import { TooManyRequestsError } from "../errors.ts";
+import { dispatchLiveInput, type LiveInput } from "./live-input.ts";
 
 /** Viewers one session may have at once. */
 export const MAX_VIEWERS = 4;
@@ -19,6 +22,8 @@ export const MAX_VIEWERS = 4;
 export const MAX_FPS = 10;
 /** Largest frame side, in pixels (frames are scaled down to it). */
 const MAX_FRAME_SIDE = 1280;
+/** Input events an interactive view may send a second (a person does far fewer). */
+export const MAX_INPUTS_PER_S = 50;
 /** JPEG quality of the frames. */
 const FRAME_QUALITY = 60;
 const BOUNDARY = "crawlboxframe";
@@ -39,20 +44,33 @@ interface View {
   casting: boolean;
   onFrame: (e: { data: string; sessionId: number }) => void;
   lastFrameAt: number;
+  /** Told of each input event (the session counts it as activity). */
+  onInput: () => void;
+  /** Input events of the current second. */
+  inputs: { second: number; count: number };
+  tokens: { view: string; control: string };
 }
 
 /** Why a viewer was refused. */
 export type StreamRefusal = "unknown" | "busy";
 
-/** The live views of the server's sessions, by token. */
-export class LiveViews {
-  private readonly views = new Map<string, View>();
+const newToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
 
-  /** Starts offering a live view of the page behind `session`; returns its token. */
-  register(session: CDPSession): string {
-    const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+/** The live views of the server's sessions, by token (a view's two tokens lead to it). */
+export class LiveViews {
+  private readonly views = new Map<string, { view: View; control: boolean }>();
+
+  /**
+   * Starts offering live views of the page behind `session`: its watching token and its interactive one. `onInput`
+   * is told of each input event.
+   */
+  register(session: CDPSession, onInput: () => void = () => undefined): { view: string; control: string } {
+    const tokens = { view: newToken(), control: newToken() };
     const view: View = {
       session,
+      onInput,
+      inputs: { second: 0, count: 0 },
+      tokens,
       viewers: new Set(),
       casting: false,
       lastFrameAt: 0,
@@ -69,28 +87,47 @@ export class LiveViews {
         setTimeout(() => void session.send("Page.screencastFrameAck", { sessionId: e.sessionId }).catch(() => undefined), wait);
       },
     };
-    this.views.set(token, view);
-    return token;
+    this.views.set(tokens.view, { view, control: false });
+    this.views.set(tokens.control, { view, control: true });
+    return tokens;
   }
 
-  /** Ends the view: its viewers' streams end and the screencast stops. */
+  /** Ends the views of a registration (either of its tokens): their viewers' streams end and the screencast stops. */
   unregister(token: string): void {
-    const view = this.views.get(token);
+    const view = this.views.get(token)?.view;
     if (!view) return;
-    this.views.delete(token);
+    this.views.delete(view.tokens.view);
+    this.views.delete(view.tokens.control);
     for (const v of view.viewers) this.endViewer(v);
     view.viewers.clear();
     this.stopCast(view);
   }
 
-  /** Whether `token` is a live view now. */
-  has(token: string): boolean {
-    return this.views.has(token);
+  /** What `token` opens now: a view that watches, an interactive one, or nothing. */
+  kind(token: string): "view" | "control" | undefined {
+    const entry = this.views.get(token);
+    return entry ? (entry.control ? "control" : "view") : undefined;
+  }
+
+  /**
+   * Carries out a person's `input` through the interactive token `token`; false when the token is not an
+   * interactive view now. 429 past {@link MAX_INPUTS_PER_S} events a second.
+   */
+  async input(token: string, input: LiveInput): Promise<boolean> {
+    const entry = this.views.get(token);
+    if (!entry?.control) return false;
+    const view = entry.view;
+    const second = Math.floor(performance.now() / 1000);
+    if (view.inputs.second !== second) view.inputs = { second, count: 0 };
+    if (++view.inputs.count > MAX_INPUTS_PER_S) throw new TooManyRequestsError("LIVE_VIEW_INPUT_LIMIT", `An interactive view may send at most ${MAX_INPUTS_PER_S} input events a second.`);
+    view.onInput();
+    await dispatchLiveInput(view.session, input);
+    return true;
   }
 
   /** The MJPEG stream of `token`'s page for one viewer, or why not. It ends when the viewer leaves or the session ends. */
   stream(token: string, signal: AbortSignal): ReadableStream<Uint8Array> | StreamRefusal {
-    const view = this.views.get(token);
+    const view = this.views.get(token)?.view;
     if (!view) return "unknown";
     if (view.viewers.size >= MAX_VIEWERS) return "busy";
     const viewer: Viewer = { ended: false, ...(view.last ? { pending: view.last } : {}) };

@@ -53,8 +53,8 @@ interface Session {
   onClose: () => void;
   /** Runs when the session is closed (not when its page failed), before its page goes back: saves its profile. */
   end?: () => Promise<void>;
-  /** Its live view's token (interact/live-view.ts), unless the session was opened without one. */
-  liveToken?: string;
+  /** Its live views' tokens (interact/live-view.ts), unless the session was opened without them. */
+  liveTokens?: { view: string; control: string };
 }
 
 /** A standalone session as `GET /v2/browser` lists it. */
@@ -65,8 +65,8 @@ export interface SessionInfo {
   lastActivityAt: number;
   expiresAt: number;
   endedAt?: number;
-  /** The live view's token while the session is open (`streamWebView`). */
-  liveToken?: string;
+  /** The live views' tokens while the session is open (`streamWebView`): watching, and interactive. */
+  liveTokens?: { view: string; control: string };
   streamWebView: boolean;
 }
 
@@ -159,10 +159,10 @@ export class InteractSessions {
     return this.use(s, work);
   }
 
-  /** The live view token of the key's session, if it is open and has one. */
-  liveTokenOf(kind: SessionKind, id: string, keyId: string): string | undefined {
+  /** The live view tokens of the key's session, if it is open and has them. */
+  liveTokensOf(kind: SessionKind, id: string, keyId: string): { view: string; control: string } | undefined {
     const s = this.sessions.get(keyOf(kind, id));
-    return s && s.keyId === keyId ? s.liveToken : undefined;
+    return s && s.keyId === keyId ? s.liveTokens : undefined;
   }
 
   /** The key's standalone sessions, open or (`destroyed`) ended while this server ran. */
@@ -211,7 +211,7 @@ export class InteractSessions {
   }
 
   private info(s: Session): SessionInfo {
-    return { id: s.id, status: "active", createdAt: s.openedAt, lastActivityAt: s.lastActivityAt, expiresAt: s.expiresAt, streamWebView: s.liveToken !== undefined, ...(s.liveToken ? { liveToken: s.liveToken } : {}) };
+    return { id: s.id, status: "active", createdAt: s.openedAt, lastActivityAt: s.lastActivityAt, expiresAt: s.expiresAt, streamWebView: s.liveTokens !== undefined, ...(s.liveTokens ? { liveTokens: s.liveTokens } : {}) };
   }
 
   private async use<T extends { stuck: boolean }>(session: Session, work: Work<T>): Promise<T> {
@@ -250,9 +250,9 @@ export class InteractSessions {
     clearTimeout(s.idle);
     clearTimeout(s.life);
     s.lease.page.off("close", s.onClose);
-    if (s.liveToken) this.live.unregister(s.liveToken);
+    if (s.liveTokens) this.live.unregister(s.liveTokens.view);
     if (s.kind === "browser") {
-      const { liveToken: _dead, ...info } = this.info(s);
+      const { liveTokens: _dead, ...info } = this.info(s);
       this.ended.unshift({ ...info, status: "destroyed", endedAt: this.now(), keyId: s.keyId });
       this.ended.length = Math.min(this.ended.length, ENDED_KEPT);
     }
@@ -321,7 +321,13 @@ export class InteractSessions {
       onClose: () => this.drop(session),
     };
     session.life.unref?.();
-    if (times.liveView) session.liveToken = this.live.register(lease.session);
+    // A person using the interactive view is activity: the session does not close under them for being idle.
+    if (times.liveView) {
+      session.liveTokens = this.live.register(lease.session, () => {
+        session.lastActivityAt = this.now();
+        if (!session.running) this.idleTimer(session);
+      });
+    }
     lease.page.once("close", session.onClose);
     this.sessions.set(keyOf(kind, id), session);
     return session;

@@ -2,7 +2,8 @@
  * Live views of browser sessions (`liveViewUrl`, src/interact/live-view.ts, src/server/routes/live.ts) with real
  * Chromium: the viewer page and its MJPEG stream need no key but the URL's token; frames follow what the session's
  * page shows; a session opened with `streamWebView: false` has none; a closed session's view ends and is a 404; at
- * most four viewers; a scrape's interact session answers with its view too.
+ * most four viewers; a scrape's interact session answers with its view too; the interactive view's clicks and typing
+ * reach the page, the watching view's token sends nothing, bad events are 400s and floods 429s.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
@@ -21,6 +22,12 @@ beforeAll(async () => {
     port: 0,
     hostname: "127.0.0.1",
     fetch(req) {
+      if (new URL(req.url).pathname === "/pad") {
+        return new Response(
+          `<!doctype html><html><head><title>Pad</title></head><body style="margin:0"><button id="b" style="position:fixed;left:0;top:0;width:50vw;height:50vh" onclick="document.title='clicked'">B</button><input id="i" style="position:fixed;left:50vw;top:50vh;width:50vw;height:50vh"></body></html>`,
+          { headers: { "content-type": "text/html" } },
+        );
+      }
       const colour = new URL(req.url).pathname === "/red" ? "#d22" : "#2a4";
       return new Response(`<!doctype html><html><head><title>Colour</title></head><body style="margin:0;background:${colour}"><h1>${colour}</h1></body></html>`, { headers: { "content-type": "text/html" } });
     },
@@ -143,5 +150,38 @@ describe("live view", () => {
     expect((await fetch(out.liveViewUrl)).status).toBe(200);
     await app.stopInteraction(id);
     expect((await fetch(out.liveViewUrl)).status).toBe(404);
+  }, 60_000);
+
+  test("the interactive view's clicks and typing reach the page; the watching view cannot send input", async () => {
+    const s: any = await app.browser({});
+    expect(s.interactiveLiveViewUrl).toMatch(/\/v2\/live\/[\w-]{43}$/);
+    expect(s.interactiveLiveViewUrl).not.toBe(s.liveViewUrl);
+    await app.browserExecute(s.id, { code: `agent-browser open ${base}/pad` });
+    const page = await fetch(s.interactiveLiveViewUrl);
+    const csp = page.headers.get("content-security-policy")!;
+    const nonce = /'nonce-([\w-]+)'/.exec(csp)![1]!;
+    expect(await page.text()).toContain(`<script nonce="${nonce}">`);
+    expect(csp).toContain("connect-src 'self'");
+
+    const send = (url: string, json: unknown) => fetch(`${url}/input`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) });
+    expect((await send(s.interactiveLiveViewUrl, { type: "click", x: 0.25, y: 0.25 })).status).toBe(204);
+    expect(((await app.browserExecute(s.id, { code: "agent-browser get title" })) as any).stdout).toBe("clicked\n");
+    expect((await send(s.interactiveLiveViewUrl, { type: "click", x: 0.75, y: 0.75 })).status).toBe(204);
+    expect((await send(s.interactiveLiveViewUrl, { type: "text", text: "héllo wörld" })).status).toBe(204);
+    expect((await send(s.interactiveLiveViewUrl, { type: "key", key: "Backspace" })).status).toBe(204);
+    const typed: any = await app.browserExecute(s.id, { code: `agent-browser eval "document.getElementById('i').value"` });
+    expect(typed.stdout.trim()).toBe("héllo wörl");
+
+    // The watching view sends nothing; bad events are 400s.
+    expect((await send(s.liveViewUrl, { type: "click", x: 0.25, y: 0.25 })).status).toBe(404);
+    for (const bad of [{ type: "click", x: 2, y: 0 }, { type: "key", key: "F13" }, { type: "text", text: "" }, { type: "drag" }, [1]]) {
+      const r = await send(s.interactiveLiveViewUrl, bad);
+      expect([bad, r.status]).toEqual([bad, 400]);
+    }
+    // A flood is cut at 50 events a second.
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => send(s.interactiveLiveViewUrl, { type: "move", x: 0.1, y: 0.1 }).then((r) => r.status)));
+    expect(statuses.filter((c) => c === 429).length).toBeGreaterThan(0);
+    await app.deleteBrowser(s.id);
+    expect((await send(s.interactiveLiveViewUrl, { type: "click", x: 0.5, y: 0.5 })).status).toBe(404);
   }, 60_000);
 });

@@ -13,14 +13,14 @@ import type { SessionInfo } from "../../interact/sessions.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 import { INTERACT_CREDITS, runCode } from "./run-code.ts";
-import { liveViewUrl } from "./live.ts";
+import { liveViewUrls } from "./live.ts";
 import { publicBaseUrl } from "../public-url.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A session as the SDK's `BrowserSession` (`base`: the server's public URL, for the live view's). */
 function listed(s: SessionInfo, base: string) {
-  return { id: s.id, status: s.status, cdpUrl: "", liveViewUrl: liveViewUrl(base, s.liveToken), streamWebView: s.streamWebView, createdAt: iso(s.createdAt), lastActivity: iso(s.lastActivityAt), expiresAt: iso(s.expiresAt), ...(s.endedAt ? { endedAt: iso(s.endedAt) } : {}) };
+  return { id: s.id, status: s.status, cdpUrl: "", ...liveViewUrls(base, s.liveTokens), streamWebView: s.streamWebView, createdAt: iso(s.createdAt), lastActivity: iso(s.lastActivityAt), expiresAt: iso(s.expiresAt), ...(s.endedAt ? { endedAt: iso(s.endedAt) } : {}) };
 }
 
 /** The browser session routes. */
@@ -37,7 +37,7 @@ export function browserRoutes(services: Services) {
       async ({ body, who, request }) => {
         const req = parseBrowserCreateBody(body);
         const s = await sessions().create({ keyId: who.keyId, lifeMs: req.lifeMs, idleMs: req.idleMs, liveView: req.liveView, signal: request.signal, ...(req.profile ? { profile: { store: services.profiles, ...req.profile } } : {}) });
-        return { success: true, id: s.id, cdpUrl: "", liveViewUrl: liveViewUrl(publicBaseUrl(config.publicUrl, request), s.liveToken), expiresAt: iso(s.expiresAt) };
+        return { success: true, id: s.id, cdpUrl: "", ...liveViewUrls(publicBaseUrl(config.publicUrl, request), s.liveTokens), expiresAt: iso(s.expiresAt) };
       },
       { detail: { tags: ["browser"], summary: "Open a browser session", requestBody: { required: false, content: { "application/json": { schema: BrowserCreateSchema as object } } } } },
     )
@@ -58,8 +58,8 @@ export function browserRoutes(services: Services) {
         const req = parseBrowserExecuteBody(body);
         const interact = sessions();
         const out = await runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession: (work) => interact.inBrowser(params.id, who.keyId, work), close: () => interact.close(params.id, who.keyId, "browser") });
-        const token = interact.liveTokenOf("browser", params.id, who.keyId);
-        return token ? { ...out, liveViewUrl: liveViewUrl(publicBaseUrl(config.publicUrl, request), token) } : out;
+        const tokens = interact.liveTokensOf("browser", params.id, who.keyId);
+        return tokens ? { ...out, ...liveViewUrls(publicBaseUrl(config.publicUrl, request), tokens) } : out;
       },
       { detail: { tags: ["browser"], summary: "Run code in a browser session: JavaScript with a Playwright-style page, or bash agent-browser commands", requestBody: { required: true, content: { "application/json": { schema: BrowserExecuteSchema as object } } } } },
     )

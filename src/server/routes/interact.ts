@@ -16,7 +16,7 @@ import { llmCallForRun } from "../../llm/render-call.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 import { INTERACT_CREDITS, runCode, stoppedMessage, type RunInSession } from "./run-code.ts";
-import { liveViewUrl } from "./live.ts";
+import { liveViewUrls } from "./live.ts";
 import { publicBaseUrl } from "../public-url.ts";
 
 /** The interact routes. */
@@ -40,8 +40,8 @@ export function interactRoutes(services: Services) {
         const target = { scrapeId: params.id, keyId: who.keyId, url, actions };
         /** The session's live view, while it is open (a script may have closed it). */
         const live = () => {
-          const token = interact.liveTokenOf("scrape", params.id, who.keyId);
-          return token ? { liveViewUrl: liveViewUrl(publicBaseUrl(config.publicUrl, request), token) } : {};
+          const tokens = interact.liveTokensOf("scrape", params.id, who.keyId);
+          return tokens ? liveViewUrls(publicBaseUrl(config.publicUrl, request), tokens) : {};
         };
         if (req.code !== undefined) {
           const inSession: RunInSession = (work, signal) => interact.inScrape({ ...target, signal }, work);
