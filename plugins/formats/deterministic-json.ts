@@ -1,20 +1,23 @@
 /**
  * @module plugins/formats/deterministic-json
- * The [LATEST] `deterministicJson` format (`{type:"deterministicJson", schema?, prompt?}`, api-v2.md §2.2): the
- * same `data.json` as `json`, but produced by an extractor the configured LLM writes once per URL, schema and prompt
- * and crawlbox keeps and runs in a browser sandbox (src/llm/deterministic/extract.ts), so the same page gives the
- * same JSON. Needs the LLM and the browser (for the sandbox, not for the page: the page is fetched as any other).
- * When no extractor works, the scrape still succeeds with a `warning` and no `json`, as upstream's. Billed as
- * `json`: 5 credits per page (docs/credits.md).
+ * The [LATEST] `deterministicJson` format (`{type:"deterministicJson", schema?, prompt?, checkPromptInjection?}`,
+ * api-v2.md §2.2): the same `data.json` as `json`, but produced by an extractor the configured LLM writes once per
+ * URL, schema and prompt (per API key) and crawlbox keeps and runs in a browser sandbox (src/llm/deterministic/extract.ts),
+ * so the same page gives the same JSON. Needs the LLM and the browser (for the sandbox, not for the page: the page is
+ * fetched as any other). When no extractor works, the scrape still succeeds with a `warning` and no `json`, as
+ * upstream's. Billed as `json`: 5 credits per page, 4 more with `checkPromptInjection` (docs/credits.md), which has
+ * the model check the page first, as for `json`.
  */
 import type { BrowserPool } from "../../src/engines/browser/pool.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
 import { extractDeterministic } from "../../src/llm/deterministic/extract.ts";
 import type { ExtractorStore } from "../../src/llm/deterministic/store.ts";
+import { assertNoPromptInjection } from "../../src/llm/injection-guard.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { compileSchema } from "../../src/llm/schema.ts";
+import { isSharedFetch } from "../../src/scrape/cache-key.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
-import { JSON_EXTRA_CREDITS } from "./json.ts";
+import { INJECTION_CHECK_EXTRA_CREDITS, JSON_EXTRA_CREDITS } from "./json.ts";
 
 /** Where extractors run and are kept. */
 export interface DeterministicDeps {
@@ -29,7 +32,7 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
     type: "deterministicJson",
     needs: ["llm", "sandbox"],
     views: ["markdown"],
-    extraCredits: JSON_EXTRA_CREDITS,
+    extraCredits: (format) => JSON_EXTRA_CREDITS + (format.checkPromptInjection === true ? INJECTION_CHECK_EXTRA_CREDITS : 0),
     creditGroup: "json",
     validate(format) {
       const schema = format.schema as Record<string, unknown> | undefined;
@@ -43,11 +46,17 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
       const schema = format.schema as Record<string, unknown> | undefined;
       const prompt = format.prompt as string | undefined;
       const call = llmCallFor(ctx, limits);
+      const spent = { tokens: 0 };
+      // As for `json`: a page found to carry a prompt injection is the scrape's 403, not a warning.
+      if (format.checkPromptInjection === true) await assertNoPromptInjection(llm!, ctx.markdown(), call, spent);
       try {
         const { value } = await extractDeterministic({
           llm: llm!,
           pool,
-          ...(ctx.spec.zeroDataRetention ? {} : { store: deps.store }),
+          // Kept only for shared fetches: headers, actions or a profile make the page personal.
+          ...(isSharedFetch(ctx.spec) ? { store: deps.store } : {}),
+          keyId: ctx.run?.keyId ?? "",
+          pageOk: ctx.page.statusCode >= 200 && ctx.page.statusCode < 300,
           url: ctx.spec.url,
           baseUrl: ctx.baseUrl(),
           html,
@@ -55,7 +64,7 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
           ...(schema ? { schema } : {}),
           ...(prompt ? { prompt } : {}),
           call,
-          spent: { tokens: 0 },
+          spent,
         });
         return { json: value };
       } catch (e) {

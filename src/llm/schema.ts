@@ -66,6 +66,24 @@ export function validateAgainst(schema: Record<string, unknown>, value: unknown)
   return fn(value) ? [] : describe(fn.errors);
 }
 
+/**
+ * Deepest nesting of arrays and objects accepted in a model's answer (or an extractor's result): deeper JSON parses,
+ * but writing it back (the response, the stored result) overflows the engine's stack.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether `value` nests arrays and objects deeper than `max` (walked without recursion). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Result of reading a model's text as JSON. */
 export type ParsedAnswer = { ok: true; value: unknown } | { ok: false; problem: string };
 
@@ -82,11 +100,14 @@ export function parseJsonAnswer(text: string): ParsedAnswer {
   if (start >= 0 && end > start) candidates.push(text.slice(start, end + 1));
   for (const c of candidates) {
     if (c === "") continue;
+    let value: unknown;
     try {
-      return { ok: true, value: JSON.parse(c) };
+      value = JSON.parse(c);
     } catch {
-      // try the next candidate
+      continue; // try the next candidate
     }
+    if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, problem: `the answer nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` };
+    return { ok: true, value };
   }
   return { ok: false, problem: text.trim() === "" ? "the answer was empty" : "the answer is not valid JSON" };
 }

@@ -19,6 +19,13 @@ function browserOptions(spec: ScrapeSpec): string[] {
   return out;
 }
 
+/** What a missing capability is called in a refusal. */
+const NEED_WORDS: Record<RendererNeed, string> = {
+  browser: "the browser engine",
+  sandbox: "the browser (to run code in a sandbox page of its own)",
+  llm: "an LLM provider",
+};
+
 /** Throws a 400 when `spec` needs a capability missing from `available`, or a format no plugin renders. */
 export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, available: ReadonlySet<RendererNeed>): void {
   if (spec.actions.length > 0 && !available.has("browser")) {
@@ -59,7 +66,7 @@ export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, av
       throw new UnsupportedOptionError(
         // Upstream's own code for branding where it cannot be done (api-v2.md §6.2).
         format.type === "branding" ? "SCRAPE_BRANDING_NOT_SUPPORTED" : "SCRAPE_UNSUPPORTED_FORMAT",
-        `The "${format.type}" format needs ${missing.join(" and ")}, which this server does not have.`,
+        `The "${format.type}" format needs ${missing.map((n) => NEED_WORDS[n]).join(" and ")}, which this server does not have (install Chromium or set CHROME_PATH; CRAWLBOX_BROWSER=off disables it).`,
         { format: format.type, missing },
       );
     }

@@ -405,11 +405,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX feedback_job ON feedback (key_id, endpoint, job_id);
   CREATE INDEX feedback_created ON feedback (created_at);
   `,
-  // 21: the extractors an LLM wrote for the `deterministicJson` format (llm/deterministic/store.ts), one per URL,
-  // schema, prompt and model, reused so that the same page gives the same JSON without asking the model again.
+  // 21: the extractors an LLM wrote for the `deterministicJson` format (llm/deterministic/store.ts), one per API key,
+  // URL, schema, prompt and model, reused so that the same page gives the same JSON without asking the model again.
   `
   CREATE TABLE deterministic_extractors (
-    key TEXT PRIMARY KEY,       -- sha256 of version, model, URL, schema and prompt
+    key TEXT PRIMARY KEY,       -- sha256 of version, API key, model, URL, schema and prompt
+    key_id TEXT NOT NULL,       -- the API key it was written for (extractors are per key)
     url TEXT NOT NULL,
     model TEXT NOT NULL,
     code TEXT NOT NULL,         -- the function's source
@@ -417,5 +418,6 @@ export const MIGRATIONS: readonly string[] = [
     used_at INTEGER NOT NULL
   );
   CREATE INDEX deterministic_extractors_used ON deterministic_extractors (used_at);
+  CREATE INDEX deterministic_extractors_key ON deterministic_extractors (key_id, used_at);
   `,
 ];

@@ -59,9 +59,19 @@ export class ScrapeResults {
     if (this.pending.size === 0) return;
     const rows = [...this.pending];
     this.pending.clear();
+    // Serialised first, each on its own: a document JSON cannot write (nested too deep for the engine's stack) is
+    // left out, not the whole batch with it.
+    const ready: [string, Pending, string, string | null][] = [];
+    for (const [id, p] of rows) {
+      try {
+        ready.push([id, p, JSON.stringify(p.document), p.replay === undefined ? null : JSON.stringify(p.replay)]);
+      } catch {
+        // unstorable: GET /v2/scrape/{id} will answer 404 for it
+      }
+    }
     immediate(this.db, () => {
-      for (const [id, p] of rows) {
-        this.putStmt.run(id, p.keyId, p.url, p.createdAt, p.createdAt + SCRAPE_RESULT_TTL_MS, JSON.stringify(p.document), p.replay === undefined ? null : JSON.stringify(p.replay));
+      for (const [id, p, document, replay] of ready) {
+        this.putStmt.run(id, p.keyId, p.url, p.createdAt, p.createdAt + SCRAPE_RESULT_TTL_MS, document, replay);
       }
     });
   }

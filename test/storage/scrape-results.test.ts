@@ -37,6 +37,19 @@ describe("scrape results", () => {
     expect(results.get("id-3", "key-b", 1000)).toBeUndefined();
   });
 
+  test("a document JSON cannot write (nested too deep) is left out, not the batch with it", async () => {
+    const { results, rows } = setup();
+    let deep: unknown[] = [];
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    results.put("ok-1", "key-a", "http://x/", { markdown: "one" }, 1000);
+    results.put("deep", "key-a", "http://x/", { json: deep }, 1000);
+    results.put("ok-2", "key-a", "http://x/", { markdown: "two" }, 1000);
+    await new Promise((r) => setImmediate(r));
+    expect(rows()).toBe(2);
+    expect(results.get("ok-2", "key-a", 1000)).toEqual({ markdown: "two" });
+    expect(results.get("deep", "key-a", 1000)).toBeUndefined();
+  });
+
   test("prune writes the queue first, then drops what expired", () => {
     const { results, rows } = setup();
     results.put("old", "k", "http://x/", { a: 1 }, 0);

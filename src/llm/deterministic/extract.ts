@@ -5,29 +5,35 @@
  * from the page's DOM (llm/deterministic/prompt.ts), runs it in a browser sandbox (llm/deterministic/sandbox.ts) and
  * keeps it (llm/deterministic/store.ts). The next scrape of the same URL with the same schema, prompt and model runs
  * the same function: the same page gives the same JSON, and no model is asked (unless the function asks `askLlm`).
+ * Extractors are kept per API key, and only for pages fetched the shared way (no `headers`, `actions` or `profile`,
+ * which make a page personal): one key's extractor never runs for another.
  *
  * An extractor whose run fails or whose result breaks the schema is written again once, with the reason; a second
  * failure is {@link DeterministicJsonError} (the format turns it into a warning, as upstream does). A stored extractor
- * that stops working (the page changed) is rewritten the same way. Under zero data retention nothing is read from or
- * written to the store: the extractor is written for that one scrape.
+ * that stops working (the page changed) is rewritten the same way, but not on an error page (a non-2xx status): a
+ * bad fetch neither replaces nor drops a working extractor. Under zero data retention, or for a personal fetch,
+ * nothing is read from or written to the store: the extractor is written for that one scrape.
  */
 import type { BrowserPool } from "../../engines/browser/pool.ts";
 import type { LlmCall, LlmClient } from "../client.ts";
-import { validateAgainst } from "../schema.ts";
+import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonAnswer, validateAgainst } from "../schema.ts";
+import { matchesAskSchema } from "./ask-schema.ts";
 import { htmlOutline } from "./outline.ts";
-import { askLlmMessages, codeFromAnswer, codegenMessages, type CodegenInput } from "./prompt.ts";
+import { askLlmMessages, CODEGEN_SYSTEM, codeFromAnswer, codegenMessages, type CodegenInput } from "./prompt.ts";
 import { ExtractorRunError, runExtractor } from "./sandbox.ts";
 import type { ExtractorStore } from "./store.ts";
 
 /** Bump to make every stored extractor be written again (the prompt or the sandbox changed what code may expect). */
 export const EXTRACTOR_VERSION = 1;
+/** Characters of the model's room kept free for the parts of the prompt other than the page (URL, schema, prompt). */
+const PROMPT_SLACK_CHARS = 2_000;
 
 /** Why no extractor gave a result: the last attempt's problem. */
 export class DeterministicJsonError extends Error {}
 
 /** The store key of an extractor: what it was written for. */
-export function extractorKey(model: string, url: string, schema: Record<string, unknown> | undefined, prompt: string | undefined): string {
-  const text = [EXTRACTOR_VERSION, model, url, JSON.stringify(schema ?? null), prompt ?? ""].join("\0");
+export function extractorKey(keyId: string, model: string, url: string, schema: Record<string, unknown> | undefined, prompt: string | undefined): string {
+  const text = [EXTRACTOR_VERSION, keyId, model, url, JSON.stringify(schema ?? null), prompt ?? ""].join("\0");
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");
 }
 
@@ -35,8 +41,12 @@ export function extractorKey(model: string, url: string, schema: Record<string, 
 export interface DeterministicInput {
   llm: LlmClient;
   pool: BrowserPool;
-  /** Absent under zero data retention. */
+  /** Absent under zero data retention and for a personal fetch (headers, actions, a profile). */
   store?: ExtractorStore;
+  /** The API key the page is scraped for: extractors are kept per key. */
+  keyId: string;
+  /** Whether the page came with a 2xx status: an error page does not make a stored extractor be rewritten. */
+  pageOk: boolean;
   /** The URL asked for: with the model, schema and prompt, what the extractor is kept under. */
   url: string;
   /** Where relative links of the page point from (its `<base href>` or the URL it was served from). */
@@ -63,10 +73,15 @@ function problemsOf(value: unknown, schema: Record<string, unknown> | undefined)
 
 /** Runs the stored extractor or writes one; see the module comment. */
 export async function extractDeterministic(o: DeterministicInput): Promise<DeterministicResult> {
-  const key = extractorKey(o.llm.provider.model, o.url, o.schema, o.prompt);
-  const askLlm = async (prompt: string, schema: Record<string, unknown> | undefined) => {
-    if (schema) return o.llm.structured(askLlmMessages(prompt), schema, o.call, o.spent);
-    return (await o.llm.chat(askLlmMessages(prompt), undefined, o.call, o.spent)).content;
+  const key = extractorKey(o.keyId, o.llm.provider.model, o.url, o.schema, o.prompt);
+  /** The extractor's `askLlm`: stopped with its run; an answer that breaks the schema (or nests too deep) is null. */
+  const askLlm = async (prompt: string, schema: Record<string, unknown> | undefined, signal: AbortSignal) => {
+    const call: LlmCall = { ...o.call, signal: o.call.signal ? AbortSignal.any([o.call.signal, signal]) : signal };
+    const answer = await o.llm.chat(askLlmMessages(prompt), schema, call, o.spent);
+    if (!schema) return answer.content;
+    const parsed = parseJsonAnswer(answer.content);
+    if (!parsed.ok || nestedDeeperThan(parsed.value, MAX_JSON_DEPTH)) return null;
+    return matchesAskSchema(schema, parsed.value) ? parsed.value : null;
   };
   /** A run's value, or the problem to tell the model. A client gone or the scrape's deadline passed is thrown. */
   const attempt = async (code: string): Promise<{ value: unknown } | { problem: string }> => {
@@ -79,18 +94,23 @@ export async function extractDeterministic(o: DeterministicInput): Promise<Deter
       throw e;
     }
   };
-  // Half the model's room for the page, split between the markdown and the outline.
-  const room = Math.floor(o.llm.chunkChars(o.schema) / 2);
+  // The model's room for one call (its context less the answer and the schema), less the instructions, the caller's
+  // prompt and some slack; a third of the rest is kept for a retry's quoted code. The page gets the remainder: two
+  // fifths for the markdown, three for the HTML outline.
+  const room = Math.max(2_000, o.llm.chunkChars(o.schema) - CODEGEN_SYSTEM.length - (o.prompt?.length ?? 0) - PROMPT_SLACK_CHARS);
+  const retryChars = Math.floor(room / 3);
+  const pageChars = room - retryChars;
+  const markdownChars = Math.floor(pageChars * 0.4);
   let basis: Omit<CodegenInput, "retry"> | undefined;
   const write = async (retry?: CodegenInput["retry"]): Promise<{ code: string } | { problem: string }> => {
     basis ??= {
       url: o.url,
       ...(o.schema ? { schema: o.schema } : {}),
       ...(o.prompt ? { prompt: o.prompt } : {}),
-      markdown: o.markdown.length > room ? `${o.markdown.slice(0, room)}\n…(cut)` : o.markdown,
-      outline: htmlOutline(o.html, room),
+      markdown: o.markdown.length > markdownChars ? `${o.markdown.slice(0, markdownChars)}\n…(cut)` : o.markdown,
+      outline: htmlOutline(o.html, pageChars - markdownChars),
     };
-    const answer = await o.llm.chat(codegenMessages({ ...basis, ...(retry ? { retry } : {}) }), undefined, o.call, o.spent);
+    const answer = await o.llm.chat(codegenMessages({ ...basis, ...(retry ? { retry } : {}) }, retryChars), undefined, o.call, o.spent);
     return codeFromAnswer(answer.content, answer.truncated === true);
   };
 
@@ -100,6 +120,8 @@ export async function extractDeterministic(o: DeterministicInput): Promise<Deter
     const ran = await attempt(stored);
     if ("value" in ran) return { value: ran.value, reused: true };
     last = { code: stored, problem: ran.problem };
+    // An error page, or no time left: the stored extractor stays as it is.
+    if (!o.pageOk) throw new DeterministicJsonError(`${ran.problem} (on a page that came with an error status; the kept extractor was left as it is)`);
     if (Date.now() >= o.call.deadline - 100) throw new DeterministicJsonError(last.problem);
   }
   // A stored extractor that failed gets one rewrite; a new one gets a first try and one rewrite.
@@ -111,13 +133,14 @@ export async function extractDeterministic(o: DeterministicInput): Promise<Deter
     }
     const ran = await attempt(written.code);
     if ("value" in ran) {
-      o.store?.put(key, o.url, o.llm.provider.model, written.code);
+      o.store?.put(key, o.keyId, o.url, o.llm.provider.model, written.code);
       return { value: ran.value, reused: false };
     }
     last = { code: written.code, problem: ran.problem };
     // A run the scrape's deadline stopped leaves no time to write another.
     if (Date.now() >= o.call.deadline - 100) break;
   }
-  if (stored !== undefined) o.store?.delete(key);
+  // Dropped only if nobody replaced it meanwhile (another scrape of the same page may have written a working one).
+  if (stored !== undefined) o.store?.delete(key, stored);
   throw new DeterministicJsonError(last!.problem);
 }

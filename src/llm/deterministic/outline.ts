@@ -18,6 +18,11 @@ const TEXT_CHARS = 160;
 const ATTR_CHARS = 100;
 /** Longest JSON script kept. */
 const JSON_CHARS = 4_000;
+/**
+ * Characters of the page's HTML outlined at most: the outline is a few tens of KB, and parsing a 25 MB page for it
+ * would hold the event loop for seconds (the beginning of a page is where its structure shows).
+ */
+export const OUTLINE_SOURCE_CHARS = 1_000_000;
 
 const squash = (s: string, max: number) => {
   const t = s.replace(/\s+/g, " ").trim();
@@ -42,7 +47,7 @@ function attrs(el: Element): string {
 
 /** The outline of `html`, at most about `budgetChars` characters (a note says how much was left out). */
 export function htmlOutline(html: string, budgetChars: number): string {
-  const doc = parseHtml(html);
+  const doc = parseHtml(html.length > OUTLINE_SOURCE_CHARS ? html.slice(0, OUTLINE_SOURCE_CHARS) : html);
   const lines: string[] = [];
   let used = 0;
   let cut = 0;

@@ -10,7 +10,8 @@ import { delimit, UNTRUSTED_CONTENT_RULE } from "../prompts.ts";
 import type { LlmMessage } from "../types.ts";
 import { MAX_EXTRACTOR_CHARS } from "./store.ts";
 
-const CODEGEN_SYSTEM = [
+/** The instructions of the model that writes an extractor. */
+export const CODEGEN_SYSTEM = [
   "You write one JavaScript function that extracts data from a web page's DOM:",
   "",
   "    async function extract(doc, askLlm) { ... }",
@@ -38,11 +39,13 @@ export interface CodegenInput {
   retry?: { code: string; problem: string };
 }
 
-/** Characters of a failed attempt's code quoted back: enough to repair it, not to fill the context. */
+/** Characters of a failed attempt's code quoted back at most: enough to repair it, not to fill the context. */
 const RETRY_QUOTE_CHARS = 12_000;
+/** Characters of a failed attempt's problem quoted back at most. */
+const RETRY_PROBLEM_CHARS = 1_000;
 
-/** Messages asking the model for an extractor (or for a fixed one, after `retry`). */
-export function codegenMessages(o: CodegenInput): LlmMessage[] {
+/** Messages asking the model for an extractor (or for a fixed one, after `retry`, quoted in at most `retryChars`). */
+export function codegenMessages(o: CodegenInput, retryChars = RETRY_QUOTE_CHARS): LlmMessage[] {
   const parts: string[] = [];
   parts.push(`Page URL: ${o.url}`);
   parts.push(o.schema ? `Target JSON Schema:\n${JSON.stringify(o.schema)}` : "No schema was given: return a JSON object whose keys describe the extracted data.");
@@ -50,8 +53,10 @@ export function codegenMessages(o: CodegenInput): LlmMessage[] {
   parts.push(`The page's markdown (one sample; its values are not your output):\n${delimit(o.markdown, "markdown").text}`);
   parts.push(`An outline of the page's HTML (text shortened, scripts and styles left out but JSON-LD):\n${delimit(o.outline, "html outline").text}`);
   if (o.retry) {
-    const code = o.retry.code.length > RETRY_QUOTE_CHARS ? `${o.retry.code.slice(0, RETRY_QUOTE_CHARS)}\n/* …cut */` : o.retry.code;
-    parts.push(`Your previous function failed on this page:\n${o.retry.problem}\n\nThe function was:\n${code}\n\nWrite it again, fixed. Every value must still be read from doc at run time.`);
+    const problem = o.retry.problem.slice(0, RETRY_PROBLEM_CHARS);
+    const codeChars = Math.max(0, Math.min(RETRY_QUOTE_CHARS, retryChars - problem.length - 200));
+    const code = o.retry.code.length > codeChars ? `${o.retry.code.slice(0, codeChars)}\n/* …cut */` : o.retry.code;
+    parts.push(`Your previous function failed on this page:\n${problem}\n\nThe function was:\n${code}\n\nWrite it again, fixed. Every value must still be read from doc at run time.`);
   }
   return [
     { role: "system", content: CODEGEN_SYSTEM },
