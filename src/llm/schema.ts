@@ -7,9 +7,13 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import { BadRequestError } from "../errors.ts";
 
-/** Compiled validators by schema text, so a crawl's pages reuse one compilation. */
+/**
+ * Compiled validators by schema text, so a crawl's pages reuse one compilation. Ajv also keeps every schema it
+ * compiled (by its `$id` too): an entry leaving this cache leaves Ajv's registry with it, or the process would keep
+ * every schema ever sent.
+ */
 const MAX_CACHED = 128;
-const cache = new Map<string, ValidateFunction>();
+const cache = new Map<string, { fn: ValidateFunction; body: Record<string, unknown> }>();
 
 function newAjv(): Ajv {
   // strict: false tolerates unknown keywords clients add (title, examples, x-*); allErrors for repair hints.
@@ -28,10 +32,13 @@ function describe(errors: ErrorObject[] | null | undefined): string[] {
 export function compileSchema(schema: Record<string, unknown>, path: (string | number)[] = ["schema"]): ValidateFunction {
   const key = JSON.stringify(schema);
   const hit = cache.get(key);
-  if (hit) return hit;
+  if (hit) return hit.fn;
   let fn: ValidateFunction;
   // `$schema` only names a draft; clients send draft-07 and 2020-12 alike, and the keywords they use are shared.
   const { $schema: _draft, ...body } = schema;
+  // Another schema with the same `$id` (an earlier version of this one, another key's) must not make this one a
+  // "schema with key or id already exists" 400: the newest takes the id.
+  if (typeof body.$id === "string" && ajv.getSchema(body.$id)) ajv.removeSchema(body.$id);
   try {
     if (!ajv.validateSchema(body)) throw new Error(describe(ajv.errors).join("; "));
     fn = ajv.compile(body);
@@ -39,8 +46,16 @@ export function compileSchema(schema: Record<string, unknown>, path: (string | n
     const reason = err instanceof Error ? err.message : String(err);
     throw new BadRequestError(`Invalid JSON schema: ${reason}`, [{ code: "custom", path, message: `Invalid JSON schema: ${reason}` }]);
   }
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-  cache.set(key, fn);
+  if (cache.size >= MAX_CACHED) {
+    const [oldest, entry] = cache.entries().next().value!;
+    cache.delete(oldest);
+    try {
+      ajv.removeSchema(entry.body);
+    } catch {
+      // already replaced under its $id
+    }
+  }
+  cache.set(key, { fn, body });
   return fn;
 }
 

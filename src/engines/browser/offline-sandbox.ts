@@ -10,6 +10,7 @@
  */
 import type { BrowserPool } from "./pool.ts";
 import type { Lease } from "./lease.ts";
+import { raceAbort } from "../../scheduler/abortable.ts";
 
 let blackHole: { port: number } | undefined;
 
@@ -33,9 +34,13 @@ function blackHoleProxy(): string {
 export async function acquireOfflineSandbox(pool: BrowserPool, deadline: number, signal?: AbortSignal): Promise<Lease> {
   const lease = await pool.acquire({ deadline, ...(signal ? { signal } : {}), proxyServer: blackHoleProxy() });
   try {
-    // Offline too, though every request of the context already ends at the black hole.
-    await lease.session.send("Network.enable");
-    await lease.session.send("Network.emulateNetworkConditions", { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    // Offline too, though every request of the context already ends at the black hole. A browser that does not
+    // answer holds the caller no longer than its signal allows.
+    const offline = (async () => {
+      await lease.session.send("Network.enable");
+      await lease.session.send("Network.emulateNetworkConditions", { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    })();
+    await (signal ? raceAbort(offline, signal) : offline);
     return lease;
   } catch (e) {
     lease.release({ suspect: true });
