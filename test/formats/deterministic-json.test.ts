@@ -252,13 +252,13 @@ describe("deterministicJson", () => {
     // The binding is not in the code's world; requests planted by hand are counted like askLlm's.
     const flood = await run(`async function extract(doc, askLlm) {
       const direct = typeof globalThis.__crawlboxAskLlm;
-      for (let i = 1; i <= 200; i++) document.documentElement.setAttribute("data-cb-ask-" + (1000 + i), JSON.stringify({ p: "q" + i, s: null }));
-      document.dispatchEvent(new Event("crawlbox-ask"));
+      for (let i = 1; i <= 200; i++) document.documentElement.setAttribute("data-cb-call-" + (1000 + i), JSON.stringify({ p: "q" + i, s: null }));
+      document.dispatchEvent(new Event("crawlbox-call"));
       let refused = "";
       try { await askLlm("one more"); } catch (e) { refused = e.message; }
       return { direct, refused };
     }`);
-    expect(flood.data.json).toEqual({ direct: "undefined", refused: "askLlm may be called at most 20 times" });
+    expect(flood.data.json).toEqual({ direct: "undefined", refused: "at most 20 calls may be made" });
     await Bun.sleep(300);
     expect(llm.chats().filter((c) => !isCodegen(c)).length).toBeLessThanOrEqual(20);
   }, 60_000);

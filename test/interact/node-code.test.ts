@@ -269,6 +269,26 @@ describe("a hostile page", () => {
   }, 30_000);
 });
 
+describe("what the sandbox can send crawlbox (the channel through crawlbox's isolated world)", () => {
+  test("no binding in the code's world; a planted giant call never crosses; a returned value is cut in crawlbox's world whatever the code redefines", async () => {
+    const s = await session();
+    try {
+      expect((await s.run("return typeof globalThis.__crawlboxCall + '/' + typeof globalThis.__crawlboxChannel")).result).toBe("undefined/undefined");
+      const rss = process.memoryUsage().rss;
+      const giant = await s.run(`document.documentElement.setAttribute("data-cb-call-9", JSON.stringify({ m: "log", a: ["out", "z".repeat(150000000)] })); document.dispatchEvent(new Event("crawlbox-call")); await page.title(); return "after";`);
+      expect(process.memoryUsage().rss - rss).toBeLessThan(250 * 1024 * 1024);
+      expect(giant.exitCode).toBe(1);
+      expect(giant.stderr).toContain("Stopped: the script sent crawlbox more than 20000000 characters");
+      const sneaky = await s.run("String.prototype.slice = function () { return String(this); }; return 'y'.repeat(3000000);");
+      expect(sneaky.result.length).toBeLessThan(1_000_100);
+      expect(sneaky.result).toEndWith(" …(cut)");
+      expect((await s.run("return 'still here'")).result).toBe("still here");
+    } finally {
+      await s.end();
+    }
+  }, 60_000);
+});
+
 describe("a server with one browser page", () => {
   test("JavaScript code is a clear 400 (its sandbox needs a page of its own); bash still runs", async () => {
     const one = await createHarness({ browserConcurrency: 1 });

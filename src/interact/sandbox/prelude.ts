@@ -2,25 +2,25 @@
  * @module interact/sandbox/prelude
  * What browser `code` in `language: "node"` finds around it in its sandbox (interact/sandbox/run-node.ts): a
  * Playwright-style `page` (with `locator`, `getByText`, `getByRole`, `keyboard`, `mouse`) and `console`. None of it does
- * anything itself: each method is one call through the sandbox's only binding to crawlbox, which carries it out on
- * the session's page (interact/sandbox/page-api.ts) and checks every argument there. So the sandbox needs no trust:
- * code that calls the binding directly, or redefines all of this, gets no more than the methods give.
+ * anything itself: each method is one call through the sandbox's channel to crawlbox (interact/sandbox/channel.ts),
+ * which carries it out on the session's page (interact/sandbox/page-api.ts) and checks every argument there. So the
+ * sandbox needs no trust: code that sends through the channel directly, or redefines all of this, gets no more than
+ * the methods give, and can send crawlbox no more than the channel's bounds.
  *
  * Plain JavaScript in a string, so that neither the TypeScript transpiler nor the binary's minifier can change names
  * the caller's code uses.
  */
 
-/** The binding's name in the sandbox page. */
-export const BINDING = "__crawlboxCall";
+import { CHANNEL_CLIENT } from "./channel.ts";
 
 /**
- * Wraps `code` (the body of an async function) with the prelude; evaluated in the sandbox, it resolves to
- * `{ok: true, value}` (what the code returned, as text) or `{ok: false, error}` (what it threw).
+ * The prelude, as the function run in the sandbox page (channel.ts `runInPage`) with the caller's `code` (the body of
+ * an async function, given `page` and `console`) and the session page's URL: it leaves in the document what the code
+ * returned, as text (`data-cb-result`), or what it threw (`data-cb-error`).
  */
-export function sandboxProgram(code: string, startUrl: string): string {
-  return `(async () => {
-  const call = globalThis[${JSON.stringify(BINDING)}];
-  let currentUrl = ${JSON.stringify(startUrl)};
+export const SANDBOX_WRAPPER = `async function (code, startUrl) {
+  const call = ${CHANNEL_CLIENT};
+  let currentUrl = startUrl;
   const rpc = async (m, ...a) => {
     const r = await call({ m: m, a: a });
     if (r && typeof r.url === "string") currentUrl = r.url;
@@ -29,7 +29,7 @@ export function sandboxProgram(code: string, startUrl: string): string {
   // What goes back to crawlbox is cut here first (crawlbox also stops a script that sends too much in all).
   const cut = (s) => s.length > 1000000 ? s.slice(0, 1000000) + " …(cut)" : s;
   const show = (v) => typeof v === "string" ? v : v === undefined ? "undefined" : (() => { try { return String(JSON.stringify(v)); } catch (e) { return String(v); } })();
-  const log = (level) => (...args) => { call({ m: "log", a: [level, cut(args.map(show).join(" "))] }); };
+  const log = (level) => (...args) => { call({ m: "log", a: [level, cut(args.map(show).join(" "))] }).catch(() => {}); };
   const console = { log: log("out"), info: log("out"), debug: log("out"), warn: log("err"), error: log("err") };
   globalThis.console = console;
   const fnSource = (f) => ({ fn: typeof f === "function", src: typeof f === "function" ? f.toString() : String(f) });
@@ -101,13 +101,13 @@ export function sandboxProgram(code: string, startUrl: string): string {
   for (const m of ["click", "dblclick", "hover", "focus", "fill", "type", "press", "check", "uncheck", "selectOption", "textContent", "innerText", "innerHTML", "getAttribute", "inputValue", "isVisible", "isHidden", "isChecked", "isEnabled"]) {
     page[m] = (sel, ...a) => locator([{ css: String(sel) }])[m](...a);
   }
+  const root = document.documentElement;
   try {
-    const value = await (async () => {
-${code}
-    })();
-    return { ok: true, value: value === undefined ? "" : cut(show(value)) };
+    const AsyncFunction = (async () => {}).constructor;
+    const run = new AsyncFunction("page", "console", code);
+    const value = await run(page, console);
+    root.setAttribute("data-cb-result", value === undefined ? "" : show(value));
   } catch (e) {
-    return { ok: false, error: cut(e && e.stack ? String(e.stack) : String(e)) };
+    root.setAttribute("data-cb-error", e && e.stack ? String(e.stack) : String(e));
   }
-})()`;
-}
+}`;

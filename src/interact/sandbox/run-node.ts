@@ -15,7 +15,8 @@ import { raceAbort } from "../../scheduler/abortable.ts";
 import { ScriptOutput, type ScriptOutcome } from "../output.ts";
 import { BROWSER_GONE, PageOpError } from "../page-ops.ts";
 import { carryOut, type PageApiContext } from "./page-api.ts";
-import { BINDING, sandboxProgram } from "./prelude.ts";
+import { SANDBOX_WRAPPER } from "./prelude.ts";
+import { openChannel, readOutcome, runInPage, type Channel } from "./channel.ts";
 
 /** Longest the sandbox's page may take to come from the pool. */
 const SANDBOX_OPEN_MS = 30_000;
@@ -23,6 +24,10 @@ const SANDBOX_OPEN_MS = 30_000;
 export const MAX_CALLS_IN_FLIGHT = 16;
 /** Characters a script may send crawlbox in all (log lines, call arguments); past it the script is stopped. */
 export const MAX_SENT_CHARS = 20_000_000;
+/** Characters of one call (a log line, a call's arguments) at most. */
+const MAX_CALL_CHARS = 2_100_000;
+/** Characters of the returned value or the error read back (more is cut, and says so). */
+const MAX_VALUE_CHARS = 1_000_000;
 /** Calls carried out in crawlbox alone: one still running when the time runs out does not make the page stuck. */
 const OFF_PAGE = new Set(["url", "waitForTimeout"]);
 
@@ -59,6 +64,7 @@ export async function runNode(base: NodeContext, code: string, signal: AbortSign
   const until = AbortSignal.any([signal, flood.signal]);
   const ctx: PageApiContext = { ...base, signal: AbortSignal.any([ended.signal, until]), shots: { count: 0, bytes: 0 } };
   let sandbox: Lease;
+  let channel: Channel | undefined;
   try {
     sandbox = await acquireOfflineSandbox(base.pool, performance.now() + SANDBOX_OPEN_MS, until);
   } catch (e) {
@@ -67,43 +73,49 @@ export async function runNode(base: NodeContext, code: string, signal: AbortSign
     throw e;
   }
   try {
-    await sandbox.page.exposeFunction(BINDING, async (call: Call) => {
-      if (ended.signal.aborted) throw new Error("the script has ended");
-      const m = typeof call?.m === "string" ? call.m : "";
-      const a = Array.isArray(call?.a) ? call.a : [];
-      sent += sizeOf(a);
-      if (sent > MAX_SENT_CHARS) {
-        flood.abort();
-        throw new Error("the script has sent too much");
-      }
-      if (m === "log") {
-        (a[0] === "err" ? err : out).line(typeof a[1] === "string" ? a[1] : "");
-        return null;
-      }
-      if (inFlight >= MAX_CALLS_IN_FLIGHT) throw new Error(`at most ${MAX_CALLS_IN_FLIGHT} page calls may run at once: await them`);
-      const onPage = !OFF_PAGE.has(m);
-      inFlight++;
-      if (onPage) inPage++;
-      try {
-        return { v: await carryOut(ctx, m, a), url: ctx.page.url() };
-      } catch (e) {
-        const message = (e as Error).message ?? String(e);
-        if (!(e instanceof PageOpError) && BROWSER_GONE.test(message)) gone = e;
-        // The caller's code gets an Error it can catch, in crawlbox's words or the browser's first line, and with no
-        // stack: the server's own (its paths and modules) would go with it into the sandbox.
-        const thrown = new Error(e instanceof PageOpError ? message : message.split("\n")[0]!.slice(0, 500));
-        thrown.stack = `Error: ${thrown.message}`;
-        throw thrown;
-      } finally {
-        inFlight--;
-        if (onPage) inPage--;
-      }
-    });
-    const ran = (await raceAbort(sandbox.page.evaluate(sandboxProgram(code, ctx.page.url())), until).catch((e: unknown) => {
-      if (until.aborted) throw e;
-      // The code could not be parsed (or the sandbox failed): the browser's message, its first lines.
-      return { ok: false, error: String((e as Error).message ?? e).split("\n").slice(0, 5).join("\n") };
-    })) as { ok?: boolean; value?: unknown; error?: unknown };
+    channel = await raceAbort(
+      openChannel(
+        sandbox.session,
+        { maxRequestChars: MAX_CALL_CHARS, maxCalls: Number.MAX_SAFE_INTEGER, maxTotalChars: MAX_SENT_CHARS },
+        async (request) => {
+          const call = (request ?? {}) as Call;
+          if (ended.signal.aborted) throw new Error("the script has ended");
+          const m = typeof call.m === "string" ? call.m : "";
+          const a = Array.isArray(call.a) ? call.a : [];
+          sent += sizeOf(a);
+          if (sent > MAX_SENT_CHARS) {
+            flood.abort();
+            throw new Error("the script has sent too much");
+          }
+          if (m === "log") {
+            (a[0] === "err" ? err : out).line(typeof a[1] === "string" ? a[1] : "");
+            return null;
+          }
+          if (inFlight >= MAX_CALLS_IN_FLIGHT) throw new Error(`at most ${MAX_CALLS_IN_FLIGHT} page calls may run at once: await them`);
+          const onPage = !OFF_PAGE.has(m);
+          inFlight++;
+          if (onPage) inPage++;
+          try {
+            return { v: await carryOut(ctx, m, a), url: ctx.page.url() };
+          } catch (e) {
+            const message = (e as Error).message ?? String(e);
+            if (!(e instanceof PageOpError) && BROWSER_GONE.test(message)) gone = e;
+            // The caller's code gets an Error it can catch, in crawlbox's words or the browser's first line, and with
+            // no stack: the server's own (its paths and modules) would go with it into the sandbox.
+            throw new Error(e instanceof PageOpError ? message : message.split("\n")[0]!.slice(0, 500));
+          } finally {
+            inFlight--;
+            if (onPage) inPage--;
+          }
+        },
+        () => flood.abort(),
+      ),
+      until,
+    );
+    await raceAbort(runInPage(sandbox.session, SANDBOX_WRAPPER, [code, ctx.page.url()]), until);
+    const outcome = await raceAbort(readOutcome(sandbox.session, MAX_VALUE_CHARS), until);
+    const cut = (text: string, chars: number | undefined) => ((chars ?? 0) > MAX_VALUE_CHARS ? `${text} …(cut)` : text);
+    const ran = outcome.result !== undefined ? { ok: true, value: cut(outcome.result, outcome.resultChars) } : { ok: false, error: outcome.error ?? "the code did not finish" };
     if (gone) throw gone;
     if (ran.ok) return done(0, { result: typeof ran.value === "string" ? ran.value : "" });
     err.line(typeof ran.error === "string" ? ran.error : "the code failed");
@@ -118,6 +130,7 @@ export async function runNode(base: NodeContext, code: string, signal: AbortSign
     return done(124, { killed: true, stuck: inPage > 0 });
   } finally {
     ended.abort();
+    channel?.close();
     // A sandbox stopped mid-run may still be spinning: the pool closes it and checks the browser.
     sandbox.release({ suspect: until.aborted });
   }
