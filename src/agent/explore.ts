@@ -5,7 +5,9 @@
  * asks the model round by round which of the links found so far (and the other search results) to read next,
  * shown the start of every page read and the candidates ranked by how many of the task's words their URL and label
  * contain, until the model says it is done, nothing is left to read, the page budget (`effort`, counting every page
- * tried, read or not) or the credit limit (`maxCredits`) is reached, or the run is no longer wanted (cancelled).
+ * tried, read or not) or the credit limit (`maxCredits`) is reached, a v1 deep research's `maxDepth` rounds or
+ * `timeLimit` are used up (a warning says so; the answer is drawn from what was read), or the run is no longer wanted
+ * (cancelled).
  * Links are bounded: {@link MAX_LINKS_PER_PAGE} per page and {@link MAX_CANDIDATES} in all.
  *
  * ```
@@ -59,6 +61,12 @@ export interface ExploreOptions {
   /** Told what the model chose each round (the trace's reasoning). */
   onDecision?(text: string): void;
   warnings: string[];
+  /** Rounds of the model picking more pages at most (v1 deep research's `maxDepth` less the first reading). */
+  maxRounds?: number;
+  /** Epoch ms after which no more pages are picked (v1 deep research's `timeLimit`). */
+  readUntil?: number;
+  /** The clock (tests). @default Date.now */
+  now?: () => number;
 }
 
 /** A link as the run keeps it: absolute http(s), without its fragment; undefined for anything else. */
@@ -115,8 +123,19 @@ export async function explore(o: ExploreOptions): Promise<ReadPage[]> {
     if (first.length === 0) o.warnings.push("The web search for the task found nothing.");
   }
   let more = await readNow([...new Set(first)]);
+  const now = o.now ?? Date.now;
+  let rounds = 0;
 
   while (more && !o.strict && tried.size < o.maxPages && candidates.size > 0 && o.active()) {
+    if (o.maxRounds !== undefined && rounds >= o.maxRounds) {
+      o.warnings.push(`maxDepth was reached after ${rounds + 1} rounds of reading: the answer is drawn from the ${pages.length} pages read.`);
+      break;
+    }
+    if (o.readUntil !== undefined && now() >= o.readUntil) {
+      o.warnings.push(`timeLimit was reached: the answer is drawn from the ${pages.length} pages read.`);
+      break;
+    }
+    rounds++;
     const ranked = [...candidates.values()]
       .map((c, i) => ({ c, i, score: words.filter((w) => `${c.url} ${c.label}`.toLowerCase().includes(w)).length }))
       .sort((a, b) => b.score - a.score || a.i - b.i)

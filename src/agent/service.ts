@@ -255,6 +255,7 @@ export class AgentService {
         onRead: (url) => immediate(this.deps.db, () => this.announce(id, job.keyId, req, "action", true, [{ action: "scrape", url }])),
         active,
         warnings,
+        ...(req.research ? { maxRounds: req.research.maxDepth - 1, readUntil: job.createdAt + req.research.timeLimitMs, now: this.now } : {}),
       });
       if (!active()) return;
       if (pages.length === 0) throw new AgentNoPagesError();

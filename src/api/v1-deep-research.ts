@@ -5,8 +5,9 @@
  * the analysis and system prompts; `formats: ["json"]` with `jsonOptions.schema` runs it in extract mode, else in
  * chat mode, whose text is the `finalAnalysis`; `maxUrls` bounds the pages read (as the run's `maxCredits`, and its
  * effort). The status is the run's, reshaped: `activities` from its trace (searches, pages read, the model's
- * reasoning, the answer), `sources` from the pages it read. v1's `maxDepth` and `timeLimit` are checked as upstream
- * bounds them; the run itself is bounded by pages and the LLM's time limits, not by research rounds. A `webhook`
+ * reasoning, the answer), `sources` from the pages it read. v1's `maxDepth` (the first reading and at most
+ * `maxDepth - 1` rounds of the model picking more pages) and `timeLimit` (seconds from the start after which no more
+ * pages are picked) bound the run's reading; the answer is then drawn from what was read. A `webhook`
  * becomes the run's: v1's events `started`, `page` (the run's `action`: a page read), `completed`, `failed`, and the
  * deliveries are the agent's (`agent.started`, `agent.action`, …), as docs/agent.md describes them.
  */
@@ -45,6 +46,12 @@ function agentWebhook(webhook: unknown): unknown {
   const w = webhook as Record<string, unknown>;
   if (!Array.isArray(w.events)) return w;
   return { ...w, events: [...new Set(w.events.map((e) => (typeof e === "string" ? (V1_EVENTS[e] ?? e) : e)))] };
+}
+
+/** v1's `timeLimit` (seconds) and `maxDepth`, defaults applied, for the agent run (a bad body was refused already). */
+export function deepResearchLimits(body: unknown): { timeLimit: number; maxDepth: number } {
+  const v = validateBody(DeepResearchRequestSchema, body) as DeepResearchRequest;
+  return { timeLimit: v.timeLimit ?? 300, maxDepth: v.maxDepth ?? 7 };
 }
 
 /** Pages a run reads for `maxUrls`: the agent's effort (3, 6 or 12 pages) and its credit cap (a page each, 2 for the search). */
@@ -123,7 +130,7 @@ function fromTrace(events: Body[]): { activities: Activity[]; sources: { url: st
  * {finalAnalysis, activities, sources, json?}, error?, expiresAt, currentDepth, maxDepth, activities, sources,
  * summaries}`. A cancelled run reads `failed` (v1 knew no other end).
  */
-export function deepResearchStatusFromAgent(run: Body, events: Body[]): Body {
+export function deepResearchStatusFromAgent(run: Body, events: Body[], maxDepth = 7): Body {
   const { activities, sources: read, depth } = fromTrace(events);
   const finalSources = Array.isArray(run.sources) ? (run.sources as string[]).map((url) => read.find((s) => s.url === url) ?? { url, title: "", description: "" }) : read;
   const status = run.status === "processing" ? "processing" : run.status === "completed" ? "completed" : "failed";
@@ -137,7 +144,7 @@ export function deepResearchStatusFromAgent(run: Body, events: Body[]): Body {
     ...(typeof run.warning === "string" ? { warning: run.warning } : {}),
     expiresAt: run.expiresAt,
     currentDepth: depth,
-    maxDepth: Math.max(depth, 7),
+    maxDepth: Math.max(depth, maxDepth),
     activities,
     sources: finalSources,
     summaries: [],

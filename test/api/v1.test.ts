@@ -196,6 +196,20 @@ describe("/v1 through the SDK's v1 client", () => {
     } finally {
       hooks.stop();
     }
+    // maxDepth bounds the rounds of reading: with 1, the first reading only (the model is not asked to pick more).
+    const picksBefore = llm.chats().length;
+    const picks = () => llm.chats().slice(picksBefore).filter((c) => (c.messages.find((m) => m.role === "system")?.content ?? "").includes("reads web pages to complete a task")).length;
+    const shallow: any = await v1.deepResearch("What is section A about?", { maxUrls: 6, maxDepth: 1, timeLimit: 60 });
+    expect(shallow.status).toBe("completed");
+    expect(picks()).toBe(0);
+    expect(shallow.maxDepth).toBe(1);
+    const deeper: any = await v1.deepResearch("What is section A about?", { maxUrls: 6, maxDepth: 3 });
+    expect(deeper.status).toBe("completed");
+    expect(picks()).toBeGreaterThan(0);
+    expect(deeper.maxDepth).toBe(3);
+    // The header carrying them to the run is checked like the body.
+    expect((await h.request("/v2/agent", { method: "POST", json: { prompt: "x" }, headers: { "x-crawlbox-research-limits": '{"timeLimit":5,"maxDepth":1}' } })).status).toBe(400);
+
     // Bad bodies are 400s; an unknown id a 404.
     expect((await h.request("/v1/deep-research", { method: "POST", json: { query: "x", maxUrls: 0 } })).status).toBe(400);
     expect((await h.request("/v1/deep-research", { method: "POST", json: { maxUrls: 2 } })).status).toBe(400);
@@ -204,7 +218,7 @@ describe("/v1 through the SDK's v1 client", () => {
     expect(long.status).toBe(400);
     expect(((await long.json()) as any).error).toContain("10,000 characters");
     expect((await h.request("/v1/deep-research/00000000-0000-0000-0000-000000000000")).status).toBe(404);
-  });
+  }, 60_000);
 
   test("maxDepth counts path segments below the start URL's, before any query", () => {
     const pattern = new RegExp((crawlBodyFromV1({ url: "http://site.test/docs/", maxDepth: 1 }).excludePaths as string[])[0]!);

@@ -5,7 +5,7 @@
  * are src/agent's; this file only shapes them as upstream's types do (docs/agent.md).
  */
 import { Elysia } from "elysia";
-import { AgentRequestSchema, parseAgentBody } from "../../api/agent.ts";
+import { AgentRequestSchema, parseAgentBody, RESEARCH_LIMITS_HEADER, researchLimitsFrom } from "../../api/agent.ts";
 import type { AgentJob } from "../../agent/store.ts";
 import { traceEvents, traceSnapshot } from "../../agent/trace.ts";
 import { BadRequestError, CrawlboxError, NotFoundError } from "../../errors.ts";
@@ -98,7 +98,11 @@ export function agentRoutes(services: Services) {
       "/v2/agent",
       // The answer holds only the run's ids, so it is kept for replay like a crawl's.
       ({ body, who, request }) =>
-        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: true, log: services.log }, () => agent.start(parseAgentBody(body), who)),
+        idempotent(services.idempotency, Date.now, { request, who, body, keepResponse: true, log: services.log }, () => {
+          const req = parseAgentBody(body);
+          const research = researchLimitsFrom(request.headers.get(RESEARCH_LIMITS_HEADER));
+          return agent.start(research ? { ...req, research } : req, who);
+        }),
       { detail: { tags: ["agent"], summary: "Start an agent run", parameters: [IDEMPOTENCY_PARAMETER], requestBody: { required: true, content: { "application/json": { schema: AgentRequestSchema as object } } } } },
     )
     .get(

@@ -8,7 +8,8 @@
  */
 import { Elysia } from "elysia";
 import { batchBodyFromV1, crawlBodyFromV1, creditUsageToV1, documentToV1, extractBodyFromV1, mapBodyFromV1, scrapeBodyFromV1, searchBodyFromV1, tokenUsageToV1 } from "../../api/v1.ts";
-import { deepResearchBodyToAgent, deepResearchStatusFromAgent } from "../../api/v1-deep-research.ts";
+import { deepResearchBodyToAgent, deepResearchLimits, deepResearchStatusFromAgent } from "../../api/v1-deep-research.ts";
+import { RESEARCH_LIMITS_HEADER } from "../../api/agent.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 
@@ -56,7 +57,7 @@ const documents = (data: unknown) => (Array.isArray(data) ? data.map(documentToV
 const jobStatus = (json: Body): Body => ({ ...json, data: documents(json.data), ...(json.next === undefined ? {} : { next: v1Url(json.next) }) });
 
 /** The /v1 routes over `forward`; the caller is authenticated here first, so a wrong key is a 401 before any 400. */
-export function v1Routes(services: Pick<Services, "keys" | "config" | "jobStore">, forward: Forward) {
+export function v1Routes(services: Pick<Services, "keys" | "config" | "jobStore" | "agent">, forward: Forward) {
   const pass = (path: (params: Record<string, string>) => string, shape: (json: Body) => Body = (j) => j, method?: string) => async ({ request, params }: { request: Request; params: Record<string, string> }) =>
     reshaped(await forward(forwarded(request, path(params), undefined, method)), shape);
   const convert = (path: string, body: (b: unknown) => Body, shape: (json: Body) => Body) => async ({ request, body: raw }: { request: Request; body: unknown }) =>
@@ -107,15 +108,25 @@ export function v1Routes(services: Pick<Services, "keys" | "config" | "jobStore"
     .get("/v1/team/queue-status", pass(() => "/v2/team/queue-status"), detail("v1: queue status"))
     .get("/v1/concurrency-check", pass(() => "/v2/concurrency-check"), detail("v1: scrapes running now and the limit"))
     // Deprecated upstream; served by the agent (api/v1-deep-research.ts).
-    .post("/v1/deep-research", convert("/v2/agent", deepResearchBodyToAgent, (json) => ({ success: json.success, id: json.id })), detail("v1: start deep research (an agent run)"))
+    .post(
+      "/v1/deep-research",
+      async ({ request, body: raw }) => {
+        const req = forwarded(request, "/v2/agent", deepResearchBodyToAgent(raw));
+        // timeLimit and maxDepth bound the run's reading (api/agent.ts RESEARCH_LIMITS_HEADER).
+        req.headers.set(RESEARCH_LIMITS_HEADER, JSON.stringify(deepResearchLimits(raw)));
+        return reshaped(await forward(req), (json) => ({ success: json.success, id: json.id }));
+      },
+      detail("v1: start deep research (an agent run)"),
+    )
     .get(
       "/v1/deep-research/:id",
-      async ({ request, params }) => {
+      async ({ request, params, who }) => {
         const run = await forward(forwarded(request, `/v2/agent/${seg(params.id)}`));
         if (!run.ok) return run;
         const trace = await forward(forwarded(request, `/v2/agent/${seg(params.id)}/trace`));
         const events = trace.ok ? (((await trace.json()) as Body).events as Body[] | undefined) ?? [] : [];
-        return Response.json(deepResearchStatusFromAgent((await run.json()) as Body, events));
+        const maxDepth = services.agent.get(params.id, who.keyId)?.request.research?.maxDepth;
+        return Response.json(deepResearchStatusFromAgent((await run.json()) as Body, events, maxDepth));
       },
       detail("v1: deep research status (the agent run's)"),
     );
