@@ -21,6 +21,18 @@ const worlds = new WeakMap<CDPSession, { frameId: string; contextId: number }>()
 
 type Remote = { objectId?: string; subtype?: string; value?: unknown; type: string };
 
+/** The execution context id of the session page's isolated world (made if there is none yet). */
+export async function worldContextId(session: CDPSession): Promise<number> {
+  let world = worlds.get(session);
+  if (!world) {
+    const { frameTree } = await session.send("Page.getFrameTree");
+    const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: WORLD });
+    world = { frameId: frameTree.frame.id, contextId: executionContextId };
+    worlds.set(session, world);
+  }
+  return world.contextId;
+}
+
 /** Evaluates `expression` in the session page's isolated world (made again when the document changed). */
 export async function inWorld(session: CDPSession, expression: string, returnByValue = true): Promise<Remote> {
   for (let attempt = 0; ; attempt++) {

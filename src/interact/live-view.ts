@@ -13,7 +13,8 @@
  * backlog. At most {@link MAX_VIEWERS} viewers per session.
  */
 import type { CDPSession } from "puppeteer-core";
-import { TooManyRequestsError } from "../errors.ts";
+import { CrawlboxError, TooManyRequestsError } from "../errors.ts";
+import { raceAbort } from "../scheduler/abortable.ts";
 import { dispatchLiveInput, type LiveInput } from "./live-input.ts";
 
 /** Viewers one session may have at once. */
@@ -24,6 +25,10 @@ export const MAX_FPS = 10;
 const MAX_FRAME_SIDE = 1280;
 /** Input events an interactive view may send a second (a person does far fewer). */
 export const MAX_INPUTS_PER_S = 50;
+/** Input events of one view waiting to be carried out at most (they are carried out one at a time). */
+export const MAX_QUEUED_INPUTS = 8;
+/** Longest an input event may wait for the page (one busy with a script of its own takes none). */
+export const INPUT_TIMEOUT_MS = 5_000;
 /** JPEG quality of the frames. */
 const FRAME_QUALITY = 60;
 const BOUNDARY = "crawlboxframe";
@@ -48,6 +53,9 @@ interface View {
   onInput: () => void;
   /** Input events of the current second. */
   inputs: { second: number; count: number };
+  /** Input events being carried out or waiting, and the end of that chain. */
+  queued: number;
+  chain: Promise<unknown>;
   tokens: { view: string; control: string };
 }
 
@@ -70,6 +78,8 @@ export class LiveViews {
       session,
       onInput,
       inputs: { second: 0, count: 0 },
+      queued: 0,
+      chain: Promise.resolve(),
       tokens,
       viewers: new Set(),
       casting: false,
@@ -110,8 +120,9 @@ export class LiveViews {
   }
 
   /**
-   * Carries out a person's `input` through the interactive token `token`; false when the token is not an
-   * interactive view now. 429 past {@link MAX_INPUTS_PER_S} events a second.
+   * Carries out a person's `input` through the interactive token `token`, after the view's earlier ones; false when
+   * the token is not an interactive view now. 429 past {@link MAX_INPUTS_PER_S} events a second or
+   * {@link MAX_QUEUED_INPUTS} waiting; 409 when the page does not take it within {@link INPUT_TIMEOUT_MS}.
    */
   async input(token: string, input: LiveInput): Promise<boolean> {
     const entry = this.views.get(token);
@@ -120,8 +131,20 @@ export class LiveViews {
     const second = Math.floor(performance.now() / 1000);
     if (view.inputs.second !== second) view.inputs = { second, count: 0 };
     if (++view.inputs.count > MAX_INPUTS_PER_S) throw new TooManyRequestsError("LIVE_VIEW_INPUT_LIMIT", `An interactive view may send at most ${MAX_INPUTS_PER_S} input events a second.`);
+    if (view.queued >= MAX_QUEUED_INPUTS) throw new TooManyRequestsError("LIVE_VIEW_INPUT_LIMIT", `At most ${MAX_QUEUED_INPUTS} input events may wait for the page at once.`);
     view.onInput();
-    await dispatchLiveInput(view.session, input);
+    view.queued++;
+    const timeout = AbortSignal.timeout(INPUT_TIMEOUT_MS);
+    const turn = view.chain.then(() => (timeout.aborted ? undefined : raceAbort(dispatchLiveInput(view.session, input), timeout)));
+    view.chain = turn.catch(() => undefined);
+    try {
+      await raceAbort(turn, timeout);
+    } catch (e) {
+      if (!timeout.aborted) throw e;
+      throw new CrawlboxError("LIVE_VIEW_PAGE_BUSY", 409, `The page did not take the input within ${INPUT_TIMEOUT_MS / 1000} s (it is busy).`);
+    } finally {
+      view.queued--;
+    }
     return true;
   }
 

@@ -22,6 +22,12 @@ beforeAll(async () => {
     port: 0,
     hostname: "127.0.0.1",
     fetch(req) {
+      if (new URL(req.url).pathname === "/big") {
+        return new Response(
+          `<!doctype html><html><head><title>Big</title></head><body style="margin:0"><button style="position:fixed;inset:0;width:100vw;height:100vh" onclick="document.title='big clicked'">B</button></body></html>`,
+          { headers: { "content-type": "text/html" } },
+        );
+      }
       if (new URL(req.url).pathname === "/pad") {
         return new Response(
           `<!doctype html><html><head><title>Pad</title></head><body style="margin:0"><button id="b" style="position:fixed;left:0;top:0;width:50vw;height:50vh" onclick="document.title='clicked'">B</button><input id="i" style="position:fixed;left:50vw;top:50vh;width:50vw;height:50vh"></body></html>`,
@@ -183,5 +189,28 @@ describe("live view", () => {
     expect(statuses.filter((c) => c === 429).length).toBeGreaterThan(0);
     await app.deleteBrowser(s.id);
     expect((await send(s.interactiveLiveViewUrl, { type: "click", x: 0.5, y: 0.5 })).status).toBe(404);
+  }, 60_000);
+
+  test("the interactive page's own script: a click on the picture, in a browser, reaches the watched page; a trailing slash is redirected", async () => {
+    const watched: any = await app.browser({});
+    await app.browserExecute(watched.id, { code: `agent-browser open ${base}/big` });
+    const slashed = await fetch(`${watched.interactiveLiveViewUrl}/`, { redirect: "manual" });
+    expect(slashed.status).toBe(308);
+    expect(new URL(slashed.headers.get("location")!, `${watched.interactiveLiveViewUrl}/`).href).toBe(watched.interactiveLiveViewUrl);
+    // A second session is the person's browser: it opens the interactive view and clicks the picture.
+    const viewer: any = await app.browser({ streamWebView: false });
+    try {
+      const opened: any = await app.browserExecute(viewer.id, { code: `agent-browser open ${watched.interactiveLiveViewUrl} && agent-browser wait 1500 && agent-browser click img` });
+      expect(opened.exitCode).toBe(0);
+      let title = "";
+      for (let i = 0; i < 40 && title !== "big clicked"; i++) {
+        title = ((await app.browserExecute(watched.id, { code: "agent-browser get title" })) as any).stdout.trim();
+        if (title !== "big clicked") await Bun.sleep(100);
+      }
+      expect(title).toBe("big clicked");
+    } finally {
+      await app.deleteBrowser(viewer.id);
+      await app.deleteBrowser(watched.id);
+    }
   }, 60_000);
 });

@@ -235,7 +235,7 @@ describe("Playwright's semantics and the sandbox's bounds (review of the first v
       expect(counted.result).toBe("24");
       const flood = await s.run("for (let i = 0; i < 30; i++) console.log('x'.repeat(1000000)); return 'not reached';");
       expect(flood.exitCode).toBe(1);
-      expect(flood.stderr).toEndWith("Stopped: the script sent crawlbox more than 20000000 characters (output and call arguments).\n");
+      expect(flood.stderr).toEndWith("Stopped: the script sent crawlbox more than 20000000 characters, or 200000 calls and log lines (output and call arguments).\n");
       const long = await s.run("return 'y'.repeat(3000000)");
       expect(long.result.length).toBeLessThan(1_000_100);
       expect(long.result).toEndWith(" …(cut)");
@@ -283,10 +283,26 @@ describe("what the sandbox can send crawlbox (the channel through crawlbox's iso
       expect(sneaky.result.length).toBeLessThan(1_000_100);
       expect(sneaky.result).toEndWith(" …(cut)");
       expect((await s.run("return 'still here'")).result).toBe("still here");
+
+      // Text the world escapes twice (quotes, newlines) still crosses at its own length.
+      expect((await s.run(`return await page.evaluate((s) => s.length, '"'.repeat(900000))`)).result).toBe("900000");
+      const quoted = await s.run(`console.log('"\\n'.repeat(300000)); return 'ok'`);
+      expect([quoted.result, quoted.stdout.length]).toEqual(["ok", 600001]);
+      // Many tiny log lines are counted too: past the last call the script is stopped, not the server slowed.
+      const tiny = await s.run("for (let i = 0; i < 250000; i++) console.log(''); return 'not reached';", "node", 120);
+      expect(tiny.exitCode).toBe(1);
+      expect(tiny.stderr).toContain("200000 calls and log lines");
+      // The sandbox's own failures end the script (exit 1), not the session.
+      for (const wreck of ["location.reload(); await new Promise((r) => setTimeout(r, 5000));", "document.documentElement.remove(); return 1;"]) {
+        const r = await s.run(wreck);
+        expect([wreck, r.exitCode]).toEqual([wreck, 1]);
+        expect(r.stderr).toContain("document was replaced");
+      }
+      expect((await s.run("return 'session kept'")).result).toBe("session kept");
     } finally {
       await s.end();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("a server with one browser page", () => {

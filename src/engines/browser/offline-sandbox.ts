@@ -5,8 +5,8 @@
  * (llm/deterministic/sandbox.ts). It is a blank page of a browser context of its own, taken from the pool, offline,
  * whose whole context (popups and loopback included) is given a local proxy that closes every connection. So code
  * run there runs where any web page's script runs, inside Chromium's renderer sandbox, not in crawlbox's process:
- * it has no file system, no processes, no Node built-ins and no network. Its only way out is what the caller
- * exposes to the page (one binding each).
+ * it has no file system, no processes, no Node built-ins and no network. Its only way out is the channel its caller
+ * opens through crawlbox's isolated world of the page (interact/sandbox/channel.ts).
  */
 import type { BrowserPool } from "./pool.ts";
 import type { Lease } from "./lease.ts";

@@ -19,7 +19,12 @@ import { CHANNEL_CLIENT } from "./channel.ts";
  * returned, as text (`data-cb-result`), or what it threw (`data-cb-error`).
  */
 export const SANDBOX_WRAPPER = `async function (code, startUrl) {
-  const call = ${CHANNEL_CLIENT};
+  const root = document.documentElement;
+  root.setAttribute("data-cb-run", "1");
+  // The browser is answered here: what the code does after runs on its own (crawlbox waits for its outcome).
+  await null;
+  const channel = ${CHANNEL_CLIENT};
+  const call = channel.send;
   let currentUrl = startUrl;
   const rpc = async (m, ...a) => {
     const r = await call({ m: m, a: a });
@@ -29,7 +34,7 @@ export const SANDBOX_WRAPPER = `async function (code, startUrl) {
   // What goes back to crawlbox is cut here first (crawlbox also stops a script that sends too much in all).
   const cut = (s) => s.length > 1000000 ? s.slice(0, 1000000) + " …(cut)" : s;
   const show = (v) => typeof v === "string" ? v : v === undefined ? "undefined" : (() => { try { return String(JSON.stringify(v)); } catch (e) { return String(v); } })();
-  const log = (level) => (...args) => { call({ m: "log", a: [level, cut(args.map(show).join(" "))] }).catch(() => {}); };
+  const log = (level) => (...args) => { channel.note({ m: "log", a: [level, cut(args.map(show).join(" "))] }); };
   const console = { log: log("out"), info: log("out"), debug: log("out"), warn: log("err"), error: log("err") };
   globalThis.console = console;
   const fnSource = (f) => ({ fn: typeof f === "function", src: typeof f === "function" ? f.toString() : String(f) });
@@ -101,7 +106,6 @@ export const SANDBOX_WRAPPER = `async function (code, startUrl) {
   for (const m of ["click", "dblclick", "hover", "focus", "fill", "type", "press", "check", "uncheck", "selectOption", "textContent", "innerText", "innerHTML", "getAttribute", "inputValue", "isVisible", "isHidden", "isChecked", "isEnabled"]) {
     page[m] = (sel, ...a) => locator([{ css: String(sel) }])[m](...a);
   }
-  const root = document.documentElement;
   try {
     const AsyncFunction = (async () => {}).constructor;
     const run = new AsyncFunction("page", "console", code);

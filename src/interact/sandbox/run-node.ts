@@ -3,7 +3,7 @@
  * Runs browser `code` in `language: "node"` (docs/interact.md): the caller's JavaScript, as the body of an async
  * function, with a Playwright-style `page` and `console` (interact/sandbox/prelude.ts). It runs in an offline
  * sandbox page (engines/browser/offline-sandbox.ts), taken from the pool for the script's time, whose only way out
- * is one binding to crawlbox. What it does to
+ * is the channel through crawlbox's isolated world of that page (interact/sandbox/channel.ts). What it does to
  * the session's page, it asks for call by call (interact/sandbox/page-api.ts), and crawlbox checks each call.
  * `console.log`/`info`/`debug` go to stdout, `warn`/`error` to stderr; what the code returns is `result`; what it
  * throws ends it with exit code 1. The time limit stops it where it is (the sandbox is thrown away, whatever it is
@@ -16,7 +16,7 @@ import { ScriptOutput, type ScriptOutcome } from "../output.ts";
 import { BROWSER_GONE, PageOpError } from "../page-ops.ts";
 import { carryOut, type PageApiContext } from "./page-api.ts";
 import { SANDBOX_WRAPPER } from "./prelude.ts";
-import { openChannel, readOutcome, runInPage, type Channel } from "./channel.ts";
+import { openChannel, startInPage, waitOutcome, type Channel } from "./channel.ts";
 
 /** Longest the sandbox's page may take to come from the pool. */
 const SANDBOX_OPEN_MS = 30_000;
@@ -24,6 +24,8 @@ const SANDBOX_OPEN_MS = 30_000;
 export const MAX_CALLS_IN_FLIGHT = 16;
 /** Characters a script may send crawlbox in all (log lines, call arguments); past it the script is stopped. */
 export const MAX_SENT_CHARS = 20_000_000;
+/** Calls (log lines included) one script may make. */
+export const MAX_CALLS = 200_000;
 /** Characters of one call (a log line, a call's arguments) at most. */
 const MAX_CALL_CHARS = 2_100_000;
 /** Characters of the returned value or the error read back (more is cut, and says so). */
@@ -76,7 +78,7 @@ export async function runNode(base: NodeContext, code: string, signal: AbortSign
     channel = await raceAbort(
       openChannel(
         sandbox.session,
-        { maxRequestChars: MAX_CALL_CHARS, maxCalls: Number.MAX_SAFE_INTEGER, maxTotalChars: MAX_SENT_CHARS },
+        { maxRequestChars: MAX_CALL_CHARS, maxCalls: MAX_CALLS, maxTotalChars: MAX_SENT_CHARS, maxPending: MAX_CALLS_IN_FLIGHT },
         async (request) => {
           const call = (request ?? {}) as Call;
           if (ended.signal.aborted) throw new Error("the script has ended");
@@ -112,8 +114,8 @@ export async function runNode(base: NodeContext, code: string, signal: AbortSign
       ),
       until,
     );
-    await raceAbort(runInPage(sandbox.session, SANDBOX_WRAPPER, [code, ctx.page.url()]), until);
-    const outcome = await raceAbort(readOutcome(sandbox.session, MAX_VALUE_CHARS), until);
+    await raceAbort(startInPage(sandbox.session, SANDBOX_WRAPPER, [code, ctx.page.url()]), until);
+    const outcome = await waitOutcome(sandbox.session, MAX_VALUE_CHARS, until);
     const cut = (text: string, chars: number | undefined) => ((chars ?? 0) > MAX_VALUE_CHARS ? `${text} …(cut)` : text);
     const ran = outcome.result !== undefined ? { ok: true, value: cut(outcome.result, outcome.resultChars) } : { ok: false, error: outcome.error ?? "the code did not finish" };
     if (gone) throw gone;
@@ -123,11 +125,14 @@ export async function runNode(base: NodeContext, code: string, signal: AbortSign
   } catch (e) {
     if (gone) throw gone;
     if (flood.signal.aborted && !signal.aborted) {
-      err.line(`Stopped: the script sent crawlbox more than ${MAX_SENT_CHARS} characters (output and call arguments).`);
+      err.line(`Stopped: the script sent crawlbox more than ${MAX_SENT_CHARS} characters, or ${MAX_CALLS} calls and log lines (output and call arguments).`);
       return done(1, { stuck: inPage > 0 });
     }
-    if (!signal.aborted) throw e;
-    return done(124, { killed: true, stuck: inPage > 0 });
+    if (signal.aborted) return done(124, { killed: true, stuck: inPage > 0 });
+    // The sandbox failing (its page closed, the browser driver giving up on it) ends the script, not the session:
+    // only the session's own page failing (gone, above) does.
+    err.line(`The sandbox failed: ${String((e as Error).message ?? e).split("\n")[0]!.slice(0, 300)}`);
+    return done(1, { stuck: inPage > 0 });
   } finally {
     ended.abort();
     channel?.close();

@@ -13,7 +13,7 @@
  */
 import type { BrowserPool } from "../../engines/browser/pool.ts";
 import { acquireOfflineSandbox } from "../../engines/browser/offline-sandbox.ts";
-import { openChannel, readOutcome, runInPage, CHANNEL_CLIENT, type Channel } from "../../interact/sandbox/channel.ts";
+import { openChannel, startInPage, waitOutcome, CHANNEL_CLIENT, type Channel } from "../../interact/sandbox/channel.ts";
 import { raceAbort } from "../../scheduler/abortable.ts";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../schema.ts";
 import { ASK_SCHEMA_MAX_CHARS, checkAskSchema } from "./ask-schema.ts";
@@ -43,7 +43,9 @@ export class ExtractorRunError extends Error {}
  */
 const WRAPPER = `async function (source, html, url) {
   const root = document.documentElement;
-  const send = ${CHANNEL_CLIENT};
+  root.setAttribute("data-cb-run", "1");
+  await null;
+  const send = ${CHANNEL_CLIENT}.send;
   const askLlm = (prompt, schema) => send({ p: String(prompt).slice(0, ${MAX_ASK_PROMPT_CHARS}), s: schema && typeof schema === "object" ? schema : null });
   try {
     const doc = new DOMParser().parseFromString(html, "text/html");
@@ -88,9 +90,9 @@ export async function runExtractor(o: { pool: BrowserPool; code: string; html: s
     });
   };
   try {
-    channel = await raceAbort(openChannel(session, { maxRequestChars: MAX_ASK_PROMPT_CHARS + ASK_SCHEMA_MAX_CHARS + 100, maxCalls: MAX_ASK_LLM_CALLS, maxTotalChars: 20_000_000 }, ask), until);
-    await raceAbort(runInPage(session, WRAPPER, [o.code, o.html, o.url]), until);
-    const out = await raceAbort(readOutcome(session, MAX_RESULT_CHARS), until);
+    channel = await raceAbort(openChannel(session, { maxRequestChars: MAX_ASK_PROMPT_CHARS + ASK_SCHEMA_MAX_CHARS + 100, maxCalls: MAX_ASK_LLM_CALLS, maxTotalChars: 20_000_000, maxPending: MAX_ASK_LLM_CALLS }, ask), until);
+    await raceAbort(startInPage(session, WRAPPER, [o.code, o.html, o.url]), until);
+    const out = await waitOutcome(session, MAX_RESULT_CHARS, until);
     if (out.result === undefined) throw new ExtractorRunError(out.error ?? "the extractor did not finish");
     if ((out.resultChars ?? 0) > MAX_RESULT_CHARS) throw new ExtractorRunError(`extract returned ${out.resultChars} characters of JSON, over the ${MAX_RESULT_CHARS} allowed`);
     let value: unknown;

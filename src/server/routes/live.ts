@@ -35,7 +35,28 @@ function pageHeaders(nonce?: string): Record<string, string> {
  */
 const INPUT_SCRIPT = `
 const img = document.querySelector("img");
-const send = (e) => fetch(location.pathname.replace(/\/$/, "") + "/input", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(e) }).catch(() => {});
+// Events go one at a time, in order; wheel turns waiting together are merged, and one refused for the rate is tried again.
+const queue = [];
+let busy = false;
+const pump = async () => {
+  if (busy) return;
+  busy = true;
+  while (queue.length > 0) {
+    const e = queue.shift();
+    for (let tries = 0; tries < 4; tries++) {
+      const r = await fetch(location.pathname + "/input", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(e) }).catch(() => null);
+      if (!r || r.status !== 429) break;
+      await new Promise((ok) => setTimeout(ok, 250));
+    }
+  }
+  busy = false;
+};
+const send = (e) => {
+  const last = queue[queue.length - 1];
+  if (e.type === "wheel" && last && last.type === "wheel") { last.deltaX += e.deltaX; last.deltaY += e.deltaY; last.x = e.x; last.y = e.y; }
+  else queue.push(e);
+  pump();
+};
 const at = (ev) => {
   const r = img.getBoundingClientRect(), w = img.naturalWidth || r.width, h = img.naturalHeight || r.height;
   const s = Math.min(r.width / w, r.height / h), dw = w * s, dh = h * s, ox = r.left + (r.width - dw) / 2, oy = r.top + (r.height - dh) / 2;
@@ -79,7 +100,9 @@ export function liveRoutes(services: Services) {
   return new Elysia({ name: "crawlbox-live" })
     .get(
       "/v2/live/:token",
-      ({ params }) => {
+      ({ params, request }) => {
+        // The picture's address is relative to the page's: a trailing slash would point it elsewhere.
+        if (new URL(request.url).pathname.endsWith("/")) return new Response(null, { status: 308, headers: { location: `../${params.token}` } });
         const nonce = known(params.token).kind === "control" ? Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url") : undefined;
         return new Response(viewerPage(params.token, nonce), { headers: pageHeaders(nonce) });
       },
