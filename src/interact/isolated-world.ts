@@ -36,15 +36,9 @@ export async function worldContextId(session: CDPSession): Promise<number> {
 /** Evaluates `expression` in the session page's isolated world (made again when the document changed). */
 export async function inWorld(session: CDPSession, expression: string, returnByValue = true): Promise<Remote> {
   for (let attempt = 0; ; attempt++) {
-    let world = worlds.get(session);
-    if (!world) {
-      const { frameTree } = await session.send("Page.getFrameTree");
-      const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: WORLD });
-      world = { frameId: frameTree.frame.id, contextId: executionContextId };
-      worlds.set(session, world);
-    }
+    const contextId = await worldContextId(session);
     try {
-      const { result, exceptionDetails } = await session.send("Runtime.evaluate", { expression, contextId: world.contextId, returnByValue, awaitPromise: true });
+      const { result, exceptionDetails } = await session.send("Runtime.evaluate", { expression, contextId, returnByValue, awaitPromise: true });
       if (exceptionDetails) throw new PageOpError(String(exceptionDetails.exception?.description ?? exceptionDetails.text).split("\n")[0]!.slice(0, 300));
       return result as Remote;
     } catch (err) {
