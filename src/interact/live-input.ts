@@ -21,7 +21,7 @@ const KEYS: Record<string, number> = {
 
 /** One event from the viewer. */
 export type LiveInput =
-  | { type: "click" | "move"; x: number; y: number; button?: "left" | "right" | "middle" }
+  | { type: "click" | "move"; x: number; y: number; button?: "left" | "right" | "middle"; count?: number }
   | { type: "wheel"; x: number; y: number; deltaX: number; deltaY: number }
   | { type: "key"; key: string }
   | { type: "text"; text: string };
@@ -41,7 +41,10 @@ export function parseLiveInput(body: unknown): LiveInput {
     case "move": {
       const button = b.button ?? "left";
       if (button !== "left" && button !== "right" && button !== "middle") throw bad('button is "left", "right" or "middle".');
-      return { type: b.type, x: fraction(b.x, "x"), y: fraction(b.y, "y"), button };
+      // The click's place in a series, as the browser counts it: 2 makes the page see a double click.
+      const count = b.count ?? 1;
+      if (count !== 1 && count !== 2 && count !== 3) throw bad("count is 1, 2 or 3 (the click's place in a double or triple click).");
+      return { type: b.type, x: fraction(b.x, "x"), y: fraction(b.y, "y"), button, count };
     }
     case "wheel": {
       const d = (v: unknown, name: string) => {
@@ -91,6 +94,7 @@ export async function dispatchLiveInput(session: CDPSession, input: LiveInput): 
   await session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
   if (input.type === "move") return;
   const button = input.button ?? "left";
-  await session.send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button, clickCount: 1 });
-  await session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, clickCount: 1 });
+  const clickCount = input.count ?? 1;
+  await session.send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button, clickCount });
+  await session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button, clickCount });
 }

@@ -172,6 +172,11 @@ describe("live view", () => {
     const send = (url: string, json: unknown) => fetch(`${url}/input`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) });
     expect((await send(s.interactiveLiveViewUrl, { type: "click", x: 0.25, y: 0.25 })).status).toBe(204);
     expect(((await app.browserExecute(s.id, { code: "agent-browser get title" })) as any).stdout).toBe("clicked\n");
+    // A double click: the second click counted 2, as a browser sends it.
+    await app.browserExecute(s.id, { code: `agent-browser eval "document.getElementById('b').ondblclick = () => { document.title = 'double'; }"` });
+    expect((await send(s.interactiveLiveViewUrl, { type: "click", x: 0.25, y: 0.25 })).status).toBe(204);
+    expect((await send(s.interactiveLiveViewUrl, { type: "click", x: 0.25, y: 0.25, count: 2 })).status).toBe(204);
+    expect(((await app.browserExecute(s.id, { code: "agent-browser get title" })) as any).stdout).toBe("double\n");
     expect((await send(s.interactiveLiveViewUrl, { type: "click", x: 0.75, y: 0.75 })).status).toBe(204);
     expect((await send(s.interactiveLiveViewUrl, { type: "text", text: "héllo wörld" })).status).toBe(204);
     expect((await send(s.interactiveLiveViewUrl, { type: "key", key: "Backspace" })).status).toBe(204);
@@ -180,7 +185,7 @@ describe("live view", () => {
 
     // The watching view sends nothing; bad events are 400s.
     expect((await send(s.liveViewUrl, { type: "click", x: 0.25, y: 0.25 })).status).toBe(404);
-    for (const bad of [{ type: "click", x: 2, y: 0 }, { type: "key", key: "F13" }, { type: "text", text: "" }, { type: "drag" }, [1]]) {
+    for (const bad of [{ type: "click", x: 2, y: 0 }, { type: "click", x: 0, y: 0, count: 9 }, { type: "key", key: "F13" }, { type: "text", text: "" }, { type: "drag" }, [1]]) {
       const r = await send(s.interactiveLiveViewUrl, bad);
       expect([bad, r.status]).toEqual([bad, 400]);
     }

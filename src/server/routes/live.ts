@@ -54,6 +54,7 @@ const pump = async () => {
 const send = (e) => {
   const last = queue[queue.length - 1];
   if (e.type === "wheel" && last && last.type === "wheel") { last.deltaX += e.deltaX; last.deltaY += e.deltaY; last.x = e.x; last.y = e.y; }
+  else if (e.type === "move" && last && last.type === "move") { last.x = e.x; last.y = e.y; }
   else queue.push(e);
   pump();
 };
@@ -63,7 +64,10 @@ const at = (ev) => {
   const x = (ev.clientX - ox) / dw, y = (ev.clientY - oy) / dh;
   return x >= 0 && x <= 1 && y >= 0 && y <= 1 ? { x, y } : null;
 };
-img.addEventListener("click", (ev) => { const p = at(ev); if (p) send({ type: "click", ...p }); img.focus(); });
+img.addEventListener("click", (ev) => { const p = at(ev); if (p) send({ type: "click", count: Math.min(3, Math.max(1, ev.detail || 1)), ...p }); img.focus(); });
+// The pointer's moves (for menus that open on hover), at most ten a second.
+let lastMove = 0;
+img.addEventListener("mousemove", (ev) => { const now = Date.now(); if (now - lastMove < 100) return; lastMove = now; const p = at(ev); if (p) send({ type: "move", ...p }); });
 img.addEventListener("contextmenu", (ev) => { ev.preventDefault(); const p = at(ev); if (p) send({ type: "click", button: "right", ...p }); });
 img.addEventListener("wheel", (ev) => { ev.preventDefault(); const p = at(ev); if (p) send({ type: "wheel", deltaX: ev.deltaX, deltaY: ev.deltaY, ...p }); }, { passive: false });
 const named = new Set(["Enter", "Backspace", "Tab", "Escape", "Delete", "ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown", "Home", "End", "PageUp", "PageDown"]);
