@@ -56,6 +56,13 @@ export interface Config {
   modelName: string;
   /** SearXNG instance for `POST /v2/search` (upstream's `SEARXNG_ENDPOINT`); empty = search is not configured. */
   searxngEndpoint: string;
+  /**
+   * Mail relay for monitors' email notifications (`smtp://[user:pass@]host[:port]` with STARTTLS when offered, or
+   * `smtps://`); empty = email notifications are refused. @default ""
+   */
+  smtpUrl: string;
+  /** Sender address of crawlbox's mail. @default "crawlbox@localhost" */
+  smtpFrom: string;
   /** SearXNG engines to ask (upstream's `SEARXNG_ENGINES`, comma-separated); empty = the instance's defaults. */
   searxngEngines: string;
   /** SearXNG categories for web results (upstream's `SEARXNG_CATEGORIES`); empty = `general`. */
@@ -300,6 +307,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ollamaBaseUrl: url(r, "OLLAMA_BASE_URL", "http://127.0.0.1:11434"),
     openaiBaseUrl: url(r, "OPENAI_BASE_URL", ""),
     searxngEndpoint: url(r, "SEARXNG_ENDPOINT", ""),
+    smtpUrl: str(r, "CRAWLBOX_SMTP_URL", ""),
+    smtpFrom: str(r, "CRAWLBOX_SMTP_FROM", "crawlbox@localhost"),
     searxngEngines: str(r, "SEARXNG_ENGINES", ""),
     searxngCategories: str(r, "SEARXNG_CATEGORIES", ""),
     openaiApiKey: str(r, "OPENAI_API_KEY", ""),
@@ -343,6 +352,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (config.searxngEndpoint && /^[a-z]+:\/\/[^/]*@/i.test(config.searxngEndpoint)) {
     r.problems.push("SEARXNG_ENDPOINT must not contain credentials (put SearXNG behind a network you control instead)");
   }
+  if (config.smtpUrl !== "") {
+    let ok = false;
+    try {
+      const u = new URL(config.smtpUrl);
+      ok = (u.protocol === "smtp:" || u.protocol === "smtps:") && u.hostname !== "" && ["auto", "required", "off", null].includes(u.searchParams.get("starttls"));
+    } catch {
+      ok = false;
+    }
+    if (!ok) r.problems.push("CRAWLBOX_SMTP_URL must be smtp://[user:pass@]host[:port][?starttls=auto|required|off] or smtps://[user:pass@]host[:port]");
+  }
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(config.smtpFrom)) r.problems.push("CRAWLBOX_SMTP_FROM must be an e-mail address");
   if (config.apiKeys.some((k) => k.length < 8)) r.problems.push("CRAWLBOX_API_KEYS entries must be at least 8 characters");
   try {
     if (config.webhookSecret !== "") standardWebhooksKey(config.webhookSecret);

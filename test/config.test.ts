@@ -51,6 +51,16 @@ describe("config", () => {
     expect(loadConfig({ HOST: "0.0.0.0" }).authEnabled).toBe(true);
   });
 
+  test("the mail relay: smtp:// or smtps:// URLs, a sender address", () => {
+    expect(loadConfig({}).smtpUrl).toBe("");
+    const c = loadConfig({ CRAWLBOX_SMTP_URL: "smtp://user:pw@relay.internal:587?starttls=required", CRAWLBOX_SMTP_FROM: "watch@example.org" });
+    expect([c.smtpUrl, c.smtpFrom]).toEqual(["smtp://user:pw@relay.internal:587?starttls=required", "watch@example.org"]);
+    expect(loadConfig({ CRAWLBOX_SMTP_URL: "smtps://relay.internal" }).smtpUrl).toBe("smtps://relay.internal");
+    expect(() => loadConfig({ CRAWLBOX_SMTP_URL: "http://relay.internal" })).toThrow(/CRAWLBOX_SMTP_URL must be/);
+    expect(() => loadConfig({ CRAWLBOX_SMTP_URL: "smtp://relay.internal?starttls=maybe" })).toThrow(/CRAWLBOX_SMTP_URL must be/);
+    expect(() => loadConfig({ CRAWLBOX_SMTP_FROM: "nobody" })).toThrow(/CRAWLBOX_SMTP_FROM must be an e-mail address/);
+  });
+
   test("invalid values are all reported at once", () => {
     try {
       loadConfig({ PORT: "70000", CRAWLBOX_ALLOW_PRIVATE_NETWORK: "maybe", CRAWLBOX_PUBLIC_URL: "ftp://x", CRAWLBOX_AUTH: "sometimes" });

@@ -2,9 +2,9 @@
  * @module api/monitor
  * `POST /v2/monitor` and `PATCH /v2/monitor/{id}` bodies (the SDK's `CreateMonitorRequest` / `UpdateMonitorRequest`):
  * a name, a schedule (`cron`, or `text` such as "hourly" or "daily at 9:00", in a `timezone`), targets, and how to
- * be told (a webhook). Targets: `scrape` (URLs, with scrape options), `crawl` (a site from a start URL, its crawl
- * options checked as a crawl body's) and `search` (queries whose new results are reported) (docs/monitor.md). Email notifications need a mail
- * server, which crawlbox does not have: asking for them is a 400 as well.
+ * be told (a webhook, and email through the operator's mail relay). Targets: `scrape` (URLs, with scrape options),
+ * `crawl` (a site from a start URL, its crawl options checked as a crawl body's) and `search` (queries whose new
+ * results are reported) (docs/monitor.md).
  */
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
@@ -21,6 +21,14 @@ import { normalizeWebhook, webhookField, type Webhook } from "./webhook.ts";
 /** Events a monitor announces: `monitor.check.completed` after every check, `monitor.check.failed` when one fails. */
 export const MONITOR_WEBHOOK_EVENTS = ["check.completed", "check.failed"] as const;
 export type MonitorWebhook = Webhook<(typeof MONITOR_WEBHOOK_EVENTS)[number]>;
+
+/** Recipients one monitor's email notification may have. */
+export const MAX_EMAIL_RECIPIENTS = 10;
+
+/** A monitor's notification settings, as stored and answered. */
+export interface MonitorNotification {
+  email: { enabled: boolean; recipients: string[]; includeDiffs: boolean };
+}
 /** Most URLs one monitor checks (all its scrape targets together, and each crawl target's `limit`). */
 export const MAX_MONITOR_URLS = 100;
 /** Longest a monitor keeps its checks. */
@@ -144,6 +152,8 @@ export interface MonitorFields {
   retentionDays?: number;
   goal?: string | null;
   judgeEnabled?: boolean;
+  /** `null` removes it. */
+  notification?: MonitorNotification | null;
 }
 
 type TargetInput = Static<typeof TargetSchema>;
@@ -204,10 +214,22 @@ function targets(input: TargetInput[], issues: Issue[]): MonitorTarget[] {
   return out;
 }
 
-function notification(input: Static<typeof NotificationSchema> | null | undefined, issues: Issue[]): void {
-  if (input?.email?.enabled !== false && input?.email !== undefined) {
-    issues.push({ code: "custom", path: ["notification", "email"], message: "Email notifications need a mail server, which crawlbox does not have; use a webhook." });
-  }
+/**
+ * The notification settings (`email: {enabled?, recipients, includeDiffs?}`, enabled unless said otherwise), or
+ * `null` to remove them; an enabled email needs 1 to {@link MAX_EMAIL_RECIPIENTS} addresses. Whether a mail relay is
+ * configured is the service's check (monitor/service.ts).
+ */
+function notification(input: Static<typeof NotificationSchema> | null | undefined, issues: Issue[]): MonitorNotification | null | undefined {
+  if (input === undefined || input === null) return input as null | undefined;
+  if (input.email === undefined) return null;
+  const recipients = [...new Set((input.email.recipients ?? []).map((r) => r.trim().toLowerCase()))];
+  const enabled = input.email.enabled !== false;
+  recipients.forEach((r, i) => {
+    if (r.length > 254 || !/^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/.test(r)) issues.push({ code: "custom", path: ["notification", "email", "recipients", i], message: `Not an e-mail address: ${r.slice(0, 80)}` });
+  });
+  if (enabled && recipients.length === 0) issues.push({ code: "custom", path: ["notification", "email", "recipients"], message: "An email notification needs at least one recipient." });
+  if (recipients.length > MAX_EMAIL_RECIPIENTS) issues.push({ code: "custom", path: ["notification", "email", "recipients"], message: `At most ${MAX_EMAIL_RECIPIENTS} recipients.` });
+  return { email: { enabled, recipients, includeDiffs: input.email.includeDiffs ?? false } };
 }
 
 function webhook(input: unknown, issues: Issue[]): MonitorWebhook | null | undefined {
@@ -224,7 +246,8 @@ export function parseCreateMonitorBody(body: unknown): MonitorFields & { name: s
   const out = { name: v.name, schedule: v.schedule, targets: targets(v.targets, issues), retentionDays: v.retentionDays ?? DEFAULT_RETENTION_DAYS, judgeEnabled: v.judgeEnabled ?? false } as MonitorFields & { name: string; schedule: MonitorScheduleInput; targets: MonitorTarget[] };
   const w = webhook(v.webhook, issues);
   if (w) out.webhook = w;
-  notification(v.notification, issues);
+  const n = notification(v.notification, issues);
+  if (n) out.notification = n;
   if (v.goal !== undefined) out.goal = v.goal;
   if (out.judgeEnabled && !out.goal) issues.push({ code: "custom", path: ["judgeEnabled"], message: "judgeEnabled needs a goal: what a meaningful change is." });
   throwIfIssues(issues);
@@ -244,8 +267,8 @@ export function parseUpdateMonitorBody(body: unknown): MonitorFields {
   if (v.goal !== undefined) out.goal = v.goal;
   if (v.judgeEnabled !== undefined) out.judgeEnabled = v.judgeEnabled;
   if (v.webhook !== undefined) out.webhook = webhook(v.webhook, issues) ?? null;
-  notification(v.notification, issues);
+  if (v.notification !== undefined) out.notification = notification(v.notification, issues) ?? null;
   throwIfIssues(issues);
-  if (Object.keys(out).length === 0 && v.notification === undefined) throw new BadRequestError("Nothing to update: give at least one field.");
+  if (Object.keys(out).length === 0) throw new BadRequestError("Nothing to update: give at least one field.");
   return out;
 }

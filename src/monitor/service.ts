@@ -20,6 +20,8 @@ import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { monitoredSpec, runCheck, type CheckDeps } from "./check.ts";
 import { RunQueue } from "../extract/run-queue.ts";
+import type { MailOutbox } from "../mail/outbox.ts";
+import { checkEmail, worthMailing } from "./notify-email.ts";
 import { normalizeSchedule } from "./schedule.ts";
 import { EMPTY_SUMMARY, type CheckPage, type CheckRow, type MonitorRow, type MonitorStore } from "./store.ts";
 
@@ -35,10 +37,15 @@ export interface MonitorServiceDeps extends Omit<CheckDeps, "newId" | "now"> {
   ledger: CreditLedger;
   keys: Pick<KeyStore, "identityOf" | "isRevoked">;
   kickWebhooks: () => void;
+  /** The mail outbox, when a relay is configured (`CRAWLBOX_SMTP_URL`): email notifications need it. */
+  mail?: MailOutbox;
   log: Pick<Logger, "warn" | "info">;
   now?: () => number;
   newId?: () => string;
 }
+
+/** Pages of a check read for its email (the email lists at most 200 of the pages that moved). */
+const MAX_MAILED_PAGES = 5_000;
 
 /** Runs and manages monitors. */
 export class MonitorService {
@@ -102,7 +109,9 @@ export class MonitorService {
       updatedAt: now,
     };
     if (fields.webhook) m.webhook = fields.webhook;
+    if (fields.notification) m.notification = fields.notification;
     if (fields.goal) m.goal = fields.goal;
+    this.checkMailable(m);
     this.checkRunnable(m);
     immediate(this.deps.db, () => {
       if (this.deps.store.count(who.keyId) >= MAX_MONITORS_PER_KEY) {
@@ -148,6 +157,11 @@ export class MonitorService {
       if (fields.webhook === null) delete m.webhook;
       else m.webhook = fields.webhook;
     }
+    if (fields.notification !== undefined) {
+      if (fields.notification === null) delete m.notification;
+      else m.notification = fields.notification;
+    }
+    this.checkMailable(m);
     if (m.judgeEnabled && !m.goal) throw new BadRequestError("judgeEnabled needs a goal: what a meaningful change is.");
     this.checkRunnable(m);
     m.updatedAt = this.now();
@@ -289,15 +303,29 @@ export class MonitorService {
   }
 
   private end(started: MonitorRow, check: CheckRow, end: Parameters<MonitorStore["endCheck"]>[1], changed: { url: string; status: string }[]): void {
+    let mailed = false;
     immediate(this.deps.db, () => {
       if (!this.deps.store.endCheck(check.id, end, this.now())) return;
-      // The monitor as it is now: a webhook removed or changed while the check ran is the one that counts.
+      // The monitor as it is now: a webhook or notification removed or changed while the check ran is the one that counts.
       const m = this.deps.store.get(started.id) ?? started;
+      const mail = this.deps.mail && m.notification?.email.enabled && worthMailing(end.status, end.summary) ? checkEmail(m, { id: check.id, ...end }, this.deps.store.pages(check.id, MAX_MAILED_PAGES, 0), m.notification) : undefined;
+      if (mail) {
+        this.deps.mail!.enqueue(m.keyId, mail.to, mail.subject, mail.text);
+        mailed = true;
+      }
       if (!m.webhook) return;
       const event = end.status === "failed" ? "check.failed" : "check.completed";
       const data = [{ monitorId: m.id, checkId: check.id, status: end.status, summary: end.summary, pages: changed }];
       enqueueWebhookEvent(this.deps.db, { jobId: check.id, keyId: m.keyId, jobKind: "monitor", event, success: end.status !== "failed", data, webhook: m.webhook, ...(end.error ? { error: end.error } : {}) }, { now: this.now() });
     });
     this.deps.kickWebhooks();
+    if (mailed) void this.deps.mail!.deliver();
+  }
+
+  /** A 400 for an email notification when no mail relay is configured. */
+  private checkMailable(m: MonitorRow): void {
+    if (m.notification?.email.enabled && !this.deps.mail) {
+      throw new BadRequestError("Email notifications need a mail relay, and none is configured: set CRAWLBOX_SMTP_URL (docs/monitor.md), or use a webhook.", [{ code: "custom", path: ["notification", "email"], message: "no mail relay configured (CRAWLBOX_SMTP_URL)" }], "MAIL_NOT_CONFIGURED");
+    }
   }
 }

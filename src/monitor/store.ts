@@ -5,7 +5,7 @@
  * and is updated once when it ends; a check a stopped server left queued or running is failed at the next start. Checks older than the monitor's `retentionDays` are deleted.
  */
 import type { Database } from "bun:sqlite";
-import type { MonitorTarget, MonitorWebhook } from "../api/monitor.ts";
+import type { MonitorNotification, MonitorTarget, MonitorWebhook } from "../api/monitor.ts";
 import type { MonitorSchedule } from "./schedule.ts";
 
 /** Pages of a check by what happened to them. */
@@ -29,6 +29,8 @@ export interface MonitorRow {
   schedule: MonitorSchedule;
   targets: MonitorTarget[];
   webhook?: MonitorWebhook;
+  /** Email notification settings (`notification`). */
+  notification?: MonitorNotification;
   retentionDays: number;
   goal?: string;
   judgeEnabled: boolean;
@@ -100,6 +102,7 @@ function monitorFrom(r: Record<string, any>): MonitorRow {
     updatedAt: r.updated_at,
   };
   if (r.webhook !== null) m.webhook = JSON.parse(r.webhook);
+  if (r.notification !== null && r.notification !== undefined) m.notification = JSON.parse(r.notification);
   if (r.goal !== null) m.goal = r.goal;
   if (r.last_run_at !== null) m.lastRunAt = r.last_run_at;
   if (r.current_check_id !== null) m.currentCheckId = r.current_check_id;
@@ -137,13 +140,13 @@ export class MonitorStore {
   save(m: MonitorRow): void {
     this.db
       .query(
-        `INSERT INTO monitors (id, key_id, name, status, schedule, targets, webhook, retention_days, goal, judge_enabled, last_run_at, current_check_id, last_summary, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO monitors (id, key_id, name, status, schedule, targets, webhook, notification, retention_days, goal, judge_enabled, last_run_at, current_check_id, last_summary, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET name = excluded.name, status = excluded.status, schedule = excluded.schedule, targets = excluded.targets,
-           webhook = excluded.webhook, retention_days = excluded.retention_days, goal = excluded.goal, judge_enabled = excluded.judge_enabled,
+           webhook = excluded.webhook, notification = excluded.notification, retention_days = excluded.retention_days, goal = excluded.goal, judge_enabled = excluded.judge_enabled,
            updated_at = excluded.updated_at`,
       )
-      .run(m.id, m.keyId, m.name, m.status, JSON.stringify(m.schedule), JSON.stringify(m.targets), json(m.webhook), m.retentionDays, m.goal ?? null, m.judgeEnabled ? 1 : 0, m.lastRunAt ?? null, m.currentCheckId ?? null, json(m.lastSummary), m.createdAt, m.updatedAt);
+      .run(m.id, m.keyId, m.name, m.status, JSON.stringify(m.schedule), JSON.stringify(m.targets), json(m.webhook), json(m.notification), m.retentionDays, m.goal ?? null, m.judgeEnabled ? 1 : 0, m.lastRunAt ?? null, m.currentCheckId ?? null, json(m.lastSummary), m.createdAt, m.updatedAt);
   }
 
   get(id: string): MonitorRow | undefined {

@@ -59,6 +59,7 @@ import { taskOptions, type JobEvent } from "../jobs/types.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { BrowserPool } from "../engines/browser/pool.ts";
 import { ExtractorStore } from "../llm/deterministic/store.ts";
+import { MailOutbox } from "../mail/outbox.ts";
 import { FILE_TTL_MS, fileUrl } from "../storage/files.ts";
 import { findFfmpeg } from "../documents/media/settings.ts";
 import { ScrapeStats } from "../scrape/stats.ts";
@@ -86,6 +87,8 @@ export interface Services {
   extract: ExtractService;
   /** `/v2/agent` runs (src/agent). */
   agent: AgentService;
+  /** The mail outbox, when a relay is configured (`CRAWLBOX_SMTP_URL`; src/mail). */
+  mail?: MailOutbox;
   /** Browser sessions of `/v2/scrape/{id}/interact` and `/v2/browser` (src/interact); undefined without the browser engine. */
   interact?: InteractSessions;
   /** Saved browser profiles (cookies and storage), per key. */
@@ -342,7 +345,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // A monitor's crawl is made by no request: its links use CRAWLBOX_PUBLIC_URL, else the address the server listens on.
   const listenHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host.includes(":") ? `[${config.host}]` : config.host;
   const crawl = crawlRunner({ jobs, jobStore, jobResults, publicBaseUrl: config.publicUrl || `http://${listenHost}:${config.port}` });
-  const monitors = new MonitorService({ ...research, store: monitorStore, crawl, ...(searchBackend ? { searchTarget: searchRunner(search) } : {}) });
+  // Email notifications go through the operator's relay, like the LLM and SearXNG reached without the egress gate.
+  const mail = config.smtpUrl ? new MailOutbox(db, { url: config.smtpUrl, from: config.smtpFrom }, (message, fields) => log.warn(message, fields), now) : undefined;
+  if (mail) {
+    scheduler.every("deliver-mail", "*/30 * * * * *", () => void mail.deliver());
+    scheduler.every("expire-mail", "0 23 * * * *", () => mail.prune());
+  }
+  const monitors = new MonitorService({ ...research, store: monitorStore, crawl, ...(mail ? { mail } : {}), ...(searchBackend ? { searchTarget: searchRunner(search) } : {}) });
   scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
   if (background) workers.start();
 
@@ -368,6 +377,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     profiles,
     feedback,
     monitors,
+    ...(mail ? { mail } : {}),
     monitorStore,
     parseWorkers,
     documentWorkers,

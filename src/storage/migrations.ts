@@ -420,4 +420,23 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX deterministic_extractors_used ON deterministic_extractors (used_at);
   CREATE INDEX deterministic_extractors_key ON deterministic_extractors (key_id, used_at);
   `,
+  // 22: monitors' email notifications (`notification.email`), and the mail outbox they are sent from
+  // (mail/outbox.ts): written with the check's end, sent by the dispatcher, retried with backoff.
+  `
+  ALTER TABLE monitors ADD COLUMN notification TEXT;   -- JSON {email: {enabled, recipients, includeDiffs}}
+  CREATE TABLE mail_outbox (
+    id TEXT PRIMARY KEY,
+    key_id TEXT NOT NULL,
+    recipients TEXT NOT NULL,   -- JSON array of addresses
+    subject TEXT NOT NULL,
+    body TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_at INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    sent_at INTEGER,
+    failed_at INTEGER,          -- given up (a permanent refusal, or the last retry)
+    last_error TEXT
+  );
+  CREATE INDEX mail_outbox_due ON mail_outbox (next_at) WHERE sent_at IS NULL AND failed_at IS NULL;
+  `,
 ];

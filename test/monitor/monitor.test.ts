@@ -375,7 +375,7 @@ describe("/v2/monitor", () => {
     expect(search.status).toBe(400);
     expect(search.body.code).toBe("SEARCH_NOT_CONFIGURED"); // this server has no SearXNG
     expect((await post({ targets: [{ type: "search", queries: ["kettle"], maxResults: 500 }] })).status).toBe(400);
-    expect(JSON.stringify((await post({ notification: { email: { enabled: true, recipients: ["a@b.c"] } } })).body.details)).toContain("mail server");
+    expect(JSON.stringify((await post({ notification: { email: { enabled: true, recipients: ["a@b.c"] } } })).body.details)).toContain("no mail relay configured (CRAWLBOX_SMTP_URL)");
     expect((await post({ judgeEnabled: true })).status).toBe(400);
     expect((await post({ targets: [{ type: "scrape", urls: [`${base}/x`], scrapeOptions: { formats: ["screenshot"] } }] })).status).toBeLessThan(500);
     expect((await h.request("/v2/monitor?limit=0")).status).toBe(400);

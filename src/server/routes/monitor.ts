@@ -40,7 +40,7 @@ function monitorView(m: MonitorRow, monitors: MonitorService): Record<string, un
     currentCheckId: m.currentCheckId ?? null,
     targets: m.targets,
     webhook: m.webhook ?? null,
-    notification: null,
+    notification: m.notification ?? null,
     retentionDays: m.retentionDays,
     estimatedCreditsPerMonth: m.status === "active" ? pages * estimatedRunsPerMonth(m.schedule) : 0,
     lastCheckSummary: m.lastSummary ?? null,

@@ -1,0 +1,95 @@
+/**
+ * @module mail/outbox
+ * Mail crawlbox sends (monitors' email notifications, docs/monitor.md), kept in SQLite (migration 22) from the moment
+ * it is decided until the relay took it: written in the same transaction as what it reports, sent by
+ * {@link MailOutbox.deliver} (kicked at once, and every 30 s by the scheduler), and tried again after 1, 5, 30 and
+ * 120 minutes when the relay is down or answers a temporary error. A permanent refusal (a 5xx answer), or the fifth
+ * failure, gives up; the error is kept with the message. Sent and abandoned messages are dropped after 7 days.
+ */
+import type { Database } from "bun:sqlite";
+import { sendMail, SmtpError, type SmtpSettings } from "./smtp.ts";
+
+/** Minutes before each retry. */
+const RETRY_MINUTES = [1, 5, 30, 120];
+/** How long sent and abandoned messages are kept. */
+const KEEP_MS = 7 * 24 * 60 * 60 * 1000;
+/** Messages sent per delivery round at most (the next round takes the rest). */
+const BATCH = 50;
+
+interface Row {
+  id: string;
+  recipients: string;
+  subject: string;
+  body: string;
+  attempts: number;
+}
+
+/** The outbox, and its delivery through the configured relay. */
+export class MailOutbox {
+  private delivering: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly smtp: SmtpSettings,
+    private readonly log: (message: string, fields?: Record<string, unknown>) => void = () => undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Keeps a message for `keyId` (call inside the transaction that decides it); {@link deliver} sends it. */
+  enqueue(keyId: string, to: string[], subject: string, body: string): string {
+    const id = crypto.randomUUID();
+    const at = this.now();
+    this.db.query("INSERT INTO mail_outbox (id, key_id, recipients, subject, body, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, keyId, JSON.stringify(to), subject, body, at, at);
+    return id;
+  }
+
+  /** Sends what is due, one message at a time; a call while a round runs makes it run once more after. */
+  deliver(): Promise<void> {
+    if (this.delivering) {
+      this.again = true;
+      return this.delivering;
+    }
+    this.delivering = (async () => {
+      do {
+        this.again = false;
+        const due = this.db.query<Row, [number, number]>("SELECT id, recipients, subject, body, attempts FROM mail_outbox WHERE sent_at IS NULL AND failed_at IS NULL AND next_at <= ? ORDER BY next_at LIMIT ?").all(this.now(), BATCH);
+        for (const m of due) await this.sendOne(m);
+      } while (this.again);
+    })().finally(() => (this.delivering = undefined));
+    return this.delivering;
+  }
+
+  /** Where a message is: `sent`, `pending` (with its attempts) or `failed` (with why). */
+  status(id: string): { state: "sent" | "pending" | "failed"; attempts: number; error?: string } | undefined {
+    const r = this.db.query<{ sent_at: number | null; failed_at: number | null; attempts: number; last_error: string | null }, [string]>("SELECT sent_at, failed_at, attempts, last_error FROM mail_outbox WHERE id = ?").get(id);
+    if (!r) return undefined;
+    const state = r.sent_at !== null ? "sent" : r.failed_at !== null ? "failed" : "pending";
+    return { state, attempts: r.attempts, ...(r.last_error ? { error: r.last_error } : {}) };
+  }
+
+  /** Drops sent and abandoned messages older than 7 days. */
+  prune(): void {
+    const before = this.now() - KEEP_MS;
+    this.db.query("DELETE FROM mail_outbox WHERE (sent_at IS NOT NULL AND sent_at < ?) OR (failed_at IS NOT NULL AND failed_at < ?)").run(before, before);
+  }
+
+  private async sendOne(m: Row): Promise<void> {
+    const attempts = m.attempts + 1;
+    try {
+      await sendMail(this.smtp, { to: JSON.parse(m.recipients) as string[], subject: m.subject, text: m.body });
+      this.db.query("UPDATE mail_outbox SET sent_at = ?, attempts = ?, last_error = NULL WHERE id = ?").run(this.now(), attempts, m.id);
+    } catch (e) {
+      const error = (e as Error).message.slice(0, 500);
+      const permanent = e instanceof SmtpError && e.permanent;
+      const wait = RETRY_MINUTES[attempts - 1];
+      if (permanent || wait === undefined) {
+        this.db.query("UPDATE mail_outbox SET failed_at = ?, attempts = ?, last_error = ? WHERE id = ?").run(this.now(), attempts, error, m.id);
+        this.log("mail: gave up on a message", { id: m.id, attempts, error });
+      } else {
+        this.db.query("UPDATE mail_outbox SET next_at = ?, attempts = ?, last_error = ? WHERE id = ?").run(this.now() + wait * 60_000, attempts, error, m.id);
+        this.log("mail: will try again", { id: m.id, attempts, inMinutes: wait, error });
+      }
+    }
+  }
+}

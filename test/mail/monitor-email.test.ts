@@ -1,0 +1,160 @@
+/**
+ * Monitors' email notifications through a local SMTP relay (test/mail/fake-smtp.ts): a check that finds pages new,
+ * changed or removed sends one email to the recipients (with the diffs when asked), a quiet check none; the relay
+ * answering a temporary error is tried again later, a permanent one gives up; without a relay configured an email
+ * notification is a 400; settings are answered as stored and removed with null; bad recipients are 400s; the SMTP
+ * client's STARTTLS (to a relay that requires it) and its refusals.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+import { mailBody, mailHeader, startFakeSmtp, type FakeSmtp } from "./fake-smtp.ts";
+import { sendMail, SmtpError } from "../../src/mail/smtp.ts";
+
+let site: ReturnType<typeof Bun.serve>;
+let smtp: FakeSmtp;
+let h: Harness;
+let app: Firecrawl;
+let base: string;
+const pages = new Map<string, string>();
+const html = (title: string, body: string) => `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
+
+beforeAll(async () => {
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const p = pages.get(new URL(req.url).pathname);
+      return p ? new Response(p, { headers: { "content-type": "text/html" } }) : new Response("not found", { status: 404 });
+    },
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  smtp = await startFakeSmtp({ auth: { user: "crawl", pass: "s3cret:x" } });
+  h = await createHarness({ smtpUrl: `smtp://crawl:${encodeURIComponent("s3cret:x")}@127.0.0.1:${smtp.port}`, smtpFrom: "monitor@example.test" });
+  app = new Firecrawl({ apiKey: h.key, apiUrl: h.listen() });
+});
+afterAll(async () => {
+  await h.close();
+  site.stop(true);
+  smtp.stop();
+});
+
+async function runAndSettle(id: string): Promise<any> {
+  const { id: checkId } = (await app.runMonitor(id)) as any;
+  for (let i = 0; i < 400; i++) {
+    const c: any = await app.getMonitorCheck(id, checkId);
+    if (c.status !== "queued" && c.status !== "running") return c;
+    await Bun.sleep(25);
+  }
+  throw new Error("check did not finish");
+}
+
+const until = async (ok: () => boolean) => {
+  for (let i = 0; i < 200 && !ok(); i++) await Bun.sleep(25);
+};
+
+describe("monitor email notifications", () => {
+  test("a check that finds news sends one email (diffs included when asked); a quiet one sends none", async () => {
+    pages.set("/price", html("Kettle", "The kettle costs 25 EUR."));
+    pages.set("/about", html("About", "A small shop."));
+    const notification = { email: { recipients: ["ops@example.test", " Dev@Example.test "], includeDiffs: true } };
+    const m: any = await app.createMonitor({ name: "Shöp", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/price`, `${base}/about`] }], notification } as any);
+    expect(m.notification).toEqual({ email: { enabled: true, recipients: ["ops@example.test", "dev@example.test"], includeDiffs: true } });
+
+    await runAndSettle(m.id);
+    await until(() => smtp.received.length >= 1);
+    const first = smtp.received[0]!;
+    expect(first).toMatchObject({ from: "monitor@example.test", to: ["ops@example.test", "dev@example.test"], user: "crawl" });
+    expect(mailHeader(first, "Subject")).toBe("[crawlbox] Shöp: 0 changed, 2 new, 0 removed");
+    expect(mailBody(first)).toContain(`- new: ${base}/price`);
+
+    pages.set("/price", html("Kettle", "The kettle costs 29 EUR."));
+    const second = await runAndSettle(m.id);
+    await until(() => smtp.received.length >= 2);
+    const body = mailBody(smtp.received[1]!);
+    expect(body).toContain(`- changed: ${base}/price`);
+    expect(body).toContain("+The kettle costs 29 EUR.");
+    expect(body).toContain(`GET /v2/monitor/${m.id}/checks/${second.id}`);
+
+    await runAndSettle(m.id);
+    await Bun.sleep(300);
+    expect(smtp.received).toHaveLength(2);
+    await app.deleteMonitor(m.id);
+  });
+
+  test("a temporary refusal is tried again later; a permanent one gives up; the outbox keeps why", async () => {
+    pages.set("/a", html("A", "one"));
+    const m: any = await app.createMonitor({ name: "Retry", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/a`] }], notification: { email: { recipients: ["ops@example.test"] } } } as any);
+    const before = smtp.received.length;
+    smtp.failNext([451]);
+    await runAndSettle(m.id);
+    const row = () => h.services.db.query("SELECT attempts, next_at, sent_at, failed_at, last_error FROM mail_outbox ORDER BY created_at DESC LIMIT 1").get() as any;
+    await until(() => row()?.attempts === 1);
+    expect(row()).toMatchObject({ attempts: 1, sent_at: null, failed_at: null });
+    expect(row().last_error).toContain("451");
+    expect(row().next_at - Date.now()).toBeGreaterThan(50_000);
+    // Its time comes: it is sent.
+    h.services.db.query("UPDATE mail_outbox SET next_at = 0 WHERE sent_at IS NULL").run();
+    await h.services.mail!.deliver();
+    expect(row()).toMatchObject({ attempts: 2, failed_at: null });
+    expect(row().sent_at).toEqual(expect.any(Number));
+    expect(smtp.received.length).toBe(before + 1);
+
+    pages.set("/a", html("A", "two"));
+    smtp.failNext([550]);
+    await runAndSettle(m.id);
+    await until(() => row()?.failed_at !== null);
+    expect(row()).toMatchObject({ attempts: 1, sent_at: null });
+    expect(row().last_error).toContain("550");
+    expect(smtp.received.length).toBe(before + 1);
+    await app.deleteMonitor(m.id);
+  });
+
+  test("settings are answered as stored, removed with null; bad recipients are 400s; without a relay email is a 400", async () => {
+    const target = [{ type: "scrape", urls: [`${base}/a`] }];
+    const bad = await h.request("/v2/monitor", { method: "POST", json: { name: "x", schedule: { text: "hourly" }, targets: target, notification: { email: { recipients: ["not an address"] } } } });
+    expect(bad.status).toBe(400);
+    const none = await h.request("/v2/monitor", { method: "POST", json: { name: "x", schedule: { text: "hourly" }, targets: target, notification: { email: { recipients: [] } } } });
+    expect(none.status).toBe(400);
+    const many = await h.request("/v2/monitor", { method: "POST", json: { name: "x", schedule: { text: "hourly" }, targets: target, notification: { email: { recipients: Array.from({ length: 11 }, (_, i) => `u${i}@example.test`) } } } });
+    expect(many.status).toBe(400);
+
+    const m: any = await app.createMonitor({ name: "Quiet", schedule: { text: "hourly" }, targets: target, notification: { email: { enabled: false } } } as any);
+    expect(m.notification).toEqual({ email: { enabled: false, recipients: [], includeDiffs: false } });
+    const updated = (await (await h.request(`/v2/monitor/${m.id}`, { method: "PATCH", json: { notification: null } })).json()) as any
+    expect(updated.data.notification).toBeNull();
+    await app.deleteMonitor(m.id);
+
+    const noRelay = await createHarness();
+    try {
+      const r = await noRelay.request("/v2/monitor", { method: "POST", json: { name: "x", schedule: { text: "hourly" }, targets: target, notification: { email: { recipients: ["ops@example.test"] } } } });
+      expect([r.status, ((await r.json()) as any).code]).toEqual([400, "MAIL_NOT_CONFIGURED"]);
+    } finally {
+      await noRelay.close();
+    }
+  });
+
+  test("the SMTP client: STARTTLS when offered (required by the relay), refusals typed temporary or permanent, an unreachable relay", async () => {
+    const relay = await startFakeSmtp({ starttls: "required", auth: { user: "u", pass: "p" } });
+    try {
+      await sendMail({ url: `smtp://u:p@127.0.0.1:${relay.port}?tls_verify=false`, from: "a@example.test" }, { to: ["b@example.test"], subject: "Grüße", text: "über" });
+      expect(relay.received).toHaveLength(1);
+      expect(relay.received[0]).toMatchObject({ tls: true, user: "u", to: ["b@example.test"] });
+      expect(mailHeader(relay.received[0]!, "Subject")).toBe("Grüße");
+      expect(mailBody(relay.received[0]!)).toBe("über");
+      // The self-signed certificate is refused unless told otherwise; STARTTLS off meets the relay's 530.
+      await expect(sendMail({ url: `smtp://u:p@127.0.0.1:${relay.port}`, from: "a@example.test", timeoutMs: 5000 }, { to: ["b@example.test"], subject: "s", text: "t" })).rejects.toThrow();
+      const off = await sendMail({ url: `smtp://u:p@127.0.0.1:${relay.port}?starttls=off`, from: "a@example.test" }, { to: ["b@example.test"], subject: "s", text: "t" }).catch((e) => e);
+      expect(off).toBeInstanceOf(SmtpError);
+      expect([off.permanent, off.message]).toEqual([true, expect.stringContaining("530")]);
+      relay.failNext([451]);
+      const later = await sendMail({ url: `smtp://u:p@127.0.0.1:${relay.port}?tls_verify=false`, from: "a@example.test" }, { to: ["b@example.test"], subject: "s", text: "t" }).catch((e) => e);
+      expect([later.permanent, later.message]).toEqual([false, expect.stringContaining("451")]);
+    } finally {
+      relay.stop();
+    }
+    const gone = await sendMail({ url: "smtp://127.0.0.1:1", from: "a@example.test", timeoutMs: 3000 }, { to: ["b@example.test"], subject: "s", text: "t" }).catch((e) => e);
+    expect(gone).toBeInstanceOf(SmtpError);
+    expect(gone.permanent).toBe(false);
+  });
+});
