@@ -357,6 +357,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     try {
       const u = new URL(config.smtpUrl);
       ok = (u.protocol === "smtp:" || u.protocol === "smtps:") && u.hostname !== "" && ["auto", "required", "off", null].includes(u.searchParams.get("starttls"));
+      // The user and password are percent-decoded when sent: a bad escape would fail every message.
+      decodeURIComponent(u.username);
+      decodeURIComponent(u.password);
     } catch {
       ok = false;
     }

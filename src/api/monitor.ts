@@ -56,7 +56,7 @@ const TargetSchema = t.Union([
 ]);
 
 const NotificationSchema = strictObject({
-  email: t.Optional(strictObject({ enabled: t.Optional(t.Boolean()), recipients: t.Optional(t.Array(t.String())), includeDiffs: t.Optional(t.Boolean()) })),
+  email: t.Optional(strictObject({ enabled: t.Optional(t.Boolean()), recipients: t.Optional(t.Array(t.String({ maxLength: 254 }), { maxItems: 10 })), includeDiffs: t.Optional(t.Boolean()) })),
 });
 
 const common = {
@@ -222,10 +222,12 @@ function targets(input: TargetInput[], issues: Issue[]): MonitorTarget[] {
 function notification(input: Static<typeof NotificationSchema> | null | undefined, issues: Issue[]): MonitorNotification | null | undefined {
   if (input === undefined || input === null) return input as null | undefined;
   if (input.email === undefined) return null;
-  const recipients = [...new Set((input.email.recipients ?? []).map((r) => r.trim().toLowerCase()))];
+  // The domain is case-insensitive; the local part is the recipient's own (kept as written).
+  const recipients = [...new Set((input.email.recipients ?? []).map((r) => r.trim().replace(/@[^@]*$/, (d) => d.toLowerCase())))];
   const enabled = input.email.enabled !== false;
   recipients.forEach((r, i) => {
-    if (r.length > 254 || !/^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/.test(r)) issues.push({ code: "custom", path: ["notification", "email", "recipients", i], message: `Not an e-mail address: ${r.slice(0, 80)}` });
+    // Printable ASCII only (no SMTPUTF8): what every relay takes in RCPT TO.
+    if (r.length > 254 || !/^[\x21-\x7e]+$/.test(r) || !/^[^@<>(),;:"]+@[^@<>(),;:"]+\.[^@<>(),;:"]+$/.test(r)) issues.push({ code: "custom", path: ["notification", "email", "recipients", i], message: `Not an e-mail address: ${r.slice(0, 80)}` });
   });
   if (enabled && recipients.length === 0) issues.push({ code: "custom", path: ["notification", "email", "recipients"], message: "An email notification needs at least one recipient." });
   if (recipients.length > MAX_EMAIL_RECIPIENTS) issues.push({ code: "custom", path: ["notification", "email", "recipients"], message: `At most ${MAX_EMAIL_RECIPIENTS} recipients.` });

@@ -4,7 +4,10 @@
  * it is decided until the relay took it: written in the same transaction as what it reports, sent by
  * {@link MailOutbox.deliver} (kicked at once, and every 30 s by the scheduler), and tried again after 1, 5, 30 and
  * 120 minutes when the relay is down or answers a temporary error. A permanent refusal (a 5xx answer), or the fifth
- * failure, gives up; the error is kept with the message. Sent and abandoned messages are dropped after 7 days.
+ * failure, gives up; the error is kept with the message (and, for a message sent, the recipients the relay refused).
+ * A key may have at most {@link MAX_MAILS_PER_KEY_PER_HOUR} messages queued an hour. Sent and abandoned messages are
+ * dropped after 7 days. A message the relay took but whose row could not be marked (the server stopping under it) is
+ * sent again: delivery is at least once.
  */
 import type { Database } from "bun:sqlite";
 import { sendMail, SmtpError, type SmtpSettings } from "./smtp.ts";
@@ -15,6 +18,8 @@ const RETRY_MINUTES = [1, 5, 30, 120];
 const KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 /** Messages sent per delivery round at most (the next round takes the rest). */
 const BATCH = 50;
+/** Messages one key may queue in an hour; more are dropped (and logged). */
+export const MAX_MAILS_PER_KEY_PER_HOUR = 100;
 
 interface Row {
   id: string;
@@ -28,6 +33,7 @@ interface Row {
 export class MailOutbox {
   private delivering: Promise<void> | undefined;
   private again = false;
+  private stopped = false;
 
   constructor(
     private readonly db: Database,
@@ -36,16 +42,25 @@ export class MailOutbox {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Keeps a message for `keyId` (call inside the transaction that decides it); {@link deliver} sends it. */
-  enqueue(keyId: string, to: string[], subject: string, body: string): string {
+  /**
+   * Keeps a message for `keyId` (call inside the transaction that decides it); {@link deliver} sends it. Undefined
+   * (nothing kept) past the key's hourly limit.
+   */
+  enqueue(keyId: string, to: string[], subject: string, body: string): string | undefined {
     const id = crypto.randomUUID();
     const at = this.now();
+    const lastHour = this.db.query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM mail_outbox WHERE key_id = ? AND created_at > ?").get(keyId, at - 3_600_000)!.n;
+    if (lastHour >= MAX_MAILS_PER_KEY_PER_HOUR) {
+      this.log("mail: a key's hourly limit was reached; a notification was dropped", { keyId, limit: MAX_MAILS_PER_KEY_PER_HOUR });
+      return undefined;
+    }
     this.db.query("INSERT INTO mail_outbox (id, key_id, recipients, subject, body, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, keyId, JSON.stringify(to), subject, body, at, at);
     return id;
   }
 
-  /** Sends what is due, one message at a time; a call while a round runs makes it run once more after. */
+  /** Sends what is due, one message at a time; a call while a round runs makes it run once more after. Never rejects. */
   deliver(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     if (this.delivering) {
       this.again = true;
       return this.delivering;
@@ -54,10 +69,21 @@ export class MailOutbox {
       do {
         this.again = false;
         const due = this.db.query<Row, [number, number]>("SELECT id, recipients, subject, body, attempts FROM mail_outbox WHERE sent_at IS NULL AND failed_at IS NULL AND next_at <= ? ORDER BY next_at LIMIT ?").all(this.now(), BATCH);
-        for (const m of due) await this.sendOne(m);
-      } while (this.again);
-    })().finally(() => (this.delivering = undefined));
+        for (const m of due) {
+          if (this.stopped) return;
+          await this.sendOne(m);
+        }
+      } while (this.again && !this.stopped);
+    })()
+      .catch((e: unknown) => this.log("mail: a delivery round failed", { error: (e as Error).message }))
+      .finally(() => (this.delivering = undefined));
     return this.delivering;
+  }
+
+  /** Stops delivering, waiting for the message being sent (call before the database closes). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.delivering;
   }
 
   /** Where a message is: `sent`, `pending` (with its attempts) or `failed` (with why). */
@@ -76,9 +102,9 @@ export class MailOutbox {
 
   private async sendOne(m: Row): Promise<void> {
     const attempts = m.attempts + 1;
+    let refused: string[];
     try {
-      await sendMail(this.smtp, { to: JSON.parse(m.recipients) as string[], subject: m.subject, text: m.body });
-      this.db.query("UPDATE mail_outbox SET sent_at = ?, attempts = ?, last_error = NULL WHERE id = ?").run(this.now(), attempts, m.id);
+      ({ refused } = await sendMail(this.smtp, { to: JSON.parse(m.recipients) as string[], subject: m.subject, text: m.body }));
     } catch (e) {
       const error = (e as Error).message.slice(0, 500);
       const permanent = e instanceof SmtpError && e.permanent;
@@ -90,6 +116,10 @@ export class MailOutbox {
         this.db.query("UPDATE mail_outbox SET next_at = ?, attempts = ?, last_error = ? WHERE id = ?").run(this.now() + wait * 60_000, attempts, error, m.id);
         this.log("mail: will try again", { id: m.id, attempts, inMinutes: wait, error });
       }
+      return;
     }
+    // Sent: marked outside the send's own error handling, so that a database error is not taken for the relay's.
+    const note = refused.length > 0 ? `the relay refused ${refused.join(", ")}`.slice(0, 500) : null;
+    this.db.query("UPDATE mail_outbox SET sent_at = ?, attempts = ?, last_error = ? WHERE id = ?").run(this.now(), attempts, note, m.id);
   }
 }

@@ -160,8 +160,10 @@ export class MonitorService {
     if (fields.notification !== undefined) {
       if (fields.notification === null) delete m.notification;
       else m.notification = fields.notification;
+      // Only a change of the settings is checked: a monitor with email on still takes other updates (pausing it)
+      // after the relay was removed from the configuration.
+      this.checkMailable(m);
     }
-    this.checkMailable(m);
     if (m.judgeEnabled && !m.goal) throw new BadRequestError("judgeEnabled needs a goal: what a meaningful change is.");
     this.checkRunnable(m);
     m.updatedAt = this.now();
@@ -309,10 +311,7 @@ export class MonitorService {
       // The monitor as it is now: a webhook or notification removed or changed while the check ran is the one that counts.
       const m = this.deps.store.get(started.id) ?? started;
       const mail = this.deps.mail && m.notification?.email.enabled && worthMailing(end.status, end.summary) ? checkEmail(m, { id: check.id, ...end }, this.deps.store.pages(check.id, MAX_MAILED_PAGES, 0), m.notification) : undefined;
-      if (mail) {
-        this.deps.mail!.enqueue(m.keyId, mail.to, mail.subject, mail.text);
-        mailed = true;
-      }
+      if (mail) mailed = this.deps.mail!.enqueue(m.keyId, mail.to, mail.subject, mail.text) !== undefined;
       if (!m.webhook) return;
       const event = end.status === "failed" ? "check.failed" : "check.completed";
       const data = [{ monitorId: m.id, checkId: check.id, status: end.status, summary: end.summary, pages: changed }];

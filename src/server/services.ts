@@ -401,6 +401,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await interact?.closeAll();
       await workers.stop();
       await webhooks.stop();
+      await mail?.stop();
       await engines.close();
       await parsers.close();
       await documentWorkers.close();

@@ -34,7 +34,7 @@ export interface FakeSmtp {
  * Starts the server. `auth` (user, password): MAIL FROM needs AUTH first. `starttls`: STARTTLS is offered (and, with
  * `required`, MAIL FROM needs it).
  */
-export function startFakeSmtp(o: { auth?: { user: string; pass: string }; starttls?: "offered" | "required" } = {}): Promise<FakeSmtp> {
+export function startFakeSmtp(o: { auth?: { user: string; pass: string }; starttls?: "offered" | "required"; refuse?: string[]; injectAfterStartTls?: boolean } = {}): Promise<FakeSmtp> {
   const received: ReceivedMail[] = [];
   const failures: number[] = [];
   const tlsFiles = join(import.meta.dir, "..", "fixtures", "tls");
@@ -60,7 +60,8 @@ export function startFakeSmtp(o: { auth?: { user: string; pass: string }; startt
         const cmd = line.toUpperCase();
         if (cmd.startsWith("EHLO")) s.write(`250-fake.smtp.test\r\n250-8BITMIME\r\n${o.starttls && !st.tls ? "250-STARTTLS\r\n" : ""}250 AUTH PLAIN\r\n`);
         else if (cmd === "STARTTLS" && o.starttls && !st.tls) {
-          s.write("220 2.0.0 ready to start TLS\r\n");
+          // A man in the middle's trick: replies sent in the clear that a careless client reads as the TLS session's.
+          s.write(o.injectAfterStartTls ? "220 2.0.0 ready to start TLS\r\n250 fake\r\n" : "220 2.0.0 ready to start TLS\r\n");
           raw.removeListener("data", onData);
           s = new TLSSocket(raw, { isServer: true, key: readFileSync(join(tlsFiles, "key.pem")), cert: readFileSync(join(tlsFiles, "cert.pem")) });
           s.on("data", onData);
@@ -82,8 +83,12 @@ export function startFakeSmtp(o: { auth?: { user: string; pass: string }; startt
             s.write("250 2.1.0 ok\r\n");
           }
         } else if (cmd.startsWith("RCPT TO:")) {
-          st.to.push(line.slice(8).replace(/[<>]/g, ""));
-          s.write("250 2.1.5 ok\r\n");
+          const to = line.slice(8).replace(/[<>]/g, "");
+          if (o.refuse?.includes(to)) s.write("550 5.1.1 no such user\r\n");
+          else {
+            st.to.push(to);
+            s.write("250 2.1.5 ok\r\n");
+          }
         } else if (cmd === "DATA") {
           st.inData = true;
           s.write("354 end with <CRLF>.<CRLF>\r\n");

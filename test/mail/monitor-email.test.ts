@@ -30,7 +30,8 @@ beforeAll(async () => {
   });
   base = `http://127.0.0.1:${site.port}`;
   smtp = await startFakeSmtp({ auth: { user: "crawl", pass: "s3cret:x" } });
-  h = await createHarness({ smtpUrl: `smtp://crawl:${encodeURIComponent("s3cret:x")}@127.0.0.1:${smtp.port}`, smtpFrom: "monitor@example.test" });
+  // A relay on loopback without TLS: the URL says so (starttls=off), or its password would not be sent.
+  h = await createHarness({ smtpUrl: `smtp://crawl:${encodeURIComponent("s3cret:x")}@127.0.0.1:${smtp.port}?starttls=off`, smtpFrom: "monitor@example.test" });
   app = new Firecrawl({ apiKey: h.key, apiUrl: h.listen() });
 });
 afterAll(async () => {
@@ -59,12 +60,12 @@ describe("monitor email notifications", () => {
     pages.set("/about", html("About", "A small shop."));
     const notification = { email: { recipients: ["ops@example.test", " Dev@Example.test "], includeDiffs: true } };
     const m: any = await app.createMonitor({ name: "Shöp", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/price`, `${base}/about`] }], notification } as any);
-    expect(m.notification).toEqual({ email: { enabled: true, recipients: ["ops@example.test", "dev@example.test"], includeDiffs: true } });
+    expect(m.notification).toEqual({ email: { enabled: true, recipients: ["ops@example.test", "Dev@example.test"], includeDiffs: true } });
 
     await runAndSettle(m.id);
     await until(() => smtp.received.length >= 1);
     const first = smtp.received[0]!;
-    expect(first).toMatchObject({ from: "monitor@example.test", to: ["ops@example.test", "dev@example.test"], user: "crawl" });
+    expect(first).toMatchObject({ from: "monitor@example.test", to: ["ops@example.test", "Dev@example.test"], user: "crawl" });
     expect(mailHeader(first, "Subject")).toBe("[crawlbox] Shöp: 0 changed, 2 new, 0 removed");
     expect(mailBody(first)).toContain(`- new: ${base}/price`);
 
@@ -156,5 +157,59 @@ describe("monitor email notifications", () => {
     const gone = await sendMail({ url: "smtp://127.0.0.1:1", from: "a@example.test", timeoutMs: 3000 }, { to: ["b@example.test"], subject: "s", text: "t" }).catch((e) => e);
     expect(gone).toBeInstanceOf(SmtpError);
     expect(gone.permanent).toBe(false);
+  });
+
+  test("the SMTP client's guards: no password without TLS, no replies read from before the handshake, refused recipients left out, no endless reply", async () => {
+    const plain = await startFakeSmtp({ auth: { user: "u", pass: "p" } });
+    const tricky = await startFakeSmtp({ starttls: "offered", injectAfterStartTls: true });
+    const picky = await startFakeSmtp({ refuse: ["gone@example.test"] });
+    const flood = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: (s) => void s.write("220-" + "x".repeat(100_000)), data: () => undefined } });
+    try {
+      // A relay that offers no STARTTLS (or a man in the middle who removed it) gets no password.
+      const down = await sendMail({ url: `smtp://u:p@127.0.0.1:${plain.port}`, from: "a@example.test" }, { to: ["b@example.test"], subject: "s", text: "t" }).catch((e) => e);
+      expect([down.permanent, down.message]).toEqual([true, expect.stringContaining("not sent unencrypted")]);
+      expect(plain.received).toHaveLength(0);
+      const injected = await sendMail({ url: `smtp://127.0.0.1:${tricky.port}?tls_verify=false`, from: "a@example.test" }, { to: ["b@example.test"], subject: "s", text: "t" }).catch((e) => e);
+      expect(injected.message).toContain("sent data after its STARTTLS answer");
+      expect(tricky.received).toHaveLength(0);
+      const partly = await sendMail({ url: `smtp://127.0.0.1:${picky.port}`, from: "a@example.test" }, { to: ["gone@example.test", "here@example.test"], subject: "s", text: "t" });
+      expect(partly.refused).toEqual(["gone@example.test"]);
+      expect(picky.received[0]!.to).toEqual(["here@example.test"]);
+      const none = await sendMail({ url: `smtp://127.0.0.1:${picky.port}`, from: "a@example.test" }, { to: ["gone@example.test"], subject: "s", text: "t" }).catch((e) => e);
+      expect([none.permanent, none.message]).toEqual([true, expect.stringContaining("refused every recipient")]);
+      const long = await sendMail({ url: `smtp://127.0.0.1:${flood.port}`, from: "a@example.test", timeoutMs: 5000 }, { to: ["b@example.test"], subject: "s", text: "t" }).catch((e) => e);
+      expect(long.message).toContain("too long");
+    } finally {
+      plain.stop();
+      tricky.stop();
+      picky.stop();
+      flood.stop(true);
+    }
+  });
+
+  test("the outbox: a key's hourly limit; stop waits for the message being sent", async () => {
+    const { Database } = await import("bun:sqlite");
+    const { migrate } = await import("../../src/storage/database.ts");
+    const { MailOutbox, MAX_MAILS_PER_KEY_PER_HOUR } = await import("../../src/mail/outbox.ts");
+    const db = new Database(":memory:", { strict: true });
+    migrate(db);
+    const relay = await startFakeSmtp();
+    const box = new MailOutbox(db, { url: `smtp://127.0.0.1:${relay.port}`, from: "a@example.test" });
+    try {
+      for (let i = 0; i < MAX_MAILS_PER_KEY_PER_HOUR; i++) expect(box.enqueue("k1", ["b@example.test"], `s${i}`, "t")).toEqual(expect.any(String));
+      expect(box.enqueue("k1", ["b@example.test"], "one more", "t")).toBeUndefined();
+      expect(box.enqueue("k2", ["b@example.test"], "another key", "t")).toEqual(expect.any(String));
+      const round = box.deliver();
+      await Bun.sleep(20);
+      await box.stop();
+      await round;
+      const sent = (db.query("SELECT COUNT(*) AS n FROM mail_outbox WHERE sent_at IS NOT NULL").get() as { n: number }).n;
+      // Stopped mid-round: what was sent is marked, the rest waits for the next start.
+      expect(sent).toBe(relay.received.length);
+      expect(sent).toBeLessThan(MAX_MAILS_PER_KEY_PER_HOUR + 1);
+    } finally {
+      relay.stop();
+      db.close();
+    }
   });
 });
