@@ -28,6 +28,11 @@ export const MAX_EMAIL_RECIPIENTS = 10;
 /** A monitor's notification settings, as stored and answered. */
 export interface MonitorNotification {
   email: { enabled: boolean; recipients: string[]; includeDiffs: boolean };
+  /**
+   * Where the links in its emails point: `CRAWLBOX_PUBLIC_URL`, else the host the monitor was created or updated
+   * through (stored with it, not answered).
+   */
+  base?: string;
 }
 /** Most URLs one monitor checks (all its scrape targets together, and each crawl target's `limit`). */
 export const MAX_MONITOR_URLS = 100;

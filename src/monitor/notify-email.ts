@@ -2,8 +2,10 @@
  * @module monitor/notify-email
  * The email a finished check sends (`notification.email`, docs/monitor.md): when it found pages new, changed or
  * removed, or failed. Plain text: the monitor, the check's counts, each page that moved with its status, and, with
- * `includeDiffs`, each changed page's diff (cut at {@link DIFF_CHARS} a page and {@link BODY_CHARS} in all). It is
- * queued in the mail outbox (mail/outbox.ts) in the transaction that ends the check.
+ * `includeDiffs`, each changed page's diff (cut at {@link DIFF_CHARS} a page and {@link BODY_CHARS} in all), and an
+ * unsubscribe link of the recipient's own. It is queued in the mail outbox (mail/outbox.ts), one per confirmed
+ * recipient (mail/recipients.ts), in the transaction that ends the check. Also the confirmation email an address gets
+ * the first time a key names it.
  */
 import type { MonitorNotification } from "../api/monitor.ts";
 import type { CheckPage, MonitorRow, MonitorSummary } from "./store.ts";
@@ -14,6 +16,26 @@ const DIFF_CHARS = 20_000;
 const BODY_CHARS = 200_000;
 /** Pages listed in one email at most. */
 const MAX_LISTED = 200;
+
+/** The confirmation email of an address a key named: what asked, and the links to confirm or refuse. */
+export function confirmationEmail(m: MonitorRow, base: string, token: string): { subject: string; text: string } {
+  return {
+    subject: `[crawlbox] Confirm notifications of the monitor "${m.name}"`,
+    text: [
+      `A crawlbox server was asked to email this address when the monitor "${m.name}" finds changes on the web pages it watches.`,
+      "",
+      `To receive them, confirm: ${base}/v2/monitor/email/confirm?token=${token}`,
+      "",
+      `If you did not ask for this, ignore this email: nothing will be sent to you. To refuse for good: ${base}/v2/monitor/email/unsubscribe?token=${token}`,
+      "",
+    ].join("\n"),
+  };
+}
+
+/** The end of every notification: how to stop them. */
+export function unsubscribeFooter(base: string, token: string): string {
+  return `\n--\nTo stop these emails: ${base}/v2/monitor/email/unsubscribe?token=${token}\n`;
+}
 
 /** Whether a check that ended so is worth an email. */
 export function worthMailing(status: string, summary: MonitorSummary): boolean {

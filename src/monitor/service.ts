@@ -21,7 +21,8 @@ import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { monitoredSpec, runCheck, type CheckDeps } from "./check.ts";
 import { RunQueue } from "../extract/run-queue.ts";
 import type { MailOutbox } from "../mail/outbox.ts";
-import { checkEmail, worthMailing } from "./notify-email.ts";
+import { checkEmail, confirmationEmail, unsubscribeFooter, worthMailing } from "./notify-email.ts";
+import type { MailRecipients, RecipientSubscription } from "../mail/recipients.ts";
 import { normalizeSchedule } from "./schedule.ts";
 import { EMPTY_SUMMARY, type CheckPage, type CheckRow, type MonitorRow, type MonitorStore } from "./store.ts";
 
@@ -39,6 +40,10 @@ export interface MonitorServiceDeps extends Omit<CheckDeps, "newId" | "now"> {
   kickWebhooks: () => void;
   /** The mail outbox, when a relay is configured (`CRAWLBOX_SMTP_URL`): email notifications need it. */
   mail?: MailOutbox;
+  /** The recipients' opt-in (with `mail`). */
+  recipients?: MailRecipients;
+  /** The server's public base URL, for the links in emails. @default "" */
+  publicBaseUrl?: string;
   log: Pick<Logger, "warn" | "info">;
   now?: () => number;
   newId?: () => string;
@@ -94,7 +99,7 @@ export class MonitorService {
   }
 
   /** Creates a monitor for `who` and schedules it. */
-  create(fields: MonitorFields & { name: string; schedule: NonNullable<MonitorFields["schedule"]>; targets: MonitorTarget[] }, who: KeyIdentity): MonitorRow {
+  create(fields: MonitorFields & { name: string; schedule: NonNullable<MonitorFields["schedule"]>; targets: MonitorTarget[] }, who: KeyIdentity, linkBase?: string): MonitorRow {
     const now = this.now();
     const m: MonitorRow = {
       id: this.newId(),
@@ -109,7 +114,7 @@ export class MonitorService {
       updatedAt: now,
     };
     if (fields.webhook) m.webhook = fields.webhook;
-    if (fields.notification) m.notification = fields.notification;
+    if (fields.notification) m.notification = { ...fields.notification, ...(linkBase ? { base: linkBase } : {}) };
     if (fields.goal) m.goal = fields.goal;
     this.checkMailable(m);
     this.checkRunnable(m);
@@ -118,7 +123,9 @@ export class MonitorService {
         throw new TooManyRequestsError("TOO_MANY_MONITORS", `This key already has ${MAX_MONITORS_PER_KEY} monitors; delete one first.`);
       }
       this.deps.store.save(m);
+      this.askConfirmations(m);
     });
+    void this.deps.mail?.deliver();
     this.arm(m);
     return m;
   }
@@ -135,7 +142,7 @@ export class MonitorService {
   }
 
   /** Applies an update (a schedule, targets, pausing, …) and schedules the monitor again. */
-  update(id: string, fields: MonitorFields, who: KeyIdentity): MonitorRow {
+  update(id: string, fields: MonitorFields, who: KeyIdentity, linkBase?: string): MonitorRow {
     const m = this.get(id, who.keyId);
     if (fields.name !== undefined) m.name = fields.name;
     if (fields.status !== undefined) m.status = fields.status;
@@ -159,7 +166,7 @@ export class MonitorService {
     }
     if (fields.notification !== undefined) {
       if (fields.notification === null) delete m.notification;
-      else m.notification = fields.notification;
+      else m.notification = { ...fields.notification, ...(linkBase ? { base: linkBase } : {}) };
       // Only a change of the settings is checked: a monitor with email on still takes other updates (pausing it)
       // after the relay was removed from the configuration.
       this.checkMailable(m);
@@ -167,7 +174,11 @@ export class MonitorService {
     if (m.judgeEnabled && !m.goal) throw new BadRequestError("judgeEnabled needs a goal: what a meaningful change is.");
     this.checkRunnable(m);
     m.updatedAt = this.now();
-    this.deps.store.save(m);
+    immediate(this.deps.db, () => {
+      this.deps.store.save(m);
+      this.askConfirmations(m);
+    });
+    void this.deps.mail?.deliver();
     this.arm(m);
     return m;
   }
@@ -311,7 +322,10 @@ export class MonitorService {
       // The monitor as it is now: a webhook or notification removed or changed while the check ran is the one that counts.
       const m = this.deps.store.get(started.id) ?? started;
       const mail = this.deps.mail && m.notification?.email.enabled && worthMailing(end.status, end.summary) ? checkEmail(m, { id: check.id, ...end }, this.deps.store.pages(check.id, MAX_MAILED_PAGES, 0), m.notification) : undefined;
-      if (mail) mailed = this.deps.mail!.enqueue(m.keyId, mail.to, mail.subject, mail.text) !== undefined;
+      // One email per confirmed recipient, each with its own unsubscribe link; pending ones get nothing yet.
+      for (const r of mail ? this.deps.recipients!.confirmed(m.keyId, mail.to) : []) {
+        if (this.deps.mail!.enqueue(m.keyId, [r.email], mail!.subject, mail!.text + unsubscribeFooter(this.linkBase(m), r.token)) !== undefined) mailed = true;
+      }
       if (!m.webhook) return;
       const event = end.status === "failed" ? "check.failed" : "check.completed";
       const data = [{ monitorId: m.id, checkId: check.id, status: end.status, summary: end.summary, pages: changed }];
@@ -319,6 +333,32 @@ export class MonitorService {
     });
     this.deps.kickWebhooks();
     if (mailed) void this.deps.mail!.deliver();
+  }
+
+  /** The opt-in standing of the monitor's email recipients (the SDK's `emailRecipientSubscriptions`), if it mails. */
+  recipientSubscriptions(m: MonitorRow): RecipientSubscription[] | undefined {
+    if (!m.notification || !this.deps.recipients) return undefined;
+    return this.deps.recipients.subscriptions(m.keyId, m.notification.email.recipients);
+  }
+
+  /** Follows an email's confirm or unsubscribe link; undefined for an unknown token (or no mail relay). */
+  followEmailLink(token: string, action: "confirm" | "unsubscribe"): { email: string; status: string } | undefined {
+    return this.deps.recipients?.follow(token, action);
+  }
+
+  /** Where the links of the monitor's emails point (docs/monitor.md). */
+  private linkBase(m: MonitorRow): string {
+    return m.notification?.base ?? this.deps.publicBaseUrl ?? "";
+  }
+
+  /** Sends each address new to the monitor's key one confirmation email (inside the caller's transaction). */
+  private askConfirmations(m: MonitorRow): void {
+    const email = m.notification?.email;
+    if (!email?.enabled || !this.deps.mail || !this.deps.recipients) return;
+    for (const r of this.deps.recipients.ensure(m.keyId, email.recipients)) {
+      const mail = confirmationEmail(m, this.linkBase(m), r.token);
+      this.deps.mail.enqueue(m.keyId, [r.email], mail.subject, mail.text);
+    }
   }
 
   /** A 400 for an email notification when no mail relay is configured. */

@@ -16,6 +16,7 @@ import { batchRoutes } from "./routes/batch.ts";
 import { crawlRoutes } from "./routes/crawl.ts";
 import { crawlSocketRoutes } from "./routes/crawl-ws.ts";
 import { liveRoutes } from "./routes/live.ts";
+import { monitorEmailRoutes } from "./routes/monitor-email.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { mapRoutes } from "./routes/map.ts";
@@ -58,6 +59,7 @@ export function createApp(services: Services) {
     .use(accountRoutes(services))
     .use(fileRoutes(services))
     .use(liveRoutes(services))
+    .use(monitorEmailRoutes(services))
     .use(scrapeRoutes(services))
     .use(interactRoutes(services))
     .use(browserRoutes(services))

@@ -60,6 +60,7 @@ import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { BrowserPool } from "../engines/browser/pool.ts";
 import { ExtractorStore } from "../llm/deterministic/store.ts";
 import { MailOutbox } from "../mail/outbox.ts";
+import { MailRecipients } from "../mail/recipients.ts";
 import { FILE_TTL_MS, fileUrl } from "../storage/files.ts";
 import { findFfmpeg } from "../documents/media/settings.ts";
 import { ScrapeStats } from "../scrape/stats.ts";
@@ -351,7 +352,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
     scheduler.every("deliver-mail", "*/30 * * * * *", () => void mail.deliver());
     scheduler.every("expire-mail", "0 23 * * * *", () => mail.prune());
   }
-  const monitors = new MonitorService({ ...research, store: monitorStore, crawl, ...(mail ? { mail } : {}), ...(searchBackend ? { searchTarget: searchRunner(search) } : {}) });
+  const monitors = new MonitorService({
+    ...research,
+    store: monitorStore,
+    crawl,
+    ...(mail ? { mail, recipients: new MailRecipients(db, now), publicBaseUrl: config.publicUrl || `http://${listenHost}:${config.port}` } : {}),
+    ...(searchBackend ? { searchTarget: searchRunner(search) } : {}),
+  });
   scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
   if (background) workers.start();
 

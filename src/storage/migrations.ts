@@ -420,8 +420,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX deterministic_extractors_used ON deterministic_extractors (used_at);
   CREATE INDEX deterministic_extractors_key ON deterministic_extractors (key_id, used_at);
   `,
-  // 22: monitors' email notifications (`notification.email`), and the mail outbox they are sent from
-  // (mail/outbox.ts): written with the check's end, sent by the dispatcher, retried with backoff.
+  // 22: monitors' email notifications (`notification.email`), the mail outbox they are sent from (mail/outbox.ts:
+  // written with the check's end, sent by the dispatcher, retried with backoff), and the recipients' opt-in
+  // (mail/recipients.ts).
   `
   ALTER TABLE monitors ADD COLUMN notification TEXT;   -- JSON {email: {enabled, recipients, includeDiffs}}
   CREATE TABLE mail_outbox (
@@ -438,5 +439,14 @@ export const MIGRATIONS: readonly string[] = [
     last_error TEXT
   );
   CREATE INDEX mail_outbox_due ON mail_outbox (next_at) WHERE sent_at IS NULL AND failed_at IS NULL;
+  CREATE TABLE mail_recipients (
+    key_id TEXT NOT NULL,       -- the API key whose monitors may mail the address
+    email TEXT NOT NULL,
+    status TEXT NOT NULL,       -- pending | confirmed | unsubscribed
+    token TEXT NOT NULL UNIQUE, -- the confirm and unsubscribe links' capability
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (key_id, email)
+  );
   `,
 ];

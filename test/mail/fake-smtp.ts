@@ -116,11 +116,12 @@ export function mailBody(m: ReceivedMail): string {
   return Buffer.from(body.replace(/\r\n/g, ""), "base64").toString("utf8");
 }
 
-/** One header of a recorded message, an RFC 2047 encoded word decoded. */
+/** One header of a recorded message: its folded lines joined, its RFC 2047 encoded words decoded (and joined). */
 export function mailHeader(m: ReceivedMail, name: string): string | undefined {
-  const line = m.data.split("\r\n").find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  const head = m.data.split("\r\n\r\n")[0]!.replace(/\r\n[ \t]+/g, " ");
+  const line = head.split("\r\n").find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   if (!line) return undefined;
   const v = line.slice(name.length + 1).trim();
-  const enc = /^=\?UTF-8\?B\?(.*)\?=$/.exec(v);
-  return enc ? Buffer.from(enc[1]!, "base64").toString("utf8") : v;
+  // Whitespace between two encoded words is not part of the text (RFC 2047 §6.2).
+  return v.replace(/\?=\s+=\?/g, "?==?").replace(/=\?UTF-8\?B\?([^?]*)\?=/g, (_, b64: string) => Buffer.from(b64, "base64").toString("utf8"));
 }

@@ -1,6 +1,7 @@
 /**
- * Monitors' email notifications through a local SMTP relay (test/mail/fake-smtp.ts): a check that finds pages new,
- * changed or removed sends one email to the recipients (with the diffs when asked), a quiet check none; the relay
+ * Monitors' email notifications through a local SMTP relay (test/mail/fake-smtp.ts): recipients opt in through a
+ * confirmation email's link and can unsubscribe; a check that finds pages new, changed or removed mails the confirmed
+ * ones (with the diffs when asked), a quiet check none; the relay
  * answering a temporary error is tried again later, a permanent one gives up; without a relay configured an email
  * notification is a 400; settings are answered as stored and removed with null; bad recipients are 400s; the SMTP
  * client's STARTTLS (to a relay that requires it) and its refusals.
@@ -50,42 +51,81 @@ async function runAndSettle(id: string): Promise<any> {
   throw new Error("check did not finish");
 }
 
+/** A link of a recorded email (`confirm` or `unsubscribe`). */
+const linkIn = (m: Parameters<typeof mailBody>[0], kind: "confirm" | "unsubscribe") => {
+  const found = new RegExp(`https?://\\S+/v2/monitor/email/${kind}\\?token=[\\w-]+`).exec(mailBody(m));
+  if (!found) throw new Error(`no ${kind} link in: ${mailBody(m)}`);
+  return found[0];
+};
+
 const until = async (ok: () => boolean) => {
   for (let i = 0; i < 200 && !ok(); i++) await Bun.sleep(25);
 };
 
 describe("monitor email notifications", () => {
-  test("a check that finds news sends one email (diffs included when asked); a quiet one sends none", async () => {
+  test("recipients opt in: one confirmation email each; a check that finds news mails the confirmed ones (diffs when asked); unsubscribing stops it", async () => {
     pages.set("/price", html("Kettle", "The kettle costs 25 EUR."));
     pages.set("/about", html("About", "A small shop."));
     const notification = { email: { recipients: ["ops@example.test", " Dev@Example.test "], includeDiffs: true } };
     const m: any = await app.createMonitor({ name: "Shöp", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/price`, `${base}/about`] }], notification } as any);
     expect(m.notification).toEqual({ email: { enabled: true, recipients: ["ops@example.test", "Dev@example.test"], includeDiffs: true } });
+    expect(m.emailRecipientSubscriptions).toEqual([
+      { email: "ops@example.test", status: "pending", source: "opt_in", confirmationEmailSent: true },
+      { email: "Dev@example.test", status: "pending", source: "opt_in", confirmationEmailSent: true },
+    ]);
+    await until(() => smtp.received.length >= 2);
+    const asks = smtp.received.splice(0);
+    expect(asks.map((a) => a.to[0]).sort()).toEqual(["Dev@example.test", "ops@example.test"]);
+    expect(mailHeader(asks[0]!, "Subject")).toBe('[crawlbox] Confirm notifications of the monitor "Shöp"');
+    const opsAsk = asks.find((a) => a.to[0] === "ops@example.test")!;
 
+    // Nobody confirmed yet: the check sends nothing.
     await runAndSettle(m.id);
-    await until(() => smtp.received.length >= 1);
-    const first = smtp.received[0]!;
-    expect(first).toMatchObject({ from: "monitor@example.test", to: ["ops@example.test", "Dev@example.test"], user: "crawl" });
-    expect(mailHeader(first, "Subject")).toBe("[crawlbox] Shöp: 0 changed, 2 new, 0 removed");
-    expect(mailBody(first)).toContain(`- new: ${base}/price`);
+    await Bun.sleep(300);
+    expect(smtp.received).toHaveLength(0);
+
+    // ops confirms (the link, opened with no key); Dev does not.
+    // A mail reader's browser gets a page; any other client the /v2 JSON.
+    const confirmed = await fetch(linkIn(opsAsk, "confirm"), { headers: { accept: "text/html,application/xhtml+xml" } });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.headers.get("content-type")).toStartWith("text/html");
+    expect(await confirmed.text()).toContain("ops@example.test will receive");
+    expect(await (await fetch(linkIn(opsAsk, "confirm"))).json()).toEqual({ success: true, email: "ops@example.test", status: "confirmed" });
+    expect(((await app.getMonitor(m.id)) as any).emailRecipientSubscriptions.map((r: any) => r.status)).toEqual(["confirmed", "pending"]);
 
     pages.set("/price", html("Kettle", "The kettle costs 29 EUR."));
     const second = await runAndSettle(m.id);
-    await until(() => smtp.received.length >= 2);
-    const body = mailBody(smtp.received[1]!);
+    await until(() => smtp.received.length >= 1);
+    const news = smtp.received[0]!;
+    expect(news).toMatchObject({ from: "monitor@example.test", to: ["ops@example.test"], user: "crawl" });
+    expect(mailHeader(news, "Subject")).toBe("[crawlbox] Shöp: 1 changed, 0 new, 0 removed");
+    const body = mailBody(news);
     expect(body).toContain(`- changed: ${base}/price`);
     expect(body).toContain("+The kettle costs 29 EUR.");
     expect(body).toContain(`GET /v2/monitor/${m.id}/checks/${second.id}`);
 
+    // A quiet check sends nothing; after unsubscribing, news send nothing either, and naming the address again asks nothing.
     await runAndSettle(m.id);
     await Bun.sleep(300);
-    expect(smtp.received).toHaveLength(2);
+    expect(smtp.received).toHaveLength(1);
+    expect((await fetch(linkIn(news, "unsubscribe"))).status).toBe(200);
+    pages.set("/price", html("Kettle", "The kettle costs 31 EUR."));
+    await runAndSettle(m.id);
+    await app.updateMonitor(m.id, { notification: { email: { recipients: ["ops@example.test"] } } } as any);
+    await Bun.sleep(300);
+    expect(smtp.received).toHaveLength(1);
+    expect(((await app.getMonitor(m.id)) as any).emailRecipientSubscriptions).toEqual([{ email: "ops@example.test", status: "unsubscribed", source: "opt_in", confirmationEmailSent: true }]);
+    const unknown = await fetch(`${linkIn(news, "unsubscribe").split("?")[0]}?token=${"x".repeat(43)}`);
+    expect([unknown.status, ((await unknown.json()) as any).code]).toEqual([404, "NOT_FOUND"]);
+    smtp.received.splice(0);
     await app.deleteMonitor(m.id);
   });
 
   test("a temporary refusal is tried again later; a permanent one gives up; the outbox keeps why", async () => {
     pages.set("/a", html("A", "one"));
-    const m: any = await app.createMonitor({ name: "Retry", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/a`] }], notification: { email: { recipients: ["ops@example.test"] } } } as any);
+    const m: any = await app.createMonitor({ name: "Retry", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/a`] }], notification: { email: { recipients: ["retry@example.test"] } } } as any);
+    await until(() => smtp.received.length >= 1);
+    expect((await fetch(linkIn(smtp.received.splice(0)[0]!, "confirm"))).status).toBe(200);
     const before = smtp.received.length;
     smtp.failNext([451]);
     await runAndSettle(m.id);

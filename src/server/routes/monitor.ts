@@ -40,7 +40,11 @@ function monitorView(m: MonitorRow, monitors: MonitorService): Record<string, un
     currentCheckId: m.currentCheckId ?? null,
     targets: m.targets,
     webhook: m.webhook ?? null,
-    notification: m.notification ?? null,
+    notification: m.notification ? { email: m.notification.email } : null,
+    ...(() => {
+      const subs = monitors.recipientSubscriptions(m);
+      return subs ? { emailRecipientSubscriptions: subs } : {};
+    })(),
     retentionDays: m.retentionDays,
     estimatedCreditsPerMonth: m.status === "active" ? pages * estimatedRunsPerMonth(m.schedule) : 0,
     lastCheckSummary: m.lastSummary ?? null,
@@ -98,7 +102,7 @@ export function monitorRoutes(services: Services) {
   const q = (query: unknown) => query as Record<string, string | undefined>;
   return new Elysia({ name: "crawlbox-monitor" })
     .use(authPlugin(services.keys, config.authEnabled))
-    .post("/v2/monitor", ({ body, who }) => ({ success: true, data: monitorView(monitors.create(parseCreateMonitorBody(body), who), monitors) }), {
+    .post("/v2/monitor", ({ body, who, request }) => ({ success: true, data: monitorView(monitors.create(parseCreateMonitorBody(body), who, publicBaseUrl(config.publicUrl, request)), monitors) }), {
       detail: { tags: ["monitor"], summary: "Create a monitor", requestBody: { required: true, content: { "application/json": { schema: CreateMonitorSchema as object } } } },
     })
     .get(
@@ -113,7 +117,7 @@ export function monitorRoutes(services: Services) {
     .get("/v2/monitor/:id", ({ params, who }) => ({ success: true, data: monitorView(monitors.get(params.id, who.keyId), monitors) }), {
       detail: { tags: ["monitor"], summary: "A monitor" },
     })
-    .patch("/v2/monitor/:id", ({ params, body, who }) => ({ success: true, data: monitorView(monitors.update(params.id, parseUpdateMonitorBody(body), who), monitors) }), {
+    .patch("/v2/monitor/:id", ({ params, body, who, request }) => ({ success: true, data: monitorView(monitors.update(params.id, parseUpdateMonitorBody(body), who, publicBaseUrl(config.publicUrl, request)), monitors) }), {
       detail: { tags: ["monitor"], summary: "Update a monitor", requestBody: { required: true, content: { "application/json": { schema: UpdateMonitorSchema as object } } } },
     })
     .delete(
