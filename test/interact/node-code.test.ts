@@ -142,6 +142,9 @@ describe("JavaScript code", () => {
       expect(own.exitCode).toBe(1);
       expect(own.stderr).toStartWith("TypeError: mine");
       expect(own.stderr).not.toContain("/src/");
+      // The stack names the caller's own lines, and nothing of crawlbox's wrapper.
+      const deep = await s.run("const a = 1;\nfunction inner() {\n  throw new Error('deep');\n}\ninner();");
+      expect(deep.stderr).toBe("Error: deep\n    at inner <code>:3:9\n    at <code>:5:1\n");
       expect((await s.run("this is not javascript")).exitCode).toBe(1);
       expect((await s.run("await page.goto('file:///etc/passwd')")).stderr).toBe("Error: file:///etc/passwd is not an http(s) URL\n");
       expect((await s.run("return await page.frobnicate()")).stderr).toContain("page.frobnicate is not a function");

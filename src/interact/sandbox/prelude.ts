@@ -112,6 +112,14 @@ export const SANDBOX_WRAPPER = `async function (code, startUrl) {
     const value = await run(page, console);
     root.setAttribute("data-cb-result", value === undefined ? "" : show(value));
   } catch (e) {
-    root.setAttribute("data-cb-error", e && e.stack ? String(e.stack) : String(e));
+    // The stack as the caller's code: its own frames only, at its own lines (the function crawlbox makes of it adds two
+    // lines before the first), the prelude's frames left out.
+    const frame = /^\\s+at (\\S+) \\(eval at .*, <anonymous>:(\\d+):(\\d+)\\)$/;
+    const stack = e && e.stack ? String(e.stack).split("\\n").flatMap((l, i) => {
+      if (i === 0) return [l];
+      const f = frame.exec(l);
+      return f ? ["    at " + (f[1] === "eval" ? "" : f[1] + " ") + "<code>:" + (Number(f[2]) - 2) + ":" + f[3]] : [];
+    }).join("\\n") : String(e);
+    root.setAttribute("data-cb-error", stack);
   }
 }`;
