@@ -28,11 +28,6 @@ export const MAX_EMAIL_RECIPIENTS = 10;
 /** A monitor's notification settings, as stored and answered. */
 export interface MonitorNotification {
   email: { enabled: boolean; recipients: string[]; includeDiffs: boolean };
-  /**
-   * Where the links in its emails point: `CRAWLBOX_PUBLIC_URL`, else the host the monitor was created or updated
-   * through (stored with it, not answered).
-   */
-  base?: string;
 }
 /** Most URLs one monitor checks (all its scrape targets together, and each crawl target's `limit`). */
 export const MAX_MONITOR_URLS = 100;
@@ -227,8 +222,8 @@ function targets(input: TargetInput[], issues: Issue[]): MonitorTarget[] {
 function notification(input: Static<typeof NotificationSchema> | null | undefined, issues: Issue[]): MonitorNotification | null | undefined {
   if (input === undefined || input === null) return input as null | undefined;
   if (input.email === undefined) return null;
-  // The domain is case-insensitive; the local part is the recipient's own (kept as written).
-  const recipients = [...new Set((input.email.recipients ?? []).map((r) => r.trim().replace(/@[^@]*$/, (d) => d.toLowerCase())))];
+  // Lower-cased: case variants are one mailbox in practice, and one recipient (mail/recipients.ts).
+  const recipients = [...new Set((input.email.recipients ?? []).map((r) => r.trim().toLowerCase()))];
   const enabled = input.email.enabled !== false;
   recipients.forEach((r, i) => {
     // Printable ASCII only (no SMTPUTF8): what every relay takes in RCPT TO.

@@ -26,6 +26,7 @@ interface Row {
   recipients: string;
   subject: string;
   body: string;
+  headers: string | null;
   attempts: number;
 }
 
@@ -46,7 +47,7 @@ export class MailOutbox {
    * Keeps a message for `keyId` (call inside the transaction that decides it); {@link deliver} sends it. Undefined
    * (nothing kept) past the key's hourly limit.
    */
-  enqueue(keyId: string, to: string[], subject: string, body: string): string | undefined {
+  enqueue(keyId: string, to: string[], subject: string, body: string, headers?: Record<string, string>): string | undefined {
     const id = crypto.randomUUID();
     const at = this.now();
     const lastHour = this.db.query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM mail_outbox WHERE key_id = ? AND created_at > ?").get(keyId, at - 3_600_000)!.n;
@@ -54,7 +55,7 @@ export class MailOutbox {
       this.log("mail: a key's hourly limit was reached; a notification was dropped", { keyId, limit: MAX_MAILS_PER_KEY_PER_HOUR });
       return undefined;
     }
-    this.db.query("INSERT INTO mail_outbox (id, key_id, recipients, subject, body, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, keyId, JSON.stringify(to), subject, body, at, at);
+    this.db.query("INSERT INTO mail_outbox (id, key_id, recipients, subject, body, headers, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").run(id, keyId, JSON.stringify(to), subject, body, headers ? JSON.stringify(headers) : null, at, at);
     return id;
   }
 
@@ -68,7 +69,7 @@ export class MailOutbox {
     this.delivering = (async () => {
       do {
         this.again = false;
-        const due = this.db.query<Row, [number, number]>("SELECT id, recipients, subject, body, attempts FROM mail_outbox WHERE sent_at IS NULL AND failed_at IS NULL AND next_at <= ? ORDER BY next_at LIMIT ?").all(this.now(), BATCH);
+        const due = this.db.query<Row, [number, number]>("SELECT id, recipients, subject, body, headers, attempts FROM mail_outbox WHERE sent_at IS NULL AND failed_at IS NULL AND next_at <= ? ORDER BY next_at LIMIT ?").all(this.now(), BATCH);
         for (const m of due) {
           if (this.stopped) return;
           await this.sendOne(m);
@@ -104,7 +105,7 @@ export class MailOutbox {
     const attempts = m.attempts + 1;
     let refused: string[];
     try {
-      ({ refused } = await sendMail(this.smtp, { to: JSON.parse(m.recipients) as string[], subject: m.subject, text: m.body }));
+      ({ refused } = await sendMail(this.smtp, { to: JSON.parse(m.recipients) as string[], subject: m.subject, text: m.body, ...(m.headers ? { headers: JSON.parse(m.headers) as Record<string, string> } : {}) }));
     } catch (e) {
       const error = (e as Error).message.slice(0, 500);
       const permanent = e instanceof SmtpError && e.permanent;

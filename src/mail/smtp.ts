@@ -21,6 +21,8 @@ export interface MailMessage {
   to: string[];
   subject: string;
   text: string;
+  /** Extra headers (List-Unsubscribe), ASCII. */
+  headers?: Record<string, string>;
 }
 
 /** The relay refused or failed; `permanent` for a 5xx answer (trying again will not help). */
@@ -118,6 +120,7 @@ function messageData(from: string, m: MailMessage, host: string): string {
     "Content-Type: text/plain; charset=utf-8",
     "Content-Transfer-Encoding: base64",
     "Auto-Submitted: auto-generated",
+    ...Object.entries(m.headers ?? {}).map(([k, v]) => `${k.replace(/[^A-Za-z0-9-]/g, "")}: ${headerSafe(v)}`),
   ];
   return `${headers.join("\r\n")}\r\n\r\n${body}.\r\n`;
 }

@@ -17,24 +17,29 @@ const BODY_CHARS = 200_000;
 /** Pages listed in one email at most. */
 const MAX_LISTED = 200;
 
+/** Characters of a monitor's name shown in a confirmation email (the name is the key holder's words). */
+const NAME_IN_CONFIRMATION = 60;
+
 /** The confirmation email of an address a key named: what asked, and the links to confirm or refuse. */
-export function confirmationEmail(m: MonitorRow, base: string, token: string): { subject: string; text: string } {
+export function confirmationEmail(m: MonitorRow, base: string, confirmToken: string, unsubscribeToken: string): { subject: string; text: string } {
+  // The name shortened and stripped of anything that looks like a link: the message is crawlbox's, not the key holder's.
+  const name = m.name.replace(/\b[a-z][a-z0-9+.-]*:\/\/\S*/gi, "…").replace(/\s+/g, " ").slice(0, NAME_IN_CONFIRMATION);
   return {
-    subject: `[crawlbox] Confirm notifications of the monitor "${m.name}"`,
+    subject: "[crawlbox] Confirm monitor notifications",
     text: [
-      `A crawlbox server was asked to email this address when the monitor "${m.name}" finds changes on the web pages it watches.`,
+      `A crawlbox server was asked to email this address when a monitor ("${name}") finds changes on the web pages it watches.`,
       "",
-      `To receive them, confirm: ${base}/v2/monitor/email/confirm?token=${token}`,
+      `To receive them, open this link and confirm: ${base}/v2/monitor/email/confirm?token=${confirmToken}`,
       "",
-      `If you did not ask for this, ignore this email: nothing will be sent to you. To refuse for good: ${base}/v2/monitor/email/unsubscribe?token=${token}`,
+      `If you did not ask for this, ignore this email: nothing more will be sent to you. To refuse for good: ${base}/v2/monitor/email/unsubscribe?token=${unsubscribeToken}`,
       "",
     ].join("\n"),
   };
 }
 
 /** The end of every notification: how to stop them. */
-export function unsubscribeFooter(base: string, token: string): string {
-  return `\n--\nTo stop these emails: ${base}/v2/monitor/email/unsubscribe?token=${token}\n`;
+export function unsubscribeFooter(url: string): string {
+  return `\n--\nTo stop these emails: ${url}\n`;
 }
 
 /** Whether a check that ended so is worth an email. */

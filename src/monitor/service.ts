@@ -42,7 +42,10 @@ export interface MonitorServiceDeps extends Omit<CheckDeps, "newId" | "now"> {
   mail?: MailOutbox;
   /** The recipients' opt-in (with `mail`). */
   recipients?: MailRecipients;
-  /** The server's public base URL, for the links in emails. @default "" */
+  /**
+   * The server's public base URL (`CRAWLBOX_PUBLIC_URL`) for the links in emails: never taken from a request, whose
+   * headers a key's holder writes. Email notifications need it.
+   */
   publicBaseUrl?: string;
   log: Pick<Logger, "warn" | "info">;
   now?: () => number;
@@ -99,7 +102,7 @@ export class MonitorService {
   }
 
   /** Creates a monitor for `who` and schedules it. */
-  create(fields: MonitorFields & { name: string; schedule: NonNullable<MonitorFields["schedule"]>; targets: MonitorTarget[] }, who: KeyIdentity, linkBase?: string): MonitorRow {
+  create(fields: MonitorFields & { name: string; schedule: NonNullable<MonitorFields["schedule"]>; targets: MonitorTarget[] }, who: KeyIdentity): MonitorRow {
     const now = this.now();
     const m: MonitorRow = {
       id: this.newId(),
@@ -114,7 +117,7 @@ export class MonitorService {
       updatedAt: now,
     };
     if (fields.webhook) m.webhook = fields.webhook;
-    if (fields.notification) m.notification = { ...fields.notification, ...(linkBase ? { base: linkBase } : {}) };
+    if (fields.notification) m.notification = fields.notification;
     if (fields.goal) m.goal = fields.goal;
     this.checkMailable(m);
     this.checkRunnable(m);
@@ -142,7 +145,7 @@ export class MonitorService {
   }
 
   /** Applies an update (a schedule, targets, pausing, …) and schedules the monitor again. */
-  update(id: string, fields: MonitorFields, who: KeyIdentity, linkBase?: string): MonitorRow {
+  update(id: string, fields: MonitorFields, who: KeyIdentity): MonitorRow {
     const m = this.get(id, who.keyId);
     if (fields.name !== undefined) m.name = fields.name;
     if (fields.status !== undefined) m.status = fields.status;
@@ -166,7 +169,7 @@ export class MonitorService {
     }
     if (fields.notification !== undefined) {
       if (fields.notification === null) delete m.notification;
-      else m.notification = { ...fields.notification, ...(linkBase ? { base: linkBase } : {}) };
+      else m.notification = fields.notification;
       // Only a change of the settings is checked: a monitor with email on still takes other updates (pausing it)
       // after the relay was removed from the configuration.
       this.checkMailable(m);
@@ -322,10 +325,14 @@ export class MonitorService {
       // The monitor as it is now: a webhook or notification removed or changed while the check ran is the one that counts.
       const m = this.deps.store.get(started.id) ?? started;
       const mail = this.deps.mail && m.notification?.email.enabled && worthMailing(end.status, end.summary) ? checkEmail(m, { id: check.id, ...end }, this.deps.store.pages(check.id, MAX_MAILED_PAGES, 0), m.notification) : undefined;
-      // One email per confirmed recipient, each with its own unsubscribe link; pending ones get nothing yet.
+      // One email per confirmed recipient, each with its own unsubscribe link; pending ones get nothing yet (and are
+      // asked now if they could not be before).
       for (const r of mail ? this.deps.recipients!.confirmed(m.keyId, mail.to) : []) {
-        if (this.deps.mail!.enqueue(m.keyId, [r.email], mail!.subject, mail!.text + unsubscribeFooter(this.linkBase(m), r.token)) !== undefined) mailed = true;
+        const unsubscribe = `${this.linkBase()}/v2/monitor/email/unsubscribe?token=${r.token}`;
+        const headers = { "List-Unsubscribe": `<${unsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" };
+        if (this.deps.mail!.enqueue(m.keyId, [r.email], mail!.subject, mail!.text + unsubscribeFooter(unsubscribe), headers) !== undefined) mailed = true;
       }
+      if (this.askConfirmations(m)) mailed = true;
       if (!m.webhook) return;
       const event = end.status === "failed" ? "check.failed" : "check.completed";
       const data = [{ monitorId: m.id, checkId: check.id, status: end.status, summary: end.summary, pages: changed }];
@@ -341,30 +348,45 @@ export class MonitorService {
     return this.deps.recipients.subscriptions(m.keyId, m.notification.email.recipients);
   }
 
-  /** Follows an email's confirm or unsubscribe link; undefined for an unknown token (or no mail relay). */
-  followEmailLink(token: string, action: "confirm" | "unsubscribe"): { email: string; status: string } | undefined {
-    return this.deps.recipients?.follow(token, action);
+  /** What an email link's token is (nothing changes); undefined for an unknown token (or no mail relay). */
+  emailLink(token: string): { email: string; status: string; action: "confirm" | "unsubscribe" } | undefined {
+    return this.deps.recipients?.lookup(token);
   }
 
-  /** Where the links of the monitor's emails point (docs/monitor.md). */
-  private linkBase(m: MonitorRow): string {
-    return m.notification?.base ?? this.deps.publicBaseUrl ?? "";
+  /** Carries out an email link (confirm, or unsubscribe); undefined for an unknown token (or no mail relay). */
+  followEmailLink(token: string): { email: string; status: string } | undefined {
+    return this.deps.recipients?.follow(token);
   }
 
-  /** Sends each address new to the monitor's key one confirmation email (inside the caller's transaction). */
-  private askConfirmations(m: MonitorRow): void {
+  /** Where the links of the monitor's emails point: `CRAWLBOX_PUBLIC_URL` (docs/monitor.md). */
+  private linkBase(): string {
+    return this.deps.publicBaseUrl ?? "";
+  }
+
+  /**
+   * Queues a confirmation email for each pending address of the monitor not asked yet that may be asked now (inside
+   * the caller's transaction); an address whose email could not be queued is asked next time. Whether any was.
+   */
+  private askConfirmations(m: MonitorRow): boolean {
     const email = m.notification?.email;
-    if (!email?.enabled || !this.deps.mail || !this.deps.recipients) return;
-    for (const r of this.deps.recipients.ensure(m.keyId, email.recipients)) {
-      const mail = confirmationEmail(m, this.linkBase(m), r.token);
-      this.deps.mail.enqueue(m.keyId, [r.email], mail.subject, mail.text);
+    if (!email?.enabled || !this.deps.mail || !this.deps.recipients) return false;
+    let asked = false;
+    for (const r of this.deps.recipients.toAsk(m.keyId, email.recipients)) {
+      const mail = confirmationEmail(m, this.linkBase(), r.confirmToken, r.unsubscribeToken);
+      if (this.deps.mail.enqueue(m.keyId, [r.email], mail.subject, mail.text) === undefined) continue;
+      this.deps.recipients.markAsked(m.keyId, r.email);
+      asked = true;
     }
+    return asked;
   }
 
   /** A 400 for an email notification when no mail relay is configured. */
   private checkMailable(m: MonitorRow): void {
     if (m.notification?.email.enabled && !this.deps.mail) {
       throw new BadRequestError("Email notifications need a mail relay, and none is configured: set CRAWLBOX_SMTP_URL (docs/monitor.md), or use a webhook.", [{ code: "custom", path: ["notification", "email"], message: "no mail relay configured (CRAWLBOX_SMTP_URL)" }], "MAIL_NOT_CONFIGURED");
+    }
+    if (m.notification?.email.enabled && !this.deps.publicBaseUrl) {
+      throw new BadRequestError("Email notifications carry links back to this server (to confirm, to unsubscribe): set CRAWLBOX_PUBLIC_URL to the address recipients reach it at (docs/monitor.md).", [{ code: "custom", path: ["notification", "email"], message: "no public URL configured (CRAWLBOX_PUBLIC_URL)" }], "MAIL_NOT_CONFIGURED");
     }
   }
 }

@@ -356,7 +356,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ...research,
     store: monitorStore,
     crawl,
-    ...(mail ? { mail, recipients: new MailRecipients(db, now), publicBaseUrl: config.publicUrl || `http://${listenHost}:${config.port}` } : {}),
+    // Links in emails point at CRAWLBOX_PUBLIC_URL only: a request's Host is the key holder's to write.
+    ...(mail ? { mail, recipients: new MailRecipients(db, now), ...(config.publicUrl ? { publicBaseUrl: config.publicUrl } : {}) } : {}),
     ...(searchBackend ? { searchTarget: searchRunner(search) } : {}),
   });
   scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());

@@ -420,9 +420,8 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX deterministic_extractors_used ON deterministic_extractors (used_at);
   CREATE INDEX deterministic_extractors_key ON deterministic_extractors (key_id, used_at);
   `,
-  // 22: monitors' email notifications (`notification.email`), the mail outbox they are sent from (mail/outbox.ts:
-  // written with the check's end, sent by the dispatcher, retried with backoff), and the recipients' opt-in
-  // (mail/recipients.ts).
+  // 22: monitors' email notifications (`notification.email`), and the mail outbox they are sent from
+  // (mail/outbox.ts): written with the check's end, sent by the dispatcher, retried with backoff.
   `
   ALTER TABLE monitors ADD COLUMN notification TEXT;   -- JSON {email: {enabled, recipients, includeDiffs}}
   CREATE TABLE mail_outbox (
@@ -439,14 +438,22 @@ export const MIGRATIONS: readonly string[] = [
     last_error TEXT
   );
   CREATE INDEX mail_outbox_due ON mail_outbox (next_at) WHERE sent_at IS NULL AND failed_at IS NULL;
+  `,
+  // 23: monitor email recipients' opt-in (mail/recipients.ts), and extra headers of a queued message
+  // (List-Unsubscribe).
+  `
   CREATE TABLE mail_recipients (
-    key_id TEXT NOT NULL,       -- the API key whose monitors may mail the address
-    email TEXT NOT NULL,
-    status TEXT NOT NULL,       -- pending | confirmed | unsubscribed
-    token TEXT NOT NULL UNIQUE, -- the confirm and unsubscribe links' capability
+    key_id TEXT NOT NULL,                 -- the API key whose monitors may mail the address
+    email TEXT NOT NULL,                  -- lower-cased
+    status TEXT NOT NULL,                 -- pending | confirmed | unsubscribed
+    confirm_token TEXT NOT NULL UNIQUE,   -- the confirmation link's capability
+    unsubscribe_token TEXT NOT NULL UNIQUE,
+    asked_at INTEGER,                     -- when the confirmation email was queued (null: not yet)
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
     PRIMARY KEY (key_id, email)
   );
+  CREATE INDEX mail_recipients_email ON mail_recipients (email, asked_at);
+  ALTER TABLE mail_outbox ADD COLUMN headers TEXT;   -- JSON {name: value} of extra headers
   `,
 ];

@@ -12,6 +12,9 @@ import { createHarness, type Harness } from "../helpers/harness.ts";
 import { mailBody, mailHeader, startFakeSmtp, type FakeSmtp } from "./fake-smtp.ts";
 import { sendMail, SmtpError } from "../../src/mail/smtp.ts";
 
+/** The server's public URL as configured: the links in emails point there (the test reaches it at `api`). */
+const PUBLIC = "http://crawlbox.test";
+let api: string;
 let site: ReturnType<typeof Bun.serve>;
 let smtp: FakeSmtp;
 let h: Harness;
@@ -32,8 +35,9 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${site.port}`;
   smtp = await startFakeSmtp({ auth: { user: "crawl", pass: "s3cret:x" } });
   // A relay on loopback without TLS: the URL says so (starttls=off), or its password would not be sent.
-  h = await createHarness({ smtpUrl: `smtp://crawl:${encodeURIComponent("s3cret:x")}@127.0.0.1:${smtp.port}?starttls=off`, smtpFrom: "monitor@example.test" });
-  app = new Firecrawl({ apiKey: h.key, apiUrl: h.listen() });
+  h = await createHarness({ smtpUrl: `smtp://crawl:${encodeURIComponent("s3cret:x")}@127.0.0.1:${smtp.port}?starttls=off`, smtpFrom: "monitor@example.test", publicUrl: PUBLIC });
+  api = h.listen();
+  app = new Firecrawl({ apiKey: h.key, apiUrl: api });
 });
 afterAll(async () => {
   await h.close();
@@ -55,7 +59,8 @@ async function runAndSettle(id: string): Promise<any> {
 const linkIn = (m: Parameters<typeof mailBody>[0], kind: "confirm" | "unsubscribe") => {
   const found = new RegExp(`https?://\\S+/v2/monitor/email/${kind}\\?token=[\\w-]+`).exec(mailBody(m));
   if (!found) throw new Error(`no ${kind} link in: ${mailBody(m)}`);
-  return found[0];
+  expect(found[0]).toStartWith(`${PUBLIC}/`);
+  return found[0].replace(PUBLIC, api);
 };
 
 const until = async (ok: () => boolean) => {
@@ -68,16 +73,20 @@ describe("monitor email notifications", () => {
     pages.set("/about", html("About", "A small shop."));
     const notification = { email: { recipients: ["ops@example.test", " Dev@Example.test "], includeDiffs: true } };
     const m: any = await app.createMonitor({ name: "Shöp", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/price`, `${base}/about`] }], notification } as any);
-    expect(m.notification).toEqual({ email: { enabled: true, recipients: ["ops@example.test", "Dev@example.test"], includeDiffs: true } });
+    expect(m.notification).toEqual({ email: { enabled: true, recipients: ["ops@example.test", "dev@example.test"], includeDiffs: true } });
     expect(m.emailRecipientSubscriptions).toEqual([
       { email: "ops@example.test", status: "pending", source: "opt_in", confirmationEmailSent: true },
-      { email: "Dev@example.test", status: "pending", source: "opt_in", confirmationEmailSent: true },
+      { email: "dev@example.test", status: "pending", source: "opt_in", confirmationEmailSent: true },
     ]);
     await until(() => smtp.received.length >= 2);
     const asks = smtp.received.splice(0);
-    expect(asks.map((a) => a.to[0]).sort()).toEqual(["Dev@example.test", "ops@example.test"]);
-    expect(mailHeader(asks[0]!, "Subject")).toBe('[crawlbox] Confirm notifications of the monitor "Shöp"');
+    expect(asks.map((a) => a.to[0]).sort()).toEqual(["dev@example.test", "ops@example.test"]);
+    expect(mailHeader(asks[0]!, "Subject")).toBe("[crawlbox] Confirm monitor notifications");
     const opsAsk = asks.find((a) => a.to[0] === "ops@example.test")!;
+    // Another key naming ops (in any case) the same day asks nothing: one confirmation email a day per address.
+    const other = new Firecrawl({ apiKey: h.services.keys.create("other-mail").key, apiUrl: api });
+    const theirs: any = await other.createMonitor({ name: "Theirs", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/about`] }], notification: { email: { recipients: ["OPS@example.test", "Ops@Example.test"] } } } as any);
+    expect(theirs.emailRecipientSubscriptions).toEqual([{ email: "ops@example.test", status: "pending", source: "opt_in", confirmationEmailSent: false }]);
 
     // Nobody confirmed yet: the check sends nothing.
     await runAndSettle(m.id);
@@ -85,12 +94,18 @@ describe("monitor email notifications", () => {
     expect(smtp.received).toHaveLength(0);
 
     // ops confirms (the link, opened with no key); Dev does not.
-    // A mail reader's browser gets a page; any other client the /v2 JSON.
-    const confirmed = await fetch(linkIn(opsAsk, "confirm"), { headers: { accept: "text/html,application/xhtml+xml" } });
-    expect(confirmed.status).toBe(200);
-    expect(confirmed.headers.get("content-type")).toStartWith("text/html");
+    // Opening the link (a browser, a mail scanner: GET, HEAD) changes nothing; the page's button POSTs.
+    const opened = await fetch(linkIn(opsAsk, "confirm"), { headers: { accept: "text/html,application/xhtml+xml" } });
+    expect(opened.status).toBe(200);
+    expect(await opened.text()).toContain('<form method="post"');
+    await fetch(linkIn(opsAsk, "confirm"), { method: "HEAD" });
+    expect(await (await fetch(linkIn(opsAsk, "confirm"))).json()).toEqual({ success: true, email: "ops@example.test", status: "pending" });
+    const confirmed = await fetch(linkIn(opsAsk, "confirm"), { method: "POST", headers: { accept: "text/html" } });
     expect(await confirmed.text()).toContain("ops@example.test will receive");
     expect(await (await fetch(linkIn(opsAsk, "confirm"))).json()).toEqual({ success: true, email: "ops@example.test", status: "confirmed" });
+    // The other key's standing is its own.
+    expect(((await other.getMonitor(theirs.id)) as any).emailRecipientSubscriptions[0].status).toBe("pending");
+    await other.deleteMonitor(theirs.id);
     expect(((await app.getMonitor(m.id)) as any).emailRecipientSubscriptions.map((r: any) => r.status)).toEqual(["confirmed", "pending"]);
 
     pages.set("/price", html("Kettle", "The kettle costs 29 EUR."));
@@ -99,6 +114,8 @@ describe("monitor email notifications", () => {
     const news = smtp.received[0]!;
     expect(news).toMatchObject({ from: "monitor@example.test", to: ["ops@example.test"], user: "crawl" });
     expect(mailHeader(news, "Subject")).toBe("[crawlbox] Shöp: 1 changed, 0 new, 0 removed");
+    expect(mailHeader(news, "List-Unsubscribe")).toBe(`<${linkIn(news, "unsubscribe").replace(api, PUBLIC)}>`);
+    expect(mailHeader(news, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
     const body = mailBody(news);
     expect(body).toContain(`- changed: ${base}/price`);
     expect(body).toContain("+The kettle costs 29 EUR.");
@@ -108,7 +125,7 @@ describe("monitor email notifications", () => {
     await runAndSettle(m.id);
     await Bun.sleep(300);
     expect(smtp.received).toHaveLength(1);
-    expect((await fetch(linkIn(news, "unsubscribe"))).status).toBe(200);
+    expect(await (await fetch(linkIn(news, "unsubscribe"), { method: "POST" })).json()).toEqual({ success: true, email: "ops@example.test", status: "unsubscribed" });
     pages.set("/price", html("Kettle", "The kettle costs 31 EUR."));
     await runAndSettle(m.id);
     await app.updateMonitor(m.id, { notification: { email: { recipients: ["ops@example.test"] } } } as any);
@@ -125,7 +142,7 @@ describe("monitor email notifications", () => {
     pages.set("/a", html("A", "one"));
     const m: any = await app.createMonitor({ name: "Retry", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/a`] }], notification: { email: { recipients: ["retry@example.test"] } } } as any);
     await until(() => smtp.received.length >= 1);
-    expect((await fetch(linkIn(smtp.received.splice(0)[0]!, "confirm"))).status).toBe(200);
+    expect((await fetch(linkIn(smtp.received.splice(0)[0]!, "confirm"), { method: "POST" })).status).toBe(200);
     const before = smtp.received.length;
     smtp.failNext([451]);
     await runAndSettle(m.id);
@@ -166,13 +183,30 @@ describe("monitor email notifications", () => {
     expect(updated.data.notification).toBeNull();
     await app.deleteMonitor(m.id);
 
-    const noRelay = await createHarness();
-    try {
-      const r = await noRelay.request("/v2/monitor", { method: "POST", json: { name: "x", schedule: { text: "hourly" }, targets: target, notification: { email: { recipients: ["ops@example.test"] } } } });
-      expect([r.status, ((await r.json()) as any).code]).toEqual([400, "MAIL_NOT_CONFIGURED"]);
-    } finally {
-      await noRelay.close();
+    for (const config of [{}, { smtpUrl: `smtp://127.0.0.1:${smtp.port}` }]) {
+      const noRelay = await createHarness(config);
+      try {
+        const r = await noRelay.request("/v2/monitor", { method: "POST", json: { name: "x", schedule: { text: "hourly" }, targets: target, notification: { email: { recipients: ["ops@example.test"] } } } });
+        const b = (await r.json()) as any;
+        expect([r.status, b.code]).toEqual([400, "MAIL_NOT_CONFIGURED"]);
+        // A relay but no public URL: the links would come from the request's Host, which the key's holder writes.
+        expect(b.error).toContain(config.smtpUrl ? "CRAWLBOX_PUBLIC_URL" : "CRAWLBOX_SMTP_URL");
+      } finally {
+        await noRelay.close();
+      }
     }
+
+    // Past the key's hourly mail limit a new address is not asked, and is asked when the monitor is next saved.
+    const keyId = h.services.keys.verify(h.key)!.keyId;
+    h.services.db.query("DELETE FROM mail_outbox").run();
+    for (let i = 0; i < 100; i++) h.services.mail!.enqueue(keyId, ["filler@example.test"], "s", "t");
+    h.services.db.query("UPDATE mail_outbox SET sent_at = 1").run();
+    const late: any = await app.createMonitor({ name: "Late", schedule: { text: "hourly" }, targets: target, notification: { email: { recipients: ["late@example.test"] } } } as any);
+    expect(late.emailRecipientSubscriptions[0]).toMatchObject({ status: "pending", confirmationEmailSent: false });
+    h.services.db.query("DELETE FROM mail_outbox").run();
+    const again: any = await app.updateMonitor(late.id, { notification: { email: { recipients: ["late@example.test"] } } } as any);
+    expect(again.emailRecipientSubscriptions[0]).toMatchObject({ status: "pending", confirmationEmailSent: true });
+    await app.deleteMonitor(late.id);
   });
 
   test("the SMTP client: STARTTLS when offered (required by the relay), refusals typed temporary or permanent, an unreachable relay", async () => {

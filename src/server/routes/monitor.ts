@@ -10,8 +10,8 @@ import { BadRequestError, NotFoundError } from "../../errors.ts";
 import { estimatedRunsPerMonth } from "../../monitor/schedule.ts";
 import type { MonitorService } from "../../monitor/service.ts";
 import type { CheckPage, CheckRow, MonitorRow } from "../../monitor/store.ts";
-import { authPlugin } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
+import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 
 /** Pages of a check per answer unless `limit` says otherwise; at most {@link MAX_PAGE_LIMIT}. */
@@ -40,7 +40,7 @@ function monitorView(m: MonitorRow, monitors: MonitorService): Record<string, un
     currentCheckId: m.currentCheckId ?? null,
     targets: m.targets,
     webhook: m.webhook ?? null,
-    notification: m.notification ? { email: m.notification.email } : null,
+    notification: m.notification ?? null,
     ...(() => {
       const subs = monitors.recipientSubscriptions(m);
       return subs ? { emailRecipientSubscriptions: subs } : {};
@@ -102,7 +102,7 @@ export function monitorRoutes(services: Services) {
   const q = (query: unknown) => query as Record<string, string | undefined>;
   return new Elysia({ name: "crawlbox-monitor" })
     .use(authPlugin(services.keys, config.authEnabled))
-    .post("/v2/monitor", ({ body, who, request }) => ({ success: true, data: monitorView(monitors.create(parseCreateMonitorBody(body), who, publicBaseUrl(config.publicUrl, request)), monitors) }), {
+    .post("/v2/monitor", ({ body, who }) => ({ success: true, data: monitorView(monitors.create(parseCreateMonitorBody(body), who), monitors) }), {
       detail: { tags: ["monitor"], summary: "Create a monitor", requestBody: { required: true, content: { "application/json": { schema: CreateMonitorSchema as object } } } },
     })
     .get(
@@ -117,7 +117,7 @@ export function monitorRoutes(services: Services) {
     .get("/v2/monitor/:id", ({ params, who }) => ({ success: true, data: monitorView(monitors.get(params.id, who.keyId), monitors) }), {
       detail: { tags: ["monitor"], summary: "A monitor" },
     })
-    .patch("/v2/monitor/:id", ({ params, body, who, request }) => ({ success: true, data: monitorView(monitors.update(params.id, parseUpdateMonitorBody(body), who, publicBaseUrl(config.publicUrl, request)), monitors) }), {
+    .patch("/v2/monitor/:id", ({ params, body, who }) => ({ success: true, data: monitorView(monitors.update(params.id, parseUpdateMonitorBody(body), who), monitors) }), {
       detail: { tags: ["monitor"], summary: "Update a monitor", requestBody: { required: true, content: { "application/json": { schema: UpdateMonitorSchema as object } } } },
     })
     .delete(
