@@ -14,10 +14,9 @@ import { extractDeterministic } from "../../src/llm/deterministic/extract.ts";
 import type { ExtractorStore } from "../../src/llm/deterministic/store.ts";
 import { assertNoPromptInjection } from "../../src/llm/injection-guard.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
-import { compileSchema } from "../../src/llm/schema.ts";
 import { isSharedFetch } from "../../src/scrape/cache-key.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
-import { INJECTION_CHECK_EXTRA_CREDITS, JSON_EXTRA_CREDITS } from "./json.ts";
+import { jsonLikeFormat } from "./json.ts";
 
 /** Where extractors run and are kept. */
 export interface DeterministicDeps {
@@ -31,13 +30,7 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
   return {
     type: "deterministicJson",
     needs: ["llm", "sandbox"],
-    views: ["markdown"],
-    extraCredits: (format) => JSON_EXTRA_CREDITS + (format.checkPromptInjection === true ? INJECTION_CHECK_EXTRA_CREDITS : 0),
-    creditGroup: "json",
-    validate(format) {
-      const schema = format.schema as Record<string, unknown> | undefined;
-      if (schema !== undefined) compileSchema(schema, ["formats", "deterministicJson", "schema"]);
-    },
+    ...jsonLikeFormat("deterministicJson"),
     async render(ctx, format) {
       const pool = deps?.pool();
       if (!pool || !deps) return { warning: "Deterministic JSON extraction needs the browser, which this server does not have." };

@@ -18,20 +18,30 @@ export const JSON_EXTRA_CREDITS = 4;
 /** Extra credits of `checkPromptInjection`'s check, as upstream bills it. */
 export const INJECTION_CHECK_EXTRA_CREDITS = 4;
 
+/**
+ * What `json` and `deterministicJson` share: they read the markdown, are billed as one group (5 credits, 4 more with
+ * `checkPromptInjection`), and compile their optional `schema` when the request arrives (a bad one is a 400).
+ */
+export function jsonLikeFormat(type: string): Pick<FormatRenderer, "views" | "extraCredits" | "creditGroup" | "validate"> {
+  return {
+    views: ["markdown"],
+    extraCredits: (format) => JSON_EXTRA_CREDITS + (format.checkPromptInjection === true ? INJECTION_CHECK_EXTRA_CREDITS : 0),
+    creditGroup: "json",
+    validate(format) {
+      const schema = format.schema as Record<string, unknown> | undefined;
+      if (schema !== undefined) compileSchema(schema, ["formats", type, "schema"]);
+    },
+  };
+}
+
 /** Creates the `json` renderer; `llm` is undefined when no provider is configured (then `needs` refuses it). */
 export function createJsonFormat(llm: LlmClient | undefined, limits: LlmLimits): FormatRenderer {
   return {
     type: "json",
     needs: ["llm"],
-    views: ["markdown"],
-    extraCredits: (format) => JSON_EXTRA_CREDITS + (format.checkPromptInjection === true ? INJECTION_CHECK_EXTRA_CREDITS : 0),
-    creditGroup: "json",
     // Both `schema` and `prompt` are optional, as upstream's schema says (`formats: ["json"]` is valid): without
     // either, the model is asked for the page's main information as a JSON object (llm/prompts.ts).
-    validate(format) {
-      const schema = format.schema as Record<string, unknown> | undefined;
-      if (schema !== undefined) compileSchema(schema, ["formats", "json", "schema"]);
-    },
+    ...jsonLikeFormat("json"),
     async render(ctx, format) {
       const schema = format.schema as Record<string, unknown> | undefined;
       const prompt = format.prompt as string | undefined;

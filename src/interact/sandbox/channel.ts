@@ -88,14 +88,13 @@ function worldProgram(limits: ChannelLimits): string {
 export const CHANNEL_CLIENT = `(() => {
   const root = document.documentElement;
   let n = 0;
-  const post = (kind, message) => {
-    const id = String(++n);
+  const post = (kind, id, message) => {
     root.setAttribute("data-cb-" + kind + "-" + id, JSON.stringify(message === undefined ? null : message));
     document.dispatchEvent(new Event("crawlbox-call"));
-    return id;
   };
+  // The answer's listener comes first: a refusal is answered at once, inside the dispatch.
   const send = (message) => new Promise((resolve, reject) => {
-    const id = String(n + 1);
+    const id = String(++n);
     document.addEventListener("crawlbox-reply-" + id, () => {
       const raw = root.getAttribute("data-cb-reply-" + id);
       root.removeAttribute("data-cb-reply-" + id);
@@ -103,9 +102,9 @@ export const CHANNEL_CLIENT = `(() => {
       try { a = JSON.parse(raw); } catch (e) { a = { e: "the answer could not be read" }; }
       if (a && typeof a.e === "string") { const err = new Error(a.e); err.stack = "Error: " + a.e; reject(err); } else resolve(a ? a.v : undefined);
     }, { once: true });
-    post("call", message);
+    post("call", id, message);
   });
-  const note = (message) => { post("note", message); };
+  const note = (message) => { post("note", String(++n), message); };
   return { send: send, note: note };
 })()`;
 
