@@ -7,7 +7,7 @@
 import { t } from "elysia";
 import { MAX_PROFILE_NAME } from "../storage/profiles.ts";
 import { Int, OriginProps, strictObject } from "./common.ts";
-import { CodeLanguage, CodeTimeout, DEFAULT_INTERACT_TIMEOUT_S, MAX_CODE_CHARS, runnableLanguage, type RunnableLanguage } from "./interact.ts";
+import { CodeLanguage, CodeTimeout, DEFAULT_INTERACT_TIMEOUT_S, MAX_CODE_CHARS, type RunnableLanguage } from "./interact.ts";
 import { validateBody } from "./validate.ts";
 
 /** A session's whole life, in seconds: bounds and default. */
@@ -56,8 +56,8 @@ export function parseBrowserCreateBody(body: unknown): BrowserCreate {
   };
 }
 
-/** Validates a `POST /v2/browser/{id}/execute` body: code (bash, the SDK's default language, or node) and its time limit. */
+/** Validates a `POST /v2/browser/{id}/execute` body: code (bash, the SDK's default language, node or python) and its time limit. */
 export function parseBrowserExecuteBody(body: unknown): { code: string; language: RunnableLanguage; timeoutMs: number } {
   const v = validateBody(BrowserExecuteSchema, body);
-  return { code: v.code, language: runnableLanguage(v.language ?? "bash"), timeoutMs: (v.timeout ?? DEFAULT_INTERACT_TIMEOUT_S) * 1000 };
+  return { code: v.code, language: v.language ?? "bash", timeoutMs: (v.timeout ?? DEFAULT_INTERACT_TIMEOUT_S) * 1000 };
 }

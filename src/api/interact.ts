@@ -2,9 +2,8 @@
  * @module api/interact
  * `POST /v2/scrape/{id}/interact` (the SDK's `ScrapeExecuteRequest`): `prompt` (what to do on the scrape's page, in
  * words), or `code` with a `language`, `timeout` in seconds, `origin`. crawlbox carries out prompts, code in
- * `language: "node"` in a browser sandbox (src/interact/sandbox) and in `"bash"` as agent-browser commands
- * (src/interact/shell); Python is refused (docs/interact.md says why). `/v2/browser/{id}/execute` takes code the same
- * way.
+ * `language: "node"` and `"python"` in a browser sandbox (src/interact/sandbox) and in `"bash"` as agent-browser
+ * commands (src/interact/shell). `/v2/browser/{id}/execute` takes code the same way.
  */
 import { t } from "elysia";
 import { BadRequestError } from "../errors.ts";
@@ -31,21 +30,11 @@ export const InteractRequestSchema = strictObject(
   { description: "POST /v2/scrape/{id}/interact body" },
 );
 
-/** Languages of code crawlbox runs. */
-export type RunnableLanguage = "bash" | "node";
+/** Languages of code crawlbox runs: all the SDK's. */
+export type RunnableLanguage = "bash" | "node" | "python";
 
 /** What an interact request asks for: a prompt, or code; with its time limit. */
 export type InteractWork = { prompt: string; timeoutMs: number; code?: undefined } | { code: string; language: RunnableLanguage; timeoutMs: number; prompt?: undefined };
-
-/** Refuses code crawlbox does not run: Python (there is no Python next to the browser to sandbox). */
-export function runnableLanguage(language: string): RunnableLanguage {
-  if (language === "bash" || language === "node") return language;
-  throw new BadRequestError(
-    'crawlbox runs code in language "node" (JavaScript with a Playwright-style page, in a browser sandbox) and "bash" (agent-browser commands). It has no Python to run next to the browser, and a Python program on the server is not something it can sandbox. Send the code as "node" or "bash", or a prompt.',
-    [{ code: "custom", path: ["language"], message: 'only "node" and "bash" code is run' }],
-    "INTERACT_CODE_NOT_SUPPORTED",
-  );
-}
 
 /** Validates an interact body: a prompt, or bash code (not both), and its time limit. */
 export function parseInteractBody(body: unknown): InteractWork {
@@ -56,7 +45,7 @@ export function parseInteractBody(body: unknown): InteractWork {
   if (code && prompt) throw new BadRequestError("Send either code or a prompt, not both.", [{ code: "custom", path: ["code"], message: "code and prompt are exclusive" }]);
   if (code) {
     // The SDK's interact() sends language "node" when none is given.
-    return { code, language: runnableLanguage(v.language ?? "node"), timeoutMs };
+    return { code, language: v.language ?? "node", timeoutMs };
   }
   if (!prompt) throw new BadRequestError("Send a prompt (what to do on the scrape's page) or code.", [{ code: "custom", path: ["prompt"], message: "prompt or code is required" }]);
   return { prompt, timeoutMs };

@@ -10,3 +10,15 @@ declare module "*/swagger-ui-bundle.js" {
   const path: string;
   export default path;
 }
+declare module "*/pyodide.mjs" {
+  const path: string;
+  export default path;
+}
+declare module "*/pyodide.asm.mjs" {
+  const path: string;
+  export default path;
+}
+declare module "*/python_stdlib.zip" {
+  const path: string;
+  export default path;
+}

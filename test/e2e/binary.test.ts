@@ -1,7 +1,7 @@
 /**
  * End-to-end: builds `dist/crawlbox`, copies it into an empty temporary folder (no node_modules, no sources)
  * and uses it as a user would: --version, keys, the scrape CLI, and the server (health, scrape, a parse worker,
- * a file upload, browser code in bash and JavaScript, docs).
+ * a file upload, browser code in bash, JavaScript and Python, docs).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync, chmodSync, existsSync, statSync } from "node:fs";
@@ -173,7 +173,11 @@ describe("the compiled binary, from an empty folder", () => {
     const js = await execute("console.log(await page.locator('h1').first().innerText()); return await page.title();", "node");
     expect(js).toMatchObject({ exitCode: 0, stderr: "", result: title });
     expect(js.stdout).toContain("Growing Tomatoes Indoors");
-    expect(((await (await fetch(`${base}/v2/browser/${session.id}`, { method: "DELETE", headers: auth })).json()) as any).creditsBilled).toBe(3);
+    // Python: Pyodide's files come from the binary itself (the sandbox is offline).
+    const py = await execute("print(await page.locator('h1').first.inner_text())\nprint(await page.title())", "python");
+    expect(py).toMatchObject({ exitCode: 0, stderr: "" });
+    expect(py.stdout).toBe(`${js.stdout.trim().split("\n").find((l: string) => l.includes("Growing Tomatoes Indoors"))}\n${title}\n`);
+    expect(((await (await fetch(`${base}/v2/browser/${session.id}`, { method: "DELETE", headers: auth })).json()) as any).creditsBilled).toBe(4);
     const docs = await fetch(`${base}/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("/docs-assets/swagger-ui-bundle.js");

@@ -232,11 +232,11 @@ describe("interact", () => {
     expect(h.services.interact!.has(stuck, h.services.keys.verify(h.key)!.keyId)).toBe(false);
   }, 30_000);
 
-  test("refused: Python code (with the reason), no prompt, unknown and other keys' scrapes", async () => {
+  test("refused: an unknown language, no prompt, unknown and other keys' scrapes", async () => {
     const id = await scrapeId();
-    const code = await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "page.click('#show')", language: "python" } });
+    const code = await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "puts 1", language: "ruby" } });
     expect(code.status).toBe(400);
-    expect(((await code.json()) as any)).toMatchObject({ code: "INTERACT_CODE_NOT_SUPPORTED", error: expect.stringContaining('Send the code as "node" or "bash", or a prompt') });
+    expect(((await code.json()) as any)).toMatchObject({ code: "BAD_REQUEST", details: [expect.objectContaining({ path: ["language"] })] });
     expect((await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "agent-browser get title", language: "bash", prompt: "p" } })).status).toBe(400);
     expect((await h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: {} })).status).toBe(400);
     expect((await h.request(`/v2/scrape/${crypto.randomUUID()}/interact`, { method: "POST", json: { prompt: "p" } })).status).toBe(404);

@@ -99,7 +99,7 @@ describe("JavaScript code", () => {
         const items = page.locator("ul").locator("li");
         console.log(await items.count(), await items.allTextContents(), await items.nth(1).innerText(), await items.last().textContent());
         console.log(await page.getByPlaceholder("you@example.com").inputValue(), await page.getByText("Other page").getAttribute("href"));
-        console.log(await page.evaluate(() => document.querySelectorAll("li").length), await page.evaluate((n) => n * 2, 21), await page.evaluate("1 + 1"));
+        console.log(await page.evaluate(() => document.querySelectorAll("li").length), await page.evaluate((n) => n * 2, 21), await page.evaluate("1 + 1"), await page.evaluate("(n) => n + 2", 40));
         console.log(await page.locator("#email").evaluate((el, suffix) => el.value + suffix, "!"));
         console.error("to stderr");
         await page.getByRole("link", { name: "Other page" }).click();
@@ -109,7 +109,7 @@ describe("JavaScript code", () => {
         return { items: await items.count(), shot: (await page.screenshot()).endsWith(".png") };
       `);
       expect(r).toMatchObject({ success: true, exitCode: 0, killed: false, stderr: "to stderr\n", result: '{"items":3,"shot":true}' });
-      expect(r.stdout).toBe(`200 true true Form\n["pro"] true\nHello bob@example.com (pro)\n3 ["one","two","three"] two three\nbob@example.com /other\n3 42 2\nbob@example.com!\nOther true\n`);
+      expect(r.stdout).toBe(`200 true true Form\n["pro"] true\nHello bob@example.com (pro)\n3 ["one","two","three"] two three\nbob@example.com /other\n3 42 2 42\nbob@example.com!\nOther true\n`);
       // The next script finds the page as this one left it, page.url() included.
       expect((await s.run("return page.url() + ' ' + await page.inputValue('#email')")).result).toBe(`${base}/form bob@example.com`);
       // bash and JavaScript share the session.
@@ -309,7 +309,7 @@ describe("what the sandbox can send crawlbox (the channel through crawlbox's iso
 });
 
 describe("a server with one browser page", () => {
-  test("JavaScript code is a clear 400 (its sandbox needs a page of its own); bash still runs", async () => {
+  test("JavaScript and Python code are a clear 400 (their sandbox needs a page of its own); bash still runs", async () => {
     const one = await createHarness({ browserConcurrency: 1 });
     try {
       const { id } = (await (await one.request("/v2/browser", { method: "POST", json: {} })).json()) as any;
@@ -317,6 +317,8 @@ describe("a server with one browser page", () => {
       const node = await one.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "return 1", language: "node" } });
       expect(performance.now() - t0).toBeLessThan(2_000);
       expect([node.status, ((await node.json()) as any).code]).toEqual([400, "INTERACT_CODE_NOT_SUPPORTED"]);
+      const python = await one.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "print(1)", language: "python" } });
+      expect([python.status, ((await python.json()) as any).error]).toEqual([400, expect.stringContaining("Python code runs in a browser page of its own")]);
       expect(((await (await one.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "echo ok" } })).json()) as any).stdout).toBe("ok\n");
     } finally {
       await one.close();

@@ -1,7 +1,7 @@
 /**
  * @module engines/browser/offline-sandbox
  * A browser page for running code crawlbox does not trust: browser `code` in `language: "node"`
- * (interact/sandbox/run-node.ts) and the extractors an LLM writes for `deterministicJson`
+ * and `"python"` (interact/sandbox/run.ts) and the extractors an LLM writes for `deterministicJson`
  * (llm/deterministic/sandbox.ts). It is a blank page of a browser context of its own, taken from the pool, offline,
  * whose whole context (popups and loopback included) is given a local proxy that closes every connection. So code
  * run there runs where any web page's script runs, inside Chromium's renderer sandbox, not in crawlbox's process:

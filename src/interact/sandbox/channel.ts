@@ -1,7 +1,7 @@
 /**
  * @module interact/sandbox/channel
  * How code running in an offline sandbox page (engines/browser/offline-sandbox.ts) talks to crawlbox without being
- * able to send it more than crawlbox reads: browser `code` in `language: "node"` (interact/sandbox/run-node.ts) and
+ * able to send it more than crawlbox reads: browser `code` in `language: "node"` and `"python"` (interact/sandbox/run.ts) and
  * `deterministicJson`'s extractors (llm/deterministic/sandbox.ts).
  *
  * The code's world gets no binding. A request is left in the sandbox document (an attribute of its root) and

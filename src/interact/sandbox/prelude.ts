@@ -1,6 +1,6 @@
 /**
  * @module interact/sandbox/prelude
- * What browser `code` in `language: "node"` finds around it in its sandbox (interact/sandbox/run-node.ts): a
+ * What browser `code` in `language: "node"` finds around it in its sandbox (interact/sandbox/run.ts): a
  * Playwright-style `page` (with `locator`, `getByText`, `getByRole`, `keyboard`, `mouse`) and `console`. None of it does
  * anything itself: each method is one call through the sandbox's channel to crawlbox (interact/sandbox/channel.ts),
  * which carries it out on the session's page (interact/sandbox/page-api.ts) and checks every argument there. So the
@@ -14,11 +14,11 @@
 import { CHANNEL_CLIENT } from "./channel.ts";
 
 /**
- * The prelude, as the function run in the sandbox page (channel.ts `runInPage`) with the caller's `code` (the body of
- * an async function, given `page` and `console`) and the session page's URL: it leaves in the document what the code
- * returned, as text (`data-cb-result`), or what it threw (`data-cb-error`).
+ * What both languages' wrappers begin with (as statements of an async function given `startUrl`): the outcome's
+ * marker, the channel, `console` and the `page` whose calls cross it. The JavaScript wrapper below hands `page` and
+ * `console` to the caller's code; the Python one (interact/sandbox/python-prelude.ts) wraps `page` for Python.
  */
-export const SANDBOX_WRAPPER = `async function (code, startUrl) {
+export const PAGE_SETUP = `
   const root = document.documentElement;
   root.setAttribute("data-cb-run", "1");
   // The browser is answered here: what the code does after runs on its own (crawlbox waits for its outcome).
@@ -37,7 +37,10 @@ export const SANDBOX_WRAPPER = `async function (code, startUrl) {
   const log = (level) => (...args) => { channel.note({ m: "log", a: [level, cut(args.map(show).join(" "))] }); };
   const console = { log: log("out"), info: log("out"), debug: log("out"), warn: log("err"), error: log("err") };
   globalThis.console = console;
-  const fnSource = (f) => ({ fn: typeof f === "function", src: typeof f === "function" ? f.toString() : String(f) });
+  // A string that is a function's source is a function, as Playwright takes it (page.evaluate("() => document.title"),
+  // Python's only way to give one); any other string is an expression.
+  const functionLike = (s) => /^\\s*(async\\s+)?(function\\b|\\([^()]*\\)\\s*=>|[A-Za-z_$][\\w$]*\\s*=>)/.test(s);
+  const fnSource = (f) => ({ fn: typeof f === "function" || functionLike(String(f)), src: typeof f === "function" ? f.toString() : String(f) });
   function response(r) { return r ? { status: () => r.status, ok: () => r.status >= 200 && r.status < 300, url: () => r.url } : null; }
   const by = {
     text: (text, o) => ({ text: String(text), exact: !!(o && o.exact) }),
@@ -106,7 +109,14 @@ export const SANDBOX_WRAPPER = `async function (code, startUrl) {
   for (const m of ["click", "dblclick", "hover", "focus", "fill", "type", "press", "check", "uncheck", "selectOption", "textContent", "innerText", "innerHTML", "getAttribute", "inputValue", "isVisible", "isHidden", "isChecked", "isEnabled"]) {
     page[m] = (sel, ...a) => locator([{ css: String(sel) }])[m](...a);
   }
-  try {
+`;
+
+/**
+ * The prelude, as the function run in the sandbox page (channel.ts `runInPage`) with the caller's `code` (the body of
+ * an async function, given `page` and `console`) and the session page's URL: it leaves in the document what the code
+ * returned, as text (`data-cb-result`), or what it threw (`data-cb-error`).
+ */
+export const SANDBOX_WRAPPER = `async function (code, startUrl) {${PAGE_SETUP}  try {
     const AsyncFunction = (async () => {}).constructor;
     const run = new AsyncFunction("page", "console", code);
     const value = await run(page, console);

@@ -9,7 +9,7 @@ import type { KeyIdentity } from "../../auth/keys.ts";
 import { UnsupportedOptionError } from "../../errors.ts";
 import type { Lease } from "../../engines/browser/pool.ts";
 import { ScriptOutput, type ScriptOutcome } from "../../interact/output.ts";
-import { runNode } from "../../interact/sandbox/run-node.ts";
+import { runInSandbox } from "../../interact/sandbox/run.ts";
 import { runScript } from "../../interact/shell/run.ts";
 import type { ShellContext } from "../../interact/shell/agent-browser.ts";
 import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
@@ -31,11 +31,12 @@ export type RunInSession = (work: (lease: Lease, stop: AbortSignal) => Promise<S
  * the script asked to. Time that ran out before the script started (opening the session) is an answer too:
  * `killed`, nothing charged.
  */
-export async function runCode(o: { services: Services; who: KeyIdentity; request: Request; code: string; language: "bash" | "node"; timeoutMs: number; inSession: RunInSession; close: () => Promise<unknown> }) {
+export async function runCode(o: { services: Services; who: KeyIdentity; request: Request; code: string; language: "bash" | "node" | "python"; timeoutMs: number; inSession: RunInSession; close: () => Promise<unknown> }) {
   const { services, who, request } = o;
-  if (o.language === "node" && services.config.browserConcurrency < 2) {
+  if (o.language !== "bash" && services.config.browserConcurrency < 2) {
     // The sandbox is a browser page of its own beside the session's: with one page in all it would wait for ever.
-    throw new UnsupportedOptionError("INTERACT_CODE_NOT_SUPPORTED", 'JavaScript code runs in a browser page of its own beside the session\'s, and this server has one browser page in all (CRAWLBOX_BROWSER_CONCURRENCY=1): raise it to 2 or more, or send the code as "bash".');
+    const which = o.language === "python" ? "Python" : "JavaScript";
+    throw new UnsupportedOptionError("INTERACT_CODE_NOT_SUPPORTED", `${which} code runs in a browser page of its own beside the session's, and this server has one browser page in all (CRAWLBOX_BROWSER_CONCURRENCY=1): raise it to 2 or more, or send the code as "bash".`);
   }
   services.ledger.assertCanSpend(who, INTERACT_CREDITS);
   const signal = AbortSignal.any([request.signal, AbortSignal.timeout(o.timeoutMs)]);
@@ -49,7 +50,7 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
       const until = AbortSignal.any([signal, stop]);
       const check = (url: string) => services.gate.check(url);
       // A session exists, so the pool does: the sandbox of JavaScript code takes a page of its own from it.
-      if (o.language === "node") return runNode({ page: lease.page, session: lease.session, check, saveFile, pool: services.engines.pool! }, o.code, until);
+      if (o.language !== "bash") return runInSandbox({ page: lease.page, session: lease.session, check, saveFile, pool: services.engines.pool! }, o.language, o.code, until);
       ctx = { page: lease.page, session: lease.session, check, saveFile, shots: { count: 0, bytes: 0 }, signal: until };
       return runScript(ctx, o.code, until);
     }, signal)

@@ -1,13 +1,15 @@
 /**
- * @module interact/sandbox/run-node
- * Runs browser `code` in `language: "node"` (docs/interact.md): the caller's JavaScript, as the body of an async
- * function, with a Playwright-style `page` and `console` (interact/sandbox/prelude.ts). It runs in an offline
- * sandbox page (engines/browser/offline-sandbox.ts), taken from the pool for the script's time, whose only way out
- * is the channel through crawlbox's isolated world of that page (interact/sandbox/channel.ts). What it does to
- * the session's page, it asks for call by call (interact/sandbox/page-api.ts), and crawlbox checks each call.
- * `console.log`/`info`/`debug` go to stdout, `warn`/`error` to stderr; what the code returns is `result`; what it
- * throws ends it with exit code 1. The time limit stops it where it is (the sandbox is thrown away, whatever it is
- * doing); a call still running on the session's page then ends the session.
+ * @module interact/sandbox/run
+ * Runs browser `code` in `language: "node"` or `"python"` (docs/interact.md) in an offline sandbox page
+ * (engines/browser/offline-sandbox.ts), taken from the pool for the script's time, whose only way out is the channel
+ * through crawlbox's isolated world of that page (interact/sandbox/channel.ts). JavaScript runs as the body of an
+ * async function with a Playwright-style `page` and `console` (interact/sandbox/prelude.ts); Python runs in CPython
+ * started in that page (Pyodide, interact/sandbox/python-prelude.ts) with the same `page` under Python's names. What
+ * either does to the session's page, it asks for call by call (interact/sandbox/page-api.ts), and crawlbox checks
+ * each call. `console.log`/`info`/`debug` and Python's stdout go to stdout, `warn`/`error` and Python's stderr to
+ * stderr; what JavaScript returns is `result` (Python's result is its stdout, as upstream's); what the code throws
+ * ends it with exit code 1. The time limit stops it where it is (the sandbox is thrown away, whatever it is doing); a
+ * call still running on the session's page then ends the session.
  */
 import type { BrowserPool, Lease } from "../../engines/browser/pool.ts";
 import { acquireOfflineSandbox } from "../../engines/browser/offline-sandbox.ts";
@@ -16,6 +18,8 @@ import { ScriptOutput, type ScriptOutcome } from "../output.ts";
 import { BROWSER_GONE, PageOpError } from "../page-ops.ts";
 import { carryOut, type PageApiContext } from "./page-api.ts";
 import { SANDBOX_WRAPPER } from "./prelude.ts";
+import { PYTHON_PRELUDE, PYTHON_WRAPPER } from "./python-prelude.ts";
+import { PYTHON_LOCK, pythonFiles } from "./python-assets.ts";
 import { openChannel, startInPage, waitOutcome, type Channel } from "./channel.ts";
 
 /** Longest the sandbox's page may take to come from the pool. */
@@ -34,7 +38,7 @@ const MAX_VALUE_CHARS = 1_000_000;
 const OFF_PAGE = new Set(["url", "waitForTimeout"]);
 
 /** What the sandbox's code acts on, and where its sandbox page comes from. */
-export interface NodeContext extends Omit<PageApiContext, "signal" | "shots"> {
+export interface SandboxContext extends Omit<PageApiContext, "signal" | "shots"> {
   pool: BrowserPool;
 }
 
@@ -50,8 +54,11 @@ function sizeOf(a: unknown[]): number {
   return n;
 }
 
-/** Runs `code` on `ctx.page` until it ends or `signal` aborts; see the module comment. */
-export async function runNode(base: NodeContext, code: string, signal: AbortSignal): Promise<ScriptOutcome> {
+/** The languages the sandbox runs. */
+export type SandboxLanguage = "node" | "python";
+
+/** Runs `code` in `language` on `ctx.page` until it ends or `signal` aborts; see the module comment. */
+export async function runInSandbox(base: SandboxContext, language: SandboxLanguage, code: string, signal: AbortSignal): Promise<ScriptOutcome> {
   const io = new ScriptOutput();
   const { out, err } = io;
   const done = (exitCode: number, extra: Partial<ScriptOutcome> = {}) => io.end(exitCode, extra);
@@ -114,12 +121,17 @@ export async function runNode(base: NodeContext, code: string, signal: AbortSign
       ),
       until,
     );
-    await raceAbort(startInPage(sandbox.session, SANDBOX_WRAPPER, [code, ctx.page.url()]), until);
+    const start =
+      language === "python"
+        ? startInPage(sandbox.session, PYTHON_WRAPPER, [code, ctx.page.url(), pythonFiles(), PYTHON_LOCK, PYTHON_PRELUDE])
+        : startInPage(sandbox.session, SANDBOX_WRAPPER, [code, ctx.page.url()]);
+    await raceAbort(start, until);
     const outcome = await waitOutcome(sandbox.session, MAX_VALUE_CHARS, until);
     const cut = (text: string, chars: number | undefined) => ((chars ?? 0) > MAX_VALUE_CHARS ? `${text} …(cut)` : text);
     const ran = outcome.result !== undefined ? { ok: true, value: cut(outcome.result, outcome.resultChars) } : { ok: false, error: outcome.error ?? "the code did not finish" };
     if (gone) throw gone;
-    if (ran.ok) return done(0, { result: typeof ran.value === "string" ? ran.value : "" });
+    // Python has no value of its own: its stdout stands in, as bash's does (server/routes/run-code.ts).
+    if (ran.ok) return done(0, language === "python" ? {} : { result: typeof ran.value === "string" ? ran.value : "" });
     err.line(typeof ran.error === "string" ? ran.error : "the code failed");
     return done(1);
   } catch (e) {

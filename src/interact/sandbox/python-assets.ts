@@ -1,0 +1,42 @@
+/**
+ * @module interact/sandbox/python-assets
+ * Pyodide (CPython compiled to WebAssembly, npm `pyodide`, MPL-2.0): the files browser `code` in
+ * `language: "python"` needs to start Python in its sandbox page (interact/sandbox/run-code.ts). They are embedded in
+ * the compiled binary (`with { type: "file" }`, stack-notes.md) and handed to the page through the browser's
+ * debugging channel, because the sandbox is offline: it can fetch nothing, from anywhere, crawlbox included.
+ * Only the standard library comes with it: packages (numpy, …) would need the internet, which crawlbox never needs.
+ */
+import { readFileSync } from "node:fs";
+import loaderPath from "../../../node_modules/pyodide/pyodide.mjs" with { type: "file" };
+import modulePath from "../../../node_modules/pyodide/pyodide.asm.mjs" with { type: "file" };
+import wasmPath from "../../../node_modules/pyodide/pyodide.asm.wasm" with { type: "file" };
+import stdlibPath from "../../../node_modules/pyodide/python_stdlib.zip" with { type: "file" };
+import lock from "../../../node_modules/pyodide/pyodide-lock.json";
+
+/** Pyodide's files by the name it asks for, base64-encoded (what a CDP argument can carry). */
+export type PythonFiles = Record<string, string>;
+
+let files: PythonFiles | undefined;
+
+/**
+ * The files, read and encoded on first use and then kept (~17 MB of text): a server that never runs Python never
+ * reads them, and one that does pays the encoding once.
+ */
+export function pythonFiles(): PythonFiles {
+  if (!files) {
+    const read = (path: string) => readFileSync(path).toString("base64");
+    files = {
+      "pyodide.mjs": read(loaderPath),
+      "pyodide.asm.mjs": read(modulePath),
+      "pyodide.asm.wasm": read(wasmPath),
+      "python_stdlib.zip": read(stdlibPath),
+    };
+  }
+  return files;
+}
+
+/**
+ * The lock file Pyodide starts from, without its packages: none of them is here (their wheels are on Pyodide's
+ * servers), so `loadPackage` and `micropip` say a package is unknown instead of trying the network.
+ */
+export const PYTHON_LOCK = { info: lock.info, packages: {} };

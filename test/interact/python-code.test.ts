@@ -1,0 +1,162 @@
+/**
+ * Browser code in `language: "python"` (src/interact/sandbox, Pyodide) with real Chromium, through the official SDK's
+ * `browserExecute` and `interact`: Python gets the sandbox's `page` under Playwright's Python names (snake_case,
+ * keyword options, `page.url` and `locator.first` as properties, responses with `status`/`ok`), `print` is stdout and
+ * the result, an exception is exit code 1 with a traceback of the code's own lines, the time limit stops a busy
+ * loop, and the sandbox's Python reaches neither the network nor the server.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Firecrawl from "@mendable/firecrawl-js";
+import { closeAndAssertNoChromium } from "../browser/helpers.ts";
+import { startCountingServer, type FixtureServer } from "../fixtures/servers.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+const FORM = `<!doctype html><html><head><title>Form</title></head><body><h1>Sign up</h1>
+<label for="email">Email</label><input id="email" type="email" placeholder="you@example.com">
+<label><input id="terms" type="checkbox"> Terms</label>
+<select id="plan"><option value="free">Free</option><option value="pro">Pro</option></select>
+<button onclick="document.getElementById('out').textContent = 'Hello ' + document.getElementById('email').value + ' (' + document.getElementById('plan').value + ')'">Send</button>
+<p id="out"></p><ul><li>one</li><li>two</li><li>three</li></ul><nav><a href="/other">Other page</a></nav></body></html>`;
+
+let site: ReturnType<typeof Bun.serve>;
+let secret: FixtureServer;
+let h: Harness;
+let app: Firecrawl;
+let base: string;
+
+const html = (body: string) => new Response(body, { headers: { "content-type": "text/html" } });
+
+beforeAll(async () => {
+  secret = startCountingServer(() => new Response("SECRET-DATA", { headers: { "access-control-allow-origin": "*" } }));
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const p = new URL(req.url).pathname;
+      if (p === "/form") return html(FORM);
+      return html("<html><head><title>Other</title></head><body><p>Other page</p></body></html>");
+    },
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  h = await createHarness({ browserConcurrency: 4 });
+  app = new Firecrawl({ apiKey: h.key, apiUrl: h.listen() });
+});
+afterAll(async () => {
+  await closeAndAssertNoChromium(h);
+  site.stop(true);
+  await secret.stop();
+});
+
+async function session() {
+  const { id } = (await app.browser()) as any;
+  const run = async (code: string, timeout?: number) => (await app.browserExecute(id, { code, language: "python", ...(timeout ? { timeout } : {}) })) as any;
+  return { id, run, end: () => app.deleteBrowser(id) };
+}
+
+describe("Python code", () => {
+  test("Playwright's Python names: navigation, locators, keyword options, properties, reads, evaluate; print is stdout and the result", async () => {
+    const s = await session();
+    try {
+      const r = await s.run(`
+res = await page.goto("${base}/form", wait_until="domcontentloaded")
+print(res.status, res.ok, page.url == "${base}/form", await page.title())
+await page.get_by_label("Email").fill("bob@example.com")
+await page.locator("#terms").check()
+print(await page.select_option("#plan", "pro"), await page.is_checked("#terms"))
+await page.get_by_role("button", name="Send").click()
+print(await page.text_content("#out"))
+items = page.locator("ul").locator("li")
+print(await items.count(), await items.all_text_contents(), await items.nth(1).inner_text(), await items.last.text_content(), await items.first.text_content())
+print(len(await items.all()), await page.get_by_placeholder("you@example.com").input_value())
+print(await page.evaluate("() => document.querySelectorAll('li').length"), await page.evaluate("(n) => n * 2", 21), await page.evaluate("1 + 1"))
+print(await page.locator("#email").evaluate("(el, suffix) => el.value + suffix", "!"), (await page.inner_html("#out"))[:5])
+box = await page.locator("h1").bounding_box()
+print(sorted(box.keys()))
+import sys, asyncio
+await asyncio.sleep(0.01)
+print("to stderr", file=sys.stderr)
+await page.get_by_role("link", name="Other page").click()
+await page.wait_for_url("**/other")
+await page.wait_for_load_state("load")
+print(await page.title(), page.url.endswith("/other"))
+shot = await page.screenshot(full_page=True)
+print(shot.endswith(".png"))
+`);
+      expect(r).toMatchObject({ success: true, exitCode: 0, killed: false, stderr: "to stderr\n" });
+      expect(r.stdout).toBe(
+        `200 True True Form\n['pro'] True\nHello bob@example.com (pro)\n3 ['one', 'two', 'three'] two three one\n3 bob@example.com\n3 42 2\nbob@example.com! Hello\n['height', 'width', 'x', 'y']\nOther True\nTrue\n`,
+      );
+      // Python's result is its stdout, as upstream's.
+      expect(r.result).toBe(r.stdout);
+      // The next script finds the page as this one left it; JavaScript and Python share the session.
+      expect((await s.run("print(page.url)")).stdout).toBe(`${base}/other\n`);
+      expect((await app.browserExecute(s.id, { code: "return page.url()", language: "node" }) as any).result).toBe(`${base}/other`);
+    } finally {
+      await s.end();
+    }
+  }, 90_000);
+
+  test("exceptions, syntax errors and sys.exit end the code with exit code 1 and the code's own traceback", async () => {
+    const s = await session();
+    try {
+      const raised = await s.run(`print("before")\ndef inner():\n    raise ValueError("bad value")\ninner()`);
+      expect(raised).toMatchObject({ exitCode: 1, stdout: "before\n", killed: false });
+      expect(raised.stderr).toBe(
+        'Traceback (most recent call last):\n  File "<code>", line 4, in <module>\n    inner()\n    ~~~~~^^\n  File "<code>", line 3, in inner\n    raise ValueError("bad value")\nValueError: bad value\n',
+      );
+      // A page call that fails raises Error with crawlbox's words, catchable like any exception.
+      const caught = await s.run(`await page.goto("${base}/form")\ntry:\n    await page.click("#missing", timeout=300)\nexcept Error as e:\n    print("caught", e)`);
+      expect(caught).toMatchObject({ exitCode: 0, stdout: "caught click: no element matches #missing after 300 ms\n" });
+      const syntax = await s.run("print('x'");
+      expect(syntax.exitCode).toBe(1);
+      expect(syntax.stderr).toContain("SyntaxError");
+      expect(syntax.stderr).toContain('File "<code>", line 1');
+      expect(await s.run("import sys\nprint('a')\nsys.exit(0)\nprint('b')")).toMatchObject({ exitCode: 0, stdout: "a\n" });
+      expect(await s.run("import sys\nsys.exit(3)")).toMatchObject({ exitCode: 1, stderr: "SystemExit: 3\n" });
+      const unknown = await s.run("page.drag_and_drop('a', 'b')");
+      expect(unknown.exitCode).toBe(1);
+      expect(unknown.stderr).toContain("AttributeError: drag_and_drop is not in crawlbox's page API");
+    } finally {
+      await s.end();
+    }
+  }, 90_000);
+
+  test("the sandbox's Python has no network, no packages to fetch and no server; the time limit stops a busy loop", async () => {
+    const s = await session();
+    try {
+      const probe = await s.run(`
+import js, os
+from pyodide.http import pyfetch
+for u in ["http://127.0.0.1:${secret.port}/", "${base}/form"]:
+    try:
+        r = await pyfetch(u)
+        print(await r.string())
+    except Exception as e:
+        print("FAILED")
+print(sorted(os.listdir("/")) == sorted(set(os.listdir("/"))), hasattr(js, "process"), hasattr(js, "Bun"))
+try:
+    import numpy
+except ImportError:
+    print("no numpy")
+`);
+      expect(probe).toMatchObject({ exitCode: 0, stdout: "FAILED\nFAILED\nTrue False False\nno numpy\n" });
+      expect(secret.hits).toBe(0);
+      const t0 = performance.now();
+      const busy = await s.run("print('spinning')\nwhile True:\n    pass", 8);
+      expect(busy).toMatchObject({ killed: true, exitCode: 124 });
+      expect(performance.now() - t0).toBeLessThan(20_000);
+      // A busy loop in the sandbox is not in the session's page: the session goes on.
+      expect((await s.run(`await page.goto("${base}/form")\nprint(await page.title())`)).stdout).toBe("Form\n");
+    } finally {
+      await s.end();
+    }
+  }, 90_000);
+
+  test("a scrape's interact runs Python too", async () => {
+    const doc = (await app.scrape(`${base}/form`, { formats: ["markdown"] })) as any;
+    const scrapeId = doc.metadata.scrapeId;
+    const r = (await app.interact(scrapeId, { code: "print(await page.title(), page.url.endswith('/form'))", language: "python" })) as any;
+    expect(r).toMatchObject({ success: true, exitCode: 0, stdout: "Form True\n" });
+    await app.stopInteraction(scrapeId);
+  }, 90_000);
+});
