@@ -10,6 +10,7 @@ import Firecrawl from "@mendable/firecrawl-js";
 import { closeAndAssertNoChromium } from "../browser/helpers.ts";
 import { startCountingServer, type FixtureServer } from "../fixtures/servers.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
+import { pythonSnapshot } from "../../src/interact/sandbox/python-snapshot.ts";
 
 const FORM = `<!doctype html><html><head><title>Form</title></head><body><h1>Sign up</h1>
 <label for="email">Email</label><input id="email" type="email" placeholder="you@example.com">
@@ -152,11 +153,23 @@ except ImportError:
     }
   }, 90_000);
 
-  test("a scrape's interact runs Python too", async () => {
+  test("a scrape's interact runs Python too; each script starts from the kept snapshot, and nothing one leaves reaches the next, of any key", async () => {
     const doc = (await app.scrape(`${base}/form`, { formats: ["markdown"] })) as any;
     const scrapeId = doc.metadata.scrapeId;
     const r = (await app.interact(scrapeId, { code: "print(await page.title(), page.url.endswith('/form'))", language: "python" })) as any;
     expect(r).toMatchObject({ success: true, exitCode: 0, stdout: "Form True\n" });
+    // The snapshot was made once and is kept: later scripts start from it.
+    const snapshot = await pythonSnapshot(h.services.engines.pool!);
+    expect(typeof snapshot).toBe("string");
+    expect(snapshot!.length).toBeGreaterThan(1_000_000);
+    expect(await pythonSnapshot(h.services.engines.pool!)).toBe(snapshot);
+    const tamper = (await app.interact(scrapeId, { code: "import builtins, json, sys, js\nbuiltins.leak = 'A'\njson.dumps = None\nsys.modules['re'] = None\njs.globalThis.leak = 'B'\nprint('done')", language: "python" })) as any;
+    expect(tamper.stdout).toBe("done\n");
     await app.stopInteraction(scrapeId);
+    const other = new Firecrawl({ apiKey: h.services.keys.create("other").key, apiUrl: h.listen() });
+    const { id } = (await other.browser()) as any;
+    const clean = (await other.browserExecute(id, { code: "import builtins, json, re, js\nprint(hasattr(builtins, 'leak'), json.dumps([1]), re.sub('a', 'b', 'a'), hasattr(js.globalThis, 'leak'))", language: "python" })) as any;
+    expect(clean).toMatchObject({ exitCode: 0, stdout: "False [1] b False\n" });
+    await other.deleteBrowser(id);
   }, 90_000);
 });

@@ -1,15 +1,13 @@
 /**
  * @module interact/sandbox/python-prelude
  * What browser `code` in `language: "python"` runs in (interact/sandbox/run.ts): CPython (Pyodide,
- * interact/sandbox/python-assets.ts) started in the same offline sandbox page as JavaScript code, with the same
+ * interact/sandbox/python-boot.ts) started in the same offline sandbox page as JavaScript code, with the same
  * `page` and channel (interact/sandbox/prelude.ts), wrapped for Python as Playwright's async Python API names it:
  * `await page.goto(url, wait_until="load")`, `page.get_by_role("button", name="Send")`, `page.url`,
  * `locator.first`, `response.status`. Each call still crosses the channel to crawlbox, which checks it as it checks
  * JavaScript's. Python's `print` goes to stdout and `sys.stderr` to stderr; an exception ends the code with exit code
  * 1 and a traceback of the code's own lines (`File "<code>", line 3`).
  */
-import { PAGE_SETUP } from "./prelude.ts";
-
 /**
  * The Python side: `_cb_main(code, page)` runs the caller's code (top-level `await` allowed) with `page` wrapped,
  * and answers None, or the traceback of what it raised. Kept as Python source (sent to the page as an argument, so no
@@ -144,41 +142,3 @@ async def _cb_main(code, page):
         sys.stdout.flush()
         sys.stderr.flush()
 `;
-
-/**
- * The wrapper run in the sandbox page (channel.ts `startInPage`) with the caller's `code`, the session page's URL,
- * Pyodide's files (base64, python-assets.ts), its lock and {@link PYTHON_PRELUDE}. Pyodide fetches its files: the
- * page's `fetch` answers those names from the files given, and only while Python starts. It leaves an empty
- * `data-cb-result` when the code ended well (its stdout is the result), or the traceback in `data-cb-error`.
- */
-export const PYTHON_WRAPPER = `async function (code, startUrl, files, lock, prelude) {${PAGE_SETUP}
-  try {
-    const blobs = {};
-    const types = { "pyodide.asm.wasm": "application/wasm", "python_stdlib.zip": "application/zip" };
-    for (const name of Object.keys(files)) blobs[name] = new Blob([Uint8Array.fromBase64(files[name])], { type: types[name] || "text/javascript" });
-    files = null;
-    const base = "https://python.crawlbox.invalid/";
-    const realFetch = globalThis.fetch;
-    globalThis.fetch = (u, o) => {
-      const s = String(u && u.url ? u.url : u);
-      const name = s.startsWith(base) ? s.slice(base.length) : "";
-      return Object.hasOwn(blobs, name) ? Promise.resolve(new Response(blobs[name], { headers: { "content-type": blobs[name].type } })) : realFetch(u, o);
-    };
-    let py;
-    try {
-      const loader = await import(URL.createObjectURL(blobs["pyodide.mjs"]));
-      const asm = await import(URL.createObjectURL(blobs["pyodide.asm.mjs"]));
-      py = await loader.loadPyodide({ indexURL: base, createPyodideModule: asm.default, lockFileContents: lock, fullStdLib: false, stdin: () => null });
-    } finally {
-      globalThis.fetch = realFetch;
-    }
-    py.setStdout({ batched: (s) => channel.note({ m: "log", a: ["out", cut(s)] }) });
-    py.setStderr({ batched: (s) => channel.note({ m: "log", a: ["err", cut(s)] }) });
-    py.runPython(prelude);
-    const failed = await py.globals.get("_cb_main")(code, page);
-    if (failed) root.setAttribute("data-cb-error", String(failed).replace(/\\n$/, ""));
-    else root.setAttribute("data-cb-result", "");
-  } catch (e) {
-    root.setAttribute("data-cb-error", "Python failed: " + String(e && e.message ? e.message : e));
-  }
-}`;

@@ -18,8 +18,11 @@ import { ScriptOutput, type ScriptOutcome } from "../output.ts";
 import { BROWSER_GONE, PageOpError } from "../page-ops.ts";
 import { carryOut, type PageApiContext } from "./page-api.ts";
 import { SANDBOX_WRAPPER } from "./prelude.ts";
-import { PYTHON_PRELUDE, PYTHON_WRAPPER } from "./python-prelude.ts";
+import { PYTHON_PRELUDE } from "./python-prelude.ts";
 import { PYTHON_LOCK, pythonFiles } from "./python-assets.ts";
+import { PYTHON_WRAPPER } from "./python-boot.ts";
+import { pythonSnapshot } from "./python-snapshot.ts";
+import type { Logger } from "../../log.ts";
 import { openChannel, startInPage, waitOutcome, type Channel } from "./channel.ts";
 
 /** Longest the sandbox's page may take to come from the pool. */
@@ -40,6 +43,8 @@ const OFF_PAGE = new Set(["url", "waitForTimeout"]);
 /** What the sandbox's code acts on, and where its sandbox page comes from. */
 export interface SandboxContext extends Omit<PageApiContext, "signal" | "shots"> {
   pool: BrowserPool;
+  /** Where a Python start-up snapshot that could not be made is told. */
+  log?: Logger;
 }
 
 interface Call {
@@ -74,7 +79,10 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
   const ctx: PageApiContext = { ...base, signal: AbortSignal.any([ended.signal, until]), shots: { count: 0, bytes: 0 } };
   let sandbox: Lease;
   let channel: Channel | undefined;
+  let snapshot: string | undefined;
   try {
+    // Python starts from a snapshot made once, in a page of its own, before this script's page is taken.
+    if (language === "python") snapshot = await raceAbort(pythonSnapshot(base.pool, base.log), until);
     sandbox = await acquireOfflineSandbox(base.pool, performance.now() + SANDBOX_OPEN_MS, until);
   } catch (e) {
     // The time ran out waiting for a page: nothing ran. A browser that cannot give one is the pool's typed error.
@@ -123,7 +131,7 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
     );
     const start =
       language === "python"
-        ? startInPage(sandbox.session, PYTHON_WRAPPER, [code, ctx.page.url(), pythonFiles(), PYTHON_LOCK, PYTHON_PRELUDE])
+        ? startInPage(sandbox.session, PYTHON_WRAPPER, [code, ctx.page.url(), pythonFiles(), PYTHON_LOCK, PYTHON_PRELUDE, snapshot ?? null])
         : startInPage(sandbox.session, SANDBOX_WRAPPER, [code, ctx.page.url()]);
     await raceAbort(start, until);
     const outcome = await waitOutcome(sandbox.session, MAX_VALUE_CHARS, until);

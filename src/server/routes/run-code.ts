@@ -50,7 +50,7 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
       const until = AbortSignal.any([signal, stop]);
       const check = (url: string) => services.gate.check(url);
       // A session exists, so the pool does: the sandbox of JavaScript code takes a page of its own from it.
-      if (o.language !== "bash") return runInSandbox({ page: lease.page, session: lease.session, check, saveFile, pool: services.engines.pool! }, o.language, o.code, until);
+      if (o.language !== "bash") return runInSandbox({ page: lease.page, session: lease.session, check, saveFile, pool: services.engines.pool!, log: services.log }, o.language, o.code, until);
       ctx = { page: lease.page, session: lease.session, check, saveFile, shots: { count: 0, bytes: 0 }, signal: until };
       return runScript(ctx, o.code, until);
     }, signal)
