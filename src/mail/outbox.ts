@@ -21,6 +21,24 @@ const BATCH = 50;
 /** Messages one key may queue in an hour; more are dropped (and logged). */
 export const MAX_MAILS_PER_KEY_PER_HOUR = 100;
 
+/** What a queued message reports: a monitor's check. */
+export interface MailAbout {
+  monitorId: string;
+  checkId: string;
+}
+
+/** The emails one check queued (one per recipient), by where they are. */
+export interface CheckMailStatus {
+  emails: number;
+  sent: number;
+  /** Waiting for the relay, or for a retry. */
+  pending: number;
+  /** Given up (refused for good, five failures, or the monitor deleted). */
+  failed: number;
+  /** The latest error or note kept (a retry's reason, recipients the relay refused), or null. */
+  lastError: string | null;
+}
+
 interface Row {
   id: string;
   recipients: string;
@@ -47,7 +65,7 @@ export class MailOutbox {
    * Keeps a message for `keyId` (call inside the transaction that decides it); {@link deliver} sends it. Undefined
    * (nothing kept) past the key's hourly limit.
    */
-  enqueue(keyId: string, to: string[], subject: string, body: string, headers?: Record<string, string>): string | undefined {
+  enqueue(keyId: string, to: string[], subject: string, body: string, headers?: Record<string, string>, about?: MailAbout): string | undefined {
     const id = crypto.randomUUID();
     const at = this.now();
     const lastHour = this.db.query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM mail_outbox WHERE key_id = ? AND created_at > ?").get(keyId, at - 3_600_000)!.n;
@@ -55,8 +73,32 @@ export class MailOutbox {
       this.log("mail: a key's hourly limit was reached; a notification was dropped", { keyId, limit: MAX_MAILS_PER_KEY_PER_HOUR });
       return undefined;
     }
-    this.db.query("INSERT INTO mail_outbox (id, key_id, recipients, subject, body, headers, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").run(id, keyId, JSON.stringify(to), subject, body, headers ? JSON.stringify(headers) : null, at, at);
+    this.db
+      .query("INSERT INTO mail_outbox (id, key_id, recipients, subject, body, headers, next_at, created_at, monitor_id, check_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(id, keyId, JSON.stringify(to), subject, body, headers ? JSON.stringify(headers) : null, at, at, about?.monitorId ?? null, about?.checkId ?? null);
     return id;
+  }
+
+  /**
+   * Gives up the unsent messages about `monitorId` (it was deleted: nobody should hear of it again), keeping why. A
+   * message the relay is taking at that moment still goes.
+   */
+  cancelMonitor(monitorId: string): void {
+    this.db
+      .query("UPDATE mail_outbox SET failed_at = ?, last_error = ? WHERE monitor_id = ? AND sent_at IS NULL AND failed_at IS NULL")
+      .run(this.now(), "cancelled: the monitor was deleted", monitorId);
+  }
+
+  /** Where the messages about check `checkId` are (a check's `notificationStatus`); undefined when it queued none. */
+  checkStatus(checkId: string): CheckMailStatus | undefined {
+    const rows = this.db
+      .query<{ sent_at: number | null; failed_at: number | null; last_error: string | null }, [string]>("SELECT sent_at, failed_at, last_error FROM mail_outbox WHERE check_id = ? ORDER BY created_at")
+      .all(checkId);
+    if (rows.length === 0) return undefined;
+    const sent = rows.filter((r) => r.sent_at !== null).length;
+    const failed = rows.filter((r) => r.sent_at === null && r.failed_at !== null).length;
+    const lastError = rows.findLast((r) => r.last_error !== null)?.last_error ?? null;
+    return { emails: rows.length, sent, pending: rows.length - sent - failed, failed, lastError };
   }
 
   /** Sends what is due, one message at a time; a call while a round runs makes it run once more after. Never rejects. */

@@ -186,7 +186,7 @@ export class MonitorService {
     return m;
   }
 
-  /** Deletes a monitor, its schedule and its checks; a running check is stopped. */
+  /** Deletes a monitor, its schedule and its checks; a running check is stopped, its unsent emails cancelled. */
   delete(id: string, keyId: string): void {
     const m = this.get(id, keyId);
     this.disarm(m.id);
@@ -194,6 +194,7 @@ export class MonitorService {
     immediate(this.deps.db, () => {
       this.deps.store.delete(m.id);
       this.deps.store.deleteHistory(m.id);
+      this.deps.mail?.cancelMonitor(m.id);
     });
   }
 
@@ -330,7 +331,7 @@ export class MonitorService {
       for (const r of mail ? this.deps.recipients!.confirmed(m.keyId, mail.to) : []) {
         const unsubscribe = `${this.linkBase()}/v2/monitor/email/unsubscribe?token=${r.token}`;
         const headers = { "List-Unsubscribe": `<${unsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" };
-        if (this.deps.mail!.enqueue(m.keyId, [r.email], mail!.subject, mail!.text + unsubscribeFooter(unsubscribe), headers) !== undefined) mailed = true;
+        if (this.deps.mail!.enqueue(m.keyId, [r.email], mail!.subject, mail!.text + unsubscribeFooter(unsubscribe), headers, { monitorId: m.id, checkId: check.id }) !== undefined) mailed = true;
       }
       if (this.askConfirmations(m)) mailed = true;
       if (!m.webhook) return;

@@ -456,4 +456,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX mail_recipients_email ON mail_recipients (email, asked_at);
   ALTER TABLE mail_outbox ADD COLUMN headers TEXT;   -- JSON {name: value} of extra headers
   `,
+  // 24: which monitor check a queued notification email reports (a check's notificationStatus; a deleted monitor's
+  // unsent emails are cancelled).
+  `
+  ALTER TABLE mail_outbox ADD COLUMN monitor_id TEXT;
+  ALTER TABLE mail_outbox ADD COLUMN check_id TEXT;
+  CREATE INDEX mail_outbox_check ON mail_outbox (check_id) WHERE check_id IS NOT NULL;
+  CREATE INDEX mail_outbox_monitor ON mail_outbox (monitor_id) WHERE monitor_id IS NOT NULL AND sent_at IS NULL AND failed_at IS NULL;
+  `,
 ];

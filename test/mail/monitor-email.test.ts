@@ -138,34 +138,63 @@ describe("monitor email notifications", () => {
     await app.deleteMonitor(m.id);
   });
 
-  test("a temporary refusal is tried again later; a permanent one gives up; the outbox keeps why", async () => {
+  test("a temporary refusal is tried again later; a permanent one gives up; the outbox keeps why, and each check answers how its notifications went; deleting the monitor cancels what is unsent", async () => {
+    const hooks: string[] = [];
+    const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (hooks.push(((await req.json()) as any).type), new Response("ok")) });
     pages.set("/a", html("A", "one"));
-    const m: any = await app.createMonitor({ name: "Retry", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/a`] }], notification: { email: { recipients: ["retry@example.test"] } } } as any);
+    const m: any = await app.createMonitor({ name: "Retry", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/a`] }], notification: { email: { recipients: ["retry@example.test"] } }, webhook: { url: `http://127.0.0.1:${receiver.port}/hook` } } as any);
     await until(() => smtp.received.length >= 1);
     expect((await fetch(linkIn(smtp.received.splice(0)[0]!, "confirm"), { method: "POST" })).status).toBe(200);
     const before = smtp.received.length;
     smtp.failNext([451]);
-    await runAndSettle(m.id);
+    const first = await runAndSettle(m.id);
     const row = () => h.services.db.query("SELECT attempts, next_at, sent_at, failed_at, last_error FROM mail_outbox ORDER BY created_at DESC LIMIT 1").get() as any;
     await until(() => row()?.attempts === 1);
     expect(row()).toMatchObject({ attempts: 1, sent_at: null, failed_at: null });
     expect(row().last_error).toContain("451");
     expect(row().next_at - Date.now()).toBeGreaterThan(50_000);
+    const status = async (checkId: string) => ((await app.getMonitorCheck(m.id, checkId)) as any).notificationStatus;
+    await until(() => hooks.length >= 1);
+    await Bun.sleep(100);
+    expect(await status(first.id)).toEqual({
+      email: { emails: 1, sent: 0, pending: 1, failed: 0, lastError: expect.stringContaining("451") },
+      webhook: { webhookId: expect.any(String), type: "monitor.check.completed", status: "delivered", attempts: 1, lastError: null },
+    });
     // Its time comes: it is sent.
     h.services.db.query("UPDATE mail_outbox SET next_at = 0 WHERE sent_at IS NULL").run();
     await h.services.mail!.deliver();
     expect(row()).toMatchObject({ attempts: 2, failed_at: null });
     expect(row().sent_at).toEqual(expect.any(Number));
     expect(smtp.received.length).toBe(before + 1);
+    expect((await status(first.id)).email).toMatchObject({ emails: 1, sent: 1, pending: 0, failed: 0 });
 
     pages.set("/a", html("A", "two"));
     smtp.failNext([550]);
-    await runAndSettle(m.id);
+    const second = await runAndSettle(m.id);
     await until(() => row()?.failed_at !== null);
     expect(row()).toMatchObject({ attempts: 1, sent_at: null });
     expect(row().last_error).toContain("550");
     expect(smtp.received.length).toBe(before + 1);
+    expect((await status(second.id)).email).toMatchObject({ emails: 1, sent: 0, pending: 0, failed: 1, lastError: expect.stringContaining("550") });
+
+    // A quiet check mails nothing: its status has the webhook alone.
+    const quiet = await runAndSettle(m.id);
+    await until(() => hooks.length >= 3);
+    await Bun.sleep(100);
+    expect(await status(quiet.id)).toMatchObject({ email: null, webhook: { status: "delivered" } });
+
+    // An email still waiting for a retry when its monitor is deleted is never sent.
+    pages.set("/a", html("A", "three"));
+    smtp.failNext([451]);
+    await runAndSettle(m.id);
+    await until(() => row()?.attempts === 1 && row()?.failed_at === null && row()?.sent_at === null);
     await app.deleteMonitor(m.id);
+    expect(row()).toMatchObject({ sent_at: null, last_error: "cancelled: the monitor was deleted" });
+    expect(row().failed_at).toEqual(expect.any(Number));
+    h.services.db.query("UPDATE mail_outbox SET next_at = 0").run();
+    await h.services.mail!.deliver();
+    expect(smtp.received.length).toBe(before + 1);
+    receiver.stop(true);
   });
 
   test("settings are answered as stored, removed with null; bad recipients are 400s; without a relay email is a 400", async () => {

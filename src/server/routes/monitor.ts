@@ -55,7 +55,19 @@ function monitorView(m: MonitorRow, monitors: MonitorService): Record<string, un
   };
 }
 
-function checkView(c: CheckRow, m: MonitorRow): Record<string, unknown> {
+/**
+ * How a check's notifications went (the SDK's `notificationStatus`): its emails (one per recipient) and its webhook
+ * event, each as the outboxes keep them (7 days for emails, as long as the webhook outbox keeps events); null when
+ * the check sent neither (or it is still running, or its records are gone).
+ */
+function notificationStatus(c: CheckRow, services: Services): Record<string, unknown> | null {
+  const email = services.mail?.checkStatus(c.id) ?? null;
+  const event = services.webhooks.deliveries(c.id, c.keyId, { limit: 1 }).deliveries[0];
+  const webhook = event ? { webhookId: event.webhookId, type: event.type, status: event.status, attempts: event.attempts.length, lastError: event.lastError } : null;
+  return email || webhook ? { email, webhook } : null;
+}
+
+function checkView(c: CheckRow, m: MonitorRow, services: Services): Record<string, unknown> {
   const skipped = c.status.startsWith("skipped");
   return {
     id: c.id,
@@ -72,7 +84,7 @@ function checkView(c: CheckRow, m: MonitorRow): Record<string, unknown> {
     billingStatus: skipped ? "not_applicable" : c.status === "running" || c.status === "queued" ? "reserved" : "confirmed",
     summary: c.summary,
     targetResults: m.targets.map((t) => ({ targetId: t.id, type: t.type, ...(c.targetResults?.[t.id] ?? {}) })),
-    notificationStatus: null,
+    notificationStatus: notificationStatus(c, services),
     error: c.error ?? null,
     createdAt: iso(c.createdAt),
     updatedAt: iso(c.updatedAt),
@@ -132,7 +144,7 @@ export function monitorRoutes(services: Services) {
       "/v2/monitor/:id/run",
       ({ params, who }) => {
         const check = monitors.run(params.id, who);
-        return { success: true, data: checkView(check, monitors.get(params.id, who.keyId)) };
+        return { success: true, data: checkView(check, monitors.get(params.id, who.keyId), services) };
       },
       { detail: { tags: ["monitor"], summary: "Check a monitor now" } },
     )
@@ -142,7 +154,7 @@ export function monitorRoutes(services: Services) {
         const m = monitors.get(params.id, who.keyId);
         const limit = intParam(q(query), "limit", 50, 1, 100);
         const offset = intParam(q(query), "offset", 0, 0, 1_000_000);
-        return { success: true, data: monitorStore.checks(m.id, limit, offset).map((c) => checkView(c, m)) };
+        return { success: true, data: monitorStore.checks(m.id, limit, offset).map((c) => checkView(c, m, services)) };
       },
       { detail: { tags: ["monitor"], summary: "A monitor's checks, newest first" } },
     )
@@ -159,7 +171,7 @@ export function monitorRoutes(services: Services) {
         const pages = monitorStore.pages(check.id, limit + 1, skip, status);
         const more = pages.length > limit;
         const next = more ? `${publicBaseUrl(config.publicUrl, request)}/v2/monitor/${m.id}/checks/${check.id}?skip=${skip + limit}&limit=${limit}${status ? `&status=${status}` : ""}` : null;
-        return { success: true, data: { ...checkView(check, m), pages: pages.slice(0, limit).map(pageView), next }, next };
+        return { success: true, data: { ...checkView(check, m, services), pages: pages.slice(0, limit).map(pageView), next }, next };
       },
       { detail: { tags: ["monitor"], summary: "A check with its pages" } },
     );
