@@ -3,7 +3,8 @@
  * `POST /v2/search` (api-v2.md §2.7, §3.3): asks the search backend (search/searxng.ts) for each requested source
  * (`web`, `news`, `images`), applies categories and domain filters, and, when `scrapeOptions.formats` asks for
  * content, scrapes the web and news results through the normal scrape path (concurrency limiter, egress gate,
- * cache, credits).
+ * cache, credits), and replaces their descriptions with the passages of their pages that answer the query
+ * (search/highlights.ts).
  *
  * The answer is upstream's: `{success:true, data:{web?, news?, images?}, creditsUsed, id, warning?}`, each
  * source's list present when it was requested. Cost: 2 credits per started 10 results (upstream's price), plus
@@ -28,6 +29,7 @@ import { SearchNotConfiguredError, SearchTimeoutError } from "./errors.ts";
 import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
 import { timeWindow, withinWindow } from "./time-window.ts";
 import { countryOfLocation } from "./location.ts";
+import { highlight } from "./highlights.ts";
 
 /** Credits per started block of 10 results (upstream's price). */
 export const SEARCH_CREDITS_PER_10 = 2;
@@ -270,6 +272,9 @@ export class SearchService {
           who.keyId,
         );
         credits += Number(doc.metadata.creditsUsed ?? 0);
+        // Highlights (on unless `highlights: false`; never under zero data retention, as upstream's): the passages of
+        // the page that answer the query, in place of the engine's description or snippet.
+        const passages = req.highlights !== false && !zeroDataRetention && typeof doc.markdown === "string" ? highlight(doc.markdown, req.query) : undefined;
         const size = ["markdown", "html", "rawHtml"].reduce((n, k) => n + (typeof doc[k] === "string" ? (doc[k] as string).length : 0), 0) * byUrl.get(url)!.length;
         if (contentChars + size > MAX_SEARCH_CONTENT_CHARS) {
           overBudget++;
@@ -278,6 +283,7 @@ export class SearchService {
           contentChars += size;
           for (const r of byUrl.get(url)!) Object.assign(r, structuredClone(doc));
         }
+        if (passages) for (const r of byUrl.get(url)!) r["snippet" in r ? "snippet" : "description"] = passages;
         done++;
       } catch (err) {
         if (signal.aborted) return;

@@ -250,6 +250,22 @@ describe("POST /v2/search", () => {
     expect(h.services.ledger.usage(who()).creditsUsed - usedBefore).toBe(4);
   });
 
+  test("highlights: a scraped result's description becomes the passages of its page that answer the query; off with highlights: false and under zero data retention", async () => {
+    const { body } = await search({ query: "watering the soil", limit: 1, scrapeOptions: { formats: ["markdown"], maxAge: 0 } });
+    const [article] = body.data.web;
+    expect(article.markdown).toContain("# Growing Tomatoes Indoors");
+    expect(article.description).not.toBe("Snippet 0");
+    expect(article.description).toContain("Check the soil with a finger");
+    expect(article.description).toContain("Keep the soil moist");
+    expect(article.description.length).toBeLessThanOrEqual(500);
+    const plain = await search({ query: "watering the soil", limit: 1, highlights: false, scrapeOptions: { formats: ["markdown"], maxAge: 0 } });
+    expect(plain.body.data.web[0]).toMatchObject({ description: "Snippet 0", markdown: expect.stringContaining("Growing Tomatoes") });
+    const zdr = await search({ query: "watering the soil", limit: 1, enterprise: ["zdr"], scrapeOptions: { formats: ["markdown"] } });
+    expect(zdr.body.data.web[0].description).toBe("Snippet 0");
+    // Without scraping there is no page in hand: the engine's description stays.
+    expect((await search({ query: "watering the soil", limit: 1 })).body.data.web[0].description).toBe("Snippet 0");
+  });
+
   test("the timeout passing while results are scraped: the results come back, the unscraped ones without content", async () => {
     const { status, body } = await search({ query: "slow results", limit: 2, timeout: 1500, scrapeOptions: { formats: ["markdown"], maxAge: 0 } });
     expect(status).toBe(200);
