@@ -97,6 +97,51 @@ print(shot.endswith(".png"))
     }
   }, 90_000);
 
+  test("Python values and arguments: null is None, data keeps its keys, keyword arguments by name, unsupported options and regular expressions refused", async () => {
+    const s = await session();
+    try {
+      const r = await s.run(`
+await page.goto("${base}/form")
+print(await page.get_attribute("h1", "href") is None, await page.evaluate("() => null") is None, await page.evaluate("() => ({a: [1, null]})"))
+print(await page.evaluate("(o) => document.querySelectorAll(o.item_selector).length", {"item_selector": "li"}), await page.evaluate("(x) => x * 2", arg=21))
+await page.fill("#email", value="kw@example.com")
+print(await page.locator("li").nth(index=1).text_content(), await page.input_value("#email"))
+await page.mouse.wheel(delta_x=0, delta_y=10)
+await page.locator("#email").type("!", delay=50)
+print(await page.locator("#email").input_value())
+for bad in ['page.locator("li", has_text="two")', 'page.screenshot(path="a.png")', 'page.get_by_text(re.compile("sign", re.I))']:
+    try:
+        r = eval(bad)
+        if inspect.isawaitable(r):
+            await r
+        print("NOT REFUSED", bad)
+    except Error as e:
+        print("refused:", e.message)
+import re, inspect
+`.replace("import re, inspect", "").replace("await page.goto", "import re, inspect\nawait page.goto"));
+      expect(r).toMatchObject({ exitCode: 0, stderr: "" });
+      expect(r.stdout).toBe(
+        "True True {'a': [1, None]}\n3 42\ntwo kw@example.com\nkw@example.com!\n" +
+          "refused: locator: crawlbox does not take has_text (it takes selector)\n" +
+          "refused: screenshot: crawlbox does not take path (it takes full_page, timeout)\n" +
+          "refused: get_by_text: a regular expression is not taken here; give the text (it matches any case and part of the text unless exact=True)\n",
+      );
+      // Regular expressions where Playwright's URL waits take them, Python's named groups included; Playwright's names import.
+      const waited = await s.run(`
+import re
+from playwright.async_api import TimeoutError as PlaywrightTimeout, Error as PlaywrightError
+await page.wait_for_url(re.compile(r"/(?P<p>form)$"), timeout=2000)
+try:
+    await page.wait_for_selector("#never", timeout=300)
+except PlaywrightTimeout as e:
+    print("timeout:", isinstance(e, PlaywrightError), isinstance(e, TimeoutError), e.message)
+`);
+      expect(waited).toMatchObject({ exitCode: 0, stdout: "timeout: True True wait_for_selector: #never was not visible within 0 s\n" });
+    } finally {
+      await s.end();
+    }
+  }, 90_000);
+
   test("exceptions, syntax errors and sys.exit end the code with exit code 1 and the code's own traceback", async () => {
     const s = await session();
     try {
@@ -116,7 +161,20 @@ print(shot.endswith(".png"))
       expect(await s.run("import sys\nsys.exit(3)")).toMatchObject({ exitCode: 1, stderr: "SystemExit: 3\n" });
       const unknown = await s.run("page.drag_and_drop('a', 'b')");
       expect(unknown.exitCode).toBe(1);
-      expect(unknown.stderr).toContain("AttributeError: drag_and_drop is not in crawlbox's page API");
+      expect(unknown.stderr).toContain("AttributeError: page.drag_and_drop is not in crawlbox's page API");
+      // Ending the interpreter ends the code, at once: os._exit is an exit status, a crash an error.
+      expect(await s.run("import os\nprint('a')\nos._exit(3)")).toMatchObject({ exitCode: 1, stdout: "a\n", stderr: "SystemExit: 3\n", killed: false });
+      // A recursion limit past what the stack holds is capped (the recursion is a RecursionError); an interpreter that
+      // crashes all the same (the cap bypassed) ends the code at once, not at its time limit.
+      const t0 = performance.now();
+      const deep = await s.run("import sys\nsys.setrecursionlimit(10**6)\nprint(sys.getrecursionlimit())\ndef f(n):\n    return f(n + 1)\nf(0)", 60);
+      expect(deep).toMatchObject({ exitCode: 1, killed: false, stdout: "5000\n" });
+      expect(deep.stderr).toEndWith("RecursionError: maximum recursion depth exceeded\n");
+      const crash = await s.run("import __main__\n__main__._set_limit(20000)\ndef f(n):\n    return f(n + 1)\nf(0)", 60);
+      expect(crash).toMatchObject({ exitCode: 1, killed: false });
+      expect(crash.stderr).toContain("Python failed: the interpreter crashed");
+      expect(performance.now() - t0).toBeLessThan(30_000);
+      expect(await s.run("import sys\nprint('hi')\nsys.stdout = None")).toMatchObject({ exitCode: 0, stdout: "hi\n" });
     } finally {
       await s.end();
     }

@@ -33,7 +33,7 @@ const BOOT = `
     try {
       const loader = await import(URL.createObjectURL(blobs["pyodide.mjs"]));
       const asm = await import(URL.createObjectURL(blobs["pyodide.asm.mjs"]));
-      return await loader.loadPyodide(Object.assign({ indexURL: base, createPyodideModule: asm.default, lockFileContents: lock, fullStdLib: false, stdin: () => null }, options));
+      return await loader.loadPyodide(Object.assign({ indexURL: base, createPyodideModule: asm.default, lockFileContents: lock, fullStdLib: false, stdin: () => null, convertNullToNone: true }, options));
     } finally {
       globalThis.fetch = realFetch;
     }
@@ -49,6 +49,15 @@ export const PYTHON_WRAPPER = `async function (code, startUrl, files, lock, prel
   try {
     const py = await startPython(files, lock, snapshot ? { _loadSnapshot: await unzip(snapshot) } : {});
     files = snapshot = null;
+    // An interpreter that crashed (os._exit is turned into SystemExit, but deep recursion can still overflow the
+    // WebAssembly stack) never answers: Pyodide's cry on the console ends the code at once instead.
+    const logError = console.error;
+    console.error = (...a) => {
+      logError(...a);
+      if (String(a[0]).includes("Pyodide has suffered a fatal error") && !root.hasAttribute("data-cb-result") && !root.hasAttribute("data-cb-error")) {
+        root.setAttribute("data-cb-error", "Python failed: the interpreter crashed (too deep a recursion, or the like)");
+      }
+    };
     py.setStdout({ batched: (s) => channel.note({ m: "log", a: ["out", cut(s)] }) });
     py.setStderr({ batched: (s) => channel.note({ m: "log", a: ["err", cut(s)] }) });
     py.runPython(prelude);
