@@ -123,6 +123,12 @@ export interface Config {
   maxMediaSeconds: number;
   /** Use the browser engine when Chromium is found (`CRAWLBOX_BROWSER=off` disables it). @default true */
   browserEnabled: boolean;
+  /**
+   * Chromium's own OS sandbox for its renderers (`CRAWLBOX_CHROMIUM_SANDBOX`): `auto` uses it when crawlbox does not
+   * run as root (Chromium cannot sandbox itself as root) and falls back, with a warning, where the system cannot give
+   * it (no user namespaces); `on` requires it (Chromium then fails to start where it cannot); `off` never uses it.
+   */
+  chromiumSandbox: "auto" | "on" | "off";
   /** Browser pages open at once. @default sized for the machine: max(2, cores), at most one per 300 MB of RAM */
   browserConcurrency: number;
   /** Pages after which the Chromium process is replaced by a fresh one. @default 500 */
@@ -286,6 +292,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const r: Reader = { env, problems: [] };
   const auth = str(r, "CRAWLBOX_AUTH", "on").toLowerCase();
   if (auth !== "on" && auth !== "off") r.problems.push(`CRAWLBOX_AUTH must be "on" or "off", got "${auth}"`);
+  const chromiumSandbox = str(r, "CRAWLBOX_CHROMIUM_SANDBOX", "auto").toLowerCase() as Config["chromiumSandbox"];
+  if (!["auto", "on", "off"].includes(chromiumSandbox)) r.problems.push(`CRAWLBOX_CHROMIUM_SANDBOX must be auto, on or off, got "${chromiumSandbox}"`);
   const logLevel = str(r, "CRAWLBOX_LOG_LEVEL", "info") as Config["logLevel"];
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     r.problems.push(`CRAWLBOX_LOG_LEVEL must be debug, info, warn or error, got "${logLevel}"`);
@@ -336,6 +344,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     maxMediaBytes: int(r, "CRAWLBOX_MAX_MEDIA_BYTES", 100 * 1024 * 1024, 1024, 16 * 1024 * 1024 * 1024),
     maxMediaSeconds: int(r, "CRAWLBOX_MAX_MEDIA_SECONDS", 14_400, 1, 7 * 24 * 3600),
     browserEnabled: bool(r, "CRAWLBOX_BROWSER", true),
+    chromiumSandbox,
     browserConcurrency: int(r, "CRAWLBOX_BROWSER_CONCURRENCY", defaultBrowserConcurrency(), 1, 256),
     browserRetireAfterPages: int(r, "CRAWLBOX_BROWSER_RETIRE_AFTER_PAGES", 500, 1, 1_000_000),
     browserIdleCloseMs: int(r, "CRAWLBOX_BROWSER_IDLE_CLOSE_MS", 300_000, 0, 86_400_000),

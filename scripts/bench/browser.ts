@@ -19,7 +19,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import puppeteer from "puppeteer-core";
 import { createEgressGate } from "../../src/egress/index.ts";
-import { CHROMIUM_ARGS, findChromium } from "../../src/engines/browser/chromium.ts";
+import { CHROMIUM_ARGS, findChromium, NO_SANDBOX_ARG, wantsSandbox } from "../../src/engines/browser/chromium.ts";
 import { createBrowserEngine, prepareWarmPage, type BrowserRequest } from "../../src/engines/browser/engine.ts";
 import { BrowserPool } from "../../src/engines/browser/pool.ts";
 import { createHttpEngine } from "../../src/engines/http/index.ts";
@@ -193,7 +193,7 @@ for (const c of LEVELS) {
 const naiveRows: string[] = [];
 for (const c of [1, 2, 4]) {
   const r = await run(NAIVE, c, async () => {
-    const b = await puppeteer.launch({ executablePath: chromium, headless: true, pipe: true, args: [...CHROMIUM_ARGS, `--proxy-server=${gate.proxyUrl}`, "--proxy-bypass-list=<-loopback>"] });
+    const b = await puppeteer.launch({ executablePath: chromium, headless: true, pipe: true, args: [...CHROMIUM_ARGS, ...(wantsSandbox("auto") ? [] : [NO_SANDBOX_ARG]), `--proxy-server=${gate.proxyUrl}`, "--proxy-bypass-list=<-loopback>"] });
     const pid = b.process()?.pid;
     if (pid) groups.add(pid);
     const p = await b.newPage();

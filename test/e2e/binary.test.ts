@@ -4,7 +4,8 @@
  * a file upload, browser code in bash, JavaScript and Python, docs).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, rmSync, chmodSync, existsSync, statSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { findChromium } from "../../src/engines/browser/chromium.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
@@ -12,6 +13,7 @@ import { SCANNED_WORDS } from "../fixtures/documents/fixtures.ts";
 import { startDocumentSite, type DocumentSite } from "../fixtures/documents/server.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
+const CHROMIUM = findChromium(process.env.CHROME_PATH ?? "") ?? "/usr/bin/chromium";
 let dir: string;
 let bin: string;
 let site: FixtureSite;
@@ -190,4 +192,65 @@ describe("the compiled binary, from an empty folder", () => {
     expect(await server.exited).toBe(0);
     server = undefined;
   }, 60_000);
+
+  test("as an unprivileged user, Chromium runs with its own sandbox (its renderers under seccomp), or says why not", async () => {
+    const root = process.getuid?.() === 0;
+    // Root runs the binary as nobody; any other user runs it as itself.
+    const user = root ? "nobody" : (process.env.USER ?? "");
+    const own = mkdtempSync(join(tmpdir(), "crawlbox-e2e-user-"));
+    chmodSync(own, 0o755);
+    const ownBin = join(own, "crawlbox");
+    copyFileSync(bin, ownBin);
+    chmodSync(ownBin, 0o755);
+    const dataDir = join(own, "data");
+    mkdirSync(dataDir);
+    if (root) chownSync(dataDir, 65534, 65534);
+    const port = freePort();
+    const key = `fc-${"s".repeat(32)}`;
+    const env = `PATH=${process.env.PATH ?? ""} HOME=${dataDir} PORT=${port} HOST=127.0.0.1 CRAWLBOX_DATA_DIR=${dataDir} CRAWLBOX_API_KEYS=${key} CRAWLBOX_ALLOW_PRIVATE_NETWORK=true`;
+    const command = `exec env ${env} ${ownBin} serve`;
+    const proc = Bun.spawn(root ? ["su", user, "-s", "/bin/sh", "-c", command] : ["/bin/sh", "-c", command], { cwd: own, stdout: "pipe", stderr: "pipe" });
+    const logs = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]).then((l) => l.join(""));
+    const serverPid = () => Bun.spawnSync(["pgrep", "-f", `${ownBin} serve`]).stdout.toString().trim().split("\n").filter(Boolean).map(Number);
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      let healthy = false;
+      for (let i = 0; i < 200 && !healthy; i++) {
+        healthy = await fetch(`${base}/health`).then((r) => r.ok).catch(() => false);
+        if (!healthy) await Bun.sleep(50);
+      }
+      expect(healthy).toBe(true);
+      // A page the browser renders (a screenshot needs it).
+      const res = await fetch(`${base}/v2/scrape`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: `${site.url}/article`, formats: ["markdown", "screenshot"] }),
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as any).data.markdown).toContain("Growing Tomatoes Indoors");
+      // Chromium's processes, as that user: the renderers' seccomp mode is 2 (a filter) with the sandbox, 0 without.
+      const ps = Bun.spawnSync(["ps", "-u", root ? "65534" : String(process.getuid?.()), "-o", "pid=,args="]).stdout.toString().split("\n");
+      const renderers = ps.filter((l) => l.includes("--type=renderer")).map((l) => Number(l.trim().split(/\s+/)[0]));
+      const browserArgs = ps.find((l) => l.includes("chromium") && l.includes("--remote-debugging-pipe") && !l.includes("--type=")) ?? "";
+      expect(renderers.length).toBeGreaterThan(0);
+      const seccomp = renderers.map((pid) => /Seccomp:\s*(\d)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+      // Can this system give an unprivileged Chromium its sandbox at all? Asked of Chromium itself, as the same user.
+      const probe = `exec ${CHROMIUM} --headless=new --disable-gpu --user-data-dir=${dataDir}/probe --dump-dom about:blank`;
+      const usable = Bun.spawnSync(root ? ["su", user, "-s", "/bin/sh", "-c", probe] : ["/bin/sh", "-c", probe], { env: { HOME: dataDir, PATH: process.env.PATH ?? "" } }).exitCode === 0;
+      if (usable) {
+        expect(browserArgs).not.toContain("--no-sandbox");
+        expect(seccomp.every((m) => m === "2")).toBe(true);
+      } else {
+        // The fallback: it runs, without the sandbox, and says so.
+        expect(browserArgs).toContain("--no-sandbox");
+        server?.kill("SIGTERM");
+        for (const pid of serverPid()) process.kill(pid, "SIGTERM");
+        expect(await logs).toContain("Chromium cannot use its own sandbox here");
+      }
+    } finally {
+      for (const pid of serverPid()) process.kill(pid, "SIGTERM");
+      await proc.exited;
+      rmSync(own, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -21,10 +21,12 @@ export const CHROMIUM_LOCATIONS = [
   "/usr/bin/google-chrome",
 ] as const;
 
-/** Launch flags that work as root on a closed network (stack-notes.md). */
+/**
+ * Launch flags for a closed network (stack-notes.md). Without Chromium's own sandbox (as root, where it cannot have
+ * one) {@link NO_SANDBOX_ARG} is added: see {@link LaunchOptions.sandbox}.
+ */
 export const CHROMIUM_ARGS = [
   "--headless=new",
-  "--no-sandbox",
   "--disable-gpu",
   "--disable-dev-shm-usage",
   "--no-first-run",
@@ -71,6 +73,9 @@ export function findChromium(configured: string, exists: (p: string) => boolean 
   return CHROMIUM_LOCATIONS.find((p) => exists(p));
 }
 
+/** The flag that runs Chromium's renderers without its OS sandbox (seccomp-bpf and namespaces). */
+export const NO_SANDBOX_ARG = "--no-sandbox";
+
 /** Options of {@link launchChromium}. */
 export interface LaunchOptions {
   executablePath: string;
@@ -78,11 +83,46 @@ export interface LaunchOptions {
   proxyUrl: string;
   /** Launch deadline. @default 30000 */
   timeoutMs?: number;
+  /**
+   * Chromium's own sandbox (`CRAWLBOX_CHROMIUM_SANDBOX`): `auto` (the default) has it when this process is not root
+   * and falls back to none (calling `onNoSandbox` once) when the system cannot give it; `on` requires it; `off`
+   * never has it.
+   */
+  sandbox?: "auto" | "on" | "off";
+  /** Told why `auto` runs without the sandbox, the first time it does. */
+  onNoSandbox?: (reason: string) => void;
+  /** The user id `auto` decides for. @default this process's */
+  uid?: number;
 }
 
-/** Launches one Chromium whose every request goes through `proxyUrl`. */
+/** `auto` found the sandbox unusable on this system: later launches go without it at once. */
+let sandboxUnusable: string | undefined;
+
+/** Whether `mode` asks for Chromium's sandbox for a process of user id `uid` (root cannot have it). */
+export function wantsSandbox(mode: LaunchOptions["sandbox"], uid: number | undefined = process.getuid?.()): boolean {
+  if (mode === "on") return true;
+  if (mode === "off") return false;
+  return uid !== 0 && sandboxUnusable === undefined;
+}
+
+/**
+ * Launches one Chromium whose every request goes through `proxyUrl`, with its own sandbox as `options.sandbox`
+ * says: `auto` tries it (not as root) and, when Chromium cannot start with it, starts it without, once told.
+ */
 export async function launchChromium(options: LaunchOptions): Promise<Browser> {
   if (!options.proxyUrl) throw new TypeError("launchChromium: proxyUrl (the egress gate) is required");
+  const sandboxed = wantsSandbox(options.sandbox ?? "auto", options.uid ?? process.getuid?.());
+  try {
+    return await launchOnce(options, sandboxed);
+  } catch (err) {
+    if (!sandboxed || options.sandbox === "on") throw err;
+    sandboxUnusable = (err as Error).message.split("\n").find((l) => /sandbox|namespace/i.test(l))?.trim().slice(0, 300) ?? (err as Error).message.split("\n")[0]!.slice(0, 300);
+    options.onNoSandbox?.(sandboxUnusable);
+    return launchOnce(options, false);
+  }
+}
+
+async function launchOnce(options: LaunchOptions, sandboxed: boolean): Promise<Browser> {
   const browser = await puppeteer.launch({
     executablePath: options.executablePath,
     headless: true,
@@ -95,7 +135,7 @@ export async function launchChromium(options: LaunchOptions): Promise<Browser> {
     handleSIGTERM: false,
     handleSIGHUP: false,
     ignoreDefaultArgs: [...REMOVED_DEFAULT_ARGS],
-    args: [...CHROMIUM_ARGS, `--proxy-server=${options.proxyUrl}`, "--proxy-bypass-list=<-loopback>"],
+    args: [...CHROMIUM_ARGS, ...(sandboxed ? [] : [NO_SANDBOX_ARG]), `--proxy-server=${options.proxyUrl}`, "--proxy-bypass-list=<-loopback>"],
   });
   const proc = browser.process();
   if (proc) rememberSingletonDir(proc);

@@ -16,13 +16,14 @@ import type { Logger } from "../../log.ts";
 import type { ProfileStore } from "../../storage/profiles.ts";
 import { createEngineRouter, createHttpRouter, type EngineRouter, type UpstreamProxies } from "../router.ts";
 import type { Engine } from "../types.ts";
-import { findChromium } from "./chromium.ts";
+import { findChromium, wantsSandbox } from "./chromium.ts";
 import { createBrowserEngine, prepareWarmPage } from "./engine.ts";
 import { BrowserPool } from "./pool.ts";
 
 /** What {@link createEngines} needs. */
 export interface EnginesOptions {
   config: Pick<Config, "chromePath" | "browserEnabled" | "browserConcurrency" | "browserRetireAfterPages" | "browserIdleCloseMs"> &
+    Partial<Pick<Config, "chromiumSandbox">> &
     Partial<Pick<Config, "proxyBasic" | "proxyEnhanced" | "proxyCountries">>;
   gate: EgressGate;
   http: Engine;
@@ -63,6 +64,7 @@ export function createEngines(o: EnginesOptions): Engines {
   const pool = new BrowserPool({
     executablePath,
     proxyUrl: o.gate.proxyUrl,
+    sandbox: o.config.chromiumSandbox ?? "auto",
     concurrency: o.config.browserConcurrency,
     retireAfterPages: o.config.browserRetireAfterPages,
     idleCloseMs: o.config.browserIdleCloseMs,
@@ -70,7 +72,7 @@ export function createEngines(o: EnginesOptions): Engines {
     prepare: prepareWarmPage,
   });
   const browser = createBrowserEngine({ pool, gate: o.gate, profiles: o.profiles });
-  o.log.info("browser: engine ready (Chromium starts on first use)", { executablePath, concurrency: o.config.browserConcurrency });
+  o.log.info("browser: engine ready (Chromium starts on first use)", { executablePath, concurrency: o.config.browserConcurrency, sandbox: wantsSandbox(o.config.chromiumSandbox ?? "auto") ? "chromium's own" : "none (running as root, or off)" });
   const router = createEngineRouter({
     http: o.http,
     browser,

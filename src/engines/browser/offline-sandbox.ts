@@ -4,7 +4,8 @@
  * and `"python"` (interact/sandbox/run.ts) and the extractors an LLM writes for `deterministicJson`
  * (llm/deterministic/sandbox.ts). It is a blank page of a browser context of its own, taken from the pool, offline,
  * whose whole context (popups and loopback included) is given a local proxy that closes every connection. So code
- * run there runs where any web page's script runs, inside Chromium's renderer sandbox, not in crawlbox's process:
+ * run there runs where any web page's script runs, in a Chromium renderer (under Chromium's own OS sandbox unless
+ * crawlbox runs as root, engines/browser/chromium.ts), not in crawlbox's process:
  * it has no file system, no processes, no Node built-ins and no network. Its only way out is the channel its caller
  * opens through crawlbox's isolated world of the page (interact/sandbox/channel.ts).
  */

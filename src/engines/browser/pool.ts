@@ -45,6 +45,8 @@ export interface BrowserPoolOptions {
   /** Leases after which the browser is replaced. */
   retireAfterPages: number;
   log: Logger;
+  /** Chromium's own sandbox (`CRAWLBOX_CHROMIUM_SANDBOX`; {@link LaunchOptions.sandbox}). @default "auto" */
+  sandbox?: LaunchOptions["sandbox"];
   /** Launcher (tests count launches). @default launchChromium */
   launch?: (options: LaunchOptions) => Promise<Browser>;
   /**
@@ -301,7 +303,12 @@ export class BrowserPool {
     if (this.closed) throw new BrowserUnavailableError("The browser pool is shut down.");
     let browser: Browser;
     try {
-      browser = await this.launch({ executablePath: this.options.executablePath, proxyUrl: this.options.proxyUrl });
+      browser = await this.launch({
+        executablePath: this.options.executablePath,
+        proxyUrl: this.options.proxyUrl,
+        sandbox: this.options.sandbox ?? "auto",
+        onNoSandbox: (reason) => this.options.log.warn("browser: Chromium cannot use its own sandbox here (user namespaces?); its renderers run without it. Set CRAWLBOX_CHROMIUM_SANDBOX=off to say so, or fix the system and restart", { reason }),
+      });
     } catch (err) {
       this.options.log.error("browser: Chromium failed to start", { error: (err as Error).message });
       throw new BrowserUnavailableError(`Chromium failed to start: ${(err as Error).message}`, err);
