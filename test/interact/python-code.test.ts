@@ -11,6 +11,7 @@ import { closeAndAssertNoChromium } from "../browser/helpers.ts";
 import { startCountingServer, type FixtureServer } from "../fixtures/servers.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { pythonSnapshot } from "../../src/interact/sandbox/python-snapshot.ts";
+import { PYTHON_FILES_ORIGIN, pythonFiles } from "../../src/interact/sandbox/python-assets.ts";
 
 const FORM = `<!doctype html><html><head><title>Form</title></head><body><h1>Sign up</h1>
 <label for="email">Email</label><input id="email" type="email" placeholder="you@example.com">
@@ -216,11 +217,16 @@ except ImportError:
     const scrapeId = doc.metadata.scrapeId;
     const r = (await app.interact(scrapeId, { code: "print(await page.title(), page.url.endswith('/form'))", language: "python" })) as any;
     expect(r).toMatchObject({ success: true, exitCode: 0, stdout: "Form True\n" });
-    // The snapshot was made once and is kept: later scripts start from it.
-    const snapshot = await pythonSnapshot(h.services.engines.pool!);
-    expect(typeof snapshot).toBe("string");
-    expect(snapshot!.length).toBeGreaterThan(1_000_000);
-    expect(await pythonSnapshot(h.services.engines.pool!)).toBe(snapshot);
+    // The snapshot was made once and is served by the file proxy: later scripts start from it. The proxy answers
+    // its few files and nothing else: it forwards nothing.
+    expect(await pythonSnapshot(h.services.engines.pool!)).toBe(true);
+    const { proxyUrl } = pythonFiles();
+    const viaProxy = (url: string, init: RequestInit = {}) => fetch(url, { ...init, proxy: proxyUrl } as RequestInit);
+    const snapshot = await viaProxy(`${PYTHON_FILES_ORIGIN}/snapshot.bin`);
+    expect([snapshot.status, (await snapshot.arrayBuffer()).byteLength > 10_000_000]).toEqual([200, true]);
+    expect((await viaProxy(`${PYTHON_FILES_ORIGIN}/../../etc/passwd`)).status).toBe(404);
+    expect((await viaProxy(`${base}/form`)).status).toBe(404);
+    expect((await viaProxy(`${PYTHON_FILES_ORIGIN}/pyodide.mjs`, { method: "POST", body: "x" })).status).toBe(404);
     const tamper = (await app.interact(scrapeId, { code: "import builtins, json, sys, js\nbuiltins.leak = 'A'\njson.dumps = None\nsys.modules['re'] = None\njs.globalThis.leak = 'B'\nprint('done')", language: "python" })) as any;
     expect(tamper.stdout).toBe("done\n");
     await app.stopInteraction(scrapeId);

@@ -28,20 +28,30 @@ function blackHoleProxy(): string {
   return `http://127.0.0.1:${blackHole.port}`;
 }
 
+/** A sandbox that may fetch from one local proxy of crawlbox's own that forwards nothing (its static files). */
+export interface SandboxFiles {
+  /** The proxy's URL: it answers a few known files and refuses everything else. */
+  proxyUrl: string;
+}
+
 /**
  * Takes an offline sandbox page from `pool` (waiting at most until `deadline`, a `performance.now()` time). The
- * caller releases it, with `suspect: true` when code was stopped mid-run (the pool then checks the browser).
+ * caller releases it, with `suspect: true` when code was stopped mid-run (the pool then checks the browser). With
+ * `files`, the context's proxy is that one instead of the black hole, and the page is not put offline, so that it
+ * can fetch those files (Python's interpreter, interact/sandbox/python-assets.ts): still nothing else.
  */
-export async function acquireOfflineSandbox(pool: BrowserPool, deadline: number, signal?: AbortSignal): Promise<Lease> {
-  const lease = await pool.acquire({ deadline, ...(signal ? { signal } : {}), proxyServer: blackHoleProxy() });
+export async function acquireOfflineSandbox(pool: BrowserPool, deadline: number, signal?: AbortSignal, files?: SandboxFiles): Promise<Lease> {
+  const lease = await pool.acquire({ deadline, ...(signal ? { signal } : {}), proxyServer: files?.proxyUrl ?? blackHoleProxy() });
   try {
     // Offline too, though every request of the context already ends at the black hole. A browser that does not
     // answer holds the caller no longer than its signal allows.
-    const offline = (async () => {
-      await lease.session.send("Network.enable");
-      await lease.session.send("Network.emulateNetworkConditions", { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
-    })();
-    await (signal ? raceAbort(offline, signal) : offline);
+    if (!files) {
+      const offline = (async () => {
+        await lease.session.send("Network.enable");
+        await lease.session.send("Network.emulateNetworkConditions", { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+      })();
+      await (signal ? raceAbort(offline, signal) : offline);
+    }
     return lease;
   } catch (e) {
     lease.release({ suspect: true });

@@ -1,9 +1,15 @@
 /**
  * @module interact/sandbox/python-assets
  * Pyodide (CPython compiled to WebAssembly, npm `pyodide`, MPL-2.0): the files browser `code` in
- * `language: "python"` needs to start Python in its sandbox page (interact/sandbox/run-code.ts). They are embedded in
- * the compiled binary (`with { type: "file" }`, stack-notes.md) and handed to the page through the browser's
- * debugging channel, because the sandbox is offline: it can fetch nothing, from anywhere, crawlbox included.
+ * `language: "python"` needs to start Python in its sandbox page (interact/sandbox/run.ts), embedded in the compiled
+ * binary (`with { type: "file" }`, stack-notes.md), and the start-up snapshot (python-snapshot.ts) once made.
+ *
+ * A Python sandbox page gets them from {@link pythonFiles}: a local HTTP proxy given to that page's browser context
+ * (instead of the proxy that closes every connection, engines/browser/offline-sandbox.ts) which answers only `GET`s of
+ * these files at `http://python.crawlbox.invalid/` and nothing else: it forwards nothing, so the page is as cut off as
+ * before, but for public static files. Handing the same ~17 MB through the browser's debugging channel took ~0.6 s
+ * (CDP carries ~30 MB/s) and ~0.2 s more to unpack in the page; from the proxy the browser takes them in tens of
+ * milliseconds, unpacking the gzipped ones itself (`Content-Encoding`) and compiling the WebAssembly as it arrives.
  * Only the standard library comes with it: packages (numpy, …) would need the internet, which crawlbox never needs.
  */
 import { readFileSync } from "node:fs";
@@ -14,40 +20,76 @@ import wasmPath from "../../../node_modules/pyodide/pyodide.asm.wasm" with { typ
 import stdlibPath from "../../../node_modules/pyodide/python_stdlib.zip" with { type: "file" };
 import lock from "../../../node_modules/pyodide/pyodide-lock.json";
 
-/**
- * Pyodide's files by the name it asks for, base64-encoded (what a CDP argument can carry); all but the standard
- * library's zip (compressed already) gzipped, which halves what crosses (~8.6 MB of text instead of ~17): the page
- * unpacks them with its own `DecompressionStream`.
- */
-export type PythonFiles = Record<string, string>;
-
-/** The one file sent as it is. */
-export const UNZIPPED_FILE = "python_stdlib.zip";
-
-let files: PythonFiles | undefined;
-
-/**
- * The files, read and encoded on first use and then kept: a server that never runs Python never reads them, and one
- * that does pays the encoding once (~0.5 s).
- */
-export function pythonFiles(): PythonFiles {
-  if (!files) {
-    const read = (path: string, name: string) => {
-      const bytes = readFileSync(path);
-      return (name === UNZIPPED_FILE ? bytes : gzipSync(bytes, { level: 6 })).toString("base64");
-    };
-    files = {
-      "pyodide.mjs": read(loaderPath, "pyodide.mjs"),
-      "pyodide.asm.mjs": read(modulePath, "pyodide.asm.mjs"),
-      "pyodide.asm.wasm": read(wasmPath, "pyodide.asm.wasm"),
-      [UNZIPPED_FILE]: read(stdlibPath, UNZIPPED_FILE),
-    };
-  }
-  return files;
-}
+/** Where a Python sandbox page finds the files (an origin that resolves nowhere: only the proxy answers it). */
+export const PYTHON_FILES_ORIGIN = "http://python.crawlbox.invalid";
+/** The snapshot's name among the files. */
+export const SNAPSHOT_FILE = "snapshot.bin";
 
 /**
  * The lock file Pyodide starts from, without its packages: none of them is here (their wheels are on Pyodide's
  * servers), so `loadPackage` and `micropip` say a package is unknown instead of trying the network.
  */
 export const PYTHON_LOCK = { info: lock.info, packages: {} };
+
+interface ServedFile {
+  body: Blob;
+  type: string;
+  gzipped: boolean;
+}
+
+/** The proxy that serves the files, and the snapshot once it is made. */
+export interface PythonFiles {
+  /** The proxy's URL, for a browser context's `proxyServer`. */
+  proxyUrl: string;
+  /** Serves `gzipped` (a gzipped snapshot) as {@link SNAPSHOT_FILE} from now on. */
+  setSnapshot(gzipped: Uint8Array<ArrayBuffer>): void;
+}
+
+let served: PythonFiles | undefined;
+
+/**
+ * The file proxy, started on first use (the files read and gzipped then, ~0.3 s) and kept for the process's life; it
+ * does not keep the process alive. A server that never runs Python never starts it.
+ */
+export function pythonFiles(): PythonFiles {
+  if (served) return served;
+  const gz = (path: string, type: string): ServedFile => ({ body: new Blob([gzipSync(readFileSync(path), { level: 6 })]), type, gzipped: true });
+  const files = new Map<string, ServedFile>([
+    ["pyodide.mjs", gz(loaderPath, "text/javascript")],
+    ["pyodide.asm.mjs", gz(modulePath, "text/javascript")],
+    ["pyodide.asm.wasm", gz(wasmPath, "application/wasm")],
+    // Compressed already.
+    ["python_stdlib.zip", { body: new Blob([readFileSync(stdlibPath)]), type: "application/zip", gzipped: false }],
+  ]);
+  const origin = new URL(PYTHON_FILES_ORIGIN);
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      // A proxy request carries the absolute URL; anything but a GET of one of the files is refused, never forwarded.
+      let url: URL;
+      try {
+        url = new URL(req.url);
+      } catch {
+        return new Response(null, { status: 400 });
+      }
+      const file = req.method === "GET" && url.host === origin.host ? files.get(url.pathname.slice(1)) : undefined;
+      if (!file) return new Response(null, { status: 404 });
+      return new Response(file.body, {
+        headers: {
+          "content-type": file.type,
+          ...(file.gzipped ? { "content-encoding": "gzip" } : {}),
+          // Module scripts and the WebAssembly are fetched across origins (the page is about:blank).
+          "access-control-allow-origin": "*",
+          "cache-control": "no-store",
+        },
+      });
+    },
+  });
+  server.unref();
+  served = {
+    proxyUrl: `http://127.0.0.1:${server.port}`,
+    setSnapshot: (gzipped) => void files.set(SNAPSHOT_FILE, { body: new Blob([gzipped]), type: "application/octet-stream", gzipped: true }),
+  };
+  return served;
+}

@@ -1,11 +1,11 @@
 /**
  * @module interact/sandbox/python-snapshot
  * A memory snapshot of a freshly started CPython, made once per server process at the first Python script and then
- * kept (~8 MB of text): each Python script's sandbox starts from it in ~0.2 s instead of ~1.7 s (python-boot.ts;
- * a script's whole run ~1.0 s against ~2.3 s). It is made in a sandbox page of its own, offline, in which nothing but
- * crawlbox's start-up has run, so no caller's code can shape what later scripts, of any key, start from. Making it
- * takes ~3 s; a script waits for it (within its own time). If it cannot be made, scripts start Python from nothing,
- * and the next script tries again.
+ * served by the file proxy (python-assets.ts; ~6 MB gzipped): each Python script's sandbox starts from it in ~0.2 s
+ * instead of ~1.7 s (python-boot.ts). It is made in a sandbox page of its own, in which nothing but crawlbox's
+ * start-up has run, so no caller's code can shape what later scripts, of any key, start from. Making it takes ~3 s; a
+ * script waits for it (within its own time). If it cannot be made, scripts start Python from nothing, and the next
+ * script tries again.
  */
 import type { BrowserPool } from "../../engines/browser/pool.ts";
 import { acquireOfflineSandbox } from "../../engines/browser/offline-sandbox.ts";
@@ -16,27 +16,31 @@ import { SNAPSHOT_MAKER } from "./python-boot.ts";
 
 /** Longest making the snapshot may take, its sandbox page's wait included. */
 const MAKE_MS = 60_000;
-/** Characters of a snapshot at most (a sane bound on what the page answers; one is ~8.2 M). */
+/** Characters of a snapshot at most (a sane bound on what the page answers; one is ~8.2 M of base64). */
 const MAX_SNAPSHOT_CHARS = 64_000_000;
 
-let kept: Promise<string | undefined> | undefined;
+let kept: Promise<boolean> | undefined;
 
 /**
- * The snapshot (gzipped, base64), made on first use with a page from `pool`; undefined when it could not be made
+ * Whether the snapshot is served, making it on first use with a page from `pool`; false when it could not be made
  * (logged; the next call tries again). Calls while it is being made share the making.
  */
-export function pythonSnapshot(pool: BrowserPool, log?: Logger): Promise<string | undefined> {
-  kept ??= make(pool).catch((e: unknown) => {
-    kept = undefined;
-    log?.warn("python: could not make the start-up snapshot; Python starts from nothing", { error: String((e as Error)?.message ?? e).split("\n")[0] });
-    return undefined;
-  });
+export function pythonSnapshot(pool: BrowserPool, log?: Logger): Promise<boolean> {
+  kept ??= make(pool).then(
+    () => true,
+    (e: unknown) => {
+      kept = undefined;
+      log?.warn("python: could not make the start-up snapshot; Python starts from nothing", { error: String((e as Error)?.message ?? e).split("\n")[0] });
+      return false;
+    },
+  );
   return kept;
 }
 
-async function make(pool: BrowserPool): Promise<string> {
+async function make(pool: BrowserPool): Promise<void> {
   const signal = AbortSignal.timeout(MAKE_MS);
-  const lease = await acquireOfflineSandbox(pool, performance.now() + MAKE_MS, signal);
+  const files = pythonFiles();
+  const lease = await acquireOfflineSandbox(pool, performance.now() + MAKE_MS, signal, files);
   let made = false;
   try {
     const { session } = lease;
@@ -45,7 +49,7 @@ async function make(pool: BrowserPool): Promise<string> {
       session.send("Runtime.callFunctionOn", {
         functionDeclaration: SNAPSHOT_MAKER,
         objectId: result.objectId!,
-        arguments: [{ value: pythonFiles() }, { value: PYTHON_LOCK }],
+        arguments: [{ value: PYTHON_LOCK }],
         awaitPromise: true,
         returnByValue: true,
         silent: true,
@@ -55,8 +59,8 @@ async function make(pool: BrowserPool): Promise<string> {
     if (answer.exceptionDetails) throw new Error(answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text);
     const snapshot: unknown = answer.result.value;
     if (typeof snapshot !== "string" || snapshot.length === 0 || snapshot.length > MAX_SNAPSHOT_CHARS) throw new Error("the page answered no snapshot");
+    files.setSnapshot(Uint8Array.fromBase64(snapshot));
     made = true;
-    return snapshot;
   } finally {
     lease.release({ suspect: !made });
   }

@@ -79,11 +79,12 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
   const ctx: PageApiContext = { ...base, signal: AbortSignal.any([ended.signal, until]), shots: { count: 0, bytes: 0 } };
   let sandbox: Lease;
   let channel: Channel | undefined;
-  let snapshot: string | undefined;
+  let fromSnapshot = false;
   try {
-    // Python starts from a snapshot made once, in a page of its own, before this script's page is taken.
-    if (language === "python") snapshot = await raceAbort(pythonSnapshot(base.pool, base.log), until);
-    sandbox = await acquireOfflineSandbox(base.pool, performance.now() + SANDBOX_OPEN_MS, until);
+    // Python starts from a snapshot made once, in a page of its own, before this script's page is taken; its page
+    // may fetch the interpreter's files from crawlbox's file proxy (and nothing else).
+    if (language === "python") fromSnapshot = await raceAbort(pythonSnapshot(base.pool, base.log), until);
+    sandbox = await acquireOfflineSandbox(base.pool, performance.now() + SANDBOX_OPEN_MS, until, language === "python" ? pythonFiles() : undefined);
   } catch (e) {
     // The time ran out waiting for a page: nothing ran. A browser that cannot give one is the pool's typed error.
     if (signal.aborted) return done(124, { killed: true });
@@ -131,7 +132,7 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
     );
     const start =
       language === "python"
-        ? startInPage(sandbox.session, PYTHON_WRAPPER, [code, ctx.page.url(), pythonFiles(), PYTHON_LOCK, PYTHON_PRELUDE, snapshot ?? null])
+        ? startInPage(sandbox.session, PYTHON_WRAPPER, [code, ctx.page.url(), PYTHON_LOCK, PYTHON_PRELUDE, fromSnapshot])
         : startInPage(sandbox.session, SANDBOX_WRAPPER, [code, ctx.page.url()]);
     await raceAbort(start, until);
     const outcome = await waitOutcome(sandbox.session, MAX_VALUE_CHARS, until);
