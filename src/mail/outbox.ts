@@ -144,6 +144,8 @@ export class MailOutbox {
   }
 
   private async sendOne(m: Row): Promise<void> {
+    // The round's list was read before the previous sends: a message given up since (its monitor deleted) stays unsent.
+    if (!this.db.query("SELECT 1 FROM mail_outbox WHERE id = ? AND sent_at IS NULL AND failed_at IS NULL").get(m.id)) return;
     const attempts = m.attempts + 1;
     let refused: string[];
     try {

@@ -4,7 +4,7 @@
  * a file upload, browser code in bash, JavaScript and Python, docs).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { findChromium } from "../../src/engines/browser/chromium.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -228,18 +228,31 @@ describe("the compiled binary, from an empty folder", () => {
       });
       expect(res.status).toBe(200);
       expect(((await res.json()) as any).data.markdown).toContain("Growing Tomatoes Indoors");
-      // Chromium's processes, as that user: the renderers' seccomp mode is 2 (a filter) with the sandbox, 0 without.
-      const ps = Bun.spawnSync(["ps", "-u", root ? "65534" : String(process.getuid?.()), "-o", "pid=,args="]).stdout.toString().split("\n");
-      const renderers = ps.filter((l) => l.includes("--type=renderer")).map((l) => Number(l.trim().split(/\s+/)[0]));
-      const browserArgs = ps.find((l) => l.includes("chromium") && l.includes("--remote-debugging-pipe") && !l.includes("--type=")) ?? "";
+      // This server's Chromium: the browser process (the one its debugging pipe was given to) under this server, and
+      // its renderers among its descendants. A sandboxed renderer lives in network and PID namespaces of its own and
+      // under more seccomp filters than the browser process (which, in a container, may have the container's own).
+      const table = Bun.spawnSync(["ps", "-e", "-o", "pid=,ppid=,args="]).stdout.toString().split("\n").filter(Boolean).map((l) => {
+        const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l)!;
+        return { pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! };
+      });
+      const below = (root: number): typeof table => table.filter((p) => p.ppid === root).flatMap((p) => [p, ...below(p.pid)]);
+      const ours = serverPid().flatMap((pid) => below(pid));
+      const browserProc = ours.find((p) => p.args.includes("--remote-debugging-pipe") && !p.args.includes("--type="));
+      expect(browserProc).toBeDefined();
+      const browserArgs = browserProc!.args;
+      const renderers = below(browserProc!.pid).filter((p) => p.args.includes("--type=renderer")).map((p) => p.pid);
       expect(renderers.length).toBeGreaterThan(0);
-      const seccomp = renderers.map((pid) => /Seccomp:\s*(\d)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+      const filters = (pid: number) => Number(/Seccomp_filters:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+      const netNs = (pid: number) => readlinkSync(`/proc/${pid}/ns/net`);
       // Can this system give an unprivileged Chromium its sandbox at all? Asked of Chromium itself, as the same user.
       const probe = `exec ${CHROMIUM} --headless=new --disable-gpu --user-data-dir=${dataDir}/probe --dump-dom about:blank`;
       const usable = Bun.spawnSync(root ? ["su", user, "-s", "/bin/sh", "-c", probe] : ["/bin/sh", "-c", probe], { env: { HOME: dataDir, PATH: process.env.PATH ?? "" } }).exitCode === 0;
       if (usable) {
         expect(browserArgs).not.toContain("--no-sandbox");
-        expect(seccomp.every((m) => m === "2")).toBe(true);
+        for (const pid of renderers) {
+          expect(netNs(pid)).not.toBe(netNs(browserProc!.pid));
+          expect(filters(pid)).toBeGreaterThan(filters(browserProc!.pid));
+        }
       } else {
         // The fallback: it runs, without the sandbox, and says so.
         expect(browserArgs).toContain("--no-sandbox");

@@ -310,6 +310,17 @@ describe("monitor email notifications", () => {
       // Stopped mid-round: what was sent is marked, the rest waits for the next start.
       expect(sent).toBe(relay.received.length);
       expect(sent).toBeLessThan(MAX_MAILS_PER_KEY_PER_HOUR + 1);
+      // A monitor deleted while a delivery round is under way: its messages not yet taken by the relay are not sent.
+      const box2 = new MailOutbox(db, { url: `smtp://127.0.0.1:${relay.port}`, from: "a@example.test" });
+      db.query("DELETE FROM mail_outbox").run();
+      for (let i = 0; i < 20; i++) box2.enqueue(`k-${i}`, ["c@example.test"], `m${i}`, "t", undefined, { monitorId: "m1", checkId: "c1" });
+      const before = relay.received.length;
+      // The monitor is deleted as the relay takes the round's first message.
+      const push = relay.received.push.bind(relay.received);
+      relay.received.push = (...mails) => (relay.received.length === before ? box2.cancelMonitor("m1") : undefined, push(...mails));
+      await box2.deliver();
+      expect(relay.received.length - before).toBe(1);
+      expect(box2.checkStatus("c1")).toMatchObject({ emails: 20, sent: 1, pending: 0, failed: 19, lastError: "cancelled: the monitor was deleted" });
     } finally {
       relay.stop();
       db.close();

@@ -107,7 +107,9 @@ export function wantsSandbox(mode: LaunchOptions["sandbox"], uid: number | undef
 
 /**
  * Launches one Chromium whose every request goes through `proxyUrl`, with its own sandbox as `options.sandbox`
- * says: `auto` tries it (not as root) and, when Chromium cannot start with it, starts it without, once told.
+ * says: `auto` tries it (not as root) and, when Chromium cannot start with it because of the sandbox (asked of
+ * Chromium itself: {@link sandboxFailure}), starts it without, once told; any other failure is the caller's error, and
+ * the next launch tries the sandbox again.
  */
 export async function launchChromium(options: LaunchOptions): Promise<Browser> {
   if (!options.proxyUrl) throw new TypeError("launchChromium: proxyUrl (the egress gate) is required");
@@ -116,9 +118,32 @@ export async function launchChromium(options: LaunchOptions): Promise<Browser> {
     return await launchOnce(options, sandboxed);
   } catch (err) {
     if (!sandboxed || options.sandbox === "on") throw err;
-    sandboxUnusable = (err as Error).message.split("\n").find((l) => /sandbox|namespace/i.test(l))?.trim().slice(0, 300) ?? (err as Error).message.split("\n")[0]!.slice(0, 300);
-    options.onNoSandbox?.(sandboxUnusable);
+    // Through the debugging pipe a failed start says only "Target closed": Chromium's own words are on its stderr.
+    const reason = await sandboxFailure(options.executablePath);
+    if (reason === undefined) throw err;
+    sandboxUnusable = reason;
+    options.onNoSandbox?.(reason);
     return launchOnce(options, false);
+  }
+}
+
+/** What Chromium says when its sandbox is the reason it cannot start (as root, without user namespaces, …). */
+const SANDBOX_FAILURE = /sandbox|namespace|setuid|Operation not permitted/i;
+
+/**
+ * Starts `executablePath` headless with its sandbox on a blank page, as a plain process whose stderr is read (10 s at
+ * most): the line saying why the sandbox cannot be had, or undefined when it started or failed for another reason.
+ */
+export async function sandboxFailure(executablePath: string): Promise<string | undefined> {
+  try {
+    const proc = Bun.spawn([executablePath, "--headless=new", "--disable-gpu", "--no-first-run", "--dump-dom", "about:blank"], { stdout: "ignore", stderr: "pipe", stdin: "ignore" });
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    clearTimeout(timer);
+    if (code === 0) return undefined;
+    return stderr.split("\n").find((l) => SANDBOX_FAILURE.test(l))?.replace(/^\[[^\]]*\]\s*/, "").trim().slice(0, 300);
+  } catch {
+    return undefined;
   }
 }
 
