@@ -13,6 +13,10 @@
 export const MAX_HIGHLIGHT_CHARS = 500;
 /** Blocks of a page looked at (a huge page's first ones). */
 const MAX_BLOCKS = 5_000;
+/** Characters of a page's markdown looked at (its first ones): with the bounds below, ~50 ms at most. */
+const MAX_PAGE_CHARS = 1_000_000;
+/** Words of a query matched (its first distinct ones). */
+const MAX_TERMS = 32;
 const K1 = 1.2;
 const B = 0.75;
 
@@ -28,7 +32,7 @@ function words(text: string): string[] {
 
 /** The query's words worth matching. */
 function queryTerms(query: string): string[] {
-  return [...new Set(words(query).filter((w) => w.length > 1 && !STOP.has(w)))];
+  return [...new Set(words(query.slice(0, 10_000)).filter((w) => w.length > 1 && !STOP.has(w)))].slice(0, MAX_TERMS);
 }
 
 /** The page's markdown cut into blocks: paragraphs and headings, and list items and table rows one by one. */
@@ -45,13 +49,25 @@ function blocks(markdown: string): string[] {
   return out.slice(0, MAX_BLOCKS);
 }
 
+/** Where the first of `terms` is in `text` (found in `text` itself, any case), or 0. */
+function firstMatch(text: string, terms: string[]): number {
+  let first = Infinity;
+  for (const t of terms) {
+    const i = text.search(new RegExp(t, "iu"));
+    if (i >= 0 && i < first) first = i;
+  }
+  return Number.isFinite(first) ? first : 0;
+}
+
+/** `i` moved back off the second half of a surrogate pair (a cut there would split a character). */
+const boundary = (text: string, i: number) => (i > 0 && i < text.length && /[\uDC00-\uDFFF]/.test(text[i]!) ? i - 1 : i);
+
 /** `text` cut to `max` characters around its first match of `terms` (with "…" where it was cut). */
 function around(text: string, terms: string[], max: number): string {
   if (text.length <= max) return text;
-  const lower = text.toLowerCase();
-  const first = Math.min(...terms.map((t) => lower.indexOf(t)).filter((i) => i >= 0));
-  const start = Number.isFinite(first) ? Math.max(0, Math.min(first - Math.floor(max / 4), text.length - max)) : 0;
-  return `${start > 0 ? "…" : ""}${text.slice(start, start + max - 2).trim()}${start + max - 2 < text.length ? "…" : ""}`;
+  const start = boundary(text, Math.max(0, Math.min(firstMatch(text, terms) - Math.floor(max / 4), text.length - max)));
+  const end = boundary(text, start + max - 2);
+  return `${start > 0 ? "…" : ""}${text.slice(start, end).trim()}${end < text.length ? "…" : ""}`;
 }
 
 /**
@@ -61,20 +77,28 @@ function around(text: string, terms: string[], max: number): string {
 export function highlight(markdown: string, query: string, maxChars = MAX_HIGHLIGHT_CHARS): string | undefined {
   const terms = queryTerms(query);
   if (terms.length === 0 || markdown.length === 0) return undefined;
-  const list = blocks(markdown);
-  const tokens = list.map(words);
-  const df = new Map(terms.map((t) => [t, tokens.filter((ws) => ws.includes(t)).length]));
-  const avg = tokens.reduce((n, ws) => n + ws.length, 0) / Math.max(1, tokens.length);
+  const list = blocks(markdown.slice(0, MAX_PAGE_CHARS));
+  const wanted = new Set(terms);
+  // One pass over each block's words: how often each query word is in it, and how long it is.
+  const counted = list.map((block) => {
+    const tf = new Map<string, number>();
+    let length = 0;
+    for (const w of words(block)) {
+      length++;
+      if (wanted.has(w)) tf.set(w, (tf.get(w) ?? 0) + 1);
+    }
+    return { tf, length };
+  });
+  const df = new Map(terms.map((t) => [t, counted.filter((c) => c.tf.has(t)).length]));
+  const avg = counted.reduce((n, c) => n + c.length, 0) / Math.max(1, counted.length);
   const n = list.length;
-  const scored = tokens.map((ws, i) => {
+  const scored = counted.map(({ tf: counts, length }, i) => {
     let score = 0;
     let matched = 0;
-    for (const t of terms) {
-      const tf = ws.reduce((c, w) => c + (w === t ? 1 : 0), 0);
-      if (tf === 0) continue;
+    for (const [t, tf] of counts) {
       matched++;
       const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
-      score += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * ws.length) / Math.max(1, avg)));
+      score += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / Math.max(1, avg)));
     }
     // A block that has more of the query's words beats one that repeats one of them.
     return { i, score: score * (1 + matched / terms.length), matched };

@@ -17,6 +17,16 @@ const PAGE = [
 ].join("\n\n");
 
 describe("search highlights", () => {
+  test("bounded work: a query's first 32 distinct words, a page's first 1,000,000 characters", () => {
+    const filler = Array.from({ length: 40 }, (_, i) => `filler${i}`).join(" ");
+    expect(highlight("one paragraph about rhubarb", `${filler} rhubarb`)).toBeUndefined();
+    expect(highlight("one paragraph about rhubarb", `rhubarb ${filler}`)).toBe("one paragraph about rhubarb");
+    const late = `${"words without the term ".repeat(50_000)}\n\nrhubarb at the end`;
+    expect(late.length).toBeGreaterThan(1_000_000);
+    expect(highlight(late, "rhubarb")).toBeUndefined();
+    expect(highlight(`rhubarb first\n\n${late}`, "rhubarb")).toBe("rhubarb first");
+  });
+
   test("the block with most of the query's rarer words comes first; others follow in page order while they fit", () => {
     const h = highlight(PAGE, "what potting soil for tomatoes")!;
     expect(h).toContain("Use a well-drained potting mix with compost");
@@ -47,6 +57,12 @@ describe("search highlights", () => {
     expect(highlight(PAGE, "quantum chromodynamics")).toBeUndefined();
     expect(highlight(PAGE, "the and of")).toBeUndefined();
     expect(highlight("", "tomatoes")).toBeUndefined();
+    // A cut never splits a character: no lone surrogate at either end.
+    const emoji = highlight(`${"😀".repeat(600)} tomato ${"😀".repeat(600)}`, "tomato")!;
+    expect(emoji).toContain("tomato");
+    expect(emoji.length).toBeLessThanOrEqual(MAX_HIGHLIGHT_CHARS);
+    expect(/^…?[\uDC00-\uDFFF]|[\uD800-\uDBFF]…?$/.test(emoji)).toBe(false);
+    expect(emoji.isWellFormed()).toBe(true);
     // Any script.
     expect(highlight("Über Tomaten\n\nTomaten brauchen Licht und Wärme.", "wärme", 40)).toBe("Tomaten brauchen Licht und Wärme.");
   });
