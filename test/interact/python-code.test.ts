@@ -104,6 +104,8 @@ print(shot.endswith(".png"))
       const r = await s.run(`
 await page.goto("${base}/form")
 print(await page.get_attribute("h1", "href") is None, await page.evaluate("() => null") is None, await page.evaluate("() => ({a: [1, null]})"))
+print(await page.evaluate("() => ({status: 'ok', count: 3})"), await page.evaluate("() => [{down: 1, up: 2}, {goto: 'x', nth: 0}]"))
+print(await page.get_by_placeholder("you@").count(), await page.get_by_placeholder("YOU@EXAMPLE.COM").count(), await page.get_by_placeholder("you@", exact=True).count(), await page.is_visible("#email", timeout=100))
 print(await page.evaluate("(o) => document.querySelectorAll(o.item_selector).length", {"item_selector": "li"}), await page.evaluate("(x) => x * 2", arg=21))
 await page.fill("#email", value="kw@example.com")
 print(await page.locator("li").nth(index=1).text_content(), await page.input_value("#email"))
@@ -122,9 +124,9 @@ import re, inspect
 `.replace("import re, inspect", "").replace("await page.goto", "import re, inspect\nawait page.goto"));
       expect(r).toMatchObject({ exitCode: 0, stderr: "" });
       expect(r.stdout).toBe(
-        "True True {'a': [1, None]}\n3 42\ntwo kw@example.com\nkw@example.com!\n" +
+        "True True {'a': [1, None]}\n{'status': 'ok', 'count': 3} [{'down': 1, 'up': 2}, {'goto': 'x', 'nth': 0}]\n1 1 0 True\n3 42\ntwo kw@example.com\nkw@example.com!\n" +
           "refused: locator: crawlbox does not take has_text (it takes selector)\n" +
-          "refused: screenshot: crawlbox does not take path (it takes full_page, timeout)\n" +
+          "refused: screenshot: crawlbox does not take path (it takes full_page)\n" +
           "refused: get_by_text: a regular expression is not taken here; give the text (it matches any case and part of the text unless exact=True)\n",
       );
       // Regular expressions where Playwright's URL waits take them, Python's named groups included; Playwright's names import.
@@ -165,6 +167,7 @@ except PlaywrightTimeout as e:
       expect(unknown.stderr).toContain("AttributeError: page.drag_and_drop is not in crawlbox's page API");
       // Ending the interpreter ends the code, at once: os._exit is an exit status, a crash an error.
       expect(await s.run("import os\nprint('a')\nos._exit(3)")).toMatchObject({ exitCode: 1, stdout: "a\n", stderr: "SystemExit: 3\n", killed: false });
+      expect(await s.run("import posix\nposix._exit(4)")).toMatchObject({ exitCode: 1, stderr: "SystemExit: 4\n", killed: false });
       // A recursion limit past what the stack holds is capped (the recursion is a RecursionError); an interpreter that
       // crashes all the same (the cap bypassed) ends the code at once, not at its time limit.
       const t0 = performance.now();

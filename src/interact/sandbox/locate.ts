@@ -14,7 +14,7 @@ import { inWorld, worldElement, type WorldElement } from "../isolated-world.ts";
 import { PageOpError, poll } from "../page-ops.ts";
 
 /** One step of a locator; `nth` keeps one of its matches before the next step looks inside (a pinned `nth()`). */
-export type Step = ({ css: string } | { xpath: string } | { text: string; exact?: boolean } | { role: string; name?: string; exact?: boolean } | { label: string; exact?: boolean }) & { nth?: number };
+export type Step = ({ css: string } | { xpath: string } | { text: string; exact?: boolean } | { role: string; name?: string; exact?: boolean } | { label: string; exact?: boolean } | { placeholder: string; exact?: boolean }) & { nth?: number };
 
 /** Characters of the values read from all of a locator's matches at once. */
 const MAX_LIST_CHARS = 1_000_000;
@@ -88,6 +88,7 @@ const FINDER = `(function (chain) {
     }
     if (s.role !== undefined) return inside(r).filter((e) => roleOf(e) === s.role && (s.name === undefined || has(nameOf(e), s.name, s.exact)) && shown(e));
     if (s.label !== undefined) return inside(r).filter((e) => (e.labels && Array.from(e.labels).some((l) => has(textOf(l), s.label, s.exact))) || (e.hasAttribute("aria-label") && has(e.getAttribute("aria-label"), s.label, s.exact)));
+    if (s.placeholder !== undefined) return inside(r).filter((e) => e.hasAttribute("placeholder") && has(e.getAttribute("placeholder"), s.placeholder, s.exact));
     return [];
   }
   let roots = [document];
@@ -125,7 +126,8 @@ function step(v: unknown): Step {
     if (o.text !== undefined) return { text: s(o.text, "the text"), ...exact };
     if (o.role !== undefined) return { role: s(o.role, "the role").toLowerCase(), ...(o.name !== undefined ? { name: s(o.name, "the name") } : {}), ...exact };
     if (o.label !== undefined) return { label: s(o.label, "the label"), ...exact };
-    throw new PageOpError("a locator step must be css, xpath, text, role or label");
+    if (o.placeholder !== undefined) return { placeholder: s(o.placeholder, "the placeholder"), ...exact };
+    throw new PageOpError("a locator step must be css, xpath, text, role, label or placeholder");
   };
   return { ...kind(), ...pin };
 }
@@ -139,7 +141,7 @@ export function target(v: unknown): Target {
 
 /** A readable form of a locator, for messages. */
 export function describe(t: Target): string {
-  return t.chain.map((s) => ("css" in s ? s.css : "xpath" in s ? `xpath=${s.xpath}` : "text" in s ? `text=${s.text}` : "role" in s ? `role=${s.role}${s.name ? `[name=${s.name}]` : ""}` : `label=${s.label}`)).join(" >> ");
+  return t.chain.map((s) => ("css" in s ? s.css : "xpath" in s ? `xpath=${s.xpath}` : "text" in s ? `text=${s.text}` : "role" in s ? `role=${s.role}${s.name ? `[name=${s.name}]` : ""}` : "label" in s ? `label=${s.label}` : `placeholder=${s.placeholder}`)).join(" >> ");
 }
 
 /** Finds `t`'s matches and keeps them in the world; how many there are. */

@@ -41,12 +41,17 @@ export const PAGE_SETUP = `
   // Python's only way to give one); any other string is an expression.
   const functionLike = (s) => /^\\s*(async\\s+)?(function\\b|\\([^()]*\\)\\s*=>|[A-Za-z_$][\\w$]*\\s*=>)/.test(s);
   const fnSource = (f) => ({ fn: typeof f === "function" || functionLike(String(f)), src: typeof f === "function" ? f.toString() : String(f) });
-  function response(r) { return r ? { status: () => r.status, ok: () => r.status >= 200 && r.status < 300, url: () => r.url } : null; }
+  // What each object this prelude makes is (page, locator, response, keyboard, mouse), for the Python wrapper: a
+  // value read from the page is data, whatever its keys.
+  const kinds = new WeakMap();
+  const tag = (o, kind) => { kinds.set(o, kind); return o; };
+  const kindOf = (o) => (o !== null && typeof o === "object" && kinds.get(o)) || null;
+  function response(r) { return r ? tag({ status: () => r.status, ok: () => r.status >= 200 && r.status < 300, url: () => r.url }, "response") : null; }
   const by = {
     text: (text, o) => ({ text: String(text), exact: !!(o && o.exact) }),
     role: (role, o) => Object.assign({ role: String(role), exact: !!(o && o.exact) }, o && o.name !== undefined ? { name: String(o.name) } : {}),
     label: (text, o) => ({ label: String(text), exact: !!(o && o.exact) }),
-    placeholder: (text) => ({ css: "[placeholder=" + JSON.stringify(String(text)) + "]" }),
+    placeholder: (text, o) => ({ placeholder: String(text), exact: !!(o && o.exact) }),
     testId: (id) => ({ css: "[data-testid=" + JSON.stringify(String(id)) + "]" }),
   };
   // A locator: its chain of steps, and which of its matches (first unless pinned by first/last/nth, which a chained
@@ -57,7 +62,7 @@ export const PAGE_SETUP = `
     const all = (m) => () => rpc(m, { chain: chain, nth: null });
     const last = chain[chain.length - 1];
     const sub = (s) => locator(chain.slice(0, -1).concat([pinned ? Object.assign({}, last, { nth: t.nth }) : last, s]), 0);
-    return {
+    return tag({
       click: on("click"), dblclick: on("dblclick"), hover: on("hover"), focus: on("focus"), fill: on("fill"), clear: on("clear"),
       type: on("type"), pressSequentially: on("type"), press: on("press"), check: on("check"), uncheck: on("uncheck"),
       selectOption: on("selectOption"), textContent: on("textContent"), innerText: on("innerText"), innerHTML: on("innerHTML"),
@@ -69,9 +74,9 @@ export const PAGE_SETUP = `
       first: () => locator(chain, 0, true), last: () => locator(chain, -1, true), nth: (i) => locator(chain, i, true),
       locator: (sel) => sub({ css: String(sel) }),
       getByText: (x, o) => sub(by.text(x, o)), getByRole: (x, o) => sub(by.role(x, o)), getByLabel: (x, o) => sub(by.label(x, o)),
-      getByPlaceholder: (x) => sub(by.placeholder(x)), getByTestId: (x) => sub(by.testId(x)),
+      getByPlaceholder: (x, o) => sub(by.placeholder(x, o)), getByTestId: (x) => sub(by.testId(x)),
       evaluate: (f, arg) => rpc("evaluateOn", t, fnSource(f), arg === undefined ? null : arg),
-    };
+    }, "locator");
   }
   const page = {
     goto: async (url, o) => response(await rpc("goto", String(url), o || {})),
@@ -102,13 +107,16 @@ export const PAGE_SETUP = `
     setViewportSize: (size) => rpc("setViewportSize", size),
     locator: (sel) => locator([{ css: String(sel) }]),
     getByText: (x, o) => locator([by.text(x, o)]), getByRole: (x, o) => locator([by.role(x, o)]), getByLabel: (x, o) => locator([by.label(x, o)]),
-    getByPlaceholder: (x) => locator([by.placeholder(x)]), getByTestId: (x) => locator([by.testId(x)]),
+    getByPlaceholder: (x, o) => locator([by.placeholder(x, o)]), getByTestId: (x) => locator([by.testId(x)]),
     keyboard: { press: (k) => rpc("keyPress", k), type: (s) => rpc("keyType", s), down: (k) => rpc("keyDown", k), up: (k) => rpc("keyUp", k) },
     mouse: { click: (x, y) => rpc("mouseClick", x, y), wheel: (dx, dy) => rpc("mouseWheel", dx, dy) },
   };
   for (const m of ["click", "dblclick", "hover", "focus", "fill", "type", "press", "check", "uncheck", "selectOption", "textContent", "innerText", "innerHTML", "getAttribute", "inputValue", "isVisible", "isHidden", "isChecked", "isEnabled"]) {
     page[m] = (sel, ...a) => locator([{ css: String(sel) }])[m](...a);
   }
+  tag(page, "page");
+  tag(page.keyboard, "keyboard");
+  tag(page.mouse, "mouse");
 `;
 
 /**

@@ -43,7 +43,7 @@ export const PYTHON_WRAPPER = `async function (code, startUrl, lock, prelude, fr
     py.setStdout({ batched: (s) => channel.note({ m: "log", a: ["out", cut(s)] }) });
     py.setStderr({ batched: (s) => channel.note({ m: "log", a: ["err", cut(s)] }) });
     py.runPython(prelude);
-    const failed = await py.globals.get("_cb_main")(code, page);
+    const failed = await py.globals.get("_cb_main")(code, page, kindOf);
     if (failed) root.setAttribute("data-cb-error", String(failed).replace(/\\n$/, ""));
     else root.setAttribute("data-cb-result", "");
   } catch (e) {

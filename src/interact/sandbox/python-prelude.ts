@@ -58,7 +58,7 @@ _LOCATOR = {
     "fill": (("value",), _T), "type": (("text",), _T), "press_sequentially": (("text",), _T), "press": (("key",), _T),
     "check": ((), _T), "uncheck": ((), _T), "select_option": (("value",), _T),
     "text_content": ((), _T), "inner_text": ((), _T), "inner_html": ((), _T), "get_attribute": (("name",), _T),
-    "input_value": ((), _T), "is_visible": ((), _T), "is_hidden": ((), _T), "is_checked": ((), _T), "is_enabled": ((), _T),
+    "input_value": ((), _T), "is_visible": ((), ()), "is_hidden": ((), ()), "is_checked": ((), _T), "is_enabled": ((), _T),
     "scroll_into_view_if_needed": ((), _T), "bounding_box": ((), _T), "wait_for": ((), ("state", "timeout")),
     "count": ((), ()), "all_text_contents": ((), ()), "all_inner_texts": ((), ()), "all": ((), ()),
     "nth": (("index",), ()), "evaluate": (("expression", "arg"), ()),
@@ -67,11 +67,12 @@ _PAGE = {
     **_FIND,
     "goto": (("url",), _NAV), "go_back": ((), _NAV), "go_forward": ((), _NAV), "reload": ((), _NAV),
     "title": ((), ()), "content": ((), ()), "evaluate": (("expression", "arg"), ()),
-    "wait_for_timeout": (("timeout",), ()), "wait_for_load_state": (("state",), _T), "wait_for_url": (("url",), _NAV),
-    "wait_for_selector": (("selector",), ("state", "timeout")), "screenshot": ((), ("full_page", "timeout")),
+    "wait_for_timeout": (("timeout",), ()), "wait_for_load_state": (("state",), _T), "wait_for_url": (("url",), _T),
+    "wait_for_selector": (("selector",), ("state", "timeout")), "screenshot": ((), ("full_page",)),
     "set_viewport_size": (("viewport_size",), ()),
     "click": (("selector",), ("click_count", "force", "timeout")),
-    **{m: (("selector",), _T) for m in ("dblclick", "hover", "focus", "check", "uncheck", "text_content", "inner_text", "inner_html", "input_value", "is_visible", "is_hidden", "is_checked", "is_enabled")},
+    **{m: (("selector",), _T) for m in ("dblclick", "hover", "focus", "check", "uncheck", "text_content", "inner_text", "inner_html", "input_value", "is_checked", "is_enabled")},
+    "is_visible": (("selector",), ()), "is_hidden": (("selector",), ()),
     "fill": (("selector", "value"), _T), "type": (("selector", "text"), _T), "press": (("selector", "key"), _T),
     "select_option": (("selector", "value"), _T), "get_attribute": (("selector", "name"), _T),
 }
@@ -82,8 +83,10 @@ _KINDS = {
     "mouse": ({"click": (("x", "y"), ()), "wheel": (("delta_x", "delta_y"), ())}, {}),
     "response": ({}, {"status": "call", "ok": "call", "url": "call"}),
 }
-# Options Playwright takes that change nothing here (crawlbox types at once, and never waits after an action).
+# Options Playwright takes that change nothing here (crawlbox types at once, and never waits after an action), and
+# the timeout that Playwright's is_visible and is_hidden ignore too.
 _HARMLESS = frozenset(("delay", "no_wait_after", "strict"))
+_IGNORED = {"is_visible": ("timeout",), "is_hidden": ("timeout",)}
 # Names whose JavaScript spelling keeps an acronym whole.
 _SPELLED = {"wait_for_url": "waitForURL", "inner_html": "innerHTML"}
 
@@ -124,19 +127,9 @@ def _to_js(v):
     return v
 
 
-def _kind_of(v):
-    has = lambda name: js.Reflect.has(v, name)
-    if has("goto"):
-        return "page"
-    if has("nth"):
-        return "locator"
-    if has("wheel"):
-        return "mouse"
-    if has("down") and has("up"):
-        return "keyboard"
-    if has("status"):
-        return "response"
-    return None
+# Which of the prelude's objects a JavaScript value is (page, locator, …), or None for data: set by _cb_main to the
+# page's own record of what it made, so that data read from the page is a dict whatever its keys.
+_kind_of = lambda v: None
 
 
 def _py(v):
@@ -190,7 +183,7 @@ class _Api:
                 values.append(kwargs.pop(p) if p in kwargs else None)
             while values and values[-1] is None and len(values) > len(args):
                 values.pop()
-            given = {k: v for k, v in kwargs.items() if k not in _HARMLESS}
+            given = {k: v for k, v in kwargs.items() if k not in _HARMLESS and k not in _IGNORED.get(name, ())}
             refused = [k for k in given if k not in options]
             if refused:
                 accepted = ", ".join(params + options) or "no arguments"
@@ -221,8 +214,10 @@ def _exit(code=0):
 
 
 # Ending the interpreter itself would leave the page without an outcome: these end the code instead.
-os._exit = _exit
-os.abort = lambda: _exit(134)
+import posix
+
+os._exit = posix._exit = _exit
+os.abort = posix.abort = lambda: _exit(134)
 
 # Deeper recursion than this overflows the WebAssembly stack and crashes the interpreter (10,000 does; 4,000 runs):
 # a higher limit asked for is this one, so deep recursion is Python's RecursionError.
@@ -260,7 +255,9 @@ def _flush():
             pass
 
 
-async def _cb_main(code, page):
+async def _cb_main(code, page, kind_of):
+    global _kind_of
+    _kind_of = kind_of
     linecache.cache["<code>"] = (len(code), None, code.splitlines(True), "<code>")
     scope = {"__name__": "__main__", "__builtins__": __builtins__, "page": _Api(page, "page"), "Error": Error}
     try:

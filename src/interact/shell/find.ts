@@ -52,7 +52,7 @@ export async function find(ctx: ShellContext, args: string[]): Promise<{ text?: 
     case "role": step = { role: what.toLowerCase(), ...(name !== undefined ? { name } : {}), ...ex }; break;
     case "text": step = { text: what, ...ex }; break;
     case "label": step = { label: what, ...ex }; break;
-    case "placeholder": step = { css: `[placeholder=${JSON.stringify(what)}]` }; break;
+    case "placeholder": step = { placeholder: what, ...ex }; break;
     case "testid": step = { css: `[data-testid=${JSON.stringify(what)}]` }; break;
     case "first": step = { css: what }; break;
     case "last": step = { css: what }; nth = -1; break;
