@@ -10,6 +10,7 @@
  */
 import { existsSync } from "node:fs";
 import puppeteer, { type Browser } from "puppeteer-core";
+import "./cdp-guard.ts";
 import { rememberSingletonDir, removeSingletonDir, singletonDirOf } from "./singleton-dir.ts";
 
 /** Where Debian and derivatives install Chromium (the wrapper script first, then the real binary). */

@@ -14,7 +14,8 @@
  *
  * Limits of the design: a page that rewrites its own document (`document.open()`) or navigates takes the channel
  * with it, so calls made after go unanswered until the run's time ends; and, as for any page the browser driver
- * holds, the page's console messages and uncaught errors reach the driver whole.
+ * holds, the page's console messages and uncaught errors reach the driver as events (engines/browser/cdp-guard.ts
+ * drops those over 1,000,000 characters unread).
  */
 import type { CDPSession } from "puppeteer-core";
 import { inWorld, worldContextId } from "../isolated-world.ts";
