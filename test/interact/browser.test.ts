@@ -106,6 +106,21 @@ describe("browser sessions", () => {
     expect((await h.request(`/v2/browser/${created.id}`, { method: "DELETE" })).status).toBe(404);
   }, 60_000);
 
+  test("/v2/interact is the same routes as /v2/browser (upstream's documented name): open, list, execute, close", async () => {
+    const opened = await h.request("/v2/interact", { method: "POST", json: {} });
+    expect(opened.status).toBe(200);
+    const { id } = (await opened.json()) as any;
+    const listed = (await (await h.request("/v2/interact")).json()) as any;
+    expect(listed.sessions.map((x: any) => x.id)).toContain(id);
+    const ran = (await (await h.request(`/v2/interact/${id}/execute`, { method: "POST", json: { code: `agent-browser open ${base}/form && agent-browser get title` } })).json()) as any;
+    expect(ran).toMatchObject({ success: true, exitCode: 0 });
+    // One session, whichever name it is reached by.
+    expect(((await (await h.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "agent-browser get url" } })).json()) as any).stdout).toBe(`${base}/form\n`);
+    const closed = (await (await h.request(`/v2/interact/${id}`, { method: "DELETE" })).json()) as any;
+    expect(closed).toMatchObject({ success: true, status: "destroyed", creditsBilled: 2 });
+    expect((await h.request(`/v2/browser/${id}`, { method: "DELETE" })).status).toBe(404);
+  }, 60_000);
+
   test("find (semantic locators), set viewport and cookies", async () => {
     const { id } = (await app.browser()) as any;
     try {
