@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
-import { closeAndAssertNoChromium } from "../browser/helpers.ts";
-import { startCountingServer, type FixtureServer } from "../fixtures/servers.ts";
+import type { FixtureServer } from "../fixtures/servers.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
+import { startCodeTestbed, type CodeTestbed } from "./code-testbed.ts";
 
 const FORM = `<!doctype html><html><head><title>Form</title></head><body><h1>Sign up</h1>
 <label for="email">Email</label><input id="email" type="email" placeholder="you@example.com">
@@ -46,41 +46,21 @@ const TRICKY = `<!doctype html><html><head><title>Tricky</title><script>var labe
   d.style.cssText = "position:absolute;left:0;top:390px;width:200px;height:60px;z-index:9"; document.body.append(d); }, { once: true });</script>
 </body></html>`;
 
-let site: ReturnType<typeof Bun.serve>;
-let secret: FixtureServer;
+let tb: CodeTestbed;
 let h: Harness;
 let app: Firecrawl;
 let base: string;
-
-const html = (body: string) => new Response(body, { headers: { "content-type": "text/html" } });
+let secret: FixtureServer;
 
 beforeAll(async () => {
-  secret = startCountingServer(() => new Response("SECRET-DATA", { headers: { "access-control-allow-origin": "*" } }));
-  site = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(req) {
-      const p = new URL(req.url).pathname;
-      if (p === "/form") return html(FORM);
-      if (p === "/hostile") return html(HOSTILE);
-      if (p === "/tricky") return html(TRICKY);
-      return html("<html><head><title>Other</title></head><body><p>Other page</p></body></html>");
-    },
-  });
-  base = `http://127.0.0.1:${site.port}`;
-  h = await createHarness({ browserConcurrency: 4 });
-  app = new Firecrawl({ apiKey: h.key, apiUrl: h.listen() });
+  tb = await startCodeTestbed({ "/form": FORM, "/hostile": HOSTILE, "/tricky": TRICKY });
+  ({ h, app, base, secret } = tb);
 });
-afterAll(async () => {
-  await closeAndAssertNoChromium(h);
-  site.stop(true);
-  await secret.stop();
-});
+afterAll(() => tb.close());
 
 async function session() {
-  const { id } = (await app.browser()) as any;
-  const run = async (code: string, language: "node" | "bash" = "node", timeout?: number) => (await app.browserExecute(id, { code, language, ...(timeout ? { timeout } : {}) })) as any;
-  return { id, run, end: () => app.deleteBrowser(id) };
+  const s = await tb.session();
+  return { ...s, run: (code: string, language: "node" | "bash" = "node", timeout?: number) => s.run(code, language, timeout) };
 }
 
 describe("JavaScript code", () => {

@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
-import { closeAndAssertNoChromium } from "../browser/helpers.ts";
-import { startCountingServer, type FixtureServer } from "../fixtures/servers.ts";
-import { createHarness, type Harness } from "../helpers/harness.ts";
+import type { FixtureServer } from "../fixtures/servers.ts";
+import type { Harness } from "../helpers/harness.ts";
+import { startCodeTestbed, type CodeTestbed } from "./code-testbed.ts";
 import { pythonSnapshot } from "../../src/interact/sandbox/python-snapshot.ts";
 import { PYTHON_FILES_ORIGIN, pythonFiles } from "../../src/interact/sandbox/python-assets.ts";
 
@@ -20,39 +20,21 @@ const FORM = `<!doctype html><html><head><title>Form</title></head><body><h1>Sig
 <button onclick="document.getElementById('out').textContent = 'Hello ' + document.getElementById('email').value + ' (' + document.getElementById('plan').value + ')'">Send</button>
 <p id="out"></p><ul><li>one</li><li>two</li><li>three</li></ul><nav><a href="/other">Other page</a></nav></body></html>`;
 
-let site: ReturnType<typeof Bun.serve>;
-let secret: FixtureServer;
+let tb: CodeTestbed;
 let h: Harness;
 let app: Firecrawl;
 let base: string;
-
-const html = (body: string) => new Response(body, { headers: { "content-type": "text/html" } });
+let secret: FixtureServer;
 
 beforeAll(async () => {
-  secret = startCountingServer(() => new Response("SECRET-DATA", { headers: { "access-control-allow-origin": "*" } }));
-  site = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(req) {
-      const p = new URL(req.url).pathname;
-      if (p === "/form") return html(FORM);
-      return html("<html><head><title>Other</title></head><body><p>Other page</p></body></html>");
-    },
-  });
-  base = `http://127.0.0.1:${site.port}`;
-  h = await createHarness({ browserConcurrency: 4 });
-  app = new Firecrawl({ apiKey: h.key, apiUrl: h.listen() });
+  tb = await startCodeTestbed({ "/form": FORM });
+  ({ h, app, base, secret } = tb);
 });
-afterAll(async () => {
-  await closeAndAssertNoChromium(h);
-  site.stop(true);
-  await secret.stop();
-});
+afterAll(() => tb.close());
 
 async function session() {
-  const { id } = (await app.browser()) as any;
-  const run = async (code: string, timeout?: number) => (await app.browserExecute(id, { code, language: "python", ...(timeout ? { timeout } : {}) })) as any;
-  return { id, run, end: () => app.deleteBrowser(id) };
+  const s = await tb.session();
+  return { ...s, run: (code: string, timeout?: number) => s.run(code, "python", timeout) };
 }
 
 describe("Python code", () => {
