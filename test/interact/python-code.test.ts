@@ -205,13 +205,23 @@ except ImportError:
     // The snapshot was made once and is served by the file proxy: later scripts start from it. The proxy answers
     // its few files and nothing else: it forwards nothing.
     expect(await pythonSnapshot(h.services.engines.pool!)).toBe(true);
-    const { proxyUrl } = pythonFiles();
-    const viaProxy = (url: string, init: RequestInit = {}) => fetch(url, { ...init, proxy: proxyUrl } as RequestInit);
-    const snapshot = await viaProxy(`${PYTHON_FILES_ORIGIN}/snapshot.bin`);
+    // Each file at most twice per page's grant, and only while it lasts: a page cannot keep the server busy with it.
+    const files = pythonFiles();
+    const viaProxy = (url: string, init: RequestInit = {}) => fetch(url, { ...init, proxy: files.proxyUrl } as RequestInit);
+    const grant = files.grant();
+    const snapshot = await viaProxy(`${grant.base}snapshot.bin`);
     expect([snapshot.status, (await snapshot.arrayBuffer()).byteLength > 10_000_000]).toEqual([200, true]);
-    expect((await viaProxy(`${PYTHON_FILES_ORIGIN}/../../etc/passwd`)).status).toBe(404);
+    expect((await viaProxy(`${grant.base}snapshot.bin`)).status).toBe(200);
+    expect((await viaProxy(`${grant.base}snapshot.bin`)).status).toBe(404);
+    expect((await viaProxy(`${grant.base}pyodide.mjs`)).status).toBe(200);
+    grant.revoke();
+    expect((await viaProxy(`${grant.base}pyodide.mjs`)).status).toBe(404);
+    const second = files.grant();
+    expect((await viaProxy(`${PYTHON_FILES_ORIGIN}/pyodide.mjs`)).status).toBe(404);
+    expect((await viaProxy(`${second.base}../../etc/passwd`)).status).toBe(404);
     expect((await viaProxy(`${base}/form`)).status).toBe(404);
-    expect((await viaProxy(`${PYTHON_FILES_ORIGIN}/pyodide.mjs`, { method: "POST", body: "x" })).status).toBe(404);
+    expect((await viaProxy(`${second.base}pyodide.mjs`, { method: "POST", body: "x" })).status).toBe(404);
+    second.revoke();
     const tamper = (await app.interact(scrapeId, { code: "import builtins, json, sys, js\nbuiltins.leak = 'A'\njson.dumps = None\nsys.modules['re'] = None\njs.globalThis.leak = 'B'\nprint('done')", language: "python" })) as any;
     expect(tamper.stdout).toBe("done\n");
     await app.stopInteraction(scrapeId);

@@ -49,6 +49,10 @@ export const CHROMIUM_ARGS = [
   // address past the egress gate: only proxied traffic is allowed, i.e. no UDP at all (reliability.md B1).
   "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
   "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+  // Chromium resolves nothing itself: every request goes to the gate by name, and the names it would still look up
+  // with the host's resolver (a WebRTC TURN server's, from any page's script) would reach the network past the gate
+  // (a page could send data out in DNS names). Only the gate's loopback address is left to it.
+  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
   // The stealth measures of `proxy: "enhanced"` start here: no automation infobar or blink flag.
   "--disable-blink-features=AutomationControlled",
 ] as const;

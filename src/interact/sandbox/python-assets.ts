@@ -6,8 +6,8 @@
  *
  * A Python sandbox page gets them from {@link pythonFiles}: a local HTTP proxy given to that page's browser context
  * (instead of the proxy that closes every connection, engines/browser/offline-sandbox.ts) which answers only `GET`s of
- * these files at `http://python.crawlbox.invalid/` and nothing else: it forwards nothing, so the page is as cut off as
- * before, but for public static files. Handing the same ~17 MB through the browser's debugging channel took ~0.6 s
+ * these files at `http://python.crawlbox.invalid/<grant>/` and nothing else: it forwards nothing, so the page is as
+ * cut off as before, but for public static files, each served at most twice per grant, one grant per page and run. Handing the same ~17 MB through the browser's debugging channel took ~0.6 s
  * (CDP carries ~30 MB/s) and ~0.2 s more to unpack in the page; from the proxy the browser takes them in tens of
  * milliseconds, unpacking the gzipped ones itself (`Content-Encoding`) and compiling the WebAssembly as it arrives.
  * Only the standard library comes with it: packages (numpy, …) would need the internet, which crawlbox never needs.
@@ -43,7 +43,16 @@ export interface PythonFiles {
   proxyUrl: string;
   /** Serves `gzipped` (a gzipped snapshot) as {@link SNAPSHOT_FILE} from now on. */
   setSnapshot(gzipped: Uint8Array<ArrayBuffer>): void;
+  /**
+   * A one-time grant for one sandbox page: the base URL (ending in `/`) under which each file is served at most
+   * {@link FETCHES_PER_FILE} times, until `revoke()`. Without a grant nothing is served, so a page cannot keep the
+   * server busy fetching the files over and over.
+   */
+  grant(): { base: string; revoke(): void };
 }
+
+/** Times one grant may fetch each file (Pyodide fetches each once; a second try is its own fallback). */
+export const FETCHES_PER_FILE = 2;
 
 let served: PythonFiles | undefined;
 
@@ -62,6 +71,8 @@ export function pythonFiles(): PythonFiles {
     ["python_stdlib.zip", { body: new Blob([readFileSync(stdlibPath)]), type: "application/zip", gzipped: false }],
   ]);
   const origin = new URL(PYTHON_FILES_ORIGIN);
+  /** Live grants: token → fetches so far per file. */
+  const grants = new Map<string, Map<string, number>>();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -73,8 +84,11 @@ export function pythonFiles(): PythonFiles {
       } catch {
         return new Response(null, { status: 400 });
       }
-      const file = req.method === "GET" && url.host === origin.host ? files.get(url.pathname.slice(1)) : undefined;
-      if (!file) return new Response(null, { status: 404 });
+      const [token, name, ...more] = url.pathname.slice(1).split("/");
+      const fetched = grants.get(token ?? "");
+      const file = req.method === "GET" && url.host === origin.host && fetched && name && more.length === 0 ? files.get(name) : undefined;
+      if (!file || (fetched!.get(name!) ?? 0) >= FETCHES_PER_FILE) return new Response(null, { status: 404 });
+      fetched!.set(name!, (fetched!.get(name!) ?? 0) + 1);
       return new Response(file.body, {
         headers: {
           "content-type": file.type,
@@ -90,6 +104,11 @@ export function pythonFiles(): PythonFiles {
   served = {
     proxyUrl: `http://127.0.0.1:${server.port}`,
     setSnapshot: (gzipped) => void files.set(SNAPSHOT_FILE, { body: new Blob([gzipped]), type: "application/octet-stream", gzipped: true }),
+    grant: () => {
+      const token = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+      grants.set(token, new Map());
+      return { base: `${PYTHON_FILES_ORIGIN}/${token}/`, revoke: () => void grants.delete(token) };
+    },
   };
   return served;
 }

@@ -10,12 +10,11 @@
  * binary's minifier can change them.
  */
 import { PAGE_SETUP } from "./prelude.ts";
-import { PYTHON_FILES_ORIGIN, SNAPSHOT_FILE } from "./python-assets.ts";
+import { SNAPSHOT_FILE } from "./python-assets.ts";
 
-/** Statements defining `startPython(lock, options)`: Pyodide started from the file proxy, with `options` added. */
+/** Statements defining `startPython(base, lock, options)`: Pyodide started from the file proxy's grant `base`. */
 const BOOT = `
-  const startPython = async (lock, options) => {
-    const base = "${PYTHON_FILES_ORIGIN}/";
+  const startPython = async (base, lock, options) => {
     const loader = await import(base + "pyodide.mjs");
     const asm = await import(base + "pyodide.asm.mjs");
     return loader.loadPyodide(Object.assign({ indexURL: base, createPyodideModule: asm.default, lockFileContents: lock, fullStdLib: false, stdin: () => null, convertNullToNone: true }, options));
@@ -23,14 +22,15 @@ const BOOT = `
 `;
 
 /**
- * Run in the sandbox page (channel.ts `startInPage`) with the caller's `code`, the session page's URL, Pyodide's
- * lock, the Python prelude (python-prelude.ts) and whether the snapshot is served. It leaves an empty
+ * Run in the sandbox page (channel.ts `startInPage`) with the caller's `code`, the session page's URL, the file
+ * proxy's grant for this page (its base URL), Pyodide's lock, the Python prelude (python-prelude.ts) and whether the
+ * snapshot is served. It leaves an empty
  * `data-cb-result` when the code ended well (its stdout is the result), or the traceback in `data-cb-error`.
  */
-export const PYTHON_WRAPPER = `async function (code, startUrl, lock, prelude, fromSnapshot) {${PAGE_SETUP}${BOOT}
+export const PYTHON_WRAPPER = `async function (code, startUrl, base, lock, prelude, fromSnapshot) {${PAGE_SETUP}${BOOT}
   try {
-    const snapshot = fromSnapshot ? fetch("${PYTHON_FILES_ORIGIN}/${SNAPSHOT_FILE}").then((r) => { if (!r.ok) throw new Error("no snapshot: " + r.status); return r.arrayBuffer(); }) : undefined;
-    const py = await startPython(lock, snapshot ? { _loadSnapshot: snapshot } : {});
+    const snapshot = fromSnapshot ? fetch(base + "${SNAPSHOT_FILE}").then((r) => { if (!r.ok) throw new Error("no snapshot: " + r.status); return r.arrayBuffer(); }) : undefined;
+    const py = await startPython(base, lock, snapshot ? { _loadSnapshot: snapshot } : {});
     // An interpreter that crashed (os._exit is turned into SystemExit, but deep recursion can still overflow the
     // WebAssembly stack) never answers: Pyodide's cry on the console ends the code at once instead.
     const logError = console.error;
@@ -52,12 +52,13 @@ export const PYTHON_WRAPPER = `async function (code, startUrl, lock, prelude, fr
 }`;
 
 /**
- * Run in a fresh Python sandbox page (awaited, its value returned) with Pyodide's lock: starts Python for a snapshot
+ * Run in a fresh Python sandbox page (awaited, its value returned) with a grant's base URL and Pyodide's lock: starts
+ * Python for a snapshot
  * and answers the snapshot of its memory, gzipped and base64-encoded (~8 MB). An interpreter started to be
  * snapshotted cannot run code that uses the page (Pyodide's rule), so this one runs nothing.
  */
-export const SNAPSHOT_MAKER = `async function (lock) {${BOOT}
-  const py = await startPython(lock, { _makeSnapshot: true });
+export const SNAPSHOT_MAKER = `async function (base, lock) {${BOOT}
+  const py = await startPython(base, lock, { _makeSnapshot: true });
   const raw = py.makeMemorySnapshot();
   return new Uint8Array(await new Response(new Blob([raw]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer()).toBase64();
 }`;

@@ -41,6 +41,7 @@ async function make(pool: BrowserPool): Promise<void> {
   const signal = AbortSignal.timeout(MAKE_MS);
   const files = pythonFiles();
   const lease = await acquireOfflineSandbox(pool, performance.now() + MAKE_MS, signal, files);
+  const grant = files.grant();
   let made = false;
   try {
     const { session } = lease;
@@ -49,7 +50,7 @@ async function make(pool: BrowserPool): Promise<void> {
       session.send("Runtime.callFunctionOn", {
         functionDeclaration: SNAPSHOT_MAKER,
         objectId: result.objectId!,
-        arguments: [{ value: PYTHON_LOCK }],
+        arguments: [{ value: grant.base }, { value: PYTHON_LOCK }],
         awaitPromise: true,
         returnByValue: true,
         silent: true,
@@ -62,6 +63,7 @@ async function make(pool: BrowserPool): Promise<void> {
     files.setSnapshot(Uint8Array.fromBase64(snapshot));
     made = true;
   } finally {
+    grant.revoke();
     lease.release({ suspect: !made });
   }
 }

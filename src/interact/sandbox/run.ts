@@ -80,6 +80,8 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
   let sandbox: Lease;
   let channel: Channel | undefined;
   let fromSnapshot = false;
+  /** The file proxy's grant of a Python run's page, revoked when the run ends. */
+  let grant: { revoke(): void } | undefined;
   try {
     // Python starts from a snapshot made once, in a page of its own, before this script's page is taken; its page
     // may fetch the interpreter's files from crawlbox's file proxy (and nothing else).
@@ -132,7 +134,7 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
     );
     const start =
       language === "python"
-        ? startInPage(sandbox.session, PYTHON_WRAPPER, [code, ctx.page.url(), PYTHON_LOCK, PYTHON_PRELUDE, fromSnapshot])
+        ? startInPage(sandbox.session, PYTHON_WRAPPER, [code, ctx.page.url(), (grant = pythonFiles().grant()).base, PYTHON_LOCK, PYTHON_PRELUDE, fromSnapshot])
         : startInPage(sandbox.session, SANDBOX_WRAPPER, [code, ctx.page.url()]);
     await raceAbort(start, until);
     const outcome = await waitOutcome(sandbox.session, MAX_VALUE_CHARS, until);
@@ -155,6 +157,7 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
     err.line(`The sandbox failed: ${String((e as Error).message ?? e).split("\n")[0]!.slice(0, 300)}`);
     return done(1, { stuck: inPage > 0 });
   } finally {
+    grant?.revoke();
     ended.abort();
     channel?.close();
     // A sandbox stopped mid-run may still be spinning: the pool closes it and checks the browser.
