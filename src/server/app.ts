@@ -32,6 +32,7 @@ import { browserRoutes } from "./routes/browser.ts";
 import { feedbackRoutes } from "./routes/feedback.ts";
 import { interactRoutes } from "./routes/interact.ts";
 import type { Services } from "./services.ts";
+import { activityHook } from "./activity-hook.ts";
 
 /** Builds the HTTP application over `services`. */
 export function createApp(services: Services) {
@@ -54,6 +55,7 @@ export function createApp(services: Services) {
       // Upstream's 401 body is exactly {success:false, error:"Unauthorized"}; keep the code for our clients too.
       return e.toBody();
     })
+    .use(activityHook(services.activity))
     .use(docsPlugin(services.version))
     .use(healthRoutes(services))
     .use(accountRoutes(services))

@@ -11,6 +11,7 @@ import { ChangeHistory } from "../change-tracking/history.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { CrawlPromptService } from "../llm/crawl-prompt.ts";
 import { createLlmClient } from "../llm/registry.ts";
+import { ActivityLog } from "../auth/activity.ts";
 import { CreditLedger } from "../auth/credits.ts";
 import { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
@@ -73,6 +74,8 @@ export interface Services {
   db: Database;
   keys: KeyStore;
   ledger: CreditLedger;
+  /** Each key's recent activity (`GET /v2/team/activity`). */
+  activity: ActivityLog;
   cache: PageCache;
   results: ScrapeResults;
   /** `Idempotency-Key` claims and the responses they replay (src/idempotency). */
@@ -160,6 +163,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const db = openDatabase(config.dataDir);
   const keys = new KeyStore(db, config.apiKeys, now);
   const ledger = new CreditLedger(db, config.defaultCreditQuota, now);
+  const activity = new ActivityLog(db, now);
   const cache = new PageCache(db, config.dataDir);
   const results = new ScrapeResults(db);
   const idempotency = new IdempotencyStore(db);
@@ -259,6 +263,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     results.trim(config.maxStoredResults);
   });
   scheduler.every("expire-results", "0 7 * * * *", () => {
+    activity.prune();
     results.prune(now());
     idempotency.prune(now());
     extractStore.prune(now());
@@ -370,6 +375,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     db,
     keys,
     ledger,
+    activity,
     cache,
     results,
     idempotency,

@@ -464,4 +464,18 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX mail_outbox_check ON mail_outbox (check_id) WHERE check_id IS NOT NULL;
   CREATE INDEX mail_outbox_monitor ON mail_outbox (monitor_id) WHERE monitor_id IS NOT NULL AND sent_at IS NULL AND failed_at IS NULL;
   `,
+  // 25: each key's recent API activity, for GET /v2/team/activity (auth/activity.ts; the last 24 hours are kept).
+  `
+  CREATE TABLE activity (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, -- newest last; the listing's cursor
+    key_id TEXT NOT NULL,
+    id TEXT NOT NULL,                      -- the job's id, for its GET route
+    endpoint TEXT NOT NULL,                -- scrape, crawl, batch_scrape, search, extract, map, agent, browser, interact
+    api_version TEXT NOT NULL,             -- v2, or v1 for a request through the /v1 API
+    target TEXT,                           -- the URL, query or prompt asked about (cut)
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX activity_key ON activity (key_id, seq);
+  CREATE INDEX activity_created ON activity (created_at);
+  `,
 ];

@@ -18,6 +18,9 @@ export type Forward = (request: Request) => Response | Promise<Response>;
 
 type Body = Record<string, unknown>;
 
+/** Marks a request forwarded from /v1 (it only labels the key's own activity, so a client setting it does no harm). */
+export const API_VERSION_HEADER = "x-crawlbox-api-version";
+
 /** Request headers a forwarded request keeps (the body is new, so its length and encoding are not). */
 const DROPPED_HEADERS = new Set(["content-length", "transfer-encoding", "content-encoding"]);
 
@@ -32,6 +35,8 @@ function forwarded(request: Request, path: string, body?: Body, method = request
     if (!DROPPED_HEADERS.has(name)) headers.set(name, value);
   });
   if (body !== undefined) headers.set("content-type", "application/json");
+  // The activity log (auth/activity.ts) notes the request as a /v1 one.
+  headers.set(API_VERSION_HEADER, "v1");
   return new Request(new URL(path + from.search, from), { method, headers, signal: request.signal, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
 }
 

@@ -1,0 +1,54 @@
+/**
+ * @module server/activity-hook
+ * Notes each successful request that starts or runs a job in the caller's activity (auth/activity.ts), from one hook
+ * after every handler: which route it was says the endpoint, the answer gives the job's id, the body what it was
+ * about. Requests forwarded from /v1 are noted as such; zero-data-retention requests are not noted at all.
+ */
+import { Elysia } from "elysia";
+import type { ActivityEndpoint, ActivityLog } from "../auth/activity.ts";
+import type { KeyIdentity } from "../auth/keys.ts";
+import { API_VERSION_HEADER } from "./routes/v1.ts";
+
+type Json = Record<string, unknown> | undefined;
+const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : undefined);
+const first = (v: unknown) => (Array.isArray(v) ? str(v[0]) : undefined);
+
+/** The POST routes noted: the endpoint, and the job's id and target from the body, the answer and the path. */
+const NOTED: { path: RegExp; endpoint: ActivityEndpoint; id: (answer: Json, m: RegExpExecArray) => string | undefined; target: (body: Json) => string | undefined }[] = [
+  { path: /^\/v2\/scrape$/, endpoint: "scrape", id: (a) => str(((a?.data as Json)?.metadata as Json)?.scrapeId), target: (b) => str(b?.url) },
+  { path: /^\/v2\/crawl$/, endpoint: "crawl", id: (a) => str(a?.id), target: (b) => str(b?.url) },
+  { path: /^\/v2\/batch\/scrape$/, endpoint: "batch_scrape", id: (a) => str(a?.id), target: (b) => first(b?.urls) },
+  { path: /^\/v2\/search$/, endpoint: "search", id: (a) => str(a?.id), target: (b) => str(b?.query) },
+  { path: /^\/v2\/extract$/, endpoint: "extract", id: (a) => str(a?.id), target: (b) => first(b?.urls) ?? str(b?.prompt) },
+  { path: /^\/v2\/map$/, endpoint: "map", id: (a) => str(a?.id), target: (b) => str(b?.url) },
+  { path: /^\/v2\/agent$/, endpoint: "agent", id: (a) => str(a?.id), target: (b) => str(b?.prompt) },
+  { path: /^\/v2\/(?:browser|interact)$/, endpoint: "browser", id: (a) => str(a?.id), target: () => undefined },
+  { path: /^\/v2\/scrape\/([^/]+)\/interact$/, endpoint: "interact", id: (_a, m) => decodeURIComponent(m[1]!), target: (b) => str(b?.prompt) },
+];
+
+/** Whether the request asked for zero data retention (nothing of it is kept, its activity included). */
+function zeroDataRetention(body: Json): boolean {
+  return body?.zeroDataRetention === true || (Array.isArray(body?.enterprise) && body.enterprise.includes("zdr")) || (body?.scrapeOptions as Json)?.zeroDataRetention === true;
+}
+
+/** The hook, as a plugin applying to every route of the app it is used in. */
+export function activityHook(log: ActivityLog) {
+  return new Elysia({ name: "crawlbox-activity" }).onAfterHandle({ as: "global" }, (ctx) => {
+    const { request } = ctx;
+    if (request.method !== "POST") return;
+    const who = (ctx as unknown as { who?: KeyIdentity }).who;
+    const answer = (ctx as unknown as { response?: unknown }).response;
+    if (!who || typeof answer !== "object" || answer === null || answer instanceof Response || (answer as Json)?.success !== true) return;
+    const path = new URL(request.url).pathname;
+    for (const route of NOTED) {
+      const m = route.path.exec(path);
+      if (!m) continue;
+      const body = typeof ctx.body === "object" && ctx.body !== null ? (ctx.body as Json) : undefined;
+      const id = route.id(answer as Json, m);
+      if (id && !zeroDataRetention(body)) {
+        log.record(who.keyId, { id, endpoint: route.endpoint, apiVersion: request.headers.get(API_VERSION_HEADER) === "v1" ? "v1" : "v2", target: route.target(body) ?? null });
+      }
+      return;
+    }
+  });
+}

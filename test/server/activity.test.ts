@@ -1,0 +1,72 @@
+/**
+ * `GET /v2/team/activity` (src/auth/activity.ts, src/server/activity-hook.ts): the calling key's jobs of the last 24
+ * hours, newest first, each with the id its GET route takes, the endpoint, the API version it came through and its
+ * target; filtered by endpoint, paged by cursor; nothing of a zero-data-retention request and nothing of another key;
+ * older entries neither listed nor kept; bad parameters are 400s.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+let site: FixtureSite;
+let h: Harness;
+
+beforeAll(async () => {
+  site = startFixtureSite();
+  h = await createHarness({ browserEnabled: false });
+});
+afterAll(async () => {
+  await h.close();
+  site.stop();
+});
+
+const activity = async (query = "", auth?: string) => {
+  const res = await h.request(`/v2/team/activity${query}`, auth ? { auth } : {});
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe("GET /v2/team/activity", () => {
+  test("jobs are listed newest first with their ids, endpoints, API versions and targets; ZDR and other keys' are not", async () => {
+    const scrape = (await (await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/article`, formats: ["markdown"] } })).json()) as any;
+    const map = (await (await h.request("/v2/map", { method: "POST", json: { url: `${site.url}/article`, limit: 5 } })).json()) as any;
+    const crawl = (await (await h.request("/v2/crawl", { method: "POST", json: { url: `${site.url}/article`, limit: 1 } })).json()) as any;
+    await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/article`, formats: ["markdown"], zeroDataRetention: true } });
+    await h.request("/v2/scrape", { method: "POST", json: { url: "not a url" } });
+    const v1 = (await (await h.request("/v1/scrape", { method: "POST", json: { url: `${site.url}/article` } })).json()) as any;
+    const { status, body } = await activity();
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ success: true, cursor: null, has_more: false });
+    expect(body.data.map((e: any) => [e.endpoint, e.id, e.api_version, e.target])).toEqual([
+      ["scrape", v1.data.metadata.scrapeId, "v1", `${site.url}/article`],
+      ["crawl", crawl.id, "v2", `${site.url}/article`],
+      ["map", map.id, "v2", `${site.url}/article`],
+      ["scrape", scrape.data.metadata.scrapeId, "v2", `${site.url}/article`],
+    ]);
+    expect(Date.parse(body.data[0].created_at)).toBeGreaterThan(Date.now() - 60_000);
+    // The id is the one its GET route takes.
+    expect((await h.request(`/v2/scrape/${body.data[3].id}`)).status).toBe(200);
+    expect((await h.request(`/v2/crawl/${crawl.id}`)).status).toBe(200);
+    // Another key has none of it.
+    expect((await activity("", h.services.keys.create("other").key)).body.data).toEqual([]);
+  });
+
+  test("filtered by endpoint, paged by cursor; bad parameters are 400s; entries older than a day are neither listed nor kept", async () => {
+    expect((await activity("?endpoint=map")).body.data.map((e: any) => e.endpoint)).toEqual(["map"]);
+    const first = await activity("?limit=2");
+    const cursor = first.body.cursor;
+    expect([first.body.has_more, typeof cursor]).toEqual([true, "string"]);
+    expect(first.body.data).toHaveLength(2);
+    const second = await activity(`?limit=2&cursor=${cursor}`);
+    expect(second.body.data).toHaveLength(2);
+    expect(second.body.data[0].id).not.toBe(first.body.data[1].id);
+    expect(second.body).toMatchObject({ has_more: false, cursor: null });
+    for (const q of ["?endpoint=nope", "?limit=0", "?limit=101", "?limit=x", "?cursor=abc"]) {
+      const r = await activity(q);
+      expect([q, r.status, r.body.success]).toEqual([q, 400, false]);
+    }
+    h.services.db.query("UPDATE activity SET created_at = created_at - 25 * 3600 * 1000").run();
+    expect((await activity()).body.data).toEqual([]);
+    h.services.activity.prune();
+    expect((h.services.db.query("SELECT COUNT(*) AS n FROM activity").get() as { n: number }).n).toBe(0);
+  });
+});
