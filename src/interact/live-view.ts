@@ -16,6 +16,7 @@ import type { CDPSession } from "puppeteer-core";
 import { CrawlboxError, TooManyRequestsError } from "../errors.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
 import { dispatchLiveInput, type LiveInput } from "./live-input.ts";
+import { randomToken } from "../auth/token.ts";
 
 /** Viewers one session may have at once. */
 export const MAX_VIEWERS = 4;
@@ -62,8 +63,6 @@ interface View {
 /** Why a viewer was refused. */
 export type StreamRefusal = "unknown" | "busy";
 
-const newToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-
 /** The live views of the server's sessions, by token (a view's two tokens lead to it). */
 export class LiveViews {
   private readonly views = new Map<string, { view: View; control: boolean }>();
@@ -73,7 +72,7 @@ export class LiveViews {
    * is told of each input event.
    */
   register(session: CDPSession, onInput: () => void = () => undefined): { view: string; control: string } {
-    const tokens = { view: newToken(), control: newToken() };
+    const tokens = { view: randomToken(), control: randomToken() };
     const view: View = {
       session,
       onInput,

@@ -11,6 +11,7 @@
  * the unsubscribe link each have a token of their own (256 random bits), the capability.
  */
 import type { Database } from "bun:sqlite";
+import { randomToken } from "../auth/token.ts";
 
 /** An address's standing with a key. */
 export type RecipientStatus = "pending" | "confirmed" | "unsubscribed";
@@ -25,8 +26,6 @@ export interface RecipientSubscription {
   source: "opt_in";
   confirmationEmailSent: boolean;
 }
-
-const newToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
 
 /** The key's recipients. */
 export class MailRecipients {
@@ -52,7 +51,7 @@ export class MailRecipients {
     const out: { email: string; confirmToken: string; unsubscribeToken: string }[] = [];
     for (const raw of emails) {
       const email = raw.toLowerCase();
-      insert.run(keyId, email, newToken(), newToken(), at, at);
+      insert.run(keyId, email, randomToken(), randomToken(), at, at);
       const r = row.get(keyId, email);
       if (r && recent.get(email, at - ASK_INTERVAL_MS)!.n === 0) out.push({ email, confirmToken: r.confirm_token, unsubscribeToken: r.unsubscribe_token });
     }

@@ -19,6 +19,7 @@ import modulePath from "../../../node_modules/pyodide/pyodide.asm.mjs" with { ty
 import wasmPath from "../../../node_modules/pyodide/pyodide.asm.wasm" with { type: "file" };
 import stdlibPath from "../../../node_modules/pyodide/python_stdlib.zip" with { type: "file" };
 import lock from "../../../node_modules/pyodide/pyodide-lock.json";
+import { randomToken } from "../../auth/token.ts";
 
 /** Where a Python sandbox page finds the files (an origin that resolves nowhere: only the proxy answers it). */
 export const PYTHON_FILES_ORIGIN = "http://python.crawlbox.invalid";
@@ -105,7 +106,7 @@ export function pythonFiles(): PythonFiles {
     proxyUrl: `http://127.0.0.1:${server.port}`,
     setSnapshot: (gzipped) => void files.set(SNAPSHOT_FILE, { body: new Blob([gzipped]), type: "application/octet-stream", gzipped: true }),
     grant: () => {
-      const token = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+      const token = randomToken(24);
       grants.set(token, new Map());
       return { base: `${PYTHON_FILES_ORIGIN}/${token}/`, revoke: () => void grants.delete(token) };
     },

@@ -12,6 +12,7 @@ import { NotFoundError, TooManyRequestsError } from "../../errors.ts";
 import { LiveViews, MAX_VIEWERS } from "../../interact/live-view.ts";
 import { parseLiveInput } from "../../interact/live-input.ts";
 import type { Services } from "../services.ts";
+import { randomToken } from "../../auth/token.ts";
 
 /** A session's live view URLs (`liveViewUrl: ""` for a session without them, as the SDK's types have room for). */
 export function liveViewUrls(base: string, tokens: { view: string; control: string } | undefined): { liveViewUrl: string; interactiveLiveViewUrl?: string } {
@@ -107,7 +108,7 @@ export function liveRoutes(services: Services) {
       ({ params, request }) => {
         // The picture's address is relative to the page's: a trailing slash would point it elsewhere.
         if (new URL(request.url).pathname.endsWith("/")) return new Response(null, { status: 308, headers: { location: `../${params.token}` } });
-        const nonce = known(params.token).kind === "control" ? Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url") : undefined;
+        const nonce = known(params.token).kind === "control" ? randomToken(16) : undefined;
         return new Response(viewerPage(params.token, nonce), { headers: pageHeaders(nonce) });
       },
       { detail: { tags: ["browser"], summary: "Watch a browser session's page (its liveViewUrl)", security: [] } },
