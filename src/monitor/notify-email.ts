@@ -43,21 +43,24 @@ export function unsubscribeFooter(url: string): string {
 }
 
 /** Whether a check that ended so is worth an email. */
-export function worthMailing(status: string, summary: MonitorSummary): boolean {
+function worthMailing(status: string, summary: MonitorSummary): boolean {
   return status === "failed" || summary.new + summary.changed + summary.removed > 0;
 }
 
-/** The email's recipients, subject and text; undefined when the monitor sends none. */
+/**
+ * The email's recipients, subject and text; undefined when the monitor sends none. `pages` reads the check's pages
+ * only when an email is sent.
+ */
 export function checkEmail(
   m: MonitorRow,
   check: { id: string; status: string; summary: MonitorSummary; error?: string },
-  pages: Pick<CheckPage, "url" | "status" | "diff">[],
+  pages: () => Pick<CheckPage, "url" | "status" | "diff">[],
   settings: MonitorNotification | undefined,
 ): { to: string[]; subject: string; text: string } | undefined {
   const email = settings?.email;
   if (!email?.enabled || email.recipients.length === 0 || !worthMailing(check.status, check.summary)) return undefined;
   const s = check.summary;
-  const moved = pages.filter((p) => p.status === "new" || p.status === "changed" || p.status === "removed");
+  const moved = pages().filter((p) => p.status === "new" || p.status === "changed" || p.status === "removed");
   const subject =
     check.status === "failed" ? `[crawlbox] ${m.name}: the check failed` : `[crawlbox] ${m.name}: ${s.changed} changed, ${s.new} new, ${s.removed} removed`;
   const lines = [

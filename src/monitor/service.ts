@@ -21,7 +21,7 @@ import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { monitoredSpec, runCheck, type CheckDeps } from "./check.ts";
 import { RunQueue } from "../extract/run-queue.ts";
 import type { MailOutbox } from "../mail/outbox.ts";
-import { checkEmail, confirmationEmail, unsubscribeFooter, worthMailing } from "./notify-email.ts";
+import { checkEmail, confirmationEmail, unsubscribeFooter } from "./notify-email.ts";
 import type { MailRecipients, RecipientSubscription } from "../mail/recipients.ts";
 import { normalizeSchedule } from "./schedule.ts";
 import { EMPTY_SUMMARY, type CheckPage, type CheckRow, type MonitorRow, type MonitorStore } from "./store.ts";
@@ -325,7 +325,7 @@ export class MonitorService {
       if (!this.deps.store.endCheck(check.id, end, this.now())) return;
       // The monitor as it is now: a webhook or notification removed or changed while the check ran is the one that counts.
       const m = this.deps.store.get(started.id) ?? started;
-      const mail = this.deps.mail && m.notification?.email.enabled && worthMailing(end.status, end.summary) ? checkEmail(m, { id: check.id, ...end }, this.deps.store.pages(check.id, MAX_MAILED_PAGES, 0), m.notification) : undefined;
+      const mail = this.deps.mail ? checkEmail(m, { id: check.id, ...end }, () => this.deps.store.pages(check.id, MAX_MAILED_PAGES, 0), m.notification) : undefined;
       // One email per confirmed recipient, each with its own unsubscribe link; pending ones get nothing yet (and are
       // asked now if they could not be before).
       for (const r of mail ? this.deps.recipients!.confirmed(m.keyId, mail.to) : []) {
