@@ -8,7 +8,9 @@
  * `--proxy-bypass-list=<-loopback>`, which removes Chromium's implicit "localhost goes direct" rule, so page
  * loads, subresources, `fetch()` from page scripts and `executeJavascript` all pass the gate (reliability.md B1).
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import puppeteer, { type Browser } from "puppeteer-core";
 import "./cdp-guard.ts";
 import { rememberSingletonDir, removeSingletonDir, singletonDirOf } from "./singleton-dir.ts";
@@ -118,7 +120,7 @@ export function wantsSandbox(mode: LaunchOptions["sandbox"], uid: number | undef
  */
 export async function launchChromium(options: LaunchOptions): Promise<Browser> {
   if (!options.proxyUrl) throw new TypeError("launchChromium: proxyUrl (the egress gate) is required");
-  const sandboxed = wantsSandbox(options.sandbox ?? "auto", options.uid ?? process.getuid?.());
+  const sandboxed = wantsSandbox(options.sandbox ?? "auto", options.uid);
   try {
     return await launchOnce(options, sandboxed);
   } catch (err) {
@@ -136,12 +138,14 @@ export async function launchChromium(options: LaunchOptions): Promise<Browser> {
 const SANDBOX_FAILURE = /sandbox|namespace|setuid|Operation not permitted/i;
 
 /**
- * Starts `executablePath` headless with its sandbox on a blank page, as a plain process whose stderr is read (10 s at
- * most): the line saying why the sandbox cannot be had, or undefined when it started or failed for another reason.
+ * Starts `executablePath` with its sandbox on a blank page, as a plain process whose stderr is read (10 s at most),
+ * with crawlbox's own flags (no background networking, no name resolution) and a throw-away profile: the line saying
+ * why the sandbox cannot be had, or undefined when it started or failed for another reason.
  */
 export async function sandboxFailure(executablePath: string): Promise<string | undefined> {
+  const profile = mkdtempSync(join(tmpdir(), "crawlbox-sandbox-probe-"));
   try {
-    const proc = Bun.spawn([executablePath, "--headless=new", "--disable-gpu", "--no-first-run", "--dump-dom", "about:blank"], { stdout: "ignore", stderr: "pipe", stdin: "ignore" });
+    const proc = Bun.spawn([executablePath, ...CHROMIUM_ARGS, `--user-data-dir=${profile}`, "--dump-dom", "about:blank"], { stdout: "ignore", stderr: "pipe", stdin: "ignore" });
     const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     clearTimeout(timer);
@@ -149,6 +153,8 @@ export async function sandboxFailure(executablePath: string): Promise<string | u
     return stderr.split("\n").find((l) => SANDBOX_FAILURE.test(l))?.replace(/^\[[^\]]*\]\s*/, "").trim().slice(0, 300);
   } catch {
     return undefined;
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
   }
 }
 

@@ -61,10 +61,11 @@ export function createEngines(o: EnginesOptions): Engines {
     );
     return http;
   }
+  const sandbox = o.config.chromiumSandbox ?? "auto";
   const pool = new BrowserPool({
     executablePath,
     proxyUrl: o.gate.proxyUrl,
-    sandbox: o.config.chromiumSandbox ?? "auto",
+    sandbox,
     concurrency: o.config.browserConcurrency,
     retireAfterPages: o.config.browserRetireAfterPages,
     idleCloseMs: o.config.browserIdleCloseMs,
@@ -72,7 +73,7 @@ export function createEngines(o: EnginesOptions): Engines {
     prepare: prepareWarmPage,
   });
   const browser = createBrowserEngine({ pool, gate: o.gate, profiles: o.profiles });
-  o.log.info("browser: engine ready (Chromium starts on first use)", { executablePath, concurrency: o.config.browserConcurrency, sandbox: wantsSandbox(o.config.chromiumSandbox ?? "auto") ? "chromium's own" : "none (running as root, or off)" });
+  o.log.info("browser: engine ready (Chromium starts on first use)", { executablePath, concurrency: o.config.browserConcurrency, sandbox: wantsSandbox(sandbox) ? "chromium's own" : "none (running as root, or off)" });
   const router = createEngineRouter({
     http: o.http,
     browser,
