@@ -131,6 +131,13 @@ export interface Config {
   chromiumSandbox: "auto" | "on" | "off";
   /** Browser pages open at once. @default sized for the machine: max(2, cores), at most one per 300 MB of RAM */
   browserConcurrency: number;
+  /**
+   * Memory one browser page's renderer may hold (MB; its private resident memory: JavaScript heap, DOM, ArrayBuffers,
+   * WebAssembly). Over it the renderer is killed and the scrape or script fails saying so; Python code gets
+   * MemoryError at three quarters of it. 0: no limit. @default half the machine's memory shared by
+   * `browserConcurrency` pages, from 512 to 2048
+   */
+  browserPageMemoryMb: number;
   /** Pages after which the Chromium process is replaced by a fresh one. @default 500 */
   browserRetireAfterPages: number;
   /** Chromium is closed after this long without a page in use (0: kept running). @default 300000 */
@@ -294,6 +301,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (auth !== "on" && auth !== "off") r.problems.push(`CRAWLBOX_AUTH must be "on" or "off", got "${auth}"`);
   const chromiumSandbox = str(r, "CRAWLBOX_CHROMIUM_SANDBOX", "auto").toLowerCase() as Config["chromiumSandbox"];
   if (!["auto", "on", "off"].includes(chromiumSandbox)) r.problems.push(`CRAWLBOX_CHROMIUM_SANDBOX must be auto, on or off, got "${chromiumSandbox}"`);
+  const browserConcurrency = int(r, "CRAWLBOX_BROWSER_CONCURRENCY", defaultBrowserConcurrency(), 1, 256);
+  const browserPageMemoryMb = int(r, "CRAWLBOX_BROWSER_PAGE_MEMORY_MB", defaultPageMemoryMb(browserConcurrency), 0, 1_048_576);
+  if (browserPageMemoryMb > 0 && browserPageMemoryMb < MIN_PAGE_MEMORY_MB) {
+    r.problems.push(`CRAWLBOX_BROWSER_PAGE_MEMORY_MB must be 0 (no limit) or at least ${MIN_PAGE_MEMORY_MB}, got "${browserPageMemoryMb}"`);
+  }
   const logLevel = str(r, "CRAWLBOX_LOG_LEVEL", "info") as Config["logLevel"];
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     r.problems.push(`CRAWLBOX_LOG_LEVEL must be debug, info, warn or error, got "${logLevel}"`);
@@ -345,7 +357,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     maxMediaSeconds: int(r, "CRAWLBOX_MAX_MEDIA_SECONDS", 14_400, 1, 7 * 24 * 3600),
     browserEnabled: bool(r, "CRAWLBOX_BROWSER", true),
     chromiumSandbox,
-    browserConcurrency: int(r, "CRAWLBOX_BROWSER_CONCURRENCY", defaultBrowserConcurrency(), 1, 256),
+    browserConcurrency,
+    browserPageMemoryMb,
     browserRetireAfterPages: int(r, "CRAWLBOX_BROWSER_RETIRE_AFTER_PAGES", 500, 1, 1_000_000),
     browserIdleCloseMs: int(r, "CRAWLBOX_BROWSER_IDLE_CLOSE_MS", 300_000, 0, 86_400_000),
     llmProvider: llmProvider(r),
@@ -391,6 +404,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+/** The smallest page memory limit: a blank page's renderer holds ~30 MB, a Python sandbox's ~150 MB. */
+export const MIN_PAGE_MEMORY_MB = 256;
+
+/**
+ * A page's memory limit for this machine: half its memory shared by the pages that may be open at once, between
+ * 512 MB (heavy sites need that much) and 2048 MB (what no page worth scraping needs).
+ */
+export function defaultPageMemoryMb(concurrency: number, memoryBytes = totalmem()): number {
+  return Math.min(2048, Math.max(512, Math.floor(memoryBytes / 2 / concurrency / 2 ** 20)));
 }
 
 /** Browser pages at once for this machine: one per core (at least 2), at most one per 300 MB of memory. */

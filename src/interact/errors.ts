@@ -14,7 +14,8 @@ export class InteractBusyError extends CrawlboxError {
 
 /** 410: the session's browser page closed or crashed under it. */
 export class InteractSessionLostError extends CrawlboxError {
-  constructor() {
-    super("INTERACT_SESSION_LOST", 410, "The browser session was lost (its page or browser closed); send the prompt again to open a new one.");
+  /** `why`: what crawlbox knows of the loss (a crashed page's reason), said before the advice. */
+  constructor(why?: string) {
+    super("INTERACT_SESSION_LOST", 410, `${why ? `${why} ` : ""}The browser session was lost (its page or browser closed); send the prompt again to open a new one.`);
   }
 }

@@ -14,7 +14,10 @@ export interface ScriptOutcome {
   exitCode: number;
   /** What JavaScript code returned, as text (bash code has no value: its stdout stands in). */
   result?: string;
-  /** Its time ran out (or its client left): stopped where it was, exit code 124. */
+  /**
+   * Its time ran out (or its client left): stopped where it was, exit code 124. Or its sandbox page was killed for
+   * using more memory than a page may: exit code 137, as for a process the OOM killer ends.
+   */
   killed: boolean;
   truncated: boolean;
   /** A command was still running in the page when the time ran out: the page is not used again. */

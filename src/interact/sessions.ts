@@ -218,20 +218,34 @@ export class InteractSessions {
     if (session.running) throw new InteractBusyError();
     clearTimeout(session.idle);
     const stop = new AbortController();
+    // A crashed page (over its memory limit, say) stops the work at once; the session is lost with it (below).
+    const crashed = session.lease.crashed;
+    const onCrash = () => stop.abort(crashed.reason);
+    crashed.addEventListener("abort", onCrash, { once: true });
     const done = work(session.lease, stop.signal);
     session.running = { stop, done: done.catch(() => undefined) };
     try {
       const outcome = await done;
+      if (crashed.aborted) {
+        this.drop(session);
+        throw new InteractSessionLostError((crashed.reason as Error).message);
+      }
       session.runs++;
       // A page that did not answer a step in time is not used again: the next prompt opens a fresh one.
       if (outcome.stuck) this.drop(session);
       return outcome;
     } catch (err) {
+      if (err instanceof InteractSessionLostError) throw err;
+      if (crashed.aborted) {
+        this.drop(session);
+        throw new InteractSessionLostError((crashed.reason as Error).message);
+      }
       // A typed error (the model's) leaves the session as it is; anything else is the browser failing under it.
       if (err instanceof CrawlboxError) throw err;
       this.drop(session);
       throw new InteractSessionLostError();
     } finally {
+      crashed.removeEventListener("abort", onCrash);
       session.running = undefined;
       session.lastActivityAt = this.now();
       this.idleTimer(session);
@@ -250,6 +264,7 @@ export class InteractSessions {
     clearTimeout(s.idle);
     clearTimeout(s.life);
     s.lease.page.off("close", s.onClose);
+    s.lease.crashed.removeEventListener("abort", s.onClose);
     if (s.liveTokens) this.live.unregister(s.liveTokens.view);
     if (s.kind === "browser") {
       const { liveTokens: _dead, ...info } = this.info(s);
@@ -329,6 +344,7 @@ export class InteractSessions {
       });
     }
     lease.page.once("close", session.onClose);
+    lease.crashed.addEventListener("abort", session.onClose, { once: true });
     this.sessions.set(keyOf(kind, id), session);
     return session;
   }

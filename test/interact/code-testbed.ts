@@ -7,6 +7,7 @@
 import Firecrawl from "@mendable/firecrawl-js";
 import { closeAndAssertNoChromium } from "../browser/helpers.ts";
 import { startCountingServer, type FixtureServer } from "../fixtures/servers.ts";
+import type { Config } from "../../src/config.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 
 /** A browser session of the testbed's key, and code run in it. */
@@ -31,15 +32,15 @@ export interface CodeTestbed {
 
 const html = (body: string) => new Response(body, { headers: { "content-type": "text/html" } });
 
-/** Starts the testbed, the site serving `pages` (path → HTML). */
-export async function startCodeTestbed(pages: Record<string, string>): Promise<CodeTestbed> {
+/** Starts the testbed, the site serving `pages` (path → HTML); `overrides` change the server's config. */
+export async function startCodeTestbed(pages: Record<string, string>, overrides: Partial<Config> = {}): Promise<CodeTestbed> {
   const secret = startCountingServer(() => new Response("SECRET-DATA", { headers: { "access-control-allow-origin": "*" } }));
   const site = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     fetch: (req) => html(pages[new URL(req.url).pathname] ?? "<html><head><title>Other</title></head><body><p>Other page</p></body></html>"),
   });
-  const h = await createHarness({ browserConcurrency: 4 });
+  const h = await createHarness({ browserConcurrency: 4, ...overrides });
   const app = new Firecrawl({ apiKey: h.key, apiUrl: h.listen() });
   return {
     h,

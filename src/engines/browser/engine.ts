@@ -278,6 +278,8 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
           }, Math.max(0, deadline - performance.now()));
           onAbort = () => reject(signal?.reason ?? new Error("aborted"));
           signal?.addEventListener("abort", onAbort, { once: true });
+          // A crashed page never answers: the scrape ends now, saying why, not at its timeout.
+          lease.crashed.addEventListener("abort", () => reject(lease.crashed.reason), { once: true });
         });
         const running = run(req, lease, deadline, cleanup, signal).finally(() => {
           finished = true;

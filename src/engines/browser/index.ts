@@ -23,7 +23,7 @@ import { BrowserPool } from "./pool.ts";
 /** What {@link createEngines} needs. */
 export interface EnginesOptions {
   config: Pick<Config, "chromePath" | "browserEnabled" | "browserConcurrency" | "browserRetireAfterPages" | "browserIdleCloseMs"> &
-    Partial<Pick<Config, "chromiumSandbox">> &
+    Partial<Pick<Config, "chromiumSandbox" | "browserPageMemoryMb">> &
     Partial<Pick<Config, "proxyBasic" | "proxyEnhanced" | "proxyCountries">>;
   gate: EgressGate;
   http: Engine;
@@ -69,11 +69,12 @@ export function createEngines(o: EnginesOptions): Engines {
     concurrency: o.config.browserConcurrency,
     retireAfterPages: o.config.browserRetireAfterPages,
     idleCloseMs: o.config.browserIdleCloseMs,
+    pageMemoryLimitBytes: (o.config.browserPageMemoryMb ?? 0) * 2 ** 20,
     log: o.log,
     prepare: prepareWarmPage,
   });
   const browser = createBrowserEngine({ pool, gate: o.gate, profiles: o.profiles });
-  o.log.info("browser: engine ready (Chromium starts on first use)", { executablePath, concurrency: o.config.browserConcurrency, sandbox: wantsSandbox(sandbox) ? "chromium's own" : "none (running as root, or off)" });
+  o.log.info("browser: engine ready (Chromium starts on first use)", { executablePath, concurrency: o.config.browserConcurrency, sandbox: wantsSandbox(sandbox) ? "chromium's own" : "none (running as root, or off)", pageMemoryMb: o.config.browserPageMemoryMb ?? 0 });
   const router = createEngineRouter({
     http: o.http,
     browser,

@@ -51,6 +51,11 @@ export interface Lease {
   /** Scrapes this context served before this one (0: a fresh context). */
   readonly reuses: number;
   /**
+   * Aborts, with a `PageCrashedError` saying why, the moment the page's renderer dies (page-crash.ts): whoever
+   * waits on the page must stop then, as the page will never answer.
+   */
+  readonly crashed: AbortSignal;
+  /**
    * Gives the slot back and disposes of the context. `suspect`: the scrape timed out or the browser misbehaved,
    * so the pool probes the browser and replaces it when it does not answer. `reuse`: the scrape finished normally
    * and the context may serve the same tenant again once wiped (ignored without a tenant).

@@ -27,6 +27,8 @@ import { CrawlboxError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { closeChromium, killProcess, launchChromium, type LaunchOptions } from "./chromium.ts";
 import { BrowserQueueTimeoutError, BrowserUnavailableError, type AcquireOptions, type Lease } from "./lease.ts";
+import { crashError, watchCrash } from "./page-crash.ts";
+import { RendererMemoryGuard } from "./renderer-memory.ts";
 import { REUSE_MAX_SCRAPES } from "./reuse.ts";
 import { PageStock, type StockPage } from "./stock.ts";
 
@@ -56,6 +58,8 @@ export interface BrowserPoolOptions {
   prepare?: (page: Page, session: CDPSession) => Promise<unknown>;
   /** Close the browser after this long without a lease (0: never). @default 0 */
   idleCloseMs?: number;
+  /** Memory one renderer may hold (renderer-memory.ts; 0: no limit). @default 0 */
+  pageMemoryLimitBytes?: number;
 }
 interface Handle {
   browser: Browser;
@@ -86,6 +90,8 @@ export class BrowserPool {
   /** When a lease was last taken or handed back (`performance.now()`). */
   private lastUsedAt = performance.now();
   private readonly idleTimer?: ReturnType<typeof setInterval>;
+  /** Kills renderers over the memory limit while pages are leased. */
+  readonly memory: RendererMemoryGuard;
 
   constructor(private readonly options: BrowserPoolOptions) {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new TypeError("BrowserPool: concurrency must be >= 1");
@@ -93,6 +99,12 @@ export class BrowserPool {
       throw new TypeError("BrowserPool: retireAfterPages must be >= 1");
     }
     this.launch = options.launch ?? launchChromium;
+    this.memory = new RendererMemoryGuard({
+      limitBytes: options.pageMemoryLimitBytes ?? 0,
+      browsers: () => [...this.handles].filter((h) => !h.dead).map((h) => h.browser),
+      busy: () => this.active > 0,
+      log: options.log,
+    });
     const idleMs = options.idleCloseMs ?? 0;
     if (idleMs > 0) {
       this.idleTimer = setInterval(() => this.closeIfIdle(idleMs), Math.max(10, Math.min(idleMs / 2, 30_000)));
@@ -227,6 +239,7 @@ export class BrowserPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.idleTimer);
+    this.memory.stop();
     for (const w of this.waiters.splice(0)) w();
     const launching = this.launching;
     if (launching) await launching.catch(() => undefined);
@@ -236,6 +249,8 @@ export class BrowserPool {
   private lease(handle: Handle, warm: StockPage, tenant: string | undefined): Lease {
     let released = false;
     const reuses = warm.uses++;
+    const crash = watchCrash(warm.page, () => crashError(this.memory.takeRecentKill(), this.memory.limitBytes));
+    this.memory.wake();
     return {
       context: warm.context,
       page: warm.page,
@@ -243,9 +258,13 @@ export class BrowserPool {
       prepared: warm.prepared,
       generation: handle.generation,
       reuses,
-      release: ({ suspect = false, reuse = false } = {}) => {
+      crashed: crash.signal,
+      release: ({ suspect = false, reuse: wanted = false } = {}) => {
         if (released) return;
         released = true;
+        crash.dispose();
+        // A crashed page's context is closed, never kept for the tenant's next scrape.
+        const reuse = wanted && !crash.signal.aborted;
         handle.active--;
         this.lastUsedAt = performance.now();
         this.giveSlot();

@@ -57,17 +57,34 @@ export const FETCHES_PER_FILE = 2;
 
 let served: PythonFiles | undefined;
 
+/** The page global that, when set, caps Python's WebAssembly heap (python-boot.ts sets it per run). */
+export const HEAP_MAX_GLOBAL = "__crawlboxPythonHeapMax";
+/** Emscripten's heap ceiling in Pyodide's module (4 GiB less a page: WebAssembly's own limit). */
+const HEAP_MAX_SOURCE = "getHeapMax=()=>4294901760";
+
+/**
+ * Pyodide's module with its heap ceiling read from {@link HEAP_MAX_GLOBAL}: past it, Python's allocations fail and it
+ * raises MemoryError, well before the page's renderer reaches the page memory limit and is killed
+ * (engines/browser/renderer-memory.ts). Emscripten grows the heap through this one function, and Pyodide exposes no
+ * option for it. Throws when the module no longer has it (a Pyodide upgrade must look again).
+ */
+export function withHeapCeiling(source: string): string {
+  const at = source.indexOf(HEAP_MAX_SOURCE);
+  if (at < 0 || source.indexOf(HEAP_MAX_SOURCE, at + 1) >= 0) throw new Error("pyodide.asm.mjs: Emscripten's getHeapMax was not found once; the Python heap cannot be capped");
+  return source.replace(HEAP_MAX_SOURCE, `getHeapMax=()=>Math.min(4294901760,globalThis.${HEAP_MAX_GLOBAL}||4294901760)`);
+}
+
 /**
  * The file proxy, started on first use (the files read and gzipped then, ~0.3 s) and kept for the process's life; it
  * does not keep the process alive. A server that never runs Python never starts it.
  */
 export function pythonFiles(): PythonFiles {
   if (served) return served;
-  const gz = (path: string, type: string): ServedFile => ({ body: new Blob([gzipSync(readFileSync(path), { level: 6 })]), type, gzipped: true });
+  const gz = (bytes: Uint8Array, type: string): ServedFile => ({ body: new Blob([gzipSync(bytes, { level: 6 })]), type, gzipped: true });
   const files = new Map<string, ServedFile>([
-    ["pyodide.mjs", gz(loaderPath, "text/javascript")],
-    ["pyodide.asm.mjs", gz(modulePath, "text/javascript")],
-    ["pyodide.asm.wasm", gz(wasmPath, "application/wasm")],
+    ["pyodide.mjs", gz(readFileSync(loaderPath), "text/javascript")],
+    ["pyodide.asm.mjs", gz(new TextEncoder().encode(withHeapCeiling(readFileSync(modulePath, "utf8"))), "text/javascript")],
+    ["pyodide.asm.wasm", gz(readFileSync(wasmPath), "application/wasm")],
     // Compressed already.
     ["python_stdlib.zip", { body: new Blob([readFileSync(stdlibPath)]), type: "application/zip", gzipped: false }],
   ]);

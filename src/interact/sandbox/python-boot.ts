@@ -10,7 +10,7 @@
  * binary's minifier can change them.
  */
 import { PAGE_SETUP } from "./prelude.ts";
-import { SNAPSHOT_FILE } from "./python-assets.ts";
+import { HEAP_MAX_GLOBAL, SNAPSHOT_FILE } from "./python-assets.ts";
 
 /** Statements defining `startPython(base, lock, options)`: Pyodide started from the file proxy's grant `base`. */
 const BOOT = `
@@ -23,12 +23,13 @@ const BOOT = `
 
 /**
  * Run in the sandbox page (channel.ts `startInPage`) with the caller's `code`, the session page's URL, the file
- * proxy's grant for this page (its base URL), Pyodide's lock, the Python prelude (python-prelude.ts) and whether the
- * snapshot is served. It leaves an empty
+ * proxy's grant for this page (its base URL), Pyodide's lock, the Python prelude (python-prelude.ts), whether the
+ * snapshot is served and the most bytes Python's heap may grow to (0: WebAssembly's own 4 GiB). It leaves an empty
  * `data-cb-result` when the code ended well (its stdout is the result), or the traceback in `data-cb-error`.
  */
-export const PYTHON_WRAPPER = `async function (code, startUrl, base, lock, prelude, fromSnapshot) {${PAGE_SETUP}${BOOT}
+export const PYTHON_WRAPPER = `async function (code, startUrl, base, lock, prelude, fromSnapshot, heapMaxBytes) {${PAGE_SETUP}${BOOT}
   try {
+    if (heapMaxBytes > 0) globalThis.${HEAP_MAX_GLOBAL} = heapMaxBytes;
     const snapshot = fromSnapshot ? fetch(base + "${SNAPSHOT_FILE}").then((r) => { if (!r.ok) throw new Error("no snapshot: " + r.status); return r.arrayBuffer(); }) : undefined;
     const py = await startPython(base, lock, snapshot ? { _loadSnapshot: snapshot } : {});
     // An interpreter that crashed (os._exit is turned into SystemExit, but deep recursion can still overflow the

@@ -59,6 +59,15 @@ function sizeOf(a: unknown[]): number {
   return n;
 }
 
+/**
+ * Python's heap ceiling under a page memory limit (0: none): three quarters of it, leaving room for the interpreter's
+ * JavaScript side, so that Python raises MemoryError before its page is killed. A 64 KiB WebAssembly page multiple.
+ */
+export function pythonHeapMaxBytes(pageLimitBytes: number): number {
+  if (pageLimitBytes <= 0) return 0;
+  return Math.max(1, Math.floor((pageLimitBytes * 0.75) / 65_536)) * 65_536;
+}
+
 /** The languages the sandbox runs. */
 export type SandboxLanguage = "node" | "python";
 
@@ -92,6 +101,8 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
     if (signal.aborted) return done(124, { killed: true });
     throw e;
   }
+  /** The run's waits also end when the sandbox's page crashes (over its memory limit, page-crash.ts). */
+  const live = AbortSignal.any([until, sandbox.crashed]);
   try {
     channel = await raceAbort(
       openChannel(
@@ -130,14 +141,14 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
         },
         () => flood.abort(),
       ),
-      until,
+      live,
     );
     const start =
       language === "python"
-        ? startInPage(sandbox.session, PYTHON_WRAPPER, [code, ctx.page.url(), (grant = pythonFiles().grant()).base, PYTHON_LOCK, PYTHON_PRELUDE, fromSnapshot])
+        ? startInPage(sandbox.session, PYTHON_WRAPPER, [code, ctx.page.url(), (grant = pythonFiles().grant()).base, PYTHON_LOCK, PYTHON_PRELUDE, fromSnapshot, pythonHeapMaxBytes(base.pool.memory.limitBytes)])
         : startInPage(sandbox.session, SANDBOX_WRAPPER, [code, ctx.page.url()]);
-    await raceAbort(start, until);
-    const outcome = await waitOutcome(sandbox.session, MAX_VALUE_CHARS, until);
+    await raceAbort(start, live);
+    const outcome = await waitOutcome(sandbox.session, MAX_VALUE_CHARS, live);
     const cut = (text: string, chars: number | undefined) => ((chars ?? 0) > MAX_VALUE_CHARS ? `${text} …(cut)` : text);
     const ran = outcome.result !== undefined ? { ok: true, value: cut(outcome.result, outcome.resultChars) } : { ok: false, error: outcome.error ?? "the code did not finish" };
     if (gone) throw gone;
@@ -152,6 +163,11 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
       return done(1, { stuck: inPage > 0 });
     }
     if (signal.aborted) return done(124, { killed: true, stuck: inPage > 0 });
+    if (sandbox.crashed.aborted) {
+      // Killed from outside, as the OOM killer would kill a process: 128 + SIGKILL.
+      err.line(`Stopped: ${(sandbox.crashed.reason as Error).message}`);
+      return done(137, { killed: true });
+    }
     // The sandbox failing (its page closed, the browser driver giving up on it) ends the script, not the session:
     // only the session's own page failing (gone, above) does.
     err.line(`The sandbox failed: ${String((e as Error).message ?? e).split("\n")[0]!.slice(0, 300)}`);

@@ -73,6 +73,8 @@ export async function runExtractor(o: { pool: BrowserPool; code: string; html: s
   const until = o.signal ? AbortSignal.any([o.signal, timer]) : timer;
   const sandbox = await acquireOfflineSandbox(o.pool, performance.now() + left, until);
   const session = sandbox.session;
+  /** Its waits end too when the page crashes (an extractor over the page memory limit, page-crash.ts). */
+  const live = AbortSignal.any([until, sandbox.crashed]);
   /** Ends with the run: `askLlm` calls still running stop (and are not billed further). */
   const ended = new AbortController();
   let channel: Channel | undefined;
@@ -90,9 +92,9 @@ export async function runExtractor(o: { pool: BrowserPool; code: string; html: s
     });
   };
   try {
-    channel = await raceAbort(openChannel(session, { maxRequestChars: MAX_ASK_PROMPT_CHARS + ASK_SCHEMA_MAX_CHARS + 100, maxCalls: MAX_ASK_LLM_CALLS, maxTotalChars: 20_000_000, maxPending: MAX_ASK_LLM_CALLS }, ask), until);
-    await raceAbort(startInPage(session, WRAPPER, [o.code, o.html, o.url]), until);
-    const out = await waitOutcome(session, MAX_RESULT_CHARS, until);
+    channel = await raceAbort(openChannel(session, { maxRequestChars: MAX_ASK_PROMPT_CHARS + ASK_SCHEMA_MAX_CHARS + 100, maxCalls: MAX_ASK_LLM_CALLS, maxTotalChars: 20_000_000, maxPending: MAX_ASK_LLM_CALLS }, ask), live);
+    await raceAbort(startInPage(session, WRAPPER, [o.code, o.html, o.url]), live);
+    const out = await waitOutcome(session, MAX_RESULT_CHARS, live);
     if (out.result === undefined) throw new ExtractorRunError(out.error ?? "the extractor did not finish");
     if ((out.resultChars ?? 0) > MAX_RESULT_CHARS) throw new ExtractorRunError(`extract returned ${out.resultChars} characters of JSON, over the ${MAX_RESULT_CHARS} allowed`);
     let value: unknown;
@@ -106,6 +108,7 @@ export async function runExtractor(o: { pool: BrowserPool; code: string; html: s
   } catch (e) {
     if (o.signal?.aborted) throw e;
     if (timer.aborted) throw new ExtractorRunError(`the extractor did not finish within ${Math.round(left / 1000)} s`);
+    if (sandbox.crashed.aborted) throw new ExtractorRunError((sandbox.crashed.reason as Error).message);
     if (e instanceof ExtractorRunError) throw e;
     throw new ExtractorRunError(String((e as Error).message ?? e).split("\n")[0]!.slice(0, 500));
   } finally {

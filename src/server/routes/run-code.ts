@@ -60,7 +60,8 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
     });
   if (ran) services.ledger.charge(who, INTERACT_CREDITS);
   if (ctx?.closeRequested) await o.close();
-  const stderr = outcome.killed ? `${outcome.stderr}${stoppedMessage(signal.aborted, o.timeoutMs)}\n` : outcome.stderr;
+  // A script stopped from outside (124) is told why here; one killed over the page memory limit (137) said so itself.
+  const stderr = outcome.killed && outcome.exitCode === 124 ? `${outcome.stderr}${stoppedMessage(signal.aborted, o.timeoutMs)}\n` : outcome.stderr;
   return {
     success: true,
     output: outcome.stdout,
