@@ -72,6 +72,9 @@ print(shot.endswith(".png"))
       );
       // Python's result is its stdout, as upstream's.
       expect(r.result).toBe(r.stdout);
+      // Output as written: a last line without its newline is kept (it was lost), as is a function ending in a comment.
+      const raw = await s.run(`import sys, json\nsys.stdout.write(json.dumps({"a": 1}))\nsys.stderr.write("warn")\nprint(await page.evaluate("() => document.title // the title"), end="")\nprint(" é", end="")`);
+      expect({ stdout: raw.stdout, stderr: raw.stderr, result: raw.result }).toEqual({ stdout: '{"a": 1}Other é', stderr: "warn", result: '{"a": 1}Other é' });
       // The next script finds the page as this one left it; JavaScript and Python share the session.
       expect((await s.run("print(page.url)")).stdout).toBe(`${base}/other\n`);
       expect((await app.browserExecute(s.id, { code: "return page.url()", language: "node" }) as any).result).toBe(`${base}/other`);

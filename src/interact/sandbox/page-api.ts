@@ -84,9 +84,10 @@ export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Pr
       const src = str(f.src, "the function", 1_000_000);
       const arg = (m === "evaluate" ? a[1] : a[2]) ?? null;
       // page.evaluate runs in the page, as Playwright's does (its globals are there), bounded before it crosses.
-      if (m === "evaluate") return (await evaluateScript(page, f.fn === true ? `(${src})(${JSON.stringify(arg)})` : src, MAX_VALUE_CHARS)).value;
+      // The newline ends a `// comment` the function's source may end with (Playwright takes such strings too).
+      if (m === "evaluate") return (await evaluateScript(page, f.fn === true ? `(${src}\n)(${JSON.stringify(arg)})` : src, MAX_VALUE_CHARS)).value;
       // A locator's evaluate gets its element in the isolated world: the DOM, not the page's own JavaScript.
-      return (await el()).call(`function (arg) { return (${src})(this, arg); }`, arg);
+      return (await el()).call(`function (arg) { return (${src}\n)(this, arg); }`, arg);
     }
     case "waitForTimeout": await sleep(num(a[0], "the time", 0, 300_000), ctx.signal); return null;
     case "waitForLoadState": {

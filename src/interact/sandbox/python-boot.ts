@@ -41,8 +41,14 @@ export const PYTHON_WRAPPER = `async function (code, startUrl, base, lock, prelu
         root.setAttribute("data-cb-error", "Python failed: the interpreter crashed (too deep a recursion, or the like)");
       }
     };
-    py.setStdout({ batched: (s) => channel.note({ m: "log", a: ["out", cut(s)] }) });
-    py.setStderr({ batched: (s) => channel.note({ m: "log", a: ["err", cut(s)] }) });
+    // Python's bytes as written (its own buffering groups them): a line-by-line handler would lose a last line
+    // without its newline (sys.stdout.write(json.dumps(x)), print(..., end="")). The third item says "as is".
+    const writer = (kind) => {
+      const text = new TextDecoder();
+      return { write: (bytes) => { const s = text.decode(bytes, { stream: true }); if (s) channel.note({ m: "log", a: [kind, cut(s), 1] }); return bytes.length; } };
+    };
+    py.setStdout(writer("out"));
+    py.setStderr(writer("err"));
     py.runPython(prelude);
     const failed = await py.globals.get("_cb_main")(code, page, kindOf);
     if (failed) root.setAttribute("data-cb-error", String(failed).replace(/\\n$/, ""));

@@ -119,7 +119,11 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
             throw new Error("the script has sent too much");
           }
           if (m === "log") {
-            (a[0] === "err" ? err : out).line(typeof a[1] === "string" ? a[1] : "");
+            // A console call is a line; Python's output comes as written (a[2]).
+            const to = a[0] === "err" ? err : out;
+            const text = typeof a[1] === "string" ? a[1] : "";
+            if (a[2] === 1) to.write(text);
+            else to.line(text);
             return null;
           }
           if (inFlight >= MAX_CALLS_IN_FLIGHT) throw new Error(`at most ${MAX_CALLS_IN_FLIGHT} page calls may run at once: await them`);
