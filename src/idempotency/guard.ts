@@ -113,8 +113,10 @@ export async function idempotent<T extends object>(
       return jsonResponse(claim.response, claim.status, { [REPLAYED_HEADER]: "true" });
   }
   let text: string;
+  let answer: T;
   try {
-    text = JSON.stringify(await handler());
+    answer = await handler();
+    text = JSON.stringify(answer);
   } catch (err) {
     store.release(keyId, key, claim.claim);
     throw err;
@@ -128,7 +130,20 @@ export async function idempotent<T extends object>(
     store.release(keyId, key, claim.claim);
     call.log?.warn("could not keep an Idempotency-Key answer", { error: String(err) });
   }
-  return jsonResponse(text, 200, {});
+  const response = jsonResponse(text, 200, {});
+  firstAnswers.set(response, answer);
+  return response;
+}
+
+/** The handler's own answer behind each first-run `Response` (a replay has none: it started nothing). */
+const firstAnswers = new WeakMap<Response, object>();
+
+/**
+ * What the handler answered, for a `Response` {@link idempotent} made when it ran the request: hooks that read a
+ * route's answer (the activity log) see the same object with the header as without it. Undefined for a replay.
+ */
+export function firstAnswerOf(response: Response): object | undefined {
+  return firstAnswers.get(response);
 }
 
 /** The content type Elysia gives the same object answers, so that the header changes no response header. */

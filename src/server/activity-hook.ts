@@ -7,6 +7,7 @@
 import { Elysia } from "elysia";
 import type { ActivityEndpoint, ActivityLog } from "../auth/activity.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
+import { firstAnswerOf } from "../idempotency/guard.ts";
 import { API_VERSION_HEADER } from "./routes/v1.ts";
 
 type Json = Record<string, unknown> | undefined;
@@ -37,8 +38,11 @@ export function activityHook(log: ActivityLog) {
     const { request } = ctx;
     if (request.method !== "POST") return;
     const who = (ctx as unknown as { who?: KeyIdentity }).who;
-    const answer = (ctx as unknown as { response?: unknown }).response;
-    if (!who || typeof answer !== "object" || answer === null || answer instanceof Response || (answer as Json)?.success !== true) return;
+    const response = (ctx as unknown as { response?: unknown }).response;
+    // With an Idempotency-Key the route answers a ready Response: its handler's object is kept beside it (a replay
+    // has none, and is not noted again).
+    const answer = response instanceof Response ? firstAnswerOf(response) : response;
+    if (!who || typeof answer !== "object" || answer === null || (answer as Json)?.success !== true) return;
     const path = new URL(request.url).pathname;
     for (const route of NOTED) {
       const m = route.path.exec(path);

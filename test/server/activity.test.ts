@@ -30,6 +30,10 @@ describe("GET /v2/team/activity", () => {
     const scrape = (await (await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/article`, formats: ["markdown"] } })).json()) as any;
     const map = (await (await h.request("/v2/map", { method: "POST", json: { url: `${site.url}/article`, limit: 5 } })).json()) as any;
     const crawl = (await (await h.request("/v2/crawl", { method: "POST", json: { url: `${site.url}/article`, limit: 1 } })).json()) as any;
+    // With an Idempotency-Key the job is noted once; its replay started nothing.
+    const keyedRequest = { method: "POST", json: { url: `${site.url}/article`, formats: ["links"] }, headers: { "Idempotency-Key": "activity-1" } };
+    const keyed = (await (await h.request("/v2/scrape", keyedRequest)).json()) as any;
+    expect((await h.request("/v2/scrape", keyedRequest)).headers.get("idempotent-replayed")).toBe("true");
     await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/article`, formats: ["markdown"], zeroDataRetention: true } });
     await h.request("/v2/scrape", { method: "POST", json: { url: "not a url" } });
     const v1 = (await (await h.request("/v1/scrape", { method: "POST", json: { url: `${site.url}/article` } })).json()) as any;
@@ -38,13 +42,14 @@ describe("GET /v2/team/activity", () => {
     expect(body).toMatchObject({ success: true, cursor: null, has_more: false });
     expect(body.data.map((e: any) => [e.endpoint, e.id, e.api_version, e.target])).toEqual([
       ["scrape", v1.data.metadata.scrapeId, "v1", `${site.url}/article`],
+      ["scrape", keyed.data.metadata.scrapeId, "v2", `${site.url}/article`],
       ["crawl", crawl.id, "v2", `${site.url}/article`],
       ["map", map.id, "v2", `${site.url}/article`],
       ["scrape", scrape.data.metadata.scrapeId, "v2", `${site.url}/article`],
     ]);
     expect(Date.parse(body.data[0].created_at)).toBeGreaterThan(Date.now() - 60_000);
     // The id is the one its GET route takes.
-    expect((await h.request(`/v2/scrape/${body.data[3].id}`)).status).toBe(200);
+    expect((await h.request(`/v2/scrape/${body.data[4].id}`)).status).toBe(200);
     expect((await h.request(`/v2/crawl/${crawl.id}`)).status).toBe(200);
     // Another key has none of it.
     expect((await activity("", h.services.keys.create("other").key)).body.data).toEqual([]);
@@ -52,13 +57,13 @@ describe("GET /v2/team/activity", () => {
 
   test("filtered by endpoint, paged by cursor; bad parameters are 400s; entries older than a day are neither listed nor kept", async () => {
     expect((await activity("?endpoint=map")).body.data.map((e: any) => e.endpoint)).toEqual(["map"]);
-    const first = await activity("?limit=2");
+    const first = await activity("?limit=3");
     const cursor = first.body.cursor;
     expect([first.body.has_more, typeof cursor]).toEqual([true, "string"]);
-    expect(first.body.data).toHaveLength(2);
-    const second = await activity(`?limit=2&cursor=${cursor}`);
+    expect(first.body.data).toHaveLength(3);
+    const second = await activity(`?limit=3&cursor=${cursor}`);
     expect(second.body.data).toHaveLength(2);
-    expect(second.body.data[0].id).not.toBe(first.body.data[1].id);
+    expect(second.body.data[0].id).not.toBe(first.body.data[2].id);
     expect(second.body).toMatchObject({ has_more: false, cursor: null });
     for (const q of ["?endpoint=nope", "?limit=0", "?limit=101", "?limit=x", "?cursor=abc"]) {
       const r = await activity(q);
