@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "puppeteer-core";
 import { createEgressGate, type EgressGate } from "../../src/egress/index.ts";
 import { closeChromium, findChromium, launchChromium } from "../../src/engines/browser/chromium.ts";
-import { droppedPageEvents, MAX_PAGE_EVENT_CHARS, MAX_POST_DATA_BYTES } from "../../src/engines/browser/cdp-guard.ts";
+import { droppedPageEvents, MAX_PAGE_EVENT_CHARS, MAX_POST_DATA_BYTES, withoutRequestBody } from "../../src/engines/browser/cdp-guard.ts";
+import { RequestControl } from "../../src/engines/browser/request-control.ts";
 
 let gate: EgressGate;
 let browser: Browser;
@@ -17,7 +18,11 @@ let site: ReturnType<typeof Bun.serve>;
 beforeAll(async () => {
   gate = await createEgressGate({ allowPrivateNetwork: true });
   browser = await launchChromium({ executablePath: findChromium("")!, proxyUrl: gate.proxyUrl });
-  site = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => new Response(req.method === "POST" ? String((await req.arrayBuffer()).byteLength) : "<html><body>ok</body></html>", { headers: { "content-type": "text/html" } }) });
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: async (req) => new Response(req.method === "POST" ? `${(await req.arrayBuffer()).byteLength} ${req.headers.get("x-token") ?? "-"}` : "<html><body>ok</body></html>", { headers: { "content-type": "text/html" } }),
+  });
 });
 afterAll(async () => {
   await closeChromium(browser);
@@ -61,7 +66,7 @@ describe("the CDP guard", () => {
       if (r.method() === "POST") bodies.push(r.postData()?.length);
     });
     const sent = await page.evaluate(async (n) => (await fetch("/upload", { method: "POST", body: new Uint8Array(n) })).text(), 5_000_000);
-    expect(sent).toBe("5000000");
+    expect(sent).toBe("5000000 -");
     expect(bodies).toHaveLength(1);
     expect(bodies[0] ?? 0).toBeLessThanOrEqual(MAX_POST_DATA_BYTES);
     const before = droppedPageEvents();
@@ -70,6 +75,31 @@ describe("the CDP guard", () => {
     expect(performance.now() - t0).toBeLessThan(10_000);
     expect(droppedPageEvents() - before).toBe(1);
     await page.close();
+  });
+
+  test("an intercepted upload of any size goes whole, with crawlbox's headers: its event loses the body's copies, not the request", async () => {
+    const page = await browser.newPage();
+    // As a scrape with `headers` sets its page up: every request of the page's origin is paused to add them.
+    const origin = `http://127.0.0.1:${site.port}`;
+    await new RequestControl(await page.createCDPSession()).configure({ blockMedia: false, blockAds: false, origin, headers: { "x-token": "t" } });
+    await page.goto(`${origin}/`);
+    const before = droppedPageEvents();
+    const sent: string[] = [];
+    for (const n of [100_000, 500_000, 3_000_000]) sent.push(await page.evaluate(async (n) => (await fetch("/upload", { method: "POST", body: "a".repeat(n) })).text(), n));
+    // 500 KB made an event of ~1.2 M characters (the body in postData and again in base64), which failed the request.
+    expect(sent).toEqual(["100000 t", "500000 t", "3000000 t"]);
+    expect(droppedPageEvents() - before).toBe(2);
+    await page.close();
+  });
+
+  test("a paused request's body is cut out of its event text whatever its characters; the rest stays valid JSON", () => {
+    const event = (postData: string) =>
+      JSON.stringify({ method: "Fetch.requestPaused", params: { requestId: "r1", request: { url: 'http://x/?q="postData":"', method: "POST", headers: {}, hasPostData: true, postData, postDataEntries: [{ bytes: btoa("ab") }, { bytes: "Y2Q=" }], initialPriority: "High" } }, sessionId: "S" });
+    for (const body of ['a"b\\"c\\', "plain", "", '\\', "line\nend"]) {
+      const cut = JSON.parse(withoutRequestBody(event(body)));
+      expect(cut.params.request).toEqual({ url: 'http://x/?q="postData":"', method: "POST", headers: {}, hasPostData: true, initialPriority: "High" });
+      expect(cut.sessionId).toBe("S");
+    }
   });
 
   test("Chromium resolves no names itself (a WebRTC TURN server's would leave past the gate): only the gate's loopback", () => {

@@ -8,7 +8,11 @@
  * - request bodies in events are cut by Chromium at {@link MAX_POST_DATA_BYTES} (`maxPostDataSize` is added to every
  *   `Network.enable`);
  * - events that only carry page text, over {@link MAX_PAGE_EVENT_CHARS}, are dropped as they arrive, before they are
- *   parsed; an oversized dialog is dismissed and an oversized intercepted request failed, also unread.
+ *   parsed; an oversized dialog is dismissed unread;
+ * - an oversized intercepted request (`Fetch.requestPaused`, when crawlbox adds headers or blocks requests) loses
+ *   its body's copies (`postData`, `postDataEntries`: `maxPostDataSize` does not reach the Fetch domain, so a 430 KB
+ *   upload made a 1 MB event) before it is parsed, and goes on with its body whole; one still oversized (a huge URL)
+ *   is failed unread.
  * Answers to crawlbox's own commands (which may be large: screenshots, page content) and other events pass untouched.
  *
  * It wraps puppeteer's `Connection.prototype.onMessage` and `_rawSend` once, when this module loads (every Chromium
@@ -39,8 +43,42 @@ const DROPPED = [
 ].map((m) => `{"method":"${m}"`);
 /** A dialog (a `prompt` with a huge default) waits for an answer: an oversized one is dismissed unread. */
 const DIALOG = '{"method":"Page.javascriptDialogOpening"';
-/** An intercepted request waits for an answer: an oversized one (a huge body or URL) is failed unread. */
+/** An intercepted request waits for an answer: its body's copies are cut out; one still oversized is failed unread. */
 const PAUSED = '{"method":"Fetch.requestPaused"';
+
+/** Where the JSON string whose contents start at `from` ends (its closing quote: the first one not escaped). */
+function endOfJsonString(text: string, from: number): number {
+  for (let i = from; ; ) {
+    const quote = text.indexOf('"', i);
+    if (quote < 0) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === 92) slashes++;
+    if (slashes % 2 === 0) return quote;
+    i = quote + 1;
+  }
+}
+
+/** `text` without the member `"name":…` whose value ends at `end(valueStart)`, and one comma beside it. */
+function withoutMember(text: string, opening: string, end: (valueStart: number) => number): string {
+  // A key can only appear as written here outside string values: inside one its quotes would be escaped.
+  const at = text.indexOf(opening);
+  if (at < 0) return text;
+  const last = end(at + opening.length);
+  if (last < 0) return text;
+  const from = text[at - 1] === "," ? at - 1 : at;
+  const to = from === at && text[last + 1] === "," ? last + 2 : last + 1;
+  return text.slice(0, from) + text.slice(to);
+}
+
+/**
+ * A `Fetch.requestPaused` event's text without the paused request's body (`postData`, and `postDataEntries`, base64
+ * items with no `]` in them): nothing crawlbox does with a paused request reads it, and a request continued without
+ * `postData` keeps its own body.
+ */
+export function withoutRequestBody(message: string): string {
+  const cut = withoutMember(message, '"postData":"', (from) => endOfJsonString(message, from));
+  return withoutMember(cut, '"postDataEntries":[', (from) => cut.indexOf("]", from));
+}
 
 let dropped = 0;
 
@@ -68,6 +106,13 @@ proto.onMessage = function guarded(this: Connection, message: string): Promise<v
     if (DROPPED.some((p) => message.startsWith(p))) {
       dropped++;
       return Promise.resolve();
+    }
+    if (message.startsWith(PAUSED)) {
+      const cut = withoutRequestBody(message);
+      if (cut.length <= MAX_PAGE_EVENT_CHARS) {
+        dropped++;
+        return onMessage.call(this, cut);
+      }
     }
     const answer = message.startsWith(DIALOG)
       ? (["Page.handleJavaScriptDialog", { accept: false }] as const)
