@@ -207,7 +207,9 @@ describe("the compiled binary, from an empty folder", () => {
     if (root) chownSync(dataDir, 65534, 65534);
     const port = freePort();
     const key = `fc-${"s".repeat(32)}`;
-    const env = `PATH=${process.env.PATH ?? ""} HOME=${dataDir} PORT=${port} HOST=127.0.0.1 CRAWLBOX_DATA_DIR=${dataDir} CRAWLBOX_API_KEYS=${key} CRAWLBOX_ALLOW_PRIVATE_NETWORK=true`;
+    const env = `PATH=${process.env.PATH ?? ""} HOME=${dataDir} PORT=${port} HOST=127.0.0.1 CRAWLBOX_DATA_DIR=${dataDir} CRAWLBOX_API_KEYS=${key} CRAWLBOX_ALLOW_PRIVATE_NETWORK=true CRAWLBOX_BROWSER_PAGE_MEMORY_MB=256`;
+    // A page over the memory limit: the guard must see and stop a sandboxed renderer of another user's server too.
+    const hog = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("<html><body><p>hog</p><script>window.k=[];for(let i=0;i<12;i++){const u=new Uint8Array(5e7);u.fill(1);k.push(u);}</script></body></html>", { headers: { "content-type": "text/html" } }) });
     const command = `exec env ${env} ${ownBin} serve`;
     const proc = Bun.spawn(root ? ["su", user, "-s", "/bin/sh", "-c", command] : ["/bin/sh", "-c", command], { cwd: own, stdout: "pipe", stderr: "pipe" });
     const logs = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]).then((l) => l.join(""));
@@ -242,6 +244,15 @@ describe("the compiled binary, from an empty folder", () => {
       const browserArgs = browserProc!.args;
       const renderers = below(browserProc!.pid).filter((p) => p.args.includes("--type=renderer")).map((p) => p.pid);
       expect(renderers.length).toBeGreaterThan(0);
+      const expectHogStopped = async () => {
+        const hogged = await fetch(`${base}/v2/scrape`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ url: `http://127.0.0.1:${hog.port}/`, formats: ["markdown"], waitFor: 1000 }),
+        });
+        expect(hogged.status).toBe(500);
+        expect(((await hogged.json()) as any).error).toMatch(/^The page used \d+ MB of memory, more than the 256 MB a browser page may use/);
+      };
       const filters = (pid: number) => Number(/Seccomp_filters:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
       const netNs = (pid: number) => readlinkSync(`/proc/${pid}/ns/net`);
       // Can this system give an unprivileged Chromium its sandbox at all? Asked of Chromium itself, as the same user.
@@ -253,9 +264,14 @@ describe("the compiled binary, from an empty folder", () => {
           expect(netNs(pid)).not.toBe(netNs(browserProc!.pid));
           expect(filters(pid)).toBeGreaterThan(filters(browserProc!.pid));
         }
+        await expectHogStopped();
+        // The log says which sandbox Chromium got, at its launch.
+        for (const pid of serverPid()) process.kill(pid, "SIGTERM");
+        expect(await logs).toContain(`"sandbox":"chromium's own"`);
       } else {
         // The fallback: it runs, without the sandbox, and says so.
         expect(browserArgs).toContain("--no-sandbox");
+        await expectHogStopped();
         server?.kill("SIGTERM");
         for (const pid of serverPid()) process.kill(pid, "SIGTERM");
         expect(await logs).toContain("Chromium cannot use its own sandbox here");
@@ -263,6 +279,7 @@ describe("the compiled binary, from an empty folder", () => {
     } finally {
       for (const pid of serverPid()) process.kill(pid, "SIGTERM");
       await proc.exited;
+      hog.stop(true);
       rmSync(own, { recursive: true, force: true });
     }
   }, 120_000);

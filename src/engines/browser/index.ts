@@ -74,7 +74,7 @@ export function createEngines(o: EnginesOptions): Engines {
     prepare: prepareWarmPage,
   });
   const browser = createBrowserEngine({ pool, gate: o.gate, profiles: o.profiles });
-  o.log.info("browser: engine ready (Chromium starts on first use)", { executablePath, concurrency: o.config.browserConcurrency, sandbox: wantsSandbox(sandbox) ? "chromium's own" : "none (running as root, or off)", pageMemoryMb: o.config.browserPageMemoryMb ?? 0 });
+  o.log.info("browser: engine ready (Chromium starts on first use)", { executablePath, concurrency: o.config.browserConcurrency, sandbox: wantsSandbox(sandbox) ? (sandbox === "on" ? "chromium's own" : "chromium's own where the system gives it") : "none (running as root, or off)", pageMemoryMb: o.config.browserPageMemoryMb ?? 0 });
   const router = createEngineRouter({
     http: o.http,
     browser,

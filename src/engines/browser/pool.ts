@@ -25,7 +25,7 @@
 import type { Browser, CDPSession, Page } from "puppeteer-core";
 import { CrawlboxError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
-import { closeChromium, killProcess, launchChromium, type LaunchOptions } from "./chromium.ts";
+import { closeChromium, killProcess, launchChromium, NO_SANDBOX_ARG, type LaunchOptions } from "./chromium.ts";
 import { BrowserQueueTimeoutError, BrowserUnavailableError, type AcquireOptions, type Lease } from "./lease.ts";
 import { crashError, watchCrash } from "./page-crash.ts";
 import { RendererMemoryGuard } from "./renderer-memory.ts";
@@ -365,7 +365,9 @@ export class BrowserPool {
       throw new BrowserUnavailableError("The browser pool is shut down.");
     }
     this.current = handle;
-    this.options.log.info("browser: Chromium started", { generation: handle.generation, pid: browser.process()?.pid });
+    // The sandbox it really has: `auto` may have fallen back to none when the system could not give it.
+    const sandboxed = !(browser.process()?.spawnargs ?? []).includes(NO_SANDBOX_ARG);
+    this.options.log.info("browser: Chromium started", { generation: handle.generation, pid: browser.process()?.pid, sandbox: sandboxed ? "chromium's own" : "none" });
     handle.stock.topUp();
     return handle;
   }
