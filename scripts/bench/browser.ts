@@ -13,7 +13,8 @@
  *    goto(load) + content on one warm page (no smart wait in either, so only the pool's cost differs); for the
  *    reused context of one tenant (the common case) and for a fresh context per lease (profiles, proxies).
  *
- * Usage: bun scripts/bench/browser.ts [--requests N] [--naive N]
+ * Usage: bun scripts/bench/browser.ts [--requests N] [--naive N] [--page-memory-mb N]
+ * (the page memory limit: by default the server's default for each concurrency; 0 turns the guard off)
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -22,6 +23,7 @@ import { createEgressGate } from "../../src/egress/index.ts";
 import { CHROMIUM_ARGS, findChromium, NO_SANDBOX_ARG, wantsSandbox } from "../../src/engines/browser/chromium.ts";
 import { createBrowserEngine, prepareWarmPage, type BrowserRequest } from "../../src/engines/browser/engine.ts";
 import { BrowserPool } from "../../src/engines/browser/pool.ts";
+import { defaultPageMemoryMb } from "../../src/config.ts";
 import { createHttpEngine } from "../../src/engines/http/index.ts";
 import { createEngineRouter } from "../../src/engines/router.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -35,6 +37,8 @@ const arg = (name: string, def: number) => {
 };
 const REQUESTS = arg("--requests", 48);
 const NAIVE = arg("--naive", 8);
+/** The page memory limit (renderer-memory.ts) the pools run with, as a server does; 0 leaves the guard off. */
+const PAGE_MEMORY_MB = arg("--page-memory-mb", -1);
 const LEVELS = [1, 2, 4, 8];
 
 const chromium = findChromium(process.env.CHROME_PATH ?? "");
@@ -171,7 +175,8 @@ console.log(`crawlbox browser bench: ${chromium}, ${REQUESTS} requests per level
 const rows: string[] = [];
 const cpuRows: string[] = [];
 for (const c of LEVELS) {
-  const pool = new BrowserPool({ executablePath: chromium, proxyUrl: gate.proxyUrl, concurrency: c, retireAfterPages: 10_000, log: silentLogger, prepare: prepareWarmPage });
+  const pageMemoryLimitBytes = (PAGE_MEMORY_MB >= 0 ? PAGE_MEMORY_MB : defaultPageMemoryMb(c)) * 2 ** 20;
+  const pool = new BrowserPool({ executablePath: chromium, proxyUrl: gate.proxyUrl, concurrency: c, retireAfterPages: 10_000, log: silentLogger, prepare: prepareWarmPage, pageMemoryLimitBytes });
   const engine = createBrowserEngine({ pool, gate });
   const router = createEngineRouter({ http: createHttpEngine({ gate }), browser: engine, closeBrowser: () => pool.close(), formatNeedsBrowser: () => false, log: silentLogger });
   await pool.warmUp();
