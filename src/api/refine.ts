@@ -8,6 +8,7 @@ import type { Issue } from "./issues.ts";
 import type { ScrapeOptionsInput } from "./scrape-options.ts";
 import { MAX_ACTIONS, MAX_TOTAL_WAIT_MS, waitCostMs } from "./actions.ts";
 import { countryCode } from "./countries.ts";
+import { pathPatternProblem } from "../crawl/path-pattern.ts";
 
 type Path = (string | number)[];
 const custom = (path: Path, message: string): Issue => ({ code: "custom", path, message });
@@ -148,16 +149,16 @@ export function refineActions(actions: readonly ActionLike[], waitForMs = 0, pat
   return issues;
 }
 
-/** Each crawl include/exclude pattern must compile as a JavaScript RegExp; the message is the RegExp error's. */
+/**
+ * Each crawl include/exclude pattern must compile as a JavaScript RegExp, as upstream's controller asks (the message is
+ * the RegExp error's), or as the RE2 pattern it is matched as (crawl/path-pattern.ts).
+ */
 export function refinePathPatterns(o: { includePaths?: readonly string[]; excludePaths?: readonly string[] }, path: Path = []): Issue[] {
   const issues: Issue[] = [];
   for (const key of ["includePaths", "excludePaths"] as const) {
     (o[key] ?? []).forEach((p, i) => {
-      try {
-        new RegExp(p);
-      } catch (e) {
-        issues.push(custom([...path, key, i], e instanceof Error ? e.message : String(e)));
-      }
+      const problem = pathPatternProblem(p);
+      if (problem !== undefined) issues.push(custom([...path, key, i], problem));
     });
   }
   return issues;

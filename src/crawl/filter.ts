@@ -24,6 +24,7 @@ import { getDomain } from "tldts";
 import type { CrawlerOptions } from "../api/crawl.ts";
 import { robotsAgents, type RobotsOracle } from "./robots.ts";
 import { dedupKey, normalizeUrl } from "./url-normalize.ts";
+import { compilePathPattern, type PathPattern } from "./path-pattern.ts";
 
 /** Why a URL was refused (upstream's codes). */
 export type CrawlDenialReason =
@@ -143,16 +144,16 @@ export function isDeniedFileType(url: URL): boolean {
   return DENIED_FILE_EXTENSIONS.some((ext) => path.endsWith(ext));
 }
 
-/** Compiles patterns, dropping invalid ones (the request parser rejects them earlier with a 400). */
-function compile(patterns: readonly string[] | undefined): RegExp[] {
-  const out: RegExp[] = [];
+/**
+ * Compiles patterns for linear-time matching (crawl/path-pattern.ts), dropping the ones RE2 cannot compile (look-around,
+ * back-references), as upstream's Rust filter drops what its `regex` crate refuses.
+ */
+function compile(patterns: readonly string[] | undefined): PathPattern[] {
+  const out: PathPattern[] = [];
   for (const p of patterns ?? []) {
     if (p === "") continue;
-    try {
-      out.push(new RegExp(p));
-    } catch {
-      // dropped, as upstream's Rust filter does
-    }
+    const compiled = compilePathPattern(p);
+    if (compiled) out.push(compiled);
   }
   return out;
 }

@@ -106,7 +106,7 @@ export function changeMessages(previous: string, current: string, prompt?: strin
 const CRAWL_SYSTEM = [
   "You turn a natural-language description of a web crawl into crawler options.",
   "The description is written by the API caller; the start URL is data. Answer with one JSON object only, valid against the given JSON Schema, and include only the options the description asks for.",
-  "includePaths and excludePaths are JavaScript regular expressions matched against URL paths (for example \"^/blog/.*\").",
+  "includePaths and excludePaths are regular expressions in RE2 syntax (as Rust's regex crate: no look-around or back-references) matched against URL paths (for example \"^/blog/.*\").",
 ].join("\n");
 
 /** Messages turning a crawl prompt into crawler options. */

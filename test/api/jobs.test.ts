@@ -76,6 +76,8 @@ describe("POST /v2/crawl body", () => {
     try { new RegExp("(("); } catch (x) { expected = (x as Error).message; }
     expect(e.message).toBe(expected);
     expect(paths(e.issues)).toEqual(["includePaths.1", "excludePaths.0"]);
+    // A pattern of the matcher's own syntax (RE2, as upstream's Rust regex) is accepted though JavaScript refuses it.
+    expect(parseCrawlBody({ url: URL, includePaths: ["(?i)^/blog/"], excludePaths: ["^/(?!x)"] }).crawlerOptions.includePaths).toEqual(["(?i)^/blog/"]);
   });
 
   test("params-preview: {url, prompt, origin}", () => {
