@@ -5,12 +5,19 @@
 import { CrawlboxError } from "../errors.ts";
 
 /**
- * A crawl page redirected to a URL the crawl's rules refuse (another host, an excluded path, …): reported in
- * `/errors` with upstream's `CRAWL_DENIAL` code instead of adding an out-of-scope page to the results.
+ * A crawl page redirected to a URL the crawl's rules refuse (another host, an excluded path, …), or the crawl's
+ * start page is one they refuse: reported in `/errors` with upstream's `CRAWL_DENIAL` code instead of adding an
+ * out-of-scope page to the results.
  */
 export class CrawlDenialError extends CrawlboxError {
-  constructor(url: string, finalUrl: string, reason: string) {
-    super("CRAWL_DENIAL", 403, `${url} redirected to ${finalUrl}, which the crawl's options do not allow (${reason}).`, {
+  /** `start`: the crawl's start page, whose links were followed though it is not a result itself. */
+  constructor(url: string, finalUrl: string, reason: string, start = false) {
+    const message = !start
+      ? `${url} redirected to ${finalUrl}, which the crawl's options do not allow (${reason}).`
+      : finalUrl === url
+        ? `${url}, the crawl's start page, is not one of its results: the crawl's options do not allow it (${reason}); its links were followed.`
+        : `${url}, the crawl's start page, redirected to ${finalUrl}, which the crawl's options do not allow as a result (${reason}); its links were followed.`;
+    super("CRAWL_DENIAL", 403, message, {
       details: { url, finalUrl, reason },
       retryable: false,
     });

@@ -149,14 +149,16 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     initialTasks(startUrl, options) {
       const filter = createCrawlFilter(startUrl, options as FilterOptions);
       const start = filter.check(startUrl, { depth: -1 });
-      // A start URL the patterns refuse is still crawled, under its dedup key like any page (a raw URL here made
-      // `/docs` and its link `/docs/` two documents).
+      // A start URL the patterns refuse is still crawled (its links followed; the page itself is then the crawl's
+      // error: task-runner.ts), under its dedup key like any page (a raw URL here made `/docs` and its link `/docs/`
+      // two documents).
       const key = start.ok ? start.key : filter.keyOf(startUrl);
       const tasks: NewTask[] = [];
       const o = options as { sitemap?: string; ignoreRobotsTxt?: boolean };
       if (o.sitemap !== "skip" || !o.ignoreRobotsTxt) tasks.push({ kind: "kickoff", url: startUrl, dedupKey: `kickoff ${key}`, depth: 0 });
-      // sitemap:"only" crawls the sitemap's URLs alone (upstream's sitemapOnly).
-      if (o.sitemap !== "only") tasks.push({ kind: "page", url: startUrl, dedupKey: key, depth: 0 });
+      // The start page always, sitemap:"only" included (upstream's kickoff enqueues it whatever the sitemap mode;
+      // with "only" no page's links are followed: task-runner.ts).
+      tasks.push({ kind: "page", url: startUrl, dedupKey: key, depth: 0 });
       return tasks;
     },
 
@@ -215,6 +217,13 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       } catch {
         return undefined;
       }
+    },
+
+    judgeStart(job, finalUrl) {
+      // Without robots.txt (the start page was let through it already) and with its depth ignored, as upstream's
+      // filterLinks of the start page's own URL.
+      const verdict = filtersFor(job).scope.check(normalizeUrl(finalUrl), { depth: -1 });
+      return verdict.ok ? undefined : verdict.reason;
     },
 
     judgeRedirect(job, task, finalUrl) {

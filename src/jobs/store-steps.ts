@@ -32,12 +32,18 @@ export interface StoreContext {
   chargeHook?: (keyId: string, credits: number) => void;
 }
 
-/** Adds tasks while the job has fewer than `limit` pages; duplicates (same dedup key) are ignored. */
+/**
+ * Adds tasks while the job has fewer than `limit` pages that did not fail; duplicates (same dedup key) are ignored.
+ * A failed page gives its place back, as upstream removes it from the set its limit counts (api-v2.md §5.6): a crawl
+ * of `limit: 10` with a page that failed or redirected onto another still ends with ten results when the site has
+ * them (it ended with nine).
+ */
 export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], limit: number): number {
   const { db } = ctx;
   if (tasks.length === 0) return 0;
   const job = db.query<{ total: number; seq: number }, [string]>(
-    "SELECT total, (SELECT COALESCE(MAX(seq), 0) FROM tasks WHERE job_id = jobs.id) AS seq FROM jobs WHERE id = ?",
+    `SELECT total - (SELECT COUNT(*) FROM tasks WHERE job_id = jobs.id AND status = 'failed' AND kind = 'page') AS total,
+       (SELECT COALESCE(MAX(seq), 0) FROM tasks WHERE job_id = jobs.id) AS seq FROM jobs WHERE id = ?`,
   ).get(jobId);
   if (!job) return 0;
   const insert = db.query(

@@ -55,6 +55,12 @@ export function completeTask(ctx: StoreContext, taskId: string, owner: string, c
       finishJobIfDone(ctx, task.job_id);
       return true;
     }
+    if (c.denied) {
+      markFailed(ctx, task, c.denied);
+      addFindings(ctx, task.job_id, c);
+      finishJobIfDone(ctx, task.job_id);
+      return true;
+    }
     const t = ctx.now();
     const body = c.document === null ? null : JSON.stringify(c.document);
     db

@@ -37,6 +37,11 @@ export interface CrawlPlanner {
    */
   judgeRedirect(job: Job, task: Task, finalUrl: string): { denied: CrawlDenialReason } | { key: string } | undefined;
   /**
+   * The crawl rule (include/exclude patterns, …) the start page, landed on `finalUrl`, breaks as a result, if any:
+   * upstream crawls such a start page and follows its links, but it is an error of the crawl, not one of its pages.
+   */
+  judgeStart(job: Job, finalUrl: string): CrawlDenialReason | undefined;
+  /**
    * The crawl's new origin when its start page landed on `finalUrl` on another host (not just `www.` added or
    * dropped): the site lives there, and its links must not all count as external. Undefined otherwise.
    */
@@ -98,8 +103,13 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       return { kind: "failed", error: toCrawlboxError(err) };
     }
     const isStart = job.kind === "crawl" && task.depth === 0 && task.url === job.url;
+    const sitemapOnly = job.kind === "crawl" && job.options.crawlerOptions?.sitemap === "only";
     try {
-      if (isStart && !(await deps.planner.startAllowed(job, signal))) return { kind: "failed", error: new StartPageDisallowedError(task.url) };
+      if (isStart && !(await deps.planner.startAllowed(job, signal))) {
+        // Also a robots-blocked URL of the crawl, for its status's warning and `/errors`' robotsBlocked (upstream's
+        // recordRobotsBlocked of the start URL).
+        return { kind: "done", completion: { document: null, credits: 0, denied: new StartPageDisallowedError(task.url).toJSON(), robotsBlocked: [task.url] } };
+      }
       // A changeTracking re-check of a page only the previous crawl saw: reported hidden, its links not followed.
       const hidden = task.depth === HIDDEN_RECHECK_DEPTH;
       const page = await deps.scrape.scrapePage(spec, deps.keys.identityOf(job.keyId), {
@@ -108,7 +118,8 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         scrapeId: task.id,
         storeResult: false,
         chargeCredits: false, // charged when the job store stores the page (setChargeHook)
-        collectLinks: job.kind === "crawl" && !hidden,
+        // sitemap:"only": the sitemap's pages (and the start page) alone, no page's links followed (upstream's sitemapOnly).
+        collectLinks: job.kind === "crawl" && !hidden && !sitemapOnly,
         ...(hidden ? { visibility: "hidden" as const } : {}),
       });
       const status = page.document.metadata.statusCode;
@@ -143,6 +154,13 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         const d = await deps.planner.discover(job, task, page.links, signal);
         discovered = d.discovered;
         robotsBlocked = d.robotsBlocked;
+      }
+      // A start page the crawl's rules refuse (includePaths that leave out the root, say): its links are followed,
+      // but it is the crawl's error, not a result, and costs nothing (upstream's CrawlDenialError of the source page).
+      const startDenied = isStart && finalUrl ? deps.planner.judgeStart(job, finalUrl) : undefined;
+      if (startDenied) {
+        const denied = new CrawlDenialError(task.url, finalUrl!, startDenied, true).toJSON();
+        return { kind: "done", completion: { document: null, credits: 0, denied, discovered, robotsBlocked, limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER } };
       }
       return {
         kind: "done",

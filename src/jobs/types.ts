@@ -154,6 +154,12 @@ export interface Completion {
    * `SCRAPE_RACED_REDIRECT_ERROR` (hidden from `/errors`, as upstream).
    */
   redirect?: { key: string; url: string };
+  /**
+   * The task is not a result though it ran: a crawl's start page that robots.txt or the crawl's own rules refuse
+   * (upstream's CrawlDenialError of the source page). It fails with this error; what it found (links, robots-blocked
+   * URLs) still counts.
+   */
+  denied?: SerializedError;
 }
 
 /** Scheduling limits the worker pool computes from what it runs (one process owns every lease). */
