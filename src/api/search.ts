@@ -9,6 +9,7 @@ import { strictObject, oneOf, OriginProps, CloudProps, Int } from "./common.ts";
 import { scrapeOptionsProps, normalizeScrapeOptions, SEARCH_FORMAT_TYPES, type ScrapeOptions } from "./scrape-options.ts";
 import { refineScrapeOptions, refineSearch } from "./refine.ts";
 import { validateBody, throwIfIssues } from "./validate.ts";
+import { BadRequestError } from "../errors.ts";
 
 export const MAX_SEARCH_LIMIT = 100;
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -77,6 +78,11 @@ export interface SearchRequest {
   excludeDomains?: string[];
   lang: string;
   country?: string;
+  /**
+   * True when `country` is the default "us" rather than the caller's: a web source's own `location` and a region
+   * carried by `lang` (`en-GB`) then win over it (search/language.ts).
+   */
+  countryDefaulted?: true;
   location?: string;
   timeout: number;
   ignoreInvalidURLs: boolean;
@@ -107,6 +113,27 @@ export function parseSearchBody(body: unknown): SearchRequest {
     scrapeOptions: normalizeScrapeOptions({ ...so, formats: so.formats ?? [] }),
   };
   if (v.categories) out.categories = v.categories.map((c) => (typeof c === "string" ? c : c.type));
-  if (out.country === undefined && out.location === undefined) out.country = "us";
+  if (out.country === undefined && out.location === undefined) {
+    out.country = "us";
+    out.countryDefaulted = true;
+  }
   return out;
+}
+
+/** The top-level message of every validation 400 of `POST /v2/search` (api-v2.md §3.3). */
+export const SEARCH_INVALID_BODY_MESSAGE = "Invalid request body";
+
+/**
+ * {@link parseSearchBody} for `POST /v2/search` itself. Upstream's search controller catches its own ZodError and
+ * answers `{success:false, error:"Invalid request body", details}` (api-v2.md §3.3), not the global handler's
+ * message, so a validation 400 here keeps its issues and takes that message. The callers that build search bodies
+ * themselves (agent, extract, monitors) use {@link parseSearchBody}.
+ */
+export function parseSearchRequest(body: unknown): SearchRequest {
+  try {
+    return parseSearchBody(body);
+  } catch (err) {
+    if (err instanceof BadRequestError && err.code === "BAD_REQUEST") throw new BadRequestError(SEARCH_INVALID_BODY_MESSAGE, err.details);
+    throw err;
+  }
 }

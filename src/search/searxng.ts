@@ -20,8 +20,8 @@ export interface BackendQuery {
   /** `general` for web results, `news`, `images`, or `science` for research papers. */
   category: string;
   limit: number;
-  /** SearXNG language code, e.g. `en` or `en-US`. */
-  language: string;
+  /** SearXNG language code, e.g. `en` or `en-US` (search/language.ts); none: the instance's default. */
+  language?: string;
   timeRange?: "day" | "week" | "month" | "year";
   /** 0 off, 1 moderate, 2 strict. */
   safeSearch?: 0 | 1 | 2;
@@ -37,6 +37,7 @@ export interface BackendHit {
   content: string;
   publishedDate?: string;
   imgSrc?: string;
+  /** `thumbnail_src` (images), else `thumbnail` (news and web results of current SearXNG). */
   thumbnailSrc?: string;
   resolution?: string;
 }
@@ -71,7 +72,9 @@ function parseHit(raw: unknown): BackendHit | undefined {
   const date = str(r.publishedDate) ?? str(r.pubdate);
   if (date) hit.publishedDate = date;
   if (str(r.img_src)) hit.imgSrc = str(r.img_src);
-  if (str(r.thumbnail_src)) hit.thumbnailSrc = str(r.thumbnail_src);
+  // Images carry `thumbnail_src`; current news (and web) engines `thumbnail` (searx/result_types).
+  const thumbnail = str(r.thumbnail_src) || str(r.thumbnail);
+  if (thumbnail) hit.thumbnailSrc = thumbnail;
   if (str(r.resolution)) hit.resolution = str(r.resolution);
   return hit;
 }
@@ -88,7 +91,8 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
   }
 
   async function page(q: BackendQuery, pageno: number): Promise<unknown[]> {
-    const params = new URLSearchParams({ q: q.query, format: "json", pageno: String(pageno), language: q.language });
+    const params = new URLSearchParams({ q: q.query, format: "json", pageno: String(pageno) });
+    if (q.language) params.set("language", q.language);
     params.set("categories", q.category === "general" && options.categories ? options.categories : q.category);
     if (options.engines) params.set("engines", options.engines);
     if (q.timeRange) params.set("time_range", q.timeRange);

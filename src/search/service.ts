@@ -29,6 +29,7 @@ import { SearchNotConfiguredError, SearchTimeoutError } from "./errors.ts";
 import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
 import { timeWindow, withinWindow } from "./time-window.ts";
 import { countryOfLocation } from "./location.ts";
+import { searxngLanguage } from "./language.ts";
 import { highlight } from "./highlights.ts";
 
 /** Credits per started block of 10 results (upstream's price). */
@@ -186,8 +187,12 @@ export class SearchService {
   private async searchSource(backend: SearchBackend, req: SearchRequest, source: SearchSource, signal: AbortSignal): Promise<Result[]> {
     const web = source.type === "web" ? source : undefined;
     const lang = web?.lang ?? req.lang;
-    // A `location` without a `country` localises by the country it names (SearXNG has nothing finer).
-    const country = web?.country ?? req.country ?? countryOfLocation(web?.location ?? req.location);
+    // The most specific country the caller gave: the source's own `country` or `location`, then the request's. A
+    // `location` localises by the country it names (SearXNG has nothing finer). The default "us" is only a fallback:
+    // it must not hide a source's `location` (api-v2.md §2.7) nor a region `lang` carries.
+    const explicit =
+      web?.country ?? countryOfLocation(web?.location) ?? (req.countryDefaulted ? undefined : req.country) ?? countryOfLocation(req.location);
+    const language = searxngLanguage(lang, { explicit, fallback: req.countryDefaulted ? req.country : undefined });
     const include = req.includeDomains ?? [];
     const exclude = req.excludeDomains ?? [];
     const window = timeWindow(web?.tbs ?? req.tbs, (this.deps.now ?? Date.now)());
@@ -199,7 +204,7 @@ export class SearchService {
       query: req.query,
       category: source.type === "web" ? "general" : source.type,
       limit: req.limit,
-      language: country ? `${lang}-${country.toUpperCase()}` : lang,
+      ...(language ? { language } : {}),
       timeRange: window?.timeRange,
       safeSearch: safeSearch(req.safe),
       signal,

@@ -46,6 +46,11 @@ beforeAll(async () => {
       if (mode === "no-json" || url.searchParams.get("format") !== "json") return new Response("Forbidden", { status: 403 });
       if (mode === "html") return new Response("<html><body>SearXNG</body></html>", { headers: { "content-type": "text/html" } });
       if (mode === "slow") await Bun.sleep(3000);
+      // SearXNG's own check of `language` (searx/webadapter.py VALID_LANGUAGE_CODE): anything else is its 400.
+      const language = url.searchParams.get("language");
+      if (language !== null && !/^[a-z]{2,3}(-[a-zA-Z]{2})?$/.test(language) && language !== "all" && language !== "auto") {
+        return new Response(`Invalid value "${language}" for parameter language`, { status: 400 });
+      }
       const q = url.searchParams.get("q") ?? "";
       const pageno = Number(url.searchParams.get("pageno") ?? "1");
       const category = url.searchParams.get("categories");
@@ -64,6 +69,9 @@ beforeAll(async () => {
         ];
       } else if (q === "same page") {
         results = pageno > 1 ? [] : [hit(`${site.url}/counter`, 0)];
+      } else if (q === "current news" && category === "news") {
+        // Current SearXNG news engines put the picture in `thumbnail`, not `thumbnail_src`.
+        results = pageno > 1 ? [] : [{ url: "https://news.example.com/b", title: "News B", content: "Soil", publishedDate: "2026-11-21T08:00:00", thumbnail: "https://news.example.com/b.jpg", category: "news" }];
       } else if (category === "news") {
         results = pageno > 1 ? [] : [{ url: "https://news.example.com/a", title: "News A", content: "Tomato prices", publishedDate: "2026-11-20T10:00:00", thumbnail_src: "https://news.example.com/a.jpg", category: "news" }];
       } else if (category === "images") {
@@ -176,6 +184,52 @@ describe("POST /v2/search", () => {
       await search({ query: "x", limit: 1, ...body });
       expect(asked[before]!.get("language")).toBe(language);
     }
+  });
+
+  test("lang: a region it carries is kept (language part lower-cased) unless a country or location is given; SearXNG never gets a code it refuses", async () => {
+    for (const [body, language] of [
+      [{ lang: "en-GB" }, "en-GB"],
+      [{ lang: "pt-BR" }, "pt-BR"],
+      [{ lang: "zh-CN" }, "zh-CN"],
+      [{ lang: "EN" }, "en-US"],
+      [{ lang: "EN-gb" }, "en-GB"],
+      [{ lang: "en_GB" }, "en-GB"],
+      [{ lang: "en-GB", country: "de" }, "en-DE"],
+      [{ lang: "pt-BR", location: "Portugal" }, "pt-PT"],
+      // A location naming no country leaves the lang's own region.
+      [{ lang: "pt-BR", location: "Atlantis" }, "pt-BR"],
+      // A country SearXNG cannot take: the bare language.
+      [{ lang: "de", country: "deu" }, "de"],
+      [{ lang: "zh-Hans" }, "zh-US"],
+    ] as const) {
+      const before = asked.length;
+      const r = await search({ query: "x", limit: 1, ...body });
+      expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), 200]);
+      expect([JSON.stringify(body), asked[before]!.get("language")]).toEqual([JSON.stringify(body), language]);
+    }
+    // No language SearXNG would take: none is sent (the instance's default applies) rather than a 500.
+    const before = asked.length;
+    const r = await search({ query: "x", limit: 1, lang: "english" });
+    expect(r.status).toBe(200);
+    expect(asked[before]!.has("language")).toBe(false);
+  });
+
+  test("a web source's own location or country wins over the request's (and over the default us)", async () => {
+    for (const [body, language] of [
+      [{ sources: [{ type: "web", location: "Germany" }] }, "en-DE"],
+      [{ sources: [{ type: "web", location: "Germany" }], country: "at" }, "en-DE"],
+      [{ sources: [{ type: "web", country: "fr", lang: "fr" }], location: "Germany" }, "fr-FR"],
+      [{ sources: [{ type: "web", lang: "en-GB" }] }, "en-GB"],
+    ] as const) {
+      const before = asked.length;
+      expect((await search({ query: "x", limit: 1, ...body })).status).toBe(200);
+      expect([JSON.stringify(body), asked[before]!.get("language")]).toEqual([JSON.stringify(body), language]);
+    }
+  });
+
+  test("a news result's picture from current SearXNG's `thumbnail` is its imageUrl", async () => {
+    const { body } = await search({ query: "current news", sources: ["news"], limit: 1 });
+    expect(body.data.news).toEqual([{ title: "News B", url: "https://news.example.com/b", snippet: "Soil", date: "2026-11-21T08:00:00", imageUrl: "https://news.example.com/b.jpg", position: 1 }]);
   });
 
   test("tbs windows finer than SearXNG's day: the last day is asked for, and dated results older than the window are dropped", async () => {
@@ -322,7 +376,15 @@ describe("POST /v2/search", () => {
 
   test("bad input and a spent quota are refused before SearXNG is asked", async () => {
     const before = asked.length;
-    expect((await search({ query: "" })).status).toBe(400);
+    // Upstream's search controller answers its own validation errors: "Invalid request body", the issues in details.
+    const empty = await search({ query: "" });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({ success: false, code: "BAD_REQUEST", error: "Invalid request body" });
+    expect(empty.body.details.map((i: any) => i.path)).toContainEqual(["query"]);
+    const unknown = await search({ query: "x", num_results: 3 });
+    expect(unknown.body).toMatchObject({ success: false, code: "BAD_REQUEST", error: "Invalid request body", details: [{ code: "unrecognized_keys", keys: ["num_results"] }] });
+    const both = await search({ query: "x", includeDomains: ["a.com"], excludeDomains: ["b.com"] });
+    expect(both.body).toMatchObject({ error: "Invalid request body", details: [{ message: "includeDomains and excludeDomains cannot both be specified" }] });
     expect((await search({ query: "x", limit: 101 })).status).toBe(400);
     expect((await search({ query: "x", scrapeOptions: { formats: ["changeTracking"] } })).status).toBe(400);
     const poor = h.services.keys.create("poor", 1).key;

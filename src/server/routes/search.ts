@@ -1,11 +1,12 @@
 /**
  * @module server/routes/search
- * `POST /v2/search` (api-v2.md §2.7, §3.3): validated with `parseSearchBody`, run by the search service over the
+ * `POST /v2/search` (api-v2.md §2.7, §3.3): validated with `parseSearchRequest` (a bad body is upstream's 400
+ * "Invalid request body" with the issues in `details`), run by the search service over the
  * configured SearXNG instance (docs/search.md). Without `SEARXNG_ENDPOINT` every search is a 400
  * `SEARCH_NOT_CONFIGURED` that says what to set.
  */
 import { Elysia } from "elysia";
-import { parseSearchBody, SearchRequestSchema } from "../../api/search.ts";
+import { parseSearchRequest, SearchRequestSchema } from "../../api/search.ts";
 import { authPlugin } from "../auth.ts";
 import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
@@ -18,7 +19,7 @@ export function searchRoutes(services: Services) {
     .post(
       "/v2/search",
       async ({ body, who, request }) => {
-        const req = parseSearchBody(body);
+        const req = parseSearchRequest(body);
         const base = publicBaseUrl(config.publicUrl, request);
         return services.search.search(req, who, { signal: request.signal, files: fileSinkFor(services, who.keyId, base), publicBaseUrl: base });
       },
