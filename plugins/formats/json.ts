@@ -27,9 +27,12 @@ export function jsonLikeFormat(type: string): Pick<FormatRenderer, "views" | "ex
     views: ["markdown"],
     extraCredits: (format) => JSON_EXTRA_CREDITS + (format.checkPromptInjection === true ? INJECTION_CHECK_EXTRA_CREDITS : 0),
     creditGroup: "json",
-    validate(format) {
+    validate(format, spec) {
       const schema = format.schema as Record<string, unknown> | undefined;
-      if (schema !== undefined) compileSchema(schema, ["formats", type, "schema"]);
+      // The issue's path names the format by its index, as the request's other issues do (`["formats", 2, "schema"]`):
+      // a client maps it back to the body it sent. `spec.formats` keeps the request's order and objects.
+      const index = spec.formats.indexOf(format);
+      if (schema !== undefined) compileSchema(schema, ["formats", index >= 0 ? index : spec.formats.findIndex((f) => f.type === type), "schema"]);
     },
   };
 }

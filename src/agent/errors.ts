@@ -1,15 +1,16 @@
 /**
  * @module agent/errors
- * The agent's own refusals, in the /v2 envelope. Upstream answers a run started on a thread that is still busy with
- * 409 `thread_busy` carrying the busy run's id; so does crawlbox (code `AGENT_THREAD_BUSY`, `runId` at the top of the
- * body as upstream, and in `details`).
+ * The agent's own refusals, in the /v2 envelope. The thread errors carry upstream's lower-case codes (api-v2.md §3.4,
+ * §2.9), which clients of the cloud agent branch on: a run started on a thread that is still busy is 409
+ * `thread_busy` with the busy run's id (`runId` at the top of the body as upstream, and in `details`); a thread
+ * that does not exist (or is another key's) is 404 `thread_not_found`.
  */
 import { CrawlboxError } from "../errors.ts";
 
 /** 409: the thread has a run processing; a thread answers one turn at a time. */
 export class AgentThreadBusyError extends CrawlboxError {
   constructor(readonly runId: string) {
-    super("AGENT_THREAD_BUSY", 409, "thread_busy: the thread has a run processing; wait for it to finish or cancel it (DELETE /v2/agent/{runId}).", {
+    super("thread_busy", 409, "The thread has a run processing; wait for it to finish or cancel it (DELETE /v2/agent/{runId}).", {
       details: { runId },
     });
   }
@@ -23,5 +24,12 @@ export class AgentThreadBusyError extends CrawlboxError {
 export class AgentNoPagesError extends CrawlboxError {
   constructor() {
     super("AGENT_NO_PAGES", 422, "The agent could not read any page for this task.");
+  }
+}
+
+/** 404: no thread by that id for this key (never existed, expired with its runs, or another key's). */
+export class AgentThreadNotFoundError extends CrawlboxError {
+  constructor() {
+    super("thread_not_found", 404, "Thread not found.");
   }
 }

@@ -14,7 +14,7 @@ import type { Database } from "bun:sqlite";
 import type { AgentRequest } from "../api/agent.ts";
 import { parseSearchBody } from "../api/search.ts";
 import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
-import { BadRequestError, NotFoundError, TooManyRequestsError } from "../errors.ts";
+import { BadRequestError, TooManyRequestsError } from "../errors.ts";
 import { readPages, type PageReaderDeps } from "../extract/read-pages.ts";
 import { RunQueue } from "../extract/run-queue.ts";
 import { JobCredits } from "../extract/job-credits.ts";
@@ -26,7 +26,7 @@ import { SEARCH_CREDITS_PER_10, type SearchService } from "../search/service.ts"
 import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { answer, threadHistory } from "./answer.ts";
-import { AgentNoPagesError, AgentThreadBusyError } from "./errors.ts";
+import { AgentNoPagesError, AgentThreadBusyError, AgentThreadNotFoundError } from "./errors.ts";
 import { TraceRecorder } from "./trace.ts";
 import { explore } from "./explore.ts";
 import type { AgentEnd, AgentJob, AgentStore } from "./store.ts";
@@ -104,7 +104,7 @@ export class AgentService {
       }
       if (req.threadId) {
         const runs = this.deps.store.thread(req.threadId, this.now());
-        if (runs.length === 0 || runs[0]!.keyId !== who.keyId) throw new NotFoundError("Thread not found.");
+        if (runs.length === 0 || runs[0]!.keyId !== who.keyId) throw new AgentThreadNotFoundError();
         const busy = runs.find((r) => r.status === "processing");
         if (busy) throw new AgentThreadBusyError(busy.id);
         threadId = req.threadId;

@@ -82,6 +82,11 @@ export function researchLimitsFrom(header: string | null): ResearchLimits | unde
 export function parseAgentBody(body: unknown): AgentRequest {
   const v = validateBody(AgentRequestSchema, body);
   const issues: Issue[] = [];
+  // Without urls the run starts from a web search for the prompt: an empty one would be accepted, then fail the run
+  // with the search's "Bad Request". Refused up front instead, naming the field.
+  if (v.prompt.trim() === "" && (v.urls?.length ?? 0) === 0) {
+    issues.push({ code: "custom", path: ["prompt"], message: "prompt must not be empty when no urls are given: the agent searches the web for it." });
+  }
   const urls = v.urls?.map((u, i) => urlAt(u, ["urls", i], issues));
   const wh = v.webhook === undefined ? undefined : normalizeWebhook(v.webhook, AGENT_WEBHOOK_EVENTS, ["webhook"]);
   if (wh) issues.push(...wh.issues);

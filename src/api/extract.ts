@@ -59,6 +59,12 @@ export interface ExtractRequest {
   ignoreSitemap: boolean;
   includeSubdomains: boolean;
   allowExternalLinks: boolean;
+  /**
+   * The caller's own `allowExternalLinks`, before `enableWebSearch` forced it: what a `https://site/*` URL's map
+   * follows. Upstream's map keeps that site's pages; the forced flag is about the search, not the site.
+   * Absent in jobs stored before it existed.
+   */
+  mapExternalLinks?: boolean;
   enableWebSearch: boolean;
   scrapeOptions?: ScrapeOptions;
   urlTrace: boolean;
@@ -87,6 +93,7 @@ export function parseExtractBody(body: unknown): ExtractRequest {
     ...(rest as Omit<ExtractRequest, "urls">),
     urls: valid.map((u) => ({ url: u.url, sourceURL: sourceUrlOf(u.original) })),
     allowExternalLinks: (v.allowExternalLinks ?? false) || (v.enableWebSearch ?? false),
+    mapExternalLinks: v.allowExternalLinks ?? false,
     origin: v.origin ?? "api",
   };
   if (ignoreInvalid) out.invalidURLs = invalid.map((u) => u.original);

@@ -5,7 +5,7 @@
  */
 import { t } from "elysia";
 import type { Static } from "@sinclair/typebox";
-import { strictObject, oneOf, UrlField, HeadersField, LocationSchema, OriginProps, CloudProps, DEFAULT_COUNTRY, Int } from "./common.ts";
+import { strictObject, oneOf, UrlField, HeadersField, LocationSchema, OriginProps, CloudProps, DEFAULT_COUNTRY } from "./common.ts";
 import { crawlerOptionsProps } from "./crawl.ts";
 import { refineHeaders, refineLocation, refinePathPatterns } from "./refine.ts";
 import { sourceUrlOf, urlAt } from "./url.ts";
@@ -27,7 +27,9 @@ export const MapRequestSchema = strictObject(
     includeSubdomains: t.Optional(t.Boolean({ default: true })),
     ignoreQueryParameters: t.Optional(t.Boolean({ default: true })),
     sitemap: t.Optional(oneOf(["only", "include", "skip"], { default: "include" })),
-    limit: t.Optional(Int({ minimum: 1, maximum: MAX_MAP_LIMIT, default: DEFAULT_MAP_LIMIT })),
+    // A number, not an integer (upstream's `z.number().min(1).max(MAX_MAP_LIMIT)`, api-v2.md §2.6): a fraction is
+    // floored by parseMapBody once the bounds are checked.
+    limit: t.Optional(t.Number({ minimum: 1, maximum: MAX_MAP_LIMIT, default: DEFAULT_MAP_LIMIT })),
     // A number, not an integer: upstream's schema is `z.number().positive()` (api-v2.md §2.6).
     timeout: t.Optional(t.Number({ exclusiveMinimum: 0, description: "ms; exceeded → 408 MAP_TIMEOUT" })),
     filterByPath: t.Optional(t.Boolean({ default: true })),
@@ -50,14 +52,14 @@ export type MapRequest = Omit<
   "threatProtection" | "auditMetadata" | "location"
 > & { sourceURL: string; location?: { country: string; languages?: string[] } };
 
-/** Validates, refines and normalises a map body; throws `BadRequestError` (400). */
+/** Validates, refines and normalises a map body (`limit` floored); throws `BadRequestError` (400). */
 export function parseMapBody(body: unknown): MapRequest {
   const v = validateBody(MapRequestSchema, body);
   const issues: Issue[] = [...refinePathPatterns(v), ...refineHeaders(v.headers), ...refineLocation(v.location)];
   const url = urlAt(v.url, ["url"], issues);
   throwIfIssues(issues);
   const { threatProtection: _t, auditMetadata: _a, ...rest } = v;
-  const out = { ...rest, url: url!, sourceURL: sourceUrlOf(v.url) } as MapRequest;
+  const out = { ...rest, url: url!, sourceURL: sourceUrlOf(v.url), limit: Math.floor(v.limit ?? DEFAULT_MAP_LIMIT) } as MapRequest;
   if (v.location) out.location = { ...v.location, country: v.location.country ?? DEFAULT_COUNTRY };
   return out;
 }

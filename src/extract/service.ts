@@ -79,7 +79,8 @@ export interface ExtractServiceDeps {
 export interface ExtractStatus {
   success: boolean;
   status: ExtractJob["status"];
-  data?: unknown;
+  /** The extracted data once completed; `[]` before, and when failed or cancelled (upstream's empty value). */
+  data: unknown;
   error?: string;
   warning?: string;
   expiresAt: string;
@@ -133,12 +134,13 @@ export class ExtractService {
     if (!job || job.keyId !== keyId) return undefined;
     const out: ExtractStatus = {
       success: job.status !== "failed",
+      // Always present (api-v2.md §3.3): upstream's status starts from `data = []` and fills it in once completed.
+      data: job.status === "completed" ? job.data : [],
       status: job.status,
       expiresAt: new Date(job.expiresAt).toISOString(),
       tokensUsed: job.tokens,
       creditsUsed: job.credits,
     };
-    if (job.status === "completed") out.data = job.data;
     if (job.error !== undefined) out.error = job.error;
     if (job.warning !== undefined) out.warning = job.warning;
     if (job.sources !== undefined) out.sources = { "*": job.sources };
@@ -234,9 +236,11 @@ export class ExtractService {
         continue;
       }
       const base = url.replace(/\/\*$/, "/");
+      // The caller's own allowExternalLinks, not the one enableWebSearch forces: a site's wildcard lists that site.
+      const allowExternalLinks = req.mapExternalLinks ?? (req.allowExternalLinks && !req.enableWebSearch);
       try {
         const mapped = await mapSite(
-          { url: base, limit: req.limit ?? DEFAULT_WILDCARD_PAGES, includeSubdomains: req.includeSubdomains, allowExternalLinks: req.allowExternalLinks, sitemap: req.ignoreSitemap ? "skip" : "include" },
+          { url: base, limit: req.limit ?? DEFAULT_WILDCARD_PAGES, includeSubdomains: req.includeSubdomains, allowExternalLinks, sitemap: req.ignoreSitemap ? "skip" : "include" },
           this.deps.map,
           signal,
         );

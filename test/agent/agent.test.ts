@@ -159,6 +159,10 @@ describe("/v2/agent", () => {
     expect(done.sources).toEqual([`${base}/kettle`]);
     expect(done.data).toEqual({ products: [{ name: "Kettle", price: 25 }] });
     expect(llm.chats().filter((c) => kind(c) === "pick")).toHaveLength(0);
+    // Cancelling it now changes nothing: a 200 with the status it has.
+    const late = await h.request(`/v2/agent/${body.id}`, { method: "DELETE" });
+    expect([late.status, await late.json()]).toEqual([200, { success: true, status: "completed" }]);
+    expect((await finished(body.id)).status).toBe("completed");
   });
 
   test("without urls the run starts from a web search for the prompt; the search's credits are the run's", async () => {
@@ -194,10 +198,12 @@ describe("/v2/agent", () => {
       [1, "succeeded", "How much is the kettle?", "Prices: Kettle 25 EUR."],
       [2, "succeeded", "And the toaster?", "Prices (as a follow-up): Toaster 40 EUR."],
     ]);
-    expect((await h.request(`/v2/agent/threads/${crypto.randomUUID()}`)).status).toBe(404);
+    const unknownThread = await h.request(`/v2/agent/threads/${crypto.randomUUID()}`);
+    expect(unknownThread.status).toBe(404);
+    expect(((await unknownThread.json()) as any).code).toBe("thread_not_found");
   });
 
-  test("cancel: the run stops and says so (webhook too); a second cancel is a 409; a busy thread is a 409 with the run's id", async () => {
+  test("cancel: the run stops and says so (webhook too); a second cancel is a 200 with its status; a busy thread is a 409 thread_busy with the run's id", async () => {
     llm.reset();
     llm.respond = model;
     slowMs = 3_000;
@@ -207,14 +213,17 @@ describe("/v2/agent", () => {
       for (let i = 0; i < 100 && llm.chats().length === 0; i++) await Bun.sleep(20);
       const busy = await start({ urls: [`${base}/kettle`], prompt: "more", threadId: body.threadId });
       expect(busy.status).toBe(409);
-      expect(busy.body).toMatchObject({ success: false, code: "AGENT_THREAD_BUSY", runId: body.id });
+      expect(busy.body).toMatchObject({ success: false, code: "thread_busy", runId: body.id });
       const app = new Firecrawl({ apiKey: h.key, apiUrl });
       expect(await app.cancelAgent(body.id)).toBe(true);
       const status = (await (await h.request(`/v2/agent/${body.id}`)).json()) as any;
       expect(status.status).toBe("cancelled");
+      // Cancelling a run that has ended is upstream's {success} (api-v2.md §2.9), with the status it ended in; the
+      // SDK's cancelAgent throws on anything but a 200.
       const again = await h.request(`/v2/agent/${body.id}`, { method: "DELETE" });
-      expect(again.status).toBe(409);
-      expect(((await again.json()) as any).code).toBe("AGENT_RUN_ENDED");
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual({ success: true, status: "cancelled" });
+      expect(await app.cancelAgent(body.id)).toBe(true);
       for (let i = 0; i < 100 && !hooks.bodies.some((b) => b.id === body.id && b.type === "agent.cancelled"); i++) await Bun.sleep(20);
       const types = hooks.bodies.filter((b) => b.id === body.id).map((b) => b.type);
       expect(types[0]).toBe("agent.started");
@@ -345,7 +354,10 @@ describe("/v2/agent", () => {
     insert.run("foreign-run", busyId, foreign, "completed", 1, request, now, now, now + 60_000);
     const r404 = await start({ urls: [`${base}/kettle`], prompt: "p", threadId: foreign });
     expect(r404.status).toBe(404);
-    expect(r404.body.error).toBe("Thread not found.");
+    expect(r404.body).toMatchObject({ success: false, code: "thread_not_found", error: "Thread not found." });
+    const unknown = await start({ urls: [`${base}/kettle`], prompt: "p", threadId: crypto.randomUUID() });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe("thread_not_found");
 
     // Three attempts already: the next start fails it instead of running it a fourth time.
     const me = h.services.keys.verify(h.key)!.keyId;
@@ -389,6 +401,15 @@ describe("/v2/agent", () => {
     expect((await start({ prompt: "p", strictConstrainToURLs: true })).body.error).toContain("strictConstrainToURLs needs urls");
     expect((await start({ prompt: "p", maxCredits: 2 })).body.error).toContain("cannot pay for the web search");
     expect((await start({ urls: [`${base}/`] })).status).toBe(400); // prompt is required
+    // An empty prompt without urls gives the run nothing to search for: refused, naming prompt, nothing stored.
+    const runsBefore = (h.services.db.query("SELECT COUNT(*) AS n FROM agent_jobs").get() as any).n;
+    for (const prompt of ["", "  \n\t "]) {
+      const r = await start({ prompt });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ success: false, code: "BAD_REQUEST", details: [{ path: ["prompt"] }] });
+      expect(r.body.error).toContain("prompt");
+    }
+    expect((h.services.db.query("SELECT COUNT(*) AS n FROM agent_jobs").get() as any).n).toBe(runsBefore);
     expect((await start({ prompt: "p", urls: [`${base}/`], schema: { type: "nonsense" } })).status).toBe(400);
     expect((await h.request(`/v2/agent/${crypto.randomUUID()}`)).status).toBe(404);
     expect((await h.request(`/v2/agent/${crypto.randomUUID()}`, { method: "DELETE" })).status).toBe(404);

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
+import { parseMapBody } from "../../src/api/map.ts";
 import { MapTimeoutError } from "../../src/crawl/errors.ts";
 import { mapSite, type MapDeps, type MapSiteOptions } from "../../src/crawl/map.ts";
 import { RobotsCache } from "../../src/crawl/robots-cache.ts";
@@ -256,6 +257,18 @@ describe("POST /v2/map", () => {
     expect(few.warning).toBe("Only 1 result(s) found. For broader coverage, try mapping the base domain: crawl.test");
     expect((await body({ url: site.url("/contact"), limit: 1 })).warning).toBeUndefined();
     expect((await body({ url: site.origin, limit: 5 })).warning).toBeUndefined();
+  });
+
+  test("limit is a number (api-v2.md §2.6): a fraction is floored, the bounds still hold", async () => {
+    const res = await post({ url: site.origin, limit: 2.5 });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { links: unknown[] }).links).toHaveLength(2);
+    expect(parseMapBody({ url: site.origin, limit: 7.9 }).limit).toBe(7);
+    for (const limit of [0.5, 0, 100_000.5, "3"]) {
+      const bad = await post({ url: site.origin, limit });
+      expect([limit, bad.status]).toEqual([limit, 400]);
+      expect(((await bad.json()) as { details: { path: unknown[] }[] }).details[0]!.path).toEqual(["limit"]);
+    }
   });
 
   test("401 without a key", async () => {

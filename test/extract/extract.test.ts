@@ -12,6 +12,8 @@ import { startHookReceiver, type HookReceiver } from "../fixtures/hook-receiver.
 import { startFakeSearxng, type FakeSearxng } from "../fixtures/searxng.ts";
 
 let site: ReturnType<typeof Bun.serve>;
+/** Another site (another loopback address, so another host) that the shop's outlet page links to. */
+let elsewhere: ReturnType<typeof Bun.serve>;
 let searx: FakeSearxng;
 let hooks: HookReceiver;
 let llm: FakeLlm;
@@ -23,6 +25,11 @@ const page = (title: string, body: string) =>
   new Response(`<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`, { headers: { "content-type": "text/html" } });
 
 beforeAll(async () => {
+  elsewhere = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.2",
+    fetch: () => page("Blender", "<p>The Blender costs 60 EUR and has three speeds.</p>"),
+  });
   site = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -31,6 +38,8 @@ beforeAll(async () => {
       if (p === "/") return page("Shop", `<p>Our products.</p><a href="/kettle">Kettle</a> <a href="/toaster">Toaster</a>`);
       if (p === "/kettle") return page("Kettle", "<p>The Kettle costs 25 EUR and holds 1.7 litres of water.</p>");
       if (p === "/toaster") return page("Toaster", "<p>The Toaster costs 40 EUR and has four slots for bread.</p>");
+      if (p === "/outlet/") return page("Outlet", `<a href="/outlet/fan">Fan</a> <a href="http://127.0.0.2:${elsewhere.port}/outlet/blender">Blender elsewhere</a>`);
+      if (p === "/outlet/fan") return page("Fan", "<p>The Fan costs 15 EUR and has two speeds.</p>");
       if (p === "/sitemap.xml") return new Response("not found", { status: 404 });
       return new Response("not found", { status: 404 });
     },
@@ -52,6 +61,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
   site.stop(true);
+  elsewhere.stop(true);
   searx.stop();
   hooks.stop();
   llm.stop();
@@ -99,6 +109,19 @@ describe("POST /v2/extract", () => {
     expect(done.data.products.map((p: any) => p.name).sort()).toEqual(["Kettle", "Toaster"]);
   });
 
+  test("enableWebSearch (which forces allowExternalLinks) does not widen a wildcard's map to other sites, as upstream's map", async () => {
+    const { body } = await start({ urls: [`${base}/outlet/*`], prompt: "List the products", schema: SCHEMA, enableWebSearch: true, showSources: true });
+    const done = await finished(body.id);
+    expect(done.status).toBe("completed");
+    // The outlet's own pages and the search's result; not the other site's page the outlet links to.
+    expect(done.sources["*"]).toEqual([`${base}/outlet/`, `${base}/outlet/fan`, `${base}/toaster`]);
+    expect(done.data.products.map((p: any) => p.name).sort()).toEqual(["Fan", "Toaster"]);
+    // The caller's own allowExternalLinks still lists them.
+    const wide = await finished((await start({ urls: [`${base}/outlet/*`], prompt: "List the products", schema: SCHEMA, allowExternalLinks: true, showSources: true })).body.id);
+    expect(wide.sources["*"]).toContain(`http://127.0.0.2:${elsewhere.port}/outlet/blender`);
+    expect(wide.data.products.map((p: any) => p.name).sort()).toEqual(["Blender", "Fan"]);
+  });
+
   test("a prompt without urls searches for pages (through SearXNG); the search's credits are in the job's", async () => {
     const { body } = await start({ prompt: "toaster prices" });
     const done = await finished(body.id);
@@ -140,8 +163,28 @@ describe("POST /v2/extract", () => {
       const done = await finished(body.id);
       expect(done).toMatchObject({ success: false, status: "failed" });
       expect(done.error).toBeString();
+      // `data` is always there (api-v2.md §3.3): upstream's empty `[]` until the job completes.
+      expect(done.data).toEqual([]);
     } finally {
       llm.respond = saved;
+    }
+  });
+
+  test("a processing job's status carries data: [] as upstream's", async () => {
+    const keyId = h.services.keys.verify(h.key)!.keyId;
+    const now = Date.now();
+    h.services.db
+      .query("INSERT INTO extract_jobs (id, key_id, status, owner, request, created_at, updated_at, expires_at) VALUES ('still-working', ?, 'processing', 'elsewhere', '{}', ?, ?, ?)")
+      .run(keyId, now, now, now + 86_400_000);
+    try {
+      const res = await h.request("/v2/extract/still-working");
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as any;
+      expect(body).toMatchObject({ success: true, status: "processing", data: [] });
+      const app = new Firecrawl({ apiKey: h.key, apiUrl });
+      expect(((await app.getExtractStatus("still-working")) as any).data).toEqual([]);
+    } finally {
+      h.services.db.query("DELETE FROM extract_jobs WHERE id = 'still-working'").run();
     }
   });
 

@@ -314,6 +314,7 @@ describe("deterministicJson", () => {
   test("bad requests are 400s before anything is fetched", async () => {
     const bad = await scrape("/shop", { schema: { type: "object", properties: { a: { type: "nope" } } } });
     expect(bad.status).toBe(400);
+    expect(bad.body.details.map((i: any) => i.path)).toEqual([["formats", 0, "schema"]]); // the format's index in formats
     const both = await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/shop`, formats: ["json", "deterministicJson"] } });
     expect(both.status).toBe(400);
     const noLlm = await createHarness({ browserConcurrency: 2 });

@@ -49,6 +49,19 @@ describe("json format", () => {
     expect(sent.messages[1]!.content).toContain("Extract the information described by the JSON Schema");
   });
 
+  test("a schema Ajv refuses is a 400 naming the format by its index in formats, before anything is fetched", async () => {
+    llm.reset();
+    const hits = site.hits.get("/shop") ?? 0;
+    const bad = { type: "object", properties: { a: { type: "nope" } } };
+    const r = await scrape("/shop", { formats: ["markdown", "links", { type: "json", schema: bad }] });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ success: false, code: "BAD_REQUEST" });
+    expect(r.body.error).toContain("Invalid JSON schema");
+    expect(r.body.details.map((i: any) => i.path)).toEqual([["formats", 2, "schema"]]);
+    expect(llm.chats()).toHaveLength(0);
+    expect(site.hits.get("/shop") ?? 0).toBe(hits);
+  });
+
   test("prompt only: any JSON object, the caller's prompt outside the page block", async () => {
     llm.reset();
     llm.script([{ content: '{"kettles": 2}' }]);

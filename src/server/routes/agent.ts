@@ -8,7 +8,8 @@ import { Elysia } from "elysia";
 import { AgentRequestSchema, parseAgentBody, RESEARCH_LIMITS_HEADER, researchLimitsFrom } from "../../api/agent.ts";
 import type { AgentJob } from "../../agent/store.ts";
 import { traceEvents, traceSnapshot } from "../../agent/trace.ts";
-import { BadRequestError, CrawlboxError, NotFoundError } from "../../errors.ts";
+import { AgentThreadNotFoundError } from "../../agent/errors.ts";
+import { BadRequestError, NotFoundError } from "../../errors.ts";
 import { IDEMPOTENCY_PARAMETER, idempotent } from "../../idempotency/guard.ts";
 import { authPlugin } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
@@ -123,7 +124,7 @@ export function agentRoutes(services: Services) {
       "/v2/agent/threads/:threadId",
       ({ params, query, who }) => {
         const runs = agent.thread(params.threadId, who.keyId);
-        if (!runs) throw new NotFoundError("Thread not found.");
+        if (!runs) throw new AgentThreadNotFoundError();
         const includeData = query.includeData === "true";
         const last = runs.at(-1)!;
         return {
@@ -174,12 +175,11 @@ export function agentRoutes(services: Services) {
       ({ params, who }) => {
         const cancelled = agent.cancel(params.id, who.keyId);
         if (cancelled === undefined) throw new NotFoundError("Agent run not found.");
-        if (!cancelled) {
-          const status = agent.get(params.id, who.keyId)?.status ?? "ended";
-          throw new CrawlboxError("AGENT_RUN_ENDED", 409, `The run has already ended (${status}); there is nothing to cancel.`, { details: { status } });
-        }
+        // A run that has already ended is left as it is and answered with upstream's `{success}` (api-v2.md §2.9),
+        // plus the status it ended in: the SDK's cancelAgent throws on anything but a 200.
+        if (!cancelled) return { success: true, status: agent.get(params.id, who.keyId)?.status ?? "cancelled" };
         return { success: true, status: "cancelled" };
       },
-      { detail: { tags: ["agent"], summary: "Cancel an agent run" } },
+      { detail: { tags: ["agent"], summary: "Cancel an agent run (an ended run is left as it is: 200 with its status)" } },
     );
 }

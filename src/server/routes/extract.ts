@@ -2,8 +2,8 @@
  * @module server/routes/extract
  * `POST /v2/extract` and `GET /v2/extract/{id}` (api-v2.md §2.8, §3.3): an asynchronous LLM extraction over
  * pages (docs/extract.md). The create answer is `{success:true, id, urlTrace:[], invalidURLs?}`; the status is
- * `{success, status, data?, error?, expiresAt, tokensUsed, creditsUsed, sources?, warning?}`; an unknown id (or
- * another key's) is a 404 "Extract job not found", as upstream.
+ * `{success, data ([] until completed), status, error?, expiresAt, tokensUsed, creditsUsed, sources?, warning?}`;
+ * an unknown id (or another key's) is a 404 "Extract job not found", as upstream.
  */
 import { Elysia } from "elysia";
 import { ExtractRequestSchema, parseExtractBody } from "../../api/extract.ts";
