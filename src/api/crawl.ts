@@ -24,7 +24,8 @@ export function crawlerOptionsProps() {
     includePaths: t.Optional(t.Array(t.String(), { default: [], description: "Regexes a path must match" })),
     excludePaths: t.Optional(t.Array(t.String(), { default: [], description: "Regexes that exclude a path" })),
     maxDiscoveryDepth: t.Optional(t.Number({ minimum: 0 })),
-    limit: t.Optional(Int({ minimum: 1, default: DEFAULT_CRAWL_LIMIT })),
+    // A number (upstream's `z.number()`, api-v2.md §2.5): a fraction is floored by parseCrawlBody.
+    limit: t.Optional(t.Number({ minimum: 1, default: DEFAULT_CRAWL_LIMIT })),
     crawlEntireDomain: t.Optional(t.Boolean()),
     allowExternalLinks: t.Optional(t.Boolean({ default: false })),
     allowSubdomains: t.Optional(t.Boolean({ default: false })),
@@ -100,6 +101,7 @@ export function parseCrawlBody(body: unknown): CrawlRequest {
   throwIfIssues(issues);
   const crawlerOptions = {} as Record<string, unknown>;
   for (const k of CRAWLER_OPTION_KEYS) if (v[k] !== undefined) crawlerOptions[k] = v[k];
+  if (typeof crawlerOptions.limit === "number") crawlerOptions.limit = Math.floor(crawlerOptions.limit);
   const out: CrawlRequest = {
     url: url!,
     sourceURL: sourceUrlOf(v.url),

@@ -37,6 +37,8 @@ describe("POST /v2/crawl body", () => {
     expect(r.crawlerOptions.delay).toBe(60);
     expect(r.webhook).toEqual({ url: "https://hooks.example.com/x", headers: {}, metadata: {}, events: ["page"] });
     expect(r.prompt).toBe("only blog posts");
+    // `limit` is a number upstream (api-v2.md §2.5): a fraction is floored, not refused.
+    expect(parseCrawlBody({ url: URL, limit: 2.5 }).crawlerOptions.limit).toBe(2);
   });
 
   test.each([
