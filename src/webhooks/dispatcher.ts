@@ -6,15 +6,21 @@
  *  job store tx ──▶ webhook_events (pending, due now)
  *                        │  poll every second (croner) or kick()
  *                        ▼
- *  head of each job's queue, if due ──▶ attempt row (started) ──▶ egress gate check ──▶ POST (10 s, no redirects)
+ *  due events, in each job's order ──▶ attempt row (started) ──▶ egress gate check ──▶ POST (10 s, no redirects)
  *                        ▲                                                                  │
  *                        └── failed: next_attempt_at = failure + 1 / 5 / 15 min ◀──────────┤ 2xx: delivered
  *                            after the third retry: failed                                  │
  * ```
  *
- * - **Order.** Events of one job go out strictly in enqueue order: only the oldest pending event of a job (its
- *   head) is ever sent. While the head waits for a retry, the job's later events wait behind it; as soon as the
- *   head is delivered or finally failed, the next event is sent at once. Different jobs never wait for each other.
+ * - **Order.** A job's events are first sent in the order they were recorded, up to {@link WEBHOOK_MAX_PER_JOB} at
+ *   once: an event is not sent before every earlier one of its job was sent at least once. Its `started` event is
+ *   answered (or fails a first time) before any later event goes, and its terminal event (`completed`, `failed`,
+ *   `cancelled`) waits until every earlier event's first attempt has ended, so on the happy path a receiver sees
+ *   `started`, the pages, then the end. An event waiting for a retry holds nothing back: the job's later events go
+ *   on (a retried page may then arrive after them, as upstream, which does not retry at all, sends them with no
+ *   order). Strict one-at-a-time order made a receiver taking 100 ms an event get a 100-page crawl's `completed`
+ *   11.5 s late, and one event it kept refusing (a 413 for one large page) held the job's others for ~21 minutes.
+ *   Different jobs never wait for each other.
  * - **Schedule.** A failed attempt (timeout, network error, non-2xx, 3xx: redirects are not followed) is retried
  *   1, 5 and 15 minutes after it failed; a failure after the third retry marks the event `failed`. The time of the
  *   next attempt is stored, so a restart neither loses nor repeats the schedule. An egress refusal (private
@@ -51,8 +57,10 @@ export const WEBHOOK_RETRY_AFTER_CAP_MS = 60 * 60_000;
 /** Retry delays vary by ±10 % so that receivers that failed together are not all retried in the same second. */
 const RETRY_JITTER = 0.1;
 
-/** Deliveries in flight at once, across all jobs (one per job at most). */
+/** Deliveries in flight at once, across all jobs. */
 export const WEBHOOK_MAX_CONCURRENT = 8;
+/** Deliveries of one job in flight at once: a big crawl's pages leave room for other jobs' events. */
+export const WEBHOOK_MAX_PER_JOB = 4;
 /** Settled (delivered or failed) events and their attempts are deleted after this long. */
 export const WEBHOOK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Cron pattern of the due-event poll (every second; `kick()` covers the fast path). */
@@ -108,6 +116,7 @@ export interface WebhookDispatcher {
 interface InFlight {
   promise: Promise<void>;
   controller: AbortController;
+  jobId: string;
 }
 
 /** Creates a dispatcher; validates its options (throws TypeError). Call `start()` to begin delivering. */
@@ -140,11 +149,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let kickPending = false;
   const attemptConfig: AttemptConfig = { userAgent, now, secret, standardKey, timeoutMs, allowPrivate, gate, doFetch };
 
-  // Only the oldest pending event of each job is a candidate: strict per-job order.
+  // An event is held back only by an earlier pending event of its job still on its first try (failures = 0) that
+  // has not been sent yet, or that is the job's `started` (a barrier for what follows), or by any such event when
+  // it is itself the job's end (it waits for every earlier first attempt to end). See "Order" above.
   const dueQuery = db.query<DueRow, [number, number]>(
     `SELECT seq, id, job_id, type, url, headers, body FROM webhook_events e
       WHERE state = 'pending' AND next_attempt_at <= ?
-        AND NOT EXISTS (SELECT 1 FROM webhook_events p WHERE p.job_id = e.job_id AND p.state = 'pending' AND p.seq < e.seq)
+        AND NOT EXISTS (
+          SELECT 1 FROM webhook_events p
+           WHERE p.job_id = e.job_id AND p.state = 'pending' AND p.seq < e.seq AND p.failures = 0
+             AND (p.type LIKE '%.started'
+                  OR e.type LIKE '%.completed' OR e.type LIKE '%.failed' OR e.type LIKE '%.cancelled'
+                  OR NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_seq = p.seq)))
       ORDER BY seq LIMIT ?`,
   );
   const beginAttempt = db.query<{ attempt: number }, [number, number]>(
@@ -156,10 +172,17 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   function pump(): void {
     if (stopped) return;
     if (inflight.size >= maxConcurrent) return;
-    const rows = dueQuery.all(now(), maxConcurrent + inflight.size);
+    // Enough rows to fill the free slots past in-flight events and jobs at their own limit.
+    const rows = dueQuery.all(now(), (maxConcurrent + inflight.size) * (WEBHOOK_MAX_PER_JOB + 1));
+    const perJob = new Map<string, number>();
+    for (const f of inflight.values()) perJob.set(f.jobId, (perJob.get(f.jobId) ?? 0) + 1);
     for (const row of rows) {
       if (inflight.size >= maxConcurrent) break;
       if (inflight.has(row.seq)) continue;
+      const mine = perJob.get(row.job_id) ?? 0;
+      // The job's later events wait too: they may not go before this one (its first attempt not started).
+      if (mine >= WEBHOOK_MAX_PER_JOB) continue;
+      perJob.set(row.job_id, mine + 1);
       const controller = new AbortController();
       const promise = deliver(row, controller)
         .catch((err) => log.error("webhook delivery crashed", { webhookId: row.id, error: String(err) }))
@@ -167,7 +190,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           inflight.delete(row.seq);
           pump();
         });
-      inflight.set(row.seq, { promise, controller });
+      inflight.set(row.seq, { promise, controller, jobId: row.job_id });
     }
   }
 
