@@ -44,6 +44,16 @@ export class PageStock {
 
   constructor(private readonly o: PageStockOptions) {}
 
+  /**
+   * `page` unless its renderer died while it waited (killed from outside, or a crash; its tracker saw it): handed
+   * out, it would never answer, so its context is closed instead.
+   */
+  private alive(page: StockPage | undefined): StockPage | undefined {
+    if (!page?.tracker.crashed) return page;
+    void page.context.close().catch(() => {});
+    return undefined;
+  }
+
   /** Prepares warm pages up to the target (min(concurrency, 2)). */
   topUp(): void {
     const target = Math.min(this.o.concurrency, 2);
@@ -58,12 +68,12 @@ export class PageStock {
     if (tenant !== undefined) {
       for (let i = this.idle.findIndex((x) => x.tenant === tenant); i >= 0; i = this.idle.findIndex((x) => x.tenant === tenant)) {
         const [entry] = this.idle.splice(i, 1);
-        const page = await entry!.ready;
+        const page = this.alive(await entry!.ready);
         if (page) return page;
       }
     }
     const next = this.warm.shift();
-    return (next ? await next : undefined) ?? (await this.open());
+    return this.alive(next ? await next : undefined) ?? (await this.open());
   }
 
   /** A new context and page; with `proxyServer` the context uses that proxy (never kept warm). */
