@@ -152,16 +152,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   // An event is held back only by an earlier pending event of its job still on its first try (failures = 0) that
   // has not been sent yet, or that is the job's `started` (a barrier for what follows), or by any such event when
   // it is itself the job's end (it waits for every earlier first attempt to end). See "Order" above.
-  const dueQuery = db.query<DueRow, [number, number]>(
+  // Jobs already at their limit of deliveries in flight are left out (?2, a JSON list): their due events would fill
+  // the window and starve every other job's.
+  const dueQuery = db.query<DueRow, [number, string, number]>(
     `SELECT seq, id, job_id, type, url, headers, body FROM webhook_events e
-      WHERE state = 'pending' AND next_attempt_at <= ?
+      WHERE state = 'pending' AND next_attempt_at <= ?1
+        AND e.job_id NOT IN (SELECT value FROM json_each(?2))
         AND NOT EXISTS (
           SELECT 1 FROM webhook_events p
            WHERE p.job_id = e.job_id AND p.state = 'pending' AND p.seq < e.seq AND p.failures = 0
              AND (p.type LIKE '%.started'
                   OR e.type LIKE '%.completed' OR e.type LIKE '%.failed' OR e.type LIKE '%.cancelled'
                   OR NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_seq = p.seq)))
-      ORDER BY seq LIMIT ?`,
+      ORDER BY seq LIMIT ?3`,
   );
   const beginAttempt = db.query<{ attempt: number }, [number, number]>(
     `INSERT INTO webhook_attempts (event_seq, attempt, started_at)
@@ -171,27 +174,38 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   function pump(): void {
     if (stopped) return;
-    if (inflight.size >= maxConcurrent) return;
-    // Enough rows to fill the free slots past in-flight events and jobs at their own limit.
-    const rows = dueQuery.all(now(), (maxConcurrent + inflight.size) * (WEBHOOK_MAX_PER_JOB + 1));
     const perJob = new Map<string, number>();
     for (const f of inflight.values()) perJob.set(f.jobId, (perJob.get(f.jobId) ?? 0) + 1);
-    for (const row of rows) {
-      if (inflight.size >= maxConcurrent) break;
-      if (inflight.has(row.seq)) continue;
-      const mine = perJob.get(row.job_id) ?? 0;
-      // The job's later events wait too: they may not go before this one (its first attempt not started).
-      if (mine >= WEBHOOK_MAX_PER_JOB) continue;
-      perJob.set(row.job_id, mine + 1);
-      const controller = new AbortController();
-      const promise = deliver(row, controller)
-        .catch((err) => log.error("webhook delivery crashed", { webhookId: row.id, error: String(err) }))
-        .finally(() => {
-          inflight.delete(row.seq);
-          pump();
-        });
-      inflight.set(row.seq, { promise, controller, jobId: row.job_id });
+    const full = () => JSON.stringify([...perJob].filter(([, n]) => n >= WEBHOOK_MAX_PER_JOB).map(([job]) => job));
+    // A window of due events (in-flight ones among them) per query; again while slots are free and a job reaching its
+    // limit in this pump may have hidden other jobs' events behind its own.
+    for (let round = 0; round < 8 && inflight.size < maxConcurrent; round++) {
+      const window = maxConcurrent + inflight.size;
+      const rows = dueQuery.all(now(), full(), window);
+      let filled = false;
+      for (const row of rows) {
+        if (inflight.size >= maxConcurrent) break;
+        if (inflight.has(row.seq)) continue;
+        const mine = perJob.get(row.job_id) ?? 0;
+        // The job's later events wait too: they may not go before this one (its first attempt not started).
+        if (mine >= WEBHOOK_MAX_PER_JOB) continue;
+        perJob.set(row.job_id, mine + 1);
+        if (mine + 1 >= WEBHOOK_MAX_PER_JOB) filled = true;
+        start(row);
+      }
+      if (rows.length < window || !filled) return;
     }
+  }
+
+  function start(row: DueRow): void {
+    const controller = new AbortController();
+    const promise = deliver(row, controller)
+      .catch((err) => log.error("webhook delivery crashed", { webhookId: row.id, error: String(err) }))
+      .finally(() => {
+        inflight.delete(row.seq);
+        pump();
+      });
+    inflight.set(row.seq, { promise, controller, jobId: row.job_id });
   }
 
   async function deliver(row: DueRow, controller: AbortController): Promise<void> {

@@ -115,6 +115,23 @@ describe("delivery", () => {
     expect(took).toBeLessThan(1_000);
   });
 
+  test("one job's many due retries do not starve another job's events", async () => {
+    const e = env();
+    // Every first attempt of job-1's 60 pages fails; their retries are all due a minute later, and slow.
+    e.rx.script = Array.from({ length: 60 }, () => ({ status: 500 }));
+    for (let i = 0; i < 60; i++) e.enqueue({ event: "page", data: [{ n: i }] });
+    await e.d.drain();
+    e.clock.advance(MINUTE);
+    e.rx.fallback = { status: 200, delayMs: 300 };
+    const other = e.enqueue({ jobId: "job-2", event: "completed" }, "/other");
+    const draining = e.d.drain();
+    for (let i = 0; i < 40 && e.rx.to("/other").length === 0; i++) await Bun.sleep(25);
+    // It went in the first round of deliveries, beside job-1's first four retries, not after all sixty.
+    expect(e.rx.to("/other").map((r) => JSON.parse(r.body).webhookId)).toEqual([other]);
+    expect(e.rx.to("/hook").length).toBeLessThanOrEqual(60 + 4);
+    await draining;
+  });
+
   test("an event the receiver keeps refusing holds back neither the job's later events nor its end", async () => {
     const e = env();
     e.rx.script = [{ status: 200 }, { status: 413 }];
