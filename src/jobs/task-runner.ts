@@ -160,7 +160,19 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       const startDenied = isStart && finalUrl ? deps.planner.judgeStart(job, finalUrl) : undefined;
       if (startDenied) {
         const denied = new CrawlDenialError(task.url, finalUrl!, startDenied, true).toJSON();
-        return { kind: "done", completion: { document: null, credits: 0, denied, discovered, robotsBlocked, limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER } };
+        return {
+          kind: "done",
+          completion: {
+            document: null,
+            credits: 0,
+            denied,
+            discovered,
+            robotsBlocked,
+            limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER,
+            // Where it landed is still the crawl's new site (its links above were judged from there).
+            ...(origin ? { optionsPatch: { originUrl: origin, ...(movedDelayMs !== undefined ? { delayMs: movedDelayMs } : {}) } } : {}),
+          },
+        };
       }
       return {
         kind: "done",

@@ -163,6 +163,14 @@ describe("crawl options through the API", () => {
     expect([...finals].sort()).toEqual([`${site.externalOrigin}/`, ...[1, 2, 3].map((i) => `${site.externalOrigin}/article/${i}`)].sort());
   });
 
+  test("a start page that moved the crawl to another host and is refused as a result still moves it there", async () => {
+    // /go/external lands on elsewhere.test/article/2, which the excludes refuse: an error, but its links, and theirs,
+    // are judged from elsewhere.test (the crawl stopped one level deep when the move was not kept).
+    const { finals, errors } = await crawl({ url: `${site.origin}/go/external`, limit: 20, crawlEntireDomain: true, sitemap: "skip", excludePaths: ["^/article/2$"] });
+    expect([...finals].sort()).toEqual([`${site.externalOrigin}/`, `${site.externalOrigin}/article/1`, `${site.externalOrigin}/article/3`]);
+    expect(errors.errors).toMatchObject([{ url: `${site.origin}/go/external`, code: "CRAWL_DENIAL" }]);
+  });
+
   test("the kickoff judges its sitemaps from the start URL, whether or not the start page already moved the crawl", async () => {
     const planner = createCrawlPlanner({ engine: h.services.discoveryHttp, robots: h.services.robots, log: silentLogger });
     const job = { id: crypto.randomUUID(), kind: "crawl", url: `${site.origin}/`, options: { crawlerOptions: { crawlEntireDomain: true, limit: 50 } } } as unknown as Job;
