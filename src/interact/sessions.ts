@@ -308,11 +308,14 @@ export class InteractSessions {
   private async launch(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number; liveView: boolean }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
     const lease = await this.pool.acquire({ deadline: performance.now() + OPEN_TIMEOUT_MS, signal });
     try {
-      await prepare(lease);
+      // A page that crashes while it loads (over the memory limit, say) ends the opening at once, saying why.
+      await raceAbort(prepare(lease), lease.crashed);
+      if (lease.crashed.aborted) throw lease.crashed.reason;
     } catch (err) {
       // A page that failed to load is probed before reuse; one the caller gave up on is fine.
-      lease.release({ suspect: !signal.aborted });
+      lease.release({ suspect: !signal.aborted && !lease.crashed.aborted });
       if (signal.aborted) throw signal.reason;
+      if (lease.crashed.aborted) throw new InteractSessionLostError((lease.crashed.reason as Error).message);
       throw err;
     }
     if (this.closed) {

@@ -100,6 +100,12 @@ describe("the CDP guard", () => {
       expect(cut.params.request).toEqual({ url: 'http://x/?q="postData":"', method: "POST", headers: {}, hasPostData: true, initialPriority: "High" });
       expect(cut.sessionId).toBe("S");
     }
+    // A request header named postData (written before the body) stays; the body goes.
+    const withHeader = JSON.stringify({ method: "Fetch.requestPaused", params: { requestId: "r2", request: { url: "http://x/", headers: { postData: "keep" }, hasPostData: true, postData: "BODY" } } });
+    expect(JSON.parse(withoutRequestBody(withHeader)).params.request).toEqual({ url: "http://x/", headers: { postData: "keep" }, hasPostData: true });
+    // Without a body nothing is cut, such a header included.
+    const noBody = JSON.stringify({ method: "Fetch.requestPaused", params: { requestId: "r3", request: { url: "http://x/", headers: { postData: "keep" } } } });
+    expect(withoutRequestBody(noBody)).toBe(noBody);
   });
 
   test("Chromium resolves no names itself (a WebRTC TURN server's would leave past the gate): only the gate's loopback", () => {

@@ -11,6 +11,8 @@ import { defaultPageMemoryMb, loadConfig } from "../../src/config.ts";
 import { pythonHeapMaxBytes } from "../../src/interact/sandbox/run.ts";
 import { withHeapCeiling } from "../../src/interact/sandbox/python-assets.ts";
 import { startCodeTestbed, type CodeTestbed } from "../interact/code-testbed.ts";
+import { KILL_EXPLAINS_MS, RendererMemoryGuard } from "../../src/engines/browser/renderer-memory.ts";
+import { silentLogger } from "../../src/log.ts";
 import { scrape } from "./helpers.ts";
 
 const LIMIT_MB = 300;
@@ -85,7 +87,9 @@ describe("the page memory limit", () => {
     expect(body).toMatchObject({ success: false, code: "SCRAPE_SITE_ERROR", error: "The page crashed: the browser's renderer process for it died." });
     expect(body.details).toBeUndefined();
     expect(performance.now() - started).toBeLessThan(10_000);
-    // The warm pages' renderers died too: they are not handed out, and the next scrapes are served at once.
+    // The warm pages' renderers died too: once Chromium has said so (its crash events come a moment after the kill),
+    // they are not handed out, and the next scrapes are served at once.
+    await Bun.sleep(500);
     for (let i = 0; i < 3; i++) {
       const t0 = performance.now();
       const next = await scrape(bed.h, { url: `${bed.base}/fine`, formats: ["markdown"], waitFor: 100, maxAge: 0, timeout: 20_000 });
@@ -122,4 +126,43 @@ describe("the page memory limit", () => {
       await s.end().catch(() => undefined);
     }
   }, 60_000);
+});
+
+describe("opening a session on a page over the limit", () => {
+  test("a scrape's interact session whose page is killed while it opens says why, at once", async () => {
+    // Read over plain HTTP (its script never runs), then opened in a browser session, where it is.
+    const read = await scrape(bed.h, { url: `${bed.base}/hog`, formats: ["markdown"], maxAge: 0 });
+    expect([read.status, read.body.data?.metadata?.engine]).toEqual([200, "http"]);
+    const started = performance.now();
+    const res = await bed.h.request(`/v2/scrape/${read.body.data.metadata.scrapeId}/interact`, { method: "POST", json: { code: "agent-browser get title", language: "bash" } });
+    const body = (await res.json()) as any;
+    expect([res.status, body.code]).toEqual([410, "INTERACT_SESSION_LOST"]);
+    expect(body.error).toMatch(new RegExp(`^The page used \\d+ MB of memory, more than the ${LIMIT_MB} MB`));
+    expect(performance.now() - started).toBeLessThan(20_000);
+  }, 60_000);
+});
+
+describe("which crash a kill explains", () => {
+  /** A guard over a stand-in browser whose renderers are `pids`, each holding `bytes[pid]`. */
+  function guardOver(pids: number[], bytes: Record<number, number>) {
+    const killed: number[] = [];
+    const browser = { connected: true, target: () => ({ createCDPSession: async () => ({ send: async () => ({ processInfo: pids.map((id) => ({ type: "renderer", id, cpuTime: 0 })) }) }) }) };
+    const guard = new RendererMemoryGuard({ limitBytes: 100, browsers: () => [browser as never], busy: () => true, log: silentLogger, readBytes: (pid) => bytes[pid], kill: (pid) => void killed.push(pid) });
+    return { guard, killed };
+  }
+
+  test("one kill explains the next crash only; two at once, or an old one, explain none", async () => {
+    const one = guardOver([1, 2], { 1: 500, 2: 50 });
+    await one.guard.check();
+    expect(one.killed).toEqual([1]);
+    expect(one.guard.takeRecentKill()?.pid).toBe(1);
+    expect(one.guard.takeRecentKill()).toBeUndefined();
+    const two = guardOver([1, 2], { 1: 500, 2: 700 });
+    await two.guard.check();
+    expect(two.killed).toEqual([1, 2]);
+    expect(two.guard.takeRecentKill()).toBeUndefined();
+    const old = guardOver([3], { 3: 500 });
+    await old.guard.check();
+    expect(old.guard.takeRecentKill(performance.now() + KILL_EXPLAINS_MS + 1)).toBeUndefined();
+  });
 });

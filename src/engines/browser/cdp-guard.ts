@@ -58,10 +58,13 @@ function endOfJsonString(text: string, from: number): number {
   }
 }
 
-/** `text` without the member `"name":…` whose value ends at `end(valueStart)`, and one comma beside it. */
+/**
+ * `text` without the last member `"name":…` whose value ends at `end(valueStart)`, and one comma beside it. The last:
+ * a request header may carry the same name, and Chromium writes the request's headers before its body.
+ */
 function withoutMember(text: string, opening: string, end: (valueStart: number) => number): string {
   // A key can only appear as written here outside string values: inside one its quotes would be escaped.
-  const at = text.indexOf(opening);
+  const at = text.lastIndexOf(opening);
   if (at < 0) return text;
   const last = end(at + opening.length);
   if (last < 0) return text;
@@ -76,6 +79,8 @@ function withoutMember(text: string, opening: string, end: (valueStart: number) 
  * `postData` keeps its own body.
  */
 export function withoutRequestBody(message: string): string {
+  // Without a body there is nothing to cut (and a header of that name must stay: the request is continued with it).
+  if (!message.includes('"hasPostData":true')) return message;
   const cut = withoutMember(message, '"postData":"', (from) => endOfJsonString(message, from));
   return withoutMember(cut, '"postDataEntries":[', (from) => cut.indexOf("]", from));
 }

@@ -17,10 +17,10 @@ import type { Logger } from "../../log.ts";
 /** How often renderers are measured while a page is leased. */
 export const CHECK_INTERVAL_MS = 250;
 /**
- * A crash this soon after a kill is explained by it: the crash event follows the kill within milliseconds, and the
- * window is kept short so that a page crashing for another reason a little later is not said to be over the limit.
+ * A crash this soon after a kill may be explained by it: the crash event follows the kill within milliseconds, but a
+ * busy event loop can take that long to hear of it.
  */
-export const KILL_EXPLAINS_MS = 1_000;
+export const KILL_EXPLAINS_MS = 3_000;
 /** Longest wait for a browser's process list (a browser that does not answer is the health probe's business). */
 const PROCESS_INFO_TIMEOUT_MS = 2_000;
 
@@ -91,14 +91,14 @@ export class RendererMemoryGuard {
   }
 
   /**
-   * The kill that explains a page crash now, if there was one within {@link KILL_EXPLAINS_MS}; it explains only this
-   * crash (each leased page has a renderer of its own: its browser context is its own).
+   * The kill that explains a page crash now: the one kill within {@link KILL_EXPLAINS_MS} that no crash has claimed
+   * yet. Chromium does not say which renderer serves which page, so with two unclaimed kills in the window (or a kill
+   * of a renderer that served only a page's cross-site iframe, which crashes no page) the crash cannot be told
+   * apart: it is then a plain crash, and none of those kills is credited. Each kill explains one crash at most.
    */
   takeRecentKill(now = performance.now()): MemoryKill | undefined {
-    for (let i = this.kills.length - 1; i >= 0; i--) {
-      if (now - this.kills[i]!.at <= KILL_EXPLAINS_MS) return this.kills.splice(i, 1)[0];
-    }
-    return undefined;
+    while (this.kills.length > 0 && now - this.kills[0]!.at > KILL_EXPLAINS_MS) this.kills.shift();
+    return this.kills.length === 1 ? this.kills.shift() : undefined;
   }
 
   /** One measurement of every renderer of every browser (public so that tests can run one when they choose). */
