@@ -4,6 +4,7 @@
  * defaults (timeout, maxAge) and refuses cloud-only options that would change the result if ignored.
  */
 import type { ScrapeOptions } from "../api/scrape-options.ts";
+import { waitCostMs } from "../api/actions.ts";
 import { piiOptions } from "../redact/redactor.ts";
 import { DEFAULT_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
 
@@ -17,19 +18,23 @@ export const MAX_TIMEOUT_MS = 300_000;
 const LEGACY_TIMEOUT_MS = 30_000;
 
 /**
- * The scrape's deadline: the options' `timeout`, else the server's default. An explicit `timeout: 30000` is raised
+ * The scrape's deadline: the options' `timeout`, else the server's default, plus the time the request asks to wait
+ * (`waitFor` and its `wait` actions, a selector's counted as 1 s, as in the 60 s wait budget): upstream's scrape
+ * controller waits `timeout + totalWait`, so `{timeout: 10000, waitFor: 5000, actions: [wait 6000]}` finishes there
+ * (it was a 408 here) and a `waitFor: 45000` is not cut to the default 30 s. An explicit `timeout: 30000` is raised
  * as upstream's `extractTransform` does (api-v2.md §2.2), so that a request that finishes there in time does here:
  * to 120000 with the `stealth`, `enhanced` or `auto` proxy (`auto` is the default), else to 60000 with a `json` or
  * `changeTracking` format. Any other value is used as given.
  */
-export function timeoutMsOf(o: Pick<ScrapeOptions, "timeout" | "proxy" | "formats">, defaultTimeoutMs: number): number {
+export function timeoutMsOf(o: Pick<ScrapeOptions, "timeout" | "proxy" | "formats" | "waitFor" | "actions">, defaultTimeoutMs: number): number {
   let ms = o.timeout ?? defaultTimeoutMs;
   if (o.timeout === LEGACY_TIMEOUT_MS) {
     const types = (o.formats as { type: string }[]).map((f) => f.type);
     if (types.includes("json") || types.includes("changeTracking")) ms = 60_000;
     if (o.proxy === "stealth" || o.proxy === "enhanced" || o.proxy === "auto") ms = 120_000;
   }
-  return Math.min(ms, MAX_TIMEOUT_MS);
+  const waits = (o.actions ?? []).reduce((sum, a) => sum + (a.type === "wait" ? waitCostMs(a) : 0), 0);
+  return Math.min(ms, MAX_TIMEOUT_MS) + (o.waitFor ?? 0) + waits;
 }
 
 /** Server-side values the options do not carry. */

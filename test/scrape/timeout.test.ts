@@ -35,6 +35,16 @@ describe("scrape deadline", () => {
     expect(deadline({ timeout: 30_000, proxy: "basic", formats: ["markdown", "changeTracking"] })).toBe(60_000);
   });
 
+  test("the time the request asks to wait comes on top, as upstream's timeout + totalWait", () => {
+    // A 408 before: the waits ate the timeout.
+    expect(deadline({ timeout: 10_000, waitFor: 5_000, actions: [{ type: "wait", milliseconds: 6_000 }] })).toBe(21_000);
+    // Not cut to the default 30 s.
+    expect(deadline({ waitFor: 15_000 })).toBe(45_000);
+    // A selector wait counts as in the wait budget; other actions add nothing.
+    expect(deadline({ timeout: 5_000, actions: [{ type: "wait", selector: "#x" }, { type: "click", selector: "#y" }] })).toBe(6_000);
+    expect(deadline({ timeout: 900_000, waitFor: 1_000 })).toBe(301_000);
+  });
+
   test("the same rule for a batch's pages", () => {
     const req = parseBatchScrapeBody({ urls: ["https://example.com/"], timeout: 30_000, proxy: "basic", formats: [{ type: "json", schema }] });
     expect(specFromOptions("https://example.com/", "https://example.com/", req.scrapeOptions, {}, DEFAULTS).timeoutMs).toBe(60_000);
