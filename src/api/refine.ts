@@ -9,6 +9,7 @@ import type { ScrapeOptionsInput } from "./scrape-options.ts";
 import { MAX_ACTIONS, MAX_TOTAL_WAIT_MS, waitCostMs } from "./actions.ts";
 import { countryCode } from "./countries.ts";
 import { pathPatternProblem } from "../crawl/path-pattern.ts";
+import { cssSelectorIssues } from "./css-selector.ts";
 
 type Path = (string | number)[];
 const custom = (path: Path, message: string): Issue => ({ code: "custom", path, message });
@@ -26,6 +27,7 @@ export function refineScrapeOptions(o: ScrapeOptionsInput, path: Path = []): Iss
   issues.push(...refineActions(o.actions ?? [], o.waitFor ?? 0, [...path, "actions"]));
   issues.push(...refineHeaders(o.headers, [...path, "headers"]));
   issues.push(...refineLocation(o.location, [...path, "location"]));
+  issues.push(...cssSelectorIssues(o.includeTags, [...path, "includeTags"]), ...cssSelectorIssues(o.excludeTags, [...path, "excludeTags"]));
   return issues;
 }
 

@@ -109,6 +109,13 @@ describe("POST /v2/scrape body", () => {
     expect(e.message).toBe("Bad Request");
   });
 
+  test("a CSS selector the matcher cannot parse is a 400 naming it (includeTags: ['div[['] answered 200 with empty markdown)", () => {
+    const e = reject(parseScrapeBody, { url: URL, includeTags: ["p", "div[["], excludeTags: [":::"] });
+    expect(paths(e.issues)).toEqual(["includeTags.1", "excludeTags.0"]);
+    expect(e.message).toStartWith("Invalid CSS selector: div[[");
+    expect(parseScrapeBody({ url: URL, includeTags: ["main article > p:not(.ad)", "#id", ".cls", "div:has(> img)"] }).scrapeOptions.includeTags).toHaveLength(4);
+  });
+
   test("location.country: ISO 3166-1 alpha-2 codes in any case, XK, UK and us-generic; others with upstream's message", () => {
     for (const country of ["DE", "de", "Gb", "XK", "uk", "US-generic", "us-generic"]) expect(parseScrapeBody({ url: URL, location: { country } }).scrapeOptions.location?.country).toBe(country);
     expect(reject(parseScrapeBody, { url: URL, location: { country: "ZZ" } }).issues[0]).toEqual({ code: "custom", path: ["location", "country"], message: "Invalid country code. Please use a valid ISO 3166-1 alpha-2 country code." });

@@ -120,10 +120,13 @@ describe("POST /v2/scrape formats", () => {
 
   test("an invalid attributes selector is a 400 before anything is fetched", async () => {
     const before = site.hits.get("/article") ?? 0;
-    const { status, body } = await scrape({ url: `${site.url}/article`, formats: [{ type: "attributes", selectors: [{ selector: "div[[", attribute: "x" }] }] });
+    const { status, body } = await scrape({ url: `${site.url}/article`, formats: ["markdown", { type: "attributes", selectors: [{ selector: "a", attribute: "href" }, { selector: "div[[", attribute: "x" }] }] });
     expect(status).toBe(400);
     expect(body.success).toBe(false);
     expect(body.code).toBe("BAD_REQUEST");
+    // In the shape of every other 400's details: the format by its index in the request.
+    expect(body.details.map((d: any) => [d.code, d.path])).toEqual([["custom", ["formats", 1, "selectors", 1, "selector"]]]);
+    expect(body.details[0].message).toStartWith("Invalid CSS selector: div[[");
     expect(site.hits.get("/article") ?? 0).toBe(before);
   });
 
