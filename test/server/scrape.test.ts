@@ -106,6 +106,13 @@ describe("POST /v2/scrape formats", () => {
     expect(body.data.markdown).not.toContain("iVBORw0KGgo");
   });
 
+  test("scrape_id at the top level only for an origin naming the website, as upstream", async () => {
+    const web = await scrape({ url: `${site.url}/article`, origin: "website", maxAge: 0 });
+    expect(web.body.scrape_id).toBe(web.body.data.metadata.scrapeId);
+    const api = await scrape({ url: `${site.url}/article`, origin: "js-sdk@4.42.0", maxAge: 0 });
+    expect("scrape_id" in api.body).toBe(false);
+  });
+
   test("attributes format", async () => {
     const { status, body } = await scrape({
       url: `${site.url}/article`,

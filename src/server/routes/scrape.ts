@@ -43,7 +43,8 @@ export function scrapeRoutes(services: Services) {
             who.keyId,
           );
           services.scrapeStats.record(who.keyId, Date.now());
-          return { success: true, data: doc };
+          // Upstream adds the id at the top level for its own website's calls (api-v2.md §3.1).
+          return { success: true, data: doc, ...(req.origin.includes("website") ? { scrape_id: doc.metadata.scrapeId } : {}) };
         }),
       {
         detail: {
