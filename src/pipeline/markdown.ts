@@ -64,6 +64,8 @@ function codeBlockLanguage(pre: MinimalNode): string {
 const LAYOUT_TABLE_CONTENT = "table, h1, h2, h3, h4, h5, h6, ul, ol, pre, blockquote, form";
 /** node-html-markdown's own GFM table translator, used for data tables. */
 const GFM_TABLE = new NodeHtmlMarkdown().translators.get("table");
+/** node-html-markdown's own list item translator: it numbers an `<ol>`'s items from 1 whatever its `start`. */
+const LIST_ITEM = new NodeHtmlMarkdown().translators.get("li");
 
 const TRANSLATORS: TranslatorConfigObject = {
   table: (ctx) => {
@@ -71,6 +73,14 @@ const TRANSLATORS: TranslatorConfigObject = {
       return { surroundingNewlines: 2 };
     }
     return typeof GFM_TABLE === "function" ? GFM_TABLE(ctx) : (GFM_TABLE ?? {});
+  },
+  // An `<ol start="3">` numbers its items from 3 (steps continued after an interruption), as a browser shows them.
+  li: (ctx) => {
+    const item = typeof LIST_ITEM === "function" ? LIST_ITEM(ctx) : (LIST_ITEM ?? {});
+    const list = (ctx.node as unknown as { parentNode?: { getAttribute?(name: string): string | null } }).parentNode;
+    const start = Number.parseInt(list?.getAttribute?.("start") ?? "", 10);
+    if (ctx.listKind !== "OL" || ctx.listItemNumber === undefined || !Number.isSafeInteger(start) || start === 1 || typeof item.prefix !== "string") return item;
+    return { ...item, prefix: item.prefix.replace(/\d+\. $/, `${ctx.listItemNumber + start - 1}. `) };
   },
   // Only reached inside layout tables: GFM tables switch to their own row and cell translators.
   tr: { surroundingNewlines: 1 },
@@ -136,7 +146,7 @@ export function htmlToMarkdown(html: string): string {
 const START_TAG_RE = /<([a-zA-Z][\w:-]*)((?:\s+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*)\s*\/?>/g;
 const ATTRIBUTE_RE = /([^\s=>/]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]+))?/g;
 /** The only attributes the converter reads. */
-const MARKDOWN_ATTRIBUTES = new Set(["href", "src", "alt", "title", "class", "data-lang", "data-language", "colspan"]);
+const MARKDOWN_ATTRIBUTES = new Set(["href", "src", "alt", "title", "class", "data-lang", "data-language", "colspan", "start"]);
 const SVG_RE = /<svg\b[\s\S]*?<\/svg\s*>/gi;
 
 /**

@@ -14,6 +14,11 @@ describe("htmlToMarkdown", () => {
     expect(md).toContain("1. first\n2. second");
   });
 
+  test("an ordered list numbers from its start, as a browser shows it (it restarted at 1)", () => {
+    expect(htmlToMarkdown('<ol start="3"><li>Three</li><li>Four<ol><li>a</li></ol></li></ol><ol><li>x</li></ol>')).toBe("3. Three\n4. Four\n  1. a\n1. x");
+    expect(htmlToMarkdown('<ol start="0"><li>zero</li></ol><ol start="x"><li>y</li></ol><ul start="5"><li>u</li></ul>')).toBe("0. zero\n1. y\n- u");
+  });
+
   test("tables become GFM tables", () => {
     const md = htmlToMarkdown(
       "<table><thead><tr><th>Name</th><th>Price</th></tr></thead><tbody><tr><td>Apple</td><td>1.20</td></tr><tr><td>Pear</td><td>0.90</td></tr></tbody></table>",
