@@ -30,6 +30,14 @@ describe("needsJavaScript", () => {
     );
   });
 
+  test("a meta refresh that sends the reader on at once needs the browser; a later one, or one to the page itself, does not", () => {
+    expect(needsJavaScript(page(`<meta http-equiv="refresh" content="0;url=/next"><p>Redirecting</p>`))).toBe("meta refresh to another page");
+    expect(needsJavaScript(page(`<META CONTENT='1; URL=http://other.test/' HTTP-EQUIV=Refresh><article>${prose}</article>`))).toBe("meta refresh to another page");
+    expect(needsJavaScript(page(`<meta http-equiv="refresh" content="30;url=/next"><article>${prose}</article>`))).toBeUndefined();
+    expect(needsJavaScript(page(`<meta http-equiv="refresh" content="0"><article>${prose}</article>`))).toBeUndefined();
+    expect(needsJavaScript(page(`<meta http-equiv="refresh" content="0;url=http://x.test/#top"><article>${prose}</article>`))).toBeUndefined();
+  });
+
   test("ordinary pages, error pages and non-HTML stay on HTTP", () => {
     expect(needsJavaScript(page(`<body><article>${prose}</article><script>track()</script></body>`))).toBeUndefined();
     expect(needsJavaScript(page(`<body><h1>Tiny</h1><p>No scripts at all.</p></body>`))).toBeUndefined();

@@ -50,6 +50,15 @@ describe("engine choice", () => {
     expect(body.data.markdown).not.toContain("enable JavaScript");
   });
 
+  test("a page that sends the reader on with a meta refresh is the page it sends to, as in a browser", async () => {
+    const { body } = await scrape(h, { url: `${site.url}/refresh`, maxAge: 0 });
+    expect(body.data.markdown).toContain("# Static article");
+    expect(body.data.markdown).not.toContain("Redirecting");
+    expect(body.data.metadata.url).toBe(`${site.url}/static`);
+    expect(body.data.metadata.sourceURL).toBe(`${site.url}/refresh`);
+    expect(body.data.metadata.engine).toBe("browser");
+  });
+
   test("a static page stays on HTTP", async () => {
     const { body } = await scrape(h, { url: `${site.url}/static` });
     expect(body.data.markdown).toContain("# Static article");

@@ -3,7 +3,8 @@
  * Cheap, regex-level looks at a fetched page that decide whether the browser must take over:
  *
  * - {@link needsJavaScript}: the HTML is a client-side-rendered shell (almost no visible text but scripts; an
- *   empty `#root`/`#app`/`#__next`/`<app-root>` mount point; a `<noscript>` wall asking for JavaScript);
+ *   empty `#root`/`#app`/`#__next`/`<app-root>` mount point; a `<noscript>` wall asking for JavaScript), or sends
+ *   the reader on at once with a `<meta http-equiv="refresh">` (which a browser follows, and plain HTTP does not);
  * - {@link looksBlocked}: a bot wall (a challenge page; 403; 429/503 without Retry-After) that `proxy: "auto"`
  *   retries as enhanced.
  *
@@ -25,6 +26,24 @@ const NOSCRIPT_WALL =
 const EMPTY_MOUNT =
   /<(div|main|section)\s[^>]*\bid\s*=\s*["']?(root|app|__next|__nuxt|svelte|main-app|react-root|application)["']?[^>]*>\s*<\/\1>|<app-root[^>]*>\s*<\/app-root>|<div[^>]*\bdata-reactroot[^>]*>\s*<\/div>/i;
 const SCRIPT = /<script\b/i;
+/** A `<meta>` tag naming `http-equiv="refresh"`, attributes in any order. */
+const META_REFRESH_TAG = /<meta\b[^>]*\bhttp-equiv\s*=\s*["']?refresh\b[^>]*>/i;
+/** Its `content`: the delay in seconds, then the target (`0; url=/next`, `1;URL='/next'`). */
+const REFRESH_CONTENT = /\bcontent\s*=\s*(?:"([^"]*)"|'([^']*)')/i;
+const REFRESH_TARGET = /^\s*(\d+(?:\.\d*)?)\s*[;,]\s*(?:url\s*=\s*)?['"]?\s*([^'"\s][^'"]*?)\s*['"]?\s*$/i;
+/** A refresh this soon (seconds) sends a reader on before they read: a browser shows the target. */
+export const META_REFRESH_MAX_DELAY_S = 1;
+
+/** Where a `<meta http-equiv="refresh">` sends the reader at once (within {@link META_REFRESH_MAX_DELAY_S}), if it does. */
+export function metaRefreshTarget(html: string): string | undefined {
+  // Most pages have none: two indexOf calls spare them the regex.
+  if (html.indexOf("efresh") < 0 && html.indexOf("EFRESH") < 0) return undefined;
+  const tag = META_REFRESH_TAG.exec(html.length > MAX_SCAN_CHARS ? html.slice(0, MAX_SCAN_CHARS) : html)?.[0];
+  if (!tag) return undefined;
+  const content = REFRESH_CONTENT.exec(tag);
+  const m = REFRESH_TARGET.exec(content?.[1] ?? content?.[2] ?? "");
+  return m && Number(m[1]) <= META_REFRESH_MAX_DELAY_S ? m[2] : undefined;
+}
 
 /** The text a reader would see: markup, scripts, styles, noscript and templates removed, whitespace folded. */
 export function visibleText(html: string): string {
@@ -113,6 +132,9 @@ export function needsJavaScript(page: Page): string | undefined {
   if (page.statusCode >= 300) return undefined;
   const html = page.text;
   if (html.length > MAX_SCAN_CHARS) return undefined;
+  // Only a refresh to another address: one to the page itself (a periodic reload) shows this page.
+  const refresh = metaRefreshTarget(html);
+  if (refresh !== undefined && !sameDocument(refresh, page.finalUrl)) return "meta refresh to another page";
   const hasScript = SCRIPT.test(html);
   if (!hasScript && !NOSCRIPT_WALL.test(html)) return undefined;
   const chars = visibleTextLength(html, THIN_TEXT_CHARS);
@@ -120,6 +142,19 @@ export function needsJavaScript(page: Page): string | undefined {
   if (chars < THIN_TEXT_CHARS && NOSCRIPT_WALL.test(html)) return "noscript wall";
   if (hasScript && chars < THIN_TEXT_CHARS && EMPTY_MOUNT.test(html)) return "empty client-side mount point";
   return undefined;
+}
+
+/** Whether `target`, resolved against `url`, is `url` itself (a fragment aside). */
+function sameDocument(target: string, url: string): boolean {
+  try {
+    const a = new URL(target, url);
+    const b = new URL(url);
+    a.hash = "";
+    b.hash = "";
+    return a.href === b.href;
+  } catch {
+    return true; // an address that cannot be read sends nowhere
+  }
 }
 
 const CHALLENGE =
