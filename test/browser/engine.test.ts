@@ -4,7 +4,7 @@
  * crash recovery, and no Chromium left behind. One harness (one Chromium) for the whole file.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startCountingServer, type FixtureServer } from "../fixtures/servers.ts";
+import { startCountingServer, startTlsServer, type FixtureServer } from "../fixtures/servers.ts";
 import { startJsSite, type JsSite } from "../fixtures/js-pages.ts";
 import type { Harness } from "../helpers/harness.ts";
 import { browserHarness, closeAndAssertNoChromium, fetchFile, imageSize, scrape } from "./helpers.ts";
@@ -57,6 +57,20 @@ describe("engine choice", () => {
     expect(body.data.metadata.url).toBe(`${site.url}/static`);
     expect(body.data.metadata.sourceURL).toBe(`${site.url}/refresh`);
     expect(body.data.metadata.engine).toBe("browser");
+  });
+
+  test("skipTlsVerification: false is honoured after the same key's scrapes went on past that host's bad certificate", async () => {
+    const tls = await startTlsServer(() => new Response("<main><h1>Untrusted</h1><p>Self-signed.</p></main>", { headers: { "content-type": "text/html" } }));
+    try {
+      const at = (path: string, skip?: boolean) => scrape(h, { url: `https://127.0.0.1:${tls.port}${path}`, formats: ["markdown", "screenshot"], maxAge: 0, ...(skip === undefined ? {} : { skipTlsVerification: skip }) });
+      expect((await at("/a", false)).body.code).toBe("SCRAPE_SSL_ERROR");
+      expect((await at("/a")).status).toBe(200); // skipTlsVerification defaults to true
+      // The context that went on past the certificate kept Chromium's allowance: this was a 200.
+      const again = await at("/z", false);
+      expect([again.status, again.body.code]).toEqual([500, "SCRAPE_SSL_ERROR"]);
+    } finally {
+      await tls.stop();
+    }
   });
 
   test("a static page stays on HTTP", async () => {

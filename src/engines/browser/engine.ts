@@ -262,8 +262,10 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
         if (!gate.proxyUrlFor) throw new TypeError("createBrowserEngine: this gate cannot chain to upstream proxies");
         proxyServer = gate.proxyUrlFor(req.upstreamProxy);
       }
-      // Profile scrapes get a never-used context and close it (their state must not meet a wiped one's).
-      const tenant = req.profile ? undefined : (req.tenant ?? "");
+      // Profile scrapes get a never-used context and close it (their state must not meet a wiped one's). So do scrapes
+      // that verify TLS certificates: a context that once went on past a bad certificate (skipTlsVerification, the
+      // default) keeps Chromium's allowance for that host, and an explicit `false` on it loaded the page anyway.
+      const tenant = req.profile || !req.skipTlsVerification ? undefined : (req.tenant ?? "");
       const lease = await pool.acquire({ signal, deadline, proxyServer, tenant });
       let suspect = false;
       let finished = false;
