@@ -38,3 +38,14 @@ export function pathPatternProblem(source: string): string | undefined {
     return compilePathPattern(source) ? undefined : e instanceof Error ? e.message : String(e);
   }
 }
+
+/**
+ * The crawl warning for patterns of `o` that are not applied (RE2 cannot compile them), or undefined. Upstream drops
+ * them without a word; a crawl whose only `includePaths` pattern was dropped then covers the whole site, which a
+ * caller should be told.
+ */
+export function unappliedPatternsWarning(o: { includePaths?: readonly string[]; excludePaths?: readonly string[] } | undefined): string | undefined {
+  const dropped = [...(o?.includePaths ?? []), ...(o?.excludePaths ?? [])].filter((p) => p !== "" && compilePathPattern(p) === undefined);
+  if (dropped.length === 0) return undefined;
+  return `These includePaths/excludePaths patterns were not applied: ${dropped.map((p) => JSON.stringify(p)).join(", ")} (look-around and back-references are not supported; patterns are matched as upstream's Rust regex matches them).`;
+}

@@ -71,6 +71,13 @@ describe("crawl options through the API", () => {
     expect(status.creditsUsed).toBe(paths.length);
   });
 
+  test("a pattern the matcher cannot apply (look-around) is dropped, as upstream drops it, and the status says so", async () => {
+    const { status } = await crawl({ limit: 3, crawlEntireDomain: true, sitemap: "skip", includePaths: ["^/(?!private)docs/"] });
+    expect(status.warning).toContain('These includePaths/excludePaths patterns were not applied: "^/(?!private)docs/"');
+    const plain = await crawl({ limit: 3, crawlEntireDomain: true, sitemap: "skip", includePaths: ["^/docs/"] });
+    expect(plain.status.warning ?? "").not.toContain("not applied");
+  });
+
   test("without crawlEntireDomain only pages under the start path are crawled", async () => {
     const res = await h.request("/v2/crawl", { method: "POST", json: { url: `${site.origin}/docs/`, limit: 200, sitemap: "skip" } });
     const created = (await res.json()) as any;

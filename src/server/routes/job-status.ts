@@ -7,6 +7,7 @@ import { Elysia } from "elysia";
 import { parseStatusPagination } from "../../api/pagination.ts";
 import type { JobKind } from "../../jobs/types.ts";
 import { fewCrawlResultsWarning } from "../../crawl/base-domain.ts";
+import { unappliedPatternsWarning } from "../../crawl/path-pattern.ts";
 import { authPlugin } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
@@ -34,7 +35,11 @@ export function jobStatusRoutes(services: Services, kind: JobKind, prefix: strin
         const base = publicBaseUrl(config.publicUrl, request);
         const body: Record<string, unknown> = { ...jobs.status(job, skip, limit, nextLinkBuilder(base, `${prefix}/${job.id}`, limit)) };
         if (job.status !== "scraping") {
-          const warnings = [services.jobResults.errors(job.id).robotsBlocked.length > 0 ? ROBOTS_WARNING : undefined, job.kind === "crawl" ? fewCrawlResultsWarning(job) : undefined].filter(Boolean);
+          const warnings = [
+            services.jobResults.errors(job.id).robotsBlocked.length > 0 ? ROBOTS_WARNING : undefined,
+            job.kind === "crawl" ? fewCrawlResultsWarning(job) : undefined,
+            job.kind === "crawl" ? unappliedPatternsWarning(job.options.crawlerOptions as { includePaths?: string[]; excludePaths?: string[] } | undefined) : undefined,
+          ].filter(Boolean);
           if (warnings.length > 0) body.warning = warnings.join(" ");
         }
         return body;
