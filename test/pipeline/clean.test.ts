@@ -183,3 +183,48 @@ describe("short pages never come out empty", () => {
     expect(form).toContain("Press the button.");
   });
 });
+
+describe("onlyMainContent keeps short link-free content on simple pages", () => {
+  // Upstream's main-content mode strips chrome (header, footer, nav, sidebars…) and keeps short lists and paragraphs;
+  // a block scorer must not drop them for being short when they sit inside the content.
+  const PROSE = PARAGRAPHS[0]!;
+  const inArticle = (inner: string) => `<html><body><article><h1>SDKs</h1><p>${PROSE}</p>${inner}<p>${PARAGRAPHS[1]}</p></article></body></html>`;
+
+  test("a list of one-word items between paragraphs of an article is kept", () => {
+    const { markdown } = run(inArticle("<p>Official SDKs:</p><ul><li>Go</li><li>Rust</li><li>Zig</li><li>Java</li></ul>"));
+    expect(markdown).toContain("Official SDKs:");
+    for (const item of ["- Go", "- Rust", "- Zig", "- Java"]) expect(markdown).toContain(item);
+    expect(markdown).toContain(PARAGRAPHS[1]!);
+  });
+
+  test("a list of sizes inside an article is kept", () => {
+    const { markdown } = run(inArticle("<p>Available sizes</p><ul><li>S</li><li>M</li><li>L</li><li>XL</li></ul>"));
+    for (const item of ["- S", "- M", "- L", "- XL"]) expect(markdown).toContain(item);
+  });
+
+  test("a nested list inside an article is kept", () => {
+    const { markdown } = run(inArticle("<ul><li>One<ul><li>Nested</li></ul></li><li>Two</li></ul>"));
+    for (const item of ["One", "Nested", "Two"]) expect(markdown).toContain(item);
+  });
+
+  test("a body of a heading and two one-word paragraphs keeps the paragraphs", () => {
+    const { markdown } = run("<html><body><h1>Simple</h1><p>One</p><p>Two</p></body></html>");
+    expect(markdown).toBe("# Simple\n\nOne\n\nTwo");
+  });
+
+  test("a short <main> with a button is not dropped as a whole", () => {
+    const { markdown } = run(`<html><body><main><h1>Status</h1><p>All systems operational</p><button>Refresh</button></main><p>Last checked: now</p></body></html>`);
+    expect(markdown).toContain("# Status");
+    expect(markdown).toContain("All systems operational");
+    expect(markdown).toContain("Last checked: now");
+  });
+
+  test("chrome around such a page is still stripped", () => {
+    const page = `<html><body><header class="site-header"><a href="/">Example News</a></header><nav><a href="/">Home</a> <a href="/docs">Docs</a></nav>
+      ${inArticle("<p>Official SDKs:</p><ul><li>Go</li><li>Rust</li><li>Zig</li><li>Java</li></ul>").replace(/^<html><body>|<\/body><\/html>$/g, "")}
+      <aside class="sidebar"><ul><li><a href="/p/1">Ten things to do this weekend</a></li></ul></aside><footer><p>Copyright 2024 Example</p></footer></body></html>`;
+    const { markdown } = run(page);
+    for (const item of ["- Go", "- Rust", "- Zig", "- Java"]) expect(markdown).toContain(item);
+    for (const chrome of ["Example News", "Home", "Ten things", "Copyright"]) expect(markdown).not.toContain(chrome);
+  });
+});

@@ -5,7 +5,7 @@
  * ```
  * body ──measure()──▶ per-element stats ──selectFrom()──▶ { root, drop }
  *        (features.ts: one bottom-up pass;    (select.ts: max-sum subtree,
- *         score.ts: value of each block;       then prune chrome/comments inside)
+ *         score.ts: value of each block;       prune.ts: chrome/comments inside)
  *         hints.ts: tag/role/class regions)
  * ```
  */

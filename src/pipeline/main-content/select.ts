@@ -1,7 +1,7 @@
 /**
  * @module pipeline/main-content/select
  * Pick the main-content element from the measurements of `features.ts`, then prune what inside it is still
- * boilerplate (share bars, "related" boxes, comment threads below an article, hidden nodes).
+ * boilerplate (share bars, "related" boxes, comment threads below an article, hidden nodes; see `prune.ts`).
  *
  * Two readings of the page are compared. The prose reading penalises links, which is right for articles, docs,
  * forum threads and product descriptions. On listing pages (front pages, search results, category grids) the
@@ -10,6 +10,7 @@
  */
 import type { ElementStats } from "./features.ts";
 import { Region } from "./hints.ts";
+import { prune, pruneGentle, type Reading } from "./prune.ts";
 
 /** Bonus, as a fraction of positive value, for `<article>`, `<main>`, `itemprop=articleBody` and the like. */
 const CONTENT_REGION_BONUS = 0.05;
@@ -17,12 +18,6 @@ const CONTENT_REGION_BONUS = 0.05;
 const MIN_MAIN_VALUE = 120;
 /** The listing reading wins when its best block is worth this many times the prose reading's best. */
 const LISTING_RATIO = 2;
-/** A child whose net value is below this is pruned unless it holds real content. */
-const PRUNE_NET_BELOW = -10;
-/** Positive value that protects a net-negative child from pruning (its content is worth descending into). */
-const PRUNE_KEEP_POS = 60;
-/** Chrome regions inside the selection survive only when they hold at least this share of its value. */
-const CHROME_KEEP_SHARE = 0.3;
 /** Comment threads are dropped when at least this share of the selection's value is not comments… */
 const NON_COMMENT_SHARE = 0.35;
 /** …or when this much value is not comments (a real article above a long thread). */
@@ -36,15 +31,6 @@ const PROSE_MIN_VALUE = 800;
  */
 const WEAK_PROSE_PARAGRAPHS = 3;
 const WEAK_PROSE_SHARE = 0.25;
-/**
- * Containers inside prose whose text is more than this share link text are link lists (related stories,
- * teasers with excerpts, tag clouds) unless they hold most of the content.
- */
-const MAX_LINK_DENSITY = 0.33;
-/** …and such a container is kept anyway when it holds at least this share of the selection's value. */
-const LINK_LIST_KEEP_SHARE = 0.5;
-/** Link density is judged only on containers with at least this many characters (not a lone linked phrase). */
-const LINK_DENSITY_MIN_CHARS = 40;
 
 /** The selected main content: render `root` without the elements in `drop`. */
 export interface MainContent {
@@ -54,11 +40,6 @@ export interface MainContent {
   mode: "prose" | "listing";
 }
 
-/** One way of valuing an element: positive and negative parts. */
-interface Reading {
-  pos(s: ElementStats): number;
-  neg(s: ElementStats): number;
-}
 const PROSE: Reading = { pos: (s) => s.pos, neg: (s) => s.neg };
 const LISTING: Reading = { pos: (s) => s.listPos, neg: (s) => s.listNeg };
 
@@ -110,7 +91,9 @@ export function selectFrom(body: Element, stats: Map<Element, ElementStats>): Ma
   const drop = new Set<Element>();
   const nonComment = rootStats.pos - rootStats.commentPos;
   const dropComments = nonComment >= NON_COMMENT_SHARE * rootStats.pos || nonComment >= NON_COMMENT_MIN_VALUE;
-  prune(root, { rootPos: reading.pos(rootStats), stats, drop, dropComments, reading, prose: !useListing });
+  // The listing reading (a listing block, or the body when no main block was found) has no prose around which
+  // boilerplate would sit at the edges: there a short block without links is as likely content as not.
+  prune(root, { root, rootPos: reading.pos(rootStats), stats, drop, dropComments, reading, prose: !useListing }, useListing);
   if (keptChars(rootStats, drop, stats) < MIN_KEPT_SHARE * rootStats.chars && rootStats.chars < SHORT_PAGE_CHARS) {
     // A short page whose every block looks like boilerplate (a hero with buttons, a form with a sentence):
     // pruning would return nothing. Keep the body minus what is certainly not content.
@@ -131,60 +114,4 @@ function keptChars(rootStats: ElementStats, drop: Set<Element>, stats: Map<Eleme
   let dropped = 0;
   for (const el of drop) dropped += stats.get(el)?.chars ?? 0;
   return rootStats.chars - dropped;
-}
-
-/** Drops only hidden nodes and page chrome (navigation, site header and footer). */
-function pruneGentle(el: Element, stats: Map<Element, ElementStats>, drop: Set<Element>): void {
-  for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
-    const s = stats.get(child);
-    if (!s) continue;
-    if (s.region === Region.Hidden || isChrome(s)) drop.add(child);
-    else pruneGentle(child, stats, drop);
-  }
-}
-
-interface PruneContext {
-  rootPos: number;
-  stats: Map<Element, ElementStats>;
-  drop: Set<Element>;
-  dropComments: boolean;
-  reading: Reading;
-  prose: boolean;
-}
-
-function prune(el: Element, ctx: PruneContext): void {
-  const { stats, drop, reading } = ctx;
-  for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
-    const s = stats.get(child);
-    if (!s) continue;
-    if (s.region === Region.Hidden) {
-      drop.add(child);
-      continue;
-    }
-    if (s.chars === 0) continue;
-    const pos = reading.pos(s);
-    const net = pos + reading.neg(s);
-    if (net < PRUNE_NET_BELOW && pos < PRUNE_KEEP_POS) {
-      drop.add(child);
-    } else if (isChrome(s) && pos < CHROME_KEEP_SHARE * ctx.rootPos) {
-      drop.add(child);
-    } else if (ctx.prose && isLinkList(child, s) && pos < LINK_LIST_KEEP_SHARE * ctx.rootPos) {
-      drop.add(child);
-    } else if (s.region === Region.Comments && ctx.dropComments) {
-      drop.add(child);
-    } else {
-      prune(child, ctx);
-    }
-  }
-}
-
-function isLinkList(el: Element, s: ElementStats): boolean {
-  if (s.chars < LINK_DENSITY_MIN_CHARS || s.linkChars <= MAX_LINK_DENSITY * s.chars) return false;
-  // A paragraph that is mostly a link is still a sentence; only containers are link lists.
-  const tag = el.localName;
-  return tag !== "p" && tag !== "a" && tag !== "span" && tag !== "strong" && tag !== "em" && tag !== "b";
-}
-
-function isChrome(s: ElementStats): boolean {
-  return s.region === Region.Chrome || (s.region === Region.Header && !s.inContent);
 }
