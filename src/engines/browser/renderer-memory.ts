@@ -4,10 +4,10 @@
  * that matters here: a page crawlbox scraped held 6 GB of ArrayBuffers and was answered as a success, and one growing
  * its JavaScript heap reached 4.8 GB before its scrape timed out; a few such pages at once take the machine's memory.
  * V8's heap limit counts neither ArrayBuffers, WebAssembly memory nor the DOM, and a page's inspector does not answer
- * while its script runs, so the guard looks from outside: while any page is leased it asks each browser for its
- * renderer processes (`SystemInfo.getProcessInfo`, which the browser process answers even when a renderer is busy)
- * every {@link CHECK_INTERVAL_MS}, reads each one's private resident memory from `/proc`, and kills a renderer over
- * the limit. Its pages crash at once, and their leases say why (page-crash.ts). With site isolation a page's
+ * while its script runs, so the guard looks from outside: while any page is leased it reads every
+ * {@link CHECK_INTERVAL_MS} the private resident memory of each renderer process from `/proc`, and kills a renderer
+ * over the limit. Which processes are renderers the browser says (`SystemInfo.getProcessInfo`, which its browser
+ * process answers even when a renderer is busy), asked at most every {@link PROCESS_LIST_TTL_MS}. Its pages crash at once, and their leases say why (page-crash.ts). With site isolation a page's
  * renderer holds that page (and same-site frames) only, so the limit is in effect per page.
  */
 import { readFileSync } from "node:fs";
@@ -21,6 +21,13 @@ export const CHECK_INTERVAL_MS = 250;
  * busy event loop can take that long to hear of it.
  */
 export const KILL_EXPLAINS_MS = 3_000;
+/**
+ * How long a browser's list of renderer processes is reused before it is asked again. Reading `/proc` is ~20 µs a
+ * process; asking Chromium is a round trip through its browser process, which at every check cost the browser
+ * bench ~10 % of its pages/s at concurrency 4. A renderer started since (a new page, or one navigating to another
+ * site) is measured from the next list on: at most this long unwatched.
+ */
+export const PROCESS_LIST_TTL_MS = 2_000;
 /** Longest wait for a browser's process list (a browser that does not answer is the health probe's business). */
 const PROCESS_INFO_TIMEOUT_MS = 2_000;
 
@@ -69,6 +76,8 @@ export class RendererMemoryGuard {
   private checking = false;
   private readonly kills: MemoryKill[] = [];
   private readonly sessions = new WeakMap<Browser, Promise<CDPSession>>();
+  /** Each browser's renderer pids and when they were asked for (`performance.now()`). */
+  private readonly lists = new WeakMap<Browser, { pids: number[]; at: number }>();
 
   constructor(private readonly o: RendererMemoryGuardOptions) {}
 
@@ -135,8 +144,18 @@ export class RendererMemoryGuard {
     });
   }
 
-  /** The browser's renderer processes; none when it does not answer in time or has gone. */
+  /** The browser's renderer processes, as listed at most {@link PROCESS_LIST_TTL_MS} ago. */
   private async rendererPids(browser: Browser): Promise<number[]> {
+    const known = this.lists.get(browser);
+    const now = performance.now();
+    if (known && now - known.at < PROCESS_LIST_TTL_MS) return known.pids;
+    const pids = await this.askRendererPids(browser);
+    this.lists.set(browser, { pids, at: now });
+    return pids;
+  }
+
+  /** The browser's renderer processes, asked of it; none when it does not answer in time or has gone. */
+  private async askRendererPids(browser: Browser): Promise<number[]> {
     if (!browser.connected) return [];
     let session = this.sessions.get(browser);
     if (!session) {
