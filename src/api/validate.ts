@@ -52,9 +52,29 @@ export type CheckResult<T> = { ok: true; value: T } | { ok: false; issues: Issue
 export function checkBody<T extends TSchema>(schema: T, value: unknown): CheckResult<Static<T>> {
   const checker = checkerFor(schema);
   const v = stripInternalKeys(Value.Clone(value));
+  // Before defaults: TypeBox fills an array field that has a default by assigning the given value onto the default
+  // array, so an object there (`parsers: {pdf: false}`, `formats: {type: "html"}`) became the default list and was
+  // accepted (a PDF the caller asked not to parse was parsed and charged per page).
+  const notArrays = objectsForDefaultedArrays(schema, v, []);
+  if (notArrays.length > 0) return { ok: false, issues: notArrays };
   const defaulted = Value.Default(schema, v);
   if (checker.Check(defaulted)) return { ok: true, value: defaulted as Static<T> };
   return { ok: false, issues: issuesFromValueErrors(checker.Errors(defaulted)) };
+}
+
+/** Fields of `value` whose schema is an array with a default but whose value is something else, as issues. */
+function objectsForDefaultedArrays(schema: TSchema, value: unknown, path: (string | number)[]): Issue[] {
+  const s = schema as { type?: unknown; properties?: Record<string, TSchema>; items?: TSchema; default?: unknown };
+  if (s.type === "array" && s.default !== undefined && value !== undefined && !Array.isArray(value)) {
+    return [{ code: "invalid_type", path, message: `Expected array, received ${value === null ? "null" : typeof value}` }];
+  }
+  const issues: Issue[] = [];
+  if (s.type === "object" && s.properties && value !== null && typeof value === "object" && !Array.isArray(value)) {
+    for (const [key, sub] of Object.entries(s.properties)) issues.push(...objectsForDefaultedArrays(sub, (value as Record<string, unknown>)[key], [...path, key]));
+  } else if (s.type === "array" && s.items && Array.isArray(value)) {
+    value.forEach((item, i) => issues.push(...objectsForDefaultedArrays(s.items!, item, [...path, i])));
+  }
+  return issues;
 }
 
 /**

@@ -95,6 +95,9 @@ describe("POST /v2/scrape body", () => {
     ["pdf maxPages > 10000", { parsers: [{ type: "pdf", maxPages: 10001 }] }, "parsers.0.maxPages"],
     ["pdf mode unknown", { parsers: [{ type: "pdf", mode: "slow" }] }, "parsers.0.mode"],
     ["parser unknown", { parsers: ["docx"] }, "parsers.0"],
+    // Both became their default list (TypeBox assigned the object onto it): a PDF asked not to be parsed was parsed.
+    ["parsers as an object", { parsers: { pdf: false } }, "parsers"],
+    ["formats as an object", { formats: { type: "html" } }, "formats"],
     ["country not alpha-2", { location: { country: "USA" } }, "location.country"],
     ["action quality 0", { actions: [{ type: "screenshot", quality: 0 }] }, "actions.0.quality"],
     ["pdf action format", { actions: [{ type: "pdf", format: "B5" }] }, "actions.0.format"],
