@@ -17,6 +17,7 @@ import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { NoCachedDataError, CrawlboxError, ScrapeTimeoutError, UnsupportedFileError } from "../errors.ts";
 import type { ParserRegistry } from "../documents/types.ts";
+import { PdfCorruptError } from "../documents/errors.ts";
 import type { EngineRouter } from "../engines/router.ts";
 import type { Page } from "../engines/types.ts";
 import { isCacheableArtifacts, type PageCache } from "../storage/page-cache.ts";
@@ -173,7 +174,11 @@ export class ScrapeService {
       ? await parser.parse(page, spec, options.signal, { affordCredits: (documentCredits) => this.deps.ledger.assertCanSpend(who, documentCredits * perPage + fixedCredits) })
       : undefined;
     const renderable = isRenderable(page);
-    if (!converted && !renderable && !bytesOnly) throw new UnsupportedFileError(page.contentType || "unknown");
+    if (!converted && !renderable && !bytesOnly) {
+      // Served as a PDF but no PDF inside: the file is at fault, not the type (which is supported).
+      if (/^application\/(x-)?pdf$/i.test(page.contentType)) throw new PdfCorruptError(page.body.byteLength === 0 ? "the body is empty" : "it does not start with %PDF-");
+      throw new UnsupportedFileError(page.contentType || "unknown");
+    }
     let credits = (converted ? converted.credits : 1) * perPage + fixedCredits;
     // A PDF's per-page credits and the enhanced mode's extra are known only now: the quota must hold for them too,
     // before the formats (LLM calls) run and anything is charged.

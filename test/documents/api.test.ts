@@ -176,6 +176,13 @@ describe("PDF options", () => {
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ success: false, code: "SCRAPE_PDF_CORRUPT" });
   });
+
+  test("a file served as a PDF with no PDF inside, or nothing, → 422 SCRAPE_PDF_CORRUPT (it said PDF was unsupported)", async () => {
+    const junk = await scrape({ url: "/not-a.pdf" });
+    expect([junk.status, junk.body.code, junk.body.error]).toEqual([422, "SCRAPE_PDF_CORRUPT", "The PDF is damaged and could not be read: it does not start with %PDF-"]);
+    const empty = await scrape({ url: "/empty.pdf" });
+    expect([empty.status, empty.body.code, empty.body.error]).toEqual([422, "SCRAPE_PDF_CORRUPT", "The PDF is damaged and could not be read: the body is empty"]);
+  });
 });
 
 describe("OCR", () => {
