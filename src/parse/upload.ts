@@ -97,7 +97,9 @@ export function pageFromUpload(bytes: Uint8Array, filename: string, declaredType
     requestedUrl: url,
     finalUrl: url,
     statusCode: 200,
-    headers: { "content-type": declaredType || contentType },
+    // What it was read as (`metadata.contentType`): the SDK sends a file without a type as application/octet-stream,
+    // and a string as text/plain, whatever its name says it is.
+    headers: { "content-type": contentType && contentType !== mimeTypeOf(declaredType) ? contentType : declaredType || contentType },
     contentType,
     body: bytes,
     engine: "upload",

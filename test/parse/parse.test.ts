@@ -63,6 +63,10 @@ describe("POST /v2/parse", () => {
     expect(html.body.data.markdown).toContain("# Growing Tomatoes Indoors");
     expect(html.body.data.markdown).not.toContain("SCRIPT_SHOULD_NOT_APPEAR");
     expect(html.body.data.metadata.title).toBe("Growing Tomatoes Indoors");
+    // metadata.contentType is what it was read as, not the octet-stream it was sent as (a DOCX without a type too).
+    expect(html.body.data.metadata.contentType).toBe("text/html");
+    const untyped = await upload(new Blob([Buffer.from(fx.docx)], { type: "application/octet-stream" }), "handbook.docx", { formats: ["markdown"] });
+    expect(untyped.body.data.metadata.contentType).toBe("application/vnd.openxmlformats-officedocument.wordprocessingml.document");
   });
 
   test("the part's own Content-Type and charset decide, not the file name", async () => {
