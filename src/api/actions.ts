@@ -20,6 +20,11 @@ export function waitCostMs(a: { milliseconds?: number; selector?: string }): num
   return a.milliseconds ?? (a.selector !== undefined ? SELECTOR_WAIT_COST_MS : 0);
 }
 
+/** The time a request asks to wait: `waitFor` plus its wait actions, each at {@link waitCostMs}. */
+export function totalWaitMs(waitForMs: number, actions: readonly { type: string; milliseconds?: number; selector?: string }[]): number {
+  return actions.reduce((sum, a) => sum + (a.type === "wait" ? waitCostMs(a) : 0), waitForMs);
+}
+
 /** Paper formats of the `pdf` action. */
 export const PDF_FORMATS = ["A0", "A1", "A2", "A3", "A4", "A5", "A6", "Letter", "Legal", "Tabloid", "Ledger"] as const;
 

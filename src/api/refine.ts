@@ -6,7 +6,7 @@
  */
 import type { Issue } from "./issues.ts";
 import type { ScrapeOptionsInput } from "./scrape-options.ts";
-import { MAX_ACTIONS, MAX_TOTAL_WAIT_MS, waitCostMs } from "./actions.ts";
+import { MAX_ACTIONS, MAX_TOTAL_WAIT_MS, totalWaitMs } from "./actions.ts";
 import { countryCode } from "./countries.ts";
 import { pathPatternProblem } from "../crawl/path-pattern.ts";
 import { cssSelectorIssues } from "./css-selector.ts";
@@ -135,7 +135,6 @@ type ActionLike = { type: string; milliseconds?: number; selector?: string };
 export function refineActions(actions: readonly ActionLike[], waitForMs = 0, path: Path = ["actions"]): Issue[] {
   const issues: Issue[] = [];
   if (actions.length > MAX_ACTIONS) issues.push(custom(path, `Number of actions cannot exceed ${MAX_ACTIONS}`));
-  let total = waitForMs;
   actions.forEach((a, i) => {
     if (a.type !== "wait") return;
     const hasMs = a.milliseconds !== undefined;
@@ -143,9 +142,8 @@ export function refineActions(actions: readonly ActionLike[], waitForMs = 0, pat
     if (hasMs === hasSel) {
       issues.push(custom([...path, i], "Either 'milliseconds' or 'selector' must be provided, but not both"));
     }
-    total += waitCostMs(a);
   });
-  if (total > MAX_TOTAL_WAIT_MS) {
+  if (totalWaitMs(waitForMs, actions) > MAX_TOTAL_WAIT_MS) {
     issues.push(custom(path, `Total wait time (waitFor + wait actions) cannot exceed ${MAX_TOTAL_WAIT_MS / 1000} seconds`));
   }
   return issues;

@@ -4,7 +4,7 @@
  * defaults (timeout, maxAge) and refuses cloud-only options that would change the result if ignored.
  */
 import type { ScrapeOptions } from "../api/scrape-options.ts";
-import { waitCostMs } from "../api/actions.ts";
+import { totalWaitMs } from "../api/actions.ts";
 import { piiOptions } from "../redact/redactor.ts";
 import { DEFAULT_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
 
@@ -33,8 +33,7 @@ export function timeoutMsOf(o: Pick<ScrapeOptions, "timeout" | "proxy" | "format
     if (types.includes("json") || types.includes("changeTracking")) ms = 60_000;
     if (o.proxy === "stealth" || o.proxy === "enhanced" || o.proxy === "auto") ms = 120_000;
   }
-  const waits = (o.actions ?? []).reduce((sum, a) => sum + (a.type === "wait" ? waitCostMs(a) : 0), 0);
-  return Math.min(ms, MAX_TIMEOUT_MS) + (o.waitFor ?? 0) + waits;
+  return Math.min(ms, MAX_TIMEOUT_MS) + totalWaitMs(o.waitFor ?? 0, o.actions ?? []);
 }
 
 /** Server-side values the options do not carry. */
