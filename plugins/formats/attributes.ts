@@ -6,7 +6,7 @@
 import { cssSelectorIssues } from "../../src/api/css-selector.ts";
 import { BadRequestError } from "../../src/errors.ts";
 import { extractAttributes } from "../../src/pipeline/attributes.ts";
-import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+import { formatIndex, type FormatRenderer } from "../../src/scrape/renderer.ts";
 
 type Selectors = { selector: string; attribute: string }[];
 
@@ -17,10 +17,9 @@ export const attributesFormat: FormatRenderer = {
   usesOriginalDom: true,
   validate(format, spec) {
     // Issues in the request's own shape (`{code, path: ["formats", 1, "selectors", 0, "selector"], message}`), as
-    // every other 400's: the format by its index in the request.
-    const index = spec.formats.indexOf(format);
+    // every other 400's.
     const selectors = ((format.selectors as Selectors | undefined) ?? []).map((s) => s.selector);
-    const issues = cssSelectorIssues(selectors, ["formats", index >= 0 ? index : spec.formats.findIndex((f) => f.type === "attributes"), "selectors"]).map((issue) => ({ ...issue, path: [...issue.path, "selector"] }));
+    const issues = cssSelectorIssues(selectors, ["formats", formatIndex(spec, format), "selectors"]).map((issue) => ({ ...issue, path: [...issue.path, "selector"] }));
     if (issues.length > 0) throw new BadRequestError("Invalid CSS selector in attributes format", issues);
   },
   render: (ctx, format) => ({

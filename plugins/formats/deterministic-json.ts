@@ -30,7 +30,7 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
   return {
     type: "deterministicJson",
     needs: ["llm", "sandbox"],
-    ...jsonLikeFormat("deterministicJson"),
+    ...jsonLikeFormat(),
     async render(ctx, format) {
       const pool = deps?.pool();
       if (!pool || !deps) return { warning: "Deterministic JSON extraction needs the browser, which this server does not have." };

@@ -11,7 +11,7 @@ import type { LlmClient } from "../../src/llm/client.ts";
 import { assertNoPromptInjection } from "../../src/llm/injection-guard.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { compileSchema } from "../../src/llm/schema.ts";
-import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+import { formatIndex, type FormatRenderer } from "../../src/scrape/renderer.ts";
 
 /** Extra credits of a page with `json`: 5 in all, as upstream bills. */
 export const JSON_EXTRA_CREDITS = 4;
@@ -22,17 +22,14 @@ export const INJECTION_CHECK_EXTRA_CREDITS = 4;
  * What `json` and `deterministicJson` share: they read the markdown, are billed as one group (5 credits, 4 more with
  * `checkPromptInjection`), and compile their optional `schema` when the request arrives (a bad one is a 400).
  */
-export function jsonLikeFormat(type: string): Pick<FormatRenderer, "views" | "extraCredits" | "creditGroup" | "validate"> {
+export function jsonLikeFormat(): Pick<FormatRenderer, "views" | "extraCredits" | "creditGroup" | "validate"> {
   return {
     views: ["markdown"],
     extraCredits: (format) => JSON_EXTRA_CREDITS + (format.checkPromptInjection === true ? INJECTION_CHECK_EXTRA_CREDITS : 0),
     creditGroup: "json",
     validate(format, spec) {
       const schema = format.schema as Record<string, unknown> | undefined;
-      // The issue's path names the format by its index, as the request's other issues do (`["formats", 2, "schema"]`):
-      // a client maps it back to the body it sent. `spec.formats` keeps the request's order and objects.
-      const index = spec.formats.indexOf(format);
-      if (schema !== undefined) compileSchema(schema, ["formats", index >= 0 ? index : spec.formats.findIndex((f) => f.type === type), "schema"]);
+      if (schema !== undefined) compileSchema(schema, ["formats", formatIndex(spec, format), "schema"]);
     },
   };
 }
@@ -44,7 +41,7 @@ export function createJsonFormat(llm: LlmClient | undefined, limits: LlmLimits):
     needs: ["llm"],
     // Both `schema` and `prompt` are optional, as upstream's schema says (`formats: ["json"]` is valid): without
     // either, the model is asked for the page's main information as a JSON object (llm/prompts.ts).
-    ...jsonLikeFormat("json"),
+    ...jsonLikeFormat(),
     async render(ctx, format) {
       const schema = format.schema as Record<string, unknown> | undefined;
       const prompt = format.prompt as string | undefined;

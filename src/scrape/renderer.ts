@@ -155,3 +155,12 @@ export function formatExtraCredits(formats: readonly (readonly [FormatRenderer, 
   for (const n of groups.values()) sum += n;
   return sum;
 }
+
+/**
+ * Where `format` stands in the request's `formats` (the same object, else the first of its type): validation issues
+ * name a format by its index (`["formats", 2, "schema"]`), as the request's other issues do.
+ */
+export function formatIndex(spec: Pick<ScrapeSpec, "formats">, format: FormatRequest): number {
+  const i = spec.formats.indexOf(format);
+  return i >= 0 ? i : spec.formats.findIndex((f) => f.type === format.type);
+}
