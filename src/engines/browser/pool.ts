@@ -259,12 +259,10 @@ export class BrowserPool {
       generation: handle.generation,
       reuses,
       crashed: crash.signal,
-      release: ({ suspect = false, reuse: wanted = false } = {}) => {
+      release: ({ suspect = false, reuse = false } = {}) => {
         if (released) return;
         released = true;
         crash.dispose();
-        // A crashed page's context is closed, never kept for the tenant's next scrape.
-        const reuse = wanted && !crash.signal.aborted;
         handle.active--;
         this.lastUsedAt = performance.now();
         this.giveSlot();
