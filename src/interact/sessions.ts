@@ -226,24 +226,17 @@ export class InteractSessions {
     session.running = { stop, done: done.catch(() => undefined) };
     try {
       const outcome = await done;
-      if (crashed.aborted) {
-        this.drop(session);
-        throw new InteractSessionLostError((crashed.reason as Error).message);
-      }
+      if (crashed.aborted) throw crashed.reason;
       session.runs++;
       // A page that did not answer a step in time is not used again: the next prompt opens a fresh one.
       if (outcome.stuck) this.drop(session);
       return outcome;
     } catch (err) {
-      if (err instanceof InteractSessionLostError) throw err;
-      if (crashed.aborted) {
-        this.drop(session);
-        throw new InteractSessionLostError((crashed.reason as Error).message);
-      }
-      // A typed error (the model's) leaves the session as it is; anything else is the browser failing under it.
-      if (err instanceof CrawlboxError) throw err;
+      // A typed error (the model's) leaves the session as it is; a crashed page, or anything else (the browser failing
+      // under it), loses the session.
+      if (!crashed.aborted && err instanceof CrawlboxError) throw err;
       this.drop(session);
-      throw new InteractSessionLostError();
+      throw new InteractSessionLostError(crashed.aborted ? (crashed.reason as Error).message : undefined);
     } finally {
       crashed.removeEventListener("abort", onCrash);
       session.running = undefined;
