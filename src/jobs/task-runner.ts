@@ -155,35 +155,27 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         discovered = d.discovered;
         robotsBlocked = d.robotsBlocked;
       }
+      // What the page found counts whether or not it is a result; where a start page landed is the crawl's new site
+      // (its links above were judged from there).
+      const found = {
+        discovered,
+        robotsBlocked,
+        limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER,
+        ...(origin ? { optionsPatch: { originUrl: origin, ...(movedDelayMs !== undefined ? { delayMs: movedDelayMs } : {}) } } : {}),
+      };
       // A start page the crawl's rules refuse (includePaths that leave out the root, say): its links are followed,
       // but it is the crawl's error, not a result, and costs nothing (upstream's CrawlDenialError of the source page).
       const startDenied = isStart && finalUrl ? deps.planner.judgeStart(job, finalUrl) : undefined;
       if (startDenied) {
-        const denied = new CrawlDenialError(task.url, finalUrl!, startDenied, true).toJSON();
-        return {
-          kind: "done",
-          completion: {
-            document: null,
-            credits: 0,
-            denied,
-            discovered,
-            robotsBlocked,
-            limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER,
-            // Where it landed is still the crawl's new site (its links above were judged from there).
-            ...(origin ? { optionsPatch: { originUrl: origin, ...(movedDelayMs !== undefined ? { delayMs: movedDelayMs } : {}) } } : {}),
-          },
-        };
+        return { kind: "done", completion: { document: null, credits: 0, denied: new CrawlDenialError(task.url, finalUrl!, startDenied, true).toJSON(), ...found } };
       }
       return {
         kind: "done",
         completion: {
           document: page.document as Record<string, unknown>,
           credits: page.document.metadata.creditsUsed,
-          discovered,
-          robotsBlocked,
-          limit: (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER,
+          ...found,
           ...(verdict && "key" in verdict ? { redirect: { key: verdict.key, url: finalUrl } } : {}),
-          ...(origin ? { optionsPatch: { originUrl: origin, ...(movedDelayMs !== undefined ? { delayMs: movedDelayMs } : {}) } } : {}),
         },
       };
     } catch (err) {
