@@ -70,7 +70,11 @@ function objectsForDefaultedArrays(schema: TSchema, value: unknown, path: (strin
   }
   const issues: Issue[] = [];
   if (s.type === "object" && s.properties && value !== null && typeof value === "object" && !Array.isArray(value)) {
-    for (const [key, sub] of Object.entries(s.properties)) issues.push(...objectsForDefaultedArrays(sub, (value as Record<string, unknown>)[key], [...path, key]));
+    // The keys the body has, not every property of the schema: this runs on every request.
+    for (const [key, v] of Object.entries(value)) {
+      const sub = s.properties[key];
+      if (sub) issues.push(...objectsForDefaultedArrays(sub, v, [...path, key]));
+    }
   } else if (s.type === "array" && s.items && Array.isArray(value)) {
     value.forEach((item, i) => issues.push(...objectsForDefaultedArrays(s.items!, item, [...path, i])));
   }

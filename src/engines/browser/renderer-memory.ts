@@ -7,8 +7,9 @@
  * while its script runs, so the guard looks from outside: while any page is leased it reads every
  * {@link CHECK_INTERVAL_MS} the private resident memory of each renderer process from `/proc`, and kills a renderer
  * over the limit. Which processes are renderers the browser says (`SystemInfo.getProcessInfo`, which its browser
- * process answers even when a renderer is busy), asked at most every {@link PROCESS_LIST_TTL_MS}. Its pages crash at once, and their leases say why (page-crash.ts). With site isolation a page's
- * renderer holds that page (and same-site frames) only, so the limit is in effect per page.
+ * process answers even when a renderer is busy), asked at most every {@link PROCESS_LIST_TTL_MS}. Its pages crash at
+ * once, and their leases say why (page-crash.ts). With site isolation a page's renderer holds that page (and
+ * same-site frames) only, so the limit is in effect per page.
  */
 import { readFileSync } from "node:fs";
 import type { Browser, CDPSession } from "puppeteer-core";
