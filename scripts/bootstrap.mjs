@@ -4,7 +4,7 @@
 // root — then hands over to Bun. Each step is skipped when already done, so later runs start at once.
 // Plain Node, no dependencies: it must run before anything is installed.
 import { spawnSync, spawn } from "node:child_process";
-import { existsSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, statSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -59,9 +59,12 @@ function ensureDependencies(bun) {
   const marker = join(ROOT, "node_modules", ".crawlbox-installed");
   const lock = join(ROOT, "bun.lock");
   const pkg = join(ROOT, "package.json");
+  // A changed patch of a dependency (patches/, named in package.json) changes neither file: count its time too.
+  const patches = join(ROOT, "patches");
+  const patchTimes = existsSync(patches) ? readdirSync(patches).map((f) => statSync(join(patches, f)).mtimeMs) : [];
   const stale =
     !existsSync(marker) ||
-    statSync(marker).mtimeMs < Math.max(statSync(pkg).mtimeMs, existsSync(lock) ? statSync(lock).mtimeMs : 0);
+    statSync(marker).mtimeMs < Math.max(statSync(pkg).mtimeMs, existsSync(lock) ? statSync(lock).mtimeMs : 0, ...patchTimes);
   if (!stale) return;
   say("installing dependencies (bun install --frozen-lockfile)");
   if (!run(bun, ["install", "--frozen-lockfile"])) {
