@@ -117,6 +117,15 @@ describe("screenshots", () => {
     clock = Date.now();
   });
 
+  test("mobile: a screenshot's viewport sizes the phone, which stays a phone", async () => {
+    const { body } = await scrape(h, { url: `${site.url}/env`, mobile: true, formats: ["rawHtml", { type: "screenshot", viewport: { width: 800, height: 600 } }] });
+    expect(imageSize(new Uint8Array(await (await fetchFile(h, body.data.screenshot)).arrayBuffer()))).toEqual({ width: 800, height: 600, type: "png" });
+    const env = JSON.parse(/<pre id="env">(.*?)<\/pre>/s.exec(body.data.rawHtml)![1]!.replace(/&quot;/g, '"'));
+    expect(env.width).toBe(800);
+    expect(env.mobile).toBe(true);
+    expect(env.touch).toBeGreaterThan(0);
+  });
+
   test("fullPage covers the whole page; quality gives a JPEG", async () => {
     const { body } = await scrape(h, { url: `${site.url}/tall`, formats: [{ type: "screenshot", fullPage: true, quality: 60 }] });
     const size = imageSize(new Uint8Array(await (await fetchFile(h, body.data.screenshot)).arrayBuffer()));

@@ -88,7 +88,7 @@ export interface EmulationOptions {
   stealth: boolean;
   /** A client-supplied User-Agent wins over ours. */
   userAgent?: string;
-  /** Viewport for desktop pages (screenshot `viewport`). @default 1920×1080 */
+  /** The screenshot `viewport`, for desktop and phone alike. @default 1920×1080 (desktop), 412×915 (phone) */
   viewport?: { width: number; height: number };
 }
 
@@ -154,7 +154,8 @@ export async function applyEmulation(session: CDPSession, o: EmulationOptions): 
   // Chromium derives navigator.languages from this list and adds q-values to the header itself.
   const acceptLanguage = languages.join(",");
   const timezone = PLACES[country]?.timezone ?? "UTC";
-  const viewport = o.mobile ? PHONE : { ...DESKTOP, ...(o.viewport ?? {}) };
+  // A screenshot's viewport sizes a phone too (the phone's pixel ratio, touch and user agent stay): it was dropped.
+  const viewport = { ...(o.mobile ? PHONE : DESKTOP), ...(o.viewport ?? {}) };
   const userAgent = o.userAgent ?? userAgentFor(o.mobile, o.chromeMajor);
   const metadata = o.userAgent ? undefined : clientHints(o.mobile, o.chromeMajor);
   const sends: Promise<unknown>[] = [
