@@ -7,7 +7,8 @@
  * - `visibility`: `hidden` when a crawl re-checks a page only because its previous crawl saw it.
  * - `git-diff` mode (no LLM needed): `diff: {text, json}` when changed.
  * - `json` mode (needs the LLM): with a `schema`, `json: {field: {previous, current}}` for the fields that
- *   differ; without one, the LLM's description of the change. Only when changed.
+ *   differ, both versions extracted with this request's schema and prompt (a stored extraction is reused only when
+ *   it was made with them); without one, the LLM's description of the change. Only when changed.
  * The page is always fetched live (a cached copy would hide changes). Requires `markdown` among the formats.
  */
 import { ChangeHistory, type Snapshot } from "../../src/change-tracking/history.ts";
@@ -17,7 +18,7 @@ import { CrawlboxError, ScrapeTimeoutError } from "../../src/errors.ts";
 import { LlmNotConfiguredError } from "../../src/llm/errors.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { compileSchema } from "../../src/llm/schema.ts";
-import type { FormatRenderer, RenderContext } from "../../src/scrape/renderer.ts";
+import { formatIndex, type FormatRenderer, type RenderContext } from "../../src/scrape/renderer.ts";
 import { JSON_EXTRA_CREDITS } from "./json.ts";
 
 /** Upstream's warning when the `json` mode's LLM call fails (the rest of the result stands). */
@@ -52,6 +53,15 @@ export function fieldChanges(previous: unknown, current: unknown): Record<string
   return out;
 }
 
+/**
+ * What a `json` mode extraction answered: a hash of its schema, prompt and model. Two extractions are compared only
+ * when their keys are equal; a snapshot extracted otherwise is extracted again (api-v2.md §6.1: "the LLM extracts
+ * both versions"), or a schema change would show as every field changing.
+ */
+export function extractionKey(schema: Record<string, unknown>, prompt: string | undefined, model: string): string {
+  return new Bun.CryptoHasher("sha256").update([JSON.stringify(schema), prompt ?? "", model].join("\0")).digest("hex");
+}
+
 /** Dependencies of the renderer. */
 export interface ChangeTrackingDeps {
   history: ChangeHistory;
@@ -64,12 +74,16 @@ export interface ChangeTrackingDeps {
 export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRenderer {
   const now = deps.now ?? Date.now;
 
-  async function jsonMode(ctx: RenderContext, o: Options, prev: Snapshot, markdown: string): Promise<{ json: unknown; current?: unknown }> {
+  async function jsonMode(ctx: RenderContext, o: Options, prev: Snapshot, markdown: string): Promise<{ json: unknown; current?: unknown; key?: string }> {
     const call = llmCallFor(ctx, deps.limits);
     if (o.schema) {
-      const current = (await deps.llm!.extract({ content: markdown, schema: o.schema, ...(o.prompt ? { prompt: o.prompt } : {}) }, call)).value;
-      const previous = prev.json !== undefined ? prev.json : (await deps.llm!.extract({ content: prev.markdown, schema: o.schema, ...(o.prompt ? { prompt: o.prompt } : {}) }, call)).value;
-      return { json: fieldChanges(previous, current), current };
+      const request = { schema: o.schema, ...(o.prompt ? { prompt: o.prompt } : {}) };
+      const key = extractionKey(o.schema, o.prompt, deps.llm!.provider.model);
+      const current = (await deps.llm!.extract({ content: markdown, ...request }, call)).value;
+      // The stored extraction is reused only if it answered the same question; otherwise (another schema or prompt,
+      // or a snapshot from before keys were recorded) the previous version's stored markdown is extracted again.
+      const previous = prev.json !== undefined && prev.jsonKey === key ? prev.json : (await deps.llm!.extract({ content: prev.markdown, ...request }, call)).value;
+      return { json: fieldChanges(previous, current), current, key };
     }
     return { json: await deps.llm!.describeChange(prev.markdown, markdown, o.prompt, call) };
   }
@@ -82,10 +96,11 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
     creditGroup: "json",
     views: ["markdown"],
     needsFreshPage: true,
-    validate(format) {
+    validate(format, spec) {
       const o = format as unknown as Options;
       if ((o.modes ?? []).includes("json") && !deps.llm) throw new LlmNotConfiguredError('The "json" mode of changeTracking');
-      if (o.schema) compileSchema(o.schema, ["formats", "changeTracking", "schema"]);
+      // Named by its index in `formats`, as every other issue of the request is (and the json format's schema).
+      if (o.schema) compileSchema(o.schema, ["formats", formatIndex(spec, format), "schema"]);
     },
     async render(ctx, format) {
       const o = format as unknown as Options;
@@ -106,7 +121,11 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
         visibility: ctx.run.visibility ?? "visible",
       };
       const snap: Snapshot = { scrapedAt: now(), statusCode: status, markdown };
-      if (prev?.json !== undefined && changeStatus === "same") snap.json = prev.json;
+      // An unchanged page keeps its extraction, with what it was extracted with (a later scrape checks that).
+      if (prev?.json !== undefined && changeStatus === "same") {
+        snap.json = prev.json;
+        if (prev.jsonKey !== undefined) snap.jsonKey = prev.jsonKey;
+      }
       let warning: string | undefined;
       if (changeStatus === "changed" && prev) {
         const modes = o.modes ?? [];
@@ -115,7 +134,10 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
           try {
             const j = await jsonMode(ctx, o, prev, markdown);
             result.json = j.json;
-            if (j.current !== undefined) snap.json = j.current;
+            if (j.current !== undefined) {
+              snap.json = j.current;
+              if (j.key !== undefined) snap.jsonKey = j.key;
+            }
           } catch (err) {
             // As upstream: the document and the change status stand, with a warning (api-v2.md §6.1). A model that
             // is down or answers off-schema must not fail a scrape whose markdown and status are known. The

@@ -15,7 +15,13 @@ export interface Snapshot {
   scrapedAt: number;
   statusCode: number;
   markdown: string;
+  /** The json mode's extraction from `markdown` (with a schema), if one was made. */
   json?: unknown;
+  /**
+   * What `json` was extracted with (a hash of schema, prompt and model; see plugins/formats/change-tracking.ts): an
+   * answer to another question is no baseline. Absent for a snapshot stored before it was recorded.
+   */
+  jsonKey?: string;
 }
 
 interface Row {
@@ -23,6 +29,7 @@ interface Row {
   status_code: number;
   markdown: string;
   json: string | null;
+  json_key: string | null;
 }
 
 /** Strips the fragment: `#section` never names another page. */
@@ -39,12 +46,13 @@ export class ChangeHistory {
   latest(keyId: string, url: string, tag: string | null): Snapshot | undefined {
     const row = this.db
       .query<Row, [string, string, string]>(
-        "SELECT scraped_at, status_code, markdown, json FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? ORDER BY scraped_at DESC, id DESC LIMIT 1",
+        "SELECT scraped_at, status_code, markdown, json, json_key FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? ORDER BY scraped_at DESC, id DESC LIMIT 1",
       )
       .get(keyId, historyUrl(url), tag ?? "");
     if (!row) return undefined;
     const snap: Snapshot = { scrapedAt: row.scraped_at, statusCode: row.status_code, markdown: row.markdown };
     if (row.json !== null) snap.json = JSON.parse(row.json);
+    if (row.json_key !== null) snap.jsonKey = row.json_key;
     return snap;
   }
 
@@ -54,8 +62,8 @@ export class ChangeHistory {
     const t = tag ?? "";
     immediate(this.db, () => {
       this.db
-        .query("INSERT INTO change_snapshots (key_id, url, tag, scraped_at, status_code, markdown, json) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .run(keyId, u, t, snap.scrapedAt, snap.statusCode, snap.markdown, snap.json === undefined ? null : JSON.stringify(snap.json));
+        .query("INSERT INTO change_snapshots (key_id, url, tag, scraped_at, status_code, markdown, json, json_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(keyId, u, t, snap.scrapedAt, snap.statusCode, snap.markdown, snap.json === undefined ? null : JSON.stringify(snap.json), snap.json === undefined ? null : (snap.jsonKey ?? null));
       this.db
         .query(
           `DELETE FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? AND id NOT IN

@@ -121,6 +121,8 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         // sitemap:"only": the sitemap's pages (and the start page) alone, no page's links followed (upstream's sitemapOnly).
         collectLinks: job.kind === "crawl" && !hidden && !sitemapOnly,
         ...(hidden ? { visibility: "hidden" as const } : {}),
+        // The changeTracking baseline is recorded below, only for a result kept (not for an attempt retried).
+        deferCommit: true,
       });
       const status = page.document.metadata.statusCode;
       if (isRetryableStatus(status)) {
@@ -169,6 +171,9 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       if (startDenied) {
         return { kind: "done", completion: { document: null, credits: 0, denied: new CrawlDenialError(task.url, finalUrl!, startDenied, true).toJSON(), ...found } };
       }
+      // This attempt is the page's result: it becomes the changeTracking baseline (unless the job was stopped, when
+      // the pool hands the page back instead of storing it).
+      if (!signal.aborted) page.commit?.();
       return {
         kind: "done",
         completion: {

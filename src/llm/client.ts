@@ -11,6 +11,7 @@ import { chunkText, CHARS_PER_TOKEN, estimateTokens, mergeAnswers } from "./chun
 import { LlmBudgetExceededError, LlmInvalidAnswerError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
 import { brandingMessages, changeMessages, crawlOptionsMessages, extractMessages, highlightsMessages, NOTHING_RELEVANT, questionMessages, repairMessages, summaryMessages } from "./prompts.ts";
 import { normaliseAnswer } from "./answer.ts";
+import { changeExcerpts } from "../change-tracking/excerpts.ts";
 import { parseJsonAnswer, validateAgainst } from "./schema.ts";
 import type { LlmChatAnswer, LlmMessage, LlmProvider } from "./types.ts";
 
@@ -168,10 +169,13 @@ export class LlmClient {
     return lines.join("\n");
   }
 
-  /** A JSON description of the change between two versions (changeTracking `json` mode without a schema). */
+  /**
+   * A JSON description of the change between two versions (changeTracking `json` mode without a schema). Versions
+   * too long for one call are sent as the passages that changed (change-tracking/excerpts.ts), not their starts: a
+   * change further down a long page must reach the model.
+   */
   async describeChange(previous: string, current: string, prompt: string | undefined, call: LlmCall): Promise<unknown> {
-    const half = Math.floor(this.chunkChars() / 2);
-    return this.structured(changeMessages(previous.slice(0, half), current.slice(0, half), prompt), undefined, call);
+    return this.structured(changeMessages(changeExcerpts(previous, current, this.chunkChars()), prompt), undefined, call);
   }
 
   /** Crawler options from a natural-language description. */

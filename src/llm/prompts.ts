@@ -5,6 +5,7 @@
  * close the block early), and every system prompt says that the block is data to analyse, never instructions.
  * The caller's own `prompt` is the operator's instruction and is placed outside the block.
  */
+import { EXCERPT_CONTEXT_LINES, type ChangeExcerpts } from "../change-tracking/excerpts.ts";
 import type { LlmMessage } from "./types.ts";
 
 /** The rule every system prompt carries. */
@@ -87,8 +88,21 @@ const CHANGE_SYSTEM = [
   "Answer with one JSON object only.",
 ].join("\n");
 
-/** Messages asking for a JSON description of the changes between two versions (changeTracking json mode without schema). */
-export function changeMessages(previous: string, current: string, prompt?: string): LlmMessage[] {
+/** What the model is told when it sees excerpts of the versions, not the whole pages (change-tracking/excerpts.ts). */
+function excerptNote(x: ChangeExcerpts): string {
+  const note = [
+    `The versions are too long to show whole: below are excerpts, the passages of each version that changed, with up to ${EXCERPT_CONTEXT_LINES} unchanged lines around each, in page order; each starts with its line numbers in that version, in brackets, and "…" separates passages. Everything not shown is the same in both versions.`,
+  ];
+  if (x.shownChanges < x.totalChanges) note.push(`Only the first ${x.shownChanges} of ${x.totalChanges} changed passages fit; the others are left out, so the description may be incomplete.`);
+  if (x.cut) note.push("The last passage shown is cut short.");
+  return note.join(" ");
+}
+
+/**
+ * Messages asking for a JSON description of the changes between two versions (changeTracking json mode without
+ * schema), given whole or as excerpts around the changes.
+ */
+export function changeMessages(versions: ChangeExcerpts, prompt?: string): LlmMessage[] {
   return [
     { role: "system", content: CHANGE_SYSTEM },
     {
@@ -96,8 +110,9 @@ export function changeMessages(previous: string, current: string, prompt?: strin
       content: [
         prompt ? `Instructions from the API caller:\n${prompt}` : "Describe the meaningful changes between the previous and the current version.",
         'Answer as {"changes": [{"field": string, "previous": string|null, "current": string|null}], "summary": string}.',
-        `Previous version:\n${delimit(previous, "previous version").text}`,
-        `Current version:\n${delimit(current, "current version").text}`,
+        ...(versions.excerpted ? [excerptNote(versions)] : []),
+        `Previous version:\n${delimit(versions.previous, "previous version").text}`,
+        `Current version:\n${delimit(versions.current, "current version").text}`,
       ].join("\n\n"),
     },
   ];

@@ -87,6 +87,12 @@ export interface ScrapeRunOptions {
   queue?: { queuedMs: number | undefined };
   /** A page the caller already has (`POST /v2/parse`: an uploaded file): used as is, nothing fetched or cached. */
   page?: Page;
+  /**
+   * Leave what the formats keep for later scrapes (the changeTracking baseline) unrecorded, and return it as
+   * {@link ScrapedPage.commit}: crawl and batch pages decide only afterwards whether they keep this result or retry
+   * the page (a 503, say), and a discarded attempt must not be the page the next scrape compares with. @default false
+   */
+  deferCommit?: boolean;
 }
 
 /** A scraped page: the document, and for crawls its links and the response headers (`Retry-After`). */
@@ -94,6 +100,8 @@ export interface ScrapedPage {
   document: ScrapeDocument;
   links?: string[];
   headers: Record<string, string>;
+  /** With `deferCommit`: records what the formats keep for later scrapes; to be called once the result is kept. */
+  commit?: () => void;
 }
 
 /** 404 for a `lockdown` cache miss. */
@@ -245,12 +253,17 @@ export class ScrapeService {
     delete (doc as { metadata?: unknown }).metadata;
     doc.metadata = metadata;
 
-    // Every format rendered: what they keep for later scrapes is recorded now.
-    for (const commit of commits) commit();
+    // Every format rendered: what they keep for later scrapes is recorded now, or by the caller once it keeps the result.
+    const commit = () => {
+      for (const c of commits.splice(0)) c();
+    };
+    if (!options.deferCommit) commit();
     if (options.chargeCredits !== false) this.deps.ledger.charge(who, credits);
     // Its actions go with it: an interact session on this scrape replays them (src/interact/sessions.ts).
     if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now(), spec.actions.length > 0 ? { actions: spec.actions } : undefined);
-    return links ? { document: doc, links, headers: page.headers } : { document: doc, headers: page.headers };
+    const scraped: ScrapedPage = links ? { document: doc, links, headers: page.headers } : { document: doc, headers: page.headers };
+    if (options.deferCommit) scraped.commit = commit;
+    return scraped;
   }
 
   /**

@@ -484,4 +484,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX webhook_events_first_try ON webhook_events (job_id, state, failures, seq);
   `,
+  // 27: what a change snapshot's `json` was extracted with (change-tracking/history.ts `jsonKey`): a later scrape
+  // asking with another schema, prompt or model extracts the previous version again instead of comparing answers to
+  // different questions. Rows from before have NULL: their json is extracted again when next compared.
+  `
+  ALTER TABLE change_snapshots ADD COLUMN json_key TEXT;
+  `,
 ];

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
 import { markdownDiff, hasChanged } from "../../src/change-tracking/diff.ts";
+import { changeExcerpts } from "../../src/change-tracking/excerpts.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 import { page, startPageSite, type PageSite } from "./pages.ts";
@@ -115,6 +116,49 @@ describe("changeTracking", () => {
     expect(llm.chats()).toHaveLength(1);
   });
 
+  test("json mode with another schema or prompt than the stored extraction's: both versions extracted with the current one", async () => {
+    // The fake model answers each field the schema asks for from the page it is given.
+    const answer = (req: { schema: unknown; messages: { content: string }[] }) => {
+      const props = Object.keys((req.schema as { properties?: Record<string, unknown> }).properties ?? {});
+      const text = req.messages[1]!.content;
+      const out: Record<string, string | null> = {};
+      for (const p of props) out[p] = new RegExp(`${p}: (\\w+)`, "i").exec(text)?.[1] ?? null;
+      return { content: JSON.stringify(out) };
+    };
+    llm.reset();
+    llm.respond = answer;
+    const price = { type: "object", properties: { price: { type: "string" } } };
+    const title = { type: "object", properties: { title: { type: "string" } } };
+    const f = (schema: Record<string, unknown>, prompt?: string) => ["markdown", { type: "changeTracking", modes: ["json"], tag: "t1", schema, ...(prompt ? { prompt } : {}) }];
+    site.set("/schemas", page("S", "Price: v0", "Title: T0"));
+    expect((await scrape("/schemas", f(price))).body.data.changeTracking.changeStatus).toBe("new");
+    site.set("/schemas", page("S", "Price: v1", "Title: T0"));
+    expect((await scrape("/schemas", f(price))).body.data.changeTracking.json).toEqual({ price: { previous: "v0", current: "v1" } });
+
+    // The stored extraction answered {price}: the previous version is extracted again with {title}.
+    site.set("/schemas", page("S", "Price: v1", "Title: T1"));
+    llm.reset();
+    llm.respond = answer;
+    const c = await scrape("/schemas", f(title));
+    expect(c.body.data.changeTracking.changeStatus).toBe("changed");
+    expect(c.body.data.changeTracking.json).toEqual({ title: { previous: "T0", current: "T1" } });
+    expect(llm.chats()).toHaveLength(2);
+
+    // The same schema with a prompt is another question too.
+    site.set("/schemas", page("S", "Price: v1", "Title: T2"));
+    llm.reset();
+    llm.respond = answer;
+    expect((await scrape("/schemas", f(title, "The page title."))).body.data.changeTracking.json).toEqual({ title: { previous: "T1", current: "T2" } });
+    expect(llm.chats()).toHaveLength(2);
+    // An unchanged page keeps the extraction with what it was made with: the next change needs one call.
+    await scrape("/schemas", f(title, "The page title."));
+    site.set("/schemas", page("S", "Price: v1", "Title: T3"));
+    llm.reset();
+    llm.respond = answer;
+    expect((await scrape("/schemas", f(title, "The page title."))).body.data.changeTracking.json).toEqual({ title: { previous: "T2", current: "T3" } });
+    expect(llm.chats()).toHaveLength(1);
+  });
+
   test("json mode without a schema: the LLM describes the change, pages delimited", async () => {
     llm.reset();
     llm.script([{ content: '{"changes":[{"field":"price","previous":"1","current":"2"}],"summary":"Price went up."}' }]);
@@ -127,6 +171,25 @@ describe("changeTracking", () => {
     expect(user).toContain("Focus on prices.");
     expect(user).toContain("(previous version)>>>");
     expect(user).toContain("(current version)>>>");
+  });
+
+  test("json mode without a schema on a long page: the model gets the changed passages, marked as excerpts", async () => {
+    llm.reset();
+    llm.script([{ content: '{"changes":[],"summary":"Item 250 changed."}' }]);
+    // ~26,000 characters a version: more than the model's room for both (8192 tokens).
+    const items = (changed: string) => Array.from({ length: 300 }, (_, i) => `Item ${i}: ${i === 250 ? changed : "an unchanged line of the long catalogue page"}.`);
+    site.set("/long", page("Long", ...items("the old description")));
+    await scrape("/long", ["markdown", { type: "changeTracking", modes: ["json"], tag: "long" }]);
+    site.set("/long", page("Long", ...items("the new description")));
+    const r = await scrape("/long", ["markdown", { type: "changeTracking", modes: ["json"], tag: "long" }]);
+    expect(r.body.data.changeTracking.json.summary).toBe("Item 250 changed.");
+    const user = llm.chats()[0]!.messages[1]!.content;
+    expect(user).toContain("Item 250: the old description.");
+    expect(user).toContain("Item 250: the new description.");
+    expect(user).toContain("excerpts");
+    // Context around the change, not the start of the page.
+    expect(user).toContain("Item 249:");
+    expect(user).not.toContain("Item 10:");
   });
 
   test("json mode whose LLM fails: the document and the change status stand, with upstream's warning", async () => {
@@ -190,6 +253,18 @@ describe("changeTracking", () => {
     }
   });
 
+  test("a schema Ajv refuses is a 400 naming the format by its index in formats", async () => {
+    llm.reset();
+    const hits = site.hits.get("/p1") ?? 0;
+    const bad = { type: "object", properties: { a: { type: "nope" } } };
+    const r = await scrape("/p1", ["markdown", { type: "changeTracking", modes: ["json"], schema: bad }]);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toContain("Invalid JSON schema");
+    expect(r.body.details[0].path).toEqual(["formats", 1, "schema"]);
+    expect(site.hits.get("/p1") ?? 0).toBe(hits);
+    expect(llm.chats()).toHaveLength(0);
+  });
+
   test("zero data retention: no history, a warning", async () => {
     site.set("/zdr", page("ZDR", "x"));
     const r = await scrape("/zdr", ["markdown", "changeTracking"], { zeroDataRetention: true });
@@ -209,6 +284,28 @@ describe("changeTracking", () => {
     expect(d.json.files[0]!.additions).toBe(2);
     expect(d.json.files[0]!.deletions).toBe(1);
     expect(d.text).toBe("--- previous\n+++ current\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n");
+  });
+
+  test("change excerpts: whole versions when they fit; else the changed passages, the first ones when not all fit", () => {
+    expect(changeExcerpts("a\nb\n", "a\nc\n", 100)).toMatchObject({ previous: "a\nb\n", current: "a\nc\n", excerpted: false });
+    const lines = (n: number, changed: Set<number>, tag: string) => Array.from({ length: n }, (_, i) => (changed.has(i) ? `line ${i} ${tag}` : `line ${i} same`)).join("\n") + "\n";
+    const prev = lines(100, new Set([50, 80]), "old");
+    const cur = lines(100, new Set([50, 80]), "new");
+    const x = changeExcerpts(prev, cur, 500);
+    expect(x).toMatchObject({ excerpted: true, totalChanges: 2, shownChanges: 2, cut: false });
+    expect(x.previous).toContain("[lines 48-54]\nline 47 same\nline 48 same\nline 49 same\nline 50 old\nline 51 same\nline 52 same\nline 53 same\n…\n[lines 78-84]");
+    expect(x.current).toContain("line 80 new");
+    expect(x.previous).not.toContain("line 10 ");
+    expect(x.previous.length + x.current.length).toBeLessThanOrEqual(500);
+    // Room for one passage: the first is kept, the rest counted as left out.
+    const one = changeExcerpts(prev, cur, 300);
+    expect(one).toMatchObject({ totalChanges: 2, shownChanges: 1, cut: false });
+    expect(one.current).toContain("line 50 new");
+    expect(one.current).not.toContain("line 80");
+    // Not even the first fits: it is cut, within the budget.
+    const cut = changeExcerpts(prev, cur, 100);
+    expect(cut).toMatchObject({ shownChanges: 1, cut: true });
+    expect(cut.previous.length + cut.current.length).toBeLessThanOrEqual(100);
   });
 
   test("official SDK: scrape with changeTracking", async () => {

@@ -1,6 +1,6 @@
 /**
  * LLM formats and change tracking in crawls: hidden visibility in a repeated crawl of the same start URL, json
- * on crawl pages with an LLM failure failing that page only.
+ * on crawl pages with an LLM failure failing that page only; in batch scrapes, a retried attempt is no baseline.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHarness, type Harness } from "../helpers/harness.ts";
@@ -74,6 +74,40 @@ describe("changeTracking in crawls", () => {
     site.set("/other/", linkPage("Other", []));
     const other = await crawl({ url: `${site.url}/other/`, scrapeOptions });
     expect(other.data).toHaveLength(1);
+  });
+});
+
+async function batch(body: Record<string, unknown>): Promise<any> {
+  const res = await h.request("/v2/batch/scrape", { method: "POST", json: body });
+  const created = (await res.json()) as any;
+  expect(res.status).toBe(200);
+  for (let i = 0; i < 200; i++) {
+    const s = (await (await h.request(`/v2/batch/scrape/${created.id}`)).json()) as any;
+    if (s.status !== "scraping") return s;
+    await Bun.sleep(50);
+  }
+  throw new Error("batch did not finish");
+}
+
+describe("changeTracking in batch scrapes", () => {
+  test("an attempt retried for its status (503) does not become the baseline", async () => {
+    site.set("/flaky", page("Flaky", "The flaky page answers the same each time it works."));
+    const body = { urls: [`${site.url}/flaky`], proxy: "basic", formats: ["markdown", { type: "changeTracking", modes: ["git-diff"], tag: "basic" }] };
+    const first = await batch(body);
+    expect(first.data[0].changeTracking).toMatchObject({ changeStatus: "new" });
+    const hits = site.hits.get("/flaky")!;
+    site.failNext("/flaky", 503);
+    const startedAt = Date.now();
+    const second = await batch(body);
+    expect(site.hits.get("/flaky")).toBe(hits + 2);
+    expect(second.data[0].metadata.statusCode).toBe(200);
+    // Compared with the first batch's page, not with the 503 the retry discarded.
+    expect(second.data[0].changeTracking.changeStatus).toBe("same");
+    expect(Date.parse(second.data[0].changeTracking.previousScrapeAt)).toBeLessThan(startedAt);
+    expect(second.data[0].changeTracking.diff).toBeUndefined();
+    // And the kept page is the next baseline.
+    const third = await batch(body);
+    expect(third.data[0].changeTracking.changeStatus).toBe("same");
   });
 });
 

@@ -5,6 +5,8 @@
 export interface PageSite {
   url: string;
   set(path: string, html: string, status?: number, contentType?: string): void;
+  /** The next `times` requests of `path` answer `status` with an error page; then its page is served again. */
+  failNext(path: string, status: number, times?: number): void;
   hits: Map<string, number>;
   stop(): void;
 }
@@ -12,12 +14,17 @@ export interface PageSite {
 export function startPageSite(): PageSite {
   const pages = new Map<string, { html: string; status: number; contentType: string }>();
   const hits = new Map<string, number>();
+  const failures = new Map<string, { status: number; times: number }>();
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     fetch(req) {
       const path = new URL(req.url).pathname;
       hits.set(path, (hits.get(path) ?? 0) + 1);
+      const failure = failures.get(path);
+      if (failure && failure.times-- > 0) {
+        return new Response(`<html><body><h1>Error ${failure.status}</h1><p>Try again later.</p></body></html>`, { status: failure.status, headers: { "content-type": "text/html" } });
+      }
       const p = pages.get(path);
       if (!p) return new Response("<html><body><h1>Not found</h1></body></html>", { status: 404, headers: { "content-type": "text/html" } });
       return new Response(p.html, { status: p.status, headers: { "content-type": p.contentType } });
@@ -27,6 +34,9 @@ export function startPageSite(): PageSite {
     url: `http://127.0.0.1:${server.port}`,
     set(path, html, status = 200, contentType = "text/html; charset=utf-8") {
       pages.set(path, { html, status, contentType });
+    },
+    failNext(path, status, times = 1) {
+      failures.set(path, { status, times });
     },
     hits,
     stop: () => server.stop(true),
