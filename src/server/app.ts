@@ -26,6 +26,8 @@ import { extractRoutes } from "./routes/extract.ts";
 import { agentRoutes } from "./routes/agent.ts";
 import { monitorRoutes } from "./routes/monitor.ts";
 import { parseRoutes } from "./routes/parse.ts";
+import { parseUploadRoutes } from "./routes/parse-upload.ts";
+import { UPLOAD_ROUTE_PREFIX } from "../parse/upload-refs.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { v1Routes } from "./routes/v1.ts";
 import { browserRoutes } from "./routes/browser.ts";
@@ -39,12 +41,13 @@ export function createApp(services: Services) {
   const { config, log } = services;
   const app = new Elysia({ name: "crawlbox", normalize: false })
     .use(corsPlugin(config.corsOrigins, config.authEnabled, [config.host, config.publicUrl ? new URL(config.publicUrl).hostname : ""]))
-    // Every body is JSON, whatever its Content-Type says (curl's -d), except a multipart upload to POST /v2/parse.
-    .onParse(({ request }) =>
-      (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data") && new URL(request.url).pathname === "/v2/parse"
-        ? new DeferredUpload()
-        : parseJsonBody(request, config.maxRequestBodyBytes),
-    )
+    // Every body is JSON, whatever its Content-Type says (curl's -d), except a multipart upload to POST /v2/parse and
+    // the file PUT to a parse upload URL: their routes read them.
+    .onParse(({ request }) => {
+      const path = new URL(request.url).pathname;
+      const multipart = (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data") && path === "/v2/parse";
+      return multipart || (request.method === "PUT" && path.startsWith(UPLOAD_ROUTE_PREFIX)) ? new DeferredUpload() : parseJsonBody(request, config.maxRequestBodyBytes);
+    })
     .onError(({ code, error, set }) => {
       const e = mapError(code, error, log);
       set.status = httpStatusFor(e);
@@ -74,6 +77,7 @@ export function createApp(services: Services) {
     .use(extractRoutes(services))
     .use(agentRoutes(services))
     .use(monitorRoutes(services))
+    .use(parseUploadRoutes(services))
     .use(parseRoutes(services))
     .use(webhookRoutes(services));
   // /v1 answers by handing each request, rewritten, to the /v2 routes above (routes/v1.ts).

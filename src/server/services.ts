@@ -42,6 +42,7 @@ import { ExtractService } from "../extract/service.ts";
 import { ExtractStore } from "../extract/store.ts";
 import { createScheduler, type Scheduler } from "../scheduler/index.ts";
 import { FileStore } from "../storage/files.ts";
+import { UploadRefStore } from "../parse/upload-refs.ts";
 import { openDatabase } from "../storage/database.ts";
 import { PageCache } from "../storage/page-cache.ts";
 import { ProfileStore } from "../storage/profiles.ts";
@@ -83,6 +84,8 @@ export interface Services {
   gate: EgressGate;
   engines: Engines;
   files: FileStore;
+  /** The upload flow of POST /v2/parse: reserved upload URLs and the files they received. */
+  uploadRefs: UploadRefStore;
   scheduler: Scheduler;
   scrape: ScrapeService;
   /** `POST /v2/search` over the configured SearXNG instance (src/search). */
@@ -168,6 +171,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const results = new ScrapeResults(db);
   const idempotency = new IdempotencyStore(db);
   const files = new FileStore(db, config.dataDir, now);
+  const uploadRefs = new UploadRefStore(db, files, now);
   const gate = await createEgressGate({
     allowPrivateNetwork: config.allowPrivateNetwork,
     resolver: options.resolver,
@@ -259,6 +263,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const scheduler = createScheduler(log);
   scheduler.every("expire-files-trim-results", "0 * * * * *", () => {
     void files.prune();
+    uploadRefs.prune();
     // Checked every minute: a busy server stores hundreds of results a second.
     results.trim(config.maxStoredResults);
   });
@@ -382,6 +387,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     gate,
     engines,
     files,
+    uploadRefs,
     scheduler,
     scrape,
     search,

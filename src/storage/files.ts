@@ -74,6 +74,13 @@ export class FileStore {
     return { id, contentType: row.content_type, size: row.size, expiresAt, path: join(this.dir, id) };
   }
 
+  /** Deletes a file now (row and bytes), whatever its expiry. */
+  remove(id: string): void {
+    if (!ID_PATTERN.test(id)) return;
+    rmSync(join(this.dir, id), { force: true });
+    this.db.query("DELETE FROM files WHERE id = ?").run(id);
+  }
+
   /** Deletes expired files (rows and bytes: their own expiry passed, and their job's if they have one); returns how many. */
   prune(): number {
     const now = this.now();

@@ -490,4 +490,23 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE change_snapshots ADD COLUMN json_key TEXT;
   `,
+  // 28: the upload flow of POST /v2/parse (parse/upload-refs.ts): a reserved upload URL (only the SHA-256 of its id
+  // is kept: the URL is the credential), then the file it received (in the file store) until it expires.
+  `
+  CREATE TABLE parse_uploads (
+    ref TEXT PRIMARY KEY,            -- the uploadRef its key parses it by
+    id_hash TEXT NOT NULL UNIQUE,    -- SHA-256 of the upload URL's id
+    key_id TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    content_type TEXT NOT NULL,      -- declared, else the PUT's; '' = from the file name
+    max_bytes INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,     -- the URL's; a received file lives UPLOADED_FILE_TTL_MS after received_at
+    state TEXT NOT NULL,             -- pending, receiving (a PUT is reading its body), received
+    claimed_at INTEGER,
+    file_id TEXT,
+    received_at INTEGER
+  );
+  CREATE INDEX parse_uploads_expires ON parse_uploads (expires_at);
+  `,
 ];

@@ -169,9 +169,11 @@ describe("POST /v2/parse", () => {
     const bad = await upload(new Blob(["<p>x</p>"], { type: "text/html" }), "x.html", undefined, "{not json");
     expect(bad.status).toBe(400);
     expect(bad.body.error).toContain("options");
-    const json = await h.request("/v2/parse", { method: "POST", json: { uploadRef: "abc" } });
+    const json = await h.request("/v2/parse", { method: "POST", json: { formats: ["markdown"] } });
     expect(json.status).toBe(400);
     expect(((await json.json()) as any).error).toContain("multipart/form-data");
+    // An uploadRef that was never reserved (the upload flow: test/parse/upload-ref.test.ts).
+    expect((await h.request("/v2/parse", { method: "POST", json: { uploadRef: "abc" } })).status).toBe(404);
     const big = await upload(new Blob([new Uint8Array(3 * 1024 * 1024)], { type: "application/pdf" }), "big.pdf");
     expect(big.status).toBe(413);
     expect(big.body.code).toBe("PAYLOAD_TOO_LARGE");

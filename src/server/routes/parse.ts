@@ -1,8 +1,9 @@
 /**
  * @module server/routes/parse
  * `POST /v2/parse` ([LATEST] upstream; docs/parse.md): a file uploaded as multipart/form-data (`file`, plus
- * `options` as a JSON string of scrape options) is parsed like a fetched page and answered as a scrape is:
- * `{success:true, data: Document}`.
+ * `options` as a JSON string of scrape options), or named by an `uploadRef` in a JSON body (`{uploadRef, …options}`,
+ * the upload flow: `POST /v2/parse/upload-url` here, the file PUT to its URL in routes/parse-upload.ts), is parsed
+ * like a fetched page and answered as a scrape is: `{success:true, data: Document}`.
  *
  * The body is read here, not by the app's body parser: only after authentication, within the default scrape
  * timeout (408 for a client that sends too slowly), and before the request takes one of the server's scrape slots
@@ -13,7 +14,9 @@
  */
 import { Elysia } from "elysia";
 import { BadRequestError, PayloadTooLargeError, TooManyRequestsError } from "../../errors.ts";
+import { ParseUploadUrlSchema, parseUploadUrlBody } from "../../api/parse-upload.ts";
 import { readMultipart } from "../../parse/multipart.ts";
+import { UPLOAD_ROUTE_PREFIX } from "../../parse/upload-refs.ts";
 import { pageFromUpload, parseUploadOptions } from "../../parse/upload.ts";
 import { specFromOptions } from "../../scrape/from-options.ts";
 import { queueWaitMs } from "../../scrape/limiter.ts";
@@ -33,10 +36,8 @@ export function parseRoutes(services: Services) {
     .post(
       "/v2/parse",
       async ({ body, who, request }) => {
-        if (!(body instanceof DeferredUpload)) {
-          throw new BadRequestError("POST /v2/parse takes a multipart/form-data upload: a `file` part and an optional `options` part (JSON); upload references (`uploadRef`) are not supported.");
-        }
         ledger.assertCanSpend(who, 1);
+        if (!(body instanceof DeferredUpload)) return await parseByRef(body, who, request);
         if (uploads >= maxUploads) throw new TooManyRequestsError("TOO_MANY_UPLOADS", `${maxUploads} uploads are in progress; retry shortly.`);
         uploads++;
         try {
@@ -62,11 +63,64 @@ export function parseRoutes(services: Services) {
                   },
                 },
               },
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["uploadRef"],
+                  properties: { uploadRef: { type: "string", description: "From POST /v2/parse/upload-url, once the file was PUT to its uploadUrl" } },
+                  additionalProperties: true,
+                  description: "uploadRef plus scrape options (formats, onlyMainContent, parsers, timeout, …); see docs/parse.md.",
+                },
+              },
             },
           },
         },
       },
+    )
+    .post(
+      "/v2/parse/upload-url",
+      ({ body, who, request }) => {
+        const req = parseUploadUrlBody(body);
+        const maxBytes = Math.min(req.declaredSizeBytes ?? config.maxUploadBytes, config.maxUploadBytes);
+        if ((req.declaredSizeBytes ?? 0) > config.maxUploadBytes) throw new PayloadTooLargeError(config.maxUploadBytes);
+        const contentType = (req.contentType ?? "").trim();
+        const r = services.uploadRefs.reserve(who.keyId, req.filename, contentType, maxBytes);
+        return {
+          success: true,
+          data: {
+            uploadUrl: `${publicBaseUrl(config.publicUrl, request).replace(/\/+$/, "")}${UPLOAD_ROUTE_PREFIX}${r.uploadId}`,
+            uploadRef: r.uploadRef,
+            method: "PUT",
+            // What the MCP server's curl command sends; an upload without them is read by its extension.
+            headers: { "Content-Type": contentType || "application/octet-stream" },
+            expiresAt: new Date(r.expiresAt).toISOString(),
+            maxSizeBytes: r.maxBytes,
+          },
+        };
+      },
+      {
+        detail: {
+          tags: ["parse"],
+          summary: "Reserve an upload for POST /v2/parse: PUT the file to uploadUrl (no API key), then parse it by uploadRef",
+          requestBody: { required: true, content: { "application/json": { schema: ParseUploadUrlSchema as object } } },
+        },
+      },
     );
+
+  /** `POST /v2/parse {uploadRef, …options}`: the uploaded file of the key's `uploadRef`, parsed in a scrape slot. */
+  async function parseByRef(body: unknown, who: KeyIdentity, request: Request) {
+    const b = body as Record<string, unknown> | null;
+    if (typeof b !== "object" || b === null || Array.isArray(b) || typeof b.uploadRef !== "string" || b.uploadRef === "") {
+      throw new BadRequestError(
+        "POST /v2/parse takes a multipart/form-data upload (a `file` part and an optional `options` part, JSON), or a JSON body with an `uploadRef` from POST /v2/parse/upload-url and the scrape options.",
+      );
+    }
+    const { uploadRef, ...options } = b;
+    const upload = await services.uploadRefs.take(uploadRef as string, who.keyId);
+    const doc = await parseFile(upload.bytes, upload.filename, upload.contentType, options, who, request);
+    if (options.zeroDataRetention === true) services.uploadRefs.remove(upload.ref);
+    return { success: true, data: doc };
+  }
 
   /** Reads and checks the upload, then parses it in a scrape slot. */
   async function handleUpload(request: Request, who: KeyIdentity) {
@@ -84,11 +138,16 @@ export function parseRoutes(services: Services) {
       }
     }
     const filename = (file.filename ?? "").trim() || "upload";
+    return { success: true, data: await parseFile(file.data, filename, file.contentType, options, who, request) };
+  }
+
+  /** Parses one file with `options` (a scrape body without `url`) in a scrape slot; the document. */
+  async function parseFile(bytes: Uint8Array, filename: string, contentType: string, options: unknown, who: KeyIdentity, request: Request) {
     const req = parseUploadOptions(options, filename);
     const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
     scrape.validate(spec);
-    const page = pageFromUpload(file.data, filename, file.contentType);
-    if (page.text !== undefined && file.data.byteLength > config.maxPageBytes) throw new PayloadTooLargeError(config.maxPageBytes);
+    const page = pageFromUpload(bytes, filename, contentType);
+    if (page.text !== undefined && bytes.byteLength > config.maxPageBytes) throw new PayloadTooLargeError(config.maxPageBytes);
     const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
     const doc = await limiter.run(
       queueWaitMs(spec.timeoutMs),
@@ -96,6 +155,6 @@ export function parseRoutes(services: Services) {
       who.keyId,
     );
     services.scrapeStats.record(who.keyId, Date.now());
-    return { success: true, data: doc };
+    return doc;
   }
 }
