@@ -13,9 +13,28 @@ export const ACTIVITY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Characters of a target kept. */
 const MAX_TARGET_CHARS = 500;
 
-/** The endpoints an entry can name (upstream's filter values). */
-export const ACTIVITY_ENDPOINTS = ["scrape", "crawl", "batch_scrape", "search", "extract", "llmstxt", "deep_research", "map", "agent", "browser", "interact"] as const;
+/**
+ * The endpoints an entry can name: upstream's filter values, all of them accepted by `?endpoint=` so that a client
+ * written for upstream gets a list (empty for llmstxt, deep_research and alexandria, which crawlbox never notes)
+ * rather than a 400.
+ */
+export const ACTIVITY_ENDPOINTS = ["scrape", "crawl", "batch_scrape", "search", "extract", "llmstxt", "deep_research", "alexandria", "map", "agent", "browser", "interact"] as const;
 export type ActivityEndpoint = (typeof ACTIVITY_ENDPOINTS)[number];
+
+/** Entries listed when `?limit=` is absent, not a number, or below 1 (upstream's). */
+export const DEFAULT_ACTIVITY_LIMIT = 50;
+/** Most entries one page lists; a larger `?limit=` is lowered to it (upstream clamps, it does not refuse). */
+export const MAX_ACTIVITY_LIMIT = 100;
+
+/**
+ * The page size `?limit=` asks for, read as upstream reads it (`parseInt`): {@link DEFAULT_ACTIVITY_LIMIT} when it is
+ * absent, not a number or below 1; at most {@link MAX_ACTIVITY_LIMIT}.
+ */
+export function activityLimitOf(raw: string | undefined): number {
+  const n = raw === undefined ? Number.NaN : Number.parseInt(raw, 10);
+  if (!Number.isFinite(n) || n < 1) return DEFAULT_ACTIVITY_LIMIT;
+  return Math.min(n, MAX_ACTIVITY_LIMIT);
+}
 
 /** One entry as listed. */
 export interface ActivityEntry {

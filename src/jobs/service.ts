@@ -95,11 +95,17 @@ export class JobService {
     );
   }
 
-  /** Starts a batch, or adds URLs to an existing one (`appendToId`). */
-  createBatch(req: BatchScrapeRequest, who: KeyIdentity, publicBaseUrl: string, idempotencyKey?: string): Job {
+  /**
+   * Starts a batch, or adds URLs to an existing one (`appendToId`). The key must have a credit for each of its
+   * valid URLs left before anything is queued (upstream's checkCreditsMiddleware asks for `urls.length`, appends
+   * included; docs/credits.md): with only 1 asked for, a key with 3 credits left got a batch of 6 pages charged.
+   * `creditsUpFront` is for callers that already checked what they may spend (search's `asyncScraping`, which
+   * paid for the search before its results become a batch).
+   */
+  createBatch(req: BatchScrapeRequest, who: KeyIdentity, publicBaseUrl: string, idempotencyKey?: string, creditsUpFront = req.urls.length): Job {
     const first = req.urls[0]?.url ?? "http://example.com/";
     this.validateScrapeOptions(first, req.scrapeOptions, req.zeroDataRetention);
-    if (req.urls.length > 0) this.d.ledger.assertCanSpend(who, 1);
+    if (creditsUpFront > 0) this.d.ledger.assertCanSpend(who, creditsUpFront);
     const stamp = this.newId();
     const tasks: NewTask[] = req.urls.map((u, i) => ({ kind: "page", url: u.url, sourceUrl: u.sourceURL, dedupKey: `${stamp}#${i}`, depth: 0 }));
     if (req.appendToId) {
@@ -110,7 +116,13 @@ export class JobService {
       }
       const appended: AppendedOptions = { scrapeOptions: req.scrapeOptions as unknown as Record<string, unknown> };
       if (req.webhook) appended.webhook = req.webhook;
-      this.d.store.reopenAndEnqueue(job.id, tasks, appended);
+      try {
+        // Checked and recorded with the URLs, in one transaction: a retried append is refused, not queued twice.
+        this.d.store.reopenAndEnqueue(job.id, tasks, appended, idempotencyKey);
+      } catch (err) {
+        if (err instanceof IdempotencyConflictError) throw new IdempotencyKeyUsedError();
+        throw err;
+      }
       this.d.pool.kick();
       return this.d.store.get(job.id)!;
     }

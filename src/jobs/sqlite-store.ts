@@ -56,12 +56,23 @@ export class SqliteJobStore implements JobStore {
     this.ctx.chargeHook = hook;
   }
 
+  /**
+   * Throws {@link IdempotencyConflictError} when `keyId` already used `idempotencyKey` (upstream's `x-idempotency-key`),
+   * to create a job or to add URLs to a batch (`batch_append_keys`). Call inside the transaction that records it.
+   */
+  private assertIdempotencyKeyUnused(keyId: string, idempotencyKey: string): void {
+    const used = this.db
+      .query(
+        `SELECT 1 FROM jobs WHERE key_id = ?1 AND idempotency_key = ?2
+         UNION ALL SELECT 1 FROM batch_append_keys WHERE key_id = ?1 AND idempotency_key = ?2 LIMIT 1`,
+      )
+      .get(keyId, idempotencyKey);
+    if (used) throw new IdempotencyConflictError("Idempotency key already used");
+  }
+
   createJob(job: Parameters<JobStore["createJob"]>[0], tasks: NewTask[], idempotencyKey?: string): Job {
     return immediate(this.db, () => {
-      if (idempotencyKey !== undefined) {
-        const used = this.db.query("SELECT 1 FROM jobs WHERE key_id = ? AND idempotency_key = ?").get(job.keyId, idempotencyKey);
-        if (used) throw new IdempotencyConflictError("Idempotency key already used");
-      }
+      if (idempotencyKey !== undefined) this.assertIdempotencyKeyUnused(job.keyId, idempotencyKey);
       const t = this.now();
       this.db
         .query(
@@ -113,13 +124,21 @@ export class SqliteJobStore implements JobStore {
 
   /**
    * Adds tasks to an existing batch (`appendToId`), with the adding request's options (`appended`); a batch that had
-   * completed goes back to `scraping`. Cancelled or failed batches refuse (400): their results are final.
+   * completed goes back to `scraping`. Cancelled or failed batches refuse (400): their results are final. An
+   * `idempotencyKey` the batch's key already used is refused ({@link IdempotencyConflictError}), else recorded
+   * (`batch_append_keys`, kept as long as the batch) in the same transaction as the tasks.
    */
-  reopenAndEnqueue(jobId: string, tasks: NewTask[], appended?: AppendedOptions): number {
+  reopenAndEnqueue(jobId: string, tasks: NewTask[], appended?: AppendedOptions, idempotencyKey?: string): number {
     return immediate(this.db, () => {
       const job = readJob(this.db, jobId);
       if (!job || job.status === "cancelled" || job.status === "failed") {
         throw new BadRequestError(`Batch ${jobId} is ${job?.status ?? "unknown"} and cannot take more URLs.`);
+      }
+      if (idempotencyKey !== undefined) {
+        this.assertIdempotencyKeyUnused(job.keyId, idempotencyKey);
+        this.db
+          .query("INSERT INTO batch_append_keys (key_id, idempotency_key, job_id, created_at) VALUES (?, ?, ?, ?)")
+          .run(job.keyId, idempotencyKey, jobId, this.now());
       }
       if (appended && tasks.length > 0) {
         // The request's own options go with its URLs: kept in the job, each task pointing at them. Options the job
@@ -149,7 +168,7 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
-  /** Gives up on a host after `threshold` failed attempts in a row; see {@link recordHostOutcome}. */
+  /** Gives up on a host after `threshold` attempts in a row it did not answer; see {@link recordHostOutcome}. */
   recordHostOutcome(jobId: string, host: string, ok: boolean, threshold: number): number {
     return recordHostOutcome(this.ctx, jobId, host, ok, threshold);
   }

@@ -176,9 +176,10 @@ function stall(ctx: StoreContext, task: TaskRow, maxStalls: number): void {
 }
 
 /**
- * Records a page attempt's outcome for the job's host. After `threshold` failed attempts in a row (network
- * errors, timeouts, 5xx/429) the job gives up on the host: its queued pages fail with `SCRAPE_HOST_GAVE_UP`
- * instead of hammering a dead or hostile server. Returns how many pages were given up.
+ * Records a page attempt's outcome for the job's host. After `threshold` attempts in a row that the host did not
+ * answer (network errors, timeouts: worker-pool's attemptSaysHostDown; an HTTP answer, 5xx and 429 included, ends
+ * the run) the job gives up on the host: its queued pages fail with `SCRAPE_HOST_GAVE_UP` instead of each waiting
+ * out its retries against a dead server. Returns how many pages were given up.
  */
 export function recordHostOutcome(ctx: StoreContext, jobId: string, host: string, ok: boolean, threshold: number): number {
   const { db } = ctx;
@@ -195,7 +196,7 @@ export function recordHostOutcome(ctx: StoreContext, jobId: string, host: string
     const queued = db
       .query<TaskRow, [string, string]>("SELECT * FROM tasks WHERE job_id = ? AND host = ? AND status = 'queued' AND kind = 'page'")
       .all(jobId, host);
-    const error = { code: "SCRAPE_HOST_GAVE_UP", status: SITE_ERROR_STATUS, message: `Gave up on ${host} after ${failures} failed attempts in a row.` };
+    const error = { code: "SCRAPE_HOST_GAVE_UP", status: SITE_ERROR_STATUS, message: `Gave up on ${host} after ${failures} attempts in a row it did not answer (connection errors or timeouts).` };
     for (const task of queued) markFailed(ctx, task, error);
     if (queued.length > 0) finishJobIfDone(ctx, jobId);
     return queued.length;

@@ -129,7 +129,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         const throttled = status === 429 || status === 503;
         const wait = throttled ? retryAfterMs(page.headers["retry-after"], now(), deps.config.retryBaseDelayMs) : undefined;
         if (task.attempts < (throttled ? MAX_THROTTLED_ATTEMPTS : MAX_PAGE_ATTEMPTS)) {
-          return { kind: "retry", notBefore: now() + (wait ?? backoffMs(task.attempts, deps.config.retryBaseDelayMs)), reason: `HTTP ${status}` };
+          return { kind: "retry", notBefore: now() + (wait ?? backoffMs(task.attempts, deps.config.retryBaseDelayMs)), reason: `HTTP ${status}`, httpStatus: status };
         }
       }
       // A crawl page that redirected: refused when it left the crawl's scope (api-v2.md §5.6), except the start

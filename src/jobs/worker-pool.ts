@@ -16,7 +16,27 @@ import { hostOf } from "./store-rows.ts";
 export type Outcome =
   | { kind: "done"; completion: Completion }
   | { kind: "failed"; error: CrawlboxError }
-  | { kind: "retry"; notBefore: number; reason: string };
+  /** `httpStatus`: the site answered with that status (a 5xx, 429, 408) and the page is tried again. */
+  | { kind: "retry"; notBefore: number; reason: string; httpStatus?: number };
+
+/**
+ * Whether a page attempt says its host is down, which counts towards giving the host up (recordHostOutcome): only
+ * an attempt the host did not answer, a network error (connection refused or reset, DNS, TLS) or a timeout, retried
+ * or final. A host that answers is up, even with a 5xx or a 429: counting those gave up on a batch of pages that all
+ * answer 500 before any page had its last try, and lost every document (SCRAPE_HOST_GAVE_UP) that a one-page batch
+ * returns with `statusCode: 500`. Each page's own retry limit (retry-policy) bounds how often such a host is asked.
+ * An LLM format's failure is the model server's, not the site's, and does not count either.
+ */
+export function attemptSaysHostDown(outcome: Outcome): boolean {
+  switch (outcome.kind) {
+    case "done":
+      return false;
+    case "failed":
+      return outcome.error.retryable && !isLlmErrorCode(outcome.error.code);
+    case "retry":
+      return outcome.httpStatus === undefined && !isLlmErrorCode(outcome.reason);
+  }
+}
 
 /** Runs one task of a job. */
 export type TaskRunner = (task: Task, job: Job, signal: AbortSignal) => Promise<Outcome>;
@@ -36,7 +56,7 @@ export interface WorkerPoolOptions {
   pollMs?: number;
   /** Expired leases a task may have before it is failed as poison. @default 3 */
   maxStalls?: number;
-  /** Failed attempts in a row on one host after which a job gives that host up. @default 10 */
+  /** Attempts in a row on one host that it did not answer ({@link attemptSaysHostDown}) after which a job gives that host up. @default 10 */
   hostGiveUpAfter?: number;
   now?: () => number;
 }
@@ -268,9 +288,7 @@ export class WorkerPool {
           break;
       }
       if (task.kind === "page") {
-        // An LLM format's failure is the model server's, not the site's: it does not count towards giving up on the host.
-        const llm = (outcome.kind === "failed" && isLlmErrorCode(outcome.error.code)) || (outcome.kind === "retry" && isLlmErrorCode(outcome.reason));
-        const ok = outcome.kind === "done" || llm || (outcome.kind === "failed" && !outcome.error.retryable);
+        const ok = !attemptSaysHostDown(outcome);
         // Successes only touch the store when they end a run of failures: the common case costs nothing.
         const key = `${task.jobId} ${task.host}`;
         if (!ok || this.failingHosts.has(key)) {

@@ -7,18 +7,31 @@
 import { Elysia } from "elysia";
 import type { ActivityEndpoint, ActivityLog } from "../auth/activity.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
+import { partitionUrls, sourceUrlOf } from "../api/url.ts";
 import { firstAnswerOf } from "../idempotency/guard.ts";
 import { API_VERSION_HEADER } from "./routes/v1.ts";
 
 type Json = Record<string, unknown> | undefined;
 const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : undefined);
 const first = (v: unknown) => (Array.isArray(v) ? str(v[0]) : undefined);
+/**
+ * A batch's target: its first URL that is scraped, as upstream notes it (the body's `urls` once the invalid ones are
+ * left out, `http://` prepended where missing), never one refused into `invalidURLs`.
+ */
+const firstValid = (v: unknown) => {
+  const valid = partitionUrls(Array.isArray(v) ? v.filter((u): u is string => typeof u === "string") : []).valid[0];
+  return valid ? sourceUrlOf(valid.original) : undefined;
+};
 
-/** The POST routes noted: the endpoint, and the job's id and target from the body, the answer and the path. */
-const NOTED: { path: RegExp; endpoint: ActivityEndpoint; id: (answer: Json, m: RegExpExecArray) => string | undefined; target: (body: Json) => string | undefined }[] = [
+/**
+ * The POST routes noted: the endpoint, and the job's id and target from the body, the answer and the path. `id` gives
+ * undefined for a request that starts no job of its own: an `appendToId` adds URLs to a batch already noted (upstream
+ * notes a batch only without `appendToId`), so appending does not list the same batch again.
+ */
+const NOTED: { path: RegExp; endpoint: ActivityEndpoint; id: (answer: Json, m: RegExpExecArray, body: Json) => string | undefined; target: (body: Json) => string | undefined }[] = [
   { path: /^\/v2\/scrape$/, endpoint: "scrape", id: (a) => str(((a?.data as Json)?.metadata as Json)?.scrapeId), target: (b) => str(b?.url) },
   { path: /^\/v2\/crawl$/, endpoint: "crawl", id: (a) => str(a?.id), target: (b) => str(b?.url) },
-  { path: /^\/v2\/batch\/scrape$/, endpoint: "batch_scrape", id: (a) => str(a?.id), target: (b) => first(b?.urls) },
+  { path: /^\/v2\/batch\/scrape$/, endpoint: "batch_scrape", id: (a, _m, b) => (b?.appendToId === undefined ? str(a?.id) : undefined), target: (b) => firstValid(b?.urls) },
   { path: /^\/v2\/search$/, endpoint: "search", id: (a) => str(a?.id), target: (b) => str(b?.query) },
   { path: /^\/v2\/extract$/, endpoint: "extract", id: (a) => str(a?.id), target: (b) => first(b?.urls) ?? str(b?.prompt) },
   { path: /^\/v2\/map$/, endpoint: "map", id: (a) => str(a?.id), target: (b) => str(b?.url) },
@@ -48,7 +61,7 @@ export function activityHook(log: ActivityLog) {
       const m = route.path.exec(path);
       if (!m) continue;
       const body = typeof ctx.body === "object" && ctx.body !== null ? (ctx.body as Json) : undefined;
-      const id = route.id(answer as Json, m);
+      const id = route.id(answer as Json, m, body);
       if (id && !zeroDataRetention(body)) {
         log.record(who.keyId, { id, endpoint: route.endpoint, apiVersion: request.headers.get(API_VERSION_HEADER) === "v1" ? "v1" : "v2", target: route.target(body) ?? null });
       }

@@ -256,7 +256,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
     config,
     // asyncScraping: the results' pages become a batch job (created below; called only once requests arrive).
     startScrapes: (urls, scrapeOptions, who, base) => {
-      const job = jobs.createBatch({ urls: urls.map((url) => ({ url, sourceURL: url })), scrapeOptions, ignoreInvalidURLs: true, origin: "search" }, who, base);
+      // The search checked its first page's credit before it searched and paid (search/service.ts); asking for one per
+      // result now would refuse the batch after the search was charged. Each page is still charged as it is stored.
+      const job = jobs.createBatch({ urls: urls.map((url) => ({ url, sourceURL: url })), scrapeOptions, ignoreInvalidURLs: true, origin: "search" }, who, base, undefined, 1);
       return jobResults.taskIdsByUrl(job.id);
     },
   });

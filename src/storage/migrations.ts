@@ -509,4 +509,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX parse_uploads_expires ON parse_uploads (expires_at);
   `,
+  // 29: the x-idempotency-key of each appendToId request (jobs/sqlite-store.ts): a retried append is a 409 instead of
+  // its URLs queued twice, for as long as the batch is kept (as the key that created a job, jobs.idempotency_key).
+  `
+  CREATE TABLE batch_append_keys (
+    key_id TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (key_id, idempotency_key)
+  );
+  CREATE INDEX batch_append_keys_job ON batch_append_keys (job_id);
+  `,
 ];

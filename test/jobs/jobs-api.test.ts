@@ -17,7 +17,7 @@ const hookBodies: any[] = [];
 let hooks: ReturnType<typeof Bun.serve>;
 const SECRET = "whsec_" + Buffer.from("a-test-secret-of-32-bytes-length!").toString("base64");
 
-/** A ring of 40 pages: /p/i links to /p/(i+1..i+3); /slow/i takes 300 ms; /flaky answers 500 twice; /busy 429 once. */
+/** A ring of 40 pages: /p/i links to /p/(i+1..i+3); /slow/i takes 300 ms; /flaky answers 500 twice; /busy 429 once; /err500/i always 500. */
 function startSite() {
   return Bun.serve({
     port: 0,
@@ -46,6 +46,7 @@ function startSite() {
         if (p === "/busy" && n <= 1) return html("<p>slow down</p>", 429, { "retry-after": "1" });
         return html(`<h1>${p} ok after ${n}</h1><p>Finally a real page.</p>`);
       }
+      if (/^\/err500\/\d+$/.test(p)) return html("<p>always broken</p>", 500);
       if (p === "/gone") return html("<p>not here</p>", 404);
       if (p === "/gone-nav") return html(`<p>not here, but the site's navigation is</p><a href="/p/777">home</a>`, 404);
       // Not a page: fails at once (422, not retried), so it finishes before the pages of its batch.
@@ -354,6 +355,75 @@ describe("batch scrape", () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900); // Retry-After: 1
     expect(by("/gone").metadata.statusCode).toBe(404);
   }, 20_000);
+
+  test("pages that always answer 5xx are kept with their statusCode after their own retries: a host that answers is not given up", async () => {
+    const urls = Array.from({ length: 15 }, (_, i) => `${base}/err500/${i + 1}`);
+    const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls } })).json()) as any;
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed", 20_000);
+    const status = await raw(`/v2/batch/scrape/${created.id}`);
+    expect([status.completed, status.total, status.data.length]).toEqual([15, 15, 15]);
+    expect(status.data.map((d: any) => d.metadata.statusCode)).toEqual(Array(15).fill(500));
+    expect((await raw(`/v2/batch/scrape/${created.id}/errors`)).errors).toEqual([]);
+
+    // A host that does not answer (connection refused) is still given up after 10 such attempts in a row.
+    const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+    const dead = `http://127.0.0.1:${closed.port}`;
+    closed.stop(true);
+    const down = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: urls.map((u) => u.replace(base, dead)) } })).json()) as any;
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${down.id}`)).status === "completed", 20_000);
+    const codes = (await raw(`/v2/batch/scrape/${down.id}/errors`)).errors.map((e: any) => e.code);
+    expect(codes).toHaveLength(15);
+    expect(codes).toContain("SCRAPE_HOST_GAVE_UP");
+  }, 30_000);
+
+  test("a batch needs a credit left for each valid URL, appendToId too: 402 before anything is queued or fetched", async () => {
+    const { key } = h.services.keys.create("batch-quota", 3);
+    const who = h.services.keys.verify(key)!;
+    const tasksOf = (path: string) => (h.services.db.query("SELECT COUNT(*) AS n FROM tasks WHERE url LIKE ?").get(`%${path}%`) as { n: number }).n;
+    const jobsBefore = (h.services.db.query("SELECT COUNT(*) AS n FROM jobs").get() as { n: number }).n;
+    const six = Array.from({ length: 6 }, (_, i) => `${base}/p/${3101 + i}`);
+    const refused = await h.request("/v2/batch/scrape", { method: "POST", json: { urls: six }, auth: key });
+    expect(refused.status).toBe(402);
+    expect((h.services.db.query("SELECT COUNT(*) AS n FROM jobs").get() as { n: number }).n).toBe(jobsBefore);
+    expect(tasksOf("/p/310")).toBe(0);
+    // Invalid URLs cost nothing: 2 valid ones fit in 3 credits.
+    const ok = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/3201`, "not a url", `${base}/p/3202`] }, auth: key })).json()) as any;
+    expect(ok.success).toBe(true);
+    let status: any;
+    await waitFor(async () => (status = (await (await h.request(`/v2/batch/scrape/${ok.id}`, { auth: key })).json())).status === "completed");
+    expect(h.services.ledger.usage(who).creditsUsed).toBe(2);
+    // 1 credit left: appending 2 URLs is refused and adds nothing; appending 1 is accepted.
+    const append = (urls: string[]) => h.request("/v2/batch/scrape", { method: "POST", json: { urls, appendToId: ok.id }, auth: key });
+    expect((await append([`${base}/p/3301`, `${base}/p/3302`])).status).toBe(402);
+    expect(tasksOf("/p/330")).toBe(0);
+    expect((await append([`${base}/p/3303`])).status).toBe(200);
+    await waitFor(async () => (status = (await (await h.request(`/v2/batch/scrape/${ok.id}`, { auth: key })).json())).status === "completed");
+    expect([status.total, status.creditsUsed, h.services.ledger.usage(who).creditsUsed]).toEqual([3, 3, 3]);
+  });
+
+  test("appendToId honours x-idempotency-key: a retried append is a 409 and adds nothing; the key is recorded", async () => {
+    const first = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/3401`] } })).json()) as any;
+    const headers = { "x-idempotency-key": "append-idem-1" };
+    const body = { urls: [`${base}/p/3402`, `${base}/p/3403`], appendToId: first.id };
+    expect((await h.request("/v2/batch/scrape", { method: "POST", json: body, headers })).status).toBe(200);
+    const again = await h.request("/v2/batch/scrape", { method: "POST", json: body, headers });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as any).error).toBe("Idempotency key already used");
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${first.id}`)).status === "completed");
+    expect((await raw(`/v2/batch/scrape/${first.id}`)).total).toBe(3);
+    expect(h.services.db.query("SELECT idempotency_key AS k, job_id AS j FROM batch_append_keys").all()).toContainEqual({ k: "append-idem-1", j: first.id });
+    // Recorded like a job's own key: a new batch or crawl with it is refused too, and the key that created a batch
+    // cannot be used to append.
+    expect((await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/3404`] }, headers })).status).toBe(409);
+    expect((await h.request("/v2/crawl", { method: "POST", json: { url: `${base}/p/3404`, limit: 1 }, headers })).status).toBe(409);
+    const keyed = { "x-idempotency-key": "batch-idem-2" };
+    const second = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/3405`] }, headers: keyed })).json()) as any;
+    expect((await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/3406`], appendToId: second.id }, headers: keyed })).status).toBe(409);
+    // Another key's use of the same value is its own.
+    const other = h.services.keys.create("append-idem-other").key;
+    const theirs = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/3407`] }, auth: other })).json()) as any;
+    expect((await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/3408`], appendToId: theirs.id }, headers, auth: other })).status).toBe(200);
+  });
 
   test("a batch's pages are charged to the key once each, as the job counts them", async () => {
     const { key } = h.services.keys.create("batch-credits");

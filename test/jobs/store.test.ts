@@ -4,7 +4,8 @@ import { IdempotencyConflictError, SqliteJobStore } from "../../src/jobs/sqlite-
 import { JobResults, LAST_PAGE_SQL, RESULT_PAGE_SQL } from "../../src/jobs/results.ts";
 import type { JobEvent, NewTask } from "../../src/jobs/types.ts";
 import { migrate } from "../../src/storage/database.ts";
-import { WorkerPool } from "../../src/jobs/worker-pool.ts";
+import { attemptSaysHostDown, WorkerPool } from "../../src/jobs/worker-pool.ts";
+import { type CrawlboxError, ScrapeTimeoutError, SiteError, UnsupportedFileError } from "../../src/errors.ts";
 import { silentLogger } from "../../src/log.ts";
 
 function setup() {
@@ -344,6 +345,36 @@ describe("per-host give-up", () => {
     const errors = s.results.errors(job.id).errors;
     expect(errors.map((e) => e.code)).toEqual(["SCRAPE_HOST_GAVE_UP", "SCRAPE_HOST_GAVE_UP", "SCRAPE_HOST_GAVE_UP"]);
     expect(s.store.claim("w", 1000, free)!.host).toBe("ok.test");
+  });
+
+  test("only attempts the host did not answer count: network errors and timeouts, not an HTTP answer (5xx, 429) nor an LLM's failure", () => {
+    // As the task runner reports them: an HTTP answer carries its status.
+    const retry = (reason: string) => ({ kind: "retry" as const, notBefore: 0, reason, ...(/^HTTP (\d{3})$/.test(reason) ? { httpStatus: Number(reason.slice(5)) } : {}) });
+    const failed = (error: CrawlboxError) => ({ kind: "failed" as const, error });
+    const cases: [string, boolean][] = [
+      ["HTTP 500", attemptSaysHostDown(retry("HTTP 500"))],
+      ["HTTP 503", attemptSaysHostDown(retry("HTTP 503"))],
+      ["HTTP 429", attemptSaysHostDown(retry("HTTP 429"))],
+      ["retried SCRAPE_SITE_ERROR", attemptSaysHostDown(retry("SCRAPE_SITE_ERROR"))],
+      ["retried SCRAPE_TIMEOUT", attemptSaysHostDown(retry("SCRAPE_TIMEOUT"))],
+      ["retried LLM_UNAVAILABLE", attemptSaysHostDown(retry("LLM_UNAVAILABLE"))],
+      ["final connection refused", attemptSaysHostDown(failed(new SiteError("SCRAPE_SITE_ERROR", "Could not connect (ECONNREFUSED).")))],
+      ["final DNS failure", attemptSaysHostDown(failed(new SiteError("SCRAPE_DNS_RESOLUTION_ERROR", "DNS resolution failed.")))],
+      ["final timeout", attemptSaysHostDown(failed(new ScrapeTimeoutError(1000)))],
+      ["unsupported file", attemptSaysHostDown(failed(new UnsupportedFileError("application/x-elf")))],
+    ];
+    expect(cases).toEqual([
+      ["HTTP 500", false],
+      ["HTTP 503", false],
+      ["HTTP 429", false],
+      ["retried SCRAPE_SITE_ERROR", true],
+      ["retried SCRAPE_TIMEOUT", true],
+      ["retried LLM_UNAVAILABLE", false],
+      ["final connection refused", true],
+      ["final DNS failure", true],
+      ["final timeout", true],
+      ["unsupported file", false],
+    ]);
   });
 });
 

@@ -2,7 +2,8 @@
  * `GET /v2/team/activity` (src/auth/activity.ts, src/server/activity-hook.ts): the calling key's jobs of the last 24
  * hours, newest first, each with the id its GET route takes, the endpoint, the API version it came through and its
  * target; filtered by endpoint, paged by cursor; nothing of a zero-data-retention request and nothing of another key;
- * older entries neither listed nor kept; bad parameters are 400s.
+ * older entries neither listed nor kept; a batch noted once, not again per appendToId, with its first valid URL; `limit`
+ * and `endpoint` read as upstream reads them; a bad endpoint or cursor is a 400.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
@@ -55,7 +56,7 @@ describe("GET /v2/team/activity", () => {
     expect((await activity("", h.services.keys.create("other").key)).body.data).toEqual([]);
   });
 
-  test("filtered by endpoint, paged by cursor; bad parameters are 400s; entries older than a day are neither listed nor kept", async () => {
+  test("filtered by endpoint, paged by cursor; a bad endpoint or cursor is a 400; entries older than a day are neither listed nor kept", async () => {
     expect((await activity("?endpoint=map")).body.data.map((e: any) => e.endpoint)).toEqual(["map"]);
     const first = await activity("?limit=3");
     const cursor = first.body.cursor;
@@ -65,7 +66,7 @@ describe("GET /v2/team/activity", () => {
     expect(second.body.data).toHaveLength(2);
     expect(second.body.data[0].id).not.toBe(first.body.data[2].id);
     expect(second.body).toMatchObject({ has_more: false, cursor: null });
-    for (const q of ["?endpoint=nope", "?limit=0", "?limit=101", "?limit=x", "?cursor=abc"]) {
+    for (const q of ["?endpoint=nope", "?cursor=abc"]) {
       const r = await activity(q);
       expect([q, r.status, r.body.success]).toEqual([q, 400, false]);
     }
@@ -73,5 +74,42 @@ describe("GET /v2/team/activity", () => {
     expect((await activity()).body.data).toEqual([]);
     h.services.activity.prune();
     expect((h.services.db.query("SELECT COUNT(*) AS n FROM activity").get() as { n: number }).n).toBe(0);
+  });
+
+  test("a batch is noted once, with its first valid URL as the target; appendToId requests add no entry", async () => {
+    const key = h.services.keys.create("activity-batch").key;
+    const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: ["not a url", `${site.url}/article`, `${site.url}/other`] }, auth: key })).json()) as any;
+    expect(created.invalidURLs).toEqual(["not a url"]);
+    for (let i = 0; i < 2; i++) {
+      const more = await h.request("/v2/batch/scrape", { method: "POST", json: { urls: ["also not a url", `${site.url}/article?n=${i}`], appendToId: created.id }, auth: key });
+      expect(more.status).toBe(200);
+    }
+    expect((await activity("", key)).body.data.map((e: any) => [e.endpoint, e.id, e.target])).toEqual([["batch_scrape", created.id, `${site.url}/article`]]);
+  });
+
+  test("limit is read as upstream reads it: 50 when absent, not a number or below 1, at most 100; every upstream endpoint filters", async () => {
+    const key = h.services.keys.create("activity-limit").key;
+    const { keyId } = h.services.keys.verify(key)!;
+    for (let i = 0; i < 120; i++) h.services.activity.record(keyId, { id: `job-${i}`, endpoint: "scrape", apiVersion: "v2", target: null });
+    const sizes: [string, number, number][] = [];
+    for (const q of ["", "?limit=200", "?limit=101", "?limit=100", "?limit=0", "?limit=-3", "?limit=abc", "?limit=7", "?limit=7.9"]) {
+      const r = await activity(q, key);
+      sizes.push([q, r.status, r.body.data?.length ?? -1]);
+    }
+    expect(sizes).toEqual([
+      ["", 200, 50],
+      ["?limit=200", 200, 100],
+      ["?limit=101", 200, 100],
+      ["?limit=100", 200, 100],
+      ["?limit=0", 200, 50],
+      ["?limit=-3", 200, 50],
+      ["?limit=abc", 200, 50],
+      ["?limit=7", 200, 7],
+      ["?limit=7.9", 200, 7],
+    ]);
+    for (const endpoint of ["alexandria", "llmstxt", "deep_research"]) {
+      const r = await activity(`?endpoint=${endpoint}`, key);
+      expect([endpoint, r.status, r.body.success, r.body.data]).toEqual([endpoint, 200, true, []]);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { Elysia } from "elysia";
 import type { CreditLedger } from "../../auth/credits.ts";
 import type { KeyIdentity } from "../../auth/keys.ts";
 import { authPlugin } from "../auth.ts";
-import { ACTIVITY_ENDPOINTS, type ActivityEndpoint } from "../../auth/activity.ts";
+import { ACTIVITY_ENDPOINTS, activityLimitOf, type ActivityEndpoint } from "../../auth/activity.ts";
 import { BadRequestError } from "../../errors.ts";
 import type { Services } from "../services.ts";
 
@@ -75,12 +75,11 @@ export function accountRoutes(services: Services) {
         if (endpoint !== undefined && !(ACTIVITY_ENDPOINTS as readonly string[]).includes(endpoint)) {
           throw new BadRequestError(`endpoint must be one of ${ACTIVITY_ENDPOINTS.join(", ")}.`, [{ code: "invalid_enum_value", path: ["endpoint"], message: "Invalid endpoint" }]);
         }
-        const limit = query.limit === undefined ? 50 : Number(query.limit);
-        if (!/^\d{1,3}$/.test(query.limit ?? "50") || limit < 1 || limit > 100) throw new BadRequestError("limit must be an integer from 1 to 100.", [{ code: "too_big", path: ["limit"], message: "1 to 100" }]);
+        const limit = activityLimitOf(query.limit);
         if (query.cursor !== undefined && !/^\d{1,15}$/.test(query.cursor)) throw new BadRequestError("cursor is not one this server gave.", [{ code: "custom", path: ["cursor"], message: "Invalid cursor" }]);
         return { success: true, ...services.activity.list(who.keyId, { limit, ...(endpoint ? { endpoint: endpoint as ActivityEndpoint } : {}), ...(query.cursor ? { cursor: Number(query.cursor) } : {}) }) };
       },
-      { detail: { tags: ["account"], summary: "The calling key's jobs of the last 24 hours, newest first (?endpoint=, ?limit=1-100, ?cursor=)" } },
+      { detail: { tags: ["account"], summary: "The calling key's jobs of the last 24 hours, newest first (?endpoint=, ?limit= default 50, at most 100, ?cursor=)" } },
     )
     .get("/v2/team/credit-usage/historical", ({ who, query }) => historical(ledger, who, query.byApiKey === "true", "creditsUsed"), {
       detail: { tags: ["account"], summary: "Credits used per month" },
