@@ -102,6 +102,17 @@ export class EgressDeniedError extends CrawlboxError {
   }
 }
 
+/**
+ * 403: Firecrawl Exchange ("Alexandria", the cloud's catalogue of paid data providers: a search `source`, a scrape's
+ * `alexandria` calls, `/v2/exchange`) is a cloud service crawlbox has no part of. Upstream's answer for a team
+ * without it, word for word: the Firecrawl MCP server's search then asks again with web results only.
+ */
+export class ExchangeNotEnabledError extends CrawlboxError {
+  constructor() {
+    super("EXCHANGE_NOT_ENABLED", 403, "Exchange is not enabled for this team.");
+  }
+}
+
 /** 404: unknown or expired job/scrape id. */
 export class NotFoundError extends CrawlboxError {
   constructor(message = "Job not found", code = "NOT_FOUND") {

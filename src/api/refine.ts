@@ -164,15 +164,15 @@ export function refinePathPatterns(o: { includePaths?: readonly string[]; exclud
   return issues;
 }
 
-/** Search: includeDomains and excludeDomains are mutually exclusive; `developer` cannot be combined with other categories. */
+/** Search: includeDomains and excludeDomains are mutually exclusive; `developer` and `gov` cannot be combined with other categories. */
 export function refineSearch(o: { includeDomains?: readonly string[]; excludeDomains?: readonly string[]; categories?: readonly (string | { type: string })[] }): Issue[] {
   const issues: Issue[] = [];
   if ((o.includeDomains?.length ?? 0) > 0 && (o.excludeDomains?.length ?? 0) > 0) {
     issues.push(custom(["includeDomains"], "includeDomains and excludeDomains cannot both be specified"));
   }
   const cats = (o.categories ?? []).map((c) => (typeof c === "string" ? c : c.type));
-  if (cats.includes("developer") && cats.length > 1) {
-    issues.push(custom(["categories"], "The developer category cannot be combined with other categories"));
+  for (const alone of ["developer", "gov"]) {
+    if (cats.includes(alone) && cats.length > 1) issues.push(custom(["categories"], `The ${alone} category cannot be combined with other categories`));
   }
   return issues;
 }

@@ -10,6 +10,7 @@ import { scrapeOptionsProps, normalizeScrapeOptions, pickScrapeOptions, type Scr
 import { refineScrapeOptions } from "./refine.ts";
 import { sourceUrlOf, urlAt } from "./url.ts";
 import { validateBody, throwIfIssues } from "./validate.ts";
+import { ExchangeNotEnabledError } from "../errors.ts";
 
 export const ScrapeRequestSchema = strictObject(
   {
@@ -37,6 +38,8 @@ export interface ScrapeRequest {
 
 /** Validates, refines and normalises a scrape body; throws `BadRequestError` (400) with zod-shaped details. */
 export function parseScrapeBody(body: unknown): ScrapeRequest {
+  // Firecrawl Exchange calls (`{alexandria: …}`, no url): upstream's answer for a team without Exchange.
+  if (typeof body === "object" && body !== null && "alexandria" in body) throw new ExchangeNotEnabledError();
   const v = validateBody(ScrapeRequestSchema, body);
   const issues = refineScrapeOptions(v);
   const url = urlAt(v.url, ["url"], issues);

@@ -9,14 +9,19 @@ import { strictObject, oneOf, OriginProps, CloudProps, Int } from "./common.ts";
 import { scrapeOptionsProps, normalizeScrapeOptions, SEARCH_FORMAT_TYPES, type ScrapeOptions } from "./scrape-options.ts";
 import { refineScrapeOptions, refineSearch } from "./refine.ts";
 import { validateBody, throwIfIssues } from "./validate.ts";
-import { BadRequestError } from "../errors.ts";
+import { BadRequestError, ExchangeNotEnabledError } from "../errors.ts";
 
 export const MAX_SEARCH_LIMIT = 100;
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const DEFAULT_SEARCH_TIMEOUT_MS = 60_000;
 
 export const SEARCH_SOURCES = ["web", "images", "news"] as const;
-export const SEARCH_CATEGORIES = ["github", "research", "pdf", "developer"] as const;
+export const SEARCH_CATEGORIES = ["github", "research", "pdf", "developer", "gov"] as const;
+/**
+ * Firecrawl Exchange's source ([LATEST]; the Firecrawl MCP server asks for `["web", "alexandria"]` by default): accepted
+ * by the schema so that it is answered as upstream answers a team without Exchange (403, {@link ExchangeNotEnabledError}).
+ */
+const EXCHANGE_SOURCE = "alexandria";
 
 const SourceField = t.Union([
   oneOf(SEARCH_SOURCES),
@@ -30,6 +35,8 @@ const SourceField = t.Union([
   }),
   strictObject({ type: t.Literal("images") }),
   strictObject({ type: t.Literal("news") }),
+  t.Literal(EXCHANGE_SOURCE),
+  strictObject({ type: t.Literal(EXCHANGE_SOURCE) }),
 ]);
 
 const CategoryField = t.Union([oneOf(SEARCH_CATEGORIES), strictObject({ type: oneOf(SEARCH_CATEGORIES) })]);
@@ -98,6 +105,7 @@ export interface SearchRequest {
 /** Validates, refines and normalises a search body; throws `BadRequestError` (400). */
 export function parseSearchBody(body: unknown): SearchRequest {
   const v = validateBody(SearchRequestSchema, body);
+  if (v.sources?.some((s) => (typeof s === "string" ? s : s.type) === EXCHANGE_SOURCE)) throw new ExchangeNotEnabledError();
   const so = v.scrapeOptions ?? { formats: [] };
   throwIfIssues([...refineSearch(v), ...refineScrapeOptions(so, ["scrapeOptions"])]);
   const { domainTools: _d, toolDetail: _t, threatProtection: _p, auditMetadata: _a, ...rest } = v;

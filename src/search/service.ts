@@ -100,6 +100,9 @@ const CATEGORY_QUERIES: Record<SearchCategory, { suffix: string; category: strin
   pdf: { suffix: " filetype:pdf", category: "general", keep: (hit) => isPdf(hit.url) },
   research: { suffix: "", category: "science", keep: () => true },
   developer: { suffix: "", category: "it", keep: () => true },
+  // [LATEST] upstream's government index (US federal, state and local law and regulation): here a web query kept to
+  // US government hosts, .gov and .mil, and the states' and localities' .us names (ca.gov, courts.state.ny.us).
+  gov: { suffix: " site:.gov", category: "general", keep: (hit) => /\.(gov|mil)$|\.[a-z]{2}\.us$/.test(hostOf(hit.url)) },
 };
 
 /** The image size from SearXNG's `resolution` ("1920x1080" or "1920 x 1080"). */

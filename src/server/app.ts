@@ -26,6 +26,7 @@ import { extractRoutes } from "./routes/extract.ts";
 import { agentRoutes } from "./routes/agent.ts";
 import { monitorRoutes } from "./routes/monitor.ts";
 import { parseRoutes } from "./routes/parse.ts";
+import { exchangeRoutes } from "./routes/exchange.ts";
 import { parseUploadRoutes } from "./routes/parse-upload.ts";
 import { UPLOAD_ROUTE_PREFIX } from "../parse/upload-refs.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
@@ -79,7 +80,8 @@ export function createApp(services: Services) {
     .use(monitorRoutes(services))
     .use(parseUploadRoutes(services))
     .use(parseRoutes(services))
-    .use(webhookRoutes(services));
+    .use(webhookRoutes(services))
+    .use(exchangeRoutes(services));
   // /v1 answers by handing each request, rewritten, to the /v2 routes above (routes/v1.ts).
   return app.use(v1Routes(services, (request) => app.handle(request)));
 }

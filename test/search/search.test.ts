@@ -67,6 +67,14 @@ beforeAll(async () => {
           { ...hit("https://a.example.com/ten-hours", 1), publishedDate: ago(10) },
           { ...hit("https://a.example.com/undated", 2), publishedDate: null },
         ];
+      } else if (q === "statute site:.gov") {
+        results = pageno > 1 ? [] : [
+          hit("https://www.ecfr.gov/current/title-21", 0),
+          hit("https://blog.example.com/about-statutes", 1),
+          hit("https://www.nycourts.state.ny.us/rules", 2),
+          hit("https://www.army.mil/regulations", 3),
+          hit("https://gov.example.org/not-a-government", 4),
+        ];
       } else if (q === "same page") {
         results = pageno > 1 ? [] : [hit(`${site.url}/counter`, 0)];
       } else if (q === "current news" && category === "news") {
@@ -147,6 +155,16 @@ describe("POST /v2/search", () => {
     ({ body } = await search({ query: "bun", categories: [{ type: "developer" }], limit: 2 }));
     expect(asked[before]!.get("categories")).toBe("it");
     expect(body.data.web.length).toBe(2);
+
+    // [LATEST] gov: US government hosts only (.gov, .mil, the states' .us names).
+    before = asked.length;
+    ({ body } = await search({ query: "statute", categories: ["gov"], limit: 5 }));
+    expect(asked[before]!.get("q")).toBe("statute site:.gov");
+    expect(body.data.web.map((r: any) => [r.url, r.category])).toEqual([
+      ["https://www.ecfr.gov/current/title-21", "gov"],
+      ["https://www.nycourts.state.ny.us/rules", "gov"],
+      ["https://www.army.mil/regulations", "gov"],
+    ]);
 
     // Two categories are two queries (not one query asking for both), interleaved and labelled.
     before = asked.length;
@@ -387,6 +405,14 @@ describe("POST /v2/search", () => {
     expect(both.body).toMatchObject({ error: "Invalid request body", details: [{ message: "includeDomains and excludeDomains cannot both be specified" }] });
     expect((await search({ query: "x", limit: 101 })).status).toBe(400);
     expect((await search({ query: "x", scrapeOptions: { formats: ["changeTracking"] } })).status).toBe(400);
+    expect((await search({ query: "x", categories: ["gov", "pdf"] })).body.details[0].message).toBe("The gov category cannot be combined with other categories");
+    // Firecrawl Exchange (the Firecrawl MCP server's default sources: ["web", "alexandria"]): upstream's answer for a
+    // team without it, which the MCP server recognises and asks again with web results only.
+    for (const sources of [["web", "alexandria"], [{ type: "alexandria" }]]) {
+      const exchange = await search({ query: "x", sources, domainTools: true, toolDetail: "compact" });
+      expect(exchange.status).toBe(403);
+      expect(exchange.body).toMatchObject({ success: false, code: "EXCHANGE_NOT_ENABLED", error: "Exchange is not enabled for this team." });
+    }
     const poor = h.services.keys.create("poor", 1).key;
     const res = await h.request("/v2/search", { method: "POST", json: { query: "x" }, auth: poor });
     expect(res.status).toBe(402);
