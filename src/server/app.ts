@@ -7,7 +7,7 @@
  * instead of silently stripping them, which the /v2 contract requires (api-v2.md §2.1).
  */
 import { Elysia } from "elysia";
-import { DeferredUpload, parseJsonBody } from "./body-parser.ts";
+import { DeferredUpload, parseJsonBody, readBodyText } from "./body-parser.ts";
 import { corsPlugin } from "./cors.ts";
 import { docsPlugin } from "./docs.ts";
 import { httpStatusFor, mapError } from "./error-handler.ts";
@@ -37,17 +37,23 @@ import { interactRoutes } from "./routes/interact.ts";
 import type { Services } from "./services.ts";
 import { activityHook } from "./activity-hook.ts";
 
+/** The monitor emails' confirm and unsubscribe links (routes/monitor-email.ts). */
+const MONITOR_EMAIL_PREFIX = "/v2/monitor/email/";
+
 /** Builds the HTTP application over `services`. */
 export function createApp(services: Services) {
   const { config, log } = services;
   const app = new Elysia({ name: "crawlbox", normalize: false })
     .use(corsPlugin(config.corsOrigins, config.authEnabled, [config.host, config.publicUrl ? new URL(config.publicUrl).hostname : ""]))
     // Every body is JSON, whatever its Content-Type says (curl's -d), except a multipart upload to POST /v2/parse and
-    // the file PUT to a parse upload URL: their routes read them.
+    // the file PUT to a parse upload URL (their routes read them), and the monitor email links, whose POST a mail
+    // client sends as a form (RFC 8058 one-click unsubscribe: `List-Unsubscribe=One-Click`): read and not needed.
     .onParse(({ request }) => {
       const path = new URL(request.url).pathname;
       const multipart = (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data") && path === "/v2/parse";
-      return multipart || (request.method === "PUT" && path.startsWith(UPLOAD_ROUTE_PREFIX)) ? new DeferredUpload() : parseJsonBody(request, config.maxRequestBodyBytes);
+      if (multipart || (request.method === "PUT" && path.startsWith(UPLOAD_ROUTE_PREFIX))) return new DeferredUpload();
+      if (path.startsWith(MONITOR_EMAIL_PREFIX)) return readBodyText(request, config.maxRequestBodyBytes).then(() => ({}));
+      return parseJsonBody(request, config.maxRequestBodyBytes);
     })
     .onError(({ code, error, set }) => {
       const e = mapError(code, error, log);

@@ -148,8 +148,9 @@ export interface ServiceOptions {
   searchFetch?: typeof fetch;
   /**
    * Start the job workers and the webhook dispatcher, which first take over what a previous process left
-   * running. `false` for a one-off `crawlbox scrape` on the data folder of a server that may be running: it must
-   * neither requeue that server's pages nor work on its jobs. @default true
+   * running, and the periodic upkeep (expiry, cache compaction, the mail outbox). `false` for a one-off
+   * `crawlbox scrape` on the data folder of a server that may be running: it must neither requeue that server's
+   * pages, nor work on its jobs, nor send its mail. @default true
    */
   background?: boolean;
   /** The parse worker pool (tests inject one that fails or that sends every page to a worker). @default `CRAWLBOX_PARSE_WORKERS` workers */
@@ -263,13 +264,22 @@ export async function createServices(config: Config, options: ServiceOptions = {
     },
   });
   const scheduler = createScheduler(log);
-  scheduler.every("expire-files-trim-results", "0 * * * * *", () => {
+  const background = options.background ?? true;
+  /**
+   * Periodic upkeep (expiry, compaction, the mail outbox) belongs to the server: a one-off `crawlbox scrape` on the
+   * same data folder (background: false) must not run it beside the server (it sent the outbox's due mail, which
+   * the server sends too: the outbox has no claim across processes).
+   */
+  const upkeep = (name: string, cron: string, run: () => void) => {
+    if (background) scheduler.every(name, cron, run);
+  };
+  upkeep("expire-files-trim-results", "0 * * * * *", () => {
     void files.prune();
     uploadRefs.prune();
     // Checked every minute: a busy server stores hundreds of results a second.
     results.trim(config.maxStoredResults);
   });
-  scheduler.every("expire-results", "0 7 * * * *", () => {
+  upkeep("expire-results", "0 7 * * * *", () => {
     activity.prune();
     results.prune(now());
     idempotency.prune(now());
@@ -283,7 +293,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   });
   // Every five minutes: pages fetched again and again (maxAge: 0) leave their old copies behind quickly (a soak at
   // ~140 misses a second left 473 MB of segments for 208 live pages before the hourly run).
-  scheduler.every("compact-cache", "0 */5 * * * *", () => {
+  upkeep("compact-cache", "0 */5 * * * *", () => {
     void cache
       .compact()
       .then((r) => r.segments > 0 && log.info("page cache compacted", { ...r }))
@@ -301,7 +311,6 @@ export async function createServices(config: Config, options: ServiceOptions = {
     log,
   });
   if (config.allowPrivateWebhooks) log.warn("CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS is on: webhooks bypass the egress gate");
-  const background = options.background ?? true;
   if (background) webhooks.start();
 
   // Jobs: every state change and its webhook event commit in one transaction (the sink runs inside it).
@@ -361,8 +370,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // Email notifications go through the operator's relay, like the LLM and SearXNG reached without the egress gate.
   const mail = config.smtpUrl ? new MailOutbox(db, { url: config.smtpUrl, from: config.smtpFrom }, (message, fields) => log.warn(message, fields), now) : undefined;
   if (mail) {
-    scheduler.every("deliver-mail", "*/30 * * * * *", () => void mail.deliver());
-    scheduler.every("expire-mail", "0 23 * * * *", () => mail.prune());
+    upkeep("deliver-mail", "*/30 * * * * *", () => void mail.deliver());
+    upkeep("expire-mail", "0 23 * * * *", () => mail.prune());
   }
   const monitors = new MonitorService({
     ...research,
@@ -372,7 +381,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ...(mail ? { mail, recipients: new MailRecipients(db, now), ...(config.publicUrl ? { publicBaseUrl: config.publicUrl } : {}) } : {}),
     ...(searchBackend ? { searchTarget: searchRunner(search) } : {}),
   });
-  scheduler.every("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
+  upkeep("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
   if (background) workers.start();
 
   return {

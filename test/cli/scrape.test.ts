@@ -63,3 +63,17 @@ test("a CLI scrape beside a running server neither requeues nor takes the server
   expect(done).toBe(true);
   expect(hits.get("/held-1")).toBe(1);
 });
+
+test("a CLI scrape's services run none of the server's periodic upkeep (the mail outbox included); a server's do", async () => {
+  const { createServices } = await import("../../src/server/services.ts");
+  const { testConfig } = await import("../../src/config.ts");
+  const { silentLogger } = await import("../../src/log.ts");
+  const config = testConfig({ dataDir: h.services.config.dataDir, smtpUrl: "smtp://127.0.0.1:1", smtpFrom: "crawlbox@example.com" });
+  const cli = await createServices(config, { log: silentLogger, background: false });
+  try {
+    expect(cli.scheduler.names()).toEqual([]);
+  } finally {
+    await cli.close();
+  }
+  expect(h.services.scheduler.names()).toEqual(expect.arrayContaining(["expire-files-trim-results", "expire-results", "compact-cache", "expire-jobs"]));
+});

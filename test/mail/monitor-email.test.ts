@@ -125,7 +125,12 @@ describe("monitor email notifications", () => {
     await runAndSettle(m.id);
     await Bun.sleep(300);
     expect(smtp.received).toHaveLength(1);
-    expect(await (await fetch(linkIn(news, "unsubscribe"), { method: "POST" })).json()).toEqual({ success: true, email: "ops@example.test", status: "unsubscribed" });
+    // As a mail client sends RFC 8058's one-click unsubscribe: a form body (it was a 400 for not being JSON).
+    const oneClick = await fetch(linkIn(news, "unsubscribe"), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
+    expect(await oneClick.json()).toEqual({ success: true, email: "ops@example.test", status: "unsubscribed" });
+    const form = new FormData();
+    form.append("List-Unsubscribe", "One-Click");
+    expect((await fetch(linkIn(news, "unsubscribe"), { method: "POST", body: form })).status).toBe(200);
     pages.set("/price", html("Kettle", "The kettle costs 31 EUR."));
     await runAndSettle(m.id);
     await app.updateMonitor(m.id, { notification: { email: { recipients: ["ops@example.test"] } } } as any);
