@@ -378,14 +378,19 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     let ok = false;
     try {
       const u = new URL(config.smtpUrl);
-      ok = (u.protocol === "smtp:" || u.protocol === "smtps:") && u.hostname !== "" && ["auto", "required", "off", null].includes(u.searchParams.get("starttls"));
+      ok =
+        (u.protocol === "smtp:" || u.protocol === "smtps:") &&
+        u.hostname !== "" &&
+        ["auto", "required", "off", null].includes(u.searchParams.get("starttls")) &&
+        // Only "false" turns the certificate check off (mail/smtp.ts): any other value would leave it on unnoticed.
+        ["true", "false", null].includes(u.searchParams.get("tls_verify"));
       // The user and password are percent-decoded when sent: a bad escape would fail every message.
       decodeURIComponent(u.username);
       decodeURIComponent(u.password);
     } catch {
       ok = false;
     }
-    if (!ok) r.problems.push("CRAWLBOX_SMTP_URL must be smtp://[user:pass@]host[:port][?starttls=auto|required|off] or smtps://[user:pass@]host[:port]");
+    if (!ok) r.problems.push("CRAWLBOX_SMTP_URL must be smtp://[user:pass@]host[:port][?starttls=auto|required|off][&tls_verify=true|false] or smtps://[user:pass@]host[:port][?tls_verify=true|false]");
   }
   if (!/^[^\s@<>]+@[^\s@<>]+$/.test(config.smtpFrom)) r.problems.push("CRAWLBOX_SMTP_FROM must be an e-mail address");
   if (config.apiKeys.some((k) => k.length < 8)) r.problems.push("CRAWLBOX_API_KEYS entries must be at least 8 characters");

@@ -14,14 +14,18 @@ import { VERSION } from "./version.ts";
 
 const BOOLEAN_FLAGS = new Set(["help", "version", "full-page"]);
 
-/** The options of each command (and of each `keys` subcommand); anything else is a usage error. */
-const COMMAND_FLAGS: Record<string, FlagSpec> = {
-  serve: {},
-  help: {},
-  scrape: { values: ["format", "timeout"], booleans: ["full-page"] },
-  "keys create": { values: ["name", "quota"] },
-  "keys list": {},
-  "keys revoke": {},
+/**
+ * The options of each command (and of each `keys` subcommand), and how many words it takes (the command's own
+ * included: `scrape <url>` is 2); anything else is a usage error, found before the configuration is read or the
+ * database opened.
+ */
+const COMMANDS: Record<string, FlagSpec & { words: number }> = {
+  serve: { words: 1 },
+  help: { words: 1 },
+  scrape: { values: ["format", "timeout"], booleans: ["full-page"], words: 2 },
+  "keys create": { values: ["name", "quota"], words: 2 },
+  "keys list": { words: 2 },
+  "keys revoke": { words: 3 },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -38,8 +42,17 @@ async function main(argv: string[]): Promise<number> {
   const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
   try {
     const name = command === "keys" ? `keys ${args.positional[1] ?? ""}`.trim() : command;
-    const spec = COMMAND_FLAGS[name];
-    if (spec) assertKnownFlags(name, args.flags, spec);
+    const spec = COMMANDS[name];
+    if (!spec) {
+      throw new UsageError(command === "keys" ? `unknown keys command "${args.positional[1] ?? ""}"; use create, list or revoke` : `unknown command "${command}"`);
+    }
+    assertKnownFlags(name, args.flags, spec);
+    const extra = args.positional.slice(spec.words)[0];
+    if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}" for ${name}`);
+    if (name === "help") {
+      process.stdout.write(USAGE);
+      return 0;
+    }
     const config = loadConfig();
     switch (command) {
       case "serve":
@@ -48,9 +61,6 @@ async function main(argv: string[]): Promise<number> {
         return await runScrape(config, args, out);
       case "keys":
         return runKeys(config, args, out);
-      case "help":
-        process.stdout.write(USAGE);
-        return 0;
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

@@ -58,6 +58,9 @@ describe("config", () => {
     expect(loadConfig({ CRAWLBOX_SMTP_URL: "smtps://relay.internal" }).smtpUrl).toBe("smtps://relay.internal");
     expect(() => loadConfig({ CRAWLBOX_SMTP_URL: "http://relay.internal" })).toThrow(/CRAWLBOX_SMTP_URL must be/);
     expect(() => loadConfig({ CRAWLBOX_SMTP_URL: "smtp://relay.internal?starttls=maybe" })).toThrow(/CRAWLBOX_SMTP_URL must be/);
+    // Only "false" turns certificate checks off: another value would leave them on without a word.
+    expect(() => loadConfig({ CRAWLBOX_SMTP_URL: "smtp://relay.internal?tls_verify=nope" })).toThrow(/CRAWLBOX_SMTP_URL must be/);
+    expect(loadConfig({ CRAWLBOX_SMTP_URL: "smtps://relay.internal?tls_verify=false" }).smtpUrl).toBe("smtps://relay.internal?tls_verify=false");
     expect(() => loadConfig({ CRAWLBOX_SMTP_FROM: "nobody" })).toThrow(/CRAWLBOX_SMTP_FROM must be an e-mail address/);
   });
 

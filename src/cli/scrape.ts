@@ -26,7 +26,10 @@ export async function runScrape(config: Config, args: ParsedArgs, out: (s: strin
     onlyMainContent: args.flags["full-page"] !== true,
     origin: "cli",
   };
-  if (typeof args.flags.timeout === "string") body.timeout = Number(args.flags.timeout);
+  if (typeof args.flags.timeout === "string") {
+    if (!/^\d+$/.test(args.flags.timeout)) throw new UsageError("--timeout must be a whole number of milliseconds");
+    body.timeout = Number(args.flags.timeout);
+  }
 
   // A server may be running on the same folder: leave its jobs, pages and webhooks to it.
   const services = await createServices(config, { log: silentLogger, background: false });

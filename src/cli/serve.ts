@@ -55,8 +55,9 @@ export async function runServe(config: Config): Promise<number> {
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (err instanceof DataDirInUseError) process.stderr.write(`crawlbox: ${err.message}\n`);
-    else if (code !== undefined && ["EROFS", "EACCES", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST", "SQLITE_CANTOPEN", "SQLITE_READONLY"].includes(code)) {
-      // EEXIST/ENOTDIR: the path is a file. Said plainly rather than as a stack trace.
+    else if (code !== undefined && ["EROFS", "EACCES", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST", "ENOENT", "SQLITE_CANTOPEN", "SQLITE_READONLY"].includes(code)) {
+      // EEXIST/ENOTDIR: the path is a file; ENOENT: a folder that cannot be made (under /proc). Said plainly rather
+      // than as a stack trace.
       process.stderr.write(`crawlbox: cannot use ${config.dataDir} as the data directory (${code}): set CRAWLBOX_DATA_DIR to a writable folder\n`);
     } else throw err;
     return 1;

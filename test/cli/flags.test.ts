@@ -3,7 +3,7 @@
  * `serve --port 8080` must not quietly serve on 3002, nor `keys create --quota` create a key with a quota of 1.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertKnownFlags, parseArgs, UsageError } from "../../src/cli/args.ts";
@@ -30,6 +30,12 @@ describe("unknown or malformed options exit 2 with the usage", () => {
     [["keys", "list", "--bogus"], "keys list has no option --bogus"],
     [["scrape", "http://127.0.0.1:9/", "--formats", "html"], "scrape has no option --formats"],
     [["scrape", "http://127.0.0.1:9/", "--full-page=yes"], "--full-page takes no value"],
+    // Words a command does not take, and bad values, are refused too (they were ignored, or reported as an API error).
+    [["scrape", "http://127.0.0.1:9/", "extra"], 'unexpected argument "extra" for scrape'],
+    [["keys", "list", "extra"], 'unexpected argument "extra" for keys list'],
+    [["serve", "foo"], 'unexpected argument "foo" for serve'],
+    [["scrape", "http://127.0.0.1:9/", "--timeout", "abc"], "--timeout must be a whole number of milliseconds"],
+    [["keys", "bogus"], 'unknown keys command "bogus"'],
   ])("%p", async (args, message) => {
     const r = await run(args as string[]);
     expect(r.code).toBe(2);
@@ -51,4 +57,27 @@ test("--help and --version are accepted with any command", () => {
   expect(() => assertKnownFlags("serve", parseArgs(["serve", "--help"]).flags, {})).not.toThrow();
   expect(() => assertKnownFlags("keys list", parseArgs(["keys", "list", "-v"]).flags, {})).not.toThrow();
   expect(() => assertKnownFlags("keys list", parseArgs(["keys", "list", "--x"]).flags, {})).toThrow(UsageError);
+});
+
+test("a wrong command is a usage error before anything else: no configuration read, no data folder made", async () => {
+  const fresh = join(dataDir, "never-made");
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts"), "keys", "bogus"], {
+    env: { ...process.env, CRAWLBOX_DATA_DIR: fresh, PORT: "abc" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(await proc.exited).toBe(2);
+  expect(existsSync(fresh)).toBe(false);
+});
+
+test("a data folder that cannot be made: a plain message, exit 1, no stack trace", async () => {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts"), "serve"], {
+    env: { ...process.env, CRAWLBOX_DATA_DIR: "/proc/crawlbox-cannot-exist", PORT: "0" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  expect(code).toBe(1);
+  expect(stderr).toContain("cannot use /proc/crawlbox-cannot-exist as the data directory");
+  expect(stderr).not.toContain("    at ");
 });
