@@ -20,7 +20,19 @@ import { normalizeWebhook, webhookField, type Webhook } from "./webhook.ts";
 
 /** Events a monitor announces: `monitor.check.completed` after every check, `monitor.check.failed` when one fails. */
 export const MONITOR_WEBHOOK_EVENTS = ["check.completed", "check.failed"] as const;
-export type MonitorWebhook = Webhook<(typeof MONITOR_WEBHOOK_EVENTS)[number]>;
+/**
+ * Names a monitor webhook's `events` may hold: each form of the two events that the outbox's filter matches
+ * (webhooks/outbox.ts `webhookEventMatchesFilter`, api-v2.md §4): the full name, the name after the first dot, the
+ * last part, and `check` (the part after the first dot, so both). Upstream clients send the full names, often with
+ * `monitor.page` (upstream's event per page scraped): accepted, as {@link NEVER_SENT_MONITOR_EVENTS}, so that such a
+ * client's monitor is not refused, though crawlbox never sends it (the check's event lists its pages). Any other
+ * name (a typo) is a 400 rather than a webhook that stays silent. The default is {@link MONITOR_WEBHOOK_EVENTS}.
+ */
+export const MONITOR_WEBHOOK_EVENT_FILTERS = ["monitor.check.completed", "monitor.check.failed", "check.completed", "check.failed", "completed", "failed", "check", "monitor.page", "page"] as const;
+/** Filter names upstream's clients send that crawlbox accepts but never sends an event for. */
+export const NEVER_SENT_MONITOR_EVENTS: readonly string[] = ["monitor.page", "page"];
+export type MonitorWebhookEventFilter = (typeof MONITOR_WEBHOOK_EVENT_FILTERS)[number];
+export type MonitorWebhook = Webhook<MonitorWebhookEventFilter>;
 
 /** Recipients one monitor's email notification may have. */
 export const MAX_EMAIL_RECIPIENTS = 10;
@@ -29,7 +41,11 @@ export const MAX_EMAIL_RECIPIENTS = 10;
 export interface MonitorNotification {
   email: { enabled: boolean; recipients: string[]; includeDiffs: boolean };
 }
-/** Most URLs one monitor checks (all its scrape targets together, and each crawl target's `limit`). */
+/**
+ * Most pages one check of a monitor reads: its scrape targets' URLs plus its crawl targets' `limit`s (a crawl target
+ * without one counts at its default, this same number), all targets together. Search targets are priced per search
+ * and not counted here (they scrape nothing).
+ */
 export const MAX_MONITOR_URLS = 100;
 /** Longest a monitor keeps its checks. */
 export const MAX_RETENTION_DAYS = 365;
@@ -60,7 +76,7 @@ const NotificationSchema = strictObject({
 });
 
 const common = {
-  webhook: t.Optional(webhookField(MONITOR_WEBHOOK_EVENTS)),
+  webhook: t.Optional(webhookField(MONITOR_WEBHOOK_EVENT_FILTERS)),
   notification: t.Optional(NotificationSchema),
   targets: t.Array(TargetSchema, { minItems: 1, maxItems: 20 }),
   retentionDays: t.Optional(Int({ minimum: 1, maximum: MAX_RETENTION_DAYS })),
@@ -78,7 +94,7 @@ export const UpdateMonitorSchema = strictObject(
     name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
     status: t.Optional(oneOf(["active", "paused"])),
     schedule: t.Optional(ScheduleSchema),
-    webhook: t.Optional(t.Union([webhookField(MONITOR_WEBHOOK_EVENTS), t.Null()])),
+    webhook: t.Optional(t.Union([webhookField(MONITOR_WEBHOOK_EVENT_FILTERS), t.Null()])),
     notification: t.Optional(t.Union([NotificationSchema, t.Null()])),
     targets: t.Optional(common.targets),
     retentionDays: common.retentionDays,
@@ -152,7 +168,7 @@ export interface MonitorFields {
   retentionDays?: number;
   goal?: string | null;
   judgeEnabled?: boolean;
-  /** `null` removes it. */
+  /** `null` removes it; absent (or `{}` in the body) leaves it as it is. */
   notification?: MonitorNotification | null;
 }
 
@@ -160,6 +176,7 @@ type TargetInput = Static<typeof TargetSchema>;
 
 /** A crawl target, checked as the crawl body it becomes; its issues are reported under the target's own path. */
 function crawlTarget(target: Extract<TargetInput, { type: "crawl" }>, id: string, i: number, issues: Issue[]): MonitorCrawlTarget | undefined {
+  // The default limit is the most a monitor may read: a crawl target without one counts as MAX_MONITOR_URLS pages.
   const options = { limit: MAX_MONITOR_URLS, ...(target.crawlOptions ?? {}) };
   try {
     const req = parseCrawlBody({ url: target.url, ...options, scrapeOptions: target.scrapeOptions ?? {} });
@@ -182,7 +199,6 @@ function crawlTarget(target: Extract<TargetInput, { type: "crawl" }>, id: string
 function targets(input: TargetInput[], issues: Issue[]): MonitorTarget[] {
   const out: MonitorTarget[] = [];
   const ids = new Set<string>();
-  let urls = 0;
   input.forEach((target, i) => {
     const id = target.id ?? `target-${i + 1}`;
     if (ids.has(id)) issues.push({ code: "custom", path: ["targets", i, "id"], message: `Two targets have the id ${JSON.stringify(id)}.` });
@@ -204,24 +220,29 @@ function targets(input: TargetInput[], issues: Issue[]): MonitorTarget[] {
       return;
     }
     const normalised = target.urls.map((u, j) => urlAt(u, ["targets", i, "urls", j], issues)).filter((u): u is string => u !== undefined);
-    urls += normalised.length;
     // The shape was checked with the body; this applies the options' defaults, as a scrape body's are.
     const options = validateBody(ScrapeOptionsSchema, target.scrapeOptions ?? {});
     issues.push(...refineScrapeOptions(options, ["targets", i, "scrapeOptions"]));
     out.push({ id, type: "scrape", urls: [...new Set(normalised)], scrapeOptions: normalizeScrapeOptions(options) });
   });
-  if (urls > MAX_MONITOR_URLS) issues.push({ code: "custom", path: ["targets"], message: `A monitor checks at most ${MAX_MONITOR_URLS} URLs; these targets have ${urls}.` });
+  // Scrape URLs and crawl limits together (docs/monitor.md "Limits and cost"): three crawls of 100 pages are 300.
+  const pages = out.reduce((n, t) => (t.type === "search" ? n : n + targetPages(t)), 0);
+  if (pages > MAX_MONITOR_URLS) {
+    issues.push({ code: "custom", path: ["targets"], message: `A monitor checks at most ${MAX_MONITOR_URLS} pages (its scrape targets' URLs plus its crawl targets' limits, ${MAX_MONITOR_URLS} for a crawl without one); these targets have ${pages}.` });
+  }
   return out;
 }
 
 /**
  * The notification settings (`email: {enabled?, recipients, includeDiffs?}`, enabled unless said otherwise), or
- * `null` to remove them; an enabled email needs 1 to {@link MAX_EMAIL_RECIPIENTS} addresses. Whether a mail relay is
- * configured is the service's check (monitor/service.ts).
+ * `null` to remove them; an enabled email needs 1 to {@link MAX_EMAIL_RECIPIENTS} addresses. An empty object says
+ * nothing, so it changes nothing (undefined): only `null` removes settings, and a PATCH that sends `{}` (a client
+ * serialising an unset form, say) must not silently stop a monitor's emails. Whether a mail relay is configured is
+ * the service's check (monitor/service.ts).
  */
 function notification(input: Static<typeof NotificationSchema> | null | undefined, issues: Issue[]): MonitorNotification | null | undefined {
   if (input === undefined || input === null) return input as null | undefined;
-  if (input.email === undefined) return null;
+  if (input.email === undefined) return undefined;
   // Lower-cased: case variants are one mailbox in practice, and one recipient (mail/recipients.ts).
   const recipients = [...new Set((input.email.recipients ?? []).map((r) => r.trim().toLowerCase()))];
   const enabled = input.email.enabled !== false;
@@ -236,7 +257,7 @@ function notification(input: Static<typeof NotificationSchema> | null | undefine
 
 function webhook(input: unknown, issues: Issue[]): MonitorWebhook | null | undefined {
   if (input === undefined || input === null) return input as null | undefined;
-  const w = normalizeWebhook(input as Parameters<typeof normalizeWebhook>[0], MONITOR_WEBHOOK_EVENTS, ["webhook"]);
+  const w = normalizeWebhook<MonitorWebhookEventFilter>(input as string | { url: string; events?: MonitorWebhookEventFilter[] }, MONITOR_WEBHOOK_EVENTS, ["webhook"]);
   issues.push(...w.issues);
   return w.webhook as MonitorWebhook | undefined;
 }
@@ -269,7 +290,8 @@ export function parseUpdateMonitorBody(body: unknown): MonitorFields {
   if (v.goal !== undefined) out.goal = v.goal;
   if (v.judgeEnabled !== undefined) out.judgeEnabled = v.judgeEnabled;
   if (v.webhook !== undefined) out.webhook = webhook(v.webhook, issues) ?? null;
-  if (v.notification !== undefined) out.notification = notification(v.notification, issues) ?? null;
+  const n = notification(v.notification, issues);
+  if (n !== undefined) out.notification = n;
   throwIfIssues(issues);
   if (Object.keys(out).length === 0) throw new BadRequestError("Nothing to update: give at least one field.");
   return out;

@@ -13,6 +13,9 @@ export const KEY_PREFIX = "fc-";
 const KEY_RANDOM_CHARS = 32;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
+/** The key id every request runs as when authentication is off (`CRAWLBOX_AUTH=off`, server/auth.ts). */
+export const ANONYMOUS_KEY_ID = "anonymous";
+
 /** Who is calling: the key's public id (never the key) and its credit quota (null = default). */
 export interface KeyIdentity {
   keyId: string;
@@ -48,6 +51,8 @@ export function generateKey(): string {
 /** The stored keys plus the ones configured in the environment. */
 export class KeyStore {
   private readonly envHashes: Buffer[];
+  /** The ids of the configured environment keys (`env_<hash prefix>`, as {@link verify} names them). */
+  private readonly envIds: ReadonlySet<string>;
 
   constructor(
     private readonly db: Database,
@@ -55,6 +60,7 @@ export class KeyStore {
     private readonly now: () => number = Date.now,
   ) {
     this.envHashes = envKeys.map((k) => Buffer.from(hashKey(k), "hex"));
+    this.envIds = new Set(envKeys.map((k) => envKeyId(hashKey(k))));
   }
 
   /** Creates and stores a key; the returned `key` is shown once and never stored. */
@@ -112,9 +118,15 @@ export class KeyStore {
     return { keyId, creditQuota: row?.credit_quota ?? null };
   }
 
-  /** Whether `keyId` is a stored key that was revoked (a monitor of such a key stops checking). */
-  isRevoked(keyId: string): boolean {
-    return this.db.query<{ r: number | null }, [string]>("SELECT revoked_at AS r FROM api_keys WHERE id = ?").get(keyId)?.r != null;
+  /**
+   * Whether `keyId` may still act: a stored key not revoked, or a key configured in `CRAWLBOX_API_KEYS` now. A key
+   * removed from the environment is gone as a revoked one is (nobody can present it any more), so work it left
+   * scheduled (a monitor) must stop, not run on unowned; `anonymous` is not a key and is not answered here.
+   */
+  isActive(keyId: string): boolean {
+    if (this.envIds.has(keyId)) return true;
+    const row = this.db.query<{ r: number | null }, [string]>("SELECT revoked_at AS r FROM api_keys WHERE id = ?").get(keyId);
+    return !!row && row.r === null;
   }
 
   /** The identity behind `key`, or undefined when the key is unknown or revoked. */
@@ -123,7 +135,7 @@ export class KeyStore {
     const digest = Buffer.from(hash, "hex");
     let envMatch = false;
     for (const h of this.envHashes) envMatch = timingSafeEqual(h, digest) || envMatch;
-    if (envMatch) return { keyId: `env_${hash.slice(0, 12)}`, creditQuota: null };
+    if (envMatch) return { keyId: envKeyId(hash), creditQuota: null };
     const row = this.db
       .query<{ id: string; credit_quota: number | null }, [string]>(
         "SELECT id, credit_quota FROM api_keys WHERE hash = ? AND revoked_at IS NULL",
@@ -131,4 +143,9 @@ export class KeyStore {
       .get(hash);
     return row ? { keyId: row.id, creditQuota: row.credit_quota } : undefined;
   }
+}
+
+/** The public id of an environment key, from its hex SHA-256 (a prefix: the id never reveals the key). */
+function envKeyId(hash: string): string {
+  return `env_${hash.slice(0, 12)}`;
 }

@@ -41,6 +41,8 @@ export function cronFromText(text: string): string | undefined {
   };
   if (simple[s]) return simple[s];
   // Only steps that divide the hour or the day evenly: cron's */45 fires at :00 and :45, which is not "every 45".
+  // No "every N days" past 1: the day-of-month step restarts each month (`*/2` runs on the 31st and then the 1st),
+  // and a stored schedule is a cron alone, so nothing else could keep the count across months.
   let m = /^every (\d{1,3}) (minute|hour|day)s?$/.exec(s);
   if (m) {
     const n = Number(m[1]);
@@ -76,7 +78,7 @@ export function normalizeSchedule(input: MonitorScheduleInput): MonitorSchedule 
     cron = cronFromText(input.text);
     if (!cron) {
       throw new BadRequestError(
-        `schedule.text ${JSON.stringify(input.text)} is not understood; use "hourly", "daily", "weekly", "monthly", "every N minutes|hours|days", "daily at 9:00" or "weekly on monday at 8:30", or give schedule.cron.`,
+        `schedule.text ${JSON.stringify(input.text)} is not understood; use "hourly", "daily", "weekly", "monthly", "every N minutes" (N dividing 60), "every N hours" (N dividing 24), "every day", "daily at 9:00" or "weekly on monday at 8:30", or give schedule.cron.`,
       );
     }
   }

@@ -12,7 +12,7 @@ import type { Database } from "bun:sqlite";
 import { Cron } from "croner";
 import { monitorPages, type MonitorFields, type MonitorTarget } from "../api/monitor.ts";
 import type { CreditLedger } from "../auth/credits.ts";
-import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
+import { ANONYMOUS_KEY_ID, type KeyIdentity, type KeyStore } from "../auth/keys.ts";
 import { BadRequestError, InsufficientCreditsError, NotFoundError, TooManyRequestsError } from "../errors.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
 import type { Logger } from "../log.ts";
@@ -32,11 +32,13 @@ export const MAX_MONITORS_PER_KEY = 50;
 const CHECKS_AT_ONCE = 2;
 
 /** Dependencies of {@link MonitorService}. */
-export interface MonitorServiceDeps extends Omit<CheckDeps, "newId" | "now"> {
+export interface MonitorServiceDeps extends Omit<CheckDeps, "newId" | "now" | "config"> {
+  /** The checks' settings, and whether requests are authenticated (with `CRAWLBOX_AUTH=off` they are `anonymous`'s). */
+  config: CheckDeps["config"] & { authEnabled: boolean };
   db: Database;
   store: MonitorStore;
   ledger: CreditLedger;
-  keys: Pick<KeyStore, "identityOf" | "isRevoked">;
+  keys: Pick<KeyStore, "identityOf" | "isActive">;
   kickWebhooks: () => void;
   /** The mail outbox, when a relay is configured (`CRAWLBOX_SMTP_URL`): email notifications need it. */
   mail?: MailOutbox;
@@ -87,7 +89,7 @@ export class MonitorService {
     const abandoned = this.deps.store.runningChecks();
     for (const c of abandoned) {
       const m = this.deps.store.get(c.monitorId);
-      if (m) this.end(m, c, { status: "failed", ...this.deps.store.tally(c.id), error: "The server stopped during the check." }, []);
+      if (m) this.end(m, c, { status: "failed", ...this.deps.store.tally(c.id), error: "The server stopped during the check." }, this.deps.store.changedPages(c.id));
     }
     let scheduled = 0;
     for (const m of this.deps.store.active()) {
@@ -212,16 +214,26 @@ export class MonitorService {
   tick(id: string, scheduledFor = this.now()): CheckRow | undefined {
     const m = this.deps.store.get(id);
     if (!m || m.status !== "active" || this.closed) return undefined;
-    if (this.deps.keys.isRevoked(m.keyId)) {
-      // Its key was revoked: nobody may be charged or told any more. Paused, not deleted (the key's data stays).
+    if (!this.ownerActive(m.keyId)) {
+      // Its key was revoked, or removed from CRAWLBOX_API_KEYS: nobody may be charged or told any more, and nobody
+      // could list, pause or delete the monitor. Paused, not deleted (the key's data stays).
       m.status = "paused";
       m.updatedAt = this.now();
       this.deps.store.save(m);
       this.disarm(m.id);
-      this.deps.log.info("monitor paused: its API key was revoked", { monitor: m.id });
+      this.deps.log.info("monitor paused: its API key was revoked or is no longer configured", { monitor: m.id });
       return undefined;
     }
     return this.startCheck(m, "scheduled", scheduledFor);
+  }
+
+  /**
+   * Whether the monitor's key can still act: a stored key not revoked, a configured environment key, or `anonymous`
+   * while authentication is off (every request is anonymous's then; with it on, nobody can reach those monitors).
+   */
+  private ownerActive(keyId: string): boolean {
+    if (keyId === ANONYMOUS_KEY_ID) return !this.deps.config.authEnabled;
+    return this.deps.keys.isActive(keyId);
   }
 
   /** Stops every schedule and running check (a running check is failed at the next start). */
@@ -266,7 +278,20 @@ export class MonitorService {
     // Crawl targets are counted at their page limit: a check the key could not finish paying for is not started.
     const pages = monitorPages(m.targets);
     // Queued until it gets one of the process's check places (at once when one is free: then it reads `running`).
-    const check: CheckRow = { id: this.newId(), monitorId: m.id, keyId: m.keyId, status: "queued", trigger, credits: 0, summary: EMPTY_SUMMARY, createdAt: now, updatedAt: now };
+    // What it runs is kept with it (its targets, their estimate): the monitor's targets may change afterwards.
+    const check: CheckRow = {
+      id: this.newId(),
+      monitorId: m.id,
+      keyId: m.keyId,
+      status: "queued",
+      trigger,
+      credits: 0,
+      summary: EMPTY_SUMMARY,
+      targets: m.targets.map((t) => ({ id: t.id, type: t.type })),
+      estimatedCredits: pages,
+      createdAt: now,
+      updatedAt: now,
+    };
     if (scheduledFor !== undefined) check.scheduledFor = scheduledFor;
     const skipped = (status: CheckRow["status"], error: string): CheckRow => {
       const row: CheckRow = { ...check, status, error, finishedAt: now };

@@ -41,6 +41,12 @@ export interface MonitorRow {
   updatedAt: number;
 }
 
+/** A target as a check records it: enough to answer its `targetResults` after the monitor's targets changed. */
+export interface CheckTarget {
+  id: string;
+  type: MonitorTarget["type"];
+}
+
 export type CheckStatus = "queued" | "running" | "completed" | "partial" | "failed" | "skipped_overlap" | "skipped_no_credits";
 
 /** A stored check. */
@@ -57,6 +63,12 @@ export interface CheckRow {
   summary: MonitorSummary;
   /** What each crawl or search target did (its crawl's id; its search's counts), by target id. */
   targetResults?: Record<string, Record<string, unknown>>;
+  /**
+   * The targets the check ran, and what they were estimated to cost (`estimatedCredits`), kept with it because the
+   * monitor's targets may be changed afterwards; absent on checks stored before migration 30.
+   */
+  targets?: CheckTarget[];
+  estimatedCredits?: number;
   error?: string;
   createdAt: number;
   updatedAt: number;
@@ -113,6 +125,8 @@ function monitorFrom(r: Record<string, any>): MonitorRow {
 function checkFrom(r: Record<string, any>): CheckRow {
   const c: CheckRow = { id: r.id, monitorId: r.monitor_id, keyId: r.key_id, status: r.status, trigger: r.trigger, credits: r.credits, summary: JSON.parse(r.summary), createdAt: r.created_at, updatedAt: r.updated_at };
   if (r.target_results !== null) c.targetResults = JSON.parse(r.target_results);
+  if (r.targets !== null) c.targets = JSON.parse(r.targets);
+  if (r.estimated_credits !== null) c.estimatedCredits = r.estimated_credits;
   for (const [k, col] of [["scheduledFor", "scheduled_for"], ["startedAt", "started_at"], ["finishedAt", "finished_at"], ["error", "error"]] as const) {
     const v = opt(r[col]);
     if (v !== undefined) (c as unknown as Record<string, unknown>)[k] = v;
@@ -185,8 +199,8 @@ export class MonitorStore {
   /** Stores a new check: `queued`, or a skipped one (already ended). */
   addCheck(c: CheckRow): void {
     this.db
-      .query("INSERT INTO monitor_checks (id, monitor_id, key_id, status, trigger, scheduled_for, started_at, finished_at, credits, summary, error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(c.id, c.monitorId, c.keyId, c.status, c.trigger, c.scheduledFor ?? null, c.startedAt ?? null, c.finishedAt ?? null, c.credits, JSON.stringify(c.summary), c.error ?? null, c.createdAt, c.updatedAt);
+      .query("INSERT INTO monitor_checks (id, monitor_id, key_id, status, trigger, scheduled_for, started_at, finished_at, credits, summary, error, targets, estimated_credits, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(c.id, c.monitorId, c.keyId, c.status, c.trigger, c.scheduledFor ?? null, c.startedAt ?? null, c.finishedAt ?? null, c.credits, JSON.stringify(c.summary), c.error ?? null, json(c.targets), c.estimatedCredits ?? null, c.createdAt, c.updatedAt);
     if (c.status === "queued" || c.status === "running") this.db.query("UPDATE monitors SET current_check_id = ?, last_run_at = ? WHERE id = ?").run(c.id, c.createdAt, c.monitorId);
   }
 
@@ -265,6 +279,17 @@ export class MonitorStore {
       ? this.db.query<Record<string, any>, [string, string, number, number]>("SELECT * FROM monitor_pages WHERE check_id = ? AND status = ? ORDER BY seq LIMIT ? OFFSET ?").all(checkId, status, limit, skip)
       : this.db.query<Record<string, any>, [string, number, number]>("SELECT * FROM monitor_pages WHERE check_id = ? ORDER BY seq LIMIT ? OFFSET ?").all(checkId, limit, skip);
     return rows.map(pageFrom);
+  }
+
+  /**
+   * The pages of a check that are news (`new`, `changed`, `removed`) as its webhook lists them, in order: what a check
+   * a stopped server left had recorded is announced as a check that ran to its end would announce it.
+   */
+  changedPages(checkId: string): { url: string; status: string }[] {
+    return this.db
+      .query<{ url: string; status: string }, [string]>("SELECT url, status FROM monitor_pages WHERE check_id = ? AND status IN ('new', 'changed', 'removed') ORDER BY seq")
+      .all(checkId)
+      .map((r) => ({ url: r.url, status: r.status }));
   }
 
   /** The checks not ended, queued or running (after a restart: those a stopped server left). */

@@ -6,11 +6,11 @@
  * The WebSocket form (key as `Sec-WebSocket-Protocol`) is accepted too, for the SDK's watcher.
  */
 import { Elysia } from "elysia";
-import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
+import { ANONYMOUS_KEY_ID, type KeyIdentity, type KeyStore } from "../auth/keys.ts";
 import { UnauthorizedError } from "../errors.ts";
 
 /** The identity used for every request when authentication is off. */
-export const ANONYMOUS: KeyIdentity = { keyId: "anonymous", creditQuota: null };
+export const ANONYMOUS: KeyIdentity = { keyId: ANONYMOUS_KEY_ID, creditQuota: null };
 
 /** Extracts the presented key from `Authorization: Bearer …` or a WebSocket sub-protocol. */
 export function presentedKey(headers: Headers | Record<string, string | undefined>): string | undefined {

@@ -66,16 +66,19 @@ export interface EnqueueOptions {
 
 /**
  * Whether `type` (e.g. `crawl.page`) passes the `events` filter: an empty filter passes everything; otherwise the
- * filter must contain the full name, the segment after the first dot (`page`), or everything after the first dot
- * (`check.completed` for `monitor.check.completed`). This is upstream's `webhookEventMatchesFilter`, so a bare
- * suffix like `completed` does not match `monitor.check.completed`.
+ * filter must contain the full name, the segment after the first dot (`page`; `check` for a monitor's events),
+ * everything after the first dot (`check.completed` for `monitor.check.completed`), or the last segment
+ * (`completed`). The first three are upstream's `webhookEventMatchesFilter`; the last is api-v2.md §4's short
+ * name, which upstream misses for the three-part monitor events only (for two-part names it is the second segment,
+ * so crawl, batch, extract and agent filters match exactly as upstream's).
  */
 export function webhookEventMatchesFilter(filter: readonly string[] | undefined, type: string): boolean {
   if (!filter || filter.length === 0) return true;
   const parts = type.split(".");
   const subtype = parts[1];
   const suffix = parts.slice(1).join(".");
-  return filter.includes(type) || (subtype !== undefined && filter.includes(subtype)) || filter.includes(suffix);
+  const last = parts.length > 1 ? parts[parts.length - 1]! : undefined;
+  return filter.includes(type) || (subtype !== undefined && filter.includes(subtype)) || filter.includes(suffix) || (last !== undefined && filter.includes(last));
 }
 
 /** The payload of an event, with the `webhookId` it will carry on every attempt. */

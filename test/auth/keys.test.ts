@@ -49,6 +49,21 @@ describe("API keys", () => {
     expect(store.count()).toBe(1);
   });
 
+  test("isActive: a stored key until revoked, an environment key while configured; unknown ids are not", () => {
+    const d = db();
+    const store = new KeyStore(d, ["env-key-123456"]);
+    const stored = store.create("s");
+    const envId = store.verify("env-key-123456")!.keyId;
+    expect(store.isActive(stored.record.id)).toBe(true);
+    expect(store.isActive(envId)).toBe(true);
+    store.revoke(stored.record.id);
+    expect(store.isActive(stored.record.id)).toBe(false);
+    // The same database without the environment key (a restart after it was removed from CRAWLBOX_API_KEYS).
+    expect(new KeyStore(d, ["other-key-123456"]).isActive(envId)).toBe(false);
+    expect(store.isActive("key_unknown")).toBe(false);
+    expect(store.isActive("anonymous")).toBe(false);
+  });
+
   test("environment keys are accepted and identified without exposing them", () => {
     const store = new KeyStore(db(), ["env-key-123456"]);
     const who = store.verify("env-key-123456");

@@ -3,7 +3,7 @@
  * confirmation email's link and can unsubscribe; a check that finds pages new, changed or removed mails the confirmed
  * ones (with the diffs when asked), a quiet check none; the relay
  * answering a temporary error is tried again later, a permanent one gives up; without a relay configured an email
- * notification is a 400; settings are answered as stored and removed with null; bad recipients are 400s; the SMTP
+ * notification is a 400; settings are answered as stored and removed with null (`{}` changes nothing); bad recipients are 400s; the SMTP
  * client's STARTTLS (to a relay that requires it) and its refusals.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -241,6 +241,19 @@ describe("monitor email notifications", () => {
     const again: any = await app.updateMonitor(late.id, { notification: { email: { recipients: ["late@example.test"] } } } as any);
     expect(again.emailRecipientSubscriptions[0]).toMatchObject({ status: "pending", confirmationEmailSent: true });
     await app.deleteMonitor(late.id);
+  });
+
+  test("notification: {} in an update changes nothing (only null removes the settings); alone it is a 400, nothing to update", async () => {
+    const m: any = await app.createMonitor({ name: "Kept", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/a`] }], notification: { email: { enabled: false, recipients: ["kept@example.test"] } } } as any);
+    const settings = { email: { enabled: false, recipients: ["kept@example.test"], includeDiffs: false } };
+    expect(m.notification).toEqual(settings);
+    const renamed = await h.request(`/v2/monitor/${m.id}`, { method: "PATCH", json: { name: "Kept too", notification: {} } });
+    expect(renamed.status).toBe(200);
+    expect(((await renamed.json()) as any).data).toMatchObject({ name: "Kept too", notification: settings });
+    const alone = await h.request(`/v2/monitor/${m.id}`, { method: "PATCH", json: { notification: {} } });
+    expect(alone.status).toBe(400);
+    expect(((await app.getMonitor(m.id)) as any).notification).toEqual(settings);
+    await app.deleteMonitor(m.id);
   });
 
   test("the SMTP client: STARTTLS when offered (required by the relay), refusals typed temporary or permanent, an unreachable relay", async () => {

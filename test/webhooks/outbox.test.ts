@@ -25,6 +25,13 @@ describe("events filter (api-v2.md §4, upstream webhookEventMatchesFilter)", ()
     expect(webhookEventMatchesFilter(["check.completed"], "monitor.check.completed")).toBe(true);
     expect(webhookEventMatchesFilter(["check"], "monitor.check.completed")).toBe(true);
   });
+  test("the last part matches too (api-v2.md §4): `completed` passes monitor.check.completed, not monitor.check.failed", () => {
+    expect(webhookEventMatchesFilter(["completed"], "monitor.check.completed")).toBe(true);
+    expect(webhookEventMatchesFilter(["completed"], "monitor.check.failed")).toBe(false);
+    expect(webhookEventMatchesFilter(["failed"], "monitor.check.failed")).toBe(true);
+    expect(webhookEventMatchesFilter(["monitor.check.completed"], "monitor.check.completed")).toBe(true);
+    expect(webhookEventMatchesFilter(["monitor.check"], "monitor.check.completed")).toBe(false);
+  });
   test("the default four do not include cancelled (upstream behaviour)", () => {
     expect(webhookEventMatchesFilter(["completed", "failed", "page", "started"], "crawl.cancelled")).toBe(false);
   });

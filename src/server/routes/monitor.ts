@@ -77,13 +77,14 @@ function checkView(c: CheckRow, m: MonitorRow, services: Services): Record<strin
     scheduledFor: iso(c.scheduledFor),
     startedAt: iso(c.startedAt),
     finishedAt: iso(c.finishedAt),
-    estimatedCredits: skipped ? 0 : monitorPages(m.targets),
+    // What the check ran with; a check stored before that was kept (migration 30) is answered from the monitor now.
+    estimatedCredits: skipped ? 0 : (c.estimatedCredits ?? monitorPages(m.targets)),
     reservedCredits: null,
     actualCredits: c.credits,
     // Pages are charged as they are scraped: nothing is reserved, and what a finished check cost is final.
     billingStatus: skipped ? "not_applicable" : c.status === "running" || c.status === "queued" ? "reserved" : "confirmed",
     summary: c.summary,
-    targetResults: m.targets.map((t) => ({ targetId: t.id, type: t.type, ...(c.targetResults?.[t.id] ?? {}) })),
+    targetResults: (c.targets ?? m.targets).map((t) => ({ targetId: t.id, type: t.type, ...(c.targetResults?.[t.id] ?? {}) })),
     notificationStatus: notificationStatus(c, services),
     error: c.error ?? null,
     createdAt: iso(c.createdAt),
