@@ -528,4 +528,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE monitor_checks ADD COLUMN targets TEXT;              -- JSON [{id, type}] of the targets the check ran
   ALTER TABLE monitor_checks ADD COLUMN estimated_credits INTEGER; -- the targets' pages at 1 credit each (api/monitor.ts monitorPages)
   `,
+  // 31: each queued task's (job, host) group, so that a claim can read the queue group by group when its head is all
+  // busy (jobs/task-leases.ts oldestRunnable): one site's 100,000 queued pages made every claim read them all.
+  `
+  ALTER TABLE tasks ADD COLUMN queue_group TEXT GENERATED ALWAYS AS (job_id || ' ' || host) VIRTUAL;
+  CREATE INDEX tasks_queued_group ON tasks (queue_group, created_at, seq) WHERE status = 'queued';
+  `,
 ];
