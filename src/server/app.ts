@@ -52,8 +52,9 @@ export function createApp(services: Services) {
       const path = new URL(request.url).pathname;
       const multipart = (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data") && path === "/v2/parse";
       if (multipart || (request.method === "PUT" && path.startsWith(UPLOAD_ROUTE_PREFIX))) return new DeferredUpload();
-      if (path.startsWith(MONITOR_EMAIL_PREFIX)) return readBodyText(request, config.maxRequestBodyBytes).then(() => ({}));
-      return parseJsonBody(request, config.maxRequestBodyBytes);
+      // Read before authentication, so within a time limit: a stalled sender is a 408, not a socket held for minutes.
+      if (path.startsWith(MONITOR_EMAIL_PREFIX)) return readBodyText(request, config.maxRequestBodyBytes, config.defaultTimeoutMs).then(() => ({}));
+      return parseJsonBody(request, config.maxRequestBodyBytes, config.defaultTimeoutMs);
     })
     .onError(({ code, error, set }) => {
       const e = mapError(code, error, log);

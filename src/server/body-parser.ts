@@ -50,17 +50,30 @@ export async function readBodyBytes(request: Request, limitBytes: number, timeou
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
-/** Reads at most `limitBytes` of `request`'s body as UTF-8 text; throws {@link PayloadTooLargeError} beyond. */
-export async function readBodyText(request: Request, limitBytes: number): Promise<string> {
+/**
+ * Reads at most `limitBytes` of `request`'s body as UTF-8 text; throws {@link PayloadTooLargeError} beyond and, with
+ * `timeoutMs`, {@link RequestBodyTimeoutError} when it has not all arrived by then (a client that declares 229 bytes
+ * and sends 10 held its connection until the server's idle timeout, 255 s, and hundreds of them its sockets).
+ */
+export async function readBodyText(request: Request, limitBytes: number, timeoutMs?: number): Promise<string> {
   const declared = refuseDeclaredOver(request, limitBytes);
   if (!request.body) return "";
   if (Number.isFinite(declared) && request.headers.get("transfer-encoding") === null) {
     // Fast path, every SDK request: the size is declared and within the limit, and HTTP/1.1 framing stops the
     // read at that size, so one native read is as bounded as the loop of readBodyBytes and skips the stream
     // machinery (≈ 0.1 ms per request on a busy server, where that JS is cold).
-    return await request.text();
+    if (timeoutMs === undefined) return await request.text();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RequestBodyTimeoutError(timeoutMs)), timeoutMs);
+    });
+    try {
+      return await Promise.race([request.text(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
-  return new TextDecoder("utf-8", { fatal: false }).decode(await readBodyBytes(request, limitBytes));
+  return new TextDecoder("utf-8", { fatal: false }).decode(await readBodyBytes(request, limitBytes, timeoutMs));
 }
 
 /** Deepest nesting of arrays and objects accepted in a JSON body; no /v2 body needs more than a few levels. */
@@ -88,9 +101,12 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-/** Parses a request body as JSON; an empty body is `{}` so that validation names the missing fields. */
-export async function parseJsonBody(request: Request, limitBytes: number): Promise<unknown> {
-  const text = await readBodyText(request, limitBytes);
+/**
+ * Parses a request body as JSON, read within `timeoutMs` (see {@link readBodyText}); an empty body is `{}` so that
+ * validation names the missing fields.
+ */
+export async function parseJsonBody(request: Request, limitBytes: number, timeoutMs?: number): Promise<unknown> {
+  const text = await readBodyText(request, limitBytes, timeoutMs);
   if (text.trim() === "") return {};
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new BadRequestError(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   try {

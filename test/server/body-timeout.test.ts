@@ -1,0 +1,73 @@
+/**
+ * A JSON body is read before authentication, so within `CRAWLBOX_DEFAULT_TIMEOUT_MS`: a client that declares a body
+ * and stalls gets a 408 in the /v2 shape, instead of holding its connection until the server's idle timeout.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+let h: Harness;
+let port: number;
+beforeAll(async () => {
+  h = await createHarness({ defaultTimeoutMs: 1000 });
+  port = Number(new URL(h.listen()).port);
+});
+afterAll(() => h.close());
+
+/** Sends a request head declaring `declared` bytes and only `sent` of them, then waits for the answer. */
+async function stall(declared: number, sent: string, headers = ""): Promise<{ text: string; ms: number }> {
+  const started = performance.now();
+  const { promise, resolve } = Promise.withResolvers<string>();
+  let text = "";
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(_s, chunk) {
+        text += new TextDecoder().decode(chunk);
+        if (text.includes("\r\n\r\n") && text.includes("}")) resolve(text);
+      },
+      close() {
+        resolve(text);
+      },
+    },
+  });
+  socket.write(`POST /v2/scrape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n${headers}\r\n${sent}`);
+  const timer = setTimeout(() => resolve(text), 8_000);
+  const answer = await promise;
+  clearTimeout(timer);
+  socket.end();
+  return { text: answer, ms: performance.now() - started };
+}
+
+test("a declared body that stops arriving: 408 REQUEST_BODY_TIMEOUT after the timeout, before any key is checked", async () => {
+  const r = await stall(229, '{"url":"ht');
+  expect(r.text).toStartWith("HTTP/1.1 408");
+  expect(r.text).toContain('"code":"REQUEST_BODY_TIMEOUT"');
+  expect(r.ms).toBeLessThan(5_000);
+});
+
+test("a chunked body that stops arriving: the same", async () => {
+  const started = performance.now();
+  const { promise, resolve } = Promise.withResolvers<string>();
+  let text = "";
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(_s, chunk) {
+        text += new TextDecoder().decode(chunk);
+        if (text.includes("}")) resolve(text);
+      },
+      close() {
+        resolve(text);
+      },
+    },
+  });
+  socket.write("POST /v2/scrape HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\na\r\n{\"url\":\"ht\r\n");
+  const timer = setTimeout(() => resolve(text), 8_000);
+  const answer = await promise;
+  clearTimeout(timer);
+  socket.end();
+  expect(answer).toStartWith("HTTP/1.1 408");
+  expect(performance.now() - started).toBeLessThan(5_000);
+});
