@@ -24,10 +24,14 @@ export class CrawlDenialError extends CrawlboxError {
   }
 }
 
-/** robots.txt refuses the crawl's start page (or answered 5xx, which counts as a refusal): not fetched. */
+/**
+ * robots.txt refuses the crawl's start page (or answered 5xx, or timed out, which count as a refusal: RFC 9309's
+ * "unreachable"): not fetched. `unreachable` says which, so that the message does not blame a rule that is not there.
+ */
 export class StartPageDisallowedError extends CrawlboxError {
-  constructor(url: string) {
-    super("CRAWL_DENIAL", 403, `robots.txt disallows ${url}, the crawl's start page (a robots.txt answering 5xx counts as disallowing all); set ignoreRobotsTxt: true to crawl it anyway.`, {
+  constructor(url: string, unreachable = false) {
+    const why = unreachable ? "robots.txt could not be read (a 5xx answer or a timeout counts as disallowing all)" : "robots.txt disallows it";
+    super("CRAWL_DENIAL", 403, `${why}: ${url} is the crawl's start page; set ignoreRobotsTxt: true to crawl it anyway.`, {
       details: { url, reason: "ROBOTS_TXT" },
       retryable: false,
     });

@@ -54,6 +54,9 @@ function crawlerOptions(job: Job): FilterOptions & { sitemap?: string; limit?: n
   return (job.options.crawlerOptions ?? {}) as FilterOptions & { sitemap?: string; limit?: number; delay?: number };
 }
 
+/** Errors of a robots.txt fetch that mean the site itself could not be reached (see startAllowed). */
+const NOT_REACHED_CODES: ReadonlySet<string> = new Set(["SCRAPE_DNS_RESOLUTION_ERROR", "SCRAPE_SITE_ERROR", "SCRAPE_SSL_ERROR", "EGRESS_DENIED"]);
+
 /** Creates the planner used by the task runner. */
 export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
   /**
@@ -197,10 +200,13 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     async startAllowed(job, signal) {
       if (crawlerOptions(job).ignoreRobotsTxt) return true;
       const entry = await deps.robots.get(job.url!, signal);
-      // When robots.txt could not even be asked for (DNS, refused connection, egress, timeout), the site is not
-      // reachable either: the start page's own fetch then reports that real error instead of a robots denial.
-      if (entry.status === "unreachable" && entry.errorCode !== undefined) return true;
-      return entry.isAllowed(job.url!, filtersFor(job).full.robotsAgents) !== false;
+      // When robots.txt could not even be asked for (DNS, refused connection, TLS, egress), the site is not reachable
+      // either: the start page's own fetch then reports that real error instead of a robots denial. A site that
+      // answers slowly (a robots.txt timing out) or too much is reachable: that is RFC 9309's "unreachable", disallow
+      // (reliability.md B5); it had the start page fetched while the pages under it were robots-blocked.
+      if (entry.status === "unreachable" && entry.errorCode !== undefined && NOT_REACHED_CODES.has(entry.errorCode)) return true;
+      if (entry.isAllowed(job.url!, filtersFor(job).full.robotsAgents) !== false) return true;
+      return entry.status === "unreachable" ? "unreachable" : "disallowed";
     },
 
     async crawlDelayMs(job, url, signal) {

@@ -52,11 +52,12 @@ export interface CrawlPlanner {
    */
   crawlDelayMs(job: Job, url: string, signal: AbortSignal): Promise<number | undefined>;
   /**
-   * Whether robots.txt lets the crawl fetch its start page (every other page is checked when it is discovered). A
-   * robots.txt that answered 5xx counts as disallowing; one that could not be fetched at all does not (the page's
-   * own fetch reports why).
+   * Whether robots.txt lets the crawl fetch its start page (every other page is checked when it is discovered):
+   * `true`, `"disallowed"` by a rule, or `"unreachable"` (a robots.txt that answered 5xx or timed out counts as
+   * disallowing all); one that could not be fetched at all, the site not reached, allows (the page's own fetch
+   * reports why).
    */
-  startAllowed(job: Job, signal: AbortSignal): Promise<boolean>;
+  startAllowed(job: Job, signal: AbortSignal): Promise<true | "disallowed" | "unreachable">;
 }
 
 /** Dependencies of the task runner. */
@@ -105,10 +106,12 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     const isStart = job.kind === "crawl" && task.depth === 0 && task.url === job.url;
     const sitemapOnly = job.kind === "crawl" && job.options.crawlerOptions?.sitemap === "only";
     try {
-      if (isStart && !(await deps.planner.startAllowed(job, signal))) {
+      const startRobots = isStart ? await deps.planner.startAllowed(job, signal) : true;
+      if (startRobots !== true) {
         // Also a robots-blocked URL of the crawl, for its status's warning and `/errors`' robotsBlocked (upstream's
         // recordRobotsBlocked of the start URL).
-        return { kind: "done", completion: { document: null, credits: 0, denied: new StartPageDisallowedError(task.url).toJSON(), robotsBlocked: [task.url] } };
+        const denied = new StartPageDisallowedError(task.url, startRobots === "unreachable").toJSON();
+        return { kind: "done", completion: { document: null, credits: 0, denied, robotsBlocked: [task.url] } };
       }
       // A changeTracking re-check of a page only the previous crawl saw: reported hidden, its links not followed.
       const hidden = task.depth === HIDDEN_RECHECK_DEPTH;

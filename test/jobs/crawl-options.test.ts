@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createCrawlPlanner } from "../../src/jobs/crawl-planner.ts";
+import { RobotsCache } from "../../src/crawl/robots-cache.ts";
+import { StartPageDisallowedError } from "../../src/crawl/errors.ts";
 import type { Job } from "../../src/jobs/types.ts";
 import { silentLogger } from "../../src/log.ts";
 import { startCrawlSite, type CrawlSite } from "../fixtures/crawl-site.ts";
@@ -240,6 +242,32 @@ describe("the start page and robots.txt", () => {
       } finally {
         own.stop(true);
       }
+    }
+  });
+
+  test("a robots.txt that times out disallows the start page, as a 5xx does (RFC 9309 unreachable); one that cannot be reached at all does not", async () => {
+    const slow = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(req) {
+        if (new URL(req.url).pathname === "/robots.txt") await Bun.sleep(3_000);
+        return new Response("<p>page</p>", { headers: { "content-type": "text/html" } });
+      },
+    });
+    try {
+      const robots = new RobotsCache({ engine: h.services.discoveryHttp, timeoutMs: 300 });
+      const planner = createCrawlPlanner({ engine: h.services.discoveryHttp, robots, log: silentLogger });
+      const job = (url: string) => ({ id: crypto.randomUUID(), kind: "crawl", url, options: { crawlerOptions: {} } }) as unknown as Job;
+      const signal = new AbortController().signal;
+      expect(await planner.startAllowed(job(`http://127.0.0.1:${slow.port}/`), signal)).toBe("unreachable");
+      const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("x") });
+      const gone = `http://127.0.0.1:${closed.port}/`;
+      closed.stop(true);
+      expect(await planner.startAllowed(job(gone), signal)).toBe(true);
+      expect(new StartPageDisallowedError("http://x/", true).message).toContain("could not be read");
+      expect(new StartPageDisallowedError("http://x/").message).not.toContain("5xx");
+    } finally {
+      slow.stop(true);
     }
   });
 
