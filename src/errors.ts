@@ -189,10 +189,17 @@ export function toCrawlboxError(err: unknown): CrawlboxError {
 
 /** 429: the server is busy with as many requests of this kind as it takes at once; retry shortly. */
 export class TooManyRequestsError extends CrawlboxError {
-  constructor(code: string, message: string) {
-    super(code, 429, message, { retryable: true });
+  /**
+   * @param retryAfterSeconds when to try again, sent as `Retry-After` (and `details.retryAfterSeconds`): every 429
+   *   says so (reliability.md B6); a guess where the limit frees up when other work ends.
+   */
+  constructor(code: string, message: string, retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS) {
+    super(code, 429, message, { retryable: true, details: { retryAfterSeconds } });
   }
 }
+
+/** `Retry-After` of a 429 whose limit frees up when other work (an upload, a job, a session) ends. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 /** 408: the client did not send its request body within the time allowed. */
 export class RequestBodyTimeoutError extends CrawlboxError {

@@ -50,7 +50,7 @@ export class FeedbackStore {
     const existing = this.findStmt.get(keyId, endpoint, jobId);
     if (existing) return { feedbackId: existing.id, alreadySubmitted: true };
     if (this.countStmt.get(keyId, nowMs - 24 * 60 * 60 * 1000)!.n >= MAX_FEEDBACK_PER_DAY) {
-      throw new TooManyRequestsError("FEEDBACK_LIMIT", `This key has left ${MAX_FEEDBACK_PER_DAY} pieces of feedback in the last 24 hours; try again later.`);
+      throw new TooManyRequestsError("FEEDBACK_LIMIT", `This key has left ${MAX_FEEDBACK_PER_DAY} pieces of feedback in the last 24 hours; try again later.`, 3600);
     }
     const feedbackId = crypto.randomUUID();
     this.insertStmt.run(feedbackId, keyId, endpoint, jobId, rating, JSON.stringify(body), nowMs);

@@ -84,7 +84,7 @@ describe("feedback", () => {
     const store = h.services.feedback;
     const now = Date.now();
     for (let i = 0; i < MAX_FEEDBACK_PER_DAY; i++) store.add("busy-key", "scrape", `j${i}`, "good", {}, now);
-    expect(() => store.add("busy-key", "scrape", "one-more", "good", {}, now)).toThrow(expect.objectContaining({ status: 429, code: "FEEDBACK_LIMIT" }));
+    expect(() => store.add("busy-key", "scrape", "one-more", "good", {}, now)).toThrow(expect.objectContaining({ status: 429, code: "FEEDBACK_LIMIT", details: { retryAfterSeconds: 3600 } }));
     // A repeat is not new feedback: it still answers.
     expect(store.add("busy-key", "scrape", "j0", "bad", {}, now).alreadySubmitted).toBe(true);
     expect(store.add("busy-key", "scrape", "next-day", "good", {}, now + 24 * 60 * 60 * 1000 + 1).alreadySubmitted).toBe(false);

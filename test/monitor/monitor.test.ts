@@ -344,6 +344,8 @@ describe("/v2/monitor", () => {
     }
     const over = await create(50);
     expect(over.status).toBe(429);
+    // Every 429 says when to come back (reliability.md B6).
+    expect(over.headers.get("retry-after")).toBe("5");
     expect(((await over.json()) as any).code).toBe("TOO_MANY_MONITORS");
     expect((await h.request(`/v2/monitor/${ids[0]}`, { method: "DELETE", auth: key })).status).toBe(200);
     const again = await create(51);
