@@ -109,11 +109,17 @@ export async function parseJsonBody(request: Request, limitBytes: number, timeou
   const text = await readBodyText(request, limitBytes, timeoutMs);
   if (text.trim() === "") return {};
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new BadRequestError(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  let protoKey = false;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    // A `__proto__` key parses as an own property, which any later `Object.assign` or `o[k] = v` copy makes the
+    // copy's prototype: its fields were then read as options past the strict schema. Looked for only when present.
+    body = text.includes("__proto__") ? JSON.parse(text, (key, value) => ((protoKey ||= key === "__proto__"), value)) : JSON.parse(text);
   } catch {
     throw new InvalidJsonError();
   }
+  if (protoKey) throw new BadRequestError("The JSON body has a `__proto__` key, which no body takes.", [{ code: "unrecognized_keys", path: [], keys: ["__proto__"], message: "Unrecognized key(s) in object: '__proto__'" }]);
+  return body;
 }
 
 /**

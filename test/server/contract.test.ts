@@ -81,6 +81,16 @@ describe("strict bodies and bad input", () => {
     expect(r.body).toEqual({ success: false, code: "BAD_REQUEST_INVALID_JSON", error: "Bad request, malformed JSON" });
   });
 
+  test("a __proto__ key at any depth → 400 naming it (its fields were read as options past the strict schema)", async () => {
+    for (const raw of [`{"url":"${site.url}/article","__proto__":{"formats":["html"]}}`, `{"url":"${site.url}/article","location":{"__proto__":{"country":"DE"}}}`]) {
+      const r = await post("/v2/scrape", undefined, { raw });
+      expect(r.status).toBe(400);
+      expect(r.body.details[0].keys).toEqual(["__proto__"]);
+    }
+    // The text "__proto__" inside a value is only text.
+    expect((await post("/v2/scrape", { url: `${site.url}/article?q=__proto__`, formats: ["markdown"] })).status).toBe(200);
+  });
+
   test("an oversized body → 413 in the error shape", async () => {
     const r = await post("/v2/scrape", { url: `${site.url}/article`, headers: { x: "a".repeat(100 * 1024) } });
     expect(r.status).toBe(413);
