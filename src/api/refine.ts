@@ -9,7 +9,7 @@ import type { ScrapeOptionsInput } from "./scrape-options.ts";
 import { MAX_ACTIONS, MAX_TOTAL_WAIT_MS, totalWaitMs } from "./actions.ts";
 import { countryCode } from "./countries.ts";
 import { pathPatternProblem } from "../crawl/path-pattern.ts";
-import { cssSelectorIssues } from "./css-selector.ts";
+import { actionSelectorProblem, cssSelectorIssues } from "./css-selector.ts";
 
 type Path = (string | number)[];
 const custom = (path: Path, message: string): Issue => ({ code: "custom", path, message });
@@ -131,11 +131,18 @@ export function findOpenObjectSchema(schema: unknown, at: Path, depth = 0): Path
 
 type ActionLike = { type: string; milliseconds?: number; selector?: string };
 
-/** ≤ 50 actions; wait = milliseconds XOR selector; waitFor + waits (selector wait = 1 s) ≤ 60 s. */
+/**
+ * ≤ 50 actions; wait = milliseconds XOR selector; waitFor + waits (selector wait = 1 s) ≤ 60 s; each `selector` a CSS
+ * selector (not Puppeteer's query syntax; a scroll's empty one means the page, as no selector).
+ */
 export function refineActions(actions: readonly ActionLike[], waitForMs = 0, path: Path = ["actions"]): Issue[] {
   const issues: Issue[] = [];
   if (actions.length > MAX_ACTIONS) issues.push(custom(path, `Number of actions cannot exceed ${MAX_ACTIONS}`));
   actions.forEach((a, i) => {
+    if (a.selector !== undefined && !(a.type === "scroll" && a.selector === "")) {
+      const problem = actionSelectorProblem(a.selector);
+      if (problem !== undefined) issues.push(custom([...path, i, "selector"], problem));
+    }
     if (a.type !== "wait") return;
     const hasMs = a.milliseconds !== undefined;
     const hasSel = a.selector !== undefined;

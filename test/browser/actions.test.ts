@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startJsSite, type JsSite } from "../fixtures/js-pages.ts";
 import type { Harness } from "../helpers/harness.ts";
 import { browserHarness, closeAndAssertNoChromium, fetchFile, imageSize, scrape } from "./helpers.ts";
+import { type ActionError, runActions } from "../../src/engines/browser/actions.ts";
+import { NetworkTracker } from "../../src/engines/browser/wait.ts";
 
 let site: JsSite;
 let h: Harness;
@@ -125,4 +127,61 @@ describe("limits (checked before anything is fetched)", () => {
     expect(both.status).toBe(400);
     expect(site.hits.get("/actions") ?? 0).toBe(before);
   });
+
+  test("an action selector that is not CSS (Puppeteer's aria/, pierce/, text/, xpath/, >>>, ::-p-…) is a 400 naming it", async () => {
+    const before = site.hits.get("/actions") ?? 0;
+    const notCss = [">>>", "#box >>> p", "div >>>> p", "aria/Reveal", "aria/", "pierce/#reveal", "pierce/", "text/Reveal", "xpath///button", "text=Reveal", "::-p-text(Reveal)", "button::-p-aria(Reveal)", "::-p-foo(x)", "div[", ""];
+    for (const selector of notCss) {
+      const { status, body } = await scrape(h, { url: `${site.url}/actions`, actions: [{ type: "wait", milliseconds: 1 }, { type: "click", selector }] });
+      expect({ selector, status, code: body.code }).toEqual({ selector, status: 400, code: "BAD_REQUEST" });
+      expect(body.details).toContainEqual(expect.objectContaining({ path: ["actions", 1, "selector"] }));
+    }
+    const wait = await scrape(h, { url: `${site.url}/actions`, actions: [{ type: "wait", selector: "aria/Reveal" }] });
+    expect([wait.status, wait.body.details[0].path]).toEqual([400, ["actions", 0, "selector"]]);
+    const scroll = await scrape(h, { url: `${site.url}/actions`, actions: [{ type: "scroll", selector: "::-p-text(tall)" }] });
+    expect([scroll.status, scroll.body.details[0].path]).toEqual([400, ["actions", 0, "selector"]]);
+    expect(site.hits.get("/actions") ?? 0).toBe(before);
+    // The same characters inside a string are CSS, and work.
+    const quoted = await scrape(h, {
+      url: `${site.url}/actions`,
+      onlyMainContent: false,
+      actions: [{ type: "click", selector: "#reveal:not([title='aria/x >>> ::-p-text(y)'])" }],
+    });
+    expect(quoted.status).toBe(200);
+    expect(quoted.body.data.markdown).toContain("Secret revealed by click");
+  });
+});
+
+describe("selectors are matched as CSS only", () => {
+  test("the runner never reads a selector as a Puppeteer query: a stored or replayed one Chromium refuses is a 400", async () => {
+    const lease = await h.services.engines.pool!.acquire({ deadline: performance.now() + 20_000 });
+    const network = new NetworkTracker(lease.page);
+    try {
+      await lease.page.setContent(
+        `<button title="a >>> b" onclick="document.title='quoted'">A</button><p>p2</p>` +
+          `<button id="t" onclick="document.title='text'">Reveal</button>`,
+      );
+      const run = (type: "click" | "wait", selector: string) =>
+        runActions([type === "click" ? { type, selector, all: false } : { type, selector }], {
+          page: lease.page,
+          network,
+          deadline: performance.now() + 5_000,
+          budget: { leftBytes: 1_000_000 },
+        });
+      for (const selector of ["text/Reveal", "::-p-text(Reveal)", "xpath///button", "aria/Reveal", "pierce/#t", "p:contains(p2)"]) {
+        for (const type of ["click", "wait"] as const) {
+          await lease.page.evaluate(() => void (document.title = ""));
+          const err = (await run(type, selector).then(() => undefined, (e: unknown) => e)) as ActionError | undefined;
+          expect({ selector, type, status: err?.status, code: err?.code, title: await lease.page.title() }).toEqual({ selector, type, status: 400, code: "SCRAPE_ACTION_ERROR", title: "" });
+          expect(err?.message).toContain("is not a valid selector");
+        }
+      }
+      await run("click", "[title='a >>> b']");
+      expect(await lease.page.title()).toBe("quoted");
+      await run("wait", "#t");
+    } finally {
+      network.dispose();
+      lease.release();
+    }
+  }, 60_000);
 });

@@ -5,7 +5,7 @@
  * the API layer (src/api/refine.ts); here every action is bounded by the scrape's deadline, and a selector wait by
  * 30 s. A failure becomes `SCRAPE_ACTION_ERROR` naming the action's index and type.
  */
-import type { Page, PaperFormat } from "puppeteer-core";
+import type { ElementHandle, Page, PaperFormat } from "puppeteer-core";
 import type { Action } from "../../api/actions.ts";
 import { CrawlboxError, SiteError } from "../../errors.ts";
 import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
@@ -27,8 +27,12 @@ export class ActionError extends CrawlboxError {
   }
 }
 
-/** Browser messages that mean the action was malformed rather than the page at fault. */
-const MALFORMED_ACTION = /^Unknown key: |is not a valid (selector|XPath expression)|Unexpected end of selector|SyntaxError: Failed to execute '(querySelector|querySelectorAll|evaluate)'/;
+/**
+ * Browser messages that mean the action was malformed rather than the page at fault: a key puppeteer does not know,
+ * a selector Chromium's `querySelector` refuses (one css-select parsed, api/css-selector.ts, but Chromium does not
+ * know, such as `:contains()`).
+ */
+const MALFORMED_ACTION = /^Unknown key: |is not a valid selector|The provided selector is empty/;
 
 /**
  * Tallest full-page screenshot taken, in device pixels (CSS pixels × devicePixelRatio): a taller page is cut
@@ -114,21 +118,15 @@ async function runOne(action: Action, ctx: ActionContext, out: ActionResults, le
   switch (action.type) {
     case "wait":
       if (action.selector !== undefined) {
-        await page.waitForSelector(action.selector, { visible: true, timeout: Math.min(SELECTOR_WAIT_CAP_MS, left) });
+        await waitForVisible(page, action.selector, Math.min(SELECTOR_WAIT_CAP_MS, left));
       } else {
         await Bun.sleep(action.milliseconds ?? 0);
       }
       return 0;
     case "click": {
-      if (action.all) {
-        const handles = await page.$$(action.selector);
-        if (handles.length === 0) throw new Error(`no element matches ${JSON.stringify(action.selector)}`);
-        for (const h of handles) await h.click().catch(() => h.evaluate((el) => (el as HTMLElement).click()));
-      } else {
-        const h = await page.$(action.selector);
-        if (!h) throw new Error(`no element matches ${JSON.stringify(action.selector)}`);
-        await h.click().catch(() => h.evaluate((el) => (el as HTMLElement).click()));
-      }
+      const handles = await queryCss(page, action.selector, action.all);
+      if (handles.length === 0) throw new Error(`no element matches ${JSON.stringify(action.selector)}`);
+      for (const h of handles) await h.click().catch(() => h.evaluate((el) => (el as HTMLElement).click()));
       await settle(ctx);
       return 0;
     }
@@ -200,6 +198,60 @@ async function runOne(action: Action, ctx: ActionContext, out: ActionResults, le
     }
     default:
       throw new Error(`unknown action type ${JSON.stringify((action as { type: string }).type)}`);
+  }
+}
+
+/*
+ * Selectors are matched by the page's own `querySelector`/`querySelectorAll`, never by puppeteer's `$`, `$$` or
+ * `waitForSelector`: those read `aria/…`, `pierce/…`, `text/…`, `xpath/…`, `>>>` and `::-p-…` as puppeteer's query
+ * languages, and fail on them with puppeteer's internal messages. The API refuses such selectors before a scrape
+ * starts (api/css-selector.ts); matching as CSS here keeps any that reach the runner (a replayed action, a monitor
+ * stored before that check) CSS all the same: Chromium refuses them as invalid selectors, a 400.
+ */
+
+/** The element `selector` matches first, or every element it matches (`all`), as CSS. */
+async function queryCss(page: Page, selector: string, all: boolean): Promise<ElementHandle<Element>[]> {
+  const list = await page.evaluateHandle(
+    (sel: string, every: boolean) => (every ? Array.from(document.querySelectorAll(sel)) : [document.querySelector(sel)].filter((el) => el !== null)),
+    selector,
+    all,
+  );
+  try {
+    const elements: ElementHandle<Element>[] = [];
+    for (const item of (await list.getProperties()).values()) {
+      const el = item.asElement() as ElementHandle<Element> | null;
+      if (el) elements.push(el);
+      else await item.dispose();
+    }
+    return elements;
+  } finally {
+    await list.dispose();
+  }
+}
+
+/**
+ * Waits until the first element `selector` matches (as CSS) is visible, as puppeteer's `waitForSelector` with
+ * `visible` decides it (a box of some size, `visibility` neither hidden nor collapse), checked every frame.
+ */
+async function waitForVisible(page: Page, selector: string, timeoutMs: number): Promise<void> {
+  // A selector Chromium refuses fails here at once (waitForFunction would retry it until its timeout).
+  await page.evaluate((sel: string) => void document.querySelector(sel), selector);
+  try {
+    await page.waitForFunction(
+      (sel: string) => {
+        const el = document.querySelector(sel);
+        if (!el) return false;
+        const box = el.getBoundingClientRect();
+        return box.width > 0 && box.height > 0 && !["hidden", "collapse"].includes(getComputedStyle(el).visibility);
+      },
+      { polling: "raf", timeout: timeoutMs },
+      selector,
+    );
+  } catch (err) {
+    if (err instanceof Error && err.name === "TimeoutError") {
+      throw new Error(`no visible element matches ${JSON.stringify(selector)} after ${Math.round(timeoutMs)} ms`);
+    }
+    throw err;
   }
 }
 

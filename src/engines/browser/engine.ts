@@ -4,7 +4,7 @@
  * wiped after an earlier scrape (reuse.ts).
  *
  * ```
- * lease ─▶ emulate device/place (+stealth) ─▶ request control ─▶ profile in ─▶ goto (load)
+ * lease ─▶ emulate device/place (+stealth) ─▶ request control ─▶ profile in ─▶ document size guard ─▶ goto (load)
  *       ─▶ smart wait ─▶ waitFor ─▶ actions ─▶ screenshot ─▶ DOM ─▶ profile out ─▶ release
  * ```
  *
@@ -28,6 +28,7 @@ import { DocumentResponseError, egressRefusal, firstLine, navigationError, RENDE
 import { mimeTypeOf } from "../charset.ts";
 import type { BrowserPool } from "./pool.ts";
 import { applyProfile, captureProfile } from "./profile.ts";
+import { DocumentSizeGuard } from "./document-size.ts";
 import { defaultSetup, PageSetup } from "./setup.ts";
 import { NetworkTracker, SMART_WAIT_CAP_MS, waitForQuiet } from "./wait.ts";
 
@@ -101,7 +102,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
   }
 
   /** One scrape on a leased page; `cleanup` gets what must be undone before the page is released. */
-  async function run(req: BrowserRequest, lease: Lease, deadline: number, cleanup: (() => void)[], signal?: AbortSignal): Promise<Page> {
+  async function run(req: BrowserRequest, lease: Lease, size: DocumentSizeGuard, deadline: number, cleanup: (() => void)[], signal?: AbortSignal): Promise<Page> {
     const startedAt = performance.now();
     const { page, context, session } = lease;
     const target = new URL(req.url);
@@ -132,6 +133,8 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
         removeBanners: req.blockAds,
       }),
     ];
+    // The main document is held to `maxBodyBytes` while it downloads; what the page builds after, when it is read below.
+    steps.push(size.start());
     if (snapshot) steps.push(applyProfile(context, session, snapshot.state));
     if (cookieHeader) steps.push(context.setCookie(...parseCookieHeader(cookieHeader, target)));
     await Promise.all(steps);
@@ -269,7 +272,8 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       const lease = await pool.acquire({ signal, deadline, proxyServer, tenant });
       let suspect = false;
       let finished = false;
-      const cleanup: (() => void)[] = [];
+      const size = new DocumentSizeGuard(lease.session, req.maxBodyBytes);
+      const cleanup: (() => void)[] = [() => size.dispose()];
       let timer: ReturnType<typeof setTimeout> | undefined;
       let onAbort: (() => void) | undefined;
       try {
@@ -282,8 +286,10 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
           signal?.addEventListener("abort", onAbort, { once: true });
           // A crashed page never answers: the scrape ends now, saying why, not at its timeout.
           lease.crashed.addEventListener("abort", () => reject(lease.crashed.reason), { once: true });
+          // A main document past the limit ends the scrape as it arrives (document-size.ts).
+          size.signal.addEventListener("abort", () => reject(size.signal.reason), { once: true });
         });
-        const running = run(req, lease, deadline, cleanup, signal).finally(() => {
+        const running = run(req, lease, size, deadline, cleanup, signal).finally(() => {
           finished = true;
         });
         return await Promise.race([running, stop]);
