@@ -17,6 +17,10 @@ import { Value } from "@sinclair/typebox/value";
 export const UNRECOGNIZED_KEY_MESSAGE =
   "Unrecognized key in body -- please review the v2 API documentation for request body changes";
 
+/** The same message as upstream's v1 schemas said it: /v1 answers it in place of /v2's (server/routes/v1.ts). */
+export const UNRECOGNIZED_KEY_MESSAGE_V1 =
+  "Unrecognized key in body -- please review the v1 API documentation for request body changes";
+
 /** One validation problem, zod-shaped. `code: "custom"` marks a cross-field refinement. */
 export interface Issue {
   code: string;

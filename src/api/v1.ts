@@ -12,8 +12,12 @@
  *   most path segments below the start URL's, 10 unless given; the start URL no deeper than it) becomes an
  *   `excludePaths` pattern (api/v1-crawler-options.ts);
  * - map: the same crawler options as a crawl, `sitemapOnly` is `sitemap: "only"`, and the links are strings;
+ * - defaults: every body with scrape options (scrape, batch, crawl, search, extract) fetches fresh (`maxAge` 0) and
+ *   verifies certificates (`skipTlsVerification` false) unless it says otherwise, as v1's schema defaulted them
+ *   (/v2: a 2-day `maxAge`, and no verification unless headers or actions are given); search's `limit` is 5;
  * - search: the results are `data: [...]`, not `data.web`;
  * - extract: an invalid URL is a 400 (v1 validated every URL); batch scrape: the same unless `ignoreInvalidURLs`;
+ *   a falsy `schema` (the Python SDK's v1 `extract` sends `null` without one) is no schema;
  * - usage: `remaining_credits`, `plan_credits`, … in snake_case, as v1 answered them.
  */
 import { BadRequestError } from "../errors.ts";
@@ -46,11 +50,25 @@ function assertJsonFormatsHaveOptions(formats: unknown[], extract: unknown, json
   }
 }
 
-/** v1 scrape options (flat, as in a scrape or batch body, or `scrapeOptions`) as v2 scrape options. */
+/**
+ * Upstream v1's scrape-option defaults that /v2 changed: a page is fetched fresh (/v2: a copy up to 2 days old
+ * from the cache, as Firecrawl's v1-to-v2 migration guide lists) and its certificate verified (/v2: not, unless
+ * headers or actions are given).
+ */
+export const V1_SCRAPE_DEFAULTS: Readonly<Body> = { maxAge: 0, skipTlsVerification: false };
+
+/** Upstream v1's search `limit` when none is given (/v2's is 10). */
+export const DEFAULT_V1_SEARCH_LIMIT = 5;
+
+/**
+ * v1 scrape options (flat, as in a scrape or batch body, or `scrapeOptions`) as v2 scrape options, with v1's
+ * defaults ({@link V1_SCRAPE_DEFAULTS}) for the options not given.
+ */
 export function scrapeOptionsFromV1(v1: Body): Body {
   const { extract, jsonOptions, changeTrackingOptions, parsePDF, agent, formats, geolocation, ...rest } = v1;
   void agent; // v1's FIRE-1 agent option: v2 has no such scrape option; the page is scraped as it is
   const out: Body = { ...rest };
+  for (const [k, v] of Object.entries(V1_SCRAPE_DEFAULTS)) if (out[k] === undefined) out[k] = v;
   // v1's deprecated name for `location` (same `{country, languages}`); `location` wins when both are given.
   if (geolocation !== undefined && out.location === undefined) out.location = geolocation;
   if (formats !== undefined && !Array.isArray(formats)) throw new BadRequestError("formats must be an array.", [{ code: "invalid_type", path: ["formats"], message: "Expected array" }]);
@@ -83,6 +101,15 @@ export function scrapeBodyFromV1(body: unknown): Body {
   return scrapeOptionsFromV1(body);
 }
 
+/**
+ * A body's `scrapeOptions` as v2's: converted, with v1's defaults when absent (upstream's v1 defaulted the
+ * object), and anything else but an object passed on for /v2 to refuse.
+ */
+function nestedScrapeOptions(scrapeOptions: unknown): unknown {
+  if (scrapeOptions === undefined) return scrapeOptionsFromV1({});
+  return isObject(scrapeOptions) ? scrapeOptionsFromV1(scrapeOptions) : scrapeOptions;
+}
+
 /** A v1 crawl body as a v2 crawl body; `maxDepth` is upstream v1's default when not given. */
 export function crawlBodyFromV1(body: unknown): Body {
   if (!isObject(body)) return {};
@@ -90,7 +117,7 @@ export function crawlBodyFromV1(body: unknown): Body {
   const maxDepth = rest.maxDepth === undefined ? DEFAULT_V1_CRAWL_MAX_DEPTH : rest.maxDepth;
   const out = crawlerOptionsFromV1({ ...rest, maxDepth });
   assertStartWithinMaxDepth(rest.url, maxDepth as number); // an integer: crawlerOptionsFromV1 refused anything else
-  if (isObject(scrapeOptions)) out.scrapeOptions = scrapeOptionsFromV1(scrapeOptions);
+  out.scrapeOptions = nestedScrapeOptions(scrapeOptions);
   return out;
 }
 
@@ -121,25 +148,28 @@ export function mapBodyFromV1(body: unknown): Body {
   return out;
 }
 
-/** A v1 search body as a v2 search body. */
+/** A v1 search body as a v2 search body: `limit` is v1's 5 unless given. */
 export function searchBodyFromV1(body: unknown): Body {
   if (!isObject(body)) return {};
-  const { scrapeOptions, ...rest } = body;
-  return isObject(scrapeOptions) ? { ...rest, scrapeOptions: scrapeOptionsFromV1(scrapeOptions) } : rest;
+  const { scrapeOptions, limit = DEFAULT_V1_SEARCH_LIMIT, ...rest } = body;
+  return { ...rest, limit, scrapeOptions: nestedScrapeOptions(scrapeOptions) };
 }
 
 /**
  * A v1 extract body as a v2 extract body (`agent` keeps only what v2 accepts). Every URL must be valid, as in
  * upstream's v1, whose schema validates `urls` before its `ignoreInvalidURLs` (default false) is read: that flag
  * only let through URLs upstream's blocklist refused, and crawlbox has none. /v2's default (true) would answer
- * 200 and report them in `invalidURLs`.
+ * 200 and report them in `invalidURLs`. A falsy `schema` is no schema: upstream's v1 schema let it through
+ * (`z.any()`, refined only when truthy), and the Python SDK's v1 `extract` sends `"schema": null` with a prompt
+ * alone; /v2 refuses anything but an object.
  */
 export function extractBodyFromV1(body: unknown): Body {
   if (!isObject(body)) return {};
-  const { scrapeOptions, agent, ignoreInvalidURLs, ...rest } = body;
+  const { scrapeOptions, agent, ignoreInvalidURLs, schema, ...rest } = body;
   // A value that is not a boolean is passed on for /v2 to refuse, as upstream's schema would.
   const out: Body = { ...rest, ignoreInvalidURLs: ignoreInvalidURLs === undefined || typeof ignoreInvalidURLs === "boolean" ? false : ignoreInvalidURLs };
-  if (isObject(scrapeOptions)) out.scrapeOptions = scrapeOptionsFromV1(scrapeOptions);
+  if (schema) out.schema = schema;
+  out.scrapeOptions = nestedScrapeOptions(scrapeOptions);
   if (isObject(agent) && typeof agent.model === "string") out.agent = { model: agent.model };
   return out;
 }

@@ -3,6 +3,11 @@
  * The page-cache key: the URL plus every option that changes what is fetched (device, place, wait, ads,
  * screenshot), and nothing that only changes rendering (formats, tag filters), so a cached page serves every
  * rendering of it. Requests with custom headers or actions are never cached (their result is personal).
+ *
+ * A page fetched with its certificate verified (`skipTlsVerification: false`) is keyed apart from one fetched
+ * without: a request that asks for verification must never get a copy no certificate check vouched for (from a
+ * host with a bad certificate, or through an interceptor). Unverified fetches keep the key they always had, so the
+ * copies already cached (whose verification is unknown) still serve only requests that skip it.
  */
 import { createHash } from "node:crypto";
 import type { ScrapeSpec } from "./spec.ts";
@@ -19,6 +24,7 @@ export function pageCacheKey(spec: ScrapeSpec): string {
     country: spec.location?.country ?? null,
     languages: spec.location?.languages ?? null,
     screenshot: screenshot ? { fullPage: screenshot.fullPage ?? false, viewport: screenshot.viewport ?? null, ...(screenshot.quality !== undefined ? { quality: screenshot.quality } : {}) } : null,
+    ...(spec.skipTlsVerification ? {} : { tlsVerified: true }),
   };
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }

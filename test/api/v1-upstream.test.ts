@@ -93,7 +93,7 @@ describe("/v1 as upstream's v1", () => {
     expect(crawl.data[0].markdown).toContain("Languages: de-DE.");
     const bad = await post("/v1/scrape", { url: `${base}/lang`, geolocation: { country: "XX" } });
     expect([bad.status, bad.body.error]).toEqual([400, "Invalid country code. Please use a valid ISO 3166-1 alpha-2 country code."]);
-  });
+  }, 20_000); // /v1 fetches fresh (maxAge 0), so the SDK's batch and crawl waits poll at least once (2 s each)
 
   test("mapUrl takes v1's crawler options: maxDepth and allowBackwardLinks as a crawl's, useMock dropped", async () => {
     const all: any = await v1.mapUrl(`${base}/`, { ignoreSitemap: true });

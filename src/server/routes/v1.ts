@@ -4,12 +4,13 @@
  * (api/v1.ts), hands the request to the /v2 route in-process (same authentication, validation, services, errors,
  * idempotency), and gives the answer back in /v1's shape: `links` of a map as strings, search results as `data`,
  * `next` and job URLs under /v1, a scrape's JSON under `extract` when that format was asked for, usage in
- * snake_case. Errors pass through as /v2 answers them (the same envelope).
+ * snake_case. Errors pass through as /v2 answers them (the same envelope), an unknown key's message in v1's words.
  */
 import { Elysia } from "elysia";
 import { batchBodyFromV1, crawlBodyFromV1, creditUsageToV1, documentToV1, extractBodyFromV1, mapBodyFromV1, scrapeBodyFromV1, searchBodyFromV1, tokenUsageToV1 } from "../../api/v1.ts";
 import { deepResearchBodyToAgent, deepResearchLimits, deepResearchStatusFromAgent } from "../../api/v1-deep-research.ts";
 import { RESEARCH_LIMITS_HEADER } from "../../api/agent.ts";
+import { UNRECOGNIZED_KEY_MESSAGE, UNRECOGNIZED_KEY_MESSAGE_V1 } from "../../api/issues.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 
@@ -43,9 +44,22 @@ function forwarded(request: Request, path: string, body?: Body, method = request
 /** A route parameter as one path segment: a decoded `../` or `?` in an id must not reach another route. */
 const seg = (value: string) => encodeURIComponent(value);
 
-/** The /v2 answer's JSON reshaped by `shape` when it succeeded; an error answer as it is. */
+/**
+ * A /v2 error answer as /v1's: the same, but an unknown key's message points at the v1 API documentation, as
+ * upstream's v1 schemas said (api/issues.ts).
+ */
+async function v1Error(response: Response): Promise<Response> {
+  if (response.status !== 400 || !(response.headers.get("content-type") ?? "").includes("json")) return response;
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(text.replaceAll(UNRECOGNIZED_KEY_MESSAGE, UNRECOGNIZED_KEY_MESSAGE_V1), { status: response.status, headers });
+}
+
+/** The /v2 answer's JSON reshaped by `shape` when it succeeded; an error answer as /v1's ({@link v1Error}). */
 async function reshaped(response: Response, shape: (json: Body) => Body): Promise<Response> {
-  if (!response.ok || !(response.headers.get("content-type") ?? "").includes("json")) return response;
+  if (!response.ok) return v1Error(response);
+  if (!(response.headers.get("content-type") ?? "").includes("json")) return response;
   const json = (await response.json()) as Body;
   const headers = new Headers(response.headers);
   headers.delete("content-length");
@@ -68,6 +82,8 @@ export function v1Routes(services: Pick<Services, "keys" | "config" | "jobStore"
   const convert = (path: string, body: (b: unknown) => Body, shape: (json: Body) => Body) => async ({ request, body: raw }: { request: Request; body: unknown }) =>
     reshaped(await forward(forwarded(request, path, body(raw))), shape);
   const detail = (summary: string) => ({ detail: { tags: ["v1"], summary } });
+  /** A job's /v2 route under /v1/crawl/{id}: its stored kind picks it; an unknown id gets the crawl route's answer. */
+  const jobPath = (id: string, rest = "") => `/v2/${services.jobStore.get(id)?.kind === "batch" ? "batch/scrape" : "crawl"}/${seg(id)}${rest}`;
 
   return new Elysia({ name: "crawlbox-v1" })
     .use(authPlugin(services.keys, services.config.authEnabled))
@@ -75,20 +91,13 @@ export function v1Routes(services: Pick<Services, "keys" | "config" | "jobStore"
     .get("/v1/scrape/:id", pass((p) => `/v2/scrape/${seg(p.id)}`, (json) => ({ ...json, data: documentToV1(json.data) })), detail("v1: a stored scrape"))
     .post("/v1/crawl", convert("/v2/crawl", crawlBodyFromV1, (json) => ({ ...json, url: v1Url(json.url) })), detail("v1: start a crawl"))
     .get("/v1/crawl/active", pass(() => "/v2/crawl/active"), detail("v1: running crawls"))
-    // The v1 SDK's batchScrapeUrls polls a batch at /v1/crawl/{id}, as upstream's v1 served both kinds there.
-    .get(
-      "/v1/crawl/:id",
-      async ({ request, params }) => {
-        // The id's stored kind picks the /v2 route; an unknown id gets the crawl route's answer.
-        const kind = services.jobStore.get(params.id)?.kind === "batch" ? "batch/scrape" : "crawl";
-        return reshaped(await forward(forwarded(request, `/v2/${kind}/${seg(params.id)}`)), jobStatus);
-      },
-      detail("v1: a crawl's (or a batch's) status"),
-    )
-    .delete("/v1/crawl/:id", pass((p) => `/v2/crawl/${seg(p.id)}`), detail("v1: cancel a crawl"))
+    // Upstream's v1 served both kinds at /v1/crawl/{id} (status, cancel, errors): the v1 SDK's batchScrapeUrls
+    // polls a batch there, and its cancelCrawl is the only way it cancels one.
+    .get("/v1/crawl/:id", pass((p) => jobPath(p.id), jobStatus), detail("v1: a crawl's (or a batch's) status"))
+    .delete("/v1/crawl/:id", pass((p) => jobPath(p.id)), detail("v1: cancel a crawl (or a batch)"))
     // The v1 SDK asks for a crawl's errors with DELETE; both methods read them (and cancel nothing).
-    .get("/v1/crawl/:id/errors", pass((p) => `/v2/crawl/${seg(p.id)}/errors`), detail("v1: a crawl's errors"))
-    .delete("/v1/crawl/:id/errors", pass((p) => `/v2/crawl/${seg(p.id)}/errors`, undefined, "GET"), detail("v1: a crawl's errors"))
+    .get("/v1/crawl/:id/errors", pass((p) => jobPath(p.id, "/errors")), detail("v1: a crawl's (or a batch's) errors"))
+    .delete("/v1/crawl/:id/errors", pass((p) => jobPath(p.id, "/errors"), undefined, "GET"), detail("v1: a crawl's (or a batch's) errors"))
     .post("/v1/batch/scrape", convert("/v2/batch/scrape", batchBodyFromV1, (json) => ({ ...json, url: v1Url(json.url) })), detail("v1: start a batch scrape"))
     .get("/v1/batch/scrape/:id", pass((p) => `/v2/batch/scrape/${seg(p.id)}`, jobStatus), detail("v1: a batch's status"))
     .delete("/v1/batch/scrape/:id", pass((p) => `/v2/batch/scrape/${seg(p.id)}`), detail("v1: cancel a batch"))
