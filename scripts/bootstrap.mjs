@@ -59,8 +59,8 @@ function ensureDependencies(bun) {
   const marker = join(ROOT, "node_modules", ".crawlbox-installed");
   const lock = join(ROOT, "bun.lock");
   const pkg = join(ROOT, "package.json");
-  // A changed patch of a dependency (patches/, named in package.json) changes neither file: count its time too.
-  const patches = join(ROOT, "patches");
+  // A changed patch of a dependency (scripts/patches/, named in package.json) changes neither file: count its time too.
+  const patches = join(ROOT, "scripts", "patches");
   const patchTimes = existsSync(patches) ? readdirSync(patches).map((f) => statSync(join(patches, f)).mtimeMs) : [];
   const stale =
     !existsSync(marker) ||

@@ -1,5 +1,5 @@
 /**
- * The patch of linkedom in patches/ (applied by `bun install`): a parsed node gets its event-listener map only
+ * The patch of linkedom in scripts/patches/ (applied by `bun install`): a parsed node gets its event-listener map only
  * when something listens on it (unpatched, every node's constructor put a Map into a WeakMap, ~22 % of a page's
  * parse), and an element's classList is built when first read, not while parsing (~25 % more; it also rewrote the
  * class attribute normalised). Listeners and classList must still work (docs/benchmarks.md).
