@@ -49,8 +49,8 @@ function isLoopbackName(hostname: string): boolean {
   return isLoopbackHost(h) || h.endsWith(".localhost");
 }
 
-/** Methods the API has. */
-const ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
+/** Methods the API has (PATCH: a monitor; PUT: a parse upload URL). */
+const ALLOW_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
 /** Request headers a page may send when the preflight does not list its own. */
 const DEFAULT_ALLOW_HEADERS = "authorization, content-type, idempotency-key, x-idempotency-key";
 /** Response headers a page may read besides the CORS-safelisted ones. */

@@ -140,6 +140,11 @@ describe("the parse upload flow", () => {
     expect(parsed.body.data.markdown).toContain("# Private");
     expect(fileCount()).toBe(before - 1);
     expect((await post("/v2/parse", { uploadRef: data.uploadRef })).status).toBe(404);
+    // A parse that fails keeps nothing either.
+    const bad = (await post("/v2/parse/upload-url", { filename: "tool.bin" })).body.data;
+    await put(bad.uploadUrl, new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]));
+    expect((await post("/v2/parse", { uploadRef: bad.uploadRef, zeroDataRetention: true })).status).toBe(422);
+    expect((await post("/v2/parse", { uploadRef: bad.uploadRef })).status).toBe(404);
   });
 });
 

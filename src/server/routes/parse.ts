@@ -117,9 +117,12 @@ export function parseRoutes(services: Services) {
     }
     const { uploadRef, ...options } = b;
     const upload = await services.uploadRefs.take(uploadRef as string, who.keyId);
-    const doc = await parseFile(upload.bytes, upload.filename, upload.contentType, options, who, request);
-    if (options.zeroDataRetention === true) services.uploadRefs.remove(upload.ref);
-    return { success: true, data: doc };
+    try {
+      return { success: true, data: await parseFile(upload.bytes, upload.filename, upload.contentType, options, who, request) };
+    } finally {
+      // Zero data retention keeps nothing, a failed parse's file included (a retry needs a new upload).
+      if (options.zeroDataRetention === true) services.uploadRefs.remove(upload.ref);
+    }
   }
 
   /** Reads and checks the upload, then parses it in a scrape slot. */
