@@ -21,16 +21,13 @@ import { normalizeWebhook, webhookField, type Webhook } from "./webhook.ts";
 /** Events a monitor announces: `monitor.check.completed` after every check, `monitor.check.failed` when one fails. */
 export const MONITOR_WEBHOOK_EVENTS = ["check.completed", "check.failed"] as const;
 /**
- * Names a monitor webhook's `events` may hold: each form of the two events that the outbox's filter matches
+ * Names a monitor webhook's `events` may hold: each form of the three events that the outbox's filter matches
  * (webhooks/outbox.ts `webhookEventMatchesFilter`, api-v2.md §4): the full name, the name after the first dot, the
- * last part, and `check` (the part after the first dot, so both). Upstream clients send the full names, often with
- * `monitor.page` (upstream's event per page scraped): accepted, as {@link NEVER_SENT_MONITOR_EVENTS}, so that such a
- * client's monitor is not refused, though crawlbox never sends it (the check's event lists its pages). Any other
- * name (a typo) is a 400 rather than a webhook that stays silent. The default is {@link MONITOR_WEBHOOK_EVENTS}.
+ * last part, and `check` (the part after the first dot, so both check events). Upstream clients send the full names,
+ * often with `monitor.page` (one event per page as the check records it; sent only when asked for: the default is
+ * {@link MONITOR_WEBHOOK_EVENTS}). Any other name (a typo) is a 400 rather than a webhook that stays silent.
  */
 export const MONITOR_WEBHOOK_EVENT_FILTERS = ["monitor.check.completed", "monitor.check.failed", "check.completed", "check.failed", "completed", "failed", "check", "monitor.page", "page"] as const;
-/** Filter names upstream's clients send that crawlbox accepts but never sends an event for. */
-export const NEVER_SENT_MONITOR_EVENTS: readonly string[] = ["monitor.page", "page"];
 export type MonitorWebhookEventFilter = (typeof MONITOR_WEBHOOK_EVENT_FILTERS)[number];
 export type MonitorWebhook = Webhook<MonitorWebhookEventFilter>;
 
@@ -76,7 +73,7 @@ const NotificationSchema = strictObject({
 });
 
 const common = {
-  webhook: t.Optional(webhookField(MONITOR_WEBHOOK_EVENT_FILTERS)),
+  webhook: t.Optional(webhookField(MONITOR_WEBHOOK_EVENT_FILTERS, MONITOR_WEBHOOK_EVENTS)),
   notification: t.Optional(NotificationSchema),
   targets: t.Array(TargetSchema, { minItems: 1, maxItems: 20 }),
   retentionDays: t.Optional(Int({ minimum: 1, maximum: MAX_RETENTION_DAYS })),
@@ -94,7 +91,7 @@ export const UpdateMonitorSchema = strictObject(
     name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
     status: t.Optional(oneOf(["active", "paused"])),
     schedule: t.Optional(ScheduleSchema),
-    webhook: t.Optional(t.Union([webhookField(MONITOR_WEBHOOK_EVENT_FILTERS), t.Null()])),
+    webhook: t.Optional(t.Union([webhookField(MONITOR_WEBHOOK_EVENT_FILTERS, MONITOR_WEBHOOK_EVENTS), t.Null()])),
     notification: t.Optional(t.Union([NotificationSchema, t.Null()])),
     targets: t.Optional(common.targets),
     retentionDays: common.retentionDays,

@@ -23,13 +23,16 @@ export const AGENT_WEBHOOK_EVENTS = ["started", "action", "completed", "failed",
 /** The caller header refused (upstream's rule), matched case-insensitively. */
 const REFUSED_WEBHOOK_HEADER = "x-firecrawl-signature";
 
-/** Builds the webhook field (string or object) for one event set. */
-export function webhookField<const E extends readonly [string, ...string[]]>(events: E) {
+/**
+ * Builds the webhook field (string or object) for one event set: `events` are the names accepted, `defaults` those a
+ * webhook without `events` gets (a monitor accepts `monitor.page` but sends it only when asked for).
+ */
+export function webhookField<const E extends readonly [string, ...string[]]>(events: E, defaults: readonly E[number][] = events) {
   const object = strictObject({
     url: UrlField,
     headers: t.Optional(t.Record(t.String(), t.String(), { default: {} })),
     metadata: t.Optional(t.Record(t.String(), t.String(), { default: {} })),
-    events: t.Optional(t.Array(oneOf(events), { default: [...events] })),
+    events: t.Optional(t.Array(oneOf(events), { default: [...defaults] })),
   });
   return t.Union([UrlField, object], { description: "Webhook URL, or {url, headers?, metadata?, events?}" });
 }

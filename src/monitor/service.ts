@@ -17,7 +17,8 @@ import { BadRequestError, InsufficientCreditsError, NotFoundError, TooManyReques
 import { LlmNotConfiguredError } from "../llm/errors.ts";
 import type { Logger } from "../log.ts";
 import { immediate } from "../storage/database.ts";
-import { enqueueWebhookEvent } from "../webhooks/index.ts";
+import { enqueueWebhookEvent, webhookEventMatchesFilter } from "../webhooks/index.ts";
+import { monitorPageView } from "./page-view.ts";
 import { monitoredSpec, runCheck, type CheckDeps } from "./check.ts";
 import { RunQueue } from "../extract/run-queue.ts";
 import type { MailOutbox } from "../mail/outbox.ts";
@@ -332,6 +333,7 @@ export class MonitorService {
           previousPage: (targetId, url) => this.deps.store.lastPage(m.id, targetId, url, check.id),
           onPage: (page: CheckPage, index: number) => {
             this.deps.store.addPage(check.id, index, page);
+            this.announcePage(m, check.id, page);
             if (page.status === "new" || page.status === "changed" || page.status === "removed") changedPages.push({ url: page.url, status: page.status });
           },
         },
@@ -342,6 +344,20 @@ export class MonitorService {
       if (this.closed || !this.deps.store.get(m.id)) return; // stopping (failed at the next start) or deleted
       this.end(m, check, { status: "failed", ...this.deps.store.tally(check.id), error: err instanceof Error ? err.message : String(err) }, changedPages);
     }
+  }
+
+  /**
+   * Upstream's `monitor.page`, one event per page as the check records it, for a webhook whose `events` ask for it
+   * (the default, both check events, does not): the page as `GET …/checks/{checkId}` lists it, with the monitor's and
+   * the check's ids. The check's own event comes after its pages (the dispatcher sends a job's end last).
+   */
+  private announcePage(m: MonitorRow, checkId: string, page: CheckPage): void {
+    const webhook = (this.deps.store.get(m.id) ?? m).webhook;
+    // Only when named: a webhook stored without `events` means the two check events (api/monitor.ts), not everything.
+    if (!webhook?.events?.some((name) => webhookEventMatchesFilter([name], "monitor.page"))) return;
+    const data = [{ monitorId: m.id, checkId, ...monitorPageView(page) }];
+    const queued = enqueueWebhookEvent(this.deps.db, { jobId: checkId, keyId: m.keyId, jobKind: "monitor", event: "page", success: page.status !== "error", data, webhook, ...(page.error ? { error: page.error } : {}) }, { now: this.now() });
+    if (queued) this.deps.kickWebhooks();
   }
 
   private end(started: MonitorRow, check: CheckRow, end: Parameters<MonitorStore["endCheck"]>[1], changed: { url: string; status: string }[]): void {

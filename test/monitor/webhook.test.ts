@@ -1,13 +1,13 @@
 /**
  * A monitor's webhook (docs/monitor.md "Webhook"): `events` takes the names upstream's clients send
  * (`monitor.check.completed`) and the short forms api-v2.md §4 matches (`check.completed`, `completed`, `check`),
- * answered as given and honoured; a name that matches nothing a monitor sends is a 400. A check a stopped server
- * left is announced with the pages it had recorded.
+ * answered as given and honoured, and `monitor.page` (one event per page, when asked for); a name that matches nothing
+ * a monitor sends is a 400. A check a stopped server left is announced with the pages it had recorded.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startHookReceiver, type HookReceiver } from "../fixtures/hook-receiver.ts";
-import { MONITOR_WEBHOOK_EVENT_FILTERS, NEVER_SENT_MONITOR_EVENTS } from "../../src/api/monitor.ts";
+import { MONITOR_WEBHOOK_EVENT_FILTERS } from "../../src/api/monitor.ts";
 import { webhookEventMatchesFilter } from "../../src/webhooks/index.ts";
 
 let site: ReturnType<typeof Bun.serve>;
@@ -68,21 +68,32 @@ describe("monitor webhook events", () => {
     expect((await post(hooks.url)).body.data.webhook.events).toEqual(["check.completed", "check.failed"]);
   });
 
-  test("every accepted name matches an event a monitor sends (but upstream's monitor.page, accepted and never sent)", () => {
-    for (const name of MONITOR_WEBHOOK_EVENT_FILTERS.filter((n) => !NEVER_SENT_MONITOR_EVENTS.includes(n))) {
-      expect([name, ["monitor.check.completed", "monitor.check.failed"].some((type) => webhookEventMatchesFilter([name], type))]).toEqual([name, true]);
+  test("every accepted name matches an event a monitor sends", () => {
+    for (const name of MONITOR_WEBHOOK_EVENT_FILTERS) {
+      expect([name, ["monitor.check.completed", "monitor.check.failed", "monitor.page"].some((type) => webhookEventMatchesFilter([name], type))]).toEqual([name, true]);
     }
   });
 
-  test("a name that matches nothing a monitor sends is a 400 (upstream's monitor.page is accepted, never sent); a PATCH takes the same names", async () => {
+  test("a name that matches nothing a monitor sends is a 400; upstream's monitor.page is sent per page when asked for; a PATCH takes the same names", async () => {
     for (const events of [["started"], ["crawl.completed"], ["monitor.check"], ["nope"]]) {
       expect([events, (await post({ url: hooks.url, events })).status]).toEqual([events, 400]);
     }
-    // As upstream's clients send it: page events are not sent, the check's are.
+    // As upstream's clients send it: one monitor.page per page as it is recorded, then the check's event.
     const withPage = await post({ url: hooks.url, events: ["monitor.page", "monitor.check.completed"] });
     expect(withPage.status).toBe(200);
     const c = await check(withPage.body.data.id);
-    expect(announced(c.id)).toEqual(["monitor.check.completed"]);
+    expect(announced(c.id)).toEqual(["monitor.page", "monitor.check.completed"]);
+    await hooks.until((bodies) => bodies.some((b) => b.type === "monitor.page" && b.id === c.id));
+    const pageEvent = hooks.bodies.find((b) => b.type === "monitor.page" && b.id === c.id);
+    expect(pageEvent).toMatchObject({ success: true, type: "monitor.page", id: c.id, data: [{ monitorId: withPage.body.data.id, checkId: c.id, url: `${base}/a`, status: "new", targetId: "target-1" }] });
+    // The same page as the check's listing shows it.
+    const listed = ((await (await h.request(`/v2/monitor/${withPage.body.data.id}/checks/${c.id}`)).json()) as any).data.pages[0];
+    expect({ ...pageEvent.data[0], monitorId: undefined, checkId: undefined }).toEqual({ ...listed, monitorId: undefined, checkId: undefined });
+    // The default (both check events, for a webhook object without events too) sends no page events.
+    const plain = (await post({ url: hooks.url })).body.data;
+    expect(plain.webhook.events).toEqual(["check.completed", "check.failed"]);
+    expect(announced((await check(plain.id)).id)).toEqual(["monitor.check.completed"]);
+    await h.request(`/v2/monitor/${plain.id}`, { method: "DELETE" });
     await h.request(`/v2/monitor/${withPage.body.data.id}`, { method: "DELETE" });
     const m = (await post(hooks.url)).body.data;
     const patched = await h.request(`/v2/monitor/${m.id}`, { method: "PATCH", json: { webhook: { url: hooks.url, events: ["monitor.check.failed", "completed"] } } });

@@ -4,6 +4,7 @@
  * list checks, read a check with its pages. Every answer is `{success: true, data}`, as the SDK reads it; the shapes
  * are the SDK's `Monitor`, `MonitorCheck` and `MonitorCheckDetail`.
  */
+import { monitorPageView } from "../../monitor/page-view.ts";
 import { Elysia } from "elysia";
 import { CreateMonitorSchema, monitorPages, parseCreateMonitorBody, parseUpdateMonitorBody, UpdateMonitorSchema } from "../../api/monitor.ts";
 import { BadRequestError, NotFoundError } from "../../errors.ts";
@@ -92,23 +93,6 @@ function checkView(c: CheckRow, m: MonitorRow, services: Services): Record<strin
   };
 }
 
-function pageView(p: CheckPage): Record<string, unknown> {
-  return {
-    id: p.id,
-    targetId: p.targetId,
-    url: p.url,
-    status: p.status,
-    previousScrapeId: p.previousScrapeId ?? null,
-    currentScrapeId: p.scrapeId ?? null,
-    statusCode: p.statusCode ?? null,
-    error: p.error ?? null,
-    diff: p.diff ?? null,
-    snapshot: p.snapshot ?? null,
-    judgment: p.judgment ?? null,
-    createdAt: iso(p.createdAt),
-  };
-}
-
 /** The monitor routes. */
 export function monitorRoutes(services: Services) {
   const { config, monitors, monitorStore } = services;
@@ -172,7 +156,7 @@ export function monitorRoutes(services: Services) {
         const pages = monitorStore.pages(check.id, limit + 1, skip, status);
         const more = pages.length > limit;
         const next = more ? `${publicBaseUrl(config.publicUrl, request)}/v2/monitor/${m.id}/checks/${check.id}?skip=${skip + limit}&limit=${limit}${status ? `&status=${status}` : ""}` : null;
-        return { success: true, data: { ...checkView(check, m, services), pages: pages.slice(0, limit).map(pageView), next }, next };
+        return { success: true, data: { ...checkView(check, m, services), pages: pages.slice(0, limit).map(monitorPageView), next }, next };
       },
       { detail: { tags: ["monitor"], summary: "A check with its pages" } },
     );
