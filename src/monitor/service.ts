@@ -90,7 +90,7 @@ export class MonitorService {
     const abandoned = this.deps.store.runningChecks();
     for (const c of abandoned) {
       const m = this.deps.store.get(c.monitorId);
-      if (m) this.end(m, c, { status: "failed", ...this.deps.store.tally(c.id), error: "The server stopped during the check." }, this.deps.store.changedPages(c.id));
+      if (m) this.end(m, c, { status: "failed", ...this.deps.store.tally(c.id), error: "The server stopped during the check." });
     }
     let scheduled = 0;
     for (const m of this.deps.store.active()) {
@@ -319,7 +319,6 @@ export class MonitorService {
   private async execute(m: MonitorRow, check: CheckRow, who: KeyIdentity, signal: AbortSignal): Promise<void> {
     if (!this.deps.store.get(m.id)) return; // deleted while the check waited for its turn (its row went with it)
     if (!this.deps.store.markRunning(check.id, this.now())) return; // ended while it waited (a restart failed it)
-    const changedPages: { url: string; status: string }[] = [];
     try {
       const { summary, credits, targetResults } = await runCheck(
         { ...this.deps, newId: this.newId, now: this.now },
@@ -334,15 +333,14 @@ export class MonitorService {
           onPage: (page: CheckPage, index: number) => {
             this.deps.store.addPage(check.id, index, page);
             this.announcePage(m, check.id, page);
-            if (page.status === "new" || page.status === "changed" || page.status === "removed") changedPages.push({ url: page.url, status: page.status });
           },
         },
       );
       const status = summary.error === 0 ? "completed" : summary.error === summary.totalPages ? "failed" : "partial";
-      this.end(m, check, { status, summary, credits, targetResults, ...(status === "failed" ? { error: "Every page of the check failed; see its pages." } : {}) }, changedPages);
+      this.end(m, check, { status, summary, credits, targetResults, ...(status === "failed" ? { error: "Every page of the check failed; see its pages." } : {}) });
     } catch (err) {
       if (this.closed || !this.deps.store.get(m.id)) return; // stopping (failed at the next start) or deleted
-      this.end(m, check, { status: "failed", ...this.deps.store.tally(check.id), error: err instanceof Error ? err.message : String(err) }, changedPages);
+      this.end(m, check, { status: "failed", ...this.deps.store.tally(check.id), error: err instanceof Error ? err.message : String(err) });
     }
   }
 
@@ -360,7 +358,8 @@ export class MonitorService {
     if (queued) this.deps.kickWebhooks();
   }
 
-  private end(started: MonitorRow, check: CheckRow, end: Parameters<MonitorStore["endCheck"]>[1], changed: { url: string; status: string }[]): void {
+  /** Ends a check: stored, mailed, announced with the pages it recorded as news (read back, whoever ended it). */
+  private end(started: MonitorRow, check: CheckRow, end: Parameters<MonitorStore["endCheck"]>[1]): void {
     let mailed = false;
     immediate(this.deps.db, () => {
       if (!this.deps.store.endCheck(check.id, end, this.now())) return;
@@ -377,7 +376,7 @@ export class MonitorService {
       if (this.askConfirmations(m)) mailed = true;
       if (!m.webhook) return;
       const event = end.status === "failed" ? "check.failed" : "check.completed";
-      const data = [{ monitorId: m.id, checkId: check.id, status: end.status, summary: end.summary, pages: changed }];
+      const data = [{ monitorId: m.id, checkId: check.id, status: end.status, summary: end.summary, pages: this.deps.store.changedPages(check.id) }];
       enqueueWebhookEvent(this.deps.db, { jobId: check.id, keyId: m.keyId, jobKind: "monitor", event, success: end.status !== "failed", data, webhook: m.webhook, ...(end.error ? { error: end.error } : {}) }, { now: this.now() });
     });
     this.deps.kickWebhooks();

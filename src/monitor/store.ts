@@ -282,8 +282,8 @@ export class MonitorStore {
   }
 
   /**
-   * The pages of a check that are news (`new`, `changed`, `removed`) as its webhook lists them, in order: what a check
-   * a stopped server left had recorded is announced as a check that ran to its end would announce it.
+   * The pages of a check that are news (`new`, `changed`, `removed`) as its webhook lists them, in order: read back
+   * when the check ends, so a check a stopped server left is announced as one that ran to its end.
    */
   changedPages(checkId: string): { url: string; status: string }[] {
     return this.db
