@@ -60,38 +60,32 @@ for (const n of SIZES) {
   for (let i = 0; i < tasks.length; i += 5_000) store.reopenAndEnqueue(job.id, tasks.slice(i, i + 5_000));
   const other = store.createJob({ id: "small", kind: "batch", keyId: "k", status: "scraping", url: null, options: { scrapeOptions: {} }, publicBaseUrl: "http://x", createdAt: clock, expiresAt: clock + 1e12 }, []);
   const limits = { busyHosts: ["busy.test"], busyJobs: [], busyJobHosts: [] };
-  const refMs: number[] = [];
-  const claimMs: number[] = [];
-  const freeRef: number[] = [];
-  const freeClaim: number[] = [];
   const none = { busyHosts: [], busyJobs: [], busyJobHosts: [] };
+  const before = { busy: [] as number[], free: [] as number[] };
+  const now = { busy: [] as number[], free: [] as number[] };
+  /** Leases the next task both ways in turn (the same one, checked), timing each; the task is then settled. */
+  const timeBoth = (which: "busy" | "free", claimLimits: typeof limits) => {
+    let t = performance.now();
+    const expected = wholeQueueClaim(db, clock, claimLimits.busyHosts);
+    before[which].push(performance.now() - t);
+    unlease(db, expected!);
+    t = performance.now();
+    const leased = store.claim("w", 60_000, claimLimits);
+    now[which].push(performance.now() - t);
+    if (leased?.id !== expected) throw new Error(`claim leased ${leased?.id}, the whole-queue claim ${expected}`);
+    db.query("UPDATE tasks SET status = 'done' WHERE id = ?").run(leased!.id);
+  };
   for (let r = 0; r < ROUNDS; r++) {
-    // One runnable task at the end of the queue (queued later than the busy host's), leased by both ways in turn.
+    // One runnable task at the end of the queue (queued later than the busy host's).
     clock += 1;
     store.reopenAndEnqueue(other.id, [{ kind: "page", url: `http://free.test/${r}`, dedupKey: `free${r}`, depth: 0 }]);
-    let t = performance.now();
-    const before = wholeQueueClaim(db, clock, limits.busyHosts);
-    refMs.push(performance.now() - t);
-    unlease(db, before!);
-    t = performance.now();
-    const leased = store.claim("w", 60_000, limits);
-    claimMs.push(performance.now() - t);
-    if (leased?.id !== before) throw new Error(`claim leased ${leased?.id}, the whole-queue claim ${before}`);
-    db.query("UPDATE tasks SET status = 'done' WHERE id = ?").run(leased!.id);
+    timeBoth("busy", limits);
     // The common case: the queue's first task is runnable (no host busy).
-    t = performance.now();
-    const first = wholeQueueClaim(db, clock, []);
-    freeRef.push(performance.now() - t);
-    unlease(db, first!);
-    t = performance.now();
-    const same = store.claim("w", 60_000, none);
-    freeClaim.push(performance.now() - t);
-    if (same?.id !== first) throw new Error(`claim leased ${same?.id}, the whole-queue claim ${first}`);
-    db.query("UPDATE tasks SET status = 'done' WHERE id = ?").run(same!.id);
+    timeBoth("free", none);
   }
-  const a = median(refMs);
-  const b = median(claimMs);
-  console.log(`| ${n.toLocaleString("en")} | ${a.toFixed(3)} | ${b.toFixed(3)} | ${(a / b).toFixed(1)}× | ${median(freeRef).toFixed(3)} | ${median(freeClaim).toFixed(3)} |`);
+  const a = median(before.busy);
+  const b = median(now.busy);
+  console.log(`| ${n.toLocaleString("en")} | ${a.toFixed(3)} | ${b.toFixed(3)} | ${(a / b).toFixed(1)}× | ${median(before.free).toFixed(3)} | ${median(now.free).toFixed(3)} |`);
   db.close();
   rmSync(dir, { recursive: true, force: true });
 }
