@@ -18,6 +18,8 @@ import type { JobResults } from "./results.ts";
 import { IdempotencyConflictError, JOB_TTL_MS, type SqliteJobStore } from "./sqlite-store.ts";
 import type { CrawlPlanner } from "./task-runner.ts";
 import type { AppendedOptions, Job, JobOptions, NewTask } from "./types.ts";
+import { INLINE_TASKS } from "./pending-tasks.ts";
+import type { TaskLoader } from "./task-loader.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
 /** Dependencies of the job service. */
@@ -25,6 +27,8 @@ export interface JobServiceDeps {
   store: SqliteJobStore;
   results: JobResults;
   pool: Pick<WorkerPool, "kick">;
+  /** Queues what a large batch defers (jobs/pending-tasks.ts). */
+  loader: Pick<TaskLoader, "kick">;
   scrape: ScrapeService;
   ledger: CreditLedger;
   planner: CrawlPlanner;
@@ -64,6 +68,7 @@ export class JobService {
     try {
       const created = this.d.store.createJob(job, tasks, idempotencyKey);
       this.d.pool.kick();
+      if (tasks.length > INLINE_TASKS) this.d.loader.kick();
       return created;
     } catch (err) {
       if (err instanceof IdempotencyConflictError) throw new IdempotencyKeyUsedError();
@@ -124,6 +129,7 @@ export class JobService {
         throw err;
       }
       this.d.pool.kick();
+      if (tasks.length > INLINE_TASKS) this.d.loader.kick();
       return this.d.store.get(job.id)!;
     }
     const options: JobOptions = { scrapeOptions: req.scrapeOptions as unknown as Record<string, unknown> };

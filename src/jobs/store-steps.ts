@@ -34,11 +34,12 @@ export interface StoreContext {
 
 /**
  * Adds tasks while the job has fewer than `limit` pages that did not fail; duplicates (same dedup key) are ignored.
+ * `createdAt` orders them in the queue (tasks loaded later from a pending row keep the time they were accepted).
  * A failed page gives its place back, as upstream removes it from the set its limit counts (api-v2.md §5.6): a crawl
  * of `limit: 10` with a page that failed or redirected onto another still ends with ten results when the site has
  * them (it ended with nine).
  */
-export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], limit: number): number {
+export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], limit: number, createdAt = ctx.now()): number {
   const { db } = ctx;
   if (tasks.length === 0) return 0;
   const job = db.query<{ total: number; seq: number }, [string]>(
@@ -50,7 +51,7 @@ export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], 
     `INSERT OR IGNORE INTO tasks (id, job_id, kind, seq, url, source_url, dedup_key, depth, host, status, not_before, created_at, options_index)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
   );
-  const t = ctx.now();
+  const t = createdAt;
   let total = job.total;
   let seq = job.seq;
   let added = 0;
@@ -63,7 +64,7 @@ export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], 
       added++;
     }
   }
-  if (added > 0) db.query("UPDATE jobs SET total = total + ?, updated_at = ? WHERE id = ?").run(added, t, jobId);
+  if (added > 0) db.query("UPDATE jobs SET total = total + ?, updated_at = ? WHERE id = ?").run(added, ctx.now(), jobId);
   return added;
 }
 
@@ -99,7 +100,8 @@ export function finishJobIfDone(ctx: StoreContext, jobId: string): void {
   const pending = db
     .query<{ one: number }, [string]>("SELECT 1 AS one FROM tasks WHERE job_id = ? AND status IN ('queued', 'active') LIMIT 1")
     .get(jobId);
-  if (pending) return;
+  // Tasks accepted but not yet queued (jobs/pending-tasks.ts): the job is not done, they have yet to run.
+  if (pending || db.query("SELECT 1 FROM job_pending_tasks WHERE job_id = ? LIMIT 1").get(jobId)) return;
   if (ctx.drainHook) {
     const job = readJob(db, jobId);
     if (job && job.status === "scraping" && insertTasks(ctx, jobId, ctx.drainHook(job), Number.MAX_SAFE_INTEGER) > 0) return;

@@ -59,6 +59,7 @@ import { SqliteJobStore } from "../jobs/sqlite-store.ts";
 import { createTaskRunner } from "../jobs/task-runner.ts";
 import { taskOptions, type JobEvent } from "../jobs/types.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
+import { TaskLoader } from "../jobs/task-loader.ts";
 import type { BrowserPool } from "../engines/browser/pool.ts";
 import { ExtractorStore } from "../llm/deterministic/store.ts";
 import { MailOutbox } from "../mail/outbox.ts";
@@ -362,7 +363,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const agentStore = new AgentStore(db);
   const agent = new AgentService({ ...research, store: agentStore });
   const interact = engines.pool ? new InteractSessions(engines.pool, config.browserConcurrency, (url) => gate.check(url), now) : undefined;
-  const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, scrape, ledger, planner, config, now });
+  // A large batch's tasks are queued a chunk at a time after the request is answered (jobs/pending-tasks.ts).
+  const taskLoader = new TaskLoader({ store: jobStore, onLoaded: () => workers.kick(), log });
+  const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, loader: taskLoader, scrape, ledger, planner, config, now });
   const monitorStore = new MonitorStore(db);
   // A monitor's crawl is made by no request: its links use CRAWLBOX_PUBLIC_URL, else the address the server listens on.
   const listenHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -382,7 +385,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ...(searchBackend ? { searchTarget: searchRunner(search) } : {}),
   });
   upkeep("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
-  if (background) workers.start();
+  if (background) {
+    workers.start();
+    taskLoader.start();
+  }
 
   return {
     config,
@@ -430,6 +436,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await agent.close();
       await monitors.close();
       await interact?.closeAll();
+      await taskLoader.stop();
       await workers.stop();
       await webhooks.stop();
       await mail?.stop();

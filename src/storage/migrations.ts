@@ -534,4 +534,17 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tasks ADD COLUMN queue_group TEXT GENERATED ALWAYS AS (job_id || ' ' || host) VIRTUAL;
   CREATE INDEX tasks_queued_group ON tasks (queue_group, created_at, seq) WHERE status = 'queued';
   `,
+  // 32: tasks accepted with their job but queued later, a chunk per transaction (jobs/pending-tasks.ts): inserting a
+  // 100,000-URL batch's tasks in one transaction held the event loop for seconds.
+  `
+  CREATE TABLE job_pending_tasks (
+    seq INTEGER PRIMARY KEY,          -- load order
+    token TEXT NOT NULL UNIQUE,       -- names the row in the in-memory cache of parsed lists
+    job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+    tasks TEXT NOT NULL,              -- JSON [[kind, url, sourceUrl, dedupKey, depth, notBefore, optionsIndex], ...]
+    next_index INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL       -- when the tasks were accepted: their place in the queue
+  );
+  CREATE INDEX job_pending_tasks_job ON job_pending_tasks (job_id);
+  `,
 ];
