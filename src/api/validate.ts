@@ -75,7 +75,8 @@ function objectsForDefaultedArrays(schema: TSchema, value: unknown, path: (strin
       const sub = s.properties[key];
       if (sub) issues.push(...objectsForDefaultedArrays(sub, v, [...path, key]));
     }
-  } else if (s.type === "array" && s.items && Array.isArray(value)) {
+  } else if (s.type === "array" && s.items && (s.items.type === "object" || s.items.type === "array") && Array.isArray(value)) {
+    // Only objects and arrays can hold one (a batch's 100,000 URL strings need no look).
     value.forEach((item, i) => issues.push(...objectsForDefaultedArrays(s.items!, item, [...path, i])));
   }
   return issues;

@@ -19,8 +19,13 @@ const first = (v: unknown) => (Array.isArray(v) ? str(v[0]) : undefined);
  * left out, `http://` prepended where missing), never one refused into `invalidURLs`.
  */
 const firstValid = (v: unknown) => {
-  const valid = partitionUrls(Array.isArray(v) ? v.filter((u): u is string => typeof u === "string") : []).valid[0];
-  return valid ? sourceUrlOf(valid.original) : undefined;
+  // URL by URL: the first valid one is usually the first, and a batch may hold 100,000 (checking all took ~0.1 s).
+  for (const u of Array.isArray(v) ? v : []) {
+    if (typeof u !== "string") continue;
+    const valid = partitionUrls([u]).valid[0];
+    if (valid) return sourceUrlOf(valid.original);
+  }
+  return undefined;
 };
 
 /**
