@@ -1,13 +1,14 @@
 /**
  * Batch creation benchmark: how long `POST /v2/batch/scrape` with a large list of URLs takes to answer, and how
  * long the server keeps everyone else waiting meanwhile (the slowest `GET /health`, polled every 10 ms from the
- * moment the batch is posted until its tasks are all queued). Each round posts the batch, waits until `total`
- * reaches the URL count, and cancels it. With `--baseline DIR` (another checkout of crawlbox, with its own
+ * moment the batch is posted until its tasks are all queued). Each round posts the batch, waits until the server's
+ * database (read beside it, read-only) holds a task for every URL, and cancels it. With `--baseline DIR` (another checkout of crawlbox, with its own
  * node_modules or a link to these), the same rounds run against a server from that tree too, alternating, in one
  * run: the machine is shared and noisy, so compare within a run.
  *
  *   bun scripts/bench/batch-create.ts [--urls 100000] [--rounds 3] [--baseline DIR]
  */
+import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -61,10 +62,12 @@ async function round(server: Server, body: string): Promise<{ postMs: number; qu
   const res = await fetch(`${server.api}/v2/batch/scrape`, { method: "POST", headers: { "content-type": "application/json" }, body });
   const { id } = (await res.json()) as { id: string };
   const postMs = performance.now() - t0;
-  for (;;) {
-    const st = (await (await fetch(`${server.api}/v2/batch/scrape/${id}?limit=1`)).json()) as { total: number };
-    if (st.total >= URLS) break;
-    await Bun.sleep(20);
+  // `total` counts a large batch's URLs from the start now: the tasks themselves say when all are queued.
+  const db = new Database(join(server.dataDir, "crawlbox.sqlite"), { readonly: true });
+  try {
+    while ((db.query("SELECT COUNT(*) AS n FROM tasks WHERE job_id = ?").get(id) as { n: number }).n < URLS) await Bun.sleep(20);
+  } finally {
+    db.close();
   }
   const queuedMs = performance.now() - t0;
   stop = true;

@@ -39,7 +39,10 @@ function unpack(p: PackedTask): NewTask {
  */
 export type PendingCache = Map<string, NewTask[]>;
 
-/** What {@link addTasks} did: pages queued now, and the deferred rest to cache once the transaction commits. */
+/**
+ * What {@link addTasks} did: pages queued now, and the deferred ones to cache once the transaction commits (they are
+ * counted in the job's `total` already, and in the queue status as queued).
+ */
 export interface AddedTasks {
   added: number;
   deferred?: { token: string; tasks: NewTask[] };
@@ -53,9 +56,12 @@ export interface AddedTasks {
 export function addTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], limit: number): AddedTasks {
   if (tasks.length <= INLINE_TASKS || limit !== Number.MAX_SAFE_INTEGER) return { added: insertTasks(ctx, jobId, tasks, limit) };
   const token = crypto.randomUUID();
+  const t = ctx.now();
   ctx.db
-    .query("INSERT INTO job_pending_tasks (token, job_id, tasks, created_at) VALUES (?, ?, ?, ?)")
-    .run(token, jobId, JSON.stringify(tasks.map(pack)), ctx.now());
+    .query("INSERT INTO job_pending_tasks (token, job_id, tasks, task_count, created_at) VALUES (?, ?, ?, ?, ?)")
+    .run(token, jobId, JSON.stringify(tasks.map(pack)), tasks.length, t);
+  // Counted at once, as upstream's total is the batch's URL count from the start: a client's progress does not jump.
+  ctx.db.query("UPDATE jobs SET total = total + ?, updated_at = ? WHERE id = ?").run(tasks.length, t, jobId);
   return { added: 0, deferred: { token, tasks } };
 }
 
@@ -90,7 +96,9 @@ export function loadPendingChunk(ctx: StoreContext, cache: PendingCache, max: nu
     cache.set(row.token, tasks);
   }
   const end = Math.min(tasks.length, row.next_index + max);
-  const added = insertTasks(ctx, row.job_id, tasks.slice(row.next_index, end), Number.MAX_SAFE_INTEGER, row.created_at);
+  const added = insertTasks(ctx, row.job_id, tasks.slice(row.next_index, end), Number.MAX_SAFE_INTEGER, row.created_at, false);
+  // The total counted every task when it was accepted: one that turned out a duplicate (same dedup key) is not a page.
+  if (added < end - row.next_index) ctx.db.query("UPDATE jobs SET total = total - ? WHERE id = ?").run(end - row.next_index - added, row.job_id);
   const rowDone = end >= tasks.length;
   if (rowDone) {
     db.query("DELETE FROM job_pending_tasks WHERE seq = ?").run(row.seq);

@@ -174,6 +174,10 @@ export class JobResults {
          FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE j.key_id = ? AND t.status IN ('queued', 'active')`,
       )
       .get(keyId);
-    return { queued: r?.queued ?? 0, active: r?.active ?? 0 };
+    // Tasks accepted and not yet in the queue (a large batch's, jobs/pending-tasks.ts) are waiting all the same.
+    const pending = this.db
+      .query<{ n: number | null }, [string]>("SELECT SUM(p.task_count - p.next_index) AS n FROM job_pending_tasks p JOIN jobs j ON j.id = p.job_id WHERE j.key_id = ?")
+      .get(keyId);
+    return { queued: (r?.queued ?? 0) + (pending?.n ?? 0), active: r?.active ?? 0 };
   }
 }

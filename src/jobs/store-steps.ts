@@ -34,12 +34,13 @@ export interface StoreContext {
 
 /**
  * Adds tasks while the job has fewer than `limit` pages that did not fail; duplicates (same dedup key) are ignored.
- * `createdAt` orders them in the queue (tasks loaded later from a pending row keep the time they were accepted).
+ * `createdAt` orders them in the queue (tasks loaded later from a pending row keep the time they were accepted);
+ * `countInTotal: false` for tasks the job's `total` already counts (a pending row's, counted when it was accepted).
  * A failed page gives its place back, as upstream removes it from the set its limit counts (api-v2.md §5.6): a crawl
  * of `limit: 10` with a page that failed or redirected onto another still ends with ten results when the site has
  * them (it ended with nine).
  */
-export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], limit: number, createdAt = ctx.now()): number {
+export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], limit: number, createdAt = ctx.now(), countInTotal = true): number {
   const { db } = ctx;
   if (tasks.length === 0) return 0;
   const job = db.query<{ total: number; seq: number }, [string]>(
@@ -64,7 +65,7 @@ export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], 
       added++;
     }
   }
-  if (added > 0) db.query("UPDATE jobs SET total = total + ?, updated_at = ? WHERE id = ?").run(added, ctx.now(), jobId);
+  if (added > 0 && countInTotal) db.query("UPDATE jobs SET total = total + ?, updated_at = ? WHERE id = ?").run(added, ctx.now(), jobId);
   return added;
 }
 

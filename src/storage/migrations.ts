@@ -542,6 +542,7 @@ export const MIGRATIONS: readonly string[] = [
     token TEXT NOT NULL UNIQUE,       -- names the row in the in-memory cache of parsed lists
     job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
     tasks TEXT NOT NULL,              -- JSON [[kind, url, sourceUrl, dedupKey, depth, notBefore, optionsIndex], ...]
+    task_count INTEGER NOT NULL,      -- the list's length (counted in the job's total and the queue status)
     next_index INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL       -- when the tasks were accepted: their place in the queue
   );

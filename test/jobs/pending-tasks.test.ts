@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { INLINE_TASKS } from "../../src/jobs/pending-tasks.ts";
+import { JobResults } from "../../src/jobs/results.ts";
 import { SqliteJobStore } from "../../src/jobs/sqlite-store.ts";
 import { TaskLoader } from "../../src/jobs/task-loader.ts";
 import type { JobEvent, NewTask } from "../../src/jobs/types.ts";
@@ -59,13 +60,15 @@ const expected = (tasks: NewTask[], createdAt: number) =>
   tasks.map((t, i) => ({ seq: i + 1, url: t.url, source_url: t.sourceUrl ?? null, dedup_key: t.dedupKey, options_index: t.optionsIndex ?? null, created_at: createdAt }));
 
 describe("pending tasks in the store", () => {
-  test("a batch over INLINE_TASKS is accepted with nothing queued, queued by chunks in order with its acceptance time, and completes only after its last task", () => {
+  test("a batch over INLINE_TASKS is accepted with nothing queued but counted in total, queued by chunks in order with its acceptance time, and completes only after its last task", () => {
     const s = setup();
     const tasks = batchTasks(N);
     const acceptedAt = s.now();
     const job = newBatch(s, tasks);
-    // With nothing queued yet, a job that forgot its pending tasks would be complete at once.
-    expect(job).toMatchObject({ status: "scraping", total: 0 });
+    // With nothing queued yet, a job that forgot its pending tasks would be complete at once. Its total is the
+    // batch's URL count from the start, as upstream's.
+    expect(job).toMatchObject({ status: "scraping", total: N });
+    expect(s.db.query("SELECT COUNT(*) AS n FROM tasks").get()).toEqual({ n: 0 });
     const sizes: number[] = [];
     for (;;) {
       s.tick(1000);
@@ -84,6 +87,16 @@ describe("pending tasks in the store", () => {
     expect(s.store.get(job.id)).toMatchObject({ status: "completed", total: N, completed: N });
     expect(s.events.filter((e) => e.event === "completed")).toHaveLength(1);
     expect(s.db.query("SELECT COUNT(*) AS n FROM job_pending_tasks").get()).toEqual({ n: 0 });
+  });
+
+  test("the queue status counts a batch's URLs as queued whether they are in the queue yet or still pending", () => {
+    const s = setup();
+    const results = new JobResults(s.db, s.now);
+    newBatch(s, batchTasks(N));
+    expect(results.queueCounts("k")).toEqual({ queued: N, active: 0 });
+    s.store.loadPending(INLINE_TASKS);
+    s.store.claim("w", 60_000, free);
+    expect(results.queueCounts("k")).toEqual({ queued: N - 1, active: 1 });
   });
 
   test("at or under INLINE_TASKS the tasks are queued with the job, as before", () => {
@@ -110,6 +123,7 @@ describe("pending tasks in the store", () => {
       expect(chunks).toBe(2);
       expect(rows(second.db, job.id)).toEqual(expected(tasks, acceptedAt));
       expect(second.store.get(job.id)!.total).toBe(N);
+      expect(second.db.query("SELECT COUNT(*) AS n FROM job_pending_tasks").get()).toEqual({ n: 0 });
       second.db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -122,7 +136,8 @@ describe("pending tasks in the store", () => {
     s.store.loadPending(INLINE_TASKS);
     expect(s.store.cancel(job.id)).toBe(true);
     expect(s.store.loadPending(INLINE_TASKS)).toBeUndefined();
-    expect(s.store.get(job.id)).toMatchObject({ status: "cancelled", total: INLINE_TASKS });
+    expect(s.store.get(job.id)!.status).toBe("cancelled");
+    expect(s.db.query("SELECT COUNT(*) AS n FROM tasks").get()).toEqual({ n: INLINE_TASKS });
   });
 
   test("a large append reopens a completed batch, keeps its options index, and queues after the batch's own tasks", () => {
@@ -133,8 +148,9 @@ describe("pending tasks in the store", () => {
     expect(s.store.get(job.id)!.status).toBe("completed");
     const more = batchTasks(INLINE_TASKS + 1, "more").map(({ optionsIndex: _, ...rest }) => rest);
     expect(s.store.reopenAndEnqueue(job.id, more, { scrapeOptions: { formats: ["html"] } })).toBe(0);
-    expect(s.store.get(job.id)!.status).toBe("scraping");
+    expect(s.store.get(job.id)).toMatchObject({ status: "scraping", total: INLINE_TASKS + 2 });
     while (s.store.loadPending(INLINE_TASKS));
+    expect(s.store.get(job.id)!.total).toBe(INLINE_TASKS + 2);
     const queued = rows(s.db, job.id);
     expect(queued).toHaveLength(INLINE_TASKS + 2);
     expect(queued.slice(1).map((r) => [r.dedup_key, r.options_index])).toEqual(more.map((m) => [m.dedupKey, 0]));
@@ -152,8 +168,9 @@ describe("TaskLoader", () => {
     expect(told).toBe(3);
     const later = newBatch(s, batchTasks(INLINE_TASKS + 1, "later"));
     loader.kick();
-    for (let i = 0; i < 200 && s.store.get(later.id)!.total < INLINE_TASKS + 1; i++) await Bun.sleep(10);
-    expect(s.store.get(later.id)!.total).toBe(INLINE_TASKS + 1);
+    const queued = () => s.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM tasks WHERE job_id = ?").get(later.id)!.n;
+    for (let i = 0; i < 200 && queued() < INLINE_TASKS + 1; i++) await Bun.sleep(10);
+    expect(queued()).toBe(INLINE_TASKS + 1);
     await loader.stop();
   });
 
@@ -164,7 +181,7 @@ describe("TaskLoader", () => {
     loader.start();
     await Bun.sleep(5);
     await loader.stop();
-    const queued = s.store.get(job.id)!.total;
+    const queued = s.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM tasks WHERE job_id = ?").get(job.id)!.n;
     expect(queued).toBeLessThan(N);
     expect(s.db.query("SELECT COUNT(*) AS n FROM job_pending_tasks").get()).toEqual({ n: 1 });
   });
@@ -179,20 +196,20 @@ describe("through the API", () => {
     await h.close();
   });
 
-  test("POST /v2/batch/scrape with more than INLINE_TASKS URLs answers, then every URL is queued once and the batch ends with all of them", async () => {
+  test("POST /v2/batch/scrape with more than INLINE_TASKS URLs answers with them counted, queues every URL once in order, and ends with all of them", async () => {
     // Nothing listens on port 9 of loopback: pages fail fast, none of them matters here.
     const urls = Array.from({ length: INLINE_TASKS + 50 }, (_, i) => `http://127.0.0.1:9/u/${i}`);
     const res = await h.request("/v2/batch/scrape", { method: "POST", json: { urls } });
     expect(res.status).toBe(200);
     const { id } = (await res.json()) as { id: string };
-    let total = 0;
-    for (let i = 0; i < 500 && total < urls.length; i++) {
-      total = ((await (await h.request(`/v2/batch/scrape/${id}?limit=1`)).json()) as { total: number }).total;
-      if (total < urls.length) await Bun.sleep(20);
-    }
-    expect(total).toBe(urls.length);
-    const sourceUrls = h.services.db.query<{ url: string }, [string]>("SELECT url FROM tasks WHERE job_id = ? ORDER BY seq").all(id).map((r) => r.url);
-    expect(sourceUrls).toEqual(urls);
+    // Counted from the start, queued or not: the status's total and the queue status (which counts pending URLs).
+    const first = (await (await h.request(`/v2/batch/scrape/${id}?limit=1`)).json()) as { total: number };
+    expect(first.total).toBe(urls.length);
+    const queue = (await (await h.request("/v2/team/queue-status")).json()) as { jobsInQueue: number };
+    expect(queue.jobsInQueue).toBeGreaterThan(0);
+    const queuedUrls = () => h.services.db.query<{ url: string }, [string]>("SELECT url FROM tasks WHERE job_id = ? ORDER BY seq").all(id).map((r) => r.url);
+    for (let i = 0; i < 500 && queuedUrls().length < urls.length; i++) await Bun.sleep(20);
+    expect(queuedUrls()).toEqual(urls);
     // The host never answers: the batch gives it up and ends, with every URL counted, not only the first chunk's.
     let status = { status: "scraping", completed: 0, total: 0 };
     for (let i = 0; i < 500 && status.status === "scraping"; i++) {
