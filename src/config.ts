@@ -46,8 +46,17 @@ export interface Config {
   publicUrl: string;
   /** Chromium executable; empty = look in the Debian locations. */
   chromePath: string;
-  /** Ollama server for LLM formats. @default "http://127.0.0.1:11434" */
+  /**
+   * Ollama server for LLM formats, without a trailing `/api` (upstream's .env.example writes
+   * `http://localhost:11434/api`; the Ollama client adds `/api/chat` itself). @default "http://127.0.0.1:11434"
+   */
   ollamaBaseUrl: string;
+  /**
+   * Whether `OLLAMA_BASE_URL` was given (or `ollamaBaseUrl` passed as an override). In `auto` mode it selects Ollama
+   * over an OpenAI-compatible endpoint, as upstream does: an operator who points at a local Ollama must not have page
+   * content sent to a hosted API because an `OPENAI_API_KEY` is also set. @default false
+   */
+  ollamaBaseUrlSet: boolean;
   /** OpenAI-compatible endpoint; when set, the openai provider is used. */
   openaiBaseUrl: string;
   /** Key for the OpenAI-compatible endpoint. */
@@ -142,7 +151,10 @@ export interface Config {
   browserRetireAfterPages: number;
   /** Chromium is closed after this long without a page in use (0: kept running). @default 300000 */
   browserIdleCloseMs: number;
-  /** LLM provider: `auto` (OPENAI_* set → openai, else MODEL_NAME set → ollama), `ollama`, `openai` or `off`. @default "auto" */
+  /**
+   * LLM provider: `auto` (OLLAMA_BASE_URL set → ollama, as upstream; else OPENAI_* set → openai; else MODEL_NAME
+   * set → ollama at the default address), `ollama`, `openai` or `off`. @default "auto"
+   */
   llmProvider: "auto" | "ollama" | "openai" | "off";
   /** Context window LLM requests are sized for (tokens); long pages are split to fit. @default 8192 */
   llmContextTokens: number;
@@ -278,6 +290,18 @@ function corsOrigins(r: Reader, authEnabled: boolean): string[] {
   return out;
 }
 
+/** Default Ollama address (Ollama's own default port, on this machine). */
+export const OLLAMA_DEFAULT_BASE_URL = "http://127.0.0.1:11434";
+
+/**
+ * `OLLAMA_BASE_URL` without trailing slashes and a trailing `/api`: upstream's self-host .env.example has
+ * `OLLAMA_BASE_URL=http://localhost:11434/api` (its AI SDK provider appends `/chat`), while the `ollama` package we
+ * use appends `/api/chat` itself, so the unnormalised value would call `/api/api/chat` (a 404).
+ */
+export function normaliseOllamaBaseUrl(url: string): string {
+  return url.replace(/\/+$/, "").replace(/\/api$/i, "").replace(/\/+$/, "");
+}
+
 function llmProvider(r: Reader): Config["llmProvider"] {
   const v = str(r, "CRAWLBOX_LLM_PROVIDER", "auto").toLowerCase();
   if (v === "auto" || v === "ollama" || v === "openai" || v === "off") return v;
@@ -324,7 +348,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookSecret: str(r, "CRAWLBOX_WEBHOOK_SECRET", ""),
     publicUrl: url(r, "CRAWLBOX_PUBLIC_URL", ""),
     chromePath: str(r, "CHROME_PATH", ""),
-    ollamaBaseUrl: url(r, "OLLAMA_BASE_URL", "http://127.0.0.1:11434"),
+    ollamaBaseUrl: normaliseOllamaBaseUrl(url(r, "OLLAMA_BASE_URL", OLLAMA_DEFAULT_BASE_URL)),
+    ollamaBaseUrlSet: str(r, "OLLAMA_BASE_URL", "") !== "" || overrides.ollamaBaseUrl !== undefined,
     openaiBaseUrl: url(r, "OPENAI_BASE_URL", ""),
     searxngEndpoint: url(r, "SEARXNG_ENDPOINT", ""),
     smtpUrl: str(r, "CRAWLBOX_SMTP_URL", ""),
@@ -400,6 +425,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     r.problems.push(`CRAWLBOX_WEBHOOK_SECRET: ${(err as Error).message}`);
   }
   if (config.llmProvider === "ollama" && config.modelName === "") r.problems.push("CRAWLBOX_LLM_PROVIDER=ollama needs MODEL_NAME (the Ollama model to use)");
+  if (config.llmProvider === "auto" && config.ollamaBaseUrlSet && config.modelName === "" && (config.openaiBaseUrl !== "" || config.openaiApiKey !== "")) {
+    // Refused rather than falling back to the OpenAI endpoint: OLLAMA_BASE_URL means "keep pages on this model server".
+    r.problems.push("OLLAMA_BASE_URL is set, so LLM requests go to Ollama (as upstream), which needs MODEL_NAME; set MODEL_NAME, or unset OLLAMA_BASE_URL (or set CRAWLBOX_LLM_PROVIDER=openai) to use the OpenAI-compatible endpoint");
+  }
   if (!config.authEnabled && !isLoopbackHost(config.host)) {
     // reliability.md B6: an unauthenticated server only where nothing but this machine can reach it.
     r.problems.push(

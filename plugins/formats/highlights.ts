@@ -5,7 +5,7 @@
  * SDK's Document type). Long pages are read per chunk; an empty string means nothing on the page is relevant.
  */
 import type { LlmClient } from "../../src/llm/client.ts";
-import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
+import { callWarning, llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import type { ScrapeDocument } from "../../src/scrape/document.ts";
 import type { FormatRenderer, RenderContext } from "../../src/scrape/renderer.ts";
 
@@ -14,7 +14,8 @@ export const HIGHLIGHTS_EXTRA_CREDITS = 4;
 
 /** `data.highlights` for `query` asked of the page. */
 export async function highlightFields(llm: LlmClient, ctx: RenderContext, query: string, limits: LlmLimits): Promise<Partial<ScrapeDocument>> {
-  return { highlights: await llm.highlights(ctx.markdown(), query, llmCallFor(ctx, limits)) };
+  const call = llmCallFor(ctx, limits);
+  return { highlights: await llm.highlights(ctx.markdown(), query, call), ...callWarning(call) };
 }
 
 /** Creates the `highlights` renderer. */

@@ -9,7 +9,7 @@
  */
 import type { LlmClient } from "../../src/llm/client.ts";
 import { assertNoPromptInjection } from "../../src/llm/injection-guard.ts";
-import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
+import { callWarning, llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { compileSchema } from "../../src/llm/schema.ts";
 import { formatIndex, type FormatRenderer } from "../../src/scrape/renderer.ts";
 
@@ -50,7 +50,7 @@ export function createJsonFormat(llm: LlmClient | undefined, limits: LlmLimits):
       const spent = { tokens: 0 };
       if (format.checkPromptInjection === true) await assertNoPromptInjection(llm!, ctx.markdown(), call, spent);
       const { value } = await llm!.extract({ content: ctx.markdown(), ...(schema ? { schema } : {}), ...(prompt ? { prompt } : {}) }, call, spent);
-      return { json: value };
+      return { json: value, ...callWarning(call) };
     },
   };
 }

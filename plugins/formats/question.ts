@@ -5,7 +5,7 @@
  * combined. When no part of the page answers it there is no `answer`, and a `warning` says so.
  */
 import type { LlmClient } from "../../src/llm/client.ts";
-import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
+import { callWarning, llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import type { ScrapeDocument } from "../../src/scrape/document.ts";
 import type { FormatRenderer, RenderContext } from "../../src/scrape/renderer.ts";
 
@@ -14,8 +14,10 @@ export const QUESTION_EXTRA_CREDITS = 4;
 
 /** `data.answer` for `question` asked of the page, or a warning when no part of the page answers it. */
 export async function answerFields(llm: LlmClient, ctx: RenderContext, question: string, limits: LlmLimits): Promise<Partial<ScrapeDocument>> {
-  const answer = await llm.answer(ctx.markdown(), question, llmCallFor(ctx, limits));
-  return answer === undefined ? { warning: "The page does not answer the question." } : { answer };
+  const call = llmCallFor(ctx, limits);
+  const answer = await llm.answer(ctx.markdown(), question, call);
+  const cut = callWarning(call).warning;
+  return answer === undefined ? { warning: ["The page does not answer the question.", cut].filter(Boolean).join(" ") } : { answer, ...callWarning(call) };
 }
 
 /** Creates the `question` renderer. */

@@ -4,7 +4,7 @@
  * `data.summary`. Long pages are summarised per chunk and the chunk summaries combined.
  */
 import type { LlmClient } from "../../src/llm/client.ts";
-import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
+import { callWarning, llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 
 /** Extra credits of a page with `summary`: none, as upstream bills it (its LLM tokens are counted per key). */
@@ -18,7 +18,8 @@ export function createSummaryFormat(llm: LlmClient | undefined, limits: LlmLimit
     views: ["markdown"],
     extraCredits: SUMMARY_EXTRA_CREDITS,
     async render(ctx) {
-      return { summary: await llm!.summarize(ctx.markdown(), llmCallFor(ctx, limits)) };
+      const call = llmCallFor(ctx, limits);
+      return { summary: await llm!.summarize(ctx.markdown(), call), ...callWarning(call) };
     },
   };
 }

@@ -20,6 +20,7 @@ import { RunQueue } from "../extract/run-queue.ts";
 import { JobCredits } from "../extract/job-credits.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
+import { JOB_LLM_RETRY } from "../llm/retry.ts";
 import { assertRequestSchema } from "../llm/schema.ts";
 import type { Logger } from "../log.ts";
 import { SEARCH_CREDITS_PER_10, type SearchService } from "../search/service.ts";
@@ -211,6 +212,9 @@ export class AgentService {
       signal,
       deadline: this.now() + this.deps.config.llmTimeoutMs,
       limitMs: this.deps.config.llmTimeoutMs,
+      // A transient 429/503 of the model is waited out (llm/retry.ts), not the run's end: its pages are read and paid.
+      retry: JOB_LLM_RETRY,
+      warnings,
       tokenBudget: this.deps.config.llmTokenBudget * (maxPages + 1),
       onTokens: (t: number) => {
         tokens += t;

@@ -22,6 +22,7 @@ import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
 import { BadRequestError, CrawlboxError, TooManyRequestsError } from "../errors.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
+import { JOB_LLM_RETRY } from "../llm/retry.ts";
 import { assertRequestSchema } from "../llm/schema.ts";
 import type { Logger } from "../log.ts";
 import { mapSite, type MapDeps } from "../crawl/map.ts";
@@ -89,6 +90,11 @@ export interface ExtractStatus {
   sources?: Record<string, string[]>;
 }
 
+/** The caller's instructions for the model: `systemPrompt` and `prompt` together, when either is given. */
+function extractPrompt(req: ExtractRequest): string | undefined {
+  return [req.systemPrompt, req.prompt].filter((s): s is string => !!s && s.trim() !== "").join("\n\n") || undefined;
+}
+
 /** Runs extract jobs. */
 export class ExtractService {
   private readonly now: () => number;
@@ -114,6 +120,8 @@ export class ExtractService {
     if (searching && !req.prompt) throw new BadRequestError("A web search for an extract needs a prompt.");
     if (req.scrapeOptions) this.deps.scrape.validate(specFromOptions("https://example.com/", "https://example.com/", { ...req.scrapeOptions, formats: [{ type: "markdown" }] } as ScrapeOptions, {}, this.deps.config));
     assertRequestSchema(req.schema);
+    // A prompt that leaves the model no room for page content is a 400 now, not a job failing after pages were paid.
+    this.deps.llm.chunkChars(req.schema, { prompt: extractPrompt(req) ?? "" });
     this.deps.ledger.assertCanSpend(who, Math.max(1, req.urls.length));
     if (this.deps.store.processingCount(who.keyId) >= MAX_JOBS_PER_KEY) {
       throw new TooManyRequestsError("TOO_MANY_EXTRACT_JOBS", `This key already has ${MAX_JOBS_PER_KEY} extract jobs processing; wait for one to finish.`);
@@ -191,7 +199,7 @@ export class ExtractService {
       const pages = await readPages(this.deps, urls, { who, signal, charge, warnings, concurrency: PAGES_AT_ONCE, ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}) });
       if (pages.length === 0) throw new CrawlboxError("EXTRACT_NO_PAGES", 500, `None of the ${urls.length} pages could be scraped.`);
       const content = pagesText(pages);
-      const prompt = [req.systemPrompt, req.prompt].filter((s): s is string => !!s && s.trim() !== "").join("\n\n") || undefined;
+      const prompt = extractPrompt(req);
       const limitMs = Math.min(req.timeout ?? this.deps.config.llmTimeoutMs, this.deps.config.llmTimeoutMs);
       const deadline = this.now() + limitMs;
       const { value } = await this.deps.llm!.extract(
@@ -200,6 +208,10 @@ export class ExtractService {
           signal,
           deadline,
           limitMs,
+          // A transient 429/503 of the model is waited out here, not failed: the pages are already read and paid.
+          retry: JOB_LLM_RETRY,
+          // What the model could not cover (pages cut to the budget, required fields no page gives): the job's warning.
+          warnings,
           tokenBudget: this.deps.config.llmTokenBudget * pages.length,
           onTokens: (t) => {
             tokens += t;

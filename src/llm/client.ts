@@ -8,17 +8,24 @@
  */
 import { CrawlboxError } from "../errors.ts";
 import { chunkText, CHARS_PER_TOKEN, estimateTokens, mergeAnswers } from "./chunk.ts";
-import { LlmBudgetExceededError, LlmInvalidAnswerError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
-import { brandingMessages, changeMessages, crawlOptionsMessages, extractMessages, highlightsMessages, NOTHING_RELEVANT, questionMessages, repairMessages, summaryMessages } from "./prompts.ts";
+import { LlmBudgetExceededError, LlmInvalidAnswerError, LlmPromptTooLongError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
+import { brandingMessages, changeMessages, crawlOptionsMessages, extractMessages, highlightsMessages, NOTHING_RELEVANT, questionMessages, REPAIR_QUOTE_CHARS, repairMessages, summaryMessages } from "./prompts.ts";
+import { fitToBudget, mergeInRounds, EXPECTED_ANSWER_TOKENS, type ChunkPlan } from "./chunk-plan.ts";
+import { relaxedSchema } from "./relaxed-schema.ts";
 import { normaliseAnswer } from "./answer.ts";
 import { changeExcerpts } from "../change-tracking/excerpts.ts";
 import { parseJsonAnswer, validateAgainst } from "./schema.ts";
+import { retryDelayMs, sleepMs, type LlmRetryPolicy } from "./retry.ts";
 import type { LlmChatAnswer, LlmMessage, LlmProvider } from "./types.ts";
 
 /** Answer tokens reserved per call. */
 export const MAX_ANSWER_TOKENS = 2048;
-/** Tokens reserved for instructions, schema and delimiters around a chunk. */
+/** Tokens reserved for instructions and delimiters around a chunk (the schema and caller's prompt are counted apart). */
 const PROMPT_OVERHEAD_TOKENS = 512;
+/** Tokens of a repair turn's instruction and list of problems (up to ten short validator messages). */
+const REPAIR_INSTRUCTION_TOKENS = 300;
+/** Smallest chunk of content: below this a long page would take absurdly many calls. */
+export const MIN_CHUNK_CHARS = 256;
 
 /** The limits of one LLM-backed operation (one format of one page). */
 export interface LlmCall {
@@ -35,6 +42,22 @@ export interface LlmCall {
   tokenBudget: number;
   /** Called with the tokens of each finished call (charged to the key even if the operation fails later). */
   onTokens?: (tokens: number) => void;
+  /**
+   * How a call that meets a transient provider failure (429, 5xx, unreachable) is retried, within `deadline`.
+   * Asynchronous extract and agent jobs pass `JOB_LLM_RETRY` (llm/retry.ts). @default no retry (synchronous work:
+   * the error, retryable and with the provider's `Retry-After`, goes to the client or the crawl's page retries)
+   */
+  retry?: LlmRetryPolicy;
+  /**
+   * Where the operation says what it could not fully do (parts of a long page left out for the token budget, a
+   * schema's required field the page does not give): the document's or job's `warning`.
+   */
+  warnings?: string[];
+}
+
+/** Adds `message` to the call's warnings (once). */
+function warn(call: LlmCall, message: string): void {
+  if (call.warnings && !call.warnings.includes(message)) call.warnings.push(message);
 }
 
 /** Runs LLM operations against one provider. */
@@ -42,21 +65,55 @@ export class LlmClient {
   constructor(
     readonly provider: LlmProvider,
     private readonly now: () => number = Date.now,
+    /** Jitter of retry backoff (injected so tests can make it deterministic). */
+    private readonly random: () => number = Math.random,
   ) {}
 
-  /** Largest chunk of content one call carries, in characters. */
-  chunkChars(schema?: Record<string, unknown>): number {
+  /**
+   * Largest chunk of content one call carries, in characters: the context window less our instructions, the
+   * schema, the caller's `prompt` (which goes with every chunk), the answer's reservation and, with `repair`, the
+   * repair turn's additions (the quoted answer and the list of problems), so that the repair request fits too.
+   * Throws {@link LlmPromptTooLongError} (400) when the caller's prompt leaves no room for content; never less than
+   * {@link MIN_CHUNK_CHARS} otherwise. `repair` is opt-in (`extract` sets it): the other structured callers
+   * (clean-content, redact, the injection check) size their parts on this and were tuned without it.
+   */
+  chunkChars(schema?: Record<string, unknown>, o: { prompt?: string; repair?: boolean } = {}): number {
+    const context = this.provider.capabilities.contextTokens;
     const schemaTokens = schema ? estimateTokens(JSON.stringify(schema)) : 0;
-    const room = this.provider.capabilities.contextTokens - PROMPT_OVERHEAD_TOKENS - schemaTokens - this.answerTokens();
-    return Math.max(256, room * CHARS_PER_TOKEN);
+    const promptTokens = o.prompt ? estimateTokens(o.prompt) : 0;
+    const room = context - PROMPT_OVERHEAD_TOKENS - schemaTokens - promptTokens - this.answerTokens();
+    if (promptTokens > 0 && room * CHARS_PER_TOKEN < MIN_CHUNK_CHARS) throw new LlmPromptTooLongError(promptTokens + schemaTokens, context);
+    const repair = o.repair === true ? this.repairTokens() : 0;
+    return Math.max(MIN_CHUNK_CHARS, (room - repair) * CHARS_PER_TOKEN);
+  }
+
+  /** What a repair turn adds to its request: the invalid answer quoted back (at most the answer limit) and the instruction. */
+  private repairTokens(): number {
+    return Math.min(this.answerTokens(), estimateTokens("x".repeat(REPAIR_QUOTE_CHARS))) + REPAIR_INSTRUCTION_TOKENS;
   }
 
   private answerTokens(): number {
     return Math.min(MAX_ANSWER_TOKENS, Math.floor(this.provider.capabilities.contextTokens / 4));
   }
 
-  /** One chat turn under the call's deadline and budget. */
+  /**
+   * One chat turn under the call's deadline and budget; a transient provider failure is retried by the call's
+   * {@link LlmCall.retry} policy (llm/retry.ts), so a job's earlier work (pages read, chunks answered) is kept.
+   */
   async chat(messages: LlmMessage[], format: Record<string, unknown> | "json" | undefined, call: LlmCall, spent: { tokens: number }): Promise<LlmChatAnswer> {
+    for (let retry = 1; ; retry++) {
+      try {
+        return await this.chatOnce(messages, format, call, spent);
+      } catch (err) {
+        if (call.signal?.aborted) throw err;
+        const waitMs = retryDelayMs(err, retry, call.retry, { now: this.now(), deadline: call.deadline, random: this.random });
+        if (waitMs === undefined) throw err;
+        await sleepMs(waitMs, call.signal);
+      }
+    }
+  }
+
+  private async chatOnce(messages: LlmMessage[], format: Record<string, unknown> | "json" | undefined, call: LlmCall, spent: { tokens: number }): Promise<LlmChatAnswer> {
     const p = this.provider;
     const estimate = estimateTokens(messages.map((m) => m.content).join("\n"));
     if (spent.tokens + estimate > call.tokenBudget) throw new LlmBudgetExceededError(call.tokenBudget, spent.tokens);
@@ -94,14 +151,16 @@ export class LlmClient {
 
   /**
    * One structured turn: asks for JSON valid against `schema` (or any JSON object), validates, and on failure
-   * sends one repair turn naming the problems; a second failure is {@link LlmInvalidAnswerError}.
+   * sends one repair turn naming the problems; a second failure is {@link LlmInvalidAnswerError}. `checkWith` is
+   * the schema the answer is checked against when it is not `schema` itself (a chunk's relaxed schema, see
+   * llm/relaxed-schema.ts); the model is still asked for, and constrained to, `schema`.
    */
-  async structured(messages: LlmMessage[], schema: Record<string, unknown> | undefined, call: LlmCall, spent = { tokens: 0 }): Promise<unknown> {
+  async structured(messages: LlmMessage[], schema: Record<string, unknown> | undefined, call: LlmCall, spent = { tokens: 0 }, checkWith = schema): Promise<unknown> {
     const check = (answer: LlmChatAnswer): { value?: unknown; problems: string[] } => {
       const parsed = parseJsonAnswer(answer.content);
       if (!parsed.ok) return { problems: [answer.truncated ? "the answer was cut off at the token limit" : parsed.problem] };
-      if (schema) {
-        const problems = validateAgainst(schema, parsed.value);
+      if (checkWith) {
+        const problems = validateAgainst(checkWith, parsed.value);
         return problems.length > 0 ? { problems } : { value: parsed.value, problems };
       }
       if (typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value)) return { problems: ["the answer must be a JSON object"] };
@@ -118,55 +177,93 @@ export class LlmClient {
   }
 
   /**
-   * Structured extraction from page content (`json` format): chunked, answers merged. `spent` counts the tokens
-   * against the call's budget, shared with other calls of the same format (the injection check).
+   * The chunks of `content` one operation sends: sized to the context (with the caller's `prompt` and the repair
+   * turn, see {@link chunkChars}), then cut to the leading ones the remaining token budget covers (llm/chunk-plan.ts).
+   * `fixed(count)` is the request around a chunk, without it.
    */
-  async extract(o: { content: string; schema?: Record<string, unknown>; prompt?: string }, call: LlmCall, spent = { tokens: 0 }): Promise<{ value: unknown; chunks: number }> {
-    const chunks = chunkText(o.content, this.chunkChars(o.schema));
-    const answers: unknown[] = [];
-    for (let i = 0; i < chunks.length; i++) {
-      const msgs = extractMessages({ content: chunks[i]!, prompt: o.prompt, schema: o.schema, part: { index: i, count: chunks.length } });
-      answers.push(await this.structured(msgs, o.schema, call, spent));
-    }
-    return { value: mergeAnswers(answers), chunks: chunks.length };
+  private plan(content: string, o: { maxChars: number; fixed: (count: number) => LlmMessage[]; call: LlmCall; spent: { tokens: number }; mergeTokens?: number; what: string }): ChunkPlan {
+    const chunks = chunkText(content, o.maxChars);
+    const fixedTokens = estimateTokens(o.fixed(chunks.length).map((m) => m.content).join("\n"));
+    return fitToBudget(chunks, { fixedTokens, budgetTokens: o.call.tokenBudget - o.spent.tokens, perChunkMergeTokens: o.mergeTokens ?? 0, what: o.what });
   }
 
-  /** A summary of page content (`summary` format): chunk summaries merged by one more call when long. */
+  /**
+   * Runs `ask` for each planned chunk, in order. Should the budget run out anyway (repair turns are not planned
+   * for), the chunks answered so far are kept and the rest left out with a warning, as the plan would have; only a
+   * first chunk over budget is the `LLM_TOKEN_BUDGET_EXCEEDED` it always was.
+   */
+  private async eachChunk<T>(plan: ChunkPlan, call: LlmCall, what: string, ask: (chunk: string, index: number, count: number) => Promise<T>): Promise<T[]> {
+    const out: T[] = [];
+    for (let i = 0; i < plan.chunks.length; i++) {
+      try {
+        out.push(await ask(plan.chunks[i]!, i, plan.chunks.length));
+      } catch (err) {
+        if (!(err instanceof LlmBudgetExceededError) || i === 0) throw err;
+        warn(call, `The LLM token budget of this request (${call.tokenBudget} tokens, CRAWLBOX_LLM_TOKEN_BUDGET) ran out: ${what} was drawn from the first ${i} of ${plan.chunks.length} parts of the page.`);
+        return out;
+      }
+    }
+    if (plan.warning) warn(call, plan.warning);
+    return out;
+  }
+
+  /**
+   * Structured extraction from page content (`json` format): chunked, answers merged. Each chunk's answer is
+   * checked against the schema's relaxed copy (a chunk may lack fields: llm/relaxed-schema.ts); the merged answer
+   * against the schema itself. A merged answer that still lacks required fields (or has them null) is returned as
+   * the model gave it, as upstream returns it, with a `warning` naming what is missing: the page may simply not
+   * say, and a made-up value would be worse. `spent` counts the tokens against the call's budget, shared with
+   * other calls of the same format (the injection check).
+   */
+  async extract(o: { content: string; schema?: Record<string, unknown>; prompt?: string }, call: LlmCall, spent = { tokens: 0 }): Promise<{ value: unknown; chunks: number }> {
+    const relaxed = o.schema ? relaxedSchema(o.schema) : undefined;
+    const plan = this.plan(o.content, {
+      maxChars: this.chunkChars(o.schema, { repair: true, ...(o.prompt ? { prompt: o.prompt } : {}) }),
+      fixed: (count) => extractMessages({ content: "", prompt: o.prompt, schema: o.schema, part: { index: count - 1, count } }),
+      call,
+      spent,
+      what: "the json answer",
+    });
+    const answers = await this.eachChunk(plan, call, "the json answer", (chunk, index, count) =>
+      this.structured(extractMessages({ content: chunk, prompt: o.prompt, schema: o.schema, part: { index, count } }), o.schema, call, spent, relaxed),
+    );
+    const value = mergeAnswers(answers);
+    if (o.schema) {
+      const problems = validateAgainst(o.schema, value);
+      if (problems.length > 0) warn(call, `The page does not give everything the json schema requires; the answer is returned as the model gave it (missing fields are null or absent): ${problems.slice(0, 5).join("; ")}.`);
+    }
+    return { value, chunks: answers.length };
+  }
+
+  /** A summary of page content (`summary` format): chunk summaries combined in rounds that each fit the context. */
   async summarize(content: string, call: LlmCall): Promise<string> {
-    const chunks = chunkText(content, this.chunkChars());
     const spent = { tokens: 0 };
-    const parts: string[] = [];
-    for (const c of chunks) parts.push((await this.chat(summaryMessages(c), undefined, call, spent)).content.trim());
+    const plan = this.plan(content, { maxChars: this.chunkChars(), fixed: () => summaryMessages(""), call, spent, mergeTokens: EXPECTED_ANSWER_TOKENS, what: "the summary" });
+    const parts = await this.eachChunk(plan, call, "the summary", async (c) => (await this.chat(summaryMessages(c), undefined, call, spent)).content.trim());
     if (parts.length === 1) return parts[0]!;
-    const joined = parts.map((p, i) => `Part ${i + 1}: ${p}`).join("\n\n");
-    return (await this.chat(summaryMessages(joined, "merge"), undefined, call, spent)).content.trim();
+    return mergeInRounds(parts, this.chunkChars(), async (joined) => (await this.chat(summaryMessages(joined, "merge"), undefined, call, spent)).content.trim());
   }
 
   /**
    * The answer to `question` from page content (`question` format): each chunk answers or says it has nothing;
-   * several partial answers are combined by one more call. Undefined when no part of the page answers it.
+   * several partial answers are combined in rounds that each fit the context. Undefined when no part answers it.
    */
   async answer(content: string, question: string, call: LlmCall): Promise<string | undefined> {
     const spent = { tokens: 0 };
-    const parts: string[] = [];
-    for (const c of chunkText(content, this.chunkChars())) {
-      const a = (await this.chat(questionMessages(c, question), undefined, call, spent)).content.trim();
-      if (a && a !== NOTHING_RELEVANT) parts.push(a);
-    }
+    const maxChars = this.chunkChars(undefined, { prompt: question });
+    const plan = this.plan(content, { maxChars, fixed: () => questionMessages("", question), call, spent, mergeTokens: EXPECTED_ANSWER_TOKENS, what: "the answer" });
+    const answers = await this.eachChunk(plan, call, "the answer", async (c) => (await this.chat(questionMessages(c, question), undefined, call, spent)).content.trim());
+    const parts = answers.filter((a) => a && a !== NOTHING_RELEVANT);
     if (parts.length <= 1) return parts[0];
-    const joined = parts.map((p, i) => `Part ${i + 1}: ${p}`).join("\n\n");
-    return (await this.chat(questionMessages(joined, question, "merge"), undefined, call, spent)).content.trim();
+    return mergeInRounds(parts, maxChars, async (joined) => (await this.chat(questionMessages(joined, question, "merge"), undefined, call, spent)).content.trim());
   }
 
   /** Passages of page content relevant to `query` (`highlights` format), one per line; "" when none is. */
   async highlights(content: string, query: string, call: LlmCall): Promise<string> {
     const spent = { tokens: 0 };
-    const lines: string[] = [];
-    for (const c of chunkText(content, this.chunkChars())) {
-      const a = (await this.chat(highlightsMessages(c, query), undefined, call, spent)).content.trim();
-      if (a && a !== NOTHING_RELEVANT) lines.push(...a.split("\n").map((l) => l.trim()).filter((l) => l && l !== NOTHING_RELEVANT));
-    }
-    return lines.join("\n");
+    const plan = this.plan(content, { maxChars: this.chunkChars(undefined, { prompt: query }), fixed: () => highlightsMessages("", query), call, spent, what: "the highlights" });
+    const answers = await this.eachChunk(plan, call, "the highlights", async (c) => (await this.chat(highlightsMessages(c, query), undefined, call, spent)).content.trim());
+    return answers.flatMap((a) => (a && a !== NOTHING_RELEVANT ? a.split("\n").map((l) => l.trim()).filter((l) => l && l !== NOTHING_RELEVANT) : [])).join("\n");
   }
 
   /**

@@ -136,3 +136,19 @@ export class LlmBudgetExceededError extends CrawlboxError {
     });
   }
 }
+
+/**
+ * 400: the caller's prompt (with the schema and our instructions) leaves no room for page content in the model's
+ * context window (`CRAWLBOX_LLM_CONTEXT_TOKENS`). Refused before any call: sent anyway, Ollama would silently drop
+ * the start of the request — our system rules first — and OpenAI-compatible servers answer an error.
+ */
+export class LlmPromptTooLongError extends CrawlboxError {
+  constructor(promptTokens: number, contextTokens: number) {
+    super(
+      "LLM_PROMPT_TOO_LONG",
+      400,
+      `The prompt and schema of this request (about ${promptTokens} tokens) leave no room for page content in the model's context window of ${contextTokens} tokens (CRAWLBOX_LLM_CONTEXT_TOKENS). Shorten the prompt or schema, or raise the context window.`,
+      { details: { promptTokens, contextTokens } },
+    );
+  }
+}

@@ -56,7 +56,7 @@ export function extractMessages(o: { content: string; prompt?: string; schema?: 
 }
 
 /** Characters of an invalid answer quoted back in the repair turn: enough to show the mistake, not to fill the context. */
-const REPAIR_QUOTE_CHARS = 4_000;
+export const REPAIR_QUOTE_CHARS = 4_000;
 
 /** The follow-up turn asking the model to fix an invalid answer. */
 export function repairMessages(previous: LlmMessage[], answer: string, problems: string[]): LlmMessage[] {

@@ -29,8 +29,16 @@ export function llmCallForRun(run: LlmRun | undefined, limits: LlmLimits, now: (
   const start = now();
   const own = start + limits.llmTimeoutMs;
   const deadline = run ? Math.min(run.deadline, own) : own;
-  const call: LlmCall = { deadline, limitMs: Math.max(0, Math.round(deadline - start)), tokenBudget: limits.llmTokenBudget };
+  const call: LlmCall = { deadline, limitMs: Math.max(0, Math.round(deadline - start)), tokenBudget: limits.llmTokenBudget, warnings: [] };
   if (run?.signal) call.signal = run.signal;
   if (run?.recordTokens) call.onTokens = run.recordTokens;
   return call;
+}
+
+/**
+ * The document's `warning` from what the operation reported in `call.warnings` (a long page cut to the token
+ * budget, a required field the page does not give), or nothing: spread into a renderer's fields.
+ */
+export function callWarning(call: LlmCall): { warning?: string } {
+  return call.warnings && call.warnings.length > 0 ? { warning: call.warnings.join(" ") } : {};
 }

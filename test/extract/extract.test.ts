@@ -70,7 +70,8 @@ afterAll(async () => {
 const SCHEMA = { type: "object", properties: { products: { type: "array", items: { type: "object", properties: { name: { type: "string" }, price: { type: "number" } }, required: ["name", "price"] } } }, required: ["products"] };
 
 async function finished(id: string, harness = h, auth?: string): Promise<any> {
-  for (let i = 0; i < 400; i++) {
+  // 30 s: a failing model is retried with backoff (llm/retry.ts JOB_LLM_RETRY, at most 7 s of waits) before the job fails.
+  for (let i = 0; i < 1200; i++) {
     const s = (await (await harness.request(`/v2/extract/${id}`, auth ? { auth } : {})).json()) as any;
     if (s.status !== "processing") return s;
     await Bun.sleep(25);
