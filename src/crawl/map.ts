@@ -5,16 +5,20 @@
  * Flow (all fetches through the injected engine, so through the egress gate):
  * 1. the start URL is checked against the gate (a refused or unresolvable site fails the request as a scrape
  *    would), and the start origin's robots.txt is read (its `Sitemap:` lines; its rules unless `ignoreRobotsTxt`);
- * 2. unless `sitemap:"skip"`: every sitemap {@link sitemapCandidates} names, within the sitemap bounds (at most
- *    `2 × limit + 1000` URLs; with `search`, {@link MAP_MAX_SITEMAP_URLS}, since `limit` caps matches, not reads);
- * 3. unless `sitemap:"only"`: link discovery. The start page is fetched and its `<a href>` links listed; then,
- *    only while fewer than `limit` listable URLs are known (with `search`: fewer than `limit` that `search` keeps,
- *    judged on what is known of each, title included once its page was fetched), further pages of the site are
- *    fetched breadth-first (at most {@link MAP_MAX_PAGES} pages in all, {@link MAP_CONCURRENCY} at a time,
- *    honouring robots.txt, `maxDiscoveryDepth` and the delay: `delay`, else robots `Crawl-delay`, which also makes
- *    fetches serial).
+ * 2. unless `sitemap:"only"`: the start page is fetched and its `<a href>` links listed. When it lands on another
+ *    site (not just `www.` added or dropped; not a social network) the map covers that site from then on, as a crawl
+ *    moves its origin (api-v2.md §5.6): its links are judged as that site's own, under the path it landed on, and
+ *    its robots.txt and sitemaps are the ones read (the start URL stays listed);
+ * 3. unless `sitemap:"skip"`: every sitemap {@link sitemapCandidates} names, within the sitemap bounds (at most
+ *    `2 × limit + 1000` listable URLs, counted as they are read; with `search`, {@link MAP_MAX_SITEMAP_URLS}, since
+ *    `limit` caps matches, not reads; at most {@link MAP_MAX_SITEMAP_URLS} read in all);
+ * 4. unless `sitemap:"only"`: more link discovery, only while fewer than `limit` listable URLs are known (with
+ *    `search`: fewer than `limit` that `search` keeps, judged on what is known of each, title included once its
+ *    page was fetched): further pages of the site are fetched breadth-first (at most {@link MAP_MAX_PAGES} pages in
+ *    all, the start page included, {@link MAP_CONCURRENCY} at a time, honouring robots.txt, `maxDiscoveryDepth` and
+ *    the delay: `delay`, else robots `Crawl-delay`, which also makes fetches serial).
  *    Only HTML is parsed; the titles and descriptions of fetched pages are reported with their URLs.
- * 4. results: the start URL, then sitemap URLs, then discovered links; normalised (fragment dropped, query
+ * 5. results: the start URL (and where it landed), then sitemap URLs, then discovered links; normalised (fragment dropped, query
  *    dropped with `ignoreQueryParameters`), deduplicated by {@link dedupKey}, kept when on the same host (or, with
  *    `includeSubdomains`, the same registrable domain), under the start path (`filterByPath`, unless
  *    `crawlEntireDomain`), matching `includePaths`/`excludePaths`, and not an asset type (with
@@ -32,10 +36,12 @@ import { extractLinks } from "../pipeline/links.ts";
 import { parseHtml } from "../pipeline/parse.ts";
 import { documentBaseUrl } from "../pipeline/url.ts";
 import { MapTimeoutError } from "./errors.ts";
-import { createCrawlFilter, type CrawlFilter } from "./filter.ts";
+import { isSocialMediaOrEmail } from "./filter.ts";
+import { MAP_GROUP, MapListing, type MapLink } from "./map-listing.ts";
+export type { MapLink } from "./map-listing.ts";
 import type { RobotsCache, RobotsEntry } from "./robots-cache.ts";
 import { robotsAgents } from "./robots.ts";
-import { rankBySearch, relevance, words, type RankableLink } from "./search-rank.ts";
+import { rankBySearch } from "./search-rank.ts";
 import { readSitemaps, sitemapCandidates } from "./sitemap.ts";
 import { sleep } from "../scheduler/abortable.ts";
 
@@ -49,19 +55,15 @@ export const MAP_PAGE_TIMEOUT_MS = 15_000;
 export const MAP_DEFAULT_BUDGET_MS = 60_000;
 /** Longest a map may run, whatever its `timeout` says. */
 export const MAP_MAX_TIMEOUT_MS = 300_000;
-/** Most sitemap URLs a map reads (with `search` whatever the `limit`: matches may come late in the sitemaps). */
+/**
+ * Most listable sitemap URLs a map keeps with `search` whatever the `limit` (matches may come late in the sitemaps),
+ * and most sitemap URLs it looks at, listable or not.
+ */
 export const MAP_MAX_SITEMAP_URLS = 200_000;
 /** Largest page parsed for links. */
 export const MAP_MAX_PAGE_BYTES = 10 * 1024 * 1024;
 /** Document types listed but never fetched for links. */
 const NOT_HTML = /\.(pdf|docx?|xlsx?|pptx?|odt|ods|rtf|csv|json|xml|gz|txt)$/i;
-
-/** One map result. */
-export interface MapLink {
-  url: string;
-  title?: string;
-  description?: string;
-}
 
 /** What a map returns. */
 export interface MapResult {
@@ -91,65 +93,6 @@ export interface MapDeps {
   defaultBudgetMs?: number;
 }
 
-/** Whether {@link rankBySearch} keeps a link for `search`; undefined when it keeps every link (no `search`, or no words). */
-function searchMatcher(search: string | undefined): ((link: RankableLink) => boolean) | undefined {
-  const q = [...new Set(words(search ?? ""))];
-  if (q.length === 0) return undefined;
-  const phrase = q.join(" ");
-  return (link) => relevance(link, q, phrase) > 0;
-}
-
-/** Accumulates results in discovery order, one entry per dedup key, counting those `search` would keep. */
-class Found {
-  private readonly byKey = new Map<string, MapLink & { group: number; seq: number; match: boolean }>();
-  private seq = 0;
-  private matches = 0;
-  constructor(
-    private readonly filter: CrawlFilter,
-    private readonly matcher: ((link: RankableLink) => boolean) | undefined,
-    /** Whether a link, as found (before normalising), is on the mapped site and so may be fetched for more links. */
-    readonly onSite: (raw: string) => boolean,
-  ) {}
-
-  /** Whether `search` filters the list (a query without words keeps every link, as {@link rankBySearch} does). */
-  get searching(): boolean {
-    return this.matcher !== undefined;
-  }
-
-  /** Entries that count towards `limit`: every one, or with `search` those it keeps (as known so far). */
-  get matching(): number {
-    return this.matches;
-  }
-
-  /** Adds `raw` (group 0 start, 1 sitemap, 2 discovered); returns its normalised URL when it is listable. */
-  add(raw: string, group: number, info: { title?: string; description?: string } = {}): string | undefined {
-    const r = this.filter.check(raw.replace(/#.*$/s, ""), { depth: 0 });
-    if (!r.ok) return undefined;
-    const prev = this.byKey.get(r.key);
-    if (prev) {
-      prev.title ??= info.title;
-      prev.description ??= info.description;
-      // A title or description can make a link relevant; relevance only grows, so a match stays one.
-      if (!prev.match && (info.title || info.description) && this.matcher?.(prev)) {
-        prev.match = true;
-        this.matches++;
-      }
-      return prev.url;
-    }
-    const entry = { url: r.url, ...info, group, seq: this.seq++, match: false };
-    entry.match = this.matcher ? this.matcher(entry) : true;
-    if (entry.match) this.matches++;
-    this.byKey.set(r.key, entry);
-    return r.url;
-  }
-
-  links(): MapLink[] {
-    return [...this.byKey.values()]
-      .sort((a, b) => a.group - b.group || a.seq - b.seq)
-      .map(({ url, title, description }) => ({ url, ...(title ? { title } : {}), ...(description ? { description } : {}) }));
-  }
-}
-
 /** Maps the site at `options.url`. Throws {@link MapTimeoutError} past `timeout`, and gate refusals. */
 export async function mapSite(options: MapSiteOptions, deps: MapDeps, signal?: AbortSignal): Promise<MapResult> {
   // Upstream sets no maximum on `timeout`; like scrape we accept any value and cap the wait (a timer longer than
@@ -157,24 +100,7 @@ export async function mapSite(options: MapSiteOptions, deps: MapDeps, signal?: A
   const budgetMs = Math.min(options.timeout ?? deps.defaultBudgetMs ?? MAP_DEFAULT_BUDGET_MS, MAP_MAX_TIMEOUT_MS);
   const stop = new AbortController();
   const run = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-  const startUrl = new URL(options.url).href;
-  const scope = {
-    includePaths: options.includePaths,
-    excludePaths: options.excludePaths,
-    regexOnFullURL: options.regexOnFullURL,
-    crawlEntireDomain: options.crawlEntireDomain || options.filterByPath === false,
-    allowSubdomains: options.includeSubdomains ?? true,
-    ignoreRobotsTxt: true,
-    deduplicateSimilarURLs: options.deduplicateSimilarURLs ?? true,
-    ignoreQueryParameters: options.ignoreQueryParameters ?? true,
-  };
-  // The site's own pages are the ones discovery fetches; other sites' links are only listed (allowExternalLinks).
-  const site = createCrawlFilter(startUrl, scope);
-  const listed = options.allowExternalLinks ? createCrawlFilter(startUrl, { ...scope, allowExternalLinks: true }) : site;
-  // Without external links every listed link is on the site: no second check. With them, the link as found is judged
-  // (as `add` judged it), not its listed form, whose query `ignoreQueryParameters` may have dropped.
-  const onSite = listed === site ? () => true : (raw: string) => site.check(raw.replace(/#.*$/s, ""), { depth: 0 }).ok;
-  const found = new Found(listed, searchMatcher(options.search), onSite);
+  const found = new MapListing(new URL(options.url).href, options);
   const warnings: string[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<"timeout">((resolve) => {
@@ -199,39 +125,87 @@ export async function mapSite(options: MapSiteOptions, deps: MapDeps, signal?: A
   return warnings.length > 0 ? { links, warning: warnings.join(" ") } : { links };
 }
 
-async function discover(options: MapSiteOptions, deps: MapDeps, found: Found, warnings: string[], signal: AbortSignal, budgetMs: number): Promise<"done"> {
+/**
+ * Where the start page landed when that is another site (not just `www.` added or dropped, and not a social network,
+ * which does not become the mapped site): the site mapped from then on, as a crawl moves its origin
+ * (jobs/crawl-planner.ts `originAfterRedirect`).
+ */
+function landedElsewhere(startUrl: string, finalUrl: string): string | undefined {
+  try {
+    const target = new URL(finalUrl);
+    if (isSocialMediaOrEmail(target)) return undefined;
+    const bare = (u: URL) => u.hostname.replace(/^www\./, "");
+    return bare(target) === bare(new URL(startUrl)) ? undefined : target.href;
+  } catch {
+    return undefined;
+  }
+}
+
+async function discover(options: MapSiteOptions, deps: MapDeps, found: MapListing, warnings: string[], signal: AbortSignal, budgetMs: number): Promise<"done"> {
   const startUrl = new URL(options.url).href;
   const limit = options.limit ?? 5000;
   const mode = options.sitemap ?? "include";
   if (deps.gate) await deps.gate.check(startUrl);
-  const robots = await deps.robots.get(startUrl, signal);
+  let robots = await deps.robots.get(startUrl, signal);
   if (robots.status === "unreachable" && robots.errorCode === "EGRESS_DENIED") throw new EgressDeniedError(`Egress refused for ${startUrl}`);
-  if (mode !== "only") found.add(startUrl, 0);
+  // The site mapped: the start URL's, or the one its start page landed on (fetched first, so that its sitemaps are
+  // read and its links judged as that site's own).
+  let siteUrl = startUrl;
+  let links: LinkDiscovery | undefined;
+  if (mode !== "only") {
+    found.add(startUrl, MAP_GROUP.start);
+    links = linkDiscovery(startUrl, options, deps, found, signal, limit, async (landed) => {
+      siteUrl = landed;
+      found.moveTo(landed);
+      const landedRobots = await deps.robots.get(landed, signal);
+      found.add(landed, MAP_GROUP.start);
+      robots = landedRobots;
+      return landedRobots;
+    });
+    await links.start(robots);
+  }
 
   if (mode !== "skip") {
-    const result = await readSitemaps(sitemapCandidates(startUrl, robots.sitemaps), {
+    const result = await readSitemaps(sitemapCandidates(siteUrl, robots.sitemaps), {
       engine: deps.engine,
+      // Only listable URLs count towards the cap, as they are read: capped before filtering, a map of /blog lost
+      // the posts a sitemap listed after other sections. The scan bound ends huge reads.
+      keep: (url) => found.accepts(url),
       maxUrls: found.searching ? MAP_MAX_SITEMAP_URLS : Math.min(MAP_MAX_SITEMAP_URLS, limit * 2 + 1000),
+      maxUrlsScanned: MAP_MAX_SITEMAP_URLS,
       timeoutMs: budgetMs,
       headers: options.headers,
       headersOrigin: startUrl,
       signal,
     });
-    for (const u of result.urls) found.add(u, 1);
-    if (result.truncated) warnings.push(`Sitemap reading stopped at a bound (${result.fetched.length} sitemaps, ${result.urls.length} URLs).`);
+    for (const u of result.urls) found.add(u, MAP_GROUP.sitemap);
+    if (result.truncated) warnings.push(`Sitemap reading stopped at a bound (${result.fetched.length} sitemaps, ${result.urls.length} URLs kept of ${result.scanned} read).`);
   }
-  if (mode !== "only") await crawlLinks(startUrl, options, deps, robots, found, signal, limit);
+  if (links) await links.rest();
   return "done";
 }
 
-/** Breadth-first link discovery, bounded by pages, depth, `limit` (matching URLs known) and robots.txt. */
-async function crawlLinks(startUrl: string, options: MapSiteOptions, deps: MapDeps, robots: RobotsEntry, found: Found, signal: AbortSignal, limit: number): Promise<void> {
+/** Link discovery in two steps: the start page (which may move the map), then the rest, after the sitemaps. */
+interface LinkDiscovery {
+  start(robots: RobotsEntry): Promise<void>;
+  rest(): Promise<void>;
+}
+
+/**
+ * Breadth-first link discovery, bounded by pages, depth, `limit` (matching URLs known) and robots.txt.
+ * `onLanded` is told, before the start page's links are judged, where it landed when that is another site; it
+ * answers with that site's robots.txt (whose `Crawl-delay` counts too).
+ */
+function linkDiscovery(startUrl: string, options: MapSiteOptions, deps: MapDeps, found: MapListing, signal: AbortSignal, limit: number, onLanded: (landed: string) => Promise<RobotsEntry>): LinkDiscovery {
   const agents = robotsAgents(options.robotsUserAgent);
   const maxPages = deps.maxPages ?? MAP_MAX_PAGES;
   const maxDepth = options.maxDiscoveryDepth;
-  const delayS = options.delay ?? (options.ignoreRobotsTxt ? undefined : robots.crawlDelaySeconds(agents));
-  const delayMs = Math.max(0, (delayS ?? 0) * 1000);
-  const concurrency = delayMs > 0 ? 1 : MAP_CONCURRENCY;
+  // The delay: `delay`, else the longest robots `Crawl-delay` of the sites mapped (the start URL's, the landed one's).
+  let delayMs = 0;
+  const askDelay = (robots: RobotsEntry) => {
+    const delayS = options.delay ?? (options.ignoreRobotsTxt ? undefined : robots.crawlDelaySeconds(agents));
+    delayMs = Math.max(delayMs, (delayS ?? 0) * 1000);
+  };
   const queue: { url: string; depth: number }[] = [{ url: startUrl, depth: 0 }];
   const queued = new Set<string>([startUrl]);
   let fetched = 0;
@@ -251,14 +225,18 @@ async function crawlLinks(startUrl: string, options: MapSiteOptions, deps: MapDe
       }
       return;
     }
+    if (url === startUrl && page.finalUrl !== url) {
+      const landed = landedElsewhere(startUrl, page.finalUrl);
+      if (landed) askDelay(await onLanded(landed));
+    }
     if (page.statusCode >= 400 || page.text === undefined || !/html|xml/.test(page.contentType || "text/html")) return;
     const doc = parseHtml(page.text);
     const title = doc.querySelector("title")?.textContent?.replace(/\s+/g, " ").trim() || undefined;
     const description = doc.querySelector('meta[name="description" i]')?.getAttribute("content")?.trim() || undefined;
-    found.add(url, 2, { title, description });
-    if (page.finalUrl !== url) found.add(page.finalUrl, 2, { title, description });
+    found.add(url, MAP_GROUP.discovered, { title, description });
+    if (page.finalUrl !== url) found.add(page.finalUrl, MAP_GROUP.discovered, { title, description });
     for (const link of extractLinks(doc, documentBaseUrl(doc, page.finalUrl))) {
-      const listed = found.add(link, 2);
+      const listed = found.add(link, MAP_GROUP.discovered);
       if (!listed || queued.has(listed) || !found.onSite(link) || NOT_HTML.test(new URL(listed).pathname)) continue;
       if (maxDepth !== undefined && depth + 1 >= maxDepth) continue;
       queued.add(listed);
@@ -266,11 +244,22 @@ async function crawlLinks(startUrl: string, options: MapSiteOptions, deps: MapDe
     }
   };
 
-  if (maxDepth === 0) return;
-  while (queue.length > 0 && fetched < maxPages && (fetched === 0 || found.matching < limit)) {
-    const batch = queue.splice(0, Math.min(concurrency, maxPages - fetched));
-    fetched += batch.length;
-    await Promise.all(batch.map(visit));
-    if (delayMs > 0 && queue.length > 0) await sleep(delayMs, signal);
-  }
+  return {
+    async start(robots) {
+      askDelay(robots);
+      if (maxDepth === 0 || maxPages <= 0) return;
+      fetched = 1;
+      await visit(queue.shift()!);
+    },
+    async rest() {
+      if (maxDepth === 0) return;
+      while (queue.length > 0 && fetched < maxPages && found.matching < limit) {
+        // With a delay, one page at a time, a pause before each.
+        if (delayMs > 0) await sleep(delayMs, signal);
+        const batch = queue.splice(0, Math.min(delayMs > 0 ? 1 : MAP_CONCURRENCY, maxPages - fetched));
+        fetched += batch.length;
+        await Promise.all(batch.map(visit));
+      }
+    },
+  };
 }

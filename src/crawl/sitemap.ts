@@ -8,7 +8,9 @@
  *   nothing else produced a URL.
  * - {@link readSitemaps}: breadth-first over `<urlset>`, `<sitemapindex>` and plain-text sitemaps, gzip
  *   (`.gz` or the gzip magic bytes, inflated with a size cap), at most `maxSitemaps` fetches (20, upstream's
- *   bound), at most `maxUrls` URLs, one overall deadline (120 s upstream). `<loc>` values ending in `.xml` or
+ *   bound), at most `maxUrls` URLs kept (with `keep`, only the URLs it keeps count: a crawl of `/blog` must not
+ *   stop reading because of the site's other sections) and at most `maxUrlsScanned` URLs looked at in all, one
+ *   overall deadline (120 s upstream). `<loc>` values ending in `.xml` or
  *   `.xml.gz` inside a `<urlset>` are nested sitemaps, as upstream treats them. An HTML answer (a soft 404) is
  *   not a sitemap. Failures are collected, never thrown, except when the caller's signal aborts.
  */
@@ -21,6 +23,11 @@ import { CrawlboxError } from "../errors.ts";
 export const MAX_SITEMAPS = 20;
 /** URLs kept per read unless the caller says otherwise. */
 export const DEFAULT_MAX_SITEMAP_URLS = 100_000;
+/**
+ * URLs looked at per read, kept or not, unless the caller says otherwise: with a `keep` that refuses most of a huge
+ * sitemap, `maxUrls` alone would never stop the read.
+ */
+export const DEFAULT_MAX_SITEMAP_URLS_SCANNED = 100_000;
 /** Overall deadline of a read (upstream: 120 s). */
 export const DEFAULT_SITEMAP_TIMEOUT_MS = 120_000;
 /** Largest sitemap file, decoded (sitemaps.org: 50 MiB uncompressed). */
@@ -48,8 +55,15 @@ export interface ReadSitemapsOptions {
   engine: Pick<Engine, "fetch">;
   /** @default MAX_SITEMAPS */
   maxSitemaps?: number;
-  /** @default DEFAULT_MAX_SITEMAP_URLS */
+  /** URLs kept (those `keep` accepts). @default DEFAULT_MAX_SITEMAP_URLS */
   maxUrls?: number;
+  /** URLs looked at, kept or not: the hard bound on a read's work. @default max(DEFAULT_MAX_SITEMAP_URLS_SCANNED, maxUrls) */
+  maxUrlsScanned?: number;
+  /**
+   * Which URLs the caller wants (a crawl's scope: start path, `includePaths`, …). Refused URLs are neither returned
+   * nor counted towards `maxUrls`, so in-scope URLs listed after many others are still found. @default keep all
+   */
+  keep?: (url: string) => boolean;
   /** @default DEFAULT_SITEMAP_TIMEOUT_MS */
   timeoutMs?: number;
   headers?: Record<string, string>;
@@ -62,8 +76,10 @@ export interface ReadSitemapsOptions {
 
 /** The outcome of {@link readSitemaps}. */
 export interface SitemapResult {
-  /** Unique page URLs in discovery order. */
+  /** Unique page URLs in discovery order (those `keep` accepts). */
   urls: string[];
+  /** URLs looked at, kept or not (duplicates and other hosts' URLs of a parent-domain sitemap included). */
+  scanned: number;
   /** Sitemap URLs fetched, in order. */
   fetched: string[];
   errors: { url: string; code: string; message: string }[];
@@ -114,6 +130,47 @@ function isHttpUrl(s: string): boolean {
   return /^https?:\/\/[^\s]+$/i.test(s) && URL.canParse(s);
 }
 
+/** The sitemap protocol's namespace (sitemaps.org); other namespaces (image, video, xhtml, news) extend entries. */
+const SITEMAP_NAMESPACE = "sitemaps.org/schemas/sitemap";
+
+/**
+ * The prefixes the sitemap protocol's own elements may carry in `body`: none, the root element's, and any bound to
+ * the sitemaps.org namespace.
+ */
+function sitemapPrefixes(body: string): Set<string> {
+  const prefixes = new Set<string>([""]);
+  const root = /<(?:([\w.-]+):)?(?:urlset|sitemapindex)[\s>]/i.exec(body);
+  if (root?.[1]) prefixes.add(root[1].toLowerCase());
+  for (const m of body.matchAll(/\bxmlns:([\w.-]+)\s*=\s*["']([^"']*)["']/gi)) {
+    if (m[2]!.includes(SITEMAP_NAMESPACE)) prefixes.add(m[1]!.toLowerCase());
+  }
+  return prefixes;
+}
+
+/**
+ * The `<loc>` of each `<url>` or `<sitemap>` entry, in order. Only the entry's own `<loc>` (un-prefixed, or with a
+ * sitemap-namespace prefix): an image sitemap's `<image:loc>` (and any element of another namespace, with what it
+ * holds) names a picture of the page, not a page, and was crawled as one.
+ */
+function entryLocs(body: string): string[] {
+  const own = sitemapPrefixes(body);
+  const locs: string[] = [];
+  for (const entry of body.matchAll(/<(?:([\w.-]+):)?(url|sitemap)(?:\s[^>]*)?>([\s\S]*?)<\/(?:[\w.-]+:)?\2\s*>/gi)) {
+    if (!own.has((entry[1] ?? "").toLowerCase())) continue;
+    // Extension elements (`<image:image>…</image:image>`, `<video:video>`, `<xhtml:link/>`) dropped with their content.
+    const content = entry[3]!
+      .replace(/<([\w.-]+):([\w.-]+)(?:\s[^>]*)?>[\s\S]*?<\/\1:\2\s*>/g, (m, prefix: string) => (own.has(prefix.toLowerCase()) ? m : ""))
+      .replace(/<([\w.-]+):[\w.-]+(?:\s[^>]*)?\/>/g, (m, prefix: string) => (own.has(prefix.toLowerCase()) ? m : ""));
+    for (const m of content.matchAll(/<(?:([\w.-]+):)?loc\s*>([\s\S]*?)<\/(?:[\w.-]+:)?loc\s*>/gi)) {
+      if (!own.has((m[1] ?? "").toLowerCase())) continue;
+      const loc = decodeXmlText(m[2]!);
+      if (isHttpUrl(loc)) locs.push(loc);
+      break; // one `<loc>` per entry
+    }
+  }
+  return locs;
+}
+
 /** Parses one sitemap file's text (XML urlset, XML index, or one URL per line). */
 export function parseSitemap(text: string): ParsedSitemap {
   const body = text.replace(/^\uFEFF/, "").trimStart();
@@ -121,11 +178,7 @@ export function parseSitemap(text: string): ParsedSitemap {
     const index = /<(?:[\w-]+:)?sitemapindex[\s>]/i.test(body);
     const urlset = /<(?:[\w-]+:)?urlset[\s>]/i.test(body);
     if (!index && !urlset) return { kind: "none", urls: [], sitemaps: [] };
-    const locs: string[] = [];
-    for (const m of body.matchAll(/<(?:[\w-]+:)?loc\s*>([\s\S]*?)<\/(?:[\w-]+:)?loc\s*>/gi)) {
-      const loc = decodeXmlText(m[1]!);
-      if (isHttpUrl(loc)) locs.push(loc);
-    }
+    const locs = entryLocs(body);
     if (index) return { kind: "sitemapindex", urls: [], sitemaps: locs };
     const nested = (u: string) => /\.xml(\.gz)?$/i.test(new URL(u).pathname);
     return { kind: "urlset", urls: locs.filter((u) => !nested(u)), sitemaps: locs.filter(nested) };
@@ -150,11 +203,12 @@ function sitemapText(body: Uint8Array, contentType: string): string | undefined 
 export async function readSitemaps(candidates: readonly SitemapCandidate[], options: ReadSitemapsOptions): Promise<SitemapResult> {
   const maxSitemaps = options.maxSitemaps ?? MAX_SITEMAPS;
   const maxUrls = options.maxUrls ?? DEFAULT_MAX_SITEMAP_URLS;
+  const maxUrlsScanned = options.maxUrlsScanned ?? Math.max(DEFAULT_MAX_SITEMAP_URLS_SCANNED, maxUrls);
   const timeoutMs = options.timeoutMs ?? DEFAULT_SITEMAP_TIMEOUT_MS;
   const startedAt = performance.now();
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-  const result: SitemapResult = { urls: [], fetched: [], errors: [], truncated: false, timedOut: false };
+  const result: SitemapResult = { urls: [], scanned: 0, fetched: [], errors: [], truncated: false, timedOut: false };
   const seenUrls = new Set<string>();
   const seenSitemaps = new Set<string>();
   const queue: SitemapCandidate[] = [];
@@ -171,7 +225,7 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
     if (queue.length === 0 && result.urls.length === 0 && lastResorts.length > 0) enqueue(lastResorts.shift()!);
     const next = queue.shift();
     if (!next) break;
-    if (result.fetched.length >= maxSitemaps || result.urls.length >= maxUrls) {
+    if (result.fetched.length >= maxSitemaps || result.urls.length >= maxUrls || result.scanned >= maxUrlsScanned) {
       result.truncated = true;
       break;
     }
@@ -204,13 +258,16 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
     for (const s of parsed.sitemaps) enqueue({ url: s, hostSuffix: next.hostSuffix });
     const fresh: string[] = [];
     for (const u of parsed.urls) {
-      if (result.urls.length >= maxUrls) {
+      if (result.urls.length >= maxUrls || result.scanned >= maxUrlsScanned) {
         result.truncated = true;
         break;
       }
+      result.scanned++;
       if (next.hostSuffix && !hostEndsWith(u, next.hostSuffix)) continue;
       if (seenUrls.has(u)) continue;
+      // Remembered whether kept or not: a URL listed twice is judged once.
       seenUrls.add(u);
+      if (options.keep && !options.keep(u)) continue;
       result.urls.push(u);
       fresh.push(u);
     }

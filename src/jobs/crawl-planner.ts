@@ -45,6 +45,13 @@ function originOf(job: Job): string {
   return job.options.originUrl ?? job.url!;
 }
 
+/** In-scope sitemap URLs a kickoff keeps per page of `limit` (slack for robots-blocked and failing pages). */
+const SITEMAP_URLS_PER_LIMIT = 4;
+/** Most in-scope sitemap URLs a kickoff keeps, whatever the `limit`. */
+const MAX_SITEMAP_URLS_KEPT = 100_000;
+/** Most sitemap URLs a kickoff looks at, in scope or not: a huge sitemap cannot keep it reading. */
+const MAX_SITEMAP_URLS_SCANNED = 200_000;
+
 /** Longest robots.txt `Crawl-delay` honoured (a site asking for an hour between pages gets a minute). */
 const MAX_CRAWL_DELAY_S = 60;
 
@@ -145,7 +152,9 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
   function delayAskedBy(entry: RobotsEntry, job: Job): number | undefined {
     if (crawlerOptions(job).delay !== undefined) return undefined;
     const seconds = entry.crawlDelaySeconds(filtersFor(job).full.robotsAgents);
-    return seconds === undefined ? undefined : Math.round(Math.min(seconds, MAX_CRAWL_DELAY_S) * 1000);
+    if (seconds === undefined) return undefined;
+    // A sub-millisecond delay is still a delay (one page at a time): not rounded to none.
+    return seconds > 0 ? Math.max(1, Math.round(Math.min(seconds, MAX_CRAWL_DELAY_S) * 1000)) : 0;
   }
 
   return {
@@ -169,26 +178,35 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       const o = crawlerOptions(job);
       let delayMs: number | undefined;
       let robotsSitemaps: readonly string[] = [];
-      if (!o.ignoreRobotsTxt) {
+      // robots.txt is read for its `Sitemap:` lines even with `ignoreRobotsTxt` (upstream reads it up front either
+      // way, and map already did): ignoring its rules is no reason to miss the sitemaps it names. Its rules and its
+      // `Crawl-delay` then do not apply (docs/crawl.md).
+      if (!o.ignoreRobotsTxt || o.sitemap !== "skip") {
         const entry = await deps.robots.get(job.url!, signal);
         robotsSitemaps = entry.sitemaps;
-        delayMs = delayAskedBy(entry, job);
+        if (!o.ignoreRobotsTxt) delayMs = delayAskedBy(entry, job);
       }
       // Sitemap URLs enter at discovery depth 0, where `maxDiscoveryDepth: 0` already allows nothing more
       // (upstream's filterLinks returns nothing when the depth is reached): the start page alone.
       const noSitemapPages = o.maxDiscoveryDepth !== undefined && o.maxDiscoveryDepth <= 0;
       if (o.sitemap === "skip" || noSitemapPages) return { discovered: [], robotsBlocked: [], ...(delayMs !== undefined ? { delayMs } : {}) };
       const limit = o.limit ?? 10_000;
-      const read = await readSitemaps(sitemapCandidates(job.url!, robotsSitemaps), {
-        engine: deps.engine,
-        signal,
-        maxUrls: Math.min(100_000, limit * 4),
-      });
-      if (read.errors.length > 0) deps.log.debug("sitemap errors", { job: job.id, errors: read.errors.slice(0, 5) });
       // Sitemap URLs enter at depth 0: checked as if found at depth -1.
       // Judged from the start URL, where the sitemaps were read, whether or not the start page moved the crawl's
       // origin meanwhile (the kickoff runs beside it: the answer must not depend on which finished first).
       const atStart: Job = { ...job, options: { ...job.options, originUrl: undefined } };
+      const { scope } = filtersFor(atStart);
+      const read = await readSitemaps(sitemapCandidates(job.url!, robotsSitemaps), {
+        engine: deps.engine,
+        signal,
+        // Only URLs in the crawl's scope (start path, include/exclude patterns, host) count towards the cap, as they
+        // are read: capped before filtering, a crawl of /blog lost the posts a sitemap listed after other sections.
+        // The slack over `limit` is for the pages robots.txt refuses or that fail; the scan bound ends huge reads.
+        keep: (url) => scope.check(url, { depth: -1 }).ok,
+        maxUrls: Math.min(MAX_SITEMAP_URLS_KEPT, limit * SITEMAP_URLS_PER_LIMIT),
+        maxUrlsScanned: MAX_SITEMAP_URLS_SCANNED,
+      });
+      if (read.errors.length > 0) deps.log.debug("sitemap errors", { job: job.id, errors: read.errors.slice(0, 5) });
       const planned = await plan(atStart, read.urls, -1, job.url!, signal, again);
       return { ...planned, ...(delayMs !== undefined ? { delayMs } : {}) };
     },

@@ -3,14 +3,15 @@
  * In-process workers for crawl and batch pages. `concurrency` loops claim tasks from the {@link JobStore},
  * keep their lease alive with a heartbeat while the page runs, and record the outcome. This process owns every
  * lease, so per-host concurrency, per-job `maxConcurrency` and politeness delays are tracked here in memory
- * and handed to `claim` as exclusions. A reaper requeues leases that expired (a hung page), and at start every
+ * and handed to `claim` as exclusions. A job with a delay (`delay`, or robots `Crawl-delay`) runs one page at a time
+ * and pauses for the delay after each page ends, whatever its hosts (upstream: `maxCrawlConcurrency = delay ? 1 :
+ * maxConcurrency`). A reaper requeues leases that expired (a hung page), and at start every
  * task left active by a dead process is requeued at once.
  */
 import type { CrawlboxError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { isLlmErrorCode } from "../llm/errors.ts";
 import type { Completion, Job, JobStore, Task } from "./types.ts";
-import { hostOf } from "./store-rows.ts";
 
 /** What running one task produced. */
 export type Outcome =
@@ -61,6 +62,17 @@ export interface WorkerPoolOptions {
   now?: () => number;
 }
 
+/**
+ * The pause a job asks for after each of its pages, in ms (0: none): its `delayMs` (`delay`, or robots `Crawl-delay`
+ * learned by the kickoff), or the request's `delay` in seconds rounded up to at least 1 ms (rounded to the nearest
+ * ms when the job was created, a sub-millisecond `delay` became 0, and the crawl ran unpaced and in parallel).
+ */
+export function jobDelayMs(job: Job): number {
+  const requestedS = job.options.crawlerOptions?.delay;
+  const requestedMs = typeof requestedS === "number" && requestedS > 0 ? Math.max(1, Math.round(requestedS * 1000)) : 0;
+  return Math.max(job.options.delayMs ?? 0, requestedMs);
+}
+
 /** Shortest time between two logged job-store errors (see WorkerPool.storeError). */
 const STORE_ERROR_LOG_INTERVAL_MS = 10_000;
 
@@ -77,7 +89,15 @@ export class WorkerPool {
   private reaper?: ReturnType<typeof setInterval>;
   private readonly activeByHost = new Map<string, number>();
   private readonly activeByJob = new Map<string, number>();
+  /** Pages (not kickoffs) running now per job: a job with a delay runs one at a time. */
+  private readonly activePagesByJob = new Map<string, number>();
+  /** Per job with a delay: when its pause after the last page ends (epoch ms). */
   private readonly pacedUntil = new Map<string, number>();
+  /**
+   * Per job with a page running: the longest delay learned while it ran (a kickoff's robots `Crawl-delay`, a moved
+   * start page's), which the running page's own copy of the job does not know yet.
+   */
+  private readonly learnedDelayMs = new Map<string, number>();
   private readonly inflight = new Map<string, AbortController>();
   /** Jobs with a task running now (their `maxConcurrency` feeds `limits()`). */
   private readonly jobs = new Map<string, Job>();
@@ -133,26 +153,39 @@ export class WorkerPool {
     return this.inflight.size;
   }
 
+  /** The delay of a job with a task running now (0 when none or unknown). */
+  private delayOf(jobId: string): number {
+    const job = this.jobs.get(jobId);
+    return Math.max(job ? jobDelayMs(job) : 0, this.learnedDelayMs.get(jobId) ?? 0);
+  }
+
   private limits() {
     const t = this.now();
     const busyHosts = [...this.activeByHost].filter(([, n]) => n >= this.o.perHostConcurrency).map(([h]) => h);
-    const busyJobs = [...this.activeByJob]
-      .filter(([id, n]) => {
-        const max = this.jobs.get(id)?.options.maxConcurrency;
-        return max !== undefined && n >= max;
-      })
-      .map(([id]) => id);
-    const busyJobHosts: string[] = [];
-    for (const [k, until] of this.pacedUntil) {
-      if (until > t) busyJobHosts.push(k);
-      else this.pacedUntil.delete(k);
+    const busy = new Set<string>();
+    for (const [id, n] of this.activeByJob) {
+      const max = this.jobs.get(id)?.options.maxConcurrency;
+      if (max !== undefined && n >= max) busy.add(id);
     }
-    return { busyHosts, busyJobs, busyJobHosts };
+    // A job with a delay: one page at a time, then the pause. (Its kickoff does not count: it fetches robots.txt and
+    // sitemaps, not pages, and the start page must not wait up to 120 s for it.)
+    for (const [id, n] of this.activePagesByJob) if (n > 0 && this.delayOf(id) > 0) busy.add(id);
+    for (const [id, until] of this.pacedUntil) {
+      if (until > t) busy.add(id);
+      else this.pacedUntil.delete(id);
+    }
+    return { busyHosts, busyJobs: [...busy], busyJobHosts: [] as string[] };
+  }
+
+  /** Starts (or lengthens) `jobId`'s pause: no page of it is claimed for `delayMs` from now. */
+  private pace(jobId: string, delayMs: number): void {
+    if (delayMs <= 0) return;
+    this.pacedUntil.set(jobId, Math.max(this.pacedUntil.get(jobId) ?? 0, this.now() + delayMs));
   }
 
   /**
-   * How long an idle worker sleeps unless kicked: the poll interval, or less when a paced job+host (`delay`,
-   * robots `Crawl-delay`) becomes claimable sooner. Nothing kicks the workers when a pace ends, so without this a
+   * How long an idle worker sleeps unless kicked: the poll interval, or less when a paced job (`delay`, robots
+   * `Crawl-delay`) becomes claimable sooner. Nothing kicks the workers when a pace ends, so without this a
    * crawl whose remaining pages were all paced ran at one page per poll (1 s) whatever its delay.
    */
   private idleWaitMs(): number {
@@ -243,7 +276,7 @@ export class WorkerPool {
     };
     bump(this.activeByHost, task.host, 1);
     bump(this.activeByJob, task.jobId, 1);
-    if (job.options.delayMs && task.kind === "page") this.pacedUntil.set(`${task.jobId} ${task.host}`, this.now() + job.options.delayMs);
+    if (task.kind === "page") bump(this.activePagesByJob, task.jobId, 1);
     const controller = new AbortController();
     this.inflight.set(task.id, controller);
     const heartbeat = setInterval(() => {
@@ -268,14 +301,13 @@ export class WorkerPool {
         case "done": {
           this.o.store.complete(task.id, this.owner, outcome.completion);
           // A robots.txt Crawl-delay is known only once the kickoff has read it, while the start page was already
-          // being fetched without a pace: start the pace for the start host now, or its next page would follow at
-          // once (the first gap of a crawl ignored the delay).
-          // The same for the host a start page moved the crawl to: the start page's fetch landed there.
-          const patch = outcome.completion.optionsPatch;
-          const pacedHost = task.kind === "kickoff" ? task.host : patch?.originUrl ? hostOf(patch.originUrl) : undefined;
-          if (patch?.delayMs && pacedHost) {
-            const key = `${task.jobId} ${pacedHost}`;
-            this.pacedUntil.set(key, Math.max(this.pacedUntil.get(key) ?? 0, this.now() + patch.delayMs));
+          // being fetched without a pace: from now the job is one page at a time, and paused now, or its next page
+          // would follow at once (the first gap of a crawl ignored the delay). The same for the Crawl-delay of the
+          // host a start page moved the crawl to. Pages running now learn it here: their copy of the job predates it.
+          const patchDelayMs = outcome.completion.optionsPatch?.delayMs;
+          if (patchDelayMs) {
+            this.learnedDelayMs.set(task.jobId, Math.max(this.learnedDelayMs.get(task.jobId) ?? 0, patchDelayMs));
+            this.pace(task.jobId, patchDelayMs);
           }
           if (outcome.completion.discovered?.length) this.kick();
           break;
@@ -303,9 +335,18 @@ export class WorkerPool {
     } finally {
       clearInterval(heartbeat);
       this.inflight.delete(task.id);
+      // The pause starts when the page ends, whatever its outcome (upstream waits `delay` after each page): a
+      // pause from the page's start let slow pages overlap.
+      if (task.kind === "page") {
+        this.pace(task.jobId, this.delayOf(task.jobId));
+        bump(this.activePagesByJob, task.jobId, -1);
+      }
       bump(this.activeByHost, task.host, -1);
       bump(this.activeByJob, task.jobId, -1);
-      if (!this.activeByJob.has(task.jobId)) this.jobs.delete(task.jobId);
+      if (!this.activeByJob.has(task.jobId)) {
+        this.jobs.delete(task.jobId);
+        this.learnedDelayMs.delete(task.jobId);
+      }
       this.kick();
     }
   }

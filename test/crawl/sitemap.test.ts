@@ -38,6 +38,26 @@ describe("parseSitemap", () => {
     </ns:urlset>`;
     expect(parseSitemap(xml)).toEqual({ kind: "urlset", urls: ["https://a.com/x?a=1&b=2", "https://a.com/y?c=3&d=4", "https://a.com/café"], sitemaps: [] });
   });
+  test("image, video and hreflang extensions: only each entry's own <loc> is a page", () => {
+    const xml = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
+        xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"
+        xmlns:xhtml="http://www.w3.org/1999/xhtml">
+      <url><loc>https://ex.com/page</loc><image:image><image:loc>https://ex.com/media/photo?id=7</image:loc></image:image>
+        <image:image><image:loc>https://ex.com/media/photo2</image:loc><image:caption>c</image:caption></image:image></url>
+      <url><image:image><image:loc>https://ex.com/media/first</image:loc></image:image><loc>https://ex.com/gallery</loc></url>
+      <url><loc>https://ex.com/watch</loc><video:video><video:thumbnail_loc>https://ex.com/t.jpg</video:thumbnail_loc>
+        <video:content_loc>https://ex.com/v.mp4</video:content_loc><video:player_loc>https://ex.com/player</video:player_loc></video:video>
+        <xhtml:link rel="alternate" hreflang="de" href="https://ex.com/de/watch"/></url>
+    </urlset>`;
+    expect(parseSitemap(xml)).toEqual({ kind: "urlset", urls: ["https://ex.com/page", "https://ex.com/gallery", "https://ex.com/watch"], sitemaps: [] });
+  });
+  test("the sitemap namespace under any prefix is the sitemap's own; another namespace's <loc> is not", () => {
+    const xml = `<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:img="http://www.google.com/schemas/sitemap-image/1.1">
+      <sm:url><sm:loc>https://a.com/1</sm:loc><img:image><img:loc>https://a.com/pic</img:loc></img:image></sm:url>
+      <sm:url><img:loc>https://a.com/stray</img:loc><sm:loc>https://a.com/2</sm:loc></sm:url>
+    </sm:urlset>`;
+    expect(parseSitemap(xml).urls).toEqual(["https://a.com/1", "https://a.com/2"]);
+  });
   test("sitemapindex", () => {
     const xml = `<sitemapindex><sitemap><loc>https://a.com/s1.xml</loc></sitemap><sitemap><loc>https://a.com/s2.xml.gz</loc></sitemap></sitemapindex>`;
     expect(parseSitemap(xml)).toEqual({ kind: "sitemapindex", urls: [], sitemaps: ["https://a.com/s1.xml", "https://a.com/s2.xml.gz"] });
