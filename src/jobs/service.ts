@@ -91,7 +91,8 @@ export class JobService {
     if (req.webhook) options.webhook = req.webhook;
     if (req.maxConcurrency !== undefined) options.maxConcurrency = req.maxConcurrency;
     if (req.zeroDataRetention !== undefined) options.zeroDataRetention = req.zeroDataRetention;
-    if (typeof crawlerOptions.delay === "number") options.delayMs = Math.round(crawlerOptions.delay * 1000);
+    // Never rounded to none: a sub-millisecond `delay` is still a delay (one page at a time, jobs/worker-pool.ts).
+    if (typeof crawlerOptions.delay === "number") options.delayMs = crawlerOptions.delay > 0 ? Math.max(1, Math.round(crawlerOptions.delay * 1000)) : 0;
     const id = this.newId();
     return this.create(
       { id, kind: "crawl", keyId: who.keyId, status: "scraping", url: req.url, options, publicBaseUrl, createdAt: this.now(), expiresAt: this.now() + JOB_TTL_MS },
