@@ -10,7 +10,14 @@ import type { Action } from "../../api/actions.ts";
 import { CrawlboxError, SiteError } from "../../errors.ts";
 import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import type { PageArtifacts } from "../types.ts";
+import { readAcrossNavigation } from "./page-reads.ts";
+import { type DeviceControl, takeScreenshot } from "./screenshot.ts";
+import { evaluateScript, OversizedResult } from "./script.ts";
 import { type NetworkTracker, waitForQuiet } from "./wait.ts";
+
+// Kept importable from here: interact runs scripts and takes screenshots the way actions do.
+export { evaluateScript } from "./script.ts";
+export { FULL_PAGE_MAX_AREA_PX, FULL_PAGE_MAX_HEIGHT_PX, takeScreenshot } from "./screenshot.ts";
 
 /** Longest a selector `wait` may take. */
 export const SELECTOR_WAIT_CAP_MS = 30_000;
@@ -34,13 +41,6 @@ export class ActionError extends CrawlboxError {
  */
 const MALFORMED_ACTION = /^Unknown key: |is not a valid selector|The provided selector is empty/;
 
-/**
- * Tallest full-page screenshot taken, in device pixels (CSS pixels × devicePixelRatio): a taller page is cut
- * there, with a warning. Chromium refuses very tall captures outright ("Page is too large"), and below that a
- * bitmap of 16384 rows already takes ~120 MB at 1920 px wide; 16384 is also a common texture limit.
- */
-export const FULL_PAGE_MAX_HEIGHT_PX = 16_384;
-
 /** Action results, bytes not yet stored. */
 export type ActionResults = NonNullable<PageArtifacts["actions"]>;
 
@@ -56,37 +56,18 @@ export interface ActionContext {
    * final page: the whole result is bounded by `CRAWLBOX_MAX_PAGE_BYTES`, as a fetched page is.
    */
   budget: { leftBytes: number };
+  /**
+   * The page's device as emulated, and the session it was emulated through: a screenshot's `viewport` then changes
+   * only its size (a phone stays a phone) and is undone after the picture. Without it, puppeteer's `setViewport`.
+   */
+  device?: DeviceControl;
+  /** Receives what the client should know about an action that succeeded (a full-page screenshot that was cut). */
+  warnings?: string[];
 }
 
-/**
- * Screenshot of the page; JPEG when a quality is given, PNG otherwise. `viewport` resizes first. A full page taller
- * than {@link FULL_PAGE_MAX_HEIGHT_PX} device pixels is cut to that height, as wide as the viewport, and says
- * where (`clippedAtPx`, in CSS pixels).
- */
-export async function takeScreenshot(
-  page: Page,
-  o: { fullPage?: boolean; quality?: number; viewport?: { width: number; height: number } },
-): Promise<{ bytes: Uint8Array; contentType: string; clippedAtPx?: number }> {
-  if (o.viewport) {
-    const current = page.viewport();
-    await page.setViewport({ ...(current ?? { deviceScaleFactor: 1 }), width: o.viewport.width, height: o.viewport.height });
-  }
-  const jpeg = o.quality !== undefined;
-  const type = jpeg ? ("jpeg" as const) : ("png" as const);
-  const quality = jpeg ? { quality: o.quality } : {};
-  let clip: { x: number; y: number; width: number; height: number } | undefined;
-  if (o.fullPage) {
-    const size = await page.evaluate(() => {
-      const d = document.documentElement;
-      return { height: Math.max(d.scrollHeight, document.body?.scrollHeight ?? 0), width: window.innerWidth, ratio: window.devicePixelRatio || 1 };
-    });
-    const maxCssHeight = Math.floor(FULL_PAGE_MAX_HEIGHT_PX / size.ratio);
-    if (size.height > maxCssHeight) clip = { x: 0, y: 0, width: size.width, height: maxCssHeight };
-  }
-  const bytes = clip
-    ? await page.screenshot({ type, ...quality, clip, captureBeyondViewport: true })
-    : await page.screenshot({ type, ...quality, fullPage: o.fullPage ?? false, captureBeyondViewport: o.fullPage ?? false });
-  return { bytes: new Uint8Array(bytes), contentType: jpeg ? "image/jpeg" : "image/png", ...(clip ? { clippedAtPx: clip.height } : {}) };
+/** The warning of a full-page screenshot action cut at `clippedAtPx` (the `screenshot` format's wording). */
+export function clippedScreenshotWarning(index: number, clippedAtPx: number): string {
+  return `The full-page screenshot of action ${index} was cut at ${clippedAtPx} px: the page is taller than a screenshot can be.`;
 }
 
 /** Runs `actions`; throws {@link ActionError} on the first failure. */
@@ -99,7 +80,7 @@ export async function runActions(actions: readonly Action[], ctx: ActionContext)
     if (left <= 0) throw new ActionError(i, action.type, "the scrape's timeout was reached before this action");
     let used: number;
     try {
-      used = await withTimeout(runOne(action, ctx, out, left), left, `did not finish within the scrape's remaining ${Math.round(left)} ms`);
+      used = await withTimeout(runOne(action, i, ctx, out, left), left, `did not finish within the scrape's remaining ${Math.round(left)} ms`);
     } catch (err) {
       if (err instanceof CrawlboxError) throw err;
       if (err instanceof OversizedResult) throw tooLarge(i, action.type, err.size, ctx.budget.leftBytes);
@@ -113,18 +94,18 @@ export async function runActions(actions: readonly Action[], ctx: ActionContext)
 }
 
 /** Performs one action; returns the bytes of the result it added to `out` (0 for most actions). */
-async function runOne(action: Action, ctx: ActionContext, out: ActionResults, left: number): Promise<number> {
-  const { page } = ctx;
+async function runOne(action: Action, index: number, ctx: ActionContext, out: ActionResults, left: number): Promise<number> {
+  const { page, deadline } = ctx;
   switch (action.type) {
     case "wait":
       if (action.selector !== undefined) {
-        await waitForVisible(page, action.selector, Math.min(SELECTOR_WAIT_CAP_MS, left));
+        await waitForVisible(page, action.selector, Math.min(SELECTOR_WAIT_CAP_MS, left), deadline);
       } else {
         await Bun.sleep(action.milliseconds ?? 0);
       }
       return 0;
     case "click": {
-      const handles = await queryCss(page, action.selector, action.all);
+      const handles = await readAcrossNavigation(page, () => queryCss(page, action.selector, action.all), deadline);
       if (handles.length === 0) throw new Error(`no element matches ${JSON.stringify(action.selector)}`);
       for (const h of handles) await h.click().catch(() => h.evaluate((el) => (el as HTMLElement).click()));
       await settle(ctx);
@@ -168,15 +149,23 @@ async function runOne(action: Action, ctx: ActionContext, out: ActionResults, le
       return 0;
     }
     case "screenshot": {
-      const shot = await takeScreenshot(page, action);
-      out.screenshots.push(shot);
+      const shot = await takeScreenshot(page, { ...action, deadline, ...(ctx.device ? { device: ctx.device } : {}) });
+      out.screenshots.push({ bytes: shot.bytes, contentType: shot.contentType });
+      if (shot.clippedAtPx !== undefined) ctx.warnings?.push(clippedScreenshotWarning(index, shot.clippedAtPx));
       return shot.bytes.byteLength;
     }
     case "scrape": {
       // Measured in the page first: an oversized DOM is refused before it crosses the DevTools connection.
-      const chars = await page.evaluate(() => document.documentElement?.outerHTML.length ?? 0);
-      if (chars > ctx.budget.leftBytes) throw new OversizedResult(chars);
-      const scraped = { url: page.url(), html: await page.content() };
+      // Both reads are made again when the page navigates under them (page-reads.ts).
+      const scraped = await readAcrossNavigation(
+        page,
+        async () => {
+          const chars = await page.evaluate(() => document.documentElement?.outerHTML.length ?? 0);
+          if (chars > ctx.budget.leftBytes) throw new OversizedResult(chars);
+          return { url: page.url(), html: await page.content() };
+        },
+        deadline,
+      );
       out.scrapes.push(scraped);
       return Buffer.byteLength(scraped.html) + scraped.url.length;
     }
@@ -233,9 +222,9 @@ async function queryCss(page: Page, selector: string, all: boolean): Promise<Ele
  * Waits until the first element `selector` matches (as CSS) is visible, as puppeteer's `waitForSelector` with
  * `visible` decides it (a box of some size, `visibility` neither hidden nor collapse), checked every frame.
  */
-async function waitForVisible(page: Page, selector: string, timeoutMs: number): Promise<void> {
+async function waitForVisible(page: Page, selector: string, timeoutMs: number, deadline: number): Promise<void> {
   // A selector Chromium refuses fails here at once (waitForFunction would retry it until its timeout).
-  await page.evaluate((sel: string) => void document.querySelector(sel), selector);
+  await readAcrossNavigation(page, () => page.evaluate((sel: string) => void document.querySelector(sel), selector), deadline);
   try {
     await page.waitForFunction(
       (sel: string) => {
@@ -253,45 +242,6 @@ async function waitForVisible(page: Page, selector: string, timeoutMs: number): 
     }
     throw err;
   }
-}
-
-/**
- * Evaluates a script as a classic script (its value is the last expression statement's), awaiting a promise;
- * a script with a top-level `return` runs as an async function body instead. Returns `{type, value}` as upstream.
- * A value whose JSON is longer than `maxChars` is refused in the page, before it crosses the DevTools connection.
- */
-export async function evaluateScript(page: Page, script: string, maxChars = Infinity): Promise<{ type: string; value: unknown }> {
-  const cap = Number.isFinite(maxChars) ? Math.max(0, Math.floor(maxChars)) : -1;
-  const wrap = (expression: string) =>
-    `(async () => { const v = await ${expression}; const out = { type: v === null ? "null" : Array.isArray(v) ? "array" : typeof v, value: v === undefined ? null : v };` +
-    ` if (${cap} >= 0) { let n = 0; try { n = (JSON.stringify(out.value) ?? "").length; } catch {} if (n > ${cap}) throw new Error(${JSON.stringify(TOO_LARGE_MARK)} + n); } return out; })()`;
-  const run = (source: string) => page.evaluate(wrap(`(${source})`));
-  let result: unknown;
-  try {
-    result = await page.evaluate(wrap(`eval(${JSON.stringify(script)})`)).catch(asOversized);
-  } catch (err) {
-    if (!/Illegal return|await is only valid|Unexpected token 'return'/.test(reasonOf(err))) throw err;
-    result = await run(`(async () => { ${script}\n})()`).catch(asOversized);
-  }
-  const r = result as { type: string; value: unknown } | undefined;
-  return r ?? { type: "undefined", value: null };
-}
-
-/** Marks a page-side refusal of an oversized result (followed by its size in characters). */
-const TOO_LARGE_MARK = "crawlbox:too-large:";
-
-/** A result refused for its size before it was taken (`size`: what it would have been). */
-class OversizedResult extends Error {
-  constructor(readonly size: number) {
-    super(`a result of ${size} characters`);
-  }
-}
-
-/** The page-side refusal (an error whose message carries {@link TOO_LARGE_MARK}) as an {@link OversizedResult}. */
-function asOversized(err: unknown): never {
-  const reason = reasonOf(err);
-  const size = reason.startsWith(TOO_LARGE_MARK) ? Number(reason.slice(TOO_LARGE_MARK.length)) : NaN;
-  throw Number.isInteger(size) ? new OversizedResult(size) : err;
 }
 
 function tooLarge(index: number, type: string, size: number, leftBytes: number): SiteError {

@@ -4,8 +4,9 @@
  * wiped after an earlier scrape (reuse.ts).
  *
  * ```
- * lease ─▶ emulate device/place (+stealth) ─▶ request control ─▶ profile in ─▶ document size guard ─▶ goto (load)
- *       ─▶ smart wait ─▶ waitFor ─▶ actions ─▶ screenshot ─▶ DOM ─▶ profile out ─▶ release
+ * lease ─▶ emulate device/place (+stealth) ─▶ request control ─▶ profile in ─▶ document size guard
+ *       ─▶ goto (DOMContentLoaded) ─▶ load (a share of the time left) ─▶ smart wait ─▶ waitFor ─▶ actions
+ *       ─▶ screenshot ─▶ DOM ─▶ profile out ─▶ release
  * ```
  *
  * The result is a {@link Page} like the HTTP engine's (status and headers of the last main-frame response), whose
@@ -21,7 +22,7 @@ import { CrawlboxError, ScrapeTimeoutError, SiteError } from "../../errors.ts";
 import type { ProfileStore } from "../../storage/profiles.ts";
 import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import type { Page, PageArtifacts } from "../types.ts";
-import { runActions, takeScreenshot } from "./actions.ts";
+import { runActions } from "./actions.ts";
 import { collectBranding } from "./branding.ts";
 import type { Lease } from "./lease.ts";
 import { DocumentResponseError, egressRefusal, firstLine, navigationError, RENDERED_TYPES, TEXT_TYPES } from "./navigation.ts";
@@ -29,8 +30,12 @@ import { mimeTypeOf } from "../charset.ts";
 import type { BrowserPool } from "./pool.ts";
 import { applyProfile, captureProfile } from "./profile.ts";
 import { DocumentSizeGuard } from "./document-size.ts";
+import { readDocumentBody } from "./document-body.ts";
+import type { AppliedEmulation } from "./emulation.ts";
+import { isContextLost, readAcrossNavigation } from "./page-reads.ts";
+import { takeScreenshot } from "./screenshot.ts";
 import { defaultSetup, PageSetup } from "./setup.ts";
-import { NetworkTracker, SMART_WAIT_CAP_MS, waitForQuiet } from "./wait.ts";
+import { LOAD_WAIT_SHARE, NetworkTracker, SMART_WAIT_CAP_MS, waitForLoadEvent, waitForQuiet } from "./wait.ts";
 
 export { DocumentResponseError } from "./navigation.ts";
 
@@ -118,6 +123,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     const wantsPixels = req.screenshot !== undefined || req.actions.some((a) => a.type === "screenshot" || a.type === "pdf");
     const snapshot = req.profile && profiles ? profiles.load(req.profile.keyId, req.profile.name) : undefined;
     const setup = (lease.prepared as PageSetup | undefined) ?? new PageSetup(page, session);
+    let emulated: AppliedEmulation | undefined;
     const steps: Promise<unknown>[] = [
       setup.apply({
         emulation: {
@@ -131,7 +137,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
         control: { blockMedia: !wantsPixels, blockAds: req.blockAds, origin: target.origin, headers },
         ignoreCertErrors: req.skipTlsVerification,
         removeBanners: req.blockAds,
-      }),
+      }).then((e) => (emulated = e)),
     ];
     // The main document is held to `maxBodyBytes` while it downloads; what the page builds after, when it is read below.
     steps.push(size.start());
@@ -164,8 +170,9 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     });
 
     let navError: unknown;
+    // The document, not every subresource: `load` is waited for below, for a share of the time only.
     const response = await page
-      .goto(req.url, { waitUntil: "load", timeout: Math.max(1, deadline - performance.now()) })
+      .goto(req.url, { waitUntil: "domcontentloaded", timeout: Math.max(1, deadline - performance.now()) })
       .catch((err: unknown) => {
         navError = err;
         return null;
@@ -183,15 +190,31 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     const refused = egressRefusal(last);
     if (refused) throw refused;
 
+    const warnings: string[] = [];
+    let loadTimedOut = false;
     if (RENDERED_TYPES.has(lastType)) {
-      await waitForQuiet(page, network, Math.min(SMART_WAIT_CAP_MS, Math.max(0, deadline - performance.now() - 200)));
+      const loadWaitMs = Math.max(0, (deadline - performance.now()) * LOAD_WAIT_SHARE);
+      if (await waitForLoadEvent(page, loadWaitMs)) {
+        await waitForQuiet(page, network, Math.min(SMART_WAIT_CAP_MS, Math.max(0, deadline - performance.now() - 200)));
+      } else {
+        // The request that holds `load` up holds the network busy too: a smart wait would only spend its cap.
+        loadTimedOut = true;
+        warnings.push(
+          `The page did not finish loading within ${Math.round(loadWaitMs)} ms (some of its resources never arrived): this is the page as it was then.`,
+        );
+      }
       if (req.waitForMs > 0) await Bun.sleep(Math.min(req.waitForMs, Math.max(0, deadline - performance.now() - 100)));
     }
     const artifacts: PageArtifacts = {};
     // The page and its action results share one size limit, as a fetched page has.
     const budget = { leftBytes: req.maxBodyBytes };
-    if (req.actions.length > 0) artifacts.actions = await runActions(req.actions, { page, network, deadline, signal, budget });
-    if (req.screenshot) artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined });
+    // An action's screenshot `viewport` changes only the size of the device emulated here, and only for its picture.
+    const device = emulated ? { session, metrics: emulated.viewport } : undefined;
+    if (req.actions.length > 0) {
+      artifacts.actions = await runActions(req.actions, { page, network, deadline, signal, budget, warnings, ...(device ? { device } : {}) });
+    }
+    // The format's `viewport` is the emulated device's size already (setup above).
+    if (req.screenshot) artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined, deadline });
     // Never fails the scrape: a failed or slow collection is `{ error }`, a warning in the document.
     if (req.branding) artifacts.branding = await collectBranding(page, deadline - performance.now() - 100);
 
@@ -209,20 +232,25 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       throw await navigationError(new Error(failed.error), failed.url, req.timeoutMs, gate);
     }
     const finalType = mimeTypeOf(finalResponse.headers()["content-type"]);
-    let text: string;
+    let text: string | undefined;
+    let body: Uint8Array | undefined;
     let contentType: string;
     if (emptyHttpError) {
       text = "";
       contentType = "text/html";
     } else if (RENDERED_TYPES.has(finalType)) {
-      text = await page.content();
+      text = await readAcrossNavigation(page, () => page.content(), deadline);
       contentType = "text/html";
-    } else {
+    } else if (TEXT_TYPES.test(finalType)) {
       // An async arrow: `.catch(() => page.evaluate(…))` throws inside puppeteer under Bun ("site.toString").
-      text = await finalResponse.text().catch(async () => await page.evaluate(() => document.body?.innerText ?? ""));
+      text = await finalResponse.text().catch(async () => await readAcrossNavigation(page, () => page.evaluate(() => document.body?.innerText ?? ""), deadline));
+      contentType = finalType;
+    } else {
+      // A document (PDF, image) an action led to: its bytes as served, for the document pipeline (document-body.ts).
+      body = await readDocumentBody(page, finalResponse, finalType, budget.leftBytes);
       contentType = finalType;
     }
-    const body = new TextEncoder().encode(text);
+    body ??= new TextEncoder().encode(text ?? "");
     if (body.byteLength > budget.leftBytes) {
       const shared = budget.leftBytes < req.maxBodyBytes ? ` (with what its actions produced, ${req.maxBodyBytes - budget.leftBytes} bytes)` : "";
       throw new SiteError(RESPONSE_TOO_LARGE_CODE, `The rendered page is larger than ${req.maxBodyBytes} bytes${shared}.`, {
@@ -242,10 +270,12 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       headers: responseHeaders,
       contentType,
       body,
-      text,
-      charset: "utf-8",
+      ...(text !== undefined ? { text, charset: "utf-8" } : {}),
       engine: "browser",
       elapsedMs: Math.round(performance.now() - startedAt),
+      ...(warnings.length > 0 ? { warning: warnings.join(" ") } : {}),
+      // A page cut short of `load` is not kept for others (a cache hit would lose its warning too).
+      ...(loadTimedOut ? { degraded: true } : {}),
     };
     if (artifacts.actions || artifacts.screenshot || artifacts.branding || req.profile) {
       // Personal or binary results are never cached (the service caches only pages without artifacts).
@@ -296,6 +326,10 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       } catch (err) {
         if (err instanceof CrawlboxError) throw err;
         if (signal?.aborted) throw signal.reason ?? err;
+        // The page kept navigating until the deadline while it was read (page-reads.ts): the page, not the browser.
+        if (isContextLost(err)) {
+          throw new SiteError("SCRAPE_SITE_ERROR", `The page kept navigating while it was read and did not settle in time: ${firstLine(err)}`, { cause: err });
+        }
         // The browser died under us (crash, killed, protocol error): the pool relaunches on the next acquire.
         suspect = true;
         throw new SiteError("SCRAPE_SITE_ERROR", `The browser failed while loading the page: ${firstLine(err)}`, { cause: err });

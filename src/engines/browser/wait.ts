@@ -3,6 +3,10 @@
  * "Smart wait": after `load`, wait until the network and the DOM have both been quiet for a short while,
  * with a cap, so client-rendered content is in the DOM without paying a fixed delay on static pages.
  *
+ * `load` itself is waited for apart from the navigation ({@link waitForLoadEvent}), for a share of the time left
+ * ({@link LOAD_WAIT_SHARE}): one subresource that never arrives (an image, an iframe) must not turn a page whose
+ * document is all there into a timeout with nothing.
+ *
  * - Network: requests in flight are counted from the page's own events (failed and blocked requests end too).
  * - DOM: a MutationObserver installed before any page script records the last mutation time.
  * Long polls, WebSockets and endless animations never go quiet: the cap bounds them.
@@ -14,6 +18,13 @@ export const QUIET_MS = 50;
 /** Longest smart wait after `load` (within the scrape's deadline). */
 export const SMART_WAIT_CAP_MS = 4_000;
 const POLL_MS = 10;
+/**
+ * Share of the scrape's time left after `DOMContentLoaded` that the `load` event may take. The rest is for the smart
+ * wait, `waitFor` (at most half the timeout, api/refine.ts), actions and screenshots.
+ */
+export const LOAD_WAIT_SHARE = 0.5;
+/** How often `document.readyState` is read while waiting for `load`. */
+export const LOAD_POLL_MS = 50;
 
 /** Property (on `window`) holding the last mutation's `performance.now()`; an unlikely name on purpose. */
 const MUTATION_KEY = "__crawlboxLastMutation";
@@ -80,5 +91,22 @@ export async function waitForQuiet(page: Page, network: NetworkTracker, capMs: n
       continue;
     }
     await Bun.sleep(POLL_MS);
+  }
+}
+
+/**
+ * Waits until the page's document has loaded (`readyState` "complete": the `load` event fired), at most
+ * `timeoutMs`. Returns whether it did. Never throws: a read the page's navigation interrupted is made again.
+ */
+export async function waitForLoadEvent(page: Page, timeoutMs: number): Promise<boolean> {
+  const until = performance.now() + Math.max(0, timeoutMs);
+  for (;;) {
+    // Raced with the time left: a page whose main thread is stuck never answers.
+    const read = page.evaluate(() => document.readyState).catch(() => "unknown");
+    const state = await Promise.race([read, Bun.sleep(Math.max(0, until - performance.now())).then(() => "unknown")]);
+    if (state === "complete") return true;
+    const left = until - performance.now();
+    if (left <= 0) return false;
+    await Bun.sleep(Math.min(LOAD_POLL_MS, left));
   }
 }

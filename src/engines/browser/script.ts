@@ -1,0 +1,145 @@
+/**
+ * @module engines/browser/script
+ * Runs a client's script in the page (the `executeJavascript` action, interact's `evaluate`) and returns its value
+ * as upstream does, `{type, value}`. Three ways, tried in this order, each for what the one before cannot run:
+ *
+ * 1. A classic script through direct `eval`: its value is the last expression statement's, a promise is awaited.
+ *    The eval runs in a function of its own that declares nothing, so a script may declare any name (`var v`,
+ *    `let out`) and its `let`/`const` never meet the page's own top-level ones.
+ * 2. Top-level `await` (which eval refuses): CDP `Runtime.evaluate` in REPL mode, which allows it and still gives the
+ *    completion value (`await Promise.resolve(7)` is 7). Not the first way: in REPL mode a script's `let`/`const`
+ *    are global ones, refused when the page declared the same name, and a string result crosses the DevTools
+ *    connection before its size can be checked.
+ * 3. A top-level `return` (or top-level `await` with a `let`/`const` the page declared too): the script is the body
+ *    of an async function, whose return value is the result.
+ *
+ * A value whose JSON is longer than the caller's bound is refused in the page, before it crosses the DevTools
+ * connection (a primitive from way 2 is checked on arrival).
+ */
+import type { Page, Protocol } from "puppeteer-core";
+
+/** Marks a page-side refusal of an oversized result (followed by its size in characters). */
+const TOO_LARGE_MARK = "crawlbox:too-large:";
+
+/** A result refused for its size before it was taken (`size`: what it would have been, in characters). */
+export class OversizedResult extends Error {
+  constructor(readonly size: number) {
+    super(`a result of ${size} characters`);
+  }
+}
+
+/** The result of a script, as upstream's `javascriptReturns` entries. */
+export interface ScriptResult {
+  type: string;
+  value: unknown;
+}
+
+/** The SyntaxError of a top-level `return` in a classic script or in REPL mode. */
+const TOP_LEVEL_RETURN = /Illegal return|Unexpected token 'return'/;
+/** The SyntaxError of a top-level `await` outside an async function. */
+const TOP_LEVEL_AWAIT = /await is only valid/;
+/** The SyntaxError of a REPL-mode `let`/`const` whose name the page's own scripts declared at their top level. */
+const REPL_REDECLARED = /^SyntaxError: Identifier '.*' has already been declared/;
+/** The CDP object group of REPL-mode results, released after each script. */
+const OBJECT_GROUP = "crawlbox-script";
+
+/**
+ * Page-side statements that turn `v` (the awaited value) into `{type, value}` and refuse it when its JSON is longer
+ * than `cap` characters (`cap` < 0: no bound). Runs in the wrapper's scope, never in the script's.
+ */
+function resultStatements(cap: number): string {
+  return (
+    `const out = { type: v === null ? "null" : Array.isArray(v) ? "array" : typeof v, value: v === undefined ? null : v };` +
+    ` if (${cap} >= 0) { let n = 0; try { n = (JSON.stringify(out.value) ?? "").length; } catch {} if (n > ${cap}) throw new Error(${JSON.stringify(TOO_LARGE_MARK)} + n); }` +
+    ` return out;`
+  );
+}
+
+/**
+ * Evaluates `script` in the page's main world (see the module comment for how) and returns `{type, value}`.
+ * @param maxChars - longest JSON of the value accepted; a longer one throws {@link OversizedResult}. @default Infinity
+ */
+export async function evaluateScript(page: Page, script: string, maxChars = Infinity): Promise<ScriptResult> {
+  try {
+    return await evaluateAnyWay(page, script, maxChars);
+  } catch (err) {
+    const reason = messageOf(err).split("\n")[0]!.replace(/^Error: /, "");
+    const size = reason.startsWith(TOO_LARGE_MARK) ? Number(reason.slice(TOO_LARGE_MARK.length)) : NaN;
+    throw Number.isInteger(size) ? new OversizedResult(size) : err;
+  }
+}
+
+async function evaluateAnyWay(page: Page, script: string, maxChars: number): Promise<ScriptResult> {
+  const cap = Number.isFinite(maxChars) ? Math.max(0, Math.floor(maxChars)) : -1;
+  // The inner arrow is eval's variable scope: `var v` in the script lands there, away from the wrapper's `v`.
+  const classic = `(async () => { const v = await (() => eval(${JSON.stringify(script)}))(); ${resultStatements(cap)} })()`;
+  try {
+    return ((await page.evaluate(classic)) as ScriptResult | undefined) ?? { type: "undefined", value: null };
+  } catch (err) {
+    const reason = messageOf(err);
+    if (TOP_LEVEL_AWAIT.test(reason)) {
+      try {
+        return await evaluateInReplMode(page, script, cap);
+      } catch (replErr) {
+        // A `return` too, or a `let`/`const` the page declared (a global in REPL mode): way 3, as before REPL mode.
+        if (!TOP_LEVEL_RETURN.test(messageOf(replErr)) && !REPL_REDECLARED.test(messageOf(replErr))) throw replErr;
+      }
+    } else if (!TOP_LEVEL_RETURN.test(reason)) {
+      throw err;
+    }
+  }
+  const body = `(async () => { const v = await (async () => { ${script}\n})(); ${resultStatements(cap)} })()`;
+  return ((await page.evaluate(body)) as ScriptResult | undefined) ?? { type: "undefined", value: null };
+}
+
+/** Way 2: REPL mode (top-level `await`), on a CDP session of its own that is detached afterwards. */
+async function evaluateInReplMode(page: Page, script: string, cap: number): Promise<ScriptResult> {
+  const session = await page.createCDPSession();
+  try {
+    const { result, exceptionDetails } = await session.send("Runtime.evaluate", {
+      expression: script,
+      replMode: true,
+      awaitPromise: true,
+      returnByValue: false,
+      objectGroup: OBJECT_GROUP,
+    });
+    if (exceptionDetails) throw new Error(exceptionText(exceptionDetails));
+    if (result.objectId) {
+      // An object (a promise too: awaited there) is described in the page, and bounded before it crosses.
+      const described = await session.send("Runtime.callFunctionOn", {
+        objectId: result.objectId,
+        functionDeclaration: `async function () { const v = await this; ${resultStatements(cap)} }`,
+        awaitPromise: true,
+        returnByValue: true,
+      });
+      if (described.exceptionDetails) throw new Error(exceptionText(described.exceptionDetails));
+      return described.result.value as ScriptResult;
+    }
+    return primitiveResult(result, cap);
+  } finally {
+    await session.send("Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
+    await session.detach().catch(() => {});
+  }
+}
+
+/** `{type, value}` of a primitive REPL-mode result, as the page-side statements would give it. */
+function primitiveResult(r: Protocol.Runtime.RemoteObject, cap: number): ScriptResult {
+  let out: ScriptResult;
+  if (r.type === "undefined") out = { type: "undefined", value: null };
+  else if (r.subtype === "null") out = { type: "null", value: null };
+  // NaN, ±Infinity and -0 are null in JSON (as a page-side `returnByValue` gives them); a bigint is its digits.
+  else if (r.unserializableValue !== undefined) out = { type: r.type, value: r.type === "bigint" ? r.unserializableValue.replace(/n$/, "") : null };
+  else out = { type: r.type, value: r.value ?? null };
+  const n = (JSON.stringify(out.value) ?? "").length;
+  if (cap >= 0 && n > cap) throw new Error(`${TOO_LARGE_MARK}${n}`);
+  return out;
+}
+
+/** The first line of a thrown exception's description (`ReferenceError: x is not defined`), as puppeteer gives it. */
+function exceptionText(d: Protocol.Runtime.ExceptionDetails): string {
+  return String(d.exception?.description ?? d.exception?.value ?? d.text).split("\n")[0]!;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
