@@ -20,7 +20,6 @@ import type { Action } from "../../api/actions.ts";
 import type { EgressGate } from "../../egress/index.ts";
 import { CrawlboxError, ScrapeTimeoutError, SiteError } from "../../errors.ts";
 import type { ProfileStore } from "../../storage/profiles.ts";
-import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import type { Page, PageArtifacts } from "../types.ts";
 import { runActions } from "./actions.ts";
 import { collectBranding } from "./branding.ts";
@@ -30,9 +29,9 @@ import { mimeTypeOf } from "../charset.ts";
 import type { BrowserPool } from "./pool.ts";
 import { applyProfile, captureProfile } from "./profile.ts";
 import { DocumentSizeGuard } from "./document-size.ts";
-import { readDocumentBody } from "./document-body.ts";
+import { readFinalPage } from "./final-page.ts";
 import type { AppliedEmulation } from "./emulation.ts";
-import { isContextLost, readAcrossNavigation } from "./page-reads.ts";
+import { isContextLost } from "./page-reads.ts";
 import { takeScreenshot } from "./screenshot.ts";
 import { defaultSetup, PageSetup } from "./setup.ts";
 import { LOAD_WAIT_SHARE, NetworkTracker, SMART_WAIT_CAP_MS, waitForLoadEvent, waitForQuiet } from "./wait.ts";
@@ -219,44 +218,16 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     if (req.branding) artifacts.branding = await collectBranding(page, deadline - performance.now() - 100);
 
     const finalResponse = main ?? last;
-    // Where the page went after loading (a meta refresh, a script, an action) must pass the gate as its first address
-    // did: a refused or failed navigation is this scrape's error, not a success holding the refusal or error page.
-    const refusedLater = egressRefusal(finalResponse);
-    if (refusedLater) throw refusedLater;
-    // Chromium shows its own error page both for a navigation that failed and for an HTTP error with an empty body
-    // (ERR_HTTP_RESPONSE_CODE_FAILURE); the latter is the site's answer, as the HTTP engine would report it.
-    const errorPage = page.url().startsWith("chrome-error:");
-    const emptyHttpError = errorPage && finalResponse.status() >= 400 && (!failedNavigation || failedNavigation.error.includes("ERR_HTTP_RESPONSE_CODE_FAILURE"));
-    if (errorPage && !emptyHttpError) {
-      const failed = failedNavigation ?? { url: req.url, error: "the page navigated to an address the browser could not load" };
-      throw await navigationError(new Error(failed.error), failed.url, req.timeoutMs, gate);
-    }
+    const { text, body, contentType, emptyHttpError } = await readFinalPage(page, finalResponse, {
+      requestedUrl: req.url,
+      failedNavigation,
+      deadline,
+      timeoutMs: req.timeoutMs,
+      maxBodyBytes: req.maxBodyBytes,
+      leftBytes: budget.leftBytes,
+      gate,
+    });
     const finalType = mimeTypeOf(finalResponse.headers()["content-type"]);
-    let text: string | undefined;
-    let body: Uint8Array | undefined;
-    let contentType: string;
-    if (emptyHttpError) {
-      text = "";
-      contentType = "text/html";
-    } else if (RENDERED_TYPES.has(finalType)) {
-      text = await readAcrossNavigation(page, () => page.content(), deadline);
-      contentType = "text/html";
-    } else if (TEXT_TYPES.test(finalType)) {
-      // An async arrow: `.catch(() => page.evaluate(…))` throws inside puppeteer under Bun ("site.toString").
-      text = await finalResponse.text().catch(async () => await readAcrossNavigation(page, () => page.evaluate(() => document.body?.innerText ?? ""), deadline));
-      contentType = finalType;
-    } else {
-      // A document (PDF, image) an action led to: its bytes as served, for the document pipeline (document-body.ts).
-      body = await readDocumentBody(page, finalResponse, finalType, budget.leftBytes);
-      contentType = finalType;
-    }
-    body ??= new TextEncoder().encode(text ?? "");
-    if (body.byteLength > budget.leftBytes) {
-      const shared = budget.leftBytes < req.maxBodyBytes ? ` (with what its actions produced, ${req.maxBodyBytes - budget.leftBytes} bytes)` : "";
-      throw new SiteError(RESPONSE_TOO_LARGE_CODE, `The rendered page is larger than ${req.maxBodyBytes} bytes${shared}.`, {
-        retryable: false,
-      });
-    }
     if (snapshot && req.profile && req.profile.saveChanges && profiles) {
       profiles.save(req.profile.keyId, req.profile.name, snapshot, await captureProfile(context, page, snapshot.state));
     }
