@@ -139,7 +139,7 @@ export const MIGRATIONS: readonly string[] = [
     type TEXT NOT NULL,               -- crawl.page, batch_scrape.completed, ...
     url TEXT NOT NULL,
     headers TEXT NOT NULL,            -- JSON object of the caller's custom headers
-    body TEXT,                        -- the payload as sent; NULL once delivered
+    body TEXT,                        -- the payload as sent; NULL once delivered or failed for good
     state TEXT NOT NULL,              -- pending | delivered | failed
     failures INTEGER NOT NULL DEFAULT 0, -- failed attempts so far; picks the next retry delay
     created_at INTEGER NOT NULL,

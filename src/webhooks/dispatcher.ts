@@ -28,6 +28,8 @@
  * - **At least once.** Nothing is sent twice after a 2xx was recorded. An attempt that was in flight when the
  *   process died is left unfinished in `webhook_attempts`; at `start()` it is marked interrupted and, because its
  *   event is still pending and due, the event is sent again with the same `webhook-id` and body.
+ * - **Database errors.** A delivery the database could not record (a full disk) holds its event for about a poll
+ *   interval instead of picking it again at once (webhooks/crash-backoff).
  * - **Egress.** Targets go through the egress gate (`check`, then `fetch` with `proxy`), unless private webhooks
  *   are allowed (`CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS=true`), in which case the request goes out directly.
  *
@@ -43,6 +45,7 @@ import { immediate } from "../storage/database.ts";
 import { retryAfterMs } from "../jobs/retry-policy.ts";
 import { VERSION } from "../version.ts";
 import { listWebhookDeliveries, type DeliveryPage } from "./deliveries.ts";
+import { DeliveryCrashBackoff } from "./crash-backoff.ts";
 import { type AttemptConfig, type DueRow, type Outcome, send, SHUTDOWN, type WebhookFetch } from "./delivery-attempt.ts";
 import { standardWebhooksKey } from "./signing.ts";
 
@@ -95,6 +98,8 @@ export interface WebhookDispatcherOptions {
   log?: Logger;
   /** @default "crawlbox-webhooks/<version>" */
   userAgent?: string;
+  /** How long (real time, ±20 %) an event waits after its delivery could not be recorded (webhooks/crash-backoff). @default 1000 */
+  crashBackoffMs?: number;
 }
 
 /** Delivers webhook events from the outbox. Create with {@link createWebhookDispatcher}. */
@@ -148,16 +153,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let started = false;
   let kickPending = false;
   const attemptConfig: AttemptConfig = { userAgent, now, secret, standardKey, timeoutMs, allowPrivate, gate, doFetch };
+  const crashes = new DeliveryCrashBackoff({ backoffMs: options.crashBackoffMs, random, log, onRelease: () => pump() });
 
   // An event is held back only by an earlier pending event of its job still on its first try (failures = 0) that
   // has not been sent yet, or that is the job's `started` (a barrier for what follows), or by any such event when
   // it is itself the job's end (it waits for every earlier first attempt to end). See "Order" above.
   // Jobs already at their limit of deliveries in flight are left out (?2, a JSON list): their due events would fill
-  // the window and starve every other job's.
-  const dueQuery = db.query<DueRow, [number, string, number]>(
+  // the window and starve every other job's. So are events waiting out a crashed delivery (?4, webhooks/crash-backoff).
+  const dueQuery = db.query<DueRow, [number, string, number, string]>(
     `SELECT seq, id, job_id, type, url, headers, body FROM webhook_events e
       WHERE state = 'pending' AND next_attempt_at <= ?1
         AND e.job_id NOT IN (SELECT value FROM json_each(?2))
+        AND e.seq NOT IN (SELECT value FROM json_each(?4))
         AND NOT EXISTS (
           SELECT 1 FROM webhook_events p
            WHERE p.job_id = e.job_id AND p.state = 'pending' AND p.seq < e.seq AND p.failures = 0
@@ -181,7 +188,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     // limit in this pump may have hidden other jobs' events behind its own.
     for (let round = 0; round < 8 && inflight.size < maxConcurrent; round++) {
       const window = maxConcurrent + inflight.size;
-      const rows = dueQuery.all(now(), full(), window);
+      const rows = dueQuery.all(now(), full(), window, JSON.stringify(crashes.heldSeqs()));
       let filled = false;
       for (const row of rows) {
         if (inflight.size >= maxConcurrent) break;
@@ -200,10 +207,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   function start(row: DueRow): void {
     const controller = new AbortController();
     const promise = deliver(row, controller)
-      .catch((err) => log.error("webhook delivery crashed", { webhookId: row.id, error: String(err) }))
+      .catch((err) => {
+        // The database refused the attempt or its outcome (a full disk): the row is still due, and pumping at once
+        // would pick it again before any timer or request could run. It waits (webhooks/crash-backoff).
+        if (!stopped) crashes.crashed(row.seq, { webhookId: row.id, jobId: row.job_id, type: row.type }, err);
+        else log.error("webhook delivery could not be recorded while stopping", { webhookId: row.id, error: String(err) });
+      })
       .finally(() => {
         inflight.delete(row.seq);
-        pump();
+        if (!crashes.isHeld(row.seq)) pump();
       });
     inflight.set(row.seq, { promise, controller, jobId: row.job_id });
   }
@@ -238,7 +250,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const asked = outcome.retryAfter ? retryAfterMs(outcome.retryAfter, at, 0, WEBHOOK_RETRY_AFTER_CAP_MS) : undefined;
       const delay = scheduled === undefined ? undefined : Math.max(Math.round(scheduled * (1 + RETRY_JITTER * (2 * random() - 1))), asked ?? 0);
       if (delay === undefined) {
-        db.query("UPDATE webhook_events SET state = 'failed', failures = ?, next_attempt_at = NULL, settled_at = ?, last_error = ? WHERE seq = ?")
+        // Its body goes too: nothing sends it again (there is no manual re-send; the deliveries listing never shows
+        // bodies), and a page event's documents must not outlive the job's results (24 h, or none with
+        // zeroDataRetention) by the 7-day retention of the event's record.
+        db.query("UPDATE webhook_events SET state = 'failed', body = NULL, failures = ?, next_attempt_at = NULL, settled_at = ?, last_error = ? WHERE seq = ?")
           .run(failures, at, outcome.error, row.seq);
         log.warn("webhook event failed for good", { webhookId: row.id, jobId: row.job_id, type: row.type, attempts: attempt, error: outcome.error });
       } else {
@@ -278,6 +293,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     },
     async stop() {
       stopped = true;
+      crashes.clear();
       for (const f of inflight.values()) f.controller.abort(SHUTDOWN);
       await Promise.all([...inflight.values()].map((f) => f.promise));
     },

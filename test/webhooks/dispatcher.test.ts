@@ -248,6 +248,28 @@ describe("retries", () => {
     ]);
   });
 
+  test("an event marked failed drops its body (a page's documents), as a delivered one does; its record and attempts stay", async () => {
+    // Retries used up (one retry here) and an egress refusal (failed at once) both end in 'failed'.
+    const e = env({ retryDelaysMs: [MINUTE] });
+    e.rx.fallback = { status: 500 };
+    const id = e.enqueue({ event: "page", data: [{ markdown: "private page text" }] });
+    await e.d.drain();
+    expect(eventRow(e.t.db, id)).toMatchObject({ state: "pending", failures: 1 });
+    expect(eventRow(e.t.db, id).body).toContain("private page text"); // still needed for the retry
+    e.clock.advance(MINUTE);
+    await e.d.drain();
+    expect(e.rx.received).toHaveLength(2);
+    expect(eventRow(e.t.db, id)).toMatchObject({ state: "failed", failures: 2, body: null, last_error: "HTTP 500" });
+    const [delivery] = e.d.deliveries("job-1", "key-1").deliveries;
+    expect(delivery).toMatchObject({ webhookId: id, status: "failed", lastError: "HTTP 500" });
+    expect(delivery!.attempts).toHaveLength(2);
+
+    const refused = env({ gate: denyGate });
+    const refusedId = refused.enqueue({ event: "page", data: [{ markdown: "private page text" }] });
+    await refused.d.drain();
+    expect(eventRow(refused.t.db, refusedId)).toMatchObject({ state: "failed", body: null });
+  });
+
   test("a started event waits for nothing but goes first; once it failed, the job's later events go on, and its retry delivers", async () => {
     const e = env();
     e.rx.script = [{ status: 503 }];
