@@ -164,9 +164,19 @@ export class AgentService {
     return jobs.length;
   }
 
-  /** Stops running runs (they stay `processing`, resumed by the next start) and refuses new ones. */
+  /**
+   * Stops running runs and refuses new ones. The runs stay `processing`, resumed by the next start, and are released
+   * with their attempt given back (AgentStore.releaseOwned): a graceful stop is not one of the MAX_ATTEMPTS a run may
+   * be interrupted. Done here, before the server closes the database, not in each run's abort handler.
+   */
   async close(): Promise<void> {
     this.queue.close();
+    try {
+      this.deps.store.releaseOwned(this.owner, this.now());
+    } catch (err) {
+      // The runs keep the attempt (as after a crash); the stop goes on.
+      this.deps.log.warn("agent runs could not be released at shutdown", { error: String(err) });
+    }
   }
 
   private announce(id: string, keyId: string, req: AgentRequest, event: "started" | "action" | "completed" | "failed" | "cancelled", success: boolean, data: unknown[], error?: string) {
@@ -224,7 +234,8 @@ export class AgentService {
     // Cancelled (here or by another process) or taken over: stop before the next round, and before the answer.
     const active = () => !signal.aborted && this.deps.store.get(id, this.now())?.status === "processing";
     const trace = new TraceRecorder(this.deps.db, id, this.now);
-    if (attempts === 1) trace.runStarted();
+    // Once per run: an attempt given back at a graceful stop makes a resumed run's `attempts` 1 again.
+    if (!this.deps.store.hasTrace(id)) trace.runStarted();
     trace.progress("planning", urls.length > 0 ? `Reading the ${urls.length} URL(s) given${req.strictConstrainToURLs ? ", and only those" : ", then the links that help"}.` : "Searching the web for the task.");
     /** Reads pages, each a traced `scrape` tool call. */
     const read = async (batch: string[]) => {

@@ -110,6 +110,23 @@ export class AgentStore {
       .get(owner, now, id, owner)?.attempts;
   }
 
+  /**
+   * Gives back the runs `owner` is executing, at a graceful stop: each stays `processing`, with no owner and the
+   * attempt its claim counted given back, so that the next start resumes it. Without it every SIGTERM spent an
+   * attempt and the third restart failed a healthy run; only a process that dies keeps the attempt counted.
+   * Returns how many runs were released.
+   */
+  releaseOwned(owner: string, now: number): number {
+    return this.db
+      .query("UPDATE agent_jobs SET owner = NULL, attempts = MAX(attempts - 1, 0), updated_at = ? WHERE owner = ? AND status = 'processing'")
+      .run(now, owner).changes;
+  }
+
+  /** Whether run `id` has trace events: a resumed run does not record `run.started` again. */
+  hasTrace(id: string): boolean {
+    return this.db.query("SELECT 1 FROM agent_events WHERE run_id = ? LIMIT 1").get(id) !== null;
+  }
+
   /** Records the end of a run by `owner`; false when it is not `owner`'s any more or has ended (cancelled, say). */
   finish(id: string, owner: string, end: AgentEnd, now: number): boolean {
     const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));

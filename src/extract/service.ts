@@ -162,9 +162,20 @@ export class ExtractService {
     return jobs.length;
   }
 
-  /** Stops running jobs (they stay `processing`, to be resumed by the next start) and refuses new ones. */
+  /**
+   * Stops running jobs and refuses new ones. The jobs stay `processing`, to be resumed by the next start, and are
+   * released with their attempt given back (ExtractStore.releaseOwned): a graceful stop is not one of the
+   * {@link MAX_EXTRACT_ATTEMPTS} a job may be interrupted. Done here, before the server closes the database, not in
+   * each run's abort handler, which may only run after it.
+   */
   async close(): Promise<void> {
     this.queue.close();
+    try {
+      this.deps.store.releaseOwned(this.owner, this.now());
+    } catch (err) {
+      // The jobs keep the attempt (as after a crash); the stop goes on.
+      this.deps.log.warn("extract jobs could not be released at shutdown", { error: String(err) });
+    }
   }
 
   private announce(id: string, keyId: string, req: ExtractRequest, event: "started" | "completed" | "failed", success: boolean, data: unknown[], error?: string) {

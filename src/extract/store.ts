@@ -95,6 +95,18 @@ export class ExtractStore {
   }
 
   /**
+   * Gives back the jobs `owner` is running, at a graceful stop: each stays `processing`, with no owner and the
+   * attempt its claim counted given back, so the next start resumes it as if this run had not begun. Without it every
+   * SIGTERM spent an attempt and the third restart failed a healthy job ("started 3 times"); only a process that
+   * dies (SIGKILL, a crash) keeps the attempt counted. Returns how many jobs were released.
+   */
+  releaseOwned(owner: string, now: number): number {
+    return this.db
+      .query("UPDATE extract_jobs SET owner = NULL, attempts = MAX(attempts - 1, 0), updated_at = ? WHERE owner = ? AND status = 'processing'")
+      .run(now, owner).changes;
+  }
+
+  /**
    * Records the end of a job run by `owner`; false when nothing changed: another process owns the job now, or it
    * has already ended. The caller announces the end (webhooks) only on true, so a job ends, and is announced, once.
    */

@@ -14,7 +14,7 @@ import { addTasks, type AddedTasks, dropPendingTasks, loadPendingChunk, type Loa
 import { readJob, toJob, type JobRow } from "./store-rows.ts";
 import { type DrainHook, finishJobIfDone, insertTasks, JOB_TTL_MS, type StoreContext } from "./store-steps.ts";
 import {
-  claimTask, completeTask, failTask, reapExpired, recordHostOutcome, recoverActive, renewLease, retryTask,
+  claimTask, completeTask, failTask, reapExpired, recordHostOutcome, recoverActive, releaseTask, renewLease, retryTask,
 } from "./task-leases.ts";
 import type { AppendedOptions, ClaimLimits, Completion, Job, JobEventSink, JobStatus, JobStore, NewTask, Task } from "./types.ts";
 
@@ -137,6 +137,10 @@ export class SqliteJobStore implements JobStore {
 
   retry(taskId: string, owner: string, notBefore: number): boolean {
     return retryTask(this.ctx, taskId, owner, notBefore);
+  }
+
+  release(taskId: string, owner: string, notBefore: number): boolean {
+    return releaseTask(this.ctx, taskId, owner, notBefore);
   }
 
   reap(maxStalls: number): number {

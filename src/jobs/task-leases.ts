@@ -1,7 +1,7 @@
 /**
  * @module jobs/task-leases
  * The task side of the SQLite job store: claiming the next runnable task under a lease, renewing it, settling it
- * (complete, fail, retry), reaping leases a dead or stuck worker left behind, and giving up on failing hosts.
+ * (complete, fail, retry, release), reaping leases a dead or stuck worker left behind, and giving up on failing hosts.
  * {@link SqliteJobStore} delegates its task methods here; each write is one `BEGIN IMMEDIATE` transaction.
  */
 import { SITE_ERROR_STATUS, type SerializedError } from "../errors.ts";
@@ -189,6 +189,22 @@ export function failTask(ctx: StoreContext, taskId: string, owner: string, error
 export function retryTask(ctx: StoreContext, taskId: string, owner: string, notBefore: number): boolean {
   return ctx.db
     .query("UPDATE tasks SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, not_before = ? WHERE id = ? AND lease_owner = ? AND status = 'active'")
+    .run(notBefore, taskId, owner).changes > 0;
+}
+
+/**
+ * Puts `owner`'s task back in the queue, runnable from `notBefore`, and gives back the attempt its claim counted
+ * (JobStore.release): the page did not run to an outcome (the pool stopped, or the store could not read its job or
+ * record what it answered). `retry` keeps the count, so each graceful restart used to spend one of a page's
+ * MAX_PAGE_ATTEMPTS, and after two a single 5xx was final. A process that dies instead never gets here: its claim
+ * stays counted and `recoverActive` adds a stall, so a page that crashes the process still runs out of tries.
+ */
+export function releaseTask(ctx: StoreContext, taskId: string, owner: string, notBefore: number): boolean {
+  return ctx.db
+    .query(
+      `UPDATE tasks SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, not_before = ?, attempts = MAX(attempts - 1, 0)
+        WHERE id = ? AND lease_owner = ? AND status = 'active'`,
+    )
     .run(notBefore, taskId, owner).changes > 0;
 }
 

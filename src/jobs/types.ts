@@ -172,7 +172,7 @@ export interface ClaimLimits {
   busyJobHosts: string[];
 }
 
-/** The job store. Every method is atomic; `complete`/`fail`/`retry` are fenced by the lease owner. */
+/** The job store. Every method is atomic; `complete`/`fail`/`retry`/`release` are fenced by the lease owner. */
 export interface JobStore {
   /** Creates a job and its first tasks in one transaction; throws on a reused idempotency key. */
   createJob(job: Omit<Job, "total" | "completed" | "creditsUsed" | "error" | "updatedAt" | "completedAt">, tasks: NewTask[], idempotencyKey?: string): Job;
@@ -188,6 +188,11 @@ export interface JobStore {
   fail(taskId: string, owner: string, error: SerializedError): boolean;
   /** Puts a task back in the queue for a later attempt. */
   retry(taskId: string, owner: string, notBefore: number): boolean;
+  /**
+   * Puts a task back in the queue without spending an attempt (its claim's is given back): for a page that did not
+   * run to an outcome, such as one aborted by a graceful shutdown. False when the lease was lost.
+   */
+  release(taskId: string, owner: string, notBefore: number): boolean;
   /** Requeues expired leases (stall count +1), failing tasks that stalled more than `maxStalls` times. */
   reap(maxStalls: number): number;
   /** Requeues every active task (stall count +1): at boot, all of them belong to a dead process; fails poison pages. */

@@ -210,10 +210,14 @@ export class WorkerPool {
     this.unloggedStoreErrors = 0;
   }
 
-  /** Puts `task` back in the queue from `notBefore`; if the store refuses, it stays leased until the reaper frees it. */
-  private handBack(task: Task, notBefore: number): void {
+  /**
+   * Puts `task` back in the queue from `notBefore`; if the store refuses, it stays leased until the reaper frees it.
+   * `giveAttemptBack`: the page did not run to an outcome, so its claim's attempt is not spent (JobStore.release).
+   */
+  private handBack(task: Task, notBefore: number, giveAttemptBack: boolean): void {
     try {
-      this.o.store.retry(task.id, this.owner, notBefore);
+      if (giveAttemptBack) this.o.store.release(task.id, this.owner, notBefore);
+      else this.o.store.retry(task.id, this.owner, notBefore);
     } catch (err) {
       this.storeError("requeueing a page failed", err);
     }
@@ -264,7 +268,7 @@ export class WorkerPool {
       // Handed back now: left leased without a heartbeat, the reaper would count it as a stall, and three such
       // store errors would fail an ordinary page as a poison one.
       this.storeError("reading a job failed", err);
-      this.handBack(task, this.now() + this.pollMs);
+      this.handBack(task, this.now() + this.pollMs, true); // it never ran
       return;
     }
     if (!job) return; // deleted with its tasks
@@ -287,14 +291,16 @@ export class WorkerPool {
         this.storeError("renewing a lease failed", err);
       }
     }, Math.max(250, Math.floor(this.leaseMs / 3)));
+    let outcome: Outcome | undefined;
     try {
-      const outcome = await this.o.run(task, job, controller.signal);
+      outcome = await this.o.run(task, job, controller.signal);
       if (controller.signal.aborted && !this.running) {
         // Shutting down: the page goes back to the queue now, whatever it answered (an aborted kickoff or link
         // check answers "done" with what it could not read). Left active, the next start would count it as a stall
-        // (recoverActive), and a few restarts would fail an ordinary page as a poison one. It is not charged twice:
-        // pages are charged when stored (setChargeHook).
-        this.o.store.retry(task.id, this.owner, this.now());
+        // (recoverActive), and a few restarts would fail an ordinary page as a poison one. Its attempt is given back
+        // too: with `retry` every graceful restart spent one, and after two a single 5xx was final. It is not
+        // charged twice: pages are charged when stored (setChargeHook).
+        this.o.store.release(task.id, this.owner, this.now());
         return;
       }
       switch (outcome.kind) {
@@ -331,7 +337,11 @@ export class WorkerPool {
       }
     } catch (err) {
       this.storeError("task runner threw", err);
-      this.handBack(task, this.now() + (this.running ? 1000 : 0));
+      // The attempt is given back when its outcome was lost to the store (a full disk refused "done" or "failed") or
+      // the pool is stopping: the page did not end that way. A "retry" outcome was a real attempt (a 5xx, a timeout)
+      // whatever happened when requeueing it, and a runner that threw keeps its count as before.
+      const outcomeLost = outcome !== undefined && outcome.kind !== "retry";
+      this.handBack(task, this.now() + (this.running ? 1000 : 0), outcomeLost || !this.running);
     } finally {
       clearInterval(heartbeat);
       this.inflight.delete(task.id);

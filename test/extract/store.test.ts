@@ -22,3 +22,24 @@ test("finish: only the owner, only once; the caller learns whether it ended the 
   expect(store.finish("job-1", "second", { ...end, status: "failed", error: "late" }, now)).toBe(false);
   expect(store.get("job-1", now)).toMatchObject({ status: "completed" });
 });
+
+test("releaseOwned: gives back the attempt of the owner's processing jobs only, clears the owner; a crash keeps it counted", () => {
+  const db = new Database(":memory:", { strict: true });
+  migrate(db);
+  const store = new ExtractStore(db);
+  const now = Date.now();
+  const req = { urls: ["https://example.com/"], prompt: "x" } as unknown as ExtractRequest;
+  for (const id of ["mine", "theirs", "done"]) store.create(id, "key-1", req, now);
+  expect(store.claim("mine", "me", now)).toBe(1);
+  expect(store.claim("theirs", "other", now)).toBe(1);
+  expect(store.claim("done", "me", now)).toBe(1);
+  store.finish("done", "me", { status: "completed", data: {}, tokens: 0, credits: 0 }, now);
+  expect(store.releaseOwned("me", now)).toBe(1);
+  const row = (id: string) => db.query("SELECT attempts, owner FROM extract_jobs WHERE id = ?").get(id);
+  expect(row("mine")).toEqual({ attempts: 0, owner: null });
+  expect(row("theirs")).toEqual({ attempts: 1, owner: "other" });
+  expect(row("done")).toEqual({ attempts: 1, owner: "me" });
+  // Resumed after the graceful stop: its first attempt again. A process that dies releases nothing: the next claim counts on.
+  expect(store.claim("mine", "next", now)).toBe(1);
+  expect(store.claim("mine", "after-a-crash", now)).toBe(2);
+});
