@@ -2,15 +2,14 @@
  * @module jobs/worker-pool
  * In-process workers for crawl and batch pages. `concurrency` loops claim tasks from the {@link JobStore},
  * keep their lease alive with a heartbeat while the page runs, and record the outcome. This process owns every
- * lease, so per-host concurrency, per-job `maxConcurrency` and politeness delays are tracked here in memory
- * and handed to `claim` as exclusions. A job with a delay (`delay`, or robots `Crawl-delay`) runs one page at a time
- * and pauses for the delay after each page ends, whatever its hosts (upstream: `maxCrawlConcurrency = delay ? 1 :
- * maxConcurrency`). A reaper requeues leases that expired (a hung page), and at start every
- * task left active by a dead process is requeued at once.
+ * lease, so per-host concurrency, per-job `maxConcurrency` and politeness delays are tracked in memory
+ * (jobs/running-work) and handed to `claim` as exclusions. A reaper requeues leases that expired (a hung page), and
+ * at start every task left active by a dead process is requeued at once.
  */
 import type { CrawlboxError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { isLlmErrorCode } from "../llm/errors.ts";
+import { RunningWork } from "./running-work.ts";
 import type { Completion, Job, JobStore, Task } from "./types.ts";
 
 /** What running one task produced. */
@@ -62,17 +61,6 @@ export interface WorkerPoolOptions {
   now?: () => number;
 }
 
-/**
- * The pause a job asks for after each of its pages, in ms (0: none): its `delayMs` (`delay`, or robots `Crawl-delay`
- * learned by the kickoff), or the request's `delay` in seconds rounded up to at least 1 ms (rounded to the nearest
- * ms when the job was created, a sub-millisecond `delay` became 0, and the crawl ran unpaced and in parallel).
- */
-export function jobDelayMs(job: Job): number {
-  const requestedS = job.options.crawlerOptions?.delay;
-  const requestedMs = typeof requestedS === "number" && requestedS > 0 ? Math.max(1, Math.round(requestedS * 1000)) : 0;
-  return Math.max(job.options.delayMs ?? 0, requestedMs);
-}
-
 /** Shortest time between two logged job-store errors (see WorkerPool.storeError). */
 const STORE_ERROR_LOG_INTERVAL_MS = 10_000;
 
@@ -87,20 +75,9 @@ export class WorkerPool {
   private loops: Promise<void>[] = [];
   private wake: (() => void)[] = [];
   private reaper?: ReturnType<typeof setInterval>;
-  private readonly activeByHost = new Map<string, number>();
-  private readonly activeByJob = new Map<string, number>();
-  /** Pages (not kickoffs) running now per job: a job with a delay runs one at a time. */
-  private readonly activePagesByJob = new Map<string, number>();
-  /** Per job with a delay: when its pause after the last page ends (epoch ms). */
-  private readonly pacedUntil = new Map<string, number>();
-  /**
-   * Per job with a page running: the longest delay learned while it ran (a kickoff's robots `Crawl-delay`, a moved
-   * start page's), which the running page's own copy of the job does not know yet.
-   */
-  private readonly learnedDelayMs = new Map<string, number>();
   private readonly inflight = new Map<string, AbortController>();
-  /** Jobs with a task running now (their `maxConcurrency` feeds `limits()`). */
-  private readonly jobs = new Map<string, Job>();
+  /** What the running pages hold (hosts, jobs, pauses): the claim's exclusions (jobs/running-work). */
+  private readonly work: RunningWork;
   /** `"<jobId> <host>"` pairs whose last page attempt failed (see recordHostOutcome). */
   private readonly failingHosts = new Set<string>();
   private lastStoreErrorLogAt = -Infinity;
@@ -111,6 +88,7 @@ export class WorkerPool {
     this.pollMs = o.pollMs ?? 1000;
     this.maxStalls = o.maxStalls ?? 3;
     this.now = o.now ?? Date.now;
+    this.work = new RunningWork(o.perHostConcurrency, this.now);
   }
 
   /** Requeues what a dead process left active, then starts the loops and the reaper. */
@@ -153,48 +131,6 @@ export class WorkerPool {
     return this.inflight.size;
   }
 
-  /** The delay of a job with a task running now (0 when none or unknown). */
-  private delayOf(jobId: string): number {
-    const job = this.jobs.get(jobId);
-    return Math.max(job ? jobDelayMs(job) : 0, this.learnedDelayMs.get(jobId) ?? 0);
-  }
-
-  private limits() {
-    const t = this.now();
-    const busyHosts = [...this.activeByHost].filter(([, n]) => n >= this.o.perHostConcurrency).map(([h]) => h);
-    const busy = new Set<string>();
-    for (const [id, n] of this.activeByJob) {
-      const max = this.jobs.get(id)?.options.maxConcurrency;
-      if (max !== undefined && n >= max) busy.add(id);
-    }
-    // A job with a delay: one page at a time, then the pause. (Its kickoff does not count: it fetches robots.txt and
-    // sitemaps, not pages, and the start page must not wait up to 120 s for it.)
-    for (const [id, n] of this.activePagesByJob) if (n > 0 && this.delayOf(id) > 0) busy.add(id);
-    for (const [id, until] of this.pacedUntil) {
-      if (until > t) busy.add(id);
-      else this.pacedUntil.delete(id);
-    }
-    return { busyHosts, busyJobs: [...busy], busyJobHosts: [] as string[] };
-  }
-
-  /** Starts (or lengthens) `jobId`'s pause: no page of it is claimed for `delayMs` from now. */
-  private pace(jobId: string, delayMs: number): void {
-    if (delayMs <= 0) return;
-    this.pacedUntil.set(jobId, Math.max(this.pacedUntil.get(jobId) ?? 0, this.now() + delayMs));
-  }
-
-  /**
-   * How long an idle worker sleeps unless kicked: the poll interval, or less when a paced job (`delay`, robots
-   * `Crawl-delay`) becomes claimable sooner. Nothing kicks the workers when a pace ends, so without this a
-   * crawl whose remaining pages were all paced ran at one page per poll (1 s) whatever its delay.
-   */
-  private idleWaitMs(): number {
-    let wait = this.pollMs;
-    const t = this.now();
-    for (const until of this.pacedUntil.values()) wait = Math.min(wait, Math.max(1, until - t));
-    return wait;
-  }
-
   /**
    * Logs a job-store error, at most once per {@link STORE_ERROR_LOG_INTERVAL_MS} with the number left out: a full
    * disk fails every claim of every worker, several times a second.
@@ -232,7 +168,7 @@ export class WorkerPool {
     while (this.running) {
       let task: Task | undefined;
       try {
-        task = this.o.store.claim(this.owner, this.leaseMs, this.limits());
+        task = this.o.store.claim(this.owner, this.leaseMs, this.work.limits());
       } catch (err) {
         this.storeError("claim failed", err);
         await Bun.sleep(this.pollMs);
@@ -240,7 +176,7 @@ export class WorkerPool {
       }
       if (!task) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.idleWaitMs());
+          const timer = setTimeout(resolve, this.work.idleWaitMs(this.pollMs));
           this.wake.push(() => {
             clearTimeout(timer);
             resolve();
@@ -260,7 +196,7 @@ export class WorkerPool {
 
   private async runTask(task: Task): Promise<void> {
     // Read the job afresh for every task: its options change while it runs (a robots.txt `Crawl-delay` found by
-    // the kickoff becomes its delay). `jobs` only holds the jobs running now, for the concurrency limits.
+    // the kickoff becomes its delay). RunningWork holds the jobs running now, for the claim limits.
     let job: Job | undefined;
     try {
       job = this.o.store.get(task.jobId);
@@ -272,15 +208,7 @@ export class WorkerPool {
       return;
     }
     if (!job) return; // deleted with its tasks
-    this.jobs.set(job.id, job);
-    const bump = (m: Map<string, number>, k: string, d: number) => {
-      const n = (m.get(k) ?? 0) + d;
-      if (n <= 0) m.delete(k);
-      else m.set(k, n);
-    };
-    bump(this.activeByHost, task.host, 1);
-    bump(this.activeByJob, task.jobId, 1);
-    if (task.kind === "page") bump(this.activePagesByJob, task.jobId, 1);
+    this.work.started(task, job);
     const controller = new AbortController();
     this.inflight.set(task.id, controller);
     const heartbeat = setInterval(() => {
@@ -306,15 +234,10 @@ export class WorkerPool {
       switch (outcome.kind) {
         case "done": {
           this.o.store.complete(task.id, this.owner, outcome.completion);
-          // A robots.txt Crawl-delay is known only once the kickoff has read it, while the start page was already
-          // being fetched without a pace: from now the job is one page at a time, and paused now, or its next page
-          // would follow at once (the first gap of a crawl ignored the delay). The same for the Crawl-delay of the
-          // host a start page moved the crawl to. Pages running now learn it here: their copy of the job predates it.
+          // A robots.txt Crawl-delay is known only once the kickoff has read it (or the start page moved the crawl
+          // to a host that asks for one): the job is paced from now (the first gap of a crawl ignored the delay).
           const patchDelayMs = outcome.completion.optionsPatch?.delayMs;
-          if (patchDelayMs) {
-            this.learnedDelayMs.set(task.jobId, Math.max(this.learnedDelayMs.get(task.jobId) ?? 0, patchDelayMs));
-            this.pace(task.jobId, patchDelayMs);
-          }
+          if (patchDelayMs) this.work.learnedDelay(task.jobId, patchDelayMs);
           if (outcome.completion.discovered?.length) this.kick();
           break;
         }
@@ -345,18 +268,8 @@ export class WorkerPool {
     } finally {
       clearInterval(heartbeat);
       this.inflight.delete(task.id);
-      // The pause starts when the page ends, whatever its outcome (upstream waits `delay` after each page): a
-      // pause from the page's start let slow pages overlap.
-      if (task.kind === "page") {
-        this.pace(task.jobId, this.delayOf(task.jobId));
-        bump(this.activePagesByJob, task.jobId, -1);
-      }
-      bump(this.activeByHost, task.host, -1);
-      bump(this.activeByJob, task.jobId, -1);
-      if (!this.activeByJob.has(task.jobId)) {
-        this.jobs.delete(task.jobId);
-        this.learnedDelayMs.delete(task.jobId);
-      }
+      // A page's pause starts when it ends, whatever its outcome.
+      this.work.finished(task);
       this.kick();
     }
   }
