@@ -31,14 +31,41 @@ const DONE_REASON = JSON.stringify({ type: "done" });
 /** The /v2 documents as they are. */
 const asIs = (doc: Record<string, unknown>): unknown => doc;
 
+/** One socket route: the jobs it serves, its path prefix (`${prefix}/:id`) and the documents' shape. */
+interface SocketRoute {
+  kinds: readonly JobKind[];
+  prefix: string;
+  toWire: (doc: Record<string, unknown>) => unknown;
+}
+
+/** The socket routes, each on the path of an HTTP `GET …/{id}` status route. */
+const SOCKET_ROUTES: readonly SocketRoute[] = [
+  { kinds: ["crawl"], prefix: "/v2/crawl", toWire: asIs },
+  { kinds: ["batch"], prefix: "/v2/batch/scrape", toWire: asIs },
+  // The v1 SDK's crawlUrlAndWatch and batchScrapeUrlsAndWatch speak the same protocol (catch-up, documents, the
+  // close's `{"type":"done"}`), both on this path.
+  { kinds: ["crawl", "batch"], prefix: "/v1/crawl", toWire: documentToV1 },
+];
+
+/**
+ * The OpenAPI paths whose `GET` also takes this WebSocket upgrade. OpenAPI 3.1 has no operation for a WebSocket (a
+ * `ws` key in a Path Item is invalid), so server/docs.ts leaves the socket routes out of the document and adds
+ * {@link JOB_SOCKET_NOTE} to these GETs' descriptions instead.
+ */
+export const JOB_SOCKET_OPENAPI_PATHS: readonly string[] = SOCKET_ROUTES.map((r) => `${r.prefix}/{id}`);
+
+/** What the OpenAPI document says of the socket, on each of {@link JOB_SOCKET_OPENAPI_PATHS}' GET. */
+export const JOB_SOCKET_NOTE =
+  "The same path also takes a WebSocket upgrade (the SDKs' `watcher`; key as the sub-protocol or an " +
+  "`Authorization` header): a `{type:\"catchup\", data:<status>}` message, then `{type:\"document\", data}` for each " +
+  "page as it finishes, then close 1000 with reason `{\"type\":\"done\"}`; closes 3000 when unauthorised, 1008 when " +
+  "the job is not found.";
+
 /** The crawl and batch WebSocket routes. */
 export function crawlSocketRoutes(services: Services) {
-  return new Elysia({ name: "crawlbox-job-ws" })
-    .use(jobSocket(services, ["crawl"], "/v2/crawl", asIs))
-    .use(jobSocket(services, ["batch"], "/v2/batch/scrape", asIs))
-    // The v1 SDK's crawlUrlAndWatch and batchScrapeUrlsAndWatch speak the same protocol (catch-up, documents, the
-    // close's `{"type":"done"}`), both on this path.
-    .use(jobSocket(services, ["crawl", "batch"], "/v1/crawl", documentToV1));
+  let app = new Elysia({ name: "crawlbox-job-ws" });
+  for (const r of SOCKET_ROUTES) app = app.use(jobSocket(services, r.kinds, r.prefix, r.toWire));
+  return app;
 }
 
 /**
