@@ -5,6 +5,13 @@
  * service, usually on the private network, so it is reached like the LLM provider: by a fetch pinned to the
  * configured origin and path, never redirected (llm/pinned-fetch.ts), not through the egress gate. Result pages
  * are read until `limit` hits are collected or a page adds nothing new.
+ *
+ * Which engines run: SearXNG takes `engines=` and `categories=` as a union (searx/webadapter.py `parse_generic`:
+ * the named engines, each under its first category, plus every engine of the named categories). So
+ * `SEARXNG_ENGINES` goes alone on web queries, where it replaces the `general` engines, and never on news, images or
+ * the category queries, where it would add its web engines to them. Each hit is labelled with its engine's first
+ * category (searx/results.py), and a hit outside the query's categories is dropped: an image engine named in
+ * `SEARXNG_ENGINES` then gives no "web" results, and a web engine no images.
  */
 import { createPinnedFetch } from "../llm/pinned-fetch.ts";
 import { SearchBackendError } from "./errors.ts";
@@ -13,6 +20,8 @@ import { SearchBackendError } from "./errors.ts";
 const pagesFor = (limit: number) => Math.min(12, Math.ceil(limit / 10) + 2);
 /** Largest SearXNG answer read (a page of hits is tens of KB). */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** SearXNG's category of web results, and the label of the hits of its web engines (duckduckgo, brave, wikipedia…). */
+const WEB_CATEGORY = "general";
 
 /** What one query asks of the backend. */
 export interface BackendQuery {
@@ -26,7 +35,10 @@ export interface BackendQuery {
   /** 0 off, 1 moderate, 2 strict. */
   safeSearch?: 0 | 1 | 2;
   signal?: AbortSignal;
-  /** Keep only hits this accepts (domain filters); filtered hits do not count towards `limit`. */
+  /**
+   * Keep only hits this accepts (domain filters, an image's picture); filtered hits do not count towards `limit`.
+   * Hits outside the query's category are dropped before.
+   */
   accept?: (hit: BackendHit) => boolean;
 }
 
@@ -40,6 +52,8 @@ export interface BackendHit {
   /** `thumbnail_src` (images), else `thumbnail` (news and web results of current SearXNG). */
   thumbnailSrc?: string;
   resolution?: string;
+  /** SearXNG's label: the first category of the engine that found it (searx/results.py); absent from old answers. */
+  category?: string;
 }
 
 /** A search backend. */
@@ -51,9 +65,15 @@ export interface SearchBackend {
 export interface SearxngOptions {
   /** The instance's base URL (`…/` or `…/searxng`); `/search` is appended. */
   endpoint: string;
-  /** `SEARXNG_ENGINES`: comma-separated engines to ask, empty = the instance's defaults. */
+  /**
+   * `SEARXNG_ENGINES`: comma-separated engines for web queries, in place of the instance's `general` engines; empty =
+   * those. News, images and the category queries always use the instance's engines of that category.
+   */
   engines: string;
-  /** `SEARXNG_CATEGORIES`: categories for web results instead of `general`. */
+  /**
+   * `SEARXNG_CATEGORIES`: comma-separated categories for web queries instead of `general`. With `SEARXNG_ENGINES`
+   * they are not sent (SearXNG would add their engines), only used to keep the hits labelled with one of them.
+   */
   categories: string;
   /** fetch under the pinned fetch (tests observe it). */
   fetch?: typeof fetch;
@@ -76,6 +96,7 @@ function parseHit(raw: unknown): BackendHit | undefined {
   const thumbnail = str(r.thumbnail_src) || str(r.thumbnail);
   if (thumbnail) hit.thumbnailSrc = thumbnail;
   if (str(r.resolution)) hit.resolution = str(r.resolution);
+  if (typeof r.category === "string") hit.category = r.category;
   return hit;
 }
 
@@ -83,6 +104,17 @@ function parseHit(raw: unknown): BackendHit | undefined {
 export function createSearxngBackend(options: SearxngOptions): SearchBackend {
   const base = options.endpoint.replace(/\/+$/, "");
   const pinned = createPinnedFetch(base, options.fetch ?? fetch, MAX_RESPONSE_BYTES);
+  const list = (csv: string) => csv.split(",").map((x) => x.trim()).filter(Boolean);
+  const webCategories = list(options.categories);
+  const engines = list(options.engines).join(",");
+
+  /**
+   * The categories a query's hits may carry. A web query also keeps `general`: SearXNG labels a hit with its engine's
+   * first category, which for web engines is `general` even when they were asked through another of theirs (`web`).
+   */
+  function categoriesOf(q: BackendQuery): Set<string> {
+    return new Set(q.category === WEB_CATEGORY ? [WEB_CATEGORY, ...webCategories] : [q.category]);
+  }
 
   /** A failure for the client (no address, which is the operator's private business), logged in full. */
   function failure(clientMessage: string, detail: string, cause?: unknown): SearchBackendError {
@@ -93,8 +125,9 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
   async function page(q: BackendQuery, pageno: number): Promise<unknown[]> {
     const params = new URLSearchParams({ q: q.query, format: "json", pageno: String(pageno) });
     if (q.language) params.set("language", q.language);
-    params.set("categories", q.category === "general" && options.categories ? options.categories : q.category);
-    if (options.engines) params.set("engines", options.engines);
+    if (q.category !== WEB_CATEGORY) params.set("categories", q.category);
+    else if (engines) params.set("engines", engines);
+    else params.set("categories", webCategories.length > 0 ? webCategories.join(",") : WEB_CATEGORY);
     if (q.timeRange) params.set("time_range", q.timeRange);
     if (q.safeSearch !== undefined) params.set("safesearch", String(q.safeSearch));
     let res: Response;
@@ -123,6 +156,8 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
     async search(q) {
       const hits: BackendHit[] = [];
       const seen = new Set<string>();
+      const categories = categoriesOf(q);
+      const accept = (hit: BackendHit) => (hit.category === undefined || categories.has(hit.category)) && (q.accept ?? (() => true))(hit);
       let barren = 0; // pages in a row whose hits were all filtered out
       for (let pageno = 1; pageno <= pagesFor(q.limit) && hits.length < q.limit && barren < 2; pageno++) {
         let added = 0;
@@ -132,7 +167,7 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
           if (!hit || seen.has(hit.url)) continue;
           seen.add(hit.url);
           added++;
-          if ((q.accept ?? (() => true))(hit) && hits.length < q.limit) hits.push(hit);
+          if (accept(hit) && hits.length < q.limit) hits.push(hit);
         }
         if (added === 0) break;
         barren = hits.length === before ? barren + 1 : 0;

@@ -51,6 +51,8 @@ export interface SearchServiceDeps {
   newId?: () => string;
   /** The clock `tbs` windows are measured from. @default Date.now */
   now?: () => number;
+  /** The longest a search waits, whatever its `timeout` asks (tests shorten it). @default MAX_TIMEOUT_MS (5 minutes) */
+  maxTimeoutMs?: number;
   /**
    * `asyncScraping`: starts `urls` as a batch scrape job with `scrapeOptions` and returns each URL's scrape id
    * (its task id, which `GET /v2/scrape/{id}` resolves).
@@ -140,13 +142,15 @@ export class SearchService {
     ledger.assertCanSpend(who, Math.ceil(req.limit / 10) * SEARCH_CREDITS_PER_10 * kinds.length + (later ? 1 : 0));
 
     // No maximum in upstream's schema; a timer longer than 2^31 ms would not be set, so 5 minutes is the most.
-    const timeout = AbortSignal.timeout(Math.min(req.timeout, MAX_TIMEOUT_MS));
+    // The error names the time actually waited, not a requested one that was never applied.
+    const timeoutMs = Math.min(req.timeout, this.deps.maxTimeoutMs ?? MAX_TIMEOUT_MS);
+    const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     let lists: Result[][];
     try {
       lists = await Promise.all(kinds.map((source) => this.searchSource(backend, req, source, signal)));
     } catch (err) {
-      if (timeout.aborted && !options.signal?.aborted) throw new SearchTimeoutError(req.timeout);
+      if (timeout.aborted && !options.signal?.aborted) throw new SearchTimeoutError(timeoutMs);
       throw err;
     }
     const data: SearchResponse["data"] = {};
@@ -199,9 +203,12 @@ export class SearchService {
     const include = req.includeDomains ?? [];
     const exclude = req.excludeDomains ?? [];
     const window = timeWindow(web?.tbs ?? req.tbs, (this.deps.now ?? Date.now)());
+    // An image result is its picture: a hit without one (no `img_src` nor thumbnail) is no image result, and is
+    // dropped rather than shown with the page's URL as its imageUrl.
+    const hasPicture = (hit: BackendHit) => source.type !== "images" || Boolean(hit.imgSrc || hit.thumbnailSrc);
     const inScope = (hit: BackendHit) => {
       const host = hostOf(hit.url);
-      return (include.length === 0 || include.some((d) => inDomain(host, d))) && !exclude.some((d) => inDomain(host, d)) && withinWindow(hit, window);
+      return (include.length === 0 || include.some((d) => inDomain(host, d))) && !exclude.some((d) => inDomain(host, d)) && withinWindow(hit, window) && hasPicture(hit);
     };
     const base: BackendQuery = {
       query: req.query,
@@ -241,7 +248,7 @@ export class SearchService {
     return labelled.map(({ hit, category }, i) => {
       const position = i + 1;
       if (source.type === "images") {
-        return { title: hit.title, imageUrl: hit.imgSrc ?? hit.thumbnailSrc ?? hit.url, ...imageSize(hit.resolution), url: hit.url, position };
+        return { title: hit.title, imageUrl: hit.imgSrc ?? hit.thumbnailSrc, ...imageSize(hit.resolution), url: hit.url, position };
       }
       if (source.type === "news") {
         return {
