@@ -48,6 +48,11 @@ export const MAX_MONITOR_URLS = 100;
 export const MAX_RETENTION_DAYS = 365;
 export const DEFAULT_RETENTION_DAYS = 30;
 
+/** Most queries of one search target, and results per query (default {@link DEFAULT_MONITOR_RESULTS}). */
+export const MAX_MONITOR_QUERIES = 10;
+export const MAX_MONITOR_RESULTS = 50;
+export const DEFAULT_MONITOR_RESULTS = 10;
+
 const ScheduleSchema = strictObject({
   cron: t.Optional(t.String({ maxLength: 200 })),
   text: t.Optional(t.String({ maxLength: 200 })),
@@ -56,15 +61,31 @@ const ScheduleSchema = strictObject({
 
 const TargetSchema = t.Union([
   strictObject({ id: t.Optional(t.String({ maxLength: 100 })), type: t.Literal("scrape"), urls: t.Array(UrlField, { minItems: 1, maxItems: MAX_MONITOR_URLS }), scrapeOptions: t.Optional(ScrapeOptionsSchema) }),
-  strictObject({ id: t.Optional(t.String({ maxLength: 100 })), type: t.Literal("crawl"), url: UrlField, crawlOptions: t.Optional(t.Record(t.String(), t.Unknown())), scrapeOptions: t.Optional(ScrapeOptionsSchema) }),
+  strictObject({ id: t.Optional(t.String({ maxLength: 100 })), type: t.Literal("crawl"), url: UrlField, crawlOptions: t.Optional(
+      t.Record(t.String(), t.Unknown(), {
+        description: `The SDK's CrawlOptions: a POST /v2/crawl body without url, checked as one (unknown options are a 400); limit at most ${MAX_MONITOR_URLS}, and that by default`,
+      }),
+    ), scrapeOptions: t.Optional(ScrapeOptionsSchema) }),
   strictObject({
     id: t.Optional(t.String({ maxLength: 100 })),
     type: t.Literal("search"),
-    queries: t.Array(t.String({ minLength: 1, maxLength: 500 }), { minItems: 1 }),
+    queries: t.Array(t.String({ minLength: 1, maxLength: 500 }), {
+      minItems: 1,
+      maxItems: MAX_MONITOR_QUERIES,
+      errorMessages: { maxItems: `A search target has at most ${MAX_MONITOR_QUERIES} queries.` },
+    }),
     searchWindow: t.Optional(oneOf(["5m", "15m", "1h", "6h", "24h", "7d"])),
     includeDomains: t.Optional(t.Array(t.String())),
     excludeDomains: t.Optional(t.Array(t.String())),
-    maxResults: t.Optional(Int({ minimum: 1 })),
+    maxResults: t.Optional(
+      Int({
+        minimum: 1,
+        maximum: MAX_MONITOR_RESULTS,
+        default: DEFAULT_MONITOR_RESULTS,
+        description: "Results read per query",
+        errorMessages: { maximum: `A search target reads at most ${MAX_MONITOR_RESULTS} results per query.` },
+      }),
+    ),
   }),
 ]);
 
@@ -133,10 +154,6 @@ export interface MonitorSearchTarget {
 /** A target crawlbox runs. */
 export type MonitorTarget = MonitorScrapeTarget | MonitorCrawlTarget | MonitorSearchTarget;
 
-/** Most queries of one search target, and results per query. */
-export const MAX_MONITOR_QUERIES = 10;
-export const MAX_MONITOR_RESULTS = 50;
-
 /**
  * What a target may cost a check at most, at 1 credit a page: its URLs, its crawl's page limit, or its searches
  * (2 credits per started 10 results, per query). Quota checks and `estimatedCreditsPerMonth` use it.
@@ -176,7 +193,10 @@ function crawlTarget(target: Extract<TargetInput, { type: "crawl" }>, id: string
   // The default limit is the most a monitor may read: a crawl target without one counts as MAX_MONITOR_URLS pages.
   const options = { limit: MAX_MONITOR_URLS, ...(target.crawlOptions ?? {}) };
   try {
-    const req = parseCrawlBody({ url: target.url, ...options, scrapeOptions: target.scrapeOptions ?? {} });
+    // Checked as the crawl body it becomes: the SDK's CrawlOptions is a crawl body's options (webhook, prompt and
+    // the like included, of which the check keeps its crawler options). The target's url and scrapeOptions win.
+    const { url: _url, ...rest } = options as Record<string, unknown>;
+    const req = parseCrawlBody({ ...rest, url: target.url, scrapeOptions: target.scrapeOptions ?? rest.scrapeOptions ?? {} });
     if (req.crawlerOptions.limit > MAX_MONITOR_URLS) {
       issues.push({ code: "custom", path: ["targets", i, "crawlOptions", "limit"], message: `A monitor's crawl reads at most ${MAX_MONITOR_URLS} pages.` });
     }
@@ -186,7 +206,7 @@ function crawlTarget(target: Extract<TargetInput, { type: "crawl" }>, id: string
     const found = Array.isArray(err.details) ? (err.details as Issue[]) : [{ code: "custom", path: [], message: err.message } as Issue];
     for (const x of found) {
       const [head, ...rest] = x.path;
-      const path = head === "url" || head === "scrapeOptions" ? [head, ...rest] : head === undefined ? [] : ["crawlOptions", head, ...rest];
+      const path = head === "url" || head === "scrapeOptions" ? [head, ...rest] : ["crawlOptions", ...(head === undefined ? [] : [head, ...rest])];
       issues.push({ ...x, path: ["targets", i, ...path] });
     }
     return undefined;
@@ -201,9 +221,8 @@ function targets(input: TargetInput[], issues: Issue[]): MonitorTarget[] {
     if (ids.has(id)) issues.push({ code: "custom", path: ["targets", i, "id"], message: `Two targets have the id ${JSON.stringify(id)}.` });
     ids.add(id);
     if (target.type === "search") {
-      if (target.queries.length > MAX_MONITOR_QUERIES) issues.push({ code: "custom", path: ["targets", i, "queries"], message: `A search target has at most ${MAX_MONITOR_QUERIES} queries.` });
-      const maxResults = target.maxResults ?? 10;
-      if (maxResults > MAX_MONITOR_RESULTS) issues.push({ code: "custom", path: ["targets", i, "maxResults"], message: `A search target reads at most ${MAX_MONITOR_RESULTS} results per query.` });
+      // The schema enforces the number of queries and maxResults (MAX_MONITOR_QUERIES, MAX_MONITOR_RESULTS).
+      const maxResults = target.maxResults ?? DEFAULT_MONITOR_RESULTS;
       const s: MonitorSearchTarget = { id, type: "search", queries: target.queries, maxResults };
       if (target.searchWindow) s.searchWindow = target.searchWindow;
       if (target.includeDomains) s.includeDomains = target.includeDomains;
