@@ -10,6 +10,7 @@ import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { interactMessages } from "../llm/task-prompts.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
 import { describeState, listedElement, readPageState } from "./page-state.ts";
+import { isPageTooLarge, sizeChecked } from "./page-size.ts";
 
 /** Steps one prompt may take. */
 export const MAX_STEPS = 10;
@@ -96,6 +97,19 @@ async function perform(page: Page, session: CDPSession, step: Step): Promise<str
 }
 
 /**
+ * {@link perform} held to the page limit (interact/page-size.ts): a step that leads to a main document past it (a
+ * link clicked) has its load stopped and fails, told to the model in crawlbox's words (not the page's URL).
+ */
+async function performSized(page: Page, session: CDPSession, step: Step): Promise<string> {
+  try {
+    return await sizeChecked(page, () => perform(page, session, step));
+  } catch (err) {
+    if (isPageTooLarge(err)) throw new StepError("the page it led to is larger than this server's page size limit, and its loading was stopped");
+    throw err;
+  }
+}
+
+/**
  * Carries out `prompt` on `page` (read through `session`, see page-state.ts); `call()` gives each model call its
  * limits. When `signal` aborts, the prompt ends with what it did (`killed`); a page read or step still running then
  * marks the page `stuck`. Throws the model's typed errors, and whatever else fails under it (the browser gone).
@@ -117,7 +131,7 @@ export async function runPrompt(llm: LlmClient, page: Page, session: CDPSession,
       }
       try {
         inPage = true;
-        log.push(await raceAbort(perform(page, session, step), signal));
+        log.push(await raceAbort(performSized(page, session, step), signal));
         inPage = false;
       } catch (err) {
         if (signal.aborted) throw err;

@@ -14,10 +14,14 @@ import { BadRequestError } from "../errors.ts";
 /** Longest text one `text` event may type. */
 export const MAX_TEXT_CHARS = 1_000;
 
-/** Keys a `key` event may press, with their DOM key codes (printable text is typed with `text`). */
-const KEYS: Record<string, number> = {
+/**
+ * Keys a `key` event may press, with their DOM key codes (printable text is typed with `text`). A Map, not an object
+ * literal: a viewer's `key` is looked up in it, and an object would also answer its inherited names (`constructor`,
+ * `toString`, `__proto__`) with something that is not a key code.
+ */
+const KEYS: ReadonlyMap<string, number> = new Map(Object.entries({
   Enter: 13, Backspace: 8, Tab: 9, Escape: 27, Delete: 46, Space: 32, ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40, Home: 36, End: 35, PageUp: 33, PageDown: 34,
-};
+}));
 
 /** One event from the viewer. */
 export type LiveInput =
@@ -54,7 +58,7 @@ export function parseLiveInput(body: unknown): LiveInput {
       return { type: "wheel", x: fraction(b.x, "x"), y: fraction(b.y, "y"), deltaX: d(b.deltaX ?? 0, "deltaX"), deltaY: d(b.deltaY ?? 0, "deltaY") };
     }
     case "key":
-      if (typeof b.key !== "string" || !(b.key in KEYS)) throw bad(`key is one of ${Object.keys(KEYS).join(", ")} (type text with {type: "text"}).`);
+      if (typeof b.key !== "string" || !KEYS.has(b.key)) throw bad(`key is one of ${[...KEYS.keys()].join(", ")} (type text with {type: "text"}).`);
       return { type: "key", key: b.key };
     case "text":
       if (typeof b.text !== "string" || b.text.length === 0 || b.text.length > MAX_TEXT_CHARS) throw bad(`text is 1 to ${MAX_TEXT_CHARS} characters.`);
@@ -77,7 +81,9 @@ export async function dispatchLiveInput(session: CDPSession, input: LiveInput): 
     return;
   }
   if (input.type === "key") {
-    const code = KEYS[input.key]!;
+    const code = KEYS.get(input.key);
+    // parseLiveInput lets only these keys through; an input built elsewhere is refused here rather than sent half-made.
+    if (code === undefined) throw bad(`key is one of ${[...KEYS.keys()].join(", ")}.`);
     const key = input.key === "Space" ? " " : input.key;
     const text = input.key === "Enter" ? "\r" : input.key === "Space" ? " " : undefined;
     await session.send("Input.dispatchKeyEvent", { type: text ? "keyDown" : "rawKeyDown", key, code: input.key, windowsVirtualKeyCode: code, ...(text ? { text } : {}) });

@@ -13,6 +13,7 @@ import { runActions } from "../engines/browser/actions.ts";
 import { NetworkTracker } from "../engines/browser/wait.ts";
 import { CrawlboxError } from "../errors.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
+import { isPageTooLarge, sizeChecked } from "./page-size.ts";
 
 /** What replayed actions may produce in all (script returns): they are not kept, only bounded. */
 const REPLAY_BUDGET_BYTES = 8 * 1024 * 1024;
@@ -70,15 +71,17 @@ const LOAD_TIMEOUT_MS = 30_000;
 
 /**
  * Opens a scrape's session page: loads `url` and replays the scrape's `actions` on it, with their own time, within
- * `signal` (the prompt's or script's). A page that does not load is `INTERACT_OPEN_FAILED`; a replay that fails, a
- * {@link ReplayFailedError} naming the action.
+ * `signal` (the opening's). A page that does not load is `INTERACT_OPEN_FAILED`; a main document past the page limit
+ * (the page, or one an action opens) `SCRAPE_RESPONSE_TOO_LARGE`, as a scrape of it would be (interact/page-size.ts);
+ * a replay that fails, a {@link ReplayFailedError} naming the action.
  */
 export async function openScrapePage(page: Page, url: string, actions: readonly Action[], signal: AbortSignal): Promise<void> {
   try {
-    await raceAbort(page.goto(url, { waitUntil: "load", timeout: LOAD_TIMEOUT_MS }), signal);
+    await raceAbort(sizeChecked(page, () => page.goto(url, { waitUntil: "load", timeout: LOAD_TIMEOUT_MS })), signal);
   } catch (err) {
     if (signal.aborted) throw signal.reason;
+    if (isPageTooLarge(err)) throw err;
     throw new CrawlboxError("INTERACT_OPEN_FAILED", 500, `The scrape's page could not be opened in the browser: ${(err as Error).message.slice(0, 200)}`);
   }
-  await raceAbort(replayActions(page, actions, performance.now() + replayTimeMs(actions), signal), signal);
+  await raceAbort(sizeChecked(page, () => replayActions(page, actions, performance.now() + replayTimeMs(actions), signal)), signal);
 }

@@ -20,6 +20,8 @@ import type { ProfileStore } from "../storage/profiles.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";
 import { openScrapePage } from "./replay.ts";
 import { LiveViews } from "./live-view.ts";
+import { SharedOpening } from "./shared-opening.ts";
+import { guardSessionPage } from "./page-size.ts";
 
 /** A session closes after this long without a prompt. */
 export const IDLE_MS = 5 * 60 * 1000;
@@ -55,6 +57,8 @@ interface Session {
   end?: () => Promise<void>;
   /** Its live views' tokens (interact/live-view.ts), unless the session was opened without them. */
   liveTokens?: { view: string; control: string };
+  /** Stops holding its page to the page limit (interact/page-size.ts): the page goes back to the pool without it. */
+  unguard: () => void;
 }
 
 /** A standalone session as `GET /v2/browser` lists it. */
@@ -88,8 +92,8 @@ type Work<T extends { stuck: boolean }> = (lease: Lease, stop: AbortSignal) => P
 /** Open sessions of both kinds, sharing the limits (each holds one of the browser's pages). */
 export class InteractSessions {
   private readonly sessions = new Map<string, Session>();
-  /** Sessions being opened (counted in the limits; a second prompt waits for the same opening). */
-  private readonly opening = new Map<string, { keyId: string; session: Promise<Session> }>();
+  /** Sessions being opened (counted in the limits; a second prompt waits for the same opening, within its own time). */
+  private readonly opening = new Map<string, { keyId: string; opening: SharedOpening<Session> }>();
   private readonly ended: Array<SessionInfo & { keyId: string }> = [];
   /** Closes under way (stopping a running script, saving a profile): the server waits for them when it stops. */
   private readonly ending = new Set<Promise<unknown>>();
@@ -98,11 +102,15 @@ export class InteractSessions {
   /** The sessions' live views (`liveViewUrl`). */
   readonly live = new LiveViews();
 
-  /** `check(url)`: the egress gate's check, so a session opens only on a page a scrape could fetch now. */
+  /**
+   * `check(url)`: the egress gate's check, so a session opens only on a page a scrape could fetch now.
+   * `maxPageBytes`: `CRAWLBOX_MAX_PAGE_BYTES`, held on every main document a session's page loads, as a scrape's.
+   */
   constructor(
     private readonly pool: BrowserPool,
     concurrency: number,
     private readonly check: (url: string) => Promise<void>,
+    private readonly maxPageBytes: number,
     private readonly now: () => number = Date.now,
   ) {
     this.max = Math.max(1, Math.floor(concurrency / 2));
@@ -139,12 +147,12 @@ export class InteractSessions {
     // Set with the session, so that no close (a server stopping) can come between its opening and its saving.
     const end = p && snapshot && p.saveChanges ? (lease: Lease) => async () => void p.store.save(o.keyId, p.name, snapshot, await captureProfile(lease.context, lease.page, snapshot.state)) : undefined;
     const times = { lifeMs: o.lifeMs, idleMs: o.idleMs, liveView: o.liveView };
-    const s = await this.open("browser", id, o.keyId, times, async (lease) => {
+    const s = await this.open("browser", id, o.keyId, times, async (lease, signal) => {
       try {
-        if (snapshot) await raceAbort(applyProfile(lease.context, lease.session, snapshot.state), o.signal);
-        await raceAbort(lease.page.goto("about:blank"), o.signal);
+        if (snapshot) await raceAbort(applyProfile(lease.context, lease.session, snapshot.state), signal);
+        await raceAbort(lease.page.goto("about:blank"), signal);
       } catch (err) {
-        if (o.signal.aborted) throw err;
+        if (signal.aborted) throw err;
         throw new CrawlboxError("BROWSER_SESSION_OPEN_FAILED", 503, `The browser could not prepare a page for the session (${(err as Error).message.slice(0, 160)}); try again.`, { retryable: true });
       }
     }, o.signal, end);
@@ -258,6 +266,7 @@ export class InteractSessions {
     clearTimeout(s.life);
     s.lease.page.off("close", s.onClose);
     s.lease.crashed.removeEventListener("abort", s.onClose);
+    s.unguard();
     if (s.liveTokens) this.live.unregister(s.liveTokens.view);
     if (s.kind === "browser") {
       const { liveTokens: _dead, ...info } = this.info(s);
@@ -278,33 +287,51 @@ export class InteractSessions {
     if (session && session.keyId !== o.keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
     if (session) return session;
     await this.check(o.url);
-    return this.open("scrape", o.scrapeId, o.keyId, { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS, liveView: true }, (lease) => openScrapePage(lease.page, o.url, o.actions ?? [], o.signal), o.signal);
+    return this.open("scrape", o.scrapeId, o.keyId, { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS, liveView: true }, (lease, signal) => openScrapePage(lease.page, o.url, o.actions ?? [], signal), o.signal);
   }
 
-  private open(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number; liveView: boolean }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
+  /**
+   * Opens the session, or joins its opening under way. `signal` is this caller's own (its time, its client): it stops
+   * this caller's wait at once; `prepare` gets the opening's signal, which aborts only once every caller waiting for
+   * it has given up (interact/shared-opening.ts).
+   */
+  private open(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number; liveView: boolean }, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
     const key = keyOf(kind, id);
     const pending = this.opening.get(key);
     if (pending) {
       if (pending.keyId !== keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
-      return pending.session;
+      return pending.opening.join(signal);
     }
+    if (signal.aborted) throw signal.reason;
     if (this.closed) throw new CrawlboxError("SERVER_STOPPING", 503, "The server is stopping.");
-    const opening = [...this.opening.values()];
-    const mine = [...this.sessions.values()].filter((s) => s.keyId === keyId).length + opening.filter((p) => p.keyId === keyId).length;
+    const openings = [...this.opening.values()];
+    const mine = [...this.sessions.values()].filter((s) => s.keyId === keyId).length + openings.filter((p) => p.keyId === keyId).length;
     if (mine >= MAX_SESSIONS_PER_KEY) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `This key already has ${MAX_SESSIONS_PER_KEY} browser sessions open; stop one (DELETE /v2/scrape/{id}/interact or /v2/browser/{id}) first.`);
-    if (this.sessions.size + opening.length >= this.max) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `The server already has ${this.max} browser sessions open (half its browser's concurrency); try again later.`);
-    const session = this.launch(kind, id, keyId, times, prepare, signal, end).finally(() => this.opening.delete(key));
-    this.opening.set(key, { keyId, session });
-    return session;
+    if (this.sessions.size + openings.length >= this.max) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `The server already has ${this.max} browser sessions open (half its browser's concurrency); try again later.`);
+    const opening = new SharedOpening((opened) => this.launch(kind, id, keyId, times, prepare, opened, end));
+    const entry = { keyId, opening };
+    const settled = () => {
+      if (this.opening.get(key) === entry) this.opening.delete(key);
+    };
+    void opening.done.then(settled, settled);
+    this.opening.set(key, entry);
+    return opening.join(signal);
   }
 
-  private async launch(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number; liveView: boolean }, prepare: (lease: Lease) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
+  /** Opens a session; `signal` is the opening's own (aborted once nobody waits for it any more). */
+  private async launch(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number; liveView: boolean }, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
     const lease = await this.pool.acquire({ deadline: performance.now() + OPEN_TIMEOUT_MS, signal });
+    let unguard = () => {};
     try {
+      // Held from the first load on: the opening's own page (a scrape's URL) may be past the limit by now.
+      unguard = await guardSessionPage(lease.page, lease.session, this.maxPageBytes);
       // A page that crashes while it loads (over the memory limit, say) ends the opening at once, saying why.
-      await raceAbort(prepare(lease), lease.crashed);
+      await raceAbort(prepare(lease, signal), lease.crashed);
       if (lease.crashed.aborted) throw lease.crashed.reason;
+      // Nobody waits for it any more: a session opened now would hold a page that no one knows of until it idles out.
+      if (signal.aborted) throw signal.reason;
     } catch (err) {
+      unguard();
       // A page that failed to load is probed before reuse; one the caller gave up on is fine.
       lease.release({ suspect: !signal.aborted && !lease.crashed.aborted });
       if (signal.aborted) throw signal.reason;
@@ -312,6 +339,7 @@ export class InteractSessions {
       throw err;
     }
     if (this.closed) {
+      unguard();
       lease.release();
       throw new CrawlboxError("SERVER_STOPPING", 503, "The server is stopping.");
     }
@@ -327,6 +355,7 @@ export class InteractSessions {
       expiresAt: openedAt + times.lifeMs,
       idleMs: times.idleMs,
       runs: 0,
+      unguard,
       life: setTimeout(() => void this.close(id, keyId, kind), times.lifeMs),
       // A page that closes (a crash, the browser retired or killed) ends its session at once, not at its next prompt.
       onClose: () => this.drop(session),

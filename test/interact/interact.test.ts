@@ -16,6 +16,9 @@ let h: Harness;
 let app: Firecrawl;
 let base: string;
 let onceServed = 0;
+/** While set, `/gated` is held until it resolves (a session's opening that takes as long as a test needs). */
+let gate: Promise<void> | undefined;
+let gatedHits = 0;
 
 const SHOP = `<!doctype html><html><head><title>Shop</title></head><body><h1>Kettle</h1>
 <button id="show" onclick="document.getElementById('price').hidden = false">Show price</button>
@@ -39,6 +42,11 @@ beforeAll(async () => {
     fetch(req) {
       const p = new URL(req.url).pathname;
       if (p === "/shop") return new Response(SHOP, { headers: { "content-type": "text/html" } });
+      if (p === "/gated") {
+        gatedHits++;
+        const html = () => new Response("<html><head><title>Gated</title></head><body><p>Open</p></body></html>", { headers: { "content-type": "text/html" } });
+        return gate ? gate.then(html) : html();
+      }
       // The button is there for the scrape only: a session that replays the click finds the page changed.
       if (p === "/once") return new Response(onceServed++ === 0 ? SHOP : SHOP.replace(/<button[^>]*>Show price<\/button>/, ""), { headers: { "content-type": "text/html" } });
       if (p === "/hang") return new Response(`<html><body><p>Stuck page.</p><button onclick="while (true) {}">Hang</button></body></html>`, { headers: { "content-type": "text/html" } });
@@ -192,6 +200,49 @@ describe("interact", () => {
     expect(again.output).toBe("42 EUR");
     await app.stopInteraction(id);
   }, 30_000);
+
+  test("a second request waiting for the same opening keeps its own time: the first giving up leaves it waiting, its own timeout ends its wait", async () => {
+    const id = await scrapeId(app, "/gated");
+    const run = (timeout: number) => h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "agent-browser get title", language: "bash", timeout } });
+    /** Holds `/gated` until released; resolves once the session's page has asked for it (the opening is under way). */
+    const hold = async (firstTimeout: number) => {
+      let release!: () => void;
+      gate = new Promise<void>((r) => (release = r));
+      const hits = gatedHits;
+      const first = run(firstTimeout);
+      for (let i = 0; i < 600 && gatedHits === hits; i++) await Bun.sleep(50);
+      expect(gatedHits).toBeGreaterThan(hits);
+      return { first, release: () => { gate = undefined; release(); } };
+    };
+    try {
+      // The first caller's time (2 s) runs out while the page is held; the second, joined meanwhile, still gets the session.
+      const a = await hold(2);
+      const second = run(60);
+      const first: any = await (await a.first).json();
+      expect(first).toMatchObject({ killed: true, exitCode: 124 });
+      a.release();
+      const res = await second;
+      const body: any = await res.json();
+      expect([res.status, body.exitCode, body.stdout]).toEqual([200, 0, "Gated\n"]);
+      await h.request(`/v2/scrape/${id}/interact`, { method: "DELETE" });
+
+      // A second caller with 1 s joins an opening held for longer: it answers at its own 1 s, while the page is still held.
+      const b = await hold(60);
+      let held = true;
+      const late = run(1).then(async (r) => ({ status: r.status, body: (await r.json()) as any, whileHeld: held }));
+      const safety = setTimeout(() => { held = false; b.release(); }, 20_000);
+      const lateAnswer = await late;
+      clearTimeout(safety);
+      held = false;
+      b.release();
+      expect([lateAnswer.status, lateAnswer.body.killed, lateAnswer.body.exitCode, lateAnswer.whileHeld]).toEqual([200, true, 124, true]);
+      const opener: any = await (await b.first).json();
+      expect([opener.exitCode, opener.stdout]).toEqual([0, "Gated\n"]);
+    } finally {
+      gate = undefined;
+      await h.request(`/v2/scrape/${id}/interact`, { method: "DELETE" });
+    }
+  }, 90_000);
 
   test("first prompts sent together count against the limits: two sessions open, the third is a 429", async () => {
     llm.reset();

@@ -196,6 +196,26 @@ describe("live view", () => {
     expect((await send(s.interactiveLiveViewUrl, { type: "click", x: 0.5, y: 0.5 })).status).toBe(404);
   }, 60_000);
 
+  test("a key named by an inherited property (__proto__, constructor, toString) is a 400, and no key event reaches the page", async () => {
+    const s: any = await app.browser({});
+    try {
+      await app.browserExecute(s.id, { code: `agent-browser open ${base}/pad && agent-browser eval "window.keys = []; addEventListener('keydown', (e) => keys.push(e.key), true)"` });
+      const send = (json: unknown) => fetch(`${s.interactiveLiveViewUrl}/input`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) });
+      for (const key of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]) {
+        const r = await send({ type: "key", key });
+        expect([key, r.status, ((await r.json()) as any).code]).toEqual([key, 400, "BAD_REQUEST"]);
+      }
+      // JSON's own "__proto__" key (a property of the parsed body, not its prototype) is refused the same way.
+      const raw = await fetch(`${s.interactiveLiveViewUrl}/input`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"type":"key","key":"__proto__"}' });
+      expect(raw.status).toBe(400);
+      expect((await send({ type: "key", key: "Tab" })).status).toBe(204);
+      const seen: any = await app.browserExecute(s.id, { code: `agent-browser eval "window.keys"` });
+      expect(JSON.parse(seen.stdout)).toEqual(["Tab"]);
+    } finally {
+      await app.deleteBrowser(s.id);
+    }
+  }, 60_000);
+
   test("the interactive page's own script: a click on the picture, in a browser, reaches the watched page; a trailing slash is redirected", async () => {
     const watched: any = await app.browser({});
     await app.browserExecute(watched.id, { code: `agent-browser open ${base}/big` });

@@ -138,6 +138,26 @@ describe("JavaScript code", () => {
     }
   }, 60_000);
 
+  test("a thrown value that cannot be turned into text still ends the code at once with exit code 1, not at its time limit", async () => {
+    const s = await session();
+    try {
+      // Each would make the error's own formatting throw: the code then left no outcome and ran its 20 s out (exit 124).
+      const bare = await s.run("throw Object.create(null);", "node", 20);
+      expect(bare).toMatchObject({ exitCode: 1, killed: false, stderr: "Uncaught (unprintable value)\n" });
+      const getter = await s.run("const e = new Error('boom'); Object.defineProperty(e, 'stack', { get() { throw new Error('no stack'); } }); throw e;", "node", 20);
+      expect(getter).toMatchObject({ exitCode: 1, killed: false, stderr: "Error: boom\n" });
+      const hostile = await s.run("throw new Proxy({}, { get() { throw new Error('trap'); } });", "node", 20);
+      expect(hostile).toMatchObject({ exitCode: 1, killed: false, stderr: "Uncaught (unprintable value)\n" });
+      // show(): logging or returning such a value prints a placeholder rather than failing.
+      const shown = await s.run("const o = Object.create(null); o.self = o; console.log('v', o); return o;", "node", 20);
+      expect(shown).toMatchObject({ exitCode: 0, killed: false, stdout: "v (unprintable value)\n", result: "(unprintable value)" });
+      // The session is still usable.
+      expect((await s.run("return 1 + 1")).result).toBe("2");
+    } finally {
+      await s.end();
+    }
+  }, 120_000);
+
   test("the time limit stops a busy loop in the sandbox (the session stays); a call stuck in the page ends the session", async () => {
     const s = await session();
     let t0 = performance.now();

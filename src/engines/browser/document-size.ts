@@ -9,7 +9,8 @@
  * as the HTTP engine does), and the decoded bytes (`Network.dataReceived`'s `dataLength`) are counted as they arrive.
  * Past the limit the page stops loading and {@link DocumentSizeGuard.signal} aborts with the HTTP engine's
  * `SCRAPE_RESPONSE_TOO_LARGE` ({@link responseTooLarge}). Every main-frame navigation of the scrape is followed, so a
- * later one (a meta refresh, a click) is held too.
+ * later one (a meta refresh, a click) is held too. A browser session's page (interact/page-size.ts) keeps one guard
+ * for its whole life, re-armed for each command.
  *
  * Not followed: subresources and iframes (scripts, styles, XHRs, frames' documents), which the per-page memory guard
  * (renderer-memory.ts) bounds; responses the engine does not read itself (a PDF or another document, or a download: the
@@ -27,11 +28,12 @@ import { RENDERED_TYPES, TEXT_TYPES } from "./navigation.ts";
  */
 const NO_BUFFER = { maxTotalBufferSize: 1, maxResourceBufferSize: 1 };
 
-/** Follows the main document's size on one lease's session, for one scrape. */
+/**
+ * Follows the main document's size on one lease's session: for one scrape, or for a browser session's page through
+ * all its navigations ({@link DocumentSizeGuard.rearm} before each command, interact/page-size.ts).
+ */
 export class DocumentSizeGuard {
-  private readonly controller = new AbortController();
-  /** Aborts, with `SCRAPE_RESPONSE_TOO_LARGE`, when a main document passes the limit. */
-  readonly signal = this.controller.signal;
+  private controller = new AbortController();
   private mainFrameId: string | undefined;
   /** Main-frame document requests in flight: their URL and decoded bytes so far. */
   private readonly documents = new Map<string, { url: string; bytes: number }>();
@@ -41,6 +43,19 @@ export class DocumentSizeGuard {
     private readonly session: CDPSession,
     private readonly maxBytes: number,
   ) {}
+
+  /** Aborts, with `SCRAPE_RESPONSE_TOO_LARGE`, when a main document passes the limit (until {@link rearm}). */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /**
+   * A fresh {@link signal} once the last one has aborted: a browser session's page outlives a document past the
+   * limit (its load was stopped), and the session's next command must be held, and told, on its own account.
+   */
+  rearm(): void {
+    if (this.controller.signal.aborted) this.controller = new AbortController();
+  }
 
   /** Starts following (before the navigation). */
   async start(): Promise<void> {

@@ -14,6 +14,7 @@ import { settle } from "../driver.ts";
 import { sleep } from "../../scheduler/abortable.ts";
 import { inWorld, MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.ts";
 import { navigableUrl, PageOpError, poll, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
+import { sizeCheckedOp } from "../page-size.ts";
 import { describe, findNow, findOne, locate, mapMatches, target } from "./locate.ts";
 
 /** Longest a call waits: for its element, for a navigation, for a state. */
@@ -57,8 +58,19 @@ const navOptions = (o: Record<string, unknown>) => {
   return { waitUntil: until as "load", timeout: waitMs(o) };
 };
 
-/** Carries out call `m` with arguments `a`; what it answers (JSON-serialisable). Throws {@link PageOpError}. */
-export async function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Promise<unknown> {
+/** Calls that only read the page or wait on the clock: they load nothing, so the page limit does not fail them. */
+const LOADS_NOTHING = new Set(["title", "content", "url", "textContent", "innerText", "innerHTML", "getAttribute", "inputValue", "isVisible", "isChecked", "isEnabled", "boundingBox", "count", "allTextContents", "allInnerTexts", "screenshot", "setViewportSize", "waitForTimeout"]);
+
+/**
+ * Carries out call `m` with arguments `a`; what it answers (JSON-serialisable). Throws {@link PageOpError}; a call
+ * that may load a document (a navigation, an action, `evaluate`) during which a main document passes the page limit
+ * fails with the limit's (interact/page-size.ts).
+ */
+export function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Promise<unknown> {
+  return LOADS_NOTHING.has(m) ? perform(ctx, m, a) : sizeCheckedOp(ctx.page, () => perform(ctx, m, a));
+}
+
+async function perform(ctx: PageApiContext, m: string, a: unknown[]): Promise<unknown> {
   const { page, session } = ctx;
   const el = async (visible = false) => findOne(page, session, target(a[0]), waitMs(opts(a[2] ?? a[1])), ctx.signal, visible);
   const read = async (fn: string, arg: unknown = null) => (await el()).call(fn, arg);

@@ -33,7 +33,10 @@ export const PAGE_SETUP = `
   };
   // What goes back to crawlbox is cut here first (crawlbox also stops a script that sends too much in all).
   const cut = (s) => s.length > 1000000 ? s.slice(0, 1000000) + " …(cut)" : s;
-  const show = (v) => typeof v === "string" ? v : v === undefined ? "undefined" : (() => { try { return String(JSON.stringify(v)); } catch (e) { return String(v); } })();
+  // Turning what the code gave or threw into text must not throw in its turn (an object without a prototype has no
+  // toString, a getter may throw): an exception here would leave no outcome, and the code would run to its time limit.
+  const toText = (v, fallback) => { try { return String(v); } catch (_) { return fallback; } };
+  const show = (v) => typeof v === "string" ? v : v === undefined ? "undefined" : (() => { try { return String(JSON.stringify(v)); } catch (e) { return toText(v, "(unprintable value)"); } })();
   const log = (level) => (...args) => { channel.note({ m: "log", a: [level, cut(args.map(show).join(" "))] }); };
   const console = { log: log("out"), info: log("out"), debug: log("out"), warn: log("err"), error: log("err") };
   globalThis.console = console;
@@ -131,13 +134,19 @@ export const SANDBOX_WRAPPER = `async function (code, startUrl) {${PAGE_SETUP}  
     root.setAttribute("data-cb-result", value === undefined ? "" : show(value));
   } catch (e) {
     // The stack as the caller's code: its own frames only, at its own lines (the function crawlbox makes of it adds two
-    // lines before the first), the prelude's frames left out.
+    // lines before the first), the prelude's frames left out. What was thrown may refuse to be read (a stack getter
+    // that throws) or turned into text (an object without a prototype): then what can be said of it is.
     const frame = /^\\s+at (\\S+) \\(eval at .*, <anonymous>:(\\d+):(\\d+)\\)$/;
-    const stack = e && e.stack ? String(e.stack).split("\\n").flatMap((l, i) => {
-      if (i === 0) return [l];
-      const f = frame.exec(l);
-      return f ? ["    at " + (f[1] === "eval" ? "" : f[1] + " ") + "<code>:" + (Number(f[2]) - 2) + ":" + f[3]] : [];
-    }).join("\\n") : String(e);
-    root.setAttribute("data-cb-error", stack);
+    let stack;
+    try {
+      stack = e && e.stack ? String(e.stack).split("\\n").flatMap((l, i) => {
+        if (i === 0) return [l];
+        const f = frame.exec(l);
+        return f ? ["    at " + (f[1] === "eval" ? "" : f[1] + " ") + "<code>:" + (Number(f[2]) - 2) + ":" + f[3]] : [];
+      }).join("\\n") : undefined;
+    } catch (_) {
+      stack = undefined;
+    }
+    root.setAttribute("data-cb-error", stack !== undefined ? stack : toText(e, "Uncaught (unprintable value)"));
   }
 }`;

@@ -54,7 +54,10 @@ export const PYTHON_WRAPPER = `async function (code, startUrl, base, lock, prelu
     if (failed) root.setAttribute("data-cb-error", String(failed).replace(/\\n$/, ""));
     else root.setAttribute("data-cb-result", "");
   } catch (e) {
-    root.setAttribute("data-cb-error", "Python failed: " + String(e && e.message ? e.message : e));
+    // toText (PAGE_SETUP): a value that cannot be turned into text must still end the code, not leave it to time out.
+    let why;
+    try { why = e && e.message ? e.message : e; } catch (_) { why = e; }
+    root.setAttribute("data-cb-error", "Python failed: " + toText(why, "(unprintable value)"));
   }
 }`;
 

@@ -13,6 +13,7 @@ import type { FileSink } from "../../scrape/render-context.ts";
 import { settle } from "../driver.ts";
 import { MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.ts";
 import { navigableUrl, PageOpError, poll, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
+import { sizeCheckedOp } from "../page-size.ts";
 import { find } from "./find.ts";
 import { countMatches, findTarget, takeSnapshot } from "./snapshot.ts";
 
@@ -166,8 +167,15 @@ async function cookies(ctx: ShellContext, args: string[]): Promise<Printed> {
   return usage("cookies [set <name> <value> | clear]");
 }
 
-/** Carries out one `agent-browser` subcommand (`args` without the command name); see the module comment. */
-export async function agentBrowser(ctx: ShellContext, args: string[]): Promise<Printed> {
+/**
+ * Carries out one `agent-browser` subcommand (`args` without the command name); see the module comment. A main
+ * document past the page limit while it runs (`open`, a click that navigates, …) fails it (interact/page-size.ts).
+ */
+export function agentBrowser(ctx: ShellContext, args: string[]): Promise<Printed> {
+  return sizeCheckedOp(ctx.page, () => command(ctx, args));
+}
+
+async function command(ctx: ShellContext, args: string[]): Promise<Printed> {
   const { page } = ctx;
   const [sub, ...rest] = args;
   const t = rest[0];
