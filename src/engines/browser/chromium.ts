@@ -2,18 +2,19 @@
  * @module engines/browser/chromium
  * Finding and launching Debian's Chromium through puppeteer-core, and closing it without leaving processes
  * behind (stack-notes.md: `browser.close()` can hang, so it is raced against a timeout and then SIGKILLed), nor
- * the ProcessSingleton directory that a SIGKILLed Chromium cannot remove itself (singleton-dir.ts).
+ * the ProcessSingleton directory that a SIGKILLed Chromium cannot remove itself, nor its profile: each Chromium has
+ * one of crawlbox's own, removed when it exits, and those a killed server left are removed at the next launch
+ * (singleton-dir.ts).
  *
  * Every Chromium crawlbox starts uses the egress gate as its only way out: `--proxy-server=<gate>` plus
  * `--proxy-bypass-list=<-loopback>`, which removes Chromium's implicit "localhost goes direct" rule, so page
  * loads, subresources, `fetch()` from page scripts and `executeJavascript` all pass the gate (reliability.md B1).
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import puppeteer, { type Browser } from "puppeteer-core";
 import "./cdp-guard.ts";
-import { rememberSingletonDir, removeSingletonDir, singletonDirOf } from "./singleton-dir.ts";
+import { newProfileDir, rememberSingletonDir, removeProfileDir, removeSingletonDir, singletonDirOf, sweepStaleProfileRoots } from "./singleton-dir.ts";
 
 /** Where Debian and derivatives install Chromium (the wrapper script first, then the real binary). */
 export const CHROMIUM_LOCATIONS = [
@@ -102,6 +103,9 @@ export interface LaunchOptions {
   uid?: number;
 }
 
+/** The removal of each Chromium's own profile, once it has exited (closeChromium and killProcess wait for it). */
+const profileRemovals = new WeakMap<ChildProcess, Promise<void>>();
+
 /** `auto` found the sandbox unusable on this system: later launches go without it at once. */
 let sandboxUnusable: string | undefined;
 
@@ -120,6 +124,9 @@ export function wantsSandbox(mode: LaunchOptions["sandbox"], uid: number | undef
  */
 export async function launchChromium(options: LaunchOptions): Promise<Browser> {
   if (!options.proxyUrl) throw new TypeError("launchChromium: proxyUrl (the egress gate) is required");
+  // Before each Chromium (a few an hour at most): the profiles of servers on this host that were killed, also one
+  // killed while this server ran (singleton-dir.ts). A read of the temp dir when there are none.
+  await sweepStaleProfileRoots();
   const sandboxed = wantsSandbox(options.sandbox ?? "auto", options.uid);
   try {
     return await launchOnce(options, sandboxed);
@@ -143,7 +150,7 @@ const SANDBOX_FAILURE = /sandbox|namespace|setuid|Operation not permitted/i;
  * why the sandbox cannot be had, or undefined when it started or failed for another reason.
  */
 export async function sandboxFailure(executablePath: string): Promise<string | undefined> {
-  const profile = mkdtempSync(join(tmpdir(), "crawlbox-sandbox-probe-"));
+  const profile = newProfileDir();
   try {
     const proc = Bun.spawn([executablePath, ...CHROMIUM_ARGS, `--user-data-dir=${profile}`, "--dump-dom", "about:blank"], { stdout: "ignore", stderr: "pipe", stdin: "ignore" });
     const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
@@ -154,27 +161,43 @@ export async function sandboxFailure(executablePath: string): Promise<string | u
   } catch {
     return undefined;
   } finally {
-    rmSync(profile, { recursive: true, force: true });
+    await removeProfileDir(profile);
   }
 }
 
 async function launchOnce(options: LaunchOptions, sandboxed: boolean): Promise<Browser> {
-  const browser = await puppeteer.launch({
-    executablePath: options.executablePath,
-    headless: true,
-    pipe: true,
-    acceptInsecureCerts: false,
-    defaultViewport: null,
-    timeout: options.timeoutMs ?? 30_000,
-    protocolTimeout: 60_000,
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-    ignoreDefaultArgs: [...REMOVED_DEFAULT_ARGS],
-    args: [...CHROMIUM_ARGS, ...(sandboxed ? [] : [NO_SANDBOX_ARG]), `--proxy-server=${options.proxyUrl}`, "--proxy-bypass-list=<-loopback>"],
-  });
+  // A profile of crawlbox's own, not puppeteer's temporary one: puppeteer removes its own only from this process, so
+  // a server killed with SIGKILL would leave it for ever; this one is found again by the next server.
+  const userDataDir = newProfileDir();
+  let browser: Browser;
+  try {
+    browser = await puppeteer.launch({
+      userDataDir,
+      executablePath: options.executablePath,
+      headless: true,
+      pipe: true,
+      acceptInsecureCerts: false,
+      defaultViewport: null,
+      timeout: options.timeoutMs ?? 30_000,
+      protocolTimeout: 60_000,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      ignoreDefaultArgs: [...REMOVED_DEFAULT_ARGS],
+      args: [...CHROMIUM_ARGS, ...(sandboxed ? [] : [NO_SANDBOX_ARG]), `--proxy-server=${options.proxyUrl}`, "--proxy-bypass-list=<-loopback>"],
+    });
+  } catch (err) {
+    // puppeteer has ended a Chromium that failed to start.
+    await removeProfileDir(userDataDir);
+    throw err;
+  }
   const proc = browser.process();
-  if (proc) rememberSingletonDir(proc);
+  if (proc) {
+    rememberSingletonDir(proc);
+    // However it ends (closed, killed, crashed), its profile goes once it has exited.
+    const exited = proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+    profileRemovals.set(proc, exited.then(() => removeProfileDir(userDataDir)));
+  }
   return browser;
 }
 
@@ -195,6 +218,8 @@ export async function closeChromium(browser: Browser, timeoutMs = CLOSE_TIMEOUT_
   if (proc && (!closed || proc.exitCode === null)) {
     await killProcess(proc);
   }
+  // A clean close has ended the process: its profile goes now, as puppeteer's temporary one did.
+  if (proc) await Promise.race([profileRemovals.get(proc), Bun.sleep(CLOSE_TIMEOUT_MS)]);
 }
 
 /**
@@ -207,7 +232,7 @@ export async function killProcess(proc: NonNullable<ReturnType<Browser["process"
   if (proc.exitCode !== null || proc.signalCode !== null) return removeSingletonDir(singletonDir);
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
   // Also when the exit comes after the wait below: a SIGKILLed Chromium never removes the directory itself.
-  const cleaned = exited.then(() => removeSingletonDir(singletonDir));
+  const cleaned = exited.then(() => Promise.all([removeSingletonDir(singletonDir), profileRemovals.get(proc)]));
   try {
     // puppeteer starts Chromium detached: its pid is the process group of the renderers and helpers too.
     if (proc.pid !== undefined) process.kill(-proc.pid, "SIGKILL");
