@@ -88,8 +88,9 @@ describe("Chromium profiles", () => {
     expect(existsSync(profile)).toBe(true);
     child.kill("SIGKILL");
     await child.exited;
-    // Chromium reads its commands through a pipe from the server: it ends with it.
-    for (let i = 0; i < 200 && alive(chromiumPid); i++) await Bun.sleep(50);
+    // Chromium reads its commands through a pipe from the server: it ends with it, and its helpers (renderers, the
+    // zygote: its process group) after it; a helper still writing in the profile would make the removal fail this time.
+    for (let i = 0; i < 200 && (alive(chromiumPid) || alive(-chromiumPid)); i++) await Bun.sleep(50);
     expect(alive(chromiumPid)).toBe(false);
     expect(existsSync(profile)).toBe(true);
 
