@@ -7,9 +7,11 @@
  * 2. an explicit table of the ranges that matter most, so that a future change in the library's tables (or a typo
  *    like Firecrawl's 2025-08 `127.16` for 172.16/12, issue firecrawl/firecrawl#2070) cannot silently open a hole.
  *
- * IPv6 forms that embed an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`,
- * 6to4 `2002::/16`) are judged by the embedded IPv4 address: on a dual-stack or NAT64 host, connecting to
- * `::ffff:127.0.0.1` or `64:ff9b::7f00:1` reaches 127.0.0.1.
+ * IPv6 forms that embed an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) are
+ * judged by the embedded IPv4 address: on a dual-stack or NAT64 host, connecting to `::ffff:127.0.0.1` or
+ * `64:ff9b::7f00:1` reaches 127.0.0.1. The local-use NAT64 prefix `64:ff9b:1::/48` (RFC 8215) is refused whole: it is
+ * not globally routable, and its operators choose a prefix length within it (/48 to /96), so where the IPv4 address
+ * sits (RFC 6052 §2.2: `64:ff9b:1:7f00:1:101:101:101` is 127.0.1.1 behind a /48 translator) cannot be told.
  */
 import ipaddr from "ipaddr.js";
 
@@ -51,6 +53,9 @@ const BLOCKED_V6 = table([
   // IPv4-compatible addresses (::a.b.c.d, deprecated by RFC 4291): nothing public uses them, and a host with
   // automatic tunnelling (sit0) or a translator would reach the embedded IPv4 address, loopback included.
   ["::/96", "IPv4-compatible (deprecated)"],
+  // Local-use NAT64 (RFC 8215): not globally routable, and the embedded IPv4 address's place depends on the
+  // translator's prefix length (RFC 6052), so it is refused whatever it seems to embed.
+  ["64:ff9b:1::/48", "NAT64 local-use (RFC 8215)"],
   ["fc00::/7", "unique local"],
   ["fe80::/10", "link-local"],
   ["fec0::/10", "site-local"],
@@ -61,7 +66,6 @@ const BLOCKED_V6 = table([
 const EMBEDDING_V6: Array<{ cidr: Cidr; name: string; extract: (a: ipaddr.IPv6) => ipaddr.IPv4 }> = [
   { cidr: ipaddr.parseCIDR("::ffff:0:0/96"), name: "IPv4-mapped", extract: (a) => a.toIPv4Address() },
   { cidr: ipaddr.parseCIDR("64:ff9b::/96"), name: "NAT64", extract: (a) => lastV4(a) },
-  { cidr: ipaddr.parseCIDR("64:ff9b:1::/48"), name: "NAT64 (local-use)", extract: (a) => lastV4(a) },
   {
     cidr: ipaddr.parseCIDR("2002::/16"),
     name: "6to4",

@@ -41,6 +41,12 @@ const BLOCKED: Array<[string, string]> = [
   ["64:ff9b::7f00:1", "NAT64"],
   ["64:ff9b::a9fe:a9fe", "NAT64"],
   ["64:ff9b:1::a00:1", "NAT64"],
+  // Local-use NAT64 (RFC 8215) is refused whole: behind a /48 translator this is 127.0.1.1 (RFC 6052 §2.2), and the
+  // last 32 bits (1.1.1.1 here, 8.8.8.8 below) say nothing.
+  ["64:ff9b:1:7f00:1:101:101:101", "NAT64 local-use"],
+  ["64:ff9b:1:a00:1:101:101:101", "NAT64 local-use"],
+  ["64:ff9b:1::808:808", "NAT64 local-use"],
+  ["64:ff9b:1:ffff:ffff:ffff:ffff:ffff", "NAT64 local-use"],
   ["2002:7f00:1::", "6to4"],
   ["2002:a00:1::1", "6to4"],
   ["2001:db8::1", "reserved"],
