@@ -10,7 +10,7 @@ import type { Action } from "../../api/actions.ts";
 import { CrawlboxError, SiteError } from "../../errors.ts";
 import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import type { PageArtifacts } from "../types.ts";
-import { readAcrossNavigation } from "./page-reads.ts";
+import { isolatedRealm, readAcrossNavigation, readDocumentHtml } from "./page-reads.ts";
 import { type DeviceControl, takeScreenshot } from "./screenshot.ts";
 import { evaluateScript, OversizedResult } from "./script.ts";
 import { type NetworkTracker, waitForQuiet } from "./wait.ts";
@@ -120,8 +120,10 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
       return 0;
     case "scroll": {
       const sign = action.direction === "up" ? -1 : 1;
+      // In crawlbox's isolated world (page-reads.ts), as every read of the runner's own: the page's redefinitions of
+      // `querySelector`, `scrollBy` or `requestAnimationFrame` (or an error they throw) do not reach it.
       if (action.selector) {
-        const found = await page.evaluate(
+        const found = await isolatedRealm(page).evaluate(
           (sel: string, s: number) => {
             const el = document.querySelector(sel);
             if (!el) return false;
@@ -134,12 +136,12 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
         );
         if (!found) throw new Error(`no element matches ${JSON.stringify(action.selector)}`);
       } else {
-        await page.evaluate((s: number) => window.scrollBy({ top: s * window.innerHeight }), sign);
+        await isolatedRealm(page).evaluate((s: number) => window.scrollBy({ top: s * window.innerHeight }), sign);
       }
       // Scroll events are dispatched at the next rendering step, not by scrollBy: wait for two frames (100 ms at
       // most, in case frames are throttled) so that the page's scroll handlers (lazy loading, infinite lists) have
       // run before the next action. Without it an action right after a scroll could see none of their effects.
-      await page.evaluate(
+      await isolatedRealm(page).evaluate(
         () => new Promise<void>((done) => {
           setTimeout(done, 100);
           requestAnimationFrame(() => requestAnimationFrame(() => done()));
@@ -155,14 +157,14 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
       return shot.bytes.byteLength;
     }
     case "scrape": {
-      // Measured in the page first: an oversized DOM is refused before it crosses the DevTools connection.
-      // Both reads are made again when the page navigates under them (page-reads.ts).
+      // Made and measured in crawlbox's isolated world: an oversized DOM is refused before it crosses the DevTools
+      // connection. Made again when the page navigates under it (page-reads.ts).
       const scraped = await readAcrossNavigation(
         page,
         async () => {
-          const chars = await page.evaluate(() => document.documentElement?.outerHTML.length ?? 0);
-          if (chars > ctx.budget.leftBytes) throw new OversizedResult(chars);
-          return { url: page.url(), html: await page.content() };
+          const read = await readDocumentHtml(page, ctx.budget.leftBytes);
+          if (read.html === undefined) throw new OversizedResult(read.chars);
+          return { url: page.url(), html: read.html };
         },
         deadline,
       );
@@ -191,7 +193,8 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
 }
 
 /*
- * Selectors are matched by the page's own `querySelector`/`querySelectorAll`, never by puppeteer's `$`, `$$` or
+ * Selectors are matched by Chromium's `querySelector`/`querySelectorAll` in crawlbox's isolated world (the page's DOM,
+ * not its redefinitions of those functions), never by puppeteer's `$`, `$$` or
  * `waitForSelector`: those read `aria/…`, `pierce/…`, `text/…`, `xpath/…`, `>>>` and `::-p-…` as puppeteer's query
  * languages, and fail on them with puppeteer's internal messages. The API refuses such selectors before a scrape
  * starts (api/css-selector.ts); matching as CSS here keeps any that reach the runner (a replayed action, a monitor
@@ -200,7 +203,7 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
 
 /** The element `selector` matches first, or every element it matches (`all`), as CSS. */
 async function queryCss(page: Page, selector: string, all: boolean): Promise<ElementHandle<Element>[]> {
-  const list = await page.evaluateHandle(
+  const list = await isolatedRealm(page).evaluateHandle(
     (sel: string, every: boolean) => (every ? Array.from(document.querySelectorAll(sel)) : [document.querySelector(sel)].filter((el) => el !== null)),
     selector,
     all,
@@ -224,9 +227,9 @@ async function queryCss(page: Page, selector: string, all: boolean): Promise<Ele
  */
 async function waitForVisible(page: Page, selector: string, timeoutMs: number, deadline: number): Promise<void> {
   // A selector Chromium refuses fails here at once (waitForFunction would retry it until its timeout).
-  await readAcrossNavigation(page, () => page.evaluate((sel: string) => void document.querySelector(sel), selector), deadline);
+  await readAcrossNavigation(page, () => isolatedRealm(page).evaluate((sel: string) => void document.querySelector(sel), selector), deadline);
   try {
-    await page.waitForFunction(
+    await isolatedRealm(page).waitForFunction(
       (sel: string) => {
         const el = document.querySelector(sel);
         if (!el) return false;

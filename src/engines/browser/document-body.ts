@@ -9,10 +9,15 @@
  * replaces the body with its own small HTML page. The file is then fetched again from the page, with its cookies
  * and through the egress gate like any request of the page. When neither works, {@link DocumentResponseError} says
  * the URL is a document, as for a first navigation.
+ *
+ * That fetch runs in crawlbox's isolated world (page-reads.ts), with Chromium's own `fetch`, stream reader and `btoa`
+ * (the page's world could redefine each to answer anything), and what comes back is checked again here before it is
+ * decoded: a base64 string longer than `maxBytes` encode to is refused unread, and so are decoded bytes past it.
  */
 import type { HTTPResponse, Page } from "puppeteer-core";
 import { responseTooLarge } from "../http/body.ts";
 import { DocumentResponseError } from "./navigation.ts";
+import { isolatedRealm } from "./page-reads.ts";
 
 /** How far into a PDF its `%PDF-` header may be (the PDF specification's readers allow leading junk; 1 KiB is usual). */
 const PDF_HEADER_WITHIN_BYTES = 1_024;
@@ -48,7 +53,7 @@ export async function readDocumentBody(page: Page, response: HTTPResponse, conte
  * connection. `undefined` when the answer is not a success.
  */
 async function fetchInPage(page: Page, url: string, maxBytes: number): Promise<Uint8Array | "too-large" | undefined> {
-  const got = await page.evaluate(
+  const got: unknown = await isolatedRealm(page).evaluate(
     async (address: string, max: number) => {
       const res = await fetch(address, { credentials: "include" });
       if (!res.ok || !res.body) return { failed: true };
@@ -74,7 +79,17 @@ async function fetchInPage(page: Page, url: string, maxBytes: number): Promise<U
     url,
     maxBytes,
   );
+  if (typeof got !== "object" || got === null) return undefined;
   if ("tooLarge" in got) return "too-large";
-  if (!("base64" in got) || got.base64 === undefined) return undefined;
-  return new Uint8Array(Buffer.from(got.base64, "base64"));
+  const base64 = "base64" in got ? got.base64 : undefined;
+  if (typeof base64 !== "string") return undefined;
+  // Checked before decoding (the isolated world already held it to `maxBytes`; this does not trust that).
+  if (base64.length > base64Length(maxBytes)) return "too-large";
+  const bytes = new Uint8Array(Buffer.from(base64, "base64"));
+  return bytes.byteLength > maxBytes ? "too-large" : bytes;
+}
+
+/** Characters of the base64 encoding (with padding) of `bytes` bytes. */
+export function base64Length(bytes: number): number {
+  return Math.ceil(Math.max(0, bytes) / 3) * 4;
 }

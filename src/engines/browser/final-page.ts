@@ -12,7 +12,7 @@ import { mimeTypeOf } from "../charset.ts";
 import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import { readDocumentBody } from "./document-body.ts";
 import { egressRefusal, navigationError, RENDERED_TYPES, TEXT_TYPES } from "./navigation.ts";
-import { readAcrossNavigation } from "./page-reads.ts";
+import { readAcrossNavigation, readBodyText, readDocumentHtml } from "./page-reads.ts";
 
 /** What {@link readFinalPage} needs of the scrape. */
 export interface FinalPageContext {
@@ -60,11 +60,16 @@ export async function readFinalPage(page: PuppeteerPage, finalResponse: HTTPResp
     text = "";
     contentType = "text/html";
   } else if (RENDERED_TYPES.has(finalType)) {
-    text = await readAcrossNavigation(page, () => page.content(), c.deadline);
+    // Made and measured in crawlbox's isolated world (page-reads.ts): past what is left of the limit, only its length
+    // crosses (a UTF-8 byte per character at least, so it would be refused below anyway).
+    const read = await readAcrossNavigation(page, () => readDocumentHtml(page, c.leftBytes), c.deadline);
+    if (read.html === undefined) throw renderedTooLarge(c);
+    text = read.html;
     contentType = "text/html";
   } else if (TEXT_TYPES.test(finalType)) {
     // An async arrow: `.catch(() => page.evaluate(…))` throws inside puppeteer under Bun ("site.toString").
-    text = await finalResponse.text().catch(async () => await readAcrossNavigation(page, () => page.evaluate(() => document.body?.innerText ?? ""), c.deadline));
+    // Cut in the isolated world one character past the limit, so that an oversized text is still refused below.
+    text = await finalResponse.text().catch(async () => await readAcrossNavigation(page, () => readBodyText(page, c.leftBytes), c.deadline));
     contentType = finalType;
   } else {
     // A document (PDF, image) an action led to: its bytes as served, for the document pipeline (document-body.ts).
@@ -72,9 +77,12 @@ export async function readFinalPage(page: PuppeteerPage, finalResponse: HTTPResp
     contentType = finalType;
   }
   body ??= new TextEncoder().encode(text ?? "");
-  if (body.byteLength > c.leftBytes) {
-    const shared = c.leftBytes < c.maxBodyBytes ? ` (with what its actions produced, ${c.maxBodyBytes - c.leftBytes} bytes)` : "";
-    throw new SiteError(RESPONSE_TOO_LARGE_CODE, `The rendered page is larger than ${c.maxBodyBytes} bytes${shared}.`, { retryable: false });
-  }
+  if (body.byteLength > c.leftBytes) throw renderedTooLarge(c);
   return { text, body, contentType, emptyHttpError };
+}
+
+/** The error of a final page larger than what is left of the scrape's size limit. */
+function renderedTooLarge(c: FinalPageContext): SiteError {
+  const shared = c.leftBytes < c.maxBodyBytes ? ` (with what its actions produced, ${c.maxBodyBytes - c.leftBytes} bytes)` : "";
+  return new SiteError(RESPONSE_TOO_LARGE_CODE, `The rendered page is larger than ${c.maxBodyBytes} bytes${shared}.`, { retryable: false });
 }

@@ -7,12 +7,25 @@
  * - localStorage / sessionStorage: a script registered before any page script fills the origin's storage once
  *   per tab (a marker in sessionStorage prevents a later navigation in the same scrape from undoing the page's
  *   own changes).
- * - Capture: every cookie of the context, plus both storages of the page's final origin.
+ * - Capture: every cookie of the context, plus both storages of the page's final origin. The storages are read in
+ *   crawlbox's isolated world (page-reads.ts), through Chromium's own `Storage` (a page that redefined
+ *   `Storage.prototype.getItem` in its world could otherwise hand the saved profile anything), and bounded there:
+ *   at most {@link MAX_STORAGE_CHARS} characters of each storage, its origin at most {@link MAX_ORIGIN_CHARS}.
  */
 import type { BrowserContext, CDPSession, CookieData, Page } from "puppeteer-core";
 import type { ProfileCookie, ProfileState } from "../../storage/profiles.ts";
+import { isolatedRealm } from "./page-reads.ts";
 
 const APPLIED_MARKER = "__crawlbox_profile_applied";
+
+/**
+ * Characters (keys and values) captured of one storage of one origin. Chromium holds each to 10 MiB (about 5.2
+ * million UTF-16 characters), so a page's real storage always fits; past it (a storage Chromium would not hold), the
+ * entries that do not fit are left out.
+ */
+export const MAX_STORAGE_CHARS = 10 * 1024 * 1024;
+/** Longest origin captured (a URL's scheme, host and port; DNS names stop at 253 characters). */
+export const MAX_ORIGIN_CHARS = 1_024;
 
 /** Restores `state` into a context whose page has not navigated yet. */
 export async function applyProfile(context: BrowserContext, session: CDPSession, state: ProfileState): Promise<void> {
@@ -58,22 +71,35 @@ export async function captureProfile(context: BrowserContext, page: Page, base: 
     secure: c.secure,
     ...(c.sameSite === "Strict" || c.sameSite === "Lax" || c.sameSite === "None" ? { sameSite: c.sameSite } : {}),
   }));
-  const storage = await page
-    .evaluate((marker: string) => {
-      const dump = (s: Storage) => {
-        const o: Record<string, string> = {};
-        for (let i = 0; i < s.length; i++) {
-          const k = s.key(i)!;
-          if (k !== marker) o[k] = s.getItem(k) ?? "";
+  const storage = await isolatedRealm(page)
+    .evaluate(
+      (marker: string, maxChars: number, maxOrigin: number) => {
+        const dump = (s: Storage) => {
+          const o: Record<string, string> = {};
+          let chars = 0;
+          const count = s.length;
+          for (let i = 0; i < count; i++) {
+            const k = s.key(i);
+            if (k === null || k === marker) continue;
+            const v = s.getItem(k) ?? "";
+            if (chars + k.length + v.length > maxChars) continue;
+            chars += k.length + v.length;
+            o[k] = v;
+          }
+          return o;
+        };
+        try {
+          const origin = location.origin;
+          if (origin.length > maxOrigin) return undefined;
+          return { origin, local: dump(localStorage), session: dump(sessionStorage) };
+        } catch {
+          return undefined;
         }
-        return o;
-      };
-      try {
-        return { origin: location.origin, local: dump(localStorage), session: dump(sessionStorage) };
-      } catch {
-        return undefined;
-      }
-    }, APPLIED_MARKER)
+      },
+      APPLIED_MARKER,
+      MAX_STORAGE_CHARS,
+      MAX_ORIGIN_CHARS,
+    )
     .catch(() => undefined);
   const next: ProfileState = { cookies, localStorage: { ...base.localStorage }, sessionStorage: { ...base.sessionStorage } };
   if (storage && storage.origin && storage.origin !== "null") {

@@ -6,9 +6,14 @@
  * A `viewport` (the action's) changes only the width and height of the page's device, for that picture: the
  * device's pixel ratio, phone mode and touch stay (a phone stays a phone), and the size the page had is restored
  * after it, so later actions and the format's screenshot see the page as they would have without it.
+ *
+ * A full page is measured in crawlbox's isolated world (page-reads.ts), where the page cannot redefine `scrollHeight`
+ * (a page that said 0 was captured whole, and Chromium refused it). A page Chromium still finds too large ("Page is
+ * too large": one wider than it captures) is the page's doing, not the browser failing: it is captured again at the
+ * viewport's width, as a page cut for its height always is.
  */
 import type { CDPSession, Page } from "puppeteer-core";
-import { readAcrossNavigation } from "./page-reads.ts";
+import { isolatedRealm, readAcrossNavigation } from "./page-reads.ts";
 
 /**
  * Tallest full-page screenshot taken, in device pixels (CSS pixels × devicePixelRatio): Chromium refuses very tall
@@ -99,22 +104,44 @@ async function capture(page: Page, o: ScreenshotOptions, deadline: number): Prom
   return await readAcrossNavigation(
     page,
     async () => {
-      let clip: { x: number; y: number; width: number; height: number } | undefined;
-      if (o.fullPage) {
-        const size = await page.evaluate(() => {
-          const d = document.documentElement;
-          return { height: Math.max(d.scrollHeight, document.body?.scrollHeight ?? 0), width: window.innerWidth, ratio: window.devicePixelRatio || 1 };
-        });
-        const maxCssHeight = maxFullPageCssHeight(size.width, size.ratio);
-        if (size.height > maxCssHeight) clip = { x: 0, y: 0, width: size.width, height: maxCssHeight };
+      const contentType = jpeg ? "image/jpeg" : "image/png";
+      if (!o.fullPage) return { bytes: new Uint8Array(await page.screenshot({ type, ...quality, captureBeyondViewport: false })), contentType };
+      const size = await fullPageSize(page);
+      const maxCssHeight = maxFullPageCssHeight(size.width, size.ratio);
+      const cut = { x: 0, y: 0, width: Math.max(1, size.width), height: maxCssHeight };
+      if (size.height > maxCssHeight) {
+        return { bytes: new Uint8Array(await page.screenshot({ type, ...quality, clip: cut, captureBeyondViewport: true })), contentType, clippedAtPx: cut.height };
       }
-      const bytes = clip
-        ? await page.screenshot({ type, ...quality, clip, captureBeyondViewport: true })
-        : await page.screenshot({ type, ...quality, fullPage: o.fullPage ?? false, captureBeyondViewport: o.fullPage ?? false });
-      return { bytes: new Uint8Array(bytes), contentType: jpeg ? "image/jpeg" : "image/png", ...(clip ? { clippedAtPx: clip.height } : {}) };
+      try {
+        return { bytes: new Uint8Array(await page.screenshot({ type, ...quality, fullPage: true, captureBeyondViewport: true })), contentType };
+      } catch (err) {
+        // Within the height allowed, so wider than Chromium captures: cut to the viewport's width, as a cut of the
+        // height always was (a width cut is not reported: the picture has the page's whole height).
+        if (!PAGE_TOO_LARGE.test(err instanceof Error ? err.message : String(err))) throw err;
+        const bytes = await page.screenshot({ type, ...quality, clip: { ...cut, height: Math.max(1, size.height) }, captureBeyondViewport: true });
+        return { bytes: new Uint8Array(bytes), contentType };
+      }
     },
     deadline,
   );
+}
+
+/** Chromium's refusal of a capture larger than it can make (`Page.captureScreenshot`). */
+const PAGE_TOO_LARGE = /Page is too large/;
+
+/**
+ * The page's height (the document's or its body's scroll height, the larger), its viewport's width and its pixel
+ * ratio, in CSS pixels, read in crawlbox's isolated world: numbers only, anything else 0 (a ratio 1).
+ */
+async function fullPageSize(page: Page): Promise<{ height: number; width: number; ratio: number }> {
+  return await isolatedRealm(page).evaluate(() => {
+    const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
+    return {
+      height: Math.max(num(document.documentElement?.scrollHeight), num(document.body?.scrollHeight)),
+      width: num(window.innerWidth),
+      ratio: num(window.devicePixelRatio) || 1,
+    };
+  });
 }
 
 /** Sets the page's device metrics (its screen the same size as its viewport, as emulation.ts does). */

@@ -12,6 +12,7 @@
  * Long polls, WebSockets and endless animations never go quiet: the cap bounds them.
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
+import { readyStateOf, untilDeadline } from "./page-reads.ts";
 
 /** How long both must be quiet. */
 export const QUIET_MS = 50;
@@ -83,9 +84,20 @@ export async function waitForQuiet(page: Page, network: NetworkTracker, capMs: n
   const until = performance.now() + Math.max(0, capMs);
   while (performance.now() < until) {
     if (network.quietFor() >= quietMs) {
-      const domQuiet = await page
-        .evaluate((k: string) => performance.now() - ((window as unknown as Record<string, number>)[k] ?? 0), MUTATION_KEY)
+      // The mark lives in the page's world (the observer runs there), where the page can redefine it: only a number
+      // crosses, and anything else counts as a mutation just now (the cap still bounds the wait).
+      const read = await page
+        .evaluate((k: string) => {
+          try {
+            const at: unknown = (window as unknown as Record<string, unknown>)[k];
+            const now: unknown = performance.now();
+            return typeof at === "number" && typeof now === "number" ? now - at : 0;
+          } catch {
+            return 0;
+          }
+        }, MUTATION_KEY)
         .catch(() => quietMs);
+      const domQuiet = typeof read === "number" && Number.isFinite(read) ? read : 0;
       if (domQuiet >= quietMs) return;
       await Bun.sleep(Math.min(quietMs - domQuiet + 1, Math.max(0, until - performance.now())));
       continue;
@@ -97,13 +109,13 @@ export async function waitForQuiet(page: Page, network: NetworkTracker, capMs: n
 /**
  * Waits until the page's document has loaded (`readyState` "complete": the `load` event fired), at most
  * `timeoutMs`. Returns whether it did. Never throws: a read the page's navigation interrupted is made again.
+ * `readyState` is read in crawlbox's isolated world (page-reads.ts), where the page cannot redefine it.
  */
 export async function waitForLoadEvent(page: Page, timeoutMs: number): Promise<boolean> {
   const until = performance.now() + Math.max(0, timeoutMs);
   for (;;) {
     // Raced with the time left: a page whose main thread is stuck never answers.
-    const read = page.evaluate(() => document.readyState).catch(() => "unknown");
-    const state = await Promise.race([read, Bun.sleep(Math.max(0, until - performance.now())).then(() => "unknown")]);
+    const state = await untilDeadline(readyStateOf(page).catch(() => "unknown"), until, "unknown");
     if (state === "complete") return true;
     const left = until - performance.now();
     if (left <= 0) return false;
