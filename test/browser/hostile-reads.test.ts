@@ -78,6 +78,15 @@ beforeAll(async () => {
           `<div style="height:300000px;background:linear-gradient(red,blue)">tall</div>
           <script>Object.defineProperty(Element.prototype, "scrollHeight", { get() { return 0; }, configurable: true });</script>`,
         );
+      case "/branding":
+        // What the branding snapshot reads (computed styles, attributes, slice), answering 5 MiB strings in its world.
+        return html(
+          `<header><a href="/"><svg width="40" height="40"><circle cx="20" cy="20" r="18" fill="#123456"/></svg></a></header>
+          <h1 style="color:#ff0000">Brand</h1><button style="background:#00ff00">Buy</button><script>${big}
+          window.getComputedStyle = () => new Proxy({}, { get: () => (() => big) });
+          Element.prototype.getAttribute = () => big;
+          String.prototype.slice = function () { return big; };</script>`,
+        );
       case "/wide":
         // Short but 300,000 px wide: Chromium refuses to capture it whole ("Page is too large").
         return html(`<div style="width:300000px;height:400px;background:red">wide</div>`);
@@ -236,6 +245,14 @@ describe("scrapes of a hostile page", () => {
     const size = imageSize(new Uint8Array(await (await fetchFile(h, body.data.screenshot)).arrayBuffer()));
     expect(size.width).toBeLessThanOrEqual(1920);
     expect(size.height).toBeGreaterThanOrEqual(400);
+  });
+
+  test("the branding snapshot's DOM methods redefined: the real colours are read, and nothing large crosses", async () => {
+    const { status, body } = await scrape(h, { url: `${site.url}/branding`, formats: ["branding"] });
+    expect(status).toBe(200);
+    expect(JSON.stringify(body.data.branding)).not.toContain("xxxxxxxx");
+    expect(JSON.stringify(body.data.branding).toLowerCase()).toContain("#ff0000");
+    expect(largest).toBeLessThan(MAX_ANSWER_CHARS);
   });
 
   test("Storage's methods redefined: the profile saves the real storage, and nothing large crosses", async () => {

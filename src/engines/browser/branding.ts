@@ -13,6 +13,7 @@
  */
 import type { Page as PuppeteerPage } from "puppeteer-core";
 import { snapshotInPage } from "./branding-in-page.ts";
+import { isolatedRealm } from "./page-reads.ts";
 
 /** What kind of element a style sample was taken from. */
 export type SampleKind = "body" | "button" | "link" | "heading" | "text" | "small" | "input" | "code" | "section" | "status";
@@ -118,7 +119,9 @@ export async function collectBranding(page: PuppeteerPage, timeoutMs = BRANDING_
   const limit = Math.max(0, Math.min(timeoutMs, BRANDING_COLLECT_TIMEOUT_MS));
   try {
     return await Promise.race([
-      page.evaluate(snapshotInPage, SAMPLE_LIMITS, MAX_SVG_CHARS),
+      // In the isolated world: the page cannot redefine the DOM methods and getters the snapshot reads (a getter
+      // answering a 250 MB string came back whole from the page's own world), nor what bounds their results.
+      isolatedRealm(page).evaluate(snapshotInPage, SAMPLE_LIMITS, MAX_SVG_CHARS),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`branding collection took longer than ${limit} ms`)), limit);
       }),
