@@ -46,13 +46,20 @@ const BMP_DIB_SIZES = new Set([12, 16, 40, 52, 56, 64, 108, 124]);
 /** The start of an HTML document. */
 const HTML_START = /<(!doctype|html|head|body|meta|title)\b/i;
 
+/** Whether the `%PDF-` at `at` is a header line: at a line's start, a version (`1.7`), then the line's end. */
+function isHeaderLine(b: Uint8Array, at: number): boolean {
+  if (b[at - 1] !== 0x0a && b[at - 1] !== 0x0d) return false;
+  return /^%PDF-\d\.\d(?:[\r\n]|$)/.test(ascii(b, at, at + 10));
+}
+
 /** The kind of `body` from magic bytes alone (`unknown` when nothing matches). */
 export function sniffBytes(b: Uint8Array): DocumentKind {
   if (b.length < 4) return "unknown";
-  // %PDF- may follow a few junk bytes (the spec allows it within the first 1 KiB; a PHP notice often), but not the
-  // start of an HTML document: a page that mentions "%PDF-" near its top is a page.
+  // %PDF- may follow a few junk bytes (the spec allows it within the first 1 KiB; a PHP notice often), but then as
+  // a header line of its own, and not after the start of an HTML document: a page that mentions "%PDF-" near its top
+  // (a Markdown note on the format, a `<code>%PDF-1.7</code>`) is a page, and was refused as a corrupt PDF.
   const pdfAt = indexOf(b, "%PDF-", 1024);
-  if (pdfAt === 0 || (pdfAt > 0 && !HTML_START.test(ascii(b, 0, pdfAt)))) return "pdf";
+  if (pdfAt === 0 || (pdfAt > 0 && isHeaderLine(b, pdfAt) && !HTML_START.test(ascii(b, 0, pdfAt)))) return "pdf";
   if (startsWith(b, [0x89, 0x50, 0x4e, 0x47])) return "png";
   if (startsWith(b, [0xff, 0xd8, 0xff])) return "jpeg";
   if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 12) === "WEBP") return "webp";
@@ -105,7 +112,9 @@ function detectUncached(page: Pick<Page, "body" | "contentType">): DocumentKind 
   const sniffed = sniffBytes(page.body);
   if (sniffed === "video" && page.contentType.startsWith("audio/")) return "audio";
   if (sniffed !== "unknown") return sniffed;
-  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "odt" ? "unknown" : kind;
+  // A type alone does not make a document the bytes do not show: a mislabelled body is not parsed as one (an RTF
+  // parse of random bytes labelled application/rtf gave junk markdown).
+  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "odt" || kind === "rtf" ? "unknown" : kind;
   return "unknown";
 }
 

@@ -17,6 +17,7 @@ import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { NoCachedDataError, CrawlboxError, ScrapeTimeoutError, UnsupportedFileError } from "../errors.ts";
 import type { ParserRegistry } from "../documents/types.ts";
+import { detectKind } from "../documents/detect.ts";
 import { PdfCorruptError } from "../documents/errors.ts";
 import type { EngineRouter } from "../engines/router.ts";
 import type { Page } from "../engines/types.ts";
@@ -113,9 +114,15 @@ class LockdownCacheMissError extends CrawlboxError {
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml", "application/xml", "text/xml", ""]);
 
-/** Whether the pipeline can render `page` (markup or plain text). Other types wait for document parsers. */
+/**
+ * Whether the pipeline can render `page` (markup or plain text). Other types wait for document parsers. Bytes that
+ * are a known binary kind (a PNG, a video, a zip) are not text whatever the type says: served as `text/html` with no
+ * parser for them, they came back as 200s of junk markdown instead of the 422 the same file gets under its own type.
+ */
 function isRenderable(page: Page): boolean {
-  return page.text !== undefined && (HTML_TYPES.has(page.contentType) || isPlainText(page) || page.contentType.endsWith("+xml"));
+  if (page.text === undefined || !(HTML_TYPES.has(page.contentType) || isPlainText(page) || page.contentType.endsWith("+xml"))) return false;
+  const kind = detectKind(page);
+  return kind === "unknown" || kind === "rtf";
 }
 
 /** Runs scrapes. */
@@ -185,7 +192,9 @@ export class ScrapeService {
     if (!converted && !renderable && !bytesOnly) {
       // Served as a PDF but no PDF inside: the file is at fault, not the type (which is supported).
       if (/^application\/(x-)?pdf$/i.test(page.contentType)) throw new PdfCorruptError(page.body.byteLength === 0 ? "the body is empty" : "it does not start with %PDF-");
-      throw new UnsupportedFileError(page.contentType || "unknown");
+      // Named by what the bytes are when they say (a PNG served as text/html), else by the type it was served as.
+      const kind = detectKind(page);
+      throw new UnsupportedFileError(kind !== "unknown" && !page.contentType.includes(kind) ? `${page.contentType || "unknown"} (the bytes are ${kind})` : page.contentType || "unknown");
     }
     let credits = (converted ? converted.credits : 1) * perPage + fixedCredits;
     // A PDF's per-page credits and the enhanced mode's extra are known only now: the quota must hold for them too,

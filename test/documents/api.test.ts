@@ -275,6 +275,26 @@ describe("office documents and other binaries", () => {
     expect(r.body.data.metadata).toMatchObject({ title: "Project Handbook", creditsUsed: 1 });
   });
 
+  test("a binary served as text (a PNG as text/html, a video as text/plain) is an unsupported file, not junk markdown", async () => {
+    for (const url of ["/png-as.html", "/mp4-as.txt"]) {
+      const r = await scrape({ url, parsers: ["pdf"] });
+      expect([url, r.status, r.body.code]).toEqual([url, 422, "SCRAPE_UNSUPPORTED_FILE_ERROR"]);
+    }
+  });
+
+  test("a text that mentions a PDF header near its top is a page, not a corrupt PDF", async () => {
+    for (const [url, words] of [["/pdf-notes.md", "Every PDF file starts with the header"], ["/pdf-fragment.html", "A PDF starts with"]] as const) {
+      const r = await scrape({ url });
+      expect([url, r.status]).toEqual([url, 200]);
+      expect(r.body.data.markdown).toContain(words);
+    }
+  });
+
+  test("bytes labelled RTF that are not RTF are not converted as RTF", async () => {
+    const r = await scrape({ url: "/not-rtf.rtf" });
+    expect(r.status).toBe(422);
+  });
+
   test("an unknown binary → 422 SCRAPE_UNSUPPORTED_FILE_ERROR", async () => {
     const r = await scrape({ url: "/archive.bin" });
     expect(r.status).toBe(422);
