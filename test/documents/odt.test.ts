@@ -26,4 +26,17 @@ describe("ODT", () => {
     expect(JSON.stringify(blocks.slice(2))).toContain("First item");
     expect(blocks.find((b) => b.kind === "table")).toEqual({ kind: "table", rows: [[[{ text: "Stage" }], [{ text: "Hours" }]]] });
   });
+
+  test("a table cell's paragraphs are joined with a space; a nested table's rows are not the outer table's", () => {
+    const content = CONTENT.replace(
+      /<table:table>[\s\S]*<\/table:table>/,
+      `<table:table><table:table-header-rows><table:table-row><table:table-cell><text:p>Name</text:p></table:table-cell><table:table-cell><text:p>Notes</text:p></table:table-cell></table:table-row></table:table-header-rows>
+      <table:table-row><table:table-cell><text:p>Ada</text:p></table:table-cell><table:table-cell><text:p>First line</text:p><text:p>Second line</text:p></table:table-cell></table:table-row>
+      <table:table-row><table:table-cell><text:p>Inner</text:p></table:table-cell><table:table-cell><table:table><table:table-row><table:table-cell><text:p>nested</text:p></table:table-cell></table:table-row></table:table></table:table-cell></table:table-row></table:table>`,
+    );
+    const bytes = zipSync({ mimetype: strToU8("application/vnd.oasis.opendocument.text"), "content.xml": strToU8(content) });
+    const table = odtToBlocks(bytes).blocks.find((b) => b.kind === "table") as { rows: { text: string }[][][] };
+    const text = table.rows.map((r) => r.map((cell) => cell.map((i) => i.text).join("")));
+    expect(text).toEqual([["Name", "Notes"], ["Ada", "First line Second line"], ["Inner", "nested"]]);
+  });
 });

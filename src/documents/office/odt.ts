@@ -12,6 +12,25 @@ import { checkDepth, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml, t
 /** Most spaces one `text:s` stands for: `text:c="300000000"` made a 443-byte file answer 300 MB. */
 const MAX_SPACE_RUN = 100;
 
+/** Row groups a table's rows may sit in (ODF 1.2 §9.1). */
+const ROW_GROUPS = new Set(["table:table-header-rows", "table:table-rows", "table:table-row-group"]);
+
+/**
+ * A table's own rows, in order, through its row groups: not a nested table's, whose text is already in the cell
+ * holding it (all descendant rows printed it twice).
+ */
+function ownRows(table: XmlElement): XmlElement[] {
+  const rows: XmlElement[] = [];
+  const walk = (el: XmlElement) => {
+    for (const c of children(el)) {
+      if (c.tagName === "table:table-row") rows.push(c);
+      else if (ROW_GROUPS.has(c.tagName)) walk(c);
+    }
+  };
+  walk(table);
+  return rows;
+}
+
 function inlineOf(el: XmlElement): Inline[] {
   const runs = new InlineRuns();
   const push = (text: string, href?: string) => runs.push(text, href);
@@ -52,10 +71,22 @@ export function odtToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: strin
       } else if (el.tagName === "text:list") {
         visitList(el, 0, nesting + 1);
       } else if (el.tagName === "table:table") {
-        const rows = descendants(el, "table:table-row").map((r) => children(r, "table:table-cell").map((c) => inlineOf(c)));
+        // A cell's paragraphs are joined with a space, as a DOCX cell's are (they ran together: "First lineSecond").
+        const rows = ownRows(el).map((r) => children(r, "table:table-cell").map((c) => cellInline(c)));
         if (rows.length) blocks.push({ kind: "table", rows });
       } else if (el.tagName === "text:section") visit(el, nesting + 1);
     }
+  };
+  const cellInline = (cell: XmlElement): Inline[] => {
+    const paragraphs = children(cell).filter((c) => c.tagName === "text:p" || c.tagName === "text:h");
+    if (paragraphs.length === 0) return inlineOf(cell);
+    const out: Inline[] = [];
+    for (const p of paragraphs) {
+      const c = inlineOf(p);
+      if (c.length && out.length) out.push({ text: " " });
+      for (const span of c) out.push(span);
+    }
+    return out;
   };
   const visitList = (list: XmlElement, listDepth: number, nesting: number) => {
     checkDepth(nesting, "ODT");
