@@ -14,6 +14,27 @@ function inlineMarkdown(content: Inline[], inTable = false): string {
   return inTable ? s.replace(/\|/g, "\\|") : s;
 }
 
+/**
+ * The items' depths as both renderers need them: the first item at 0 and each item at most one deeper than the one
+ * before it, relative to the items around it. A DOCX list whose first item sits at level 2 became an indented code
+ * block in markdown and HTML with more closing tags than opening ones; a jump of two levels left an empty level.
+ */
+export function listDepths(items: readonly { depth: number }[]): number[] {
+  const out: number[] = [];
+  items.forEach((it, i) => {
+    if (i === 0) return out.push(0);
+    const prev = items[i - 1]!.depth;
+    if (it.depth > prev) return out.push(out[i - 1]! + 1);
+    if (it.depth === prev) return out.push(out[i - 1]!);
+    // Shallower: the same level as the nearest earlier item at or above it (one deeper when that one is shallower).
+    for (let j = i - 1; j >= 0; j--) {
+      if (items[j]!.depth <= it.depth) return out.push(items[j]!.depth === it.depth ? out[j]! : out[j]! + 1);
+    }
+    return out.push(0);
+  });
+  return out;
+}
+
 /** Markdown of `blocks`. */
 export function blocksToMarkdown(blocks: Block[]): string {
   const out: string[] = [];
@@ -27,7 +48,8 @@ export function blocksToMarkdown(blocks: Block[]): string {
         break;
       case "list": {
         let n = 0;
-        out.push(block.items.map((it) => `${"  ".repeat(it.depth)}${block.ordered && it.depth === 0 ? `${++n}.` : "-"} ${inlineMarkdown(it.content)}`).join("\n"));
+        const depths = listDepths(block.items);
+        out.push(block.items.map((it, i) => `${"  ".repeat(depths[i]!)}${block.ordered && depths[i] === 0 ? `${++n}.` : "-"} ${inlineMarkdown(it.content)}`).join("\n"));
         break;
       }
       case "table": {
@@ -73,15 +95,17 @@ export function blocksToHtml(blocks: Block[], title?: string): string {
         const tag = block.ordered ? "ol" : "ul";
         let html = `<${tag}>`;
         let depth = 0;
+        const depths = listDepths(block.items);
         block.items.forEach((it, i) => {
+          const d = depths[i]!;
           if (i > 0) {
-            if (it.depth > depth) html += "<ul>".repeat(it.depth - depth);
+            if (d > depth) html += "<ul>".repeat(d - depth);
             else {
               html += "</li>";
-              if (it.depth < depth) html += "</ul></li>".repeat(depth - it.depth);
+              if (d < depth) html += "</ul></li>".repeat(depth - d);
             }
           }
-          depth = it.depth;
+          depth = d;
           html += `<li>${inlineHtml(it.content)}`;
         });
         html += "</li>" + "</ul></li>".repeat(depth) + `</${tag}>`;
