@@ -56,8 +56,8 @@ export function createApp(services: Services) {
       if (path.startsWith(MONITOR_EMAIL_PREFIX)) return readBodyText(request, config.maxRequestBodyBytes, config.defaultTimeoutMs).then(() => ({}));
       return parseJsonBody(request, config.maxRequestBodyBytes, config.defaultTimeoutMs);
     })
-    .onError(({ code, error, set }) => {
-      const e = mapError(code, error, log);
+    .onError(({ code, error, set, request }) => {
+      const e = mapError(code, error, log, request.signal.aborted);
       set.status = httpStatusFor(e);
       if (e.status === 401) set.headers["www-authenticate"] = 'Bearer realm="crawlbox", error="invalid_token"';
       // A 429/503 that knows when to come back (an LLM provider's Retry-After) says so in the standard header too.

@@ -8,9 +8,26 @@ import { BadRequestError, CrawlboxError, InvalidJsonError, NotFoundError, toCraw
 import type { Logger } from "../log.ts";
 import { badRequest, issuesFromValidationError } from "../api/validate.ts";
 
-/** Maps an error raised anywhere in a request to `{status, body}`. */
-export function mapError(code: string | number, error: unknown, log: Logger): CrawlboxError {
+/**
+ * 499 (nginx's "client closed request"): the client went away while its request ran, so the work was stopped. Nobody
+ * reads the answer; it is typed so that the stop is not logged as an unhandled error with an exception id.
+ */
+export class ClientClosedRequestError extends CrawlboxError {
+  constructor() {
+    super("CLIENT_CLOSED_REQUEST", 499, "The client closed the connection before the answer was ready.");
+  }
+}
+
+/**
+ * Maps an error raised anywhere in a request to `{status, body}`. `clientGone`: the request's own signal has aborted
+ * (the client disconnected), so an abort it caused is that, not a fault.
+ */
+export function mapError(code: string | number, error: unknown, log: Logger, clientGone = false): CrawlboxError {
   if (error instanceof CrawlboxError) return error;
+  if (clientGone) {
+    log.debug("request stopped: the client went away", { error: String(error) });
+    return new ClientClosedRequestError();
+  }
   switch (code) {
     case "PARSE":
       return (error as { cause?: unknown })?.cause instanceof CrawlboxError
