@@ -6,6 +6,8 @@
  */
 import { ConfigError, loadConfig } from "./config.ts";
 import { assertKnownFlags, parseArgs, UsageError, type FlagSpec } from "./cli/args.ts";
+import { DataDirError } from "./cli/data-dir.ts";
+import { assertSandboxHonoured } from "./cli/sandbox-check.ts";
 import { USAGE } from "./cli/help.ts";
 import { runKeys } from "./cli/keys.ts";
 import { runScrape } from "./cli/scrape.ts";
@@ -28,7 +30,15 @@ const COMMANDS: Record<string, FlagSpec & { words: number }> = {
   "keys revoke": { words: 3 },
 };
 
+/**
+ * Permission bits removed from everything this process creates: the data directory and all in it (database, WAL,
+ * stored files, browser profiles with their cookies) are the crawlbox user's alone, 0700 folders and 0600 files.
+ * Set before anything is created; a folder the operator made keeps its mode (serve warns when others may read it).
+ */
+const PRIVATE_UMASK = 0o077;
+
 async function main(argv: string[]): Promise<number> {
+  process.umask(PRIVATE_UMASK);
   const args = parseArgs(argv, BOOLEAN_FLAGS);
   if (args.flags.help) {
     process.stdout.write(USAGE);
@@ -54,13 +64,15 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const config = loadConfig();
+    // Only the commands that may start Chromium; the server also asks Chromium, once, before it listens.
+    if (command === "serve" || command === "scrape") await assertSandboxHonoured(config, { probe: command === "serve" });
     switch (command) {
       case "serve":
         return await runServe(config);
       case "scrape":
         return await runScrape(config, args, out);
       case "keys":
-        return runKeys(config, args, out);
+        return await runKeys(config, args, out);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -72,6 +84,10 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError) {
       process.stderr.write(`crawlbox: ${err.message}\n\n${USAGE}`);
       return 2;
+    }
+    if (err instanceof DataDirError) {
+      process.stderr.write(`crawlbox: ${err.message}\n`);
+      return 1;
     }
     throw err;
   }

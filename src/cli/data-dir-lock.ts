@@ -39,7 +39,7 @@ function holderPid(path: string): number | undefined {
 
 /** Takes `dataDir` for this process (creating the folder); returns the release. Throws {@link DataDirInUseError}. */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // private, as openDatabase makes it
   const lock = new Database(join(dataDir, LOCK_FILE), { create: true });
   const pidPath = join(dataDir, PID_FILE);
   try {

@@ -7,21 +7,33 @@ import { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
 import { openDatabase } from "../storage/database.ts";
 import { UsageError, type ParsedArgs } from "./args.ts";
+import { usingDataDir } from "./data-dir.ts";
+
+/**
+ * `--quota`: decimal digits only, at most 2^53 - 1 (an exact integer in the database). `Number()` would read "" and
+ * " " as 0, which is an unlimited key, and take "1e3", "0x10" and 20-digit numbers it cannot hold. 0 is allowed:
+ * it makes the key unlimited even when CRAWLBOX_DEFAULT_CREDIT_QUOTA is set (docs/credits.md). Undefined: no flag.
+ */
+export function parseQuota(flag: string | true | undefined): number | null {
+  if (flag === undefined) return null;
+  const quota = typeof flag === "string" && /^\d+$/.test(flag) ? Number(flag) : NaN;
+  if (!Number.isSafeInteger(quota)) {
+    throw new UsageError(`--quota must be a whole number of credits from 0 (unlimited) to ${Number.MAX_SAFE_INTEGER}, got "${flag}"`);
+  }
+  return quota;
+}
 
 /** Runs a keys subcommand; returns the process exit code. */
-export function runKeys(config: Config, args: ParsedArgs, out: (s: string) => void): number {
+export async function runKeys(config: Config, args: ParsedArgs, out: (s: string) => void): Promise<number> {
   const [, sub, id] = args.positional;
-  const db = openDatabase(config.dataDir);
+  // Usage errors first: a bad command line opens (or creates) no database.
+  const quota = sub === "create" ? parseQuota(args.flags.quota) : null;
+  if (sub === "revoke" && !id) throw new UsageError("keys revoke needs a key id (see crawlbox keys list)");
+  const db = await usingDataDir(config.dataDir, () => openDatabase(config.dataDir));
   try {
     const store = new KeyStore(db);
     switch (sub) {
       case "create": {
-        const quotaFlag = args.flags.quota;
-        let quota: number | null = null;
-        if (quotaFlag !== undefined) {
-          quota = Number(quotaFlag);
-          if (!Number.isInteger(quota) || quota < 0) throw new UsageError("--quota must be a whole number of credits (0 = unlimited)");
-        }
         const name = typeof args.flags.name === "string" ? args.flags.name : "";
         const { key, record } = store.create(name, quota);
         out(key);
@@ -53,7 +65,6 @@ export function runKeys(config: Config, args: ParsedArgs, out: (s: string) => vo
         return 0;
       }
       case "revoke": {
-        if (!id) throw new UsageError("keys revoke needs a key id (see crawlbox keys list)");
         if (!store.revoke(id)) {
           process.stderr.write(`No active key with id ${id}.\n`);
           return 1;

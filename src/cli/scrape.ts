@@ -8,9 +8,13 @@ import { parseScrapeBody } from "../api/scrape.ts";
 import type { Config } from "../config.ts";
 import { CrawlboxError } from "../errors.ts";
 import { silentLogger } from "../log.ts";
-import { specFromOptions } from "../scrape/from-options.ts";
+// `--timeout` bounds: the API's smallest `timeout`, and the longest it honours (more is cut to it). Outside them is a
+// usage error (exit 2), not the API's 400 with its schema in JSON, nor a deadline silently cut.
+import { MIN_TIMEOUT_MS } from "../api/scrape-options.ts";
+import { MAX_TIMEOUT_MS, specFromOptions } from "../scrape/from-options.ts";
 import { createServices } from "../server/services.ts";
 import { UsageError, type ParsedArgs } from "./args.ts";
+import { usingDataDir } from "./data-dir.ts";
 
 const PRINTABLE = new Set(["markdown", "html", "rawHtml", "links", "json"]);
 
@@ -27,12 +31,15 @@ export async function runScrape(config: Config, args: ParsedArgs, out: (s: strin
     origin: "cli",
   };
   if (typeof args.flags.timeout === "string") {
-    if (!/^\d+$/.test(args.flags.timeout)) throw new UsageError("--timeout must be a whole number of milliseconds");
-    body.timeout = Number(args.flags.timeout);
+    const timeoutMs = /^\d+$/.test(args.flags.timeout) ? Number(args.flags.timeout) : NaN;
+    if (!(timeoutMs >= MIN_TIMEOUT_MS && timeoutMs <= MAX_TIMEOUT_MS)) {
+      throw new UsageError(`--timeout must be a whole number of milliseconds from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}, got "${args.flags.timeout}"`);
+    }
+    body.timeout = timeoutMs;
   }
 
   // A server may be running on the same folder: leave its jobs, pages and webhooks to it.
-  const services = await createServices(config, { log: silentLogger, background: false });
+  const services = await usingDataDir(config.dataDir, () => createServices(config, { log: silentLogger, background: false }));
   try {
     const req = parseScrapeBody(body);
     const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);

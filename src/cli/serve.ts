@@ -9,6 +9,8 @@ import { createServices, type Services } from "../server/services.ts";
 import { join } from "node:path";
 import { DATABASE_FILE } from "../storage/database.ts";
 import { DataDirInUseError, lockDataDir } from "./data-dir-lock.ts";
+import { dataDirExposure, usingDataDir } from "./data-dir.ts";
+import { hostPort, listenFailure } from "./listen-address.ts";
 
 /** How long in-flight requests get to finish after a stop signal. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -29,6 +31,8 @@ function prepare(services: Services, config: Config): void {
   const monitors = services.monitors.start();
   if (monitors.scheduled > 0 || monitors.failed > 0) log.info(`scheduled ${monitors.scheduled} monitor(s); ${monitors.failed} check(s) a previous process left running were failed`);
   if (!config.authEnabled) log.warn("!!! AUTHENTICATION IS OFF (CRAWLBOX_AUTH=off): anyone who can reach this port can use it !!!");
+  const exposure = dataDirExposure(config.dataDir);
+  if (exposure) log.warn(exposure);
   if (config.allowPrivateNetwork) log.warn("CRAWLBOX_ALLOW_PRIVATE_NETWORK=true: scrapes may reach private and loopback addresses");
 }
 
@@ -51,20 +55,15 @@ export async function runServe(config: Config): Promise<number> {
   // Before the services: they start the job workers, which take over pages left running (data-dir-lock.ts).
   let unlock: () => void;
   try {
-    unlock = lockDataDir(config.dataDir);
+    unlock = await usingDataDir(config.dataDir, () => lockDataDir(config.dataDir));
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (err instanceof DataDirInUseError) process.stderr.write(`crawlbox: ${err.message}\n`);
-    else if (code !== undefined && ["EROFS", "EACCES", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST", "ENOENT", "SQLITE_CANTOPEN", "SQLITE_READONLY"].includes(code)) {
-      // EEXIST/ENOTDIR: the path is a file; ENOENT: a folder that cannot be made (under /proc). Said plainly rather
-      // than as a stack trace.
-      process.stderr.write(`crawlbox: cannot use ${config.dataDir} as the data directory (${code}): set CRAWLBOX_DATA_DIR to a writable folder\n`);
-    } else throw err;
+    if (!(err instanceof DataDirInUseError)) throw err; // a DataDirError is said by main
+    process.stderr.write(`crawlbox: ${err.message}\n`);
     return 1;
   }
   let services: Services;
   try {
-    services = await createServices(config);
+    services = await usingDataDir(config.dataDir, () => createServices(config));
     prepare(services, config);
   } catch (err) {
     unlock();
@@ -85,17 +84,14 @@ export async function runServe(config: Config): Promise<number> {
       reusePort: false,
     });
   } catch (err) {
-    const inUse = (err as { code?: string }).code === "EADDRINUSE";
-    process.stderr.write(
-      `crawlbox: cannot listen on ${config.host}:${config.port}: ${inUse ? "the port is in use (another crawlbox or another program); set PORT" : String(err)}\n`,
-    );
+    process.stderr.write(`crawlbox: cannot listen on ${hostPort(config.host, config.port)}: ${await listenFailure(err, config.host)}\n`);
     await services.close().catch(() => {});
     unlock();
     return 1;
   }
   const server = app.server!;
   createFirstKey(services, config);
-  log.info(`crawlbox ${services.version} listening on http://${config.host}:${server.port} (data: ${config.dataDir})`);
+  log.info(`crawlbox ${services.version} listening on http://${hostPort(config.host, server.port ?? config.port)} (data: ${config.dataDir})`);
 
   return await new Promise<number>((resolve) => {
     let stopping = false;

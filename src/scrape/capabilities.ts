@@ -26,12 +26,15 @@ const NEED_WORDS: Record<RendererNeed, string> = {
   llm: "an LLM provider",
 };
 
+/** Why a server has no browser engine, and the fix, as the other browser refusals say it. */
+const NO_BROWSER = "Chromium was not found (install Debian's chromium package, or set CHROME_PATH to a Chromium or Chrome binary), or CRAWLBOX_BROWSER=off disables it";
+
 /** Throws a 400 when `spec` needs a capability missing from `available`, or a format no plugin renders. */
 export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, available: ReadonlySet<RendererNeed>): void {
   if (spec.actions.length > 0 && !available.has("browser")) {
     throw new UnsupportedOptionError(
       "SCRAPE_ACTIONS_NOT_SUPPORTED",
-      "Actions need the browser engine, which is not available in this crawlbox build.",
+      `Actions need the browser engine, which this server does not have: ${NO_BROWSER}.`,
     );
   }
   if (!available.has("browser")) {
@@ -39,7 +42,7 @@ export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, av
     if (opts.length > 0) {
       throw new UnsupportedOptionError(
         "SCRAPE_BROWSER_REQUIRED",
-        `These options need the browser engine, which is not available in this crawlbox build: ${opts.join(", ")}.`,
+        `These options need the browser engine, which this server does not have (${NO_BROWSER}): ${opts.join(", ")}.`,
         { options: opts },
       );
     }

@@ -13,9 +13,12 @@ import { MIGRATIONS } from "./migrations.ts";
 /** File name of the database inside the data directory. */
 export const DATABASE_FILE = "crawlbox.sqlite";
 
-/** Opens (creating when needed) the database in `dataDir` and runs pending migrations. */
+/**
+ * Opens (creating when needed) the database in `dataDir` and runs pending migrations. A folder it creates is the
+ * crawlbox user's alone (0700): it holds keys' hashes, results, cookies; one that exists keeps its mode.
+ */
 export function openDatabase(dataDir: string): Database {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new Database(join(dataDir, DATABASE_FILE), { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA busy_timeout = 5000");

@@ -36,6 +36,10 @@ describe("unknown or malformed options exit 2 with the usage", () => {
     [["serve", "foo"], 'unexpected argument "foo" for serve'],
     [["scrape", "http://127.0.0.1:9/", "--timeout", "abc"], "--timeout must be a whole number of milliseconds"],
     [["keys", "bogus"], 'unknown keys command "bogus"'],
+    // Values Number() would read: "" and " " as 0 (an unlimited key), the rest as numbers nobody typed.
+    ...["", " ", "1e3", "0x10", "99999999999999999999", "9007199254740992", "-1", "1.5"].map((q) => [["keys", "create", "--quota", q], `--quota must be a whole number of credits from 0 (unlimited) to 9007199254740991, got "${q}"`]),
+    // The API's bounds (1000 to 300000 ms): a usage error, not the API's 400 with its schema, nor a deadline cut.
+    ...["0", "500", "999", "300001", "99999999999"].map((t) => [["scrape", "http://127.0.0.1:9/", "--timeout", t], `--timeout must be a whole number of milliseconds from 1000 to 300000, got "${t}"`]),
   ])("%p", async (args, message) => {
     const r = await run(args as string[]);
     expect(r.code).toBe(2);
@@ -51,6 +55,23 @@ describe("unknown or malformed options exit 2 with the usage", () => {
     expect(good.code).toBe(0);
     expect((await run(["keys", "list"])).stdout).toContain("\tok\t");
   });
+});
+
+test("a bad --quota or --timeout is found before the data folder is made or opened; --quota 0 (unlimited) is accepted", async () => {
+  const fresh = join(dataDir, "quota-never-made");
+  for (const args of [["keys", "create", "--quota", ""], ["scrape", "http://127.0.0.1:9/", "--timeout", "0"]]) {
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts"), ...args], {
+      env: { ...process.env, CRAWLBOX_DATA_DIR: fresh },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await proc.exited).toBe(2);
+    expect(existsSync(fresh)).toBe(false);
+  }
+  const zero = await run(["keys", "create", "--name", "unlimited", "--quota", "0"]);
+  expect(zero.code).toBe(0);
+  expect((await run(["keys", "list"])).stdout).toMatch(/\tunlimited\t.*\t0\n/);
+  expect((await run(["keys", "create", "--quota", String(Number.MAX_SAFE_INTEGER)])).code).toBe(0);
 });
 
 test("--help and --version are accepted with any command", () => {

@@ -131,10 +131,14 @@ export async function launchChromium(options: LaunchOptions): Promise<Browser> {
   try {
     return await launchOnce(options, sandboxed);
   } catch (err) {
-    if (!sandboxed || options.sandbox === "on") throw err;
+    if (!sandboxed) throw err;
     // Through the debugging pipe a failed start says only "Target closed": Chromium's own words are on its stderr.
     const reason = await sandboxFailure(options.executablePath);
     if (reason === undefined) throw err;
+    if (options.sandbox === "on") {
+      // Required, so no fallback; but the 503 must name the sandbox, not only "Target closed".
+      throw new Error(`Chromium cannot start with its own sandbox, which CRAWLBOX_CHROMIUM_SANDBOX=on requires: ${reason}`, { cause: err });
+    }
     sandboxUnusable = reason;
     options.onNoSandbox?.(reason);
     return launchOnce(options, false);
