@@ -27,7 +27,7 @@ const NEED_WORDS: Record<RendererNeed, string> = {
 };
 
 /** Why a server has no browser engine, and the fix, as the other browser refusals say it. */
-const NO_BROWSER = "Chromium was not found (install Debian's chromium package, or set CHROME_PATH to a Chromium or Chrome binary), or CRAWLBOX_BROWSER=off disables it";
+export const NO_BROWSER = "Chromium was not found (install Debian's chromium package, or set CHROME_PATH to a Chromium or Chrome binary), or CRAWLBOX_BROWSER=off disables it";
 
 /** Throws a 400 when `spec` needs a capability missing from `available`, or a format no plugin renders. */
 export function assertSupported(spec: ScrapeSpec, registry: RendererRegistry, available: ReadonlySet<RendererNeed>): void {

@@ -16,6 +16,7 @@ import type { Services } from "../services.ts";
 import { INTERACT_CREDITS, runCode } from "./run-code.ts";
 import { liveViewUrls } from "./live.ts";
 import { publicBaseUrl } from "../public-url.ts";
+import { NO_BROWSER } from "../../scrape/capabilities.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -31,7 +32,7 @@ export const BROWSER_PATHS = ["/v2/browser", "/v2/interact"] as const;
 export function browserRoutes(services: Services) {
   const { config } = services;
   const sessions = () => {
-    if (!services.interact) throw new UnsupportedOptionError("SCRAPE_BROWSER_REQUIRED", "Browser sessions need the browser engine, which is not available in this crawlbox build (install Chromium or set CHROME_PATH; CRAWLBOX_BROWSER=off disables it).");
+    if (!services.interact) throw new UnsupportedOptionError("SCRAPE_BROWSER_REQUIRED", `Browser sessions need the browser engine: ${NO_BROWSER}.`);
     return services.interact;
   };
   const app = new Elysia({ name: "crawlbox-browser" }).use(authPlugin(services.keys, config.authEnabled));

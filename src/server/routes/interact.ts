@@ -18,6 +18,7 @@ import type { Services } from "../services.ts";
 import { INTERACT_CREDITS, runCode, stoppedMessage, type RunInSession } from "./run-code.ts";
 import { liveViewUrls } from "./live.ts";
 import { publicBaseUrl } from "../public-url.ts";
+import { NO_BROWSER } from "../../scrape/capabilities.ts";
 
 /** The interact routes. */
 export function interactRoutes(services: Services) {
@@ -28,7 +29,7 @@ export function interactRoutes(services: Services) {
       "/v2/scrape/:id/interact",
       async ({ params, body, who, request }) => {
         const req = parseInteractBody(body);
-        if (!interact) throw new UnsupportedOptionError("SCRAPE_BROWSER_REQUIRED", "interact needs the browser engine, which is not available in this crawlbox build (install Chromium or set CHROME_PATH; CRAWLBOX_BROWSER=off disables it).");
+        if (!interact) throw new UnsupportedOptionError("SCRAPE_BROWSER_REQUIRED", `interact needs the browser engine: ${NO_BROWSER}.`);
         if (req.prompt !== undefined && !services.llm) throw new LlmNotConfiguredError("interact (the model carries out the prompt)");
         const now = Date.now();
         const doc = (services.results.get(params.id, who.keyId, now) ?? services.jobResults.pageDocument(params.id, who.keyId)) as { metadata?: { url?: unknown } } | undefined;
