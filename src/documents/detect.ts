@@ -55,6 +55,9 @@ function isHeaderLine(b: Uint8Array, at: number): boolean {
 /** The kind of `body` from magic bytes alone (`unknown` when nothing matches). */
 export function sniffBytes(b: Uint8Array): DocumentKind {
   if (b.length < 4) return "unknown";
+  // A text's byte order mark (UTF-8, UTF-16 LE/BE): text, whatever follows. `FF FE` also passes for an MPEG audio
+  // frame's sync below, and a UTF-16 page was refused as an audio file.
+  if (startsWith(b, [0xef, 0xbb, 0xbf]) || startsWith(b, [0xff, 0xfe]) || startsWith(b, [0xfe, 0xff])) return "unknown";
   // %PDF- may follow a few junk bytes (the spec allows it within the first 1 KiB; a PHP notice often), but then as
   // a header line of its own, and not after the start of an HTML document: a page that mentions "%PDF-" near its top
   // (a Markdown note on the format, a `<code>%PDF-1.7</code>`) is a page, and was refused as a corrupt PDF.

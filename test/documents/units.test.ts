@@ -42,6 +42,10 @@ describe("detection by magic bytes", () => {
     expect(sniffBytes(enc("\0\0\0\x20ftypisom"))).toBe("video");
     expect(sniffBytes(enc("\0\0\0\x20ftypM4A "))).toBe("audio");
     expect(sniffBytes(enc("<html><body>hi</body></html>"))).toBe("unknown");
+    // A text's byte order mark is text (FF FE also looks like an MPEG audio frame's sync).
+    expect(sniffBytes(new Uint8Array([0xff, 0xfe, 0x3c, 0x00, 0x68, 0x00]))).toBe("unknown");
+    expect(sniffBytes(new Uint8Array([0xfe, 0xff, 0x00, 0x3c, 0x00, 0x68]))).toBe("unknown");
+    expect(sniffBytes(new Uint8Array([0xef, 0xbb, 0xbf, 0x25, 0x50, 0x44, 0x46, 0x2d]))).toBe("unknown");
   });
 });
 
