@@ -3,6 +3,7 @@
  * SSRF refusals live in test/egress/gate.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import zlib from "node:zlib";
 import { createEgressGate, type EgressGate } from "../../src/egress/index.ts";
 import { createHttpEngine, DEFAULT_USER_AGENT } from "../../src/engines/http/index.ts";
 import type { Engine, FetchRequest } from "../../src/engines/types.ts";
@@ -27,6 +28,8 @@ let tlsSite: FixtureServer;
 let gate: EgressGate;
 let engine: Engine;
 let bombs: Record<BombEncoding, Uint8Array<ArrayBuffer>>;
+
+const concatBytes = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => new Uint8Array(Buffer.concat(parts));
 
 const req = (path: string, extra: Partial<FetchRequest> = {}): FetchRequest => ({
   url: path.startsWith("http") ? path : `${site.url}${path}`,
@@ -199,6 +202,33 @@ describe("compression", () => {
     expect(err.status).toBe(500);
     expect(performance.now() - started).toBeLessThan(2000);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * MiB);
+  });
+
+  test("gzip with trailing bytes after the member (PHP/proxy `\\n\\n`) is decoded; a corrupt first member still fails", async () => {
+    const gz = (text: string) => new Uint8Array(zlib.gzipSync(text));
+    const bodies = {
+      newlines: concatBytes(gz(COMPRESSIBLE_HTML), new TextEncoder().encode("\n\n")),
+      garbage: concatBytes(gz(COMPRESSIBLE_HTML), new TextEncoder().encode("<!-- served by X -->")),
+      twoMembers: concatBytes(gz(COMPRESSIBLE_HTML), gz("<p>second</p>"), new TextEncoder().encode("\n")),
+    };
+    for (const [name, body] of Object.entries(bodies)) {
+      const raw = await startRawHttpServer(["HTTP/1.1 200 OK", "Content-Type: text/html", "Content-Encoding: gzip", `Content-Length: ${body.byteLength}`], body);
+      try {
+        const page = await engine.fetch(req(`${raw.url}/`));
+        expect({ name, text: page.text }).toEqual({ name, text: name === "twoMembers" ? `${COMPRESSIBLE_HTML}<p>second</p>` : COMPRESSIBLE_HTML });
+      } finally {
+        await raw.stop();
+      }
+    }
+    const corrupt = gz(COMPRESSIBLE_HTML);
+    corrupt[corrupt.length - 6]! ^= 0xff; // CRC-32 of the only member
+    const raw = await startRawHttpServer(["HTTP/1.1 200 OK", "Content-Type: text/html", "Content-Encoding: gzip", `Content-Length: ${corrupt.byteLength}`], corrupt);
+    try {
+      const err = await failure(engine.fetch(req(`${raw.url}/`)));
+      expect(err.code).toBe("SCRAPE_SITE_ERROR");
+    } finally {
+      await raw.stop();
+    }
   });
 
   test("Content-Length over the limit is refused before the body is read", async () => {

@@ -16,6 +16,7 @@
 import zlib from "node:zlib";
 import { SiteError } from "../../errors.ts";
 import type { Deadline } from "./deadline.ts";
+import { GzipMemberDecoder } from "./gunzip.ts";
 
 /** Stable error code for a body over the limit. */
 export const RESPONSE_TOO_LARGE_CODE = "SCRAPE_RESPONSE_TOO_LARGE";
@@ -29,13 +30,14 @@ export function responseTooLarge(url: string, maxBodyBytes: number, contentLengt
   });
 }
 
-type Decoder = zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress;
+type Decoder = GzipMemberDecoder | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress;
 
 /** Builds the decoder for a Content-Encoding, looking at the first bytes to tell zlib-wrapped from raw deflate. */
 function createDecoder(encoding: string, first: Uint8Array): Decoder {
   // Sync flush at the end: tolerate truncated streams the way browsers do instead of failing the whole page.
   const lenient = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
-  if (encoding === "gzip" || encoding === "x-gzip") return zlib.createGunzip(lenient);
+  // Not zlib's Gunzip, which fails on bytes after the last member (gunzip.ts); zlib's inflaters already ignore them.
+  if (encoding === "gzip" || encoding === "x-gzip") return new GzipMemberDecoder();
   if (encoding === "br") return zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
   // "deflate" should be zlib-wrapped (RFC 9110 §8.4.1.2) but many servers send raw deflate; browsers accept both.
   const zlibWrapped = first.length >= 2 && (first[0]! & 0x0f) === 8 && ((first[0]! << 8) | first[1]!) % 31 === 0;
