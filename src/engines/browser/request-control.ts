@@ -6,12 +6,13 @@
  *
  * - images, fonts and media are failed unless a screenshot (or a screenshot action) needs them;
  * - with `blockAds`, requests to the bundled ad/tracker hosts are failed (ad-hosts.ts);
- * - the client's `headers` are added to requests to the scraped page's own origin only, as the HTTP engine does
- *   (a Cookie or Authorization header must not leak to third parties).
+ * - the client's `headers` are added to requests to the scraped page's own origin (and its https upgrade) only, as
+ *   the HTTP engine does (an Authorization header must not leak to third parties; http/redirects.ts headersAllowed).
  *
  * Everything that is let through still leaves Chromium via the egress gate (chromium.ts).
  */
 import type { CDPSession, Protocol } from "puppeteer-core";
+import { httpsUpgradeOrigin } from "../http/redirects.ts";
 import { adUrlPatterns, isAdUrl } from "./ad-hosts.ts";
 
 /** What to control for one page. */
@@ -53,7 +54,7 @@ export class RequestControl {
     const patterns: Protocol.Fetch.RequestPattern[] = [];
     if (options.blockMedia) for (const resourceType of MEDIA_TYPES) patterns.push({ urlPattern: "*", resourceType });
     if (options.blockAds) for (const urlPattern of AD_PATTERNS) patterns.push({ urlPattern });
-    if (hasHeaders) patterns.push({ urlPattern: `${options.origin}/*` });
+    if (hasHeaders) for (const origin of headerOrigins(options.origin)) patterns.push({ urlPattern: `${origin}/*` });
     if (!this.listening) {
       this.listening = true;
       this.session.on("Fetch.requestPaused", (event: Protocol.Fetch.RequestPausedEvent) => {
@@ -87,7 +88,8 @@ async function decide(
     await session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "BlockedByClient" });
     return;
   }
-  if (sameOrigin && Object.keys(options.headers).length > 0) {
+  const headersApply = sameOrigin || (url !== undefined && options.origin !== "" && url.origin === httpsUpgradeOrigin(options.origin));
+  if (headersApply && Object.keys(options.headers).length > 0) {
     const merged = new Map<string, { name: string; value: string }>();
     for (const [name, value] of Object.entries(event.request.headers)) merged.set(name.toLowerCase(), { name, value });
     for (const [name, value] of Object.entries(options.headers)) merged.set(name.toLowerCase(), { name, value });
@@ -95,6 +97,12 @@ async function decide(
     return;
   }
   await session.send("Fetch.continueRequest", { requestId: event.requestId });
+}
+
+/** The origins whose requests get the client's headers: the scraped one and its https upgrade. */
+function headerOrigins(origin: string): string[] {
+  const upgrade = origin === "" ? undefined : httpsUpgradeOrigin(origin);
+  return upgrade ? [origin, upgrade] : [origin];
 }
 
 function safeUrl(s: string): URL | undefined {

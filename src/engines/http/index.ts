@@ -19,7 +19,7 @@ import type { Engine, FetchRequest, Page } from "../types.ts";
 import { readLimitedBody } from "./body.ts";
 import { Deadline } from "./deadline.ts";
 import { buildHeaders, DEFAULT_USER_AGENT } from "./request-headers.ts";
-import { MAX_REDIRECTS, REDIRECT_STATUSES, RedirectChain, resolveLocation } from "./redirects.ts";
+import { locationFromHeader, MAX_REDIRECTS, REDIRECT_STATUSES, RedirectChain, resolveLocation } from "./redirects.ts";
 import { mapTransportError } from "./transport-errors.ts";
 
 /** Options of {@link createHttpEngine}. */
@@ -117,10 +117,12 @@ export function createHttpEngine(options: HttpEngineOptions): Engine {
         res.body?.cancel().catch(() => {});
         throw refused;
       }
-      const location = REDIRECT_STATUSES.has(res.status) ? res.headers.get("location") : null;
-      if (location !== null) {
+      // An empty Location names no target (browsers then show the response itself), so only a non-empty one is
+      // followed; resolving "" would give the current URL back and fail as a redirect loop.
+      const location = REDIRECT_STATUSES.has(res.status) ? (res.headers.get("location")?.trim() ?? "") : "";
+      if (location !== "") {
         res.body?.cancel().catch(() => {});
-        const next = resolveLocation(location, url);
+        const next = resolveLocation(locationFromHeader(location), url);
         chain.follow(next);
         url = next;
         continue;

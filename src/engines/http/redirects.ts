@@ -23,6 +23,28 @@ export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 30
  */
 export const CROSS_ORIGIN_SAFE_HEADERS: ReadonlySet<string> = new Set(["user-agent", "accept", "accept-language"]);
 
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The `Location` header as the URL text the site meant. Fetch's `Headers` hand out each raw byte as one Latin-1
+ * character, so a UTF-8 `/tést` arrives as `/tÃ©st` and `new URL` would percent-encode it twice (`/t%C3%83%C2%A9st`).
+ * The bytes are recovered first: valid UTF-8 is decoded as such (then `new URL` encodes it once, like a browser);
+ * anything else has each byte above 0x7F percent-encoded as it is, so the site gets back exactly the bytes it sent.
+ * A value that is already ASCII (nearly all) is returned unchanged.
+ */
+export function locationFromHeader(value: string): string {
+  if (!/[^\x00-\x7f]/.test(value)) return value;
+  if (/[^\x00-\xff]/.test(value)) return value; // not a byte string: it did not come from the wire as Latin-1
+  const bytes = Buffer.from(value, "latin1");
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    let out = "";
+    for (const byte of bytes) out += byte > 0x7f ? `%${byte.toString(16).toUpperCase()}` : String.fromCharCode(byte);
+    return out;
+  }
+}
+
 /** Resolves a `Location` header against the current URL. Throws SCRAPE_SITE_ERROR when it is not a URL. */
 export function resolveLocation(location: string, currentUrl: string): string {
   try {
@@ -85,4 +107,26 @@ function withoutHash(url: string): string {
 /** Whether two URLs share scheme, host and port. */
 export function sameOrigin(a: string, b: string): boolean {
   return new URL(a).origin === new URL(b).origin;
+}
+
+/**
+ * The origin the usual http→https redirect leads to from `origin`: `http://host` (port 80) → `https://host`
+ * (port 443). Undefined for an https origin (going down to http is never an upgrade) and for an explicit port,
+ * whose https counterpart cannot be known.
+ */
+export function httpsUpgradeOrigin(origin: string): string | undefined {
+  const url = new URL(origin);
+  return url.protocol === "http:" && url.port === "" ? `https://${url.host}` : undefined;
+}
+
+/**
+ * Whether the client headers meant for `headersUrl` (Cookie, Authorization…) may be sent to `url`: its own origin,
+ * or that origin's https upgrade. Without the upgrade, `{"url":"example.com","headers":{"Cookie":…}}` (`http://`
+ * is prepended to a scheme-less URL) would lose its Cookie on the redirect to https nearly every site makes; the
+ * upgrade only adds TLS on the same host, so nothing reaches a party the client did not name.
+ */
+export function headersAllowed(url: string, headersUrl: string): boolean {
+  const target = new URL(url).origin;
+  const own = new URL(headersUrl).origin;
+  return target === own || target === httpsUpgradeOrigin(own);
 }

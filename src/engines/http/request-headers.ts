@@ -5,7 +5,7 @@
  * gzip, deflate and br, so a client asking for zstd would get bytes nobody can decode.
  */
 import type { FetchRequest } from "../types.ts";
-import { CROSS_ORIGIN_SAFE_HEADERS, sameOrigin } from "./redirects.ts";
+import { CROSS_ORIGIN_SAFE_HEADERS, headersAllowed } from "./redirects.ts";
 
 /** Identifies crawlbox honestly, in the `compatible;` form sites' bot rules recognise. Overridable per request. */
 export const DEFAULT_USER_AGENT = "Mozilla/5.0 (compatible; crawlbox/0.1; +https://github.com/crawlbox)";
@@ -34,7 +34,8 @@ export const FORBIDDEN_HEADERS: ReadonlySet<string> = new Set([
 
 /**
  * Headers for fetching `url` as part of `request`. Client headers are applied in full on the origin of
- * `request.headersOrigin` (default `request.url`); on any other origin only the cross-origin-safe ones are kept.
+ * `request.headersOrigin` (default `request.url`) and on its https upgrade ({@link headersAllowed}); on any other
+ * origin only the cross-origin-safe ones are kept.
  */
 export function buildHeaders(request: FetchRequest, url: string, userAgent: string): Headers {
   const headers = new Headers({
@@ -42,7 +43,7 @@ export function buildHeaders(request: FetchRequest, url: string, userAgent: stri
     accept: DEFAULT_ACCEPT,
     "accept-language": "en-US,en;q=0.9",
   });
-  const trusted = sameOrigin(url, request.headersOrigin ?? request.url);
+  const trusted = headersAllowed(url, request.headersOrigin ?? request.url);
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     const lower = name.toLowerCase();
     if (FORBIDDEN_HEADERS.has(lower) || lower.startsWith("proxy-")) continue;
