@@ -12,6 +12,7 @@
  */
 import { measure, NON_CONTENT_TAGS } from "./main-content/features.ts";
 import { selectMainContent } from "./main-content/index.ts";
+import { parseSrcset } from "./srcset.ts";
 import { documentBaseUrl } from "./url.ts";
 
 /** Options of {@link cleanHtml}; names and meaning follow Firecrawl's scrape options. */
@@ -149,12 +150,8 @@ function resolveUrl(value: string, base: string): string {
 }
 
 function resolveSrcset(value: string, base: string): string {
-  return value
-    .split(/,\s+/)
-    .map((candidate) => {
-      const [url = "", ...descriptor] = candidate.trim().split(/\s+/);
-      return [resolveUrl(url, base), ...descriptor].join(" ");
-    })
+  return parseSrcset(value)
+    .map(({ url, descriptors }) => [resolveUrl(url, base), ...descriptors].join(" "))
     .join(", ");
 }
 

@@ -7,6 +7,7 @@
  * to {@link MAX_DATA_IFRAME_CHARS}, and an iframe inside it is not.
  */
 import { parseHtml } from "./parse.ts";
+import { srcsetUrls } from "./srcset.ts";
 import { absoluteUrl } from "./url.ts";
 
 /** Characters of a `data:text/html` iframe's document read for links. */
@@ -45,14 +46,6 @@ export function extractLinks(doc: Document, baseUrl: string, nested = false): st
     if (abs && /^https?:/i.test(abs)) out.add(abs);
   }
   return [...out];
-}
-
-/** Largest candidate of a `srcset` (by width or density descriptor), or its first entry. */
-function srcsetUrls(srcset: string): string[] {
-  return srcset
-    .split(/,\s+(?=\S)/)
-    .map((part) => part.trim().split(/\s+/)[0] ?? "")
-    .filter((u) => u !== "");
 }
 
 /** Absolute, deduplicated image URLs of `doc` (img src/srcset, picture sources, og:image, video posters). */
