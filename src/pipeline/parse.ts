@@ -15,6 +15,20 @@ const HTML_TAG_RE = /<html[\s>]/i;
 /** Elements that belong in `<head>` and must not be moved into the body. */
 const HEAD_TAGS = new Set(["HEAD", "TITLE", "META", "LINK", "BASE", "STYLE", "SCRIPT", "NOSCRIPT"]);
 
+/** Options of {@link parseHtml}. */
+export interface ParseOptions {
+  /**
+   * The markup was served as XML (XHTML, RSS, Atom, any `+xml`): see {@link isXmlContentType}. There `<![CDATA[…]]>`
+   * is a real CDATA section, whose text must be kept; in HTML it is a bogus comment. @default false
+   */
+  xml?: boolean;
+}
+
+/** Whether a MIME type (lower-case, no parameters) is an XML one, whose markup follows XML's CDATA rules. */
+export function isXmlContentType(mimeType: string): boolean {
+  return mimeType === "application/xml" || mimeType === "text/xml" || mimeType.endsWith("+xml");
+}
+
 /**
  * Parse an HTML document or fragment.
  *
@@ -22,13 +36,14 @@ const HEAD_TAGS = new Set(["HEAD", "TITLE", "META", "LINK", "BASE", "STYLE", "SC
  * empty body). The input is never rejected: malformed markup is handled the way htmlparser2 handles it.
  *
  * @param html - a full page, a fragment (`<p>hi</p>`) or plain text
+ * @param options - `xml` for markup served with an XML content type
  * @example
  * const doc = parseHtml("<p>Hello</p>");
  * doc.body.innerHTML; // "<p>Hello</p>"
  */
-export function parseHtml(html: string): Document {
+export function parseHtml(html: string, options?: ParseOptions): Document {
   let source = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
-  if (source.includes("<![CDATA[")) source = neutraliseCdata(source);
+  if (source.includes("<![CDATA[")) source = options?.xml ? cdataToText(source) : neutraliseCdata(source);
   if (!HTML_TAG_RE.test(source)) source = `<html>${source}</html>`;
   const { document } = parseHTML(source) as unknown as { document: Document };
   normaliseShell(document);
@@ -50,6 +65,23 @@ function neutraliseCdata(source: string): string {
     .map((part, i) => (i % 2 === 0 ? part.replaceAll("<![CDATA[", "<!--[CDATA[-->") : part))
     .join("");
 }
+
+/**
+ * In XML a CDATA section is text: `<![CDATA[a <b> & c]]>` means the characters `a <b> & c`. htmlparser2 (HTML mode)
+ * would drop it as a comment, and the HTML rule above would leave its content to be parsed as markup, so each section
+ * becomes the same text HTML-escaped. Inside script and style, which are raw text (not entity-decoded), sections are
+ * left as they are, as on the HTML path. An unterminated section runs to the end, as XML parsers read it.
+ */
+function cdataToText(source: string): string {
+  return source
+    .split(CDATA_RAW_TEXT_RE)
+    .map((part, i) => (i % 2 === 0 ? part.replace(CDATA_SECTION_RE, (_, text: string) => escapeText(text)) : part))
+    .join("");
+}
+
+const CDATA_RAW_TEXT_RE = /(<script\b[\s\S]*?<\/script\s*>|<style\b[\s\S]*?<\/style\s*>)/gi;
+const CDATA_SECTION_RE = /<!\[CDATA\[([\s\S]*?)(?:\]\]>|$)/g;
+const escapeText = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /**
  * Make `<html>` hold exactly `<head>` then `<body>`, moving everything else where a browser would put it:

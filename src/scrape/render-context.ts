@@ -10,7 +10,7 @@
  */
 import type { ConvertedDocument } from "../documents/types.ts";
 import type { Page } from "../engines/types.ts";
-import { cleanHtml, htmlToMarkdown, parseHtml } from "../pipeline/index.ts";
+import { cleanHtml, htmlToMarkdown, isXmlContentType, parseHtml } from "../pipeline/index.ts";
 import { extractImages, extractLinks } from "../pipeline/links.ts";
 import { extractMetadata, type PageMetadata } from "../pipeline/metadata.ts";
 import { documentBaseUrl } from "../pipeline/url.ts";
@@ -74,6 +74,8 @@ export function createRenderContext(
 ): RenderContext {
   const raw = converted ? converted.html : (page.text ?? "");
   const plain = !converted && isPlainText(page);
+  // XHTML, RSS and other XML keep their CDATA text (pipeline/parse.ts); a converted document's HTML is ours.
+  const parseOptions = { xml: !converted && isXmlContentType(page.contentType) };
   let original: Document | undefined;
   let originalConsumed = false;
   let base: string | undefined;
@@ -98,7 +100,7 @@ export function createRenderContext(
     rawHtml: () => raw,
     originalDom() {
       if (!original || originalConsumed) {
-        original = parseHtml(plain ? `<pre>${escapeHtml(raw)}</pre>` : raw);
+        original = plain ? parseHtml(`<pre>${escapeHtml(raw)}</pre>`) : parseHtml(raw, parseOptions);
         originalConsumed = false;
       }
       return original;
@@ -118,7 +120,7 @@ export function createRenderContext(
         cleaned = `<pre>${escapeHtml(raw)}</pre>`;
         return cleaned;
       }
-      const doc = original && !originalConsumed ? original : parseHtml(raw);
+      const doc = original && !originalConsumed ? original : parseHtml(raw, parseOptions);
       original = doc;
       originalConsumed = true;
       // The page URL: cleanHtml applies `<base href>` itself (documentBaseUrl, the same answer as ctx.baseUrl()).
@@ -132,7 +134,7 @@ export function createRenderContext(
       // whole page's markdown instead of an empty document.
       // (A scan that stops at the first visible character: no trimmed copy of every page's markdown.)
       if (!converted && !plain && spec.onlyMainContent && !/\S/.test(markdown)) {
-        markdown = htmlToMarkdown(cleanHtml(parseHtml(raw), cleanOptions(false)));
+        markdown = htmlToMarkdown(cleanHtml(parseHtml(raw, parseOptions), cleanOptions(false)));
       }
       return markdown;
     },
