@@ -4,7 +4,8 @@
  *
  * - {@link needsJavaScript}: the HTML is a client-side-rendered shell (almost no visible text but scripts; an
  *   empty `#root`/`#app`/`#__next`/`<app-root>` mount point; a `<noscript>` wall asking for JavaScript), or sends
- *   the reader on at once with a `<meta http-equiv="refresh">` (which a browser follows, and plain HTTP does not);
+ *   the reader on at once with a `<meta http-equiv="refresh">` or a `Refresh` response header (which a browser
+ *   follows, and plain HTTP does not);
  * - {@link looksBlocked}: a bot wall (a challenge page; 403; 429/503 without Retry-After) that `proxy: "auto"`
  *   retries as enhanced.
  *
@@ -34,6 +35,15 @@ const REFRESH_TARGET = /^\s*(\d+(?:\.\d*)?)\s*[;,]\s*(?:url\s*=\s*)?['"]?\s*([^'
 /** A refresh this soon (seconds) sends a reader on before they read: a browser shows the target. */
 export const META_REFRESH_MAX_DELAY_S = 1;
 
+/**
+ * Where a refresh value (`0; url=/next`, the syntax `<meta http-equiv="refresh" content>` and the `Refresh` response
+ * header share) sends the reader at once (within {@link META_REFRESH_MAX_DELAY_S}), if it does.
+ */
+export function refreshTarget(value: string): string | undefined {
+  const m = REFRESH_TARGET.exec(value);
+  return m && Number(m[1]) <= META_REFRESH_MAX_DELAY_S ? m[2] : undefined;
+}
+
 /** Where a `<meta http-equiv="refresh">` sends the reader at once (within {@link META_REFRESH_MAX_DELAY_S}), if it does. */
 export function metaRefreshTarget(html: string): string | undefined {
   // Most pages have none: two indexOf calls spare them the regex.
@@ -41,8 +51,7 @@ export function metaRefreshTarget(html: string): string | undefined {
   const tag = META_REFRESH_TAG.exec(html.length > MAX_SCAN_CHARS ? html.slice(0, MAX_SCAN_CHARS) : html)?.[0];
   if (!tag) return undefined;
   const content = REFRESH_CONTENT.exec(tag);
-  const m = REFRESH_TARGET.exec(content?.[1] ?? content?.[2] ?? "");
-  return m && Number(m[1]) <= META_REFRESH_MAX_DELAY_S ? m[2] : undefined;
+  return refreshTarget(content?.[1] ?? content?.[2] ?? "");
 }
 
 /** The text a reader would see: markup, scripts, styles, noscript and templates removed, whitespace folded. */
@@ -128,11 +137,15 @@ function afterEndTag(html: string, name: string, from: number): number {
 
 /** Why a fetched page needs JavaScript to show its content, or undefined when it does not. */
 export function needsJavaScript(page: Page): string | undefined {
-  if (!HTML_TYPES.has(page.contentType) || page.text === undefined) return undefined;
-  if (page.statusCode >= 300) return undefined;
+  if (!HTML_TYPES.has(page.contentType) || page.statusCode >= 300) return undefined;
+  // Only a refresh to another address: one to the page itself (a periodic reload) shows this page. The `Refresh`
+  // header means what the meta tag means (browsers follow both), and the browser engine follows either.
+  const header = page.headers?.refresh;
+  const headerTarget = header === undefined ? undefined : refreshTarget(header);
+  if (headerTarget !== undefined && !sameDocument(headerTarget, page.finalUrl)) return "Refresh header to another page";
+  if (page.text === undefined) return undefined;
   const html = page.text;
   if (html.length > MAX_SCAN_CHARS) return undefined;
-  // Only a refresh to another address: one to the page itself (a periodic reload) shows this page.
   const refresh = metaRefreshTarget(html);
   if (refresh !== undefined && !sameDocument(refresh, page.finalUrl)) return "meta refresh to another page";
   const hasScript = SCRIPT.test(html);
