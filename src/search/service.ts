@@ -87,10 +87,34 @@ const hostOf = (url: string) => {
     return "";
   }
 };
+/**
+ * A domain as the caller wrote it, reduced to a host name: `example.com`, `*.example.com`, `www.example.com` and
+ * `https://www.example.com/path` all name example.com (given as a URL, it matched nothing).
+ */
+export function domainOf(domain: string): string {
+  let d = domain.trim().toLowerCase();
+  if (/^[a-z][a-z0-9+.-]*:\/\//.test(d)) d = hostOf(d);
+  return d.replace(/[/?#].*$/, "").replace(/:\d+$/, "").replace(/^\*?\./, "").replace(/^www\./, "").replace(/\.$/, "");
+}
 const inDomain = (host: string, domain: string) => {
-  const d = domain.toLowerCase().replace(/^\*?\./, "").replace(/^www\./, "");
-  return host === d || host.endsWith(`.${d}`);
+  const d = domainOf(domain);
+  return d !== "" && (host === d || host.endsWith(`.${d}`));
 };
+
+/**
+ * The query's `site:` terms for `includeDomains` / `excludeDomains`, as search engines read them: without them the
+ * engines answered the whole web and the domain filter below, which keeps only hits in the domains, left little or
+ * nothing (often "No search results found"). The filter stays: not every engine honours `site:`.
+ */
+export function siteTerms(include: readonly string[], exclude: readonly string[]): string {
+  const inc = [...new Set(include.map(domainOf).filter(Boolean))];
+  const exc = [...new Set(exclude.map(domainOf).filter(Boolean))];
+  const parts: string[] = [];
+  if (inc.length === 1) parts.push(`site:${inc[0]}`);
+  else if (inc.length > 1) parts.push(`(${inc.map((d) => `site:${d}`).join(" OR ")})`);
+  for (const d of exc) parts.push(`-site:${d}`);
+  return parts.length > 0 ? ` ${parts.join(" ")}` : "";
+}
 const isPdf = (url: string) => /\.pdf$/i.test(new URL(url).pathname);
 
 /**
@@ -211,7 +235,7 @@ export class SearchService {
       return (include.length === 0 || include.some((d) => inDomain(host, d))) && !exclude.some((d) => inDomain(host, d)) && withinWindow(hit, window) && hasPicture(hit);
     };
     const base: BackendQuery = {
-      query: req.query,
+      query: req.query + siteTerms(include, exclude),
       category: source.type === "web" ? "general" : source.type,
       limit: req.limit,
       ...(language ? { language } : {}),

@@ -180,9 +180,18 @@ describe("POST /v2/search", () => {
       ["https://papers.example.org/tomatoes.pdf", "pdf"],
     ]);
 
+    // The domains are asked of the engines too (`site:` terms), and filtered after; a domain given as a URL is its host.
+    before = asked.length;
     ({ body } = await search({ query: "x", includeDomains: ["example.com"], limit: 3 }));
+    expect(asked[before]!.get("q")).toBe("x site:example.com");
     expect(body.data.web.map((r: any) => r.url)).toEqual(["https://www.example.com/result-0", "https://www.example.com/result-1", "https://www.example.com/result-2"]);
+    before = asked.length;
+    ({ body } = await search({ query: "x", includeDomains: ["https://www.example.com/some/path", "papers.example.org"], limit: 3 }));
+    expect(asked[before]!.get("q")).toBe("x (site:example.com OR site:papers.example.org)");
+    expect(body.data.web.map((r: any) => r.url)).toEqual(["https://papers.example.org/tomatoes.pdf", "https://www.example.com/result-0", "https://www.example.com/result-1"]);
+    before = asked.length;
     ({ body } = await search({ query: "x", excludeDomains: ["example.com", "127.0.0.1"], limit: 3 }));
+    expect(asked[before]!.get("q")).toBe("x -site:example.com -site:127.0.0.1");
     // Only two of the 25 results are outside both domains (example.org is not example.com).
     expect(body.data.web.map((r: any) => r.url)).toEqual(["https://github.com/crawlbox/crawlbox", "https://papers.example.org/tomatoes.pdf"]);
 
