@@ -14,6 +14,12 @@ import { hostPort, listenFailure } from "./listen-address.ts";
 
 /** How long in-flight requests get to finish after a stop signal. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * How long closing the services (workers, browsers, parsers, the database) may take after that. Past it the process
+ * exits anyway, as after a crash (every store write is a transaction; leases are recovered at the next start): a
+ * part that ignores its abort (a parser deep in a document) must not keep a stopping server alive until it is killed.
+ */
+const CLOSE_LIMIT_MS = 30_000;
 
 /**
  * What a starting server does before it listens: hand back what a previous process left claimed, and warn when it
@@ -96,14 +102,31 @@ export async function runServe(config: Config): Promise<number> {
   return await new Promise<number>((resolve) => {
     let stopping = false;
     const stop = async (signal: string) => {
-      if (stopping) return;
+      if (stopping) {
+        // A second signal while stopping: the operator wants it over now (the next start recovers, as after a crash).
+        log.warn(`${signal} received again while shutting down: exiting now`);
+        unlock();
+        resolve(1);
+        return;
+      }
       stopping = true;
       log.info(`${signal} received, shutting down`);
       const forced = setTimeout(() => server.stop(true), SHUTDOWN_GRACE_MS);
       try {
         await server.stop(false);
         clearTimeout(forced);
-        await services.close();
+        let limit: ReturnType<typeof setTimeout> | undefined;
+        const closed = await Promise.race([
+          services.close().then(() => true),
+          new Promise<false>((r) => (limit = setTimeout(() => r(false), CLOSE_LIMIT_MS))),
+        ]);
+        clearTimeout(limit);
+        if (!closed) {
+          log.error(`shutdown did not finish within ${CLOSE_LIMIT_MS / 1000} s; exiting anyway`);
+          unlock();
+          resolve(1);
+          return;
+        }
         unlock();
         resolve(0);
       } catch (err) {
