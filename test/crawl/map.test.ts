@@ -204,6 +204,11 @@ describe("mapSite", () => {
       expect(err).toBeInstanceOf(MapTimeoutError);
       expect(err.code).toBe("MAP_TIMEOUT");
       expect(err.status).toBe(408);
+      // A timeout above the cap runs to the cap, and the error names the time waited, not the time asked for.
+      const capped = await mapSite({ url: slow.origin, timeout: 600_000 }, { engine, robots: new RobotsCache({ engine }), maxBudgetMs: 150 }).catch((e) => e);
+      expect(capped).toBeInstanceOf(MapTimeoutError);
+      expect(capped.message).toContain("150");
+      expect(capped.message).not.toContain("600000");
       // Without a timeout the budget ends discovery with what was found and a warning.
       const r = await mapSite({ url: slow.origin, sitemap: "skip" }, { engine, robots: new RobotsCache({ engine }), defaultBudgetMs: 1000 });
       expect(r.warning).toContain("stopped");
