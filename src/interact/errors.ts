@@ -30,3 +30,10 @@ export class InteractOpeningAbandonedError extends CrawlboxError {
     super("INTERACT_SESSION_OPENING_ABANDONED", 503, "The browser session was being opened for another request that gave up on it, and its opening was stopped; send the request again to open a new one.", { retryable: true });
   }
 }
+
+/** 409: the session was closed (DELETE) while it was being opened for this request; nothing ran in it. */
+export class InteractSessionClosedWhileOpeningError extends CrawlboxError {
+  constructor() {
+    super("INTERACT_SESSION_CLOSED", 409, "The browser session was closed (DELETE) while it was being opened for this request; nothing ran in it.");
+  }
+}

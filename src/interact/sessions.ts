@@ -11,7 +11,7 @@
  */
 import type { BrowserPool, Lease } from "../engines/browser/pool.ts";
 import { CrawlboxError, TooManyRequestsError } from "../errors.ts";
-import { InteractBusyError, InteractSessionLostError } from "./errors.ts";
+import { InteractBusyError, InteractSessionClosedWhileOpeningError, InteractSessionLostError } from "./errors.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
 import type { Action } from "../api/actions.ts";
@@ -186,7 +186,15 @@ export class InteractSessions {
    */
   async close(id: string, keyId: string, kind: SessionKind = "scrape"): Promise<{ durationMs: number; runs: number } | undefined> {
     const s = this.sessions.get(keyOf(kind, id));
-    if (!s || s.keyId !== keyId) return undefined;
+    if (!s || s.keyId !== keyId) {
+      // Still opening: stopped now, and its waiters told why. It was a 404, and the session then opened anyway and
+      // held a page nobody knew of until it idled out (5 minutes).
+      const pending = this.opening.get(keyOf(kind, id));
+      if (!pending || pending.keyId !== keyId) return undefined;
+      pending.opening.cancel(new InteractSessionClosedWhileOpeningError());
+      await pending.opening.done.catch(() => undefined);
+      return { durationMs: 0, runs: 0 };
+    }
     this.forget(s);
     // The whole close is tracked, its wait for a running prompt or script included: the server waits for it.
     const ending = this.finish(s);

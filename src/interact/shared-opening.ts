@@ -29,7 +29,15 @@ export class SharedOpening<T> {
     this.done.catch(() => undefined);
   }
 
-  /** Whether every waiter has left (the work is stopping). */
+  /**
+   * Stops the work, whoever waits: its signal aborts with `reason`, which the work (interact/sessions.ts launch)
+   * throws, so every waiter gets it. A session closed (DELETE) while it opens.
+   */
+  cancel(reason: Error): void {
+    this.abandoned.abort(reason);
+  }
+
+  /** Whether the work is stopping (every waiter left, or it was cancelled). */
   get isAbandoned(): boolean {
     return this.abandoned.signal.aborted;
   }

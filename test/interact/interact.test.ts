@@ -244,6 +244,30 @@ describe("interact", () => {
     }
   }, 90_000);
 
+  test("a DELETE while the session opens stops the opening: the waiting request gets 409 INTERACT_SESSION_CLOSED, and no session is left", async () => {
+    const id = await scrapeId(app, "/gated");
+    let release!: () => void;
+    gate = new Promise<void>((r) => (release = r));
+    const hits = gatedHits;
+    try {
+      const waiting = h.request(`/v2/scrape/${id}/interact`, { method: "POST", json: { code: "agent-browser get title", language: "bash", timeout: 60 } });
+      for (let i = 0; i < 600 && gatedHits === hits; i++) await Bun.sleep(50);
+      expect(gatedHits).toBeGreaterThan(hits); // the opening is under way, its page held
+      const del = await h.request(`/v2/scrape/${id}/interact`, { method: "DELETE" });
+      expect(del.status).toBe(200);
+      const res = await waiting;
+      expect([res.status, ((await res.json()) as any).code]).toEqual([409, "INTERACT_SESSION_CLOSED"]);
+      gate = undefined;
+      release();
+      // Nothing opened behind the DELETE: a second DELETE finds no session.
+      await Bun.sleep(300);
+      expect((await h.request(`/v2/scrape/${id}/interact`, { method: "DELETE" })).status).toBe(404);
+    } finally {
+      gate = undefined;
+      release();
+    }
+  }, 90_000);
+
   test("first prompts sent together count against the limits: two sessions open, the third is a 429", async () => {
     llm.reset();
     llm.respond = model;
