@@ -36,11 +36,13 @@ export function isBaseDomain(url: string): boolean {
 /**
  * Upstream's hint when a finished crawl found at most one page, started below the site's root, without
  * `crawlEntireDomain` (api-v2.md §3.2): the usual reason is that links outside the start path were not followed.
+ * `results`: the crawl's documents (its pages that did not fail; `completed` counts failed ones too, and a crawl
+ * of one result and five failures had no hint).
  */
-export function fewCrawlResultsWarning(job: { url: string | null; completed: number; options: { crawlerOptions?: Record<string, unknown> } }): string | undefined {
-  if (!job.url || job.completed > 1 || job.options.crawlerOptions?.crawlEntireDomain === true || isBaseDomain(job.url)) return undefined;
+export function fewCrawlResultsWarning(job: { url: string | null; options: { crawlerOptions?: Record<string, unknown> } }, results: number): string | undefined {
+  if (!job.url || results > 1 || job.options.crawlerOptions?.crawlEntireDomain === true || isBaseDomain(job.url)) return undefined;
   const base = baseDomainOf(job.url);
-  return base ? `Only ${job.completed} result(s) found. For broader coverage, try crawling with crawlEntireDomain=true or start from a higher-level path like ${base}` : undefined;
+  return base ? `Only ${results} result(s) found. For broader coverage, try crawling with crawlEntireDomain=true or start from a higher-level path like ${base}` : undefined;
 }
 
 /** Upstream's hint for a map of at most one URL from below a site's root (not when the caller asked for one). */

@@ -108,6 +108,13 @@ export class JobResults {
     return { errors, robotsBlocked };
   }
 
+  /** How many of the job's pages finished with a document, counting at most `upTo` (the status's hints need few). */
+  documentCount(jobId: string, upTo: number): number {
+    return this.db
+      .query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks WHERE job_id = ? AND status = 'done' AND kind = 'page' LIMIT ?)")
+      .get(jobId, upTo)!.n;
+  }
+
   /** Pushes a finished job's expiry to 24 h from now (results stay while someone reads them). */
   touch(jobId: string): number {
     const expiresAt = this.now() + JOB_TTL_MS;

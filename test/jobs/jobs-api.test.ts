@@ -50,7 +50,9 @@ function startSite() {
       if (p === "/gone") return html("<p>not here</p>", 404);
       if (p === "/gone-nav") return html(`<p>not here, but the site's navigation is</p><a href="/p/777">home</a>`, 404);
       // Not a page: fails at once (422, not retried), so it finishes before the pages of its batch.
-      if (p === "/bin") return new Response(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), { headers: { "content-type": "application/octet-stream" } });
+      // A page below the root whose two links are binaries: one result and two failed pages.
+      if (p === "/lone/start") return html(`<h1>Lone start</h1><p>Only binaries below.</p><a href="/lone/start/bin1">one</a> <a href="/lone/start/bin2">two</a>`);
+      if (p === "/bin" || /^\/lone\/start\/bin\d$/.test(p)) return new Response(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), { headers: { "content-type": "application/octet-stream" } });
       return new Response("not found", { status: 404 });
     },
   });
@@ -193,6 +195,10 @@ describe("crawl", () => {
     expect(lone.data.length).toBe(1);
     const status = await raw(`/v2/crawl/${lone.id}`);
     expect(status.warning).toBe(`Only 1 result(s) found. For broader coverage, try crawling with crawlEntireDomain=true or start from a higher-level path like ${base}/`);
+    // Failed pages are no results: one document and two failures still get the hint (completed counted them).
+    const failing = await sdk().crawl(`${base}/lone/start`, { limit: 5, pollInterval: 1 });
+    expect([failing.data.length, failing.completed]).toEqual([1, 3]);
+    expect((await raw(`/v2/crawl/${failing.id}`)).warning).toStartWith("Only 1 result(s) found.");
     const entire = await sdk().crawl(`${base}/gone`, { limit: 5, crawlEntireDomain: true, pollInterval: 1 });
     expect((await raw(`/v2/crawl/${entire.id}`)).warning).toBeUndefined();
   }, 20_000);

@@ -37,7 +37,7 @@ export function jobStatusRoutes(services: Services, kind: JobKind, prefix: strin
         if (job.status !== "scraping") {
           const warnings = [
             services.jobResults.errors(job.id).robotsBlocked.length > 0 ? ROBOTS_WARNING : undefined,
-            job.kind === "crawl" ? fewCrawlResultsWarning(job) : undefined,
+            job.kind === "crawl" ? fewCrawlResultsWarning(job, services.jobResults.documentCount(job.id, 2)) : undefined,
             job.kind === "crawl" ? unappliedPatternsWarning(job.options.crawlerOptions as { includePaths?: string[]; excludePaths?: string[] } | undefined) : undefined,
           ].filter(Boolean);
           if (warnings.length > 0) body.warning = warnings.join(" ");
