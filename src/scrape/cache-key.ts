@@ -8,12 +8,17 @@
  * without: a request that asks for verification must never get a copy no certificate check vouched for (from a
  * host with a bad certificate, or through an interceptor). Unverified fetches keep the key they always had, so the
  * copies already cached (whose verification is unknown) still serve only requests that skip it.
+ *
+ * Likewise a page fetched while `CRAWLBOX_ALLOW_PRIVATE_NETWORK` was on is keyed apart: the cache does not know
+ * whether its address was private, and a server restarted with the gate closed must not go on serving copies of
+ * intranet pages it would now refuse to fetch. With the gate closed (the default) keys are what they always were,
+so an upgrade keeps the cache; opening the gate starts a cache of its own.
  */
 import { createHash } from "node:crypto";
 import type { ScrapeSpec } from "./spec.ts";
 
-/** Hex SHA-256 key of what `spec` fetches. */
-export function pageCacheKey(spec: ScrapeSpec): string {
+/** Hex SHA-256 key of what `spec` fetches; `privateNetwork`: whether the egress gate lets private addresses through. */
+export function pageCacheKey(spec: ScrapeSpec, privateNetwork = false): string {
   const screenshot = spec.formats.find((f) => f.type === "screenshot");
   const parts = {
     v: 1,
@@ -25,6 +30,7 @@ export function pageCacheKey(spec: ScrapeSpec): string {
     languages: spec.location?.languages ?? null,
     screenshot: screenshot ? { fullPage: screenshot.fullPage ?? false, viewport: screenshot.viewport ?? null, ...(screenshot.quality !== undefined ? { quality: screenshot.quality } : {}) } : null,
     ...(spec.skipTlsVerification ? {} : { tlsVerified: true }),
+    ...(privateNetwork ? { privateNetwork: true } : {}),
   };
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }

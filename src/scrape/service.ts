@@ -61,6 +61,11 @@ export interface ScrapeServiceDeps {
   redactor?: Redactor;
   /** The boilerplate pass of `onlyCleanContent`; given when an LLM is configured (the capability check needs `llm`). */
   cleaner?: ContentCleaner;
+  /**
+   * Whether the egress gate lets private addresses through (`CRAWLBOX_ALLOW_PRIVATE_NETWORK`): copies cached then
+   * are not served once it is off (scrape/cache-key.ts). @default false
+   */
+  privateNetwork?: boolean;
 }
 
 /** Per-call options of a scrape. */
@@ -307,7 +312,7 @@ export class ScrapeService {
   /** The page from the cache when allowed and fresh enough, otherwise from the engine (then cached). */
   private async obtainPage(spec: ScrapeSpec, signal: AbortSignal | undefined, keyId: string): Promise<{ page: Page; cachedAt?: number }> {
     const now = this.now();
-    const key = pageCacheKey(spec);
+    const key = pageCacheKey(spec, this.deps.privateNetwork);
     const cacheOnly = spec.lockdown || spec.minAgeMs !== undefined;
     // Formats that report what changed (changeTracking) must see the live page, not a cached copy.
     const fresh = spec.formats.some((f) => this.deps.renderers.get(f.type)?.needsFreshPage);

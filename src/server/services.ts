@@ -232,6 +232,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     results,
     ledger,
     maxPageBytes: config.maxPageBytes,
+    privateNetwork: config.allowPrivateNetwork,
     capabilities: new Set<RendererNeed>([...CAPABILITIES, ...(llm ? ["llm" as const] : []), ...(engines.pool ? ["sandbox" as const] : [])]),
     now,
     log,
