@@ -32,6 +32,9 @@ export interface ResultPage {
   finished: number;
 }
 
+/** Where one crawl or batch page stands ({@link JobResults.pageOutcome}). */
+export type PageOutcome = { document: Record<string, unknown> } | { failure: SerializedError } | { unfinished: "queued" | "active" | "cancelled" };
+
 /** An entry of `/errors`. */
 export interface JobError {
   id: string;
@@ -148,17 +151,30 @@ export class JobResults {
    * only to the key that made the job, only while the job's results are kept; undefined otherwise.
    */
   pageDocument(taskId: string, keyId: string): Record<string, unknown> | undefined {
+    const outcome = this.pageOutcome(taskId, keyId);
+    return outcome && "document" in outcome ? outcome.document : undefined;
+  }
+
+  /**
+   * Where one crawl or batch page stands, for `GET /v2/scrape/{id}`: its document once done, its failure once failed
+   * (a search's `asyncScraping` client polls this id and must learn that it will never come), or its task status
+   * while it waits. Same rules as {@link pageDocument}: `keyId`'s jobs only, kept results only, nothing of ZDR jobs.
+   */
+  pageOutcome(taskId: string, keyId: string): PageOutcome | undefined {
     const row = this.db
-      .query<{ result: string | null; key_id: string; status: string; expires_at: number; zdr: number | null }, [string]>(
-        `SELECT t.result, j.key_id, j.status, j.expires_at, json_extract(j.options, '$.zeroDataRetention') AS zdr
-         FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.id = ? AND t.kind = 'page' AND t.status = 'done'`,
+      .query<{ status: string; result: string | null; error: string | null; key_id: string; job_status: string; expires_at: number; zdr: number | null }, [string]>(
+        `SELECT t.status, t.result, t.error, j.key_id, j.status AS job_status, j.expires_at, json_extract(j.options, '$.zeroDataRetention') AS zdr
+         FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.id = ? AND t.kind = 'page'`,
       )
       .get(taskId);
-    if (!row || row.result === null || row.key_id !== keyId) return undefined;
-    if (row.status !== "scraping" && row.expires_at < this.now()) return undefined;
+    if (!row || row.key_id !== keyId) return undefined;
+    if (row.job_status !== "scraping" && row.expires_at < this.now()) return undefined;
     // A zero-data-retention job's pages are kept only for its own status pages, as a ZDR scrape keeps nothing.
     if (row.zdr === 1) return undefined;
-    return JSON.parse(row.result) as Record<string, unknown>;
+    if (row.status === "done") return row.result === null ? undefined : { document: JSON.parse(row.result) as Record<string, unknown> };
+    if (row.status === "failed" && row.error !== null) return { failure: JSON.parse(row.error) as SerializedError };
+    if (row.status === "queued" || row.status === "active" || row.status === "cancelled") return { unfinished: row.status };
+    return undefined;
   }
 
   /** When a page of `keyId`'s crawls or batches last finished well since `sinceMs` (queue-status), if one did. */

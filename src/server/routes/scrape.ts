@@ -7,7 +7,7 @@
 import { Elysia } from "elysia";
 import { UUID_PATTERN } from "../../api/common.ts";
 import { parseScrapeBody, ScrapeRequestSchema } from "../../api/scrape.ts";
-import { BadRequestError, NotFoundError } from "../../errors.ts";
+import { BadRequestError, CrawlboxError, NotFoundError } from "../../errors.ts";
 import { IDEMPOTENCY_PARAMETER, idempotent } from "../../idempotency/guard.ts";
 import { specFromOptions } from "../../scrape/from-options.ts";
 import { queueWaitMs } from "../../scrape/limiter.ts";
@@ -59,10 +59,17 @@ export function scrapeRoutes(services: Services) {
       "/v2/scrape/:id",
       ({ params, who }) => {
         if (!SCRAPE_ID.test(params.id)) throw new BadRequestError("Invalid job ID format. Job ID must be a valid UUID.");
-        // A crawl or batch page's scrapeId is its task id: its document lives with the job.
-        const doc = results.get(params.id, who.keyId, Date.now()) ?? services.jobResults.pageDocument(params.id, who.keyId);
-        if (doc === undefined) throw new NotFoundError("Job not found.");
-        return { success: true, data: doc };
+        const doc = results.get(params.id, who.keyId, Date.now());
+        if (doc !== undefined) return { success: true, data: doc };
+        // A crawl or batch page's scrapeId is its task id: its document, or why there is none, lives with the job.
+        const page = services.jobResults.pageOutcome(params.id, who.keyId);
+        if (page === undefined) throw new NotFoundError("Job not found.");
+        if ("document" in page) return { success: true, data: page.document };
+        // The page's own failure, as a synchronous scrape of it would have answered.
+        if ("failure" in page) throw CrawlboxError.fromJSON(page.failure);
+        throw new NotFoundError(
+          page.unfinished === "cancelled" ? "Job not found: this page was cancelled with its job before it was scraped." : `Job not found yet: this page is ${page.unfinished === "queued" ? "queued" : "being scraped"}; ask again later.`,
+        );
       },
       { detail: { tags: ["scrape"], summary: "A stored scrape result" } },
     );
