@@ -23,6 +23,17 @@ export class SearchBackendError extends CrawlboxError {
   }
 }
 
+/**
+ * A query that found nothing while SearXNG reported engines that did not answer (blocked by a CAPTCHA, timed out):
+ * an outage, not an empty result. The search service turns it into a warning when its other queries found
+ * something, and into this error (500, retryable) when nothing was found at all.
+ */
+export class SearchEnginesSilentError extends SearchBackendError {
+  constructor(readonly engines: string[]) {
+    super(`The search backend found nothing, and some of its engines did not answer: ${engines.join(", ")}. Try again later, or check those engines in SearXNG.`);
+  }
+}
+
 /** 408: the search (and the scraping of its results) ran past the request's `timeout`. */
 export class SearchTimeoutError extends CrawlboxError {
   constructor(timeoutMs: number) {

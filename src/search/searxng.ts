@@ -14,7 +14,7 @@
  * `SEARXNG_ENGINES` then gives no "web" results, and a web engine no images.
  */
 import { createPinnedFetch } from "../llm/pinned-fetch.ts";
-import { SearchBackendError } from "./errors.ts";
+import { SearchBackendError, SearchEnginesSilentError } from "./errors.ts";
 
 /** Result pages read at most for one query: enough for `limit` at ~10 hits a page, plus two for filtered hits. */
 const pagesFor = (limit: number) => Math.min(12, Math.ceil(limit / 10) + 2);
@@ -100,6 +100,16 @@ function parseHit(raw: unknown): BackendHit | undefined {
   return hit;
 }
 
+/** SearXNG's `unresponsive_engines` (`[[name, reason], …]`) as "name (reason)" strings, at most 20, each short. */
+function unresponsiveEngines(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  const clip = (x: unknown) => (typeof x === "string" ? x.replace(/\s+/g, " ").trim().slice(0, 80) : "");
+  return value.slice(0, 20).flatMap((entry) => {
+    const [name, reason] = Array.isArray(entry) ? entry.map(clip) : [clip(entry), ""];
+    return name ? [reason ? `${name} (${reason})` : name] : [];
+  });
+}
+
 /** Creates the SearXNG backend. */
 export function createSearxngBackend(options: SearxngOptions): SearchBackend {
   const base = options.endpoint.replace(/\/+$/, "");
@@ -122,7 +132,8 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
     return new SearchBackendError(`${clientMessage} (details in the server log).`, cause);
   }
 
-  async function page(q: BackendQuery, pageno: number): Promise<unknown[]> {
+  /** One result page: its raw hits, and the engines SearXNG lists as not having answered (`[name, reason]` pairs). */
+  async function page(q: BackendQuery, pageno: number): Promise<{ results: unknown[]; unresponsive: string[] }> {
     const params = new URLSearchParams({ q: q.query, format: "json", pageno: String(pageno) });
     if (q.language) params.set("language", q.language);
     if (q.category !== WEB_CATEGORY) params.set("categories", q.category);
@@ -149,7 +160,7 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
     }
     const results = (body as { results?: unknown })?.results;
     if (!Array.isArray(results)) throw failure("The search backend answered JSON without a results list", "no results array");
-    return results;
+    return { results, unresponsive: unresponsiveEngines((body as { unresponsive_engines?: unknown }).unresponsive_engines) };
   }
 
   return {
@@ -158,11 +169,14 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
       const seen = new Set<string>();
       const categories = categoriesOf(q);
       const accept = (hit: BackendHit) => (hit.category === undefined || categories.has(hit.category)) && (q.accept ?? (() => true))(hit);
+      const unresponsive = new Set<string>();
       let barren = 0; // pages in a row whose hits were all filtered out
       for (let pageno = 1; pageno <= pagesFor(q.limit) && hits.length < q.limit && barren < 2; pageno++) {
         let added = 0;
         const before = hits.length;
-        for (const raw of await page(q, pageno)) {
+        const answer = await page(q, pageno);
+        for (const engine of answer.unresponsive) unresponsive.add(engine);
+        for (const raw of answer.results) {
           const hit = parseHit(raw);
           if (!hit || seen.has(hit.url)) continue;
           seen.add(hit.url);
@@ -171,6 +185,11 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
         }
         if (added === 0) break;
         barren = hits.length === before ? barren + 1 : 0;
+      }
+      // Nothing found while engines failed (blocked by a CAPTCHA, timed out): not "no results", which would be a lie.
+      if (hits.length === 0 && unresponsive.size > 0) {
+        options.log?.("search engines did not answer", { endpoint: base, engines: [...unresponsive].join(", ") });
+        throw new SearchEnginesSilentError([...unresponsive]);
       }
       return hits;
     },

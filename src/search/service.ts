@@ -25,7 +25,7 @@ import type { FileSink } from "../scrape/render-context.ts";
 import type { ScrapeDocument } from "../scrape/document.ts";
 import { forEachLimited } from "../scrape/each-limited.ts";
 import type { ScrapeService } from "../scrape/service.ts";
-import { SearchNotConfiguredError, SearchTimeoutError } from "./errors.ts";
+import { SearchEnginesSilentError, SearchNotConfiguredError, SearchTimeoutError } from "./errors.ts";
 import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
 import { timeWindow, withinWindow } from "./time-window.ts";
 import { countryOfLocation } from "./location.ts";
@@ -171,8 +171,16 @@ export class SearchService {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     let lists: Result[][];
+    // Engines that did not answer a query that then found nothing (SearchEnginesSilentError).
+    const silent = new Set<string>();
+    const query = (q: BackendQuery) =>
+      backend.search(q).catch((err: unknown) => {
+        if (!(err instanceof SearchEnginesSilentError)) throw err;
+        for (const engine of err.engines) silent.add(engine);
+        return [];
+      });
     try {
-      lists = await Promise.all(kinds.map((source) => this.searchSource(backend, req, source, signal)));
+      lists = await Promise.all(kinds.map((source) => this.searchSource(query, req, source, signal)));
     } catch (err) {
       if (timeout.aborted && !options.signal?.aborted) throw new SearchTimeoutError(timeoutMs);
       throw err;
@@ -180,12 +188,14 @@ export class SearchService {
     const data: SearchResponse["data"] = {};
     kinds.forEach((source, i) => (data[source.type] = lists[i]!));
     const total = lists.reduce((n, l) => n + l.length, 0);
+    if (total === 0 && silent.size > 0) throw new SearchEnginesSilentError([...silent]);
     const searchCredits = Math.ceil(total / 10) * SEARCH_CREDITS_PER_10;
     const charging = options.chargeCredits !== false;
     if (charging) ledger.charge(who, searchCredits);
     let credits = searchCredits;
     const warnings: string[] = [];
     if (total === 0) warnings.push("No search results found");
+    if (silent.size > 0) warnings.push(`Some results may be missing: these search engines did not answer: ${[...silent].join(", ")}.`);
     let scrapeIds: SearchResponse["scrapeIds"];
     if (later) {
       scrapeIds = this.scrapeLater(data, req, who, options.publicBaseUrl ?? "");
@@ -215,7 +225,7 @@ export class SearchService {
   }
 
   /** One source's results, in upstream's shape for that source. */
-  private async searchSource(backend: SearchBackend, req: SearchRequest, source: SearchSource, signal: AbortSignal): Promise<Result[]> {
+  private async searchSource(search: SearchBackend["search"], req: SearchRequest, source: SearchSource, signal: AbortSignal): Promise<Result[]> {
     const web = source.type === "web" ? source : undefined;
     const lang = web?.lang ?? req.lang;
     // The most specific country the caller gave: the source's own `country` or `location`, then the request's. A
@@ -247,12 +257,12 @@ export class SearchService {
     const categories = source.type === "web" ? [...new Set(req.categories ?? [])] : [];
     let labelled: { hit: BackendHit; category?: SearchCategory }[];
     if (categories.length === 0) {
-      labelled = (await backend.search(base)).map((hit) => ({ hit }));
+      labelled = (await search(base)).map((hit) => ({ hit }));
     } else {
       const perCategory = await Promise.all(
         categories.map(async (c) => {
           const how = CATEGORY_QUERIES[c];
-          const hits = await backend.search({ ...base, query: base.query + how.suffix, category: how.category, accept: (hit) => inScope(hit) && how.keep(hit) });
+          const hits = await search({ ...base, query: base.query + how.suffix, category: how.category, accept: (hit) => inScope(hit) && how.keep(hit) });
           return hits.map((hit) => ({ hit, category: c }));
         }),
       );

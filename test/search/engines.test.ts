@@ -124,3 +124,44 @@ describe("the search timeout", () => {
     }
   });
 });
+
+describe("engines that do not answer (SearXNG's unresponsive_engines)", () => {
+  test("nothing found because every engine asked timed out: a retryable 500 naming them, not an empty search", async () => {
+    searx.dead.add("duckduckgo").add("wikipedia");
+    try {
+      const before = withEngines.services.ledger.usage(withEngines.services.keys.verify(withEngines.key)!).creditsUsed;
+      const { status, body } = await search(withEngines, { query: "tomatoes", limit: 5 });
+      expect([status, body.success, body.code]).toEqual([500, false, "SEARCH_BACKEND_ERROR"]);
+      expect(body.error).toContain("duckduckgo (timeout), wikipedia (timeout)");
+      expect(body.error).not.toContain("127.0.0.1"); // the operator's address stays in the log
+      expect(withEngines.services.ledger.usage(withEngines.services.keys.verify(withEngines.key)!).creditsUsed).toBe(before);
+    } finally {
+      searx.dead.clear();
+    }
+  });
+
+  test("one source's engines silent, another's answering: the results, with a warning naming the silent engines", async () => {
+    searx.dead.add("bing news").add("duckduckgo news");
+    try {
+      const { status, body } = await search(withEngines, { query: "tomatoes", sources: ["web", "news"], limit: 5 });
+      expect(status).toBe(200);
+      expect(body.data.web.length).toBe(5);
+      expect(body.data.news).toEqual([]);
+      expect(body.warning).toContain("did not answer: bing news (timeout), duckduckgo news (timeout)");
+    } finally {
+      searx.dead.clear();
+    }
+  });
+
+  test("some engines silent while others found results: the results, no warning for a query that found something", async () => {
+    searx.dead.add("wikipedia");
+    try {
+      const { status, body } = await search(withEngines, { query: "tomatoes", limit: 5 });
+      expect(status).toBe(200);
+      expect(hostsOf(body.data.web)).toEqual(["duckduckgo.example"]);
+      expect(body.warning).toBeUndefined();
+    } finally {
+      searx.dead.clear();
+    }
+  });
+});

@@ -11,7 +11,8 @@
  * The engine table is a few engines of SearXNG's default settings.yml with their categories. Web engines give
  * pages (some with a `thumbnail`, as current web engines do), image engines pictures (`img_src`, `thumbnail_src`,
  * `resolution`; one hit of `bing images` has neither picture, as a broken engine result may), news engines dated
- * stories. Two hits per engine per page, two pages.
+ * stories. Two hits per engine per page, two pages. Engines put in `dead` answer nothing and are listed in
+ * `unresponsive_engines` as `[name, "timeout"]`, as SearXNG lists an engine that timed out or was blocked.
  */
 
 /** Engine name → its categories, first = the label of its hits (settings.yml). */
@@ -74,12 +75,15 @@ export interface FakeSearxng {
   endpoint: string;
   /** Per request, newest last: its query string and the engines SearXNG would have run. */
   requests: { params: URLSearchParams; engines: EngineRef[] }[];
+  /** Engines that time out (no hits; named in `unresponsive_engines`). */
+  dead: Set<string>;
   stop(): void;
 }
 
 /** Starts the fake on a loopback port; `/searxng/search` is its search API. */
 export function startFakeSearxng(): FakeSearxng {
   const requests: FakeSearxng["requests"] = [];
+  const dead = new Set<string>();
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -91,9 +95,10 @@ export function startFakeSearxng(): FakeSearxng {
       const pageno = Number(url.searchParams.get("pageno") ?? "1");
       const engines = selectEngines(url.searchParams);
       requests.push({ params: url.searchParams, engines });
-      const results = engines.flatMap((r) => hitsOf(r.engine, q, pageno));
-      return Response.json({ query: q, number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
+      const results = engines.filter((r) => !dead.has(r.engine)).flatMap((r) => hitsOf(r.engine, q, pageno));
+      const unresponsive = [...new Set(engines.map((r) => r.engine).filter((e) => dead.has(e)))].map((e) => [e, "timeout"]);
+      return Response.json({ query: q, number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: unresponsive });
     },
   });
-  return { endpoint: `http://127.0.0.1:${server.port}/searxng`, requests, stop: () => server.stop(true) };
+  return { endpoint: `http://127.0.0.1:${server.port}/searxng`, requests, dead, stop: () => server.stop(true) };
 }
