@@ -8,7 +8,7 @@ import type { Page } from "../engines/types.ts";
 /** Kinds of document the parsers and media formats know. */
 export type DocumentKind =
   | "pdf" | "png" | "jpeg" | "webp" | "tiff" | "gif" | "bmp"
-  | "docx" | "odt" | "rtf" | "zip"
+  | "docx" | "xlsx" | "odt" | "rtf" | "zip"
   | "audio" | "video"
   | "unknown";
 
@@ -75,6 +75,7 @@ export function sniffBytes(b: Uint8Array): DocumentKind {
   if (startsWith(b, [0x50, 0x4b, 0x03, 0x04])) {
     if (ascii(b, 30, 38) === "mimetype" && ascii(b, 38, 77).startsWith("application/vnd.oasis.opendocument.text")) return "odt";
     if (contains(b, "word/document.xml") || contains(b, "word/_rels")) return "docx";
+    if (contains(b, "xl/workbook.xml") || contains(b, "xl/_rels")) return "xlsx";
     return "zip";
   }
   if (ascii(b, 0, 3) === "ID3" || ascii(b, 0, 4) === "OggS" || ascii(b, 0, 4) === "fLaC") return "audio";
@@ -93,6 +94,7 @@ const TYPE_KINDS: [RegExp, DocumentKind][] = [
   [/^image\/gif$/, "gif"],
   [/^image\/(bmp|x-ms-bmp)$/, "bmp"],
   [/^application\/vnd\.openxmlformats-officedocument\.wordprocessingml\.document$/, "docx"],
+  [/^application\/vnd\.openxmlformats-officedocument\.spreadsheetml\.sheet$/, "xlsx"],
   [/^application\/vnd\.oasis\.opendocument\.text$/, "odt"],
   [/^(application|text)\/rtf$/, "rtf"],
   [/^audio\//, "audio"],
@@ -117,7 +119,7 @@ function detectUncached(page: Pick<Page, "body" | "contentType">): DocumentKind 
   if (sniffed !== "unknown") return sniffed;
   // A type alone does not make a document the bytes do not show: a mislabelled body is not parsed as one (an RTF
   // parse of random bytes labelled application/rtf gave junk markdown).
-  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "odt" || kind === "rtf" ? "unknown" : kind;
+  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "xlsx" || kind === "odt" || kind === "rtf" ? "unknown" : kind;
   return "unknown";
 }
 

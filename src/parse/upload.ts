@@ -2,7 +2,7 @@
  * @module parse/upload
  * `POST /v2/parse` ([LATEST] upstream; the SDKs' `parse(file, options)`): a file sent as multipart/form-data
  * (`file`, and `options` as a JSON string) goes through the same pipeline as a fetched page: document parsers
- * (PDF with OCR, DOCX, ODT, RTF, images), or the HTML pipeline for markup, then the requested formats. This module
+ * (PDF with OCR, DOCX, XLSX, ODT, RTF, images), or the HTML pipeline for markup, then the requested formats. This module
  * turns the upload into a {@link Page} and its options into a validated scrape request, refusing what has no
  * meaning for a file (browser options, cache options), as the SDK does before sending.
  */
@@ -37,6 +37,7 @@ const BY_EXTENSION: Record<string, string> = {
   json: "application/json",
   xml: "application/xml",
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   odt: "application/vnd.oasis.opendocument.text",
   rtf: "application/rtf",
   png: "image/png",

@@ -67,6 +67,11 @@ describe("POST /v2/parse", () => {
     expect(html.body.data.metadata.contentType).toBe("text/html");
     const untyped = await upload(new Blob([Buffer.from(fx.docx)], { type: "application/octet-stream" }), "handbook.docx", { formats: ["markdown"] });
     expect(untyped.body.data.metadata.contentType).toBe("application/vnd.openxmlformats-officedocument.wordprocessingml.document");
+    // An XLSX sent as octet-stream (as the SDKs send a file they cannot type): its sheets as headings and tables.
+    const xlsx = await upload(new Blob([Buffer.from(fx.xlsx)], { type: "application/octet-stream" }), "budget.xlsx", { formats: ["markdown"] });
+    expect(xlsx.status).toBe(200);
+    expect(xlsx.body.data.markdown).toContain("## Budget\n\n| Item | Cost | Due | Share | Paid |");
+    expect(xlsx.body.data.metadata.contentType).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
   });
 
   test("the part's own Content-Type and charset decide, not the file name", async () => {

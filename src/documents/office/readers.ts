@@ -10,8 +10,9 @@ import type { ConvertedDocument } from "../types.ts";
 import { docxToBlocks } from "./docx.ts";
 import { odtToBlocks } from "./odt.ts";
 import { rtfToBlocks } from "./rtf.ts";
+import { xlsxToBlocks } from "./xlsx.ts";
 
-const READERS = { docx: docxToBlocks, odt: odtToBlocks, rtf: rtfToBlocks } as const;
+const READERS = { docx: docxToBlocks, xlsx: xlsxToBlocks, odt: odtToBlocks, rtf: rtfToBlocks } as const;
 
 /** The office formats crawlbox reads. */
 export type OfficeKind = keyof typeof READERS;

@@ -52,7 +52,8 @@ export class XmlElement {
 const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 const ENTITY = /&(?:#x([0-9a-fA-F]{1,6})|#(\d{1,7})|(lt|gt|amp|quot|apos));/g;
 
-function decode(text: string): string {
+/** Text with the five XML entities and character references decoded (no others exist without a DTD). */
+export function decode(text: string): string {
   if (!text.includes("&")) return text;
   return text.replace(ENTITY, (m, hex: string | undefined, dec: string | undefined, name: string | undefined) => {
     if (name) return PREDEFINED[name]!;

@@ -1,0 +1,122 @@
+/**
+ * @module documents/office/xlsx-scan
+ * Reads the cells of a worksheet part and the strings of the shared-strings part by scanning their XML text, in
+ * one pass and without building a tree: both are most of a workbook's bytes, and flat (rows of `<c>` cells, lists
+ * of `<si>` strings). Each step looks for the next tag with `indexOf` or a global regex from where the last one
+ * ended, so a part without its closing tags (truncated, crafted) stops the scan instead of making it quadratic.
+ * Element prefixes (`<x:c>`, written by some libraries) are accepted.
+ */
+import { decode } from "./xml.ts";
+
+/** One cell with something in it, as stored. */
+export interface StoredCell {
+  /** 0-based column (A = 0). */
+  column: number;
+  /** 1-based row. */
+  row: number;
+  /** `t`: s (shared string), inlineStr, str (a formula's text), b, e (error), n or "" (number). */
+  type: string;
+  /** Index of the cell's style (`s`), for its number format. */
+  style: number;
+  /** The stored value: `<v>`, or an inline string's text. */
+  value: string;
+}
+
+/** Largest column of a sheet (XFD) and row (ECMA-376 limits): a reference beyond them is not a cell. */
+const MAX_COLUMN = 16_383;
+const MAX_ROW = 1_048_576;
+
+/** The column and row of a reference like `B3` or `$B$3`; undefined when it is not one. */
+export function cellPosition(ref: string): { column: number; row: number } | undefined {
+  const m = /^\$?([A-Za-z]{1,3})\$?(\d{1,7})$/.exec(ref.trim());
+  if (!m) return undefined;
+  let column = 0;
+  for (const ch of m[1]!.toUpperCase()) column = column * 26 + (ch.charCodeAt(0) - 64);
+  const row = Number(m[2]);
+  return column - 1 <= MAX_COLUMN && row >= 1 && row <= MAX_ROW ? { column: column - 1, row } : undefined;
+}
+
+const ATTRIBUTE = /([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+
+function attributes(tag: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of tag.matchAll(ATTRIBUTE)) out.set(m[1]!.slice(m[1]!.indexOf(":") + 1), m[2] ?? m[3] ?? "");
+  return out;
+}
+
+/** The concatenated text of the `<t>` elements of a string item, phonetic runs (`<rPh>`) left out. */
+function textOf(fragment: string): string {
+  let out = "";
+  const tags = /<(\/?)(?:[\w.-]+:)?(t|rPh)(?=[\s/>])[^>]*?(\/?)>/g;
+  let phonetic = 0;
+  let textStart = -1;
+  for (let m = tags.exec(fragment); m; m = tags.exec(fragment)) {
+    const [, closing, name, selfClosing] = m;
+    if (name === "rPh") {
+      if (!selfClosing) phonetic = Math.max(0, phonetic + (closing ? -1 : 1));
+    } else if (!closing && !selfClosing) textStart = tags.lastIndex;
+    else if (closing && textStart >= 0) {
+      if (phonetic === 0) out += decode(fragment.slice(textStart, m.index));
+      textStart = -1;
+    }
+  }
+  return out;
+}
+
+/** The element `name`'s text inside `fragment` (`<v>…</v>`), or "". */
+function valueOf(fragment: string): string {
+  const m = /<(?:[\w.-]+:)?v(?=[\s/>])[^>]*>([^<]*)</.exec(fragment);
+  return m ? decode(m[1]!) : "";
+}
+
+/** The cells of a worksheet part that hold a value, in document order. */
+export function* cellsOf(xml: string): Generator<StoredCell> {
+  const tags = /<((?:[\w.-]+:)?)(c|row)(?=[\s/>])/g;
+  let row = 0;
+  let column = -1;
+  for (let m = tags.exec(xml); m; m = tags.exec(xml)) {
+    const tagEnd = xml.indexOf(">", tags.lastIndex);
+    if (tagEnd < 0) return;
+    const attrs = attributes(xml.slice(tags.lastIndex, tagEnd));
+    const selfClosing = xml[tagEnd - 1] === "/";
+    tags.lastIndex = tagEnd + 1;
+    const at = cellPosition(attrs.get("r") ?? "");
+    if (m[2] === "row") {
+      // Rows and cells may omit `r`: then each is the one after the previous.
+      const r = Number(attrs.get("r"));
+      row = Number.isInteger(r) && r >= 1 && r <= MAX_ROW ? r : row + 1;
+      column = -1;
+      continue;
+    }
+    column = at ? at.column : column + 1;
+    if (selfClosing) continue;
+    const close = xml.indexOf(`</${m[1]}c>`, tagEnd);
+    if (close < 0) return;
+    tags.lastIndex = close + m[1]!.length + 4;
+    const inner = xml.slice(tagEnd + 1, close);
+    const type = attrs.get("t") ?? "";
+    const value = type === "inlineStr" ? textOf(inner) : valueOf(inner);
+    if (value === "" || column > MAX_COLUMN) continue;
+    yield { column, row: at ? at.row : Math.max(row, 1), type, style: Number(attrs.get("s") ?? 0) || 0, value };
+  }
+}
+
+/** The shared strings, by index. */
+export function sharedStrings(xml: string): string[] {
+  const out: string[] = [];
+  const items = /<((?:[\w.-]+:)?)si(?=[\s/>])/g;
+  for (let m = items.exec(xml); m; m = items.exec(xml)) {
+    const tagEnd = xml.indexOf(">", items.lastIndex);
+    if (tagEnd < 0) break;
+    if (xml[tagEnd - 1] === "/") {
+      out.push("");
+      items.lastIndex = tagEnd + 1;
+      continue;
+    }
+    const close = xml.indexOf(`</${m[1]}si>`, tagEnd);
+    if (close < 0) break;
+    out.push(textOf(xml.slice(tagEnd + 1, close)));
+    items.lastIndex = close + m[1]!.length + 5;
+  }
+  return out;
+}
