@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sniffBytes } from "../../src/documents/detect.ts";
 import { convertOffice } from "../../src/documents/office/readers.ts";
-import { MAX_XLSX_CELLS } from "../../src/documents/office/xlsx.ts";
+import { MAX_SHEET_CELLS as MAX_XLSX_CELLS } from "../../src/documents/office/sheet-table.ts";
 import { numberText } from "../../src/documents/office/xlsx-values.ts";
 import { buildDocx, buildXlsx } from "../fixtures/documents/fixtures.ts";
 import { startDocumentSite, type DocumentSite } from "../fixtures/documents/server.ts";

@@ -3,24 +3,18 @@
  * XLSX (SpreadsheetML) → blocks, as upstream converts a workbook: each worksheet, in the workbook's order, as a
  * level-2 heading with the sheet's name and a table of its cells (the first row is the table's head). Cells show
  * what the sheet shows: shared and inline strings, numbers through their number format (xlsx-values.ts), booleans
- * as TRUE/FALSE, errors as `#N/A`…, a formula's cached result, and a cell's hyperlink. Rows and columns with
- * nothing in them are left out, so a sparse sheet (a value in A1 and one in XFD1048576) stays small.
+ * as TRUE/FALSE, errors as `#N/A`…, a formula's cached result, and a cell's hyperlink (tables: sheet-table.ts).
  *
  * Sheets and the shared strings are scanned, not parsed into a tree: they are most of a workbook's bytes and flat
  * (rows of cells), and a tree of 32 MiB of cells would take a gigabyte.
  */
 import { DocumentCorruptError } from "../errors.ts";
-import type { Block, Inline } from "../layout/model.ts";
+import type { Block } from "../layout/model.ts";
+import { cellBudget, sheetBlocks, type SheetCell } from "./sheet-table.ts";
 import { MAX_OFFICE_UNZIPPED_BYTES, unzipParts } from "./unzip.ts";
 import { children, descendants, intAttr, parseXml, type XmlElement } from "./xml.ts";
 import { formatCode, numberText } from "./xlsx-values.ts";
 import { cellPosition, cellsOf, sharedStrings } from "./xlsx-scan.ts";
-
-/**
- * Most cells (of the kept rows and columns) a workbook's tables hold together. Beyond it the remaining rows are
- * left out and a line says so: a sheet of 1,000 values on a diagonal is a million cells of table.
- */
-export const MAX_XLSX_CELLS = 1_000_000;
 
 const WORKBOOK_PARTS = new Set(["xl/workbook.xml", "xl/_rels/workbook.xml.rels", "xl/sharedStrings.xml", "xl/styles.xml", "docProps/core.xml"]);
 const decoder = new TextDecoder();
@@ -62,49 +56,17 @@ function numberFormats(styles: XmlElement | undefined): string[] {
   return cellXfs ? childrenNamed(cellXfs, "xf").map((xf) => formatCode(intAttr(xf.getAttribute("numFmtId"), 0, 1e6, 0), custom)) : [];
 }
 
-/** One worksheet as a heading and a table of its non-empty rows and columns; `budget` is the cells still allowed. */
-function sheetBlocks(name: string, xml: string, ctx: SheetContext, budget: { cells: number }): Block[] {
-  const rows = new Map<number, Map<number, Inline[]>>();
-  const used = new Set<number>();
-  let kept = 0;
-  let cut = false;
+/** A worksheet's stored cells as the sheet shows them. */
+function* shownCells(xml: string, ctx: SheetContext): Generator<SheetCell> {
   for (const cell of cellsOf(xml)) {
     let text: string;
     if (cell.type === "s") text = ctx.strings[intAttr(cell.value, 0, ctx.strings.length, ctx.strings.length)] ?? "";
     else if (cell.type === "inlineStr" || cell.type === "str" || cell.type === "e") text = cell.value;
     else if (cell.type === "b") text = cell.value.trim() === "1" ? "TRUE" : "FALSE";
     else text = numberText(cell.value, ctx.formats[cell.style] ?? "General", ctx.date1904);
-    text = text.replace(/\s+/g, " ").trim();
-    if (!text) continue;
-    // Every kept value is at least a cell of the table: past the budget the table cannot hold them anyway.
-    if (++kept > budget.cells) {
-      cut = true;
-      break;
-    }
     const href = ctx.links.get(`${cell.column},${cell.row}`);
-    let row = rows.get(cell.row);
-    if (!row) rows.set(cell.row, (row = new Map()));
-    row.set(cell.column, [href ? { text, href } : { text }]);
-    used.add(cell.column);
+    yield href ? { column: cell.column, row: cell.row, text, href } : { column: cell.column, row: cell.row, text };
   }
-  const blocks: Block[] = [{ kind: "heading", level: 2, content: [{ text: name }] }];
-  const columns = [...used].sort((a, b) => a - b);
-  const table: Inline[][][] = [];
-  for (const r of [...rows.keys()].sort((a, b) => a - b)) {
-    if (budget.cells < columns.length) {
-      cut = true;
-      break;
-    }
-    budget.cells -= columns.length;
-    const row = rows.get(r)!;
-    table.push(columns.map((c) => row.get(c) ?? []));
-  }
-  if (table.length > 0) blocks.push({ kind: "table", rows: table });
-  if (cut) {
-    budget.cells = 0;
-    blocks.push({ kind: "paragraph", content: [{ text: `(The rest of this sheet is not shown: the workbook's tables reached ${MAX_XLSX_CELLS} cells.)` }] });
-  }
-  return blocks;
 }
 
 interface SheetContext {
@@ -144,14 +106,14 @@ export function xlsxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
   const date1904 = /^(1|true)$/i.test(workbookPr?.getAttribute("date1904") ?? "");
   const strings = files["xl/sharedStrings.xml"] ? sharedStrings(decoder.decode(files["xl/sharedStrings.xml"])) : [];
   const formats = numberFormats(files["xl/styles.xml"] ? parseXml(decoder.decode(files["xl/styles.xml"]), "XLSX", "xl/styles.xml") : undefined);
-  const budget = { cells: MAX_XLSX_CELLS };
+  const budget = cellBudget();
   const blocks: Block[] = [];
   for (const sheet of sheets) {
     const data = sheet.part ? sheetFiles[sheet.part] : undefined;
     if (!data) continue; // a chart sheet or a dialog sheet: no cells
     const xml = decoder.decode(data);
     const links = hyperlinks(xml, relationships(sheetFiles[sheetRelsName(sheet.part!)], sheet.part!.slice(0, sheet.part!.lastIndexOf("/"))));
-    blocks.push(...sheetBlocks(sheet.name, xml, { strings, formats, date1904, links }, budget));
+    blocks.push(...sheetBlocks(sheet.name, shownCells(xml, { strings, formats, date1904, links }), budget));
   }
   const core = files["docProps/core.xml"] ? parseXml(decoder.decode(files["docProps/core.xml"]), "XLSX", "docProps/core.xml") : undefined;
   const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;

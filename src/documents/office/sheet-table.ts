@@ -1,0 +1,69 @@
+/**
+ * @module documents/office/sheet-table
+ * One worksheet's cells → blocks, for every spreadsheet reader (XLSX, XLS): a level-2 heading with the sheet's
+ * name (upstream's layout) and a table of its rows, the first row as the table's head. Rows and columns with no
+ * value are left out, so a sparse sheet (a value in A1 and one in XFD1048576) stays small; and a workbook's tables
+ * share one budget of cells, past which the rest is left out with a line saying so (a diagonal of 1,000 values
+ * would otherwise be a million cells of table).
+ */
+import type { Block, Inline } from "../layout/model.ts";
+
+/** Most cells (of the kept rows and columns) a workbook's tables hold together. */
+export const MAX_SHEET_CELLS = 1_000_000;
+
+/** A cell with something in it, as the sheet shows it. */
+export interface SheetCell {
+  /** 0-based column (A = 0). */
+  column: number;
+  /** Row number; only the order matters. */
+  row: number;
+  text: string;
+  href?: string;
+}
+
+/** The cells a workbook's tables may still hold (shared by its sheets, in order). */
+export interface CellBudget {
+  cells: number;
+}
+
+/** A fresh budget for one workbook. */
+export const cellBudget = (): CellBudget => ({ cells: MAX_SHEET_CELLS });
+
+/** The blocks of the sheet `name` holding `cells` (empty texts are skipped), within `budget`. */
+export function sheetBlocks(name: string, cells: Iterable<SheetCell>, budget: CellBudget): Block[] {
+  const rows = new Map<number, Map<number, Inline[]>>();
+  const used = new Set<number>();
+  let kept = 0;
+  let cut = false;
+  for (const cell of cells) {
+    const text = cell.text.replace(/\s+/g, " ").trim();
+    if (!text) continue;
+    // Every kept value is at least a cell of the table: past the budget the table cannot hold them anyway.
+    if (++kept > budget.cells) {
+      cut = true;
+      break;
+    }
+    let row = rows.get(cell.row);
+    if (!row) rows.set(cell.row, (row = new Map()));
+    row.set(cell.column, [cell.href ? { text, href: cell.href } : { text }]);
+    used.add(cell.column);
+  }
+  const blocks: Block[] = [{ kind: "heading", level: 2, content: [{ text: name }] }];
+  const columns = [...used].sort((a, b) => a - b);
+  const table: Inline[][][] = [];
+  for (const r of [...rows.keys()].sort((a, b) => a - b)) {
+    if (budget.cells < columns.length) {
+      cut = true;
+      break;
+    }
+    budget.cells -= columns.length;
+    const row = rows.get(r)!;
+    table.push(columns.map((c) => row.get(c) ?? []));
+  }
+  if (table.length > 0) blocks.push({ kind: "table", rows: table });
+  if (cut) {
+    budget.cells = 0;
+    blocks.push({ kind: "paragraph", content: [{ text: `(The rest of this sheet is not shown: the workbook's tables reached ${MAX_SHEET_CELLS} cells.)` }] });
+  }
+  return blocks;
+}
