@@ -8,7 +8,7 @@ import type { Page } from "../engines/types.ts";
 /** Kinds of document the parsers and media formats know. */
 export type DocumentKind =
   | "pdf" | "png" | "jpeg" | "webp" | "tiff" | "gif" | "bmp"
-  | "docx" | "xlsx" | "odt" | "rtf" | "zip"
+  | "docx" | "xlsx" | "odt" | "rtf" | "zip" | "xls"
   | "audio" | "video"
   | "unknown";
 
@@ -35,6 +35,9 @@ function indexOf(b: Uint8Array, needle: string, limit = b.length): number {
   }
   return -1;
 }
+
+/** `s` as UTF-16LE code units spelled out as Latin-1 characters, for {@link contains} (stream names of compound files). */
+const utf16 = (s: string) => [...s].map((c) => c + "\0").join("");
 
 /** True when `needle` occurs in `b`. */
 function contains(b: Uint8Array, needle: string): boolean {
@@ -72,6 +75,11 @@ export function sniffBytes(b: Uint8Array): DocumentKind {
   // "BM" alone starts many texts (a CSV's "BMI,…"): the DIB header that follows must have a known size.
   if (ascii(b, 0, 2) === "BM" && b.length > 26 && BMP_DIB_SIZES.has(new DataView(b.buffer, b.byteOffset).getUint32(14, true))) return "bmp";
   if (ascii(b, 0, 5) === "{\\rtf") return "rtf";
+  // A compound file (legacy Office): which one by the stream names its directory holds (UTF-16). The reader checks
+  // that the stream is the root's; other compound files (Outlook messages, PowerPoint) stay unknown binaries.
+  if (startsWith(b, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]) && !contains(b, utf16("WordDocument"))) {
+    if (contains(b, utf16("Workbook")) || contains(b, utf16("Book\0"))) return "xls";
+  }
   if (startsWith(b, [0x50, 0x4b, 0x03, 0x04])) {
     if (ascii(b, 30, 38) === "mimetype" && ascii(b, 38, 77).startsWith("application/vnd.oasis.opendocument.text")) return "odt";
     if (contains(b, "word/document.xml") || contains(b, "word/_rels")) return "docx";
@@ -95,6 +103,7 @@ const TYPE_KINDS: [RegExp, DocumentKind][] = [
   [/^image\/(bmp|x-ms-bmp)$/, "bmp"],
   [/^application\/vnd\.openxmlformats-officedocument\.wordprocessingml\.document$/, "docx"],
   [/^application\/vnd\.openxmlformats-officedocument\.spreadsheetml\.sheet$/, "xlsx"],
+  [/^application\/vnd\.ms-excel$/, "xls"],
   [/^application\/vnd\.oasis\.opendocument\.text$/, "odt"],
   [/^(application|text)\/rtf$/, "rtf"],
   [/^audio\//, "audio"],
@@ -119,7 +128,7 @@ function detectUncached(page: Pick<Page, "body" | "contentType">): DocumentKind 
   if (sniffed !== "unknown") return sniffed;
   // A type alone does not make a document the bytes do not show: a mislabelled body is not parsed as one (an RTF
   // parse of random bytes labelled application/rtf gave junk markdown).
-  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "xlsx" || kind === "odt" || kind === "rtf" ? "unknown" : kind;
+  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "xlsx" || kind === "xls" || kind === "odt" || kind === "rtf" ? "unknown" : kind;
   return "unknown";
 }
 

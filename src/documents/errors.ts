@@ -6,6 +6,13 @@
  */
 import { CrawlboxError } from "../errors.ts";
 
+/** 422: an office document protected by a password (its content is encrypted). */
+export class DocumentEncryptedError extends CrawlboxError {
+  constructor(kind: string) {
+    super("SCRAPE_DOCUMENT_ENCRYPTED", 422, `The ${kind} document is password-protected and cannot be read.`, { details: { kind } });
+  }
+}
+
 /** 422: the PDF is encrypted with a user password; crawlbox does not guess passwords. */
 export class PdfEncryptedError extends CrawlboxError {
   constructor() {

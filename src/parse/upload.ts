@@ -38,6 +38,7 @@ const BY_EXTENSION: Record<string, string> = {
   xml: "application/xml",
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
   xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  xls: "application/vnd.ms-excel",
   odt: "application/vnd.oasis.opendocument.text",
   rtf: "application/rtf",
   png: "image/png",

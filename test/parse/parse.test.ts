@@ -72,6 +72,9 @@ describe("POST /v2/parse", () => {
     expect(xlsx.status).toBe(200);
     expect(xlsx.body.data.markdown).toContain("## Budget\n\n| Item | Cost | Due | Share | Paid |");
     expect(xlsx.body.data.metadata.contentType).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+    const xls = await upload(new Blob([Buffer.from(fx.xls)], { type: "application/octet-stream" }), "budget.xls", { formats: ["markdown"] });
+    expect([xls.status, xls.body.data.metadata.contentType]).toEqual([200, "application/vnd.ms-excel"]);
+    expect(xls.body.data.markdown).toContain("| Laptops | $12,500.00 | 2024-01-01 | 62.5% | TRUE | 4 |");
   });
 
   test("the part's own Content-Type and charset decide, not the file name", async () => {

@@ -10,9 +10,10 @@ import type { ConvertedDocument } from "../types.ts";
 import { docxToBlocks } from "./docx.ts";
 import { odtToBlocks } from "./odt.ts";
 import { rtfToBlocks } from "./rtf.ts";
+import { xlsToBlocks } from "./xls.ts";
 import { xlsxToBlocks } from "./xlsx.ts";
 
-const READERS = { docx: docxToBlocks, xlsx: xlsxToBlocks, odt: odtToBlocks, rtf: rtfToBlocks } as const;
+const READERS = { docx: docxToBlocks, xlsx: xlsxToBlocks, xls: xlsToBlocks, odt: odtToBlocks, rtf: rtfToBlocks } as const;
 
 /** The office formats crawlbox reads. */
 export type OfficeKind = keyof typeof READERS;
