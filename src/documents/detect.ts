@@ -8,7 +8,7 @@ import type { Page } from "../engines/types.ts";
 /** Kinds of document the parsers and media formats know. */
 export type DocumentKind =
   | "pdf" | "png" | "jpeg" | "webp" | "tiff" | "gif" | "bmp"
-  | "docx" | "xlsx" | "odt" | "rtf" | "zip" | "xls"
+  | "docx" | "xlsx" | "odt" | "rtf" | "zip" | "xls" | "doc"
   | "audio" | "video"
   | "unknown";
 
@@ -77,7 +77,8 @@ export function sniffBytes(b: Uint8Array): DocumentKind {
   if (ascii(b, 0, 5) === "{\\rtf") return "rtf";
   // A compound file (legacy Office): which one by the stream names its directory holds (UTF-16). The reader checks
   // that the stream is the root's; other compound files (Outlook messages, PowerPoint) stay unknown binaries.
-  if (startsWith(b, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]) && !contains(b, utf16("WordDocument"))) {
+  if (startsWith(b, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) {
+    if (contains(b, utf16("WordDocument"))) return "doc";
     if (contains(b, utf16("Workbook")) || contains(b, utf16("Book\0"))) return "xls";
   }
   if (startsWith(b, [0x50, 0x4b, 0x03, 0x04])) {
@@ -104,6 +105,7 @@ const TYPE_KINDS: [RegExp, DocumentKind][] = [
   [/^application\/vnd\.openxmlformats-officedocument\.wordprocessingml\.document$/, "docx"],
   [/^application\/vnd\.openxmlformats-officedocument\.spreadsheetml\.sheet$/, "xlsx"],
   [/^application\/vnd\.ms-excel$/, "xls"],
+  [/^application\/msword$/, "doc"],
   [/^application\/vnd\.oasis\.opendocument\.text$/, "odt"],
   [/^(application|text)\/rtf$/, "rtf"],
   [/^audio\//, "audio"],
@@ -128,7 +130,7 @@ function detectUncached(page: Pick<Page, "body" | "contentType">): DocumentKind 
   if (sniffed !== "unknown") return sniffed;
   // A type alone does not make a document the bytes do not show: a mislabelled body is not parsed as one (an RTF
   // parse of random bytes labelled application/rtf gave junk markdown).
-  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "xlsx" || kind === "xls" || kind === "odt" || kind === "rtf" ? "unknown" : kind;
+  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "xlsx" || kind === "xls" || kind === "doc" || kind === "odt" || kind === "rtf" ? "unknown" : kind;
   return "unknown";
 }
 

@@ -39,6 +39,7 @@ const BY_EXTENSION: Record<string, string> = {
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
   xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   xls: "application/vnd.ms-excel",
+  doc: "application/msword",
   odt: "application/vnd.oasis.opendocument.text",
   rtf: "application/rtf",
   png: "image/png",

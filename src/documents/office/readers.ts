@@ -1,19 +1,20 @@
 /**
  * @module documents/office/readers
- * Office bytes → {@link ConvertedDocument}, synchronously: the conversion a document worker runs
+ * Office bytes (DOCX, DOC, XLSX, XLS, ODT, RTF) → {@link ConvertedDocument}, synchronously: the conversion a document worker runs
  * (documents/isolate/document-worker.ts). It is kept off the main thread because its cost is not bounded by the
  * file's size: a 100 KB DOCX can inflate to 32 MiB of XML, which takes seconds and a gigabyte of memory to parse.
  */
 import { convertBlocks } from "../convert.ts";
 import type { Block } from "../layout/model.ts";
 import type { ConvertedDocument } from "../types.ts";
+import { docToBlocks } from "./doc.ts";
 import { docxToBlocks } from "./docx.ts";
 import { odtToBlocks } from "./odt.ts";
 import { rtfToBlocks } from "./rtf.ts";
 import { xlsToBlocks } from "./xls.ts";
 import { xlsxToBlocks } from "./xlsx.ts";
 
-const READERS = { docx: docxToBlocks, xlsx: xlsxToBlocks, xls: xlsToBlocks, odt: odtToBlocks, rtf: rtfToBlocks } as const;
+const READERS = { docx: docxToBlocks, doc: docToBlocks, xlsx: xlsxToBlocks, xls: xlsToBlocks, odt: odtToBlocks, rtf: rtfToBlocks } as const;
 
 /** The office formats crawlbox reads. */
 export type OfficeKind = keyof typeof READERS;

@@ -12,6 +12,7 @@ import { UnsupportedFileError } from "../../errors.ts";
 import { DocumentCorruptError, DocumentEncryptedError } from "../errors.ts";
 import type { Block } from "../layout/model.ts";
 import { CompoundFile } from "./cfb.ts";
+import { summaryTitle } from "./summary-info.ts";
 import { cellBudget, sheetBlocks, type SheetCell } from "./sheet-table.ts";
 import { formatCode, numberText } from "./xlsx-values.ts";
 import { BiffReader, records, type BiffRecord } from "./biff-records.ts";
@@ -127,7 +128,7 @@ function gather(all: BiffRecord[], i: number): BiffRecord[] {
 }
 
 /** Converts XLS bytes to blocks. */
-export function xlsToBlocks(bytes: Uint8Array): { blocks: Block[] } {
+export function xlsToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
   const file = new CompoundFile(bytes, "XLS");
   const stream = file.stream("Workbook") ?? file.stream("Book");
   if (!stream) throw new DocumentCorruptError("XLS", "the compound file has no Workbook stream");
@@ -142,5 +143,5 @@ export function xlsToBlocks(bytes: Uint8Array): { blocks: Block[] } {
     read.add(sheet.offset);
     blocks.push(...sheetBlocks(sheet.name, sheetCells(stream, sheet.offset, g), budget));
   }
-  return { blocks };
+  return { blocks, title: summaryTitle(file) };
 }

@@ -1,0 +1,132 @@
+/**
+ * @module documents/office/doc
+ * DOC (Word 97–2003, MS-DOC in a compound file) → blocks: the body text (doc-text.ts) cut into paragraphs at their
+ * marks, each shaped by its properties (doc-paragraphs.ts): headings from heading styles, list items with their
+ * level (numbered or bulleted as their list says), tables from cell and row-end marks, hyperlinks from HYPERLINK
+ * fields. Field codes are dropped and their results kept (a date field shows its date); pictures, footnote and
+ * comment anchors leave nothing behind. Footnotes, headers and comments themselves are not read (they follow the
+ * body in the text and are outside `ccpText`).
+ */
+import { DocumentCorruptError } from "../errors.ts";
+import type { Block, Inline } from "../layout/model.ts";
+import { CompoundFile } from "./cfb.ts";
+import { DocParagraphs, type ParagraphProps } from "./doc-paragraphs.ts";
+import { bodyText, readFib } from "./doc-text.ts";
+import { InlineRuns } from "./inline-runs.ts";
+import { summaryTitle } from "./summary-info.ts";
+import { MAX_LIST_DEPTH } from "./xml.ts";
+
+const PARAGRAPH_END = "\r";
+const CELL_END = "\x07";
+const PAGE_BREAK = "\x0c";
+const FIELD_BEGIN = "\x13";
+const FIELD_SEPARATOR = "\x14";
+const FIELD_END = "\x15";
+
+/** Characters that stand for something else in a paragraph's text: line breaks, special hyphens, spaces. */
+const REPLACE: Record<string, string> = { "\x0b": " ", "\x09": " ", "\x1e": "-", "\x1f": "", "\xa0": " " };
+
+/**
+ * One paragraph's text as inline spans, fields resolved: a field's code (between its begin and separator marks) is
+ * dropped and its result kept, linked when the code is `HYPERLINK "url"`. Fields nest; `depth` counts open ones.
+ */
+function inlineOf(text: string): Inline[] {
+  const runs = new InlineRuns();
+  const stack: { inCode: boolean; code: string; href?: string }[] = [];
+  for (const ch of text) {
+    const top = stack[stack.length - 1];
+    if (ch === FIELD_BEGIN) stack.push({ inCode: true, code: "" });
+    else if (ch === FIELD_SEPARATOR && top) {
+      top.inCode = false;
+      const m = /^\s*HYPERLINK\s+(?:\\l\s+)?"([^"]+)"/i.exec(top.code);
+      if (m && /^(https?|mailto|ftp):/i.test(m[1]!)) top.href = m[1];
+    } else if (ch === FIELD_END && top) stack.pop();
+    else if (top?.inCode) {
+      if (top.code.length < 2048) top.code += ch;
+    } else {
+      const c = REPLACE[ch] ?? (ch < " " ? "" : ch);
+      if (c) runs.push(c, [...stack].reverse().find((f) => f.href)?.href);
+    }
+  }
+  return runs.spans();
+}
+
+/** Appends `add` to `into` with a space between (a table cell's paragraphs). */
+function joinInline(into: Inline[], add: Inline[]): void {
+  if (add.length === 0) return;
+  if (into.length > 0) into.push({ text: " " });
+  into.push(...add);
+}
+
+/** Builds blocks from paragraphs, one at a time (tables are collected row by row). */
+class BlockBuilder {
+  readonly blocks: Block[] = [];
+  private rows: Inline[][][] = [];
+  private row: Inline[][] = [];
+  private cell: Inline[] = [];
+
+  constructor(private readonly paragraphs: DocParagraphs) {}
+
+  add(text: string, mark: string, p: ParagraphProps): void {
+    const content = inlineOf(text);
+    if (p.inTable) {
+      if (p.rowEnd) {
+        // The row-end paragraph holds no cell of its own; a row left with a half-filled cell keeps it.
+        if (this.cell.length > 0) this.row.push(this.cell);
+        if (this.row.length > 0) this.rows.push(this.row);
+        this.row = [];
+        this.cell = [];
+        return;
+      }
+      joinInline(this.cell, content);
+      if (mark === CELL_END && p.depth <= 1) {
+        this.row.push(this.cell);
+        this.cell = [];
+      }
+      return;
+    }
+    this.flushTable();
+    if (content.length === 0) return;
+    const level = this.paragraphs.headings.get(p.istd);
+    if (level) this.blocks.push({ kind: "heading", level: Math.min(6, level), content });
+    else if (p.ilfo > 0) {
+      const ordered = this.paragraphs.numbered(p.ilfo, p.ilvl);
+      const item = { depth: Math.min(p.ilvl, MAX_LIST_DEPTH), content };
+      const last = this.blocks[this.blocks.length - 1];
+      if (last?.kind === "list" && last.ordered === ordered) last.items.push(item);
+      else this.blocks.push({ kind: "list", ordered, items: [item] });
+    } else this.blocks.push({ kind: "paragraph", content });
+  }
+
+  /** Ends a table in progress (a row whose end mark never came still counts). */
+  flushTable(): void {
+    if (this.cell.length > 0) this.row.push(this.cell);
+    if (this.row.length > 0) this.rows.push(this.row);
+    if (this.rows.length > 0) this.blocks.push({ kind: "table", rows: this.rows });
+    this.rows = [];
+    this.row = [];
+    this.cell = [];
+  }
+}
+
+/** Converts DOC bytes to blocks. */
+export function docToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
+  const file = new CompoundFile(bytes, "DOC");
+  const word = file.stream("WordDocument");
+  if (!word) throw new DocumentCorruptError("DOC", "the compound file has no WordDocument stream");
+  const fib = readFib(word, file);
+  const { text, offsets } = bodyText(word, fib);
+  const paragraphs = new DocParagraphs(word, fib);
+  const builder = new BlockBuilder(paragraphs);
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch !== PARAGRAPH_END && ch !== CELL_END && ch !== PAGE_BREAK) continue;
+    const props = paragraphs.at(offsets[i]!);
+    builder.add(text.slice(start, i), ch, props);
+    start = i + 1;
+  }
+  if (start < text.length) builder.add(text.slice(start), PARAGRAPH_END, paragraphs.at(offsets[text.length - 1]!));
+  builder.flushTable();
+  return { blocks: builder.blocks, title: summaryTitle(file) };
+}
