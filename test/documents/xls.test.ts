@@ -61,6 +61,7 @@ describe("XLS", () => {
     expect(sniffBytes(xls)).toBe("xls");
     expect(convertOffice("xls", xls).markdown).toBe(EXPECTED);
     expect(convertOffice("xlsx", xlsx).markdown).toBe(EXPECTED);
+    expect(convertOffice("xls", xls).metadata.title).toBe("Office Budget 2024"); // from the summary information
   });
 
   test("an allocation chain that loops, and a truncated file: 422 SCRAPE_DOCUMENT_CORRUPT at once", () => {
