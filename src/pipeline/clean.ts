@@ -12,6 +12,7 @@
  */
 import { measure, NON_CONTENT_TAGS } from "./main-content/features.ts";
 import { selectMainContent } from "./main-content/index.ts";
+import { imageSource } from "./lazy-images.ts";
 import { parseSrcset } from "./srcset.ts";
 import { documentBaseUrl } from "./url.ts";
 
@@ -41,10 +42,6 @@ const VOID_TAGS = new Set([
 ]);
 /** Attributes that hold one URL. */
 const URL_ATTRIBUTES = new Set(["href", "src", "poster"]);
-/** Lazy-loading attributes that hold the real image URL while `src` is empty or a placeholder. */
-const LAZY_SRC_ATTRIBUTES = ["data-src", "data-lazy-src", "data-original", "data-lazy", "data-url"];
-/** A `data:` placeholder shorter than this is a lazy-loading stand-in, not an image. */
-const PLACEHOLDER_DATA_URI_MAX = 400;
 const NON_HTTP_SCHEME_RE = /^(?:data|javascript|mailto|tel|blob|about|sms|callto):/i;
 
 /**
@@ -166,18 +163,7 @@ const escapeAttr = (s: string): string =>
 function writeAttributes(el: Element, tag: string, ctx: WriteContext): string {
   let out = "";
   let src: string | null = null;
-  if (tag === "img") {
-    src = el.getAttribute("src");
-    if (!src || (src.startsWith("data:") && src.length < PLACEHOLDER_DATA_URI_MAX)) {
-      for (const name of LAZY_SRC_ATTRIBUTES) {
-        const lazy = el.getAttribute(name);
-        if (lazy && !lazy.startsWith("data:")) {
-          src = lazy;
-          break;
-        }
-      }
-    }
-  }
+  if (tag === "img") src = imageSource(el);
   for (const name of el.getAttributeNames()) {
     let value = name === "src" && src !== null ? src : (el.getAttribute(name) ?? "");
     if (URL_ATTRIBUTES.has(name)) {

@@ -7,6 +7,7 @@
  * to {@link MAX_DATA_IFRAME_CHARS}, and an iframe inside it is not.
  */
 import { parseHtml } from "./parse.ts";
+import { LAZY_SRC_ATTRIBUTES } from "./lazy-images.ts";
 import { srcsetUrls } from "./srcset.ts";
 import { absoluteUrl } from "./url.ts";
 
@@ -63,7 +64,9 @@ export function extractImages(doc: Document, baseUrl: string, includeDataUrls: b
   };
   for (const img of doc.querySelectorAll("img")) {
     push(img.getAttribute("src"));
-    push(img.getAttribute("data-src"));
+    // Every lazy-loading attribute, as the html format resolves them (lazy-images.ts): `data-src` alone missed
+    // `data-lazy-src` and `data-original`, which the html of the same scrape showed as the image's src.
+    for (const name of LAZY_SRC_ATTRIBUTES) push(img.getAttribute(name));
     const srcset = img.getAttribute("srcset");
     if (srcset) for (const u of srcsetUrls(srcset)) push(u);
   }
