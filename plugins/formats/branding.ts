@@ -15,7 +15,7 @@ import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 
 // The derivation lives in src/branding/; re-exported so what this module exported before stays importable here.
-export { baseUnit, deriveBranding, fontStack, nameFromTitle, type BrandingProfile, type ComponentStyle } from "../../src/branding/derive.ts";
+export { baseUnit, deriveBranding, fontStack, nameFromLogoAlt, nameFromTitle, type BrandingProfile, type ComponentStyle } from "../../src/branding/derive.ts";
 export { isChromatic, luminance } from "../../src/branding/colors.ts";
 
 /** Extra credits of a page with `branding`: none (1 in all); the personality call's tokens are counted per key. */

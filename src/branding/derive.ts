@@ -140,7 +140,7 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
     components: prune({ buttonPrimary: btnPrimary && component(btnPrimary), buttonSecondary: btnSecondary && component(btnSecondary), input: inputs[0] && component(inputs[0]) }),
     images,
   };
-  const brandName = s.siteName ?? s.applicationName ?? (logo?.alt && !/^logo$/i.test(logo.alt) ? logo.alt : undefined) ?? nameFromTitle(s.title);
+  const brandName = s.siteName ?? s.applicationName ?? (logo?.alt ? nameFromLogoAlt(logo.alt) : undefined) ?? nameFromTitle(s.title);
   if (brandName) profile.brandName = brandName;
   if (images.logo) profile.logo = images.logo;
   return profile;
@@ -207,6 +207,19 @@ function isHome(href: string, pageUrl: string): boolean {
 export function nameFromTitle(title: string): string | undefined {
   const parts = title.split(/\s+[|–—·:-]\s+/).map((p) => p.trim()).filter(Boolean);
   return parts.sort((a, b) => a.length - b.length)[0];
+}
+
+/**
+ * The brand a logo's alt text names: "Acme logo", "Logo of Acme" and "Acme – Home" are Acme (the alt describes the
+ * picture, and the name came back as "Acme logo"); a bare "Logo" names nothing. Words inside a name stay.
+ */
+export function nameFromLogoAlt(alt: string): string | undefined {
+  const name = alt
+    .trim()
+    .replace(/^(?:the\s+)?(?:company\s+)?(?:logo(?:type)?|brand\s*mark)\b(?:\s+(?:of|for)\b)?[\s:–—-]*/i, "")
+    .replace(/(?:^|[\s|–—·:-]+)(?:(?:company\s+)?logo(?:type)?|brand\s*mark|home\s*page|homepage|home|icon)$/i, "")
+    .trim();
+  return name || undefined;
 }
 
 /** A computed `font-family` list as names without quotes. */

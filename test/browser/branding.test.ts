@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
 import type { BrandingSnapshot } from "../../src/engines/browser/branding.ts";
-import { baseUnit, deriveBranding, fontStack, isChromatic, nameFromTitle } from "../../plugins/formats/branding.ts";
+import { baseUnit, deriveBranding, fontStack, isChromatic, nameFromLogoAlt, nameFromTitle } from "../../plugins/formats/branding.ts";
 import { ACME, startBrandingSite, type BrandingSite } from "../fixtures/branding-page.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
@@ -179,6 +179,12 @@ describe("derivation rules", () => {
     expect(deriveBranding(snapshot({ logos: [logo] })).brandName).toBe("Acme Logo Inc");
     expect(deriveBranding(snapshot({})).brandName).toBe("Pricing");
     expect(nameFromTitle("Acme — Build faster")).toBe("Acme");
+    // A logo's alt describes the picture: its brand without the word "logo" (it came back as "Acme logo").
+    expect(deriveBranding(snapshot({ logos: [{ ...logo, alt: "Acme logo" }] })).brandName).toBe("Acme");
+    for (const [alt, name] of [["Logo of Acme", "Acme"], ["Acme Corp – Home", "Acme Corp"], ["Logos Bank", "Logos Bank"], ["Acmehome", "Acmehome"], ["Logo", undefined]] as const) {
+      expect([alt, nameFromLogoAlt(alt)]).toEqual([alt, name]);
+    }
+    expect(deriveBranding(snapshot({ logos: [{ ...logo, alt: "Logo" }] })).brandName).toBe("Pricing"); // nothing named: the title's
   });
 
   test("custom properties: brand-primary beats primary, on-primary is not primary; unknown fields are absent", () => {
