@@ -28,6 +28,32 @@ function param(header: string, key: string): string | undefined {
   return m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2]!.trim();
 }
 
+/**
+ * An extended parameter (`filename*=UTF-8''%E2%82%AC%20rates.pdf`, RFC 8187), decoded; undefined when absent or
+ * not decodable. Clients that cannot put a non-ASCII name in `filename` (.NET, Java) send it this way, and it wins
+ * over `filename` (RFC 6266 §4.3).
+ */
+function extParam(header: string, key: string): string | undefined {
+  const m = new RegExp(`(?:^|;)\\s*${key}\\*\\s*=\\s*"?([^'";]*)'[^']*'([^;"]*)"?`, "i").exec(header);
+  if (!m) return undefined;
+  const charset = m[1]!.trim().toLowerCase();
+  const bytes: number[] = [];
+  for (let i = 0; i < m[2]!.length; i++) {
+    const c = m[2]![i]!;
+    if (c === "%" && /^[0-9a-f]{2}$/i.test(m[2]!.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(m[2]!.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(c.charCodeAt(0) & 0xff);
+  }
+  if (charset === "iso-8859-1") return bytes.map((b) => String.fromCharCode(b)).join(""); // each byte its code point
+  if (charset !== "utf-8") return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
 const bad = (why: string) => new BadRequestError(`The multipart/form-data body could not be read: ${why}.`);
 
 /** The parts of a multipart/form-data request, read with a limit of `limitBytes` within `timeoutMs`. */
@@ -59,7 +85,7 @@ export async function readMultipart(request: Request, limitBytes: number, timeou
     const disposition = headers.get("content-disposition") ?? "";
     const name = param(disposition, "name");
     if (!/^form-data\b/i.test(disposition) || name === undefined) throw bad("a part has no Content-Disposition: form-data name");
-    const filename = param(disposition, "filename");
+    const filename = extParam(disposition, "filename") ?? param(disposition, "filename");
     if (parts.length === MAX_PARTS) throw bad(`more than ${MAX_PARTS} parts`);
     parts.push({ name, ...(filename !== undefined ? { filename } : {}), contentType: headers.get("content-type") ?? "", data: body.subarray(headerEnd + 4, next) });
     pos = next + 2;

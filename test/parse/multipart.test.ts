@@ -26,6 +26,17 @@ describe("readMultipart", () => {
     ]);
   });
 
+  test("filename* (RFC 8187) wins over filename; undecodable or unknown charsets fall back to filename", async () => {
+    const part = (disposition: string) => `--${B}\r\nContent-Disposition: form-data; name="file"; ${disposition}\r\n\r\nx\r\n--${B}--\r\n`;
+    const nameOf = async (disposition: string) => (await readMultipart(req(part(disposition)), 1 << 20))[0]!.filename;
+    expect(await nameOf(`filename="rates.pdf"; filename*=UTF-8''%E2%82%AC%20rates%20%C3%A9t%C3%A9.pdf`)).toBe("€ rates été.pdf");
+    expect(await nameOf(`filename*=utf-8'en'Bericht%20%C3%BCber.docx`)).toBe("Bericht über.docx");
+    expect(await nameOf(`filename*=iso-8859-1''caf%E9.xlsx`)).toBe("café.xlsx");
+    expect(await nameOf(`filename="plain.txt"; filename*=UTF-8''%FF%FE.txt`)).toBe("plain.txt");
+    expect(await nameOf(`filename="plain.txt"; filename*=koi8-r''%C1.txt`)).toBe("plain.txt");
+    expect(await nameOf(`filename*=UTF-8''${"%41".repeat(200_000)}`)).toBe("A".repeat(200_000));
+  });
+
   test("over the limit: 413, declared or not", async () => {
     await expect(readMultipart(req(wellFormed), 10)).rejects.toMatchObject({ status: 413 });
   });
