@@ -43,6 +43,9 @@ beforeAll(async () => {
           return html(`<h1>Flood</h1>${TEXT}<script>for (let i = 0; i < 100000; i++) history.pushState({}, "", "/h" + i);</script>`);
         case "/plain":
           return html(`<h1>Plain page</h1>${TEXT}`);
+        case "/lying-json":
+          // A page whose JSON.stringify reports every value as tiny, so that a huge one would pass a measure made with it.
+          return html(`<h1>Lying JSON</h1>${TEXT}`, `<script>JSON.stringify = () => "1"; Object.defineProperty(window, "JSON", { value: { stringify: () => "1", parse: JSON.parse } });</script>`);
         case "/big":
           return html(`<h1>Big</h1><p>${"y".repeat(600_000)}</p>`);
         case "/refresh":
@@ -120,6 +123,36 @@ describe("action results share the page's size limit (CRAWLBOX_MAX_PAGE_BYTES)",
     expect(status).toBe(500);
     expect(body.code).toBe("SCRAPE_RESPONSE_TOO_LARGE");
     expect(body.error).toContain("Action 0 (executeJavascript)");
+  });
+
+  test("the measure cannot be fooled by a page that replaces JSON.stringify; ordinary values still come back", async () => {
+    const { status, body } = await scrape(h, {
+      url: `${site.url}/lying-json`,
+      actions: [{ type: "executeJavascript", script: `"x".repeat(${MAX_PAGE_BYTES * 2})` }],
+    });
+    expect([status, body.code]).toEqual([500, "SCRAPE_RESPONSE_TOO_LARGE"]);
+    const ok = await scrape(h, {
+      url: `${site.url}/lying-json`,
+      actions: [
+        { type: "executeJavascript", script: `({ n: 2, list: [1, "a", null], when: new Date(0), big: 12345678901234567890n > 0n })` },
+        { type: "executeJavascript", script: `10n ** 20n` },
+        { type: "executeJavascript", script: `const o = {}; o.self = o; o` },
+      ],
+    });
+    expect(ok.status).toBe(500); // a cycle cannot be JSON: the action fails, naming why
+    expect(ok.body.error).toContain("cannot be turned into JSON");
+    const fine = await scrape(h, {
+      url: `${site.url}/lying-json`,
+      actions: [
+        { type: "executeJavascript", script: `({ n: 2, list: [1, "a", null], when: new Date(0) })` },
+        { type: "executeJavascript", script: `10n ** 20n` },
+      ],
+    });
+    expect(fine.status).toBe(200);
+    expect(fine.body.data.actions.javascriptReturns).toEqual([
+      { type: "object", value: { n: 2, list: [1, "a", null], when: "1970-01-01T00:00:00.000Z" } },
+      { type: "bigint", value: "100000000000000000000" },
+    ]);
   });
 
   test("scrape actions add up: two copies of a 600 KB page are over a 1 MB limit", async () => {

@@ -14,9 +14,11 @@
  *    of an async function, whose return value is the result.
  *
  * A value whose JSON is longer than the caller's bound is refused in the page, before it crosses the DevTools
- * connection (a primitive from way 2 is checked on arrival).
+ * connection, measured with a copy of `JSON.stringify` the page's scripts cannot replace (a primitive from way 2 is
+ * checked on arrival).
  */
 import type { Page, Protocol } from "puppeteer-core";
+import { TRUSTED_JSON_NAME } from "./trusted-json.ts";
 
 /** Marks a page-side refusal of an oversized result (followed by its size in characters). */
 const TOO_LARGE_MARK = "crawlbox:too-large:";
@@ -44,15 +46,30 @@ const REPL_REDECLARED = /^SyntaxError: Identifier '.*' has already been declared
 const OBJECT_GROUP = "crawlbox-script";
 
 /**
- * Page-side statements that turn `v` (the awaited value) into `{type, value}` and refuse it when its JSON is longer
- * than `cap` characters (`cap` < 0: no bound). Runs in the wrapper's scope, never in the script's.
+ * Page-side statements that turn `v` (the awaited value) into `{type, json}`, the value as JSON text made with the
+ * page's `JSON.stringify` as it was before the page's scripts ran (trusted-json.ts; the page's current one where
+ * that copy is missing), and refuse it when that text is longer than `cap` characters (`cap` < 0: no bound). Only
+ * the text crosses the DevTools connection, so its measured length is what crosses, whatever the page redefined
+ * (a replaced `JSON.stringify` could report a tiny size for a value of gigabytes). A bigint is its digits; a value
+ * JSON cannot hold (a cycle) is an error naming why. Runs in the wrapper's scope, never in the script's.
  */
 function resultStatements(cap: number): string {
   return (
-    `const out = { type: v === null ? "null" : Array.isArray(v) ? "array" : typeof v, value: v === undefined ? null : v };` +
-    ` if (${cap} >= 0) { let n = 0; try { n = (JSON.stringify(out.value) ?? "").length; } catch {} if (n > ${cap}) throw new Error(${JSON.stringify(TOO_LARGE_MARK)} + n); }` +
-    ` return out;`
+    `const type = v === null ? "null" : Array.isArray(v) ? "array" : typeof v;` +
+    ` const T = window[${JSON.stringify(TRUSTED_JSON_NAME)}];` +
+    ` let json; try { json = typeof v === "bigint" ? '"' + v + '"' : v === undefined ? "null" : T ? T.stringify(v) : JSON.stringify(v); }` +
+    ` catch (e) { throw new Error("the script's value cannot be turned into JSON: " + (e && e.message)); }` +
+    ` if (typeof json !== "string") json = "null";` +
+    ` if (${cap} >= 0 && json.length > ${cap}) throw new Error(${JSON.stringify(TOO_LARGE_MARK)} + json.length);` +
+    ` return { type, json };`
   );
+}
+
+/** The value of a page-side `{type, json}` (see {@link resultStatements}). */
+function fromPage(answer: unknown): ScriptResult {
+  const r = answer as { type?: unknown; json?: unknown } | undefined;
+  if (!r || typeof r.json !== "string") return { type: "undefined", value: null };
+  return { type: String(r.type), value: JSON.parse(r.json) as unknown };
 }
 
 /**
@@ -74,7 +91,7 @@ async function evaluateAnyWay(page: Page, script: string, maxChars: number): Pro
   // The inner arrow is eval's variable scope: `var v` in the script lands there, away from the wrapper's `v`.
   const classic = `(async () => { const v = await (() => eval(${JSON.stringify(script)}))(); ${resultStatements(cap)} })()`;
   try {
-    return ((await page.evaluate(classic)) as ScriptResult | undefined) ?? { type: "undefined", value: null };
+    return fromPage(await page.evaluate(classic));
   } catch (err) {
     const reason = messageOf(err);
     if (TOP_LEVEL_AWAIT.test(reason)) {
@@ -89,7 +106,7 @@ async function evaluateAnyWay(page: Page, script: string, maxChars: number): Pro
     }
   }
   const body = `(async () => { const v = await (async () => { ${script}\n})(); ${resultStatements(cap)} })()`;
-  return ((await page.evaluate(body)) as ScriptResult | undefined) ?? { type: "undefined", value: null };
+  return fromPage(await page.evaluate(body));
 }
 
 /** Way 2: REPL mode (top-level `await`), on a CDP session of its own that is detached afterwards. */
@@ -113,7 +130,7 @@ async function evaluateInReplMode(page: Page, script: string, cap: number): Prom
         returnByValue: true,
       });
       if (described.exceptionDetails) throw new Error(exceptionText(described.exceptionDetails));
-      return described.result.value as ScriptResult;
+      return fromPage(described.result.value);
     }
     return primitiveResult(result, cap);
   } finally {

@@ -8,6 +8,7 @@
 import type { CDPSession, Page } from "puppeteer-core";
 import { type AppliedEmulation, applyEmulation, type EmulationOptions } from "./emulation.ts";
 import { RequestControl, type RequestControlOptions } from "./request-control.ts";
+import { TRUSTED_JSON_SOURCE } from "./trusted-json.ts";
 import { MUTATION_TRACKER_SOURCE } from "./wait.ts";
 
 /** Everything a page is configured with before navigation. */
@@ -72,6 +73,7 @@ export class PageSetup {
       // Scripts registered on this session run only once its Page domain is enabled.
       sends.push(this.session.send("Page.enable"));
       sends.push(this.session.send("Page.addScriptToEvaluateOnNewDocument", { source: MUTATION_TRACKER_SOURCE }));
+      sends.push(this.session.send("Page.addScriptToEvaluateOnNewDocument", { source: TRUSTED_JSON_SOURCE }));
     }
     if (d.removeBanners && !this.bannersDone) {
       this.bannersDone = true;
