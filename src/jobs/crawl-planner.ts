@@ -72,6 +72,8 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
    * ignore the duplicate, but only after an INSERT per link per depth).
    */
   const filters = new Map<string, PlannerState>();
+  /** Tasks (and kickoffs) whose links this process has planned: see plannedBefore. */
+  const planned = new Set<string>();
 
   function filtersFor(job: Job): PlannerState {
     const origin = originOf(job);
@@ -91,6 +93,19 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       filters.set(cacheKey, f);
     }
     return f;
+  }
+
+  /**
+   * Whether this process already planned the links of the task `id` (and now records that it has). A task planned
+   * again had its completion lost (a database error, a full disk) and its attempt given back (jobs/task-leases.ts
+   * release), so its attempt count does not say it runs again; without this its links were "already queued" and a
+   * crawl whose start page hit a locked database ended `completed` with one page.
+   */
+  function plannedBefore(id: string): boolean {
+    if (planned.size > MAX_SEEN_LINKS) planned.clear();
+    const before = planned.has(id);
+    planned.add(id);
+    return before;
   }
 
   /**
@@ -175,6 +190,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     },
 
     async kickoff(job, signal, again = false) {
+      again ||= plannedBefore(`kickoff ${job.id}`);
       const o = crawlerOptions(job);
       let delayMs: number | undefined;
       let robotsSitemaps: readonly string[] = [];
@@ -212,7 +228,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
     },
 
     async discover(job, task, links, signal) {
-      return plan(job, links, task.depth, task.url, signal, task.attempts > 1);
+      return plan(job, links, task.depth, task.url, signal, task.attempts > 1 || plannedBefore(task.id));
     },
 
     async startAllowed(job, signal) {

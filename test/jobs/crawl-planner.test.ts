@@ -18,9 +18,11 @@ const engine = {
 function setup(crawlerOptions: Record<string, unknown>) {
   const planner = createCrawlPlanner({ engine, robots: new RobotsCache({ engine }), log: silentLogger });
   const job = { id: crypto.randomUUID(), url: "http://site.test/", options: { crawlerOptions: { ignoreRobotsTxt: true, crawlEntireDomain: true, ...crawlerOptions } } } as unknown as Job;
-  const at = (depth: number, attempts: number, url = "http://site.test/") => ({ depth, url, attempts }) as Task;
+  const at = (depth: number, attempts: number, url = "http://site.test/", id: string = crypto.randomUUID()) => ({ id, depth, url, attempts }) as Task;
   const signal = new AbortController().signal;
-  return { discover: (links: string[], depth: number, attempts = 1) => planner.discover(job, at(depth, attempts), links, signal) };
+  return {
+    discover: (links: string[], depth: number, attempts = 1, id?: string) => planner.discover(job, at(depth, attempts, "http://site.test/", id), links, signal),
+  };
 }
 
 describe("crawl planner", () => {
@@ -43,6 +45,15 @@ describe("crawl planner", () => {
     expect((await p.discover(["/a", "/b"], 0, 2)).discovered.map((t) => t.url)).toEqual(["http://site.test/a", "http://site.test/b"]);
     // Other pages still skip what was handed over.
     expect((await p.discover(["/a", "/c"], 0)).discovered.map((t) => t.url)).toEqual(["http://site.test/c"]);
+  });
+
+  test("a page running again on its first attempt (the attempt was given back after its completion was lost) hands on its links again", async () => {
+    const p = setup({});
+    const id = crypto.randomUUID();
+    expect((await p.discover(["/a", "/b"], 0, 1, id)).discovered.map((t) => t.url)).toEqual(["http://site.test/a", "http://site.test/b"]);
+    // A locked database failed the completion; release() gave the attempt back, so this run is attempt 1 again.
+    expect((await p.discover(["/a", "/b"], 0, 1, id)).discovered.map((t) => t.url)).toEqual(["http://site.test/a", "http://site.test/b"]);
+    expect((await p.discover(["/a", "/b"], 0, 1)).discovered).toEqual([]); // another page: already handed over
   });
 
   test("a start URL the patterns refuse is still keyed like its variants, so its link to /docs/ is not a second page", async () => {
