@@ -177,9 +177,26 @@ export class UnsupportedFileError extends CrawlboxError {
   }
 }
 
+/**
+ * 503: crawlbox's own database could not take a write just now: locked by another process past the busy timeout
+ * (a backup tool, `sqlite3` holding a transaction), the disk full, an I/O error. Transient by nature, so retryable:
+ * a job's page is tried again rather than failed for good, and a client may retry.
+ */
+export class StorageUnavailableError extends CrawlboxError {
+  constructor(sqliteCode: string, cause?: unknown) {
+    const why = sqliteCode === "SQLITE_FULL" ? "its disk is full" : sqliteCode.startsWith("SQLITE_IOERR") ? "of a disk error" : "it is locked by another process";
+    super("STORAGE_UNAVAILABLE", 503, `The server's database cannot be written just now because ${why}; try again shortly.`, { details: { sqliteCode }, retryable: true, cause });
+  }
+}
+
+/** SQLite result codes that say the database is unavailable for now, not that the statement is wrong. */
+const TRANSIENT_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/;
+
 /** Wraps anything unknown so it never leaks a stack to the client. */
 export function toCrawlboxError(err: unknown): CrawlboxError {
   if (err instanceof CrawlboxError) return err;
+  const sqliteCode = (err as { code?: unknown } | null)?.code;
+  if (typeof sqliteCode === "string" && TRANSIENT_SQLITE.test(sqliteCode)) return new StorageUnavailableError(sqliteCode, err);
   const id = crypto.randomUUID();
   const e = new CrawlboxError("UNKNOWN_ERROR", 500, `An unexpected error occurred. Your exception ID is ${id}`, {
     cause: err,

@@ -6,6 +6,7 @@
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
 import { CrawlDenialError, StartPageDisallowedError } from "../crawl/errors.ts";
 import { CrawlboxError, toCrawlboxError } from "../errors.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
@@ -69,6 +70,8 @@ export interface TaskRunnerDeps {
   /** File sink for a job's pages (screenshots), bound to its owner and public URL. */
   filesFor(job: Job): FileSink;
   now?: () => number;
+  /** Where pages failing with an unexpected error (not a page's own) are reported with their cause. */
+  log?: Pick<Logger, "error">;
 }
 
 /** Creates the runner the worker pool calls for each task. */
@@ -188,6 +191,8 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       };
     } catch (err) {
       const e = err instanceof CrawlboxError ? err : toCrawlboxError(err);
+      // Not a page's own failure (a bug, the database): the operator needs the cause, which the client never sees.
+      if (!(err instanceof CrawlboxError)) deps.log?.error("page task failed unexpectedly", { job: job.id, task: task.id, code: e.code, message: e.message, cause: String((err as Error)?.stack ?? err) });
       if (e.retryable && task.attempts < MAX_PAGE_ATTEMPTS && !signal.aborted) {
         // A rate-limited LLM provider said when to come back (`Retry-After`): wait at least that long (capped), with our
         // backoff's jitter on top so that pages limited at the same moment do not all come back at the same instant.

@@ -340,6 +340,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       planner,
       config,
       now,
+      log,
       // A page's files live as long as its job's results (storage/files.ts), not 24 h from the page.
       filesFor: (job) => async (bytes, contentType, extension) => fileUrl(job.publicBaseUrl, await files.put(bytes, contentType, job.keyId, extension, FILE_TTL_MS, job.id)),
     }),
