@@ -9,9 +9,14 @@
  * also stand where boilerplate stands (at the edge of the content, not between its paragraphs). And a `<main>` or
  * `<article>` element is never dropped whole for being short: the page says it is the content, so only chrome and
  * hidden nodes are taken out of it, as upstream does.
+ *
+ * Links make a block's value negative too, yet some link-bearing blocks are content that upstream keeps: a sentence
+ * with links between the article's paragraphs, a list of links that is a heading's whole section, a post's author
+ * link in a thread. They are told apart from link boilerplate by where they stand (see `keep.ts`).
  */
 import type { ElementStats } from "./features.ts";
 import { Region } from "./hints.ts";
+import { isLinkedSentence, isPostByline, isSectionList } from "./keep.ts";
 
 /** A child whose net value is below this is pruned unless it holds real content. */
 const PRUNE_NET_BELOW = -10;
@@ -70,12 +75,13 @@ export function prune(el: Element, ctx: PruneContext, keepLinkFree: boolean): vo
       pruneGentle(child, stats, drop);
     } else if (lowValue && !isChrome(s) && s.linkChars === 0 && (keepLinkFree || betweenContent(child, ctx))) {
       prune(child, ctx, true);
-    } else if (lowValue) {
-      drop.add(child);
-    } else if (isChrome(s) && pos < CHROME_KEEP_SHARE * ctx.rootPos) {
-      drop.add(child);
-    } else if (ctx.prose && isLinkList(child, s) && pos < LINK_LIST_KEEP_SHARE * ctx.rootPos) {
-      drop.add(child);
+    } else if (
+      lowValue ||
+      (isChrome(s) && pos < CHROME_KEEP_SHARE * ctx.rootPos) ||
+      (ctx.prose && isLinkList(child, s) && pos < LINK_LIST_KEEP_SHARE * ctx.rootPos)
+    ) {
+      if (isContentWithLinks(child, s, ctx)) pruneGentle(child, stats, drop);
+      else drop.add(child);
     } else if (s.region === Region.Comments && ctx.dropComments) {
       drop.add(child);
     } else {
@@ -128,6 +134,20 @@ function contentOnSide(el: Element, ctx: PruneContext, side: "previousElementSib
     }
   }
   return false;
+}
+
+/**
+ * Whether a block about to be dropped for its links (low value, link list, chrome) is content of the article: a
+ * list that is a heading's whole section, a sentence with links between content blocks, a post's author link (see
+ * `keep.ts`). Upstream's main-content mode strips only chrome, so it keeps these. A sentence at the edge of prose
+ * is kept only when no clear prose block was selected (a short page): at the end of an article it is the usual
+ * sign-off ("Follow us on Facebook, Twitter and Instagram.", "Subscribe to our newsletters.").
+ */
+function isContentWithLinks(el: Element, s: ElementStats, ctx: PruneContext): boolean {
+  if (s.linkChars === 0) return false;
+  if (isChrome(s)) return isPostByline(el, s, ctx);
+  if (isSectionList(el, ctx)) return true;
+  return isLinkedSentence(el, s) && (!ctx.prose || betweenContent(el, ctx));
 }
 
 function isLinkList(el: Element, s: ElementStats): boolean {
