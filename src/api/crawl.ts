@@ -18,11 +18,19 @@ export const MAX_CRAWL_DELAY_S = 60;
 /** Default crawl `limit`. */
 export const DEFAULT_CRAWL_LIMIT = 10_000;
 
+/**
+ * Most `includePaths` (and `excludePaths`) patterns, and the longest pattern. Upstream sets none; each pattern is
+ * compiled when the request is checked and again when the crawl runs, so 200,001 patterns held the server's event
+ * loop for 21 s. Real crawls use a few, generated exclusion lists hundreds.
+ */
+export const MAX_PATH_PATTERNS = 1000;
+export const MAX_PATH_PATTERN_CHARS = 2048;
+
 /** Crawler options (`crawlerOptions` upstream). */
 export function crawlerOptionsProps() {
   return {
-    includePaths: t.Optional(t.Array(t.String(), { default: [], description: "Regexes a path must match" })),
-    excludePaths: t.Optional(t.Array(t.String(), { default: [], description: "Regexes that exclude a path" })),
+    includePaths: t.Optional(t.Array(t.String({ maxLength: MAX_PATH_PATTERN_CHARS }), { default: [], maxItems: MAX_PATH_PATTERNS, description: "Regexes a path must match" })),
+    excludePaths: t.Optional(t.Array(t.String({ maxLength: MAX_PATH_PATTERN_CHARS }), { default: [], maxItems: MAX_PATH_PATTERNS, description: "Regexes that exclude a path" })),
     maxDiscoveryDepth: t.Optional(t.Number({ minimum: 0 })),
     // A number (upstream's `z.number()`, api-v2.md §2.5): a fraction is floored by parseCrawlBody.
     limit: t.Optional(t.Number({ minimum: 1, default: DEFAULT_CRAWL_LIMIT })),

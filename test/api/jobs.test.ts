@@ -82,6 +82,13 @@ describe("POST /v2/crawl body", () => {
     expect(parseCrawlBody({ url: URL, includePaths: ["(?i)^/blog/"], excludePaths: ["^/(?!x)"] }).crawlerOptions.includePaths).toEqual(["(?i)^/blog/"]);
   });
 
+  test("include/exclude patterns are bounded: at most 1000 of each, each at most 2048 characters", () => {
+    const many = Array.from({ length: 1001 }, (_, i) => `^/p${i}/`);
+    expect(paths(reject(parseCrawlBody, { url: URL, includePaths: many }).issues)).toEqual(["includePaths"]);
+    expect(paths(reject(parseCrawlBody, { url: URL, excludePaths: ["^/" + "a".repeat(2047)] }).issues)).toEqual(["excludePaths.0"]);
+    expect(parseCrawlBody({ url: URL, includePaths: many.slice(0, 1000), excludePaths: ["^/" + "a".repeat(2046)] }).crawlerOptions.includePaths).toHaveLength(1000);
+  });
+
   test("params-preview: {url, prompt, origin}", () => {
     expect(parseCrawlParamsPreviewBody({ url: "example.com", prompt: "docs only", origin: "js-sdk@4.42.0" })).toEqual({
       url: "http://example.com", sourceURL: "http://example.com", prompt: "docs only", origin: "js-sdk@4.42.0",
