@@ -9,6 +9,7 @@
  * `<body>`, so we do the same here instead of patching every caller.
  */
 import { parseHTML } from "linkedom";
+import { limitDepth } from "./depth-limit.ts";
 
 /** Matches an `<html>` start tag; its absence means we were given a fragment. */
 const HTML_TAG_RE = /<html[\s>]/i;
@@ -47,6 +48,7 @@ export function parseHtml(html: string, options?: ParseOptions): Document {
   if (!HTML_TAG_RE.test(source)) source = `<html>${source}</html>`;
   const { document } = parseHTML(source) as unknown as { document: Document };
   normaliseShell(document);
+  limitDepth(document.documentElement);
   return document;
 }
 
