@@ -16,7 +16,7 @@ export function limitDepth(root: Element, maxDepth = MAX_DOM_DEPTH): number {
   let depth = 0;
   let el: Element | null = root;
   while (el) {
-    let child = el.firstElementChild;
+    let child: Element | null = el.firstElementChild;
     if (child && depth >= maxDepth) {
       // Its text, in document order, without the nested markup (textContent is read without recursion).
       el.textContent = el.textContent;
