@@ -77,7 +77,7 @@ export class JobService {
   }
 
   /** Starts a crawl. */
-  createCrawl(req: CrawlRequest, who: KeyIdentity, publicBaseUrl: string, idempotencyKey?: string): Job {
+  createCrawl(req: CrawlRequest, who: KeyIdentity, publicBaseUrl: string, idempotencyKey?: string, extra: Pick<JobOptions, "monitorCheckId"> = {}): Job {
     if (req.prompt !== undefined) {
       throw new UnsupportedOptionError("BAD_REQUEST", "Crawl prompts need an LLM provider, which is not configured in this crawlbox build.");
     }
@@ -91,6 +91,7 @@ export class JobService {
     if (req.webhook) options.webhook = req.webhook;
     if (req.maxConcurrency !== undefined) options.maxConcurrency = req.maxConcurrency;
     if (req.zeroDataRetention !== undefined) options.zeroDataRetention = req.zeroDataRetention;
+    if (extra.monitorCheckId !== undefined) options.monitorCheckId = extra.monitorCheckId;
     // Never rounded to none: a sub-millisecond `delay` is still a delay (one page at a time, jobs/worker-pool.ts).
     if (typeof crawlerOptions.delay === "number") options.delayMs = crawlerOptions.delay > 0 ? Math.max(1, Math.round(crawlerOptions.delay * 1000)) : 0;
     const id = this.newId();
@@ -186,5 +187,10 @@ export class JobService {
     if (this.d.store.cancel(job.id)) return;
     const status = this.d.store.get(job.id)?.status ?? job.status;
     if (status === "completed" || status === "failed") throw new JobFinishedError(status);
+  }
+
+  /** Cancels the crawls a monitor check started that are still running (see {@link JobOptions.monitorCheckId}); how many. */
+  cancelMonitorCrawls(checkId: string): number {
+    return this.d.store.runningCrawlsOfCheck(checkId).filter((id) => this.d.store.cancel(id)).length;
   }
 }

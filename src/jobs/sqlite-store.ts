@@ -205,6 +205,14 @@ export class SqliteJobStore implements JobStore {
     return recordHostOutcome(this.ctx, jobId, host, ok, threshold);
   }
 
+  /** The running crawls a monitor check started (JobOptions.monitorCheckId). */
+  runningCrawlsOfCheck(checkId: string): string[] {
+    return this.db
+      .query<{ id: string }, [string]>("SELECT id FROM jobs WHERE status = 'scraping' AND kind = 'crawl' AND json_extract(options, '$.monitorCheckId') = ?")
+      .all(checkId)
+      .map((r) => r.id);
+  }
+
   /** Cancels a job: queued tasks are dropped, running ones finish but their results are discarded. */
   cancel(jobId: string): boolean {
     return immediate(this.db, () => {

@@ -57,6 +57,12 @@ export interface JobOptions {
    * index ({@link Task.optionsIndex}) and is scraped with those scrape options, its pages announced to that webhook.
    */
   appended?: AppendedOptions[];
+  /**
+   * Crawl only: the monitor check that started the crawl (monitor/crawl-target.ts). A server killed during the check
+   * fails the check when it starts again, and cancels the crawls that carry its id, which otherwise ran on, charging
+   * their pages to a check recorded as failed with nothing spent.
+   */
+  monitorCheckId?: string;
 }
 
 /** What a batch keeps of a request that added URLs to it (`appendToId`): its own scrape options and webhook. */

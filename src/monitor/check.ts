@@ -54,7 +54,7 @@ export interface CrawledPage {
 
 /** Runs a crawl target's crawl, handing over each page; resolves with the crawl's id (crawl-target.ts). */
 export type CrawlRunner = (
-  o: { monitorId: string; target: MonitorCrawlTarget; who: KeyIdentity; signal: AbortSignal },
+  o: { monitorId: string; checkId: string; target: MonitorCrawlTarget; who: KeyIdentity; signal: AbortSignal },
   onPage: (page: CrawledPage) => Promise<void>,
 ) => Promise<string>;
 
@@ -80,6 +80,8 @@ export interface CheckDeps {
 /** A check's input. */
 export interface CheckInput {
   monitorId: string;
+  /** The check's id: the crawls it starts carry it, so that a restart can stop them (jobs/types.ts monitorCheckId). */
+  checkId: string;
   who: KeyIdentity;
   targets: MonitorTarget[];
   /** The goal to judge changes against, when `judgeEnabled`. */
@@ -160,7 +162,7 @@ export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<Chec
     if (target.type !== "crawl") continue;
     if (!deps.crawl) throw new TypeError("a crawl target needs the job service");
     const crawlId = await deps.crawl(
-      { monitorId: input.monitorId, target, who: input.who, signal: input.signal },
+      { monitorId: input.monitorId, checkId: input.checkId, target, who: input.who, signal: input.signal },
       async (result) => {
         const { page, previous } = newPage(target.id, result.url);
         if (result.document) await readDocument(deps, input, result.document, page, previous);

@@ -22,7 +22,7 @@ const RESULTS_PER_READ = 100;
 
 /** What running a crawl target needs. */
 export interface CrawlTargetDeps {
-  jobs: Pick<JobService, "createCrawl" | "cancel">;
+  jobs: Pick<JobService, "createCrawl" | "cancel" | "cancelMonitorCrawls">;
   jobStore: Pick<JobStore, "get">;
   jobResults: Pick<JobResults, "page" | "errors">;
   /** Base of the crawl's own `next` links (`CRAWLBOX_PUBLIC_URL`, else the server's own address). */
@@ -31,9 +31,9 @@ export interface CrawlTargetDeps {
 
 /** The runner a check calls for each crawl target. */
 export function crawlRunner(deps: CrawlTargetDeps): CrawlRunner {
-  return async ({ monitorId, target, who, signal }, onPage) => {
+  return async ({ monitorId, checkId, target, who, signal }, onPage) => {
     const req = parseCrawlBody({ url: target.url, ...target.crawlOptions, scrapeOptions: monitoredOptions(monitorId, target) });
-    const job = deps.jobs.createCrawl(req, who, deps.publicBaseUrl);
+    const job = deps.jobs.createCrawl(req, who, deps.publicBaseUrl, undefined, { monitorCheckId: checkId });
     try {
       for (;;) {
         const now = deps.jobStore.get(job.id);

@@ -41,6 +41,8 @@ export interface MonitorServiceDeps extends Omit<CheckDeps, "newId" | "now" | "c
   ledger: CreditLedger;
   keys: Pick<KeyStore, "identityOf" | "isActive">;
   kickWebhooks: () => void;
+  /** Cancels the running crawls a check started (jobs/service.ts cancelMonitorCrawls); how many. */
+  stopCheckCrawls?: (checkId: string) => number;
   /** The mail outbox, when a relay is configured (`CRAWLBOX_SMTP_URL`): email notifications need it. */
   mail?: MailOutbox;
   /** The recipients' opt-in (with `mail`). */
@@ -89,6 +91,9 @@ export class MonitorService {
   start(): { scheduled: number; failed: number } {
     const abandoned = this.deps.store.runningChecks();
     for (const c of abandoned) {
+      // The crawls it started ran on without it (a graceful stop cancels them; a kill does not): stop them too.
+      const cancelled = this.deps.stopCheckCrawls?.(c.id) ?? 0;
+      if (cancelled > 0) this.deps.log.info("cancelled the crawls of a check the server stopped during", { check: c.id, crawls: cancelled });
       const m = this.deps.store.get(c.monitorId);
       if (m) this.end(m, c, { status: "failed", ...this.deps.store.tally(c.id), error: "The server stopped during the check." });
     }
@@ -324,6 +329,7 @@ export class MonitorService {
         { ...this.deps, newId: this.newId, now: this.now },
         {
           monitorId: m.id,
+          checkId: check.id,
           who,
           targets: m.targets,
           ...(m.judgeEnabled && m.goal ? { judgeGoal: m.goal } : {}),

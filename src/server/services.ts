@@ -382,6 +382,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ...research,
     store: monitorStore,
     crawl,
+    stopCheckCrawls: (checkId) => jobs.cancelMonitorCrawls(checkId),
     // Links in emails point at CRAWLBOX_PUBLIC_URL only: a request's Host is the key holder's to write.
     ...(mail ? { mail, recipients: new MailRecipients(db, now), ...(config.publicUrl ? { publicBaseUrl: config.publicUrl } : {}) } : {}),
     ...(searchBackend ? { searchTarget: searchRunner(search) } : {}),

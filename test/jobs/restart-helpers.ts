@@ -24,6 +24,8 @@ export interface RestartableServer {
   start(): Promise<void>;
   /** Sends SIGTERM to the running process and returns its exit code. */
   stop(): Promise<number>;
+  /** SIGKILLs the running process (a crash: nothing is given back or cancelled); the data directory stays. */
+  kill(): Promise<void>;
   /** SIGKILLs a process still running (test cleanup) and deletes the data directory. */
   cleanup(): Promise<void>;
   /** A JSON call to the API. */
@@ -68,6 +70,12 @@ export function restartableServer(env: Record<string, string> = {}): Restartable
       proc = undefined;
       process.kill(p.pid, "SIGTERM");
       return await p.exited;
+    },
+    async kill() {
+      const p = proc!;
+      proc = undefined;
+      process.kill(p.pid, "SIGKILL");
+      await p.exited;
     },
     async cleanup() {
       if (proc) {
