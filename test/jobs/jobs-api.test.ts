@@ -277,6 +277,17 @@ describe("batch scrape", () => {
     expect(job.data[0]!.links?.length).toBe(3);
   });
 
+  test("a batch's id works on the crawl routes, as upstream's group lookup (the SDK's getCrawlStatus and errors); not the other way round", async () => {
+    const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/11`, `${base}/gone`] } })).json()) as any;
+    await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed");
+    const viaCrawl = await sdk().getCrawlStatus(created.id);
+    expect([viaCrawl.status, viaCrawl.data.length]).toEqual(["completed", 2]);
+    expect((await h.request(`/v2/crawl/${created.id}/errors`)).status).toBe(200);
+    expect((await h.request(`/v2/crawl/${created.id}`, { method: "DELETE" })).status).toBe(409); // finished, as a crawl would be
+    const crawl = (await (await h.request("/v2/crawl", { method: "POST", json: { url: `${base}/p/0`, limit: 1 } })).json()) as any;
+    expect((await h.request(`/v2/batch/scrape/${crawl.id}`)).status).toBe(404);
+  });
+
   test("a batch page's metadata.scrapeId opens it with GET /v2/scrape/{id}, for the job's key only", async () => {
     const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/p/9`] } })).json()) as any;
     await waitFor(async () => (await raw(`/v2/batch/scrape/${created.id}`)).status === "completed");

@@ -25,13 +25,16 @@ export function nextLinkBuilder(base: string, path: string, limit: number | unde
 export function jobStatusRoutes(services: Services, kind: JobKind, prefix: string) {
   const { jobs, config } = services;
   const tag = kind === "crawl" ? "crawl" : "batch";
+  // Upstream's crawl routes look a job up by its group, whatever started it: a batch's id works on /v2/crawl/{id}
+  // too (the SDK's getCrawlStatus, and its watcher, whose kind defaults to "crawl"). Batch routes serve batches.
+  const kinds: readonly JobKind[] = kind === "crawl" ? ["crawl", "batch"] : [kind];
   return new Elysia({ name: `crawlbox-${kind}-status` })
     .use(authPlugin(services.keys, config.authEnabled))
     .get(
       `${prefix}/:id`,
       ({ params, query, who, request }) => {
         const { skip, limit } = parseStatusPagination(query);
-        const job = jobs.owned(params.id, who, kind);
+        const job = jobs.owned(params.id, who, kinds);
         const base = publicBaseUrl(config.publicUrl, request);
         const body: Record<string, unknown> = { ...jobs.status(job, skip, limit, nextLinkBuilder(base, `${prefix}/${job.id}`, limit)) };
         if (job.status !== "scraping") {
@@ -49,12 +52,12 @@ export function jobStatusRoutes(services: Services, kind: JobKind, prefix: strin
     .delete(
       `${prefix}/:id`,
       ({ params, who }) => {
-        jobs.cancel(jobs.owned(params.id, who, kind));
+        jobs.cancel(jobs.owned(params.id, who, kinds));
         return { status: "cancelled" };
       },
       { detail: { tags: [tag], summary: `Cancel a ${tag}` } },
     )
-    .get(`${prefix}/:id/errors`, ({ params, who }) => services.jobResults.errors(jobs.owned(params.id, who, kind).id), {
+    .get(`${prefix}/:id/errors`, ({ params, who }) => services.jobResults.errors(jobs.owned(params.id, who, kinds).id), {
       detail: { tags: [tag], summary: `Failed pages and robots-blocked URLs of a ${tag}` },
     });
 }
