@@ -159,9 +159,11 @@ describe("/v2/agent", () => {
     expect(done.sources).toEqual([`${base}/kettle`]);
     expect(done.data).toEqual({ products: [{ name: "Kettle", price: 25 }] });
     expect(llm.chats().filter((c) => kind(c) === "pick")).toHaveLength(0);
-    // Cancelling it now changes nothing: a 200 with the status it has.
+    // Cancelling it now changes nothing: a 200 (the SDK throws on anything else) that says it did not cancel, so the
+    // SDK's cancelAgent ("true if cancelled") answers false.
     const late = await h.request(`/v2/agent/${body.id}`, { method: "DELETE" });
-    expect([late.status, await late.json()]).toEqual([200, { success: true, status: "completed" }]);
+    expect([late.status, await late.json()]).toEqual([200, { success: false, status: "completed" }]);
+    expect(await new Firecrawl({ apiKey: h.key, apiUrl }).cancelAgent(body.id)).toBe(false);
     expect((await finished(body.id)).status).toBe("completed");
   });
 

@@ -176,10 +176,14 @@ export function agentRoutes(services: Services) {
         const cancelled = agent.cancel(params.id, who.keyId);
         if (cancelled === undefined) throw new NotFoundError("Agent run not found.");
         // A run that has already ended is left as it is and answered with upstream's `{success}` (api-v2.md §2.9),
-        // plus the status it ended in: the SDK's cancelAgent throws on anything but a 200.
-        if (!cancelled) return { success: true, status: agent.get(params.id, who.keyId)?.status ?? "cancelled" };
+        // plus the status it ended in: a 200, as the SDK's cancelAgent throws on anything else, whose `success` says
+        // whether the run is cancelled (the SDK's "true if cancelled": a completed run answered true).
+        if (!cancelled) {
+          const status = agent.get(params.id, who.keyId)?.status ?? "cancelled";
+          return { success: status === "cancelled", status };
+        }
         return { success: true, status: "cancelled" };
       },
-      { detail: { tags: ["agent"], summary: "Cancel an agent run (an ended run is left as it is: 200 with its status)" } },
+      { detail: { tags: ["agent"], summary: "Cancel an agent run (an ended run is left as it is: 200 with its status; success says whether it is cancelled)" } },
     );
 }
