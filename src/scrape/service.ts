@@ -16,7 +16,7 @@ import type { Logger } from "../log.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { NoCachedDataError, CrawlboxError, ScrapeTimeoutError, UnsupportedFileError } from "../errors.ts";
-import type { ParserRegistry } from "../documents/types.ts";
+import type { ConvertedDocument, DocumentParser, ParserRegistry } from "../documents/types.ts";
 import { detectKind } from "../documents/detect.ts";
 import { PdfCorruptError } from "../documents/errors.ts";
 import type { EngineRouter } from "../engines/router.ts";
@@ -32,6 +32,7 @@ import { createRenderContext, isPlainText, type FileSink, type PrefilledViews } 
 import { formatExtraCredits, type FormatRenderer, type PageView, type RenderRun, type RendererNeed, type RendererRegistry } from "./renderer.ts";
 import { LOCKDOWN_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
 import { renderActionResults } from "./action-results.ts";
+import { continuationKey, DocumentContinuations } from "./document-continuations.ts";
 
 /** Credits added to a `lockdown` scrape (upstream's price: 5 in all). */
 export const LOCKDOWN_EXTRA_CREDITS = 4;
@@ -66,7 +67,12 @@ export interface ScrapeServiceDeps {
    * are not served once it is off (scrape/cache-key.ts). @default false
    */
   privateNetwork?: boolean;
+  /** Document conversions that may go on past their request's deadline at once (they hold document workers). */
+  maxDocumentContinuations?: number;
 }
+
+/** Conversions going on past their request at once, by default: a second large scan still gets its own worker. */
+const DEFAULT_DOCUMENT_CONTINUATIONS = 2;
 
 /** Per-call options of a scrape. */
 export interface ScrapeRunOptions {
@@ -99,6 +105,11 @@ export interface ScrapeRunOptions {
    * the page (a 503, say), and a discarded attempt must not be the page the next scrape compares with. @default false
    */
   deferCommit?: boolean;
+  /**
+   * `POST /v2/scrape`: a document still converting at the deadline goes on, and the 408 says so
+   * (`processing_continues`); the same request sent again collects it (document-continuations.ts). @default false
+   */
+  resumable?: boolean;
 }
 
 /** A scraped page: the document, and for crawls its links and the response headers (`Retry-After`). */
@@ -138,12 +149,15 @@ export class ScrapeService {
   private readonly redactor: Redactor;
   /** Scrapes running now (sync scrapes, crawl and batch pages): whether parsing may go to another core. */
   private inFlight = 0;
+  /** Document conversions going on past their request's deadline, for the request sent again. */
+  private readonly continuations: DocumentContinuations<ConvertedDocument>;
 
   constructor(private readonly deps: ScrapeServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? (() => crypto.randomUUID());
     this.capabilities = new Set([...deps.engines.capabilities, ...deps.capabilities]);
     this.redactor = deps.redactor ?? patternRedactor;
+    this.continuations = new DocumentContinuations(deps.maxDocumentContinuations ?? DEFAULT_DOCUMENT_CONTINUATIONS);
   }
 
   /** Checks `spec` against what this build supports; throws the 400 a client would get. */
@@ -190,9 +204,7 @@ export class ScrapeService {
     const bytesOnly = renderers.length > 0 && renderers.every(([r]) => r.bytesOnly);
     const parser = bytesOnly ? undefined : this.deps.parsers.find(page, spec);
     const fixedCredits = extraCredits + (page.proxyUsed === "stealth" ? ENHANCED_PROXY_EXTRA_CREDITS : 0);
-    const converted = parser
-      ? await parser.parse(page, spec, options.signal, { affordCredits: (documentCredits) => this.deps.ledger.assertCanSpend(who, documentCredits * perPage + fixedCredits) })
-      : undefined;
+    const converted = parser ? await this.convert(parser, page, spec, who, options, (documentCredits) => this.deps.ledger.assertCanSpend(who, documentCredits * perPage + fixedCredits)) : undefined;
     const renderable = isRenderable(page);
     if (!converted && !renderable && !bytesOnly) {
       // Served as a PDF but no PDF inside: the file is at fault, not the type (which is supported).
@@ -301,6 +313,20 @@ export class ScrapeService {
       if (err instanceof ParseTimeoutError) throw new ScrapeTimeoutError(spec.timeoutMs);
       return undefined;
     });
+  }
+
+  /**
+   * A document converted by `parser`. A synchronous scrape (`resumable`) converts through the continuations: past
+   * its deadline the conversion goes on, and the same request sent again collects it (document-continuations.ts).
+   */
+  private convert(parser: DocumentParser, page: Page, spec: ScrapeSpec, who: KeyIdentity, options: ScrapeRunOptions, affordCredits: (credits: number) => void): Promise<ConvertedDocument> {
+    if (!options.resumable) return parser.parse(page, spec, options.signal, { affordCredits });
+    // The request's time left, counted as the parsers count it (documents/deadline.ts).
+    const remainingMs = spec.timeoutMs - Math.max(0, page.elapsedMs);
+    const key = continuationKey(who.keyId, parser.name, spec.parsers, page.body);
+    return this.continuations.run(key, remainingMs, spec.timeoutMs, options.signal, (signal, extraMs) =>
+      parser.parse(page, { ...spec, timeoutMs: spec.timeoutMs + extraMs }, signal, { affordCredits }),
+    );
   }
 
   /** The renderers of the requested formats, readers of the original DOM first (see render-context.ts). */

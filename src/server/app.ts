@@ -62,7 +62,8 @@ export function createApp(services: Services) {
       if (e.status === 401) set.headers["www-authenticate"] = 'Bearer realm="crawlbox", error="invalid_token"';
       // A 429/503 that knows when to come back (an LLM provider's Retry-After) says so in the standard header too.
       const retryAfter = (e.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-      if ((e.status === 429 || e.status === 503) && typeof retryAfter === "number") set.headers["retry-after"] = String(Math.max(0, Math.ceil(retryAfter)));
+      // So does a 408 whose document is still being converted (`processing_continues`: the SDKs send it again then).
+      if ((e.status === 429 || e.status === 503 || e.status === 408) && typeof retryAfter === "number") set.headers["retry-after"] = String(Math.max(0, Math.ceil(retryAfter)));
       // Upstream's 401 body is exactly {success:false, error:"Unauthorized"}; keep the code for our clients too.
       return e.toBody();
     })

@@ -39,7 +39,7 @@ export function scrapeRoutes(services: Services) {
           const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
           const doc = await limiter.run(
             queueWaitMs(spec.timeoutMs),
-            (queuedMs) => scrape.scrape(spec, who, { signal: request.signal, files, queue: { queuedMs } }),
+            (queuedMs) => scrape.scrape(spec, who, { signal: request.signal, files, queue: { queuedMs }, resumable: true }),
             who.keyId,
           );
           services.scrapeStats.record(who.keyId, Date.now());
