@@ -27,7 +27,7 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     fetch: () => {
       fetches++;
-      return new Response(pdf, { headers: { "content-type": "application/pdf" } });
+      return new Response(Buffer.from(pdf), { headers: { "content-type": "application/pdf" } });
     },
   });
   h = await createHarness({ ocrWorkers: 1 });
