@@ -27,6 +27,7 @@ import { forEachLimited } from "../scrape/each-limited.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import { SearchEnginesSilentError, SearchNotConfiguredError, SearchTimeoutError } from "./errors.ts";
 import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
+import { CATEGORY_QUERIES, hostOf, imageSize, inDomain, safeSearch, siteTerms } from "./query.ts";
 import { timeWindow, withinWindow } from "./time-window.ts";
 import { countryOfLocation } from "./location.ts";
 import { searxngLanguage } from "./language.ts";
@@ -71,70 +72,6 @@ export interface SearchResponse {
   warning?: string;
   /** `asyncScraping`: the scrape id of each web and news result, in the results' order. */
   scrapeIds?: { web?: string[]; news?: string[]; images?: string[] };
-}
-
-function safeSearch(safe: boolean | string | undefined): BackendQuery["safeSearch"] {
-  if (safe === undefined) return undefined;
-  if (safe === true || safe === "moderate" || safe === "active") return 1;
-  if (safe === "strict") return 2;
-  return 0;
-}
-
-const hostOf = (url: string) => {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return "";
-  }
-};
-/**
- * A domain as the caller wrote it, reduced to a host name: `example.com`, `*.example.com`, `www.example.com` and
- * `https://www.example.com/path` all name example.com (given as a URL, it matched nothing).
- */
-export function domainOf(domain: string): string {
-  let d = domain.trim().toLowerCase();
-  if (/^[a-z][a-z0-9+.-]*:\/\//.test(d)) d = hostOf(d);
-  return d.replace(/[/?#].*$/, "").replace(/:\d+$/, "").replace(/^\*?\./, "").replace(/^www\./, "").replace(/\.$/, "");
-}
-const inDomain = (host: string, domain: string) => {
-  const d = domainOf(domain);
-  return d !== "" && (host === d || host.endsWith(`.${d}`));
-};
-
-/**
- * The query's `site:` terms for `includeDomains` / `excludeDomains`, as search engines read them: without them the
- * engines answered the whole web and the domain filter below, which keeps only hits in the domains, left little or
- * nothing (often "No search results found"). The filter stays: not every engine honours `site:`.
- */
-export function siteTerms(include: readonly string[], exclude: readonly string[]): string {
-  const inc = [...new Set(include.map(domainOf).filter(Boolean))];
-  const exc = [...new Set(exclude.map(domainOf).filter(Boolean))];
-  const parts: string[] = [];
-  if (inc.length === 1) parts.push(`site:${inc[0]}`);
-  else if (inc.length > 1) parts.push(`(${inc.map((d) => `site:${d}`).join(" OR ")})`);
-  for (const d of exc) parts.push(`-site:${d}`);
-  return parts.length > 0 ? ` ${parts.join(" ")}` : "";
-}
-const isPdf = (url: string) => /\.pdf$/i.test(new URL(url).pathname);
-
-/**
- * How each category is searched: a query suffix and a SearXNG category, and which hits belong to it. Each
- * requested category is its own query; their results are interleaved, labelled with their category.
- */
-const CATEGORY_QUERIES: Record<SearchCategory, { suffix: string; category: string; keep: (hit: BackendHit) => boolean }> = {
-  github: { suffix: " site:github.com", category: "general", keep: (hit) => inDomain(hostOf(hit.url), "github.com") },
-  pdf: { suffix: " filetype:pdf", category: "general", keep: (hit) => isPdf(hit.url) },
-  research: { suffix: "", category: "science", keep: () => true },
-  developer: { suffix: "", category: "it", keep: () => true },
-  // [LATEST] upstream's government index (US federal, state and local law and regulation): here a web query kept to
-  // US government hosts, .gov and .mil, and the states' and localities' .us names (ca.gov, courts.state.ny.us).
-  gov: { suffix: " site:.gov", category: "general", keep: (hit) => /\.(gov|mil)$|\.[a-z]{2}\.us$/.test(hostOf(hit.url)) },
-};
-
-/** The image size from SearXNG's `resolution` ("1920x1080" or "1920 x 1080"). */
-function imageSize(resolution: string | undefined): { imageWidth?: number; imageHeight?: number } {
-  const m = /(\d+)\s*[x×]\s*(\d+)/i.exec(resolution ?? "");
-  return m ? { imageWidth: Number(m[1]), imageHeight: Number(m[2]) } : {};
 }
 
 /** Runs searches. */
