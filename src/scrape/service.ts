@@ -15,22 +15,23 @@ import { cleanMarkdownView, type CleaningOutcome } from "../clean-content/stage.
 import type { Logger } from "../log.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
-import { NoCachedDataError, CrawlboxError, ScrapeTimeoutError, UnsupportedFileError } from "../errors.ts";
+import { CrawlboxError, ScrapeTimeoutError, UnsupportedFileError } from "../errors.ts";
 import type { ConvertedDocument, DocumentParser, ParserRegistry } from "../documents/types.ts";
 import { detectKind } from "../documents/detect.ts";
 import { PdfCorruptError } from "../documents/errors.ts";
 import type { EngineRouter } from "../engines/router.ts";
 import type { Page } from "../engines/types.ts";
-import { isCacheableArtifacts, type PageCache } from "../storage/page-cache.ts";
+import type { PageCache } from "../storage/page-cache.ts";
 import type { ScrapeResults } from "../storage/scrape-results.ts";
-import { isCacheable, isSharedFetch, pageCacheKey } from "./cache-key.ts";
+import { obtainPage, type PageSource } from "./page-source.ts";
+import type { ScrapedPage, ScrapeRunOptions } from "./run-options.ts";
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { mergeRendered, statusError, withoutServiceFields } from "./document-fields.ts";
 import { ParseTimeoutError, type ParsePool } from "./parse-workers/pool.ts";
 import { createRenderContext, isPlainText, type FileSink, type PrefilledViews } from "./render-context.ts";
 import { formatExtraCredits, type FormatRenderer, type PageView, type RenderRun, type RendererNeed, type RendererRegistry } from "./renderer.ts";
-import { LOCKDOWN_MAX_AGE_MS, type ScrapeSpec } from "./spec.ts";
+import type { ScrapeSpec } from "./spec.ts";
 import { renderActionResults } from "./action-results.ts";
 import { continuationKey, DocumentContinuations } from "./document-continuations.ts";
 
@@ -71,62 +72,10 @@ export interface ScrapeServiceDeps {
   maxDocumentContinuations?: number;
 }
 
+export type { ScrapedPage, ScrapeRunOptions } from "./run-options.ts";
+
 /** Conversions going on past their request at once, by default: a second large scan still gets its own worker. */
 const DEFAULT_DOCUMENT_CONTINUATIONS = 2;
-
-/** Per-call options of a scrape. */
-export interface ScrapeRunOptions {
-  signal?: AbortSignal;
-  /** Where files the formats produce are stored (see render-context.ts). */
-  files?: FileSink;
-  /** Use this id as `metadata.scrapeId` (crawl pages use their task id). */
-  scrapeId?: string;
-  /** Store the document for `GET /v2/scrape/{id}`. @default true */
-  storeResult?: boolean;
-  /**
-   * Charge the key's credits here. Crawl and batch pages pass false: the job store charges them when it stores the
-   * page, in the same transaction (jobs/sqlite-store.ts setChargeHook). @default true
-   */
-  chargeCredits?: boolean;
-  /** Also return every link of the page (crawl discovery). */
-  collectLinks?: boolean;
-  /** changeTracking visibility: `hidden` when a crawl re-checks a page its previous crawl saw (see RenderRun). */
-  visibility?: "visible" | "hidden";
-  /**
-   * `POST /v2/scrape` only: how long the request waited for a scrape slot (`queuedMs` undefined: not at all),
-   * reported as upstream's [LATEST] `concurrencyLimited` / `concurrencyQueueDurationMs` (api-v2.md §3.1).
-   */
-  queue?: { queuedMs: number | undefined };
-  /** A page the caller already has (`POST /v2/parse`: an uploaded file): used as is, nothing fetched or cached. */
-  page?: Page;
-  /**
-   * Leave what the formats keep for later scrapes (the changeTracking baseline) unrecorded, and return it as
-   * {@link ScrapedPage.commit}: crawl and batch pages decide only afterwards whether they keep this result or retry
-   * the page (a 503, say), and a discarded attempt must not be the page the next scrape compares with. @default false
-   */
-  deferCommit?: boolean;
-  /**
-   * `POST /v2/scrape`: a document still converting at the deadline goes on, and the 408 says so
-   * (`processing_continues`); the same request sent again collects it (document-continuations.ts). @default false
-   */
-  resumable?: boolean;
-}
-
-/** A scraped page: the document, and for crawls its links and the response headers (`Retry-After`). */
-export interface ScrapedPage {
-  document: ScrapeDocument;
-  links?: string[];
-  headers: Record<string, string>;
-  /** With `deferCommit`: records what the formats keep for later scrapes; to be called once the result is kept. */
-  commit?: () => void;
-}
-
-/** 404 for a `lockdown` cache miss. */
-class LockdownCacheMissError extends CrawlboxError {
-  constructor() {
-    super("SCRAPE_LOCKDOWN_CACHE_MISS", 404, "lockdown is set and no cached copy of this URL exists.");
-  }
-}
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml", "application/xml", "text/xml", ""]);
 
@@ -151,6 +100,8 @@ export class ScrapeService {
   private inFlight = 0;
   /** Document conversions going on past their request's deadline, for the request sent again. */
   private readonly continuations: DocumentContinuations<ConvertedDocument>;
+  /** The cache and engines a page comes from (page-source.ts). */
+  private readonly pageSource: PageSource;
 
   constructor(private readonly deps: ScrapeServiceDeps) {
     this.now = deps.now ?? Date.now;
@@ -158,6 +109,8 @@ export class ScrapeService {
     this.capabilities = new Set([...deps.engines.capabilities, ...deps.capabilities]);
     this.redactor = deps.redactor ?? patternRedactor;
     this.continuations = new DocumentContinuations(deps.maxDocumentContinuations ?? DEFAULT_DOCUMENT_CONTINUATIONS);
+    const { engines, cache, renderers, maxPageBytes, privateNetwork, log } = deps;
+    this.pageSource = { engines, cache, renderers, maxPageBytes, now: this.now, ...(privateNetwork !== undefined ? { privateNetwork } : {}), ...(log ? { log } : {}) };
   }
 
   /** Checks `spec` against what this build supports; throws the 400 a client would get. */
@@ -200,7 +153,7 @@ export class ScrapeService {
 
     const startedAt = this.now();
     const scrapeId = options.scrapeId ?? this.newId();
-    const { page, cachedAt } = options.page ? { page: options.page, cachedAt: undefined } : await this.obtainPage(spec, options.signal, who.keyId);
+    const { page, cachedAt } = options.page ? { page: options.page, cachedAt: undefined } : await obtainPage(this.pageSource, spec, options.signal, who.keyId);
     const bytesOnly = renderers.length > 0 && renderers.every(([r]) => r.bytesOnly);
     const parser = bytesOnly ? undefined : this.deps.parsers.find(page, spec);
     const fixedCredits = extraCredits + (page.proxyUsed === "stealth" ? ENHANCED_PROXY_EXTRA_CREDITS : 0);
@@ -333,33 +286,5 @@ export class ScrapeService {
   private renderersFor(spec: ScrapeSpec): [FormatRenderer, ScrapeSpec["formats"][number]][] {
     const pairs = spec.formats.map((f) => [this.deps.renderers.get(f.type)!, f] as [FormatRenderer, typeof f]);
     return pairs.sort((a, b) => Number(b[0].usesOriginalDom ?? false) - Number(a[0].usesOriginalDom ?? false));
-  }
-
-  /** The page from the cache when allowed and fresh enough, otherwise from the engine (then cached). */
-  private async obtainPage(spec: ScrapeSpec, signal: AbortSignal | undefined, keyId: string): Promise<{ page: Page; cachedAt?: number }> {
-    const now = this.now();
-    const key = pageCacheKey(spec, this.deps.privateNetwork);
-    const cacheOnly = spec.lockdown || spec.minAgeMs !== undefined;
-    // Formats that report what changed (changeTracking) must see the live page, not a cached copy.
-    const fresh = spec.formats.some((f) => this.deps.renderers.get(f.type)?.needsFreshPage);
-    if (isSharedFetch(spec) && (cacheOnly || (spec.maxAgeMs > 0 && !fresh))) {
-      const maxAge = spec.lockdown ? LOCKDOWN_MAX_AGE_MS : spec.minAgeMs !== undefined ? Infinity : spec.maxAgeMs;
-      const hit = this.deps.cache.get(key, now - maxAge);
-      if (hit && (spec.minAgeMs === undefined || now - hit.cachedAt >= spec.minAgeMs)) {
-        return { page: { ...hit.page, requestedUrl: spec.url }, cachedAt: hit.cachedAt };
-      }
-    }
-    if (spec.lockdown) throw new LockdownCacheMissError();
-    if (cacheOnly) throw new NoCachedDataError();
-
-    const page = await this.deps.engines.fetch(spec, this.deps.maxPageBytes, signal, { keyId });
-    // A degraded copy (a browser that failed on a page needing one) is not kept for others.
-    if (isCacheable(spec) && isCacheableArtifacts(page.artifacts) && !page.degraded && page.statusCode >= 200 && page.statusCode < 300) {
-      // The cache is an optimisation: a full disk must not fail the scrape that was already fetched.
-      await this.deps.cache.put(key, page, this.now()).catch((err: unknown) => {
-        this.deps.log?.warn("page cache write failed", { url: spec.url, error: String(err) });
-      });
-    }
-    return { page };
   }
 }
