@@ -88,6 +88,11 @@ export interface Config {
   defaultCreditQuota: number;
   /** Maximum concurrent scrapes reported to clients (concurrency-check) and enforced for sync scrapes. @default 8 */
   maxConcurrency: number;
+  /**
+   * Job WebSockets (the SDKs' `watcher`) one API key may hold open at once; beyond it a socket closes 1013 and the JS
+   * SDK polls instead. Each open socket holds a file descriptor, so one key must not take them all. @default 50
+   */
+  maxWatchersPerKey: number;
   /** Crawl and batch pages processed at once across all jobs. @default 8 */
   jobConcurrency: number;
   /** Crawl and batch pages of one host processed at once. @default 4 */
@@ -96,6 +101,13 @@ export interface Config {
   retryBaseDelayMs: number;
   /** Cached pages older than this are deleted (hourly). @default 30 days */
   cacheRetentionMs: number;
+  /**
+   * Change-tracking history of a URL (per key and tag) whose last scrape is older than this is deleted (hourly): each
+   * snapshot holds the page's markdown, so URLs no one scrapes any more must not hold disk for ever. @default 365 days
+   */
+  changeHistoryRetentionMs: number;
+  /** Browser profiles not used (loaded or saved) for this long are deleted (hourly). @default 30 days */
+  profileRetentionMs: number;
   /**
    * Most `POST /v2/scrape` results kept for `GET /v2/scrape/{id}` (each ~7 KB of JSON and up): beyond it the oldest go
    * first, before their 24 h, so a busy server's database cannot grow without bound.
@@ -364,10 +376,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     defaultTimeoutMs: int(r, "CRAWLBOX_DEFAULT_TIMEOUT_MS", 30_000, 1000, 300_000),
     defaultCreditQuota: int(r, "CRAWLBOX_DEFAULT_CREDIT_QUOTA", 0, 0, Number.MAX_SAFE_INTEGER),
     maxConcurrency: int(r, "CRAWLBOX_MAX_CONCURRENCY", 8, 1, 1024),
+    maxWatchersPerKey: int(r, "CRAWLBOX_MAX_WATCHERS_PER_KEY", 50, 1, 100_000),
     jobConcurrency: int(r, "CRAWLBOX_JOB_CONCURRENCY", 8, 1, 256),
     perHostConcurrency: int(r, "CRAWLBOX_PER_HOST_CONCURRENCY", 4, 1, 256),
     retryBaseDelayMs: int(r, "CRAWLBOX_RETRY_BASE_DELAY_MS", 2000, 10, 60_000),
     cacheRetentionMs: int(r, "CRAWLBOX_CACHE_RETENTION_DAYS", 30, 1, 36500) * 24 * 60 * 60 * 1000,
+    changeHistoryRetentionMs: int(r, "CRAWLBOX_CHANGE_HISTORY_DAYS", 365, 1, 36500) * 24 * 60 * 60 * 1000,
+    profileRetentionMs: int(r, "CRAWLBOX_PROFILE_RETENTION_DAYS", 30, 1, 36500) * 24 * 60 * 60 * 1000,
     maxStoredResults: int(r, "CRAWLBOX_MAX_STORED_RESULTS", 100_000, 100, 1_000_000_000),
     logLevel,
     allowPrivateWebhooks: bool(r, "CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS", false),

@@ -3,6 +3,11 @@
  * The change-tracking history: one snapshot per scrape with the changeTracking format, kept per API key, URL
  * and tag (upstream needs its cloud database for this; crawlbox keeps it in its SQLite file). Also the URL set
  * of each crawl that tracked changes, for the next crawl's "hidden" re-checks.
+ *
+ * Each snapshot holds a page's whole markdown, so besides the {@link MAX_SNAPSHOTS_PER_URL} trim per URL the history
+ * has a retention (`CRAWLBOX_CHANGE_HISTORY_DAYS`, {@link ChangeHistory.prune} from the server's hourly upkeep),
+ * counted from a URL's last scrape: a URL still monitored keeps its baseline however old, while URLs and tags no one
+ * scrapes any more stop holding disk.
  */
 import type { Database } from "bun:sqlite";
 import { immediate } from "../storage/database.ts";
@@ -70,6 +75,24 @@ export class ChangeHistory {
            (SELECT id FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? ORDER BY scraped_at DESC, id DESC LIMIT ?)`,
         )
         .run(keyId, u, t, keyId, u, t, MAX_SNAPSHOTS_PER_URL);
+    });
+  }
+
+  /**
+   * Deletes the history of every key, URL and tag last scraped before `lastScrapedBeforeMs` (all of its snapshots),
+   * and the URL sets of crawls finished before it. Returns how many snapshots went.
+   */
+  prune(lastScrapedBeforeMs: number): number {
+    return immediate(this.db, () => {
+      // One group at a time over the (key_id, url, tag, scraped_at) index: its newest row says whether it is stale.
+      const gone = this.db
+        .query(
+          `DELETE FROM change_snapshots WHERE (key_id, url, tag) IN
+           (SELECT key_id, url, tag FROM change_snapshots GROUP BY key_id, url, tag HAVING MAX(scraped_at) < ?)`,
+        )
+        .run(lastScrapedBeforeMs).changes;
+      this.db.query("DELETE FROM change_crawls WHERE finished_at < ?").run(lastScrapedBeforeMs);
+      return gone;
     });
   }
 

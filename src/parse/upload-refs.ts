@@ -10,16 +10,29 @@
  * URL. An upload URL takes one file (a second PUT is a 409) within {@link UPLOAD_URL_TTL_MS}; the file is kept in
  * the file store for {@link UPLOADED_FILE_TTL_MS} after it arrives (it may be parsed more than once, with other
  * options), or removed right after a parse with `zeroDataRetention`. `prune` drops expired reservations.
+ *
+ * A reservation costs nothing, yet each holds up to `CRAWLBOX_MAX_UPLOAD_BYTES` of disk for a day: 20 of them and
+ * their PUTs put 1 GB in the file store without spending a credit. So a key holds at most
+ * {@link MAX_OPEN_UPLOADS_PER_KEY} not parsed yet (reserved, or uploaded and waiting; 429 beyond), and the route
+ * refuses a key that cannot spend a credit (402). A parsed upload (state `parsed`, besides the schema's `pending`,
+ * `receiving` and `received`) no longer counts: its parse was paid for.
  */
 import type { Database } from "bun:sqlite";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { CrawlboxError, NotFoundError } from "../errors.ts";
+import { CrawlboxError, NotFoundError, TooManyRequestsError } from "../errors.ts";
+import { immediate } from "../storage/database.ts";
 import { FILE_TTL_MS, type FileStore } from "../storage/files.ts";
 
 /** How long an upload URL accepts its file. */
 export const UPLOAD_URL_TTL_MS = 60 * 60 * 1000;
 /** How long an uploaded file can be parsed by its `uploadRef`. */
 export const UPLOADED_FILE_TTL_MS = FILE_TTL_MS;
+/**
+ * Reservations a key may hold that were not parsed yet (reserved, or uploaded and waiting for their parse): enough
+ * for a client uploading several files before parsing them, few enough that their files (each up to
+ * `CRAWLBOX_MAX_UPLOAD_BYTES`) stay a bounded amount of disk per key.
+ */
+export const MAX_OPEN_UPLOADS_PER_KEY = 10;
 /** The path of upload URLs; the id follows. */
 export const UPLOAD_ROUTE_PREFIX = "/v2/parse/upload/";
 
@@ -73,7 +86,7 @@ interface Row {
   content_type: string;
   max_bytes: number;
   expires_at: number;
-  state: "pending" | "receiving" | "received";
+  state: "pending" | "receiving" | "received" | "parsed";
   file_id: string | null;
   received_at: number | null;
 }
@@ -88,19 +101,49 @@ export class UploadRefStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Reserves an upload of at most `maxBytes` for `keyId`. */
+  /**
+   * Reserves an upload of at most `maxBytes` for `keyId`; 429 (`TOO_MANY_OPEN_UPLOADS`) while the key holds
+   * {@link MAX_OPEN_UPLOADS_PER_KEY} not parsed yet, with `Retry-After` when the first of them expires.
+   */
   reserve(keyId: string, filename: string, contentType: string, maxBytes: number): Reservation {
     const uploadId = randomBytes(32).toString("hex");
     const uploadRef = randomUUID();
     const created = this.now();
     const expiresAt = created + UPLOAD_URL_TTL_MS;
-    this.db
-      .query(
-        `INSERT INTO parse_uploads (ref, id_hash, key_id, filename, content_type, max_bytes, created_at, expires_at, state)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
-      )
-      .run(uploadRef, hashOf(uploadId), keyId, filename, contentType, maxBytes, created, expiresAt);
+    // Counted and inserted in one write transaction: concurrent requests of one key cannot both take the last place.
+    immediate(this.db, () => {
+      const open = this.openUploads(keyId, created);
+      if (open.count >= MAX_OPEN_UPLOADS_PER_KEY) {
+        throw new TooManyRequestsError(
+          "TOO_MANY_OPEN_UPLOADS",
+          `This API key holds ${MAX_OPEN_UPLOADS_PER_KEY} uploads that were not parsed yet (the most it may): parse them with POST /v2/parse {uploadRef}, or wait until one expires (an upload URL an hour after it was given, a file a day after it arrived).`,
+          Math.max(1, Math.ceil((open.firstExpiry - created) / 1000)),
+        );
+      }
+      this.db
+        .query(
+          `INSERT INTO parse_uploads (ref, id_hash, key_id, filename, content_type, max_bytes, created_at, expires_at, state)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+        )
+        .run(uploadRef, hashOf(uploadId), keyId, filename, contentType, maxBytes, created, expiresAt);
+    });
     return { uploadId, uploadRef, expiresAt, maxBytes };
+  }
+
+  /** The key's live uploads not parsed yet, and when the first of them expires (ms). */
+  private openUploads(keyId: string, now: number): { count: number; firstExpiry: number } {
+    const row = this.db
+      .query<{ n: number; first: number | null }, [number, string, number, number]>(
+        `SELECT COUNT(*) AS n, MIN(CASE WHEN state = 'received' THEN received_at + ? ELSE expires_at END) AS first FROM parse_uploads
+         WHERE key_id = ? AND ((state IN ('pending', 'receiving') AND expires_at > ?) OR (state = 'received' AND received_at > ?))`,
+      )
+      .get(UPLOADED_FILE_TTL_MS, keyId, now, now - UPLOADED_FILE_TTL_MS);
+    return { count: row?.n ?? 0, firstExpiry: row?.first ?? now };
+  }
+
+  /** Marks `ref` parsed (a parse of it succeeded and was paid for): it no longer counts against its key's cap. */
+  markParsed(ref: string): void {
+    this.db.query("UPDATE parse_uploads SET state = 'parsed' WHERE ref = ? AND state = 'received'").run(ref);
   }
 
   /**
@@ -145,7 +188,7 @@ export class UploadRefStore {
       .get(ref, keyId);
     const now = this.now();
     if (!row) throw new NotFoundError(UNKNOWN_REF, "UPLOAD_NOT_FOUND");
-    if (row.state !== "received") {
+    if (row.state !== "received" && row.state !== "parsed") {
       if (row.expires_at <= now) throw new NotFoundError(UNKNOWN_REF, "UPLOAD_NOT_FOUND");
       throw new UploadNotReceivedError();
     }
@@ -166,7 +209,7 @@ export class UploadRefStore {
     const now = this.now();
     const gone = this.db
       .query<Pick<Row, "ref" | "file_id">, [number, number]>(
-        "SELECT ref, file_id FROM parse_uploads WHERE (state != 'received' AND expires_at <= ?) OR (state = 'received' AND received_at <= ?)",
+        "SELECT ref, file_id FROM parse_uploads WHERE (state IN ('pending', 'receiving') AND expires_at <= ?) OR (state IN ('received', 'parsed') AND received_at <= ?)",
       )
       .all(now, now - UPLOADED_FILE_TTL_MS);
     for (const { ref, file_id } of gone) {

@@ -292,6 +292,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     feedback.prune(now());
     extractors.prune(now());
     cache.prune(now() - config.cacheRetentionMs);
+    profiles.prune(now() - config.profileRetentionMs);
+    changeHistory.prune(now() - config.changeHistoryRetentionMs);
   });
   // Every five minutes: pages fetched again and again (maxAge: 0) leave their old copies behind quickly (a soak at
   // ~140 misses a second left 473 MB of segments for 208 live pages before the hourly run).

@@ -12,7 +12,8 @@
  * `/v1/crawl/{id}`, for a crawl or a batch (its `batchScrapeUrlsAndWatch` opens that path, as upstream's v1 kept
  * batches with crawls), with the documents in v1's shape as the HTTP /v1 routes send them (api/v1.ts).
  * The key comes as the sub-protocol (JS SDK) or an `Authorization` header (Python SDK). Errors: 3000
- * unauthorised, 1008 not found.
+ * unauthorised, 1008 not found, 1013 over the open sockets allowed per key (`CRAWLBOX_MAX_WATCHERS_PER_KEY`) or per
+ * job (routes/job-watchers.ts), which the JS SDK's watcher answers by polling. A job's sockets share one poll.
  */
 import { Elysia } from "elysia";
 import { documentToV1 } from "../../api/v1.ts";
@@ -21,10 +22,13 @@ import type { JobKind } from "../../jobs/types.ts";
 import { authenticate } from "../auth.ts";
 import { publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
+import { JobWatchers, MAX_WATCHERS_PER_JOB, type JobWatcher } from "./job-watchers.ts";
 import { nextLinkBuilder } from "./job-status.ts";
 
-/** How often an open socket looks for newly finished pages. */
+/** How often a watched job is looked at for newly finished pages (one poll per job, however many sockets). */
 const POLL_MS = 500;
+/** Close code of a socket refused for the caps (RFC 6455's registry: "Try Again Later"). */
+const TRY_AGAIN_LATER = 1013;
 /** Close reason of a socket whose job has ended (upstream's). */
 const DONE_REASON = JSON.stringify({ type: "done" });
 
@@ -59,22 +63,30 @@ export const JOB_SOCKET_NOTE =
   "The same path also takes a WebSocket upgrade (the SDKs' `watcher`; key as the sub-protocol or an " +
   "`Authorization` header): a `{type:\"catchup\", data:<status>}` message, then `{type:\"document\", data}` for each " +
   "page as it finishes, then close 1000 with reason `{\"type\":\"done\"}`; closes 3000 when unauthorised, 1008 when " +
-  "the job is not found.";
+  "the job is not found, 1013 when the key or the job has as many sockets open as allowed (poll instead).";
 
-/** The crawl and batch WebSocket routes. */
+/** The crawl and batch WebSocket routes, sharing one {@link JobWatchers} (its caps count every route's sockets). */
 export function crawlSocketRoutes(services: Services) {
+  const watchers = new JobWatchers(
+    { status: (id) => services.jobStore.get(id), page: (id, skip, limit) => services.jobResults.page(id, skip, limit) },
+    { perKey: services.config.maxWatchersPerKey, perJob: MAX_WATCHERS_PER_JOB },
+    POLL_MS,
+    DONE_REASON,
+  );
   let app = new Elysia({ name: "crawlbox-job-ws" });
-  for (const r of SOCKET_ROUTES) app = app.use(jobSocket(services, r.kinds, r.prefix, r.toWire));
+  for (const r of SOCKET_ROUTES) app = app.use(jobSocket(services, watchers, r.kinds, r.prefix, r.toWire));
   return app;
 }
 
 /**
  * The socket on `${prefix}/:id` for jobs of `kinds`, sending each document as `toWire` shapes it (the catch-up's
- * documents too).
+ * documents too). A socket over the key's or the job's cap closes 1013 ("try again later") with the reason and no
+ * `{type:"error"}` message: the JS SDK's watcher then falls back to polling the status route (an error message
+ * would end it with an error instead).
  */
-function jobSocket(services: Services, kinds: readonly JobKind[], prefix: string, toWire: (doc: Record<string, unknown>) => unknown) {
+function jobSocket(services: Services, watchers: JobWatchers, kinds: readonly JobKind[], prefix: string, toWire: (doc: Record<string, unknown>) => unknown) {
   const { jobs, config } = services;
-  const timers = new WeakMap<object, ReturnType<typeof setInterval>>();
+  const open = new WeakMap<object, JobWatcher>();
   return new Elysia({ name: `crawlbox-ws${prefix}` }).ws(`${prefix}/:id`, {
     open(ws) {
       const headers = ws.data.headers as Record<string, string | undefined>;
@@ -94,6 +106,11 @@ function jobSocket(services: Services, kinds: readonly JobKind[], prefix: string
         ws.close(1008, "Job not found");
         return;
       }
+      const refused = watchers.refusal(who.keyId, job.id);
+      if (refused) {
+        ws.close(TRY_AGAIN_LATER, refused);
+        return;
+      }
       const base = publicBaseUrl(config.publicUrl, ws.data.request);
       const catchup = jobs.statusPage(job, 0, undefined, nextLinkBuilder(base, `${prefix}/${job.id}`, undefined));
       if (job.status !== "scraping" && catchup.body.next) {
@@ -101,38 +118,21 @@ function jobSocket(services: Services, kinds: readonly JobKind[], prefix: string
         return;
       }
       ws.send({ type: "catchup", data: { ...catchup.body, data: catchup.body.data.map(toWire) } });
-      let position = catchup.cursor;
-      let finished = catchup.finished;
-      const timer = setInterval(() => {
-        try {
-          const current = services.jobStore.get(job.id);
-          if (!current) {
-            clearInterval(timer);
-            ws.close(1011, "Job vanished");
-            return;
-          }
-          for (;;) {
-            const page = services.jobResults.page(job.id, position, 50);
-            for (const doc of page.data) ws.send({ type: "document", data: toWire(doc) });
-            position += page.consumed;
-            finished = page.finished;
-            if (page.consumed === 0) break;
-          }
-          if (current.status !== "scraping" && position >= finished) {
-            clearInterval(timer);
-            ws.close(1000, DONE_REASON);
-          }
-        } catch (err) {
-          clearInterval(timer);
-          ws.send({ type: "error", error: String(err) });
-          ws.close(1011, "Server error");
-        }
-      }, POLL_MS);
-      timers.set(ws.raw, timer);
+      const watcher = watchers.add({
+        keyId: who.keyId,
+        jobId: job.id,
+        position: catchup.cursor,
+        send: (doc) => ws.send({ type: "document", data: toWire(doc) }),
+        end: (code, reason, error) => {
+          if (error !== undefined) ws.send({ type: "error", error });
+          ws.close(code, reason);
+        },
+      });
+      open.set(ws.raw, watcher);
     },
     close(ws) {
-      const timer = timers.get(ws.raw);
-      if (timer) clearInterval(timer);
+      const watcher = open.get(ws.raw);
+      if (watcher) watchers.remove(watcher);
     },
   });
 }

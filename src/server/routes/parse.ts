@@ -10,7 +10,8 @@
  * (a slow sender must not hold a slot). At most twice `CRAWLBOX_MAX_CONCURRENCY` uploads are in progress at once
  * (429 beyond), which bounds the memory they hold while they wait. Limits: the whole upload
  * `CRAWLBOX_MAX_UPLOAD_BYTES`, the `options` part `CRAWLBOX_MAX_REQUEST_BODY_BYTES`, a markup or text file
- * `CRAWLBOX_MAX_PAGE_BYTES` (as a fetched page): 413 beyond each.
+ * `CRAWLBOX_MAX_PAGE_BYTES` (as a fetched page): 413 beyond each. `POST /v2/parse/upload-url` is refused (402) to a
+ * key that cannot spend a credit, and (429) to one holding `MAX_OPEN_UPLOADS_PER_KEY` uploads not parsed yet.
  */
 import { Elysia } from "elysia";
 import { BadRequestError, PayloadTooLargeError, TooManyRequestsError } from "../../errors.ts";
@@ -80,6 +81,8 @@ export function parseRoutes(services: Services) {
     .post(
       "/v2/parse/upload-url",
       ({ body, who, request }) => {
+        // A reservation is free but holds disk until its file expires: only for a key that could pay for the parse.
+        ledger.assertCanSpend(who, 1);
         const req = parseUploadUrlBody(body);
         const maxBytes = Math.min(req.declaredSizeBytes ?? config.maxUploadBytes, config.maxUploadBytes);
         if ((req.declaredSizeBytes ?? 0) > config.maxUploadBytes) throw new PayloadTooLargeError(config.maxUploadBytes);
@@ -118,7 +121,10 @@ export function parseRoutes(services: Services) {
     const { uploadRef, ...options } = b;
     const upload = await services.uploadRefs.take(uploadRef as string, who.keyId);
     try {
-      return { success: true, data: await parseFile(upload.bytes, upload.filename, upload.contentType, options, who, request) };
+      const data = await parseFile(upload.bytes, upload.filename, upload.contentType, options, who, request);
+      // Paid for: no longer one of the key's MAX_OPEN_UPLOADS_PER_KEY waiting uploads (parse/upload-refs.ts).
+      services.uploadRefs.markParsed(upload.ref);
+      return { success: true, data };
     } finally {
       // Zero data retention keeps nothing, a failed parse's file included (a retry needs a new upload).
       if (options.zeroDataRetention === true) services.uploadRefs.remove(upload.ref);
