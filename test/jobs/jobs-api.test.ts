@@ -137,6 +137,22 @@ describe("crawl", () => {
     expect(docs.length).toBe(4);
   }, 20_000);
 
+  test("the SDK's watcher of a batch with its default kind (crawl) streams the batch's pages and ends", async () => {
+    const created = (await (await h.request("/v2/batch/scrape", { method: "POST", json: { urls: [`${base}/slow/21`, `${base}/slow/22`] } })).json()) as any;
+    const watcher = sdk().watcher(created.id, { pollInterval: 1, timeout: 15 });
+    const docs: any[] = [];
+    let done: any;
+    let failed: any;
+    watcher.on("document", (d: any) => docs.push(d));
+    watcher.on("done", (d: any) => (done = d));
+    watcher.on("error", (e: any) => (failed = e));
+    await watcher.start();
+    for (let i = 0; i < 300 && !done && !failed; i++) await Bun.sleep(25);
+    expect(failed).toBeUndefined();
+    expect(done?.status).toBe("completed");
+    expect(docs.length).toBe(2);
+  }, 20_000);
+
   test("the watcher of a cancelled crawl ends with status cancelled and the pages it got (no 'done' message says completed)", async () => {
     const app = sdk();
     const started = await app.startCrawl(`${base}/slow/500`, { limit: 50, crawlEntireDomain: true });

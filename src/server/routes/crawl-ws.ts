@@ -44,7 +44,8 @@ interface SocketRoute {
 
 /** The socket routes, each on the path of an HTTP `GET …/{id}` status route. */
 const SOCKET_ROUTES: readonly SocketRoute[] = [
-  { kinds: ["crawl"], prefix: "/v2/crawl", toWire: asIs },
+  // A batch too, as on the HTTP route: the SDK's watcher defaults to kind "crawl" (api-v2.md, upstream's group lookup).
+  { kinds: ["crawl", "batch"], prefix: "/v2/crawl", toWire: asIs },
   { kinds: ["batch"], prefix: "/v2/batch/scrape", toWire: asIs },
   // The v1 SDK's crawlUrlAndWatch and batchScrapeUrlsAndWatch speak the same protocol (catch-up, documents, the
   // close's `{"type":"done"}`), both on this path.
