@@ -132,6 +132,11 @@ export interface Config {
    * about 1 GB while it is converted, and Bun enforces no memory limit on a worker.
    */
   documentWorkers: number;
+  /**
+   * Documents that may go on converting past their `POST /v2/scrape`'s timeout at once (scrape/document-continuations.ts;
+   * one per API key). Each holds a document worker, so the default leaves one worker free. @default documentWorkers - 1
+   */
+  documentContinuations: number;
   /** Folder of extra tesseract `<lang>.traineddata[.gz]` files picked by `location.languages`; empty = English only. */
   tessdataDir: string;
   /** Resolution PDF pages are rendered at for OCR. @default 200 */
@@ -342,6 +347,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (browserPageMemoryMb > 0 && browserPageMemoryMb < MIN_PAGE_MEMORY_MB) {
     r.problems.push(`CRAWLBOX_BROWSER_PAGE_MEMORY_MB must be 0 (no limit) or at least ${MIN_PAGE_MEMORY_MB}, got "${browserPageMemoryMb}"`);
   }
+  const documentWorkers = int(r, "CRAWLBOX_DOCUMENT_WORKERS", Math.min(2, availableParallelism()), 1, 64);
   const logLevel = str(r, "CRAWLBOX_LOG_LEVEL", "info") as Config["logLevel"];
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     r.problems.push(`CRAWLBOX_LOG_LEVEL must be debug, info, warn or error, got "${logLevel}"`);
@@ -389,7 +395,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     webhookTimeoutMs: int(r, "CRAWLBOX_WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
     ocrWorkers: int(r, "CRAWLBOX_OCR_WORKERS", availableParallelism(), 1, 256),
     parseWorkers: int(r, "CRAWLBOX_PARSE_WORKERS", availableParallelism(), 0, 256),
-    documentWorkers: int(r, "CRAWLBOX_DOCUMENT_WORKERS", Math.min(2, availableParallelism()), 1, 64),
+    documentWorkers,
+    documentContinuations: int(r, "CRAWLBOX_DOCUMENT_CONTINUATIONS", Math.max(0, documentWorkers - 1), 0, 64),
     tessdataDir: str(r, "CRAWLBOX_TESSDATA_DIR", ""),
     ocrDpi: int(r, "CRAWLBOX_OCR_DPI", 200, 72, 600),
     ffmpegPath: str(r, "CRAWLBOX_FFMPEG_PATH", ""),

@@ -11,7 +11,9 @@
  * document's bytes: the same request fetching the same file), kept at most {@link CONTINUE_EXTRA_MS} past the
  * request's own deadline, and its result at most {@link KEEP_RESULT_MS} after it is done; it is handed to one
  * request, which charges its credits as any scrape does. Continuations hold document workers, so at most
- * `maxInFlight` run at once; past that, a timeout stops the conversion as before.
+ * `maxInFlight` run at once (`CRAWLBOX_DOCUMENT_CONTINUATIONS`, one worker fewer than there are by default) and one
+ * per API key: past that, a timeout stops the conversion as before, so a key sending hostile documents (a DOCX
+ * inflating to 30 MiB of XML) cannot keep every worker busy for the next ten minutes.
  */
 import { createHash } from "node:crypto";
 import { CrawlboxError, ScrapeTimeoutError } from "../errors.ts";
@@ -42,6 +44,8 @@ export function continuationKey(keyId: string, parserName: string, options: unkn
 }
 
 interface Entry<T> {
+  /** The API key whose request started it (one continuation per key). */
+  owner: string;
   promise: Promise<T>;
   controller: AbortController;
   /** Set once the conversion settled: when its result stops waiting for a collector. */
@@ -65,13 +69,13 @@ export class DocumentContinuations<T> {
    * {@link ProcessingContinuesError} when the time runs out and the conversion goes on; a plain timeout when it
    * cannot (too many continuations already).
    */
-  async run(key: string, remainingMs: number, timeoutMs: number, signal: AbortSignal | undefined, start: (signal: AbortSignal, extraMs: number) => Promise<T>): Promise<T> {
+  async run(key: string, owner: string, remainingMs: number, timeoutMs: number, signal: AbortSignal | undefined, start: (signal: AbortSignal, extraMs: number) => Promise<T>): Promise<T> {
     let entry = this.entries.get(key);
     const adopted = entry !== undefined;
     if (!entry) {
       const controller = new AbortController();
       const promise = start(controller.signal, CONTINUE_EXTRA_MS);
-      entry = { promise, controller };
+      entry = { owner, promise, controller };
       // Settled while nobody waits (a continuation): kept a while for the request that comes back for it.
       const settled = entry;
       promise.then(
@@ -86,10 +90,17 @@ export class DocumentContinuations<T> {
       return waited.result();
     }
     // The request's time is up (or its client left): the conversion goes on for a later request, if there is room.
-    if (adopted || this.entries.size <= this.maxInFlight) throw new ProcessingContinuesError(timeoutMs);
+    if (adopted || (this.entries.size <= this.maxInFlight && this.heldBy(owner) <= 1)) throw new ProcessingContinuesError(timeoutMs);
     this.take(key, entry);
     entry.controller.abort(new ScrapeTimeoutError(timeoutMs));
     throw new ScrapeTimeoutError(timeoutMs);
+  }
+
+  /** Entries of `owner` (the one being decided included). */
+  private heldBy(owner: string): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.owner === owner) n++;
+    return n;
   }
 
   private settle(key: string, entry: Entry<T>): void {

@@ -68,14 +68,15 @@ export interface ScrapeServiceDeps {
    * are not served once it is off (scrape/cache-key.ts). @default false
    */
   privateNetwork?: boolean;
-  /** Document conversions that may go on past their request's deadline at once (they hold document workers). */
+  /**
+   * Document conversions that may go on past their request's deadline at once (`CRAWLBOX_DOCUMENT_CONTINUATIONS`;
+   * they hold document workers). @default 0: none, a timeout stops the conversion
+   */
   maxDocumentContinuations?: number;
 }
 
 export type { ScrapedPage, ScrapeRunOptions } from "./run-options.ts";
 
-/** Conversions going on past their request at once, by default: a second large scan still gets its own worker. */
-const DEFAULT_DOCUMENT_CONTINUATIONS = 2;
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml", "application/xml", "text/xml", ""]);
 
@@ -108,7 +109,7 @@ export class ScrapeService {
     this.newId = deps.newId ?? (() => crypto.randomUUID());
     this.capabilities = new Set([...deps.engines.capabilities, ...deps.capabilities]);
     this.redactor = deps.redactor ?? patternRedactor;
-    this.continuations = new DocumentContinuations(deps.maxDocumentContinuations ?? DEFAULT_DOCUMENT_CONTINUATIONS);
+    this.continuations = new DocumentContinuations(deps.maxDocumentContinuations ?? 0);
     const { engines, cache, renderers, maxPageBytes, privateNetwork, log } = deps;
     this.pageSource = { engines, cache, renderers, maxPageBytes, now: this.now, ...(privateNetwork !== undefined ? { privateNetwork } : {}), ...(log ? { log } : {}) };
   }
@@ -277,7 +278,7 @@ export class ScrapeService {
     // The request's time left, counted as the parsers count it (documents/deadline.ts).
     const remainingMs = spec.timeoutMs - Math.max(0, page.elapsedMs);
     const key = continuationKey(who.keyId, parser.name, spec.parsers, page.body);
-    return this.continuations.run(key, remainingMs, spec.timeoutMs, options.signal, (signal, extraMs) =>
+    return this.continuations.run(key, who.keyId, remainingMs, spec.timeoutMs, options.signal, (signal, extraMs) =>
       parser.parse(page, { ...spec, timeoutMs: spec.timeoutMs + extraMs }, signal, { affordCredits }),
     );
   }

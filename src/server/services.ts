@@ -233,6 +233,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ledger,
     maxPageBytes: config.maxPageBytes,
     privateNetwork: config.allowPrivateNetwork,
+    maxDocumentContinuations: config.documentContinuations,
     capabilities: new Set<RendererNeed>([...CAPABILITIES, ...(llm ? ["llm" as const] : []), ...(engines.pool ? ["sandbox" as const] : [])]),
     now,
     log,

@@ -73,7 +73,8 @@ beforeAll(async () => {
       return f ? new Response(f.body.slice().buffer, { headers: { "content-type": f.type } }) : new Response("no", { status: 404 });
     },
   });
-  h = await createHarness();
+  // No continuations (scrape/document-continuations.ts): these tests are about the worker stopped at the deadline.
+  h = await createHarness({ documentContinuations: 0 });
 });
 afterAll(async () => {
   await h.close();

@@ -73,20 +73,32 @@ describe("DocumentContinuations", () => {
   test("past its room, a timeout stops the conversion (its signal aborts) instead of going on", async () => {
     const c = new DocumentContinuations<string>(1);
     const never = (signal: AbortSignal) => new Promise<string>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
-    await expect(c.run("a", 20, 20, undefined, never)).rejects.toBeInstanceOf(ProcessingContinuesError);
+    await expect(c.run("a", "key-1", 20, 20, undefined, never)).rejects.toBeInstanceOf(ProcessingContinuesError);
     let stopped = false;
     const watched = (signal: AbortSignal) => {
       signal.addEventListener("abort", () => (stopped = true));
       return never(signal);
     };
-    await expect(c.run("b", 20, 20, undefined, watched)).rejects.toMatchObject({ code: "SCRAPE_TIMEOUT", details: { timeoutMs: 20 } });
+    await expect(c.run("b", "key-2", 20, 20, undefined, watched)).rejects.toMatchObject({ code: "SCRAPE_TIMEOUT", details: { timeoutMs: 20 } });
     expect(stopped).toBe(true);
     expect(c.size).toBe(1);
     c.close();
     expect(c.size).toBe(0);
   });
 
-  test("a failed conversion is handed to the request that collects it, then forgotten", async () => {
+  test("one continuation per API key: a second document of the same key is stopped at its timeout", async () => {
+    const c = new DocumentContinuations<string>(4);
+    const never = (signal: AbortSignal) => new Promise<string>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+    await expect(c.run("one", "key-1", 10, 10, undefined, never)).rejects.toBeInstanceOf(ProcessingContinuesError);
+    const second = await c.run("two", "key-1", 10, 10, undefined, never).catch((e) => e);
+    expect(second).not.toBeInstanceOf(ProcessingContinuesError);
+    expect(second).toMatchObject({ code: "SCRAPE_TIMEOUT" });
+    await expect(c.run("three", "key-2", 10, 10, undefined, never)).rejects.toBeInstanceOf(ProcessingContinuesError);
+    expect(c.size).toBe(2);
+    c.close();
+  });
+
+  test("a finished conversion is handed to the request that collects it, then forgotten; so is a failed one", async () => {
     const c = new DocumentContinuations<string>(2);
     let finish!: (v: string) => void;
     let calls = 0;
@@ -94,13 +106,13 @@ describe("DocumentContinuations", () => {
       calls++;
       return new Promise<string>((resolve) => (finish = resolve));
     };
-    await expect(c.run("k", 10, 10, undefined, slow)).rejects.toBeInstanceOf(ProcessingContinuesError);
+    await expect(c.run("k", "key-1", 10, 10, undefined, slow)).rejects.toBeInstanceOf(ProcessingContinuesError);
     finish("done");
-    expect(await c.run("k", 1000, 1000, undefined, slow)).toBe("done");
+    expect(await c.run("k", "key-1", 1000, 1000, undefined, slow)).toBe("done");
     expect(calls).toBe(1);
     expect(c.size).toBe(0);
     const failing = () => Promise.reject(new Error("corrupt"));
-    await expect(c.run("f", 1000, 1000, undefined, failing)).rejects.toThrow("corrupt");
+    await expect(c.run("f", "key-1", 1000, 1000, undefined, failing)).rejects.toThrow("corrupt");
     expect(c.size).toBe(0);
   });
 });
