@@ -1,0 +1,72 @@
+/**
+ * @module pipeline/markdown/escape
+ * Escaping of text that markdown would otherwise read as HTML, and of the pieces of links and images.
+ *
+ * node-html-markdown escapes markdown syntax (`*`, `_`, `[`…) but not HTML: `<p>&amp;copy;</p>` came out as
+ * `&copy;`, which renders ©, and `<p>&lt;script&gt;x&lt;/script&gt;</p>` as a live `<script>` element that a
+ * renderer hides (or runs). We escape:
+ * - an `&` that starts an entity or character reference (`&name;`, `&#123;`, `&#x1F;`, CommonMark 2.5);
+ * - a `<` that starts a comment, processing instruction, declaration or CDATA section, or a start or end tag of an
+ *   element whose content a browser hides or does not read as markup (`script`, `style`, `template`, `title`,
+ *   `iframe`, `noscript`, `noembed`, `noframes`, `textarea`, `xmp`, `plaintext`) or that opens a CommonMark HTML
+ *   block running to its end tag whatever blank lines come first (`pre`, spec 4.6 condition 1).
+ * Other tag-like text (`a <world> b`, `<p>Desc</p>` from an RSS description) is written as is: turndown and
+ * Firecrawl escape no `<`, and crawlbox documents that markup in XML text survives as written
+ * (test/scrape/xml-cdata.test.ts). An ordinary `a < b & c` is never touched.
+ */
+
+/** Tag names whose `<name` or `</name` is escaped in text (see the module comment). */
+const HIDING_TAGS = "script|style|template|title|iframe|noscript|noembed|noframes|textarea|xmp|plaintext|pre";
+/**
+ * A `<` that starts a comment, PI, declaration, CDATA or a {@link HIDING_TAGS} tag, and an `&` that starts an
+ * entity or numeric character reference.
+ */
+const HTML_LIKE_RE = new RegExp(
+  `<(?=!--|![A-Za-z[]|\\?|\\/?(?:${HIDING_TAGS})(?![A-Za-z0-9-]))|&(?=[A-Za-z][A-Za-z0-9]{1,31};|#[0-9]{1,7};|#[xX][0-9A-Fa-f]{1,6};)`,
+  "gi",
+);
+
+/** node-html-markdown `textReplace` rule that backslash-escapes {@link HTML_LIKE_RE} matches in every text node. */
+export const HTML_TEXT_REPLACE: [RegExp, string] = [HTML_LIKE_RE, "\\$&"];
+
+/** Backslash-escape what would be read as HTML in text the converter does not escape itself (alt text). */
+export function escapeHtmlLike(text: string): string {
+  return text.replace(HTML_LIKE_RE, "\\$&");
+}
+
+/**
+ * Characters that end or break an inline link destination (CommonMark 6.3): spaces and controls end it, an
+ * unbalanced `)` closes it early (`![x](https://e.com/a)b.png)`), a leading `<` makes it a `<…>` destination and a
+ * `\` escapes the next character. `encodeURIComponent` leaves `(` and `)` alone, so they are encoded by hand.
+ */
+const DESTINATION_UNSAFE_RE = /[\s\x00-\x1f\x7f()<>\\]/g;
+
+/**
+ * A URL made safe as an inline link or image destination by percent-encoding {@link DESTINATION_UNSAFE_RE}
+ * characters: the URL means the same to a browser (RFC 3986 2.1) and parses the same in every markdown renderer,
+ * unlike a `<…>` destination, which older renderers do not know.
+ *
+ * @example
+ * linkDestination("https://e.com/Foo_(bar) 2.png"); // "https://e.com/Foo_%28bar%29%202.png"
+ */
+export function linkDestination(url: string): string {
+  return url.replace(DESTINATION_UNSAFE_RE, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x80 ? `%${code.toString(16).toUpperCase().padStart(2, "0")}` : encodeURIComponent(c);
+  });
+}
+
+/**
+ * The ` "title"` part of a link or image, or `""` when there is no title: `"` and `\` are backslash-escaped (a bare
+ * `"` ended the title early and broke the whole link) and whitespace runs are collapsed (a blank line would end
+ * the paragraph).
+ */
+export function linkTitle(title: string | null | undefined): string {
+  const text = (title ?? "").replace(/\s+/g, " ").trim();
+  return text ? ` "${text.replace(/[\\"]/g, "\\$&")}"` : "";
+}
+
+/** An image's alt text as link text: brackets and backslashes escaped so they cannot end it, HTML as above. */
+export function escapeAltText(alt: string): string {
+  return escapeHtmlLike(alt.replace(/\s+/g, " ").trim().replace(/[\\[\]]/g, "\\$&"));
+}

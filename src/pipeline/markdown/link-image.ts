@@ -1,0 +1,66 @@
+/**
+ * @module pipeline/markdown/link-image
+ * Links and images. They replace node-html-markdown's own translators, which wrote titles unescaped
+ * (`[t](url "say "hi"")` is not a link), left `(`/`)` in image URLs, percent-encoded `_` and `*` in every href, made
+ * `<a href="/docs">/docs</a>` into `</docs>` (an HTML end tag, not an autolink), and ran a card link's heading and
+ * teaser together (`[TitleTeaser](…)`).
+ */
+import { PostProcessResult, type TranslatorConfig, type TranslatorConfigFactory } from "node-html-markdown";
+import { escapeAltText, linkDestination, linkTitle } from "./escape.ts";
+
+/**
+ * What CommonMark accepts as an autolink (spec 6.5): a scheme, then no whitespace, controls or angle brackets.
+ * Anything else, such as a relative URL, is written as an inline link.
+ */
+const AUTOLINK_RE = /^[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>\x00-\x1f\x7f]*$/;
+
+/** Newlines at either end of a link's text (left by block elements inside it) and the spaces around them. */
+const EDGE_NEWLINES_RE = /^\s*\n\s*|\s*\n\s*$/g;
+/** Newlines inside a link's text: blocks and `<br>` inside an `<a>` become one space each. */
+const INNER_NEWLINES_RE = /\s*\n\s*/g;
+
+/**
+ * `<a>`: `[text](destination "title")`, or `<url>` when the text is the URL itself. Text inside is rendered with the
+ * converter's link-text translators (see nested-content), which turn blocks into spaces.
+ */
+export const linkTranslator: TranslatorConfigFactory = ({ node, visitor }) => {
+  const href = node.getAttribute("href");
+  if (!href) return {};
+  // The text is shown as is inside `<…>`: no escaping, no percent-encoding (which changed what the reader sees).
+  if (AUTOLINK_RE.test(href) && node.textContent === href) return { content: `<${href}>`, recurse: false };
+  return {
+    prefix: "[",
+    postfix: `](${linkDestination(href)}${linkTitle(node.getAttribute("title"))})`,
+    childTranslators: visitor.instance.aTagTranslators,
+    postprocess: ({ content }) => content.replace(EDGE_NEWLINES_RE, "").replace(INNER_NEWLINES_RE, " "),
+  };
+};
+
+/**
+ * `<img>`: `![alt](src "title")`; an image whose `src` was removed (cleanHtml's removeBase64Images) renders as its
+ * alt text so the words stay, and one with neither is dropped.
+ */
+export const imageTranslator: TranslatorConfigFactory = ({ node }) => {
+  const src = node.getAttribute("src") ?? "";
+  const alt = escapeAltText(node.getAttribute("alt") ?? "");
+  if (!src) return alt ? { content: alt, recurse: false } : { ignore: true };
+  return { content: `![${alt}](${linkDestination(src)}${linkTitle(node.getAttribute("title"))})`, recurse: false };
+};
+
+/**
+ * `<code>` where a code block cannot be (link text, table cells): always a code span, delimited by one backtick
+ * more than the longest run inside it and padded with a space when it starts or ends with a backtick (CommonMark
+ * 6.1). node-html-markdown had no `code` translator there, so the backticks were lost.
+ */
+export const inlineCodeTranslator: TranslatorConfig = {
+  noEscape: true,
+  spaceIfRepeatingChar: true,
+  postprocess: ({ content }) => {
+    const code = content.replace(INNER_NEWLINES_RE, " ");
+    if (!code) return PostProcessResult.RemoveNode;
+    const longestRun = Math.max(0, ...(code.match(/`+/g) ?? []).map((run) => run.length));
+    const delimiter = "`".repeat(longestRun + 1);
+    const padding = code.startsWith("`") || code.endsWith("`") ? " " : "";
+    return `${delimiter}${padding}${code}${padding}${delimiter}`;
+  },
+};

@@ -1,0 +1,31 @@
+import { describe, expect, test } from "bun:test";
+import { htmlToMarkdown } from "../../src/pipeline/index.ts";
+
+describe("htmlToMarkdown: inline SVG is dropped without touching attribute values", () => {
+  test("an attribute value that mentions <svg> does not swallow the page up to the next </svg>", () => {
+    const html = '<p>Before</p><a href="/x" title="Export as <svg> or PNG">Export</a><p>middle text</p><svg><path d="M0"/></svg><p>After</p>';
+    expect(htmlToMarkdown(html)).toBe('Before\n\n[Export](/x "Export as <svg> or PNG")\n\nmiddle text\n\nAfter');
+  });
+
+  test("an svg data: image source is kept whole", () => {
+    const html = `<p><img src="data:image/svg+xml;utf8,<svg xmlns='http://www.w3.org/2000/svg'><rect/></svg>" alt="icon"> tail</p>`;
+    expect(htmlToMarkdown(html)).toBe("![icon](data:image/svg+xml;utf8,%3Csvg%20xmlns='http://www.w3.org/2000/svg'%3E%3Crect/%3E%3C/svg%3E) tail");
+  });
+
+  test("inline svg goes with its text, nested svg included; an unclosed one loses only its tag", () => {
+    expect(htmlToMarkdown("<p>a<svg><title>icon</title><svg><text>x</text></svg><text>y</text></svg>b</p>")).toBe("ab");
+    expect(htmlToMarkdown("<p>a<SVG/>b<svg viewBox='0 0 1 1' />c</p>")).toBe("abc");
+    expect(htmlToMarkdown("<p>keep <svg>this</p><p>and this</p>")).toBe("keep this\n\nand this");
+  });
+
+  test("<svg> inside a script or a comment is not markup", () => {
+    expect(htmlToMarkdown('<p>one</p><script>var s = "<svg>";</script><p>two</p><!-- <svg> --><p>three</p></svg><p>four</p>')).toBe(
+      "one\n\ntwo\n\nthree\n\nfour",
+    );
+  });
+
+  test("attributes the converter reads survive, including rowspan", () => {
+    const html = '<table data-x="1"><tr><td rowspan="2" style="x">a</td><td class="c">b</td></tr><tr><td>c</td></tr></table>';
+    expect(htmlToMarkdown(html)).toBe("| a | b |\n| - | - |\n|   | c |");
+  });
+});
