@@ -7,6 +7,10 @@
  * `webhook-*` signature headers, `Host` and framing) are accepted and then set or dropped by the sender
  * (webhooks/delivery-attempt.ts), so a caller header never replaces them. Clients send `Content-Type:
  * application/json` there routinely; upstream accepts it.
+ *
+ * Unlike upstream, `metadata` and `headers` are bounded ({@link webhookSizeIssues}): both are copied into every event
+ * the job announces (the outbox stores each event's headers and body), so one request with a 4 MB `metadata` and a
+ * few hundred pages wrote ~400 MB to the database in 40 s.
  */
 import { refineHeaders } from "./refine.ts";
 import { t } from "elysia";
@@ -19,6 +23,22 @@ import type { Issue } from "./issues.ts";
 export const WEBHOOK_EVENTS = ["completed", "failed", "page", "started"] as const;
 /** Agent webhook events ([LATEST]), default all. */
 export const AGENT_WEBHOOK_EVENTS = ["started", "action", "completed", "failed", "cancelled"] as const;
+
+/**
+ * Largest `metadata`, as the UTF-8 bytes of its JSON. It is echoed in every payload, so it is stored once per event
+ * (a 10,000-page crawl: 160 MB at this limit, until each event is delivered); 16 KiB is ample for the ids and tags it
+ * carries in practice.
+ */
+export const WEBHOOK_MAX_METADATA_BYTES = 16 * 1024;
+/** Most caller headers on a webhook. They are stored once per pending event; real receivers need one or two. */
+export const WEBHOOK_MAX_HEADERS = 32;
+/** Longest header name; servers refuse longer request lines and fields anyway. */
+export const WEBHOOK_MAX_HEADER_NAME_CHARS = 256;
+/**
+ * Longest header value: Apache's default field limit (8190 bytes) and nginx's 8 KiB header buffer refuse longer ones,
+ * so a longer value could never be delivered. The total stays within refine.ts `MAX_CUSTOM_HEADER_BYTES` (32 KiB).
+ */
+export const WEBHOOK_MAX_HEADER_VALUE_CHARS = 8 * 1024;
 
 /** The caller header refused (upstream's rule), matched case-insensitively. */
 const REFUSED_WEBHOOK_HEADER = "x-firecrawl-signature";
@@ -57,8 +77,43 @@ export function disallowedWebhookHeaders(headers: Record<string, string>): strin
   return Object.keys(headers).filter((h) => h.toLowerCase() === REFUSED_WEBHOOK_HEADER);
 }
 
+/** A name or value for a message: long ones cut, so a 4 MB field is not echoed back in the 400. */
+function shown(text: string): string {
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
+}
+
 /**
- * Normalises a schema-valid webhook value. Returns issues (at `path`) for a bad URL or managed headers;
+ * Size bounds of `headers` and `metadata` (the constants above), as issues at `path` naming the field. The header
+ * syntax (token names; no CR, LF or NUL in values) and the 32 KiB total are refine.ts `refineHeaders`' checks.
+ */
+export function webhookSizeIssues(headers: Record<string, string>, metadata: Record<string, string>, path: (string | number)[]): Issue[] {
+  const issues: Issue[] = [];
+  const field = (name: string) => [...path, name].join(".");
+  const count = Object.keys(headers).length;
+  if (count > WEBHOOK_MAX_HEADERS) {
+    issues.push({ code: "custom", path: [...path, "headers"], message: `${field("headers")} has ${count} headers; at most ${WEBHOOK_MAX_HEADERS} are allowed.` });
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.length > WEBHOOK_MAX_HEADER_NAME_CHARS) {
+      issues.push({ code: "custom", path: [...path, "headers", name], message: `Header name ${shown(name)} in ${field("headers")} is ${name.length} characters; at most ${WEBHOOK_MAX_HEADER_NAME_CHARS} are allowed.` });
+    } else if (value.length > WEBHOOK_MAX_HEADER_VALUE_CHARS) {
+      issues.push({ code: "custom", path: [...path, "headers", name], message: `The value of header ${name} in ${field("headers")} is ${value.length} characters; at most ${WEBHOOK_MAX_HEADER_VALUE_CHARS} are allowed.` });
+    }
+  }
+  const metadataBytes = Buffer.byteLength(JSON.stringify(metadata), "utf8");
+  if (metadataBytes > WEBHOOK_MAX_METADATA_BYTES) {
+    issues.push({
+      code: "custom",
+      path: [...path, "metadata"],
+      message: `${field("metadata")} is ${metadataBytes} bytes as JSON; at most ${WEBHOOK_MAX_METADATA_BYTES} are allowed (it is sent, and stored, with every event).`,
+    });
+  }
+  return issues;
+}
+
+/**
+ * Normalises a schema-valid webhook value. Returns issues (at `path`) for a bad URL, managed headers, or headers or
+ * metadata past their bounds;
  * `events` is the default event list for this webhook kind.
  */
 export function normalizeWebhook<E extends string>(
@@ -76,6 +131,7 @@ export function normalizeWebhook<E extends string>(
     issues.push({ code: "custom", path: [...path, "headers"], message: `The following headers are not allowed: ${bad.join(", ")}` });
   }
   issues.push(...refineHeaders(headers, [...path, "headers"]));
+  issues.push(...webhookSizeIssues(headers, o.metadata ?? {}, path));
   if (issues.length > 0 || !url.ok) return { issues };
   return {
     webhook: { url: url.url, headers: { ...headers }, metadata: { ...(o.metadata ?? {}) }, events: [...(o.events ?? events)] },

@@ -6,21 +6,16 @@
  *  job store tx ──▶ webhook_events (pending, due now)
  *                        │  poll every second (croner) or kick()
  *                        ▼
- *  due events, in each job's order ──▶ attempt row (started) ──▶ egress gate check ──▶ POST (10 s, no redirects)
+ *  due events, in order, fairly ──▶ attempt row (started) ──▶ egress gate check ──▶ POST (10 s, no redirects)
  *                        ▲                                                                  │
  *                        └── failed: next_attempt_at = failure + 1 / 5 / 15 min ◀──────────┤ 2xx: delivered
  *                            after the third retry: failed                                  │
  * ```
  *
- * - **Order.** A job's events are first sent in the order they were recorded, up to {@link WEBHOOK_MAX_PER_JOB} at
- *   once: an event is not sent before every earlier one of its job was sent at least once. Its `started` event is
- *   answered (or fails a first time) before any later event goes, and its terminal event (`completed`, `failed`,
- *   `cancelled`) waits until every earlier event's first attempt has ended, so on the happy path a receiver sees
- *   `started`, the pages, then the end. An event waiting for a retry holds nothing back: the job's later events go
- *   on (a retried page may then arrive after them, as upstream, which does not retry at all, sends them with no
- *   order). Strict one-at-a-time order made a receiver taking 100 ms an event get a 100-page crawl's `completed`
- *   11.5 s late, and one event it kept refusing (a 413 for one large page) held the job's others for ~21 minutes.
- *   Different jobs never wait for each other.
+ * - **Order and fairness.** A job's events go in the order they were recorded (its end after every earlier event
+ *   is settled), up to {@link WEBHOOK_MAX_PER_JOB} at once; one destination has at most
+ *   {@link WEBHOOK_MAX_PER_DESTINATION} deliveries in flight, and a free slot goes to the key, then the destination,
+ *   with the fewest in flight. Both rule sets, and why, are in webhooks/next-deliveries.
  * - **Schedule.** A failed attempt (timeout, network error, non-2xx, 3xx: redirects are not followed) is retried
  *   1, 5 and 15 minutes after it failed; a failure after the third retry marks the event `failed`. The time of the
  *   next attempt is stored, so a restart neither loses nor repeats the schedule. An egress refusal (private
@@ -45,11 +40,13 @@ import { immediate } from "../storage/database.ts";
 import { retryAfterMs } from "../jobs/retry-policy.ts";
 import { VERSION } from "../version.ts";
 import { listWebhookDeliveries, type DeliveryPage } from "./deliveries.ts";
+import { type Candidate, pickFairly, prepareDueQuery, SlotLoad, WEBHOOK_MAX_PER_DESTINATION, WEBHOOK_MAX_PER_JOB } from "./next-deliveries.ts";
 import { DeliveryCrashBackoff } from "./crash-backoff.ts";
-import { type AttemptConfig, type DueRow, type Outcome, send, SHUTDOWN, type WebhookFetch } from "./delivery-attempt.ts";
+import { type AttemptConfig, type Outcome, send, SHUTDOWN, type WebhookFetch } from "./delivery-attempt.ts";
 import { standardWebhooksKey } from "./signing.ts";
 
 export type { WebhookFetch } from "./delivery-attempt.ts";
+export { WEBHOOK_MAX_PER_DESTINATION, WEBHOOK_MAX_PER_JOB } from "./next-deliveries.ts";
 
 /** How long a delivery waits for the receiver's answer (upstream v1+: 10 s). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -60,10 +57,10 @@ export const WEBHOOK_RETRY_AFTER_CAP_MS = 60 * 60_000;
 /** Retry delays vary by ±10 % so that receivers that failed together are not all retried in the same second. */
 const RETRY_JITTER = 0.1;
 
-/** Deliveries in flight at once, across all jobs. */
+/** Deliveries in flight at once, across all jobs and destinations. */
 export const WEBHOOK_MAX_CONCURRENT = 8;
-/** Deliveries of one job in flight at once: a big crawl's pages leave room for other jobs' events. */
-export const WEBHOOK_MAX_PER_JOB = 4;
+/** Due-event queries per pump at most, when a job or destination filling up hid other events behind its own. */
+const MAX_PUMP_ROUNDS = 8;
 /** Settled (delivered or failed) events and their attempts are deleted after this long. */
 export const WEBHOOK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Cron pattern of the due-event poll (every second; `kick()` covers the fast path). */
@@ -87,6 +84,8 @@ export interface WebhookDispatcherOptions {
   retryDelaysMs?: readonly number[];
   /** Deliveries in flight at once. @default 8 */
   maxConcurrent?: number;
+  /** Deliveries to one destination (scheme, host, port) in flight at once (webhooks/next-deliveries). @default 4 */
+  maxPerDestination?: number;
   /** Clock (ms) for the schedule, `webhook-timestamp` and attempt times. @default Date.now */
   now?: () => number;
   /** Source of the retry jitter, in [0, 1); 0.5 means none. @default Math.random */
@@ -121,7 +120,8 @@ export interface WebhookDispatcher {
 interface InFlight {
   promise: Promise<void>;
   controller: AbortController;
-  jobId: string;
+  /** The event sent: its job, key and destination occupy the slot. */
+  row: Candidate;
 }
 
 /** Creates a dispatcher; validates its options (throws TypeError). Call `start()` to begin delivering. */
@@ -130,10 +130,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const retryDelaysMs = [...(options.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS)];
   const random = options.random ?? Math.random;
   const maxConcurrent = options.maxConcurrent ?? WEBHOOK_MAX_CONCURRENT;
+  const perDestination = options.maxPerDestination ?? WEBHOOK_MAX_PER_DESTINATION;
   const allowPrivate = options.allowPrivateWebhooks ?? false;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError("createWebhookDispatcher: timeoutMs must be > 0");
   if (!retryDelaysMs.every((d) => Number.isFinite(d) && d >= 0)) throw new TypeError("createWebhookDispatcher: retryDelaysMs must be >= 0");
   if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) throw new TypeError("createWebhookDispatcher: maxConcurrent must be >= 1");
+  if (!Number.isInteger(perDestination) || perDestination < 1) throw new TypeError("createWebhookDispatcher: maxPerDestination must be >= 1");
   if (!allowPrivate && !options.gate?.proxyUrl) throw new TypeError("createWebhookDispatcher: an egress gate is required unless private webhooks are allowed");
   if (typeof options.secret !== "string") throw new TypeError("createWebhookDispatcher: secret must be a string");
   let standardKey: Uint8Array | undefined;
@@ -155,24 +157,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const attemptConfig: AttemptConfig = { userAgent, now, secret, standardKey, timeoutMs, allowPrivate, gate, doFetch };
   const crashes = new DeliveryCrashBackoff({ backoffMs: options.crashBackoffMs, random, log, onRelease: () => pump() });
 
-  // An event is held back only by an earlier pending event of its job still on its first try (failures = 0) that
-  // has not been sent yet, or that is the job's `started` (a barrier for what follows), or by any such event when
-  // it is itself the job's end (it waits for every earlier first attempt to end). See "Order" above.
-  // Jobs already at their limit of deliveries in flight are left out (?2, a JSON list): their due events would fill
-  // the window and starve every other job's. So are events waiting out a crashed delivery (?4, webhooks/crash-backoff).
-  const dueQuery = db.query<DueRow, [number, string, number, string]>(
-    `SELECT seq, id, job_id, type, url, headers, body FROM webhook_events e
-      WHERE state = 'pending' AND next_attempt_at <= ?1
-        AND e.job_id NOT IN (SELECT value FROM json_each(?2))
-        AND e.seq NOT IN (SELECT value FROM json_each(?4))
-        AND NOT EXISTS (
-          SELECT 1 FROM webhook_events p
-           WHERE p.job_id = e.job_id AND p.state = 'pending' AND p.seq < e.seq AND p.failures = 0
-             AND (p.type LIKE '%.started'
-                  OR e.type LIKE '%.completed' OR e.type LIKE '%.failed' OR e.type LIKE '%.cancelled'
-                  OR NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_seq = p.seq)))
-      ORDER BY seq LIMIT ?3`,
-  );
+  const dueEvents = prepareDueQuery(db);
   const beginAttempt = db.query<{ attempt: number }, [number, number]>(
     `INSERT INTO webhook_attempts (event_seq, attempt, started_at)
      VALUES (?1, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM webhook_attempts WHERE event_seq = ?1), ?2)
@@ -181,30 +166,28 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   function pump(): void {
     if (stopped) return;
-    const perJob = new Map<string, number>();
-    for (const f of inflight.values()) perJob.set(f.jobId, (perJob.get(f.jobId) ?? 0) + 1);
-    const full = () => JSON.stringify([...perJob].filter(([, n]) => n >= WEBHOOK_MAX_PER_JOB).map(([job]) => job));
-    // A window of due events (in-flight ones among them) per query; again while slots are free and a job reaching its
-    // limit in this pump may have hidden other jobs' events behind its own.
-    for (let round = 0; round < 8 && inflight.size < maxConcurrent; round++) {
-      const window = maxConcurrent + inflight.size;
-      const rows = dueQuery.all(now(), full(), window, JSON.stringify(crashes.heldSeqs()));
-      let filled = false;
-      for (const row of rows) {
-        if (inflight.size >= maxConcurrent) break;
-        if (inflight.has(row.seq)) continue;
-        const mine = perJob.get(row.job_id) ?? 0;
-        // The job's later events wait too: they may not go before this one (its first attempt not started).
-        if (mine >= WEBHOOK_MAX_PER_JOB) continue;
-        perJob.set(row.job_id, mine + 1);
-        if (mine + 1 >= WEBHOOK_MAX_PER_JOB) filled = true;
-        start(row);
-      }
-      if (rows.length < window || !filled) return;
+    const load = new SlotLoad({ perJob: WEBHOOK_MAX_PER_JOB, perDestination }, [...inflight.values()].map((f) => f.row));
+    // Jobs and destinations at their limit are left out of the query: their due events would fill the window and
+    // hide everyone else's. One reaching its limit during this pump may have done just that: query again.
+    for (let round = 0; round < MAX_PUMP_ROUNDS && inflight.size < maxConcurrent; round++) {
+      const [fullJobs, fullDestinations] = [load.fullJobs(), load.fullDestinations()];
+      const window = 2 * maxConcurrent;
+      const rows = dueEvents({
+        now: now(),
+        fullJobs,
+        fullDestinations,
+        skipSeqs: [...inflight.keys(), ...crashes.heldSeqs()],
+        perDestination,
+        perJob: WEBHOOK_MAX_PER_JOB,
+        limit: window,
+      });
+      for (const row of pickFairly(rows, load, maxConcurrent - inflight.size)) start(row);
+      const filledUp = load.fullJobs().length > fullJobs.length || load.fullDestinations().length > fullDestinations.length;
+      if (rows.length < window || !filledUp) return;
     }
   }
 
-  function start(row: DueRow): void {
+  function start(row: Candidate): void {
     const controller = new AbortController();
     const promise = deliver(row, controller)
       .catch((err) => {
@@ -217,10 +200,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         inflight.delete(row.seq);
         if (!crashes.isHeld(row.seq)) pump();
       });
-    inflight.set(row.seq, { promise, controller, jobId: row.job_id });
+    inflight.set(row.seq, { promise, controller, row });
   }
 
-  async function deliver(row: DueRow, controller: AbortController): Promise<void> {
+  async function deliver(row: Candidate, controller: AbortController): Promise<void> {
     const startedAt = now();
     const { attempt } = beginAttempt.get(row.seq, startedAt)!;
     const t0 = performance.now();
@@ -228,7 +211,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     settle(row, attempt, outcome, Math.round(performance.now() - t0));
   }
 
-  function settle(row: DueRow, attempt: number, outcome: Outcome, durationMs: number): void {
+  function settle(row: Candidate, attempt: number, outcome: Outcome, durationMs: number): void {
     const at = now();
     immediate(db, () => {
       const error = outcome.kind === "failed" ? outcome.error : outcome.kind === "interrupted" ? "interrupted: the dispatcher stopped before the receiver answered" : null;
@@ -237,8 +220,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         .run(at, status, error, durationMs, row.seq, attempt);
       if (outcome.kind === "interrupted") return;
       if (outcome.kind === "delivered") {
-        // The body is not needed any more; drop it (page events carry whole documents).
-        db.query("UPDATE webhook_events SET state = 'delivered', body = NULL, next_attempt_at = NULL, settled_at = ?, last_error = NULL WHERE seq = ? AND state = 'pending'")
+        // The body and the caller's headers are not needed any more; drop them (page events carry whole documents,
+        // headers carry credentials, and the record is kept for WEBHOOK_RETENTION_MS).
+        db.query("UPDATE webhook_events SET state = 'delivered', body = NULL, headers = '{}', next_attempt_at = NULL, settled_at = ?, last_error = NULL WHERE seq = ? AND state = 'pending'")
           .run(at, row.seq);
         return;
       }
@@ -252,8 +236,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       if (delay === undefined) {
         // Its body goes too: nothing sends it again (there is no manual re-send; the deliveries listing never shows
         // bodies), and a page event's documents must not outlive the job's results (24 h, or none with
-        // zeroDataRetention) by the 7-day retention of the event's record.
-        db.query("UPDATE webhook_events SET state = 'failed', body = NULL, failures = ?, next_attempt_at = NULL, settled_at = ?, last_error = ? WHERE seq = ?")
+        // zeroDataRetention) by the 7-day retention of the event's record. The caller's headers go for the same reason.
+        db.query("UPDATE webhook_events SET state = 'failed', body = NULL, headers = '{}', failures = ?, next_attempt_at = NULL, settled_at = ?, last_error = ? WHERE seq = ?")
           .run(failures, at, outcome.error, row.seq);
         log.warn("webhook event failed for good", { webhookId: row.id, jobId: row.job_id, type: row.type, attempts: attempt, error: outcome.error });
       } else {
