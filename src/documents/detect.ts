@@ -4,6 +4,7 @@
  * `application/octet-stream` or even `text/html`, and an URL's extension says nothing reliable.
  */
 import type { Page } from "../engines/types.ts";
+import { CompoundFile, isCompoundFile } from "./office/cfb.ts";
 
 /** Kinds of document the parsers and media formats know. */
 export type DocumentKind =
@@ -38,6 +39,26 @@ function indexOf(b: Uint8Array, needle: string, limit = b.length): number {
 
 /** `s` as UTF-16LE code units spelled out as Latin-1 characters, for {@link contains} (stream names of compound files). */
 const utf16 = (s: string) => [...s].map((c) => c + "\0").join("");
+
+/**
+ * A legacy Office file by its root streams: `WordDocument` is Word's, `Workbook` (or Excel 5's `Book`) Excel's.
+ * Only the root counts: a workbook embedding a Word object holds a `WordDocument` stream further down, and a cell
+ * may even say "WordDocument" (searched for in the bytes, such a workbook was read as a damaged DOC). A directory
+ * that cannot be read (a damaged file) is told by the names its bytes hold, so that its reader says what is wrong
+ * with it; other compound files (Outlook's, PowerPoint's) stay unknown.
+ */
+function compoundKind(b: Uint8Array): DocumentKind {
+  let names: string[];
+  try {
+    names = new CompoundFile(b, "Office").rootStreamNames().map((n) => n.toLowerCase());
+  } catch {
+    if (contains(b, utf16("WordDocument"))) return "doc";
+    return contains(b, utf16("Workbook")) || contains(b, utf16("Book\0")) ? "xls" : "unknown";
+  }
+  if (names.includes("worddocument")) return "doc";
+  if (names.includes("workbook") || names.includes("book")) return "xls";
+  return "unknown";
+}
 
 /** True when `needle` occurs in `b`. */
 function contains(b: Uint8Array, needle: string): boolean {
@@ -77,10 +98,7 @@ export function sniffBytes(b: Uint8Array): DocumentKind {
   if (ascii(b, 0, 5) === "{\\rtf") return "rtf";
   // A compound file (legacy Office): which one by the stream names its directory holds (UTF-16). The reader checks
   // that the stream is the root's; other compound files (Outlook messages, PowerPoint) stay unknown binaries.
-  if (startsWith(b, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) {
-    if (contains(b, utf16("WordDocument"))) return "doc";
-    if (contains(b, utf16("Workbook")) || contains(b, utf16("Book\0"))) return "xls";
-  }
+  if (isCompoundFile(b)) return compoundKind(b);
   if (startsWith(b, [0x50, 0x4b, 0x03, 0x04])) {
     if (ascii(b, 30, 38) === "mimetype" && ascii(b, 38, 77).startsWith("application/vnd.oasis.opendocument.text")) return "odt";
     if (contains(b, "word/document.xml") || contains(b, "word/_rels")) return "docx";

@@ -140,6 +140,11 @@ export class CompoundFile {
     return out;
   }
 
+  /** The names of the root storage's streams (what kind of file this is: `WordDocument`, `Workbook`…). */
+  rootStreamNames(): string[] {
+    return this.rootChildren().filter((c) => c.type === 2).map((c) => c.name);
+  }
+
   /** The root-level stream named `name` (case-insensitive, as the format compares names), or undefined. */
   stream(name: string): Uint8Array | undefined {
     const e = this.rootChildren().find((c) => c.type === 2 && c.name.toLowerCase() === name.toLowerCase());

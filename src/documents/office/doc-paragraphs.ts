@@ -16,6 +16,8 @@ export interface ParagraphProps {
   inTable: boolean;
   /** The paragraph that ends a table row (its mark is not a cell's). */
   rowEnd: boolean;
+  /** The paragraph that ends a row of a table nested in a cell: no text of its own, and not the outer row's end. */
+  innerRowEnd: boolean;
   /** Table nesting depth (1 for a top-level table). */
   depth: number;
   /** 1-based list format override, 0 when not a list item. */
@@ -23,7 +25,10 @@ export interface ParagraphProps {
   ilvl: number;
 }
 
-const PLAIN: ParagraphProps = { istd: 0, inTable: false, rowEnd: false, depth: 0, ilfo: 0, ilvl: 0 };
+/** Most paragraph-property runs read (a 5,000-page document has tens of thousands); past it, paragraphs are plain. */
+const MAX_PAPX_RUNS = 200_000;
+
+const PLAIN: ParagraphProps = { istd: 0, inTable: false, rowEnd: false, innerRowEnd: false, depth: 0, ilfo: 0, ilvl: 0 };
 
 /** One run of an FKP: paragraphs whose marks lie in [start, end) of the stream share these properties. */
 interface Run {
@@ -64,7 +69,7 @@ function parsePapx(g: Uint8Array): ParagraphProps {
     if (sprm === 0x2416) p.inTable = b !== 0;
     else if (sprm === 0x2417) p.rowEnd = b !== 0;
     else if (sprm === 0x6649) p.depth = g[at]! | (g[at + 1]! << 8);
-    else if (sprm === 0x244c && b !== 0) p.rowEnd = true; // sprmPFInnerTtp: a nested table's row end
+    else if (sprm === 0x244c && b !== 0) p.innerRowEnd = true; // sprmPFInnerTtp: a nested table's row end
     else if (sprm === 0x260a) p.ilvl = Math.min(b, 8);
     else if (sprm === 0x460b) p.ilfo = g[at]! | (g[at + 1]! << 8);
     at += size;
@@ -81,8 +86,12 @@ function papxRuns(word: Uint8Array, fib: Fib): Run[] {
   const v = new DataView(t.buffer, t.byteOffset + fc, lcb);
   const n = Math.floor((lcb - 4) / 8);
   const runs: Run[] = [];
-  for (let i = 0; i < n; i++) {
+  // Each page once: a crafted bin table naming one page 400,000 times made 29 runs each time (2.3 GB).
+  const seen = new Set<number>();
+  for (let i = 0; i < n && runs.length < MAX_PAPX_RUNS; i++) {
     const pn = v.getUint32((n + 1) * 4 + i * 4, true) & 0x3fffff;
+    if (seen.has(pn)) continue;
+    seen.add(pn);
     const page = word.subarray(pn * 512, pn * 512 + 512);
     if (page.length < 512) continue;
     const pv = new DataView(page.buffer, page.byteOffset, 512);

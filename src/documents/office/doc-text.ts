@@ -60,9 +60,15 @@ export function bodyText(word: Uint8Array, fib: Fib): DocText {
   if (lcb === 0 || fc + lcb > t.length) throw corrupt("the piece table is missing or outside the table stream");
   const tv = new DataView(t.buffer, t.byteOffset, t.byteLength);
   // The CLX: property runs (clxt 1, skipped), then the piece table (clxt 2).
+  // Each step moves forward by at least 3 bytes and stays inside the CLX: a negative or oversized length (crafted)
+  // looped for ever or read past the stream.
   let at = fc;
-  while (at < fc + lcb && t[at] === 1) at += 3 + tv.getInt16(at + 1, true);
-  if (t[at] !== 2 || at + 5 > t.length) throw corrupt("no piece table in the CLX");
+  while (at + 3 <= fc + lcb && t[at] === 1) {
+    const size = tv.getInt16(at + 1, true);
+    if (size < 0 || at + 3 + size > fc + lcb) throw corrupt("a property run of the CLX has an impossible size");
+    at += 3 + size;
+  }
+  if (at + 5 > t.length || t[at] !== 2) throw corrupt("no piece table in the CLX");
   const size = tv.getUint32(at + 1, true);
   const plc = at + 5;
   if (plc + size > t.length || size < 16) throw corrupt("the piece table runs past the table stream");

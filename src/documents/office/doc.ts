@@ -23,6 +23,9 @@ const FIELD_BEGIN = "\x13";
 const FIELD_SEPARATOR = "\x14";
 const FIELD_END = "\x15";
 
+/** Deepest field nesting kept (real documents nest a few: a HYPERLINK inside an IF). */
+const MAX_FIELD_DEPTH = 64;
+
 /** Characters that stand for something else in a paragraph's text: line breaks, special hyphens, spaces. */
 const REPLACE: Record<string, string> = { "\x0b": " ", "\x09": " ", "\x1e": "-", "\x1f": "", "\xa0": " " };
 
@@ -30,22 +33,31 @@ const REPLACE: Record<string, string> = { "\x0b": " ", "\x09": " ", "\x1e": "-",
  * One paragraph's text as inline spans, fields resolved: a field's code (between its begin and separator marks) is
  * dropped and its result kept, linked when the code is `HYPERLINK "url"`. Fields nest; `depth` counts open ones.
  */
-function inlineOf(text: string): Inline[] {
+export function inlineOf(text: string): Inline[] {
   const runs = new InlineRuns();
+  // Each open field knows the link its result belongs to (its own, or the enclosing field's): one lookup per
+  // character, where searching the stack for it made nested fields quadratic (20,000 of them: 2 s for 68 KB).
   const stack: { inCode: boolean; code: string; href?: string }[] = [];
+  // Fields nested deeper than MAX_FIELD_DEPTH are counted, not kept (their marks still pair up).
+  let beyond = 0;
   for (const ch of text) {
     const top = stack[stack.length - 1];
-    if (ch === FIELD_BEGIN) stack.push({ inCode: true, code: "" });
-    else if (ch === FIELD_SEPARATOR && top) {
+    if (ch === FIELD_BEGIN) {
+      if (stack.length >= MAX_FIELD_DEPTH) beyond++;
+      else stack.push({ inCode: true, code: "", ...(top?.href ? { href: top.href } : {}) });
+    } else if (ch === FIELD_SEPARATOR && top) {
+      if (beyond > 0) continue;
       top.inCode = false;
       const m = /^\s*HYPERLINK\s+(?:\\l\s+)?"([^"]+)"/i.exec(top.code);
       if (m && /^(https?|mailto|ftp):/i.test(m[1]!)) top.href = m[1];
-    } else if (ch === FIELD_END && top) stack.pop();
-    else if (top?.inCode) {
+    } else if (ch === FIELD_END && top) {
+      if (beyond > 0) beyond--;
+      else stack.pop();
+    } else if (top?.inCode) {
       if (top.code.length < 2048) top.code += ch;
     } else {
       const c = REPLACE[ch] ?? (ch < " " ? "" : ch);
-      if (c) runs.push(c, [...stack].reverse().find((f) => f.href)?.href);
+      if (c) runs.push(c, top?.href);
     }
   }
   return runs.spans();
@@ -69,6 +81,8 @@ class BlockBuilder {
 
   add(text: string, mark: string, p: ParagraphProps): void {
     const content = inlineOf(text);
+    // A nested table's row end holds nothing; its cells' text went into the outer cell.
+    if (p.innerRowEnd) return;
     if (p.inTable) {
       if (p.rowEnd) {
         // The row-end paragraph holds no cell of its own; a row left with a half-filled cell keeps it.
