@@ -22,6 +22,11 @@ import { CrawlboxError, ScrapeTimeoutError } from "../errors.ts";
 export const CONTINUE_EXTRA_MS = 10 * 60_000;
 /** How long a finished conversion waits for the request that collects it. */
 export const KEEP_RESULT_MS = 5 * 60_000;
+/**
+ * Entries (running, continuing or done and waiting for their request) per continuation slot at most: conversions
+ * still inside their request count too, and done ones hold their result in memory until collected.
+ */
+const MAX_ENTRIES_PER_SLOT = 4;
 /** The `Retry-After` sent: the SDKs wait at least 5 s, and the next request waits on the conversion itself. */
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -48,6 +53,11 @@ interface Entry<T> {
   owner: string;
   promise: Promise<T>;
   controller: AbortController;
+  /** Requests waiting on it right now: while one does, it runs for that one, continuation or not. */
+  waiters: number;
+  /** Granted a continuation: it runs on with no request waiting (it counts against the limits until it settles). */
+  continuing: boolean;
+  settled: boolean;
   /** Set once the conversion settled: when its result stops waiting for a collector. */
   expiry?: ReturnType<typeof setTimeout>;
 }
@@ -71,11 +81,10 @@ export class DocumentContinuations<T> {
    */
   async run(key: string, owner: string, remainingMs: number, timeoutMs: number, signal: AbortSignal | undefined, start: (signal: AbortSignal, extraMs: number) => Promise<T>): Promise<T> {
     let entry = this.entries.get(key);
-    const adopted = entry !== undefined;
     if (!entry) {
       const controller = new AbortController();
       const promise = start(controller.signal, CONTINUE_EXTRA_MS);
-      entry = { owner, promise, controller };
+      entry = { owner, promise, controller, waiters: 0, continuing: false, settled: false };
       // Settled while nobody waits (a continuation): kept a while for the request that comes back for it.
       const settled = entry;
       promise.then(
@@ -84,26 +93,33 @@ export class DocumentContinuations<T> {
       );
       this.entries.set(key, entry);
     }
-    const waited = await raceWithin(entry.promise, Math.max(1, remainingMs), signal);
+    entry.waiters++;
+    const waited = await raceWithin(entry.promise, Math.max(1, remainingMs), signal).finally(() => entry.waiters--);
     if (waited.done) {
       this.take(key, entry);
       return waited.result();
     }
-    // The request's time is up (or its client left): the conversion goes on for a later request, if there is room.
-    if (adopted || (this.entries.size <= this.maxInFlight && this.heldBy(owner) <= 1)) throw new ProcessingContinuesError(timeoutMs);
+    // The request's time is up (or its client left). The conversion goes on when another request still waits on it,
+    // when it already is a continuation or is done (its result waits), or when there is room for one more.
+    if (entry.waiters > 0 || entry.continuing || entry.settled) throw new ProcessingContinuesError(timeoutMs);
+    if (this.running() < this.maxInFlight && this.running(entry.owner) === 0 && this.entries.size <= MAX_ENTRIES_PER_SLOT * Math.max(1, this.maxInFlight)) {
+      entry.continuing = true;
+      throw new ProcessingContinuesError(timeoutMs);
+    }
     this.take(key, entry);
     entry.controller.abort(new ScrapeTimeoutError(timeoutMs));
     throw new ScrapeTimeoutError(timeoutMs);
   }
 
-  /** Entries of `owner` (the one being decided included). */
-  private heldBy(owner: string): number {
+  /** Continuations still converting (of `owner` only, when given): what holds document workers with no request. */
+  private running(owner?: string): number {
     let n = 0;
-    for (const e of this.entries.values()) if (e.owner === owner) n++;
+    for (const e of this.entries.values()) if (e.continuing && !e.settled && (owner === undefined || e.owner === owner)) n++;
     return n;
   }
 
   private settle(key: string, entry: Entry<T>): void {
+    entry.settled = true;
     if (this.entries.get(key) !== entry) return;
     entry.expiry = setTimeout(() => this.take(key, entry), KEEP_RESULT_MS);
     entry.expiry.unref?.();

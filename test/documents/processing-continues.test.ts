@@ -86,6 +86,32 @@ describe("DocumentContinuations", () => {
     expect(c.size).toBe(0);
   });
 
+  test("a conversion still inside its own request is not a continuation: another times out into one", async () => {
+    const c = new DocumentContinuations<string>(1);
+    let finishA!: (v: string) => void;
+    const a = c.run("a", "key-1", 1000, 1000, undefined, () => new Promise<string>((resolve) => (finishA = resolve)));
+    const never = (signal: AbortSignal) => new Promise<string>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+    await expect(c.run("b", "key-2", 10, 10, undefined, never)).rejects.toBeInstanceOf(ProcessingContinuesError);
+    finishA("A");
+    expect(await a).toBe("A");
+    c.close();
+  });
+
+  test("a conversion another request still waits on is not stopped when the first request's time runs out", async () => {
+    const c = new DocumentContinuations<string>(0); // no room for continuations at all
+    let calls = 0;
+    const slow = () => {
+      calls++;
+      return Bun.sleep(150).then(() => "done");
+    };
+    const first = c.run("k", "key-1", 20, 20, undefined, slow);
+    const second = c.run("k", "key-1", 2000, 2000, undefined, slow);
+    await expect(first).rejects.toBeInstanceOf(ProcessingContinuesError);
+    expect(await second).toBe("done");
+    expect(calls).toBe(1);
+    expect(c.size).toBe(0);
+  });
+
   test("one continuation per API key: a second document of the same key is stopped at its timeout", async () => {
     const c = new DocumentContinuations<string>(4);
     const never = (signal: AbortSignal) => new Promise<string>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
