@@ -168,8 +168,10 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
       const hits: BackendHit[] = [];
       const seen = new Set<string>();
       const categories = categoriesOf(q);
-      const accept = (hit: BackendHit) => (hit.category === undefined || categories.has(hit.category)) && (q.accept ?? (() => true))(hit);
+      const inCategory = (hit: BackendHit) => hit.category === undefined || categories.has(hit.category);
+      const accept = (hit: BackendHit) => inCategory(hit) && (q.accept ?? (() => true))(hit);
       const unresponsive = new Set<string>();
+      let answered = 0; // hits of the query's categories, before the caller's filters
       let barren = 0; // pages in a row whose hits were all filtered out
       for (let pageno = 1; pageno <= pagesFor(q.limit) && hits.length < q.limit && barren < 2; pageno++) {
         let added = 0;
@@ -181,13 +183,16 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
           if (!hit || seen.has(hit.url)) continue;
           seen.add(hit.url);
           added++;
+          if (inCategory(hit)) answered++;
           if (accept(hit) && hits.length < q.limit) hits.push(hit);
         }
         if (added === 0) break;
         barren = hits.length === before ? barren + 1 : 0;
       }
-      // Nothing found while engines failed (blocked by a CAPTCHA, timed out): not "no results", which would be a lie.
-      if (hits.length === 0 && unresponsive.size > 0) {
+      // Nothing came back while engines failed (blocked by a CAPTCHA, timed out): not "no results", which would be a
+      // lie. Hits of the query's categories that the caller's filters (domains, time window) all left out are an
+      // answer: no results. (Hits of other categories, an image engine's on a web query, answer nothing.)
+      if (answered === 0 && unresponsive.size > 0) {
         options.log?.("search engines did not answer", { endpoint: base, engines: [...unresponsive].join(", ") });
         throw new SearchEnginesSilentError([...unresponsive]);
       }

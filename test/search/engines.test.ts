@@ -153,6 +153,18 @@ describe("engines that do not answer (SearXNG's unresponsive_engines)", () => {
     }
   });
 
+  test("hits that came back but were all filtered out (includeDomains) are an empty search, not the silent engines' 500", async () => {
+    searx.dead.add("wikipedia");
+    try {
+      const { status, body } = await search(withEngines, { query: "tomatoes", limit: 5, includeDomains: ["nowhere.example"] });
+      expect(status).toBe(200);
+      expect(body.data.web).toEqual([]);
+      expect(body.warning).toContain("No search results found");
+    } finally {
+      searx.dead.clear();
+    }
+  });
+
   test("some engines silent while others found results: the results, no warning for a query that found something", async () => {
     searx.dead.add("wikipedia");
     try {
