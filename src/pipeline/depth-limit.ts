@@ -10,6 +10,32 @@
 /** Deepest element nesting kept: below an element this deep, only text remains. */
 export const MAX_DOM_DEPTH = 256;
 
+/** Elements whose content is not text a reader sees: left out of a flattened element (textContent kept scripts). */
+const HIDDEN = new Set(["script", "style", "template", "noscript", "head", "title"]);
+
+/**
+ * The text of `el` as a reader sees it, read iteratively: text nodes in document order, the content of
+ * {@link HIDDEN} elements left out, a space where an element starts (blocks would run together otherwise).
+ */
+function visibleText(el: Element): string {
+  const out: string[] = [];
+  let node: Node | null = el.firstChild;
+  while (node) {
+    let next: Node | null = null;
+    if (node.nodeType === 3) out.push((node as Text).data);
+    else if (node.nodeType === 1 && !HIDDEN.has((node as Element).localName)) {
+      out.push(" ");
+      next = node.firstChild;
+    }
+    if (!next) {
+      while (node && node !== el && !node.nextSibling) node = node.parentNode;
+      next = node && node !== el ? node.nextSibling : null;
+    }
+    node = next;
+  }
+  return out.join("").replace(/\s+/g, " ").trim();
+}
+
 /** Flattens every element at `maxDepth` under `root` to its text; returns how many were flattened. */
 export function limitDepth(root: Element, maxDepth = MAX_DOM_DEPTH): number {
   let flattened = 0;
@@ -18,8 +44,8 @@ export function limitDepth(root: Element, maxDepth = MAX_DOM_DEPTH): number {
   while (el) {
     let child: Element | null = el.firstElementChild;
     if (child && depth >= maxDepth) {
-      // Its text, in document order, without the nested markup (textContent is read without recursion).
-      el.textContent = el.textContent;
+      // Its text, in document order, without the nested markup.
+      el.textContent = visibleText(el);
       flattened++;
       child = null;
     }

@@ -20,6 +20,14 @@ describe("nesting depth", () => {
     }
   });
 
+  test("a flattened element keeps what a reader sees: no script or style text, blocks apart", () => {
+    const inner = `<p>First para</p><script>var token = "SECRET_JS";</script><style>.x{color:red}</style><div><p>second para</p></div>`;
+    const md = htmlToMarkdown(cleanHtml(parseHtml(nested(300, inner)), { baseUrl: "https://site.test/", onlyMainContent: false, removeBase64Images: true }));
+    expect(md).toContain("First para second para");
+    expect(md).not.toContain("SECRET_JS");
+    expect(md).not.toContain("color:red");
+  });
+
   test("a page nesting less than the limit keeps all its markup", () => {
     const doc = parseHtml(nested(MAX_DOM_DEPTH - 10, "<p>Deep <a href='/x'>link</a></p>"));
     expect(doc.querySelector("a")?.getAttribute("href")).toBe("/x");
