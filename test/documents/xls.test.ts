@@ -2,8 +2,11 @@
  * XLS workbooks (Excel 97–2003: BIFF8 records in a compound file; documents/office/cfb.ts, biff-records.ts,
  * xls.ts). The fixtures were written by LibreOffice from one spreadsheet (test/fixtures/documents/budget.fods:
  * `soffice --headless --convert-to xls budget.fods`, and `--convert-to xlsx` for budget-libreoffice.xlsx), so
- * the XLS reader and the XLSX reader must tell the same story of the same sheets. Crafted files (a looping
- * allocation chain, a truncated file, an Excel 5.0 workbook, a password-protected one) are clear 422s.
+ * the XLS reader and the XLSX reader must tell the same story of the same sheets; so must formats.xls and
+ * formats-libreoffice.xlsx, from test/fixtures/documents/formats.fods the same way (number formats LibreOffice
+ * shows as 02134, 1,235K, 2.5 M and 1:30 PM, and web, mail and internal links). Crafted files (a looping
+ * allocation chain, a truncated file, an Excel 5.0 workbook, a password-protected one) are clear 422s; those built
+ * record by record are in xls-crafted.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -62,6 +65,21 @@ describe("XLS", () => {
     expect(convertOffice("xls", xls).markdown).toBe(EXPECTED);
     expect(convertOffice("xlsx", xlsx).markdown).toBe(EXPECTED);
     expect(convertOffice("xls", xls).metadata.title).toBe("Office Budget 2024"); // from the summary information
+  });
+
+  test("zero padding, thousands scaling, AM/PM times and web and mail links: as LibreOffice shows them, in both formats", () => {
+    const expected = [
+      "## Formats",
+      "",
+      "| Zip | Thousands | Millions | Time | Link |",
+      "| --- | --- | --- | --- | --- |",
+      "| 02134 | 1,235K | 2.5 M | 13:30:00 | [Ex link](https://example.com/x) |",
+      "| 00007 | 1K | 0.0 M | 09:05:30 | [Write to us](mailto:team@example.com) |",
+      "| end |  |  |  | To top |",
+      "",
+    ].join("\n");
+    expect(convertOffice("xls", new Uint8Array(readFileSync(join(dir, "formats.xls")))).markdown).toBe(expected);
+    expect(convertOffice("xlsx", new Uint8Array(readFileSync(join(dir, "formats-libreoffice.xlsx")))).markdown).toBe(expected);
   });
 
   test("an allocation chain that loops, and a truncated file: 422 SCRAPE_DOCUMENT_CORRUPT at once", () => {

@@ -3,13 +3,14 @@
  * table; values as the sheet shows them (number formats, dates as ISO 8601, booleans, errors, formulas' cached
  * results, hyperlinks); empty rows and columns left out; the writers' variants (prefixed elements, cells without
  * references, rich and phonetic text, the 1904 date system); and crafted files (a sparse sheet spanning the whole
- * grid, a diagonal of a thousand values, unterminated XML) bounded in size and time.
+ * grid, a diagonal of a thousand values, unterminated XML, thousands of sheet entries naming one part, a format
+ * asking for a hundred decimals, a sheet of blank strings) bounded in size and time.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sniffBytes } from "../../src/documents/detect.ts";
 import { convertOffice } from "../../src/documents/office/readers.ts";
-import { MAX_SHEET_CELLS as MAX_XLSX_CELLS } from "../../src/documents/office/sheet-table.ts";
-import { numberText } from "../../src/documents/office/xlsx-values.ts";
+import { cellBudget, MAX_SHEET_CELLS as MAX_XLSX_CELLS, sheetBlocks, type SheetCell } from "../../src/documents/office/sheet-table.ts";
+import { formatCode, numberText } from "../../src/documents/office/xlsx-values.ts";
 import { buildDocx, buildXlsx } from "../fixtures/documents/fixtures.ts";
 import { startDocumentSite, type DocumentSite } from "../fixtures/documents/server.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
@@ -96,6 +97,32 @@ describe("XLSX cells", () => {
     expect(numberText("0.5", "# ?/?", false)).toBe("0.5"); // fractions are not followed: the number itself
   });
 
+  test("AM/PM times are times (built-ins 18 and 19 too), shown on the 24-hour clock", () => {
+    expect(numberText("0.5625", "h:mm\\ AM/PM", false)).toBe("13:30:00");
+    expect(numberText("0.5625", formatCode(18, new Map()), false)).toBe("13:30:00");
+    expect(numberText("0.37881944444", formatCode(19, new Map()), false)).toBe("09:05:30");
+    expect(numberText("0.5625", "h:mm A/P", false)).toBe("13:30:00");
+    expect(numberText("45292.5625", "m/d/yyyy h:mm AM/PM", false)).toBe("2024-01-01 13:30:00");
+  });
+
+  test("leading zeros, thousands scaling by trailing commas, optional integer digits", () => {
+    expect(numberText("2134", "00000", false)).toBe("02134");
+    expect(numberText("7.5", "000.00", false)).toBe("007.50");
+    expect(numberText("1234567", "#,##0,\\K", false)).toBe("1,235K");
+    expect(numberText("999", '#,##0,"K"', false)).toBe("1K");
+    expect(numberText("2500000", '0.0,," M"', false)).toBe("2.5 M");
+    expect(numberText("-2500000", '0.0,," M"', false)).toBe("-2.5 M");
+    expect(numberText("0.5", "#.00", false)).toBe(".50");
+    expect(numberText("1234.5", "#,##0.00", false)).toBe("1,234.50");
+  });
+
+  test("a format asking for more decimals or digits than a double holds: zeros past 15 digits, at most 30 places, no RangeError", () => {
+    expect(numberText("1234567.891", `#,##0.${"0".repeat(101)}`, false)).toBe(`1,234,567.891${"0".repeat(27)}`);
+    expect(numberText("12345.678", `0.${"0".repeat(120)}E+${"0".repeat(100)}`, false)).toBe(`1.2345678${"0".repeat(23)}E+${"0".repeat(29)}4`);
+    expect(numberText("2134", "0".repeat(200), false)).toBe(`${"0".repeat(26)}2134`);
+    expect(numberText("2134", "0".repeat(300), false)).toBe("2134"); // past MS-XLS's 255 characters: not followed
+  });
+
   test("a workbook in the 1904 date system", () => {
     const sheet = `<worksheet ${NS}><sheetData><row r="1"><c r="A1" s="2"><v>43830</v></c></row></sheetData></worksheet>`;
     const book = `<workbook ${NS} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><workbookPr date1904="1"/><sheets><sheet name="Budget" sheetId="1" r:id="rId1"/></sheets></workbook>`;
@@ -127,6 +154,37 @@ describe("crafted workbooks", () => {
     const md = markdownOf(open, { "xl/sharedStrings.xml": sst });
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(firstTable(md)).toBe("| 5 |\n| --- |");
+  });
+
+  test("5,000 sheet entries naming one part: the part is read and shown once", () => {
+    const rows = Array.from({ length: 20_000 }, (_, i) => `<row r="${i + 1}"><c r="A${i + 1}" t="inlineStr"><is><t> </t></is></c></row>`).join("");
+    const sheet = `<worksheet ${NS}><sheetData><row r="1"><c r="B1"><v>1</v></c></row>${rows}</sheetData></worksheet>`;
+    const entries = Array.from({ length: 5000 }, (_, i) => `<sheet name="S${i}" sheetId="${i + 1}" r:id="rId1"/>`).join("");
+    const book = `<workbook ${NS} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>${entries}</sheets></workbook>`;
+    const started = performance.now();
+    const md = markdownOf(sheet, { "xl/workbook.xml": book });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(md).toBe("## S0\n\n| 1 |\n| --- |\n");
+  });
+
+  test("a format with 101 decimals (toFixed's RangeError was a 500): the number to 30 places", () => {
+    const styles = `<styleSheet ${NS}><numFmts count="1"><numFmt numFmtId="164" formatCode="#,##0.${"0".repeat(101)}"/></numFmts><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="164"/></cellXfs></styleSheet>`;
+    const sheet = `<worksheet ${NS}><sheetData><row r="1"><c r="A1" s="1"><v>1234567.891</v></c></row></sheetData></worksheet>`;
+    const started = performance.now();
+    expect(firstTable(markdownOf(sheet, { "xl/styles.xml": styles }))).toBe(`| 1,234,567.891${"0".repeat(27)} |\n| --- |`);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  test("blank strings count against the cell budget while they are read: a sheet of them cannot be read without end", () => {
+    let offered = 0;
+    function* blanks(): Generator<SheetCell> {
+      for (let row = 1; row <= 3 * MAX_XLSX_CELLS; row++, offered++) yield { row, column: 0, text: " " };
+    }
+    const started = performance.now();
+    const blocks = sheetBlocks("Blank", blanks(), cellBudget());
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(offered).toBeLessThanOrEqual(MAX_XLSX_CELLS + 1);
+    expect(blocks.at(-1)).toEqual({ kind: "paragraph", content: [{ text: `(The rest of this sheet is not shown: the workbook's tables reached ${MAX_XLSX_CELLS} cells.)` }] });
   });
 
   test("a shared string index past the list, a reference that is not a cell, a negative style: no crash, nothing invented", () => {

@@ -14,27 +14,61 @@ export interface BiffRecord {
   view: DataView;
 }
 
-const BOF = 0x0809;
-const EOF = 0x000a;
-
 /**
- * The records of the substream starting at `offset`, up to the EOF that closes its BOF (embedded substreams, such
- * as a chart inside a sheet, nest), or to the end of the stream when it is cut short.
+ * Every record of a BIFF stream, framed once from its start: each record's type and position kept in typed arrays
+ * (6 bytes a record), its {@link BiffRecord} made only when asked for. A workbook's sheets are walked by index in
+ * this one framing: reading each sheet's substream again from its offset would make a file whose sheets never end
+ * (BOFs without their EOFs) re-read the rest of the stream once per sheet.
  */
-export function records(stream: Uint8Array, offset: number): BiffRecord[] {
-  const out: BiffRecord[] = [];
-  let depth = 0;
-  for (let at = offset; at + 4 <= stream.length; ) {
-    const type = stream[at]! | (stream[at + 1]! << 8);
-    const length = stream[at + 2]! | (stream[at + 3]! << 8);
-    if (at + 4 + length > stream.length) break;
-    const data = stream.subarray(at + 4, at + 4 + length);
-    out.push({ type, data, view: new DataView(data.buffer, data.byteOffset, data.byteLength) });
-    at += 4 + length;
-    if (type === BOF) depth++;
-    else if (type === EOF && --depth <= 0) break;
+export class BiffStream {
+  /** How many records the stream holds (a record cut short by the stream's end is not one). */
+  readonly count: number;
+  private readonly types: Uint16Array;
+  /** Where each record's 4-byte header starts. */
+  private readonly starts: Uint32Array;
+
+  constructor(private readonly stream: Uint8Array) {
+    let count = 0;
+    for (let at = 0; at + 4 <= stream.length; count++) {
+      const next = at + 4 + (stream[at + 2]! | (stream[at + 3]! << 8));
+      if (next > stream.length) break;
+      at = next;
+    }
+    this.count = count;
+    this.types = new Uint16Array(count);
+    this.starts = new Uint32Array(count);
+    for (let i = 0, at = 0; i < count; i++) {
+      this.types[i] = stream[at]! | (stream[at + 1]! << 8);
+      this.starts[i] = at;
+      at += 4 + (stream[at + 2]! | (stream[at + 3]! << 8));
+    }
   }
-  return out;
+
+  /** The type of record `i` (undefined past the end), without making the record. */
+  type(i: number): number | undefined {
+    return i >= 0 && i < this.count ? this.types[i] : undefined;
+  }
+
+  /** Record `i`. */
+  record(i: number): BiffRecord {
+    const at = this.starts[i]!;
+    const data = this.stream.subarray(at + 4, at + 4 + (this.stream[at + 2]! | (this.stream[at + 3]! << 8)));
+    return { type: this.types[i]!, data, view: new DataView(data.buffer, data.byteOffset, data.byteLength) };
+  }
+
+  /** The index of the record whose header starts at byte `offset` (a BOUNDSHEET8's pointer), or -1. */
+  indexAt(offset: number): number {
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.starts[mid]!;
+      if (at === offset) return mid;
+      if (at < offset) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
 }
 
 /** Reads fields across a record and its CONTINUE records, from byte `start` of the first. */

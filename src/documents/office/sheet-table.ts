@@ -4,12 +4,25 @@
  * name (upstream's layout) and a table of its rows, the first row as the table's head. Rows and columns with no
  * value are left out, so a sparse sheet (a value in A1 and one in XFD1048576) stays small; and a workbook's tables
  * share one budget of cells, past which the rest is left out with a line saying so (a diagonal of 1,000 values
- * would otherwise be a million cells of table).
+ * would otherwise be a million cells of table). A stored cell whose text is only spaces still counts against the
+ * budget while its sheet is read, though it takes no room in the table: a sheet of a million blank strings is a
+ * million cells of work all the same.
  */
 import type { Block, Inline } from "../layout/model.ts";
 
 /** Most cells (of the kept rows and columns) a workbook's tables hold together. */
 export const MAX_SHEET_CELLS = 1_000_000;
+
+/**
+ * Most sheets a workbook shows: LibreOffice's own limit (Excel's is its memory). The readers read each sheet part or
+ * substream once however many entries name it; this bounds the headings of a workbook of empty sheets.
+ */
+export const MAX_SHEETS = 10_000;
+
+/** The line that ends a workbook cut short, saying why (`it has more than 10000 sheets`). */
+export function restOfWorkbookLeftOut(why: string): Block {
+  return { kind: "paragraph", content: [{ text: `(The rest of this workbook is not shown: ${why}.)` }] };
+}
 
 /** A cell with something in it, as the sheet shows it. */
 export interface SheetCell {
@@ -36,13 +49,14 @@ export function sheetBlocks(name: string, cells: Iterable<SheetCell>, budget: Ce
   let kept = 0;
   let cut = false;
   for (const cell of cells) {
-    const text = cell.text.replace(/\s+/g, " ").trim();
-    if (!text) continue;
-    // Every kept value is at least a cell of the table: past the budget the table cannot hold them anyway.
+    // Every kept value is at least a cell of the table: past the budget the table cannot hold them anyway. A blank
+    // one counts too (it cost the reading), so a sheet of blanks cannot be read without end.
     if (++kept > budget.cells) {
       cut = true;
       break;
     }
+    const text = cell.text.replace(/\s+/g, " ").trim();
+    if (!text) continue;
     let row = rows.get(cell.row);
     if (!row) rows.set(cell.row, (row = new Map()));
     row.set(cell.column, [cell.href ? { text, href: cell.href } : { text }]);

@@ -4,8 +4,10 @@
  * workbooks are (sheet-table.ts): each worksheet a heading and a table. The globals give the shared strings (SST
  * and its CONTINUE records), number formats (FORMAT, XF), the date system (DATEMODE) and the sheets (BOUNDSHEET8,
  * each pointing at its own substream); a sheet's cells are LABELSST, LABEL, NUMBER, RK, MULRK, BOOLERR and FORMULA
- * (its cached result; a string result follows in a STRING record). Numbers go through the same number formats as
- * XLSX (xlsx-values.ts). Charts, macros and embedded substreams are skipped. Excel 5.0/95 files (BIFF5, 8-bit
+ * (its cached result; a string result follows in a STRING record), and HLINK records give the cells' web links
+ * (xls-hyperlinks.ts). Numbers go through the same number formats as XLSX (xlsx-values.ts). Charts, macros and
+ * embedded substreams are skipped. The stream's records are framed once and each sheet walked from its BOF, within
+ * one allowance of records for the whole workbook ({@link RECORD_ALLOWANCE}). Excel 5.0/95 files (BIFF5, 8-bit
  * strings in a code page) and password-protected ones are refused with their own errors.
  */
 import { UnsupportedFileError } from "../../errors.ts";
@@ -13,9 +15,10 @@ import { DocumentCorruptError, DocumentEncryptedError } from "../errors.ts";
 import type { Block } from "../layout/model.ts";
 import { CompoundFile } from "./cfb.ts";
 import { summaryTitle } from "./summary-info.ts";
-import { cellBudget, sheetBlocks, type SheetCell } from "./sheet-table.ts";
+import { cellBudget, MAX_SHEETS, restOfWorkbookLeftOut, sheetBlocks, type SheetCell } from "./sheet-table.ts";
 import { formatCode, numberText } from "./xlsx-values.ts";
-import { BiffReader, records, type BiffRecord } from "./biff-records.ts";
+import { BiffReader, BiffStream, type BiffRecord } from "./biff-records.ts";
+import { HLINK, hyperlinkOf } from "./xls-hyperlinks.ts";
 
 const BOF = 0x0809;
 const EOF = 0x000a;
@@ -31,13 +34,12 @@ interface Globals {
   sheets: { name: string; offset: number; kind: number }[];
 }
 
-function readGlobals(stream: Uint8Array): Globals {
+function readGlobals(biff: BiffStream): Globals {
   const g: Globals = { strings: [], formats: [], date1904: false, sheets: [] };
   const custom = new Map<number, string>();
   const xfFormats: number[] = [];
-  const all = records(stream, 0);
-  for (let i = 0; i < all.length; i++) {
-    const r = all[i]!;
+  for (let i = 0; i < biff.count; i++) {
+    const r = biff.record(i);
     if (i === 0) {
       if (r.type !== BOF || r.data.length < 2) throw new DocumentCorruptError("XLS", "the workbook stream does not start with a BOF record");
       if (r.view.getUint16(0, true) !== 0x0600) throw new UnsupportedFileError("application/vnd.ms-excel (an Excel 5.0/95 workbook; save it as .xls 97–2003 or .xlsx)");
@@ -51,11 +53,12 @@ function readGlobals(stream: Uint8Array): Globals {
     else if (r.type === 0x0085 && r.data.length >= 8) {
       g.sheets.push({ offset: r.view.getUint32(0, true), kind: r.data[5]!, name: new BiffReader([r], 6).unicodeString(1) });
     } else if (r.type === 0x00fc) {
-      const parts = [r];
-      while (all[i + 1]?.type === CONTINUE) parts.push(all[++i]!);
+      const parts = gather(biff, i);
+      i += parts.length - 1;
       g.strings = sharedStrings(parts);
     }
   }
+  if (biff.count === 0) throw new DocumentCorruptError("XLS", "the workbook stream does not start with a BOF record");
   g.formats = xfFormats.map((id) => formatCode(id, custom));
   return g;
 }
@@ -83,23 +86,64 @@ function rkValue(rk: number): number {
   return rk & 0x01 ? n / 100 : n;
 }
 
-/** The cells of the sheet whose BOF is at `offset`, as shown. */
-function* sheetCells(stream: Uint8Array, offset: number, g: Globals): Generator<SheetCell> {
-  const all = records(stream, offset);
-  if (all[0]?.type !== BOF) throw new DocumentCorruptError("XLS", `no sheet starts at offset ${offset}`);
+/**
+ * Records a workbook may visit walking its sheets, per record of its stream. A well-formed workbook's sheets are
+ * disjoint runs of its records, so its walks visit each record at most once; a crafted one whose BOFs are never
+ * closed would walk the rest of the stream from every sheet (20,000 of them in 667 KB took 26 s).
+ */
+export const RECORD_ALLOWANCE = 2;
+
+/**
+ * The end (exclusive) of the substream starting at record `start`: past the EOF that closes its BOF (embedded
+ * substreams, such as a chart inside a sheet, nest), or where the stream or the workbook's `allowance` of records
+ * runs out (`cut`).
+ */
+function substreamEnd(biff: BiffStream, start: number, allowance: { records: number }): { end: number; cut: boolean } {
+  let depth = 0;
+  for (let i = start; i < biff.count; i++) {
+    if (allowance.records-- <= 0) return { end: i, cut: true };
+    const type = biff.type(i);
+    if (type === BOF) depth++;
+    else if (type === EOF && --depth <= 0) return { end: i + 1, cut: false };
+  }
+  return { end: biff.count, cut: false };
+}
+
+/** The cells of the sheet in records `start` to `end` (its BOF to its EOF), as shown, with their web links. */
+function* sheetCells(biff: BiffStream, start: number, end: number, g: Globals): Generator<SheetCell> {
+  const links = new Map<string, string>();
+  for (let i = start, depth = 0; i < end; i++) {
+    const type = biff.type(i);
+    if (type === BOF) depth++;
+    else if (type === EOF) depth--;
+    else if (type === HLINK && depth === 1) {
+      const link = hyperlinkOf(biff.record(i));
+      if (link && !links.has(`${link.column},${link.row}`)) links.set(`${link.column},${link.row}`, link.url);
+    }
+  }
+  for (const cell of storedCells(biff, start, end, g)) {
+    const href = links.get(`${cell.column},${cell.row}`);
+    yield href ? { ...cell, href } : cell;
+  }
+}
+
+/** The values of the cell records in records `start` to `end`, as shown (an embedded chart's records left out). */
+function* storedCells(biff: BiffStream, start: number, end: number, g: Globals): Generator<SheetCell> {
   const shown = (n: number, xf: number) => numberText(String(n), g.formats[xf] ?? "General", g.date1904);
   let depth = 0;
-  for (let i = 0; i < all.length; i++) {
-    const r = all[i]!;
+  for (let i = start; i < end; i++) {
+    const type = biff.type(i)!;
+    if (type === BOF) depth++;
+    else if (type === EOF) depth--;
+    if (depth !== 1 || !CELL_RECORDS.has(type)) continue;
+    const r = biff.record(i);
+    if (r.data.length < 6) continue;
     const v = r.view;
-    if (r.type === BOF) depth++;
-    else if (r.type === EOF && --depth === 0) return;
-    if (depth !== 1 || r.data.length < 6) continue; // an embedded chart's records are not the sheet's cells
     const row = v.getUint16(0, true);
     const column = v.getUint16(2, true);
     const xf = v.getUint16(4, true);
     if (r.type === 0x00fd && r.data.length >= 10) yield { row, column, text: g.strings[v.getUint32(6, true)] ?? "" };
-    else if (r.type === 0x0204) yield { row, column, text: new BiffReader(gather(all, i), 6).unicodeString(2) };
+    else if (r.type === 0x0204) yield { row, column, text: new BiffReader(gather(biff, i), 6).unicodeString(2) };
     else if (r.type === 0x0203 && r.data.length >= 14) yield { row, column, text: shown(v.getFloat64(6, true), xf) };
     else if (r.type === 0x027e && r.data.length >= 10) yield { row, column, text: shown(rkValue(v.getUint32(6, true)), xf) };
     else if (r.type === 0x00bd) {
@@ -113,17 +157,20 @@ function* sheetCells(stream: Uint8Array, offset: number, g: Globals): Generator<
       else if (r.data[6] === 0) {
         // The string result is the next STRING record (shared-formula and array records may come between).
         let j = i + 1;
-        while (j < all.length && (all[j]!.type === 0x04bc || all[j]!.type === 0x0221 || all[j]!.type === 0x0236)) j++;
-        if (all[j]?.type === 0x0207) yield { row, column, text: new BiffReader(gather(all, j), 0).unicodeString(2) };
+        while (j < end && (biff.type(j) === 0x04bc || biff.type(j) === 0x0221 || biff.type(j) === 0x0236)) j++;
+        if (j < end && biff.type(j) === 0x0207) yield { row, column, text: new BiffReader(gather(biff, j), 0).unicodeString(2) };
       }
     }
   }
 }
 
+/** LABELSST, LABEL, NUMBER, RK, MULRK, BOOLERR, FORMULA: the records that hold a cell's value. */
+const CELL_RECORDS = new Set([0x00fd, 0x0204, 0x0203, 0x027e, 0x00bd, 0x0205, 0x0006]);
+
 /** Record `i` with the CONTINUE records that follow it. */
-function gather(all: BiffRecord[], i: number): BiffRecord[] {
-  const parts = [all[i]!];
-  while (all[i + 1]?.type === CONTINUE) parts.push(all[++i]!);
+function gather(biff: BiffStream, i: number): BiffRecord[] {
+  const parts = [biff.record(i)];
+  while (biff.type(i + 1) === CONTINUE) parts.push(biff.record(++i));
   return parts;
 }
 
@@ -132,16 +179,29 @@ export function xlsToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: strin
   const file = new CompoundFile(bytes, "XLS");
   const stream = file.stream("Workbook") ?? file.stream("Book");
   if (!stream) throw new DocumentCorruptError("XLS", "the compound file has no Workbook stream");
-  const g = readGlobals(stream);
+  const biff = new BiffStream(stream);
+  const g = readGlobals(biff);
   const budget = cellBudget();
+  const allowance = { records: RECORD_ALLOWANCE * biff.count };
   const blocks: Block[] = [];
   // Worksheets only: macro sheets, charts and VB modules have no cells to show.
   // A sheet is read once, however many entries point at it (a crafted file could name one a thousand times).
   const read = new Set<number>();
   for (const sheet of g.sheets) {
     if (sheet.kind !== 0 || read.has(sheet.offset)) continue;
+    if (read.size === MAX_SHEETS) {
+      blocks.push(restOfWorkbookLeftOut(`it has more than ${MAX_SHEETS} sheets`));
+      break;
+    }
     read.add(sheet.offset);
-    blocks.push(...sheetBlocks(sheet.name, sheetCells(stream, sheet.offset, g), budget));
+    const start = biff.indexAt(sheet.offset);
+    if (biff.type(start) !== BOF) throw new DocumentCorruptError("XLS", `no sheet starts at offset ${sheet.offset}`);
+    const { end, cut } = substreamEnd(biff, start, allowance);
+    blocks.push(...sheetBlocks(sheet.name, sheetCells(biff, start, end, g), budget));
+    if (cut) {
+      blocks.push(restOfWorkbookLeftOut("its sheets run into one another (BOF records without their EOF)"));
+      break;
+    }
   }
   return { blocks, title: summaryTitle(file) };
 }

@@ -4,9 +4,10 @@
  * stores numbers only: a date is a day count (`45292` is 2024-01-01), `0.125` shown as `12.5%`, `1234.5` as
  * `$1,234.50`; printing the raw value would lose what the sheet says. Dates and times come out as ISO 8601
  * (`2024-01-01`, `13:30:00`, `2024-01-01 13:30:00`: unambiguous whatever the locale the file was written in);
- * fixed decimals, thousands separators, percentages, scientific notation and literal prefixes and suffixes
- * (currency signs, units) as the format says. Anything else (fractions, conditions, padding) falls back to the
- * number itself with float noise removed (`0.1 + 0.2` is stored as 0.30000000000000004 and shown as 0.3).
+ * an AM/PM time as a 24-hour one. Fixed decimals, leading zeros (`00000`), thousands separators and scaling
+ * (`#,##0,"K"`), percentages, scientific notation and literal prefixes and suffixes (currency signs, units) as the
+ * format says. Anything else (fractions, conditions) falls back to the number itself with float noise removed
+ * (`0.1 + 0.2` is stored as 0.30000000000000004 and shown as 0.3).
  */
 
 /** The built-in number formats a cell may refer to by id without defining them (ECMA-376 §18.8.30). */
@@ -31,7 +32,8 @@ function bare(code: string): string {
 
 /** What a format shows: a date/time (and which parts), or a number. */
 function dateParts(code: string): { date: boolean; time: boolean } | undefined {
-  const b = bare(code);
+  // AM/PM and A/P say how hours are shown, not that the value is a date: their M is not a month.
+  const b = bare(code).replace(/AM\/PM|A\/P/gi, "");
   if (/general/i.test(b) || !/[dmyhs]/i.test(b)) return undefined;
   const time = /[hs]/i.test(b);
   // `m` next to `h` or `s` is minutes; otherwise months.
@@ -70,12 +72,68 @@ export function generalNumber(n: number): string {
   return String(Number(n.toPrecision(15)));
 }
 
-/** `n` with `decimals` places and, when `group`, thousands separated by commas. */
-function fixed(n: number, decimals: number, group: boolean): string {
-  const s = Math.abs(n).toFixed(decimals);
-  if (!group) return s;
-  const [int, frac] = s.split(".");
-  return int!.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (frac !== undefined ? `.${frac}` : "");
+/**
+ * Most digits a format may ask for in one place (decimals, integer zeros, exponent digits): Excel's own limit for
+ * decimals. `toFixed` and `toExponential` throw past 100, and a crafted format asking for a thousand zeros would
+ * otherwise put them in every cell it styles.
+ */
+const MAX_PLACES = 30;
+
+/**
+ * Longest format code followed: the limit MS-XLS sets for a FORMAT record's string. A longer one (only a crafted file
+ * has it) shows the number itself, since every cell it styles would repeat its literal text.
+ */
+const MAX_FORMAT_LENGTH = 255;
+
+/** How a format's digit placeholders (`#,##0.00`, `00000`, `0.0,,`) lay a number out. */
+interface Placeholders {
+  /** Digits after the decimal point. */
+  decimals: number;
+  /** Zeros before it: the integer part is padded to this many digits (`00000`: 2134 is 02134; `#`: 0 is nothing). */
+  integerDigits: number;
+  /** Thousands separated by commas (a comma between digit placeholders). */
+  group: boolean;
+  /** Each comma after the last digit placeholder divides by 1,000 (`#,##0,"K"`: 1234567 is 1,235K). */
+  scale: number;
+}
+
+/** The placeholders of a mantissa (the pattern before any `E+`). */
+function placeholders(mantissa: string): Placeholders {
+  const scaling = /,+$/.exec(mantissa)?.[0].length ?? 0;
+  const [int, frac] = mantissa.slice(0, mantissa.length - scaling).split(".");
+  return {
+    decimals: Math.min(MAX_PLACES, (frac ?? "").length),
+    integerDigits: Math.min(MAX_PLACES, (int!.match(/0/g) ?? []).length),
+    group: int!.includes(","),
+    scale: scaling,
+  };
+}
+
+/**
+ * `digits` (a number's text, from toFixed or toExponential) with its decimals written to `wanted` places from the
+ * `kept` it was written with: a double holds 15 significant digits, and Excel shows zeros past them, not the
+ * binary expansion (1234567.891 to 30 places is 1234567.891000…, not 1234567.891000000061467…).
+ */
+function padDecimals(digits: string, kept: number, wanted: number): string {
+  if (wanted === kept) return digits;
+  return (kept === 0 ? `${digits}.` : digits) + "0".repeat(wanted - kept);
+}
+
+/** Decimals of `value` (not negative) that fall within a double's 15 significant digits, at most `wanted`. */
+function meaningfulDecimals(value: number, wanted: number): number {
+  const integerDigits = value > 0 ? Math.floor(Math.log10(value)) + 1 : 1;
+  return Math.max(0, Math.min(wanted, 15 - integerDigits));
+}
+
+/** `value` (not negative) laid out by placeholders `p`, without its sign. */
+function fixed(value: number, p: Placeholders): string {
+  const scaled = value / 1000 ** p.scale;
+  const kept = meaningfulDecimals(scaled, p.decimals);
+  const [digits, frac] = padDecimals(scaled.toFixed(kept), kept, p.decimals).split(".");
+  let int = digits!.padStart(p.integerDigits, "0");
+  if (p.integerDigits === 0 && int === "0") int = "";
+  if (p.group) int = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return int + (frac !== undefined ? `.${frac}` : "");
 }
 
 /** The number `n` shown with format `code`, or undefined when the format is not one this reader follows. */
@@ -85,19 +143,22 @@ function formatted(n: number, code: string): string | undefined {
   const negative = n < 0 && sections.length > 1;
   const section = negative ? sections[1]! : sections[0]!;
   const literal = section.replace(/"([^"]*)"/g, "$1").replace(/\\(.)/g, "$1").replace(/\[\$([^\]-]*)(?:-[^\]]*)?\]/g, "$1").replace(/\[[^\]]*\]/g, "").replace(/_.|\*./g, "");
-  const m = /[#0?][#0?,]*(?:\.[#0?]*)?(?:[eE][+-][#0?]+)?/.exec(literal);
+  const m = /[#0?][#0?,]*(?:\.[#0?]*,*)?(?:[eE][+-][#0?]+)?/.exec(literal);
   if (!m || /\//.test(literal)) return undefined;
   const pattern = m[0];
   const percent = literal.includes("%");
   const value = Math.abs(percent ? n * 100 : n);
   const [mantissa, exponent] = pattern.split(/[eE][+-]/);
-  const decimals = (mantissa!.split(".")[1] ?? "").length;
+  const p = placeholders(mantissa!);
   let text: string;
   if (exponent !== undefined) {
-    const [digits, exp] = value.toExponential(decimals).split("e");
+    const kept = Math.min(p.decimals, 14); // one digit before the point, 14 after: a double's 15
+    const [mantissaDigits, exp] = value.toExponential(kept).split("e");
+    const digits = padDecimals(mantissaDigits!, kept, p.decimals);
     const e = Number(exp);
-    text = `${digits}E${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(exponent.length, "0")}`;
-  } else text = fixed(value, decimals, mantissa!.includes(","));
+    text = `${digits}E${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(Math.min(MAX_PLACES, exponent.length), "0")}`;
+  } else if (value / 1000 ** p.scale >= 1e21) return undefined; // toFixed would write it in exponent notation
+  else text = fixed(value, p);
   const sign = n < 0 && !negative && Number(text.replace(/[^0-9.]/g, "")) !== 0 ? "-" : "";
   return (sign + literal.slice(0, m.index) + text + literal.slice(m.index + pattern.length)).trim();
 }
@@ -106,6 +167,7 @@ function formatted(n: number, code: string): string | undefined {
 export function numberText(raw: string, code: string, date1904: boolean): string {
   const n = Number(raw);
   if (raw.trim() === "" || !Number.isFinite(n)) return raw;
+  if (code.length > MAX_FORMAT_LENGTH) return generalNumber(n);
   const parts = dateParts(code);
   // Serials outside Excel's calendar (before 1900, past 9999) are shown as numbers, as Excel shows ####.
   if (parts && !parts.date && /\[h+\]/i.test(code) && n >= 0) return elapsed(n);
