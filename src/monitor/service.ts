@@ -17,13 +17,11 @@ import { BadRequestError, InsufficientCreditsError, NotFoundError, TooManyReques
 import { LlmNotConfiguredError } from "../llm/errors.ts";
 import type { Logger } from "../log.ts";
 import { immediate } from "../storage/database.ts";
-import { enqueueWebhookEvent, webhookEventMatchesFilter } from "../webhooks/index.ts";
-import { monitorPageView } from "./page-view.ts";
 import { monitoredSpec, runCheck, type CheckDeps } from "./check.ts";
 import { RunQueue } from "../extract/run-queue.ts";
 import type { MailOutbox } from "../mail/outbox.ts";
-import { checkEmail, confirmationEmail, unsubscribeFooter } from "./notify-email.ts";
 import type { MailRecipients, RecipientSubscription } from "../mail/recipients.ts";
+import { MonitorNotices } from "./notices.ts";
 import { normalizeSchedule } from "./schedule.ts";
 import { EMPTY_SUMMARY, type CheckPage, type CheckRow, type MonitorRow, type MonitorStore } from "./store.ts";
 
@@ -57,9 +55,6 @@ export interface MonitorServiceDeps extends Omit<CheckDeps, "newId" | "now" | "c
   newId?: () => string;
 }
 
-/** Pages of a check read for its email (the email lists at most 200 of the pages that moved). */
-const MAX_MAILED_PAGES = 5_000;
-
 /** Runs and manages monitors. */
 export class MonitorService {
   private readonly now: () => number;
@@ -68,11 +63,15 @@ export class MonitorService {
   /** Checks waiting for a place in {@link queue}, by check id. */
   private readonly pending = new Map<string, (signal: AbortSignal) => Promise<void>>();
   private readonly queue: RunQueue;
+  /** Its webhook events and emails (monitor/notices.ts). */
+  private readonly notices: MonitorNotices;
   private closed = false;
 
   constructor(private readonly deps: MonitorServiceDeps) {
     this.now = deps.now ?? Date.now;
     this.newId = deps.newId ?? (() => crypto.randomUUID());
+    const { db, store, kickWebhooks, mail, recipients, publicBaseUrl } = deps;
+    this.notices = new MonitorNotices({ db, store, kickWebhooks, now: this.now, ...(mail ? { mail } : {}), ...(recipients ? { recipients } : {}), ...(publicBaseUrl ? { publicBaseUrl } : {}) });
     this.queue = new RunQueue(
       CHECKS_AT_ONCE,
       (id, signal) => {
@@ -127,14 +126,14 @@ export class MonitorService {
     if (fields.webhook) m.webhook = fields.webhook;
     if (fields.notification) m.notification = fields.notification;
     if (fields.goal) m.goal = fields.goal;
-    this.checkMailable(m);
+    this.notices.checkMailable(m);
     this.checkRunnable(m);
     immediate(this.deps.db, () => {
       if (this.deps.store.count(who.keyId) >= MAX_MONITORS_PER_KEY) {
         throw new TooManyRequestsError("TOO_MANY_MONITORS", `This key already has ${MAX_MONITORS_PER_KEY} monitors; delete one first.`);
       }
       this.deps.store.save(m);
-      this.askConfirmations(m);
+      this.notices.askConfirmations(m);
     });
     void this.deps.mail?.deliver();
     this.arm(m);
@@ -180,14 +179,14 @@ export class MonitorService {
       else m.notification = fields.notification;
       // Only a change of the settings is checked: a monitor with email on still takes other updates (pausing it)
       // after the relay was removed from the configuration.
-      this.checkMailable(m);
+      this.notices.checkMailable(m);
     }
     if (m.judgeEnabled && !m.goal) throw new BadRequestError("judgeEnabled needs a goal: what a meaningful change is.");
     this.checkRunnable(m);
     m.updatedAt = this.now();
     immediate(this.deps.db, () => {
       this.deps.store.save(m);
-      this.askConfirmations(m);
+      this.notices.askConfirmations(m);
     });
     void this.deps.mail?.deliver();
     this.arm(m);
@@ -338,7 +337,7 @@ export class MonitorService {
           previousPage: (targetId, url) => this.deps.store.lastPage(m.id, targetId, url, check.id),
           onPage: (page: CheckPage, index: number) => {
             this.deps.store.addPage(check.id, index, page);
-            this.announcePage(m, check.id, page);
+            this.notices.announcePage(m, check.id, page);
           },
         },
       );
@@ -350,40 +349,13 @@ export class MonitorService {
     }
   }
 
-  /**
-   * Upstream's `monitor.page`, one event per page as the check records it, for a webhook whose `events` ask for it
-   * (the default, both check events, does not): the page as `GET …/checks/{checkId}` lists it, with the monitor's and
-   * the check's ids. The check's own event comes after its pages (the dispatcher sends a job's end last).
-   */
-  private announcePage(m: MonitorRow, checkId: string, page: CheckPage): void {
-    const webhook = (this.deps.store.get(m.id) ?? m).webhook;
-    // Only when named: a webhook stored without `events` means the two check events (api/monitor.ts), not everything.
-    if (!webhook?.events?.some((name) => webhookEventMatchesFilter([name], "monitor.page"))) return;
-    const data = [{ monitorId: m.id, checkId, ...monitorPageView(page) }];
-    const queued = enqueueWebhookEvent(this.deps.db, { jobId: checkId, keyId: m.keyId, jobKind: "monitor", event: "page", success: page.status !== "error", data, webhook, ...(page.error ? { error: page.error } : {}) }, { now: this.now() });
-    if (queued) this.deps.kickWebhooks();
-  }
-
   /** Ends a check: stored, mailed, announced with the pages it recorded as news (read back, whoever ended it). */
   private end(started: MonitorRow, check: CheckRow, end: Parameters<MonitorStore["endCheck"]>[1]): void {
     let mailed = false;
     immediate(this.deps.db, () => {
       if (!this.deps.store.endCheck(check.id, end, this.now())) return;
       // The monitor as it is now: a webhook or notification removed or changed while the check ran is the one that counts.
-      const m = this.deps.store.get(started.id) ?? started;
-      const mail = this.deps.mail ? checkEmail(m, { id: check.id, ...end }, () => this.deps.store.pages(check.id, MAX_MAILED_PAGES, 0), m.notification) : undefined;
-      // One email per confirmed recipient, each with its own unsubscribe link; pending ones get nothing yet (and are
-      // asked now if they could not be before).
-      for (const r of mail ? this.deps.recipients!.confirmed(m.keyId, mail.to) : []) {
-        const unsubscribe = `${this.linkBase()}/v2/monitor/email/unsubscribe?token=${r.token}`;
-        const headers = { "List-Unsubscribe": `<${unsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" };
-        if (this.deps.mail!.enqueue(m.keyId, [r.email], mail!.subject, mail!.text + unsubscribeFooter(unsubscribe), headers, { monitorId: m.id, checkId: check.id }) !== undefined) mailed = true;
-      }
-      if (this.askConfirmations(m)) mailed = true;
-      if (!m.webhook) return;
-      const event = end.status === "failed" ? "check.failed" : "check.completed";
-      const data = [{ monitorId: m.id, checkId: check.id, status: end.status, summary: end.summary, pages: this.deps.store.changedPages(check.id) }];
-      enqueueWebhookEvent(this.deps.db, { jobId: check.id, keyId: m.keyId, jobKind: "monitor", event, success: end.status !== "failed", data, webhook: m.webhook, ...(end.error ? { error: end.error } : {}) }, { now: this.now() });
+      mailed = this.notices.announceEnd(this.deps.store.get(started.id) ?? started, check, end);
     });
     this.deps.kickWebhooks();
     if (mailed) void this.deps.mail!.deliver();
@@ -391,8 +363,7 @@ export class MonitorService {
 
   /** The opt-in standing of the monitor's email recipients (the SDK's `emailRecipientSubscriptions`), if it mails. */
   recipientSubscriptions(m: MonitorRow): RecipientSubscription[] | undefined {
-    if (!m.notification || !this.deps.recipients) return undefined;
-    return this.deps.recipients.subscriptions(m.keyId, m.notification.email.recipients);
+    return this.notices.recipientSubscriptions(m);
   }
 
   /** What an email link's token is (nothing changes); undefined for an unknown token (or no mail relay). */
@@ -403,37 +374,5 @@ export class MonitorService {
   /** Carries out an email link (confirm, or unsubscribe); undefined for an unknown token (or no mail relay). */
   followEmailLink(token: string): { email: string; status: string } | undefined {
     return this.deps.recipients?.follow(token);
-  }
-
-  /** Where the links of the monitor's emails point: `CRAWLBOX_PUBLIC_URL` (docs/monitor.md). */
-  private linkBase(): string {
-    return this.deps.publicBaseUrl ?? "";
-  }
-
-  /**
-   * Queues a confirmation email for each pending address of the monitor not asked yet that may be asked now (inside
-   * the caller's transaction); an address whose email could not be queued is asked next time. Whether any was.
-   */
-  private askConfirmations(m: MonitorRow): boolean {
-    const email = m.notification?.email;
-    if (!email?.enabled || !this.deps.mail || !this.deps.recipients) return false;
-    let asked = false;
-    for (const r of this.deps.recipients.toAsk(m.keyId, email.recipients)) {
-      const mail = confirmationEmail(m, this.linkBase(), r.confirmToken, r.unsubscribeToken);
-      if (this.deps.mail.enqueue(m.keyId, [r.email], mail.subject, mail.text) === undefined) continue;
-      this.deps.recipients.markAsked(m.keyId, r.email);
-      asked = true;
-    }
-    return asked;
-  }
-
-  /** A 400 for an email notification when no mail relay is configured. */
-  private checkMailable(m: MonitorRow): void {
-    if (m.notification?.email.enabled && !this.deps.mail) {
-      throw new BadRequestError("Email notifications need a mail relay, and none is configured: set CRAWLBOX_SMTP_URL (docs/monitor.md), or use a webhook.", [{ code: "custom", path: ["notification", "email"], message: "no mail relay configured (CRAWLBOX_SMTP_URL)" }], "MAIL_NOT_CONFIGURED");
-    }
-    if (m.notification?.email.enabled && !this.deps.publicBaseUrl) {
-      throw new BadRequestError("Email notifications carry links back to this server (to confirm, to unsubscribe): set CRAWLBOX_PUBLIC_URL to the address recipients reach it at (docs/monitor.md).", [{ code: "custom", path: ["notification", "email"], message: "no public URL configured (CRAWLBOX_PUBLIC_URL)" }], "MAIL_NOT_CONFIGURED");
-    }
   }
 }
