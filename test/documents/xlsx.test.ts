@@ -95,6 +95,8 @@ describe("XLSX cells", () => {
     expect(numberText("12345678", "0.00E+00", false)).toBe("1.23E+07");
     expect(numberText("0.30000000000000004", "General", false)).toBe("0.3");
     expect(numberText("0.5", "# ?/?", false)).toBe("0.5"); // fractions are not followed: the number itself
+    // Optional decimals (#) show only when not zero; 0 decimals always.
+    expect([numberText("1.5", "#.##", false), numberText("1", "#.##", false), numberText("2", "0.0#", false), numberText("3.14159", "0.###", false)]).toEqual(["1.5", "1.", "2.0", "3.142"]);
   });
 
   test("AM/PM times are times (built-ins 18 and 19 too), shown on the 24-hour clock", () => {

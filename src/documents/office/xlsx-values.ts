@@ -93,6 +93,8 @@ interface Placeholders {
   integerDigits: number;
   /** Thousands separated by commas (a comma between digit placeholders). */
   group: boolean;
+  /** Decimals always shown (`0` placeholders after the point); the `#` and `?` ones show only when not zero. */
+  minDecimals: number;
   /** Each comma after the last digit placeholder divides by 1,000 (`#,##0,"K"`: 1234567 is 1,235K). */
   scale: number;
 }
@@ -103,6 +105,8 @@ function placeholders(mantissa: string): Placeholders {
   const [int, frac] = mantissa.slice(0, mantissa.length - scaling).split(".");
   return {
     decimals: Math.min(MAX_PLACES, (frac ?? "").length),
+    // `0.0#` shows at least one decimal: the zeros before the first optional place.
+    minDecimals: Math.min(MAX_PLACES, /^0*/.exec(frac ?? "")![0].length),
     integerDigits: Math.min(MAX_PLACES, (int!.match(/0/g) ?? []).length),
     group: int!.includes(","),
     scale: scaling,
@@ -133,7 +137,9 @@ function fixed(value: number, p: Placeholders): string {
   let int = digits!.padStart(p.integerDigits, "0");
   if (p.integerDigits === 0 && int === "0") int = "";
   if (p.group) int = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return int + (frac !== undefined ? `.${frac}` : "");
+  // Optional places (`#.##`) drop their trailing zeros: 1.5 is "1.5", 1 is "1." (the point stays, as Excel shows it).
+  const shown = frac === undefined ? undefined : frac.slice(0, Math.max(p.minDecimals, frac.replace(/0+$/, "").length));
+  return int + (shown !== undefined ? `.${shown}` : "");
 }
 
 /** The number `n` shown with format `code`, or undefined when the format is not one this reader follows. */
