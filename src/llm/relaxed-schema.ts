@@ -35,6 +35,11 @@ function orNull(node: Record<string, unknown>): Record<string, unknown> {
 
 function relax(node: unknown): unknown {
   if (!isObject(node)) return node; // `true`/`false` schemas, or values that are not schemas
+  return orNull(relaxInside(node));
+}
+
+/** `node` with its subschemas relaxed and its own lower bounds dropped, not yet made to accept `null`. */
+function relaxInside(node: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
     if (DROPPED.has(k)) continue;
@@ -43,14 +48,16 @@ function relax(node: unknown): unknown {
     else if (ONE_SCHEMA.has(k)) out[k] = relax(v);
     else out[k] = v;
   }
-  return orNull(out);
+  return out;
 }
 
 /**
  * The relaxed copy of `schema` for one chunk's answer (see the module comment). The root's `$id` is dropped: the
- * validator registers schemas by `$id`, and the copy must not replace the caller's schema under it.
+ * validator registers schemas by `$id`, and the copy must not replace the caller's schema under it. The root itself
+ * is not made to accept `null` (an answer is always an object or a list): wrapped in `anyOf`, a root `$ref` with its
+ * `definitions` beside it (zod-to-json-schema's shape with a `name`) lost them, and every job with it failed.
  */
 export function relaxedSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $id: _id, ...rest } = schema;
-  return relax(rest) as Record<string, unknown>;
+  return relaxInside(rest);
 }

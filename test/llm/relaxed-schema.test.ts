@@ -41,3 +41,15 @@ test("wrong types, unknown enum values and forbidden properties still fail", () 
   expect(validateAgainst(relaxed, { maker: { country: 7 } })).not.toEqual([]);
   expect(validateAgainst(relaxed, { price: "cheap" })).not.toEqual([]);
 });
+
+test("a root $ref with its definitions beside it (zod-to-json-schema with a name) still resolves in the relaxed copy", () => {
+  for (const schema of [
+    { $ref: "#/definitions/Product", definitions: { Product: { type: "object", properties: { name: { type: "string" }, price: { type: "number" } }, required: ["name", "price"] } } },
+    { anyOf: [{ $ref: "#/$defs/P" }], $defs: { P: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } } },
+  ]) {
+    const relaxed = relaxedSchema(schema);
+    expect(validateAgainst(relaxed, { name: "Kettle", price: 25 })).toEqual([]);
+    expect(validateAgainst(relaxed, { name: null })).toEqual([]);
+    expect(validateAgainst(relaxed, { name: 3 })).not.toEqual([]);
+  }
+});
