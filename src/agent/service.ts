@@ -94,6 +94,10 @@ export class AgentService {
     if (urls.length === 0 && req.maxCredits !== undefined && req.maxCredits < SEARCH_CREDITS + 1) {
       throw new BadRequestError(`maxCredits ${req.maxCredits} cannot pay for the web search (${SEARCH_CREDITS} credits) and one page; give urls or raise it.`);
     }
+    // With urls the first page is the least a run reads: a cap below it was accepted, then failed having read nothing.
+    if (urls.length > 0 && req.maxCredits !== undefined && req.maxCredits < 1) {
+      throw new BadRequestError(`maxCredits ${req.maxCredits} cannot pay for one page (1 credit); raise it to at least 1.`);
+    }
     this.deps.ledger.assertCanSpend(who, Math.min(AGENT_MIN_CREDITS, req.maxCredits ?? AGENT_MIN_CREDITS));
     const id = this.newId();
     let threadId = req.threadId ?? this.newId();

@@ -402,6 +402,9 @@ describe("/v2/agent", () => {
     }
     expect((await start({ prompt: "p", strictConstrainToURLs: true })).body.error).toContain("strictConstrainToURLs needs urls");
     expect((await start({ prompt: "p", maxCredits: 2 })).body.error).toContain("cannot pay for the web search");
+    // With urls, a cap below one page's credit would read nothing and fail: refused up front.
+    const tooLow = await start({ urls: [`${base}/kettle`], prompt: "p", maxCredits: 0.5 });
+    expect([tooLow.status, tooLow.body.error]).toEqual([400, "maxCredits 0.5 cannot pay for one page (1 credit); raise it to at least 1."]);
     expect((await start({ urls: [`${base}/`] })).status).toBe(400); // prompt is required
     // An empty prompt without urls gives the run nothing to search for: refused, naming prompt, nothing stored.
     const runsBefore = (h.services.db.query("SELECT COUNT(*) AS n FROM agent_jobs").get() as any).n;
