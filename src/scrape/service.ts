@@ -240,7 +240,7 @@ export class ScrapeService {
     if (!options.deferCommit) commit();
     if (options.chargeCredits !== false) this.deps.ledger.charge(who, credits);
     // Its actions go with it: an interact session on this scrape replays them (src/interact/sessions.ts).
-    if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now(), spec.actions.length > 0 ? { actions: spec.actions } : undefined);
+    if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now(), spec.actions.length > 0 ? { actions: spec.actions, url: spec.url } : undefined);
     const scraped: ScrapedPage = links ? { document: doc, links, headers: page.headers } : { document: doc, headers: page.headers };
     if (options.deferCommit) scraped.commit = commit;
     return scraped;

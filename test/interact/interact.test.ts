@@ -42,6 +42,8 @@ beforeAll(async () => {
     fetch(req) {
       const p = new URL(req.url).pathname;
       if (p === "/shop") return new Response(SHOP, { headers: { "content-type": "text/html" } });
+      // A landing page whose link the scrape's action follows: the scrape ends on /shop.
+      if (p === "/landing") return new Response(`<html><head><title>Landing</title></head><body><h1>Welcome</h1><p>Our shop has kettles and toasters.</p><a id="go" href="/shop">Go to the shop</a></body></html>`, { headers: { "content-type": "text/html" } });
       if (p === "/gated") {
         gatedHits++;
         const html = () => new Response("<html><head><title>Gated</title></head><body><p>Open</p></body></html>", { headers: { "content-type": "text/html" } });
@@ -162,6 +164,14 @@ describe("interact", () => {
     const failed = await h.request(`/v2/scrape/${once.metadata.scrapeId}/interact`, { method: "POST", json: { prompt: "Price?" } });
     expect(failed.status).toBe(422);
     expect(await failed.json()).toMatchObject({ success: false, code: "INTERACT_REPLAY_FAILED", details: { index: 2, type: "click" } });
+
+    // Actions that navigated (a link followed): the session starts where the scrape started and ends where it ended,
+    // not on the final page with the actions replayed there (a 422: no #go on /shop).
+    const moved: any = await app.scrape(`${base}/landing`, { formats: ["markdown"], maxAge: 0, actions: [{ type: "click", selector: "#go" }, { type: "wait", milliseconds: 300 }] });
+    expect(moved.metadata.url).toBe(`${base}/shop`);
+    const onShop: any = await app.interact(moved.metadata.scrapeId, { prompt: "What is the kettle's price?" });
+    expect(onShop).toMatchObject({ output: "42 EUR", stdout: "clicked element 0\ndone" });
+    await app.stopInteraction(moved.metadata.scrapeId);
 
     // Without actions the session starts from the bare page, as before.
     const plainId = await scrapeId();

@@ -36,9 +36,12 @@ export function interactRoutes(services: Services) {
         const url = doc?.metadata?.url;
         if (typeof url !== "string") throw new NotFoundError("Scrape not found.");
         // The scrape's actions, replayed when the session opens, bring the page back to the state the scrape saw.
-        const replay = services.results.replay(params.id, who.keyId, now) as { actions?: Action[] } | undefined;
+        const replay = services.results.replay(params.id, who.keyId, now) as { actions?: Action[]; url?: unknown } | undefined;
         const actions = (replay?.actions ?? services.jobResults.pageActions(params.id, who.keyId) ?? []) as Action[];
-        const target = { scrapeId: params.id, keyId: who.keyId, url, actions };
+        // Replayed actions start where the scrape started: its final URL is where they led (a link they followed), and
+        // replayed there they found the page changed. A job page starts at its own URL (its sourceURL).
+        const started = typeof replay?.url === "string" ? replay.url : (doc as { metadata?: { sourceURL?: unknown } }).metadata?.sourceURL;
+        const target = { scrapeId: params.id, keyId: who.keyId, url: actions.length > 0 && typeof started === "string" && /^https?:\/\//i.test(started) ? started : url, actions };
         /** The session's live view, while it is open (a script may have closed it). */
         const live = () => {
           const tokens = interact.liveTokensOf("scrape", params.id, who.keyId);
