@@ -113,7 +113,11 @@ export async function runServe(config: Config): Promise<number> {
       log.info(`${signal} received, shutting down`);
       const forced = setTimeout(() => server.stop(true), SHUTDOWN_GRACE_MS);
       try {
+        // Browser sessions first: code running in one (up to 5 minutes) is stopped, so its request answers (exit code
+        // 124) and the HTTP drain below need not wait for it or cut its connection at the grace's end.
+        const sessionsClosed = services.interact?.closeAll().catch((err: unknown) => log.warn("closing browser sessions failed", { error: String(err) }));
         await server.stop(false);
+        await sessionsClosed;
         clearTimeout(forced);
         let limit: ReturnType<typeof setTimeout> | undefined;
         const closed = await Promise.race([
