@@ -3,7 +3,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { looksBlocked, needsJavaScript, visibleTextLength } from "../../src/engines/browser/detect.ts";
+import { looksBlocked, metaRefreshTarget, needsJavaScript, refreshTarget, visibleTextLength } from "../../src/engines/browser/detect.ts";
 import type { Page } from "../../src/engines/types.ts";
 
 const page = (text: string, statusCode = 200, headers: Record<string, string> = {}): Page => ({
@@ -44,6 +44,40 @@ describe("needsJavaScript", () => {
     expect(needsJavaScript(page(`<body><script src=/a.js></script></body>`, 404))).toBeUndefined();
     expect(needsJavaScript({ ...page("{}"), contentType: "application/json" })).toBeUndefined();
     expect(needsJavaScript(page(`<body><noscript>enable JavaScript for comments</noscript><article>${prose}</article></body>`))).toBeUndefined();
+  });
+});
+
+describe("metaRefreshTarget", () => {
+  /** The definition: the first tag this regex finds, its `content` read as a refresh value. */
+  const byRegex = (html: string): string | undefined => {
+    const tag = /<meta\b[^>]*\bhttp-equiv\s*=\s*["']?refresh\b[^>]*>/i.exec(html)?.[0];
+    if (!tag) return undefined;
+    const content = /\bcontent\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(tag);
+    return refreshTarget(content?.[1] ?? content?.[2] ?? "");
+  };
+
+  test("finds the tag in either case, attributes in any order, and nothing in look-alikes", () => {
+    expect(metaRefreshTarget(`<html><head><META HTTP-EQUIV="Refresh" CONTENT="0; URL=/a"></head>`)).toBe("/a");
+    expect(metaRefreshTarget(`<meta content='1;url=/b' http-equiv=refresh>`)).toBe("/b");
+    expect(metaRefreshTarget(`<p>quiet questions</p><meta http-equiv = 'refresh' content="0;url=/c">`)).toBe("/c");
+    expect(metaRefreshTarget(`<link http-equiv="refresh" content="0;url=/d"><meta name="q" content="0;url=/e">`)).toBeUndefined();
+    expect(metaRefreshTarget(`<meta xhttp-equiv="refresh" content="0;url=/f">`)).toBeUndefined();
+    expect(metaRefreshTarget(`<meta http-equiv="refreshing" content="0;url=/g">`)).toBeUndefined();
+    expect(metaRefreshTarget(`<meta http-equiv="refresh" content="0;url=/h"`)).toBeUndefined();
+  });
+
+  test("agrees with the regex definition on generated markup", () => {
+    // Whole attributes as well as their pieces, so that ~1 % of the strings hold a refresh tag (pieces alone: none).
+    const parts = ["<meta ", "<META\n", "<metax ", "<link ", " ", "http-equiv=refresh", ' http-equiv="Refresh"', " HTTP-EQUIV = 'refresh' ", " Http-Equiv=refreshx",
+      " xhttp-equiv=refresh", "_http-equiv=refresh", "http-equiv", "=", '"', "'", "refresh", ' content="0;url=/a"', " content='1; URL=/b'", ' content="5;url=/c"',
+      ">", "<", "q", "Q", "<p>", "é"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...parts), { maxLength: 12 }), (tokens) => {
+        const html = tokens.join("");
+        expect(metaRefreshTarget(html)).toBe(byRegex(html));
+      }),
+      { numRuns: 40_000 },
+    );
   });
 });
 
