@@ -7,9 +7,10 @@
  * took is not charged to the scrape's waits. A replay that fails (the page changed since the scrape, an action's
  * element gone) is a 422 naming the action by its place in the scrape's list.
  */
-import type { Page } from "puppeteer-core";
+import type { CDPSession, Page } from "puppeteer-core";
 import { waitCostMs, type Action } from "../api/actions.ts";
 import { runActions } from "../engines/browser/actions.ts";
+import { applyEmulation } from "../engines/browser/emulation.ts";
 import { NetworkTracker } from "../engines/browser/wait.ts";
 import { CrawlboxError } from "../errors.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
@@ -66,6 +67,15 @@ export async function replayActions(page: Page, actions: readonly Action[], dead
   }
 }
 
+/**
+ * The device and place a scrape's page was emulated as (`mobile`, `location`), which its session emulates too: a
+ * phone's page, or a country's, is not the desktop page (other markup, other elements for the actions to find).
+ */
+export interface ScrapeDevice {
+  mobile: boolean;
+  location?: { country: string; languages: string[] };
+}
+
 /** Longest loading the scrape's URL may take when a session opens (within the prompt's or script's own time). */
 const LOAD_TIMEOUT_MS = 30_000;
 
@@ -73,9 +83,15 @@ const LOAD_TIMEOUT_MS = 30_000;
  * Opens a scrape's session page: loads `url` and replays the scrape's `actions` on it, with their own time, within
  * `signal` (the opening's). A page that does not load is `INTERACT_OPEN_FAILED`; a main document past the page limit
  * (the page, or one an action opens) `SCRAPE_RESPONSE_TOO_LARGE`, as a scrape of it would be (interact/page-size.ts);
- * a replay that fails, a {@link ReplayFailedError} naming the action.
+ * a replay that fails, a {@link ReplayFailedError} naming the action. `device`: the scrape's emulation, applied first.
  */
-export async function openScrapePage(page: Page, url: string, actions: readonly Action[], signal: AbortSignal): Promise<void> {
+export async function openScrapePage(page: Page, session: CDPSession, url: string, actions: readonly Action[], signal: AbortSignal, device?: ScrapeDevice): Promise<void> {
+  if (device && (device.mobile || device.location)) {
+    // The session's page is leased for it alone and closed with it: nothing else meets this emulation afterwards.
+    const chromeMajor = /\/(\d+)\./.exec(await page.browser().version())?.[1] ?? "130";
+    const { country, languages } = device.location ?? {};
+    await raceAbort(applyEmulation(session, { mobile: device.mobile, chromeMajor, stealth: false, ...(country ? { country } : {}), ...(languages ? { languages } : {}) }), signal);
+  }
   try {
     await raceAbort(sizeChecked(page, () => page.goto(url, { waitUntil: "load", timeout: LOAD_TIMEOUT_MS })), signal);
   } catch (err) {

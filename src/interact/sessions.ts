@@ -18,7 +18,7 @@ import type { Action } from "../api/actions.ts";
 import { applyProfile, captureProfile } from "../engines/browser/profile.ts";
 import type { ProfileStore } from "../storage/profiles.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";
-import { openScrapePage } from "./replay.ts";
+import { openScrapePage, type ScrapeDevice } from "./replay.ts";
 import { LiveViews } from "./live-view.ts";
 import { SharedOpening } from "./shared-opening.ts";
 import { guardSessionPage } from "./page-size.ts";
@@ -125,13 +125,13 @@ export class InteractSessions {
    * Carries out `prompt` in the scrape's session, opening it on `url` first when there is none. `call()` gives each
    * model call its limits; `signal` (the prompt's time, the client leaving) stops opening and the prompt.
    */
-  async prompt(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; prompt: string; llm: LlmClient; call: () => LlmCall; signal: AbortSignal }): Promise<PromptOutcome> {
+  async prompt(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; device?: ScrapeDevice; prompt: string; llm: LlmClient; call: () => LlmCall; signal: AbortSignal }): Promise<PromptOutcome> {
     const session = await this.scrapeSession(o);
     return this.use(session, (lease, stop) => runPrompt(o.llm, lease.page, lease.session, o.prompt, o.call, AbortSignal.any([o.signal, stop])));
   }
 
   /** Runs `work` in the scrape's session (opened on `url` first when there is none), as {@link prompt} does. */
-  async inScrape<T extends { stuck: boolean }>(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; signal: AbortSignal }, work: Work<T>): Promise<T> {
+  async inScrape<T extends { stuck: boolean }>(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; device?: ScrapeDevice; signal: AbortSignal }, work: Work<T>): Promise<T> {
     return this.use(await this.scrapeSession(o), work);
   }
 
@@ -290,12 +290,12 @@ export class InteractSessions {
     s.lease.release({ suspect: true });
   }
 
-  private async scrapeSession(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; signal: AbortSignal }): Promise<Session> {
+  private async scrapeSession(o: { scrapeId: string; keyId: string; url: string; actions?: readonly Action[]; device?: ScrapeDevice; signal: AbortSignal }): Promise<Session> {
     const session = this.sessions.get(keyOf("scrape", o.scrapeId));
     if (session && session.keyId !== o.keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
     if (session) return session;
     await this.check(o.url);
-    return this.open("scrape", o.scrapeId, o.keyId, { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS, liveView: true }, (lease, signal) => openScrapePage(lease.page, o.url, o.actions ?? [], signal), o.signal);
+    return this.open("scrape", o.scrapeId, o.keyId, { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS, liveView: true }, (lease, signal) => openScrapePage(lease.page, lease.session, o.url, o.actions ?? [], signal, o.device), o.signal);
   }
 
   /**

@@ -194,18 +194,23 @@ export class JobResults {
   }
 
   /**
-   * The actions a crawl or batch page was scraped with (its job's scrape options, or those of the `appendToId`
-   * request that added it), for an interact session on it to replay; undefined when none, or not `keyId`'s.
+   * The actions, device (`mobile`) and `location` a crawl or batch page was scraped with (its job's scrape options,
+   * or those of the `appendToId` request that added it), for an interact session on it to replay; undefined when the
+   * page is not `keyId`'s.
    */
-  pageActions(taskId: string, keyId: string): unknown[] | undefined {
+  pageReplay(taskId: string, keyId: string): { actions?: unknown[]; mobile?: boolean; location?: { country?: string; languages?: string[] } } | undefined {
     const row = this.db
       .query<{ options: string; key_id: string; options_index: number | null }, [string]>(
         "SELECT j.options, j.key_id, t.options_index FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.id = ? AND t.kind = 'page'",
       )
       .get(taskId);
     if (!row || row.key_id !== keyId) return undefined;
-    const actions = taskOptions(JSON.parse(row.options) as JobOptions, row.options_index ?? undefined).scrapeOptions.actions;
-    return Array.isArray(actions) && actions.length > 0 ? actions : undefined;
+    const { actions, mobile, location } = taskOptions(JSON.parse(row.options) as JobOptions, row.options_index ?? undefined).scrapeOptions as { actions?: unknown; mobile?: unknown; location?: { country?: string; languages?: string[] } };
+    return {
+      ...(Array.isArray(actions) && actions.length > 0 ? { actions } : {}),
+      ...(mobile === true ? { mobile } : {}),
+      ...(location && typeof location === "object" ? { location } : {}),
+    };
   }
 
   /** Queued and running pages of `keyId`'s jobs (queue-status). */

@@ -91,6 +91,15 @@ function isRenderable(page: Page): boolean {
   return kind === "unknown" || kind === "rtf";
 }
 
+/**
+ * What an interact session on this scrape needs to show the page as the scrape saw it (src/interact/replay.ts): its
+ * actions, replayed from the starting URL, and the device and place it was emulated as; undefined when none applies.
+ */
+function replayOf(spec: ScrapeSpec): { actions: ScrapeSpec["actions"]; url: string; mobile?: true; location?: ScrapeSpec["location"] } | undefined {
+  if (spec.actions.length === 0 && !spec.mobile && !spec.location) return undefined;
+  return { actions: spec.actions, url: spec.url, ...(spec.mobile ? { mobile: true as const } : {}), ...(spec.location ? { location: spec.location } : {}) };
+}
+
 /** Runs scrapes. */
 export class ScrapeService {
   private readonly now: () => number;
@@ -239,8 +248,7 @@ export class ScrapeService {
     };
     if (!options.deferCommit) commit();
     if (options.chargeCredits !== false) this.deps.ledger.charge(who, credits);
-    // Its actions go with it: an interact session on this scrape replays them (src/interact/sessions.ts).
-    if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now(), spec.actions.length > 0 ? { actions: spec.actions, url: spec.url } : undefined);
+    if (!spec.zeroDataRetention && options.storeResult !== false) this.deps.results.put(scrapeId, who.keyId, spec.url, doc, this.now(), replayOf(spec));
     const scraped: ScrapedPage = links ? { document: doc, links, headers: page.headers } : { document: doc, headers: page.headers };
     if (options.deferCommit) scraped.commit = commit;
     return scraped;

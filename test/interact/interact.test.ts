@@ -131,6 +131,22 @@ describe("interact", () => {
     await app.stopInteraction(id);
   }, 30_000);
 
+  test("the session emulates the scrape's device and place (mobile, location), a batch page's too; a plain scrape's is a desktop", async () => {
+    const probe = { code: "return await page.evaluate(() => [screen.width, /Mobile/.test(navigator.userAgent), navigator.language].join(' '))" };
+    const phone: any = await app.scrape(`${base}/shop`, { formats: ["markdown"], maxAge: 0, mobile: true, location: { country: "DE" } });
+    expect(((await app.interact(phone.metadata.scrapeId, probe)) as any).result).toBe("412 true de-DE");
+    await app.stopInteraction(phone.metadata.scrapeId);
+
+    const job = await app.batchScrape([`${base}/shop`], { options: { formats: ["markdown"], mobile: true }, pollInterval: 1 });
+    const pageId = job.data[0]!.metadata!.scrapeId as string;
+    expect(((await app.interact(pageId, probe)) as any).result).toBe("412 true en-US");
+    await app.stopInteraction(pageId);
+
+    const desk = await scrapeId();
+    expect(((await app.interact(desk, probe)) as any).result).toBe("1920 false en-US");
+    await app.stopInteraction(desk);
+  }, 60_000);
+
   test("a prompt running when its session is closed is stopped and says so (and is billed)", async () => {
     llm.reset();
     llm.respond = () => ({ content: JSON.stringify({ action: "wait" }), delayMs: 400 });

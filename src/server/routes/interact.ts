@@ -8,6 +8,8 @@
  */
 import { Elysia } from "elysia";
 import { InteractRequestSchema, parseInteractBody } from "../../api/interact.ts";
+import { DEFAULT_COUNTRY } from "../../engines/browser/emulation.ts";
+import type { ScrapeDevice } from "../../interact/replay.ts";
 import type { Action } from "../../api/actions.ts";
 import { NotFoundError, UnsupportedOptionError } from "../../errors.ts";
 import { MAX_STEPS, type PromptOutcome } from "../../interact/driver.ts";
@@ -35,13 +37,16 @@ export function interactRoutes(services: Services) {
         const doc = (services.results.get(params.id, who.keyId, now) ?? services.jobResults.pageDocument(params.id, who.keyId)) as { metadata?: { url?: unknown } } | undefined;
         const url = doc?.metadata?.url;
         if (typeof url !== "string") throw new NotFoundError("Scrape not found.");
-        // The scrape's actions, replayed when the session opens, bring the page back to the state the scrape saw.
-        const replay = services.results.replay(params.id, who.keyId, now) as { actions?: Action[]; url?: unknown } | undefined;
-        const actions = (replay?.actions ?? services.jobResults.pageActions(params.id, who.keyId) ?? []) as Action[];
+        // The scrape's actions, replayed when the session opens on the device it emulated, bring the page back to the
+        // state the scrape saw.
+        type Replay = { actions?: Action[]; url?: unknown; mobile?: boolean; location?: { country?: string; languages?: string[] } };
+        const replay = (services.results.replay(params.id, who.keyId, now) ?? services.jobResults.pageReplay(params.id, who.keyId)) as Replay | undefined;
+        const actions = replay?.actions ?? [];
+        const device: ScrapeDevice = { mobile: replay?.mobile === true, ...(replay?.location ? { location: { country: replay.location.country ?? DEFAULT_COUNTRY, languages: replay.location.languages ?? [] } } : {}) };
         // Replayed actions start where the scrape started: its final URL is where they led (a link they followed), and
         // replayed there they found the page changed. A job page starts at its own URL (its sourceURL).
         const started = typeof replay?.url === "string" ? replay.url : (doc as { metadata?: { sourceURL?: unknown } }).metadata?.sourceURL;
-        const target = { scrapeId: params.id, keyId: who.keyId, url: actions.length > 0 && typeof started === "string" && /^https?:\/\//i.test(started) ? started : url, actions };
+        const target = { scrapeId: params.id, keyId: who.keyId, url: actions.length > 0 && typeof started === "string" && /^https?:\/\//i.test(started) ? started : url, actions, device };
         /** The session's live view, while it is open (a script may have closed it). */
         const live = () => {
           const tokens = interact.liveTokensOf("scrape", params.id, who.keyId);
