@@ -184,6 +184,11 @@ export interface MonitorFields {
   judgeEnabled?: boolean;
   /** `null` removes it; absent (or `{}` in the body) leaves it as it is. */
   notification?: MonitorNotification | null;
+  /**
+   * An update's: for each of `targets`, whether the body gave its id. The others' positional ids are provisional:
+   * the service settles them against the monitor's targets (monitor/target-ids.ts). Absent: every id is final.
+   */
+  targetIdsGiven?: boolean[];
 }
 
 type TargetInput = Static<typeof TargetSchema>;
@@ -213,13 +218,19 @@ function crawlTarget(target: Extract<TargetInput, { type: "crawl" }>, id: string
   }
 }
 
-function targets(input: TargetInput[], issues: Issue[]): MonitorTarget[] {
+/**
+ * The targets as stored, an id-less one named by its place (`target-1`, …). With `provisionalIds` (an update) those
+ * names are not final (monitor/target-ids.ts), so only the ids the body gave must differ.
+ */
+function targets(input: TargetInput[], issues: Issue[], provisionalIds = false): MonitorTarget[] {
   const out: MonitorTarget[] = [];
   const ids = new Set<string>();
   input.forEach((target, i) => {
     const id = target.id ?? `target-${i + 1}`;
-    if (ids.has(id)) issues.push({ code: "custom", path: ["targets", i, "id"], message: `Two targets have the id ${JSON.stringify(id)}.` });
-    ids.add(id);
+    if (!provisionalIds || target.id !== undefined) {
+      if (ids.has(id)) issues.push({ code: "custom", path: ["targets", i, "id"], message: `Two targets have the id ${JSON.stringify(id)}.` });
+      ids.add(id);
+    }
     if (target.type === "search") {
       // The schema enforces the number of queries and maxResults (MAX_MONITOR_QUERIES, MAX_MONITOR_RESULTS).
       const maxResults = target.maxResults ?? DEFAULT_MONITOR_RESULTS;
@@ -301,7 +312,10 @@ export function parseUpdateMonitorBody(body: unknown): MonitorFields {
   if (v.name !== undefined) out.name = v.name;
   if (v.status !== undefined) out.status = v.status;
   if (v.schedule !== undefined) out.schedule = v.schedule;
-  if (v.targets !== undefined) out.targets = targets(v.targets, issues);
+  if (v.targets !== undefined) {
+    out.targets = targets(v.targets, issues, true);
+    out.targetIdsGiven = v.targets.map((target) => target.id !== undefined);
+  }
   if (v.retentionDays !== undefined) out.retentionDays = v.retentionDays;
   if (v.goal !== undefined) out.goal = v.goal;
   if (v.judgeEnabled !== undefined) out.judgeEnabled = v.judgeEnabled;

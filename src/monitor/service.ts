@@ -13,6 +13,7 @@ import { Cron } from "croner";
 import { monitorPages, type MonitorFields, type MonitorTarget } from "../api/monitor.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import { ANONYMOUS_KEY_ID, type KeyIdentity, type KeyStore } from "../auth/keys.ts";
+import { carryTargetIds } from "./target-ids.ts";
 import { BadRequestError, InsufficientCreditsError, NotFoundError, TooManyRequestsError } from "../errors.ts";
 import { LlmNotConfiguredError } from "../llm/errors.ts";
 import type { Logger } from "../log.ts";
@@ -163,7 +164,8 @@ export class MonitorService {
       const kept = s.cron === undefined && s.text === undefined && m.schedule.text ? { text: m.schedule.text } : {};
       m.schedule = { ...normalizeSchedule({ ...when, timezone: s.timezone ?? m.schedule.timezone }), ...kept };
     }
-    if (fields.targets !== undefined) m.targets = fields.targets;
+    // Targets given without ids keep the ids (and so the page histories) of the same targets before the update.
+    if (fields.targets !== undefined) m.targets = fields.targetIdsGiven ? carryTargetIds(fields.targets, fields.targetIdsGiven, m.targets) : fields.targets;
     if (fields.retentionDays !== undefined) m.retentionDays = fields.retentionDays;
     if (fields.judgeEnabled !== undefined) m.judgeEnabled = fields.judgeEnabled;
     if (fields.goal !== undefined) {

@@ -1,0 +1,119 @@
+/**
+ * A target given without an id keeps its id across updates (docs/monitor.md "A check"): a monitor keeps each page's
+ * history under its target's id, so removing or reordering targets in a PATCH must not rename the targets left
+ * (`target-2` becoming `target-1`), or their unchanged pages come back `new`. A new target gets an id no target had.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { MonitorTarget } from "../../src/api/monitor.ts";
+import { carryTargetIds } from "../../src/monitor/target-ids.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+let site: ReturnType<typeof Bun.serve>;
+let h: Harness;
+let base: string;
+
+beforeAll(async () => {
+  // Each path answers a page of its own that never changes.
+  site = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => new Response(`<html><body><main><p>Page ${new URL(req.url).pathname}.</p></main></body></html>`, { headers: { "content-type": "text/html" } }) });
+  base = `http://127.0.0.1:${site.port}`;
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h.close();
+  site.stop(true);
+});
+
+const json = async (path: string, init?: Parameters<Harness["request"]>[1]) => ((await (await h.request(path, init)).json()) as any).data;
+const scrape = (path: string) => ({ type: "scrape", urls: [`${base}${path}`] });
+
+/** Runs a check now and answers it once it has ended. */
+async function check(monitorId: string): Promise<any> {
+  const checkId = (await json(`/v2/monitor/${monitorId}/run`, { method: "POST", json: {} })).id;
+  for (let i = 0; i < 400; i++) {
+    const c = await json(`/v2/monitor/${monitorId}/checks/${checkId}`);
+    if (c.status !== "queued" && c.status !== "running") return c;
+    await Bun.sleep(25);
+  }
+  throw new Error("check did not finish");
+}
+
+/** A check's pages as `path → [targetId, status]`. */
+const byPath = (c: any) => Object.fromEntries(c.pages.map((p: any) => [new URL(p.url).pathname, [p.targetId, p.status]]));
+
+async function patch(monitorId: string, targets: unknown[]): Promise<any> {
+  const res = await h.request(`/v2/monitor/${monitorId}`, { method: "PATCH", json: { targets } });
+  const body = (await res.json()) as any;
+  expect(res.status).toBe(200);
+  return body.data;
+}
+
+describe("target ids across updates", () => {
+  test("removing the first target keeps the second one's id and history: its page is same, not new", async () => {
+    const m = await json("/v2/monitor", { method: "POST", json: { name: "two", schedule: { text: "daily" }, targets: [scrape("/a"), scrape("/b")] } });
+    expect(m.targets.map((t: any) => t.id)).toEqual(["target-1", "target-2"]);
+    expect(byPath(await check(m.id))).toEqual({ "/a": ["target-1", "new"], "/b": ["target-2", "new"] });
+
+    const edited = await patch(m.id, [scrape("/b")]);
+    const after = await check(m.id);
+    expect(after.summary).toMatchObject({ totalPages: 1, same: 1, new: 0 });
+    expect(byPath(after)).toEqual({ "/b": ["target-2", "same"] });
+    expect(edited.targets.map((t: any) => t.id)).toEqual(["target-2"]);
+    await h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
+  });
+
+  test("reordered targets keep their ids; a new target gets an id no target has or had", async () => {
+    const m = await json("/v2/monitor", { method: "POST", json: { name: "order", schedule: { text: "daily" }, targets: [scrape("/a"), scrape("/b")] } });
+    await check(m.id);
+
+    // C's place is 3, and target-3 is free: it takes it.
+    const reordered = await patch(m.id, [scrape("/b"), scrape("/a"), scrape("/c")]);
+    expect(reordered.targets.map((t: any) => t.id)).toEqual(["target-2", "target-1", "target-3"]);
+    expect(byPath(await check(m.id))).toEqual({ "/b": ["target-2", "same"], "/a": ["target-1", "same"], "/c": ["target-3", "new"] });
+
+    // D's place is 1: target-1 (A's, dropped now), target-2 (B's) and target-3 (C's) are taken, so target-4.
+    const replaced = await patch(m.id, [scrape("/d"), scrape("/b")]);
+    expect(replaced.targets.map((t: any) => t.id)).toEqual(["target-4", "target-2"]);
+    expect(byPath(await check(m.id))).toEqual({ "/d": ["target-4", "new"], "/b": ["target-2", "same"] });
+    await h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
+  });
+
+  test("an id the body gives wins over a carried one, and an id-less target may not clash with it", async () => {
+    const m = await json("/v2/monitor", { method: "POST", json: { name: "given", schedule: { text: "daily" }, targets: [scrape("/a"), scrape("/b")] } });
+    await check(m.id);
+    // target-1 is given to C: B (first, id-less) keeps target-2 rather than clash with it; A cannot carry target-1
+    // over and gets a fresh id.
+    const edited = await patch(m.id, [scrape("/b"), { id: "target-1", ...scrape("/c") }, scrape("/a")]);
+    expect(edited.targets.map((t: any) => t.id)).toEqual(["target-2", "target-1", "target-3"]);
+    // Ids the body gives must still differ.
+    const twice = await h.request(`/v2/monitor/${m.id}`, { method: "PATCH", json: { targets: [{ id: "x", ...scrape("/a") }, { id: "x", ...scrape("/b") }] } });
+    expect(twice.status).toBe(400);
+    await h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
+  });
+
+  test("creating a monitor names targets by their place, as before", async () => {
+    const m = await json("/v2/monitor", { method: "POST", json: { name: "create", schedule: { text: "daily" }, targets: [scrape("/a"), { id: "mine", ...scrape("/b") }, scrape("/c")] } });
+    expect(m.targets.map((t: any) => t.id)).toEqual(["target-1", "mine", "target-3"]);
+    const clash = await h.request("/v2/monitor", { method: "POST", json: { name: "clash", schedule: { text: "daily" }, targets: [scrape("/a"), { id: "target-1", ...scrape("/b") }] } });
+    expect(clash.status).toBe(400);
+    await h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
+  });
+});
+
+describe("carryTargetIds", () => {
+  const crawl = (id: string, url: string): MonitorTarget => ({ id, type: "crawl", url, crawlOptions: { limit: 10 }, scrapeOptions: {} as any });
+  const search = (id: string, queries: string[]): MonitorTarget => ({ id, type: "search", queries, maxResults: 10 });
+  const page = (id: string, urls: string[]): MonitorTarget => ({ id, type: "scrape", urls, scrapeOptions: {} as any });
+
+  test("crawl targets match by start URL, search targets by their queries (in any order), each only within its type", () => {
+    const existing = [crawl("site", "https://a.example/"), search("news", ["kettle", "toaster"]), page("pages", ["https://a.example/"])];
+    const next = [search("target-1", ["toaster", "kettle"]), page("target-2", ["https://a.example/"]), crawl("target-3", "https://a.example/")];
+    expect(carryTargetIds(next, [false, false, false], existing).map((t) => t.id)).toEqual(["news", "pages", "site"]);
+  });
+
+  test("no carry-over when the match is not one unclaimed target: a second copy gets a fresh id, as do two identical existing ones", () => {
+    const next = [page("target-1", ["https://a.example/"]), page("target-2", ["https://a.example/"])];
+    expect(carryTargetIds(next, [false, false], [page("one", ["https://a.example/"])]).map((t) => t.id)).toEqual(["one", "target-2"]);
+    const twins = [page("x", ["https://a.example/"]), page("y", ["https://a.example/"])];
+    expect(carryTargetIds([page("target-1", ["https://a.example/"])], [false], twins).map((t) => t.id)).toEqual(["target-1"]);
+  });
+});
