@@ -100,14 +100,20 @@ export function normalizeSchedule(input: MonitorScheduleInput): MonitorSchedule 
   return { cron, ...(input.text && !input.cron ? { text: input.text } : {}), timezone };
 }
 
+/** A month, for `estimatedCreditsPerMonth`: 30 days (an hourly schedule runs 720 times in it, a daily one 30). */
+const MONTH_MS = 30 * 24 * 60 * 60 * 1000;
+/** How far ahead runs are counted: a year, so that a schedule rarer than monthly counts at its average. */
+const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
+
 /**
- * Runs of a schedule in 30 days from `from`, for `estimatedCreditsPerMonth`: counted up to 50 runs, then
- * extrapolated from the time those took (a listing of 50 monitors must not walk croner thousands of times each).
+ * Runs of a schedule in a month from `from`, for `estimatedCreditsPerMonth`, on average over the next year: counted
+ * up to 50 runs, then extrapolated from the time those took (a listing of 50 monitors must not walk croner thousands
+ * of times each). A fraction for schedules rarer than monthly: counting only the next 30 days said 0 for a schedule on
+ * the 31st in November, or a quarterly one in most months, and 1 or 2 for one on the 1st depending on the day asked.
  */
 export function runsPerMonth(schedule: MonitorSchedule, from = new Date()): number {
   const probe = new Cron(schedule.cron, { timezone: schedule.timezone, paused: true });
-  const spanMs = 30 * 24 * 60 * 60 * 1000;
-  const end = from.getTime() + spanMs;
+  const end = from.getTime() + YEAR_MS;
   let n = 0;
   let first = 0;
   let last = 0;
@@ -118,8 +124,8 @@ export function runsPerMonth(schedule: MonitorSchedule, from = new Date()): numb
     if (++n === 50) break;
   }
   probe.stop();
-  // The rate between the first and the 50th run, over the whole 30 days.
-  return n === 50 ? Math.round(((n - 1) * spanMs) / Math.max(1, last - first)) : n;
+  // The rate between the first and the 50th run; fewer in a year: their number, a year's worth, per month.
+  return n === 50 ? ((n - 1) * MONTH_MS) / Math.max(1, last - first) : (n * MONTH_MS) / YEAR_MS;
 }
 
 /** {@link runsPerMonth} per schedule, kept for the hour it was counted in (monitor views read it on every list). */

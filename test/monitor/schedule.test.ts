@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { BadRequestError } from "../../src/errors.ts";
-import { cronFromText, normalizeSchedule } from "../../src/monitor/schedule.ts";
+import { cronFromText, normalizeSchedule, runsPerMonth } from "../../src/monitor/schedule.ts";
 
 const refusal = (text: string): string => {
   try {
@@ -38,5 +38,23 @@ describe("schedule text", () => {
       const concrete = example.replace("every N minutes", "every 15 minutes").replace("every N hours", "every 6 hours");
       expect([example, cronFromText(concrete)]).toEqual([example, expect.any(String)]);
     }
+  });
+});
+
+describe("runs per month (estimatedCreditsPerMonth)", () => {
+  const at = (iso: string) => new Date(iso);
+  const utc = (cron: string) => ({ cron, timezone: "UTC" });
+  test("frequent schedules: their rate over a 30-day month", () => {
+    expect(runsPerMonth(utc("0 * * * *"), at("2026-11-05T00:30:00Z"))).toBeCloseTo(720, 6);
+    expect(runsPerMonth(utc("0 9 * * *"), at("2026-11-05T00:30:00Z"))).toBeCloseTo(30, 6);
+  });
+
+  test("schedules rarer than monthly count at their average over a year, whatever the day asked", () => {
+    // On the 31st: November has none, so the next 30 days alone said 0.
+    expect(runsPerMonth(utc("0 9 31 * *"), at("2026-11-05T00:00:00Z"))).toBeCloseTo((7 * 30) / 365, 6);
+    // Quarterly: 0 in two months of three before.
+    expect(runsPerMonth(utc("0 9 1 1,4,7,10 *"), at("2026-11-05T00:00:00Z"))).toBeCloseTo((4 * 30) / 365, 6);
+    // On the 1st: the same from any day (it was 1 or 2 by the day asked).
+    expect(runsPerMonth(utc("0 9 1 * *"), at("2027-01-31T10:00:00Z"))).toBeCloseTo(runsPerMonth(utc("0 9 1 * *"), at("2026-11-23T00:00:00Z")), 6);
   });
 });

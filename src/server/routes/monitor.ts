@@ -47,7 +47,7 @@ function monitorView(m: MonitorRow, monitors: MonitorService): Record<string, un
       return subs ? { emailRecipientSubscriptions: subs } : {};
     })(),
     retentionDays: m.retentionDays,
-    estimatedCreditsPerMonth: m.status === "active" ? pages * estimatedRunsPerMonth(m.schedule) : 0,
+    estimatedCreditsPerMonth: m.status === "active" ? Math.round(pages * estimatedRunsPerMonth(m.schedule)) : 0,
     lastCheckSummary: m.lastSummary ?? null,
     goal: m.goal ?? null,
     judgeEnabled: m.judgeEnabled,
