@@ -72,11 +72,14 @@ test("as another user whose Chromium has its sandbox, serve with `on` starts (th
   chmodSync(base, 0o755);
   const dataDir = join(base, "nobody");
   const home = join(base, "nobody-home");
-  for (const d of [dataDir, home]) {
+  // Its Chromium's profile folder goes here, removed with `base`: killed, the server cannot remove it itself, and as
+  // nobody's it stayed in the system's temporary folder after every run.
+  const tmp = join(base, "nobody-tmp");
+  for (const d of [dataDir, home, tmp]) {
     Bun.spawnSync(["mkdir", "-p", d]);
     chownSync(d, NOBODY, NOBODY);
   }
-  const proc = spawn(["serve"], { CRAWLBOX_DATA_DIR: dataDir, HOME: home }, NOBODY);
+  const proc = spawn(["serve"], { CRAWLBOX_DATA_DIR: dataDir, HOME: home, TMPDIR: tmp }, NOBODY);
   const reader = proc.stderr.getReader();
   const decoder = new TextDecoder();
   const timer = setTimeout(() => proc.kill("SIGKILL"), 30_000);
