@@ -2,8 +2,9 @@
  * @module interact/replay
  * Brings a new interact session's page to the state its scrape saw: the scrape's actions (clicks, typing, keys,
  * scrolls, waits, scripts) are carried out again on the freshly opened URL, with the browser engine's own action
- * runner. Actions that only produced output (`scrape`, `pdf`, a `screenshot`) are skipped, but a screenshot's
- * `viewport` is applied: it resized the page for the actions after it. The replay has its own time: what loading
+ * runner. Actions that only produced output (`scrape`, `pdf`, `screenshot`) are skipped: a screenshot's `viewport`
+ * sized the page for its picture only (the scrape undid it after), so the actions after it ran on the scrape's own
+ * device, as they do here. The replay has its own time: what loading
  * took is not charged to the scrape's waits. A replay that fails (the page changed since the scrape, an action's
  * element gone) is a 422 naming the action by its place in the scrape's list.
  */
@@ -45,13 +46,8 @@ export async function replayActions(page: Page, actions: readonly Action[], dead
   let replayed = 0;
   try {
     for (const [index, action] of actions.entries()) {
-      if (action.type === "scrape" || action.type === "pdf") continue;
+      if (action.type === "scrape" || action.type === "pdf" || action.type === "screenshot") continue;
       try {
-        if (action.type === "screenshot") {
-          const viewport = (action as { viewport?: { width: number; height: number } }).viewport;
-          if (viewport) await page.setViewport({ ...(page.viewport() ?? { deviceScaleFactor: 1 }), width: viewport.width, height: viewport.height });
-          continue;
-        }
         await runActions([action], { page, network, deadline, ...(signal ? { signal } : {}), budget });
         replayed++;
       } catch (err) {

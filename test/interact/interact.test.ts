@@ -145,6 +145,12 @@ describe("interact", () => {
     const desk = await scrapeId();
     expect(((await app.interact(desk, probe)) as any).result).toBe("1920 false en-US");
     await app.stopInteraction(desk);
+
+    // A screenshot's viewport sized the scrape's page for its picture only: the session's page is the scrape's device.
+    const shot: any = await app.scrape(`${base}/shop`, { formats: ["markdown"], maxAge: 0, actions: [{ type: "screenshot", viewport: { width: 800, height: 600 } }, { type: "click", selector: "#show" }] });
+    const size = { code: "return await page.evaluate(() => innerWidth + 'x' + innerHeight)" };
+    expect(((await app.interact(shot.metadata.scrapeId, size)) as any).result).toBe("1920x1080");
+    await app.stopInteraction(shot.metadata.scrapeId);
   }, 60_000);
 
   test("a prompt running when its session is closed is stopped and says so (and is billed)", async () => {
