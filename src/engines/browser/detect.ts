@@ -66,6 +66,12 @@ export function metaRefreshTarget(html: string): string | undefined {
 function firstMetaRefreshTag(html: string): string | undefined {
   let lower = html.indexOf("q");
   let upper = html.indexOf("Q");
+  // The stretch between two `>` the candidate is in (a tag holds no `>`), and the first `<meta` at or after its
+  // start: kept from one candidate to the next, so a page of many candidates in one long tag, or of many tags with
+  // none a `<meta`, is not searched again for each (that was quadratic: a 1 MiB page of them took seconds).
+  let segmentStart = 0;
+  let segmentEnd = -2; // the `>` that ends the stretch (-1: none), -2: not looked for yet
+  let metaAt = -2; // the first `<meta` at or after `segmentStart` (-1: none), -2: not looked for yet
   while (lower >= 0 || upper >= 0) {
     let q: number;
     if (upper < 0 || (lower >= 0 && lower < upper)) {
@@ -79,12 +85,18 @@ function firstMetaRefreshTag(html: string): string | undefined {
     if (at < 0 || (at > 0 && isWordChar(html.charCodeAt(at - 1)))) continue;
     HTTP_EQUIV_REFRESH.lastIndex = at;
     if (!HTTP_EQUIV_REFRESH.test(html)) continue;
-    const end = html.indexOf(">", HTTP_EQUIV_REFRESH.lastIndex);
-    if (end < 0) return undefined; // no tag closes after this one, nor after any later one
-    // The tag opened after the last `>` before the attribute: its `<meta`, if that is what it is.
-    META_OPEN.lastIndex = html.lastIndexOf(">", at) + 1;
-    const open = META_OPEN.exec(html);
-    if (open && open.index + "<meta".length <= at) return html.slice(open.index, end + 1);
+    if (segmentEnd === -2 || (segmentEnd >= 0 && segmentEnd < at)) {
+      segmentStart = html.lastIndexOf(">", at) + 1;
+      segmentEnd = html.indexOf(">", at);
+    }
+    // The attribute holds no `>`: the tag ends at the first one after it; none, and no later tag can end either.
+    if (segmentEnd < 0) return undefined;
+    if (metaAt === -2 || (metaAt >= 0 && metaAt < segmentStart)) {
+      META_OPEN.lastIndex = segmentStart;
+      metaAt = META_OPEN.exec(html)?.index ?? -1;
+    }
+    if (metaAt < 0) return undefined; // no `<meta` from here on
+    if (metaAt + "<meta".length <= at) return html.slice(metaAt, segmentEnd + 1);
   }
   return undefined;
 }
