@@ -13,27 +13,41 @@ function targetIdentity(target: MonitorTarget): string {
   return JSON.stringify(["search", [...target.queries].sort()]);
 }
 
+/** The whole target but its id: a target sent again unchanged matches its old self before any look-alike. */
+function targetContent(target: MonitorTarget): string {
+  const { id: _id, ...rest } = target;
+  return JSON.stringify(rest);
+}
+
 /**
  * An update's targets with final ids. A monitor keeps each page's history under its target's id (tag
  * `monitor:<id>:<target id>`), and positional ids alone would rename the targets left after one is removed or moved
- * (`target-2` becoming `target-1`): their unchanged pages would come back `new`. So a target the body gave no id
- * (`given[i]` false) takes the id of the monitor's `existing` target that reads the same ({@link targetIdentity}) when
- * exactly one such target is still unclaimed (ids the body gave claim theirs first, and win). Any other gets the first
- * free `target-N` from its place on: none in use, nor an existing target's, whose history a new target must not inherit.
+ * (`target-2` becoming `target-1`): their unchanged pages would come back `new`. Ids the body gave (`given[i]`) are
+ * kept and claimed first. A target the body gave no id then takes, in this order, the id of the first unclaimed
+ * `existing` target that is the same in all but its id, else that reads the same ({@link targetIdentity}: a target
+ * whose options changed), else the id of its place (`target-N`) when the target there had its type (a target edited
+ * in place: new URLs, the history of those it kept). Any other gets the first `target-N` from its place on that is
+ * neither in use nor an id the targets had before the update.
  */
 export function carryTargetIds(targets: readonly MonitorTarget[], given: readonly boolean[], existing: readonly MonitorTarget[]): MonitorTarget[] {
-  const claimed = new Set(targets.filter((_, i) => given[i]).map((t) => t.id));
-  const carried = targets.map((target, i) => {
-    if (given[i]) return target.id;
-    const identity = targetIdentity(target);
-    const same = existing.filter((e) => !claimed.has(e.id) && targetIdentity(e) === identity);
-    if (same.length !== 1) return undefined;
-    claimed.add(same[0]!.id);
-    return same[0]!.id;
+  const ids: (string | undefined)[] = targets.map((t, i) => (given[i] ? t.id : undefined));
+  const claimed = new Set(ids.filter((id): id is string => id !== undefined));
+  const claim = (i: number, found: MonitorTarget | undefined) => {
+    if (!found) return;
+    ids[i] = found.id;
+    claimed.add(found.id);
+  };
+  for (const key of [targetContent, targetIdentity]) {
+    targets.forEach((target, i) => {
+      if (ids[i] === undefined) claim(i, existing.find((e) => !claimed.has(e.id) && key(e) === key(target)));
+    });
+  }
+  targets.forEach((target, i) => {
+    if (ids[i] === undefined) claim(i, existing.find((e) => e.id === `target-${i + 1}` && !claimed.has(e.id) && e.type === target.type));
   });
   const taken = new Set([...claimed, ...existing.map((e) => e.id)]);
   return targets.map((target, i) => {
-    let id = carried[i];
+    let id = ids[i];
     for (let n = i + 1; id === undefined; n++) if (!taken.has(`target-${n}`)) id = `target-${n}`;
     taken.add(id);
     return { ...target, id };

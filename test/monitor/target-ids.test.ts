@@ -61,7 +61,7 @@ describe("target ids across updates", () => {
     await h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
   });
 
-  test("reordered targets keep their ids; a new target gets an id no target has or had", async () => {
+  test("reordered targets keep their ids; a new target at a dropped one's place is that target edited", async () => {
     const m = await json("/v2/monitor", { method: "POST", json: { name: "order", schedule: { text: "daily" }, targets: [scrape("/a"), scrape("/b")] } });
     await check(m.id);
 
@@ -70,10 +70,11 @@ describe("target ids across updates", () => {
     expect(reordered.targets.map((t: any) => t.id)).toEqual(["target-2", "target-1", "target-3"]);
     expect(byPath(await check(m.id))).toEqual({ "/b": ["target-2", "same"], "/a": ["target-1", "same"], "/c": ["target-3", "new"] });
 
-    // D's place is 1: target-1 (A's, dropped now), target-2 (B's) and target-3 (C's) are taken, so target-4.
+    // D reads what no target read, at place 1, where A (a scrape target too) is dropped: A edited, it keeps target-1
+    // (only the pages the two share would keep their history: none, so /d is new).
     const replaced = await patch(m.id, [scrape("/d"), scrape("/b")]);
-    expect(replaced.targets.map((t: any) => t.id)).toEqual(["target-4", "target-2"]);
-    expect(byPath(await check(m.id))).toEqual({ "/d": ["target-4", "new"], "/b": ["target-2", "same"] });
+    expect(replaced.targets.map((t: any) => t.id)).toEqual(["target-1", "target-2"]);
+    expect(byPath(await check(m.id))).toEqual({ "/d": ["target-1", "new"], "/b": ["target-2", "same"] });
     await h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
   });
 
@@ -102,7 +103,7 @@ describe("target ids across updates", () => {
 describe("carryTargetIds", () => {
   const crawl = (id: string, url: string): MonitorTarget => ({ id, type: "crawl", url, crawlOptions: { limit: 10 }, scrapeOptions: {} as any });
   const search = (id: string, queries: string[]): MonitorTarget => ({ id, type: "search", queries, maxResults: 10 });
-  const page = (id: string, urls: string[]): MonitorTarget => ({ id, type: "scrape", urls, scrapeOptions: {} as any });
+  const page = (id: string, urls: string[]): Extract<MonitorTarget, { type: "scrape" }> => ({ id, type: "scrape", urls, scrapeOptions: {} as any });
 
   test("crawl targets match by start URL, search targets by their queries (in any order), each only within its type", () => {
     const existing = [crawl("site", "https://a.example/"), search("news", ["kettle", "toaster"]), page("pages", ["https://a.example/"])];
@@ -110,10 +111,27 @@ describe("carryTargetIds", () => {
     expect(carryTargetIds(next, [false, false, false], existing).map((t) => t.id)).toEqual(["news", "pages", "site"]);
   });
 
-  test("no carry-over when the match is not one unclaimed target: a second copy gets a fresh id, as do two identical existing ones", () => {
-    const next = [page("target-1", ["https://a.example/"]), page("target-2", ["https://a.example/"])];
-    expect(carryTargetIds(next, [false, false], [page("one", ["https://a.example/"])]).map((t) => t.id)).toEqual(["one", "target-2"]);
-    const twins = [page("x", ["https://a.example/"]), page("y", ["https://a.example/"])];
-    expect(carryTargetIds([page("target-1", ["https://a.example/"])], [false], twins).map((t) => t.id)).toEqual(["target-1"]);
+  test("look-alikes (same URLs, other options) keep their ids in order, and an unchanged one its own wherever it moves", () => {
+    const desktop = page("target-1", ["https://a.example/"]);
+    const phone = { ...page("target-2", ["https://a.example/"]), scrapeOptions: { mobile: true } as any };
+    const unchanged = carryTargetIds([desktop, phone], [false, false], [desktop, phone]);
+    expect(unchanged.map((t) => t.id)).toEqual(["target-1", "target-2"]);
+    const swapped = carryTargetIds([{ ...phone, id: "target-1" }, { ...desktop, id: "target-2" }], [false, false], [desktop, phone]);
+    expect(swapped.map((t) => t.id)).toEqual(["target-2", "target-1"]);
+    // Options changed on both: matched by URLs, in order.
+    const edited = carryTargetIds([{ ...desktop, scrapeOptions: { waitFor: 5 } as any }, { ...phone, scrapeOptions: { mobile: false } as any }], [false, false], [desktop, phone]);
+    expect(edited.map((t) => t.id)).toEqual(["target-1", "target-2"]);
+    // A second copy of one target: a fresh id.
+    expect(carryTargetIds([desktop, { ...desktop, id: "target-2" }], [false, false], [page("one", ["https://a.example/"])]).map((t) => t.id)).toEqual(["one", "target-2"]);
+  });
+
+  test("a target edited in place keeps the id of its place when the target there had its type; otherwise a fresh id, never a dropped one", () => {
+    const existing = [page("target-1", ["https://a.example/"]), search("target-2", ["kettle"])];
+    // More URLs at place 1: the same target, edited (its kept URL keeps its history).
+    const more = carryTargetIds([page("target-1", ["https://a.example/", "https://b.example/"])], [false], existing);
+    expect(more.map((t) => t.id)).toEqual(["target-1"]);
+    // A scrape target at place 2, where a search target was: a new target, and not target-2 (the search's, dropped).
+    const other = carryTargetIds([page("target-1", ["https://a.example/"]), page("target-2", ["https://c.example/"])], [false, false], existing);
+    expect(other.map((t) => t.id)).toEqual(["target-1", "target-3"]);
   });
 });
