@@ -43,7 +43,7 @@ export class ScrapeResults {
   /**
    * Stores a document under its scrape id (written on the next event-loop turn, see the module note). The
    * document must not be changed afterwards: it is serialised when written. `replay` is what a later interact
-   * session needs to bring the page back to the state the scrape saw (its actions).
+   * session needs to bring the page back to the state the scrape saw (its actions, starting URL, device and place).
    */
   put(id: string, keyId: string, url: string, document: unknown, now: number, replay?: unknown): void {
     this.pending.set(id, { keyId, url, createdAt: now, document, ...(replay === undefined ? {} : { replay }) });
