@@ -11,6 +11,7 @@ import Firecrawl from "@mendable/firecrawl-js";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { mailBody, mailHeader, startFakeSmtp, type FakeSmtp } from "./fake-smtp.ts";
 import { sendMail, SmtpError } from "../../src/mail/smtp.ts";
+import { untilCheckEnds } from "../helpers/monitor-checks.ts";
 
 /** The server's public URL as configured: the links in emails point there (the test reaches it at `api`). */
 const PUBLIC = "http://crawlbox.test";
@@ -47,12 +48,7 @@ afterAll(async () => {
 
 async function runAndSettle(id: string): Promise<any> {
   const { id: checkId } = (await app.runMonitor(id)) as any;
-  for (let i = 0; i < 400; i++) {
-    const c: any = await app.getMonitorCheck(id, checkId);
-    if (c.status !== "queued" && c.status !== "running") return c;
-    await Bun.sleep(25);
-  }
-  throw new Error("check did not finish");
+  return untilCheckEnds(() => app.getMonitorCheck(id, checkId) as Promise<any>);
 }
 
 /** A link of a recorded email (`confirm` or `unsubscribe`). */

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHarness, type Harness } from "../helpers/harness.ts";
+import { untilCheckEnds } from "../helpers/monitor-checks.ts";
 
 let site: ReturnType<typeof Bun.serve>;
 let h: Harness;
@@ -22,12 +23,7 @@ afterAll(async () => {
 const json = async (path: string, init?: Parameters<Harness["request"]>[1]) => ((await (await h.request(path, init)).json()) as any).data;
 
 async function settled(monitorId: string, checkId: string): Promise<any> {
-  for (let i = 0; i < 400; i++) {
-    const c = await json(`/v2/monitor/${monitorId}/checks/${checkId}`);
-    if (c.status !== "queued" && c.status !== "running") return c;
-    await Bun.sleep(25);
-  }
-  throw new Error("check did not finish");
+  return untilCheckEnds(() => json(`/v2/monitor/${monitorId}/checks/${checkId}`));
 }
 
 describe("a check's targets", () => {

@@ -10,6 +10,7 @@ import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startHookReceiver, type HookReceiver } from "../fixtures/hook-receiver.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 import { startFakeSearxng } from "../fixtures/searxng.ts";
+import { untilCheckEnds } from "../helpers/monitor-checks.ts";
 
 let site: ReturnType<typeof Bun.serve>;
 let hooks: HookReceiver;
@@ -47,12 +48,7 @@ afterAll(async () => {
 
 /** Polls a check until it has ended (no longer queued or running). */
 async function settled(monitorId: string, checkId: string, client = app): Promise<any> {
-  for (let i = 0; i < 400; i++) {
-    const c: any = await client.getMonitorCheck(monitorId, checkId);
-    if (c.status !== "running" && c.status !== "queued") return c;
-    await Bun.sleep(25);
-  }
-  throw new Error("check did not finish");
+  return untilCheckEnds(() => client.getMonitorCheck(monitorId, checkId) as Promise<any>);
 }
 
 describe("/v2/monitor", () => {

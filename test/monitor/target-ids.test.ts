@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { MonitorTarget } from "../../src/api/monitor.ts";
 import { carryTargetIds } from "../../src/monitor/target-ids.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
+import { untilCheckEnds } from "../helpers/monitor-checks.ts";
 
 let site: ReturnType<typeof Bun.serve>;
 let h: Harness;
@@ -29,12 +30,7 @@ const scrape = (path: string) => ({ type: "scrape", urls: [`${base}${path}`] });
 /** Runs a check now and answers it once it has ended. */
 async function check(monitorId: string): Promise<any> {
   const checkId = (await json(`/v2/monitor/${monitorId}/run`, { method: "POST", json: {} })).id;
-  for (let i = 0; i < 400; i++) {
-    const c = await json(`/v2/monitor/${monitorId}/checks/${checkId}`);
-    if (c.status !== "queued" && c.status !== "running") return c;
-    await Bun.sleep(25);
-  }
-  throw new Error("check did not finish");
+  return untilCheckEnds(() => json(`/v2/monitor/${monitorId}/checks/${checkId}`));
 }
 
 /** A check's pages as `path → [targetId, status]`. */

@@ -9,6 +9,7 @@ import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startHookReceiver, type HookReceiver } from "../fixtures/hook-receiver.ts";
 import { MONITOR_WEBHOOK_EVENT_FILTERS } from "../../src/api/monitor.ts";
 import { webhookEventMatchesFilter } from "../../src/webhooks/index.ts";
+import { untilCheckEnds } from "../helpers/monitor-checks.ts";
 
 let site: ReturnType<typeof Bun.serve>;
 let hooks: HookReceiver;
@@ -35,12 +36,7 @@ const post = async (webhook: unknown) => {
 /** Runs a check of the monitor and waits until it has ended. */
 async function check(monitorId: string): Promise<any> {
   const started = (await (await h.request(`/v2/monitor/${monitorId}/run`, { method: "POST", json: {} })).json()) as any;
-  for (let i = 0; i < 400; i++) {
-    const c = ((await (await h.request(`/v2/monitor/${monitorId}/checks/${started.data.id}`)).json()) as any).data;
-    if (c.status !== "queued" && c.status !== "running") return c;
-    await Bun.sleep(25);
-  }
-  throw new Error("check did not finish");
+  return untilCheckEnds(async () => ((await (await h.request(`/v2/monitor/${monitorId}/checks/${started.data.id}`)).json()) as any).data);
 }
 
 /** The event types the outbox recorded for a check (the filter is applied before an event is stored). */
