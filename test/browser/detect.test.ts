@@ -91,6 +91,32 @@ describe("metaRefreshTarget", () => {
   });
 });
 
+describe("refreshTarget", () => {
+  /** The definition: the one-regex form (exponential on long space runs, so only fed short values here). */
+  const byRegex = (value: string) => {
+    const m = /^\s*(\d+(?:\.\d*)?)\s*[;,]\s*(?:url\s*=\s*)?['"]?\s*([^'"\s][^'"]*?)\s*['"]?\s*$/i.exec(value);
+    return m && Number(m[1]) <= 1 ? m[2] : undefined;
+  };
+
+  test("agrees with the regex definition on generated values", () => {
+    const parts = ["0", "1", "5", "0.5", ";", ",", " ", "\t", "\u00a0", "url", "URL", "=", "'", '"', "/a", "b c", "x"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...parts), { maxLength: 10 }), (tokens) => {
+        const value = tokens.join("");
+        expect(refreshTarget(value)).toBe(byRegex(value));
+      }),
+      { numRuns: 40_000 },
+    );
+  });
+
+  test("long runs of spaces do not make it backtrack (2,000 took 4.5 s; 64 K never ended)", () => {
+    const started = performance.now();
+    for (const value of ["0;a" + " ".repeat(1 << 16) + "x", "0;" + " ".repeat(1 << 16) + "''", "0;url=" + " ".repeat(1 << 16) + "'" + " ".repeat(1 << 16)]) refreshTarget(value);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(needsJavaScript(page(`<meta http-equiv=refresh content="0;a${" ".repeat(1 << 16)}x">`))).toBe("meta refresh to another page");
+  });
+});
+
 describe("looksBlocked", () => {
   test("challenge pages and 403 are bot walls; 429/503 only without Retry-After", () => {
     expect(looksBlocked(page("<title>Just a moment...</title>", 503))).toBe("challenge page");
