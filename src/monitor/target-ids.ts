@@ -13,10 +13,15 @@ function targetIdentity(target: MonitorTarget): string {
   return JSON.stringify(["search", [...target.queries].sort()]);
 }
 
-/** The whole target but its id: a target sent again unchanged matches its old self before any look-alike. */
+/**
+ * The whole target but its id, keys sorted at every level (a client may send the same options in another key order):
+ * a target sent again unchanged matches its old self before any look-alike.
+ */
 function targetContent(target: MonitorTarget): string {
   const { id: _id, ...rest } = target;
-  return JSON.stringify(rest);
+  return JSON.stringify(rest, (_key, value: unknown) =>
+    value && typeof value === "object" && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value,
+  );
 }
 
 /**
@@ -25,8 +30,8 @@ function targetContent(target: MonitorTarget): string {
  * (`target-2` becoming `target-1`): their unchanged pages would come back `new`. Ids the body gave (`given[i]`) are
  * kept and claimed first. A target the body gave no id then takes, in this order, the id of the first unclaimed
  * `existing` target that is the same in all but its id, else that reads the same ({@link targetIdentity}: a target
- * whose options changed), else the id of its place (`target-N`) when the target there had its type (a target edited
- * in place: new URLs, the history of those it kept). Any other gets the first `target-N` from its place on that is
+ * whose options changed), else the id its place would give it (`target-N` for place N) when the target that had that
+ * id was of its type (a target edited in place: new URLs, the history of those it kept). Any other gets the first `target-N` from its place on that is
  * neither in use nor an id the targets had before the update.
  */
 export function carryTargetIds(targets: readonly MonitorTarget[], given: readonly boolean[], existing: readonly MonitorTarget[]): MonitorTarget[] {

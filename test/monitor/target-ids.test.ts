@@ -66,8 +66,8 @@ describe("target ids across updates", () => {
     expect(reordered.targets.map((t: any) => t.id)).toEqual(["target-2", "target-1", "target-3"]);
     expect(byPath(await check(m.id))).toEqual({ "/b": ["target-2", "same"], "/a": ["target-1", "same"], "/c": ["target-3", "new"] });
 
-    // D reads what no target read, at place 1, where A (a scrape target too) is dropped: A edited, it keeps target-1
-    // (only the pages the two share would keep their history: none, so /d is new).
+    // D reads what no target read; its place (1) gives target-1, A's, a scrape target's, dropped now: D takes it as A
+    // edited (only the pages the two share would keep their history: none, so /d is new).
     const replaced = await patch(m.id, [scrape("/d"), scrape("/b")]);
     expect(replaced.targets.map((t: any) => t.id)).toEqual(["target-1", "target-2"]);
     expect(byPath(await check(m.id))).toEqual({ "/d": ["target-1", "new"], "/b": ["target-2", "same"] });
@@ -114,6 +114,11 @@ describe("carryTargetIds", () => {
     expect(unchanged.map((t) => t.id)).toEqual(["target-1", "target-2"]);
     const swapped = carryTargetIds([{ ...phone, id: "target-1" }, { ...desktop, id: "target-2" }], [false, false], [desktop, phone]);
     expect(swapped.map((t) => t.id)).toEqual(["target-2", "target-1"]);
+    // The same options in another key order are the same target.
+    const slow = { ...desktop, scrapeOptions: { mobile: false, waitFor: 1 } as any };
+    const fast = { ...phone, scrapeOptions: { mobile: true, waitFor: 5 } as any };
+    const moved = [{ ...fast, id: "target-1", scrapeOptions: { waitFor: 5, mobile: true } as any }, { ...slow, id: "target-2", scrapeOptions: { waitFor: 1, mobile: false } as any }];
+    expect(carryTargetIds(moved, [false, false], [slow, fast]).map((t) => t.id)).toEqual(["target-2", "target-1"]);
     // Options changed on both: matched by URLs, in order.
     const edited = carryTargetIds([{ ...desktop, scrapeOptions: { waitFor: 5 } as any }, { ...phone, scrapeOptions: { mobile: false } as any }], [false, false], [desktop, phone]);
     expect(edited.map((t) => t.id)).toEqual(["target-1", "target-2"]);
