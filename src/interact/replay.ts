@@ -11,7 +11,7 @@
 import type { CDPSession, Page } from "puppeteer-core";
 import { waitCostMs, type Action } from "../api/actions.ts";
 import { runActions } from "../engines/browser/actions.ts";
-import { applyEmulation } from "../engines/browser/emulation.ts";
+import { applyEmulation, chromeMajorOf } from "../engines/browser/emulation.ts";
 import { NetworkTracker } from "../engines/browser/wait.ts";
 import { CrawlboxError } from "../errors.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
@@ -84,7 +84,7 @@ const LOAD_TIMEOUT_MS = 30_000;
 export async function openScrapePage(page: Page, session: CDPSession, url: string, actions: readonly Action[], signal: AbortSignal, device?: ScrapeDevice): Promise<void> {
   if (device && (device.mobile || device.location)) {
     // The session's page is leased for it alone and closed with it: nothing else meets this emulation afterwards.
-    const chromeMajor = /\/(\d+)\./.exec(await page.browser().version())?.[1] ?? "130";
+    const chromeMajor = await chromeMajorOf(page);
     const { country, languages } = device.location ?? {};
     await raceAbort(applyEmulation(session, { mobile: device.mobile, chromeMajor, stealth: false, ...(country ? { country } : {}), ...(languages ? { languages } : {}) }), signal);
   }

@@ -11,7 +11,7 @@
  * - Stealth: realistic user agent and matching client hints, `navigator.webdriver` false (also a launch flag),
  *   `window.chrome`, plugins and permission answers a desktop Chrome has, languages consistent everywhere.
  */
-import type { CDPSession } from "puppeteer-core";
+import type { CDPSession, Page } from "puppeteer-core";
 import { countryCode } from "../../api/countries.ts";
 
 /** One country's defaults. */
@@ -76,6 +76,14 @@ export const PLACES: Readonly<Record<string, Place>> = {
 
 /** The country used when the request names none. */
 export const DEFAULT_COUNTRY = "US";
+
+/**
+ * The major version of the Chromium a page runs in ("130" when its version string says none), which the user agent
+ * and client hints must name: a phone claiming another Chrome than the one answering is easy to spot.
+ */
+export async function chromeMajorOf(page: Page): Promise<string> {
+  return /\/(\d+)\./.exec(await page.browser().version())?.[1] ?? "130";
+}
 
 /** Device and place of one page. */
 export interface EmulationOptions {

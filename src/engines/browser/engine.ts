@@ -30,7 +30,7 @@ import type { BrowserPool } from "./pool.ts";
 import { applyProfile, captureProfile } from "./profile.ts";
 import { DocumentSizeGuard } from "./document-size.ts";
 import { readFinalPage } from "./final-page.ts";
-import type { AppliedEmulation } from "./emulation.ts";
+import { chromeMajorOf, type AppliedEmulation } from "./emulation.ts";
 import { isContextLost } from "./page-reads.ts";
 import { takeScreenshot } from "./screenshot.ts";
 import { defaultSetup, PageSetup } from "./setup.ts";
@@ -90,7 +90,7 @@ export interface BrowserEngine {
  */
 export async function prepareWarmPage(page: PuppeteerPage, session: CDPSession): Promise<PageSetup> {
   const setup = new PageSetup(page, session);
-  const major = /\/(\d+)\./.exec(await page.browser().version())?.[1] ?? "130";
+  const major = await chromeMajorOf(page);
   await setup.apply(defaultSetup(major));
   return setup;
 }
@@ -101,7 +101,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
   let chromeMajor: string | undefined;
 
   async function majorVersion(page: PuppeteerPage): Promise<string> {
-    chromeMajor ??= /\/(\d+)\./.exec(await page.browser().version())?.[1] ?? "130";
+    chromeMajor ??= await chromeMajorOf(page);
     return chromeMajor;
   }
 
