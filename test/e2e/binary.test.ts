@@ -207,7 +207,9 @@ describe("the compiled binary, from an empty folder", () => {
     if (root) chownSync(dataDir, 65534, 65534);
     const port = freePort();
     const key = `fc-${"s".repeat(32)}`;
-    const env = `PATH=${process.env.PATH ?? ""} HOME=${dataDir} PORT=${port} HOST=127.0.0.1 CRAWLBOX_DATA_DIR=${dataDir} CRAWLBOX_API_KEYS=${key} CRAWLBOX_ALLOW_PRIVATE_NETWORK=true CRAWLBOX_BROWSER_PAGE_MEMORY_MB=256`;
+    // TMPDIR: its Chromium's profile folder goes into `own`, removed below whatever way the server ends (a nobody-owned
+    // crawlbox-chromium-* folder was left in /tmp after full runs).
+    const env = `PATH=${process.env.PATH ?? ""} HOME=${dataDir} TMPDIR=${dataDir} PORT=${port} HOST=127.0.0.1 CRAWLBOX_DATA_DIR=${dataDir} CRAWLBOX_API_KEYS=${key} CRAWLBOX_ALLOW_PRIVATE_NETWORK=true CRAWLBOX_BROWSER_PAGE_MEMORY_MB=256`;
     // A page over the memory limit: the guard must see and stop a sandboxed renderer of another user's server too.
     const hog = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("<html><body><p>hog</p><script>window.k=[];for(let i=0;i<12;i++){const u=new Uint8Array(5e7);u.fill(1);k.push(u);}</script></body></html>", { headers: { "content-type": "text/html" } }) });
     const command = `exec env ${env} ${ownBin} serve`;
