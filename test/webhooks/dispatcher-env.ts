@@ -3,7 +3,6 @@
  * receivers, and recording every request it starts in order (`calls`), which is the dispatcher's own order: arrival
  * order at several receivers is not. Used by the fairness and terminal-order tests.
  */
-import { afterEach } from "bun:test";
 import { immediate } from "../../src/storage/database.ts";
 import {
   createWebhookDispatcher,
@@ -37,9 +36,14 @@ export interface DispatcherEnv {
 }
 
 const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
+/**
+ * Stops the dispatchers and removes the databases of the environments made since the last call. Each test file calls
+ * it from its own `afterEach`: a hook registered here bound only to the first file that loaded this module (bun test
+ * shares modules between files), and the other files left their database folders in the temporary folder.
+ */
+export async function cleanupDispatcherEnvs(): Promise<void> {
   for (const c of cleanups.splice(0).reverse()) await c();
-});
+}
 
 export function dispatcherEnv(options: Partial<WebhookDispatcherOptions> = {}): DispatcherEnv {
   const t = tempDb();

@@ -4,10 +4,12 @@
  * flight, and a destination's fresh events go ahead of another's backlog and retries. Before, 8 slots were handed
  * out oldest event first: key B's receiver that never answered kept key A's events `pending`, untried, for minutes.
  */
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { WEBHOOK_MAX_PER_DESTINATION } from "../../src/webhooks/index.ts";
-import { dispatcherEnv, waitFor } from "./dispatcher-env.ts";
+import { cleanupDispatcherEnvs, dispatcherEnv, waitFor } from "./dispatcher-env.ts";
 import { MINUTE } from "./helpers.ts";
+
+afterEach(cleanupDispatcherEnvs);
 
 /** A receiver answer that never comes within any test's timeout. */
 const NEVER = { status: 200, delayMs: 60_000 };

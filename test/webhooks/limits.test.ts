@@ -4,7 +4,7 @@
  * by ~400 MB in 40 s. Checked on arrival, through the real server: a 400 naming the field, and nothing recorded. A
  * settled event's record (kept 7 days) keeps no copy of the caller's headers, as it keeps no body.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import {
   WEBHOOK_MAX_HEADER_NAME_CHARS,
   WEBHOOK_MAX_HEADER_VALUE_CHARS,
@@ -12,8 +12,10 @@ import {
   WEBHOOK_MAX_METADATA_BYTES,
 } from "../../src/api/webhook.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
-import { dispatcherEnv } from "./dispatcher-env.ts";
+import { cleanupDispatcherEnvs, dispatcherEnv } from "./dispatcher-env.ts";
 import { MINUTE, startReceiver, type Receiver } from "./helpers.ts";
+
+afterEach(cleanupDispatcherEnvs);
 
 let h: Harness;
 let rx: Receiver;

@@ -4,9 +4,11 @@
  * (webhooks/next-deliveries "Order"). A receiver that answered 500 once and then recovered used to get
  * `started, page, page, completed, page`.
  */
-import { describe, expect, test } from "bun:test";
-import { dispatcherEnv } from "./dispatcher-env.ts";
+import { afterEach, describe, expect, test } from "bun:test";
+import { cleanupDispatcherEnvs, dispatcherEnv } from "./dispatcher-env.ts";
 import { MINUTE } from "./helpers.ts";
+
+afterEach(cleanupDispatcherEnvs);
 
 /**
  * A fetch that answers 500 to the page with `data: [{n: failing}]` (its first `times` attempts) and passes everything
