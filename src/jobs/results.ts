@@ -9,6 +9,7 @@ import type { SerializedError } from "../errors.ts";
 import { JOB_TTL_MS } from "./sqlite-store.ts";
 import { RACED_REDIRECT_CODE } from "./store-steps.ts";
 import { taskOptions, type JobOptions } from "./types.ts";
+import type { ScrapeReplay } from "../scrape/run-options.ts";
 
 /** Largest serialised page of results (upstream: 10 MiB). */
 export const MAX_RESULT_PAGE_BYTES = 10 * 1024 * 1024;
@@ -198,16 +199,16 @@ export class JobResults {
    * or those of the `appendToId` request that added it), for an interact session on it to replay; undefined when the
    * page is not `keyId`'s.
    */
-  pageReplay(taskId: string, keyId: string): { actions?: unknown[]; mobile?: boolean; location?: { country?: string; languages?: string[] } } | undefined {
+  pageReplay(taskId: string, keyId: string): ScrapeReplay | undefined {
     const row = this.db
       .query<{ options: string; key_id: string; options_index: number | null }, [string]>(
         "SELECT j.options, j.key_id, t.options_index FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.id = ? AND t.kind = 'page'",
       )
       .get(taskId);
     if (!row || row.key_id !== keyId) return undefined;
-    const { actions, mobile, location } = taskOptions(JSON.parse(row.options) as JobOptions, row.options_index ?? undefined).scrapeOptions as { actions?: unknown; mobile?: unknown; location?: { country?: string; languages?: string[] } };
+    const { actions, mobile, location } = taskOptions(JSON.parse(row.options) as JobOptions, row.options_index ?? undefined).scrapeOptions as { actions?: unknown; mobile?: unknown; location?: ScrapeReplay["location"] };
     return {
-      ...(Array.isArray(actions) && actions.length > 0 ? { actions } : {}),
+      ...(Array.isArray(actions) && actions.length > 0 ? { actions: actions as NonNullable<ScrapeReplay["actions"]> } : {}),
       ...(mobile === true ? { mobile } : {}),
       ...(location && typeof location === "object" ? { location } : {}),
     };

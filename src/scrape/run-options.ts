@@ -8,6 +8,19 @@
 import type { Page } from "../engines/types.ts";
 import type { ScrapeDocument } from "./document.ts";
 import type { FileSink } from "./render-context.ts";
+import type { ScrapeSpec } from "./spec.ts";
+
+/**
+ * What a stored scrape keeps for an interact session on it (src/interact/replay.ts): its actions, replayed from the
+ * URL it started at, and the device and place its page was emulated as. A crawl or batch page's comes from its job's
+ * options (jobs/results.ts), where `url` is absent and `location` may lack either field.
+ */
+export interface ScrapeReplay {
+  actions?: ScrapeSpec["actions"];
+  url?: string;
+  mobile?: boolean;
+  location?: { country?: string; languages?: string[] };
+}
 
 /** Per-call options of a scrape. */
 export interface ScrapeRunOptions {

@@ -24,7 +24,7 @@ import type { Page } from "../engines/types.ts";
 import type { PageCache } from "../storage/page-cache.ts";
 import type { ScrapeResults } from "../storage/scrape-results.ts";
 import { obtainPage, type PageSource } from "./page-source.ts";
-import type { ScrapedPage, ScrapeRunOptions } from "./run-options.ts";
+import type { ScrapedPage, ScrapeReplay, ScrapeRunOptions } from "./run-options.ts";
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { mergeRendered, statusError, withoutServiceFields } from "./document-fields.ts";
@@ -95,9 +95,9 @@ function isRenderable(page: Page): boolean {
  * What an interact session on this scrape needs to show the page as the scrape saw it (src/interact/replay.ts): its
  * actions, replayed from the starting URL, and the device and place it was emulated as; undefined when none applies.
  */
-function replayOf(spec: ScrapeSpec): { actions: ScrapeSpec["actions"]; url: string; mobile?: true; location?: ScrapeSpec["location"] } | undefined {
+function replayOf(spec: ScrapeSpec): ScrapeReplay | undefined {
   if (spec.actions.length === 0 && !spec.mobile && !spec.location) return undefined;
-  return { actions: spec.actions, url: spec.url, ...(spec.mobile ? { mobile: true as const } : {}), ...(spec.location ? { location: spec.location } : {}) };
+  return { actions: spec.actions, url: spec.url, ...(spec.mobile ? { mobile: true } : {}), ...(spec.location ? { location: spec.location } : {}) };
 }
 
 /** Runs scrapes. */

@@ -10,6 +10,7 @@ import { Elysia } from "elysia";
 import { InteractRequestSchema, parseInteractBody } from "../../api/interact.ts";
 import { DEFAULT_COUNTRY } from "../../engines/browser/emulation.ts";
 import type { ScrapeDevice } from "../../interact/replay.ts";
+import type { ScrapeReplay } from "../../scrape/run-options.ts";
 import type { Action } from "../../api/actions.ts";
 import { NotFoundError, UnsupportedOptionError } from "../../errors.ts";
 import { MAX_STEPS, type PromptOutcome } from "../../interact/driver.ts";
@@ -39,9 +40,8 @@ export function interactRoutes(services: Services) {
         if (typeof url !== "string") throw new NotFoundError("Scrape not found.");
         // The scrape's actions, replayed when the session opens on the device it emulated, bring the page back to the
         // state the scrape saw.
-        type Replay = { actions?: Action[]; url?: unknown; mobile?: boolean; location?: { country?: string; languages?: string[] } };
-        const replay = (services.results.replay(params.id, who.keyId, now) ?? services.jobResults.pageReplay(params.id, who.keyId)) as Replay | undefined;
-        const actions = replay?.actions ?? [];
+        const replay = (services.results.replay(params.id, who.keyId, now) ?? services.jobResults.pageReplay(params.id, who.keyId)) as ScrapeReplay | undefined;
+        const actions = (replay?.actions ?? []) as Action[];
         const device: ScrapeDevice = { mobile: replay?.mobile === true, ...(replay?.location ? { location: { country: replay.location.country ?? DEFAULT_COUNTRY, languages: replay.location.languages ?? [] } } : {}) };
         // Replayed actions start where the scrape started: its final URL is where they led (a link they followed), and
         // replayed there they found the page changed. A job page starts at its own URL (its sourceURL).
