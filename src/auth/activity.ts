@@ -4,9 +4,11 @@
  * each with the id its GET route takes). A successful request that starts or runs a job is noted with its id, the
  * endpoint, the API version it came through and what it was about (a URL, a query, a prompt, cut at 500 characters).
  * Nothing is noted for a zero-data-retention request. Entries older than 24 hours are pruned (hourly), and a listing
- * shows none of them.
+ * shows none of them. Entries are written behind the response (storage/write-behind.ts); a listing writes the queued
+ * ones first.
  */
 import type { Database } from "bun:sqlite";
+import { WriteBehind } from "../storage/write-behind.ts";
 
 /** How long activity is kept and listed. */
 export const ACTIVITY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -45,18 +47,33 @@ export interface ActivityEntry {
   target: string | null;
 }
 
+/** One entry as stored. */
+type ActivityRow = [keyId: string, id: string, endpoint: ActivityEndpoint, apiVersion: "v1" | "v2", target: string | null, createdAt: number];
+
 /** The activity store. */
 export class ActivityLog {
+  private readonly queue: WriteBehind<ActivityRow>;
+
+  /** @param onWriteError told when queued entries cannot be written (they are kept and tried again) */
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,
-  ) {}
+    onWriteError?: (err: unknown) => void,
+  ) {
+    const insert = db.query<unknown, ActivityRow>("INSERT INTO activity (key_id, id, endpoint, api_version, target, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+    this.queue = new WriteBehind(db, (rows) => {
+      for (const r of rows) insert.run(...r);
+    }, onWriteError);
+  }
 
-  /** Notes a job of `keyId`. */
+  /** Notes a job of `keyId` (written on the next event-loop turn; listed at once). */
   record(keyId: string, e: { id: string; endpoint: ActivityEndpoint; apiVersion: "v1" | "v2"; target?: string | null }): void {
-    this.db
-      .query("INSERT INTO activity (key_id, id, endpoint, api_version, target, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(keyId, e.id, e.endpoint, e.apiVersion, e.target ? e.target.slice(0, MAX_TARGET_CHARS) : null, this.now());
+    this.queue.push([keyId, e.id, e.endpoint, e.apiVersion, e.target ? e.target.slice(0, MAX_TARGET_CHARS) : null, this.now()]);
+  }
+
+  /** Writes the queued entries now (a graceful stop; tests). */
+  flush(): void {
+    this.queue.flush();
   }
 
   /**
@@ -64,6 +81,8 @@ export class ActivityLog {
    * one endpoint if given; the next page's cursor, or null.
    */
   list(keyId: string, o: { endpoint?: ActivityEndpoint; limit: number; cursor?: number }): { data: ActivityEntry[]; cursor: string | null; has_more: boolean } {
+    // Entries are ordered and paged by their row number, which only the write gives them.
+    this.queue.flush();
     const rows = this.db
       .query<{ seq: number; id: string; endpoint: ActivityEndpoint; api_version: "v1" | "v2"; target: string | null; created_at: number }, [string, number, number, string | null, string | null, number]>(
         "SELECT seq, id, endpoint, api_version, target, created_at FROM activity WHERE key_id = ? AND seq < ? AND created_at > ? AND (? IS NULL OR endpoint = ?) ORDER BY seq DESC LIMIT ?",

@@ -1,11 +1,23 @@
 /**
  * @module auth/credits
  * Credit and token accounting per key and UTC day. Costs are decided by the scrape path (docs/credits.md);
- * this ledger only counts and enforces quotas. A quota of 0 means unlimited.
+ * this ledger only counts and enforces quotas. A quota of 0 means unlimited. A charge made inside a transaction is
+ * part of it (a crawl page and its credit commit together, or neither); any other is written behind the response
+ * (storage/write-behind.ts), and every read of the ledger counts the queued ones too.
  */
 import type { Database } from "bun:sqlite";
 import { InsufficientCreditsError } from "../errors.ts";
+import { WriteBehind } from "../storage/write-behind.ts";
 import type { KeyIdentity } from "./keys.ts";
+
+/** One charge not written yet. */
+interface QueuedCharge {
+  keyId: string;
+  /** The UTC day it was made, `YYYY-MM-DD`. */
+  day: string;
+  credits: number;
+  tokens: number;
+}
 
 /** What `/v2/team/credit-usage` reports for a key. */
 export interface CreditUsage {
@@ -21,11 +33,14 @@ export class CreditLedger {
   private readonly addStmt;
   private readonly sumStmt;
   private readonly historyStmt;
+  private readonly queue: WriteBehind<QueuedCharge>;
 
+  /** @param onWriteError told when queued charges cannot be written (they are kept and tried again) */
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly defaultQuota: number,
     private readonly now: () => number = Date.now,
+    onWriteError?: (err: unknown) => void,
   ) {
     this.addStmt = db.query(
       `INSERT INTO credit_usage (key_id, day, credits, tokens) VALUES (?, ?, ?, ?)
@@ -38,6 +53,19 @@ export class CreditLedger {
       `SELECT substr(day, 1, 7) AS month, SUM(credits) AS credits, SUM(tokens) AS tokens
        FROM credit_usage WHERE key_id = ? GROUP BY month ORDER BY month`,
     );
+    this.queue = new WriteBehind(db, (rows) => {
+      for (const r of rows) this.addStmt.run(r.keyId, r.day, r.credits, r.tokens);
+    }, onWriteError);
+  }
+
+  /** Writes the queued charges now (a graceful stop; tests). */
+  flush(): void {
+    this.queue.flush();
+  }
+
+  /** `keyId`'s charges not written yet. */
+  private queuedOf(keyId: string): QueuedCharge[] {
+    return this.queue.pending().filter((c) => c.keyId === keyId);
   }
 
   private quotaOf(who: KeyIdentity): number | null {
@@ -48,11 +76,16 @@ export class CreditLedger {
   /** Usage so far for `who`. */
   usage(who: KeyIdentity): CreditUsage {
     const row = this.sumStmt.get(who.keyId);
-    const creditsUsed = row?.credits ?? 0;
+    let creditsUsed = row?.credits ?? 0;
+    let tokensUsed = row?.tokens ?? 0;
+    for (const c of this.queuedOf(who.keyId)) {
+      creditsUsed += c.credits;
+      tokensUsed += c.tokens;
+    }
     const quota = this.quotaOf(who);
     return {
       creditsUsed,
-      tokensUsed: row?.tokens ?? 0,
+      tokensUsed,
       quota,
       remainingCredits: quota === null ? null : Math.max(0, quota - creditsUsed),
     };
@@ -60,7 +93,16 @@ export class CreditLedger {
 
   /** Monthly totals for `who`, oldest first (the `/historical` routes). */
   history(who: KeyIdentity): { month: string; credits: number; tokens: number }[] {
-    return this.historyStmt.all(who.keyId);
+    const months = this.historyStmt.all(who.keyId);
+    for (const c of this.queuedOf(who.keyId)) {
+      const month = c.day.slice(0, 7);
+      const m = months.find((x) => x.month === month);
+      if (m) {
+        m.credits += c.credits;
+        m.tokens += c.tokens;
+      } else months.push({ month, credits: c.credits, tokens: c.tokens });
+    }
+    return months.sort((a, b) => (a.month < b.month ? -1 : a.month > b.month ? 1 : 0));
   }
 
   /** Throws {@link InsufficientCreditsError} (402) when `who` cannot spend `credits` more. */
@@ -71,11 +113,16 @@ export class CreditLedger {
     if (remainingCredits !== null && remainingCredits < credits) throw new InsufficientCreditsError();
   }
 
-  /** Records spent credits and LLM tokens (counts: anything but a finite, non-negative number is refused). */
+  /**
+   * Records spent credits and LLM tokens (counts: anything but a finite, non-negative number is refused), on the day
+   * they are spent: inside an open transaction as part of it, else on the next event-loop turn (counted by every
+   * read at once).
+   */
   charge(who: KeyIdentity, credits: number, tokens = 0): void {
     for (const n of [credits, tokens]) if (typeof n !== "number" || !Number.isFinite(n) || n < 0) throw new TypeError(`not a count of credits or tokens: ${n}`);
     if (credits === 0 && tokens === 0) return;
     const day = new Date(this.now()).toISOString().slice(0, 10);
-    this.addStmt.run(who.keyId, day, credits, tokens);
+    if (this.db.inTransaction) this.addStmt.run(who.keyId, day, credits, tokens);
+    else this.queue.push({ keyId: who.keyId, day, credits, tokens });
   }
 }

@@ -167,8 +167,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const now = options.now ?? Date.now;
   const db = openDatabase(config.dataDir);
   const keys = new KeyStore(db, config.apiKeys, now);
-  const ledger = new CreditLedger(db, config.defaultCreditQuota, now);
-  const activity = new ActivityLog(db, now);
+  const ledger = new CreditLedger(db, config.defaultCreditQuota, now, (err) => log.warn("credit charges not written yet (kept, tried again)", { error: String(err) }));
+  const activity = new ActivityLog(db, now, (err) => log.warn("activity entries not written yet (kept, tried again)", { error: String(err) }));
   const cache = new PageCache(db, config.dataDir);
   const results = new ScrapeResults(db);
   const idempotency = new IdempotencyStore(db);
@@ -453,6 +453,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await gate.close();
       cache.close();
       results.flush();
+      ledger.flush();
+      activity.flush();
       db.close();
     },
   };

@@ -91,6 +91,64 @@ describe("credits", () => {
     expect(ledger.history(limited)).toEqual([{ month: "2026-11", credits: 3, tokens: 0 }]);
   });
 
+  test("charges are written behind: counted by every read at once, in the table on the next turn or on flush", async () => {
+    const d = db();
+    const ledger = new CreditLedger(d, 0, () => Date.UTC(2026, 10, 22));
+    const rows = () => d.query("SELECT key_id, day, credits, tokens FROM credit_usage ORDER BY key_id").all();
+    const who = { keyId: "k1", creditQuota: 5 };
+    ledger.charge(who, 2, 10);
+    ledger.charge(who, 1);
+    ledger.charge({ keyId: "k2", creditQuota: null }, 4);
+    // Not written while the request that charged is still answering...
+    expect(rows()).toEqual([]);
+    // ...but counted: usage, the quota and the history see the queued charges.
+    expect(ledger.usage(who)).toEqual({ creditsUsed: 3, tokensUsed: 10, quota: 5, remainingCredits: 2 });
+    expect(() => ledger.assertCanSpend(who, 3)).toThrow(InsufficientCreditsError);
+    expect(ledger.history(who)).toEqual([{ month: "2026-11", credits: 3, tokens: 10 }]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(rows()).toEqual([
+      { key_id: "k1", day: "2026-11-22", credits: 3, tokens: 10 },
+      { key_id: "k2", day: "2026-11-22", credits: 4, tokens: 0 },
+    ]);
+    // Counted once: from the table now, not again from the queue.
+    expect(ledger.usage(who).creditsUsed).toBe(3);
+    ledger.charge(who, 1);
+    ledger.flush();
+    expect(rows()[0]).toEqual({ key_id: "k1", day: "2026-11-22", credits: 4, tokens: 10 });
+    expect(ledger.history(who)).toEqual([{ month: "2026-11", credits: 4, tokens: 10 }]);
+  });
+
+  test("a charge inside a transaction is part of it: written at its commit, gone with its rollback", () => {
+    const d = db();
+    const ledger = new CreditLedger(d, 0, () => Date.UTC(2026, 10, 22));
+    const who = { keyId: "k", creditQuota: null };
+    const credits = () => (d.query("SELECT SUM(credits) AS n FROM credit_usage").get() as { n: number | null }).n;
+    d.exec("BEGIN IMMEDIATE");
+    ledger.charge(who, 2);
+    d.exec("COMMIT");
+    expect(credits()).toBe(2);
+    d.exec("BEGIN IMMEDIATE");
+    ledger.charge(who, 5);
+    d.exec("ROLLBACK");
+    expect(credits()).toBe(2);
+    expect(ledger.usage(who).creditsUsed).toBe(2);
+  });
+
+  test("queued charges of a month not in the table yet join the history in order", () => {
+    let t = Date.UTC(2026, 9, 30);
+    const d = db();
+    const ledger = new CreditLedger(d, 0, () => t);
+    const who = { keyId: "k", creditQuota: null };
+    ledger.charge(who, 2);
+    ledger.flush();
+    t = Date.UTC(2026, 10, 1);
+    ledger.charge(who, 5, 3);
+    expect(ledger.history(who)).toEqual([
+      { month: "2026-10", credits: 2, tokens: 0 },
+      { month: "2026-11", credits: 5, tokens: 3 },
+    ]);
+  });
+
   test("a default quota applies to keys without their own", () => {
     const ledger = new CreditLedger(db(), 1);
     const who = { keyId: "k", creditQuota: null };

@@ -1,0 +1,70 @@
+/**
+ * @module storage/write-behind
+ * Small bookkeeping rows a request leaves (credits charged, an activity entry) are written on the next turn of the
+ * event loop, after the response has gone out, and all of one turn's in one transaction: a SQLite write transaction
+ * costs ~0.05–0.1 ms of the main thread each time, cold, on a lone request's path (docs/benchmarks.md, "Scrape"),
+ * and under load one transaction per row is what costs most. The stores keep what is queued visible to their own
+ * reads, so nothing a client asks right after its response is missing. The cost: a crash in the moment between the
+ * response and the write loses those rows (never the response); a graceful stop writes them (`flush`).
+ */
+import type { Database } from "bun:sqlite";
+import { immediate } from "./database.ts";
+
+/** A queue of rows written together by `write` in one transaction, on the next event-loop turn or on `flush`. */
+export class WriteBehind<T> {
+  private queued: T[] = [];
+  private scheduled = false;
+
+  /**
+   * @param write writes the rows (called inside `BEGIN IMMEDIATE … COMMIT`)
+   * @param onError told when a write fails; the rows stay queued and are tried again with the next ones
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly write: (rows: T[]) => void,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  /** Queues a row; it is written on the next turn of the event loop (or by an earlier `flush`). */
+  push(row: T): void {
+    this.queued.push(row);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  /** The rows not written yet, oldest first (a copy). */
+  pending(): readonly T[] {
+    return this.queued.slice();
+  }
+
+  /**
+   * Writes every queued row now, in one transaction. Never throws: a failed write (a full disk, a closed database)
+   * keeps the rows queued and is reported to `onError`; returns whether the queue is empty afterwards. Inside
+   * another transaction (a store read while a job's transaction is open) it writes nothing and waits for the next turn.
+   */
+  flush(): boolean {
+    if (this.queued.length === 0) return true;
+    if (this.db.inTransaction) {
+      this.schedule();
+      return false;
+    }
+    const rows = this.queued;
+    this.queued = [];
+    try {
+      immediate(this.db, () => this.write(rows));
+      return true;
+    } catch (err) {
+      this.queued = rows.concat(this.queued);
+      this.onError(err);
+      return false;
+    }
+  }
+}
