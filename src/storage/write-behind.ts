@@ -52,16 +52,18 @@ export class WriteBehind<T> {
    */
   flush(): boolean {
     if (this.queued.length === 0) return true;
-    if (this.db.inTransaction) {
-      this.schedule();
-      return false;
-    }
     const rows = this.queued;
     this.queued = [];
     try {
+      if (this.db.inTransaction) {
+        this.queued = rows;
+        this.schedule();
+        return false;
+      }
       immediate(this.db, () => this.write(rows));
       return true;
     } catch (err) {
+      // A closed database throws here too (its `inTransaction` included).
       this.queued = rows.concat(this.queued);
       this.onError(err);
       return false;

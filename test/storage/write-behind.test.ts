@@ -63,6 +63,18 @@ describe("WriteBehind", () => {
     expect(count()).toBe(2);
   });
 
+  test("a closed database is reported, not thrown, also from the next turn's write", async () => {
+    const { db } = table();
+    const errors: unknown[] = [];
+    const q = new WriteBehind<number>(db, () => {}, (err) => errors.push(err));
+    q.push(1);
+    db.close();
+    expect(q.flush()).toBe(false);
+    await nextTurn();
+    expect(errors.length).toBe(2);
+    expect(q.pending()).toEqual([1]);
+  });
+
   test("inside another transaction nothing is written; the next turn writes", async () => {
     const { db, insert, count } = table();
     const q = new WriteBehind<number>(db, (rows) => {
