@@ -6,7 +6,7 @@
  * `changed` (with its git-style diff), `removed` (a 404 or 410) or `error`. With `judgeEnabled`, the model says
  * whether each change matters for the monitor's `goal`. Each page is charged as the scrape it is.
  */
-import type { MonitorCrawlTarget, MonitorScrapeTarget, MonitorSearchTarget, MonitorTarget } from "../api/monitor.ts";
+import type { MonitorCrawlTarget, MonitorScrapeTarget, MonitorSearchTarget, MonitorTarget } from "../api/monitor-targets.ts";
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { CrawlboxError } from "../errors.ts";
@@ -19,7 +19,7 @@ import { specFromOptions, type SpecDefaults } from "../scrape/from-options.ts";
 import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { ScrapeDocument } from "../scrape/document.ts";
 import type { ScrapeService } from "../scrape/service.ts";
-import { EMPTY_SUMMARY, type CheckPage, type MonitorSummary } from "./store.ts";
+import { EMPTY_SUMMARY, type CheckPage, type MonitorSummary } from "./rows.ts";
 
 /** Pages of one check scraped at once. */
 const PAGES_AT_ONCE = 2;

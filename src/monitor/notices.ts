@@ -12,7 +12,8 @@ import type { MailRecipients, RecipientSubscription } from "../mail/recipients.t
 import { enqueueWebhookEvent, webhookEventMatchesFilter } from "../webhooks/index.ts";
 import { checkEmail, confirmationEmail, unsubscribeFooter } from "./notify-email.ts";
 import { monitorPageView } from "./page-view.ts";
-import type { CheckPage, CheckRow, MonitorRow, MonitorStore } from "./store.ts";
+import type { CheckPage, CheckRow, MonitorRow } from "./rows.ts";
+import type { MonitorStore } from "./store.ts";
 
 /** Pages of a check read for its email (the email lists at most 200 of the pages that moved). */
 const MAX_MAILED_PAGES = 5_000;

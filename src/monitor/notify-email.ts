@@ -8,7 +8,7 @@
  * the first time a key names it.
  */
 import type { MonitorNotification } from "../api/monitor.ts";
-import type { CheckPage, MonitorRow, MonitorSummary } from "./store.ts";
+import type { CheckPage, MonitorRow, MonitorSummary } from "./rows.ts";
 
 /** Characters of one page's diff in an email. */
 const DIFF_CHARS = 20_000;

@@ -1,10 +1,10 @@
 /**
  * @module monitor/page-view
  * A check's page as clients read it: in `GET /v2/monitor/{id}/checks/{checkId}` (server/routes/monitor.ts) and in a
- * `monitor.page` webhook event (monitor/service.ts), the same fields in both, absent ones as `null` (the SDK's
+ * `monitor.page` webhook event (monitor/notices.ts), the same fields in both, absent ones as `null` (the SDK's
  * MonitorCheckPage).
  */
-import type { CheckPage } from "./store.ts";
+import type { CheckPage } from "./rows.ts";
 
 /** The page's public view. */
 export function monitorPageView(p: CheckPage): Record<string, unknown> {

@@ -6,30 +6,30 @@
  * unless one is still running (`skipped_overlap`) or the key cannot pay for its pages (`skipped_no_credits`).
  * A finished check announces `monitor.check.completed` (or `monitor.check.failed`) to the monitor's webhook, with
  * its summary and the pages that are new, changed or removed. Monitors live in SQLite and are scheduled again at
- * every start; a check a stopped server left running is failed then.
+ * every start; a check a stopped server left running is failed then. Starting, queueing, running and ending checks
+ * is monitor/check-runner.ts; this file manages the monitors and their schedules.
  */
 import type { Database } from "bun:sqlite";
 import { Cron } from "croner";
-import { monitorPages, type MonitorFields, type MonitorTarget } from "../api/monitor.ts";
+import type { MonitorFields } from "../api/monitor.ts";
+import type { MonitorTarget } from "../api/monitor-targets.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import { ANONYMOUS_KEY_ID, type KeyIdentity, type KeyStore } from "../auth/keys.ts";
 import { carryTargetIds } from "./target-ids.ts";
-import { BadRequestError, InsufficientCreditsError, NotFoundError, TooManyRequestsError } from "../errors.ts";
-import { LlmNotConfiguredError } from "../llm/errors.ts";
+import { BadRequestError, NotFoundError, TooManyRequestsError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { immediate } from "../storage/database.ts";
-import { monitoredSpec, runCheck, type CheckDeps } from "./check.ts";
-import { RunQueue } from "../extract/run-queue.ts";
+import type { CheckDeps } from "./check.ts";
+import { CheckRunner } from "./check-runner.ts";
 import type { MailOutbox } from "../mail/outbox.ts";
 import type { MailRecipients, RecipientSubscription } from "../mail/recipients.ts";
 import { MonitorNotices } from "./notices.ts";
 import { normalizeSchedule } from "./schedule.ts";
-import { EMPTY_SUMMARY, type CheckPage, type CheckRow, type MonitorRow, type MonitorStore } from "./store.ts";
+import type { CheckRow, MonitorRow } from "./rows.ts";
+import type { MonitorStore } from "./store.ts";
 
 /** Monitors one key may have. */
 export const MAX_MONITORS_PER_KEY = 50;
-/** Checks running at once in this process (monitors on the same schedule start together); the others wait. */
-const CHECKS_AT_ONCE = 2;
 
 /** Dependencies of {@link MonitorService}. */
 export interface MonitorServiceDeps extends Omit<CheckDeps, "newId" | "now" | "config"> {
@@ -61,11 +61,10 @@ export class MonitorService {
   private readonly now: () => number;
   private readonly newId: () => string;
   private readonly crons = new Map<string, Cron>();
-  /** Checks waiting for a place in {@link queue}, by check id. */
-  private readonly pending = new Map<string, (signal: AbortSignal) => Promise<void>>();
-  private readonly queue: RunQueue;
   /** Its webhook events and emails (monitor/notices.ts). */
   private readonly notices: MonitorNotices;
+  /** Its checks: started, queued, run and ended (monitor/check-runner.ts). */
+  private readonly checks: CheckRunner;
   private closed = false;
 
   constructor(private readonly deps: MonitorServiceDeps) {
@@ -73,15 +72,7 @@ export class MonitorService {
     this.newId = deps.newId ?? (() => crypto.randomUUID());
     const { db, store, kickWebhooks, mail, recipients, publicBaseUrl } = deps;
     this.notices = new MonitorNotices({ db, store, kickWebhooks, now: this.now, ...(mail ? { mail } : {}), ...(recipients ? { recipients } : {}), ...(publicBaseUrl ? { publicBaseUrl } : {}) });
-    this.queue = new RunQueue(
-      CHECKS_AT_ONCE,
-      (id, signal) => {
-        const run = this.pending.get(id);
-        this.pending.delete(id);
-        return run ? run(signal) : Promise.resolve();
-      },
-      (id, err) => deps.log.warn("monitor check could not be recorded", { check: id, error: String(err) }),
-    );
+    this.checks = new CheckRunner(deps, this.notices, this.now, this.newId);
   }
 
   /**
@@ -89,14 +80,7 @@ export class MonitorService {
    * webhook), and schedules every active monitor; one that cannot be scheduled is logged, not fatal.
    */
   start(): { scheduled: number; failed: number } {
-    const abandoned = this.deps.store.runningChecks();
-    for (const c of abandoned) {
-      // The crawls it started ran on without it (a graceful stop cancels them; a kill does not): stop them too.
-      const cancelled = this.deps.stopCheckCrawls?.(c.id) ?? 0;
-      if (cancelled > 0) this.deps.log.info("cancelled the crawls of a check the server stopped during", { check: c.id, crawls: cancelled });
-      const m = this.deps.store.get(c.monitorId);
-      if (m) this.end(m, c, { status: "failed", ...this.deps.store.tally(c.id), error: "The server stopped during the check." });
-    }
+    const failed = this.checks.failAbandoned();
     let scheduled = 0;
     for (const m of this.deps.store.active()) {
       try {
@@ -106,7 +90,7 @@ export class MonitorService {
         this.deps.log.warn("monitor could not be scheduled", { monitor: m.id, error: String(err) });
       }
     }
-    return { scheduled, failed: abandoned.length };
+    return { scheduled, failed };
   }
 
   /** Creates a monitor for `who` and schedules it. */
@@ -128,7 +112,7 @@ export class MonitorService {
     if (fields.notification) m.notification = fields.notification;
     if (fields.goal) m.goal = fields.goal;
     this.notices.checkMailable(m);
-    this.checkRunnable(m);
+    this.checks.checkRunnable(m);
     immediate(this.deps.db, () => {
       if (this.deps.store.count(who.keyId) >= MAX_MONITORS_PER_KEY) {
         throw new TooManyRequestsError("TOO_MANY_MONITORS", `This key already has ${MAX_MONITORS_PER_KEY} monitors; delete one first.`);
@@ -184,7 +168,7 @@ export class MonitorService {
       this.notices.checkMailable(m);
     }
     if (m.judgeEnabled && !m.goal) throw new BadRequestError("judgeEnabled needs a goal: what a meaningful change is.");
-    this.checkRunnable(m);
+    this.checks.checkRunnable(m);
     m.updatedAt = this.now();
     immediate(this.deps.db, () => {
       this.deps.store.save(m);
@@ -199,7 +183,7 @@ export class MonitorService {
   delete(id: string, keyId: string): void {
     const m = this.get(id, keyId);
     this.disarm(m.id);
-    if (m.currentCheckId) this.queue.abort(m.currentCheckId, new Error("monitor deleted"));
+    if (m.currentCheckId) this.checks.abort(m.currentCheckId, new Error("monitor deleted"));
     immediate(this.deps.db, () => {
       this.deps.store.delete(m.id);
       this.deps.store.deleteHistory(m.id);
@@ -209,7 +193,7 @@ export class MonitorService {
 
   /** Starts a check now (`trigger: manual`); returns it as stored (running, or skipped). */
   run(id: string, who: KeyIdentity): CheckRow {
-    return this.startCheck(this.get(id, who.keyId), "manual");
+    return this.checks.startCheck(this.get(id, who.keyId), "manual");
   }
 
   /** The next time the monitor's schedule fires, if it is scheduled. */
@@ -231,7 +215,7 @@ export class MonitorService {
       this.deps.log.info("monitor paused: its API key was revoked or is no longer configured", { monitor: m.id });
       return undefined;
     }
-    return this.startCheck(m, "scheduled", scheduledFor);
+    return this.checks.startCheck(m, "scheduled", scheduledFor);
   }
 
   /**
@@ -246,24 +230,10 @@ export class MonitorService {
   /** Stops every schedule and running check (a running check is failed at the next start). */
   async close(): Promise<void> {
     this.closed = true;
-    this.queue.close();
+    this.checks.close();
     for (const id of [...this.crons.keys()]) this.disarm(id);
   }
 
-  /**
-   * What a monitor's checks need must be here, a 4xx now rather than failed checks later: a model for its judge, a
-   * search backend for search targets, and scrape options this server can honour.
-   */
-  private checkRunnable(m: MonitorRow): void {
-    if (m.judgeEnabled && !this.deps.llm) throw new LlmNotConfiguredError("judgeEnabled (the model judges each change against the goal)");
-    for (const target of m.targets) {
-      if (target.type === "search") {
-        if (!this.deps.searchTarget) throw new BadRequestError("A search target needs a search backend: set SEARXNG_ENDPOINT (docs/search.md).", undefined, "SEARCH_NOT_CONFIGURED");
-        continue;
-      }
-      this.deps.scrape.validate(monitoredSpec(m.id, target, target.type === "scrape" ? target.urls[0]! : target.url, this.deps.config));
-    }
-  }
 
   private arm(m: MonitorRow): void {
     this.disarm(m.id);
@@ -279,89 +249,6 @@ export class MonitorService {
     this.crons.delete(id);
   }
 
-  private startCheck(m: MonitorRow, trigger: "scheduled" | "manual", scheduledFor?: number): CheckRow {
-    const now = this.now();
-    const who = this.deps.keys.identityOf(m.keyId);
-    // Crawl targets are counted at their page limit: a check the key could not finish paying for is not started.
-    const pages = monitorPages(m.targets);
-    // Queued until it gets one of the process's check places (at once when one is free: then it reads `running`).
-    // What it runs is kept with it (its targets, their estimate): the monitor's targets may change afterwards.
-    const check: CheckRow = {
-      id: this.newId(),
-      monitorId: m.id,
-      keyId: m.keyId,
-      status: "queued",
-      trigger,
-      credits: 0,
-      summary: EMPTY_SUMMARY,
-      targets: m.targets.map((t) => ({ id: t.id, type: t.type })),
-      estimatedCredits: pages,
-      createdAt: now,
-      updatedAt: now,
-    };
-    if (scheduledFor !== undefined) check.scheduledFor = scheduledFor;
-    const skipped = (status: CheckRow["status"], error: string): CheckRow => {
-      const row: CheckRow = { ...check, status, error, finishedAt: now };
-      this.deps.store.addCheck(row);
-      return row;
-    };
-    const row = immediate(this.deps.db, () => {
-      if (this.deps.store.runningCheck(m.id)) return skipped("skipped_overlap", "The previous check of this monitor was still running.");
-      try {
-        this.deps.ledger.assertCanSpend(who, pages);
-      } catch (err) {
-        if (err instanceof InsufficientCreditsError) return skipped("skipped_no_credits", `The key cannot pay for the check's ${pages} pages.`);
-        throw err;
-      }
-      this.deps.store.addCheck(check);
-      return check;
-    });
-    if (row !== check) return row; // skipped
-    this.pending.set(check.id, (signal) => this.execute(m, check, who, signal));
-    this.queue.schedule(check.id);
-    return this.deps.store.getCheck(m.id, check.id) ?? row;
-  }
-
-  private async execute(m: MonitorRow, check: CheckRow, who: KeyIdentity, signal: AbortSignal): Promise<void> {
-    if (!this.deps.store.get(m.id)) return; // deleted while the check waited for its turn (its row went with it)
-    if (!this.deps.store.markRunning(check.id, this.now())) return; // ended while it waited (a restart failed it)
-    try {
-      const { summary, credits, targetResults } = await runCheck(
-        { ...this.deps, newId: this.newId, now: this.now },
-        {
-          monitorId: m.id,
-          checkId: check.id,
-          who,
-          targets: m.targets,
-          ...(m.judgeEnabled && m.goal ? { judgeGoal: m.goal } : {}),
-          signal,
-          recordTokens: (t) => this.deps.ledger.charge(who, 0, t),
-          previousPage: (targetId, url) => this.deps.store.lastPage(m.id, targetId, url, check.id),
-          onPage: (page: CheckPage, index: number) => {
-            this.deps.store.addPage(check.id, index, page);
-            this.notices.announcePage(m, check.id, page);
-          },
-        },
-      );
-      const status = summary.error === 0 ? "completed" : summary.error === summary.totalPages ? "failed" : "partial";
-      this.end(m, check, { status, summary, credits, targetResults, ...(status === "failed" ? { error: "Every page of the check failed; see its pages." } : {}) });
-    } catch (err) {
-      if (this.closed || !this.deps.store.get(m.id)) return; // stopping (failed at the next start) or deleted
-      this.end(m, check, { status: "failed", ...this.deps.store.tally(check.id), error: err instanceof Error ? err.message : String(err) });
-    }
-  }
-
-  /** Ends a check: stored, mailed, announced with the pages it recorded as news (read back, whoever ended it). */
-  private end(started: MonitorRow, check: CheckRow, end: Parameters<MonitorStore["endCheck"]>[1]): void {
-    let mailed = false;
-    immediate(this.deps.db, () => {
-      if (!this.deps.store.endCheck(check.id, end, this.now())) return;
-      // The monitor as it is now: a webhook or notification removed or changed while the check ran is the one that counts.
-      mailed = this.notices.announceEnd(this.deps.store.get(started.id) ?? started, check, end);
-    });
-    this.deps.kickWebhooks();
-    if (mailed) void this.deps.mail!.deliver();
-  }
 
   /** The opt-in standing of the monitor's email recipients (the SDK's `emailRecipientSubscriptions`), if it mails. */
   recipientSubscriptions(m: MonitorRow): RecipientSubscription[] | undefined {

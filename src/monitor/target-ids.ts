@@ -4,7 +4,7 @@
  * the body names no id of is named by its place: without carrying ids over, removing or reordering targets renamed
  * the ones left and their unchanged pages came back `new`.
  */
-import type { MonitorTarget } from "../api/monitor.ts";
+import type { MonitorTarget } from "../api/monitor-targets.ts";
 
 /** What a target reads, whatever its id and options: its type and its URLs, crawl start or queries (in any order). */
 function targetIdentity(target: MonitorTarget): string {

@@ -521,12 +521,12 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX batch_append_keys_job ON batch_append_keys (job_id);
   `,
-  // 30: what a monitor check ran with (monitor/store.ts CheckRow): its targets and the credits it was estimated at, so
+  // 30: what a monitor check ran with (monitor/rows.ts CheckRow): its targets and the credits it was estimated at, so
   // an old check's estimatedCredits and targetResults stay what they were after the monitor's targets are changed.
   // Checks from before have NULL: they are answered from the monitor's current targets, as they were until now.
   `
   ALTER TABLE monitor_checks ADD COLUMN targets TEXT;              -- JSON [{id, type}] of the targets the check ran
-  ALTER TABLE monitor_checks ADD COLUMN estimated_credits INTEGER; -- the targets' pages at 1 credit each (api/monitor.ts monitorPages)
+  ALTER TABLE monitor_checks ADD COLUMN estimated_credits INTEGER; -- the targets' pages at 1 credit each (api/monitor-targets.ts monitorPages)
   `,
   // 31: each queued task's (job, host) group, so that a claim can read the queue group by group when its head is all
   // busy (jobs/task-leases.ts oldestRunnable): one site's 100,000 queued pages made every claim read them all.

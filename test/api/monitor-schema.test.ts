@@ -5,7 +5,8 @@
  * reported under its own path, `targets.<i>.crawlOptions…`, not at the target.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DEFAULT_MONITOR_RESULTS, MAX_MONITOR_QUERIES, MAX_MONITOR_RESULTS, parseCreateMonitorBody } from "../../src/api/monitor.ts";
+import { parseCreateMonitorBody } from "../../src/api/monitor.ts";
+import { DEFAULT_MONITOR_RESULTS, MAX_MONITOR_QUERIES, MAX_MONITOR_RESULTS } from "../../src/api/monitor-targets.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { paths, reject } from "./helpers.ts";
 

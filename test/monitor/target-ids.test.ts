@@ -4,7 +4,7 @@
  * (`target-2` becoming `target-1`), or their unchanged pages come back `new`. A new target gets an id no target had.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { MonitorTarget } from "../../src/api/monitor.ts";
+import type { MonitorTarget } from "../../src/api/monitor-targets.ts";
 import { carryTargetIds } from "../../src/monitor/target-ids.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { untilCheckEnds } from "../helpers/monitor-checks.ts";

@@ -6,11 +6,12 @@
  */
 import { monitorPageView } from "../../monitor/page-view.ts";
 import { Elysia } from "elysia";
-import { CreateMonitorSchema, monitorPages, parseCreateMonitorBody, parseUpdateMonitorBody, UpdateMonitorSchema } from "../../api/monitor.ts";
+import { CreateMonitorSchema, parseCreateMonitorBody, parseUpdateMonitorBody, UpdateMonitorSchema } from "../../api/monitor.ts";
+import { monitorPages } from "../../api/monitor-targets.ts";
 import { BadRequestError, NotFoundError } from "../../errors.ts";
 import { estimatedRunsPerMonth } from "../../monitor/schedule.ts";
 import type { MonitorService } from "../../monitor/service.ts";
-import type { CheckPage, CheckRow, MonitorRow } from "../../monitor/store.ts";
+import type { CheckPage, CheckRow, MonitorRow } from "../../monitor/rows.ts";
 import { publicBaseUrl } from "../public-url.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
