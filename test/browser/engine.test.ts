@@ -8,7 +8,7 @@ import { startCountingServer, startTlsServer, type FixtureServer } from "../fixt
 import { startJsSite, type JsSite } from "../fixtures/js-pages.ts";
 import type { Harness } from "../helpers/harness.ts";
 import { browserHarness, closeAndAssertNoChromium, fetchFile, imageSize, scrape } from "./helpers.ts";
-import { parseCookieHeader } from "../../src/engines/browser/engine.ts";
+import { parseCookieHeader } from "../../src/engines/browser/scrape.ts";
 
 let site: JsSite;
 let ads: FixtureServer;

@@ -13,28 +13,23 @@
  * text is the rendered DOM, plus {@link PageArtifacts} for screenshots and action results. A main response that
  * is a PDF (or another binary document) is not rendered: {@link DocumentResponseError} tells the router to hand
  * the URL to the document pipeline.
+ *
+ * The steps of a scrape on its page are in scrape.ts; this file leases the page and bounds the scrape (deadline,
+ * abort, page crash, document size) and maps what goes wrong to errors.
  */
-import { FORBIDDEN_HEADERS } from "../http/request-headers.ts";
-import type { CDPSession, HTTPRequest, HTTPResponse, Page as PuppeteerPage } from "puppeteer-core";
+import type { CDPSession, Page as PuppeteerPage } from "puppeteer-core";
 import type { Action } from "../../api/actions.ts";
 import type { EgressGate } from "../../egress/index.ts";
 import { CrawlboxError, ScrapeTimeoutError, SiteError } from "../../errors.ts";
 import type { ProfileStore } from "../../storage/profiles.ts";
 import type { Page, PageArtifacts } from "../types.ts";
-import { runActions } from "./actions.ts";
-import { collectBranding } from "./branding.ts";
-import type { Lease } from "./lease.ts";
-import { DocumentResponseError, egressRefusal, firstLine, navigationError, RENDERED_TYPES, TEXT_TYPES } from "./navigation.ts";
-import { mimeTypeOf } from "../charset.ts";
+import { firstLine } from "./navigation.ts";
 import type { BrowserPool } from "./pool.ts";
-import { applyProfile, captureProfile } from "./profile.ts";
 import { DocumentSizeGuard } from "./document-size.ts";
-import { readFinalPage } from "./final-page.ts";
-import { chromeMajorOf, type AppliedEmulation } from "./emulation.ts";
+import { chromeMajorOf } from "./emulation.ts";
 import { isContextLost } from "./page-reads.ts";
-import { takeScreenshot } from "./screenshot.ts";
+import { runScrape, type ScrapeScope } from "./scrape.ts";
 import { defaultSetup, PageSetup } from "./setup.ts";
-import { LOAD_WAIT_SHARE, NetworkTracker, SMART_WAIT_CAP_MS, waitForLoadEvent, waitForQuiet } from "./wait.ts";
 
 export { DocumentResponseError } from "./navigation.ts";
 
@@ -104,156 +99,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
     chromeMajor ??= await chromeMajorOf(page);
     return chromeMajor;
   }
-
-  /** One scrape on a leased page; `cleanup` gets what must be undone before the page is released. */
-  async function run(req: BrowserRequest, lease: Lease, size: DocumentSizeGuard, deadline: number, cleanup: (() => void)[], signal?: AbortSignal): Promise<Page> {
-    const startedAt = performance.now();
-    const { page, context, session } = lease;
-    const target = new URL(req.url);
-    const headers: Record<string, string> = {};
-    let userAgent: string | undefined;
-    let cookieHeader: string | undefined;
-    for (const [name, value] of Object.entries(req.headers)) {
-      const lower = name.toLowerCase();
-      if (lower === "user-agent") userAgent = value;
-      else if (lower === "cookie") cookieHeader = value;
-      else if (!FORBIDDEN_HEADERS.has(lower) && !lower.startsWith("proxy-")) headers[lower] = value;
-    }
-    const wantsPixels = req.screenshot !== undefined || req.actions.some((a) => a.type === "screenshot" || a.type === "pdf");
-    const snapshot = req.profile && profiles ? profiles.load(req.profile.keyId, req.profile.name) : undefined;
-    const setup = (lease.prepared as PageSetup | undefined) ?? new PageSetup(page, session);
-    let emulated: AppliedEmulation | undefined;
-    const steps: Promise<unknown>[] = [
-      setup.apply({
-        emulation: {
-          mobile: req.mobile,
-          ...(req.location ? { country: req.location.country, languages: req.location.languages } : {}),
-          chromeMajor: await majorVersion(page),
-          stealth: req.stealth,
-          ...(userAgent ? { userAgent } : {}),
-          ...(req.screenshot?.viewport ? { viewport: req.screenshot.viewport } : {}),
-        },
-        control: { blockMedia: !wantsPixels, blockAds: req.blockAds, origin: target.origin, headers },
-        ignoreCertErrors: req.skipTlsVerification,
-        removeBanners: req.blockAds,
-      }).then((e) => (emulated = e)),
-    ];
-    // The main document is held to `maxBodyBytes` while it downloads; what the page builds after, when it is read below.
-    steps.push(size.start());
-    if (snapshot) steps.push(applyProfile(context, session, snapshot.state));
-    if (cookieHeader) steps.push(context.setCookie(...parseCookieHeader(cookieHeader, target)));
-    await Promise.all(steps);
-
-    const network = new NetworkTracker(page);
-    let main: HTTPResponse | undefined;
-    // A download never replaces the page shown: it is kept apart (the document pipeline takes a first one).
-    let download: HTTPResponse | undefined;
-    const onResponse = (r: HTTPResponse) => {
-      if (!r.request().isNavigationRequest() || r.frame() !== page.mainFrame()) return;
-      if (isAttachment(r)) download = r;
-      else main = r;
-    };
-    // A later navigation of the page (meta refresh, script) that fails leaves Chromium's error page in its place.
-    let failedNavigation: { url: string; error: string } | undefined;
-    const onRequestFailed = (r: HTTPRequest) => {
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) failedNavigation = { url: r.url(), error: r.failure()?.errorText ?? "failed" };
-    };
-    page.on("response", onResponse);
-    page.on("requestfailed", onRequestFailed);
-    cleanup.push(() => {
-      page.off("response", onResponse);
-      page.off("requestfailed", onRequestFailed);
-      network.dispose();
-      // Actions and screenshots may change the viewport behind the setup's back: the next scrape re-applies it.
-      if (req.actions.length > 0 || req.screenshot) setup.invalidate();
-    });
-
-    let navError: unknown;
-    // The document, not every subresource: `load` is waited for below, for a share of the time only.
-    const response = await page
-      .goto(req.url, { waitUntil: "domcontentloaded", timeout: Math.max(1, deadline - performance.now()) })
-      .catch((err: unknown) => {
-        navError = err;
-        return null;
-      });
-    const last = main ?? response ?? undefined;
-    const lastType = mimeTypeOf(last?.headers()["content-type"]);
-    // A download (Content-Disposition: attachment) is not rendered whatever its type: Chromium aborts the
-    // navigation; the document pipeline fetches it instead, as it does a PDF.
-    if (navError && download) throw new DocumentResponseError(download.url(), mimeTypeOf(download.headers()["content-type"]));
-    if (last && !RENDERED_TYPES.has(lastType) && !TEXT_TYPES.test(lastType)) {
-      throw new DocumentResponseError(last.url(), lastType);
-    }
-    if (navError) throw await navigationError(navError, req.url, req.timeoutMs, gate);
-    if (!last) throw new SiteError("SCRAPE_SITE_ERROR", `The browser got no response for ${req.url}.`);
-    const refused = egressRefusal(last);
-    if (refused) throw refused;
-
-    const warnings: string[] = [];
-    let loadTimedOut = false;
-    if (RENDERED_TYPES.has(lastType)) {
-      const loadWaitMs = Math.max(0, (deadline - performance.now()) * LOAD_WAIT_SHARE);
-      if (await waitForLoadEvent(page, loadWaitMs)) {
-        await waitForQuiet(page, network, Math.min(SMART_WAIT_CAP_MS, Math.max(0, deadline - performance.now() - 200)));
-      } else {
-        // The request that holds `load` up holds the network busy too: a smart wait would only spend its cap.
-        loadTimedOut = true;
-        warnings.push(
-          `The page did not finish loading within ${Math.round(loadWaitMs)} ms (some of its resources never arrived): this is the page as it was then.`,
-        );
-      }
-      if (req.waitForMs > 0) await Bun.sleep(Math.min(req.waitForMs, Math.max(0, deadline - performance.now() - 100)));
-    }
-    const artifacts: PageArtifacts = {};
-    // The page and its action results share one size limit, as a fetched page has.
-    const budget = { leftBytes: req.maxBodyBytes };
-    // An action's screenshot `viewport` changes only the size of the device emulated here, and only for its picture.
-    const device = emulated ? { session, metrics: emulated.viewport } : undefined;
-    if (req.actions.length > 0) {
-      artifacts.actions = await runActions(req.actions, { page, network, deadline, signal, budget, warnings, ...(device ? { device } : {}) });
-    }
-    // The format's `viewport` is the emulated device's size already (setup above).
-    if (req.screenshot) artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined, deadline });
-    // Never fails the scrape: a failed or slow collection is `{ error }`, a warning in the document.
-    if (req.branding) artifacts.branding = await collectBranding(page, deadline - performance.now() - 100);
-
-    const finalResponse = main ?? last;
-    const { text, body, contentType, emptyHttpError } = await readFinalPage(page, finalResponse, {
-      requestedUrl: req.url,
-      failedNavigation,
-      deadline,
-      timeoutMs: req.timeoutMs,
-      maxBodyBytes: req.maxBodyBytes,
-      leftBytes: budget.leftBytes,
-      gate,
-    });
-    const finalType = mimeTypeOf(finalResponse.headers()["content-type"]);
-    if (snapshot && req.profile && req.profile.saveChanges && profiles) {
-      profiles.save(req.profile.keyId, req.profile.name, snapshot, await captureProfile(context, page, snapshot.state));
-    }
-    const responseHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(finalResponse.headers())) responseHeaders[k.toLowerCase()] = v;
-    if (RENDERED_TYPES.has(finalType)) responseHeaders["content-type"] = "text/html; charset=utf-8";
-    const result: Page = {
-      requestedUrl: req.url,
-      finalUrl: (!emptyHttpError && page.url()) || finalResponse.url(),
-      statusCode: finalResponse.status(),
-      headers: responseHeaders,
-      contentType,
-      body,
-      ...(text !== undefined ? { text, charset: "utf-8" } : {}),
-      engine: "browser",
-      elapsedMs: Math.round(performance.now() - startedAt),
-      ...(warnings.length > 0 ? { warning: warnings.join(" ") } : {}),
-      // A page cut short of `load` is not kept for others (a cache hit would lose its warning too).
-      ...(loadTimedOut ? { degraded: true } : {}),
-    };
-    if (artifacts.actions || artifacts.screenshot || artifacts.branding || req.profile) {
-      // Personal or binary results are never cached (the service caches only pages without artifacts).
-      result.artifacts = { ...artifacts, ...(req.profile ? { profile: req.profile.name } : {}) };
-    }
-    return result;
-  }
+  const scope: ScrapeScope = { gate, profiles, majorVersion };
 
   return {
     name: "browser",
@@ -290,7 +136,7 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
           // A main document past the limit ends the scrape as it arrives (document-size.ts).
           size.signal.addEventListener("abort", () => reject(size.signal.reason), { once: true });
         });
-        const running = run(req, lease, size, deadline, cleanup, signal).finally(() => {
+        const running = runScrape(scope, req, lease, size, deadline, cleanup, signal).finally(() => {
           finished = true;
         });
         return await Promise.race([running, stop]);
@@ -313,28 +159,4 @@ export function createBrowserEngine(options: BrowserEngineOptions): BrowserEngin
       }
     },
   };
-}
-
-/** Whether a response asks to be downloaded rather than shown. */
-function isAttachment(res: HTTPResponse): boolean {
-  return /^\s*attachment/i.test(res.headers()["content-disposition"] ?? "");
-}
-
-/**
- * `a=b; c=d` → cookies for the page's host; for an https page `Secure`, so a redirect down to plain http does not
- * carry them. Within the host they follow browser rules (any port), where the HTTP engine is stricter (the exact
- * origin).
- */
-export function parseCookieHeader(header: string, target: URL): { name: string; value: string; domain: string; path: string; secure: boolean }[] {
-  const domain = target.hostname;
-  const secure = target.protocol === "https:";
-  return header
-    .split(";")
-    .map((p) => p.trim())
-    .filter((p) => p.includes("="))
-    .map((p) => {
-      const i = p.indexOf("=");
-      return { name: p.slice(0, i).trim(), value: p.slice(i + 1).trim(), domain, path: "/", secure };
-    })
-    .filter((c) => c.name.length > 0);
 }

@@ -21,21 +21,23 @@
  * - Idle: a browser with no lease for `idleCloseMs` is closed (Chromium holds ~1 GB doing nothing); the next
  *   acquire starts one again, as the first does.
  * - `close()` closes every browser (raced against a timeout, then SIGKILL of the process group).
+ *
+ * The browsers themselves (launch, retirement, probes, ending) are kept in handles.ts, the slots in slots.ts; this
+ * file hands out leases.
  */
 import type { Browser, CDPSession, Page } from "puppeteer-core";
 import { CrawlboxError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
-import { closeChromium, killProcess, launchChromium, NO_SANDBOX_ARG, type LaunchOptions } from "./chromium.ts";
+import type { LaunchOptions } from "./chromium.ts";
+import { BrowserHandles, HEALTH_TIMEOUT_MS, type Handle } from "./handles.ts";
 import { BrowserQueueTimeoutError, BrowserUnavailableError, type AcquireOptions, type Lease } from "./lease.ts";
 import { crashError, watchCrash } from "./page-crash.ts";
 import { RendererMemoryGuard } from "./renderer-memory.ts";
 import { REUSE_MAX_SCRAPES } from "./reuse.ts";
-import { PageStock, type StockPage } from "./stock.ts";
+import { SlotQueue } from "./slots.ts";
+import type { StockPage } from "./stock.ts";
 
 export { BrowserQueueTimeoutError, BrowserUnavailableError, type AcquireOptions, type Lease } from "./lease.ts";
-
-/** How long a suspect browser has to answer `version()` and open and close a context. */
-export const HEALTH_TIMEOUT_MS = 3_000;
 
 /** Options of {@link BrowserPool}. */
 export interface BrowserPoolOptions {
@@ -61,31 +63,14 @@ export interface BrowserPoolOptions {
   /** Memory one renderer may hold (renderer-memory.ts; 0: no limit). @default 0 */
   pageMemoryLimitBytes?: number;
 }
-interface Handle {
-  browser: Browser;
-  generation: number;
-  served: number;
-  active: number;
-  retiring: boolean;
-  dead: boolean;
-  stock: PageStock;
-  /** The health probe running now, if any. */
-  probing?: Promise<void>;
-  /** Set by dispose(): the browser's ending, under way or done. */
-  disposing?: Promise<void>;
-}
 
 /** The browser pool. */
 export class BrowserPool {
-  private current?: Handle;
-  private launching?: Promise<Handle>;
-  private readonly handles = new Set<Handle>();
-  private generation = 0;
-  private active = 0;
-  private readonly waiters: (() => void)[] = [];
+  /** The browsers: launched, retired, probed and ended (handles.ts). */
+  private readonly browsers: BrowserHandles;
+  /** Bounded concurrency (slots.ts). */
+  private readonly slots: SlotQueue;
   private closed = false;
-  private readonly launch: (options: LaunchOptions) => Promise<Browser>;
-  private created = 0;
   private reused = 0;
   /** When a lease was last taken or handed back (`performance.now()`). */
   private lastUsedAt = performance.now();
@@ -98,11 +83,12 @@ export class BrowserPool {
     if (!Number.isInteger(options.retireAfterPages) || options.retireAfterPages < 1) {
       throw new TypeError("BrowserPool: retireAfterPages must be >= 1");
     }
-    this.launch = options.launch ?? launchChromium;
+    this.browsers = new BrowserHandles(options, () => this.closed);
+    this.slots = new SlotQueue(options, () => this.closed);
     this.memory = new RendererMemoryGuard({
       limitBytes: options.pageMemoryLimitBytes ?? 0,
-      browsers: () => [...this.handles].filter((h) => !h.dead).map((h) => h.browser),
-      busy: () => this.active > 0,
+      browsers: () => [...this.browsers.handles].filter((h) => !h.dead).map((h) => h.browser),
+      busy: () => this.slots.active > 0,
       log: options.log,
     });
     const idleMs = options.idleCloseMs ?? 0;
@@ -114,42 +100,42 @@ export class BrowserPool {
 
   /** Closes the current browser when no lease was taken or held for `idleMs`. */
   private closeIfIdle(idleMs: number): void {
-    const handle = this.current;
-    if (!handle || this.closed || this.launching || this.active > 0 || handle.active > 0) return;
+    const handle = this.browsers.current;
+    if (!handle || this.closed || this.browsers.launching || this.slots.active > 0 || handle.active > 0) return;
     if (performance.now() - this.lastUsedAt < idleMs) return;
     this.options.log.info("browser: closing idle Chromium", { generation: handle.generation, idleMs });
-    this.retire(handle);
-    void this.dispose(handle);
+    this.browsers.retire(handle);
+    void this.browsers.dispose(handle);
   }
 
   /** Leases running now. */
   get running(): number {
-    return this.active;
+    return this.slots.active;
   }
 
   /** Browser launches so far. */
   get launches(): number {
-    return this.generation;
+    return this.browsers.generation;
   }
 
   /** Contexts created and leases served by a reused context (tests and the bench). */
   get stats(): { contextsCreated: number; reused: number } {
-    return { contextsCreated: this.created, reused: this.reused };
+    return { contextsCreated: this.browsers.created, reused: this.reused };
   }
 
   /** Pids of the running Chromium main processes (tests assert none is left). */
   pids(): number[] {
-    return [...this.handles].map((h) => h.browser.process()?.pid).filter((p): p is number => p !== undefined);
+    return [...this.browsers.handles].map((h) => h.browser.process()?.pid).filter((p): p is number => p !== undefined);
   }
 
   /** The current browser, launching it when needed (tests use it to simulate a crash). */
   async browser(): Promise<Browser> {
-    return (await this.ensureBrowser()).browser;
+    return (await this.browsers.ensureBrowser()).browser;
   }
 
   /** Starts Chromium and warms pages now instead of on the first scrape. */
   async warmUp(): Promise<void> {
-    await this.ensureBrowser();
+    await this.browsers.ensureBrowser();
   }
 
   /**
@@ -163,10 +149,10 @@ export class BrowserPool {
     if (this.closed) throw new BrowserUnavailableError("The browser pool is shut down.");
     this.lastUsedAt = performance.now();
     if (options.signal?.aborted) throw options.signal.reason;
-    await this.takeSlot(options);
+    await this.slots.takeSlot(options);
     if (performance.now() >= options.deadline || options.signal?.aborted) {
       // The slot came too late (or the client left meanwhile): opening a page now would only be thrown away.
-      this.giveSlot();
+      this.slots.giveSlot();
       throw options.signal?.aborted ? options.signal.reason : new BrowserQueueTimeoutError();
     }
     const startedAt = performance.now();
@@ -185,7 +171,7 @@ export class BrowserPool {
     } catch (err) {
       // Slow to open a page, whoever gave up on it (the deadline, or a client that left): the browser may be hung.
       const slow = performance.now() - startedAt >= HEALTH_TIMEOUT_MS;
-      if (slow && progress.handle && !progress.handle.dead) void this.probe(progress.handle);
+      if (slow && progress.handle && !progress.handle.dead) void this.browsers.probe(progress.handle);
       void opening.then((lease) => lease.release()).catch(() => {});
       throw err;
     } finally {
@@ -204,7 +190,7 @@ export class BrowserPool {
     const tenant = options.proxyServer ? undefined : options.tenant;
     try {
       for (let attempt = 0; ; attempt++) {
-        const handle = await this.ensureBrowser();
+        const handle = await this.browsers.ensureBrowser();
         progress.handle = handle;
         handle.active++;
         let warm: StockPage | undefined;
@@ -217,20 +203,20 @@ export class BrowserPool {
         if (warm && !handle.dead) {
           if (warm.uses > 0) this.reused++;
           handle.served++;
-          if (handle.served >= this.options.retireAfterPages && !handle.retiring) this.retire(handle);
+          if (handle.served >= this.options.retireAfterPages && !handle.retiring) this.browsers.retire(handle);
           return this.lease(handle, warm, tenant);
         }
         handle.active--;
         if (warm) void warm.context.close().catch(() => {});
         const replaced = handle.retiring || handle.dead;
-        if (handle.retiring && handle.active === 0 && !handle.dead) void this.dispose(handle);
+        if (handle.retiring && handle.active === 0 && !handle.dead) void this.browsers.dispose(handle);
         if (replaced && attempt === 0 && !this.closed) continue;
         // A browser that cannot open a page may be hung: probe it (and replace it if it does not answer).
-        if (!handle.dead && !handle.retiring) void this.probe(handle);
+        if (!handle.dead && !handle.retiring) void this.browsers.probe(handle);
         throw failure ?? new BrowserUnavailableError("The browser could not open a page.");
       }
     } catch (err) {
-      this.giveSlot();
+      this.slots.giveSlot();
       throw err instanceof CrawlboxError ? err : new BrowserUnavailableError(`The browser could not open a page: ${(err as Error).message}`, err);
     }
   }
@@ -240,10 +226,10 @@ export class BrowserPool {
     this.closed = true;
     clearInterval(this.idleTimer);
     this.memory.stop();
-    for (const w of this.waiters.splice(0)) w();
-    const launching = this.launching;
+    this.slots.wakeAll();
+    const launching = this.browsers.launching;
     if (launching) await launching.catch(() => undefined);
-    await Promise.all([...this.handles].map((h) => this.dispose(h)));
+    await Promise.all([...this.browsers.handles].map((h) => this.browsers.dispose(h)));
   }
 
   private lease(handle: Handle, warm: StockPage, tenant: string | undefined): Lease {
@@ -265,166 +251,15 @@ export class BrowserPool {
         crash.dispose();
         handle.active--;
         this.lastUsedAt = performance.now();
-        this.giveSlot();
+        this.slots.giveSlot();
         const keep = reuse && !suspect && tenant !== undefined && warm.uses < REUSE_MAX_SCRAPES && !handle.dead && !handle.retiring && !this.closed;
         if (keep) handle.stock.keep(warm, tenant);
         else void warm.context.close().catch(() => {});
-        if (suspect && !handle.dead) void this.probe(handle);
-        else if (handle.retiring && handle.active === 0) void this.dispose(handle);
+        if (suspect && !handle.dead) void this.browsers.probe(handle);
+        else if (handle.retiring && handle.active === 0) void this.browsers.dispose(handle);
         else if (!handle.retiring && !handle.dead) handle.stock.topUp();
       },
     };
   }
 
-  private async takeSlot(options: AcquireOptions): Promise<void> {
-    if (this.active < this.options.concurrency) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => done(options.signal?.reason ?? new BrowserQueueTimeoutError());
-      const timer = setTimeout(() => done(new BrowserQueueTimeoutError()), Math.max(0, options.deadline - performance.now()));
-      const waiter = () => done();
-      const done = (err?: unknown) => {
-        clearTimeout(timer);
-        options.signal?.removeEventListener("abort", onAbort);
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
-        if (err) reject(err);
-        else if (this.closed) reject(new BrowserUnavailableError("The browser pool is shut down."));
-        else resolve();
-      };
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-      this.waiters.push(waiter);
-    });
-  }
-
-  private giveSlot(): void {
-    const next = this.waiters.shift();
-    if (next) next(); // the slot passes to the waiter; `active` is unchanged
-    else this.active--;
-  }
-
-  private async ensureBrowser(): Promise<Handle> {
-    const cur = this.current;
-    if (cur && !cur.dead && cur.browser.connected) return cur;
-    if (!this.launching) {
-      this.launching = this.start().finally(() => {
-        this.launching = undefined;
-      });
-    }
-    return this.launching;
-  }
-
-  private async start(): Promise<Handle> {
-    if (this.closed) throw new BrowserUnavailableError("The browser pool is shut down.");
-    let browser: Browser;
-    try {
-      browser = await this.launch({
-        executablePath: this.options.executablePath,
-        proxyUrl: this.options.proxyUrl,
-        sandbox: this.options.sandbox ?? "auto",
-        onNoSandbox: (reason) => this.options.log.warn("browser: Chromium cannot use its own sandbox here (user namespaces?); its renderers run without it. Set CRAWLBOX_CHROMIUM_SANDBOX=off to say so, or fix the system and restart", { reason }),
-      });
-    } catch (err) {
-      this.options.log.error("browser: Chromium failed to start", { error: (err as Error).message });
-      throw new BrowserUnavailableError(`Chromium failed to start: ${(err as Error).message}`, err);
-    }
-    const handle: Handle = {
-      browser,
-      generation: ++this.generation,
-      served: 0,
-      active: 0,
-      retiring: false,
-      dead: false,
-      stock: new PageStock({
-        browser,
-        concurrency: this.options.concurrency,
-        prepare: this.options.prepare,
-        usable: () => !handle.dead && !handle.retiring && !this.closed,
-        onCreated: () => this.created++,
-      }),
-    };
-    this.handles.add(handle);
-    browser.once("disconnected", () => {
-      // A handle already dead is being disposed (closed, retired or killed on purpose): dispose() ends its process,
-      // gracefully first. Killing it here too would SIGKILL every browser in the middle of a clean close.
-      if (handle.dead) return;
-      this.options.log.warn("browser: Chromium disconnected", { generation: handle.generation });
-      handle.dead = true;
-      handle.stock.forget();
-      this.handles.delete(handle);
-      if (this.current === handle) this.current = undefined;
-      const proc = browser.process();
-      if (proc) void killProcess(proc);
-    });
-    if (this.closed) {
-      await this.dispose(handle);
-      throw new BrowserUnavailableError("The browser pool is shut down.");
-    }
-    this.current = handle;
-    // The sandbox it really has: `auto` may have fallen back to none when the system could not give it.
-    const sandboxed = !(browser.process()?.spawnargs ?? []).includes(NO_SANDBOX_ARG);
-    this.options.log.info("browser: Chromium started", { generation: handle.generation, pid: browser.process()?.pid, sandbox: sandboxed ? "chromium's own" : "none" });
-    handle.stock.topUp();
-    return handle;
-  }
-
-  private retire(handle: Handle): void {
-    handle.retiring = true;
-    if (this.current === handle) this.current = undefined;
-    handle.stock.closeAll();
-    this.options.log.info("browser: retiring Chromium", { generation: handle.generation, served: handle.served });
-  }
-
-  /**
-   * Whether the browser still does its job: it must open and close a context within {@link HEALTH_TIMEOUT_MS}
-   * (a browser flooded by a page's IPC can still answer `version()` while every new context times out). One probe
-   * at a time per browser: the callers of a second one share the first.
-   */
-  private probe(handle: Handle): Promise<void> {
-    if (handle.dead) return Promise.resolve();
-    handle.probing ??= this.runProbe(handle).finally(() => {
-      handle.probing = undefined;
-    });
-    return handle.probing;
-  }
-
-  private async runProbe(handle: Handle): Promise<void> {
-    const healthy = async () => {
-      await handle.browser.version();
-      const context = await handle.browser.createBrowserContext();
-      await context.close();
-      return true;
-    };
-    const ok = await Promise.race([healthy().catch(() => false), Bun.sleep(HEALTH_TIMEOUT_MS).then(() => false)]);
-    if (ok) {
-      if (handle.retiring && handle.active === 0) await this.dispose(handle);
-      else handle.stock.topUp();
-      return;
-    }
-    if (handle.dead) return; // closed meanwhile (retired and disposed): nothing to replace
-    this.options.log.warn("browser: Chromium does not answer; killing and replacing it", { generation: handle.generation });
-    await this.dispose(handle, true);
-  }
-
-  /**
-   * Ends a browser: closed gracefully (killed when it does not close in time), or killed at once with `kill`. Once
-   * per browser: a second call (close() while a retired browser is still closing) waits for the first, instead of
-   * finding the browser half-closed and killing it.
-   */
-  private dispose(handle: Handle, kill = false): Promise<void> {
-    handle.disposing ??= this.end(handle, kill);
-    return handle.disposing;
-  }
-
-  private async end(handle: Handle, kill: boolean): Promise<void> {
-    handle.dead = true;
-    if (this.current === handle) this.current = undefined;
-    handle.stock.forget();
-    const proc = handle.browser.process();
-    if (kill && proc) await killProcess(proc);
-    else await closeChromium(handle.browser);
-    this.handles.delete(handle);
-  }
 }
