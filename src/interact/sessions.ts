@@ -13,15 +13,14 @@ import type { BrowserPool, Lease } from "../engines/browser/pool.ts";
 import { CrawlboxError, TooManyRequestsError } from "../errors.ts";
 import { InteractBusyError, InteractSessionClosedWhileOpeningError, InteractSessionLostError } from "./errors.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
-import { raceAbort } from "../scheduler/abortable.ts";
 import type { Action } from "../api/actions.ts";
-import { applyProfile, captureProfile } from "../engines/browser/profile.ts";
 import type { ProfileStore } from "../storage/profiles.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";
 import { openScrapePage, type ScrapeDevice } from "./replay.ts";
 import { LiveViews } from "./live-view.ts";
 import { SharedOpening } from "./shared-opening.ts";
-import { guardSessionPage } from "./page-size.ts";
+import { finishSession, keyOf, sessionInfo, type Session, type SessionInfo, type SessionKind, type Work } from "./session-record.ts";
+import { blankPageOpening, leaseSessionPage } from "./session-page.ts";
 
 /** A session closes after this long without a prompt. */
 export const IDLE_MS = 5 * 60 * 1000;
@@ -29,65 +28,8 @@ export const IDLE_MS = 5 * 60 * 1000;
 export const MAX_LIFE_MS = 30 * 60 * 1000;
 /** Sessions one key may have open (or opening). */
 export const MAX_SESSIONS_PER_KEY = 2;
-/** Longest opening a session may take (waiting for the browser, loading the page), within the prompt's own time. */
-const OPEN_TIMEOUT_MS = 30_000;
-
-/** A scrape's session (`/v2/scrape/{id}/interact`, keyed by the scrape's id) or a standalone one (`/v2/browser`). */
-export type SessionKind = "scrape" | "browser";
-
-interface Session {
-  kind: SessionKind;
-  id: string;
-  keyId: string;
-  lease: Lease;
-  openedAt: number;
-  lastActivityAt: number;
-  /** When its whole life ends. */
-  expiresAt: number;
-  idleMs: number;
-  idle?: ReturnType<typeof setTimeout>;
-  life: ReturnType<typeof setTimeout>;
-  /** The prompt or script running in it (one at a time): stopped, and waited for, when the session is closed under it. */
-  running?: { stop: AbortController; done: Promise<unknown> };
-  /** Prompts answered and code run (what the session was billed). */
-  runs: number;
-  /** Ends the session when its page closes (removed when the session ends: pool pages outlive sessions). */
-  onClose: () => void;
-  /** Runs when the session is closed (not when its page failed), before its page goes back: saves its profile. */
-  end?: () => Promise<void>;
-  /** Its live views' tokens (interact/live-view.ts), unless the session was opened without them. */
-  liveTokens?: { view: string; control: string };
-  /** Stops holding its page to the page limit (interact/page-size.ts): the page goes back to the pool without it. */
-  unguard: () => void;
-}
-
-/** A standalone session as `GET /v2/browser` lists it. */
-export interface SessionInfo {
-  id: string;
-  status: "active" | "destroyed";
-  createdAt: number;
-  lastActivityAt: number;
-  expiresAt: number;
-  endedAt?: number;
-  /** The live views' tokens while the session is open (`streamWebView`): watching, and interactive. */
-  liveTokens?: { view: string; control: string };
-  streamWebView: boolean;
-}
-
-/** A session's key in the registry: a scrape's and a standalone session's ids never meet. */
-const keyOf = (kind: SessionKind, id: string) => `${kind}:${id}`;
-
-/** Longest a closing session's `end` (saving its profile) may take before its page goes back anyway. */
-const END_TIMEOUT_MS = 5_000;
-
 /** Ended standalone sessions remembered for `GET /v2/browser?status=destroyed`: the server's last ones, all keys together (in memory, newest first). */
 export const ENDED_KEPT = 1_000;
-
-/**
- * What may run in a session: a prompt or a script, told when its time ran out with a step still in the page.
- * `stop` aborts when the session is closed under it: it should end as when its own time runs out.
- */
-type Work<T extends { stuck: boolean }> = (lease: Lease, stop: AbortSignal) => Promise<T>;
 
 /** Open sessions of both kinds, sharing the limits (each holds one of the browser's pages). */
 export class InteractSessions {
@@ -142,22 +84,11 @@ export class InteractSessions {
    */
   async create(o: { keyId: string; lifeMs: number; idleMs: number; liveView: boolean; profile?: { store: ProfileStore; name: string; saveChanges: boolean }; signal: AbortSignal }): Promise<SessionInfo> {
     const id = crypto.randomUUID();
-    const snapshot = o.profile?.store.load(o.keyId, o.profile.name);
-    const p = o.profile;
-    // Set with the session, so that no close (a server stopping) can come between its opening and its saving.
-    const end = p && snapshot && p.saveChanges ? (lease: Lease) => async () => void p.store.save(o.keyId, p.name, snapshot, await captureProfile(lease.context, lease.page, snapshot.state)) : undefined;
+    const { prepare, end } = blankPageOpening(o.keyId, o.profile);
     const times = { lifeMs: o.lifeMs, idleMs: o.idleMs, liveView: o.liveView };
-    const s = await this.open("browser", id, o.keyId, times, async (lease, signal) => {
-      try {
-        if (snapshot) await raceAbort(applyProfile(lease.context, lease.session, snapshot.state), signal);
-        await raceAbort(lease.page.goto("about:blank"), signal);
-      } catch (err) {
-        if (signal.aborted) throw err;
-        throw new CrawlboxError("BROWSER_SESSION_OPEN_FAILED", 503, `The browser could not prepare a page for the session (${(err as Error).message.slice(0, 160)}); try again.`, { retryable: true });
-      }
-    }, o.signal, end);
+    const s = await this.open("browser", id, o.keyId, times, prepare, o.signal, end);
     this.idleTimer(s);
-    return this.info(s);
+    return sessionInfo(s);
   }
 
   /** Runs `work` in the key's standalone session `id`: 404 when there is none. */
@@ -175,7 +106,7 @@ export class InteractSessions {
 
   /** The key's standalone sessions, open or (`destroyed`) ended while this server ran. */
   list(keyId: string, status?: "active" | "destroyed"): SessionInfo[] {
-    const active = [...this.sessions.values()].filter((s) => s.kind === "browser" && s.keyId === keyId).map((s) => this.info(s));
+    const active = [...this.sessions.values()].filter((s) => s.kind === "browser" && s.keyId === keyId).map((s) => sessionInfo(s));
     const ended = this.ended.filter((e) => e.keyId === keyId).map(({ keyId: _k, ...e }) => e);
     return status === "active" ? active : status === "destroyed" ? ended : [...active, ...ended];
   }
@@ -197,7 +128,7 @@ export class InteractSessions {
     }
     this.forget(s);
     // The whole close is tracked, its wait for a running prompt or script included: the server waits for it.
-    const ending = this.finish(s);
+    const ending = finishSession(s, this.now);
     this.ending.add(ending);
     void ending.finally(() => this.ending.delete(ending));
     return ending;
@@ -208,26 +139,6 @@ export class InteractSessions {
     this.closed = true;
     for (const s of [...this.sessions.values()]) void this.close(s.id, s.keyId, s.kind);
     await Promise.all(this.ending);
-  }
-
-  /**
-   * Ends a forgotten session: a prompt or script running in it is stopped first (its page is not handed back under
-   * it), then its profile is saved, then its page goes back.
-   */
-  private async finish(s: Session): Promise<{ durationMs: number; runs: number }> {
-    const running = s.running;
-    if (running) {
-      running.stop.abort(new CrawlboxError("INTERACT_SESSION_CLOSED", 409, "The session was closed."));
-      await Promise.race([running.done, Bun.sleep(END_TIMEOUT_MS)]);
-    }
-    const closed = { durationMs: this.now() - s.openedAt, runs: s.runs };
-    if (s.end) await Promise.race([s.end(), Bun.sleep(END_TIMEOUT_MS)]).catch(() => undefined);
-    s.lease.release();
-    return closed;
-  }
-
-  private info(s: Session): SessionInfo {
-    return { id: s.id, status: "active", createdAt: s.openedAt, lastActivityAt: s.lastActivityAt, expiresAt: s.expiresAt, streamWebView: s.liveTokens !== undefined, ...(s.liveTokens ? { liveTokens: s.liveTokens } : {}) };
   }
 
   private async use<T extends { stuck: boolean }>(session: Session, work: Work<T>): Promise<T> {
@@ -277,7 +188,7 @@ export class InteractSessions {
     s.unguard();
     if (s.liveTokens) this.live.unregister(s.liveTokens.view);
     if (s.kind === "browser") {
-      const { liveTokens: _dead, ...info } = this.info(s);
+      const { liveTokens: _dead, ...info } = sessionInfo(s);
       this.ended.unshift({ ...info, status: "destroyed", endedAt: this.now(), keyId: s.keyId });
       this.ended.length = Math.min(this.ended.length, ENDED_KEPT);
     }
@@ -328,24 +239,7 @@ export class InteractSessions {
 
   /** Opens a session; `signal` is the opening's own (aborted once nobody waits for it any more). */
   private async launch(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number; liveView: boolean }, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
-    const lease = await this.pool.acquire({ deadline: performance.now() + OPEN_TIMEOUT_MS, signal });
-    let unguard = () => {};
-    try {
-      // Held from the first load on: the opening's own page (a scrape's URL) may be past the limit by now.
-      unguard = await guardSessionPage(lease.page, lease.session, this.maxPageBytes);
-      // A page that crashes while it loads (over the memory limit, say) ends the opening at once, saying why.
-      await raceAbort(prepare(lease, signal), lease.crashed);
-      if (lease.crashed.aborted) throw lease.crashed.reason;
-      // Nobody waits for it any more: a session opened now would hold a page that no one knows of until it idles out.
-      if (signal.aborted) throw signal.reason;
-    } catch (err) {
-      unguard();
-      // A page that failed to load is probed before reuse; one the caller gave up on is fine.
-      lease.release({ suspect: !signal.aborted && !lease.crashed.aborted });
-      if (signal.aborted) throw signal.reason;
-      if (lease.crashed.aborted) throw new InteractSessionLostError((lease.crashed.reason as Error).message);
-      throw err;
-    }
+    const { lease, unguard } = await leaseSessionPage(this.pool, this.maxPageBytes, prepare, signal);
     if (this.closed) {
       unguard();
       lease.release();

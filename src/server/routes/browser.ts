@@ -10,7 +10,7 @@
 import { Elysia } from "elysia";
 import { BrowserCreateSchema, BrowserExecuteSchema, parseBrowserCreateBody, parseBrowserExecuteBody } from "../../api/browser.ts";
 import { BadRequestError, NotFoundError, UnsupportedOptionError } from "../../errors.ts";
-import type { SessionInfo } from "../../interact/sessions.ts";
+import type { SessionInfo } from "../../interact/session-record.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 import { INTERACT_CREDITS, runCode } from "./run-code.ts";
