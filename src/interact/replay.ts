@@ -70,6 +70,11 @@ export async function replayActions(page: Page, actions: readonly Action[], dead
 export interface ScrapeDevice {
   mobile: boolean;
   location?: { country: string; languages: string[] };
+  /**
+   * The page was served in the enhanced mode (`metadata.proxyUsed: "stealth"`): the session takes the stealth measures
+   * too (and goes out through the enhanced upstream proxy when one is configured: interact/sessions.ts).
+   */
+  stealth?: boolean;
 }
 
 /** Longest loading the scrape's URL may take when a session opens (within the prompt's or script's own time). */
@@ -82,11 +87,11 @@ const LOAD_TIMEOUT_MS = 30_000;
  * a replay that fails, a {@link ReplayFailedError} naming the action. `device`: the scrape's emulation, applied first.
  */
 export async function openScrapePage(page: Page, session: CDPSession, url: string, actions: readonly Action[], signal: AbortSignal, device?: ScrapeDevice): Promise<void> {
-  if (device && (device.mobile || device.location)) {
+  if (device && (device.mobile || device.location || device.stealth)) {
     // The session's page is leased for it alone and closed with it: nothing else meets this emulation afterwards.
     const chromeMajor = await chromeMajorOf(page);
     const { country, languages } = device.location ?? {};
-    await raceAbort(applyEmulation(session, { mobile: device.mobile, chromeMajor, stealth: false, ...(country ? { country } : {}), ...(languages ? { languages } : {}) }), signal);
+    await raceAbort(applyEmulation(session, { mobile: device.mobile, chromeMajor, stealth: device.stealth === true, ...(country ? { country } : {}), ...(languages ? { languages } : {}) }), signal);
   }
   try {
     await raceAbort(sizeChecked(page, () => page.goto(url, { waitUntil: "load", timeout: LOAD_TIMEOUT_MS })), signal);

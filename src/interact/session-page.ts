@@ -42,10 +42,11 @@ export function blankPageOpening(keyId: string, p?: { store: ProfileStore; name:
 /**
  * Leases a page for a session being opened and prepares it with `prepare`; `signal` is the opening's own (aborted
  * once nobody waits for it any more). The page is held to `maxPageBytes` until `unguard` is called; a page that
- * fails to load, crashes or is given up on goes back to the pool here.
+ * fails to load, crashes or is given up on goes back to the pool here. `proxyServer`: the gate listener chaining to the
+ * upstream proxy the page must go out through (a fresh context, as a scrape's through a proxy gets).
  */
-export async function leaseSessionPage(pool: BrowserPool, maxPageBytes: number, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal): Promise<{ lease: Lease; unguard: () => void }> {
-  const lease = await pool.acquire({ deadline: performance.now() + OPEN_TIMEOUT_MS, signal });
+export async function leaseSessionPage(pool: BrowserPool, maxPageBytes: number, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, proxyServer?: string): Promise<{ lease: Lease; unguard: () => void }> {
+  const lease = await pool.acquire({ deadline: performance.now() + OPEN_TIMEOUT_MS, signal, ...(proxyServer ? { proxyServer } : {}) });
   let unguard = () => {};
   try {
     // Held from the first load on: the opening's own page (a scrape's URL) may be past the limit by now.

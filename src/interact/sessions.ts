@@ -31,6 +31,14 @@ export const MAX_SESSIONS_PER_KEY = 2;
 /** Ended standalone sessions remembered for `GET /v2/browser?status=destroyed`: the server's last ones, all keys together (in memory, newest first). */
 export const ENDED_KEPT = 1_000;
 
+/** How a session is opened: its life, its idle time, whether it has live views, and the proxy its page goes out through. */
+interface SessionTimes {
+  lifeMs: number;
+  idleMs: number;
+  liveView: boolean;
+  proxyServer?: string;
+}
+
 /** Open sessions of both kinds, sharing the limits (each holds one of the browser's pages). */
 export class InteractSessions {
   private readonly sessions = new Map<string, Session>();
@@ -47,6 +55,8 @@ export class InteractSessions {
   /**
    * `check(url)`: the egress gate's check, so a session opens only on a page a scrape could fetch now.
    * `maxPageBytes`: `CRAWLBOX_MAX_PAGE_BYTES`, held on every main document a session's page loads, as a scrape's.
+   * `proxyServerFor`: the gate listener for the upstream proxy a scrape in `mode` from `country` went out through
+   * (engines/browser/index.ts), so that a scrape's session goes out as the scrape did; undefined: none configured.
    */
   constructor(
     private readonly pool: BrowserPool,
@@ -54,6 +64,7 @@ export class InteractSessions {
     private readonly check: (url: string) => Promise<void>,
     private readonly maxPageBytes: number,
     private readonly now: () => number = Date.now,
+    private readonly proxyServerFor?: (mode: "basic" | "enhanced", country: string | undefined) => string | undefined,
   ) {
     this.max = Math.max(1, Math.floor(concurrency / 2));
   }
@@ -85,7 +96,10 @@ export class InteractSessions {
   async create(o: { keyId: string; lifeMs: number; idleMs: number; liveView: boolean; profile?: { store: ProfileStore; name: string; saveChanges: boolean }; signal: AbortSignal }): Promise<SessionInfo> {
     const id = crypto.randomUUID();
     const { prepare, end } = blankPageOpening(o.keyId, o.profile);
-    const times = { lifeMs: o.lifeMs, idleMs: o.idleMs, liveView: o.liveView };
+    // Through the basic upstream proxy when one is configured, as every fetch that is not a scrape attempt: an
+    // appliance whose only way out is its proxy must still reach pages from a session.
+    const proxyServer = this.proxyServerFor?.("basic", undefined);
+    const times = { lifeMs: o.lifeMs, idleMs: o.idleMs, liveView: o.liveView, ...(proxyServer ? { proxyServer } : {}) };
     const s = await this.open("browser", id, o.keyId, times, prepare, o.signal, end);
     this.idleTimer(s);
     return sessionInfo(s);
@@ -206,7 +220,11 @@ export class InteractSessions {
     if (session && session.keyId !== o.keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
     if (session) return session;
     await this.check(o.url);
-    return this.open("scrape", o.scrapeId, o.keyId, { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS, liveView: true }, (lease, signal) => openScrapePage(lease.page, lease.session, o.url, o.actions ?? [], signal, o.device), o.signal);
+    // Through the upstream proxy the scrape used (its mode, its country): a site that answered the scrape through it
+    // may refuse the server's own address, or show another country's page.
+    const proxyServer = this.proxyServerFor?.(o.device?.stealth ? "enhanced" : "basic", o.device?.location?.country);
+    const times = { lifeMs: MAX_LIFE_MS, idleMs: IDLE_MS, liveView: true, ...(proxyServer ? { proxyServer } : {}) };
+    return this.open("scrape", o.scrapeId, o.keyId, times, (lease, signal) => openScrapePage(lease.page, lease.session, o.url, o.actions ?? [], signal, o.device), o.signal);
   }
 
   /**
@@ -214,7 +232,7 @@ export class InteractSessions {
    * this caller's wait at once; `prepare` gets the opening's signal, which aborts only once every caller waiting for
    * it has given up (interact/shared-opening.ts).
    */
-  private open(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number; liveView: boolean }, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
+  private open(kind: SessionKind, id: string, keyId: string, times: SessionTimes, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
     const key = keyOf(kind, id);
     const pending = this.opening.get(key);
     if (pending) {
@@ -238,8 +256,8 @@ export class InteractSessions {
   }
 
   /** Opens a session; `signal` is the opening's own (aborted once nobody waits for it any more). */
-  private async launch(kind: SessionKind, id: string, keyId: string, times: { lifeMs: number; idleMs: number; liveView: boolean }, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
-    const { lease, unguard } = await leaseSessionPage(this.pool, this.maxPageBytes, prepare, signal);
+  private async launch(kind: SessionKind, id: string, keyId: string, times: SessionTimes, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
+    const { lease, unguard } = await leaseSessionPage(this.pool, this.maxPageBytes, prepare, signal, times.proxyServer);
     if (this.closed) {
       unguard();
       lease.release();

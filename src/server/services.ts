@@ -367,7 +367,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const extract = new ExtractService({ ...research, store: extractStore, map: { engine: discoveryHttp, robots, gate } });
   const agentStore = new AgentStore(db);
   const agent = new AgentService({ ...research, store: agentStore });
-  const interact = engines.pool ? new InteractSessions(engines.pool, config.browserConcurrency, (url) => gate.check(url), config.maxPageBytes, now) : undefined;
+  const interact = engines.pool ? new InteractSessions(engines.pool, config.browserConcurrency, (url) => gate.check(url), config.maxPageBytes, now, engines.proxyServerFor) : undefined;
   // A large batch's tasks are queued a chunk at a time after the request is answered (jobs/pending-tasks.ts).
   const taskLoader = new TaskLoader({ store: jobStore, onLoaded: () => workers.kick(), log });
   const jobs = new JobService({ store: jobStore, results: jobResults, pool: workers, loader: taskLoader, scrape, ledger, planner, config, now });

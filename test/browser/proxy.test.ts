@@ -142,3 +142,41 @@ describe("the destination is checked before chaining", () => {
     expect(secret.hits).toBe(0);
   });
 });
+
+describe("an interact session goes out as its scrape did", () => {
+  const probe = { code: "return await page.evaluate(() => [document.querySelector('h1').textContent, navigator.hardwareConcurrency, navigator.deviceMemory].join(' '))" };
+  const inSession = async (scrapeId: string) => {
+    const res = await h.request(`/v2/scrape/${scrapeId}/interact`, { method: "POST", json: probe });
+    const body = (await res.json()) as any;
+    await h.request(`/v2/scrape/${scrapeId}/interact`, { method: "DELETE" });
+    return { status: res.status, result: body.result as string };
+  };
+
+  test("an enhanced scrape's session: through the enhanced upstream, with the stealth measures", async () => {
+    const { body } = await scrape(h, { url: `${site.url}/session-enhanced`, proxy: "enhanced", maxAge: 0 });
+    expect(body.data.metadata.proxyUsed).toBe("stealth");
+    const before = targets(enhanced).filter((t) => t === `${site.url}/session-enhanced`).length;
+    const { status, result } = await inSession(body.data.metadata.scrapeId);
+    expect(status).toBe(200);
+    // The stealth script reports 8 cores and 8 GB whatever the machine has.
+    expect(result).toBe("via enhanced 8 8");
+    expect(targets(enhanced).filter((t) => t === `${site.url}/session-enhanced`).length).toBe(before + 1);
+    expect(targets(basic)).not.toContain(`${site.url}/session-enhanced`);
+  }, 60_000);
+
+  test("a standalone session (/v2/browser) goes through the basic upstream", async () => {
+    const { id } = (await (await h.request("/v2/browser", { method: "POST", json: {} })).json()) as any;
+    const ran = (await (await h.request(`/v2/browser/${id}/execute`, { method: "POST", json: { language: "node", code: `await page.goto("${site.url}/session-standalone"); return await page.textContent("h1")` } })).json()) as any;
+    await h.request(`/v2/browser/${id}`, { method: "DELETE" });
+    expect(ran.result).toBe("via basic");
+    expect(targets(basic)).toContain(`${site.url}/session-standalone`);
+  }, 60_000);
+
+  test("a country's scrape's session goes through the country's upstream; a basic one's through the basic upstream", async () => {
+    const de1 = await scrape(h, { url: `${site.url}/session-de`, location: { country: "DE" }, maxAge: 0 });
+    expect((await inSession(de1.body.data.metadata.scrapeId)).result).toStartWith("via de ");
+    const plain = await scrape(h, { url: `${site.url}/session-basic`, proxy: "basic", maxAge: 0 });
+    expect(plain.body.data.metadata.engine).toBe("http");
+    expect((await inSession(plain.body.data.metadata.scrapeId)).result).toStartWith("via basic ");
+  }, 60_000);
+});

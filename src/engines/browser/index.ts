@@ -14,7 +14,7 @@ import type { Config } from "../../config.ts";
 import type { EgressGate } from "../../egress/index.ts";
 import type { Logger } from "../../log.ts";
 import type { ProfileStore } from "../../storage/profiles.ts";
-import { createEngineRouter, createHttpRouter, type EngineRouter, type UpstreamProxies } from "../router.ts";
+import { createEngineRouter, createHttpRouter, upstreamProxyFor, type EngineRouter, type UpstreamProxies } from "../router.ts";
 import type { Engine } from "../types.ts";
 import { findChromium, wantsSandbox } from "./chromium.ts";
 import { createBrowserEngine, prepareWarmPage } from "./engine.ts";
@@ -38,6 +38,12 @@ export interface EnginesOptions {
 /** A router plus, when there is a browser, its pool (tests and the bench reach it). */
 export interface Engines extends EngineRouter {
   readonly pool?: BrowserPool;
+  /**
+   * With a browser: the egress gate's listener that chains to the upstream proxy a scrape in `mode` from `country`
+   * goes out through (the router's choice, engines/router.ts upstreamProxyFor), for a browser page opened outside a
+   * scrape that must go out as the scrape did (an interact session); undefined when no upstream proxy applies.
+   */
+  readonly proxyServerFor?: (mode: "basic" | "enhanced", country: string | undefined) => string | undefined;
 }
 
 /** Builds the engine router: HTTP + browser when Chromium is available and enabled, HTTP only otherwise. */
@@ -83,7 +89,13 @@ export function createEngines(o: EnginesOptions): Engines {
     upstreamProxies,
     log: o.log,
   });
-  return Object.assign(router, { pool });
+  const proxyServerFor = (mode: "basic" | "enhanced", country: string | undefined) => {
+    const upstream = upstreamProxyFor(upstreamProxies, mode, country);
+    if (!upstream) return undefined;
+    if (!o.gate.proxyUrlFor) throw new TypeError("createEngines: this gate cannot chain to upstream proxies");
+    return o.gate.proxyUrlFor(upstream);
+  };
+  return Object.assign(router, { pool, proxyServerFor });
 }
 
 export { BrowserPool } from "./pool.ts";

@@ -35,14 +35,19 @@ export function interactRoutes(services: Services) {
         if (!interact) throw new UnsupportedOptionError("SCRAPE_BROWSER_REQUIRED", `interact needs the browser engine: ${NO_BROWSER}.`);
         if (req.prompt !== undefined && !services.llm) throw new LlmNotConfiguredError("interact (the model carries out the prompt)");
         const now = Date.now();
-        const doc = (services.results.get(params.id, who.keyId, now) ?? services.jobResults.pageDocument(params.id, who.keyId)) as { metadata?: { url?: unknown } } | undefined;
+        const doc = (services.results.get(params.id, who.keyId, now) ?? services.jobResults.pageDocument(params.id, who.keyId)) as { metadata?: { url?: unknown; proxyUsed?: unknown } } | undefined;
         const url = doc?.metadata?.url;
         if (typeof url !== "string") throw new NotFoundError("Scrape not found.");
         // The scrape's actions, replayed when the session opens on the device it emulated, bring the page back to the
         // state the scrape saw.
         const replay = (services.results.replay(params.id, who.keyId, now) ?? services.jobResults.pageReplay(params.id, who.keyId)) as ScrapeReplay | undefined;
         const actions = (replay?.actions ?? []) as Action[];
-        const device: ScrapeDevice = { mobile: replay?.mobile === true, ...(replay?.location ? { location: { country: replay.location.country ?? DEFAULT_COUNTRY, languages: replay.location.languages ?? [] } } : {}) };
+        const device: ScrapeDevice = {
+          mobile: replay?.mobile === true,
+          ...(replay?.location ? { location: { country: replay.location.country ?? DEFAULT_COUNTRY, languages: replay.location.languages ?? [] } } : {}),
+          // Served in the enhanced mode (asked, or `auto` retried): the session is stealthy too, through the same proxy.
+          ...(doc?.metadata?.proxyUsed === "stealth" ? { stealth: true } : {}),
+        };
         // Replayed actions start where the scrape started: its final URL is where they led (a link they followed), and
         // replayed there they found the page changed. A job page starts at its own URL (its sourceURL).
         const started = typeof replay?.url === "string" ? replay.url : (doc as { metadata?: { sourceURL?: unknown } }).metadata?.sourceURL;
