@@ -206,7 +206,11 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
               { details: { contentType: err.contentType } },
             );
           }
-          return httpFetch(o.http, spec, maxBodyBytes, Math.max(1, left()), signal, upstreamFor(spec, stealth));
+          // Fetched over plain HTTP, but through the attempt's upstream: a stealth attempt's page is still the
+          // enhanced mode's (its proxy, its price, and an interact session on it goes out the same way).
+          const page = await httpFetch(o.http, spec, maxBodyBytes, Math.max(1, left()), signal, upstreamFor(spec, stealth));
+          page.proxyUsed = stealth ? "stealth" : "basic";
+          return page;
         }
       };
       /** Browser, then (proxy:auto) enhanced when the result looks blocked. */

@@ -35,6 +35,7 @@ beforeAll(async () => {
       if (p === "/guarded" && via !== "enhanced") {
         return new Response("<html><head><title>Access denied</title></head><body>Access denied</body></html>", { status: 403, headers: { "content-type": "text/html" } });
       }
+      if (p === "/doc.pdf") return new Response(`%PDF-1.4 via ${via}\n%%EOF\n`, { headers: { "content-type": "application/pdf" } });
       if (p === "/fetch-secret") {
         return page(`<main><h1>via ${via}</h1><p id="out">pending</p><p>${LOREM}</p></main><script>
           fetch("http://127.0.0.1:${secret.port}/").then(r => r.text()).then(t => { out.textContent = "GOT:" + t; }, () => { out.textContent = "FAILED"; });</script>`);
@@ -82,6 +83,15 @@ describe("upstream proxies per request", () => {
     expect(targets(enhanced)).toContain(`${site.url}/enhanced`);
     expect(enhanced.requests.at(-1)!.authorization).toBe(`Basic ${btoa("stealth:pw2")}`);
     expect(targets(basic)).not.toContain(`${site.url}/enhanced`);
+  });
+
+  test("proxy: enhanced on a document: fetched over HTTP through the enhanced upstream, and reported as the enhanced mode", async () => {
+    const { status, body } = await scrape(h, { url: `${site.url}/doc.pdf`, proxy: "enhanced", parsers: [], maxAge: 0 });
+    expect(status).toBe(200);
+    expect(body.data.metadata.engine).toBe("http");
+    expect(Buffer.from(body.data.markdown, "base64").toString()).toContain("via enhanced");
+    expect(body.data.metadata.proxyUsed).toBe("stealth");
+    expect(body.data.metadata.creditsUsed).toBe(5);
   });
 
   test("location.country picks the country's upstream (Chromium)", async () => {
