@@ -66,7 +66,10 @@ export class ActivityLog {
     }, onWriteError);
   }
 
-  /** Notes a job of `keyId` (written on the next event-loop turn; listed at once). */
+  /**
+   * Notes a job of `keyId`: written on the next event-loop turn, and by a listing before it reads (an entry that
+   * cannot be written yet, the database locked or its disk full, is listed once it is).
+   */
   record(keyId: string, e: { id: string; endpoint: ActivityEndpoint; apiVersion: "v1" | "v2"; target?: string | null }): void {
     this.queue.push([keyId, e.id, e.endpoint, e.apiVersion, e.target ? e.target.slice(0, MAX_TARGET_CHARS) : null, this.now()]);
   }

@@ -34,6 +34,8 @@ export class CreditLedger {
   private readonly sumStmt;
   private readonly historyStmt;
   private readonly queue: WriteBehind<QueuedCharge>;
+  /** Each key's queued charges summed (what `usage` adds to the table's, without reading the queue). */
+  private readonly queuedTotals = new Map<string, { credits: number; tokens: number }>();
 
   /** @param onWriteError told when queued charges cannot be written (they are kept and tried again) */
   constructor(
@@ -53,14 +55,29 @@ export class CreditLedger {
       `SELECT substr(day, 1, 7) AS month, SUM(credits) AS credits, SUM(tokens) AS tokens
        FROM credit_usage WHERE key_id = ? GROUP BY month ORDER BY month`,
     );
-    this.queue = new WriteBehind(db, (rows) => {
-      for (const r of rows) this.addStmt.run(r.keyId, r.day, r.credits, r.tokens);
-    }, onWriteError);
+    this.queue = new WriteBehind(
+      db,
+      (rows) => {
+        for (const r of rows) this.addStmt.run(r.keyId, r.day, r.credits, r.tokens);
+      },
+      onWriteError,
+      (rows) => {
+        for (const r of rows) this.addQueued(r.keyId, -r.credits, -r.tokens);
+      },
+    );
   }
 
   /** Writes the queued charges now (a graceful stop; tests). */
   flush(): void {
     this.queue.flush();
+  }
+
+  private addQueued(keyId: string, credits: number, tokens: number): void {
+    const t = this.queuedTotals.get(keyId) ?? { credits: 0, tokens: 0 };
+    t.credits += credits;
+    t.tokens += tokens;
+    if (t.credits === 0 && t.tokens === 0) this.queuedTotals.delete(keyId);
+    else this.queuedTotals.set(keyId, t);
   }
 
   /** `keyId`'s charges not written yet. */
@@ -76,12 +93,9 @@ export class CreditLedger {
   /** Usage so far for `who`. */
   usage(who: KeyIdentity): CreditUsage {
     const row = this.sumStmt.get(who.keyId);
-    let creditsUsed = row?.credits ?? 0;
-    let tokensUsed = row?.tokens ?? 0;
-    for (const c of this.queuedOf(who.keyId)) {
-      creditsUsed += c.credits;
-      tokensUsed += c.tokens;
-    }
+    const queued = this.queuedTotals.get(who.keyId);
+    const creditsUsed = (row?.credits ?? 0) + (queued?.credits ?? 0);
+    const tokensUsed = (row?.tokens ?? 0) + (queued?.tokens ?? 0);
     const quota = this.quotaOf(who);
     return {
       creditsUsed,
@@ -123,6 +137,9 @@ export class CreditLedger {
     if (credits === 0 && tokens === 0) return;
     const day = new Date(this.now()).toISOString().slice(0, 10);
     if (this.db.inTransaction) this.addStmt.run(who.keyId, day, credits, tokens);
-    else this.queue.push({ keyId: who.keyId, day, credits, tokens });
+    else {
+      this.queue.push({ keyId: who.keyId, day, credits, tokens });
+      this.addQueued(who.keyId, credits, tokens);
+    }
   }
 }

@@ -10,19 +10,29 @@
 import type { Database } from "bun:sqlite";
 import { immediate } from "./database.ts";
 
+/** First wait before a failed write is tried again; it doubles up to {@link RETRY_MAX_MS}. */
+const RETRY_FIRST_MS = 1_000;
+/** Longest wait between tries of a write that keeps failing. */
+const RETRY_MAX_MS = 60_000;
+
 /** A queue of rows written together by `write` in one transaction, on the next event-loop turn or on `flush`. */
 export class WriteBehind<T> {
   private queued: T[] = [];
   private scheduled = false;
+  private retryMs = 0;
+  private retryTimer?: ReturnType<typeof setTimeout>;
 
   /**
    * @param write writes the rows (called inside `BEGIN IMMEDIATE … COMMIT`)
-   * @param onError told when a write fails; the rows stay queued and are tried again with the next ones
+   * @param onError told when a write fails; the rows stay queued and are tried again (after 1 s, doubling up to a
+   *   minute, or sooner with the next rows)
+   * @param onWritten told which rows a write committed
    */
   constructor(
     private readonly db: Database,
     private readonly write: (rows: T[]) => void,
     private readonly onError: (err: unknown) => void = () => {},
+    private readonly onWritten: (rows: T[]) => void = () => {},
   ) {}
 
   /** Queues a row; it is written on the next turn of the event loop (or by an earlier `flush`). */
@@ -61,12 +71,26 @@ export class WriteBehind<T> {
         return false;
       }
       immediate(this.db, () => this.write(rows));
-      return true;
     } catch (err) {
       // A closed database throws here too (its `inTransaction` included).
       this.queued = rows.concat(this.queued);
       this.onError(err);
+      this.retryLater();
       return false;
     }
+    this.retryMs = 0;
+    this.onWritten(rows);
+    return true;
+  }
+
+  /** Tries a failed write again later even when nothing new is queued (a quiet server after a locked database). */
+  private retryLater(): void {
+    if (this.retryTimer) return;
+    this.retryMs = this.retryMs === 0 ? RETRY_FIRST_MS : Math.min(RETRY_MAX_MS, this.retryMs * 2);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.flush();
+    }, this.retryMs);
+    this.retryTimer.unref?.();
   }
 }

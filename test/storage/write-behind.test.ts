@@ -75,6 +75,30 @@ describe("WriteBehind", () => {
     expect(q.pending()).toEqual([1]);
   });
 
+  test("a failed write is tried again a second later without new rows (a quiet server after a locked database)", async () => {
+    const { db, insert, count } = table();
+    let fail = true;
+    const written: number[][] = [];
+    const q = new WriteBehind<number>(
+      db,
+      (rows) => {
+        if (fail) throw new Error("database is locked");
+        for (const v of rows) insert.run(v);
+      },
+      () => {
+        fail = false;
+      },
+      (rows) => written.push(rows),
+    );
+    q.push(9);
+    await nextTurn();
+    expect(count()).toBe(0);
+    await Bun.sleep(1_300);
+    expect(count()).toBe(1);
+    expect(written).toEqual([[9]]);
+    expect(q.pending()).toEqual([]);
+  });
+
   test("inside another transaction nothing is written; the next turn writes", async () => {
     const { db, insert, count } = table();
     const q = new WriteBehind<number>(db, (rows) => {
