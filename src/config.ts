@@ -6,12 +6,18 @@
  *
  * Precedence: command-line flags (passed as `overrides`) > environment > defaults.
  * docs/configuration.md documents every field; keep the two in step.
+ *
+ * The fields themselves are declared in config-fields.ts and the value readers live in config-readers.ts; neither
+ * reads the environment, and {@link Config} is re-exported here, so importers keep importing from this module.
  */
 import { mkdtempSync } from "node:fs";
 import { availableParallelism, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
-import { parseUpstreamProxy } from "./egress/chain.ts";
+import type { Config } from "./config-fields.ts";
+import { bool, corsOrigins, type Env, int, llmProvider, proxyCountries, proxyUrl, type Reader, str, url } from "./config-readers.ts";
 import { standardWebhooksKey } from "./webhooks/signing.ts";
+
+export type { Config } from "./config-fields.ts";
 
 /** Thrown by {@link loadConfig} when one or more values are invalid. */
 export class ConfigError extends Error {
@@ -19,292 +25,6 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
     this.name = "ConfigError";
   }
-}
-
-/** The validated configuration of one crawlbox process. */
-export interface Config {
-  /** TCP port of the HTTP server. @default 3002 */
-  port: number;
-  /** Interface to bind. @default "0.0.0.0" */
-  host: string;
-  /** Folder for the SQLite database and stored files. @default "./data" (relative to the working directory) */
-  dataDir: string;
-  /** Keys accepted besides the stored ones (CRAWLBOX_API_KEYS, comma-separated). */
-  apiKeys: string[];
-  /** Whether /v2 routes require a key. Only `CRAWLBOX_AUTH=off` disables it. @default true */
-  authEnabled: boolean;
-  /**
-   * Web origins whose pages may call the API from a browser (CORS), or `["*"]` for any. @default any with
-   * authentication on (a page still needs a key), none with it off (server/cors.ts)
-   */
-  corsOrigins: string[];
-  /** Let the egress gate reach private, loopback and link-local addresses (on-prem use, tests). @default false */
-  allowPrivateNetwork: boolean;
-  /** HMAC secret for webhook signatures; unsigned when empty. */
-  webhookSecret: string;
-  /** Absolute base URL used for `next` links and file URLs; empty = the request's own origin. */
-  publicUrl: string;
-  /** Chromium executable; empty = look in the Debian locations. */
-  chromePath: string;
-  /**
-   * Ollama server for LLM formats, without a trailing `/api` (upstream's .env.example writes
-   * `http://localhost:11434/api`; the Ollama client adds `/api/chat` itself). @default "http://127.0.0.1:11434"
-   */
-  ollamaBaseUrl: string;
-  /**
-   * Whether `OLLAMA_BASE_URL` was given (or `ollamaBaseUrl` passed as an override). In `auto` mode it selects Ollama
-   * over an OpenAI-compatible endpoint, as upstream does: an operator who points at a local Ollama must not have page
-   * content sent to a hosted API because an `OPENAI_API_KEY` is also set. @default false
-   */
-  ollamaBaseUrlSet: boolean;
-  /** OpenAI-compatible endpoint; when set, the openai provider is used. */
-  openaiBaseUrl: string;
-  /** Key for the OpenAI-compatible endpoint. */
-  openaiApiKey: string;
-  /** Model name for LLM formats. */
-  modelName: string;
-  /** SearXNG instance for `POST /v2/search` (upstream's `SEARXNG_ENDPOINT`); empty = search is not configured. */
-  searxngEndpoint: string;
-  /**
-   * Mail relay for monitors' email notifications (`smtp://[user:pass@]host[:port]` with STARTTLS when offered, or
-   * `smtps://`); empty = email notifications are refused. @default ""
-   */
-  smtpUrl: string;
-  /** Sender address of crawlbox's mail. @default "crawlbox@localhost" */
-  smtpFrom: string;
-  /** SearXNG engines to ask (upstream's `SEARXNG_ENGINES`, comma-separated); empty = the instance's defaults. */
-  searxngEngines: string;
-  /** SearXNG categories for web results (upstream's `SEARXNG_CATEGORIES`); empty = `general`. */
-  searxngCategories: string;
-  /** Largest accepted request body. @default 10 MiB */
-  maxRequestBodyBytes: number;
-  /** Largest file accepted by `POST /v2/parse` (the whole multipart body). @default 50 MiB, as upstream */
-  maxUploadBytes: number;
-  /** Largest decoded page body an engine will read. @default 25 MiB */
-  maxPageBytes: number;
-  /** Default scrape deadline when the request gives none. @default 30000 */
-  defaultTimeoutMs: number;
-  /** Credits a key may spend when it has no quota of its own; 0 = unlimited. @default 0 */
-  defaultCreditQuota: number;
-  /** Maximum concurrent scrapes reported to clients (concurrency-check) and enforced for sync scrapes. @default 8 */
-  maxConcurrency: number;
-  /**
-   * Job WebSockets (the SDKs' `watcher`) one API key may hold open at once; beyond it a socket closes 1013 and the JS
-   * SDK polls instead. Each open socket holds a file descriptor, so one key must not take them all. @default 50
-   */
-  maxWatchersPerKey: number;
-  /** Crawl and batch pages processed at once across all jobs. @default 8 */
-  jobConcurrency: number;
-  /** Crawl and batch pages of one host processed at once. @default 4 */
-  perHostConcurrency: number;
-  /** First backoff before a crawl/batch page is retried (doubles per attempt, capped at 60 s). @default 2000 */
-  retryBaseDelayMs: number;
-  /** Cached pages older than this are deleted (hourly). @default 30 days */
-  cacheRetentionMs: number;
-  /**
-   * Change-tracking history of a URL (per key and tag) whose last scrape is older than this is deleted (hourly): each
-   * snapshot holds the page's markdown, so URLs no one scrapes any more must not hold disk for ever. @default 365 days
-   */
-  changeHistoryRetentionMs: number;
-  /** Browser profiles not used (loaded or saved) for this long are deleted (hourly). @default 30 days */
-  profileRetentionMs: number;
-  /**
-   * Most `POST /v2/scrape` results kept for `GET /v2/scrape/{id}` (each ~7 KB of JSON and up): beyond it the oldest go
-   * first, before their 24 h, so a busy server's database cannot grow without bound.
-   */
-  maxStoredResults: number;
-  /** Log verbosity. @default "info" */
-  logLevel: "debug" | "info" | "warn" | "error";
-  /** Send webhooks directly, without the egress gate, so private and loopback receivers work. @default false */
-  allowPrivateWebhooks: boolean;
-  /** How long a webhook delivery waits for the receiver's answer. @default 10000 */
-  webhookTimeoutMs: number;
-  /** OCR worker threads (tesseract.js), created on the first OCR job. @default the number of CPU cores */
-  ocrWorkers: number;
-  /**
-   * Parse worker threads for HTML pages scraped concurrently or longer than 1 Mi characters (scrape/parse-workers); 0 =
-   * parse on the main thread only. @default the number of CPU cores
-   */
-  parseWorkers: number;
-  /**
-   * Documents (PDF, office files, images' decoding) parsed at the same moment, each on a document worker; up to four
-   * times as many may hold a worker while they wait for OCR. Small by default: a hostile 100 KB DOCX can take
-   * about 1 GB while it is converted, and Bun enforces no memory limit on a worker.
-   */
-  documentWorkers: number;
-  /**
-   * Documents that may go on converting past their `POST /v2/scrape`'s timeout at once (scrape/document-continuations.ts;
-   * one per API key). Each holds a document worker, so the default leaves one worker free. @default documentWorkers - 1
-   */
-  documentContinuations: number;
-  /** Folder of extra tesseract `<lang>.traineddata[.gz]` files picked by `location.languages`; empty = English only. */
-  tessdataDir: string;
-  /** Resolution PDF pages are rendered at for OCR. @default 200 */
-  ocrDpi: number;
-  /** ffmpeg executable for the `audio` format (mp3); empty = look it up on PATH, original stream when absent. */
-  ffmpegPath: string;
-  /** Largest media file the `audio` format reads (also bounded by CRAWLBOX_MAX_PAGE_BYTES). @default 100 MiB */
-  maxMediaBytes: number;
-  /** Longest media the `audio` format extracts, when its duration is known. @default 14400 (4 h) */
-  maxMediaSeconds: number;
-  /** Use the browser engine when Chromium is found (`CRAWLBOX_BROWSER=off` disables it). @default true */
-  browserEnabled: boolean;
-  /**
-   * Chromium's own OS sandbox for its renderers (`CRAWLBOX_CHROMIUM_SANDBOX`): `auto` uses it when crawlbox does not
-   * run as root (Chromium cannot sandbox itself as root) and falls back, with a warning, where the system cannot give
-   * it (no user namespaces); `on` requires it (Chromium then fails to start where it cannot); `off` never uses it.
-   */
-  chromiumSandbox: "auto" | "on" | "off";
-  /** Browser pages open at once. @default sized for the machine: max(2, cores), at most one per 300 MB of RAM */
-  browserConcurrency: number;
-  /**
-   * Memory one browser page's renderer may hold (MB; its private resident memory: JavaScript heap, DOM, ArrayBuffers,
-   * WebAssembly). Over it the renderer is killed and the scrape or script fails saying so; Python code gets
-   * MemoryError at three quarters of it. 0: no limit. @default half the machine's memory shared by
-   * `browserConcurrency` pages, from 512 to 2048
-   */
-  browserPageMemoryMb: number;
-  /** Pages after which the Chromium process is replaced by a fresh one. @default 500 */
-  browserRetireAfterPages: number;
-  /** Chromium is closed after this long without a page in use (0: kept running). @default 300000 */
-  browserIdleCloseMs: number;
-  /**
-   * LLM provider: `auto` (OLLAMA_BASE_URL set → ollama, as upstream; else OPENAI_* set → openai; else MODEL_NAME
-   * set → ollama at the default address), `ollama`, `openai` or `off`. @default "auto"
-   */
-  llmProvider: "auto" | "ollama" | "openai" | "off";
-  /** Context window LLM requests are sized for (tokens); long pages are split to fit. @default 8192 */
-  llmContextTokens: number;
-  /** Longest one LLM-backed format may take per page (also bounded by the request's timeout). @default 120000 */
-  llmTimeoutMs: number;
-  /** Tokens one LLM-backed format may spend per page (chunks, repair turns). @default 100000 */
-  llmTokenBudget: number;
-  /** Upstream proxy (`http://user:pass@host:port`) for `proxy: basic` and `auto`'s first attempt; empty = direct. */
-  proxyBasic: string;
-  /** Upstream proxy for `proxy: enhanced`/`stealth` and `auto`'s retry; empty = the basic one (or direct). */
-  proxyEnhanced: string;
-  /** Upstream proxy per `location.country` (upper-case ISO alpha-2 → URL); chosen before the mode's. @default {} */
-  proxyCountries: Record<string, string>;
-  /**
-   * Whether `HTTP_PROXY`, `HTTPS_PROXY` or `ALL_PROXY` (either case) is set. Bun's fetch sends every request
-   * without an explicit `proxy` to that proxy, so the HTTP engine then keeps going through the egress gate's
-   * listener instead of connecting to checked addresses itself: scrapes never take the environment's proxy
-   * (configure `CRAWLBOX_PROXY_BASIC` for that). LLM requests still do.
-   */
-  environmentProxy: boolean;
-}
-
-type Env = Record<string, string | undefined>;
-
-const TRUE = new Set(["1", "true", "yes", "on"]);
-const FALSE = new Set(["0", "false", "no", "off"]);
-
-interface Reader {
-  env: Env;
-  problems: string[];
-}
-
-function str(r: Reader, name: string, def: string): string {
-  const v = r.env[name];
-  return v === undefined || v === "" ? def : v.trim();
-}
-
-function bool(r: Reader, name: string, def: boolean): boolean {
-  const v = r.env[name];
-  if (v === undefined || v === "") return def;
-  const s = v.trim().toLowerCase();
-  if (TRUE.has(s)) return true;
-  if (FALSE.has(s)) return false;
-  r.problems.push(`${name} must be true or false, got "${v}"`);
-  return def;
-}
-
-function int(r: Reader, name: string, def: number, min: number, max: number): number {
-  const v = r.env[name];
-  if (v === undefined || v === "") return def;
-  // Decimal digits only: Number() would also take "0x10", "1e4" and "0b11", which nobody means in a setting.
-  const n = /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    r.problems.push(`${name} must be an integer from ${min} to ${max}, got "${v}"`);
-    return def;
-  }
-  return n;
-}
-
-function url(r: Reader, name: string, def: string): string {
-  const v = str(r, name, def);
-  if (v === "") return v;
-  try {
-    const u = new URL(v);
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
-    return v.replace(/\/+$/, "");
-  } catch {
-    r.problems.push(`${name} must be an absolute http(s) URL, got "${v}"`);
-    return def;
-  }
-}
-
-/** An upstream proxy URL (validated by the gate's own parser; messages never show the password). */
-function proxyUrl(r: Reader, name: string): string {
-  const v = str(r, name, "");
-  if (v === "") return v;
-  try {
-    parseUpstreamProxy(v);
-    return v;
-  } catch (err) {
-    r.problems.push(`${name}: ${(err as Error).message}`);
-    return "";
-  }
-}
-
-/** `CRAWLBOX_PROXY_COUNTRIES="de=http://…,jp=http://…"`: country → upstream proxy URL. */
-function proxyCountries(r: Reader): Record<string, string> {
-  const name = "CRAWLBOX_PROXY_COUNTRIES";
-  const out: Record<string, string> = {};
-  for (const [i, entry] of str(r, name, "").split(",").entries()) {
-    const e = entry.trim();
-    if (e === "") continue;
-    const eq = e.indexOf("=");
-    const country = (eq < 0 ? e : e.slice(0, eq)).trim().toUpperCase();
-    const url = eq < 0 ? "" : e.slice(eq + 1).trim();
-    if (!/^[A-Z]{2}$/.test(country) || url === "") {
-      // Entry number, not the text: a malformed entry may still hold a password.
-      r.problems.push(`${name} entry ${i + 1} must be <two-letter country>=<http proxy URL>`);
-      continue;
-    }
-    if (out[country] !== undefined) r.problems.push(`${name} names ${country} twice`);
-    try {
-      parseUpstreamProxy(url);
-      out[country] = url;
-    } catch (err) {
-      r.problems.push(`${name} (${country}): ${(err as Error).message}`);
-    }
-  }
-  return out;
-}
-
-/** `CRAWLBOX_CORS_ORIGINS`: `*`, or comma-separated origins (`scheme://host[:port]`); unset: `*` when auth is on. */
-function corsOrigins(r: Reader, authEnabled: boolean): string[] {
-  const name = "CRAWLBOX_CORS_ORIGINS";
-  const raw = r.env[name];
-  if (raw === undefined || raw.trim() === "") return authEnabled ? ["*"] : [];
-  const out: string[] = [];
-  for (const entry of raw.split(",").map((e) => e.trim()).filter(Boolean)) {
-    if (entry === "*") {
-      out.push("*");
-      continue;
-    }
-    let origin: string | undefined;
-    try {
-      const u = new URL(entry);
-      if ((u.protocol === "http:" || u.protocol === "https:") && u.origin === entry.replace(/\/$/, "")) origin = u.origin;
-    } catch {
-      // reported below
-    }
-    if (origin) out.push(origin);
-    else r.problems.push(`${name} entries must be * or an origin such as https://app.example.com (scheme, host and port only), got "${entry}"`);
-  }
-  return out;
 }
 
 /** Default Ollama address (Ollama's own default port, on this machine). */
@@ -317,13 +37,6 @@ export const OLLAMA_DEFAULT_BASE_URL = "http://127.0.0.1:11434";
  */
 export function normaliseOllamaBaseUrl(url: string): string {
   return url.replace(/\/+$/, "").replace(/\/api$/i, "").replace(/\/+$/, "");
-}
-
-function llmProvider(r: Reader): Config["llmProvider"] {
-  const v = str(r, "CRAWLBOX_LLM_PROVIDER", "auto").toLowerCase();
-  if (v === "auto" || v === "ollama" || v === "openai" || v === "off") return v;
-  r.problems.push(`CRAWLBOX_LLM_PROVIDER must be auto, ollama, openai or off, got "${v}"`);
-  return "auto";
 }
 
 /**

@@ -3,36 +3,23 @@
  * The composition root: builds every long-lived service of a crawlbox process from its {@link Config} in one
  * place (database, keys, credits, cache, egress gate, engines, renderers, scrape service) and closes them in
  * reverse order. Tests build the same graph with a test config, so they exercise the real components.
+ *
+ * Its parts live beside it: the graph's types in server/services-types.ts (re-exported here), the LLM client, engines,
+ * renderers, parsers and scrape service in server/scrape-stack.ts, the periodic upkeep jobs in server/upkeep.ts.
  */
-import type { Database } from "bun:sqlite";
-import { createLlmProviderRegistry, createParserRegistry, createRendererRegistry } from "../../plugins/index.ts";
 import { createHiddenRecheckHook } from "../change-tracking/crawl-recheck.ts";
-import { ChangeHistory } from "../change-tracking/history.ts";
-import type { LlmClient } from "../llm/client.ts";
 import { CrawlPromptService } from "../llm/crawl-prompt.ts";
-import { createLlmClient } from "../llm/registry.ts";
 import { ActivityLog } from "../auth/activity.ts";
 import { CreditLedger } from "../auth/credits.ts";
 import { KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
-import { type AddressClassifier, createEgressGate, type EgressGate, type Resolver } from "../egress/index.ts";
-import { createHttpEngine } from "../engines/http/index.ts";
-import { viaUpstream } from "../engines/http/via-upstream.ts";
-import type { Engine } from "../engines/types.ts";
-import { createEngines, type Engines } from "../engines/browser/index.ts";
-import { createLogger, type Logger } from "../log.ts";
+import { createEgressGate } from "../egress/index.ts";
+import { createLogger } from "../log.ts";
 import { ConcurrencyLimiter } from "../scrape/limiter.ts";
-import type { RendererNeed } from "../scrape/renderer.ts";
-import { createParsePool, type ParsePool } from "../scrape/parse-workers/pool.ts";
-import { createDocumentWorkers, type DocumentWorkers } from "../documents/isolate/pool.ts";
-import { createRedactor } from "../redact/redactor.ts";
-import { createContentCleaner } from "../clean-content/cleaner.ts";
-import { ScrapeService } from "../scrape/service.ts";
 import { createSearxngBackend } from "../search/searxng.ts";
 import { SearchService } from "../search/service.ts";
 import { AgentService } from "../agent/service.ts";
 import { AgentStore } from "../agent/store.ts";
-import { pruneTraces } from "../agent/trace.ts";
 import { MonitorService } from "../monitor/service.ts";
 import { InteractSessions } from "../interact/sessions.ts";
 import { MonitorStore } from "../monitor/store.ts";
@@ -40,17 +27,14 @@ import { crawlRunner } from "../monitor/crawl-target.ts";
 import { searchRunner } from "../monitor/search-target.ts";
 import { ExtractService } from "../extract/service.ts";
 import { ExtractStore } from "../extract/store.ts";
-import { createScheduler, type Scheduler } from "../scheduler/index.ts";
+import { createScheduler } from "../scheduler/index.ts";
 import { FileStore } from "../storage/files.ts";
 import { UploadRefStore } from "../parse/upload-refs.ts";
 import { openDatabase } from "../storage/database.ts";
 import { PageCache } from "../storage/page-cache.ts";
-import { ProfileStore } from "../storage/profiles.ts";
-import { FeedbackStore } from "../feedback/store.ts";
 import { ScrapeResults } from "../storage/scrape-results.ts";
 import { VERSION } from "../version.ts";
-import { createWebhookDispatcher, enqueueWebhookEvent, type WebhookDispatcher, type WebhookFetch } from "../webhooks/index.ts";
-import { RobotsCache } from "../crawl/robots-cache.ts";
+import { createWebhookDispatcher, enqueueWebhookEvent } from "../webhooks/index.ts";
 import { createCrawlPlanner } from "../jobs/crawl-planner.ts";
 import { IdempotencyStore } from "../idempotency/store.ts";
 import { JobResults } from "../jobs/results.ts";
@@ -60,106 +44,15 @@ import { createTaskRunner } from "../jobs/task-runner.ts";
 import { taskOptions, type JobEvent } from "../jobs/types.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import { TaskLoader } from "../jobs/task-loader.ts";
-import type { BrowserPool } from "../engines/browser/pool.ts";
-import { ExtractorStore } from "../llm/deterministic/store.ts";
 import { MailOutbox } from "../mail/outbox.ts";
 import { MailRecipients } from "../mail/recipients.ts";
 import { FILE_TTL_MS, fileUrl } from "../storage/files.ts";
-import { findFfmpeg } from "../documents/media/settings.ts";
 import { ScrapeStats } from "../scrape/stats.ts";
+import type { ServiceOptions, Services } from "./services-types.ts";
+import { createScrapeStack } from "./scrape-stack.ts";
+import { scheduleJobUpkeep, scheduleMailUpkeep, scheduleStorageUpkeep, upkeepOn } from "./upkeep.ts";
 
-/** Everything a running crawlbox holds. */
-export interface Services {
-  config: Config;
-  log: Logger;
-  version: string;
-  db: Database;
-  keys: KeyStore;
-  ledger: CreditLedger;
-  /** Each key's recent activity (`GET /v2/team/activity`). */
-  activity: ActivityLog;
-  cache: PageCache;
-  results: ScrapeResults;
-  /** `Idempotency-Key` claims and the responses they replay (src/idempotency). */
-  idempotency: IdempotencyStore;
-  gate: EgressGate;
-  engines: Engines;
-  files: FileStore;
-  /** The upload flow of POST /v2/parse: reserved upload URLs and the files they received. */
-  uploadRefs: UploadRefStore;
-  scheduler: Scheduler;
-  scrape: ScrapeService;
-  /** `POST /v2/search` over the configured SearXNG instance (src/search). */
-  search: SearchService;
-  /** `POST /v2/extract` jobs (src/extract). */
-  extract: ExtractService;
-  /** `/v2/agent` runs (src/agent). */
-  agent: AgentService;
-  /** The mail outbox, when a relay is configured (`CRAWLBOX_SMTP_URL`; src/mail). */
-  mail?: MailOutbox;
-  /** Browser sessions of `/v2/scrape/{id}/interact` and `/v2/browser` (src/interact); undefined without the browser engine. */
-  interact?: InteractSessions;
-  /** Saved browser profiles (cookies and storage), per key. */
-  profiles: ProfileStore;
-  /** Feedback on jobs' results (`/v2/feedback`). */
-  feedback: FeedbackStore;
-  /** `/v2/monitor` (src/monitor): scheduled change monitoring; its store for the routes' check listings. */
-  monitors: MonitorService;
-  monitorStore: MonitorStore;
-  /** Parse worker threads the scrape service hands concurrent and large pages to. */
-  parseWorkers: ParsePool;
-  /** The threads PDFs and office files are parsed on, stopped at a request's deadline (src/documents/isolate). */
-  documentWorkers: DocumentWorkers;
-  limiter: ConcurrencyLimiter;
-  scrapeStats: ScrapeStats;
-  /** Delivers the webhook outbox; call `kick()` after committing a transaction that enqueued events. */
-  webhooks: WebhookDispatcher;
-  /** The HTTP engine (through the egress gate) that the engine router uses for scrape attempts. */
-  http: Engine;
-  /** {@link http} through the basic upstream proxy when one is configured: robots.txt, sitemaps, map, media. */
-  discoveryHttp: Engine;
-  /** robots.txt per origin, shared by crawls and map (24 h). */
-  robots: RobotsCache;
-  /** Crawl and batch jobs: the store, its read side, the workers and the service the routes use. */
-  jobStore: SqliteJobStore;
-  jobResults: JobResults;
-  workers: WorkerPool;
-  jobs: JobService;
-  /** The configured LLM (json, summary, crawl prompts, …); undefined when none is configured. */
-  llm?: LlmClient;
-  /** Turns crawl prompts into crawler options (POST /v2/crawl `prompt`, /v2/crawl/params-preview). */
-  crawlPrompts: CrawlPromptService;
-  /** Stops background work and releases the database and sockets. */
-  close(): Promise<void>;
-}
-
-/** Options for tests and embedding. */
-export interface ServiceOptions {
-  log?: Logger;
-  /** DNS resolver for the egress gate (tests inject one). */
-  resolver?: Resolver;
-  /** Address policy of the egress gate (tests declare a fixture address public). */
-  classify?: AddressClassifier;
-  now?: () => number;
-  /** fetch used for webhook deliveries (tests inject one). */
-  webhookFetch?: WebhookFetch;
-  /** fetch under the LLM provider's pinned fetch (tests observe it). @default fetch */
-  llmFetch?: typeof fetch;
-  /** fetch under the search backend's pinned fetch (tests observe it). @default fetch */
-  searchFetch?: typeof fetch;
-  /**
-   * Start the job workers and the webhook dispatcher, which first take over what a previous process left
-   * running, and the periodic upkeep (expiry, cache compaction, the mail outbox). `false` for a one-off
-   * `crawlbox scrape` on the data folder of a server that may be running: it must neither requeue that server's
-   * pages, nor work on its jobs, nor send its mail. @default true
-   */
-  background?: boolean;
-  /** The parse worker pool (tests inject one that fails or that sends every page to a worker). @default `CRAWLBOX_PARSE_WORKERS` workers */
-  parsePool?: ParsePool;
-}
-
-/** Capabilities beyond what the engines bring (the engine router adds `browser`); LLM providers add `llm`. */
-const CAPABILITIES: ReadonlySet<RendererNeed> = new Set<RendererNeed>();
+export type { ServiceOptions, Services } from "./services-types.ts";
 
 /** Builds the service graph for `config`. */
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
@@ -182,65 +75,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     // One gate listener per configured upstream proxy; the engine router picks one per attempt (docs/browser.md).
     upstreamProxies: [...new Set([config.proxyBasic, config.proxyEnhanced, ...Object.values(config.proxyCountries)].filter((u) => u !== ""))],
   });
-  // LLM traffic bypasses the egress gate, but only to the configured provider address (llm/pinned-fetch.ts).
-  const llm = createLlmClient(config, createLlmProviderRegistry(), options.llmFetch);
-  if (llm) log.info("LLM provider configured", { provider: llm.provider.name, address: llm.provider.address, model: llm.provider.model });
-  // One HTTP engine and one robots.txt cache for scrapes, crawls and map. Fetches that are not a scrape attempt
-  // take the basic upstream proxy like a scrape's first attempt (engines/http/via-upstream.ts).
-  const http = createHttpEngine({ gate, pinned: !config.environmentProxy });
-  if (config.environmentProxy) {
-    log.warn("HTTP_PROXY/HTTPS_PROXY/ALL_PROXY is set: scrapes do not use it (set CRAWLBOX_PROXY_BASIC for an upstream proxy); LLM requests do");
-  }
-  const discoveryHttp = viaUpstream(http, config.proxyBasic);
-  const robots = new RobotsCache({ engine: discoveryHttp, now });
-  const changeHistory = new ChangeHistory(db);
-  const media = {
-    ffmpegPath: findFfmpeg(config.ffmpegPath),
-    maxBytes: Math.min(config.maxMediaBytes, config.maxPageBytes),
-    maxSeconds: config.maxMediaSeconds,
-    fetch: (url: string, maxBodyBytes: number, timeoutMs: number, signal?: AbortSignal) => discoveryHttp.fetch({ url, timeoutMs, maxBodyBytes }, signal),
-  };
-  const extractors = new ExtractorStore(db);
-  // The pool is made with the engines, after the renderers: `deterministicJson` reads it when it renders a page.
-  let browserPool: BrowserPool | undefined;
-  const renderers = createRendererRegistry({ llm, llmLimits: config, changeHistory, media, deterministic: { pool: () => browserPool, store: extractors } });
-  const profiles = new ProfileStore(db, now);
-  const feedback = new FeedbackStore(db);
-  const engines = createEngines({
-    config,
-    gate,
-    http,
-    profiles,
-    log,
-    formatNeedsBrowser: (type) => renderers.get(type)?.needs.includes("browser") ?? false,
-  });
-  browserPool = engines.pool;
-  const documentWorkers = createDocumentWorkers({ size: config.documentWorkers, onWorkerError: (message) => log.warn(message) });
-  const parsers = createParserRegistry({
-    documents: documentWorkers,
-    ocrWorkers: config.ocrWorkers,
-    tessdataDir: config.tessdataDir,
-    ocrDpi: config.ocrDpi,
-    onWorkerError: (message) => log.warn(message),
-  });
-  const parseWorkers = options.parsePool ?? createParsePool({ size: config.parseWorkers, onWorkerError: (message) => log.warn(message) });
-  const scrape = new ScrapeService({
-    engines,
-    renderers,
-    parsers,
-    cache,
-    results,
-    ledger,
-    maxPageBytes: config.maxPageBytes,
-    privateNetwork: config.allowPrivateNetwork,
-    maxDocumentContinuations: config.documentContinuations,
-    capabilities: new Set<RendererNeed>([...CAPABILITIES, ...(llm ? ["llm" as const] : []), ...(engines.pool ? ["sandbox" as const] : [])]),
-    now,
-    log,
-    parseWorkers,
-    redactor: createRedactor(llm, config),
-    ...(llm ? { cleaner: createContentCleaner(llm, config) } : {}),
-  });
+  const { llm, http, discoveryHttp, robots, changeHistory, extractors, profiles, feedback, engines, documentWorkers, parsers, parseWorkers, scrape } =
+    createScrapeStack(config, options, { db, gate, cache, results, ledger, log, now });
   const limiter = new ConcurrencyLimiter(config.maxConcurrency);
   // Like the LLM provider, SearXNG is the operator's own service: reached by a pinned fetch, not the egress gate.
   const searchBackend = config.searxngEndpoint
@@ -268,42 +104,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
   });
   const scheduler = createScheduler(log);
   const background = options.background ?? true;
-  /**
-   * Periodic upkeep (expiry, compaction, the mail outbox) belongs to the server: a one-off `crawlbox scrape` on the
-   * same data folder (background: false) must not run it beside the server (it sent the outbox's due mail, which
-   * the server sends too: the outbox has no claim across processes).
-   */
-  const upkeep = (name: string, cron: string, run: () => void) => {
-    if (background) scheduler.every(name, cron, run);
-  };
-  upkeep("expire-files-trim-results", "0 * * * * *", () => {
-    void files.prune();
-    uploadRefs.prune();
-    // Checked every minute: a busy server stores hundreds of results a second.
-    results.trim(config.maxStoredResults);
-  });
-  upkeep("expire-results", "0 7 * * * *", () => {
-    activity.prune();
-    results.prune(now());
-    idempotency.prune(now());
-    extractStore.prune(now());
-    agentStore.prune(now());
-    pruneTraces(db);
-    monitorStore.prune(now());
-    feedback.prune(now());
-    extractors.prune(now());
-    cache.prune(now() - config.cacheRetentionMs);
-    profiles.prune(now() - config.profileRetentionMs);
-    changeHistory.prune(now() - config.changeHistoryRetentionMs);
-  });
-  // Every five minutes: pages fetched again and again (maxAge: 0) leave their old copies behind quickly (a soak at
-  // ~140 misses a second left 473 MB of segments for 208 live pages before the hourly run).
-  upkeep("compact-cache", "0 */5 * * * *", () => {
-    void cache
-      .compact()
-      .then((r) => r.segments > 0 && log.info("page cache compacted", { ...r }))
-      .catch((err: unknown) => log.warn("page cache compaction failed", { error: err instanceof Error ? err.message : String(err) }));
-  });
+  const upkeep = upkeepOn(scheduler, background);
+  // extractStore, agentStore and monitorStore are created further down: the hourly expiry reads them when it runs.
+  const later = () => ({ extractStore, agentStore, monitorStore });
+  scheduleStorageUpkeep(upkeep, { config, log, now, db, files, uploadRefs, results, activity, idempotency, feedback, extractors, cache, profiles, changeHistory, later });
   const webhooks = createWebhookDispatcher({
     db,
     secret: config.webhookSecret,
@@ -377,10 +181,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const crawl = crawlRunner({ jobs, jobStore, jobResults, publicBaseUrl: config.publicUrl || `http://${listenHost}:${config.port}` });
   // Email notifications go through the operator's relay, like the LLM and SearXNG reached without the egress gate.
   const mail = config.smtpUrl ? new MailOutbox(db, { url: config.smtpUrl, from: config.smtpFrom }, (message, fields) => log.warn(message, fields), now) : undefined;
-  if (mail) {
-    upkeep("deliver-mail", "*/30 * * * * *", () => void mail.deliver());
-    upkeep("expire-mail", "0 23 * * * *", () => mail.prune());
-  }
+  if (mail) scheduleMailUpkeep(upkeep, mail);
   const monitors = new MonitorService({
     ...research,
     store: monitorStore,
@@ -390,7 +191,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ...(mail ? { mail, recipients: new MailRecipients(db, now), ...(config.publicUrl ? { publicBaseUrl: config.publicUrl } : {}) } : {}),
     ...(searchBackend ? { searchTarget: searchRunner(search) } : {}),
   });
-  upkeep("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
+  scheduleJobUpkeep(upkeep, jobResults);
   if (background) {
     workers.start();
     taskLoader.start();
