@@ -253,9 +253,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await parseWorkers.close();
       await gate.close();
       cache.close();
-      results.flush();
+      // The ledger's and the activity's queues first: their flush never throws, the results' may (a full disk).
       ledger.flush();
       activity.flush();
+      results.flush();
       db.close();
     },
   };
