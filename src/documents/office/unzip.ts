@@ -8,7 +8,8 @@
  * mistook the bytes of an image for one). Each kept entry is inflated in slices and its output counted as it
  * comes: a part that inflates past the size the directory declares, or parts past {@link MAX_OFFICE_UNZIPPED_BYTES}
  * together, stop the read at once. (A one-shot inflate bounded only the output buffer: a header declaring 1000
- * bytes over gigabytes of compressed zeros kept the main thread inflating into nothing for minutes.)
+ * bytes over gigabytes of compressed zeros kept the main thread inflating into nothing for minutes.) ZIP64
+ * archives (an end record and entry fields in ZIP64's 8-byte form, which some writers use for every file) are read.
  */
 import { Inflate } from "fflate";
 import { DocumentCorruptError, MediaTooLargeError } from "../errors.ts";
@@ -32,8 +33,8 @@ interface Entry {
   localHeader: number;
 }
 
-/** The central directory's entries (end record searched from the end, as the comment may follow it). */
-function centralDirectory(b: Uint8Array, view: DataView): Entry[] {
+/** Where the central directory starts and how many entries it has, from the end record (ZIP64's when it says so). */
+function directoryLocation(b: Uint8Array, view: DataView): { count: number; at: number } {
   let end = -1;
   for (let i = b.length - 22; i >= Math.max(0, b.length - 22 - 0xffff); i--) {
     if (view.getUint32(i, true) === 0x06054b50) {
@@ -43,12 +44,61 @@ function centralDirectory(b: Uint8Array, view: DataView): Entry[] {
   }
   if (end < 0) throw new Error("no end of central directory");
   const count = view.getUint16(end + 10, true);
-  let at = view.getUint32(end + 16, true);
+  const at = view.getUint32(end + 16, true);
+  if (count !== 0xffff && at !== 0xffffffff && view.getUint32(end + 12, true) !== 0xffffffff) return { count, at };
+  // A field at its maximum: the real values are in the ZIP64 end record, which the locator just before names. Some
+  // writers use it for every archive, however small; others only past 65,535 entries or 4 GiB.
+  const locator = end - 20;
+  if (locator < 0 || view.getUint32(locator, true) !== 0x07064b50) return { count, at };
+  const record = big(view, locator + 8);
+  if (record + 56 > b.length || view.getUint32(record, true) !== 0x06064b50) throw new Error("damaged ZIP64 end of central directory");
+  return { count: big(view, record + 32), at: big(view, record + 48) };
+}
+
+/** An 8-byte little-endian field, as a number (past 2^53 it cannot be an offset into bytes held in memory). */
+function big(view: DataView, at: number): number {
+  const n = view.getBigUint64(at, true);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error("ZIP64 field out of range");
+  return Number(n);
+}
+
+/**
+ * An entry's sizes and local header offset: the 4-byte fields, or, for those at 0xffffffff, the ZIP64 extra field
+ * (id 1), which holds 8-byte values of just those fields in this order: size, compressed size, local header offset.
+ */
+function zip64Fields(view: DataView, extraAt: number, extraLength: number, entry: Entry): void {
+  for (let at = extraAt; at + 4 <= extraAt + extraLength; ) {
+    const id = view.getUint16(at, true);
+    const length = view.getUint16(at + 2, true);
+    if (id === 0x0001) {
+      let field = at + 4;
+      const next = () => {
+        if (field + 8 > at + 4 + length) throw new Error(`${entry.name}: damaged ZIP64 extra field`);
+        const value = big(view, field);
+        field += 8;
+        return value;
+      };
+      if (entry.size === 0xffffffff) entry.size = next();
+      if (entry.compressedSize === 0xffffffff) entry.compressedSize = next();
+      if (entry.localHeader === 0xffffffff) entry.localHeader = next();
+      return;
+    }
+    at += 4 + length;
+  }
+  throw new Error(`${entry.name}: a size or offset at 0xffffffff without a ZIP64 extra field`);
+}
+
+/** The central directory's entries (end record searched from the end, as the comment may follow it). */
+function centralDirectory(b: Uint8Array, view: DataView): Entry[] {
+  const location = directoryLocation(b, view);
+  const count = location.count;
+  let at = location.at;
   const entries: Entry[] = [];
   const decoder = new TextDecoder();
   for (let n = 0; n < count; n++) {
     if (at + 46 > b.length || view.getUint32(at, true) !== 0x02014b50) throw new Error("damaged central directory");
     const nameLength = view.getUint16(at + 28, true);
+    const extraLength = view.getUint16(at + 30, true);
     const entry: Entry = {
       name: decoder.decode(b.subarray(at + 46, at + 46 + nameLength)),
       method: view.getUint16(at + 10, true),
@@ -56,9 +106,11 @@ function centralDirectory(b: Uint8Array, view: DataView): Entry[] {
       size: view.getUint32(at + 24, true),
       localHeader: view.getUint32(at + 42, true),
     };
-    if (entry.compressedSize === 0xffffffff || entry.size === 0xffffffff || entry.localHeader === 0xffffffff) throw new Error("ZIP64 entries are not supported");
+    if (entry.compressedSize === 0xffffffff || entry.size === 0xffffffff || entry.localHeader === 0xffffffff) {
+      zip64Fields(view, at + 46 + nameLength, Math.min(extraLength, b.length - (at + 46 + nameLength)), entry);
+    }
     entries.push(entry);
-    at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    at += 46 + nameLength + extraLength + view.getUint16(at + 32, true);
   }
   return entries;
 }
