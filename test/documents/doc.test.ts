@@ -84,6 +84,13 @@ describe("DOC", () => {
     expect(() => convertOffice("doc", noTable)).toThrow(expect.objectContaining({ code: "SCRAPE_DOCUMENT_CORRUPT" }));
   });
 
+  test("a Word 6.0/95 document (its own FIB, wIdent 0xA5DC) is an unsupported file that says so, not a corrupt one", () => {
+    const old = doc.slice();
+    const wordAt = Buffer.from(old).indexOf(Buffer.from([0xec, 0xa5]));
+    old[wordAt] = 0xdc;
+    expect(() => convertOffice("doc", old)).toThrow(expect.objectContaining({ code: "SCRAPE_UNSUPPORTED_FILE_ERROR", status: 422, message: expect.stringContaining("Word 6.0/95") }));
+  });
+
   test("500 damaged copies of each of the DOC and XLS fixtures: each converts or is a typed 422, each quickly", () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);

@@ -7,6 +7,7 @@
  * from: paragraph properties are keyed by those offsets (doc-paragraphs.ts).
  */
 import { DocumentCorruptError, DocumentEncryptedError } from "../errors.ts";
+import { UnsupportedFileError } from "../../errors.ts";
 import type { CompoundFile } from "./cfb.ts";
 
 /** The FIB fields the reader uses. */
@@ -34,8 +35,13 @@ const corrupt = (why: string) => new DocumentCorruptError("DOC", why);
 
 /** Reads the FIB of `word` (the WordDocument stream) and opens its table stream. */
 export function readFib(word: Uint8Array, file: CompoundFile): Fib {
-  if (word.length < 0x1aa) throw corrupt("the WordDocument stream is too short for its header");
   const v = new DataView(word.buffer, word.byteOffset, word.byteLength);
+  // Word 6.0 and 95 write their own FIB (wIdent 0xA5DC) and keep their tables in this stream: another format, as an
+  // Excel 5.0/95 workbook is for XLS, not a damaged Word 97 file.
+  if (word.length >= 2 && v.getUint16(0, true) === 0xa5dc) {
+    throw new UnsupportedFileError("application/msword (a Word 6.0/95 document; save it as .doc 97–2003 or .docx)");
+  }
+  if (word.length < 0x1aa) throw corrupt("the WordDocument stream is too short for its header");
   if (v.getUint16(0, true) !== 0xa5ec) throw corrupt("the WordDocument stream has no Word 97 header");
   const flags = v.getUint16(0x0a, true);
   if (flags & 0x0100) throw new DocumentEncryptedError("DOC");
