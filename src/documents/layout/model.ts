@@ -38,10 +38,12 @@ export interface PageText {
   source: "text" | "ocr";
 }
 
-/** Inline content: text with an optional link. */
+/** Inline content: text with an optional link, or a reference to a note (its text is the note's label). */
 export interface Inline {
   text: string;
   href?: string;
+  /** The label of the note this refers to (a footnote or endnote, listed in a `notes` block). */
+  note?: string;
 }
 
 /** A block of the converted document. */
@@ -51,4 +53,6 @@ export type Block =
   | { kind: "list"; ordered: boolean; items: { depth: number; content: Inline[] }[] }
   | { kind: "table"; rows: Inline[][][] }
   | { kind: "code"; text: string }
-  | { kind: "pageMarker"; page: number };
+  | { kind: "pageMarker"; page: number }
+  /** A document's footnotes and endnotes, by the labels their references carry, at the document's end. */
+  | { kind: "notes"; notes: { label: string; content: Inline[] }[] };

@@ -10,7 +10,7 @@ function escapeMarkdown(text: string): string {
 }
 
 function inlineMarkdown(content: Inline[], inTable = false): string {
-  const s = content.map((c) => (c.href ? `[${escapeMarkdown(c.text)}](${c.href.replace(/[()\s]/g, encodeURIComponent)})` : escapeMarkdown(c.text))).join("");
+  const s = content.map((c) => (c.note !== undefined ? `[^${c.note}]` : c.href ? `[${escapeMarkdown(c.text)}](${c.href.replace(/[()\s]/g, encodeURIComponent)})` : escapeMarkdown(c.text))).join("");
   return inTable ? s.replace(/\|/g, "\\|") : s;
 }
 
@@ -67,6 +67,10 @@ export function blocksToMarkdown(blocks: Block[]): string {
       case "pageMarker":
         out.push(`---\n\n<!-- page ${block.page} -->`);
         break;
+      case "notes":
+        // GFM footnotes: `[^1]: text`, one a line.
+        out.push(block.notes.map((n) => `[^${n.label}]: ${inlineMarkdown(n.content)}`).join("\n"));
+        break;
     }
   }
   return out.join("\n\n") + (out.length ? "\n" : "");
@@ -77,7 +81,15 @@ function esc(s: string): string {
 }
 
 function inlineHtml(content: Inline[]): string {
-  return content.map((c) => (c.href ? `<a href="${esc(c.href)}">${esc(c.text)}</a>` : esc(c.text))).join("");
+  return content
+    .map((c) =>
+      c.note !== undefined
+        ? `<sup><a href="#fn-${esc(c.note)}" id="fnref-${esc(c.note)}">${esc(c.note)}</a></sup>`
+        : c.href
+          ? `<a href="${esc(c.href)}">${esc(c.text)}</a>`
+          : esc(c.text),
+    )
+    .join("");
 }
 
 /** HTML of `blocks` (a fragment wrapped in `<html><body>`, with `<title>` when given). */
@@ -126,6 +138,9 @@ export function blocksToHtml(blocks: Block[], title?: string): string {
         break;
       case "pageMarker":
         out.push(`<hr><!-- page ${block.page} -->`);
+        break;
+      case "notes":
+        out.push(`<section class="footnotes"><ol>${block.notes.map((n) => `<li id="fn-${esc(n.label)}">${inlineHtml(n.content)}</li>`).join("")}</ol></section>`);
         break;
     }
   }

@@ -14,7 +14,45 @@ import { checkDepth, child, children, descendants, intAttr, MAX_LIST_DEPTH, pars
  * The parts the converter reads. Only these are inflated: media and embedded files (`word/media/*`,
  * `word/embeddings/*`) were inflated into memory, against the size limit, and never looked at.
  */
-const DOCX_PARTS = new Set(["word/document.xml", "word/styles.xml", "word/numbering.xml", "word/_rels/document.xml.rels", "docProps/core.xml"]);
+const DOCX_PARTS = new Set(["word/document.xml", "word/styles.xml", "word/numbering.xml", "word/_rels/document.xml.rels", "docProps/core.xml", "word/footnotes.xml", "word/endnotes.xml"]);
+
+/**
+ * The document's footnotes and endnotes, labelled 1, 2, … in the order the text first refers to them (as a reader
+ * meets them; endnotes numbered on from the footnotes), and listed at the end of the document.
+ */
+class Notes {
+  private readonly labels = new Map<string, string>();
+  readonly referenced: { label: string; note: XmlElement }[] = [];
+  private readonly byKind: Record<"footnote" | "endnote", Map<string, XmlElement>>;
+
+  constructor(footnotes: XmlElement | undefined, endnotes: XmlElement | undefined) {
+    this.byKind = { footnote: Notes.read(footnotes, "w:footnote"), endnote: Notes.read(endnotes, "w:endnote") };
+  }
+
+  /** The notes of a part by id; the separators Word keeps there (`w:type` other than normal) are not notes. */
+  private static read(root: XmlElement | undefined, tag: string): Map<string, XmlElement> {
+    const out = new Map<string, XmlElement>();
+    if (!root) return out;
+    for (const n of children(root, tag)) {
+      const type = n.getAttribute("w:type");
+      if (!type || type === "normal") out.set(n.getAttribute("w:id") ?? "", n);
+    }
+    return out;
+  }
+
+  /** The label of the note a reference points to; undefined when the document has no such note. */
+  label(kind: "footnote" | "endnote", id: string): string | undefined {
+    const key = `${kind}:${id}`;
+    const known = this.labels.get(key);
+    if (known) return known;
+    const note = this.byKind[kind].get(id);
+    if (!note) return undefined;
+    const label = String(this.referenced.length + 1);
+    this.labels.set(key, label);
+    this.referenced.push({ label, note });
+    return label;
+  }
+}
 
 const decoder = new TextDecoder();
 
@@ -85,12 +123,18 @@ function runText(run: XmlElement): string {
   return s;
 }
 
-function paragraphInline(p: XmlElement, rels: Map<string, string>): Inline[] {
+/** A paragraph's spans; with `notes`, a footnote or endnote reference becomes a reference to its label. */
+function paragraphInline(p: XmlElement, rels: Map<string, string>, notes?: Notes): Inline[] {
   const runs = new InlineRuns();
   const walk = (el: XmlElement, href: string | undefined, depth: number) => {
     checkDepth(depth, "DOCX");
     for (const c of children(el)) {
-      if (c.tagName === "w:r") runs.push(runText(c), href);
+      if (c.tagName === "w:r") {
+        const ref = notes && (child(c, "w:footnoteReference") ?? child(c, "w:endnoteReference"));
+        const label = ref && notes.label(ref.tagName === "w:footnoteReference" ? "footnote" : "endnote", ref.getAttribute("w:id") ?? "");
+        if (label) runs.note(label);
+        runs.push(runText(c), href);
+      }
       else if (c.tagName === "w:hyperlink") {
         const target = rels.get(c.getAttribute("r:id") ?? "");
         walk(c, target && /^(https?:|mailto:)/i.test(target) ? target : undefined, depth + 1);
@@ -112,6 +156,7 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
   const rels = relationships(part(files, "word/_rels/document.xml.rels"));
   const core = part(files, "docProps/core.xml");
   const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
+  const notes = new Notes(part(files, "word/footnotes.xml"), part(files, "word/endnotes.xml"));
 
   const blocks: Block[] = [];
   const visit = (container: XmlElement, nesting: number) => {
@@ -121,7 +166,7 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
         const content = child(el, "w:sdtContent");
         if (content) visit(content, nesting + 1);
       } else if (el.tagName === "w:p") {
-        const content = paragraphInline(el, rels);
+        const content = paragraphInline(el, rels, notes);
         if (content.length === 0) continue;
         const pPr = child(el, "w:pPr");
         const style = child(pPr, "w:pStyle")?.getAttribute("w:val") ?? "";
@@ -145,7 +190,7 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
           children(tr, "w:tc").map((tc) => {
             const cell: Inline[] = [];
             for (const p of descendants(tc, "w:p")) {
-              const c = paragraphInline(p, rels);
+              const c = paragraphInline(p, rels, notes);
               if (c.length && cell.length) cell.push({ text: " " });
               for (const span of c) cell.push(span); // not push(...c): a paragraph of a million spans passes the argument limit
             }
@@ -157,5 +202,18 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
     }
   };
   visit(body, 0);
+  if (notes.referenced.length > 0) {
+    // A note's paragraphs joined with a space; its own links are plain text (they live in the notes' part's relations).
+    const noteBlocks = notes.referenced.map(({ label, note }) => {
+      const content: Inline[] = [];
+      for (const p of descendants(note, "w:p")) {
+        const c = paragraphInline(p, new Map());
+        if (c.length && content.length) content.push({ text: " " });
+        for (const span of c) content.push(span);
+      }
+      return { label, content };
+    });
+    blocks.push({ kind: "notes", notes: noteBlocks });
+  }
   return { blocks, title };
 }

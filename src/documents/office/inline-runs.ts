@@ -14,8 +14,13 @@ export class InlineRuns {
   push(text: string, href?: string): void {
     if (!text) return;
     const last = this.out[this.out.length - 1];
-    if (last && last.href === href) last.text += text;
+    if (last && last.href === href && last.note === undefined) last.text += text;
     else this.out.push(href ? { text, href } : { text });
+  }
+
+  /** Adds a reference to the note labelled `label` (a span of its own: text after it does not join it). */
+  note(label: string): void {
+    this.out.push({ text: label, note: label });
   }
 
   /** The spans, outer whitespace trimmed, empty spans dropped. */

@@ -1,0 +1,58 @@
+/**
+ * DOCX footnotes and endnotes (documents/office/docx.ts): a reference in the text becomes a GFM footnote reference
+ * (`[^1]`, a linked superscript in HTML), labelled in the order the text first refers to the notes (endnotes numbered
+ * on from the footnotes), and the notes are listed at the end; Word's separator notes are not notes, a note referred
+ * to twice is listed once, and a reference to a note the file does not have leaves nothing.
+ */
+import { describe, expect, test } from "bun:test";
+import { strToU8, zipSync } from "fflate";
+import { convertOffice } from "../../src/documents/office/readers.ts";
+
+const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
+const run = (t: string) => `<w:r><w:t xml:space="preserve">${t}</w:t></w:r>`;
+const ref = (kind: "footnote" | "endnote", id: number) => `<w:r><w:rPr><w:rStyle w:val="FootnoteReference"/></w:rPr><w:${kind}Reference w:id="${id}"/></w:r>`;
+const note = (kind: "footnote" | "endnote", id: number, ...paragraphs: string[]) =>
+  `<w:${kind} w:id="${id}">${paragraphs.map((t) => `<w:p><w:r><w:${kind}Ref/></w:r>${run(` ${t}`)}</w:p>`).join("")}</w:${kind}>`;
+
+function docx(body: string, footnotes?: string, endnotes?: string): Uint8Array {
+  const separators = (kind: string) => `<w:${kind} w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:${kind}><w:${kind} w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:${kind}>`;
+  return zipSync({
+    "word/document.xml": strToU8(`<w:document ${W}><w:body>${body}</w:body></w:document>`),
+    ...(footnotes !== undefined ? { "word/footnotes.xml": strToU8(`<w:footnotes ${W}>${separators("footnote")}${footnotes}</w:footnotes>`) } : {}),
+    ...(endnotes !== undefined ? { "word/endnotes.xml": strToU8(`<w:endnotes ${W}>${separators("endnote")}${endnotes}</w:endnotes>`) } : {}),
+  });
+}
+
+describe("DOCX notes", () => {
+  test("references become [^n] in the order the text meets them, and the notes are listed at the end", () => {
+    const bytes = docx(
+      `<w:p>${run("Tomatoes need light")}${ref("footnote", 2)}${run(" and warmth")}${ref("endnote", 1)}${run(".")}</w:p>` +
+        `<w:p>${run("Water them daily")}${ref("footnote", 1)}${run(", as noted")}${ref("footnote", 2)}${run(".")}</w:p>` +
+        `<w:p>${run("A missing note")}${ref("footnote", 9)}${run(" leaves nothing.")}</w:p>`,
+      note("footnote", 1, "In the morning.") + note("footnote", 2, "Eight hours a day.", "More in winter."),
+      note("endnote", 1, "Between 18 and 24 °C."),
+    );
+    const doc = convertOffice("docx", bytes);
+    expect(doc.markdown).toBe(
+      [
+        "Tomatoes need light[^1] and warmth[^2].",
+        "",
+        "Water them daily[^3], as noted[^1].",
+        "",
+        "A missing note leaves nothing.",
+        "",
+        "[^1]: Eight hours a day. More in winter.",
+        "[^2]: Between 18 and 24 °C.",
+        "[^3]: In the morning.",
+        "",
+      ].join("\n"),
+    );
+    expect(doc.html).toContain('light<sup><a href="#fn-1" id="fnref-1">1</a></sup> and warmth');
+    expect(doc.html).toContain('<section class="footnotes"><ol><li id="fn-1">Eight hours a day. More in winter.</li><li id="fn-2">Between 18 and 24 °C.</li><li id="fn-3">In the morning.</li></ol></section>');
+  });
+
+  test("a document without notes, or whose notes part has only Word's separators, has no notes block", () => {
+    expect(convertOffice("docx", docx(`<w:p>${run("Plain.")}</w:p>`)).markdown).toBe("Plain.\n");
+    expect(convertOffice("docx", docx(`<w:p>${run("Plain.")}</w:p>`, "", "")).markdown).toBe("Plain.\n");
+  });
+});
