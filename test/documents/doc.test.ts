@@ -89,6 +89,11 @@ describe("DOC", () => {
     const wordAt = Buffer.from(old).indexOf(Buffer.from([0xec, 0xa5]));
     old[wordAt] = 0xdc;
     expect(() => convertOffice("doc", old)).toThrow(expect.objectContaining({ code: "SCRAPE_UNSUPPORTED_FILE_ERROR", status: 422, message: expect.stringContaining("Word 6.0/95") }));
+    // A Word 95 FIB with the Word 97 wIdent: its nFib (104) says so (as Apache POI reads it).
+    const word95 = doc.slice();
+    word95[wordAt + 2] = 0x68;
+    word95[wordAt + 3] = 0x00;
+    expect(() => convertOffice("doc", word95)).toThrow(expect.objectContaining({ code: "SCRAPE_UNSUPPORTED_FILE_ERROR" }));
   });
 
   test("500 damaged copies of each of the DOC and XLS fixtures: each converts or is a typed 422, each quickly", () => {

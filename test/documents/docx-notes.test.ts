@@ -51,6 +51,27 @@ describe("DOCX notes", () => {
     expect(doc.html).toContain('<section class="footnotes"><ol><li id="fn-1">Eight hours a day. More in winter.</li><li id="fn-2">Between 18 and 24 °C.</li><li id="fn-3">In the morning.</li></ol></section>');
   });
 
+  test("what follows a reference stays text: a `:` (a definition at a line's start) and a `(` (a link) are escaped", () => {
+    const bytes = docx(`<w:p>${run("Body")}${ref("footnote", 1)}</w:p><w:p>${ref("footnote", 2)}${run(": applies to all tables.")}</w:p><w:p>${run("Smith")}${ref("footnote", 1)}${run("(2019) found it.")}</w:p>`, note("footnote", 1, "One.") + note("footnote", 2, "Two."));
+    expect(convertOffice("docx", bytes).markdown).toBe("Body[^1]\n\n[^2]\\: applies to all tables.\n\nSmith[^1]\\(2019) found it.\n\n[^1]: One.\n[^2]: Two.\n");
+  });
+
+  test("a reference stands where it is in its run; a custom mark after it is left out; a heading's note is not in the title", () => {
+    const inRun = `<w:p><w:r><w:t>word</w:t><w:footnoteReference w:id="1"/><w:t xml:space="preserve"> after</w:t></w:r></w:p>`;
+    const custom = `<w:p>${run("Custom")}<w:r><w:footnoteReference w:customMarkFollows="1" w:id="2"/><w:t>*</w:t></w:r>${run(" mark.")}</w:p>`;
+    const heading = `<w:p><w:pPr><w:outlineLvl w:val="0"/></w:pPr>${run("Annual Report")}${ref("footnote", 1)}</w:p>`;
+    const doc = convertOffice("docx", docx(heading + inRun + custom, note("footnote", 1, "One.") + note("footnote", 2, "Two.")));
+    expect(doc.markdown).toBe("# Annual Report[^1]\n\nword[^1] after\n\nCustom[^2] mark.\n\n[^1]: One.\n[^2]: Two.\n");
+    expect(doc.metadata.title).toBe("Annual Report");
+    // Only a note's first reference carries the id its backlink would use.
+    expect(doc.html.match(/id="fnref-1"/g)).toHaveLength(1);
+  });
+
+  test("a notes part that is not XML leaves the notes out; the body still converts", () => {
+    const bytes = zipSync({ "word/document.xml": strToU8(`<w:document ${W}><w:body><w:p>${run("Body")}${ref("footnote", 1)}</w:p></w:body></w:document>`), "word/footnotes.xml": strToU8("not xml <<<") });
+    expect(convertOffice("docx", bytes).markdown).toBe("Body\n");
+  });
+
   test("a document without notes, or whose notes part has only Word's separators, has no notes block", () => {
     expect(convertOffice("docx", docx(`<w:p>${run("Plain.")}</w:p>`)).markdown).toBe("Plain.\n");
     expect(convertOffice("docx", docx(`<w:p>${run("Plain.")}</w:p>`, "", "")).markdown).toBe("Plain.\n");

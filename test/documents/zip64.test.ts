@@ -82,5 +82,15 @@ describe("ZIP64 office documents", () => {
       }
     }
     expect(() => unzipParts(bare, "DOCX", () => true)).toThrow(/DOCX/);
+    // The entry's extra field ends inside its ZIP64 field: the values are not read from what follows it.
+    const short = zip64(parts);
+    const sv = new DataView(short.buffer);
+    for (let i = 0; i < short.length - 4; i++) {
+      if (sv.getUint32(i, true) === 0x02014b50) {
+        sv.setUint16(i + 30, 8 + 4, true);
+        break;
+      }
+    }
+    expect(() => unzipParts(short, "DOCX", () => true)).toThrow(/damaged ZIP64 extra field/);
   });
 });

@@ -10,7 +10,15 @@ function escapeMarkdown(text: string): string {
 }
 
 function inlineMarkdown(content: Inline[], inTable = false): string {
-  const s = content.map((c) => (c.note !== undefined ? `[^${c.note}]` : c.href ? `[${escapeMarkdown(c.text)}](${c.href.replace(/[()\s]/g, encodeURIComponent)})` : escapeMarkdown(c.text))).join("");
+  const s = content
+    .map((c, i) => {
+      if (c.note !== undefined) return `[^${c.note}]`;
+      if (c.href) return `[${escapeMarkdown(c.text)}](${c.href.replace(/[()\s]/g, encodeURIComponent)})`;
+      const text = escapeMarkdown(c.text);
+      // Right after a note reference, `:` would make it a footnote definition (at a line's start) and `(` a link.
+      return content[i - 1]?.note !== undefined ? text.replace(/^[:(]/, "\\$&") : text;
+    })
+    .join("");
   return inTable ? s.replace(/\|/g, "\\|") : s;
 }
 
@@ -80,28 +88,32 @@ function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
-function inlineHtml(content: Inline[]): string {
+/** `seen`: the notes already referred to in the document (only a note's first reference carries the `fnref-` id). */
+function inlineHtml(content: Inline[], seen: Set<string>): string {
   return content
-    .map((c) =>
-      c.note !== undefined
-        ? `<sup><a href="#fn-${esc(c.note)}" id="fnref-${esc(c.note)}">${esc(c.note)}</a></sup>`
-        : c.href
-          ? `<a href="${esc(c.href)}">${esc(c.text)}</a>`
-          : esc(c.text),
-    )
+    .map((c) => {
+      if (c.note !== undefined) {
+        const id = seen.has(c.note) ? "" : ` id="fnref-${esc(c.note)}"`;
+        seen.add(c.note);
+        return `<sup><a href="#fn-${esc(c.note)}"${id}>${esc(c.note)}</a></sup>`;
+      }
+      return c.href ? `<a href="${esc(c.href)}">${esc(c.text)}</a>` : esc(c.text);
+    })
     .join("");
 }
 
 /** HTML of `blocks` (a fragment wrapped in `<html><body>`, with `<title>` when given). */
 export function blocksToHtml(blocks: Block[], title?: string): string {
   const out: string[] = [];
+  const seen = new Set<string>();
+  const inline = (content: Inline[]) => inlineHtml(content, seen);
   for (const block of blocks) {
     switch (block.kind) {
       case "heading":
-        out.push(`<h${block.level}>${inlineHtml(block.content)}</h${block.level}>`);
+        out.push(`<h${block.level}>${inline(block.content)}</h${block.level}>`);
         break;
       case "paragraph":
-        out.push(`<p>${inlineHtml(block.content)}</p>`);
+        out.push(`<p>${inline(block.content)}</p>`);
         break;
       case "list": {
         const tag = block.ordered ? "ol" : "ul";
@@ -118,7 +130,7 @@ export function blocksToHtml(blocks: Block[], title?: string): string {
             }
           }
           depth = d;
-          html += `<li>${inlineHtml(it.content)}`;
+          html += `<li>${inline(it.content)}`;
         });
         html += "</li>" + "</ul></li>".repeat(depth) + `</${tag}>`;
         out.push(html);
@@ -127,8 +139,8 @@ export function blocksToHtml(blocks: Block[], title?: string): string {
       case "table": {
         const [head, ...rest] = block.rows;
         out.push(
-          `<table><thead><tr>${head!.map((c) => `<th>${inlineHtml(c)}</th>`).join("")}</tr></thead><tbody>${rest
-            .map((r) => `<tr>${r.map((c) => `<td>${inlineHtml(c)}</td>`).join("")}</tr>`)
+          `<table><thead><tr>${head!.map((c) => `<th>${inline(c)}</th>`).join("")}</tr></thead><tbody>${rest
+            .map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join("")}</tr>`)
             .join("")}</tbody></table>`,
         );
         break;
@@ -140,7 +152,7 @@ export function blocksToHtml(blocks: Block[], title?: string): string {
         out.push(`<hr><!-- page ${block.page} -->`);
         break;
       case "notes":
-        out.push(`<section class="footnotes"><ol>${block.notes.map((n) => `<li id="fn-${esc(n.label)}">${inlineHtml(n.content)}</li>`).join("")}</ol></section>`);
+        out.push(`<section class="footnotes"><ol>${block.notes.map((n) => `<li id="fn-${esc(n.label)}">${inline(n.content)}</li>`).join("")}</ol></section>`);
         break;
     }
   }

@@ -36,9 +36,10 @@ const corrupt = (why: string) => new DocumentCorruptError("DOC", why);
 /** Reads the FIB of `word` (the WordDocument stream) and opens its table stream. */
 export function readFib(word: Uint8Array, file: CompoundFile): Fib {
   const v = new DataView(word.buffer, word.byteOffset, word.byteLength);
-  // Word 6.0 and 95 write their own FIB (wIdent 0xA5DC) and keep their tables in this stream: another format, as an
-  // Excel 5.0/95 workbook is for XLS, not a damaged Word 97 file.
-  if (word.length >= 2 && v.getUint16(0, true) === 0xa5dc) {
+  // Word 6.0 and 95 write their own FIB (wIdent 0xA5DC, or a Word 97 one with an nFib below 106, as Apache POI reads
+  // it) and keep their tables in this stream: another format, as an Excel 5.0/95 workbook is for XLS, not a damaged
+  // Word 97 file.
+  if (word.length >= 4 && (v.getUint16(0, true) === 0xa5dc || v.getUint16(2, true) < 106)) {
     throw new UnsupportedFileError("application/msword (a Word 6.0/95 document; save it as .doc 97–2003 or .docx)");
   }
   if (word.length < 0x1aa) throw corrupt("the WordDocument stream is too short for its header");

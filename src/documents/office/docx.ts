@@ -61,6 +61,16 @@ function part(files: Record<string, Uint8Array>, name: string): XmlElement | und
   return bytes ? parseXml(decoder.decode(bytes), "DOCX", name) : undefined;
 }
 
+/** A part the document reads without: one that is not XML leaves it out (the body still converts). */
+function optionalPart(files: Record<string, Uint8Array>, name: string): XmlElement | undefined {
+  try {
+    return part(files, name);
+  } catch (err) {
+    if (err instanceof DocumentCorruptError) return undefined;
+    throw err;
+  }
+}
+
 /** The heading level (1–6) of a `w:outlineLvl` value (0–8; 9 is body text), if it names one. */
 function outlineLevel(value: string | null | undefined): number | undefined {
   const n = intAttr(value, -1, 9, -1);
@@ -112,15 +122,35 @@ function relationships(rels: XmlElement | undefined): Map<string, string> {
   return out;
 }
 
+/** The text one child of a run stands for (text, a tab, a break, a non-breaking hyphen); "" for the rest. */
+function runPartText(c: XmlElement): string {
+  if (c.tagName === "w:t") return c.textContent ?? "";
+  if (c.tagName === "w:tab" || c.tagName === "w:br" || c.tagName === "w:cr") return " ";
+  if (c.tagName === "w:noBreakHyphen") return "-";
+  return "";
+}
+
 function runText(run: XmlElement): string {
   let s = "";
-  for (const c of children(run)) {
-    if (c.tagName === "w:t") s += c.textContent ?? "";
-    else if (c.tagName === "w:tab") s += " ";
-    else if (c.tagName === "w:br" || c.tagName === "w:cr") s += " ";
-    else if (c.tagName === "w:noBreakHyphen") s += "-";
-  }
+  for (const c of children(run)) s += runPartText(c);
   return s;
+}
+
+/**
+ * One run's text and note references, in their order in the run. A reference with `w:customMarkFollows` is followed
+ * by its own mark (a `*`, a dagger) as text: the reference stands for it, so the mark is left out.
+ */
+function runInline(run: XmlElement, href: string | undefined, runs: InlineRuns, notes?: Notes): void {
+  if (!notes || !(child(run, "w:footnoteReference") ?? child(run, "w:endnoteReference"))) return runs.push(runText(run), href);
+  let skipMark = false;
+  for (const c of children(run)) {
+    if (c.tagName === "w:footnoteReference" || c.tagName === "w:endnoteReference") {
+      const label = notes.label(c.tagName === "w:footnoteReference" ? "footnote" : "endnote", c.getAttribute("w:id") ?? "");
+      if (label) runs.note(label);
+      skipMark = label !== undefined && /^(1|true|on)$/.test(c.getAttribute("w:customMarkFollows") ?? "");
+    } else if (skipMark && c.tagName === "w:t") skipMark = false;
+    else runs.push(runPartText(c), href);
+  }
 }
 
 /** A paragraph's spans; with `notes`, a footnote or endnote reference becomes a reference to its label. */
@@ -129,12 +159,7 @@ function paragraphInline(p: XmlElement, rels: Map<string, string>, notes?: Notes
   const walk = (el: XmlElement, href: string | undefined, depth: number) => {
     checkDepth(depth, "DOCX");
     for (const c of children(el)) {
-      if (c.tagName === "w:r") {
-        const ref = notes && (child(c, "w:footnoteReference") ?? child(c, "w:endnoteReference"));
-        const label = ref && notes.label(ref.tagName === "w:footnoteReference" ? "footnote" : "endnote", ref.getAttribute("w:id") ?? "");
-        if (label) runs.note(label);
-        runs.push(runText(c), href);
-      }
+      if (c.tagName === "w:r") runInline(c, href, runs, notes);
       else if (c.tagName === "w:hyperlink") {
         const target = rels.get(c.getAttribute("r:id") ?? "");
         walk(c, target && /^(https?:|mailto:)/i.test(target) ? target : undefined, depth + 1);
@@ -156,7 +181,7 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
   const rels = relationships(part(files, "word/_rels/document.xml.rels"));
   const core = part(files, "docProps/core.xml");
   const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
-  const notes = new Notes(part(files, "word/footnotes.xml"), part(files, "word/endnotes.xml"));
+  const notes = new Notes(optionalPart(files, "word/footnotes.xml"), optionalPart(files, "word/endnotes.xml"));
 
   const blocks: Block[] = [];
   const visit = (container: XmlElement, nesting: number) => {

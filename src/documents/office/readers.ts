@@ -29,7 +29,8 @@ export function convertOffice(kind: OfficeKind, bytes: Uint8Array): ConvertedDoc
   const { blocks, title } = READERS[kind](bytes) as { blocks: Block[]; title?: string };
   const metadata: Record<string, unknown> = {};
   const heading = blocks.find((b) => b.kind === "heading");
-  const t = title ?? (heading?.kind === "heading" ? heading.content.map((c) => c.text).join("") : undefined);
+  // A note reference's text is its label, not the heading's.
+  const t = title ?? (heading?.kind === "heading" ? heading.content.filter((c) => c.note === undefined).map((c) => c.text).join("") : undefined);
   if (t) metadata.title = t;
   return convertBlocks(blocks, metadata, 1);
 }

@@ -73,7 +73,7 @@ function zip64Fields(view: DataView, extraAt: number, extraLength: number, entry
     if (id === 0x0001) {
       let field = at + 4;
       const next = () => {
-        if (field + 8 > at + 4 + length) throw new Error(`${entry.name}: damaged ZIP64 extra field`);
+        if (field + 8 > Math.min(at + 4 + length, extraAt + extraLength)) throw new Error(`${entry.name}: damaged ZIP64 extra field`);
         const value = big(view, field);
         field += 8;
         return value;
