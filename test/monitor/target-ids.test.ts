@@ -3,29 +3,15 @@
  * history under its target's id, so removing or reordering targets in a PATCH must not rename the targets left
  * (`target-2` becoming `target-1`), or their unchanged pages come back `new`. A new target gets an id no target had.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { MonitorTarget } from "../../src/api/monitor-targets.ts";
 import { carryTargetIds } from "../../src/monitor/target-ids.ts";
-import { createHarness, type Harness } from "../helpers/harness.ts";
-import { untilCheckEnds } from "../helpers/monitor-checks.ts";
+import { monitorTestbed, untilCheckEnds } from "../helpers/monitor-checks.ts";
 
-let site: ReturnType<typeof Bun.serve>;
-let h: Harness;
-let base: string;
-
-beforeAll(async () => {
-  // Each path answers a page of its own that never changes.
-  site = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => new Response(`<html><body><main><p>Page ${new URL(req.url).pathname}.</p></main></body></html>`, { headers: { "content-type": "text/html" } }) });
-  base = `http://127.0.0.1:${site.port}`;
-  h = await createHarness();
-});
-afterAll(async () => {
-  await h.close();
-  site.stop(true);
-});
-
-const json = async (path: string, init?: Parameters<Harness["request"]>[1]) => ((await (await h.request(path, init)).json()) as any).data;
-const scrape = (path: string) => ({ type: "scrape", urls: [`${base}${path}`] });
+// Each path answers a page of its own that never changes.
+const bed = monitorTestbed((path) => `<html><body><main><p>Page ${path}.</p></main></body></html>`);
+const { json } = bed;
+const scrape = (path: string) => ({ type: "scrape", urls: [`${bed.base}${path}`] });
 
 /** Runs a check now and answers it once it has ended. */
 async function check(monitorId: string): Promise<any> {
@@ -37,7 +23,7 @@ async function check(monitorId: string): Promise<any> {
 const byPath = (c: any) => Object.fromEntries(c.pages.map((p: any) => [new URL(p.url).pathname, [p.targetId, p.status]]));
 
 async function patch(monitorId: string, targets: unknown[]): Promise<any> {
-  const res = await h.request(`/v2/monitor/${monitorId}`, { method: "PATCH", json: { targets } });
+  const res = await bed.h.request(`/v2/monitor/${monitorId}`, { method: "PATCH", json: { targets } });
   const body = (await res.json()) as any;
   expect(res.status).toBe(200);
   return body.data;
@@ -54,7 +40,7 @@ describe("target ids across updates", () => {
     expect(after.summary).toMatchObject({ totalPages: 1, same: 1, new: 0 });
     expect(byPath(after)).toEqual({ "/b": ["target-2", "same"] });
     expect(edited.targets.map((t: any) => t.id)).toEqual(["target-2"]);
-    await h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
+    await bed.h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
   });
 
   test("reordered targets keep their ids; a new target at a dropped one's place is that target edited", async () => {
@@ -71,7 +57,7 @@ describe("target ids across updates", () => {
     const replaced = await patch(m.id, [scrape("/d"), scrape("/b")]);
     expect(replaced.targets.map((t: any) => t.id)).toEqual(["target-1", "target-2"]);
     expect(byPath(await check(m.id))).toEqual({ "/d": ["target-1", "new"], "/b": ["target-2", "same"] });
-    await h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
+    await bed.h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
   });
 
   test("an id the body gives wins over a carried one, and an id-less target may not clash with it", async () => {
@@ -82,17 +68,17 @@ describe("target ids across updates", () => {
     const edited = await patch(m.id, [scrape("/b"), { id: "target-1", ...scrape("/c") }, scrape("/a")]);
     expect(edited.targets.map((t: any) => t.id)).toEqual(["target-2", "target-1", "target-3"]);
     // Ids the body gives must still differ.
-    const twice = await h.request(`/v2/monitor/${m.id}`, { method: "PATCH", json: { targets: [{ id: "x", ...scrape("/a") }, { id: "x", ...scrape("/b") }] } });
+    const twice = await bed.h.request(`/v2/monitor/${m.id}`, { method: "PATCH", json: { targets: [{ id: "x", ...scrape("/a") }, { id: "x", ...scrape("/b") }] } });
     expect(twice.status).toBe(400);
-    await h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
+    await bed.h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
   });
 
   test("creating a monitor names targets by their place, as before", async () => {
     const m = await json("/v2/monitor", { method: "POST", json: { name: "create", schedule: { text: "daily" }, targets: [scrape("/a"), { id: "mine", ...scrape("/b") }, scrape("/c")] } });
     expect(m.targets.map((t: any) => t.id)).toEqual(["target-1", "mine", "target-3"]);
-    const clash = await h.request("/v2/monitor", { method: "POST", json: { name: "clash", schedule: { text: "daily" }, targets: [scrape("/a"), { id: "target-1", ...scrape("/b") }] } });
+    const clash = await bed.h.request("/v2/monitor", { method: "POST", json: { name: "clash", schedule: { text: "daily" }, targets: [scrape("/a"), { id: "target-1", ...scrape("/b") }] } });
     expect(clash.status).toBe(400);
-    await h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
+    await bed.h.request(`/v2/monitor/${m.id}`, { method: "DELETE" });
   });
 });
 

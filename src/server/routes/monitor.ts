@@ -11,7 +11,7 @@ import { monitorPages } from "../../api/monitor-targets.ts";
 import { BadRequestError, NotFoundError } from "../../errors.ts";
 import { estimatedRunsPerMonth } from "../../monitor/schedule.ts";
 import type { MonitorService } from "../../monitor/service.ts";
-import type { CheckPage, CheckRow, MonitorRow } from "../../monitor/rows.ts";
+import type { CheckRow, MonitorRow } from "../../monitor/rows.ts";
 import { publicBaseUrl } from "../public-url.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
