@@ -28,6 +28,24 @@ export interface CreditUsage {
   remainingCredits: number | null;
 }
 
+/**
+ * Credits promised to one piece of work in progress (a scrape, a map, a search): counted against the key's quota by
+ * every other check until released, so that concurrent requests cannot each pass the check on the same last credit.
+ * A hold is not usage: the work charges what it spent ({@link CreditLedger.charge}) and then releases the hold.
+ */
+export interface CreditHold {
+  /**
+   * Raises the hold to `credits` in all; throws {@link InsufficientCreditsError} when the quota cannot cover them.
+   * After release it only checks.
+   */
+  raise(credits: number): void;
+  /** Gives the hold back; a second call does nothing. */
+  release(): void;
+}
+
+/** The hold of a key without a quota: nothing to count. */
+const FREE_HOLD: CreditHold = { raise() {}, release() {} };
+
 /** Counts credits and tokens, and refuses work once a quota is spent. */
 export class CreditLedger {
   private readonly addStmt;
@@ -36,6 +54,8 @@ export class CreditLedger {
   private readonly queue: WriteBehind<QueuedCharge>;
   /** Each key's queued charges summed (what `usage` adds to the table's, without reading the queue). */
   private readonly queuedTotals = new Map<string, { credits: number; tokens: number }>();
+  /** Each key's credits held by work in progress ({@link hold}). */
+  private readonly heldTotals = new Map<string, number>();
 
   /** @param onWriteError told when queued charges cannot be written (they are kept and tried again) */
   constructor(
@@ -119,12 +139,54 @@ export class CreditLedger {
     return months.sort((a, b) => (a.month < b.month ? -1 : a.month > b.month ? 1 : 0));
   }
 
-  /** Throws {@link InsufficientCreditsError} (402) when `who` cannot spend `credits` more. */
+  /**
+   * Throws {@link InsufficientCreditsError} (402) when `who` cannot spend `credits` more: what is spent and what other
+   * work in progress holds both count.
+   */
   assertCanSpend(who: KeyIdentity, credits = 1): void {
     // Without a quota there is nothing to enforce: no usage query on every request's path.
     if (this.quotaOf(who) === null) return;
+    this.assertRoom(who, credits, 0);
+  }
+
+  /**
+   * Holds `credits` of `who`'s quota for work about to start (402 when they are not there), until the hold is
+   * released. Work that checks and then charges after an await uses this instead of {@link assertCanSpend}.
+   */
+  hold(who: KeyIdentity, credits: number): CreditHold {
+    if (this.quotaOf(who) === null) return FREE_HOLD;
+    this.assertRoom(who, credits, 0);
+    let held = 0;
+    const set = (n: number) => {
+      const total = (this.heldTotals.get(who.keyId) ?? 0) + n - held;
+      if (total > 0) this.heldTotals.set(who.keyId, total);
+      else this.heldTotals.delete(who.keyId);
+      held = n;
+    };
+    set(credits);
+    let released = false;
+    return {
+      raise: (n) => {
+        // Released (a document conversion going on past its request's deadline): still checked, no longer held.
+        if (released) return this.assertRoom(who, n, 0);
+        if (n <= held) return;
+        this.assertRoom(who, n, held);
+        set(n);
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        set(0);
+      },
+    };
+  }
+
+  /** Throws unless the quota covers `credits` on top of what is spent and held (less `ownHeld`, the caller's hold). */
+  private assertRoom(who: KeyIdentity, credits: number, ownHeld: number): void {
     const { remainingCredits } = this.usage(who);
-    if (remainingCredits !== null && remainingCredits < credits) throw new InsufficientCreditsError();
+    if (remainingCredits === null) return;
+    const heldByOthers = (this.heldTotals.get(who.keyId) ?? 0) - ownHeld;
+    if (remainingCredits - heldByOthers < credits) throw new InsufficientCreditsError();
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import { parseScrapeBody } from "../api/scrape.ts";
 import type { ScrapeOptions } from "../api/scrape-options.ts";
-import type { CreditLedger } from "../auth/credits.ts";
+import type { CreditHold, CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { CrawlboxError } from "../errors.ts";
 import { forEachLimited } from "../scrape/each-limited.ts";
@@ -64,19 +64,17 @@ export async function readPages(deps: PageReaderDeps, urls: readonly string[], o
   const pages: ReadPage[] = [];
   const failed: string[] = [];
   const cut: string[] = [];
-  let inFlight = 0;
   await forEachLimited([...urls], o.concurrency, o.signal, async (url) => {
+    let hold: CreditHold | undefined;
     try {
-      // The key must be able to pay for this page on top of the job's pages still running (each scrape checks
-      // only its own credit, so several at once could otherwise overspend a nearly spent quota).
-      deps.ledger.assertCanSpend(o.who, inFlight + 1);
+      // The key must be able to pay for this page on top of every page still running, the job's and others': the
+      // credit is held from here, through the wait for a scrape slot, until the job has charged the page.
+      hold = deps.ledger.hold(o.who, 1);
       const options = { ...(o.scrapeOptions ?? DEFAULT_SCRAPE_OPTIONS), formats: [{ type: "markdown" }] } as ScrapeOptions;
       const spec = specFromOptions(url, url, options, {}, deps.config);
-      inFlight++;
+      const creditHold = hold;
       // The page is part of the job's answer, not a scrape result of its own: nothing stored under its id.
-      const scraped = await deps.limiter
-        .run(spec.timeoutMs, () => deps.scrape.scrapePage(spec, o.who, { signal: o.signal, storeResult: false, chargeCredits: false, collectLinks: o.collectLinks === true }), o.who.keyId)
-        .finally(() => inFlight--);
+      const scraped = await deps.limiter.run(spec.timeoutMs, () => deps.scrape.scrapePage(spec, o.who, { signal: o.signal, storeResult: false, chargeCredits: false, creditHold, collectLinks: o.collectLinks === true }), o.who.keyId);
       const doc = scraped.document;
       o.charge(Number(doc.metadata.creditsUsed ?? 0));
       if (doc.metadata.statusCode >= 400) failed.push(`${url}: HTTP ${doc.metadata.statusCode}`);
@@ -89,6 +87,8 @@ export async function readPages(deps: PageReaderDeps, urls: readonly string[], o
     } catch (err) {
       if (o.signal.aborted) throw err;
       failed.push(`${url}: ${err instanceof CrawlboxError ? err.code : (err as Error).message}`);
+    } finally {
+      hold?.release();
     }
   });
   if (failed.length > 0) o.warnings.push(`${failed.length} of ${urls.length} pages could not be read (first: ${failed[0]}).`);

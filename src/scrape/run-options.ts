@@ -5,6 +5,7 @@
  * wanted, and what comes back besides the document. Sync scrapes, crawl and batch pages, search results, extract and
  * agent reads, and `/v2/parse` each set these differently.
  */
+import type { CreditHold } from "../auth/credits.ts";
 import type { Page } from "../engines/types.ts";
 import type { ScrapeDocument } from "./document.ts";
 import type { FileSink } from "./render-context.ts";
@@ -36,6 +37,12 @@ export interface ScrapeRunOptions {
    * page, in the same transaction (jobs/sqlite-store.ts setChargeHook). @default true
    */
   chargeCredits?: boolean;
+  /**
+   * A hold the caller took on the key's quota for this page and keeps until it has charged it (with
+   * `chargeCredits: false`): the scrape raises it to the page's price instead of holding credits of its own, which
+   * other checks would count twice. @default the scrape holds its own, released when it returns
+   */
+  creditHold?: CreditHold;
   /** Also return every link of the page (crawl discovery). */
   collectLinks?: boolean;
   /** changeTracking visibility: `hidden` when a crawl re-checks a page its previous crawl saw (see RenderRun). */

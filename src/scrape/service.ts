@@ -8,12 +8,12 @@
  *                                      └─miss─▶ engine ─────┴▶ render formats ─▶ metadata ─▶ store ─▶ Document
  * ```
  */
-import { patternRedactor, REDACT_PII_EXTRA_CREDITS, type Redactor } from "../redact/redactor.ts";
+import { patternRedactor, type Redactor } from "../redact/redactor.ts";
 import { redactMarkdownView, redactPages, unredactedWarning } from "../redact/stage.ts";
 import { ONLY_CLEAN_CONTENT_EXTRA_CREDITS, type ContentCleaner } from "../clean-content/cleaner.ts";
 import { cleanMarkdownView, type CleaningOutcome } from "../clean-content/stage.ts";
 import type { Logger } from "../log.ts";
-import type { CreditLedger } from "../auth/credits.ts";
+import type { CreditHold, CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { CrawlboxError, ScrapeTimeoutError, UnsupportedFileError } from "../errors.ts";
 import type { ConvertedDocument, DocumentParser, ParserRegistry } from "../documents/types.ts";
@@ -30,16 +30,13 @@ import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { mergeRendered, statusError, withoutServiceFields } from "./document-fields.ts";
 import { ParseTimeoutError, type ParsePool } from "./parse-workers/pool.ts";
 import { createRenderContext, isPlainText, type FileSink, type PrefilledViews } from "./render-context.ts";
-import { formatExtraCredits, type FormatRenderer, type PageView, type RenderRun, type RendererNeed, type RendererRegistry } from "./renderer.ts";
+import { type FormatRenderer, type PageView, type RenderRun, type RendererNeed, type RendererRegistry } from "./renderer.ts";
 import type { ScrapeSpec } from "./spec.ts";
 import { renderActionResults } from "./action-results.ts";
 import { continuationKey, DocumentContinuations } from "./document-continuations.ts";
+import { ENHANCED_PROXY_EXTRA_CREDITS, leastCredits, upFrontCosts, type UpFrontCosts } from "./costs.ts";
 
-/** Credits added to a `lockdown` scrape (upstream's price: 5 in all). */
-export const LOCKDOWN_EXTRA_CREDITS = 4;
-
-/** Credits added to a page served in the enhanced mode (`metadata.proxyUsed: "stealth"`): 5 in all, as upstream. */
-export const ENHANCED_PROXY_EXTRA_CREDITS = 4;
+export { ENHANCED_PROXY_EXTRA_CREDITS, LOCKDOWN_EXTRA_CREDITS } from "./costs.ts";
 
 /** What the service is built from; time and ids are injected so tests can control them. */
 export interface ScrapeServiceDeps {
@@ -142,32 +139,31 @@ export class ScrapeService {
    * (their results live with the job).
    */
   async scrapePage(spec: ScrapeSpec, who: KeyIdentity, options: ScrapeRunOptions = {}): Promise<ScrapedPage> {
+    this.validate(spec);
+    const renderers = this.renderersFor(spec);
+    const costs = upFrontCosts(spec, renderers);
+    // Held, not only checked: a concurrent scrape of the same key sees these credits as taken until this one charges.
+    const hold = options.creditHold ?? this.deps.ledger.hold(who, leastCredits(costs));
+    if (options.creditHold) hold.raise(leastCredits(costs));
     this.inFlight++;
     try {
-      return await this.scrapeCounted(spec, who, options);
+      return await this.scrapeHeld(spec, who, options, renderers, costs, hold);
     } finally {
       this.inFlight--;
+      if (!options.creditHold) hold.release();
     }
   }
 
-  private async scrapeCounted(spec: ScrapeSpec, who: KeyIdentity, options: ScrapeRunOptions): Promise<ScrapedPage> {
-    this.validate(spec);
-    const renderers = this.renderersFor(spec);
-    // A lockdown answer (cache only, kept two years) costs +4 as upstream bills it.
-    const extraCredits = formatExtraCredits(renderers) + (spec.lockdown ? LOCKDOWN_EXTRA_CREDITS : 0);
-    // Redaction is charged per page, a parsed PDF's pages included (upstream).
-    const perPage = 1 + (spec.redactPII ? REDACT_PII_EXTRA_CREDITS : 0);
-    // The cleaning pass is charged only when it runs, but the quota must allow it beforehand.
-    const cleaningReserve = spec.onlyCleanContent ? ONLY_CLEAN_CONTENT_EXTRA_CREDITS : 0;
-    this.deps.ledger.assertCanSpend(who, perPage + extraCredits + cleaningReserve);
-
+  /** The scrape itself, with its up-front credits held; `hold` is raised as the page's full price becomes known. */
+  private async scrapeHeld(spec: ScrapeSpec, who: KeyIdentity, options: ScrapeRunOptions, renderers: [FormatRenderer, ScrapeSpec["formats"][number]][], costs: UpFrontCosts, hold: CreditHold): Promise<ScrapedPage> {
+    const { perPage, extraCredits, cleaningReserve } = costs;
     const startedAt = this.now();
     const scrapeId = options.scrapeId ?? this.newId();
     const { page, cachedAt } = options.page ? { page: options.page, cachedAt: undefined } : await obtainPage(this.pageSource, spec, options.signal, who.keyId);
     const bytesOnly = renderers.length > 0 && renderers.every(([r]) => r.bytesOnly);
     const parser = bytesOnly ? undefined : this.deps.parsers.find(page, spec);
     const fixedCredits = extraCredits + (page.proxyUsed === "stealth" ? ENHANCED_PROXY_EXTRA_CREDITS : 0);
-    const converted = parser ? await this.convert(parser, page, spec, who, options, (documentCredits) => this.deps.ledger.assertCanSpend(who, documentCredits * perPage + fixedCredits)) : undefined;
+    const converted = parser ? await this.convert(parser, page, spec, who, options, (documentCredits) => hold.raise(documentCredits * perPage + fixedCredits + cleaningReserve)) : undefined;
     const renderable = isRenderable(page);
     if (!converted && !renderable && !bytesOnly) {
       // Served as a PDF but no PDF inside: the file is at fault, not the type (which is supported).
@@ -179,7 +175,7 @@ export class ScrapeService {
     let credits = (converted ? converted.credits : 1) * perPage + fixedCredits;
     // A PDF's per-page credits and the enhanced mode's extra are known only now: the quota must hold for them too,
     // before the formats (LLM calls) run and anything is charged.
-    if (credits > perPage + extraCredits) this.deps.ledger.assertCanSpend(who, credits + cleaningReserve);
+    hold.raise(credits + cleaningReserve);
 
     // What LLM-backed and history-keeping renderers need: the key, the deadline, token accounting.
     const commits: (() => void)[] = [];

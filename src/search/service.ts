@@ -100,14 +100,14 @@ export class SearchService {
     const kinds = [...new Map(req.sources.map((s) => [s.type, s])).values()];
     // The most the search itself can cost; each scraped result is checked (and charged) as a scrape.
     // With asyncScraping, also the batch job's first page: the job is refused below that, after the search was paid.
-    ledger.assertCanSpend(who, Math.ceil(req.limit / 10) * SEARCH_CREDITS_PER_10 * kinds.length + (later ? 1 : 0));
+    // Held until the search is charged, so that concurrent searches of one key cannot all pass on its last credits.
+    const hold = ledger.hold(who, Math.ceil(req.limit / 10) * SEARCH_CREDITS_PER_10 * kinds.length + (later ? 1 : 0));
 
     // No maximum in upstream's schema; a timer longer than 2^31 ms would not be set, so 5 minutes is the most.
     // The error names the time actually waited, not a requested one that was never applied.
     const timeoutMs = Math.min(req.timeout, this.deps.maxTimeoutMs ?? MAX_TIMEOUT_MS);
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    let lists: Result[][];
     // Engines that did not answer a query that then found nothing (SearchEnginesSilentError).
     const silent = new Set<string>();
     const query = (q: BackendQuery) =>
@@ -116,19 +116,21 @@ export class SearchService {
         for (const engine of err.engines) silent.add(engine);
         return [];
       });
-    try {
-      lists = await Promise.all(kinds.map((source) => this.searchSource(query, req, source, signal)));
-    } catch (err) {
+    const lists = await Promise.all(kinds.map((source) => this.searchSource(query, req, source, signal))).catch((err: unknown) => {
+      hold.release();
       if (timeout.aborted && !options.signal?.aborted) throw new SearchTimeoutError(timeoutMs);
       throw err;
-    }
+    });
     const data: SearchResponse["data"] = {};
     kinds.forEach((source, i) => (data[source.type] = lists[i]!));
     const total = lists.reduce((n, l) => n + l.length, 0);
-    if (total === 0 && silent.size > 0) throw new SearchEnginesSilentError([...silent]);
     const searchCredits = Math.ceil(total / 10) * SEARCH_CREDITS_PER_10;
     const charging = options.chargeCredits !== false;
-    if (charging) ledger.charge(who, searchCredits);
+    // Nothing found because engines did not answer is an error, not charged. Else charged, then the hold given back.
+    const unanswered = total === 0 && silent.size > 0;
+    if (charging && !unanswered) ledger.charge(who, searchCredits);
+    hold.release();
+    if (unanswered) throw new SearchEnginesSilentError([...silent]);
     let credits = searchCredits;
     const warnings: string[] = [];
     if (total === 0) warnings.push("No search results found");

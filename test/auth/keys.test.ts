@@ -149,6 +149,42 @@ describe("credits", () => {
     ]);
   });
 
+  test("held credits count against the quota until released; raising a hold checks again", () => {
+    const ledger = new CreditLedger(db(), 0);
+    const who = { keyId: "k", creditQuota: 3 };
+    const first = ledger.hold(who, 2);
+    // Two of three held: a concurrent request that wants two more is refused, one more fits.
+    expect(() => ledger.hold(who, 2)).toThrow(InsufficientCreditsError);
+    expect(() => ledger.assertCanSpend(who, 2)).toThrow(InsufficientCreditsError);
+    const second = ledger.hold(who, 1);
+    // A hold is not usage.
+    expect(ledger.usage(who)).toMatchObject({ creditsUsed: 0, remainingCredits: 3 });
+    // Raising counts the others' holds, not its own.
+    expect(() => first.raise(3)).toThrow(InsufficientCreditsError);
+    second.release();
+    second.release();
+    first.raise(3);
+    expect(() => ledger.assertCanSpend(who, 1)).toThrow(InsufficientCreditsError);
+    // The work charges what it spent, then gives the hold back.
+    ledger.charge(who, 2);
+    first.release();
+    ledger.assertCanSpend(who, 1);
+    expect(() => ledger.hold(who, 2)).toThrow(InsufficientCreditsError);
+    // A released hold still checks when raised (a conversion going on past its request), and holds nothing.
+    expect(() => first.raise(2)).toThrow(InsufficientCreditsError);
+    first.raise(1);
+    ledger.hold(who, 1).release();
+  });
+
+  test("keys without a quota hold nothing", () => {
+    const ledger = new CreditLedger(db(), 0);
+    const who = { keyId: "k", creditQuota: null };
+    const hold = ledger.hold(who, 1e9);
+    hold.raise(2e9);
+    ledger.assertCanSpend(who, 1e9);
+    hold.release();
+  });
+
   test("a default quota applies to keys without their own", () => {
     const ledger = new CreditLedger(db(), 1);
     const who = { keyId: "k", creditQuota: null };

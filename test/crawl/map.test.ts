@@ -315,6 +315,20 @@ describe("POST /v2/map", () => {
     expect(site.requests).toEqual([]);
   });
 
+  test("concurrent maps of one key cannot all pass on its last credit", async () => {
+    const slow = startCrawlSite({ latencyMs: 50, domain: "slow.test" });
+    const hs = await createHarness({}, { resolver: slow.resolver });
+    try {
+      const { key } = hs.services.keys.create("last", 1);
+      const statuses = await Promise.all([1, 2, 3].map(() => hs.request("/v2/map", { method: "POST", json: { url: slow.origin, limit: 1, sitemap: "skip" }, auth: key }).then((r) => r.status)));
+      expect(statuses.sort()).toEqual([200, 402, 402]);
+      expect(hs.services.ledger.usage(hs.services.keys.verify(key)!).creditsUsed).toBe(1);
+    } finally {
+      await hs.close();
+      await slow.stop();
+    }
+  });
+
   test("a private target is refused when private networks are not allowed", async () => {
     const hs = await createHarness({ allowPrivateNetwork: false }, { resolver: site.resolver });
     try {

@@ -437,6 +437,14 @@ describe("POST /v2/search", () => {
     expect(() => loadConfig({ SEARXNG_ENDPOINT: "http://admin:secret@10.0.0.8:8080" })).toThrow(ConfigError);
   });
 
+  test("concurrent searches of one key cannot all pass on its last credits", async () => {
+    // Each search of 5 results may cost 2: a quota of 4 lets two run at once, not three.
+    const { key } = h.services.keys.create("last-two", 4);
+    const statuses = await Promise.all([1, 2, 3].map((i) => h.request("/v2/search", { method: "POST", json: { query: `race ${i}` }, auth: key }).then((r) => r.status)));
+    expect(statuses.sort()).toEqual([200, 200, 402]);
+    expect(h.services.ledger.usage(h.services.keys.verify(key)!).creditsUsed).toBe(4);
+  });
+
   test("without SEARXNG_ENDPOINT: 400 SEARCH_NOT_CONFIGURED naming it", async () => {
     const bare = await createHarness();
     try {

@@ -167,6 +167,20 @@ describe("credits and account routes", () => {
     expect(hist.periods[0].apiKey).toStartWith("key_");
   });
 
+  test("concurrent scrapes cannot all pass the quota on the same last credits", async () => {
+    const { key } = h.services.keys.create("race", 2);
+    // Five at once, each waiting on a slow page: before holds, all five passed the check and five credits were spent.
+    const statuses = await Promise.all(Array.from({ length: 5 }, (_, i) => post("/v2/scrape", { url: `${site.url}/slow?ms=300&i=${i}`, maxAge: 0 }, { auth: key }).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 200).length).toBe(2);
+    expect(statuses.filter((s) => s === 402).length).toBe(3);
+    const usage = (await (await h.request("/v2/team/credit-usage", { auth: key })).json()) as any;
+    expect(usage.data).toMatchObject({ creditsUsed: 2, remainingCredits: 0 });
+    // A failed scrape gives its hold back: the credits are there for the next request.
+    const { key: other } = h.services.keys.create("race-failed", 1);
+    expect((await post("/v2/scrape", { url: "http://crawlbox-no-such-host.invalid/", maxAge: 0 }, { auth: other })).body.code).toBe("SCRAPE_DNS_RESOLUTION_ERROR");
+    expect((await post("/v2/scrape", { url: `${site.url}/article`, maxAge: 0 }, { auth: other })).status).toBe(200);
+  });
+
   test("token usage, concurrency and queue status have the SDK's shapes", async () => {
     const tokens = (await (await h.request("/v2/team/token-usage")).json()) as any;
     expect(tokens.success).toBe(true);

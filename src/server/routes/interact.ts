@@ -61,13 +61,13 @@ export function interactRoutes(services: Services) {
           const inSession: RunInSession = (work, signal) => interact.inScrape({ ...target, signal }, work);
           return { ...(await runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession, close: () => interact.close(params.id, who.keyId) })), ...live() };
         }
-        services.ledger.assertCanSpend(who, INTERACT_CREDITS);
         const signal = AbortSignal.any([request.signal, AbortSignal.timeout(req.timeoutMs)]);
         const ends = Date.now() + req.timeoutMs;
         // The prompt's time is over (the model call's own deadline, which is the same end, may fire a moment first).
         const timeIsUp = () => signal.aborted || Date.now() >= ends - 100;
         const timedOut = () => !request.signal.aborted && timeIsUp();
         let ran = true;
+        const hold = services.ledger.hold(who, INTERACT_CREDITS);
         const outcome = await interact
           .prompt({
           ...target,
@@ -82,8 +82,13 @@ export function interactRoutes(services: Services) {
             // The time ran out before the prompt could start (opening the session): nothing was done, nothing charged.
             ran = false;
             return { log: [], exhausted: false, killed: true, stuck: false } as PromptOutcome;
-          });
-        if (ran) services.ledger.charge(who, INTERACT_CREDITS);
+          })
+          .then((out) => {
+            if (ran) services.ledger.charge(who, INTERACT_CREDITS);
+            return out;
+          })
+          // Charged, then the hold given back: a concurrent call of the same key sees the credit as held or as spent.
+          .finally(() => hold.release());
         const answer = outcome.answer ?? "";
         const stderr = outcome.killed ? stoppedMessage(timeIsUp(), req.timeoutMs) : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
         return { success: true, output: answer, result: answer, stdout: outcome.log.join("\n"), stderr, exitCode: outcome.answer !== undefined ? 0 : outcome.killed ? 124 : 1, killed: outcome.killed, ...live() };

@@ -26,9 +26,15 @@ export function mapRoutes(services: Services) {
       "/v2/map",
       async ({ body, who, request }) => {
         const req = parseMapBody(body);
-        ledger.assertCanSpend(who, MAP_CREDITS);
-        const result = await mapSite(req, { engine, robots, gate }, request.signal);
-        ledger.charge(who, MAP_CREDITS);
+        // Held while the site is mapped, so concurrent maps of one key cannot all pass on its last credit.
+        const hold = ledger.hold(who, MAP_CREDITS);
+        let result: Awaited<ReturnType<typeof mapSite>>;
+        try {
+          result = await mapSite(req, { engine, robots, gate }, request.signal);
+          ledger.charge(who, MAP_CREDITS);
+        } finally {
+          hold.release();
+        }
         const warning = [result.warning, fewMapResultsWarning(req.url, result.links.length, req.limit)].filter(Boolean).join(" ");
         return { success: true as const, id: crypto.randomUUID(), links: result.links, ...(warning ? { warning } : {}) };
       },

@@ -38,11 +38,11 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
     const which = o.language === "python" ? "Python" : "JavaScript";
     throw new UnsupportedOptionError("INTERACT_CODE_NOT_SUPPORTED", `${which} code runs in a browser page of its own beside the session's, and this server has one browser page in all (CRAWLBOX_BROWSER_CONCURRENCY=1): raise it to 2 or more, or send the code as "bash".`);
   }
-  services.ledger.assertCanSpend(who, INTERACT_CREDITS);
   const signal = AbortSignal.any([request.signal, AbortSignal.timeout(o.timeoutMs)]);
   const saveFile = fileSinkFor(services, who.keyId, publicBaseUrl(services.config.publicUrl, request));
   let ctx: ShellContext | undefined;
   let ran = false;
+  const hold = services.ledger.hold(who, INTERACT_CREDITS);
   const outcome = await o
     .inSession((lease, stop) => {
       ran = true;
@@ -57,8 +57,13 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
     .catch((err: unknown) => {
       if (request.signal.aborted || !signal.aborted || ran) throw err;
       return new ScriptOutput().end(124, { killed: true });
-    });
-  if (ran) services.ledger.charge(who, INTERACT_CREDITS);
+    })
+    .then((out) => {
+      if (ran) services.ledger.charge(who, INTERACT_CREDITS);
+      return out;
+    })
+    // Charged, then the hold given back: a concurrent call of the same key sees the credit as held or as spent.
+    .finally(() => hold.release());
   if (ctx?.closeRequested) await o.close();
   // A script stopped from outside (124) is told why here; one killed over the page memory limit (137) said so itself.
   const stderr = outcome.killed && outcome.exitCode === 124 ? `${outcome.stderr}${stoppedMessage(signal.aborted, o.timeoutMs)}\n` : outcome.stderr;
