@@ -87,7 +87,9 @@ export class RunningWork {
     const t = this.now();
     const busyHosts = [...this.activeByHost].filter(([, n]) => n >= this.perHostConcurrency).map(([h]) => h);
     const busy = new Set<string>();
-    for (const [id, n] of this.activeByJob) {
+    // `maxConcurrency` counts pages: the kickoff (robots.txt and sitemaps, up to 120 s) must not hold a slot the
+    // start page waits for, nor leave a crawl of maxConcurrency N with N − 1 pages while it runs.
+    for (const [id, n] of this.activePagesByJob) {
       const max = this.jobs.get(id)?.options.maxConcurrency;
       if (max !== undefined && n >= max) busy.add(id);
     }

@@ -41,7 +41,7 @@ export class SqliteJobStore implements JobStore {
     // whole index (a 100,000-task insert took 1.5–2 s, 1.0–1.3 s with these).
     newId: () => string = () => Bun.randomUUIDv7(),
   ) {
-    this.ctx = { db, now, newId, emit: (e) => this.sink(e) };
+    this.ctx = { db, now, newId, emit: (e) => this.sink(e), spares: new Map() };
   }
 
   /**
@@ -221,6 +221,7 @@ export class SqliteJobStore implements JobStore {
       const t = this.now();
       this.db.query("UPDATE tasks SET status = 'cancelled', lease_owner = NULL WHERE job_id = ? AND status IN ('queued', 'active')").run(jobId);
       dropPendingTasks(this.db, this.pendingCache, jobId);
+      this.ctx.spares.delete(jobId);
       this.db
         .query("UPDATE jobs SET status = 'cancelled', updated_at = ?, completed_at = ?, expires_at = ? WHERE id = ?")
         .run(t, t, t + JOB_TTL_MS, jobId);
@@ -235,6 +236,7 @@ export class SqliteJobStore implements JobStore {
       const t = this.now();
       this.db.query("UPDATE tasks SET status = 'cancelled', lease_owner = NULL WHERE job_id = ? AND status IN ('queued', 'active')").run(jobId);
       dropPendingTasks(this.db, this.pendingCache, jobId);
+      this.ctx.spares.delete(jobId);
       const r = this.db
         .query("UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, completed_at = ?, expires_at = ? WHERE id = ? AND status = 'scraping'")
         .run(message, t, t, t + JOB_TTL_MS, jobId);

@@ -7,6 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { SerializedError } from "../errors.ts";
 import { hostOf, optionsIndexOf, readJob, type TaskRow } from "./store-rows.ts";
+import { keepSpares, takeSpares, type SpareTasks } from "./spare-tasks.ts";
 import type { Job, JobEvent, NewTask } from "./types.ts";
 
 /** Asked for last tasks when a job has nothing queued or running; returning none lets the job complete. */
@@ -30,6 +31,8 @@ export interface StoreContext {
    * if it is stored, so one fetched again after a crash or a lost lease is not charged twice (see setChargeHook).
    */
   chargeHook?: (keyId: string, credits: number) => void;
+  /** Pages crawls found at their limit, enqueued as failed pages give their places back (jobs/spare-tasks.ts). */
+  readonly spares: SpareTasks;
 }
 
 /**
@@ -56,8 +59,11 @@ export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], 
   let total = job.total;
   let seq = job.seq;
   let added = 0;
-  for (const task of tasks) {
-    if (task.kind === "page" && total >= limit) break;
+  for (const [i, task] of tasks.entries()) {
+    if (task.kind === "page" && total >= limit) {
+      keepSpares(ctx.spares, jobId, tasks.slice(i));
+      break;
+    }
     const source = task.sourceUrl !== undefined && task.sourceUrl !== task.url ? task.sourceUrl : null;
     const r = insert.run(ctx.newId(), jobId, task.kind, ++seq, task.url, source, task.dedupKey, task.depth, hostOf(task.url), task.notBefore ?? t, t, task.optionsIndex ?? null);
     if (r.changes > 0 && task.kind === "page") {
@@ -91,7 +97,20 @@ export function markFailed(ctx: StoreContext, task: TaskRow, error: SerializedEr
     // Upstream sends a minimal document so that a receiver can tell which URL failed.
     const data = [{ metadata: { sourceURL: task.source_url ?? task.url } }];
     if (job.status === "scraping") ctx.emit({ job, event: "page", success: false, data, error: error.message, ...optionsIndexOf(task) });
+    // Its place is free: the first page found while the crawl was at its limit takes it.
+    if (job.status === "scraping") refill(ctx, job);
+    else ctx.spares.delete(job.id);
   }
+}
+
+/** Enqueues `job`'s spare pages up to its limit, except on hosts that are failing to answer now. */
+function refill(ctx: StoreContext, job: Job): void {
+  if (!ctx.spares.has(job.id)) return;
+  const failing = ctx.db.query<{ host: string }, [string]>("SELECT host FROM job_hosts WHERE job_id = ? AND failures > 0").all(job.id);
+  const spare = takeSpares(ctx.spares, job.id, new Set(failing.map((r) => r.host)));
+  // What does not fit is kept again (insertTasks keeps the pages it turns away at the limit).
+  const limit = (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER;
+  if (spare.length > 0) insertTasks(ctx, job.id, spare, limit);
 }
 
 /** Completes the job when nothing is queued or running; announces it. Runs inside the caller's transaction. */
@@ -111,5 +130,6 @@ export function finishJobIfDone(ctx: StoreContext, jobId: string): void {
   const r = db
     .query("UPDATE jobs SET status = 'completed', updated_at = ?, completed_at = ?, expires_at = ? WHERE id = ? AND status = 'scraping'")
     .run(t, t, t + JOB_TTL_MS, jobId);
+  ctx.spares.delete(jobId);
   if (r.changes > 0) ctx.emit({ job: readJob(db, jobId)!, event: "completed", success: true, data: [] });
 }
