@@ -133,8 +133,34 @@ export function normalizeWebhook<E extends string>(
   issues.push(...refineHeaders(headers, [...path, "headers"]));
   issues.push(...webhookSizeIssues(headers, o.metadata ?? {}, path));
   if (issues.length > 0 || !url.ok) return { issues };
+  const target = withoutCredentials(url.url, headers);
   return {
-    webhook: { url: url.url, headers: { ...headers }, metadata: { ...(o.metadata ?? {}) }, events: [...(o.events ?? events)] },
+    webhook: { url: target.url, headers: target.headers, metadata: { ...(o.metadata ?? {}) }, events: [...(o.events ?? events)] },
     issues,
   };
+}
+
+/** A URL part percent-decoded; as written when it is not valid percent-encoding (`%zz`). */
+function decodedOrAsIs(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * A webhook URL with a user and password (`https://user:pass@host/hook`) is sent as upstream's HTTP client (axios)
+ * sends it: to the URL without them, with `Authorization: Basic` carrying them, which replaces an `Authorization`
+ * header of the caller's. The egress gate refuses URLs with credentials, so kept in the URL every event failed; and
+ * the URL is shown in delivery records and errors, where a password must not be.
+ */
+function withoutCredentials(url: string, headers: Record<string, string>): { url: string; headers: Record<string, string> } {
+  const u = new URL(url);
+  if (u.username === "" && u.password === "") return { url, headers: { ...headers } };
+  const credentials = `${decodedOrAsIs(u.username)}:${decodedOrAsIs(u.password)}`;
+  u.username = "";
+  u.password = "";
+  const kept = Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== "authorization"));
+  return { url: u.href, headers: { ...kept, Authorization: `Basic ${Buffer.from(credentials, "utf8").toString("base64")}` } };
 }
