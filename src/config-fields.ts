@@ -106,6 +106,12 @@ export interface Config {
   allowPrivateWebhooks: boolean;
   /** How long a webhook delivery waits for the receiver's answer. @default 10000 */
   webhookTimeoutMs: number;
+  /**
+   * Upstream's `SELF_HOSTED_WEBHOOK_URL`: where crawl and batch jobs sent without a `webhook` announce their events,
+   * `{{JOB_ID}}` replaced by the job's id; operators who moved from upstream's self-host keep their receiver.
+   * @default "" (none)
+   */
+  fallbackWebhookUrl: string;
   /** OCR worker threads (tesseract.js), created on the first OCR job. @default the number of CPU cores */
   ocrWorkers: number;
   /**

@@ -140,6 +140,15 @@ export function normalizeWebhook<E extends string>(
   };
 }
 
+/**
+ * The webhook of a crawl or batch job sent without one, from `SELF_HOSTED_WEBHOOK_URL` (config.fallbackWebhookUrl):
+ * every event, no headers or metadata, `{{JOB_ID}}` in the URL replaced by the job's id, as upstream's self-host.
+ */
+export function fallbackWebhook(urlTemplate: string, jobId: string): Webhook<string> | undefined {
+  if (urlTemplate === "") return undefined;
+  return normalizeWebhook(urlTemplate.replaceAll("{{JOB_ID}}", jobId), [], []).webhook;
+}
+
 /** A URL part percent-decoded; as written when it is not valid percent-encoding (`%zz`). */
 function decodedOrAsIs(part: string): string {
   try {

@@ -9,6 +9,7 @@
  */
 import { createHiddenRecheckHook } from "../change-tracking/crawl-recheck.ts";
 import { CrawlPromptService } from "../llm/crawl-prompt.ts";
+import { fallbackWebhook } from "../api/webhook.ts";
 import { ActivityLog } from "../auth/activity.ts";
 import { CreditLedger } from "../auth/credits.ts";
 import { KeyStore } from "../auth/keys.ts";
@@ -125,7 +126,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // Jobs: every state change and its webhook event commit in one transaction (the sink runs inside it).
   const announce = (e: JobEvent) => {
     // Pages added by `appendToId` are announced to that request's webhook when it gave one.
-    const { webhook } = taskOptions(e.job.options, e.optionsIndex);
+    const webhook = taskOptions(e.job.options, e.optionsIndex).webhook ?? fallbackWebhook(config.fallbackWebhookUrl, e.job.id);
     if (!webhook) return;
     const input = { jobId: e.job.id, keyId: e.job.keyId, jobKind: e.job.kind === "crawl" ? ("crawl" as const) : ("batch_scrape" as const), event: e.event, success: e.success, data: e.data, webhook };
     if (enqueueWebhookEvent(db, e.error === undefined ? input : { ...input, error: e.error }, { now: now() })) queueMicrotask(() => webhooks.kick());
