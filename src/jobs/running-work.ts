@@ -38,6 +38,8 @@ export class RunningWork {
    * start page's), which the running page's own copy of the job does not know yet.
    */
   private readonly learnedDelayMs = new Map<string, number>();
+  /** Per `${jobId} ${host}`: none of the job's pages on that host is claimed before then (epoch ms); see throttleHost. */
+  private readonly hostPausedUntil = new Map<string, number>();
   /** Jobs with a task running now (their `maxConcurrency` and delay feed {@link limits}). */
   private readonly jobs = new Map<string, Job>();
 
@@ -82,6 +84,16 @@ export class RunningWork {
     this.pace(jobId, delayMs);
   }
 
+  /**
+   * `host` told `jobId` to slow down (a 429 or 503): none of the job's pages on that host is claimed before `untilMs`
+   * (its Retry-After, else the retry's backoff), not only the page that got the answer. Before, the job's other pages
+   * on the host went on at full speed into the same answer, each spending its own attempts (reliability.md B5).
+   */
+  throttleHost(jobId: string, host: string, untilMs: number): void {
+    const key = `${jobId} ${host}`;
+    this.hostPausedUntil.set(key, Math.max(this.hostPausedUntil.get(key) ?? 0, untilMs));
+  }
+
   /** What a claim must skip now. */
   limits(): ClaimLimits {
     const t = this.now();
@@ -100,7 +112,12 @@ export class RunningWork {
       if (until > t) busy.add(id);
       else this.pacedUntil.delete(id);
     }
-    return { busyHosts, busyJobs: [...busy], busyJobHosts: [] };
+    const busyJobHosts: string[] = [];
+    for (const [key, until] of this.hostPausedUntil) {
+      if (until > t) busyJobHosts.push(key);
+      else this.hostPausedUntil.delete(key);
+    }
+    return { busyHosts, busyJobs: [...busy], busyJobHosts };
   }
 
   /**
@@ -111,7 +128,7 @@ export class RunningWork {
   idleWaitMs(pollMs: number): number {
     let wait = pollMs;
     const t = this.now();
-    for (const until of this.pacedUntil.values()) wait = Math.min(wait, Math.max(1, until - t));
+    for (const until of [...this.pacedUntil.values(), ...this.hostPausedUntil.values()]) wait = Math.min(wait, Math.max(1, until - t));
     return wait;
   }
 

@@ -246,6 +246,7 @@ export class WorkerPool {
           break;
         case "retry":
           this.o.store.retry(task.id, this.owner, outcome.notBefore);
+          if (outcome.httpStatus === 429 || outcome.httpStatus === 503) this.work.throttleHost(task.jobId, task.host, outcome.notBefore);
           break;
       }
       if (task.kind === "page") {
