@@ -5,11 +5,36 @@
  */
 import type { Block, Inline } from "./model.ts";
 
+/**
+ * Block syntax a line of text may start with (after its leading blanks, which are dropped: four would make code):
+ * an ATX heading, a quote, a bullet, a fence, a thematic break or a setext underline. An escaped first character
+ * keeps the line text. An ordered list marker is escaped at its `.` or `)` (a backslash before a digit is no escape
+ * and stayed visible).
+ */
+const LINE_START = /^(?:#{1,6}(?=[ \t]|$)|>|[-+](?=[ \t]|$)|~{3,}|-(?=[ \t]*-[ \t]*-[- \t]*$)|=+[ \t]*$)/gm;
+const ORDERED_MARKER = /^(\d{1,9})([.)])(?=[ \t]|$)/gm;
+
+/** `text` with what markdown would read as inline syntax escaped: marks, entities and tags. */
 function escapeMarkdown(text: string): string {
-  return text.replace(/([\\`*_[\]])/g, "\\$1").replace(/^(#{1,6}\s|>|\d+\.\s|[-+]\s)/, "\\$1");
+  return text
+    .replace(/([\\`*_[\]])/g, "\\$1")
+    .replace(/&(?=#?[A-Za-z0-9]+;)/g, "\\&")
+    .replace(/<(?=[A-Za-z/!?])/g, "\\<");
 }
 
-function inlineMarkdown(content: Inline[], inTable = false): string {
+/**
+ * Markdown text whose every line reads as text, not as block syntax (see {@link LINE_START}). Before, only the start
+ * of the text was escaped, so a line break followed by `~~~` opened a code block that took the rest of the document.
+ */
+function escapeLineStarts(markdown: string): string {
+  return markdown.replace(/^[ \t]+/gm, "").replace(LINE_START, "\\$&").replace(ORDERED_MARKER, "$1\\$2");
+}
+
+/**
+ * Markdown of inline content. `oneLine` (table cells, list items, headings, notes): line breaks become spaces, since
+ * a cell, an item, a heading or a `[^n]:` definition cannot hold one (a blank line in a note's text ended the note).
+ */
+function inlineMarkdown(content: Inline[], inTable = false, oneLine = inTable): string {
   const s = content
     .map((c, i) => {
       if (c.note !== undefined) return `[^${c.note}]`;
@@ -19,7 +44,8 @@ function inlineMarkdown(content: Inline[], inTable = false): string {
       return content[i - 1]?.note !== undefined ? text.replace(/^[:(]/, "\\$&") : text;
     })
     .join("");
-  return inTable ? s.replace(/\|/g, "\\|") : s;
+  const lines = escapeLineStarts(oneLine ? s.replace(/[ \t]*(?:\r\n?|\n)\s*/g, " ") : s);
+  return inTable ? lines.replace(/\|/g, "\\|") : lines;
 }
 
 /**
@@ -49,7 +75,7 @@ export function blocksToMarkdown(blocks: Block[]): string {
   for (const block of blocks) {
     switch (block.kind) {
       case "heading":
-        out.push(`${"#".repeat(block.level)} ${inlineMarkdown(block.content)}`);
+        out.push(`${"#".repeat(block.level)} ${inlineMarkdown(block.content, false, true)}`);
         break;
       case "paragraph":
         out.push(inlineMarkdown(block.content));
@@ -57,7 +83,7 @@ export function blocksToMarkdown(blocks: Block[]): string {
       case "list": {
         let n = 0;
         const depths = listDepths(block.items);
-        out.push(block.items.map((it, i) => `${"  ".repeat(depths[i]!)}${block.ordered && depths[i] === 0 ? `${++n}.` : "-"} ${inlineMarkdown(it.content)}`).join("\n"));
+        out.push(block.items.map((it, i) => `${"  ".repeat(depths[i]!)}${block.ordered && depths[i] === 0 ? `${++n}.` : "-"} ${inlineMarkdown(it.content, false, true)}`).join("\n"));
         break;
       }
       case "table": {
@@ -69,15 +95,18 @@ export function blocksToMarkdown(blocks: Block[]): string {
         out.push([line(rows[0]!), line(Array.from({ length: width }, () => "---")), ...rows.slice(1).map(line)].join("\n"));
         break;
       }
-      case "code":
-        out.push("```\n" + block.text + "\n```");
+      case "code": {
+        // A fence longer than any run of backticks in the code, which would otherwise close it early.
+        const fence = "`".repeat(Math.max(3, ...Array.from(block.text.matchAll(/`+/g), (m) => m[0].length + 1)));
+        out.push(`${fence}\n${block.text}\n${fence}`);
         break;
+      }
       case "pageMarker":
         out.push(`---\n\n<!-- page ${block.page} -->`);
         break;
       case "notes":
         // GFM footnotes: `[^1]: text`, one a line.
-        out.push(block.notes.map((n) => `[^${n.label}]: ${inlineMarkdown(n.content)}`).join("\n"));
+        out.push(block.notes.map((n) => `[^${n.label}]: ${inlineMarkdown(n.content, false, true)}`).join("\n"));
         break;
     }
   }
