@@ -15,7 +15,7 @@ import { cleanMarkdownView, type CleaningOutcome } from "../clean-content/stage.
 import type { Logger } from "../log.ts";
 import type { CreditHold, CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
-import { CrawlboxError, ScrapeTimeoutError, UnsupportedFileError } from "../errors.ts";
+import { ScrapeTimeoutError, UnsupportedFileError } from "../errors.ts";
 import type { ConvertedDocument, DocumentParser, ParserRegistry } from "../documents/types.ts";
 import { detectKind } from "../documents/detect.ts";
 import { PdfCorruptError } from "../documents/errors.ts";
@@ -29,7 +29,7 @@ import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { mergeRendered, statusError, withoutServiceFields } from "./document-fields.ts";
 import { ParseTimeoutError, type ParsePool } from "./parse-workers/pool.ts";
-import { createRenderContext, isPlainText, type FileSink, type PrefilledViews } from "./render-context.ts";
+import { createRenderContext, isPlainText, type PrefilledViews } from "./render-context.ts";
 import { type FormatRenderer, type PageView, type RenderRun, type RendererNeed, type RendererRegistry } from "./renderer.ts";
 import type { ScrapeSpec } from "./spec.ts";
 import { renderActionResults } from "./action-results.ts";
