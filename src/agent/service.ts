@@ -150,7 +150,8 @@ export class AgentService {
     let cancelled = false;
     immediate(this.deps.db, () => {
       cancelled = this.deps.store.cancel(id, keyId, this.now());
-      if (cancelled) this.announce(id, keyId, job.request, "cancelled", false, []);
+      // With an error, as a cancelled crawl's event (api-v2.md §4): a receiver reads why `success` is false.
+      if (cancelled) this.announce(id, keyId, job.request, "cancelled", false, [], "The agent run was cancelled.");
     });
     if (!cancelled) return false;
     const trace = new TraceRecorder(this.deps.db, id, this.now);
@@ -271,7 +272,11 @@ export class AgentService {
         },
         onDecision: (text) => trace.reasoning(text),
         affordable: (n) => req.maxCredits === undefined || credits.spent + n <= req.maxCredits,
-        onRead: (url) => immediate(this.deps.db, () => this.announce(id, job.keyId, req, "action", true, [{ action: "scrape", url }])),
+        onRead: (url) => {
+          immediate(this.deps.db, () => this.announce(id, job.keyId, req, "action", true, [{ action: "scrape", url }]));
+          // Sent now, not at the dispatcher's next poll (up to a second later).
+          this.deps.kickWebhooks();
+        },
         active,
         warnings,
         ...(req.research ? { maxRounds: req.research.maxDepth - 1, readUntil: job.createdAt + req.research.timeLimitMs, now: this.now } : {}),

@@ -231,6 +231,7 @@ describe("/v2/agent", () => {
       expect(types[0]).toBe("agent.started");
       expect(types).toContain("agent.action");
       expect(types.at(-1)).toBe("agent.cancelled");
+      expect(hooks.bodies.find((b) => b.id === body.id && b.type === "agent.cancelled")).toMatchObject({ success: false, error: "The agent run was cancelled.", data: [] });
       const trace = (await (await h.request(`/v2/agent/${body.id}/trace`)).json()) as any;
       expect(trace.events.slice(-3).map((e: any) => e.type)).toEqual(["run.cancel_requested", "error.occurred", "run.finished"]);
       expect(trace.events.at(-1)).toMatchObject({ outcome: "cancelled", error: { code: "cancelled" } });
