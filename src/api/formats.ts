@@ -39,8 +39,14 @@ function simple<T extends string>(type: T): TObject<{ type: TLiteral<T> }> {
   return strictObject({ type: t.Literal(type) });
 }
 
+/**
+ * A format's `schema`: null is accepted as absent, as upstream's `z.any().optional()` accepts it; the Python SDK sends
+ * `"schema": null` for a `JsonFormat` given only a prompt.
+ */
+const NullableSchema = t.Optional(t.Union([JsonSchemaField, t.Null()]));
+
 const JsonLikeProps = {
-  schema: t.Optional(JsonSchemaField),
+  schema: NullableSchema,
   prompt: t.Optional(PromptField),
   checkPromptInjection: t.Optional(t.Boolean()),
 };
@@ -51,7 +57,7 @@ export const DeterministicJsonFormatSchema = strictObject({ type: t.Literal("det
 export const ChangeTrackingFormatSchema = strictObject({
   type: t.Literal("changeTracking"),
   prompt: t.Optional(t.String()),
-  schema: t.Optional(JsonSchemaField),
+  schema: NullableSchema,
   modes: t.Optional(t.Array(oneOf(["json", "git-diff"]), { default: [] })),
   tag: t.Optional(t.Union([t.String(), t.Null()], { default: null })),
 });
@@ -144,6 +150,7 @@ export type FormatInput = Static<typeof FormatInputSchema>;
 export function normalizeFormats(formats: readonly FormatInput[]): Format[] {
   return formats.map((f) => {
     const o = (typeof f === "string" ? { type: f } : { ...f }) as Record<string, unknown> & { type: FormatType };
+    if (o["schema"] === null) delete o["schema"];
     if (o.type === "screenshot") o["fullPage"] ??= false;
     if (o.type === "changeTracking") {
       o["modes"] ??= [];

@@ -1,7 +1,8 @@
 /**
  * @module pipeline/attributes
  * The `attributes` format: for each `{selector, attribute}` the values of that attribute on every element the
- * selector matches in the original page, in document order.
+ * selector matches in the original page, in document order. An element without the attribute gives its `data-`
+ * form when it has that (`price` finds `data-price`), as upstream's extractAttributes does.
  */
 
 /** One requested selector/attribute pair and what it found. */
@@ -16,7 +17,7 @@ export function extractAttributes(doc: Document, selectors: { selector: string; 
   return selectors.map(({ selector, attribute }) => {
     const values: string[] = [];
     for (const el of doc.querySelectorAll(selector)) {
-      const v = el.getAttribute(attribute);
+      const v = el.getAttribute(attribute) ?? (attribute.toLowerCase().startsWith("data-") ? null : el.getAttribute(`data-${attribute}`));
       if (v !== null) values.push(v);
     }
     return { selector, attribute, values };

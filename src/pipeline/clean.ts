@@ -5,12 +5,15 @@
  *
  * Order of operations (Firecrawl /v2 semantics):
  * 1. `includeTags` and `excludeTags` are matched against the original DOM;
- * 2. with `includeTags`, only the matched elements are kept and main-content selection is skipped (the caller
- *    already said what the content is); otherwise with `onlyMainContent` the scorer in `main-content/` picks it;
+ * 2. with `includeTags`, only the matched elements are kept (blank and unusable selectors ignored; `body` or `html`
+ *    keeps the whole body), and with `onlyMainContent` upstream's furniture list is removed inside them
+ *    (non-main-selectors.ts) instead of running the scorer: the caller already said what the content is; without
+ *    `includeTags`, with `onlyMainContent`, the scorer in `main-content/` picks it;
  * 3. the result is serialised by a dedicated writer that skips dropped nodes and rewrites URLs on the way, so the
  *    input `Document` is never modified and never cloned.
  */
 import { measure, NON_CONTENT_TAGS } from "./main-content/features.ts";
+import { furnitureInside } from "./non-main-selectors.ts";
 import { selectMainContent } from "./main-content/index.ts";
 import { imageSource } from "./lazy-images.ts";
 import { parseSrcset } from "./srcset.ts";
@@ -80,11 +83,16 @@ export function cleanHtml(doc: Document, opts: CleanOptions): string {
     removeBase64Images: opts.removeBase64Images,
   };
   const excluded = opts.excludeTags?.length ? new Set(matchSelectors(body, opts.excludeTags)) : new Set<Element>();
-  if (opts.includeTags?.length) {
-    const included = topMost(matchSelectors(body, opts.includeTags));
+  const includes = usableSelectors(body, opts.includeTags ?? []);
+  if (includes.length > 0) {
+    // `body` or `html` names the whole body, which a search below it never finds.
+    const html = body.ownerDocument.documentElement;
+    const wholeBody = includes.some((s) => body.matches(s) || (html !== null && html.matches(s)));
+    const included = wholeBody ? [body] : topMost(Array.from(body.querySelectorAll(includes.join(","))));
+    const drop = opts.onlyMainContent ? new Set([...excluded, ...furnitureInside(included)]) : excluded;
     const parts: string[] = [];
     for (const el of included) {
-      if (!excluded.has(el)) parts.push(write(el, true, { ...ctx, drop: excluded, removedTags: ALWAYS_REMOVED_TAGS }));
+      if (!excluded.has(el)) parts.push(write(el, el !== body, { ...ctx, drop, removedTags: ALWAYS_REMOVED_TAGS }));
     }
     return parts.join("\n");
   }
@@ -111,9 +119,14 @@ function noscriptFallbacks(body: Element): Set<Element> {
   return visible < noscriptChars ? found : new Set();
 }
 
+/** `selectors` trimmed, less blank ones (upstream drops them) and ones the DOM cannot run. */
+function usableSelectors(root: Element, selectors: string[]): string[] {
+  return selectors.map((s) => s.trim()).filter((s) => s && isValidSelector(root, s));
+}
+
 /** All elements under `root` matching any selector, in document order; invalid selectors are skipped. */
 function matchSelectors(root: Element, selectors: string[]): Element[] {
-  const valid = selectors.map((s) => s.trim()).filter((s) => s && isValidSelector(root, s));
+  const valid = usableSelectors(root, selectors);
   if (valid.length === 0) return [];
   return Array.from(root.querySelectorAll(valid.join(",")));
 }

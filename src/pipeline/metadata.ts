@@ -2,7 +2,8 @@
  * @module pipeline/metadata
  * Page metadata as Firecrawl reports it (api-v2.md §3.1): the named fields (title, description, language,
  * og*, dc*, …) plus every other `<meta name|property|itemprop>` copied under its own name. A name that occurs
- * more than once becomes an array, as upstream does, so nothing the page said is lost.
+ * more than once becomes an array, as upstream does, so nothing the page said is lost; `description` and `robots`,
+ * which the SDKs type as strings, are joined instead (JOINED_FIELDS).
  */
 import { scanDocument } from "./document-scan.ts";
 import { absoluteUrl } from "./url.ts";
@@ -44,6 +45,12 @@ const NAMED_META: Record<string, string> = {
 /** Fields that are always arrays, as in upstream's type. */
 const ARRAY_FIELDS = new Set(["ogLocaleAlternate"]);
 
+/**
+ * Fields the SDKs type as one string that a page may repeat (a theme's description and an SEO plugin's): their values
+ * joined with ", ", as upstream's extract_metadata joins them. As arrays they broke a JS caller's string operations.
+ */
+const JOINED_FIELDS = ["description", "robots"] as const;
+
 function add(meta: PageMetadata, key: string, value: string): void {
   const prev = meta[key];
   if (prev === undefined) meta[key] = value;
@@ -83,6 +90,10 @@ export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
     if (name !== "title") add(meta, name.trim(), value);
   }
   if (!meta.language && httpLanguage) meta.language = httpLanguage;
+  for (const field of JOINED_FIELDS) {
+    const value = meta[field];
+    if (Array.isArray(value)) meta[field] = value.join(", ");
+  }
   if (meta.ogLocaleAlternate !== undefined && !Array.isArray(meta.ogLocaleAlternate)) {
     meta.ogLocaleAlternate = [meta.ogLocaleAlternate];
   }
