@@ -12,10 +12,13 @@ import type { Issue } from "./issues.ts";
 
 /**
  * `metadata.sourceURL` for a URL field: the URL as sent, with `http://` in front when it had no scheme (upstream's
- * schema prepends it before anything reads the field; api-v2.md §2.1 rule 1), and otherwise untouched.
+ * schema prepends it before anything reads the field; api-v2.md §2.1 rule 1), less the blanks around it, and
+ * otherwise untouched.
  */
 export function sourceUrlOf(input: string): string {
-  return SCHEME_RE.test(input.trim()) ? input : `http://${input.trim()}`;
+  // Blanks around the URL are not part of it, with a scheme or without (they were kept only with one).
+  const url = input.trim();
+  return SCHEME_RE.test(url) ? url : `http://${url}`;
 }
 
 /** Result of {@link normalizeUrlField}: either the normalised URL or the upstream error message. */

@@ -75,6 +75,11 @@ describe("metadata and attributes", () => {
 });
 
 describe("formats", () => {
+  test("sourceURL is the URL as sent less the blanks around it, with or without a scheme", () => {
+    expect(parseScrapeBody({ url: "  https://Example.com/A?b=1 " }).sourceURL).toBe("https://Example.com/A?b=1");
+    expect(parseScrapeBody({ url: " example.com/A " }).sourceURL).toBe("http://example.com/A");
+  });
+
   test("json and changeTracking accept schema: null as no schema (the Python SDK sends it)", () => {
     const r = parseScrapeBody({ url: "https://example.com", formats: [{ type: "json", prompt: "Extract a", schema: null }, "markdown", { type: "changeTracking", schema: null }] });
     expect(r.scrapeOptions.formats[0]).toEqual({ type: "json", prompt: "Extract a" });
