@@ -5,16 +5,20 @@
  * the API layer (src/api/refine.ts); here every action is bounded by the scrape's deadline, and a selector wait by
  * 30 s. A failure becomes `SCRAPE_ACTION_ERROR` naming the action's index and type.
  */
-import type { ElementHandle, Page, PaperFormat } from "puppeteer-core";
+import type { Page, PaperFormat } from "puppeteer-core";
 import type { Action } from "../../api/actions.ts";
 import { CrawlboxError, SiteError } from "../../errors.ts";
 import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import type { PageArtifacts } from "../types.ts";
 import { isolatedRealm, readAcrossNavigation, readDocumentHtml } from "./page-reads.ts";
 import { type DeviceControl, takeScreenshot } from "./screenshot.ts";
-import { evaluateScript, OversizedResult } from "./script.ts";
+import { OversizedResult } from "./script.ts";
+import { ActionError } from "./action-error.ts";
+import { NavigationWatch, runScript } from "./script-navigation.ts";
+import { clickElement, queryClickTargets, waitForVisible } from "./element-targets.ts";
 import { type NetworkTracker, waitForQuiet } from "./wait.ts";
 
+export { ActionError } from "./action-error.ts";
 // Kept importable from here: interact runs scripts and takes screenshots the way actions do.
 export { evaluateScript } from "./script.ts";
 export { FULL_PAGE_MAX_AREA_PX, FULL_PAGE_MAX_HEIGHT_PX, takeScreenshot } from "./screenshot.ts";
@@ -24,15 +28,6 @@ export const SELECTOR_WAIT_CAP_MS = 30_000;
 /** Settling time after an action that may change the page (click, press, scroll, script). */
 export const SETTLE_CAP_MS = 1_500;
 
-/**
- * An action could not be performed: 500 as upstream's transportable errors, or 400 when the action itself is
- * malformed in a way only the browser can tell (a key it does not know, a selector it cannot parse).
- */
-export class ActionError extends CrawlboxError {
-  constructor(index: number, type: string, reason: string, cause?: unknown, status: 400 | 500 = 500) {
-    super("SCRAPE_ACTION_ERROR", status, `Action ${index} (${type}) failed: ${reason}`, { details: { index, type }, cause });
-  }
-}
 
 /**
  * Browser messages that mean the action was malformed rather than the page at fault: a key puppeteer does not know,
@@ -72,6 +67,15 @@ export function clippedScreenshotWarning(index: number, clippedAtPx: number): st
 
 /** Runs `actions`; throws {@link ActionError} on the first failure. */
 export async function runActions(actions: readonly Action[], ctx: ActionContext): Promise<ActionResults> {
+  const navigation = new NavigationWatch(ctx.page);
+  try {
+    return await runEach(actions, ctx, navigation);
+  } finally {
+    navigation.dispose();
+  }
+}
+
+async function runEach(actions: readonly Action[], ctx: ActionContext, navigation: NavigationWatch): Promise<ActionResults> {
   const out: ActionResults = { screenshots: [], scrapes: [], javascriptReturns: [], pdfs: [] };
   for (let i = 0; i < actions.length; i++) {
     const action = actions[i]!;
@@ -80,7 +84,7 @@ export async function runActions(actions: readonly Action[], ctx: ActionContext)
     if (left <= 0) throw new ActionError(i, action.type, "the scrape's timeout was reached before this action");
     let used: number;
     try {
-      used = await withTimeout(runOne(action, i, ctx, out, left), left, `did not finish within the scrape's remaining ${Math.round(left)} ms`);
+      used = await withTimeout(runOne(action, i, ctx, out, left, navigation), left, `did not finish within the scrape's remaining ${Math.round(left)} ms`);
     } catch (err) {
       if (err instanceof CrawlboxError) throw err;
       if (err instanceof OversizedResult) throw tooLarge(i, action.type, err.size, ctx.budget.leftBytes);
@@ -94,7 +98,7 @@ export async function runActions(actions: readonly Action[], ctx: ActionContext)
 }
 
 /** Performs one action; returns the bytes of the result it added to `out` (0 for most actions). */
-async function runOne(action: Action, index: number, ctx: ActionContext, out: ActionResults, left: number): Promise<number> {
+async function runOne(action: Action, index: number, ctx: ActionContext, out: ActionResults, left: number, navigation: NavigationWatch): Promise<number> {
   const { page, deadline } = ctx;
   switch (action.type) {
     case "wait":
@@ -105,9 +109,9 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
       }
       return 0;
     case "click": {
-      const handles = await readAcrossNavigation(page, () => queryCss(page, action.selector, action.all), deadline);
+      const handles = await readAcrossNavigation(page, () => queryClickTargets(page, action.selector, action.all), deadline);
       if (handles.length === 0) throw new Error(`no element matches ${JSON.stringify(action.selector)}`);
-      for (const h of handles) await h.click().catch(() => h.evaluate((el) => (el as HTMLElement).click()));
+      for (const h of handles) await clickElement(h);
       await settle(ctx);
       return 0;
     }
@@ -172,7 +176,7 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
       return Buffer.byteLength(scraped.html) + scraped.url.length;
     }
     case "executeJavascript": {
-      const returned = await evaluateScript(page, action.script, ctx.budget.leftBytes);
+      const returned = await runScript(action.script, index, ctx, navigation);
       out.javascriptReturns.push(returned);
       await settle(ctx);
       return Buffer.byteLength(JSON.stringify(returned.value) ?? "");
@@ -189,61 +193,6 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
     }
     default:
       throw new Error(`unknown action type ${JSON.stringify((action as { type: string }).type)}`);
-  }
-}
-
-/*
- * Selectors are matched by Chromium's `querySelector`/`querySelectorAll` in crawlbox's isolated world (the page's DOM,
- * not its redefinitions of those functions), never by puppeteer's `$`, `$$` or
- * `waitForSelector`: those read `aria/…`, `pierce/…`, `text/…`, `xpath/…`, `>>>` and `::-p-…` as puppeteer's query
- * languages, and fail on them with puppeteer's internal messages. The API refuses such selectors before a scrape
- * starts (api/css-selector.ts); matching as CSS here keeps any that reach the runner (a replayed action, a monitor
- * stored before that check) CSS all the same: Chromium refuses them as invalid selectors, a 400.
- */
-
-/** The element `selector` matches first, or every element it matches (`all`), as CSS. */
-async function queryCss(page: Page, selector: string, all: boolean): Promise<ElementHandle<Element>[]> {
-  const list = await isolatedRealm(page).evaluateHandle(
-    (sel: string, every: boolean) => (every ? Array.from(document.querySelectorAll(sel)) : [document.querySelector(sel)].filter((el) => el !== null)),
-    selector,
-    all,
-  );
-  try {
-    const elements: ElementHandle<Element>[] = [];
-    for (const item of (await list.getProperties()).values()) {
-      const el = item.asElement() as ElementHandle<Element> | null;
-      if (el) elements.push(el);
-      else await item.dispose();
-    }
-    return elements;
-  } finally {
-    await list.dispose();
-  }
-}
-
-/**
- * Waits until the first element `selector` matches (as CSS) is visible, as puppeteer's `waitForSelector` with
- * `visible` decides it (a box of some size, `visibility` neither hidden nor collapse), checked every frame.
- */
-async function waitForVisible(page: Page, selector: string, timeoutMs: number, deadline: number): Promise<void> {
-  // A selector Chromium refuses fails here at once (waitForFunction would retry it until its timeout).
-  await readAcrossNavigation(page, () => isolatedRealm(page).evaluate((sel: string) => void document.querySelector(sel), selector), deadline);
-  try {
-    await isolatedRealm(page).waitForFunction(
-      (sel: string) => {
-        const el = document.querySelector(sel);
-        if (!el) return false;
-        const box = el.getBoundingClientRect();
-        return box.width > 0 && box.height > 0 && !["hidden", "collapse"].includes(getComputedStyle(el).visibility);
-      },
-      { polling: "raf", timeout: timeoutMs },
-      selector,
-    );
-  } catch (err) {
-    if (err instanceof Error && err.name === "TimeoutError") {
-      throw new Error(`no visible element matches ${JSON.stringify(selector)} after ${Math.round(timeoutMs)} ms`);
-    }
-    throw err;
   }
 }
 
