@@ -10,15 +10,12 @@ import { type ActionError, type ActionResults, runActions } from "../../src/engi
 import { untilDeadline } from "../../src/engines/browser/page-reads.ts";
 import { NetworkTracker } from "../../src/engines/browser/wait.ts";
 import type { Harness } from "../helpers/harness.ts";
-import { browserHarness, closeAndAssertNoChromium, scrape } from "./helpers.ts";
+import { browserHarness, closeAndAssertNoChromium, htmlPage, scrape } from "./helpers.ts";
 
 /** How long `/slow` takes to answer: longer than an action's settling (1.5 s) plus a 500 ms wait. */
 const SLOW_MS = 2_500;
 
-const html = (body: string) =>
-  new Response(`<!doctype html><html><head><title>t</title></head><body>${body}</body></html>`, {
-    headers: { "content-type": "text/html; charset=utf-8" },
-  });
+const html = htmlPage;
 
 let server: ReturnType<typeof Bun.serve>;
 let base: string;

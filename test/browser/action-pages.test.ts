@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Harness } from "../helpers/harness.ts";
-import { browserHarness, closeAndAssertNoChromium, fetchFile, imageSize, scrape } from "./helpers.ts";
+import { browserHarness, closeAndAssertNoChromium, fetchFile, htmlPage, imageSize, scrape } from "./helpers.ts";
 import { readAcrossNavigation } from "../../src/engines/browser/page-reads.ts";
 
 /** A PDF with the usual binary comment line: bytes ≥ 0x80 that a text round trip destroys. */
@@ -20,10 +20,7 @@ const BINARY_PDF = new Uint8Array([
 ]);
 
 const TEXT = `<p>${"Plenty of ordinary article text to read here. ".repeat(8)}</p>`;
-const html = (body: string, head = "") =>
-  new Response(`<!doctype html><html><head><title>t</title>${head}</head><body>${body}</body></html>`, {
-    headers: { "content-type": "text/html; charset=utf-8" },
-  });
+const html = htmlPage;
 
 let server: ReturnType<typeof Bun.serve>;
 let base: string;

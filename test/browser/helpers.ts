@@ -68,3 +68,10 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** A fixture server's page: `body` (and `head`) in a minimal HTML document, served as UTF-8 HTML. */
+export function htmlPage(body: string, head = ""): Response {
+  return new Response(`<!doctype html><html><head><title>t</title>${head}</head><body>${body}</body></html>`, {
+    headers: { "content-type": "text/html; charset=utf-8" },
+  });
+}
