@@ -15,7 +15,7 @@ import { type DeviceControl, takeScreenshot } from "./screenshot.ts";
 import { OversizedResult } from "./script.ts";
 import { ActionError } from "./action-error.ts";
 import { NavigationWatch, runScript } from "./script-navigation.ts";
-import { clickElement, queryClickTargets, waitForVisible } from "./element-targets.ts";
+import { clickMatches, waitForVisible } from "./element-targets.ts";
 import { type NetworkTracker, waitForQuiet } from "./wait.ts";
 
 export { ActionError } from "./action-error.ts";
@@ -109,9 +109,7 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
       }
       return 0;
     case "click": {
-      const handles = await readAcrossNavigation(page, () => queryClickTargets(page, action.selector, action.all), deadline);
-      if (handles.length === 0) throw new Error(`no element matches ${JSON.stringify(action.selector)}`);
-      for (const h of handles) await clickElement(h);
+      await clickMatches(page, action.selector, action.all, deadline);
       await settle(ctx);
       return 0;
     }

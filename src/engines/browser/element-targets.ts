@@ -4,7 +4,39 @@
  * clicked, and a `wait`'s visible element.
  */
 import type { ElementHandle, Page } from "puppeteer-core";
-import { isolatedRealm, readAcrossNavigation } from "./page-reads.ts";
+import { isContextLost, isolatedRealm, readAcrossNavigation } from "./page-reads.ts";
+
+/** How many times a click's targets are looked up again when the page replaced its document before the first click. */
+const MAX_CLICK_LOOKUPS = 3;
+
+/**
+ * Errors of an element handle whose document (or crawlbox's world in it) went away between the lookup and the click:
+ * nothing was clicked. A page that reloads itself failed a click this way about one time in two under load.
+ */
+const STALE_HANDLE = /same JavaScript world|Inspected target navigated or closed/;
+
+/**
+ * Clicks what a `click` action names ({@link queryClickTargets}); no match is an error naming the selector. When the
+ * page replaced its document before the first element was clicked, the targets are looked up again on the new one;
+ * once one was clicked, a failure is final (clicking the same targets again would repeat what the first did).
+ */
+export async function clickMatches(page: Page, selector: string, all: boolean, deadline: number): Promise<void> {
+  for (let lookup = 1; ; lookup++) {
+    const handles = await readAcrossNavigation(page, () => queryClickTargets(page, selector, all), deadline);
+    if (handles.length === 0) throw new Error(`no element matches ${JSON.stringify(selector)}`);
+    let clicked = 0;
+    try {
+      for (const h of handles) {
+        await clickElement(h);
+        clicked++;
+      }
+      return;
+    } catch (err) {
+      const stale = isContextLost(err) || STALE_HANDLE.test(err instanceof Error ? err.message : String(err));
+      if (clicked > 0 || !stale || lookup >= MAX_CLICK_LOOKUPS) throw err;
+    }
+  }
+}
 
 /*
  * Selectors are matched by Chromium's `querySelector`/`querySelectorAll` in crawlbox's isolated world (the page's DOM,
@@ -21,7 +53,7 @@ import { isolatedRealm, readAcrossNavigation } from "./page-reads.ts";
  * of it earlier in the document (a menu's collapsed twin, a template). When no match is visible, the first match:
  * {@link clickElement} still reaches it.
  */
-export async function queryClickTargets(page: Page, selector: string, all: boolean): Promise<ElementHandle<Element>[]> {
+async function queryClickTargets(page: Page, selector: string, all: boolean): Promise<ElementHandle<Element>[]> {
   const list = await isolatedRealm(page).evaluateHandle(
     (sel: string, every: boolean) => {
       const found = Array.from(document.querySelectorAll(sel));
@@ -56,7 +88,7 @@ export async function queryClickTargets(page: Page, selector: string, all: boole
  * own `el.click()` would: a click on what the selector names does something rather than fail. That is why a single
  * click picks a visible match first ({@link queryClickTargets}): this way round is only for when none is.
  */
-export async function clickElement(el: ElementHandle<Element>): Promise<void> {
+async function clickElement(el: ElementHandle<Element>): Promise<void> {
   await el.click().catch(() => el.evaluate((e) => (e as HTMLElement).click()));
 }
 
