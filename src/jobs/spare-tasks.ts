@@ -6,7 +6,9 @@
  * ended with fewer results than `limit` on a site that had more. The store keeps them here instead, in the order
  * found, and enqueues the first of them as places come free (store-steps.ts markFailed).
  *
- * They are kept in memory only: after a restart a crawl fills its freed places from pages it finds from then on.
+ * They are kept in memory only: after a restart a crawl fills its freed places from pages it finds from then on. A
+ * job enqueues at most {@link refillBudget} of them: when every page fails alike (an action whose selector most pages
+ * lack), each refilled page failing would otherwise free a place for the next, through all the spares.
  */
 import type { NewTask } from "./types.ts";
 import { hostOf } from "./store-rows.ts";
@@ -14,33 +16,65 @@ import { hostOf } from "./store-rows.ts";
 /** Most pages kept per job: enough to refill the places of many failed pages, bounded for a huge site. */
 export const MAX_SPARE_TASKS_PER_JOB = 1000;
 
-/** Per job, its spare pages by dedup key, in the order found. */
-export type SpareTasks = Map<string, Map<string, NewTask>>;
+/** The fewest spare pages a job may enqueue, whatever its `limit`. */
+export const MIN_REFILL_BUDGET = 10;
 
-/** Keeps the pages among `tasks` (turned away at the limit) for `jobId`, up to {@link MAX_SPARE_TASKS_PER_JOB}. */
-export function keepSpares(spares: SpareTasks, jobId: string, tasks: readonly NewTask[]): void {
-  let kept = spares.get(jobId);
-  for (const task of tasks) {
-    if (task.kind !== "page") continue;
-    if (!kept) spares.set(jobId, (kept = new Map()));
-    if (kept.size >= MAX_SPARE_TASKS_PER_JOB) return;
-    if (!kept.has(task.dedupKey)) kept.set(task.dedupKey, task);
-  }
+/** Spare pages a crawl of `limit` may enqueue in all: as many as its limit, at least {@link MIN_REFILL_BUDGET}. */
+export function refillBudget(limit: number): number {
+  return Math.max(MIN_REFILL_BUDGET, Math.min(limit, MAX_SPARE_TASKS_PER_JOB));
 }
 
-/**
- * Takes `jobId`'s spare pages, oldest first, except those on `unwelcomeHosts` (hosts that just failed to answer: a
- * place freed by a dead host's pages goes to another host's page; theirs stay kept for when the host answers again).
- */
-export function takeSpares(spares: SpareTasks, jobId: string, unwelcomeHosts: ReadonlySet<string>): NewTask[] {
-  const kept = spares.get(jobId);
-  if (!kept) return [];
-  const taken: NewTask[] = [];
-  for (const [key, task] of kept) {
-    if (unwelcomeHosts.has(hostOf(task.url))) continue;
-    taken.push(task);
-    kept.delete(key);
+/** Per job, its spare pages by dedup key in the order found, and how many it has enqueued. */
+export class SpareTasks {
+  private readonly jobs = new Map<string, { tasks: Map<string, NewTask>; enqueued: number }>();
+
+  /** Keeps the pages among `tasks` (turned away at the limit) for `jobId`, up to {@link MAX_SPARE_TASKS_PER_JOB}. */
+  keep(jobId: string, tasks: readonly NewTask[]): void {
+    let job = this.jobs.get(jobId);
+    for (const task of tasks) {
+      if (task.kind !== "page") continue;
+      if (!job) this.jobs.set(jobId, (job = { tasks: new Map(), enqueued: 0 }));
+      if (job.tasks.size >= MAX_SPARE_TASKS_PER_JOB) return;
+      if (!job.tasks.has(task.dedupKey)) job.tasks.set(task.dedupKey, task);
+    }
   }
-  if (kept.size === 0) spares.delete(jobId);
-  return taken;
+
+  /**
+   * Takes up to `max` of `jobId`'s spare pages, oldest first, within what is left of `budget` (pages enqueued in
+   * all), except those on `unwelcomeHosts` (hosts failing to answer now: a place freed by a dead host's page goes to
+   * another host's page; theirs stay kept for later).
+   */
+  take(jobId: string, unwelcomeHosts: ReadonlySet<string>, max: number, budget: number): NewTask[] {
+    const job = this.jobs.get(jobId);
+    if (!job) return [];
+    const taken: NewTask[] = [];
+    for (const [key, task] of job.tasks) {
+      if (taken.length >= Math.min(max, budget - job.enqueued)) break;
+      if (unwelcomeHosts.has(hostOf(task.url))) continue;
+      taken.push(task);
+      job.tasks.delete(key);
+    }
+    job.enqueued += taken.length;
+    return taken;
+  }
+
+  /** Gives back what {@link take} took and the store did not enqueue (it was at its limit again). */
+  giveBack(jobId: string, tasks: readonly NewTask[]): void {
+    const job = this.jobs.get(jobId);
+    if (!job) return;
+    job.enqueued -= tasks.length;
+    const rest = [...job.tasks.values()];
+    job.tasks.clear();
+    for (const task of [...tasks, ...rest]) job.tasks.set(task.dedupKey, task);
+  }
+
+  /** Whether `jobId` has spare pages. */
+  has(jobId: string): boolean {
+    return (this.jobs.get(jobId)?.tasks.size ?? 0) > 0;
+  }
+
+  /** Forgets `jobId` (it ended). */
+  delete(jobId: string): void {
+    this.jobs.delete(jobId);
+  }
 }

@@ -12,6 +12,7 @@ import { BadRequestError, type SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
 import { addTasks, type AddedTasks, dropPendingTasks, loadPendingChunk, type LoadedChunk, type PendingCache } from "./pending-tasks.ts";
 import { readJob, toJob, type JobRow } from "./store-rows.ts";
+import { SpareTasks } from "./spare-tasks.ts";
 import { type DrainHook, finishJobIfDone, insertTasks, JOB_TTL_MS, type StoreContext } from "./store-steps.ts";
 import {
   claimTask, completeTask, failTask, reapExpired, recordHostOutcome, recoverActive, releaseTask, renewLease, retryTask,
@@ -41,7 +42,7 @@ export class SqliteJobStore implements JobStore {
     // whole index (a 100,000-task insert took 1.5–2 s, 1.0–1.3 s with these).
     newId: () => string = () => Bun.randomUUIDv7(),
   ) {
-    this.ctx = { db, now, newId, emit: (e) => this.sink(e), spares: new Map() };
+    this.ctx = { db, now, newId, emit: (e) => this.sink(e), spares: new SpareTasks() };
   }
 
   /**

@@ -7,7 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { SerializedError } from "../errors.ts";
 import { hostOf, optionsIndexOf, readJob, type TaskRow } from "./store-rows.ts";
-import { keepSpares, takeSpares, type SpareTasks } from "./spare-tasks.ts";
+import { refillBudget, type SpareTasks } from "./spare-tasks.ts";
 import type { Job, JobEvent, NewTask } from "./types.ts";
 
 /** Asked for last tasks when a job has nothing queued or running; returning none lets the job complete. */
@@ -43,7 +43,7 @@ export interface StoreContext {
  * of `limit: 10` with a page that failed or redirected onto another still ends with ten results when the site has
  * them (it ended with nine).
  */
-export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], limit: number, createdAt = ctx.now(), countInTotal = true): number {
+export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], limit: number, createdAt = ctx.now(), countInTotal = true, keepTurnedAway = true): number {
   const { db } = ctx;
   if (tasks.length === 0) return 0;
   const job = db.query<{ total: number; seq: number }, [string]>(
@@ -61,7 +61,7 @@ export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], 
   let added = 0;
   for (const [i, task] of tasks.entries()) {
     if (task.kind === "page" && total >= limit) {
-      keepSpares(ctx.spares, jobId, tasks.slice(i));
+      if (keepTurnedAway) ctx.spares.keep(jobId, tasks.slice(i));
       break;
     }
     const source = task.sourceUrl !== undefined && task.sourceUrl !== task.url ? task.sourceUrl : null;
@@ -97,20 +97,30 @@ export function markFailed(ctx: StoreContext, task: TaskRow, error: SerializedEr
     // Upstream sends a minimal document so that a receiver can tell which URL failed.
     const data = [{ metadata: { sourceURL: task.source_url ?? task.url } }];
     if (job.status === "scraping") ctx.emit({ job, event: "page", success: false, data, error: error.message, ...optionsIndexOf(task) });
-    // Its place is free: the first page found while the crawl was at its limit takes it.
-    if (job.status === "scraping") refill(ctx, job);
-    else ctx.spares.delete(job.id);
+    // Its place is free: the first page found while the crawl was at its limit takes it, unless every page would
+    // fail alike (the key's credits are spent).
+    if (job.status !== "scraping") ctx.spares.delete(job.id);
+    else if (!JOB_WIDE_FAILURES.has(error.code)) refill(ctx, job);
   }
 }
 
-/** Enqueues `job`'s spare pages up to its limit, except on hosts that are failing to answer now. */
+/** Failures that are the job's, not the page's: a spare page taking the place would fail the same way. */
+const JOB_WIDE_FAILURES: ReadonlySet<string> = new Set(["INSUFFICIENT_CREDITS"]);
+
+/** Enqueues one of `job`'s spare pages in a freed place, except on hosts failing to answer now, within its budget. */
 function refill(ctx: StoreContext, job: Job): void {
   if (!ctx.spares.has(job.id)) return;
-  const failing = ctx.db.query<{ host: string }, [string]>("SELECT host FROM job_hosts WHERE job_id = ? AND failures > 0").all(job.id);
-  const spare = takeSpares(ctx.spares, job.id, new Set(failing.map((r) => r.host)));
-  // What does not fit is kept again (insertTasks keeps the pages it turns away at the limit).
+  const failing = new Set(ctx.db.query<{ host: string }, [string]>("SELECT host FROM job_hosts WHERE job_id = ? AND failures > 0").all(job.id).map((r) => r.host));
   const limit = (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER;
-  if (spare.length > 0) insertTasks(ctx, job.id, spare, limit);
+  const inJob = ctx.db.query<{ one: number }, [string, string]>("SELECT 1 AS one FROM tasks WHERE job_id = ? AND dedup_key = ? LIMIT 1");
+  for (;;) {
+    const [task] = ctx.spares.take(job.id, failing, 1, refillBudget(limit));
+    if (!task || insertTasks(ctx, job.id, [task], limit, ctx.now(), true, false) > 0) return;
+    // Not enqueued: the job has the page already (the next spare is tried), or its places are full again (kept).
+    if (inJob.get(job.id, task.dedupKey)) continue;
+    ctx.spares.giveBack(job.id, [task]);
+    return;
+  }
 }
 
 /** Completes the job when nothing is queued or running; announces it. Runs inside the caller's transaction. */

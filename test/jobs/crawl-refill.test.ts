@@ -24,6 +24,7 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     async fetch(req) {
       const { pathname } = new URL(req.url);
+      if (pathname === "/many/") return page("Many", pages);
       if (pathname === "/" || pathname === "/slow-sitemap/") {
         startAskedAt = Date.now();
         return page("Home", [...["/bad/0", "/bad/1", "/bad/2"], ...pages]);
@@ -91,16 +92,43 @@ describe("a crawl at its limit", () => {
 });
 
 describe("spare pages", () => {
-  test("kept in the order found, once each, pages only, at most MAX_SPARE_TASKS_PER_JOB; a failing host's stay kept", async () => {
-    const { keepSpares, takeSpares, MAX_SPARE_TASKS_PER_JOB } = await import("../../src/jobs/spare-tasks.ts");
-    const spares = new Map();
+  test("kept in the order found, once each, pages only, at most MAX_SPARE_TASKS_PER_JOB; a failing host's stay kept; a budget bounds what is taken", async () => {
+    const { SpareTasks, MAX_SPARE_TASKS_PER_JOB, refillBudget } = await import("../../src/jobs/spare-tasks.ts");
+    const spares = new SpareTasks();
     const task = (url: string, kind: "page" | "kickoff" = "page") => ({ kind, url, dedupKey: url, depth: 1 });
-    keepSpares(spares, "j", [task("http://a.test/1"), task("http://b.test/1"), task("http://a.test/x", "kickoff"), task("http://a.test/1"), task("http://a.test/2")]);
-    expect(takeSpares(spares, "j", new Set(["b.test"])).map((t) => t.url)).toEqual(["http://a.test/1", "http://a.test/2"]);
-    expect(takeSpares(spares, "j", new Set()).map((t) => t.url)).toEqual(["http://b.test/1"]);
-    expect(spares.size).toBe(0);
-    keepSpares(spares, "j", Array.from({ length: MAX_SPARE_TASKS_PER_JOB + 5 }, (_, i) => task(`http://a.test/${i}`)));
-    expect(takeSpares(spares, "j", new Set())).toHaveLength(MAX_SPARE_TASKS_PER_JOB);
-    expect(takeSpares(spares, "other", new Set())).toEqual([]);
+    const urls = (ts: { url: string }[]) => ts.map((t) => t.url);
+    spares.keep("j", [task("http://a.test/1"), task("http://b.test/1"), task("http://a.test/x", "kickoff"), task("http://a.test/1"), task("http://a.test/2")]);
+    expect(urls(spares.take("j", new Set(["b.test"]), 10, 100))).toEqual(["http://a.test/1", "http://a.test/2"]);
+    // Given back: first again.
+    spares.giveBack("j", [task("http://a.test/2")]);
+    expect(urls(spares.take("j", new Set(), 1, 100))).toEqual(["http://a.test/2"]);
+    expect(urls(spares.take("j", new Set(), 10, 100))).toEqual(["http://b.test/1"]);
+    expect(spares.has("j")).toBe(false);
+    spares.keep("k", Array.from({ length: MAX_SPARE_TASKS_PER_JOB + 5 }, (_, i) => task(`http://a.test/${i}`)));
+    expect(spares.take("k", new Set(), 5000, 5000)).toHaveLength(MAX_SPARE_TASKS_PER_JOB);
+    // The budget counts every page a job enqueued: 3 of a budget of 10 left after 7.
+    spares.keep("m", Array.from({ length: 20 }, (_, i) => task(`http://a.test/${i}`)));
+    expect(spares.take("m", new Set(), 7, 10)).toHaveLength(7);
+    expect(spares.take("m", new Set(), 20, 10)).toHaveLength(3);
+    expect(spares.take("m", new Set(), 20, 10)).toHaveLength(0);
+    expect(spares.take("other", new Set(), 1, 10)).toEqual([]);
+    expect([refillBudget(3), refillBudget(500), refillBudget(1e9)]).toEqual([10, 500, MAX_SPARE_TASKS_PER_JOB]);
+  });
+
+  test("a page refused for the key's credits gives its place to no spare page: the next would be refused alike", async () => {
+    // 5 credits a page (redaction), 12 left: the start page and one more are paid, the third page is refused. Before,
+    // each refusal freed a place for the next spare page, which was refused in turn: 9 pages for a limit of 3.
+    const { key } = h.services.keys.create("twelve", 12);
+    const created = (await (await h.request("/v2/crawl", { method: "POST", auth: key, json: { url: `http://127.0.0.1:${site.port}/many/`, limit: 3, sitemap: "skip", crawlEntireDomain: true, scrapeOptions: { redactPII: { mode: "fast" } } } })).json()) as any;
+    expect(created.success).toBe(true);
+    const deadline = Date.now() + 30_000;
+    let status: any;
+    do {
+      await Bun.sleep(25);
+      status = await (await h.request(`/v2/crawl/${created.id}`, { auth: key })).json();
+    } while (status.status === "scraping" && Date.now() < deadline);
+    expect(status).toMatchObject({ status: "completed", total: 3, completed: 3, creditsUsed: 10 });
+    const errors = (await (await h.request(`/v2/crawl/${created.id}/errors`, { auth: key })).json()) as any;
+    expect(errors.errors.map((e: any) => e.code)).toEqual(["INSUFFICIENT_CREDITS"]);
   });
 });
