@@ -53,14 +53,17 @@ export function int(r: Reader, name: string, def: number, min: number, max: numb
   return n;
 }
 
-/** `name` as an absolute http(s) URL without trailing slashes; `def` when unset or invalid. */
-export function url(r: Reader, name: string, def: string): string {
+/**
+ * `name` as an absolute http(s) URL without trailing slashes (a base URL), or as written with `asWritten` (a URL
+ * something is sent to, where `/hook/` and `/hook` may differ); `def` when unset or invalid.
+ */
+export function url(r: Reader, name: string, def: string, asWritten = false): string {
   const v = str(r, name, def);
   if (v === "") return v;
   try {
     const u = new URL(v);
     if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
-    return v.replace(/\/+$/, "");
+    return asWritten ? v : v.replace(/\/+$/, "");
   } catch {
     r.problems.push(`${name} must be an absolute http(s) URL, got "${v}"`);
     return def;

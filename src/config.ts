@@ -106,7 +106,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     logLevel,
     allowPrivateWebhooks: bool(r, "CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS", false),
     webhookTimeoutMs: int(r, "CRAWLBOX_WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
-    fallbackWebhookUrl: url(r, "SELF_HOSTED_WEBHOOK_URL", ""),
+    fallbackWebhookUrl: url(r, "SELF_HOSTED_WEBHOOK_URL", "", true),
     ocrWorkers: int(r, "CRAWLBOX_OCR_WORKERS", availableParallelism(), 1, 256),
     parseWorkers: int(r, "CRAWLBOX_PARSE_WORKERS", availableParallelism(), 0, 256),
     documentWorkers,

@@ -126,7 +126,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // Jobs: every state change and its webhook event commit in one transaction (the sink runs inside it).
   const announce = (e: JobEvent) => {
     // Pages added by `appendToId` are announced to that request's webhook when it gave one.
-    const webhook = taskOptions(e.job.options, e.optionsIndex).webhook ?? fallbackWebhook(config.fallbackWebhookUrl, e.job.id);
+    // A monitor check's crawl is the monitor's own work, announced by the monitor's webhook: not by the fallback.
+    const fallback = e.job.options.monitorCheckId === undefined ? fallbackWebhook(config.fallbackWebhookUrl, e.job.id) : undefined;
+    const webhook = taskOptions(e.job.options, e.optionsIndex).webhook ?? fallback;
     if (!webhook) return;
     const input = { jobId: e.job.id, keyId: e.job.keyId, jobKind: e.job.kind === "crawl" ? ("crawl" as const) : ("batch_scrape" as const), event: e.event, success: e.success, data: e.data, webhook };
     if (enqueueWebhookEvent(db, e.error === undefined ? input : { ...input, error: e.error }, { now: now() })) queueMicrotask(() => webhooks.kick());

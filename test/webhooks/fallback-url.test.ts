@@ -3,6 +3,7 @@
  * `{{JOB_ID}}` replaced by the job's id; a job's own webhook wins.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { parseCrawlBody } from "../../src/api/crawl.ts";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startReceiver, type Receiver } from "./helpers.ts";
@@ -46,9 +47,21 @@ describe("SELF_HOSTED_WEBHOOK_URL", () => {
     expect(rx.to(`/fallback/${own}`)).toEqual([]);
   });
 
+  test("a monitor check's crawl is not announced to it (the monitor's own webhook announces the check)", async () => {
+    const who = h.services.keys.verify(h.key)!;
+    const job = h.services.jobs.createCrawl(parseCrawlBody({ url: `http://127.0.0.1:${site.port}/`, limit: 1, sitemap: "skip" }), who, "", undefined, { monitorCheckId: "check-1" });
+    const deadline = Date.now() + 20_000;
+    while (h.services.jobStore.get(job.id)?.status === "scraping" && Date.now() < deadline) await Bun.sleep(25);
+    expect(h.services.jobStore.get(job.id)?.status).toBe("completed");
+    await Bun.sleep(300);
+    expect(rx.to(`/fallback/${job.id}`)).toEqual([]);
+  });
+
   test("read from the environment and checked", () => {
     expect(loadConfig({ SELF_HOSTED_WEBHOOK_URL: "https://hooks.example.com/fc/{{JOB_ID}}" }).fallbackWebhookUrl).toBe("https://hooks.example.com/fc/{{JOB_ID}}");
     expect(loadConfig({}).fallbackWebhookUrl).toBe("");
+    // As written: a receiver may route /hook/ and /hook apart.
+    expect(loadConfig({ SELF_HOSTED_WEBHOOK_URL: "https://hooks.example.com/hook/" }).fallbackWebhookUrl).toBe("https://hooks.example.com/hook/");
     expect(() => loadConfig({ SELF_HOSTED_WEBHOOK_URL: "ftp://x" })).toThrow(ConfigError);
   });
 });
