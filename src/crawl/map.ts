@@ -39,7 +39,7 @@ import { MapTimeoutError } from "./errors.ts";
 import { isSocialMediaOrEmail } from "./filter.ts";
 import { MAP_GROUP, MapListing, type MapLink } from "./map-listing.ts";
 export type { MapLink } from "./map-listing.ts";
-import type { RobotsCache, RobotsEntry } from "./robots-cache.ts";
+import { DISCOVERY_SKIPS_TLS_VERIFICATION, type RobotsCache, type RobotsEntry } from "./robots-cache.ts";
 import { robotsAgents } from "./robots.ts";
 import { rankBySearch } from "./search-rank.ts";
 import { readSitemaps, sitemapCandidates } from "./sitemap.ts";
@@ -220,7 +220,8 @@ function linkDiscovery(startUrl: string, options: MapSiteOptions, deps: MapDeps,
     }
     let page;
     try {
-      page = await deps.engine.fetch({ url, headers: options.headers, headersOrigin: startUrl, timeoutMs: MAP_PAGE_TIMEOUT_MS, maxBodyBytes: MAP_MAX_PAGE_BYTES }, signal);
+      // Certificates are not verified, as a scrape's are not by default (DISCOVERY_SKIPS_TLS_VERIFICATION).
+      page = await deps.engine.fetch({ url, headers: options.headers, headersOrigin: startUrl, timeoutMs: MAP_PAGE_TIMEOUT_MS, maxBodyBytes: MAP_MAX_PAGE_BYTES, skipTlsVerification: DISCOVERY_SKIPS_TLS_VERIFICATION }, signal);
     } catch (err) {
       if (signal.aborted) throw err;
       if (err instanceof EgressDeniedError || (err as CrawlboxError)?.code === "SCRAPE_DNS_RESOLUTION_ERROR") {

@@ -21,6 +21,13 @@ import { MAX_ROBOTS_PARSE_BYTES, RobotsTxt, type RobotsOracle } from "./robots.t
 
 /** How long a fetched robots.txt is used (RFC 9309 §2.4: at most 24 h). */
 export const ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Whether the fetches that discover a site's pages (robots.txt, sitemaps, a map's pages) skip certificate checks: yes,
+ * as a scrape does by default (api-v2.md §2.2 `skipTlsVerification`). Verified, an intranet site with its own CA
+ * was scraped but not discovered: its robots.txt "unreachable" (every link disallowed), a map of it one URL long.
+ */
+export const DISCOVERY_SKIPS_TLS_VERIFICATION = true;
 /** How long an "unreachable" answer (complete disallow) is kept before asking again. */
 export const DEFAULT_ERROR_TTL_MS = 5 * 60 * 1000;
 /** Deadline of one robots.txt fetch. */
@@ -179,7 +186,7 @@ export class RobotsCache implements RobotsOracle {
       makeEntry({ origin, robotsUrl, status, rules, fetchedAt, expiresAt: fetchedAt + (status === "unreachable" ? this.errorTtlMs : this.ttlMs), ...extra });
     try {
       const page = await this.options.engine.fetch(
-        { url: robotsUrl, headers: { accept: "text/plain,*/*;q=0.8", ...this.options.headers }, timeoutMs: this.timeoutMs, maxBodyBytes: MAX_ROBOTS_FETCH_BYTES },
+        { url: robotsUrl, headers: { accept: "text/plain,*/*;q=0.8", ...this.options.headers }, timeoutMs: this.timeoutMs, maxBodyBytes: MAX_ROBOTS_FETCH_BYTES, skipTlsVerification: DISCOVERY_SKIPS_TLS_VERIFICATION },
       );
       const code = page.statusCode;
       if (code >= 200 && code < 300) return make("ok", RobotsTxt.parse(parsePrefix(page.body), page.finalUrl), { statusCode: code });

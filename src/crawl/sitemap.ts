@@ -18,6 +18,7 @@ import { gunzipSync } from "node:zlib";
 import { getDomain } from "tldts";
 import type { Engine } from "../engines/types.ts";
 import { CrawlboxError } from "../errors.ts";
+import { DISCOVERY_SKIPS_TLS_VERIFICATION } from "./robots-cache.ts";
 
 /** Sitemaps fetched per read (upstream's bound). */
 export const MAX_SITEMAPS = 20;
@@ -237,7 +238,7 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
     result.fetched.push(next.url);
     let parsed: ParsedSitemap;
     try {
-      const page = await options.engine.fetch({ url: next.url, headers: options.headers, ...(options.headersOrigin ? { headersOrigin: options.headersOrigin } : {}), timeoutMs: Math.max(1, Math.round(timeoutMs - (performance.now() - startedAt))), maxBodyBytes: MAX_SITEMAP_BYTES }, signal);
+      const page = await options.engine.fetch({ url: next.url, headers: options.headers, ...(options.headersOrigin ? { headersOrigin: options.headersOrigin } : {}), timeoutMs: Math.max(1, Math.round(timeoutMs - (performance.now() - startedAt))), maxBodyBytes: MAX_SITEMAP_BYTES, skipTlsVerification: DISCOVERY_SKIPS_TLS_VERIFICATION }, signal);
       if (page.statusCode < 200 || page.statusCode >= 300) {
         result.errors.push({ url: next.url, code: "HTTP_STATUS", message: `HTTP ${page.statusCode}` });
         continue;
