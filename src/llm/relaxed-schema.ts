@@ -24,6 +24,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** `node` made to accept `null` as well. */
 function orNull(node: Record<string, unknown>): Record<string, unknown> {
+  // A `const` refuses null whatever the type says (zod's z.literal(): `{type: "string", const: "product"}`).
+  if ("const" in node && node.const !== null) return { anyOf: [node, { type: "null" }] };
   if (Array.isArray(node.enum) && !node.enum.includes(null)) node = { ...node, enum: [...node.enum, null] };
   if (typeof node.type === "string") return node.type === "null" ? node : { ...node, type: [node.type, "null"] };
   if (Array.isArray(node.type)) return node.type.includes("null") ? node : { ...node, type: [...node.type, "null"] };

@@ -53,3 +53,11 @@ test("a root $ref with its definitions beside it (zod-to-json-schema with a name
     expect(validateAgainst(relaxed, { name: 3 })).not.toEqual([]);
   }
 });
+
+test("a typed const (zod's z.literal) accepts null in the relaxed copy, and still refuses another value", () => {
+  const schema = { type: "object", properties: { kind: { type: "string", const: "product" }, name: { type: "string" } }, required: ["kind"] };
+  const relaxed = relaxedSchema(schema);
+  expect(validateAgainst(relaxed, { kind: null, name: "Kettle" })).toEqual([]);
+  expect(validateAgainst(relaxed, { kind: "product" })).toEqual([]);
+  expect(validateAgainst(relaxed, { kind: "service" })).not.toEqual([]);
+});
