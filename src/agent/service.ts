@@ -90,6 +90,8 @@ export class AgentService {
       throw new BadRequestError("An agent without urls searches the web for its prompt, which needs a search backend: set SEARXNG_ENDPOINT (docs/search.md), or give urls.");
     }
     assertRequestSchema(req.schema);
+    // A prompt or schema that leaves the model no room for page content is a 400 now, not a run failing later.
+    this.deps.llm.chunkChars(req.schema, { prompt: req.prompt, callerSchema: true });
     // A run without URLs pays for its search before it reads anything: a cap below that could buy no page at all.
     if (urls.length === 0 && req.maxCredits !== undefined && req.maxCredits < SEARCH_CREDITS + 1) {
       throw new BadRequestError(`maxCredits ${req.maxCredits} cannot pay for the web search (${SEARCH_CREDITS} credits) and one page; give urls or raise it.`);

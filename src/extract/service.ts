@@ -121,7 +121,7 @@ export class ExtractService {
     if (req.scrapeOptions) this.deps.scrape.validate(specFromOptions("https://example.com/", "https://example.com/", { ...req.scrapeOptions, formats: [{ type: "markdown" }] } as ScrapeOptions, {}, this.deps.config));
     assertRequestSchema(req.schema);
     // A prompt that leaves the model no room for page content is a 400 now, not a job failing after pages were paid.
-    this.deps.llm.chunkChars(req.schema, { prompt: extractPrompt(req) ?? "" });
+    this.deps.llm.chunkChars(req.schema, { prompt: extractPrompt(req) ?? "", callerSchema: true });
     this.deps.ledger.assertCanSpend(who, Math.max(1, req.urls.length));
     if (this.deps.store.processingCount(who.keyId) >= MAX_JOBS_PER_KEY) {
       throw new TooManyRequestsError("TOO_MANY_EXTRACT_JOBS", `This key already has ${MAX_JOBS_PER_KEY} extract jobs processing; wait for one to finish.`);

@@ -73,16 +73,18 @@ export class LlmClient {
    * Largest chunk of content one call carries, in characters: the context window less our instructions, the
    * schema, the caller's `prompt` (which goes with every chunk), the answer's reservation and, with `repair`, the
    * repair turn's additions (the quoted answer and the list of problems), so that the repair request fits too.
-   * Throws {@link LlmPromptTooLongError} (400) when the caller's prompt leaves no room for content; never less than
-   * {@link MIN_CHUNK_CHARS} otherwise. `repair` is opt-in (`extract` sets it): the other structured callers
+   * Throws {@link LlmPromptTooLongError} (400) when the caller's prompt or schema (`callerSchema`: the schema is the
+   * request's, not one of crawlbox's own small ones) leaves no room for content; never less than
+   * {@link MIN_CHUNK_CHARS} otherwise. A schema-only request was not checked: a 67 KB schema went out with a context
+   * of 8,192 tokens, which Ollama cuts from the start, rules and all. `repair` is opt-in (`extract` sets it): the other structured callers
    * (clean-content, redact, the injection check) size their parts on this and were tuned without it.
    */
-  chunkChars(schema?: Record<string, unknown>, o: { prompt?: string; repair?: boolean } = {}): number {
+  chunkChars(schema?: Record<string, unknown>, o: { prompt?: string; repair?: boolean; callerSchema?: boolean } = {}): number {
     const context = this.provider.capabilities.contextTokens;
     const schemaTokens = schema ? estimateTokens(JSON.stringify(schema)) : 0;
     const promptTokens = o.prompt ? estimateTokens(o.prompt) : 0;
     const room = context - PROMPT_OVERHEAD_TOKENS - schemaTokens - promptTokens - this.answerTokens();
-    if (promptTokens > 0 && room * CHARS_PER_TOKEN < MIN_CHUNK_CHARS) throw new LlmPromptTooLongError(promptTokens + schemaTokens, context);
+    if ((promptTokens > 0 || (o.callerSchema === true && schemaTokens > 0)) && room * CHARS_PER_TOKEN < MIN_CHUNK_CHARS) throw new LlmPromptTooLongError(promptTokens + schemaTokens, context);
     const repair = o.repair === true ? this.repairTokens() : 0;
     return Math.max(MIN_CHUNK_CHARS, (room - repair) * CHARS_PER_TOKEN);
   }
@@ -218,7 +220,7 @@ export class LlmClient {
   async extract(o: { content: string; schema?: Record<string, unknown>; prompt?: string }, call: LlmCall, spent = { tokens: 0 }): Promise<{ value: unknown; chunks: number }> {
     const relaxed = o.schema ? relaxedSchema(o.schema) : undefined;
     const plan = this.plan(o.content, {
-      maxChars: this.chunkChars(o.schema, { repair: true, ...(o.prompt ? { prompt: o.prompt } : {}) }),
+      maxChars: this.chunkChars(o.schema, { repair: true, callerSchema: true, ...(o.prompt ? { prompt: o.prompt } : {}) }),
       fixed: (count) => extractMessages({ content: "", prompt: o.prompt, schema: o.schema, part: { index: count - 1, count } }),
       call,
       spent,

@@ -108,6 +108,21 @@ describe("every request fits the context window", () => {
     expect(llm.chats()).toHaveLength(0);
   });
 
+  test("so is a schema that alone cannot fit, without a prompt (json format, extract, agent)", async () => {
+    llm.reset();
+    llm.respond = honestModel;
+    const properties = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`field_number_${i}_of_the_schema`, { type: ["string", "null"], description: "A field the page may or may not hold." }]));
+    const schema = { type: "object", properties };
+    const r = await scrape("/long", [{ type: "json", schema }]);
+    expect({ status: r.status, code: r.body.code }).toEqual({ status: 400, code: "LLM_PROMPT_TOO_LONG" });
+    // The agent needs a prompt; a short one leaves the schema at fault.
+    for (const [path, extra] of [["/v2/extract", {}], ["/v2/agent", { prompt: "Find the product." }]] as const) {
+      const res = await h.request(path, { method: "POST", json: { urls: [`${site.url}/long`], schema, ...extra } });
+      expect({ path, status: res.status, code: ((await res.json()) as any).code }).toEqual({ path, status: 400, code: "LLM_PROMPT_TOO_LONG" });
+    }
+    expect(llm.chats()).toHaveLength(0);
+  });
+
   test("summary: chunk summaries are combined in rounds that each fit", async () => {
     llm.reset();
     // Long chunk summaries: all of them in one merge request would be several times the context.
