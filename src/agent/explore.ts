@@ -15,6 +15,7 @@
  * task ─▶ web search ─┴▶ read ─▶ links ─▶ model picks ≤ 2 ─▶ read ─┘
  * ```
  */
+import { CrawlboxError } from "../errors.ts";
 import type { ReadPage } from "../extract/read-pages.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { agentNextMessages } from "../llm/task-prompts.ts";
@@ -145,7 +146,16 @@ export async function explore(o: ExploreOptions): Promise<ReadPage[]> {
     const listed = ranked.map((c, i) => `[${i}] ${c.label ? `${c.label.replace(/\s+/g, " ").slice(0, 120)} ` : ""}${c.url}`).join("\n");
     const most = Math.min(PAGES_PER_ROUND, o.maxPages - tried.size);
     const schema = { type: "object", properties: { read: { type: "array", items: { type: "integer" } }, done: { type: "boolean" } }, required: ["read", "done"] };
-    const pick = (await o.llm.structured(agentNextMessages(o.task, readText, listed, most), schema, o.call(), o.spent)) as { read: number[]; done: boolean };
+    let pick: { read: number[]; done: boolean };
+    try {
+      pick = (await o.llm.structured(agentNextMessages(o.task, readText, listed, most), schema, o.call(), o.spent)) as typeof pick;
+    } catch (err) {
+      // The model could not choose (an answer that is no choice, a timeout, an unavailable provider): the pages read
+      // still answer what they can, as when a limit stops the reading. A cancelled run stops as it was told.
+      if (!(err instanceof CrawlboxError) || !err.code.startsWith("LLM_") || !o.active()) throw err;
+      o.warnings.push(`The model could not choose the next pages to read (${err.code}: ${err.message}): the answer is drawn from the ${pages.length} pages read.`);
+      break;
+    }
     const chosen = [...new Set(pick.read)].filter((n) => Number.isInteger(n) && n >= 0 && n < ranked.length).slice(0, most).map((n) => ranked[n]!.url);
     o.onDecision?.(pick.done || chosen.length === 0 ? `Done: the ${pages.length} pages read answer the task.` : `Reading next: ${chosen.join(", ")}.`);
     if (pick.done || chosen.length === 0) break;

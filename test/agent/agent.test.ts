@@ -268,6 +268,18 @@ describe("/v2/agent", () => {
     expect(low.sources).toHaveLength(3);
   });
 
+  test("a model that cannot choose the next pages ends the reading, not the run: the answer comes from the pages read", async () => {
+    llm.reset();
+    // The pick is prose, twice (the answer and its repair turn); the final answer is fine. Before, the run failed
+    // with LLM_INVALID_ANSWER blaming "the schema", having read and paid for its page.
+    llm.respond = (req) => (kind(req) === "pick" ? { content: "I think you should read the toaster page." } : model(req));
+    const run = await finished((await start({ urls: [`${base}/`], prompt: "List the products", schema: SCHEMA })).body.id);
+    expect(run.status).toBe("completed");
+    expect(run.sources).toEqual([`${base}/`]);
+    expect(run.data).toEqual({ products: [] });
+    expect(run.warning).toContain("The model could not choose the next pages to read (LLM_INVALID_ANSWER");
+  });
+
   test("the page budget counts pages tried, not only those read; a page of 20,000 links offers a bounded list", async () => {
     llm.reset();
     // A model that always wants more: every pick names the first two candidates and never says it is done.
