@@ -5,6 +5,10 @@
  * `response_format: {type: "json_schema", json_schema: {name, schema, strict: false}}` (`json_object` when any
  * JSON object will do). `strict: false` because OpenAI's strict mode refuses ordinary schemas (optional
  * properties); the answer is validated and repaired by src/llm either way.
+ *
+ * OpenAI's reasoning models (the o-series, gpt-5) refuse `max_tokens` (they take `max_completion_tokens`) and any
+ * `temperature` but the default, with a 400 naming the parameter. The provider then sends the request again without
+ * what was refused, and leaves it out from then on: before, every LLM call against such a model failed.
  */
 import { estimateTokens } from "../../src/llm/chunk.ts";
 import { llmHttpError, LlmUnavailableError } from "../../src/llm/errors.ts";
@@ -32,38 +36,53 @@ function responseFormat(format: LlmChatRequest["format"]): Record<string, unknow
   return { type: "json_schema", json_schema: { name: "answer", schema: format, strict: false } };
 }
 
+/** What a 400 says the model refuses, by OpenAI's `error.param` (or its message): undefined when it is something else. */
+function refusedParameter(data: Completion | undefined, status: number): "max_tokens" | "temperature" | undefined {
+  if (status !== 400 || typeof data?.error !== "object") return undefined;
+  const param = (data.error as { param?: unknown }).param;
+  const message = data.error.message ?? "";
+  if (param === "max_tokens" || /'max_tokens' is not supported/.test(message)) return "max_tokens";
+  if (param === "temperature" || /'temperature' does not support/.test(message)) return "temperature";
+  return undefined;
+}
+
 export const openaiProvider: LlmProviderPlugin = {
   name: "openai",
   create(s: LlmProviderSettings): LlmProvider {
     const endpoint = { name: "openai", address: s.baseUrl, model: s.model };
     const url = `${s.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+    /** Parameters this endpoint refused (see the module comment), left out of every later request. */
+    const refused = new Set<"max_tokens" | "temperature">();
     return {
       name: "openai",
       address: s.baseUrl,
       model: s.model,
       capabilities: { contextTokens: s.contextTokens, structuredOutput: true },
       async chat(req: LlmChatRequest) {
-        const body: Record<string, unknown> = {
-          model: s.model,
-          messages: req.messages,
-          stream: false,
-          temperature: 0,
-          max_tokens: req.maxAnswerTokens,
-        };
-        const rf = responseFormat(req.format);
-        if (rf) body.response_format = rf;
         const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
         if (s.apiKey !== "") headers.authorization = `Bearer ${s.apiKey}`;
         let res: Response;
         let text: string;
-        try {
-          res = await s.fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: req.signal });
-          text = await res.text();
-        } catch (err) {
-          if (req.signal.aborted) throw req.signal.reason ?? err;
-          throw new LlmUnavailableError(endpoint, err instanceof Error ? err.message : String(err), err);
+        let data: Completion | undefined;
+        // At most one more request per parameter a reasoning model refuses.
+        for (let attempt = 0; ; attempt++) {
+          const body: Record<string, unknown> = { model: s.model, messages: req.messages, stream: false };
+          if (!refused.has("temperature")) body.temperature = 0;
+          body[refused.has("max_tokens") ? "max_completion_tokens" : "max_tokens"] = req.maxAnswerTokens;
+          const rf = responseFormat(req.format);
+          if (rf) body.response_format = rf;
+          try {
+            res = await s.fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: req.signal });
+            text = await res.text();
+          } catch (err) {
+            if (req.signal.aborted) throw req.signal.reason ?? err;
+            throw new LlmUnavailableError(endpoint, err instanceof Error ? err.message : String(err), err);
+          }
+          data = parseCompletion(text);
+          const param = refusedParameter(data, res.status);
+          if (param === undefined || refused.has(param) || attempt >= 2) break;
+          refused.add(param);
         }
-        const data = parseCompletion(text);
         // A failing status is classified by status whatever the body (a proxy's HTML 429 or 502 is no JSON).
         if (!res.ok) {
           const code = typeof data?.error === "object" && typeof data.error?.code === "string" ? ` (${data.error.code})` : "";

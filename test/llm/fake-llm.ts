@@ -62,7 +62,13 @@ export interface FakeLlm {
   stop(): void;
 }
 
-const MODELS = ["llama3.2:3b", "qwen2.5:7b", "gpt-4o-mini", "test-model"];
+const MODELS = ["llama3.2:3b", "qwen2.5:7b", "gpt-4o-mini", "test-model", "gpt-5-mini"];
+
+/**
+ * Models that answer as OpenAI's reasoning models do (the o-series, gpt-5): `max_tokens` and a `temperature` other
+ * than 1 are refused with a 400 naming the parameter, in OpenAI's words.
+ */
+const REASONING_MODELS = new Set(["gpt-5-mini"]);
 
 function tokens(s: string): number {
   return Math.max(1, Math.ceil(s.length / 4));
@@ -138,6 +144,14 @@ export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}):
         return isOllama
           ? json({ error: `model "${body.model}" not found, try pulling it first` }, 404)
           : json({ error: { message: `The model \`${body.model}\` does not exist.`, type: "invalid_request_error", code: "model_not_found" } }, 404);
+      }
+      if (isOpenai && REASONING_MODELS.has(body.model)) {
+        if (body.max_tokens !== undefined) {
+          return json({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: "invalid_request_error", param: "max_tokens", code: "unsupported_parameter" } }, 400);
+        }
+        if (body.temperature !== undefined && body.temperature !== 1) {
+          return json({ error: { message: `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`, type: "invalid_request_error", param: "temperature", code: "unsupported_value" } }, 400);
+        }
       }
       const reply = fake.respond(log, chatIndex++);
       if (reply.delayMs) {

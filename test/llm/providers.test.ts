@@ -217,3 +217,30 @@ describe("provider selection and reachability", () => {
     }
   });
 });
+
+test("an OpenAI reasoning model (gpt-5, o-series) that refuses max_tokens and temperature 0: each refused once, then left out", async () => {
+  const h = await createHarness({ openaiBaseUrl: llm.openaiUrl, openaiApiKey: "sk-test-123", modelName: "gpt-5-mini" });
+  try {
+    llm.reset();
+    llm.respond = () => ({ content: JSON.stringify({ title: "Blue Kettle", price: 24.5 }) });
+    const scrape = async () => {
+      const res = await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/product`, formats: [{ type: "json", schema: SCHEMA }], maxAge: 0 } });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const first = await scrape();
+    // Before: 503 LLM_UNAVAILABLE "HTTP 400: Unsupported parameter: 'max_tokens' …" on every call.
+    expect(first.status).toBe(200);
+    expect(first.body.data.json).toEqual({ title: "Blue Kettle", price: 24.5 });
+    const bodies = llm.requests.filter((r) => r.path === "/v1/chat/completions").map((r) => r.body);
+    expect(bodies.map((b) => [b.max_tokens !== undefined, b.temperature !== undefined])).toEqual([[true, true], [false, true], [false, false]]);
+    expect(bodies[2].max_completion_tokens).toBeGreaterThan(0);
+    // Remembered: the next scrape sends one request.
+    llm.requests.length = 0;
+    expect((await scrape()).status).toBe(200);
+    const again = llm.requests.filter((r) => r.path === "/v1/chat/completions");
+    expect(again).toHaveLength(1);
+    expect(again[0]!.body.max_tokens).toBeUndefined();
+  } finally {
+    await h.close();
+  }
+});
