@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { runCrawl } from "../helpers/crawl-run.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 
 let site: ReturnType<typeof Bun.serve>;
@@ -44,13 +45,7 @@ describe("a site whose certificate cannot be verified", () => {
   });
 
   test("a crawl follows its links under its robots.txt", async () => {
-    const created = (await (await h.request("/v2/crawl", { method: "POST", json: { url: `${base}/`, limit: 10 } })).json()) as any;
-    const deadline = Date.now() + 20_000;
-    let status: any;
-    do {
-      await Bun.sleep(50);
-      status = await (await h.request(`/v2/crawl/${created.id}`)).json();
-    } while (status.status === "scraping" && Date.now() < deadline);
+    const status = await runCrawl(h, { url: `${base}/`, limit: 10 });
     expect(status.status).toBe("completed");
     expect(status.data.map((d: any) => new URL(d.metadata.sourceURL).pathname).sort()).toEqual(["/", "/a", "/b", "/listed"]);
     expect(status.warning ?? "").not.toContain("robots");

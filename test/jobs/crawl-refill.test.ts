@@ -4,6 +4,7 @@
  * a CRAWL_DENIAL, a failed page), `/p/0` is slow and links the same `/p/n` the start page does.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { runCrawl } from "../helpers/crawl-run.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 
 let site: ReturnType<typeof Bun.serve>;
@@ -50,17 +51,9 @@ afterAll(async () => {
 });
 
 async function crawl(body: Record<string, unknown>) {
-  const created = (await (await h.request("/v2/crawl", { method: "POST", json: { url: `http://127.0.0.1:${site.port}/`, ...body } })).json()) as any;
-  expect(created.success).toBe(true);
-  const deadline = Date.now() + 30_000;
-  let status: any;
-  while (Date.now() < deadline) {
-    status = await (await h.request(`/v2/crawl/${created.id}`)).json();
-    if (status.status !== "scraping") break;
-    await Bun.sleep(25);
-  }
+  const status = await runCrawl(h, { url: `http://127.0.0.1:${site.port}/`, ...body });
   expect(status.status).toBe("completed");
-  const errors = (await (await h.request(`/v2/crawl/${created.id}/errors`)).json()) as any;
+  const errors = (await (await h.request(`/v2/crawl/${status.id}/errors`)).json()) as any;
   return { status, paths: status.data.map((d: any) => new URL(d.metadata.sourceURL).pathname).sort(), errors };
 }
 
@@ -119,16 +112,10 @@ describe("spare pages", () => {
     // 5 credits a page (redaction), 12 left: the start page and one more are paid, the third page is refused. Before,
     // each refusal freed a place for the next spare page, which was refused in turn: 9 pages for a limit of 3.
     const { key } = h.services.keys.create("twelve", 12);
-    const created = (await (await h.request("/v2/crawl", { method: "POST", auth: key, json: { url: `http://127.0.0.1:${site.port}/many/`, limit: 3, sitemap: "skip", crawlEntireDomain: true, scrapeOptions: { redactPII: { mode: "fast" } } } })).json()) as any;
-    expect(created.success).toBe(true);
-    const deadline = Date.now() + 30_000;
-    let status: any;
-    do {
-      await Bun.sleep(25);
-      status = await (await h.request(`/v2/crawl/${created.id}`, { auth: key })).json();
-    } while (status.status === "scraping" && Date.now() < deadline);
+    const body = { url: `http://127.0.0.1:${site.port}/many/`, limit: 3, sitemap: "skip", crawlEntireDomain: true, scrapeOptions: { redactPII: { mode: "fast" } } };
+    const status = await runCrawl(h, body, { auth: key });
     expect(status).toMatchObject({ status: "completed", total: 3, completed: 3, creditsUsed: 10 });
-    const errors = (await (await h.request(`/v2/crawl/${created.id}/errors`, { auth: key })).json()) as any;
+    const errors = (await (await h.request(`/v2/crawl/${status.id}/errors`, { auth: key })).json()) as any;
     expect(errors.errors.map((e: any) => e.code)).toEqual(["INSUFFICIENT_CREDITS"]);
   });
 });

@@ -3,6 +3,7 @@
  * got it (jobs/running-work.ts throttleHost; reliability.md B5).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { runCrawl } from "../helpers/crawl-run.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 
 let site: ReturnType<typeof Bun.serve>;
@@ -35,13 +36,7 @@ afterAll(async () => {
 });
 
 test("after a 429 with Retry-After: 1, none of the job's pages on that host is fetched for a second", async () => {
-  const created = (await (await h.request("/v2/crawl", { method: "POST", json: { url: `http://127.0.0.1:${site.port}/`, sitemap: "skip", maxConcurrency: 1 } })).json()) as any;
-  const deadline = Date.now() + 20_000;
-  let status: any;
-  do {
-    await Bun.sleep(50);
-    status = await (await h.request(`/v2/crawl/${created.id}`)).json();
-  } while (status.status === "scraping" && Date.now() < deadline);
+  const status = await runCrawl(h, { url: `http://127.0.0.1:${site.port}/`, sitemap: "skip", maxConcurrency: 1 });
   expect(status.status).toBe("completed");
   expect(status.data).toHaveLength(5);
   const [first, next] = hits;
