@@ -30,10 +30,36 @@ function parseCompletion(text: string): Completion | undefined {
   }
 }
 
+/** The property a schema whose root is not an object is wrapped in (see {@link objectRooted}). */
+const WRAPPED = "answer";
+
+/**
+ * `schema` with an object at its root, as OpenAI's structured outputs require ("schema must be a JSON Schema of
+ * 'type: "object"'"): a root array (a list of products), a root `$ref` or anything else is wrapped as the one
+ * property {@link WRAPPED}, its `$defs`/`definitions` kept at the root where its `#/…` references point.
+ * Undefined when the root is an object already. Upstream normalises schemas for OpenAI too (api-v2.md §2.8).
+ */
+function objectRooted(schema: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (schema.type === "object") return undefined;
+  const { $defs, definitions, $schema: _, ...inner } = schema;
+  return { type: "object", properties: { [WRAPPED]: inner }, required: [WRAPPED], ...($defs ? { $defs } : {}), ...(definitions ? { definitions } : {}) };
+}
+
+/** The answer to a wrapped schema, unwrapped; any other text as it came (the caller validates and repairs it). */
+function unwrapped(content: string): string {
+  try {
+    const v: unknown = JSON.parse(content);
+    if (typeof v === "object" && v !== null && !Array.isArray(v) && WRAPPED in v) return JSON.stringify((v as Record<string, unknown>)[WRAPPED]);
+  } catch {
+    // Not JSON: left for the repair turn.
+  }
+  return content;
+}
+
 function responseFormat(format: LlmChatRequest["format"]): Record<string, unknown> | undefined {
   if (format === undefined) return undefined;
   if (format === "json") return { type: "json_object" };
-  return { type: "json_schema", json_schema: { name: "answer", schema: format, strict: false } };
+  return { type: "json_schema", json_schema: { name: "answer", schema: objectRooted(format) ?? format, strict: false } };
 }
 
 /** What a 400 says the model refuses, by OpenAI's `error.param` (or its message): undefined when it is something else. */
@@ -92,7 +118,8 @@ export const openaiProvider: LlmProviderPlugin = {
         if (!data) throw new LlmUnavailableError(endpoint, `HTTP ${res.status}: the answer is not a JSON object (${text.slice(0, 200)})`);
         const choice = data.choices?.[0];
         if (!choice) throw new LlmUnavailableError(endpoint, "the answer has no choices");
-        const content = choice.message?.content ?? "";
+        const raw = choice.message?.content ?? "";
+        const content = req.format !== undefined && req.format !== "json" && objectRooted(req.format) ? unwrapped(raw) : raw;
         return {
           content,
           truncated: choice.finish_reason === "length",

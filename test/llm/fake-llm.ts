@@ -145,6 +145,11 @@ export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}):
           ? json({ error: `model "${body.model}" not found, try pulling it first` }, 404)
           : json({ error: { message: `The model \`${body.model}\` does not exist.`, type: "invalid_request_error", code: "model_not_found" } }, 404);
       }
+      // OpenAI's structured outputs take an object at the root only.
+      const rootType = body.response_format?.json_schema?.schema?.type;
+      if (isOpenai && body.response_format?.type === "json_schema" && rootType !== "object") {
+        return json({ error: { message: `Invalid schema for response_format 'answer': schema must be a JSON Schema of 'type: "object"', got 'type: "${rootType ?? "None"}'.`, type: "invalid_request_error", param: "response_format", code: null } }, 400);
+      }
       if (isOpenai && REASONING_MODELS.has(body.model)) {
         if (body.max_tokens !== undefined) {
           return json({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: "invalid_request_error", param: "max_tokens", code: "unsupported_parameter" } }, 400);

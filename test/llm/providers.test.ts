@@ -244,3 +244,20 @@ test("an OpenAI reasoning model (gpt-5, o-series) that refuses max_tokens and te
     await h.close();
   }
 });
+
+test("OpenAI: a schema whose root is not an object (a list) is sent wrapped as one property, its definitions at the root; the answer is unwrapped", async () => {
+  const h = await createHarness({ openaiBaseUrl: llm.openaiUrl, openaiApiKey: "sk-test-123", modelName: "test-model" });
+  try {
+    llm.reset();
+    const list = { type: "array", items: { $ref: "#/$defs/product" }, $defs: { product: SCHEMA } };
+    llm.respond = (r) => ({ content: JSON.stringify((r.schema as any)?.properties?.answer ? { answer: [{ title: "Blue Kettle", price: 24.5 }] } : [{ title: "wrong", price: 0 }]) });
+    const res = await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/product`, formats: [{ type: "json", schema: list }], maxAge: 0 } });
+    const body = (await res.json()) as any;
+    // Before: 503 LLM_UNAVAILABLE, OpenAI's 400 "schema must be a JSON Schema of 'type: "object"'".
+    expect(res.status).toBe(200);
+    expect(body.data.json).toEqual([{ title: "Blue Kettle", price: 24.5 }]);
+    expect(llm.chats()[0]!.schema).toEqual({ type: "object", properties: { answer: { type: "array", items: { $ref: "#/$defs/product" } } }, required: ["answer"], $defs: { product: SCHEMA } });
+  } finally {
+    await h.close();
+  }
+});
