@@ -66,10 +66,10 @@ function endpointDetails(p: LlmEndpoint, retryAfter?: number): Record<string, un
  * `retryAfterSeconds` (in `details`) is the provider's `Retry-After`, when it sent one.
  */
 export class LlmUnavailableError extends CrawlboxError {
-  constructor(p: LlmEndpoint, reason: string, cause?: unknown, retryAfter?: number) {
+  constructor(p: LlmEndpoint, reason: string, cause?: unknown, retryAfter?: number, retryable = true) {
     super("LLM_UNAVAILABLE", LLM_UNAVAILABLE_STATUS, `The LLM request to ${where(p)} failed: ${cut(reason)}`, {
       details: endpointDetails(p, retryAfter),
-      retryable: true,
+      retryable,
       cause,
     });
   }
@@ -99,13 +99,21 @@ export class LlmRateLimitedError extends CrawlboxError {
 const QUOTA_SPENT = /\binsufficient_quota\b/;
 
 /**
+ * Statuses that say the request itself (or the configuration: the key, the model name) is wrong, so that sending it
+ * again changes nothing: a 400 for a context too long, a 401 for a bad key, a 404 for an unknown model. They were
+ * retried as transient, a job three times with backoff, before it failed with the same message.
+ */
+const PERMANENT_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 405, 413, 422]);
+
+/**
  * The error for a provider's failed HTTP answer: {@link LlmRateLimitedError} for 429, {@link LlmUnavailableError}
- * for anything else, either with the answer's `Retry-After`. The one place providers classify a status.
+ * for anything else (not retryable for {@link PERMANENT_STATUSES}), either with the answer's `Retry-After`. The one
+ * place providers classify a status.
  */
 export function llmHttpError(p: LlmEndpoint, status: number, reason: string, retryAfter?: string | null, cause?: unknown): LlmRateLimitedError | LlmUnavailableError {
   const after = retryAfterSeconds(retryAfter);
   if (status === 429) return new LlmRateLimitedError(p, reason, cause, after, !QUOTA_SPENT.test(reason));
-  return new LlmUnavailableError(p, reason, cause, after);
+  return new LlmUnavailableError(p, reason, cause, after, !PERMANENT_STATUSES.has(status));
 }
 
 /** 504: the provider did not answer within the request's deadline. */
