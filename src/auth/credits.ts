@@ -181,6 +181,21 @@ export class CreditLedger {
     };
   }
 
+  /**
+   * Runs `work` with `credits` held, then charges what `costOf` says it spent and gives the hold back, in that order:
+   * a concurrent check of the key sees the credits held or spent, never neither. Work that throws is not charged.
+   */
+  async holding<T>(who: KeyIdentity, credits: number, work: () => Promise<T>, costOf: (result: T) => number): Promise<T> {
+    const hold = this.hold(who, credits);
+    try {
+      const result = await work();
+      this.charge(who, costOf(result));
+      return result;
+    } finally {
+      hold.release();
+    }
+  }
+
   /** Throws unless the quota covers `credits` on top of what is spent and held (less `ownHeld`, the caller's hold). */
   private assertRoom(who: KeyIdentity, credits: number, ownHeld: number): void {
     const { remainingCredits } = this.usage(who);

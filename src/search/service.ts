@@ -101,7 +101,7 @@ export class SearchService {
     // The most the search itself can cost; each scraped result is checked (and charged) as a scrape.
     // With asyncScraping, also the batch job's first page: the job is refused below that, after the search was paid.
     // Held until the search is charged, so that concurrent searches of one key cannot all pass on its last credits.
-    const hold = ledger.hold(who, Math.ceil(req.limit / 10) * SEARCH_CREDITS_PER_10 * kinds.length + (later ? 1 : 0));
+    const mostCredits = Math.ceil(req.limit / 10) * SEARCH_CREDITS_PER_10 * kinds.length + (later ? 1 : 0);
 
     // No maximum in upstream's schema; a timer longer than 2^31 ms would not be set, so 5 minutes is the most.
     // The error names the time actually waited, not a requested one that was never applied.
@@ -116,21 +116,22 @@ export class SearchService {
         for (const engine of err.engines) silent.add(engine);
         return [];
       });
-    const lists = await Promise.all(kinds.map((source) => this.searchSource(query, req, source, signal))).catch((err: unknown) => {
-      hold.release();
-      if (timeout.aborted && !options.signal?.aborted) throw new SearchTimeoutError(timeoutMs);
-      throw err;
-    });
+    const searched = () =>
+      Promise.all(kinds.map((source) => this.searchSource(query, req, source, signal))).catch((err: unknown) => {
+        if (timeout.aborted && !options.signal?.aborted) throw new SearchTimeoutError(timeoutMs);
+        throw err;
+      });
+    const totalOf = (lists: Result[][]) => lists.reduce((n, l) => n + l.length, 0);
+    // Nothing found because engines did not answer is an error, not charged.
+    const unanswered = (total: number) => total === 0 && silent.size > 0;
+    const priceOf = (total: number) => Math.ceil(total / 10) * SEARCH_CREDITS_PER_10;
+    const charging = options.chargeCredits !== false;
+    const lists = await ledger.holding(who, mostCredits, searched, (found) => (charging && !unanswered(totalOf(found)) ? priceOf(totalOf(found)) : 0));
+    const total = totalOf(lists);
+    if (unanswered(total)) throw new SearchEnginesSilentError([...silent]);
     const data: SearchResponse["data"] = {};
     kinds.forEach((source, i) => (data[source.type] = lists[i]!));
-    const total = lists.reduce((n, l) => n + l.length, 0);
-    const searchCredits = Math.ceil(total / 10) * SEARCH_CREDITS_PER_10;
-    const charging = options.chargeCredits !== false;
-    // Nothing found because engines did not answer is an error, not charged. Else charged, then the hold given back.
-    const unanswered = total === 0 && silent.size > 0;
-    if (charging && !unanswered) ledger.charge(who, searchCredits);
-    hold.release();
-    if (unanswered) throw new SearchEnginesSilentError([...silent]);
+    const searchCredits = priceOf(total);
     let credits = searchCredits;
     const warnings: string[] = [];
     if (total === 0) warnings.push("No search results found");

@@ -67,28 +67,23 @@ export function interactRoutes(services: Services) {
         const timeIsUp = () => signal.aborted || Date.now() >= ends - 100;
         const timedOut = () => !request.signal.aborted && timeIsUp();
         let ran = true;
-        const hold = services.ledger.hold(who, INTERACT_CREDITS);
-        const outcome = await interact
-          .prompt({
-          ...target,
-          prompt: req.prompt,
-          llm: services.llm!,
-          signal,
-          call: () => llmCallForRun({ deadline: ends, signal, recordTokens: (t) => services.ledger.charge(who, 0, t) }, config),
-        })
-          // The prompt's own time ran out in the middle of a step (a model call): it was stopped, which is an answer.
-          .catch((err: unknown) => {
-            if (!timedOut()) throw err;
-            // The time ran out before the prompt could start (opening the session): nothing was done, nothing charged.
-            ran = false;
-            return { log: [], exhausted: false, killed: true, stuck: false } as PromptOutcome;
-          })
-          .then((out) => {
-            if (ran) services.ledger.charge(who, INTERACT_CREDITS);
-            return out;
-          })
-          // Charged, then the hold given back: a concurrent call of the same key sees the credit as held or as spent.
-          .finally(() => hold.release());
+        const prompted = () =>
+          interact
+            .prompt({
+              ...target,
+              prompt: req.prompt,
+              llm: services.llm!,
+              signal,
+              call: () => llmCallForRun({ deadline: ends, signal, recordTokens: (t) => services.ledger.charge(who, 0, t) }, config),
+            })
+            // The prompt's own time ran out in the middle of a step (a model call): it was stopped, which is an answer.
+            .catch((err: unknown) => {
+              if (!timedOut()) throw err;
+              // The time ran out before the prompt could start (opening the session): nothing was done, nothing charged.
+              ran = false;
+              return { log: [], exhausted: false, killed: true, stuck: false } as PromptOutcome;
+            });
+        const outcome = await services.ledger.holding(who, INTERACT_CREDITS, prompted, () => (ran ? INTERACT_CREDITS : 0));
         const answer = outcome.answer ?? "";
         const stderr = outcome.killed ? stoppedMessage(timeIsUp(), req.timeoutMs) : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
         return { success: true, output: answer, result: answer, stdout: outcome.log.join("\n"), stderr, exitCode: outcome.answer !== undefined ? 0 : outcome.killed ? 124 : 1, killed: outcome.killed, ...live() };

@@ -27,14 +27,7 @@ export function mapRoutes(services: Services) {
       async ({ body, who, request }) => {
         const req = parseMapBody(body);
         // Held while the site is mapped, so concurrent maps of one key cannot all pass on its last credit.
-        const hold = ledger.hold(who, MAP_CREDITS);
-        let result: Awaited<ReturnType<typeof mapSite>>;
-        try {
-          result = await mapSite(req, { engine, robots, gate }, request.signal);
-          ledger.charge(who, MAP_CREDITS);
-        } finally {
-          hold.release();
-        }
+        const result = await ledger.holding(who, MAP_CREDITS, () => mapSite(req, { engine, robots, gate }, request.signal), () => MAP_CREDITS);
         const warning = [result.warning, fewMapResultsWarning(req.url, result.links.length, req.limit)].filter(Boolean).join(" ");
         return { success: true as const, id: crypto.randomUUID(), links: result.links, ...(warning ? { warning } : {}) };
       },

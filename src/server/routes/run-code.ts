@@ -42,28 +42,23 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
   const saveFile = fileSinkFor(services, who.keyId, publicBaseUrl(services.config.publicUrl, request));
   let ctx: ShellContext | undefined;
   let ran = false;
-  const hold = services.ledger.hold(who, INTERACT_CREDITS);
-  const outcome = await o
-    .inSession((lease, stop) => {
-      ran = true;
-      // Its own time, its client leaving, or the session closed under it (DELETE, its ttl): each stops it.
-      const until = AbortSignal.any([signal, stop]);
-      const check = (url: string) => services.gate.check(url);
-      // A session exists, so the pool does: the sandbox of JavaScript code takes a page of its own from it.
-      if (o.language !== "bash") return runInSandbox({ page: lease.page, session: lease.session, check, saveFile, pool: services.engines.pool!, log: services.log }, o.language, o.code, until);
-      ctx = { page: lease.page, session: lease.session, check, saveFile, shots: { count: 0, bytes: 0 }, signal: until };
-      return runScript(ctx, o.code, until);
-    }, signal)
-    .catch((err: unknown) => {
-      if (request.signal.aborted || !signal.aborted || ran) throw err;
-      return new ScriptOutput().end(124, { killed: true });
-    })
-    .then((out) => {
-      if (ran) services.ledger.charge(who, INTERACT_CREDITS);
-      return out;
-    })
-    // Charged, then the hold given back: a concurrent call of the same key sees the credit as held or as spent.
-    .finally(() => hold.release());
+  const session = () =>
+    o
+      .inSession((lease, stop) => {
+        ran = true;
+        // Its own time, its client leaving, or the session closed under it (DELETE, its ttl): each stops it.
+        const until = AbortSignal.any([signal, stop]);
+        const check = (url: string) => services.gate.check(url);
+        // A session exists, so the pool does: the sandbox of JavaScript code takes a page of its own from it.
+        if (o.language !== "bash") return runInSandbox({ page: lease.page, session: lease.session, check, saveFile, pool: services.engines.pool!, log: services.log }, o.language, o.code, until);
+        ctx = { page: lease.page, session: lease.session, check, saveFile, shots: { count: 0, bytes: 0 }, signal: until };
+        return runScript(ctx, o.code, until);
+      }, signal)
+      .catch((err: unknown) => {
+        if (request.signal.aborted || !signal.aborted || ran) throw err;
+        return new ScriptOutput().end(124, { killed: true });
+      });
+  const outcome = await services.ledger.holding(who, INTERACT_CREDITS, session, () => (ran ? INTERACT_CREDITS : 0));
   if (ctx?.closeRequested) await o.close();
   // A script stopped from outside (124) is told why here; one killed over the page memory limit (137) said so itself.
   const stderr = outcome.killed && outcome.exitCode === 124 ? `${outcome.stderr}${stoppedMessage(signal.aborted, o.timeoutMs)}\n` : outcome.stderr;
