@@ -40,32 +40,28 @@ export class SpareTasks {
   }
 
   /**
-   * Takes up to `max` of `jobId`'s spare pages, oldest first, within what is left of `budget` (pages enqueued in
-   * all), except those on `unwelcomeHosts` (hosts failing to answer now: a place freed by a dead host's page goes to
-   * another host's page; theirs stay kept for later).
+   * Takes `jobId`'s oldest spare page while it has enqueued fewer than `budget`, except those on `unwelcomeHosts`
+   * (hosts failing to answer now: a place freed by a dead host's page goes to another host's page; theirs stay kept
+   * for later); undefined when there is none to take.
    */
-  take(jobId: string, unwelcomeHosts: ReadonlySet<string>, max: number, budget: number): NewTask[] {
+  take(jobId: string, unwelcomeHosts: ReadonlySet<string>, budget: number): NewTask | undefined {
     const job = this.jobs.get(jobId);
-    if (!job) return [];
-    const taken: NewTask[] = [];
+    if (!job || job.enqueued >= budget) return undefined;
     for (const [key, task] of job.tasks) {
-      if (taken.length >= Math.min(max, budget - job.enqueued)) break;
       if (unwelcomeHosts.has(hostOf(task.url))) continue;
-      taken.push(task);
       job.tasks.delete(key);
+      job.enqueued++;
+      return task;
     }
-    job.enqueued += taken.length;
-    return taken;
+    return undefined;
   }
 
-  /** Gives back what {@link take} took and the store did not enqueue (it was at its limit again). */
-  giveBack(jobId: string, tasks: readonly NewTask[]): void {
+  /** Gives back, as the oldest, a page {@link take} took and the store did not enqueue (it was at its limit again). */
+  giveBack(jobId: string, task: NewTask): void {
     const job = this.jobs.get(jobId);
     if (!job) return;
-    job.enqueued -= tasks.length;
-    const rest = [...job.tasks.values()];
-    job.tasks.clear();
-    for (const task of [...tasks, ...rest]) job.tasks.set(task.dedupKey, task);
+    job.enqueued--;
+    job.tasks = new Map([[task.dedupKey, task], ...job.tasks]);
   }
 
   /** Whether `jobId` has spare pages. */

@@ -114,11 +114,11 @@ function refill(ctx: StoreContext, job: Job): void {
   const limit = (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER;
   const inJob = ctx.db.query<{ one: number }, [string, string]>("SELECT 1 AS one FROM tasks WHERE job_id = ? AND dedup_key = ? LIMIT 1");
   for (;;) {
-    const [task] = ctx.spares.take(job.id, failing, 1, refillBudget(limit));
+    const task = ctx.spares.take(job.id, failing, refillBudget(limit));
     if (!task || insertTasks(ctx, job.id, [task], limit, ctx.now(), true, false) > 0) return;
     // Not enqueued: the job has the page already (the next spare is tried), or its places are full again (kept).
     if (inJob.get(job.id, task.dedupKey)) continue;
-    ctx.spares.giveBack(job.id, [task]);
+    ctx.spares.giveBack(job.id, task);
     return;
   }
 }
