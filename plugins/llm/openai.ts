@@ -56,10 +56,12 @@ function unwrapped(content: string): string {
   return content;
 }
 
-function responseFormat(format: LlmChatRequest["format"]): Record<string, unknown> | undefined {
-  if (format === undefined) return undefined;
-  if (format === "json") return { type: "json_object" };
-  return { type: "json_schema", json_schema: { name: "answer", schema: objectRooted(format) ?? format, strict: false } };
+/** The request's `response_format`, and whether its schema was wrapped (the answer is unwrapped then). */
+function responseFormat(format: LlmChatRequest["format"]): { format?: Record<string, unknown>; wrapped: boolean } {
+  if (format === undefined) return { wrapped: false };
+  if (format === "json") return { format: { type: "json_object" }, wrapped: false };
+  const rooted = objectRooted(format);
+  return { format: { type: "json_schema", json_schema: { name: "answer", schema: rooted ?? format, strict: false } }, wrapped: rooted !== undefined };
 }
 
 /** What a 400 says the model refuses, by OpenAI's `error.param` (or its message): undefined when it is something else. */
@@ -90,13 +92,13 @@ export const openaiProvider: LlmProviderPlugin = {
         let res: Response;
         let text: string;
         let data: Completion | undefined;
+        const rf = responseFormat(req.format);
         // At most one more request per parameter a reasoning model refuses.
         for (let attempt = 0; ; attempt++) {
           const body: Record<string, unknown> = { model: s.model, messages: req.messages, stream: false };
           if (!refused.has("temperature")) body.temperature = 0;
           body[refused.has("max_tokens") ? "max_completion_tokens" : "max_tokens"] = req.maxAnswerTokens;
-          const rf = responseFormat(req.format);
-          if (rf) body.response_format = rf;
+          if (rf.format) body.response_format = rf.format;
           try {
             res = await s.fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: req.signal });
             text = await res.text();
@@ -119,7 +121,7 @@ export const openaiProvider: LlmProviderPlugin = {
         const choice = data.choices?.[0];
         if (!choice) throw new LlmUnavailableError(endpoint, "the answer has no choices");
         const raw = choice.message?.content ?? "";
-        const content = req.format !== undefined && req.format !== "json" && objectRooted(req.format) ? unwrapped(raw) : raw;
+        const content = rf.wrapped ? unwrapped(raw) : raw;
         return {
           content,
           truncated: choice.finish_reason === "length",
