@@ -1,12 +1,10 @@
 /**
  * json (schema only, prompt only, both), summary and chunking of a long page, through the API with the fake
- * LLM; the pinned fetch (the only egress exemption) and the merge rules as units; the official SDK's scrape
- * with json and summary.
+ * LLM, and the official SDK's scrape with json and summary. The chunking, merge and pinned-fetch units are in
+ * test/llm/chunk-and-pinned-fetch.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
-import { chunkText, mergeAnswers } from "../../src/llm/chunk.ts";
-import { createPinnedFetch, PinnedFetchRefusedError } from "../../src/llm/pinned-fetch.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 import { page, startPageSite, type PageSite } from "./pages.ts";
@@ -281,38 +279,6 @@ describe("credits, as upstream bills the formats", () => {
     // lockdown answers from the cache only (the scrapes above stored the page).
     await scrape("/shop", { formats: ["markdown"] });
     expect(await credits({ formats: ["markdown"], lockdown: true, maxAge: undefined })).toBe(5);
-  });
-});
-
-describe("units", () => {
-  test("chunkText keeps paragraphs and respects the size", () => {
-    const text = ["a".repeat(50), "b".repeat(50), "c".repeat(120)].join("\n\n");
-    const chunks = chunkText(text, 60);
-    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(60);
-    expect(chunks.join("").replace(/\n/g, "")).toBe(text.replace(/\n/g, ""));
-  });
-
-  test("mergeAnswers: arrays concatenated and deduplicated, scalars from the most informative chunk", () => {
-    const merged = mergeAnswers([
-      { items: ["a", "b"], title: null, meta: { author: "x" } },
-      { items: ["b", "c"], title: "Real title", meta: { author: "y", year: 2020 }, extra: [1] },
-    ]);
-    expect(merged).toEqual({ items: ["a", "b", "c"], title: "Real title", meta: { author: "y", year: 2020 }, extra: [1] });
-  });
-
-  test("the pinned fetch reaches only the configured base URL and never follows redirects", async () => {
-    const seen: { url: string; redirect?: RequestRedirect }[] = [];
-    const inner = (async (url: string, init?: RequestInit) => {
-      seen.push({ url, redirect: init?.redirect });
-      return new Response("{}");
-    }) as unknown as typeof fetch;
-    const f = createPinnedFetch("http://10.0.0.5:11434/v1", inner);
-    await f("http://10.0.0.5:11434/v1/chat/completions");
-    expect(seen).toEqual([{ url: "http://10.0.0.5:11434/v1/chat/completions", redirect: "error" }]);
-    for (const bad of ["http://10.0.0.6:11434/v1/x", "http://10.0.0.5:11435/v1/x", "https://10.0.0.5:11434/v1/x", "http://10.0.0.5:11434/admin", "http://10.0.0.5:11434/v10/x"]) {
-      await expect(f(bad)).rejects.toBeInstanceOf(PinnedFetchRefusedError);
-    }
-    expect(seen).toHaveLength(1);
   });
 });
 
