@@ -34,7 +34,7 @@ import { type FormatRenderer, type PageView, type RenderRun, type RendererNeed, 
 import type { ScrapeSpec } from "./spec.ts";
 import { renderActionResults } from "./action-results.ts";
 import { continuationKey, DocumentContinuations } from "./document-continuations.ts";
-import { ENHANCED_PROXY_EXTRA_CREDITS, leastCredits, upFrontCosts, type UpFrontCosts } from "./costs.ts";
+import { enhancedCredits, leastCredits, upFrontCosts, type UpFrontCosts } from "./costs.ts";
 
 export { ENHANCED_PROXY_EXTRA_CREDITS, LOCKDOWN_EXTRA_CREDITS } from "./costs.ts";
 
@@ -162,7 +162,7 @@ export class ScrapeService {
     const { page, cachedAt } = options.page ? { page: options.page, cachedAt: undefined } : await obtainPage(this.pageSource, spec, options.signal, who.keyId);
     const bytesOnly = renderers.length > 0 && renderers.every(([r]) => r.bytesOnly);
     const parser = bytesOnly ? undefined : this.deps.parsers.find(page, spec);
-    const fixedCredits = extraCredits + (page.proxyUsed === "stealth" ? ENHANCED_PROXY_EXTRA_CREDITS : 0);
+    const fixedCredits = extraCredits + enhancedCredits(spec, page.proxyUsed);
     const converted = parser ? await this.convert(parser, page, spec, who, options, (documentCredits) => hold.raise(documentCredits * perPage + fixedCredits + cleaningReserve)) : undefined;
     const renderable = isRenderable(page);
     if (!converted && !renderable && !bytesOnly) {
