@@ -7,7 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { SerializedError } from "../errors.ts";
 import { JOB_TTL_MS } from "./sqlite-store.ts";
-import { RACED_REDIRECT_CODE } from "./store-steps.ts";
+import { JOB_TTL_SQL, RACED_REDIRECT_CODE } from "./store-steps.ts";
 import { taskOptions, type JobOptions } from "./types.ts";
 import type { ScrapeReplay } from "../scrape/run-options.ts";
 
@@ -119,11 +119,16 @@ export class JobResults {
       .get(jobId, upTo)!.n;
   }
 
-  /** Pushes a finished job's expiry to 24 h from now (results stay while someone reads them). */
+  /**
+   * Pushes a finished job's expiry to its retention from now (results stay while someone reads them): 24 h, or 1 h
+   * for a zeroDataRetention job (store-steps.ts `jobTtlMs`). Returns the new expiry.
+   */
   touch(jobId: string): number {
-    const expiresAt = this.now() + JOB_TTL_MS;
-    this.db.query("UPDATE jobs SET expires_at = ? WHERE id = ? AND status != 'scraping'").run(expiresAt, jobId);
-    return expiresAt;
+    const now = this.now();
+    const row = this.db
+      .query<{ expires_at: number }, [number, string]>(`UPDATE jobs SET expires_at = ? + ${JOB_TTL_SQL} WHERE id = ? AND status != 'scraping' RETURNING expires_at`)
+      .get(now, jobId);
+    return row?.expires_at ?? now + JOB_TTL_MS;
   }
 
   /**

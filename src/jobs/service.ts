@@ -15,7 +15,7 @@ import { IdempotencyKeyUsedError } from "../idempotency/errors.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import type { JobResults } from "./results.ts";
-import { IdempotencyConflictError, JOB_TTL_MS, type SqliteJobStore } from "./sqlite-store.ts";
+import { IdempotencyConflictError, jobTtlMs, type SqliteJobStore } from "./sqlite-store.ts";
 import type { CrawlPlanner } from "./task-runner.ts";
 import type { AppendedOptions, Job, JobOptions, NewTask } from "./types.ts";
 import { INLINE_TASKS } from "./pending-tasks.ts";
@@ -96,7 +96,7 @@ export class JobService {
     if (typeof crawlerOptions.delay === "number") options.delayMs = crawlerOptions.delay > 0 ? Math.max(1, Math.round(crawlerOptions.delay * 1000)) : 0;
     const id = this.newId();
     return this.create(
-      { id, kind: "crawl", keyId: who.keyId, status: "scraping", url: req.url, options, publicBaseUrl, createdAt: this.now(), expiresAt: this.now() + JOB_TTL_MS },
+      { id, kind: "crawl", keyId: who.keyId, status: "scraping", url: req.url, options, publicBaseUrl, createdAt: this.now(), expiresAt: this.now() + jobTtlMs(options) },
       this.d.planner.initialTasks(req.url, crawlerOptions),
       idempotencyKey,
     );
@@ -139,7 +139,7 @@ export class JobService {
     if (req.maxConcurrency !== undefined) options.maxConcurrency = req.maxConcurrency;
     if (req.zeroDataRetention !== undefined) options.zeroDataRetention = req.zeroDataRetention;
     return this.create(
-      { id: this.newId(), kind: "batch", keyId: who.keyId, status: "scraping", url: null, options, publicBaseUrl, createdAt: this.now(), expiresAt: this.now() + JOB_TTL_MS },
+      { id: this.newId(), kind: "batch", keyId: who.keyId, status: "scraping", url: null, options, publicBaseUrl, createdAt: this.now(), expiresAt: this.now() + jobTtlMs(options) },
       tasks,
       idempotencyKey,
     );
@@ -164,7 +164,7 @@ export class JobService {
    */
   statusPage(job: Job, skip: number, limit: number | undefined, nextUrl: (skip: number) => string): { body: JobStatusBody; cursor: number; finished: number } {
     const page = this.d.results.page(job.id, skip, limit);
-    const expiresAt = job.status === "scraping" ? this.now() + JOB_TTL_MS : this.d.results.touch(job.id);
+    const expiresAt = job.status === "scraping" ? this.now() + jobTtlMs(job.options) : this.d.results.touch(job.id);
     const body: JobStatusBody = {
       success: true,
       status: job.status,

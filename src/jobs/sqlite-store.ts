@@ -13,7 +13,7 @@ import { immediate } from "../storage/database.ts";
 import { addTasks, type AddedTasks, dropPendingTasks, loadPendingChunk, type LoadedChunk, type PendingCache } from "./pending-tasks.ts";
 import { readJob, toJob, type JobRow } from "./store-rows.ts";
 import { SpareTasks } from "./spare-tasks.ts";
-import { type DrainHook, finishJobIfDone, insertTasks, JOB_TTL_MS, type StoreContext } from "./store-steps.ts";
+import { type DrainHook, finishJobIfDone, insertTasks, JOB_TTL_SQL, type StoreContext } from "./store-steps.ts";
 import {
   claimTask, completeTask, failTask, reapExpired, recordHostOutcome, recoverActive, releaseTask, renewLease, retryTask,
 } from "./task-leases.ts";
@@ -22,7 +22,7 @@ import type { AppendedOptions, ClaimLimits, Completion, Job, JobEventSink, JobSt
 /** Different option sets one batch keeps from `appendToId` requests (each is read with every page of the job). */
 export const MAX_APPENDED_OPTION_SETS = 20;
 
-export { type DrainHook, JOB_TTL_MS } from "./store-steps.ts";
+export { type DrainHook, JOB_TTL_MS, jobTtlMs, ZDR_JOB_TTL_MS } from "./store-steps.ts";
 
 /** Thrown by `createJob` when the key already used this idempotency key. */
 export class IdempotencyConflictError extends Error {}
@@ -224,8 +224,8 @@ export class SqliteJobStore implements JobStore {
       dropPendingTasks(this.db, this.pendingCache, jobId);
       this.ctx.spares.delete(jobId);
       this.db
-        .query("UPDATE jobs SET status = 'cancelled', updated_at = ?, completed_at = ?, expires_at = ? WHERE id = ?")
-        .run(t, t, t + JOB_TTL_MS, jobId);
+        .query(`UPDATE jobs SET status = 'cancelled', updated_at = ?, completed_at = ?, expires_at = ? + ${JOB_TTL_SQL} WHERE id = ?`)
+        .run(t, t, t, jobId);
       this.ctx.emit({ job: readJob(this.db, jobId)!, event: "cancelled", success: false, data: [], error: "The job was cancelled." });
       return true;
     });
@@ -239,8 +239,8 @@ export class SqliteJobStore implements JobStore {
       dropPendingTasks(this.db, this.pendingCache, jobId);
       this.ctx.spares.delete(jobId);
       const r = this.db
-        .query("UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, completed_at = ?, expires_at = ? WHERE id = ? AND status = 'scraping'")
-        .run(message, t, t, t + JOB_TTL_MS, jobId);
+        .query(`UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, completed_at = ?, expires_at = ? + ${JOB_TTL_SQL} WHERE id = ? AND status = 'scraping'`)
+        .run(message, t, t, t, jobId);
       if (r.changes > 0) this.ctx.emit({ job: readJob(this.db, jobId)!, event: "failed", success: false, data: [], error: message });
     });
   }

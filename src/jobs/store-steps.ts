@@ -17,6 +17,20 @@ export type DrainHook = (job: Job) => NewTask[];
 export const JOB_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
+ * How long a `zeroDataRetention` job's results stay readable (extended when read). Its pages are kept only so that
+ * its status can return them: long enough for a waiter or a poller to collect them, not a day.
+ */
+export const ZDR_JOB_TTL_MS = 60 * 60 * 1000;
+
+/** The retention of a job with `options`: {@link ZDR_JOB_TTL_MS} under zero data retention, else {@link JOB_TTL_MS}. */
+export function jobTtlMs(options: { zeroDataRetention?: boolean }): number {
+  return options.zeroDataRetention ? ZDR_JOB_TTL_MS : JOB_TTL_MS;
+}
+
+/** {@link jobTtlMs} in SQL, over the `jobs` row's `options`: what a statement adds to the time a job ends or is read. */
+export const JOB_TTL_SQL = `(CASE WHEN json_extract(options, '$.zeroDataRetention') = 1 THEN ${ZDR_JOB_TTL_MS} ELSE ${JOB_TTL_MS} END)`;
+
+/**
  * What the store's steps share: the database, the clock, the id source, the event sink and the drain hook.
  * One per {@link SqliteJobStore}; `drainHook` is set later, so it is read at each use.
  */
@@ -138,8 +152,8 @@ export function finishJobIfDone(ctx: StoreContext, jobId: string): void {
   }
   const t = ctx.now();
   const r = db
-    .query("UPDATE jobs SET status = 'completed', updated_at = ?, completed_at = ?, expires_at = ? WHERE id = ? AND status = 'scraping'")
-    .run(t, t, t + JOB_TTL_MS, jobId);
+    .query(`UPDATE jobs SET status = 'completed', updated_at = ?, completed_at = ?, expires_at = ? + ${JOB_TTL_SQL} WHERE id = ? AND status = 'scraping'`)
+    .run(t, t, t, jobId);
   ctx.spares.delete(jobId);
   if (r.changes > 0) ctx.emit({ job: readJob(db, jobId)!, event: "completed", success: true, data: [] });
 }
