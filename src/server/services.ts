@@ -194,7 +194,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ...(mail ? { mail, recipients: new MailRecipients(db, now), ...(config.publicUrl ? { publicBaseUrl: config.publicUrl } : {}) } : {}),
     ...(searchBackend ? { searchTarget: searchRunner(search) } : {}),
   });
-  scheduleJobUpkeep(upkeep, jobResults);
+  scheduleJobUpkeep(upkeep, jobResults, db);
   if (background) {
     workers.start();
     taskLoader.start();

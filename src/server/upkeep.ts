@@ -26,6 +26,7 @@ import type { Scheduler } from "../scheduler/index.ts";
 import type { FileStore } from "../storage/files.ts";
 import type { PageCache } from "../storage/page-cache.ts";
 import type { ProfileStore } from "../storage/profiles.ts";
+import { truncateWal } from "../storage/database.ts";
 import type { ScrapeResults } from "../storage/scrape-results.ts";
 
 /** Schedules one upkeep job: its name (for logs), its cron pattern (seconds field first) and what it runs. */
@@ -105,7 +106,11 @@ export function scheduleMailUpkeep(upkeep: Upkeep, mail: MailOutbox): void {
   upkeep("expire-mail", "0 23 * * * *", () => mail.prune());
 }
 
-/** Schedules the hourly expiry of finished jobs' results. */
-export function scheduleJobUpkeep(upkeep: Upkeep, jobResults: JobResults): void {
+/**
+ * Schedules the hourly expiry of finished jobs' results, and the hourly emptying of the write-ahead log after it
+ * (storage/database.ts `truncateWal`: what expired is zeroed in the database, and its old copies leave the log).
+ */
+export function scheduleJobUpkeep(upkeep: Upkeep, jobResults: JobResults, db: Database): void {
   upkeep("expire-jobs", "0 17 * * * *", () => void jobResults.prune());
+  upkeep("truncate-wal", "0 37 * * * *", () => truncateWal(db));
 }

@@ -24,8 +24,19 @@ export function openDatabase(dataDir: string): Database {
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
+  // Deleted and overwritten content is zeroed, not left in free pages: expired results, delivered webhook bodies
+  // and a zeroDataRetention job's pages must not stay readable in the file after they are gone.
+  db.exec("PRAGMA secure_delete = ON");
   migrate(db);
   return db;
+}
+
+/**
+ * Copies the write-ahead log into the database and empties the log file. The log keeps old versions of pages until
+ * it wraps around, deleted content among them; run after the hourly expiry, so that what expired leaves the disk.
+ */
+export function truncateWal(db: Database): void {
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
 /** Applies every migration newer than `PRAGMA user_version`, each in its own transaction. */
