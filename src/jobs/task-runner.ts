@@ -4,7 +4,8 @@
  * means: done (with, for crawls, the links that pass the crawl rules), retry later, or failed.
  */
 import type { ScrapeOptions } from "../api/scrape-options.ts";
-import type { KeyStore } from "../auth/keys.ts";
+import type { CreditHold, CreditLedger } from "../auth/credits.ts";
+import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { CrawlDenialError, StartPageDisallowedError } from "../crawl/errors.ts";
@@ -65,6 +66,8 @@ export interface CrawlPlanner {
 export interface TaskRunnerDeps {
   scrape: ScrapeService;
   keys: KeyStore;
+  /** Holds a page's credits from its scrape until the store has charged them (the pool settles the outcome). */
+  ledger: CreditLedger;
   planner: CrawlPlanner;
   config: Pick<Config, "defaultTimeoutMs" | "retryBaseDelayMs">;
   /** File sink for a job's pages (screenshots), bound to its owner and public URL. */
@@ -98,6 +101,26 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       }
     }
 
+    // The page's credits are held from its scrape until the store has charged them with its result: between the two
+    // the runner still awaits robots.txt files and Crawl-delays, and a concurrent check of the key must see them.
+    const who = deps.keys.identityOf(job.keyId);
+    let hold: CreditHold;
+    try {
+      hold = deps.ledger.hold(who, 0);
+    } catch (err) {
+      return { kind: "failed", error: toCrawlboxError(err) }; // the key's quota is spent (402)
+    }
+    let outcome: Outcome | undefined;
+    try {
+      outcome = await runPage(task, job, signal, who, hold);
+    } finally {
+      if (outcome?.kind !== "done" || outcome.completion.credits === 0) hold.release();
+    }
+    return outcome.kind === "done" && outcome.completion.credits > 0 ? { ...outcome, settle: hold.release } : outcome;
+  };
+
+  /** A page task: scraped with the job's options, its outcome judged (retry, redirect, links found). */
+  async function runPage(task: Task, job: Job, signal: AbortSignal, who: KeyIdentity, hold: CreditHold): Promise<Outcome> {
     // A URL added by `appendToId` is scraped with the options of the request that added it.
     const options = taskOptions(job.options, task.optionsIndex).scrapeOptions as unknown as ScrapeOptions;
     let spec;
@@ -118,8 +141,9 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       }
       // A changeTracking re-check of a page only the previous crawl saw: reported hidden, its links not followed.
       const hidden = task.depth === HIDDEN_RECHECK_DEPTH;
-      const page = await deps.scrape.scrapePage(spec, deps.keys.identityOf(job.keyId), {
+      const page = await deps.scrape.scrapePage(spec, who, {
         signal,
+        creditHold: hold,
         files: deps.filesFor(job),
         scrapeId: task.id,
         storeResult: false,
@@ -204,5 +228,5 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       }
       return { kind: "failed", error: e };
     }
-  };
+  }
 }

@@ -13,11 +13,18 @@ import { RunningWork } from "./running-work.ts";
 import type { Completion, Job, JobStore, Task } from "./types.ts";
 
 /** What running one task produced. */
-export type Outcome =
+export type Outcome = (
   | { kind: "done"; completion: Completion }
   | { kind: "failed"; error: CrawlboxError }
   /** `httpStatus`: the site answered with that status (a 5xx, 429, 408) and the page is tried again. */
-  | { kind: "retry"; notBefore: number; reason: string; httpStatus?: number };
+  | { kind: "retry"; notBefore: number; reason: string; httpStatus?: number }
+) & {
+  /**
+   * Called once the outcome is recorded, or the page handed back: gives back what the attempt still holds (the
+   * credits of a page the store charges when it stores it, held until then so that the key cannot spend them twice).
+   */
+  settle?: () => void;
+};
 
 /**
  * Whether a page attempt says its host is down, which counts towards giving the host up (recordHostOutcome): only
@@ -267,6 +274,7 @@ export class WorkerPool {
       const outcomeLost = outcome !== undefined && outcome.kind !== "retry";
       this.handBack(task, this.now() + (this.running ? 1000 : 0), outcomeLost || !this.running);
     } finally {
+      outcome?.settle?.();
       clearInterval(heartbeat);
       this.inflight.delete(task.id);
       // A page's pause starts when it ends, whatever its outcome.

@@ -147,6 +147,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     run: createTaskRunner({
       scrape,
       keys,
+      ledger,
       planner,
       config,
       now,
