@@ -216,7 +216,8 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     } catch (err) {
       const e = err instanceof CrawlboxError ? err : toCrawlboxError(err);
       // Not a page's own failure (a bug, the database): the operator needs the cause, which the client never sees.
-      if (!(err instanceof CrawlboxError)) deps.log?.error("page task failed unexpectedly", { job: job.id, task: task.id, code: e.code, message: e.message, cause: String((err as Error)?.stack ?? err) });
+      // A page cut short by a stop is not one: the pool hands it back to the queue.
+      if (!(err instanceof CrawlboxError) && !signal.aborted) deps.log?.error("page task failed unexpectedly", { job: job.id, task: task.id, code: e.code, message: e.message, cause: String((err as Error)?.stack ?? err) });
       if (e.retryable && task.attempts < MAX_PAGE_ATTEMPTS && !signal.aborted) {
         // A rate-limited LLM provider said when to come back (`Retry-After`): wait at least that long (capped), with our
         // backoff's jitter on top so that pages limited at the same moment do not all come back at the same instant.
