@@ -1,12 +1,10 @@
 /**
  * changeTracking through the API: new → same (whitespace-only change) → changed → removed (404), git-diff and
  * json modes, tags, the live page (never the cache), zero data retention, hidden visibility in a repeated crawl,
- * and the official SDK.
+ * and the official SDK. The diff and excerpt units are in change-tracking-units.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
-import { markdownDiff, hasChanged } from "../../src/change-tracking/diff.ts";
-import { changeExcerpts } from "../../src/change-tracking/excerpts.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 import { page, startPageSite, type PageSite } from "./pages.ts";
@@ -275,37 +273,6 @@ describe("changeTracking", () => {
       // A build that refuses ZDR for this key refuses before scraping.
       expect(r.status).toBe(400);
     }
-  });
-
-  test("diff units: whitespace-only is not a change; line numbers", () => {
-    expect(hasChanged("a b\n\nc", "a  b\nc ")).toBe(false);
-    expect(hasChanged("a b", "a c")).toBe(true);
-    const d = markdownDiff("one\ntwo\nthree\n", "one\n2\nthree\nfour\n");
-    expect(d.json.files[0]!.additions).toBe(2);
-    expect(d.json.files[0]!.deletions).toBe(1);
-    expect(d.text).toBe("--- previous\n+++ current\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n");
-  });
-
-  test("change excerpts: whole versions when they fit; else the changed passages, the first ones when not all fit", () => {
-    expect(changeExcerpts("a\nb\n", "a\nc\n", 100)).toMatchObject({ previous: "a\nb\n", current: "a\nc\n", excerpted: false });
-    const lines = (n: number, changed: Set<number>, tag: string) => Array.from({ length: n }, (_, i) => (changed.has(i) ? `line ${i} ${tag}` : `line ${i} same`)).join("\n") + "\n";
-    const prev = lines(100, new Set([50, 80]), "old");
-    const cur = lines(100, new Set([50, 80]), "new");
-    const x = changeExcerpts(prev, cur, 500);
-    expect(x).toMatchObject({ excerpted: true, totalChanges: 2, shownChanges: 2, cut: false });
-    expect(x.previous).toContain("[lines 48-54]\nline 47 same\nline 48 same\nline 49 same\nline 50 old\nline 51 same\nline 52 same\nline 53 same\n…\n[lines 78-84]");
-    expect(x.current).toContain("line 80 new");
-    expect(x.previous).not.toContain("line 10 ");
-    expect(x.previous.length + x.current.length).toBeLessThanOrEqual(500);
-    // Room for one passage: the first is kept, the rest counted as left out.
-    const one = changeExcerpts(prev, cur, 300);
-    expect(one).toMatchObject({ totalChanges: 2, shownChanges: 1, cut: false });
-    expect(one.current).toContain("line 50 new");
-    expect(one.current).not.toContain("line 80");
-    // Not even the first fits: it is cut, within the budget.
-    const cut = changeExcerpts(prev, cur, 100);
-    expect(cut).toMatchObject({ shownChanges: 1, cut: true });
-    expect(cut.previous.length + cut.current.length).toBeLessThanOrEqual(100);
   });
 
   test("official SDK: scrape with changeTracking", async () => {
