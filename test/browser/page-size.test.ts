@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import zlib from "node:zlib";
-import { startCountingServer, startRawHttpServer, type FixtureServer } from "../fixtures/servers.ts";
+import { startRawHttpServer } from "../fixtures/raw-servers.ts";
+import { startCountingServer, type FixtureServer } from "../fixtures/servers.ts";
 import type { Harness } from "../helpers/harness.ts";
 import { browserHarness, closeAndAssertNoChromium, scrape } from "./helpers.ts";
 

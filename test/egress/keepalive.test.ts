@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AddressVerdict, classifyAddress, createEgressGate, type EgressGate } from "../../src/egress/index.ts";
-import { type FixtureServer, rawClient, type ScriptedServer, startCountingServer, startScriptedServer } from "../fixtures/servers.ts";
+import { rawClient, type ScriptedServer, startScriptedServer } from "../fixtures/raw-servers.ts";
+import { type FixtureServer, startCountingServer } from "../fixtures/servers.ts";
 
 const PUBLIC_FIXTURE_IP = "127.0.0.2";
 const classify = (a: string): AddressVerdict => (a === PUBLIC_FIXTURE_IP ? { public: true } : classifyAddress(a));

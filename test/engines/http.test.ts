@@ -15,9 +15,9 @@ import {
   makeBomb,
   startCountingServer,
   startHttpFixtures,
-  startRawHttpServer,
   startTlsServer,
 } from "../fixtures/servers.ts";
+import { startRawHttpServer } from "../fixtures/raw-servers.ts";
 
 const MiB = 1024 * 1024;
 const BOMB_DECODED_BYTES = 200 * MiB;
