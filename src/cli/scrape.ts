@@ -12,11 +12,23 @@ import { silentLogger } from "../log.ts";
 // usage error (exit 2), not the API's 400 with its schema in JSON, nor a deadline silently cut.
 import { MIN_TIMEOUT_MS } from "../api/scrape-options.ts";
 import { MAX_TIMEOUT_MS, specFromOptions } from "../scrape/from-options.ts";
+import type { ScrapeSpec } from "../scrape/spec.ts";
 import { createServices } from "../server/services.ts";
 import { UsageError, type ParsedArgs } from "./args.ts";
 import { usingDataDir } from "./data-dir.ts";
 
 const PRINTABLE = new Set(["markdown", "html", "rawHtml", "links", "json"]);
+
+/**
+ * The scrape `body` asks for, validated as the HTTP route validates it. A `--timeout` is the deadline as given: the
+ * API raises an explicit `timeout: 30000` to 120000 for old SDK clients (upstream's legacy rule, scrape/from-options
+ * `timeoutMsOf`), which `--timeout 30000` must not inherit (it took 120 s where the help says 30 s is the default).
+ */
+export function cliScrapeSpec(body: Record<string, unknown>, config: Config): ScrapeSpec {
+  const req = parseScrapeBody(body);
+  const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
+  return typeof body.timeout === "number" ? { ...spec, timeoutMs: body.timeout } : spec;
+}
 
 /** Runs the scrape command; returns the exit code. */
 export async function runScrape(config: Config, args: ParsedArgs, out: (s: string) => void): Promise<number> {
@@ -41,8 +53,7 @@ export async function runScrape(config: Config, args: ParsedArgs, out: (s: strin
   // A server may be running on the same folder: leave its jobs, pages and webhooks to it.
   const services = await usingDataDir(config.dataDir, () => createServices(config, { log: silentLogger, background: false }));
   try {
-    const req = parseScrapeBody(body);
-    const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
+    const spec = cliScrapeSpec(body, config);
     const doc = await services.scrape.scrape(spec, { keyId: "cli", creditQuota: null });
     if (format === "json") out(JSON.stringify(doc, null, 2));
     else if (format === "links") out((doc.links ?? []).join("\n"));
