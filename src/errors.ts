@@ -90,7 +90,7 @@ export class InsufficientCreditsError extends CrawlboxError {
     super(
       "INSUFFICIENT_CREDITS",
       402,
-      "Insufficient credits to perform this request. Raise the quota of this API key (crawlbox keys create --quota) or lower the request limit.",
+      "Insufficient credits to perform this request. The server's operator can raise this API key's quota (crawlbox keys quota <key_id> --quota <credits>).",
     );
   }
 }

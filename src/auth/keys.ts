@@ -98,6 +98,15 @@ export class KeyStore {
     }));
   }
 
+  /**
+   * Sets the credit quota of the active key with this id (0: unlimited, whatever the default); false when no active
+   * key has it. Usage is kept: the quota is a lifetime total, so raising it is how a key is granted more credits.
+   * A running server reads the new quota on the key's next request (keys are looked up per request).
+   */
+  setQuota(id: string, creditQuota: number): boolean {
+    return this.db.query("UPDATE api_keys SET credit_quota = ? WHERE id = ? AND revoked_at IS NULL").run(creditQuota, id).changes > 0;
+  }
+
   /** Revokes the key with this id; false when no active key has it. */
   revoke(id: string): boolean {
     return this.db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.now(), id).changes > 0;

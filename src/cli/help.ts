@@ -15,6 +15,8 @@ Usage:
   crawlbox keys create [--name <name>] [--quota <credits>]
                                         Create an API key; it is printed once and stored only as a hash
   crawlbox keys list                    List keys (id, prefix, name, created, revoked, quota)
+  crawlbox keys quota <id> --quota <credits>
+                                        Set a key's credit quota, a lifetime total (0 = unlimited); usage is kept
   crawlbox keys revoke <id>             Revoke a key by its id (key_…)
   crawlbox --help | -h                  This help
   crawlbox --version | -v               Print the version

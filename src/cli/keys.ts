@@ -1,6 +1,6 @@
 /**
  * @module cli/keys
- * `crawlbox keys create|list|revoke`: key management on the local database. Works while the server runs
+ * `crawlbox keys create|list|quota|revoke`: key management on the local database. Works while the server runs
  * (SQLite WAL lets both open the file).
  */
 import { KeyStore } from "../auth/keys.ts";
@@ -27,8 +27,9 @@ export function parseQuota(flag: string | true | undefined): number | null {
 export async function runKeys(config: Config, args: ParsedArgs, out: (s: string) => void): Promise<number> {
   const [, sub, id] = args.positional;
   // Usage errors first: a bad command line opens (or creates) no database.
-  const quota = sub === "create" ? parseQuota(args.flags.quota) : null;
-  if (sub === "revoke" && !id) throw new UsageError("keys revoke needs a key id (see crawlbox keys list)");
+  const quota = sub === "create" || sub === "quota" ? parseQuota(args.flags.quota) : null;
+  if ((sub === "revoke" || sub === "quota") && !id) throw new UsageError(`keys ${sub} needs a key id (see crawlbox keys list)`);
+  if (sub === "quota" && quota === null) throw new UsageError("keys quota needs --quota <credits> (0 = unlimited)");
   const db = await usingDataDir(config.dataDir, () => openDatabase(config.dataDir));
   try {
     const store = new KeyStore(db);
@@ -64,6 +65,14 @@ export async function runKeys(config: Config, args: ParsedArgs, out: (s: string)
         }
         return 0;
       }
+      case "quota": {
+        if (!store.setQuota(id, quota!)) {
+          process.stderr.write(`No active key with id ${id}.\n`);
+          return 1;
+        }
+        out(`${id}: quota ${quota === 0 ? "unlimited" : `${quota} credits`}`);
+        return 0;
+      }
       case "revoke": {
         if (!store.revoke(id)) {
           process.stderr.write(`No active key with id ${id}.\n`);
@@ -73,7 +82,7 @@ export async function runKeys(config: Config, args: ParsedArgs, out: (s: string)
         return 0;
       }
       default:
-        throw new UsageError(`unknown keys command "${sub ?? ""}"; use create, list or revoke`);
+        throw new UsageError(`unknown keys command "${sub ?? ""}"; use create, list, quota or revoke`);
     }
   } finally {
     db.close();

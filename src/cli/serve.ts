@@ -52,7 +52,7 @@ function createFirstKey(services: Services, config: Config): void {
   process.stdout.write(
     `\nNo API key existed, so crawlbox created one (${record.id}):\n\n    ${key}\n\n` +
       `It is shown only this once. crawlbox keeps only its SHA-256 hash, in ${join(config.dataDir, DATABASE_FILE)}.\n` +
-      `Manage keys with: crawlbox keys create | list | revoke (or bun run src/main.ts keys ...).\n\n`,
+      `Manage keys with: crawlbox keys create | list | quota | revoke (or bun run src/main.ts keys ...).\n\n`,
   );
 }
 
