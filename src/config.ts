@@ -4,7 +4,7 @@
  * string is parsed; `loadConfig` validates everything at once and throws {@link ConfigError} listing every bad
  * value, so a misconfigured server refuses to start instead of failing on the first request.
  *
- * Precedence: command-line flags (passed as `overrides`) > environment > defaults.
+ * Precedence: `overrides` (tests and embedders; no command-line flag sets configuration) > environment > defaults.
  * docs/configuration.md documents every field; keep the two in step.
  *
  * The fields themselves are declared in config-fields.ts and the value readers live in config-readers.ts; neither
