@@ -4,7 +4,7 @@
  * describeChange). Both versions whole when they fit its room; otherwise only the passages that changed, each with a
  * little context, from a line diff: the start of each version would hide a change further down a long page.
  */
-import { structuredPatch } from "diff";
+import { lineDiffHunks } from "./diff.ts";
 
 /** Unchanged lines shown before and after each changed passage, so the model sees where it sits (git's default). */
 export const EXCERPT_CONTEXT_LINES = 3;
@@ -40,7 +40,8 @@ export function changeExcerpts(previous: string, current: string, budgetChars: n
   if (previous.length + current.length <= budgetChars) {
     return { previous, current, excerpted: false, totalChanges: 0, shownChanges: 0, cut: false };
   }
-  const { hunks } = structuredPatch("previous", "current", previous, current, undefined, undefined, { context: EXCERPT_CONTEXT_LINES });
+  // Bounded like the git-diff mode: a page rewritten throughout is one passage, the whole of both versions.
+  const hunks = lineDiffHunks(previous, current, EXCERPT_CONTEXT_LINES);
   const before: string[] = [];
   const after: string[] = [];
   let used = 0;
