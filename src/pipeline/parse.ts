@@ -53,8 +53,7 @@ export function parseHtml(html: string, options?: ParseOptions): Document {
 }
 
 /** Raw-text and foreign elements, where `<![CDATA[` is either plain text or legitimate. */
-const CDATA_SAFE_RE =
-  /(<script\b[\s\S]*?<\/script\s*>|<style\b[\s\S]*?<\/style\s*>|<svg\b[\s\S]*?<\/svg\s*>|<math\b[\s\S]*?<\/math\s*>)/gi;
+const CDATA_SAFE_TAGS = ["script", "style", "svg", "math"] as const;
 
 /**
  * In HTML content `<![CDATA[` is not a CDATA section but a bogus comment that ends at the next `>` (HTML
@@ -62,8 +61,7 @@ const CDATA_SAFE_RE =
  * some XenForo pages is the whole body. Turn it into an empty comment outside script, style, svg and math.
  */
 function neutraliseCdata(source: string): string {
-  return source
-    .split(CDATA_SAFE_RE)
+  return splitElements(source, CDATA_SAFE_TAGS)
     .map((part, i) => (i % 2 === 0 ? part.replaceAll("<![CDATA[", "<!--[CDATA[-->") : part))
     .join("");
 }
@@ -75,15 +73,53 @@ function neutraliseCdata(source: string): string {
  * left as they are, as on the HTML path. An unterminated section runs to the end, as XML parsers read it.
  */
 function cdataToText(source: string): string {
-  return source
-    .split(CDATA_RAW_TEXT_RE)
+  return splitElements(source, CDATA_RAW_TEXT_TAGS)
     .map((part, i) => (i % 2 === 0 ? part.replace(CDATA_SECTION_RE, (_, text: string) => escapeText(text)) : part))
     .join("");
 }
 
-const CDATA_RAW_TEXT_RE = /(<script\b[\s\S]*?<\/script\s*>|<style\b[\s\S]*?<\/style\s*>)/gi;
+const CDATA_RAW_TEXT_TAGS = ["script", "style"] as const;
 const CDATA_SECTION_RE = /<!\[CDATA\[([\s\S]*?)(?:\]\]>|$)/g;
 const escapeText = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+type SplitTag = (typeof CDATA_SAFE_TAGS)[number];
+/** The end of each element of {@link CDATA_SAFE_TAGS}: its first closing tag. */
+const CLOSING_TAG_RE = Object.fromEntries(CDATA_SAFE_TAGS.map((tag) => [tag, new RegExp(`<\\/${tag}\\s*>`, "gi")])) as Record<SplitTag, RegExp>;
+
+/**
+ * `source` cut around each element of `tags`, from its start tag to its first closing tag, leftmost first:
+ * `[outside, element, outside, …, outside]`, as `source.split(/(<script\b[\s\S]*?<\/script\s*>|…)/gi)` cuts it. An
+ * element never closed is not cut out. That regex rescanned the rest of the input from every unclosed start tag
+ * (quadratic: `<svg>` 100k times took 13 s); here a tag found unclosed is not looked for again, since no later one
+ * of that name can be closed either.
+ */
+function splitElements(source: string, tags: readonly SplitTag[]): string[] {
+  const parts: string[] = [];
+  let open = [...tags];
+  let opening = startTagRe(open);
+  let partStart = 0;
+  let searchFrom = 0;
+  while (open.length > 0) {
+    opening.lastIndex = searchFrom;
+    const start = opening.exec(source);
+    if (!start) break;
+    const tag = start[1]!.toLowerCase() as SplitTag;
+    const closing = CLOSING_TAG_RE[tag];
+    closing.lastIndex = start.index + start[0].length;
+    if (!closing.exec(source)) {
+      open = open.filter((t) => t !== tag);
+      opening = startTagRe(open);
+      searchFrom = start.index + 1;
+      continue;
+    }
+    parts.push(source.slice(partStart, start.index), source.slice(start.index, closing.lastIndex));
+    partStart = searchFrom = closing.lastIndex;
+  }
+  parts.push(source.slice(partStart));
+  return parts;
+}
+
+const startTagRe = (tags: readonly SplitTag[]): RegExp => new RegExp(`<(${tags.join("|")})\\b`, "gi");
 
 /**
  * Make `<html>` hold exactly `<head>` then `<body>`, moving everything else where a browser would put it:
