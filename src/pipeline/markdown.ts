@@ -50,8 +50,10 @@ const converter = new NodeHtmlMarkdown(
     codeBlockStyle: "fenced",
     bulletMarker: "-",
     keepDataImages: true,
-    // Blank-line runs are collapsed by tidy(), which leaves code blocks alone; the built-in pass does not.
-    maxConsecutiveNewlines: 1000,
+    // 0 turns the built-in pass off: tidy() collapses blank-line runs, leaving code blocks alone, which that pass
+    // does not. Its regex, (?:\r?\n\s*)+((?:\r?\n\s*){N}), can split a run of newlines in exponentially many ways:
+    // from about 25 newlines in a row it backtracked for ~400 ms until JavaScriptCore gave up, changing nothing.
+    maxConsecutiveNewlines: 0,
     blockElements: EXTRA_BLOCK_ELEMENTS,
     ignore: ["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "SVG", "BUTTON", "SELECT", "TEXTAREA", "IFRAME"],
     textReplace: [HTML_TEXT_REPLACE],

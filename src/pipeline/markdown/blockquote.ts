@@ -8,11 +8,12 @@
  * prefixed as it is (`> > b` for a nested quote, which CommonMark reads the same as `>> b`).
  */
 import { PostProcessResult, type TranslatorConfig } from "node-html-markdown";
+import { trimNewlines } from "./whitespace.ts";
 
 /** Translator for `blockquote`: each line prefixed with `> `, blank lines with `>` alone. */
 export const blockquoteTranslator: TranslatorConfig = {
   postprocess: ({ content }) => {
-    const quoted = content.replace(/^\n+|\n+$/g, "");
+    const quoted = trimNewlines(content);
     if (!/\S/.test(quoted)) return PostProcessResult.RemoveNode;
     return quoted.replace(/^(.?)/gm, (_, first: string) => (first ? `> ${first}` : ">"));
   },

@@ -6,6 +6,7 @@
  */
 import type { TranslatorConfigFactory } from "node-html-markdown";
 import type { MarkdownNode } from "./dom.ts";
+import { leadingNewlines } from "./whitespace.ts";
 
 /** Class patterns that name a code block's language, most specific first. */
 const LANGUAGE_CLASS_RES = [
@@ -59,7 +60,7 @@ export const codeBlockTranslator: TranslatorConfigFactory = ({ node, visitor }) 
     surroundingNewlines: 2,
     childTranslators: visitor.instance.codeBlockTranslators,
     postprocess: ({ content }) => {
-      const code = content.replace(/^\n+|\s+$/g, "");
+      const code = content.slice(leadingNewlines(content)).trimEnd();
       if (!code) return "";
       const longestRun = Math.max(2, ...(code.match(/`{3,}/g) ?? []).map((run) => run.length));
       const fence = "`".repeat(longestRun + 1);

@@ -56,7 +56,7 @@ function wrapLines(content: string, delimiter: string, open: boolean, close: boo
     .map((line, i) => {
       if (!/\S/.test(line)) return line;
       const start = line.search(/\S/);
-      const end = line.search(/\s*$/);
+      const end = line.trimEnd().length;
       const before = i === first && !open ? "" : delimiter;
       const after = i === last && !close ? "" : delimiter;
       return `${line.slice(0, start)}${before}${line.slice(start, end)}${after}${line.slice(end)}`;

@@ -8,6 +8,7 @@
  * (spec 4.2, example 76): the first `#` of that run is escaped.
  */
 import { PostProcessResult, type TranslatorConfigFactory } from "node-html-markdown";
+import { newlineRunsToSpace } from "./whitespace.ts";
 
 /** A trailing run of `#` that CommonMark would take for the closing sequence: alone, or after a space or tab. */
 const CLOSING_SEQUENCE_RE = /(^|[ \t])(#+)$/;
@@ -16,7 +17,7 @@ const CLOSING_SEQUENCE_RE = /(^|[ \t])(#+)$/;
 export const headingTranslator: TranslatorConfigFactory = ({ node }) => ({
   prefix: `${"#".repeat(Number(node.tagName.charAt(1)))} `,
   postprocess: ({ content }) => {
-    const text = content.replace(/\s*\n\s*/g, " ").trim();
+    const text = newlineRunsToSpace(content).trim();
     if (!text) return PostProcessResult.RemoveNode;
     return text.replace(CLOSING_SEQUENCE_RE, "$1\\$2");
   },

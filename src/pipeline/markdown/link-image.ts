@@ -7,6 +7,7 @@
  */
 import { PostProcessResult, type TranslatorConfig, type TranslatorConfigFactory } from "node-html-markdown";
 import { escapeAltText, linkDestination, linkTitle } from "./escape.ts";
+import { newlineRunsToSpace, trimEdgeNewlines } from "./whitespace.ts";
 
 /**
  * What CommonMark accepts as an autolink (spec 6.5): a scheme, then no whitespace, controls or angle brackets.
@@ -14,14 +15,10 @@ import { escapeAltText, linkDestination, linkTitle } from "./escape.ts";
  */
 const AUTOLINK_RE = /^[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>\x00-\x1f\x7f]*$/;
 
-/** Newlines at either end of a link's text (left by block elements inside it) and the spaces around them. */
-const EDGE_NEWLINES_RE = /^\s*\n\s*|\s*\n\s*$/g;
-/** Newlines inside a link's text: blocks and `<br>` inside an `<a>` become one space each. */
-const INNER_NEWLINES_RE = /\s*\n\s*/g;
-
 /**
  * `<a>`: `[text](destination "title")`, or `<url>` when the text is the URL itself. Text inside is rendered with the
- * converter's link-text translators (see nested-content), which turn blocks into spaces.
+ * converter's link-text translators (see nested-content), which end a line at each block and `<br>`: newlines at
+ * either end of the text are dropped with the spaces around them, and each one inside becomes one space.
  */
 export const linkTranslator: TranslatorConfigFactory = ({ node, visitor }) => {
   const href = node.getAttribute("href");
@@ -32,7 +29,7 @@ export const linkTranslator: TranslatorConfigFactory = ({ node, visitor }) => {
     prefix: "[",
     postfix: `](${linkDestination(href)}${linkTitle(node.getAttribute("title"))})`,
     childTranslators: visitor.instance.aTagTranslators,
-    postprocess: ({ content }) => content.replace(EDGE_NEWLINES_RE, "").replace(INNER_NEWLINES_RE, " "),
+    postprocess: ({ content }) => newlineRunsToSpace(trimEdgeNewlines(content)),
   };
 };
 
@@ -56,7 +53,7 @@ export const inlineCodeTranslator: TranslatorConfig = {
   noEscape: true,
   spaceIfRepeatingChar: true,
   postprocess: ({ content }) => {
-    const code = content.replace(INNER_NEWLINES_RE, " ");
+    const code = newlineRunsToSpace(content);
     if (!code) return PostProcessResult.RemoveNode;
     const longestRun = Math.max(0, ...(code.match(/`+/g) ?? []).map((run) => run.length));
     const delimiter = "`".repeat(longestRun + 1);

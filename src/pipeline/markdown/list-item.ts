@@ -45,7 +45,7 @@ export const listItemTranslator: TranslatorConfigFactory = (ctx) => {
     prefix: marker,
     surroundingNewlines: 1,
     postprocess: ({ content }) => {
-      const trimmed = content.replace(/^\s+|\s+$/g, "");
+      const trimmed = content.trim();
       return trimmed ? indentContinuation(trimmed, marker.length) : PostProcessResult.RemoveNode;
     },
   };

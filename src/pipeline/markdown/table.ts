@@ -9,10 +9,12 @@
  *
  * Here each cell's rendered text is kept aside and the table is laid out from the DOM: a spanned cell fills its
  * first slot and leaves empty cells in the others (HTML's table model, simplified), so every row has the grid's
- * width. Tables used for page layout are not GFM tables at all (see {@link tableTranslator}).
+ * width. Tables used for page layout are not GFM tables at all (see {@link tableTranslator}), nor are tables whose
+ * grid would pass {@link MAX_GRID_SLOTS}.
  */
 import { PostProcessResult, type TranslatorConfig, type TranslatorConfigFactory } from "node-html-markdown";
 import { ELEMENT_NODE, type MarkdownNode } from "./dom.ts";
+import { newlineRunsToSpace } from "./whitespace.ts";
 
 /**
  * Tables used for page layout (a nested table, or headings, lists and code inside cells) are rendered as plain
@@ -24,6 +26,20 @@ const LAYOUT_TABLE_CONTENT = "table, h1, h2, h3, h4, h5, h6, ul, ol, pre, blockq
  * of markup could multiply the output; no readable table is wider than this.
  */
 const MAX_COLSPAN = 100;
+/**
+ * Largest `rowspan` honoured, `rowspan="0"` (to the end of the table) included. HTML clamps at 65,534; a span is
+ * also cut at the table's last row.
+ */
+const MAX_ROWSPAN = 1000;
+/**
+ * Most slots a GFM table's grid may have (rows × columns, and slots written while placing spans) beyond four per
+ * cell of the table. Spans multiply: 1,000 rows of `<td rowspan="0" colspan="1000">` (50 KB) made a 1,000 × 100,000
+ * grid and ran the server out of memory. A table whose spans would pass both is written as a layout table (each
+ * cell's content on its own lines); a large data table (5,000 rows of 50 cells) has about one slot per cell.
+ */
+const MAX_GRID_SLOTS = 200_000;
+/** Slots per cell a grid may have however large it is: spans that fill a few holes of a big table are fine. */
+const MAX_SLOTS_PER_CELL = 4;
 /** Row groups whose `<tr>` children are rows of the table. */
 const ROW_GROUPS: ReadonlySet<string> = new Set(["THEAD", "TBODY", "TFOOT"]);
 
@@ -32,7 +48,7 @@ const cellTexts = new WeakMap<object, string>();
 
 /** One line, pipes escaped (GFM 4.10: even inside code spans), hard breaks and blocks turned into spaces. */
 function cellText(content: string): string {
-  return content.replace(/^\s+|\s+$/g, "").replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|");
+  return newlineRunsToSpace(content.trim()).replace(/\|/g, "\\|");
 }
 
 /** `<td>`/`<th>` inside a data table: render the content with the cell translators and keep it for the table. */
@@ -73,26 +89,48 @@ function span(cell: MarkdownNode, name: string, max: number): number {
   return Number.isSafeInteger(value) && value >= 1 ? Math.min(value, max) : name === "rowspan" && value === 0 ? max : 1;
 }
 
+/** A table's grid: the cell whose first slot it is, `null` in a slot a span covers, a hole in a slot left empty. */
+type Slots = (MarkdownNode | null)[][];
+
 /**
- * The table as a rectangular grid of cell texts: each cell placed in the first free slot of its row, its spans
- * filled with empty cells; rows left empty (spacers, rows only spanned into) are dropped.
+ * Each cell placed in the first free slot of its row, its spans covering the slots after and below it; undefined
+ * as soon as the grid passes its budget ({@link MAX_GRID_SLOTS}), so an oversized table costs no more than that to
+ * detect.
  */
-export function tableGrid(table: MarkdownNode): string[][] {
+function placeCells(table: MarkdownNode): Slots | undefined {
   const rows = tableRows(table);
-  const grid: string[][] = rows.map(() => []);
-  rows.forEach((row, r) => {
+  let cells = 0;
+  for (const row of rows) for (const cell of row.childNodes) if (isElement(cell, CELL_TAGS)) cells++;
+  const budget = Math.max(MAX_GRID_SLOTS, MAX_SLOTS_PER_CELL * cells);
+  const slots: Slots = rows.map(() => []);
+  let written = 0;
+  let width = 0;
+  for (let r = 0; r < rows.length; r++) {
     let col = 0;
-    for (const cell of row.childNodes) {
+    for (const cell of rows[r]!.childNodes) {
       if (!isElement(cell, CELL_TAGS)) continue;
-      while (grid[r]![col] !== undefined) col++;
+      while (slots[r]![col] !== undefined) col++;
       const colspan = span(cell, "colspan", MAX_COLSPAN);
-      const rowspan = span(cell, "rowspan", rows.length - r); // rowspan="0": to the end of the table
+      const rowspan = span(cell, "rowspan", Math.min(rows.length - r, MAX_ROWSPAN)); // rowspan="0": to the end
+      written += colspan * rowspan;
+      width = Math.max(width, col + colspan);
+      if (written > budget || width * rows.length > budget) return undefined;
       for (let dr = 0; dr < rowspan; dr++) {
-        for (let dc = 0; dc < colspan; dc++) grid[r + dr]![col + dc] = dr === 0 && dc === 0 ? (cellTexts.get(cell) ?? "") : "";
+        for (let dc = 0; dc < colspan; dc++) slots[r + dr]![col + dc] = dr === 0 && dc === 0 ? cell : null;
       }
       col += colspan;
     }
-  });
+  }
+  return slots;
+}
+
+/**
+ * The table as a rectangular grid of cell texts: each cell's text in its first slot, the slots its spans cover
+ * empty; rows left empty (spacers, rows only spanned into) are dropped.
+ */
+function tableGrid(slots: Slots): string[][] {
+  // map() keeps the holes, which some() skips and the padding below fills.
+  const grid = slots.map((line) => line.map((cell) => (cell ? (cellTexts.get(cell) ?? "") : "")));
   const kept = grid.filter((line) => line.some((text) => text));
   const width = Math.max(0, ...kept.map((line) => line.length));
   return kept.map((line) => Array.from({ length: width }, (_, i) => line[i] ?? ""));
@@ -107,18 +145,21 @@ function renderGrid(grid: string[][], caption: string | undefined): string {
 }
 
 /**
- * `<table>`: a GFM table for data tables, plain blocks for layout tables. Cells are rendered by
- * {@link tableCellTranslator} and laid out by {@link tableGrid}; the caption by node-html-markdown's own translator.
+ * `<table>`: a GFM table for data tables, plain blocks for layout tables and tables too large to lay out. Cells are
+ * placed before they are rendered (by {@link tableCellTranslator}), filled in by {@link tableGrid}; the caption is
+ * rendered by node-html-markdown's own translator.
  */
 export const tableTranslator: TranslatorConfigFactory = ({ node, visitor }): TranslatorConfig => {
   if ((node as unknown as { querySelector(s: string): unknown }).querySelector(LAYOUT_TABLE_CONTENT)) {
     return { surroundingNewlines: 2 };
   }
+  const slots = placeCells(node as unknown as MarkdownNode);
+  if (!slots) return { surroundingNewlines: 2 };
   return {
     surroundingNewlines: 2,
     childTranslators: visitor.instance.tableTranslators,
     postprocess: ({ node: table, nodeMetadata }) => {
-      const grid = tableGrid(table as unknown as MarkdownNode);
+      const grid = tableGrid(slots);
       if (!grid.length) return PostProcessResult.RemoveNode;
       return renderGrid(grid, nodeMetadata.get(table)?.tableMeta?.caption);
     },

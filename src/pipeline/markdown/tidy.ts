@@ -7,6 +7,17 @@
 const OPENING_FENCE_RE = /^( *)(`{3,})[^`]*$/;
 
 /**
+ * `line` without its trailing spaces and tabs, or with exactly two spaces when it had two or more (a hard break).
+ * Scanned from the end: `/[ \t]+$/` restarts at every blank of a long run inside the line, quadratic in its length.
+ */
+function withoutTrailingSpaces(line: string): string {
+  let end = line.length;
+  for (let c = line.charCodeAt(end - 1); c === 32 || c === 9; c = line.charCodeAt(end - 1)) end--;
+  if (end === line.length) return line;
+  return line.length - end >= 2 ? `${line.slice(0, end)}  ` : line.slice(0, end);
+}
+
+/**
  * Normalise whitespace outside fenced code blocks: strip trailing spaces (keeping two-space hard breaks), collapse
  * runs of blank lines to one, and put a blank line around every fence. Code inside fences, including fences
  * indented inside list items, is left untouched: blank lines and trailing spaces in code are content.
@@ -34,7 +45,7 @@ export function tidy(markdown: string): string {
       out.push(raw);
       continue;
     }
-    const line = /^\s*$/.test(raw) ? "" : raw.replace(/[ \t]+$/, (spaces) => (spaces.length >= 2 ? "  " : ""));
+    const line = raw.trim() === "" ? "" : withoutTrailingSpaces(raw);
     if (line === "" && (out.length === 0 || out[out.length - 1] === "")) continue;
     out.push(line);
   }
