@@ -64,6 +64,9 @@ export function createApp(services: Services) {
       const retryAfter = (e.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
       // So does a 408 whose document is still being converted (`processing_continues`: the SDKs send it again then).
       if ((e.status === 429 || e.status === 503 || e.status === 408) && typeof retryAfter === "number") set.headers["retry-after"] = String(Math.max(0, Math.ceil(retryAfter)));
+      // A body not read to its end (stalled, or too large): the connection is closed after the answer. Kept alive, its
+      // socket stayed open as long as the client held it, past the idle timeout: 200 stalled senders held 200 sockets.
+      if (e.code === "REQUEST_BODY_TIMEOUT" || e.code === "PAYLOAD_TOO_LARGE") set.headers["connection"] = "close";
       // Upstream's 401 body is exactly {success:false, error:"Unauthorized"}; keep the code for our clients too.
       return e.toBody();
     })

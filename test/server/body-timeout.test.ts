@@ -53,3 +53,41 @@ test("a chunked body that stops arriving: the same", async () => {
   expect(r.text).toStartWith("HTTP/1.1 408");
   expect(r.ms).toBeLessThan(5_000);
 });
+
+/** Sends `raw` and resolves with how long the server took to close the connection (undefined: still open at 5 s). */
+async function closedAfter(raw: string): Promise<{ text: string; closedMs: number | undefined }> {
+  const started = performance.now();
+  const { promise, resolve } = Promise.withResolvers<number | undefined>();
+  let text = "";
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(_s, chunk) {
+        text += new TextDecoder().decode(chunk);
+      },
+      close() {
+        resolve(performance.now() - started);
+      },
+    },
+  });
+  socket.write(raw);
+  const timer = setTimeout(() => resolve(undefined), 5_000);
+  const closedMs = await promise;
+  clearTimeout(timer);
+  socket.end();
+  return { text, closedMs };
+}
+
+test("the server closes the connection of a body it gave up on: a stalled sender cannot keep its socket", async () => {
+  // 200 such clients held 200 sockets until they left, past the server's idle timeout: the 408 kept the connection
+  // alive with its body unread.
+  const stalled = await closedAfter(`${HEAD}Content-Length: 100000\r\n\r\n{"url":"ht`);
+  expect(stalled.text).toStartWith("HTTP/1.1 408");
+  expect(stalled.text.toLowerCase()).toContain("connection: close");
+  expect(stalled.closedMs).toBeLessThan(4_000);
+  // Too large, declared: a 413 that closes too (the body is not read).
+  const large = await closedAfter(`${HEAD}Content-Length: ${h.services.config.maxRequestBodyBytes + 1}\r\n\r\n{"url":"ht`);
+  expect(large.text).toStartWith("HTTP/1.1 413");
+  expect(large.closedMs).toBeLessThan(4_000);
+});
