@@ -20,6 +20,16 @@ export function queueWaitMs(timeoutMs: number): number {
   return Math.round(timeoutMs * QUEUE_WAIT_SHARE);
 }
 
+/**
+ * `spec` with the time the request waited for a scrape slot taken off its deadline: `timeout` bounds the whole
+ * request, as upstream's (its job waits in the queue within it). A request that waited 5 s of its 10 s answered
+ * after 15 s, and clients that give up at `timeout` (the SDKs, a few seconds after it) never saw its 408. The wait is
+ * at most two thirds of the timeout ({@link queueWaitMs}), so a third is always left.
+ */
+export function withinTimeout<T extends { timeoutMs: number }>(spec: T, queuedMs: number | undefined): T {
+  return queuedMs ? { ...spec, timeoutMs: Math.max(1, spec.timeoutMs - queuedMs) } : spec;
+}
+
 /** Bounded concurrency with a queue. */
 export class ConcurrencyLimiter {
   private active = 0;

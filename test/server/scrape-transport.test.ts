@@ -202,4 +202,22 @@ describe("the scrape slot queue (maxConcurrency)", () => {
       await one.close();
     }
   }, 20_000);
+
+  test("the time waited for a slot is part of the timeout: a request answers within its timeout, not the wait plus it", async () => {
+    const one = await createHarness({ maxConcurrency: 1 });
+    try {
+      const post = (body: Record<string, unknown>) => one.request("/v2/scrape", { method: "POST", json: body }).then((r) => r.json() as Promise<any>);
+      const started = performance.now();
+      const [, stuck] = await Promise.all([
+        post({ url: `${site.url}/slow?ms=1500`, maxAge: 0, timeout: 10_000 }),
+        // Waits ~1.5 s for the slot, then a page that takes 5 s: the 3 s timeout ends it at 3 s (it was 4.5 s).
+        Bun.sleep(50).then(() => post({ url: `${site.url}/slow?ms=5000`, maxAge: 0, timeout: 3000 })),
+      ]);
+      const elapsedMs = performance.now() - started;
+      expect(stuck.code).toBe("SCRAPE_TIMEOUT");
+      expect(elapsedMs).toBeLessThan(3000 + 700);
+    } finally {
+      await one.close();
+    }
+  }, 20_000);
 });
