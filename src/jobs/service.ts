@@ -26,7 +26,7 @@ import type { WorkerPool } from "./worker-pool.ts";
 export interface JobServiceDeps {
   store: SqliteJobStore;
   results: JobResults;
-  pool: Pick<WorkerPool, "kick">;
+  pool: Pick<WorkerPool, "kick" | "abortJob">;
   /** Queues what a large batch defers (jobs/pending-tasks.ts). */
   loader: Pick<TaskLoader, "kick">;
   scrape: ScrapeService;
@@ -184,13 +184,18 @@ export class JobService {
    * caller gets a 409 (upstream's), also when it finished between the caller reading it and this.
    */
   cancel(job: Job): void {
-    if (this.d.store.cancel(job.id)) return;
+    if (this.d.store.cancel(job.id)) {
+      this.d.pool.abortJob(job.id);
+      return;
+    }
     const status = this.d.store.get(job.id)?.status ?? job.status;
     if (status === "completed" || status === "failed") throw new JobFinishedError(status);
   }
 
   /** Cancels the crawls a monitor check started that are still running (see {@link JobOptions.monitorCheckId}); how many. */
   cancelMonitorCrawls(checkId: string): number {
-    return this.d.store.runningCrawlsOfCheck(checkId).filter((id) => this.d.store.cancel(id)).length;
+    const cancelled = this.d.store.runningCrawlsOfCheck(checkId).filter((id) => this.d.store.cancel(id));
+    for (const id of cancelled) this.d.pool.abortJob(id);
+    return cancelled.length;
   }
 }

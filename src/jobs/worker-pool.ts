@@ -82,7 +82,8 @@ export class WorkerPool {
   private loops: Promise<void>[] = [];
   private wake: (() => void)[] = [];
   private reaper?: ReturnType<typeof setInterval>;
-  private readonly inflight = new Map<string, AbortController>();
+  /** The running pages' abort controllers, by task id, with their job's id. */
+  private readonly inflight = new Map<string, { controller: AbortController; jobId: string }>();
   /** What the running pages hold (hosts, jobs, pauses): the claim's exclusions (jobs/running-work). */
   private readonly work: RunningWork;
   /** `"<jobId> <host>"` pairs whose last page attempt failed (see recordHostOutcome). */
@@ -126,11 +127,20 @@ export class WorkerPool {
     if (!this.running) return;
     this.running = false;
     clearInterval(this.reaper);
-    for (const c of this.inflight.values()) c.abort(new Error("worker pool stopping"));
+    for (const { controller } of this.inflight.values()) controller.abort(new Error("worker pool stopping"));
     this.kick();
     // Settled, not all: a loop that failed must not keep the process from stopping.
     await Promise.allSettled(this.loops);
     this.loops = [];
+  }
+
+  /**
+   * Stops the running pages of a job that was just cancelled or failed: their fetches, renders and parses end now,
+   * not when their heartbeat next finds the lease gone (up to a third of the lease, 10 s), holding the host's slots
+   * and the job's credits until then. The store has already settled those pages; what they answer is dropped.
+   */
+  abortJob(jobId: string): void {
+    for (const { controller, jobId: id } of this.inflight.values()) if (id === jobId) controller.abort(new Error("job cancelled"));
   }
 
   /** Pages running now. */
@@ -217,7 +227,7 @@ export class WorkerPool {
     if (!job) return; // deleted with its tasks
     this.work.started(task, job);
     const controller = new AbortController();
-    this.inflight.set(task.id, controller);
+    this.inflight.set(task.id, { controller, jobId: task.jobId });
     const heartbeat = setInterval(() => {
       try {
         if (!this.o.store.renew(task.id, this.owner, this.leaseMs)) controller.abort(new Error("lease lost"));
