@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { silentLogger } from "../../src/log.ts";
-import { createParsePool, LARGE_PAGE_CHARS, MAX_CRASHES_IN_A_ROW, ParseWorkerError, type ParsePool } from "../../src/scrape/parse-workers/pool.ts";
+import { createParsePool, LARGE_PAGE_CHARS, MAX_CRASHES_IN_A_ROW, ParseTimeoutError, ParseWorkerError, type ParsePool } from "../../src/scrape/parse-workers/pool.ts";
 import type { ViewOptions } from "../../src/scrape/parse-workers/protocol.ts";
 import { startCrawlSite } from "../fixtures/crawl-site.ts";
 import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
@@ -280,6 +280,22 @@ describe("the pool", () => {
     expect(pool.shouldOffload(10, 1)).toBe(false); // two jobs: full
     await Promise.all([a, b]);
     expect(pool.stats()).toMatchObject({ offloaded: 3, live: 1 });
+    await pool.close();
+  });
+
+  test("a large page always goes to a worker, queued behind others; one that times out waiting leaves the worker be", async () => {
+    const pool = createParsePool({ size: 1, largePageChars: 1000, queueBehindMaxChars: 1000 });
+    const large = { html: `<main><p>${"large ".repeat(400)}</p></main>`, pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["markdown" as const] };
+    const first = pool.compute(large);
+    // Parsed on the main thread it would hold every other request: it waits for the busy worker instead.
+    expect(pool.shouldOffload(large.html.length, 0)).toBe(true);
+    expect(pool.shouldOffload(10, 1)).toBe(false); // a small page still does not wait behind a large one
+    const second = pool.compute(large);
+    const third = pool.compute(large, Date.now()); // its deadline passes while it waits
+    await expect(third).rejects.toBeInstanceOf(ParseTimeoutError);
+    expect((await first).markdown).toContain("large large");
+    expect((await second).markdown).toContain("large large");
+    expect(pool.stats()).toMatchObject({ live: 1, timedOut: 1 });
     await pool.close();
   });
 });

@@ -25,8 +25,9 @@ import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
 import type { ParseRequest, ParseResponse } from "./protocol.ts";
 
 /**
- * Pages at least this many characters long go to a worker even without concurrency: ~40+ ms of parsing, which
- * would hold up every other request. Below it a lone page is parsed here: on a worker it was slower (measured on
+ * Pages at least this many characters long always go to a worker, without concurrency too and queued behind other
+ * pages when every worker is busy: ~40+ ms of parsing (seconds for pages of several MB), which on the main thread
+ * would hold up every other request (four 20 MB pages held `/health` 4–10 s when some of them were parsed here). Below it a lone page is parsed here: on a worker it was slower (measured on
  * 256–450 Ki-character article pages: +20 %, ~2.5 ms a page, mostly the worker taking in the large string, and
  * +0.2–0.4 ms at the p50 of the small requests that followed; docs/benchmarks.md).
  */
@@ -40,8 +41,9 @@ export const LARGE_PAGE_CHARS = 1024 * 1024;
 const MAX_JOBS_PER_WORKER = 2;
 
 /**
- * A page waits behind another on a worker only if that one is shorter than this (characters): ~40 ms of parsing
- * at most. Behind a longer page (up to `CRAWLBOX_MAX_PAGE_BYTES`, seconds of work) the main thread is quicker.
+ * A small page waits behind another on a worker only if that one is shorter than this (characters): ~40 ms of
+ * parsing at most. Behind a longer page (up to `CRAWLBOX_MAX_PAGE_BYTES`, seconds of work) the main thread is quicker
+ * for it. A large page ({@link LARGE_PAGE_CHARS}) waits behind anything.
  */
 const QUEUE_BEHIND_MAX_CHARS = 1024 * 1024;
 
@@ -189,32 +191,41 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   const hasRoom = (s: Slot) =>
     s.jobs.size === 0 || (s.jobs.size < MAX_JOBS_PER_WORKER && [...s.jobs.values()].every((j) => j.chars < queueBehindMaxChars));
 
-  /** The worker for the next page: a free one, else a new one while the pool may grow, else one with room. */
-  function pick(): Slot | undefined {
+  /**
+   * The worker for the next page: a free one, else a new one while the pool may grow, else one with room; for a
+   * large page, else the one with the fewest pages.
+   */
+  function pick(large: boolean): Slot | undefined {
     const free = slots.find((s) => s.jobs.size === 0);
     if (free) return free;
     if (slots.length < options.size) return spawn();
-    return slots.find(hasRoom);
+    const roomy = slots.find(hasRoom);
+    if (roomy || !large) return roomy;
+    return slots.reduce<Slot | undefined>((best, s) => (!best || s.jobs.size < best.jobs.size ? s : best), undefined);
   }
 
   return {
     shouldOffload(chars, othersInFlight) {
-      if (closed || disabled || options.size === 0 || (othersInFlight === 0 && chars < largePageChars)) return false;
-      return slots.length < options.size || slots.some(hasRoom);
+      if (closed || disabled || options.size === 0) return false;
+      if (chars >= largePageChars) return true;
+      return othersInFlight > 0 && (slots.length < options.size || slots.some(hasRoom));
     },
     compute(request, deadline) {
       if (closed || disabled) return Promise.reject(new ParseWorkerError("the parse pool is shut down"));
-      const slot = pick();
+      const slot = pick(request.html.length >= largePageChars);
       if (!slot) return Promise.reject(new ParseWorkerError("no parse worker has room"));
       const id = nextId++;
       return new Promise<PrefilledViews>((resolve, reject) => {
         const job: Job = { chars: request.html.length, resolve, reject };
         if (deadline !== undefined) {
           job.timer = setTimeout(() => {
+            // The worker parses its pages in order: the first it holds is the one it is on. A page still waiting is
+            // dropped (its answer, if the worker gets to it, is ignored); only the one being parsed stops the worker.
+            const parsing = slot.jobs.keys().next().value === id;
             if (!settle(slot, id)) return;
             timedOut++;
-            reject(new ParseTimeoutError("the page was still being parsed at the scrape's deadline"));
-            retire(slot, "parse worker stopped: a page was still being parsed at its scrape's deadline", false);
+            reject(new ParseTimeoutError(parsing ? "the page was still being parsed at the scrape's deadline" : "the page was still waiting for a parse worker at the scrape's deadline"));
+            if (parsing) retire(slot, "parse worker stopped: a page was still being parsed at its scrape's deadline", false);
           }, Math.max(0, deadline - Date.now()));
         }
         slot.jobs.set(id, job);
