@@ -9,8 +9,13 @@
  *   `FireCrawlAgent`. The first of the caller's agents that has a group wins; otherwise the `*` groups apply;
  *   with neither, everything is allowed.
  * - Rules: the longest matching pattern wins and `Allow` wins a tie (§2.2.2); `*` matches any sequence and a
- *   final `$` anchors the end. Matching is Google's position-set algorithm, linear in pattern × path, so an
- *   adversarial file cannot make it backtrack. Percent-encoding is normalised on both sides (§2.2.2).
+ *   final `$` anchors the end. Matching is greedy (leftmost occurrence of each literal run), linear in
+ *   pattern + path, so an adversarial file cannot make it backtrack. Percent-encoding is normalised on both sides
+ *   (§2.2.2).
+ * - Limits (RFC 9309 §2.5 lets a parser have them): a pattern keeps its first {@link MAX_ROBOTS_PATTERN_CHARS}
+ *   characters, as Google's parser cuts long lines; a group keeps its first {@link MAX_ROBOTS_WILDCARD_RULES}
+ *   rules with a `*`, and one agent is judged by at most that many of them across its merged groups, in file order.
+ *   Rules without a `*` are all kept: each costs at most its own length per URL, so the 500 KiB parse cap bounds them.
  * - `/robots.txt` itself is always allowed (§2.2.2). `Crawl-delay` (not in the RFC, widely honoured) is read per
  *   group; `Sitemap:` lines are global.
  */
@@ -20,6 +25,19 @@ export const DEFAULT_ROBOTS_AGENTS: readonly string[] = ["FireCrawlAgent", "Fire
 
 /** Bytes of a robots.txt that are parsed; RFC 9309 §2.5 asks for at least 500 KiB. */
 export const MAX_ROBOTS_PARSE_BYTES = 500 * 1024;
+
+/**
+ * Characters of a rule's pattern that are kept: Google's parser cuts lines at the same length, 2083 × 8 (eight times
+ * the longest URL some browsers take).
+ */
+export const MAX_ROBOTS_PATTERN_CHARS = 2083 * 8;
+
+/**
+ * Rules with a `*` kept per group, and tried for one agent across its merged groups. Each link is checked against
+ * every rule and a wildcard rule can scan the whole path, so this bounds the work per link (rules × path length) a
+ * hostile 500 KiB file can ask for (a few ms for a 2000-character path); real files have a handful.
+ */
+export const MAX_ROBOTS_WILDCARD_RULES = 5000;
 
 /** One `Allow`/`Disallow` line. */
 export interface RobotsRule {
@@ -43,6 +61,9 @@ export interface RobotsOracle {
 interface Group {
   agents: string[];
   rules: RobotsRule[];
+  /** Per rule: whether its pattern has a `*` (counted against {@link MAX_ROBOTS_WILDCARD_RULES}). */
+  wildcard: boolean[];
+  wildcardCount: number;
   crawlDelaySeconds?: number;
 }
 
@@ -87,35 +108,51 @@ export function normalizeRobotsPath(path: string): string {
   return out;
 }
 
-/** Google's robots matcher: the set of path positions reachable after each pattern character. */
+/**
+ * Whether `path` matches a robots pattern: `*` is any sequence, a final `$` anchors the end, any other `$` is
+ * literal. Greedy: the first literal run must be a prefix, each later one is taken at its leftmost occurrence after
+ * the previous (never wrong for `*`-only globs: an earlier end leaves more room for what follows), and with `$` the
+ * last run must end the path without overlapping the earlier ones. Linear in pattern + path.
+ */
 export function robotsPatternMatches(path: string, pattern: string): boolean {
-  // Fast path: most rules are plain prefixes, and most paths fail on the literal head of a pattern.
-  const special = pattern.search(/[*$]/);
-  if (special === -1) return path.startsWith(pattern);
-  if (!path.startsWith(pattern.slice(0, special))) return false;
-  const n = path.length;
-  const pos = new Int32Array(n + 1);
-  let count = 1;
-  for (let j = 0; j < pattern.length; j++) {
-    const c = pattern[j]!;
-    if (c === "$" && j === pattern.length - 1) return pos[count - 1] === n;
-    if (c === "*") {
-      count = n - pos[0]! + 1;
-      for (let i = 1; i < count; i++) pos[i] = pos[i - 1]! + 1;
-    } else {
-      let next = 0;
-      for (let i = 0; i < count; i++) if (pos[i]! < n && path[pos[i]!] === c) pos[next++] = pos[i]! + 1;
-      count = next;
-      if (count === 0) return false;
+  const anchored = pattern.endsWith("$");
+  const body = anchored ? pattern.slice(0, -1) : pattern;
+  let star = body.indexOf("*");
+  // Most rules are plain prefixes, and most paths fail on the literal head of a pattern.
+  if (star === -1) return anchored ? path === body : path.startsWith(body);
+  if (!path.startsWith(body.slice(0, star))) return false;
+  let at = star;
+  for (;;) {
+    const from = star + 1;
+    const next = body.indexOf("*", from);
+    if (next === -1) {
+      const last = body.slice(from);
+      if (anchored) return path.length - last.length >= at && path.endsWith(last);
+      return path.indexOf(last, at) !== -1;
     }
+    if (next > from) {
+      const found = path.indexOf(body.slice(from, next), at);
+      if (found === -1) return false;
+      at = found + (next - from);
+    }
+    star = next;
   }
-  return true;
 }
 
 /** The path and query of `url`, as robots rules see it. */
 function robotsPathOf(url: string | URL): string {
   const u = typeof url === "string" ? new URL(url) : url;
   return normalizeRobotsPath((u.pathname || "/") + u.search);
+}
+
+/** Adds an `Allow`/`Disallow` value to `group`, within {@link MAX_ROBOTS_PATTERN_CHARS} and {@link MAX_ROBOTS_WILDCARD_RULES}. */
+function addRule(group: Group, allow: boolean, value: string): void {
+  const pattern = normalizeRobotsPath(value.slice(0, MAX_ROBOTS_PATTERN_CHARS).replace(/\*+/g, "*"));
+  const wildcard = pattern.includes("*");
+  if (wildcard && group.wildcardCount >= MAX_ROBOTS_WILDCARD_RULES) return;
+  group.rules.push({ allow, pattern });
+  group.wildcard.push(wildcard);
+  if (wildcard) group.wildcardCount++;
 }
 
 /** A parsed robots.txt. Immutable. */
@@ -154,7 +191,7 @@ export class RobotsTxt {
       const value = line.slice(colon + 1).trim();
       if (key === "user-agent" || key === "useragent") {
         if (!inAgentLines || !current) {
-          current = { agents: [], rules: [] };
+          current = { agents: [], rules: [], wildcard: [], wildcardCount: 0 };
           groups.push(current);
         }
         current.agents.push(productToken(value));
@@ -172,7 +209,7 @@ export class RobotsTxt {
       if (!current) continue;
       if (key === "allow" || key === "disallow") {
         inAgentLines = false;
-        if (value !== "") current.rules.push({ allow: key === "allow", pattern: normalizeRobotsPath(value.replace(/\*+/g, "*")) });
+        if (value !== "") addRule(current, key === "allow", value);
       } else if (key === "crawl-delay") {
         inAgentLines = false;
         const seconds = Number(value);
@@ -198,8 +235,11 @@ export class RobotsTxt {
     if (path === "/robots.txt") return { allowed: true };
     if (this.disallowEverything) return { allowed: false, rule: { allow: false, pattern: "/" } };
     let best: RobotsRule | undefined;
+    let wildcardBudget = MAX_ROBOTS_WILDCARD_RULES;
     for (const group of this.groupsFor(agents)) {
-      for (const rule of group.rules) {
+      for (let i = 0; i < group.rules.length; i++) {
+        const rule = group.rules[i]!;
+        if (group.wildcard[i] && wildcardBudget-- <= 0) continue;
         if (best && (rule.pattern.length < best.pattern.length || (rule.pattern.length === best.pattern.length && !rule.allow))) continue;
         if (robotsPatternMatches(path, rule.pattern)) best = rule;
       }
