@@ -19,6 +19,7 @@ import { getDomain } from "tldts";
 import type { Engine } from "../engines/types.ts";
 import { CrawlboxError } from "../errors.ts";
 import { DISCOVERY_SKIPS_TLS_VERIFICATION } from "./robots-cache.ts";
+import { ownLocTexts } from "./sitemap-entries.ts";
 
 /** Sitemaps fetched per read (upstream's bound). */
 export const MAX_SITEMAPS = 20;
@@ -154,20 +155,10 @@ function sitemapPrefixes(body: string): Set<string> {
  * holds) names a picture of the page, not a page, and was crawled as one.
  */
 function entryLocs(body: string): string[] {
-  const own = sitemapPrefixes(body);
   const locs: string[] = [];
-  for (const entry of body.matchAll(/<(?:([\w.-]+):)?(url|sitemap)(?:\s[^>]*)?>([\s\S]*?)<\/(?:[\w.-]+:)?\2\s*>/gi)) {
-    if (!own.has((entry[1] ?? "").toLowerCase())) continue;
-    // Extension elements (`<image:image>…</image:image>`, `<video:video>`, `<xhtml:link/>`) dropped with their content.
-    const content = entry[3]!
-      .replace(/<([\w.-]+):([\w.-]+)(?:\s[^>]*)?>[\s\S]*?<\/\1:\2\s*>/g, (m, prefix: string) => (own.has(prefix.toLowerCase()) ? m : ""))
-      .replace(/<([\w.-]+):[\w.-]+(?:\s[^>]*)?\/>/g, (m, prefix: string) => (own.has(prefix.toLowerCase()) ? m : ""));
-    for (const m of content.matchAll(/<(?:([\w.-]+):)?loc\s*>([\s\S]*?)<\/(?:[\w.-]+:)?loc\s*>/gi)) {
-      if (!own.has((m[1] ?? "").toLowerCase())) continue;
-      const loc = decodeXmlText(m[2]!);
-      if (isHttpUrl(loc)) locs.push(loc);
-      break; // one `<loc>` per entry
-    }
+  for (const text of ownLocTexts(body, sitemapPrefixes(body))) {
+    const loc = decodeXmlText(text);
+    if (isHttpUrl(loc)) locs.push(loc);
   }
   return locs;
 }
