@@ -30,13 +30,16 @@ export const hostOf = (url: string) => {
 export function domainOf(domain: string): string {
   let d = domain.trim().toLowerCase();
   if (/^[a-z][a-z0-9+.-]*:\/\//.test(d)) d = hostOf(d);
-  return d.replace(/[/?#].*$/, "").replace(/:\d+$/, "").replace(/^\*?\./, "").replace(/^www\./, "").replace(/\.$/, "");
+  // Cut at the first path, query or fragment character by a search: `/[/?#].*$/` retried from each of them when a
+  // line break followed (quadratic: 40k slashes took 0.5 s, 250 KB blocked the server 20 s).
+  const rest = d.search(/[/?#]/);
+  if (rest !== -1) d = d.slice(0, rest);
+  return d.replace(/:\d+$/, "").replace(/^\*?\./, "").replace(/^www\./, "").replace(/\.$/, "");
 }
+/** Whether `host` is `d`, a domain already reduced by {@link domainOf}, or under it. */
+export const inReducedDomain = (host: string, d: string) => d !== "" && (host === d || host.endsWith(`.${d}`));
 /** Whether `host` is `domain` or under it (the caller's spelling of the domain, see {@link domainOf}). */
-export const inDomain = (host: string, domain: string) => {
-  const d = domainOf(domain);
-  return d !== "" && (host === d || host.endsWith(`.${d}`));
-};
+export const inDomain = (host: string, domain: string) => inReducedDomain(host, domainOf(domain));
 
 /**
  * The query's `site:` terms for `includeDomains` / `excludeDomains`, as search engines read them: without them the

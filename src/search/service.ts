@@ -27,7 +27,7 @@ import { forEachLimited } from "../scrape/each-limited.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import { SearchEnginesSilentError, SearchNotConfiguredError, SearchTimeoutError } from "./errors.ts";
 import type { BackendHit, BackendQuery, SearchBackend } from "./searxng.ts";
-import { CATEGORY_QUERIES, hostOf, imageSize, inDomain, safeSearch, siteTerms } from "./query.ts";
+import { CATEGORY_QUERIES, domainOf, hostOf, imageSize, inReducedDomain, safeSearch, siteTerms } from "./query.ts";
 import { timeWindow, withinWindow } from "./time-window.ts";
 import { countryOfLocation } from "./location.ts";
 import { searxngLanguage } from "./language.ts";
@@ -176,13 +176,16 @@ export class SearchService {
     const language = searxngLanguage(lang, { explicit, fallback: req.countryDefaulted ? req.country : undefined });
     const include = req.includeDomains ?? [];
     const exclude = req.excludeDomains ?? [];
+    // Reduced once per request, not once per hit and domain.
+    const includeHosts = include.map(domainOf);
+    const excludeHosts = exclude.map(domainOf);
     const window = timeWindow(web?.tbs ?? req.tbs, (this.deps.now ?? Date.now)());
     // An image result is its picture: a hit without one (no `img_src` nor thumbnail) is no image result, and is
     // dropped rather than shown with the page's URL as its imageUrl.
     const hasPicture = (hit: BackendHit) => source.type !== "images" || Boolean(hit.imgSrc || hit.thumbnailSrc);
     const inScope = (hit: BackendHit) => {
       const host = hostOf(hit.url);
-      return (include.length === 0 || include.some((d) => inDomain(host, d))) && !exclude.some((d) => inDomain(host, d)) && withinWindow(hit, window) && hasPicture(hit);
+      return (includeHosts.length === 0 || includeHosts.some((d) => inReducedDomain(host, d))) && !excludeHosts.some((d) => inReducedDomain(host, d)) && withinWindow(hit, window) && hasPicture(hit);
     };
     const base: BackendQuery = {
       query: req.query + siteTerms(include, exclude),
