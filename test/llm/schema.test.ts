@@ -31,3 +31,25 @@ describe("request schemas", () => {
     expect(parseJsonAnswer(fine)).toMatchObject({ ok: true });
   });
 });
+
+describe("patterns in a caller's schema", () => {
+  test("are matched by RE2: a backtracking pattern cannot hold the main thread (20 strings took 6 s)", () => {
+    const validate = compileSchema({ type: "object", properties: { names: { type: "array", items: { type: "string", pattern: "^(a+)+$" } } } });
+    const answer = { names: Array.from({ length: 20 }, () => `${"a".repeat(40)}!`) };
+    const t0 = performance.now();
+    expect(validate(answer)).toBe(false);
+    expect(performance.now() - t0).toBeLessThan(300);
+    expect(validate({ names: ["aaa", "a"] })).toBe(true);
+  });
+
+  test("keep their meaning: anywhere in the string unless anchored; patternProperties too; lookarounds still accepted", () => {
+    const v = compileSchema({ type: "object", properties: { sku: { type: "string", pattern: "[0-9]{3}" } }, patternProperties: { "^x-": { type: "number" } } });
+    expect(v({ sku: "ab123cd" })).toBe(true);
+    expect(v({ sku: "ab12cd" })).toBe(false);
+    expect(v({ sku: "123", "x-n": 1 })).toBe(true);
+    expect(v({ sku: "123", "x-n": "one" })).toBe(false);
+    // RE2 has no lookahead: such a pattern keeps JavaScript's RegExp, as upstream's Ajv runs it.
+    const look = compileSchema({ type: "string", pattern: "^(?!bad).*$" });
+    expect([look("good"), look("bad thing")]).toEqual([true, false]);
+  });
+});
