@@ -8,7 +8,7 @@ import type { Issue } from "./issues.ts";
 import type { ScrapeOptionsInput } from "./scrape-options.ts";
 import { MAX_ACTIONS, MAX_TOTAL_WAIT_MS, totalWaitMs } from "./actions.ts";
 import { countryCode } from "./countries.ts";
-import { pathPatternProblem } from "../crawl/path-pattern.ts";
+import { pathPatternProblem, pathPatternsProblem } from "../crawl/path-pattern.ts";
 import { actionSelectorProblem, cssSelectorIssues } from "./css-selector.ts";
 
 type Path = (string | number)[];
@@ -167,6 +167,10 @@ export function refinePathPatterns(o: { includePaths?: readonly string[]; exclud
       const problem = pathPatternProblem(p);
       if (problem !== undefined) issues.push(custom([...path, key, i], problem));
     });
+  }
+  if (issues.length === 0) {
+    const together = pathPatternsProblem([...(o.includePaths ?? []), ...(o.excludePaths ?? [])]);
+    if (together !== undefined) issues.push(custom([...path, "includePaths"], together));
   }
   return issues;
 }

@@ -7,6 +7,7 @@
  */
 import type { RobotsCache, RobotsEntry } from "../crawl/robots-cache.ts";
 import { createCrawlFilter, type CrawlFilter, type FilterOptions, isSocialMediaOrEmail } from "../crawl/filter.ts";
+import { filterLinksYielding } from "../crawl/filter-yielding.ts";
 import { readSitemaps, sitemapCandidates } from "../crawl/sitemap.ts";
 import { normalizeUrl } from "../crawl/url-normalize.ts";
 import type { Engine } from "../engines/types.ts";
@@ -22,6 +23,7 @@ const MAX_CACHED_FILTERS = 256;
  * cleared and links are simply judged again (the job store ignores duplicates anyway).
  */
 const MAX_SEEN_LINKS = 200_000;
+
 
 /** What the planner keeps per running crawl. */
 interface PlannerState {
@@ -137,7 +139,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
    */
   async function plan(job: Job, links: string[], depth: number, baseUrl: string, signal: AbortSignal, again = false): Promise<{ discovered: NewTask[]; robotsBlocked: string[] }> {
     const { full, scope, seen, queued } = filtersFor(job);
-    const inScope = scope.filterLinks(unseen(seen, links, depth, again), { depth, baseUrl }).accepted;
+    const inScope = await filterLinksYielding(scope, unseen(seen, links, depth, again), { depth, baseUrl });
     let accepted = inScope;
     let robotsBlocked: string[] = [];
     if (!crawlerOptions(job).ignoreRobotsTxt && inScope.length > 0) {
