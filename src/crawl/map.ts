@@ -42,6 +42,7 @@ export type { MapLink } from "./map-listing.ts";
 import { DISCOVERY_SKIPS_TLS_VERIFICATION, type RobotsCache, type RobotsEntry } from "./robots-cache.ts";
 import { robotsAgents } from "./robots.ts";
 import { rankBySearch } from "./search-rank.ts";
+import { createYielder } from "./filter-yielding.ts";
 import { readSitemaps, sitemapCandidates } from "./sitemap.ts";
 import { sleep } from "../scheduler/abortable.ts";
 
@@ -181,7 +182,11 @@ async function discover(options: MapSiteOptions, deps: MapDeps, found: MapListin
       headersOrigin: startUrl,
       signal,
     });
-    for (const u of result.urls) found.add(u, MAP_GROUP.sitemap);
+    const pause = createYielder();
+    for (const u of result.urls) {
+      await pause();
+      found.add(u, MAP_GROUP.sitemap);
+    }
     if (result.truncated) warnings.push(`Sitemap reading stopped at a bound (${result.fetched.length} sitemaps, ${result.urls.length} URLs kept of ${result.scanned} read).`);
   }
   if (links) await links.rest();

@@ -19,6 +19,7 @@ import { getDomain } from "tldts";
 import type { Engine } from "../engines/types.ts";
 import { CrawlboxError } from "../errors.ts";
 import { DISCOVERY_SKIPS_TLS_VERIFICATION } from "./robots-cache.ts";
+import { createYielder } from "./filter-yielding.ts";
 import { ownLocTexts } from "./sitemap-entries.ts";
 
 /** Sitemaps fetched per read (upstream's bound). */
@@ -249,7 +250,10 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
     }
     for (const s of parsed.sitemaps) enqueue({ url: s, hostSuffix: next.hostSuffix });
     const fresh: string[] = [];
+    // `keep` runs the caller's patterns: 50,000 URLs of a sitemap must not hold every other request.
+    const pause = createYielder();
     for (const u of parsed.urls) {
+      await pause();
       if (result.urls.length >= maxUrls || result.scanned >= maxUrlsScanned) {
         result.truncated = true;
         break;

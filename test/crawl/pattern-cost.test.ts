@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { parseCrawlBody } from "../../src/api/crawl.ts";
 import { parseMapBody } from "../../src/api/map.ts";
 import { createCrawlFilter } from "../../src/crawl/filter.ts";
-import { filterLinksYielding } from "../../src/crawl/filter-yielding.ts";
+import { createYielder, filterLinksYielding } from "../../src/crawl/filter-yielding.ts";
 import { MAX_PATTERN_INSTRUCTIONS, pathPatternProblem } from "../../src/crawl/path-pattern.ts";
 
 const refused = (parse: () => unknown) => {
@@ -53,5 +53,21 @@ describe("judging a page's links", () => {
     expect(accepted.map((a) => a.url)).toEqual(filter.filterLinks(links, { depth: 0 }).accepted.map((a) => a.url));
     expect(accepted).toHaveLength(4000);
     expect(ticks).toBeGreaterThan(3);
+  });
+});
+
+describe("the yielder of long loops (links, a sitemap's URLs, a map's list)", () => {
+  test("costs nothing until its slice has passed, then gives the event loop back once", async () => {
+    const pause = createYielder(5);
+    expect(pause()).toBeUndefined();
+    const until = performance.now() + 8;
+    while (performance.now() < until);
+    let ran = false;
+    setImmediate(() => (ran = true));
+    const p = pause();
+    expect(p).toBeInstanceOf(Promise);
+    await p;
+    expect(ran).toBe(true);
+    expect(pause()).toBeUndefined(); // a new slice
   });
 });
