@@ -34,9 +34,16 @@ export function openDatabase(dataDir: string): Database {
 /**
  * Copies the write-ahead log into the database and empties the log file. The log keeps old versions of pages until
  * it wraps around, deleted content among them; run after the hourly expiry, so that what expired leaves the disk.
+ * It does not wait: with another process reading (a `crawlbox keys` command, a `sqlite3` shell) the busy timeout
+ * would hold the event loop up to 5 s; the log is then emptied at the next run.
  */
 export function truncateWal(db: Database): void {
-  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.exec("PRAGMA busy_timeout = 0");
+  try {
+    db.query("PRAGMA wal_checkpoint(TRUNCATE)").get();
+  } finally {
+    db.exec("PRAGMA busy_timeout = 5000");
+  }
 }
 
 /** Applies every migration newer than `PRAGMA user_version`, each in its own transaction. */
