@@ -27,6 +27,7 @@ const COMMANDS: Record<string, FlagSpec & { words: number }> = {
   scrape: { values: ["format", "timeout"], booleans: ["full-page"], words: 2 },
   "keys create": { values: ["name", "quota"], words: 2 },
   "keys list": { words: 2 },
+  "keys quota": { values: ["quota"], words: 3 },
   "keys revoke": { words: 3 },
 };
 
@@ -54,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
     const name = command === "keys" ? `keys ${args.positional[1] ?? ""}`.trim() : command;
     const spec = COMMANDS[name];
     if (!spec) {
-      throw new UsageError(command === "keys" ? `unknown keys command "${args.positional[1] ?? ""}"; use create, list or revoke` : `unknown command "${command}"`);
+      throw new UsageError(command === "keys" ? `unknown keys command "${args.positional[1] ?? ""}"; use create, list, quota or revoke` : `unknown command "${command}"`);
     }
     assertKnownFlags(name, args.flags, spec);
     const extra = args.positional.slice(spec.words)[0];

@@ -102,3 +102,15 @@ test("a data folder that cannot be made: a plain message, exit 1, no stack trace
   expect(stderr).toContain("cannot use /proc/crawlbox-cannot-exist as the data directory");
   expect(stderr).not.toContain("    at ");
 });
+
+test("keys quota through the command line: it sets the quota that keys list shows; its id and --quota are required", async () => {
+  const created = await run(["keys", "create", "--name", "quota-cli", "--quota", "5"]);
+  expect(created.code).toBe(0);
+  const id = /Created (key_[0-9a-f]+)/.exec(created.stderr)![1]!;
+  expect(await run(["keys", "quota", id, "--quota", "12"])).toMatchObject({ code: 0, stdout: `${id}: quota 12 credits\n` });
+  expect((await run(["keys", "list"])).stdout.split("\n").find((l) => l.startsWith(id))).toEndWith("\t12");
+  expect((await run(["keys", "quota", id])).code).toBe(2);
+  expect((await run(["keys", "quota", "--quota", "3"])).code).toBe(2);
+  expect((await run(["keys", "quota", id, "--quota", "3", "--name", "x"])).code).toBe(2);
+  expect((await run(["keys", "nope"])).stderr).toContain("use create, list, quota or revoke");
+});
