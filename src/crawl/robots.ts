@@ -100,7 +100,9 @@ export function normalizeRobotsPath(path: string): string {
       if (code <= 0x20 || code >= 0x7f) {
         const cp = path.codePointAt(i)!;
         const s = String.fromCodePoint(cp);
-        out += encodeURIComponent(s);
+        // A lone surrogate (no character: encodeURIComponent throws on it) is written as U+FFFD, as TextDecoder
+        // writes an undecodable byte: a thrown URIError made the whole robots.txt count as unreachable.
+        out += s.isWellFormed() ? encodeURIComponent(s) : "%EF%BF%BD";
         i += s.length - 1;
       } else out += c;
     }
@@ -147,7 +149,10 @@ function robotsPathOf(url: string | URL): string {
 
 /** Adds an `Allow`/`Disallow` value to `group`, within {@link MAX_ROBOTS_PATTERN_CHARS} and {@link MAX_ROBOTS_WILDCARD_RULES}. */
 function addRule(group: Group, allow: boolean, value: string): void {
-  const pattern = normalizeRobotsPath(value.slice(0, MAX_ROBOTS_PATTERN_CHARS).replace(/\*+/g, "*"));
+  // Cut between characters, not inside a surrogate pair.
+  let end = Math.min(value.length, MAX_ROBOTS_PATTERN_CHARS);
+  if (end < value.length && /[\uD800-\uDBFF]/.test(value[end - 1]!)) end--;
+  const pattern = normalizeRobotsPath(value.slice(0, end).replace(/\*+/g, "*"));
   const wildcard = pattern.includes("*");
   if (wildcard && group.wildcardCount >= MAX_ROBOTS_WILDCARD_RULES) return;
   group.rules.push({ allow, pattern });

@@ -4,7 +4,7 @@
  * pattern length and wildcard rules hold.
  */
 import { describe, expect, test } from "bun:test";
-import { MAX_ROBOTS_PATTERN_CHARS, MAX_ROBOTS_WILDCARD_RULES, robotsPatternMatches, RobotsTxt } from "../../src/crawl/robots.ts";
+import { MAX_ROBOTS_PATTERN_CHARS, MAX_ROBOTS_WILDCARD_RULES, normalizeRobotsPath, robotsPatternMatches, RobotsTxt } from "../../src/crawl/robots.ts";
 
 const U = (path: string) => `https://example.com${path}`;
 
@@ -118,5 +118,19 @@ describe("robots caps", () => {
     expect(robots.isAllowed(U("/a.pdf"))).toBe(true);
     expect(robots.isAllowed(U("/plain"))).toBe(false);
     expect(robots.isAllowed(U("/a.pdf"), ["other"])).toBe(false); // another agent's group has its own budget
+  });
+});
+
+describe("a rule cut at the pattern limit", () => {
+  test("is cut between characters: an emoji at the limit does not make the file unreadable", () => {
+    const value = `/${"a".repeat(MAX_ROBOTS_PATTERN_CHARS - 2)}😀`;
+    const robots = RobotsTxt.parse(`User-agent: *\nDisallow: ${value}\nDisallow: /private\n`);
+    expect(robots.check("https://example.com/private/x", ["*"]).allowed).toBe(false);
+    expect(robots.check("https://example.com/blog/post", ["*"]).allowed).toBe(true);
+  });
+
+  test("a lone surrogate in a path is written as U+FFFD instead of throwing", () => {
+    expect(normalizeRobotsPath("/a\uD83D")).toBe("/a%EF%BF%BD");
+    expect(normalizeRobotsPath("/😀")).toBe("/%F0%9F%98%80");
   });
 });
