@@ -30,6 +30,27 @@ export function withinTimeout<T extends { timeoutMs: number }>(spec: T, queuedMs
   return queuedMs ? { ...spec, timeoutMs: Math.max(1, spec.timeoutMs - queuedMs) } : spec;
 }
 
+/**
+ * Runs `scrape` on {@link withinTimeout}'s spec, and reports a timeout as the caller's: "timed out after 10000 ms"
+ * and `details.timeoutMs: 10000` for a request that asked for 10000, not the part left after its wait.
+ */
+export async function scrapeWithinTimeout<T extends { timeoutMs: number }, R>(spec: T, queuedMs: number | undefined, scrape: (spec: T) => Promise<R>): Promise<R> {
+  try {
+    return await scrape(withinTimeout(spec, queuedMs));
+  } catch (err) {
+    if (queuedMs && err instanceof CrawlboxError && err.code === "SCRAPE_TIMEOUT") throw asTimeoutOf(err, spec.timeoutMs);
+    throw err;
+  }
+}
+
+/** `err` (a SCRAPE_TIMEOUT) saying `timeoutMs` in its message and details. */
+function asTimeoutOf(err: CrawlboxError, timeoutMs: number): CrawlboxError {
+  const details = err.details as { timeoutMs?: number } | undefined;
+  const was = details?.timeoutMs;
+  if (was === undefined) return err;
+  return new CrawlboxError(err.code, err.status, err.message.replace(`after ${was} ms`, `after ${timeoutMs} ms`), { details: { ...details, timeoutMs }, retryable: err.retryable });
+}
+
 /** Bounded concurrency with a queue. */
 export class ConcurrencyLimiter {
   private active = 0;

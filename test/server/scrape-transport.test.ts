@@ -216,6 +216,8 @@ describe("the scrape slot queue (maxConcurrency)", () => {
       const elapsedMs = performance.now() - started;
       expect(stuck.code).toBe("SCRAPE_TIMEOUT");
       expect(elapsedMs).toBeLessThan(3000 + 700);
+      // Reported as the timeout the request asked for, not what was left after the wait.
+      expect([stuck.error, stuck.details.timeoutMs]).toEqual(["Scrape timed out after 3000 ms.", 3000]);
     } finally {
       await one.close();
     }

@@ -20,7 +20,7 @@ import { readMultipart } from "../../parse/multipart.ts";
 import { UPLOAD_ROUTE_PREFIX } from "../../parse/upload-refs.ts";
 import { pageFromUpload, parseUploadOptions } from "../../parse/upload.ts";
 import { specFromOptions } from "../../scrape/from-options.ts";
-import { queueWaitMs, withinTimeout } from "../../scrape/limiter.ts";
+import { queueWaitMs, scrapeWithinTimeout } from "../../scrape/limiter.ts";
 import { authPlugin } from "../auth.ts";
 import { DeferredUpload } from "../body-parser.ts";
 import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
@@ -160,7 +160,7 @@ export function parseRoutes(services: Services) {
     const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
     const doc = await limiter.run(
       queueWaitMs(spec.timeoutMs),
-      (queuedMs) => scrape.scrape(withinTimeout(spec, queuedMs), who, { signal: request.signal, files, page, queue: { queuedMs } }),
+      (queuedMs) => scrapeWithinTimeout(spec, queuedMs, (s) => scrape.scrape(s, who, { signal: request.signal, files, page, queue: { queuedMs } })),
       who.keyId,
     );
     services.scrapeStats.record(who.keyId, Date.now());

@@ -10,7 +10,7 @@ import { parseScrapeBody, ScrapeRequestSchema } from "../../api/scrape.ts";
 import { BadRequestError, CrawlboxError, NotFoundError } from "../../errors.ts";
 import { IDEMPOTENCY_PARAMETER, idempotent } from "../../idempotency/guard.ts";
 import { specFromOptions } from "../../scrape/from-options.ts";
-import { queueWaitMs, withinTimeout } from "../../scrape/limiter.ts";
+import { queueWaitMs, scrapeWithinTimeout } from "../../scrape/limiter.ts";
 import { authPlugin } from "../auth.ts";
 import { fileSinkFor, publicBaseUrl } from "../public-url.ts";
 import type { Services } from "../services.ts";
@@ -39,7 +39,7 @@ export function scrapeRoutes(services: Services) {
           const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
           const doc = await limiter.run(
             queueWaitMs(spec.timeoutMs),
-            (queuedMs) => scrape.scrape(withinTimeout(spec, queuedMs), who, { signal: request.signal, files, queue: { queuedMs }, resumable: true }),
+            (queuedMs) => scrapeWithinTimeout(spec, queuedMs, (s) => scrape.scrape(s, who, { signal: request.signal, files, queue: { queuedMs }, resumable: true })),
             who.keyId,
           );
           services.scrapeStats.record(who.keyId, Date.now());
