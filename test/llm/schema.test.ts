@@ -53,3 +53,13 @@ describe("patterns in a caller's schema", () => {
     expect([look("good"), look("bad thing")]).toEqual([true, false]);
   });
 });
+
+describe("patterns RE2 cannot compile", () => {
+  test("a look-around that also repeats a group is a 400 (exponential under backtracking); without repetition it is run", () => {
+    for (const pattern of ["^(?=a)(a+)+$", "^(a+)+$(?<!b)", "(\\w)\\1(x|y)*", "^(?!z)(ab){2,}$"]) {
+      expect(() => compileSchema({ type: "string", pattern })).toThrow("repeats a group");
+    }
+    const ok = compileSchema({ type: "string", pattern: "^(?=.*[A-Z])(?=.*\\d).{8,}$" });
+    expect([ok("Passw0rdX"), ok("password")]).toEqual([true, false]);
+  });
+});
