@@ -102,5 +102,5 @@ const tooComplex = (size: number, max: number, what: string) =>
 export function unappliedPatternsWarning(o: { includePaths?: readonly string[]; excludePaths?: readonly string[] } | undefined): string | undefined {
   const dropped = [...(o?.includePaths ?? []), ...(o?.excludePaths ?? [])].filter((p) => p !== "" && !compiles(p));
   if (dropped.length === 0) return undefined;
-  return `These includePaths/excludePaths patterns were not applied: ${dropped.map((p) => JSON.stringify(p)).join(", ")} (look-around and back-references are not supported; patterns are matched as upstream's Rust regex matches them).`;
+  return `These includePaths/excludePaths patterns were not applied: ${dropped.map((p) => JSON.stringify(p)).join(", ")} (look-around and back-references are not supported, nor patterns over ${MAX_PATTERN_INSTRUCTIONS} matcher instructions; patterns are matched as upstream's Rust regex matches them).`;
 }

@@ -135,7 +135,7 @@ export class WorkerPool {
   }
 
   /**
-   * Stops the running pages of a job that was just cancelled or failed: their fetches, renders and parses end now,
+   * Stops the running pages of a job that was just cancelled: their fetches, renders and parses end now,
    * not when their heartbeat next finds the lease gone (up to a third of the lease, 10 s), holding the host's slots
    * and the job's credits until then. The store has already settled those pages; what they answer is dropped.
    */
