@@ -28,7 +28,7 @@ import type { ScrapedPage, ScrapeReplay, ScrapeRunOptions } from "./run-options.
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { mergeRendered, statusError, withoutServiceFields } from "./document-fields.ts";
-import { ParseTimeoutError, type ParsePool } from "./parse-workers/pool.ts";
+import { matchesCallerSelectors, ParseTimeoutError, type ParsePool } from "./parse-workers/pool.ts";
 import { createRenderContext, isPlainText, type PrefilledViews } from "./render-context.ts";
 import { type FormatRenderer, type PageView, type RenderRun, type RendererNeed, type RendererRegistry } from "./renderer.ts";
 import type { ScrapeSpec } from "./spec.ts";
@@ -254,11 +254,12 @@ export class ScrapeService {
    * The parsed views of an HTML page computed by a parse worker, when one can take it now and every requested
    * renderer says which views it reads (scrape/parse-workers/pool.ts); undefined: parse here. A worker's failure
    * is not the page's: the page is parsed here instead, which gives the page's own error if it has one. A page
-   * still parsing at the scrape's deadline is a timeout (its worker is stopped, which the main thread could not be).
+   * still parsing at the scrape's deadline is a timeout (its worker is stopped, which the main thread could not be):
+   * so a page cleaned with the caller's selectors always goes to a worker when one can take it.
    */
   private async parseElsewhere(page: Page, spec: ScrapeSpec, renderers: [FormatRenderer, unknown][], collectLinks: boolean, deadline: number): Promise<PrefilledViews | undefined> {
     const pool = this.deps.parseWorkers;
-    if (!pool || page.text === undefined || !pool.shouldOffload(page.text.length, this.inFlight - 1)) return undefined;
+    if (!pool || page.text === undefined || !pool.shouldOffload(page.text.length, this.inFlight - 1, matchesCallerSelectors(spec))) return undefined;
     const views = new Set<PageView>(["metadata"]);
     if (collectLinks) views.add("links");
     for (const [renderer] of renderers) {

@@ -7,10 +7,11 @@
  * keeps serving requests.
  *
  * When: a page goes to a worker only when another scrape is running at the same time (a lone request gains
- * nothing from the hand-over, which costs two thread wake-ups) or when it is large (it would block the event
- * loop), and only to a worker with room ({@link MAX_JOBS_PER_WORKER}; never queued behind a very large page) or one
- * that can be started; otherwise the main thread parses the page itself and is one more parser. Workers start on
- * first use and stay.
+ * nothing from the hand-over, which costs two thread wake-ups), and only to a worker with room
+ * ({@link MAX_JOBS_PER_WORKER}; never queued behind a very large page) or one that can be started; otherwise the main
+ * thread parses the page itself and is one more parser. A large page, and one matched against the caller's CSS
+ * selectors ({@link matchesCallerSelectors}), always goes, queued if need be: on the main thread it could block the
+ * event loop past any deadline. Workers start on first use and stay.
  *
  * Failures: a worker that fails a page, crashes or exits rejects its jobs with {@link ParseWorkerError}; the scrape
  * service then parses those pages on the main thread, which reproduces a page's own error if it has one. A dead
@@ -22,7 +23,7 @@
  */
 import type { PrefilledViews } from "../render-context.ts";
 import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
-import type { ParseRequest, ParseResponse } from "./protocol.ts";
+import type { ParseRequest, ParseResponse, ViewOptions } from "./protocol.ts";
 
 /**
  * Pages at least this many characters long always go to a worker, without concurrency too and queued behind other
@@ -46,6 +47,17 @@ const MAX_JOBS_PER_WORKER = 2;
  * for it. A large page ({@link LARGE_PAGE_CHARS}) waits behind anything.
  */
 const QUEUE_BEHIND_MAX_CHARS = 1024 * 1024;
+
+/**
+ * Whether a page's views match the caller's CSS selectors (`includeTags`/`excludeTags`). Such a page always goes to
+ * a worker, as a large one does: the caller chooses the selectors and the page, and some selectors cost seconds
+ * on a small page (the descendant chains and sibling tests that did are linear since css-select and linkedom were
+ * patched, scripts/patches; `:has()` and the like are not), while only a worker can be stopped at the scrape's
+ * deadline. Like a large page it is queued if need be, and no small page waits behind it.
+ */
+export function matchesCallerSelectors(options: Pick<ViewOptions, "includeTags" | "excludeTags">): boolean {
+  return (options.includeTags?.length ?? 0) > 0 || (options.excludeTags?.length ?? 0) > 0;
+}
 
 /** Worker crashes in a row (no page computed in between) after which the pool stops using workers. */
 export const MAX_CRASHES_IN_A_ROW = 3;
@@ -82,9 +94,10 @@ export interface ParsePoolStats {
 export interface ParsePool {
   /**
    * Whether a page of `chars` characters should go to a worker now, with `othersInFlight` other scrapes running;
-   * true only when a worker has room for it.
+   * true only when a worker has room for it. A large page, or one matched against the caller's selectors
+   * (`selectors`, see {@link matchesCallerSelectors}), always goes.
    */
-  shouldOffload(chars: number, othersInFlight: number): boolean;
+  shouldOffload(chars: number, othersInFlight: number, selectors?: boolean): boolean;
   /**
    * The views of one page. Rejects with {@link ParseTimeoutError} when the page is still parsing at `deadline`
    * (epoch ms), and with {@link ParseWorkerError} when the worker fails (parse on the main thread then).
@@ -100,6 +113,8 @@ const DEFAULT_WORKER_PATH = workerScriptPath("scrape/parse-workers/worker.ts");
 
 interface Job {
   chars: number;
+  /** Its views match the caller's selectors: it may take until its deadline. */
+  selectors: boolean;
   resolve(views: PrefilledViews): void;
   reject(err: Error): void;
   timer?: ReturnType<typeof setTimeout>;
@@ -187,9 +202,12 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     return slot;
   }
 
-  /** A worker takes another page while it holds fewer than the maximum and none of its pages is very large. */
+  /**
+   * A worker takes another page while it holds fewer than the maximum and none of its pages is very large or
+   * matched against the caller's selectors.
+   */
   const hasRoom = (s: Slot) =>
-    s.jobs.size === 0 || (s.jobs.size < MAX_JOBS_PER_WORKER && [...s.jobs.values()].every((j) => j.chars < queueBehindMaxChars));
+    s.jobs.size === 0 || (s.jobs.size < MAX_JOBS_PER_WORKER && [...s.jobs.values()].every((j) => j.chars < queueBehindMaxChars && !j.selectors));
 
   /**
    * The worker for the next page: a free one, else a new one while the pool may grow, else one with room; for a
@@ -205,18 +223,19 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   }
 
   return {
-    shouldOffload(chars, othersInFlight) {
+    shouldOffload(chars, othersInFlight, selectors = false) {
       if (closed || disabled || options.size === 0) return false;
-      if (chars >= largePageChars) return true;
+      if (chars >= largePageChars || selectors) return true;
       return othersInFlight > 0 && (slots.length < options.size || slots.some(hasRoom));
     },
     compute(request, deadline) {
       if (closed || disabled) return Promise.reject(new ParseWorkerError("the parse pool is shut down"));
-      const slot = pick(request.html.length >= largePageChars);
+      const selectors = matchesCallerSelectors(request.options);
+      const slot = pick(request.html.length >= largePageChars || selectors);
       if (!slot) return Promise.reject(new ParseWorkerError("no parse worker has room"));
       const id = nextId++;
       return new Promise<PrefilledViews>((resolve, reject) => {
-        const job: Job = { chars: request.html.length, resolve, reject };
+        const job: Job = { chars: request.html.length, selectors, resolve, reject };
         if (deadline !== undefined) {
           job.timer = setTimeout(() => {
             // The worker parses its pages in order: the first it holds is the one it is on. A page still waiting is
