@@ -75,7 +75,7 @@ function compiles(source: string): boolean {
  */
 export function pathPatternProblem(source: string): string | undefined {
   const size = programSize(source);
-  if (size !== undefined && size > MAX_PATTERN_INSTRUCTIONS) return tooComplex(size, MAX_PATTERN_INSTRUCTIONS, "this pattern");
+  if (size !== undefined && size > MAX_PATTERN_INSTRUCTIONS) return tooComplex(size, MAX_PATTERN_INSTRUCTIONS, "this pattern compiles");
   try {
     new RegExp(source);
     return undefined;
@@ -88,11 +88,11 @@ export function pathPatternProblem(source: string): string | undefined {
 export function pathPatternsProblem(sources: readonly string[]): string | undefined {
   let total = 0;
   for (const s of sources) total += programSize(s) ?? 0;
-  return total > MAX_PATTERNS_INSTRUCTIONS ? tooComplex(total, MAX_PATTERNS_INSTRUCTIONS, "includePaths and excludePaths together") : undefined;
+  return total > MAX_PATTERNS_INSTRUCTIONS ? tooComplex(total, MAX_PATTERNS_INSTRUCTIONS, "includePaths and excludePaths together compile") : undefined;
 }
 
 const tooComplex = (size: number, max: number, what: string) =>
-  `Pattern too complex: ${what} compile to ${size} matcher instructions, at most ${max} (every discovered URL is tested against them; large repetition counts such as {500} cost the most)`;
+  `Pattern too complex: ${what} to ${size} matcher instructions, at most ${max} (every discovered URL is tested against them; large repetition counts such as {500} cost the most)`;
 
 /**
  * The crawl warning for patterns of `o` that are not applied (RE2 cannot compile them), or undefined. Upstream drops
