@@ -6,8 +6,12 @@
 import type { ElementHandle, Page } from "puppeteer-core";
 import { isContextLost, isolatedRealm, readAcrossNavigation } from "./page-reads.ts";
 
-/** How many times a click's targets are looked up again when the page replaced its document before the first click. */
-const MAX_CLICK_LOOKUPS = 3;
+/**
+ * How many times a click's targets are looked up again when the page replaced its document before the first click
+ * (within the action's deadline). Three were too few for a page that reloads itself a dozen times on a loaded
+ * machine: every lookup could land on a document about to go.
+ */
+const MAX_CLICK_LOOKUPS = 20;
 
 /**
  * Errors of an element handle whose document (or crawlbox's world in it) went away between the lookup and the click:
@@ -33,7 +37,7 @@ export async function clickMatches(page: Page, selector: string, all: boolean, d
       return;
     } catch (err) {
       const stale = isContextLost(err) || STALE_HANDLE.test(err instanceof Error ? err.message : String(err));
-      if (clicked > 0 || !stale || lookup >= MAX_CLICK_LOOKUPS) throw err;
+      if (clicked > 0 || !stale || lookup >= MAX_CLICK_LOOKUPS || performance.now() >= deadline) throw err;
     }
   }
 }
