@@ -103,7 +103,7 @@ async function capture(page: Page, o: ScreenshotOptions, deadline: number): Prom
   const quality = jpeg ? { quality: o.quality } : {};
   return await readAcrossNavigation(
     page,
-    async () => {
+    () => untilLaidOut(deadline, async () => {
       const contentType = jpeg ? "image/jpeg" : "image/png";
       if (!o.fullPage) return { bytes: new Uint8Array(await page.screenshot({ type, ...quality, captureBeyondViewport: false })), contentType };
       const size = await fullPageSize(page);
@@ -121,9 +121,27 @@ async function capture(page: Page, o: ScreenshotOptions, deadline: number): Prom
         const bytes = await page.screenshot({ type, ...quality, clip: { ...cut, height: Math.max(1, size.height) }, captureBeyondViewport: true });
         return { bytes: new Uint8Array(bytes), contentType };
       }
-    },
+    }),
     deadline,
   );
+}
+
+/** puppeteer's refusal of a full-page capture while the page has no layout yet (a document just replaced). */
+const NOT_LAID_OUT = /Cannot take screenshot with 0 (?:width|height)/;
+
+/**
+ * `capture()`, tried again every 100 ms while the page has no layout yet, until the deadline: a page that reloads
+ * itself is, for a moment after each reload, 0 pixels wide, and a full-page screenshot then failed the scrape (500).
+ */
+export async function untilLaidOut<T>(deadline: number, capture: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await capture();
+    } catch (err) {
+      if (!NOT_LAID_OUT.test(err instanceof Error ? err.message : String(err)) || performance.now() + 100 >= deadline) throw err;
+      await Bun.sleep(100);
+    }
+  }
 }
 
 /** Chromium's refusal of a capture larger than it can make (`Page.captureScreenshot`). */
