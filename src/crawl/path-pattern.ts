@@ -31,14 +31,8 @@ export const MAX_PATTERN_INSTRUCTIONS = 4000;
 /** Most instructions of a request's patterns together (includePaths and excludePaths): every link is tested against each. */
 export const MAX_PATTERNS_INSTRUCTIONS = 20_000;
 
-/** The size of RE2's program for `source` (re2js 2.10's compiled program), or undefined when RE2 cannot compile it. */
-function programSize(source: string): number | undefined {
-  try {
-    return (RE2JS.compile(source) as unknown as { re2Input: { prog: { inst: unknown[] } } }).re2Input.prog.inst.length;
-  } catch {
-    return undefined;
-  }
-}
+/** The size of a compiled pattern's RE2 program (re2js 2.10's compiled program). */
+const instructionsOf = (re: RE2JS): number => (re as unknown as { re2Input: { prog: { inst: unknown[] } } }).re2Input.prog.inst.length;
 
 /**
  * The pattern compiled for matching, or undefined when RE2 cannot compile it (upstream drops such patterns too) or
@@ -47,26 +41,40 @@ function programSize(source: string): number | undefined {
 export function compilePathPattern(source: string): PathPattern | undefined {
   try {
     const re = RE2JS.compile(source);
-    if ((re as unknown as { re2Input: { prog: { inst: unknown[] } } }).re2Input.prog.inst.length > MAX_PATTERN_INSTRUCTIONS) return undefined;
+    if (instructionsOf(re) > MAX_PATTERN_INSTRUCTIONS) return undefined;
     return { source, test: (target) => re.test(target) };
   } catch {
     return undefined;
   }
 }
 
-/** Patterns already tried by {@link compiles}: every status read of a finished crawl asks again (a 2 KB one takes 1 ms). */
-const compiled = new Map<string, boolean>();
+/**
+ * Program sizes of patterns already compiled, `null` for those RE2 cannot compile: a request's validation asks for
+ * each pattern alone and for all together, and every status read of a finished crawl asks again (a 2 KB pattern
+ * takes 1 ms to compile).
+ */
+const sizes = new Map<string, number | null>();
 const MAX_REMEMBERED_PATTERNS = 10_000;
 
-/** Whether RE2 compiles `source`, remembered. */
-function compiles(source: string): boolean {
-  let ok = compiled.get(source);
-  if (ok === undefined) {
-    ok = compilePathPattern(source) !== undefined;
-    if (compiled.size >= MAX_REMEMBERED_PATTERNS) compiled.clear();
-    compiled.set(source, ok);
+/** The size of RE2's program for `source`, or undefined when RE2 cannot compile it; remembered. */
+function programSize(source: string): number | undefined {
+  let size = sizes.get(source);
+  if (size === undefined) {
+    try {
+      size = instructionsOf(RE2JS.compile(source));
+    } catch {
+      size = null;
+    }
+    if (sizes.size >= MAX_REMEMBERED_PATTERNS) sizes.clear();
+    sizes.set(source, size);
   }
-  return ok;
+  return size ?? undefined;
+}
+
+/** Whether `source` is matched when a crawl runs ({@link compilePathPattern} compiles it). */
+function compiles(source: string): boolean {
+  const size = programSize(source);
+  return size !== undefined && size <= MAX_PATTERN_INSTRUCTIONS;
 }
 
 /**
