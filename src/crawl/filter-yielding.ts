@@ -26,7 +26,7 @@ export function createYielder(sliceMs = FILTER_SLICE_MS): () => Promise<void> | 
 }
 
 /**
- * `filter.filterLinks(links)`'s accepted links, judged one at a time with the event loop given back whenever
+ * `filter.filterLinks(links)`'s accepted links (its loop, over `check`), with the event loop given back whenever
  * {@link FILTER_SLICE_MS} of matching has passed: a page's links times the caller's patterns can be seconds of
  * matching (20,000 links, or long URLs against large patterns), which must not hold every other request. Duplicates
  * are dropped as filterLinks drops them.
@@ -37,11 +37,10 @@ export async function filterLinksYielding(filter: CrawlFilter, links: string[], 
   const pause = createYielder();
   for (const link of links) {
     await pause();
-    for (const a of filter.filterLinks([link], ctx).accepted) {
-      if (keys.has(a.key)) continue;
-      keys.add(a.key);
-      accepted.push(a);
-    }
+    const r = filter.check(link, ctx);
+    if (!r.ok || keys.has(r.key)) continue;
+    keys.add(r.key);
+    accepted.push({ url: r.url, key: r.key, href: r.href });
   }
   return accepted;
 }
