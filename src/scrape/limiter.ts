@@ -26,7 +26,7 @@ export function queueWaitMs(timeoutMs: number): number {
  * after 15 s, and clients that give up at `timeout` (the SDKs, a few seconds after it) never saw its 408. The wait is
  * at most two thirds of the timeout ({@link queueWaitMs}), so a third is always left.
  */
-export function withinTimeout<T extends { timeoutMs: number }>(spec: T, queuedMs: number | undefined): T {
+function withinTimeout<T extends { timeoutMs: number }>(spec: T, queuedMs: number | undefined): T {
   return queuedMs ? { ...spec, timeoutMs: Math.max(1, spec.timeoutMs - queuedMs) } : spec;
 }
 

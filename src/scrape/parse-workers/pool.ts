@@ -209,6 +209,9 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   const hasRoom = (s: Slot) =>
     s.jobs.size === 0 || (s.jobs.size < MAX_JOBS_PER_WORKER && [...s.jobs.values()].every((j) => j.chars < queueBehindMaxChars && !j.selectors));
 
+  /** A page that always goes to a worker, queued if need be: a large one, or one matched against the caller's selectors. */
+  const mustOffload = (chars: number, selectors: boolean) => chars >= largePageChars || selectors;
+
   /**
    * The worker for the next page: a free one, else a new one while the pool may grow, else one with room; for a
    * large page, else the one with the fewest pages.
@@ -225,13 +228,13 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   return {
     shouldOffload(chars, othersInFlight, selectors = false) {
       if (closed || disabled || options.size === 0) return false;
-      if (chars >= largePageChars || selectors) return true;
+      if (mustOffload(chars, selectors)) return true;
       return othersInFlight > 0 && (slots.length < options.size || slots.some(hasRoom));
     },
     compute(request, deadline) {
       if (closed || disabled) return Promise.reject(new ParseWorkerError("the parse pool is shut down"));
       const selectors = matchesCallerSelectors(request.options);
-      const slot = pick(request.html.length >= largePageChars || selectors);
+      const slot = pick(mustOffload(request.html.length, selectors));
       if (!slot) return Promise.reject(new ParseWorkerError("no parse worker has room"));
       const id = nextId++;
       return new Promise<PrefilledViews>((resolve, reject) => {
