@@ -7,28 +7,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createEgressGate, type EgressGate } from "../../src/egress/index.ts";
 import { createHttpEngine } from "../../src/engines/http/index.ts";
 import type { Engine, FetchRequest } from "../../src/engines/types.ts";
-import { CrawlboxError } from "../../src/errors.ts";
 import { CHARSET_SAMPLES, type FixtureServer, startCountingServer, startHttpFixtures } from "../fixtures/servers.ts";
+import { engineRequest, failure } from "../helpers/engine-requests.ts";
 
 let site: FixtureServer;
 let gate: EgressGate;
 let engine: Engine;
 
-const req = (path: string, extra: Partial<FetchRequest> = {}): FetchRequest => ({
-  url: path.startsWith("http") ? path : `${site.url}${path}`,
-  timeoutMs: 5000,
-  maxBodyBytes: 1024 * 1024,
-  ...extra,
-});
-
-async function failure(p: Promise<unknown>): Promise<CrawlboxError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(CrawlboxError);
-  return err as CrawlboxError;
-}
+const req = (path: string, extra: Partial<FetchRequest> = {}): FetchRequest => engineRequest(site.url, path, extra);
 
 beforeAll(async () => {
   site = startHttpFixtures();

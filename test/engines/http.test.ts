@@ -7,7 +7,7 @@ import zlib from "node:zlib";
 import { createEgressGate, type EgressGate } from "../../src/egress/index.ts";
 import { createHttpEngine, DEFAULT_USER_AGENT } from "../../src/engines/http/index.ts";
 import type { Engine, FetchRequest } from "../../src/engines/types.ts";
-import { CrawlboxError, ScrapeTimeoutError, SiteError } from "../../src/errors.ts";
+import { ScrapeTimeoutError, SiteError } from "../../src/errors.ts";
 import {
   type BombEncoding,
   COMPRESSIBLE_HTML,
@@ -18,6 +18,7 @@ import {
   startTlsServer,
 } from "../fixtures/servers.ts";
 import { startRawHttpServer } from "../fixtures/raw-servers.ts";
+import { engineRequest, failure } from "../helpers/engine-requests.ts";
 
 const MiB = 1024 * 1024;
 const BOMB_DECODED_BYTES = 200 * MiB;
@@ -30,21 +31,7 @@ let bombs: Record<BombEncoding, Uint8Array<ArrayBuffer>>;
 
 const concatBytes = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => new Uint8Array(Buffer.concat(parts));
 
-const req = (path: string, extra: Partial<FetchRequest> = {}): FetchRequest => ({
-  url: path.startsWith("http") ? path : `${site.url}${path}`,
-  timeoutMs: 5000,
-  maxBodyBytes: MiB,
-  ...extra,
-});
-
-async function failure(p: Promise<unknown>): Promise<CrawlboxError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(CrawlboxError);
-  return err as CrawlboxError;
-}
+const req = (path: string, extra: Partial<FetchRequest> = {}): FetchRequest => engineRequest(site.url, path, extra);
 
 beforeAll(async () => {
   bombs = {
