@@ -158,7 +158,8 @@ export function refineActions(actions: readonly ActionLike[], waitForMs = 0, pat
 
 /**
  * Each crawl include/exclude pattern must compile as a JavaScript RegExp, as upstream's controller asks (the message is
- * the RegExp error's), or as the RE2 pattern it is matched as (crawl/path-pattern.ts).
+ * the RegExp error's), or as the RE2 pattern it is matched as; and must not be too large for that matcher (a program
+ * or a repetition past its bounds: "Pattern too complex"; crawl/path-pattern.ts).
  */
 export function refinePathPatterns(o: { includePaths?: readonly string[]; excludePaths?: readonly string[] }, path: Path = []): Issue[] {
   const issues: Issue[] = [];

@@ -6,13 +6,15 @@
  * - `ignoreSitemap` is `sitemap: "skip"` (or `"include"`);
  * - `allowBackwardLinks` is `crawlEntireDomain` (which wins when both are given, as upstream's transform);
  * - `maxDepth`, the most path segments a page may have below the start URL's (upstream's
- *   `getAdjustedMaxDepth`), has no /v2 option: it becomes an `excludePaths` pattern refusing deeper paths. A crawl
- *   has 10 unless given, and its start URL may not be deeper than it ({@link assertStartWithinMaxDepth}).
+ *   `getAdjustedMaxDepth`), has no /v2 option: it becomes an `excludePaths` pattern refusing deeper paths (none
+ *   when the limit is past 1,000 segments from the root, which no page reaches). A crawl has 10 unless given, and
+ *   its start URL may not be deeper than it ({@link assertStartWithinMaxDepth}).
  * The rest (`includePaths`, `excludePaths`, `maxDiscoveryDepth`, `limit`, `allowExternalLinks`, `allowSubdomains`,
  * `ignoreRobotsTxt`, `deduplicateSimilarURLs`, `ignoreQueryParameters`, `regexOnFullURL`, `delay`) is /v2's as is.
  */
 import { BadRequestError } from "../errors.ts";
 import { badRequest } from "./validate.ts";
+import { MAX_PATTERN_REPEAT } from "../crawl/path-pattern.ts";
 
 type Body = Record<string, unknown>;
 
@@ -38,11 +40,17 @@ export function urlPathDepth(url: unknown): number | undefined {
   }
 }
 
-/** A path-depth limit as a pattern excluding paths more than `maxDepth` segments below `url`'s. */
-function depthPattern(url: unknown, maxDepth: number, onFullUrl: boolean): string {
-  const base = urlPathDepth(url) ?? 0;
-  // A segment is what lies between slashes before any query or fragment (`/a?next=/b/c` is one segment deep).
-  const deeper = `/([^/?#]+/){${base + maxDepth}}[^/?#]`;
+/**
+ * A path-depth limit as a pattern excluding paths more than `maxDepth` segments below `url`'s, or undefined when
+ * that is more than {@link MAX_PATTERN_REPEAT} segments from the root: the matcher (RE2) repeats a part at most that
+ * often, and no page is that deep (its path alone would be 2,000 characters), so the limit has nothing to refuse.
+ */
+function depthPattern(url: unknown, maxDepth: number, onFullUrl: boolean): string | undefined {
+  const segments = (urlPathDepth(url) ?? 0) + maxDepth;
+  if (segments > MAX_PATTERN_REPEAT) return undefined;
+  // A segment is what lies between slashes before any query or fragment (`/a?next=/b/c` is one segment deep). The
+  // group does not capture: three matcher instructions a segment, so 1,000 segments fit the pattern size limit.
+  const deeper = `/(?:[^/?#]+/){${segments}}[^/?#]`;
   return onFullUrl ? `^[a-z]+://[^/]+${deeper}` : `^${deeper}`;
 }
 
@@ -60,8 +68,9 @@ export function crawlerOptionsFromV1(body: Body): Body {
       throw new BadRequestError(`maxDepth must be an integer from 0 to ${MAX_V1_DEPTH}.`, [{ code: "custom", path: ["maxDepth"], message: `maxDepth must be an integer from 0 to ${MAX_V1_DEPTH}` }]);
     }
     // An `excludePaths` that is not a list is left for the /v2 validation to report.
-    if (out.excludePaths === undefined || Array.isArray(out.excludePaths)) {
-      out.excludePaths = [...((out.excludePaths as unknown[] | undefined) ?? []), depthPattern(body.url, maxDepth, body.regexOnFullURL === true)];
+    const pattern = depthPattern(body.url, maxDepth, body.regexOnFullURL === true);
+    if (pattern !== undefined && (out.excludePaths === undefined || Array.isArray(out.excludePaths))) {
+      out.excludePaths = [...((out.excludePaths as unknown[] | undefined) ?? []), pattern];
     }
   }
   return out;
