@@ -71,6 +71,13 @@ export interface Config {
   maxPageBytes: number;
   /** Default scrape deadline when the request gives none. @default 30000 */
   defaultTimeoutMs: number;
+  /**
+   * How long a stopping `serve` (SIGTERM, SIGINT) lets the requests in flight finish. At its end those still running
+   * are stopped and answered `503 SERVER_STOPPING` (server/request-drain.ts), so a client never gets an empty reply;
+   * keep it below the supervisor's own kill timeout (Kubernetes' `terminationGracePeriodSeconds`, 30 s by default,
+   * systemd's `TimeoutStopSec`, 90 s). @default 10000
+   */
+  shutdownGraceMs: number;
   /** Credits a key may spend when it has no quota of its own; 0 = unlimited. @default 0 */
   defaultCreditQuota: number;
   /** Maximum concurrent scrapes reported to clients (concurrency-check) and enforced for sync scrapes. @default 8 */

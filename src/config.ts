@@ -93,6 +93,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     maxUploadBytes: int(r, "CRAWLBOX_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxPageBytes: int(r, "CRAWLBOX_MAX_PAGE_BYTES", 25 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     defaultTimeoutMs: int(r, "CRAWLBOX_DEFAULT_TIMEOUT_MS", 30_000, 1000, 300_000),
+    shutdownGraceMs: int(r, "CRAWLBOX_SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     defaultCreditQuota: int(r, "CRAWLBOX_DEFAULT_CREDIT_QUOTA", 0, 0, Number.MAX_SAFE_INTEGER),
     maxConcurrency: int(r, "CRAWLBOX_MAX_CONCURRENCY", 8, 1, 1024),
     maxWatchersPerKey: int(r, "CRAWLBOX_MAX_WATCHERS_PER_KEY", 50, 1, 100_000),

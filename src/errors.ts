@@ -189,6 +189,17 @@ export class StorageUnavailableError extends CrawlboxError {
   }
 }
 
+/**
+ * 503: the server is stopping (SIGTERM, Ctrl-C) and this request was still running when its shutdown grace ended
+ * (`CRAWLBOX_SHUTDOWN_GRACE_MS`), so its work was stopped; or a browser session asked to open meanwhile. Retryable:
+ * the same request against the restarted server. Its code is the one interact/sessions.ts already answers.
+ */
+export class ServerStoppingError extends CrawlboxError {
+  constructor(message = "The server is stopping, and this request was still running when its shutdown grace ended; retry it once the server is back.") {
+    super("SERVER_STOPPING", 503, message, { retryable: true });
+  }
+}
+
 /** SQLite result codes that say the database is unavailable for now, not that the statement is wrong. */
 const TRANSIENT_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/;
 

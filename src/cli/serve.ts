@@ -1,7 +1,9 @@
 /**
  * @module cli/serve
  * `crawlbox serve`: builds the services, listens, makes sure a key exists, and shuts down cleanly on
- * SIGTERM/SIGINT (stop accepting, let requests finish for a grace period, close the database and gate).
+ * SIGTERM/SIGINT: stop listening (new connections are refused, idle keep-alive ones closed: Bun's `stop(false)`),
+ * close browser sessions, let requests finish for the grace (`CRAWLBOX_SHUTDOWN_GRACE_MS`), answer those still
+ * running `503 SERVER_STOPPING` (server/request-drain.ts), then close the workers, the database and the gate.
  */
 import type { Config } from "../config.ts";
 import { createApp } from "../server/app.ts";
@@ -12,8 +14,14 @@ import { DataDirInUseError, lockDataDir } from "./data-dir-lock.ts";
 import { dataDirExposure, usingDataDir } from "./data-dir.ts";
 import { hostPort, listenFailure } from "./listen-address.ts";
 
-/** How long in-flight requests get to finish after a stop signal. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * How long the requests stopped at the grace's end (`CRAWLBOX_SHUTDOWN_GRACE_MS`) get to send their 503 before their
+ * connections are closed: a 503 is ready within milliseconds; what is still open after it is a WebSocket (closed
+ * 1001), a live view's stream, or a request whose work answers to no signal (reading its body).
+ */
+const SHUTDOWN_ANSWER_MS = 2_000;
+/** How often the answers' progress is looked at within {@link SHUTDOWN_ANSWER_MS} (Bun gives no event for it). */
+const SHUTDOWN_ANSWER_POLL_MS = 20;
 /**
  * How long closing the services (workers, browsers, parsers, the database) may take after that. Past it the process
  * exits anyway, as after a crash (every store write is a transaction; leases are recovered at the next start): a
@@ -111,14 +119,17 @@ export async function runServe(config: Config): Promise<number> {
       }
       stopping = true;
       log.info(`${signal} received, shutting down`);
-      const forced = setTimeout(() => server.stop(true), SHUTDOWN_GRACE_MS);
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
       try {
         // Browser sessions first: code running in one (up to 5 minutes) is stopped, so its request answers (exit code
         // 124) and the HTTP drain below need not wait for it or cut its connection at the grace's end.
         const sessionsClosed = services.interact?.closeAll().catch((err: unknown) => log.warn("closing browser sessions failed", { error: String(err) }));
-        await server.stop(false);
+        const drained = server.stop(false);
+        const graceOver = new Promise<"grace over">((r) => (graceTimer = setTimeout(() => r("grace over"), config.shutdownGraceMs)));
+        if ((await Promise.race([drained, graceOver])) === "grace over") await answerTheRest();
+        clearTimeout(graceTimer);
+        await drained;
         await sessionsClosed;
-        clearTimeout(forced);
         let limit: ReturnType<typeof setTimeout> | undefined;
         const closed = await Promise.race([
           services.close().then(() => true),
@@ -139,6 +150,23 @@ export async function runServe(config: Config): Promise<number> {
         unlock();
         resolve(1);
       }
+    };
+    /**
+     * The grace is over: the requests still running are stopped and answered 503 (their routes run within the drain;
+     * mapError makes any other failure from now on the same 503), given {@link SHUTDOWN_ANSWER_MS} to send it; then
+     * whatever is still open is closed, as every open connection was at the grace's end before.
+     */
+    const answerTheRest = async () => {
+      const before = server.pendingRequests;
+      services.drain.end();
+      const until = performance.now() + SHUTDOWN_ANSWER_MS;
+      while (server.pendingRequests > 0 && performance.now() < until) await Bun.sleep(SHUTDOWN_ANSWER_POLL_MS);
+      const unanswered = server.pendingRequests;
+      if (before > 0) {
+        log.warn(`shutdown grace of ${config.shutdownGraceMs} ms over: ${before - unanswered} request(s) still running were answered 503 SERVER_STOPPING` + (unanswered > 0 ? `; ${unanswered} that did not answer within ${SHUTDOWN_ANSWER_MS} ms are closed` : ""));
+      }
+      if (server.pendingWebSockets > 0) log.info(`shutdown grace over: closing ${server.pendingWebSockets} open WebSocket(s) (code 1001)`);
+      void server.stop(true);
     };
     process.on("SIGTERM", () => void stop("SIGTERM"));
     process.on("SIGINT", () => void stop("SIGINT"));

@@ -57,7 +57,7 @@ export function createApp(services: Services) {
       return parseJsonBody(request, config.maxRequestBodyBytes, config.defaultTimeoutMs);
     })
     .onError(({ code, error, set, request }) => {
-      const e = mapError(code, error, log, request.signal.aborted);
+      const e = mapError(code, error, log, request.signal.aborted, services.drain.ended);
       set.status = httpStatusFor(e);
       if (e.status === 401) set.headers["www-authenticate"] = 'Bearer realm="crawlbox", error="invalid_token"';
       // A 429/503 that knows when to come back (an LLM provider's Retry-After) says so in the standard header too.
@@ -67,6 +67,8 @@ export function createApp(services: Services) {
       // A body not read to its end (stalled, or too large): the connection is closed after the answer. Kept alive, its
       // socket stayed open as long as the client held it, past the idle timeout: 200 stalled senders held 200 sockets.
       if (e.code === "REQUEST_BODY_TIMEOUT" || e.code === "PAYLOAD_TOO_LARGE") set.headers["connection"] = "close";
+      // A stopping server's answer: the connection is not for reuse, the next request belongs to the restarted one.
+      else if (e.code === "SERVER_STOPPING") set.headers["connection"] = "close";
       // Upstream's 401 body is exactly {success:false, error:"Unauthorized"}; keep the code for our clients too.
       return e.toBody();
     })

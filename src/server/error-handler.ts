@@ -4,7 +4,7 @@
  * Elysia's own errors (parse, validation, not found) are mapped to the /v2 envelope; anything else is a 500
  * with an exception id that is also logged, so a client never sees a stack and an operator can find the cause.
  */
-import { BadRequestError, CrawlboxError, InvalidJsonError, NotFoundError, toCrawlboxError } from "../errors.ts";
+import { BadRequestError, CrawlboxError, InvalidJsonError, NotFoundError, ServerStoppingError, toCrawlboxError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { badRequest, issuesFromValidationError } from "../api/validate.ts";
 
@@ -20,9 +20,11 @@ export class ClientClosedRequestError extends CrawlboxError {
 
 /**
  * Maps an error raised anywhere in a request to `{status, body}`. `clientGone`: the request's own signal has aborted
- * (the client disconnected), so an abort it caused is that, not a fault.
+ * (the client disconnected), so an abort it caused is that, not a fault. `serverStopped`: the stopping server's grace
+ * has ended (server/request-drain.ts), so an untyped failure now (an aborted fetch, a closed browser page) is the
+ * stop's doing: `503 SERVER_STOPPING`, which a client may retry, not a 500 with an exception id.
  */
-export function mapError(code: string | number, error: unknown, log: Logger, clientGone = false): CrawlboxError {
+export function mapError(code: string | number, error: unknown, log: Logger, clientGone = false, serverStopped = false): CrawlboxError {
   if (error instanceof CrawlboxError) return error;
   if (clientGone) {
     log.debug("request stopped: the client went away", { error: String(error) });
@@ -40,6 +42,10 @@ export function mapError(code: string | number, error: unknown, log: Logger, cli
     case "INVALID_COOKIE_SIGNATURE":
     case "INVALID_FILE_TYPE":
       return new BadRequestError((error as Error).message);
+  }
+  if (serverStopped) {
+    log.debug("request stopped: the server is stopping", { error: String(error) });
+    return new ServerStoppingError();
   }
   const wrapped = toCrawlboxError(error);
   log.error("unhandled error", { message: wrapped.message, cause: String((error as Error)?.stack ?? error) });

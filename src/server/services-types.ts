@@ -43,6 +43,7 @@ import type { PageCache } from "../storage/page-cache.ts";
 import type { ProfileStore } from "../storage/profiles.ts";
 import type { ScrapeResults } from "../storage/scrape-results.ts";
 import type { WebhookDispatcher, WebhookFetch } from "../webhooks/index.ts";
+import type { RequestDrain } from "./request-drain.ts";
 
 /** Everything a running crawlbox holds. */
 export interface Services {
@@ -105,6 +106,8 @@ export interface Services {
   llm?: LlmClient;
   /** Turns crawl prompts into crawler options (POST /v2/crawl `prompt`, /v2/crawl/params-preview). */
   crawlPrompts: CrawlPromptService;
+  /** The end of a stopping server's grace, which the long requests still running observe (server/request-drain.ts). */
+  drain: RequestDrain;
   /** Stops background work and releases the database and sockets. */
   close(): Promise<void>;
 }

@@ -51,6 +51,7 @@ import { FILE_TTL_MS, fileUrl } from "../storage/files.ts";
 import { ScrapeStats } from "../scrape/stats.ts";
 import type { ServiceOptions, Services } from "./services-types.ts";
 import { createScrapeStack } from "./scrape-stack.ts";
+import { RequestDrain } from "./request-drain.ts";
 import { scheduleJobUpkeep, scheduleMailUpkeep, scheduleStorageUpkeep, upkeepOn } from "./upkeep.ts";
 
 export type { ServiceOptions, Services } from "./services-types.ts";
@@ -196,6 +197,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ...(searchBackend ? { searchTarget: searchRunner(search) } : {}),
   });
   scheduleJobUpkeep(upkeep, jobResults, db);
+  const drain = new RequestDrain();
   if (background) {
     workers.start();
     taskLoader.start();
@@ -241,7 +243,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     jobs,
     ...(llm ? { llm } : {}),
     crawlPrompts: new CrawlPromptService(llm, ledger, config),
+    drain,
     async close() {
+      // Requests still running stop now, answered 503 (`serve` ends the drain itself first, at its grace's end).
+      drain.end();
       scheduler.stop();
       await extract.close();
       await agent.close();

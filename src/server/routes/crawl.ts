@@ -41,7 +41,8 @@ export function crawlRoutes(services: Services) {
           let req = parseCrawlBody(body);
           // A prompt becomes crawler options first; the caller's explicit options win (llm/crawl-prompt.ts).
           let generated: Record<string, unknown> | undefined;
-          if (req.prompt !== undefined) ({ req, generated } = await services.crawlPrompts.resolve(req, body, who, request.signal));
+          // The LLM's turn within the drain: still running when a stopping server's grace ends, it is answered 503.
+          if (req.prompt !== undefined) ({ req, generated } = await services.drain.run(request, (signal) => services.crawlPrompts.resolve(req, body, who, signal)));
           const base = publicBaseUrl(config.publicUrl, request);
           const idem = request.headers.get("x-idempotency-key") ?? undefined;
           const job = jobs.createCrawl(req, who, base, idem);
@@ -53,7 +54,7 @@ export function crawlRoutes(services: Services) {
       "/v2/crawl/params-preview",
       async ({ body, who, request }) => {
         const req = parseCrawlParamsPreviewBody(body);
-        const generated = await services.crawlPrompts.generate(req.url, req.prompt, who, request.signal);
+        const generated = await services.drain.run(request, (signal) => services.crawlPrompts.generate(req.url, req.prompt, who, signal));
         return { success: true, data: { url: req.url, ...generated } };
       },
       { detail: { tags: ["crawl"], summary: "Turn a prompt into crawl options", requestBody: { required: true, content: { "application/json": { schema: CrawlParamsPreviewSchema as object } } } } },

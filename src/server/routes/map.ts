@@ -27,7 +27,8 @@ export function mapRoutes(services: Services) {
       async ({ body, who, request }) => {
         const req = parseMapBody(body);
         // Held while the site is mapped, so concurrent maps of one key cannot all pass on its last credit.
-        const result = await ledger.holding(who, MAP_CREDITS, () => mapSite(req, { engine, robots, gate }, request.signal), () => MAP_CREDITS);
+        // Within the drain: still running when a stopping server's grace ends, it is answered 503 SERVER_STOPPING.
+        const result = await services.drain.run(request, (signal) => ledger.holding(who, MAP_CREDITS, () => mapSite(req, { engine, robots, gate }, signal), () => MAP_CREDITS));
         const warning = [result.warning, fewMapResultsWarning(req.url, result.links.length, req.limit)].filter(Boolean).join(" ");
         return { success: true as const, id: crypto.randomUUID(), links: result.links, ...(warning ? { warning } : {}) };
       },

@@ -158,10 +158,13 @@ export function parseRoutes(services: Services) {
     const page = pageFromUpload(bytes, filename, contentType);
     if (page.text !== undefined && bytes.byteLength > config.maxPageBytes) throw new PayloadTooLargeError(config.maxPageBytes);
     const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
-    const doc = await limiter.run(
-      queueWaitMs(spec.timeoutMs),
-      (queuedMs) => scrapeWithinTimeout(spec, queuedMs, (s) => scrape.scrape(s, who, { signal: request.signal, files, page, queue: { queuedMs } })),
-      who.keyId,
+    // Within the drain: still running when a stopping server's grace ends, it is answered 503 SERVER_STOPPING.
+    const doc = await services.drain.run(request, (signal) =>
+      limiter.run(
+        queueWaitMs(spec.timeoutMs),
+        (queuedMs) => scrapeWithinTimeout(spec, queuedMs, (s) => scrape.scrape(s, who, { signal, files, page, queue: { queuedMs } })),
+        who.keyId,
+      ),
     );
     services.scrapeStats.record(who.keyId, Date.now());
     return doc;

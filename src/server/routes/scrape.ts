@@ -37,10 +37,13 @@ export function scrapeRoutes(services: Services) {
           const spec = specFromOptions(req.url, req.sourceURL, req.scrapeOptions, req, config);
           scrape.validate(spec);
           const files = fileSinkFor(services, who.keyId, publicBaseUrl(config.publicUrl, request));
-          const doc = await limiter.run(
-            queueWaitMs(spec.timeoutMs),
-            (queuedMs) => scrapeWithinTimeout(spec, queuedMs, (s) => scrape.scrape(s, who, { signal: request.signal, files, queue: { queuedMs }, resumable: true })),
-            who.keyId,
+          // Within the drain: still running when a stopping server's grace ends, it is answered 503 SERVER_STOPPING.
+          const doc = await services.drain.run(request, (signal) =>
+            limiter.run(
+              queueWaitMs(spec.timeoutMs),
+              (queuedMs) => scrapeWithinTimeout(spec, queuedMs, (s) => scrape.scrape(s, who, { signal, files, queue: { queuedMs }, resumable: true })),
+              who.keyId,
+            ),
           );
           services.scrapeStats.record(who.keyId, Date.now());
           // Upstream adds the id at the top level for its own website's calls (api-v2.md §3.1).

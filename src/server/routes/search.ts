@@ -21,7 +21,8 @@ export function searchRoutes(services: Services) {
       async ({ body, who, request }) => {
         const req = parseSearchRequest(body);
         const base = publicBaseUrl(config.publicUrl, request);
-        return services.search.search(req, who, { signal: request.signal, files: fileSinkFor(services, who.keyId, base), publicBaseUrl: base });
+        // Within the drain: still running when a stopping server's grace ends, it is answered 503 SERVER_STOPPING.
+        return services.drain.run(request, (signal) => services.search.search(req, who, { signal, files: fileSinkFor(services, who.keyId, base), publicBaseUrl: base }));
       },
       { detail: { tags: ["search"], summary: "Search the web (through SearXNG) and optionally scrape the results", requestBody: { required: true, content: { "application/json": { schema: SearchRequestSchema as object } } } } },
     );
