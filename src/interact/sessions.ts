@@ -10,7 +10,7 @@
  * page closed or got stuck, and every session when the server stops. One prompt or script at a time per session.
  */
 import type { BrowserPool, Lease } from "../engines/browser/pool.ts";
-import { CrawlboxError, TooManyRequestsError } from "../errors.ts";
+import { CrawlboxError, ServerStoppingError, TooManyRequestsError } from "../errors.ts";
 import { InteractBusyError, InteractSessionClosedWhileOpeningError, InteractSessionLostError } from "./errors.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import type { Action } from "../api/actions.ts";
@@ -240,7 +240,7 @@ export class InteractSessions {
       return pending.opening.join(signal);
     }
     if (signal.aborted) throw signal.reason;
-    if (this.closed) throw new CrawlboxError("SERVER_STOPPING", 503, "The server is stopping.");
+    if (this.closed) throw new ServerStoppingError("The server is stopping.");
     const openings = [...this.opening.values()];
     const mine = [...this.sessions.values()].filter((s) => s.keyId === keyId).length + openings.filter((p) => p.keyId === keyId).length;
     if (mine >= MAX_SESSIONS_PER_KEY) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `This key already has ${MAX_SESSIONS_PER_KEY} browser sessions open; stop one (DELETE /v2/scrape/{id}/interact or /v2/browser/{id}) first.`);
@@ -261,7 +261,7 @@ export class InteractSessions {
     if (this.closed) {
       unguard();
       lease.release();
-      throw new CrawlboxError("SERVER_STOPPING", 503, "The server is stopping.");
+      throw new ServerStoppingError("The server is stopping.");
     }
     const openedAt = this.now();
     const session: Session = {
