@@ -5,15 +5,19 @@
  * form when it has that (`price` finds `data-price`), as upstream's extractAttributes does.
  */
 
-/** One requested selector/attribute pair and what it found. */
-export interface AttributeResult {
+/** One requested selector/attribute pair. */
+export interface AttributeSelector {
   selector: string;
   attribute: string;
+}
+
+/** One requested selector/attribute pair and what it found. */
+export interface AttributeResult extends AttributeSelector {
   values: string[];
 }
 
 /** Runs each selector against `doc`; an invalid selector throws (the request is rejected before fetching). */
-export function extractAttributes(doc: Document, selectors: { selector: string; attribute: string }[]): AttributeResult[] {
+export function extractAttributes(doc: Document, selectors: readonly AttributeSelector[]): AttributeResult[] {
   return selectors.map(({ selector, attribute }) => {
     const values: string[] = [];
     for (const el of doc.querySelectorAll(selector)) {
@@ -22,4 +26,21 @@ export function extractAttributes(doc: Document, selectors: { selector: string; 
     }
     return { selector, attribute, values };
   });
+}
+
+/**
+ * The pairs of one `attributes` format request (`{type: "attributes", selectors}`), none when it has no
+ * `selectors` (validation refuses that before a scrape starts).
+ */
+export function attributeSelectorsOf(format: { type: string; selectors?: unknown }): AttributeSelector[] {
+  return (format.selectors as AttributeSelector[] | undefined) ?? [];
+}
+
+/**
+ * Every pair the request's `attributes` formats ask for, in order (a request may hold several such formats). They are
+ * the caller's own selectors, so a page matched against them is parsed on a worker that can be stopped at the
+ * scrape's deadline (scrape/parse-workers/pool.ts).
+ */
+export function requestedAttributeSelectors(formats: readonly { type: string; selectors?: unknown }[] | undefined): AttributeSelector[] {
+  return (formats ?? []).filter((f) => f.type === "attributes").flatMap(attributeSelectorsOf);
 }

@@ -10,6 +10,7 @@
  */
 import type { ConvertedDocument } from "../documents/types.ts";
 import type { Page } from "../engines/types.ts";
+import { extractAttributes, requestedAttributeSelectors, type AttributeResult } from "../pipeline/attributes.ts";
 import { cleanHtml, htmlToMarkdown, isXmlContentType, parseHtml } from "../pipeline/index.ts";
 import { extractImages, extractLinks } from "../pipeline/links.ts";
 import { extractMetadata, type PageMetadata } from "../pipeline/metadata.ts";
@@ -42,7 +43,12 @@ export interface PrefilledViews {
   images?: string[];
   html?: string;
   markdown?: string;
+  /** The values of every pair the request's `attributes` formats ask for (pipeline/attributes.ts). */
+  attributes?: AttributeResult[];
 }
+
+/** A pair's key among the values already found: a selector or an attribute may hold any character. */
+const pairKey = (pair: { selector: string; attribute: string }) => JSON.stringify([pair.selector, pair.attribute]);
 
 /**
  * Computes `views` of a context in the order that needs one parse (readers of the original DOM before cleaning).
@@ -54,6 +60,7 @@ export function computeViews(ctx: RenderContext, views: Iterable<PageView>): Pre
   if (want.has("metadata")) out.metadata = ctx.metadata();
   if (want.has("links")) out.links = ctx.links();
   if (want.has("images")) out.images = ctx.images();
+  if (want.has("attributes")) out.attributes = ctx.attributes(requestedAttributeSelectors(ctx.spec.formats));
   if (want.has("html")) out.html = ctx.cleanedHtml();
   if (want.has("markdown")) out.markdown = ctx.markdown();
   return out;
@@ -84,6 +91,8 @@ export function createRenderContext(
   let metadata: PageMetadata | undefined = prefilled.metadata;
   let links: string[] | undefined = prefilled.links;
   let images: string[] | undefined = prefilled.images;
+  /** Attribute values by {@link pairKey}: a pair is matched against the page at most once. */
+  const attributeValues = new Map((prefilled.attributes ?? []).map((r) => [pairKey(r), r.values]));
 
   const cleanOptions = (onlyMainContent: boolean) => ({
     baseUrl: page.finalUrl,
@@ -151,6 +160,11 @@ export function createRenderContext(
     images() {
       images ??= plain ? [] : extractImages(ctx.originalDom(), ctx.baseUrl(), !spec.removeBase64Images);
       return images;
+    },
+    attributes(selectors) {
+      const missing = selectors.filter((pair) => !attributeValues.has(pairKey(pair)));
+      if (missing.length > 0) for (const r of extractAttributes(ctx.originalDom(), missing)) attributeValues.set(pairKey(r), r.values);
+      return selectors.map(({ selector, attribute }) => ({ selector, attribute, values: [...attributeValues.get(pairKey({ selector, attribute }))!] }));
     },
     storeFile: (bytes, contentType, extension) => (spec.zeroDataRetention ? dataUrlSink : files)(bytes, contentType, extension),
     ...(run ? { run } : {}),

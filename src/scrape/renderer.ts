@@ -6,6 +6,7 @@
  * switch over format names anywhere.
  */
 import type { Page } from "../engines/types.ts";
+import type { AttributeResult, AttributeSelector } from "../pipeline/attributes.ts";
 import type { PageMetadata } from "../pipeline/metadata.ts";
 import type { ScrapeDocument } from "./document.ts";
 import type { FormatRequest, ScrapeSpec } from "./spec.ts";
@@ -18,10 +19,11 @@ export type RendererNeed = "browser" | "sandbox" | "llm";
 
 /**
  * The views of a page that come from parsing its markup, each a method of {@link RenderContext}: `metadata`,
- * `links`, `images`, `html` (cleanedHtml) and `markdown`. A parse worker can compute them off the main thread in
- * one parse, because they are plain data (scrape/parse-workers).
+ * `links`, `images`, `html` (cleanedHtml), `markdown` and `attributes` (the values the request's `attributes`
+ * formats ask for). A parse worker can compute them off the main thread in one parse, because they are plain data
+ * (scrape/parse-workers).
  */
-export type PageView = "metadata" | "links" | "images" | "html" | "markdown";
+export type PageView = "metadata" | "links" | "images" | "html" | "markdown" | "attributes";
 
 /**
  * Lazily computed views of one fetched page, shared by every renderer of a request so that the page is parsed
@@ -48,6 +50,11 @@ export interface RenderContext {
   links(): string[];
   /** Every image URL of the page, absolute and deduplicated; `data:` URLs only when `removeBase64Images` is off. */
   images(): string[];
+  /**
+   * For each pair, the attribute's values on the elements its selector matches in the original page (the `attributes`
+   * format, pipeline/attributes.ts). The pairs of the request's `attributes` formats may come from a parse worker.
+   */
+  attributes(selectors: readonly AttributeSelector[]): AttributeResult[];
   /**
    * Stores a file produced for the document (screenshot, PDF, audio) and returns the URL to put in it:
    * a `/v2/files/…` URL that expires, or a `data:` URL under zero data retention (nothing is stored).

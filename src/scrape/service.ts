@@ -15,7 +15,7 @@ import { cleanMarkdownView, type CleaningOutcome } from "../clean-content/stage.
 import type { Logger } from "../log.ts";
 import type { CreditHold, CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
-import { ScrapeTimeoutError, UnsupportedFileError } from "../errors.ts";
+import { UnsupportedFileError } from "../errors.ts";
 import type { ConvertedDocument, DocumentParser, ParserRegistry } from "../documents/types.ts";
 import { detectKind } from "../documents/detect.ts";
 import { PdfCorruptError } from "../documents/errors.ts";
@@ -28,9 +28,10 @@ import type { ScrapedPage, ScrapeReplay, ScrapeRunOptions } from "./run-options.
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { mergeRendered, statusError, withoutServiceFields } from "./document-fields.ts";
-import { matchesCallerSelectors, ParseTimeoutError, type ParsePool } from "./parse-workers/pool.ts";
-import { createRenderContext, isPlainText, type PrefilledViews } from "./render-context.ts";
-import { type FormatRenderer, type PageView, type RenderRun, type RendererNeed, type RendererRegistry } from "./renderer.ts";
+import { documentAttributesElsewhere, pageViewsElsewhere } from "./parse-workers/offload.ts";
+import type { ParsePool } from "./parse-workers/pool.ts";
+import { createRenderContext, isPlainText } from "./render-context.ts";
+import { type FormatRenderer, type RenderRun, type RendererNeed, type RendererRegistry } from "./renderer.ts";
 import type { ScrapeSpec } from "./spec.ts";
 import { renderActionResults } from "./action-results.ts";
 import { continuationKey, DocumentContinuations } from "./document-continuations.ts";
@@ -188,7 +189,11 @@ export class ScrapeService {
       ...(options.visibility ? { visibility: options.visibility } : {}),
     };
     const markup = !converted && renderable && !isPlainText(page);
-    const prefilled = markup ? await this.parseElsewhere(page, spec, renderers, options.collectLinks === true, run.deadline) : undefined;
+    // Views a parse worker computes, the caller's selectors among them (parse-workers/offload.ts).
+    const offload = { pool: this.deps.parseWorkers, spec, othersInFlight: this.inFlight - 1, deadline: run.deadline };
+    const prefilled = markup
+      ? await pageViewsElsewhere(offload, page, renderers, options.collectLinks === true)
+      : converted ? await documentAttributesElsewhere(offload, converted.html, page.finalUrl) : undefined;
     const ctx = createRenderContext(spec, page, options.files, converted, run, prefilled);
     const pageMeta = converted ? { ...withoutServiceFields(ctx.metadata()), ...converted.metadata } : markup ? withoutServiceFields(ctx.metadata()) : {};
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).
@@ -248,30 +253,6 @@ export class ScrapeService {
     const scraped: ScrapedPage = links ? { document: doc, links, headers: page.headers } : { document: doc, headers: page.headers };
     if (options.deferCommit) scraped.commit = commit;
     return scraped;
-  }
-
-  /**
-   * The parsed views of an HTML page computed by a parse worker, when one can take it now and every requested
-   * renderer says which views it reads (scrape/parse-workers/pool.ts); undefined: parse here. A worker's failure
-   * is not the page's: the page is parsed here instead, which gives the page's own error if it has one. A page
-   * still parsing at the scrape's deadline is a timeout (its worker is stopped, which the main thread could not be):
-   * so a page cleaned with the caller's selectors always goes to a worker when one can take it.
-   */
-  private async parseElsewhere(page: Page, spec: ScrapeSpec, renderers: [FormatRenderer, unknown][], collectLinks: boolean, deadline: number): Promise<PrefilledViews | undefined> {
-    const pool = this.deps.parseWorkers;
-    if (!pool || page.text === undefined || !pool.shouldOffload(page.text.length, this.inFlight - 1, matchesCallerSelectors(spec))) return undefined;
-    const views = new Set<PageView>(["metadata"]);
-    if (collectLinks) views.add("links");
-    for (const [renderer] of renderers) {
-      if (!renderer.views) return undefined;
-      for (const v of renderer.views) views.add(v);
-    }
-    const { onlyMainContent, includeTags, excludeTags, removeBase64Images } = spec;
-    const request = { html: page.text, pageUrl: page.finalUrl, contentType: page.contentType, options: { onlyMainContent, includeTags, excludeTags, removeBase64Images }, views: [...views] };
-    return pool.compute(request, deadline).catch((err: unknown) => {
-      if (err instanceof ParseTimeoutError) throw new ScrapeTimeoutError(spec.timeoutMs);
-      return undefined;
-    });
   }
 
   /**

@@ -191,11 +191,13 @@ describe("parse workers", () => {
     }
   }, 30_000);
 
-  test("a format that reads the DOM itself (attributes) keeps the page on the main thread", async () => {
+  test("a format that reads the DOM itself (product) keeps the page on the main thread; attributes selectors go to a worker", async () => {
     const before = workers.services.parseWorkers.stats().offloaded;
+    await scrape(workers, { url: `${site.url}/large`, formats: ["product"] });
+    expect(workers.services.parseWorkers.stats().offloaded).toBe(before);
     const body = { url: `${site.url}/large`, formats: [{ type: "attributes", selectors: [{ selector: "a", attribute: "href" }] }] };
     const doc = await scrape(workers, body);
-    expect(workers.services.parseWorkers.stats().offloaded).toBe(before);
+    expect(workers.services.parseWorkers.stats().offloaded).toBe(before + 1);
     expect(doc.attributes[0].values.length).toBeGreaterThan(10000);
   });
 });

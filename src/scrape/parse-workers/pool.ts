@@ -10,8 +10,9 @@
  * nothing from the hand-over, which costs two thread wake-ups), and only to a worker with room
  * ({@link MAX_JOBS_PER_WORKER}; never queued behind a very large page) or one that can be started; otherwise the main
  * thread parses the page itself and is one more parser. A large page, and one matched against the caller's CSS
- * selectors ({@link matchesCallerSelectors}), always goes, queued if need be: on the main thread it could block the
- * event loop past any deadline. Workers start on first use and stay.
+ * selectors ({@link matchesCallerSelectors}: `includeTags`, `excludeTags`, the `attributes` format), always goes,
+ * queued if need be: on the main thread it could block the event loop past any deadline. Workers start on first
+ * use and stay.
  *
  * Failures: a worker that fails a page, crashes or exits rejects its jobs with {@link ParseWorkerError}; the scrape
  * service then parses those pages on the main thread, which reproduces a page's own error if it has one. A dead
@@ -21,6 +22,7 @@
  * terminated ({@link ParseTimeoutError}): unlike the main thread, a worker can be stopped. A worker is referenced
  * only while it has jobs (worker-threads.ts).
  */
+import { requestedAttributeSelectors } from "../../pipeline/attributes.ts";
 import type { PrefilledViews } from "../render-context.ts";
 import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
 import type { ParseRequest, ParseResponse, ViewOptions } from "./protocol.ts";
@@ -49,14 +51,16 @@ const MAX_JOBS_PER_WORKER = 2;
 const QUEUE_BEHIND_MAX_CHARS = 1024 * 1024;
 
 /**
- * Whether a page's views match the caller's CSS selectors (`includeTags`/`excludeTags`). Such a page always goes to
- * a worker, as a large one does: the caller chooses the selectors and the page, and some selectors cost seconds
- * on a small page (the descendant chains and sibling tests that did are linear since css-select and linkedom were
- * patched, scripts/patches; `:has()` and the like are not), while only a worker can be stopped at the scrape's
- * deadline. Like a large page it is queued if need be, and no small page waits behind it.
+ * Whether a page's views match the caller's CSS selectors (`includeTags`/`excludeTags`, the `attributes` format's
+ * selectors). Such a page always goes to a worker, as a large one does: the caller chooses the selectors and the
+ * page, and some selectors cost seconds on a small page (the descendant chains and sibling tests that did are
+ * linear since css-select and linkedom were patched, scripts/patches; `:has()` and the like are not:
+ * `div:has(~ div:has(~ span))` took 7.8 s on an 11 kB page of 1,000 sibling <div>, holding `/health` as long),
+ * while only a worker can be stopped at the scrape's deadline. Like a large page it is queued if need be, and no
+ * small page waits behind it.
  */
-export function matchesCallerSelectors(options: Pick<ViewOptions, "includeTags" | "excludeTags">): boolean {
-  return (options.includeTags?.length ?? 0) > 0 || (options.excludeTags?.length ?? 0) > 0;
+export function matchesCallerSelectors(options: Partial<Pick<ViewOptions, "includeTags" | "excludeTags" | "formats">>): boolean {
+  return (options.includeTags?.length ?? 0) > 0 || (options.excludeTags?.length ?? 0) > 0 || requestedAttributeSelectors(options.formats).length > 0;
 }
 
 /** Worker crashes in a row (no page computed in between) after which the pool stops using workers. */

@@ -6,8 +6,11 @@ import type { PrefilledViews } from "../render-context.ts";
 import type { PageView } from "../renderer.ts";
 import type { ScrapeSpec } from "../spec.ts";
 
-/** The spec fields that change the parsed views (cleaning and main content); the rest stays on the main thread. */
-export type ViewOptions = Pick<ScrapeSpec, "onlyMainContent" | "includeTags" | "excludeTags" | "removeBase64Images">;
+/**
+ * The spec fields that change the parsed views (cleaning and main content; `formats`: only the `attributes` ones,
+ * whose selectors the `attributes` view matches); the rest stays on the main thread.
+ */
+export type ViewOptions = Pick<ScrapeSpec, "onlyMainContent" | "includeTags" | "excludeTags" | "removeBase64Images"> & Partial<Pick<ScrapeSpec, "formats">>;
 
 /** Main → worker: compute `views` of one HTML page. */
 export interface ParseRequest {

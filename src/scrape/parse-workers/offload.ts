@@ -1,0 +1,81 @@
+/**
+ * @module scrape/parse-workers/offload
+ * Which views of a scrape a parse worker computes, and what its failure means for the scrape. The scrape service
+ * (scrape/service.ts) asks here before it builds a page's render context; what comes back is handed to that context
+ * as its prefilled views (scrape/render-context.ts).
+ *
+ * A worker's failure is not the page's: the answer is then undefined and the page is parsed on the main thread,
+ * which gives the page's own error if it has one. A page still parsing at the scrape's deadline is the scrape's
+ * timeout: its worker was stopped, which the main thread could not have been. So whatever the caller's CSS selectors
+ * are matched by (tag filters, the `attributes` format: {@link matchesCallerSelectors}) goes to a worker whenever the
+ * pool runs, and the request's `timeout` bounds it.
+ */
+import type { Page } from "../../engines/types.ts";
+import { ScrapeTimeoutError } from "../../errors.ts";
+import type { PrefilledViews } from "../render-context.ts";
+import type { FormatRenderer, PageView } from "../renderer.ts";
+import type { ScrapeSpec } from "../spec.ts";
+import { matchesCallerSelectors, ParseTimeoutError, type ParsePool } from "./pool.ts";
+import type { ParseRequest } from "./protocol.ts";
+
+/** What {@link pageViewsElsewhere} and {@link documentAttributesElsewhere} need to know of the scrape. */
+export interface OffloadScrape {
+  pool: ParsePool | undefined;
+  spec: ScrapeSpec;
+  /** Other scrapes running now: a small page goes to a worker only beside them (pool.ts). */
+  othersInFlight: number;
+  /** Epoch ms by which the scrape should be finished (its `timeout`). */
+  deadline: number;
+}
+
+/** The `attributes` formats of the spec: the only formats a worker reads (their selectors). */
+const attributeFormats = (spec: ScrapeSpec) => spec.formats.filter((f) => f.type === "attributes");
+
+/**
+ * The parsed views of an HTML page computed by a parse worker, when one can take it now and every requested
+ * renderer says which views it reads; undefined: parse on the main thread. A page matched against the caller's
+ * selectors goes even beside a renderer that reads the DOM itself (`product`, `audio`): the views the selectors
+ * shape come from the worker, and only that renderer's own reading of the page (our code, not the caller's
+ * selectors) parses it on the main thread as well.
+ */
+export function pageViewsElsewhere(scrape: OffloadScrape, page: Page, renderers: readonly (readonly [FormatRenderer, unknown])[], collectLinks: boolean): Promise<PrefilledViews | undefined> {
+  const { pool, spec } = scrape;
+  const selectors = matchesCallerSelectors(spec);
+  if (!pool || page.text === undefined || !pool.shouldOffload(page.text.length, scrape.othersInFlight, selectors)) return Promise.resolve(undefined);
+  const views = new Set<PageView>(["metadata"]);
+  if (collectLinks) views.add("links");
+  let readsDom = false;
+  for (const [renderer] of renderers) {
+    if (!renderer.views && !selectors) return Promise.resolve(undefined);
+    readsDom ||= !renderer.views;
+    for (const v of renderer.views ?? []) views.add(v);
+  }
+  // What a renderer reading the DOM itself may ask for beyond it (deterministicJson's markdown) is cleaned with the
+  // tag filters: computed on the main thread, it would run the caller's selectors there.
+  if (readsDom && (spec.includeTags.length > 0 || spec.excludeTags.length > 0)) for (const v of ["html", "markdown"] as const) views.add(v);
+  const { onlyMainContent, includeTags, excludeTags, removeBase64Images } = spec;
+  const options = { onlyMainContent, includeTags, excludeTags, removeBase64Images, formats: attributeFormats(spec) };
+  return computeElsewhere(scrape, { html: page.text, pageUrl: page.finalUrl, contentType: page.contentType, options, views: [...views] });
+}
+
+/**
+ * The `attributes` values of a converted document (PDF, office file) from a parse worker: its HTML is ours, but the
+ * selectors are the caller's, and a document holds tens of thousands of sibling paragraphs or rows. The worker
+ * parses that HTML as the render context parses a converted document's (as HTML, not XML). Undefined: matched on
+ * the main thread.
+ */
+export function documentAttributesElsewhere(scrape: OffloadScrape, html: string, pageUrl: string): Promise<PrefilledViews | undefined> {
+  const { pool, spec } = scrape;
+  const formats = attributeFormats(spec);
+  if (!pool || !matchesCallerSelectors({ formats }) || !pool.shouldOffload(html.length, scrape.othersInFlight, true)) return Promise.resolve(undefined);
+  const options = { onlyMainContent: spec.onlyMainContent, includeTags: [], excludeTags: [], removeBase64Images: spec.removeBase64Images, formats };
+  return computeElsewhere(scrape, { html, pageUrl, contentType: "text/html", options, views: ["attributes"] });
+}
+
+/** `request` computed by a worker; see the module's comment for its failures. */
+function computeElsewhere(scrape: OffloadScrape, request: Omit<ParseRequest, "id">): Promise<PrefilledViews | undefined> {
+  return scrape.pool!.compute(request, scrape.deadline).catch((err: unknown) => {
+    if (err instanceof ParseTimeoutError) throw new ScrapeTimeoutError(scrape.spec.timeoutMs);
+    return undefined;
+  });
+}
