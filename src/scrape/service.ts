@@ -269,9 +269,14 @@ export class ScrapeService {
     );
   }
 
-  /** The renderers of the requested formats, readers of the original DOM first (see render-context.ts). */
+  /**
+   * The renderers of the requested formats, readers of the original DOM first (see render-context.ts). A format
+   * type given twice is rendered (and charged) once, from its first entry, as upstream reads a format with
+   * `formats.find`: two `changeTracking` entries would otherwise both write their history and answer the last.
+   */
   private renderersFor(spec: ScrapeSpec): [FormatRenderer, ScrapeSpec["formats"][number]][] {
-    const pairs = spec.formats.map((f) => [this.deps.renderers.get(f.type)!, f] as [FormatRenderer, typeof f]);
+    const firsts = spec.formats.filter((f, i) => spec.formats.findIndex((g) => g.type === f.type) === i);
+    const pairs = firsts.map((f) => [this.deps.renderers.get(f.type)!, f] as [FormatRenderer, typeof f]);
     return pairs.sort((a, b) => Number(b[0].usesOriginalDom ?? false) - Number(a[0].usesOriginalDom ?? false));
   }
 }
