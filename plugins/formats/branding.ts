@@ -5,13 +5,14 @@
  * Everything but `personality` is deterministic and needs no LLM (src/branding/derive.ts); with an LLM configured,
  * one call describes the brand's personality from the page text (passed as delimited data, src/llm/prompts.ts).
  *
- * Needs the live rendered page, so a cached copy is never used (`needsFreshPage`); a page the browser did not
- * render (a PDF) gets a warning.
+ * Needs the live rendered page, so a cached copy is never used (`needsFreshPage`; with `minAge` or `lockdown`, which
+ * allow only the cache, a 400 before anything is fetched); a page the browser did not render (a PDF) gets a warning.
  */
 import { deriveBranding, type BrandingProfile } from "../../src/branding/derive.ts";
 import type { BrandingArtifact } from "../../src/engines/browser/branding.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
+import { assertLivePageAllowed } from "../../src/scrape/page-source.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 
 // The derivation lives in src/branding/; re-exported so what this module exported before stays importable here.
@@ -29,6 +30,8 @@ export function createBrandingFormat(llm: LlmClient | undefined, limits: LlmLimi
     views: ["markdown"],
     extraCredits: BRANDING_EXTRA_CREDITS,
     needsFreshPage: true,
+    // Upstream's code for a branding scrape it cannot do.
+    validate: (format, spec) => assertLivePageAllowed(format, spec, "SCRAPE_BRANDING_NOT_SUPPORTED"),
     async render(ctx) {
       const artifact = ctx.page.artifacts?.branding as BrandingArtifact | undefined;
       if (!artifact) return { warning: "No branding was collected: the URL is not a web page the browser rendered." };

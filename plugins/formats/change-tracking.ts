@@ -9,7 +9,8 @@
  * - `json` mode (needs the LLM): with a `schema`, `json: {field: {previous, current}}` for the fields that
  *   differ, both versions extracted with this request's schema and prompt (a stored extraction is reused only when
  *   it was made with them); without one, the LLM's description of the change. Only when changed.
- * The page is always fetched live (a cached copy would hide changes). Requires `markdown` among the formats.
+ * The page is always fetched live (a cached copy would hide changes): with `minAge` or `lockdown`, which allow only
+ * the cache, it is a 400 before anything is fetched (scrape/page-source.ts). Requires `markdown` among the formats.
  */
 import { ChangeHistory, type Snapshot } from "../../src/change-tracking/history.ts";
 import { hasChanged, markdownDiff } from "../../src/change-tracking/diff.ts";
@@ -18,6 +19,7 @@ import { CrawlboxError, ScrapeTimeoutError } from "../../src/errors.ts";
 import { LlmNotConfiguredError } from "../../src/llm/errors.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { compileSchema } from "../../src/llm/schema.ts";
+import { assertLivePageAllowed } from "../../src/scrape/page-source.ts";
 import { formatIndex, type FormatRenderer, type RenderContext } from "../../src/scrape/renderer.ts";
 import { JSON_EXTRA_CREDITS } from "./json.ts";
 
@@ -101,6 +103,8 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
       if ((o.modes ?? []).includes("json") && !deps.llm) throw new LlmNotConfiguredError('The "json" mode of changeTracking');
       // Named by its index in `formats`, as every other issue of the request is (and the json format's schema).
       if (o.schema) compileSchema(o.schema, ["formats", formatIndex(spec, format), "schema"]);
+      // A cached copy recorded as the baseline, dated now, would hide the changes until it: never from the cache.
+      assertLivePageAllowed(format, spec);
     },
     async render(ctx, format) {
       const o = format as unknown as Options;

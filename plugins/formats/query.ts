@@ -19,6 +19,8 @@ export function createQueryFormat(llm: LlmClient | undefined, limits: LlmLimits)
     extraCredits: QUESTION_EXTRA_CREDITS,
     creditGroup: "question",
     render: (ctx, format) =>
-      format["mode"] === "directQuote" ? highlightFields(llm!, ctx, String(format["prompt"]), limits) : answerFields(llm!, ctx, String(format["prompt"]), limits),
+      format["mode"] === "directQuote"
+        ? highlightFields(llm!, ctx, String(format["prompt"]), limits, format)
+        : answerFields(llm!, ctx, String(format["prompt"]), limits, format),
   };
 }

@@ -2,15 +2,24 @@
  * @module documents/detect
  * What a fetched body really is, from its magic bytes first and its content type second: servers label PDFs
  * `application/octet-stream` or even `text/html`, and an URL's extension says nothing reliable.
+ *
+ * Any kind but `unknown` (and `rtf`) is not text to the scrape (scrape/service.ts `isRenderable`): served as
+ * `text/html` with no parser for it, it is a 422 naming what the bytes are, not a 200 of junk markdown. That is why
+ * compressed streams, archives and executables are recognised although nothing parses them (a gzip body sent
+ * without `Content-Encoding`, a binary behind a mislabelled download link), and why a body labelled as text whose
+ * first KiB is largely control bytes is `binary` ({@link mostlyBinary}).
  */
+import { isTextMimeType } from "../engines/charset.ts";
 import type { Page } from "../engines/types.ts";
 import { CompoundFile, isCompoundFile } from "./office/cfb.ts";
 
-/** Kinds of document the parsers and media formats know. */
+/** Kinds of document the parsers and media formats know, and binary kinds no parser reads (never text). */
 export type DocumentKind =
   | "pdf" | "png" | "jpeg" | "webp" | "tiff" | "gif" | "bmp"
   | "docx" | "xlsx" | "odt" | "rtf" | "zip" | "xls" | "doc"
   | "audio" | "video"
+  | "gzip" | "zstd" | "bzip2" | "xz" | "lz4" | "7z" | "rar" | "elf" | "exe" | "mach-o" | "wasm" | "sqlite"
+  | "binary"
   | "unknown";
 
 /** Bytes `from`..`to` as Latin-1 text (a loop: spreading a subarray into fromCharCode was a hot spot). */
@@ -76,6 +85,39 @@ function isHeaderLine(b: Uint8Array, at: number): boolean {
   return /^%PDF-\d\.\d(?:[\r\n]|$)/.test(ascii(b, at, at + 10));
 }
 
+/**
+ * Compressed streams, archives and executables by their magic numbers (each has a byte no text starts with).
+ * Recognised so that they are refused whatever type they are served as; none is parsed.
+ */
+const BINARY_MAGIC: readonly (readonly [DocumentKind, readonly number[]])[] = [
+  ["gzip", [0x1f, 0x8b, 0x08]], // RFC 1952 (deflate, the only method defined)
+  ["zstd", [0x28, 0xb5, 0x2f, 0xfd]], // RFC 8878
+  ["xz", [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]],
+  ["lz4", [0x04, 0x22, 0x4d, 0x18]], // LZ4 frame format
+  ["7z", [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]],
+  ["rar", [0x52, 0x61, 0x72, 0x21, 0x1a, 0x07]], // "Rar!\x1a\x07", RAR 4 and 5
+  ["elf", [0x7f, 0x45, 0x4c, 0x46]], // "\x7fELF"
+  ["wasm", [0x00, 0x61, 0x73, 0x6d]], // "\0asm"
+  ["mach-o", [0xfe, 0xed, 0xfa, 0xce]],
+  ["mach-o", [0xfe, 0xed, 0xfa, 0xcf]],
+  ["mach-o", [0xce, 0xfa, 0xed, 0xfe]],
+  ["mach-o", [0xcf, 0xfa, 0xed, 0xfe]],
+  ["sqlite", [...encoder.encode("SQLite format 3\0")]],
+];
+
+/** bzip2: "BZh", a block size digit, then a block's or the end's 48-bit magic (π or √π): "BZh9" alone starts texts. */
+function isBzip2(b: Uint8Array): boolean {
+  if (ascii(b, 0, 3) !== "BZh" || b[3]! < 0x31 || b[3]! > 0x39) return false;
+  return startsWith(b, [0x31, 0x41, 0x59, 0x26, 0x53, 0x59], 4) || startsWith(b, [0x17, 0x72, 0x45, 0x38, 0x50, 0x90], 4);
+}
+
+/** A Windows executable (PE): "MZ", then at the offset the DOS header gives (0x3C), "PE\0\0". "MZ" alone starts texts. */
+function isPortableExecutable(b: Uint8Array): boolean {
+  if (ascii(b, 0, 2) !== "MZ" || b.length < 0x40) return false;
+  const peAt = new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(0x3c, true);
+  return peAt >= 0x40 && peAt <= b.length - 4 && ascii(b, peAt, peAt + 4) === "PE\0\0";
+}
+
 /** The kind of `body` from magic bytes alone (`unknown` when nothing matches). */
 export function sniffBytes(b: Uint8Array): DocumentKind {
   if (b.length < 4) return "unknown";
@@ -109,7 +151,42 @@ export function sniffBytes(b: Uint8Array): DocumentKind {
   if (b[0] === 0xff && (b[1]! & 0xe0) === 0xe0 && (b[1]! & 0x06) !== 0) return "audio"; // MPEG audio frame / ADTS
   if (ascii(b, 4, 8) === "ftyp") return /^(M4A |M4B |mp4a)/.test(ascii(b, 8, 12)) ? "audio" : "video";
   if (startsWith(b, [0x1a, 0x45, 0xdf, 0xa3])) return "video"; // Matroska / WebM
+  for (const [kind, magic] of BINARY_MAGIC) if (startsWith(b, magic as number[])) return kind;
+  if (isBzip2(b)) return "bzip2";
+  if (isPortableExecutable(b)) return "exe";
   return "unknown";
+}
+
+/** How much of a body {@link mostlyBinary} reads: the first KiB, as the HTML encoding prescan and looksLikeText. */
+export const BINARY_SNIFF_BYTES = 1024;
+/** The share of binary data bytes from which a body labelled as text is `binary`: random bytes have about 10.5%. */
+export const BINARY_BYTE_SHARE = 0.03;
+
+/**
+ * WHATWG MIME Sniffing's "binary data byte": a C0 control other than TAB, LF, FF, CR and ESC, which texts use (ESC
+ * in ISO-2022-JP's shifts). Legacy single- and multi-byte charsets (windows-125x, Shift_JIS, GBK…) never need them.
+ */
+function isBinaryDataByte(x: number): boolean {
+  return x <= 0x08 || x === 0x0b || (x >= 0x0e && x <= 0x1a) || (x >= 0x1c && x <= 0x1f);
+}
+
+/**
+ * Whether the first KiB of `b` is largely binary data bytes: at least {@link BINARY_BYTE_SHARE} of it, and two of
+ * them (a stray NUL or two in a broken page is not enough). Compressed or encrypted data without a magic number
+ * (brotli without its `Content-Encoding`, random bytes) have about 10%; text has none. Not for UTF-16, whose ASCII
+ * characters each carry a NUL: the caller leaves UTF-16 bodies out.
+ */
+export function mostlyBinary(b: Uint8Array): boolean {
+  const n = Math.min(b.length, BINARY_SNIFF_BYTES);
+  let count = 0;
+  for (let i = 0; i < n; i++) if (isBinaryDataByte(b[i]!)) count++;
+  return count >= 2 && count >= n * BINARY_BYTE_SHARE;
+}
+
+/** Whether `page` is UTF-16 text: a UTF-16 byte order mark, or a charset (header or BOM) that decoded it as such. */
+function isUtf16(page: Pick<Page, "body" | "charset">): boolean {
+  const b = page.body;
+  return (b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff) || (page.charset?.startsWith("utf-16") ?? false);
 }
 
 const TYPE_KINDS: [RegExp, DocumentKind][] = [
@@ -131,25 +208,30 @@ const TYPE_KINDS: [RegExp, DocumentKind][] = [
 ];
 
 /** Kinds already worked out per body: every parser's `accepts` asks, for every page. */
-const detected = new WeakMap<Uint8Array, { contentType: string; kind: DocumentKind }>();
+const detected = new WeakMap<Uint8Array, { contentType: string; charset: string | undefined; kind: DocumentKind }>();
 
-/** The kind of a fetched page: magic bytes win; the content type decides only when the bytes say nothing. */
-export function detectKind(page: Pick<Page, "body" | "contentType">): DocumentKind {
+/**
+ * The kind of a fetched page: magic bytes win; the content type decides only when the bytes say nothing. A body
+ * labelled as text (or not labelled) that is neither UTF-16 nor made of characters ({@link mostlyBinary}) is
+ * `binary`.
+ */
+export function detectKind(page: Pick<Page, "body" | "contentType" | "charset">): DocumentKind {
   const known = detected.get(page.body);
-  if (known && known.contentType === page.contentType) return known.kind;
+  if (known && known.contentType === page.contentType && known.charset === page.charset) return known.kind;
   const kind = detectUncached(page);
-  detected.set(page.body, { contentType: page.contentType, kind });
+  detected.set(page.body, { contentType: page.contentType, charset: page.charset, kind });
   return kind;
 }
 
-function detectUncached(page: Pick<Page, "body" | "contentType">): DocumentKind {
+function detectUncached(page: Pick<Page, "body" | "contentType" | "charset">): DocumentKind {
   const sniffed = sniffBytes(page.body);
   if (sniffed === "video" && page.contentType.startsWith("audio/")) return "audio";
   if (sniffed !== "unknown") return sniffed;
   // A type alone does not make a document the bytes do not show: a mislabelled body is not parsed as one (an RTF
   // parse of random bytes labelled application/rtf gave junk markdown).
   for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "xlsx" || kind === "xls" || kind === "doc" || kind === "odt" || kind === "rtf" ? "unknown" : kind;
-  return "unknown";
+  const textLabelled = page.contentType === "" || isTextMimeType(page.contentType);
+  return textLabelled && !isUtf16(page) && mostlyBinary(page.body) ? "binary" : "unknown";
 }
 
 /** Image kinds the OCR parser reads. */

@@ -15,7 +15,7 @@
 import { measure, NON_CONTENT_TAGS } from "./main-content/features.ts";
 import { furnitureInside } from "./non-main-selectors.ts";
 import { selectMainContent } from "./main-content/index.ts";
-import { imageSource } from "./lazy-images.ts";
+import { imageSource, LAZY_SRCSET_ATTRIBUTES, lazySrcset } from "./lazy-images.ts";
 import { parseSrcset } from "./srcset.ts";
 import { documentBaseUrl } from "./url.ts";
 
@@ -45,6 +45,8 @@ const VOID_TAGS = new Set([
 ]);
 /** Attributes that hold one URL. */
 const URL_ATTRIBUTES = new Set(["href", "src", "poster"]);
+/** On `<img>` and `<source>`: lazy loaders' srcset attributes (lazy-images.ts), made absolute as `srcset` is. */
+const LAZY_SRCSET_NAMES = new Set(LAZY_SRCSET_ATTRIBUTES);
 const NON_HTTP_SCHEME_RE = /^(?:data|javascript|mailto|tel|blob|about|sms|callto):/i;
 
 /**
@@ -177,6 +179,9 @@ function writeAttributes(el: Element, tag: string, ctx: WriteContext): string {
   let out = "";
   let src: string | null = null;
   if (tag === "img") src = imageSource(el);
+  // What a lazy loader would copy into `srcset` (lazysizes' data-srcset), shown as the element's srcset.
+  const imageLike = tag === "img" || tag === "source";
+  const srcset = imageLike ? lazySrcset(el) : null;
   // One pass over the attribute nodes. getAttributeNames() then getAttribute(name) scanned linkedom's attribute list
   // once per name: one element with 100k attributes took 13 s. `class` still goes through getAttribute, which
   // linkedom answers with the normalised class list (tokens deduplicated, single spaces), not the raw value.
@@ -184,11 +189,12 @@ function writeAttributes(el: Element, tag: string, ctx: WriteContext): string {
   for (let i = 0; i < attributes.length; i++) {
     const attr = attributes[i] as Attr;
     const name = attr.name;
-    let value = name === "src" && src !== null ? src : name === "class" ? (el.getAttribute(name) ?? "") : attr.value;
+    let value =
+      name === "src" && src !== null ? src : name === "srcset" && srcset !== null ? srcset : name === "class" ? (el.getAttribute(name) ?? "") : attr.value;
     if (URL_ATTRIBUTES.has(name)) {
       if (ctx.removeBase64Images && name === "src" && /^data:image\//i.test(value)) continue;
       value = resolveUrl(value, ctx.base);
-    } else if (name === "srcset") {
+    } else if (name === "srcset" || (imageLike && LAZY_SRCSET_NAMES.has(name))) {
       if (ctx.removeBase64Images && value.includes("data:image/")) continue;
       value = resolveSrcset(value, ctx.base);
     }
@@ -197,6 +203,7 @@ function writeAttributes(el: Element, tag: string, ctx: WriteContext): string {
   if (tag === "img" && src && !el.hasAttribute("src") && !(ctx.removeBase64Images && src.startsWith("data:"))) {
     out += ` src="${escapeAttr(resolveUrl(src, ctx.base))}"`;
   }
+  if (srcset !== null && !el.hasAttribute("srcset")) out += ` srcset="${escapeAttr(resolveSrcset(srcset, ctx.base))}"`;
   return out;
 }
 

@@ -7,7 +7,7 @@
  * to {@link MAX_DATA_IFRAME_CHARS}, and an iframe inside it is not.
  */
 import { parseHtml } from "./parse.ts";
-import { LAZY_SRC_ATTRIBUTES } from "./lazy-images.ts";
+import { LAZY_SRC_ATTRIBUTES, LAZY_SRCSET_ATTRIBUTES } from "./lazy-images.ts";
 import { srcsetUrls } from "./srcset.ts";
 import { absoluteUrl } from "./url.ts";
 
@@ -49,7 +49,10 @@ export function extractLinks(doc: Document, baseUrl: string, nested = false): st
   return [...out];
 }
 
-/** Absolute, deduplicated image URLs of `doc` (img src/srcset, picture sources, og:image, video posters). */
+/**
+ * Absolute, deduplicated image URLs of `doc`: img src, srcset and their lazy-loading copies (data-src, data-srcset…),
+ * picture sources (srcset or data-srcset), og:image and twitter:image, video posters.
+ */
 export function extractImages(doc: Document, baseUrl: string, includeDataUrls: boolean): string[] {
   const out = new Set<string>();
   const push = (raw: string | null | undefined) => {
@@ -62,17 +65,22 @@ export function extractImages(doc: Document, baseUrl: string, includeDataUrls: b
     const abs = absoluteUrl(v, baseUrl);
     if (abs && /^https?:/i.test(abs)) out.add(abs);
   };
+  // An element's `srcset` and the lazy loaders' copies of it (`data-srcset`, `data-lazy-srcset`; lazy-images.ts).
+  const pushSrcsets = (el: Element) => {
+    for (const name of ["srcset", ...LAZY_SRCSET_ATTRIBUTES]) {
+      const srcset = el.getAttribute(name);
+      if (srcset) for (const u of srcsetUrls(srcset)) push(u);
+    }
+  };
   for (const img of doc.querySelectorAll("img")) {
     push(img.getAttribute("src"));
     // Every lazy-loading attribute, as the html format resolves them (lazy-images.ts): `data-src` alone missed
     // `data-lazy-src` and `data-original`, which the html of the same scrape showed as the image's src.
     for (const name of LAZY_SRC_ATTRIBUTES) push(img.getAttribute(name));
-    const srcset = img.getAttribute("srcset");
-    if (srcset) for (const u of srcsetUrls(srcset)) push(u);
+    pushSrcsets(img);
   }
-  for (const source of doc.querySelectorAll("picture source[srcset]")) {
-    for (const u of srcsetUrls(source.getAttribute("srcset") ?? "")) push(u);
-  }
+  // lazysizes' `<picture><source data-srcset>` as well as `srcset`: the html format shows both as the source's srcset.
+  for (const source of doc.querySelectorAll("picture source")) pushSrcsets(source);
   for (const video of doc.querySelectorAll("video[poster]")) push(video.getAttribute("poster"));
   for (const m of doc.querySelectorAll('meta[property="og:image"], meta[name="twitter:image"]')) push(m.getAttribute("content"));
   return [...out];

@@ -6,8 +6,8 @@
  */
 import { ONLY_CLEAN_CONTENT_EXTRA_CREDITS } from "../clean-content/cleaner.ts";
 import { REDACT_PII_EXTRA_CREDITS } from "../redact/redactor.ts";
-import { formatExtraCredits, type FormatRenderer } from "./renderer.ts";
-import type { ScrapeSpec } from "./spec.ts";
+import { formatExtraCredits, type FormatRenderer, type RenderContext } from "./renderer.ts";
+import type { FormatRequest, ScrapeSpec } from "./spec.ts";
 
 /** Credits added to a `lockdown` scrape (upstream's price: 5 in all). */
 export const LOCKDOWN_EXTRA_CREDITS = 4;
@@ -53,4 +53,31 @@ export function upFrontCosts(spec: ScrapeSpec, renderers: readonly (readonly [Fo
 /** The least a scrape costs: what the quota must cover before it starts. */
 export function leastCredits(costs: UpFrontCosts): number {
   return costs.perPage + costs.extraCredits + costs.cleaningReserve + costs.enhancedReserve;
+}
+
+/**
+ * Formats of a scrape that did not call their model (their page had no text: llm/visible-text.ts), per render
+ * context: their extra credits are not charged. A weak map, so a context's record goes with it.
+ */
+const skippedModelCalls = new WeakMap<RenderContext, Set<FormatRequest>>();
+
+/**
+ * Records that `format` skipped its model call on `ctx`'s page, so that {@link waivedExtraCredits} takes its extra
+ * credits (question's and highlights' +4) off the page's price: the client gets no model answer for them.
+ */
+export function waiveExtraCredits(ctx: RenderContext, format: FormatRequest): void {
+  let skipped = skippedModelCalls.get(ctx);
+  if (!skipped) skippedModelCalls.set(ctx, (skipped = new Set()));
+  skipped.add(format);
+}
+
+/**
+ * The extra credits of `renderers` (charged up front, {@link upFrontCosts}) that the formats which skipped their
+ * model call on `ctx` no longer owe: the extras with them less the extras without them, so a credit group (question
+ * and query, one +4) is waived only when none of its formats called the model.
+ */
+export function waivedExtraCredits(renderers: readonly (readonly [FormatRenderer, FormatRequest])[], ctx: RenderContext): number {
+  const skipped = skippedModelCalls.get(ctx);
+  if (!skipped || skipped.size === 0) return 0;
+  return formatExtraCredits(renderers) - formatExtraCredits(renderers.filter(([, format]) => !skipped.has(format)));
 }

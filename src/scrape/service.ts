@@ -35,7 +35,7 @@ import { type FormatRenderer, type RenderRun, type RendererNeed, type RendererRe
 import type { ScrapeSpec } from "./spec.ts";
 import { renderActionResults } from "./action-results.ts";
 import { continuationKey, DocumentContinuations } from "./document-continuations.ts";
-import { enhancedCredits, leastCredits, upFrontCosts, type UpFrontCosts } from "./costs.ts";
+import { enhancedCredits, leastCredits, upFrontCosts, waivedExtraCredits, type UpFrontCosts } from "./costs.ts";
 
 export { ENHANCED_PROXY_EXTRA_CREDITS, LOCKDOWN_EXTRA_CREDITS } from "./costs.ts";
 
@@ -211,6 +211,8 @@ export class ScrapeService {
       }
       mergeRendered(doc, await renderer.render(ctx, format));
     }
+    // Formats that did not call their model (a page without text) do not charge their extra (costs.ts).
+    credits -= waivedExtraCredits(renderers, ctx);
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
     if (converted?.fields) {
       const pages = await redactPages(converted.fields.pages, spec.redactPII, this.redactor, run);
