@@ -75,3 +75,15 @@ export class MediaTooLargeError extends CrawlboxError {
     super("SCRAPE_MEDIA_TOO_LARGE", 422, `The media file exceeds the ${what} limit of ${limit} ${unit}.`, { details: { what, limit, unit } });
   }
 }
+
+/**
+ * 422 `SCRAPE_MEDIA_TOO_LARGE` (the code size limits share): an office document (DOCX, XLSX, ODT) whose parts inflate
+ * past the decompressed limit, a zip bomb. Its own class so the message speaks of a document, not a media file.
+ */
+export class DocumentTooLargeError extends CrawlboxError {
+  constructor(limitBytes: number) {
+    super("SCRAPE_MEDIA_TOO_LARGE", 422, `The document's parts inflate past the decompressed document limit of ${limitBytes} bytes.`, {
+      details: { what: "decompressed document", limit: limitBytes, unit: "bytes" },
+    });
+  }
+}

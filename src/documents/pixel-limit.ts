@@ -3,11 +3,12 @@
  * The largest raster crawlbox decodes or renders for OCR, checked on the size an image declares or a PDF page
  * measures, before any pixel is decoded.
  *
- * Why: decoding happens in WebAssembly (mupdf on the main thread, tesseract in the OCR workers), and a WASM memory
- * grows to the largest image it ever held and never shrinks. A 1 KB PNG that declares 30000×30000 pixels took the
- * process from 120 MB to 1.9 GB when mupdf decoded it; a PDF page of 11000 points square, rendered at 200 dpi for
- * OCR, is a 930 MB pixmap. With the limit, a large image is refused with a clear error and a large PDF page is
- * rendered at a lower resolution instead.
+ * Why: decoding happens in WebAssembly (mupdf in the document workers, tesseract in the OCR workers: threads of the
+ * same process), and a WASM memory grows to the largest image it ever held and never shrinks. A 1 KB PNG that
+ * declares 30000×30000 pixels took the process from 120 MB to 1.9 GB when mupdf decoded it; a PDF page of 11000
+ * points square, rendered at 200 dpi for OCR, is a 930 MB pixmap. With the limit, a large image is refused with a
+ * clear error (its size read from its header: documents/image/header-size.ts) and a large PDF page is rendered at a
+ * lower resolution instead.
  */
 import { OcrImageTooLargeError } from "./errors.ts";
 

@@ -6,8 +6,11 @@
  * small streams packed into 64-byte mini sectors with a chain table of their own.
  *
  * Everything is read from the file's own declarations, so everything is checked: a chain that loops or points
- * outside the file, a stream longer than its chain, or a directory that names itself is a corrupt document, found
- * in time proportional to the file's size (each chain is followed at most once per sector).
+ * outside the file, a stream longer than its chain, or a directory that names itself is a corrupt document. A chain
+ * reads distinct sectors, so a sector met twice ends it at once as a loop, and the FAT is read only as far as it maps
+ * sectors the file has: the time and memory the structure costs are bounded by the file's sectors, not by the FAT it
+ * declares (a 49 MB DOC whose FAT points sector 0 at itself was followed 12 million steps, 1.2 s and over a gigabyte
+ * of subarrays, before it was called a loop; it is refused in about a millisecond).
  */
 import { DocumentCorruptError } from "../errors.ts";
 
@@ -51,7 +54,7 @@ export class CompoundFile {
     this.sectorSize = 1 << shift;
     this.sectorCount = Math.max(0, Math.floor((bytes.length - this.sectorSize) / this.sectorSize));
     this.fat = this.readFat();
-    const directory = this.chain(this.view.getUint32(0x30, true), this.fat, this.sectorSize, (n) => this.sector(n), Infinity);
+    const directory = this.chain(this.view.getUint32(0x30, true), this.fat, this.sectorCount, (n) => this.sector(n), Infinity);
     this.entries = [];
     for (let at = 0; at + 128 <= directory.length; at += 128) this.entries.push(this.entry(directory, at));
     if (this.entries.length === 0 || this.entries[0]!.type !== 5) throw this.corrupt("no root entry");
@@ -76,33 +79,48 @@ export class CompoundFile {
       if (n !== FREE && n !== END_OF_CHAIN) fatSectors.push(n);
     }
     const perSector = this.sectorSize / 4;
-    let next = this.view.getUint32(0x44, true);
-    for (let seen = 0; next !== END_OF_CHAIN && next !== FREE; seen++) {
-      if (seen > this.sectorCount) throw this.corrupt("the DIFAT chain loops");
+    const difat = new Uint8Array(this.sectorCount); // the DIFAT sectors read: one met again is a loop
+    for (let next = this.view.getUint32(0x44, true); next !== END_OF_CHAIN && next !== FREE; ) {
+      if (next >= this.sectorCount) throw this.corrupt(`sector ${next} is past the end of the file`);
+      if (difat[next]) throw this.corrupt("the DIFAT chain loops");
+      difat[next] = 1;
       const s = this.sector(next);
       const v = new DataView(s.buffer, s.byteOffset, s.byteLength);
       for (let i = 0; i < perSector - 1; i++) {
         const n = v.getUint32(i * 4, true);
         if (n !== FREE && n !== END_OF_CHAIN) fatSectors.push(n);
       }
+      if (fatSectors.length > this.sectorCount) throw this.corrupt("more FAT sectors than sectors");
       next = v.getUint32((perSector - 1) * 4, true);
     }
+    // A FAT sector named twice is not refused (the header's DIFAT entries are read without its FAT sector count, which
+    // a sloppy writer may leave wrong): the table stays at most as large as the file, and a chain through it still
+    // reads each sector once.
     if (fatSectors.length > this.sectorCount) throw this.corrupt("more FAT sectors than sectors");
-    const fat = new Uint32Array(fatSectors.length * perSector);
-    fatSectors.forEach((n, i) => {
-      const s = this.sector(n);
-      fat.set(new Uint32Array(s.buffer.slice(s.byteOffset, s.byteOffset + s.byteLength)), i * perSector);
-    });
+    // Only the FAT sectors that map sectors of the file are read: an entry for a sector past its end could only lead a
+    // chain out of the file (a 49 MB file naming 12,000 FAT sectors needs 12 of them). Each is copied byte for byte
+    // into the table's own buffer (little-endian, as the file and the hosts crawlbox runs on).
+    const used = fatSectors.slice(0, Math.ceil(this.sectorCount / perSector));
+    const fat = new Uint32Array(used.length * perSector);
+    const fatBytes = new Uint8Array(fat.buffer);
+    used.forEach((n, i) => fatBytes.set(this.sector(n), i * this.sectorSize));
     return fat;
   }
 
-  /** The bytes of the chain starting at `start` in `table`, at most `limit` bytes. */
-  private chain(start: number, table: Uint32Array, unit: number, read: (n: number) => Uint8Array, limit: number): Uint8Array {
+  /**
+   * The bytes of the chain starting at `start` in `table`, at most `limit` bytes. `units` is how many sectors (or
+   * mini sectors) there are to read: a chain reads each at most once, so one met again is a loop, found at its first
+   * repeat; and a chain can take no more steps than there are units, however long the table says it is.
+   */
+  private chain(start: number, table: Uint32Array, units: number, read: (n: number) => Uint8Array, limit: number): Uint8Array {
     const parts: Uint8Array[] = [];
+    const seen = new Uint8Array(Math.min(units, table.length));
     let total = 0;
-    for (let n = start, steps = 0; n !== END_OF_CHAIN && total < limit; n = table[n]!, steps++) {
-      if (n >= table.length || steps > table.length) throw this.corrupt(n >= table.length ? `chain points at sector ${n}, outside the table` : "a chain loops");
-      const part = read(n);
+    for (let n = start; n !== END_OF_CHAIN && total < limit; n = table[n]!) {
+      if (n >= table.length) throw this.corrupt(`chain points at sector ${n}, outside the table`);
+      if (n < seen.length && seen[n]) throw this.corrupt(`a chain loops (it comes back to sector ${n})`);
+      const part = read(n); // a unit past the end (n ≥ units) throws here
+      seen[n] = 1;
       parts.push(part);
       total += part.length;
     }
@@ -152,7 +170,7 @@ export class CompoundFile {
     if (e.size > this.bytes.length * 2) throw this.corrupt(`stream ${name} declares ${e.size} bytes`);
     const cutoff = this.view.getUint32(0x38, true);
     if (e.size < cutoff) return this.mini(e);
-    const data = this.chain(e.start, this.fat, this.sectorSize, (n) => this.sector(n), e.size);
+    const data = this.chain(e.start, this.fat, this.sectorCount, (n) => this.sector(n), e.size);
     if (data.length < e.size) throw this.corrupt(`stream ${name} is shorter than it declares`);
     return data;
   }
@@ -161,13 +179,13 @@ export class CompoundFile {
   private mini(e: DirectoryEntry): Uint8Array {
     if (e.size === 0) return new Uint8Array(0);
     const root = this.entries[0]!;
-    this.miniStream ??= this.chain(root.start, this.fat, this.sectorSize, (n) => this.sector(n), root.size);
+    this.miniStream ??= this.chain(root.start, this.fat, this.sectorCount, (n) => this.sector(n), root.size);
     this.miniFat ??= (() => {
-      const bytes = this.chain(this.view.getUint32(0x3c, true), this.fat, this.sectorSize, (n) => this.sector(n), this.view.getUint32(0x40, true) * this.sectorSize);
+      const bytes = this.chain(this.view.getUint32(0x3c, true), this.fat, this.sectorCount, (n) => this.sector(n), this.view.getUint32(0x40, true) * this.sectorSize);
       return new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.byteLength & ~3)));
     })();
     const stream = this.miniStream;
-    const data = this.chain(e.start, this.miniFat, 64, (n) => {
+    const data = this.chain(e.start, this.miniFat, Math.floor(stream.length / 64), (n) => {
       if ((n + 1) * 64 > stream.length) throw this.corrupt(`mini sector ${n} is past the mini stream`);
       return stream.subarray(n * 64, (n + 1) * 64);
     }, e.size);

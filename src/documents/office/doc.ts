@@ -13,6 +13,7 @@ import { CompoundFile } from "./cfb.ts";
 import { DocParagraphs, type ParagraphProps } from "./doc-paragraphs.ts";
 import { bodyText, readFib } from "./doc-text.ts";
 import { InlineRuns } from "./inline-runs.ts";
+import { TextBudget } from "./text-budget.ts";
 import { summaryTitle } from "./summary-info.ts";
 import { MAX_LIST_DEPTH } from "./xml.ts";
 
@@ -32,9 +33,10 @@ const REPLACE: Record<string, string> = { "\x0b": " ", "\x09": " ", "\x1e": "-",
 /**
  * One paragraph's text as inline spans, fields resolved: a field's code (between its begin and separator marks) is
  * dropped and its result kept, linked when the code is `HYPERLINK "url"`. Fields nest; `depth` counts open ones.
+ * Counted against the document's text `budget` when given (text-budget.ts).
  */
-export function inlineOf(text: string): Inline[] {
-  const runs = new InlineRuns();
+export function inlineOf(text: string, budget?: TextBudget): Inline[] {
+  const runs = new InlineRuns(budget);
   // Each open field knows the link its result belongs to (its own, or the enclosing field's): one lookup per
   // character, where searching the stack for it made nested fields quadratic (20,000 of them: 2 s for 68 KB).
   const stack: { inCode: boolean; code: string; href?: string }[] = [];
@@ -77,10 +79,13 @@ class BlockBuilder {
   private row: Inline[][] = [];
   private cell: Inline[] = [];
 
-  constructor(private readonly paragraphs: DocParagraphs) {}
+  constructor(
+    private readonly paragraphs: DocParagraphs,
+    private readonly budget: TextBudget,
+  ) {}
 
   add(text: string, mark: string, p: ParagraphProps): void {
-    const content = inlineOf(text);
+    const content = inlineOf(text, this.budget);
     // A nested table's row end holds nothing; its cells' text went into the outer cell.
     if (p.innerRowEnd) return;
     if (p.inTable) {
@@ -123,24 +128,25 @@ class BlockBuilder {
   }
 }
 
-/** Converts DOC bytes to blocks. */
-export function docToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
+/** Converts DOC bytes to blocks, within the document's text `budget` (text-budget.ts). */
+export function docToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[]; title?: string } {
   const file = new CompoundFile(bytes, "DOC");
   const word = file.stream("WordDocument");
   if (!word) throw new DocumentCorruptError("DOC", "the compound file has no WordDocument stream");
   const fib = readFib(word, file);
   const { text, offsets } = bodyText(word, fib);
   const paragraphs = new DocParagraphs(word, fib);
-  const builder = new BlockBuilder(paragraphs);
+  const builder = new BlockBuilder(paragraphs, budget);
   let start = 0;
   for (let i = 0; i < text.length; i++) {
+    if (budget.cut) break; // the converter ends the document with a line saying so
     const ch = text[i]!;
     if (ch !== PARAGRAPH_END && ch !== CELL_END && ch !== PAGE_BREAK) continue;
     const props = paragraphs.at(offsets[i]!);
     builder.add(text.slice(start, i), ch, props);
     start = i + 1;
   }
-  if (start < text.length) builder.add(text.slice(start), PARAGRAPH_END, paragraphs.at(offsets[text.length - 1]!));
+  if (start < text.length && !budget.cut) builder.add(text.slice(start), PARAGRAPH_END, paragraphs.at(offsets[text.length - 1]!));
   builder.flushTable();
   return { blocks: builder.blocks, title: summaryTitle(file) };
 }

@@ -8,6 +8,7 @@ import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { InlineRuns } from "./inline-runs.ts";
+import { TextBudget } from "./text-budget.ts";
 import { checkDepth, child, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml, type XmlElement } from "./xml.ts";
 
 /**
@@ -153,12 +154,16 @@ function runInline(run: XmlElement, href: string | undefined, runs: InlineRuns, 
   }
 }
 
-/** A paragraph's spans; with `notes`, a footnote or endnote reference becomes a reference to its label. */
-function paragraphInline(p: XmlElement, rels: Map<string, string>, notes?: Notes): Inline[] {
-  const runs = new InlineRuns();
+/**
+ * A paragraph's spans, counted against the document's text `budget`; with `notes`, a footnote or endnote reference
+ * becomes a reference to its label.
+ */
+function paragraphInline(p: XmlElement, rels: Map<string, string>, budget: TextBudget, notes?: Notes): Inline[] {
+  const runs = new InlineRuns(budget);
   const walk = (el: XmlElement, href: string | undefined, depth: number) => {
     checkDepth(depth, "DOCX");
     for (const c of children(el)) {
+      if (budget.cut) return;
       if (c.tagName === "w:r") runInline(c, href, runs, notes);
       else if (c.tagName === "w:hyperlink") {
         const target = rels.get(c.getAttribute("r:id") ?? "");
@@ -170,8 +175,8 @@ function paragraphInline(p: XmlElement, rels: Map<string, string>, notes?: Notes
   return runs.spans();
 }
 
-/** Converts DOCX bytes to blocks and the document's title (core properties), if any. */
-export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
+/** Converts DOCX bytes to blocks and the document's title (core properties), if any, within the text `budget`. */
+export function docxToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[]; title?: string } {
   const files = unzipParts(bytes, "DOCX", (name) => DOCX_PARTS.has(name));
   const document = part(files, "word/document.xml");
   const body = document && child(document, "w:body");
@@ -187,11 +192,12 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
   const visit = (container: XmlElement, nesting: number) => {
     checkDepth(nesting, "DOCX");
     for (const el of children(container)) {
+      if (budget.cut) return; // the converter ends the document with a line saying so
       if (el.tagName === "w:sdt") {
         const content = child(el, "w:sdtContent");
         if (content) visit(content, nesting + 1);
       } else if (el.tagName === "w:p") {
-        const content = paragraphInline(el, rels, notes);
+        const content = paragraphInline(el, rels, budget, notes);
         if (content.length === 0) continue;
         const pPr = child(el, "w:pPr");
         const style = child(pPr, "w:pStyle")?.getAttribute("w:val") ?? "";
@@ -215,7 +221,7 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
           children(tr, "w:tc").map((tc) => {
             const cell: Inline[] = [];
             for (const p of descendants(tc, "w:p")) {
-              const c = paragraphInline(p, rels, notes);
+              const c = paragraphInline(p, rels, budget, notes);
               if (c.length && cell.length) cell.push({ text: " " });
               for (const span of c) cell.push(span); // not push(...c): a paragraph of a million spans passes the argument limit
             }
@@ -232,7 +238,7 @@ export function docxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
     const noteBlocks = notes.referenced.map(({ label, note }) => {
       const content: Inline[] = [];
       for (const p of descendants(note, "w:p")) {
-        const c = paragraphInline(p, new Map());
+        const c = paragraphInline(p, new Map(), budget);
         if (c.length && content.length) content.push({ text: " " });
         for (const span of c) content.push(span);
       }

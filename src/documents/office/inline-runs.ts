@@ -1,25 +1,39 @@
 /**
  * @module documents/office/inline-runs
  * Collects the text runs of one paragraph of an office document into inline spans: consecutive runs with the
- * same link merge into one span, and the paragraph's outer whitespace is trimmed. DOCX and ODT walk their own
- * XML; both hand their text here, so the two converters build paragraphs the same way.
+ * same link merge into one span, and the paragraph's outer whitespace is trimmed. DOCX, ODT and DOC hand their text
+ * here, so the converters build paragraphs the same way, and count it in one place against the document's
+ * {@link TextBudget} (text-budget.ts): each run's text, and each span's link target, which the markdown prints with
+ * it (`[x](target)`: a thousand one-letter links to a 50 KB target are 50 MB).
  */
 import type { Inline } from "../layout/model.ts";
+import type { TextBudget } from "./text-budget.ts";
 
 /** Accumulates inline spans; `push` text as it is found, then take `spans()`. */
 export class InlineRuns {
   private readonly out: Inline[] = [];
 
+  /** Runs counted against `budget` (the document's), when given: past it, text is left out. */
+  constructor(private readonly budget?: TextBudget) {}
+
   /** Adds `text` (linked to `href`, if any) after what came before. */
   push(text: string, href?: string): void {
     if (!text) return;
     const last = this.out[this.out.length - 1];
-    if (last && last.href === href && last.note === undefined) last.text += text;
+    const joins = last !== undefined && last.href === href && last.note === undefined;
+    if (this.budget) {
+      // A new linked span prints its target once; a run joining the span before it does not print it again.
+      if (href && !joins && !this.budget.spend(href.length)) return;
+      text = this.budget.take(text);
+      if (!text) return;
+    }
+    if (joins) last.text += text;
     else this.out.push(href ? { text, href } : { text });
   }
 
   /** Adds a reference to the note labelled `label` (a span of its own: text after it does not join it). */
   note(label: string): void {
+    if (this.budget && !this.budget.spend(label.length)) return;
     this.out.push({ text: label, note: label });
   }
 

@@ -7,6 +7,7 @@ import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { InlineRuns } from "./inline-runs.ts";
+import { TextBudget } from "./text-budget.ts";
 import { checkDepth, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml, type XmlElement } from "./xml.ts";
 
 /** Most spaces one `text:s` stands for: `text:c="300000000"` made a 443-byte file answer 300 MB. */
@@ -17,26 +18,30 @@ const ROW_GROUPS = new Set(["table:table-header-rows", "table:table-rows", "tabl
 
 /**
  * A table's own rows, in order, through its row groups: not a nested table's, whose text is already in the cell
- * holding it (all descendant rows printed it twice).
+ * holding it (all descendant rows printed it twice). Row groups nest (a group of groups), so the walk counts its
+ * depth from the table's `nesting`: 200,000 nested `table:table-row-group`s in a 23 KB file overflowed the stack.
  */
-function ownRows(table: XmlElement): XmlElement[] {
+function ownRows(table: XmlElement, nesting: number): XmlElement[] {
   const rows: XmlElement[] = [];
-  const walk = (el: XmlElement) => {
+  const walk = (el: XmlElement, depth: number) => {
+    checkDepth(depth, "ODT");
     for (const c of children(el)) {
       if (c.tagName === "table:table-row") rows.push(c);
-      else if (ROW_GROUPS.has(c.tagName)) walk(c);
+      else if (ROW_GROUPS.has(c.tagName)) walk(c, depth + 1);
     }
   };
-  walk(table);
+  walk(table, nesting);
   return rows;
 }
 
-function inlineOf(el: XmlElement): Inline[] {
-  const runs = new InlineRuns();
+/** An element's spans, counted against the document's text `budget`. */
+function inlineOf(el: XmlElement, budget: TextBudget): Inline[] {
+  const runs = new InlineRuns(budget);
   const push = (text: string, href?: string) => runs.push(text, href);
   const walk = (node: XmlElement, href: string | undefined, depth: number) => {
     checkDepth(depth, "ODT");
     for (const e of node.childNodes) {
+      if (budget.cut) return;
       if (typeof e === "string") push(e.replace(/\s+/g, " "), href);
       else {
         if (e.tagName === "text:s") push(" ".repeat(intAttr(e.getAttribute("text:c"), 0, MAX_SPACE_RUN, 1)), href);
@@ -50,8 +55,8 @@ function inlineOf(el: XmlElement): Inline[] {
   return runs.spans();
 }
 
-/** Converts ODT bytes to blocks. */
-export function odtToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
+/** Converts ODT bytes to blocks, within the document's text `budget` (text-budget.ts). */
+export function odtToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[]; title?: string } {
   const files = unzipParts(bytes, "ODT", (name) => name === "content.xml" || name === "meta.xml");
   if (!files["content.xml"]) throw new DocumentCorruptError("ODT", "content.xml is missing");
   const root = parseXml(new TextDecoder().decode(files["content.xml"]), "ODT", "content.xml");
@@ -62,27 +67,28 @@ export function odtToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: strin
   const visit = (container: XmlElement, nesting: number) => {
     checkDepth(nesting, "ODT");
     for (const el of children(container)) {
+      if (budget.cut) return; // the converter ends the document with a line saying so
       if (el.tagName === "text:h") {
-        const content = inlineOf(el);
+        const content = inlineOf(el, budget);
         if (content.length) blocks.push({ kind: "heading", level: intAttr(el.getAttribute("text:outline-level"), 1, 6, 1), content });
       } else if (el.tagName === "text:p") {
-        const content = inlineOf(el);
+        const content = inlineOf(el, budget);
         if (content.length) blocks.push({ kind: "paragraph", content });
       } else if (el.tagName === "text:list") {
         visitList(el, 0, nesting + 1);
       } else if (el.tagName === "table:table") {
         // A cell's paragraphs are joined with a space, as a DOCX cell's are (they ran together: "First lineSecond").
-        const rows = ownRows(el).map((r) => children(r, "table:table-cell").map((c) => cellInline(c)));
+        const rows = ownRows(el, nesting + 1).map((r) => children(r, "table:table-cell").map((c) => cellInline(c)));
         if (rows.length) blocks.push({ kind: "table", rows });
       } else if (el.tagName === "text:section") visit(el, nesting + 1);
     }
   };
   const cellInline = (cell: XmlElement): Inline[] => {
     const paragraphs = children(cell).filter((c) => c.tagName === "text:p" || c.tagName === "text:h");
-    if (paragraphs.length === 0) return inlineOf(cell);
+    if (paragraphs.length === 0) return inlineOf(cell, budget);
     const out: Inline[] = [];
     for (const p of paragraphs) {
-      const c = inlineOf(p);
+      const c = inlineOf(p, budget);
       if (c.length && out.length) out.push({ text: " " });
       for (const span of c) out.push(span);
     }
@@ -93,11 +99,12 @@ export function odtToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: strin
     const depth = Math.min(listDepth, MAX_LIST_DEPTH);
     for (const item of children(list, "text:list-item")) {
       for (const c of children(item)) {
+        if (budget.cut) return;
         if (c.tagName === "text:list") {
           visitList(c, listDepth + 1, nesting + 1);
           continue;
         }
-        const content = inlineOf(c);
+        const content = inlineOf(c, budget);
         if (!content.length) continue;
         const last = blocks[blocks.length - 1];
         if (last?.kind === "list") last.items.push({ depth, content });

@@ -11,6 +11,8 @@ import { docToBlocks } from "./doc.ts";
 import { docxToBlocks } from "./docx.ts";
 import { odtToBlocks } from "./odt.ts";
 import { rtfToBlocks } from "./rtf.ts";
+import { MAX_TITLE_CHARS } from "./summary-info.ts";
+import { cutWarning, restOfDocumentLeftOut, TextBudget } from "./text-budget.ts";
 import { xlsToBlocks } from "./xls.ts";
 import { xlsxToBlocks } from "./xlsx.ts";
 
@@ -24,13 +26,22 @@ export function isOfficeKind(kind: string): kind is OfficeKind {
   return Object.hasOwn(READERS, kind);
 }
 
-/** Converts an office document of `kind`. One credit per document. Throws the readers' typed errors. */
+/**
+ * Converts an office document of `kind`. One credit per document. Throws the readers' typed errors. The readers share
+ * one text budget (text-budget.ts): a document that reaches it ends with a line saying the rest is not shown, and a
+ * `warning`.
+ */
 export function convertOffice(kind: OfficeKind, bytes: Uint8Array): ConvertedDocument {
-  const { blocks, title } = READERS[kind](bytes) as { blocks: Block[]; title?: string };
+  const budget = new TextBudget();
+  const { blocks, title } = READERS[kind](bytes, budget) as { blocks: Block[]; title?: string };
+  if (budget.cut) blocks.push(restOfDocumentLeftOut(budget));
   const metadata: Record<string, unknown> = {};
   const heading = blocks.find((b) => b.kind === "heading");
   // A note reference's text is its label, not the heading's.
   const t = title ?? (heading?.kind === "heading" ? heading.content.filter((c) => c.note === undefined).map((c) => c.text).join("") : undefined);
-  if (t) metadata.title = t;
-  return convertBlocks(blocks, metadata, 1);
+  // A title is one line of metadata (and the HTML's <title>): a core.xml title of megabytes is cut, as a DOC's is.
+  if (t) metadata.title = t.slice(0, MAX_TITLE_CHARS);
+  const converted = convertBlocks(blocks, metadata, 1);
+  if (budget.cut) converted.fields = { warning: cutWarning(kind, budget) };
+  return converted;
 }

@@ -1,95 +1,131 @@
 /**
  * @module documents/office/rtf
  * RTF → paragraphs. A plain reader: control words are dropped, `\par` ends a paragraph, `\'hh` and `\uN`
- * escapes are decoded (code page 1252 for the former), and destination groups (font tables, pictures,
- * `{\*\…}`) are skipped. Formatting is not kept.
+ * escapes are decoded (code page 1252 for the former, and for 8-bit characters written as they are), and
+ * destination groups (font tables, pictures, `{\*\…}`) are skipped. Formatting is not kept.
+ *
+ * The syntax is followed as the RTF 1.9.1 specification gives it: `\binN` is followed by N bytes of binary data
+ * (a picture, an object), skipped whole, so the braces and backslashes among them change nothing and none of them
+ * reaches the text; a control word's name is at most 32 letters (a longer one is not RTF: the document is corrupt,
+ * as LibreOffice also refuses it). Control characters (C0, DEL, C1) are never text.
  */
+import { DocumentCorruptError } from "../errors.ts";
 import type { Block } from "../layout/model.ts";
+import { TextBudget } from "./text-budget.ts";
 
 const SKIP_DESTINATIONS = new Set(["fonttbl", "colortbl", "stylesheet", "info", "pict", "header", "footer", "headerl", "headerr", "footerl", "footerr", "object", "themedata", "datastore", "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathPr"]);
 
-/** Converts RTF text to paragraph blocks. */
-export function rtfToBlocks(bytes: Uint8Array): { blocks: Block[] } {
-  const src = new TextDecoder("latin1").decode(bytes);
-  const cp1252 = new TextDecoder("windows-1252");
+/** Longest control word name (RTF 1.9.1, "Control Word": "A control word's name cannot be longer than 32 letters"). */
+export const MAX_CONTROL_WORD_LETTERS = 32;
+
+/** Characters that are never text: C0 controls (tab, CR and LF are handled before), DEL and C1 controls. */
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/** Code page 1252's character for each byte (one character each: 0x81 and the other unassigned bytes are C1 controls). */
+const CP1252 = new TextDecoder("windows-1252").decode(Uint8Array.from({ length: 256 }, (_, i) => i));
+
+const isLetter = (code: number) => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
+
+/** Converts RTF text to paragraph blocks, within the document's text `budget` (text-budget.ts). */
+export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[] } {
+  // windows-1252 maps each byte to one character, so an index in `src` is an offset in `bytes` (what \binN counts).
+  const src = new TextDecoder("windows-1252").decode(bytes);
   const paragraphs: string[] = [];
   let cur = "";
-  // Stack of "skip" flags per group.
-  const stack: boolean[] = [];
-  let skip = false;
+  // Group depth, and the depth of the group being skipped (a destination not shown), or -1. A depth, not a stack of
+  // flags: ten million nested groups cost nothing to track.
+  let depth = 0;
+  let skipDepth = -1;
   let ucSkip = 1;
   let pendingSkip = 0;
   let i = 0;
   const emit = (s: string) => {
-    if (skip) return;
+    if (skipDepth >= 0) return;
     if (pendingSkip > 0) {
       pendingSkip--;
       return;
     }
-    cur += s;
+    cur += budget.take(s);
   };
-  while (i < src.length) {
+  const endParagraph = () => {
+    if (skipDepth >= 0) return;
+    paragraphs.push(cur);
+    cur = "";
+  };
+  while (i < src.length && !budget.cut) {
     const c = src[i]!;
     if (c === "{") {
-      stack.push(skip);
+      depth++;
       i++;
-      if (src.startsWith("\\*", i)) skip = true;
+      if (skipDepth < 0 && src.startsWith("\\*", i)) skipDepth = depth;
       continue;
     }
     if (c === "}") {
-      skip = stack.pop() ?? false;
+      if (skipDepth === depth) skipDepth = -1;
+      depth = Math.max(0, depth - 1);
       i++;
       continue;
     }
-    if (c === "\\") {
-      const next = src[i + 1] ?? "";
-      if (next === "'") {
-        const hex = src.slice(i + 2, i + 4);
-        if (pendingSkip > 0) pendingSkip--;
-        else if (!skip) cur += cp1252.decode(new Uint8Array([parseInt(hex, 16) || 32]));
-        i += 4;
-        continue;
-      }
-      if (!/[a-zA-Z]/.test(next)) {
-        if (next === "~") emit(" ");
-        else if (next === "-" || next === "*") {
-          /* optional hyphen / destination marker */
-        } else if (next === "\n" || next === "\r") {
-          if (!skip) paragraphs.push(cur), (cur = "");
-        } else emit(next);
-        i += 2;
-        continue;
-      }
-      const m = /^\\([a-zA-Z]+)(-?\d+)? ?/.exec(src.slice(i, i + 40))!;
-      const word = m[1]!;
-      const arg = m[2] === undefined ? undefined : Number(m[2]);
-      i += m[0].length;
-      if (SKIP_DESTINATIONS.has(word)) skip = true;
-      else if (word === "par" || word === "line" || word === "sect" || word === "page") {
-        if (!skip) {
-          paragraphs.push(cur);
-          cur = "";
-        }
-      } else if (word === "tab") emit(" ");
-      else if (word === "uc" && arg !== undefined) ucSkip = arg;
-      else if (word === "u" && arg !== undefined) {
-        if (!skip) cur += String.fromCharCode(arg < 0 ? arg + 65536 : arg);
-        pendingSkip = ucSkip;
-      } else if (word === "emdash") emit("—");
-      else if (word === "endash") emit("–");
-      else if (word === "bullet") emit("•");
-      else if (word === "lquote" || word === "rquote") emit("'");
-      else if (word === "ldblquote" || word === "rdblquote") emit('"');
-      else if (word === "cell") emit(" ");
+    if (c !== "\\") {
+      if (c === "\t") emit(" ");
+      else if (c !== "\r" && c !== "\n") emit(c);
+      i++;
       continue;
     }
-    if (c !== "\r" && c !== "\n") emit(c);
-    i++;
+    const next = src[i + 1] ?? "";
+    if (next === "'") {
+      const code = parseInt(src.slice(i + 2, i + 4), 16);
+      if (code >= 0) emit(CP1252[code]!);
+      i += 4;
+      continue;
+    }
+    if (!isLetter(next.charCodeAt(0))) {
+      if (next === "~") emit(" ");
+      else if (next === "-" || next === "*") {
+        /* optional hyphen / destination marker */
+      } else if (next === "\n" || next === "\r") endParagraph();
+      else if (next !== "") emit(next);
+      i += 2;
+      continue;
+    }
+    // \<letters>[-]<digits>, then an optional space delimiter that belongs to the control word.
+    let at = i + 1;
+    while (at < src.length && isLetter(src.charCodeAt(at))) at++;
+    if (at - (i + 1) > MAX_CONTROL_WORD_LETTERS) {
+      throw new DocumentCorruptError("RTF", `a control word at offset ${i} is longer than ${MAX_CONTROL_WORD_LETTERS} letters`);
+    }
+    const word = src.slice(i + 1, at);
+    const paramStart = at;
+    if (src[at] === "-" && isDigit(src.charCodeAt(at + 1))) at++;
+    while (at < src.length && isDigit(src.charCodeAt(at))) at++;
+    const arg = at > paramStart ? Number(src.slice(paramStart, at)) : undefined;
+    if (src[at] === " ") at++;
+    i = at;
+    if (word === "bin") {
+      // N bytes of binary data: never text, never syntax; as many as the file still has.
+      i += Math.min(Math.max(0, arg ?? 0), src.length - i);
+      continue;
+    }
+    if (SKIP_DESTINATIONS.has(word)) {
+      if (skipDepth < 0) skipDepth = depth;
+    } else if (word === "par" || word === "line" || word === "sect" || word === "page") endParagraph();
+    else if (word === "tab") emit(" ");
+    else if (word === "uc" && arg !== undefined) ucSkip = arg;
+    else if (word === "u" && arg !== undefined) {
+      if (skipDepth < 0) cur += budget.take(String.fromCharCode(arg < 0 ? arg + 65536 : arg));
+      pendingSkip = ucSkip;
+    } else if (word === "emdash") emit("—");
+    else if (word === "endash") emit("–");
+    else if (word === "bullet") emit("•");
+    else if (word === "lquote" || word === "rquote") emit("'");
+    else if (word === "ldblquote" || word === "rdblquote") emit('"');
+    else if (word === "cell") emit(" ");
   }
   paragraphs.push(cur);
   return {
     blocks: paragraphs
-      .map((p) => p.replace(/\s+/g, " ").trim())
+      .map((p) => p.replace(CONTROL, "").replace(/\s+/g, " ").trim())
       .filter((p) => p.length > 0)
       .map((text) => ({ kind: "paragraph" as const, content: [{ text }] })),
   };

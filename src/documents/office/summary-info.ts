@@ -11,8 +11,8 @@ const PID_CODEPAGE = 1;
 const PID_TITLE = 2;
 const VT_LPSTR = 0x1e;
 const VT_LPWSTR = 0x1f;
-/** Longest title kept (a property may declare megabytes). */
-const MAX_TITLE_CHARS = 1000;
+/** Longest title kept (a property may declare megabytes; so may a DOCX's core.xml: readers.ts cuts those too). */
+export const MAX_TITLE_CHARS = 1000;
 
 /** The text decoder for a Windows code page (1252 when unknown or not one TextDecoder knows). */
 function decoderFor(codePage: number): TextDecoder {

@@ -12,7 +12,7 @@
  * archives (an end record and entry fields in ZIP64's 8-byte form, which some writers use for every file) are read.
  */
 import { Inflate } from "fflate";
-import { DocumentCorruptError, MediaTooLargeError } from "../errors.ts";
+import { DocumentCorruptError, DocumentTooLargeError } from "../errors.ts";
 
 /**
  * Most decompressed bytes the parts of one office document may hold. Only the XML parts a parser reads are
@@ -132,7 +132,7 @@ export function unzipParts(bytes: Uint8Array, kind: string, keep: (name: string)
       const take = (chunk: Uint8Array) => {
         size += chunk.length;
         total += chunk.length;
-        if (total > maxBytes) throw new MediaTooLargeError("decompressed document", maxBytes, "bytes");
+        if (total > maxBytes) throw new DocumentTooLargeError(maxBytes);
         if (size > e.size) throw new DocumentCorruptError(kind, `${e.name} inflates past the ${e.size} bytes its header declares`);
         chunks.push(chunk);
       };
@@ -145,7 +145,7 @@ export function unzipParts(bytes: Uint8Array, kind: string, keep: (name: string)
       parts[e.name] = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
     }
   } catch (err) {
-    if (err instanceof MediaTooLargeError || err instanceof DocumentCorruptError) throw err;
+    if (err instanceof DocumentTooLargeError || err instanceof DocumentCorruptError) throw err;
     throw new DocumentCorruptError(kind, err instanceof Error ? err.message : String(err));
   }
   return parts;

@@ -19,6 +19,7 @@ import { cellBudget, MAX_SHEETS, restOfWorkbookLeftOut, sheetBlocks, type SheetC
 import { formatCode, numberText } from "./xlsx-values.ts";
 import { BiffReader, BiffStream, type BiffRecord } from "./biff-records.ts";
 import { HLINK, hyperlinkOf } from "./xls-hyperlinks.ts";
+import { TextBudget } from "./text-budget.ts";
 
 const BOF = 0x0809;
 const EOF = 0x000a;
@@ -174,20 +175,21 @@ function gather(biff: BiffStream, i: number): BiffRecord[] {
   return parts;
 }
 
-/** Converts XLS bytes to blocks. */
-export function xlsToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
+/** Converts XLS bytes to blocks, within the document's text `budget` (text-budget.ts). */
+export function xlsToBlocks(bytes: Uint8Array, text: TextBudget = new TextBudget()): { blocks: Block[]; title?: string } {
   const file = new CompoundFile(bytes, "XLS");
   const stream = file.stream("Workbook") ?? file.stream("Book");
   if (!stream) throw new DocumentCorruptError("XLS", "the compound file has no Workbook stream");
   const biff = new BiffStream(stream);
   const g = readGlobals(biff);
-  const budget = cellBudget();
+  const budget = cellBudget(text);
   const allowance = { records: RECORD_ALLOWANCE * biff.count };
   const blocks: Block[] = [];
   // Worksheets only: macro sheets, charts and VB modules have no cells to show.
   // A sheet is read once, however many entries point at it (a crafted file could name one a thousand times).
   const read = new Set<number>();
   for (const sheet of g.sheets) {
+    if (text.cut) break; // the converter ends the document with a line saying so
     if (sheet.kind !== 0 || read.has(sheet.offset)) continue;
     if (read.size === MAX_SHEETS) {
       blocks.push(restOfWorkbookLeftOut(`it has more than ${MAX_SHEETS} sheets`));

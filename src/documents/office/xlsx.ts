@@ -16,6 +16,7 @@ import { MAX_OFFICE_UNZIPPED_BYTES, unzipParts } from "./unzip.ts";
 import { children, descendants, intAttr, parseXml, type XmlElement } from "./xml.ts";
 import { formatCode, numberText } from "./xlsx-values.ts";
 import { cellPosition, cellsOf, sharedStrings } from "./xlsx-scan.ts";
+import { TextBudget } from "./text-budget.ts";
 
 const WORKBOOK_PARTS = new Set(["xl/workbook.xml", "xl/_rels/workbook.xml.rels", "xl/sharedStrings.xml", "xl/styles.xml", "docProps/core.xml"]);
 const decoder = new TextDecoder();
@@ -93,8 +94,8 @@ function hyperlinks(xml: string, rels: Map<string, { target: string; external: b
   return out;
 }
 
-/** Converts XLSX bytes to blocks. */
-export function xlsxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: string } {
+/** Converts XLSX bytes to blocks, within the document's text `budget` (text-budget.ts). */
+export function xlsxToBlocks(bytes: Uint8Array, text: TextBudget = new TextBudget()): { blocks: Block[]; title?: string } {
   const files = unzipParts(bytes, "XLSX", (name) => WORKBOOK_PARTS.has(name));
   if (!files["xl/workbook.xml"]) throw new DocumentCorruptError("XLSX", "xl/workbook.xml is missing");
   const workbook = parseXml(decoder.decode(files["xl/workbook.xml"]), "XLSX", "xl/workbook.xml");
@@ -107,11 +108,12 @@ export function xlsxToBlocks(bytes: Uint8Array): { blocks: Block[]; title?: stri
   const date1904 = /^(1|true)$/i.test(workbookPr?.getAttribute("date1904") ?? "");
   const strings = files["xl/sharedStrings.xml"] ? sharedStrings(decoder.decode(files["xl/sharedStrings.xml"])) : [];
   const formats = numberFormats(files["xl/styles.xml"] ? parseXml(decoder.decode(files["xl/styles.xml"]), "XLSX", "xl/styles.xml") : undefined);
-  const budget = cellBudget();
+  const budget = cellBudget(text);
   const blocks: Block[] = [];
   // A part is read once, however many sheet entries name it: 5,000 entries naming one 30 MB part were 5,000 reads.
   const read = new Set<string>();
   for (const sheet of sheets) {
+    if (text.cut) break; // the converter ends the document with a line saying so
     const data = sheet.part && !read.has(sheet.part) ? sheetFiles[sheet.part] : undefined;
     if (!data) continue; // a chart sheet or a dialog sheet (no cells), or a part already shown
     if (read.size === MAX_SHEETS) {
