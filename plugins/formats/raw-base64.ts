@@ -4,8 +4,18 @@
  * for clients that want the file itself (a PDF, an image, a page's original bytes before charset decoding). It
  * must be the only format of a request (refine.ts), and it reads nothing but the bytes, so the page is not parsed
  * and any content type is accepted ({@link FormatRenderer.bytesOnly}).
+ *
+ * The router answers it from the HTTP engine whenever it can (it never sends such a request to the browser because
+ * the page needs JavaScript). When the browser served the page (`waitFor`, `mobile`, `proxy: "enhanced"` …) the
+ * page's body is the rendered DOM, so the engine keeps the main document's bytes as they arrived
+ * (`artifacts.rawBase64`, src/engines/browser/raw-bytes.ts: from its HTTP cache, else its source text, exact for a
+ * UTF-8 page); when they are not exact, when the browser no longer had them, or when the page is a browser's copy
+ * from crawlbox's page cache, a warning says so (and the DOM is served in the last two cases).
  */
+import type { RawBytesArtifact } from "../../src/engines/browser/raw-bytes.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+
+const base64 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("base64");
 
 /** Renders `data.rawBase64`. */
 export const rawBase64Format: FormatRenderer = {
@@ -13,5 +23,15 @@ export const rawBase64Format: FormatRenderer = {
   needs: [],
   views: [],
   bytesOnly: true,
-  render: (ctx) => ({ rawBase64: Buffer.from(ctx.page.body.buffer, ctx.page.body.byteOffset, ctx.page.body.byteLength).toString("base64") }),
+  render(ctx) {
+    const fetched = ctx.page.artifacts?.rawBase64 as RawBytesArtifact | undefined;
+    if (fetched && "bytes" in fetched) {
+      const rawBase64 = base64(fetched.bytes);
+      return fetched.warning ? { rawBase64, warning: `rawBase64 is not exactly the bytes fetched: ${fetched.warning}.` } : { rawBase64 };
+    }
+    const rawBase64 = base64(ctx.page.body);
+    if (ctx.page.engine !== "browser") return { rawBase64 };
+    const why = fetched ? fetched.error : "this is a copy the browser made, from the cache (send maxAge: 0 for a fresh fetch)";
+    return { rawBase64, warning: `rawBase64 holds the page as the browser rebuilt it (its DOM, in UTF-8), not the bytes it fetched: ${why}.` };
+  },
 };

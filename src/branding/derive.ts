@@ -11,9 +11,11 @@
  *   ─▶ the elements that carry the role (primary button background, link colour, body text colour …)
  *   ─▶ a weighted vote of chromatic colours (buttons ×3, headings ×2, links and sections ×1)
  * ```
- * A field with no evidence on the page is left out rather than invented.
+ * A field with no evidence on the page is left out rather than invented, and so is a value the page's own styles do
+ * not set (the browser's black text and Times New Roman, evidence.ts).
  */
 import type { BrandingSnapshot, LogoCandidate, StyleSample } from "../engines/browser/branding.ts";
+import { ownStyle, styleEvidence } from "./evidence.ts";
 import { chromaticVote, type ColorRole, isChromatic, luminance, pageBackground, ranked, STATUS_HINTS, TEXT_ROLES, VAR_NAMES, varColor } from "./colors.ts";
 
 /** Button, input or other component style. */
@@ -47,7 +49,10 @@ export interface BrandingProfile {
 
 /** The deterministic profile of a snapshot (no LLM). */
 export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
-  const of = (kind: StyleSample["kind"]) => s.samples.filter((x) => x.kind === kind);
+  // Only what the page's own styles set: the browser's defaults (black text, Times New Roman) are not its brand.
+  const has = styleEvidence(s);
+  const samples = s.samples.map((x) => ownStyle(x, has));
+  const of = (kind: StyleSample["kind"]) => samples.filter((x) => x.kind === kind);
   const buttons = of("button");
   const headings = of("heading");
   const links = of("link");
@@ -66,7 +71,7 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
     ranked(headings.filter((h) => isChromatic(h.color)).map((h) => [h.color, h.area]))[0];
   const btnPrimary = pickPrimaryButton(buttons, colors.primary);
   const btnSecondary = pickSecondaryButton(buttons, btnPrimary);
-  const pool = chromaticVote(s.samples).filter((c) => c !== colors.primary);
+  const pool = chromaticVote(samples).filter((c) => c !== colors.primary);
   colors.secondary =
     fromVar("secondary") ??
     (btnSecondary ? [btnSecondary.background, btnSecondary.borderColor, btnSecondary.color].find((c) => isChromatic(c) && c !== colors.primary) : undefined) ??
@@ -74,7 +79,7 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
   colors.accent = fromVar("accent") ?? pool.find((c) => c !== colors.secondary);
 
   const mainText = dominantText(texts) ?? body;
-  colors.textPrimary = fromVar("textPrimary") ?? (mainText?.color || s.bodyColor || undefined);
+  colors.textPrimary = fromVar("textPrimary") ?? (mainText?.color || (has("color") ? s.bodyColor : "") || undefined);
   colors.link = fromVar("link") ?? ranked(links.filter((l) => l.color).map((l) => [l.color, 1]))[0];
   colors.textSecondary =
     fromVar("textSecondary") ??
@@ -88,7 +93,10 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
         .find(isChromatic);
   }
 
-  const stack = (sample: StyleSample | undefined) => (sample ? fontStack(sample.fontFamily) : undefined);
+  const stack = (sample: StyleSample | undefined) => {
+    const names = sample ? fontStack(sample.fontFamily) : [];
+    return names.length > 0 ? names : undefined;
+  };
   const h = (level: number) => headings.find((x) => x.level === level);
   const headingSample = h(1) ?? headings[0];
   const codeSample = of("code")[0];
@@ -98,22 +106,31 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
     const family = stacks[role]?.[0];
     if (family && !fonts.some((f) => f.family === family)) fonts.push({ family, role });
   }
-  const size = (x: StyleSample | undefined) => (x ? `${x.fontSize}px` : undefined);
-  const ratio = (x: StyleSample | undefined) => (x && x.lineHeight !== null && x.fontSize > 0 ? Math.round((x.lineHeight / x.fontSize) * 100) / 100 : undefined);
+  const size = (x: StyleSample | undefined) => (x && has("fontSize") ? `${x.fontSize}px` : undefined);
+  const weight = (x: StyleSample | undefined) => (x && has("fontWeight") ? x.fontWeight : undefined);
+  const ratio = (x: StyleSample | undefined) =>
+    x && has("lineHeight") && x.lineHeight !== null && x.fontSize > 0 ? Math.round((x.lineHeight / x.fontSize) * 100) / 100 : undefined;
 
   const inputs = of("input");
   const spacingSamples = [...buttons, ...inputs, ...of("section"), ...texts, ...headings];
-  const lengths = spacingSamples.flatMap((x) => [...x.padding, ...x.margin]);
+  const lengths = spacingSamples.flatMap((x) => [...(has("padding") ? x.padding : []), ...(has("margin") ? x.margin : [])]);
   const padding: Record<string, number> = {};
   const margins: Record<string, number> = {};
-  if (btnPrimary) Object.assign(padding, { buttonY: btnPrimary.padding[0], buttonX: btnPrimary.padding[1] });
-  if (inputs[0]) Object.assign(padding, { inputY: inputs[0].padding[0], inputX: inputs[0].padding[1] });
-  const section = mostCommon(of("section").map((x) => x.padding[0]).filter((n) => n > 0));
-  if (section !== undefined) padding.section = section;
-  const headingMargin = mostCommon(headings.map((x) => x.margin[1]).filter((n) => n > 0));
-  const paragraphMargin = mostCommon(texts.filter((x) => x.tag === "p").map((x) => x.margin[1]).filter((n) => n > 0));
-  if (headingMargin !== undefined) margins.heading = headingMargin;
-  if (paragraphMargin !== undefined) margins.paragraph = paragraphMargin;
+  if (has("padding")) {
+    if (btnPrimary) Object.assign(padding, { buttonY: btnPrimary.padding[0], buttonX: btnPrimary.padding[1] });
+    if (inputs[0]) Object.assign(padding, { inputY: inputs[0].padding[0], inputX: inputs[0].padding[1] });
+    const section = mostCommon(of("section").map((x) => x.padding[0]).filter((n) => n > 0));
+    if (section !== undefined) padding.section = section;
+  }
+  if (has("margin")) {
+    const headingMargin = mostCommon(headings.map((x) => x.margin[1]).filter((n) => n > 0));
+    const paragraphMargin = mostCommon(texts.filter((x) => x.tag === "p").map((x) => x.margin[1]).filter((n) => n > 0));
+    if (headingMargin !== undefined) margins.heading = headingMargin;
+    if (paragraphMargin !== undefined) margins.paragraph = paragraphMargin;
+  }
+  const radius = has("radius") ? mostCommon([...buttons, ...inputs].map((x) => x.borderRadius).filter((r) => parseFloat(r) > 0)) : undefined;
+  // Components are described only by what the page styles of them; the browser's grey button is not the brand's.
+  const styled = (["color", "background", "border", "radius", "shadow"] as const).some(has);
 
   const logo = pickLogo(s.logos, s.url);
   const images: BrandingProfile["images"] = {};
@@ -133,11 +150,13 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
       fontFamilies: prune({ primary: stacks.primary?.[0], heading: stacks.heading?.[0], code: stacks.code?.[0] }),
       fontStacks: prune(stacks),
       fontSizes: prune({ h1: size(h(1)), h2: size(h(2)), h3: size(h(3)), body: size(mainText), small: size(of("small")[0]) }),
-      fontWeights: prune({ h1: h(1)?.fontWeight, h2: h(2)?.fontWeight, h3: h(3)?.fontWeight, body: mainText?.fontWeight }),
+      fontWeights: prune({ h1: weight(h(1)), h2: weight(h(2)), h3: weight(h(3)), body: weight(mainText) }),
       lineHeights: prune({ heading: ratio(headingSample), body: ratio(mainText) }),
     },
-    spacing: prune({ baseUnit: baseUnit(lengths), borderRadius: mostCommon([...buttons, ...inputs].map((x) => x.borderRadius).filter((r) => parseFloat(r) > 0)), padding, margins }),
-    components: prune({ buttonPrimary: btnPrimary && component(btnPrimary), buttonSecondary: btnSecondary && component(btnSecondary), input: inputs[0] && component(inputs[0]) }),
+    spacing: prune({ baseUnit: baseUnit(lengths), borderRadius: radius, padding, margins }),
+    components: styled
+      ? prune({ buttonPrimary: btnPrimary && component(btnPrimary), buttonSecondary: btnSecondary && component(btnSecondary), input: inputs[0] && component(inputs[0]) })
+      : {},
     images,
   };
   const brandName = s.siteName ?? s.applicationName ?? (logo?.alt ? nameFromLogoAlt(logo.alt) : undefined) ?? nameFromTitle(s.title);
@@ -171,7 +190,8 @@ function dominantText(texts: StyleSample[]): StyleSample | undefined {
 }
 
 function component(x: StyleSample): ComponentStyle {
-  const out: ComponentStyle = { background: x.background || "transparent", textColor: x.color };
+  const out: ComponentStyle = { background: x.background || "transparent" };
+  if (x.color) out.textColor = x.color;
   if (x.borderColor) out.borderColor = x.borderColor;
   out.borderRadius = x.borderRadius;
   out.shadow = x.boxShadow;

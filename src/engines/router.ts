@@ -13,8 +13,13 @@
  *                └─ otherwise the HTTP page
  * browser finds a PDF or other document ─▶ HTTP fetch of it for the document pipeline (actions refused)
  * ```
- * A fallback browser attempt that fails (other than by timeout or abort) yields the HTTP page it started from, with
- * a warning that says so (`page.warning`); so does a page that needs JavaScript on a server without a browser.
+ * A fallback browser attempt that fails (a timeout included, but not an abort) yields the HTTP page it started from,
+ * with a warning that says so (`page.warning`); so does one that comes back cut short (a script in its `<head>` that
+ * never arrived, engines/browser/document-wait.ts) showing less text than the HTML as served, and a page that needs
+ * JavaScript on a server without a browser. The fallback attempt keeps {@link FALLBACK_ANSWER_RESERVE_MS} of the
+ * timeout back, so that the HTTP page is still answered within it. A request for the fetched bytes only
+ * (`rawBase64`) never falls back: the browser's page is not those bytes. When the browser is used anyway (`waitFor`,
+ * `mobile`, `proxy: enhanced` …), it is asked for the main document's bytes as they arrived ({@link RAW_BYTES_FORMAT}).
  * `page.engine` says which engine served and `page.proxyUsed` whether the enhanced mode was used.
  *
  * Upstream proxies ({@link upstreamProxyFor}): every attempt, HTTP or browser, names the configured upstream proxy
@@ -27,7 +32,7 @@ import type { RendererNeed } from "../scrape/renderer.ts";
 import type { ScrapeSpec } from "../scrape/spec.ts";
 import type { Action } from "../api/actions.ts";
 import { type BrowserEngine, type BrowserRequest, DocumentResponseError } from "./browser/engine.ts";
-import { looksBlocked, needsJavaScript, visibleText } from "./browser/detect.ts";
+import { looksBlocked, needsJavaScript, visibleText, visibleTextLength } from "./browser/detect.ts";
 import { normaliseCountry } from "./browser/emulation.ts";
 import type { Engine, Page } from "./types.ts";
 
@@ -112,7 +117,7 @@ export function createHttpRouter(http: Engine, upstreamProxies?: UpstreamProxies
       const upstream = upstreamProxyFor(upstreamProxies, "basic", spec.location?.country);
       const page = await httpFetch(http, spec, maxBodyBytes, spec.timeoutMs, signal, upstream);
       // Not silently: a page that shows nothing without its scripts would otherwise come back as an empty success.
-      const why = needsJavaScript(page);
+      const why = wantsOnlyRawBytes(spec) ? undefined : needsJavaScript(page);
       if (why) page.warning = `This page seems to need JavaScript to show its content (${why}), and this server runs without a browser (CRAWLBOX_BROWSER=off, or no Chromium): this is its HTML as served.`;
       return page;
     },
@@ -149,6 +154,24 @@ export function browserReasons(spec: ScrapeSpec, formatNeedsBrowser: (type: stri
 /** Least time worth starting a browser attempt with. */
 const MIN_BROWSER_BUDGET_MS = 1_000;
 
+/**
+ * Time a JavaScript fallback's browser attempt leaves of the timeout, so that when it runs out the HTTP page it
+ * started from is still answered within the timeout (rather than a 408 with nothing).
+ */
+export const FALLBACK_ANSWER_RESERVE_MS = 500;
+
+/**
+ * The format that wants the fetched bytes, unparsed (plugins/formats/raw-base64.ts): a request for it alone is
+ * answered from the HTTP engine when it can be, and a browser asked for it keeps the main document's bytes
+ * (`BrowserRequest.rawBytes`), as it keeps a screenshot for `screenshot`.
+ */
+export const RAW_BYTES_FORMAT = "rawBase64";
+
+/** Whether every format of `spec` wants only the fetched bytes (then a page's need of JavaScript does not matter). */
+export function wantsOnlyRawBytes(spec: ScrapeSpec): boolean {
+  return spec.formats.length > 0 && spec.formats.every((f) => f.type === RAW_BYTES_FORMAT);
+}
+
 /** The router with the HTTP engine and the browser engine. */
 export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
   const upstreamFor = (spec: ScrapeSpec, enhanced: boolean) =>
@@ -176,6 +199,7 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       };
     }
     if (spec.formats.some((f) => f.type === "branding")) req.branding = true;
+    if (spec.formats.some((f) => f.type === RAW_BYTES_FORMAT)) req.rawBytes = true;
     if (owner) req.tenant = owner.keyId;
     if (spec.profile && owner) req.profile = { keyId: owner.keyId, name: spec.profile.name, saveChanges: spec.profile.saveChanges };
     const upstream = upstreamFor(spec, stealth);
@@ -189,10 +213,11 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       const deadline = performance.now() + spec.timeoutMs;
       const left = () => Math.round(deadline - performance.now());
       const enhancedAsked = spec.proxy === "enhanced" || spec.proxy === "stealth";
-      const viaBrowser = async (stealth: boolean): Promise<Page> => {
-        if (left() <= 0) throw new ScrapeTimeoutError(spec.timeoutMs);
+      /** A browser attempt, with all the time left but `reserveMs`. */
+      const viaBrowser = async (stealth: boolean, reserveMs = 0): Promise<Page> => {
+        if (left() - reserveMs <= 0) throw new ScrapeTimeoutError(spec.timeoutMs);
         try {
-          const page = await o.browser.fetch(browserRequest(spec, maxBodyBytes, left(), stealth, owner), signal);
+          const page = await o.browser.fetch(browserRequest(spec, maxBodyBytes, left() - reserveMs, stealth, owner), signal);
           page.proxyUsed = stealth ? "stealth" : "basic";
           return page;
         } catch (err) {
@@ -214,13 +239,15 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
         }
       };
       /** Browser, then (proxy:auto) enhanced when the result looks blocked. */
-      const browserWithRetry = async (): Promise<Page> => {
-        const page = await viaBrowser(enhancedAsked);
-        if (spec.proxy !== "auto" || page.engine !== "browser" || left() < MIN_BROWSER_BUDGET_MS) return page;
-        const blocked = looksBlocked(page) ?? (page.text !== undefined && visibleText(page.text).length === 0 ? "empty page" : undefined);
+      const browserWithRetry = async (reserveMs = 0): Promise<Page> => {
+        const page = await viaBrowser(enhancedAsked, reserveMs);
+        if (spec.proxy !== "auto" || page.engine !== "browser" || left() - reserveMs < MIN_BROWSER_BUDGET_MS) return page;
+        // A page cut short (something it waits for never arrived) is empty for that reason, not because of a block.
+        const empty = !page.degraded && page.text !== undefined && visibleText(page.text).length === 0;
+        const blocked = looksBlocked(page) ?? (empty ? "empty page" : undefined);
         if (!blocked) return page;
         o.log.debug("router: retrying as enhanced", { url: spec.url, why: blocked });
-        return viaBrowser(true);
+        return viaBrowser(true, reserveMs);
       };
 
       const reasons = browserReasons(spec, o.formatNeedsBrowser);
@@ -228,20 +255,40 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
 
       const page = await httpFetch(o.http, spec, maxBodyBytes, spec.timeoutMs, signal, upstreamFor(spec, false));
       const blocked = spec.proxy === "auto" ? looksBlocked(page) : undefined;
-      const why = blocked ? `blocked (${blocked})` : needsJavaScript(page);
-      if (!why || left() < MIN_BROWSER_BUDGET_MS) return page;
+      // The fetched bytes are what rawBase64 asks for, whatever the page's scripts would make of them.
+      const why = blocked ? `blocked (${blocked})` : wantsOnlyRawBytes(spec) ? undefined : needsJavaScript(page);
+      if (!why || left() < MIN_BROWSER_BUDGET_MS + FALLBACK_ANSWER_RESERVE_MS) return page;
       o.log.debug("router: switching to the browser", { url: spec.url, why });
+      let rendered: Page;
       try {
-        return blocked ? await viaBrowser(true) : await browserWithRetry();
+        rendered = blocked ? await viaBrowser(true, FALLBACK_ANSWER_RESERVE_MS) : await browserWithRetry(FALLBACK_ANSWER_RESERVE_MS);
       } catch (err) {
-        if (signal?.aborted || err instanceof ScrapeTimeoutError) throw err;
-        o.log.warn("router: browser fallback failed; returning the HTTP page", { url: spec.url, error: (err as Error).message });
+        if (signal?.aborted) throw err;
+        const timedOut = err instanceof ScrapeTimeoutError;
+        o.log.warn(`router: browser fallback ${timedOut ? "timed out" : "failed"}; returning the HTTP page`, { url: spec.url, error: (err as Error).message });
         // The browser's own error stays in the log: it may name paths and addresses of this machine.
-        page.warning = `This page seems to need a browser (${why}), but the browser failed: this is its HTML as served.`;
+        page.warning = `This page seems to need a browser (${why}), but the browser ${timedOut ? "did not finish within the timeout" : "failed"}: this is its HTML as served.`;
         page.degraded = true;
         return page;
       }
+      if (!blocked && rendered.degraded && rendered.engine === "browser" && showsLess(rendered, page)) {
+        o.log.warn("router: the browser's page was cut short and shows less than the HTML as served; returning the HTTP page", { url: spec.url });
+        page.warning = `This page seems to need a browser (${why}), but in the browser it was cut short (something it waits for never arrived) and showed less: this is its HTML as served.`;
+        page.degraded = true;
+        return page;
+      }
+      return rendered;
     },
     close: o.closeBrowser,
   };
 }
+
+/** Whether the browser's `rendered` page shows less text than the `served` HTML (a page cut short by what never came). */
+function showsLess(rendered: Page, served: Page): boolean {
+  if (served.text === undefined) return false;
+  const servedChars = visibleTextLength(served.text, MAX_COMPARED_CHARS);
+  return rendered.text === undefined || visibleTextLength(rendered.text, servedChars) < servedChars;
+}
+
+/** Visible characters counted at most when comparing pages ({@link showsLess}): enough to tell "less". */
+const MAX_COMPARED_CHARS = 1_000_000;

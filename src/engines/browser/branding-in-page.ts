@@ -9,7 +9,7 @@ import type { BrandingSnapshot, LogoCandidate, SampleKind, StyleSample } from ".
 /**
  * Runs inside the page (serialised by puppeteer): everything it uses is defined in its body.
  */
-export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: number): BrandingSnapshot {
+export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: number, maxStyledElements: number): BrandingSnapshot {
   const doc = document;
   const root = doc.documentElement;
   const canvas = doc.createElement("canvas").getContext("2d", { willReadFrequently: true });
@@ -54,24 +54,57 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
     el ? `${typeof el.className === "string" ? el.className : (el.getAttribute("class") ?? "")} ${el.id}`.toLowerCase().trim() : "";
 
   // Custom properties: names from same-origin style sheets and the root's inline style; values as computed on the root.
+  // Also every other property some style of the page sets (sheets, `style` attributes, presentational attributes):
+  // what it sets nowhere is the browser's default, not the brand's. Unknown (undefined) past a cross-origin sheet
+  // or too many `style` attributes, since what it sets may then be anywhere.
   const names = new Set<string>();
+  const declared = new Set<string>();
+  let declaredKnown = true;
+  const NestedDeclarations = (globalThis as { CSSNestedDeclarations?: new () => CSSRule }).CSSNestedDeclarations;
   const walk = (rules: CSSRuleList) => {
     for (const rule of Array.from(rules)) {
-      if (rule instanceof CSSStyleRule) {
-        for (let i = 0; i < rule.style.length; i++) if (rule.style[i]!.startsWith("--")) names.add(rule.style[i]!);
+      if (rule instanceof CSSStyleRule || (NestedDeclarations && rule instanceof NestedDeclarations)) {
+        const style = (rule as CSSStyleRule).style;
+        for (let i = 0; i < style.length; i++) (style[i]!.startsWith("--") ? names : declared).add(style[i]!);
+      }
+      if (rule instanceof CSSImportRule) {
+        try {
+          if (rule.styleSheet) walk(rule.styleSheet.cssRules);
+        } catch {
+          declaredKnown = false; // a cross-origin import
+        }
       }
       const nested = (rule as CSSGroupingRule).cssRules;
       if (nested) walk(nested);
     }
   };
-  for (const sheet of Array.from(doc.styleSheets)) {
+  for (const sheet of [...Array.from(doc.styleSheets), ...Array.from(doc.adoptedStyleSheets ?? [])]) {
     try {
       walk(sheet.cssRules);
     } catch {
       // Cross-origin sheet: its rules are not readable.
+      declaredKnown = false;
     }
   }
   for (const el of [root, doc.body]) if (el) for (let i = 0; i < el.style.length; i++) if (el.style[i]!.startsWith("--")) names.add(el.style[i]!);
+  const styled = doc.querySelectorAll("[style]");
+  if (styled.length > maxStyledElements) declaredKnown = false;
+  else {
+    for (const el of Array.from(styled)) {
+      if (el === probe) continue;
+      const style = (el as Partial<ElementCSSInlineStyle>).style;
+      if (style) for (let i = 0; i < style.length; i++) declared.add(style[i]!);
+    }
+  }
+  const PRESENTATIONAL: [string, string][] = [
+    ["body[text], body[link], body[vlink], body[alink], font[color]", "color"],
+    ["font[face]", "font-family"],
+    ["font[size], basefont[size]", "font-size"],
+    ["[bgcolor]", "background-color"],
+    ["[cellpadding]", "padding-top"],
+    ["body[marginwidth], body[marginheight], body[leftmargin], body[topmargin]", "margin-top"],
+  ];
+  for (const [selector, property] of PRESENTATIONAL) if (doc.querySelector(selector)) declared.add(property);
   const rootStyle = getComputedStyle(root);
   const cssVars: BrandingSnapshot["cssVars"] = {};
   for (const name of Array.from(names).slice(0, 500)) {
@@ -188,6 +221,7 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
   const siteName = meta('meta[property="og:site_name"], meta[name="og:site_name"]');
   const applicationName = meta('meta[name="application-name"]');
   const themeColor = meta('meta[name="theme-color"]');
+  if (declaredKnown) snapshot.declaredProperties = Array.from(declared).sort();
   if (favicon) snapshot.favicon = favicon;
   if (ogImage) snapshot.ogImage = ogImage;
   if (siteName) snapshot.siteName = siteName;

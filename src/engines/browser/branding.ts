@@ -80,6 +80,13 @@ export interface BrandingSnapshot {
   cssVars: Record<string, { value: string; color?: string }>;
   samples: StyleSample[];
   logos: LogoCandidate[];
+  /**
+   * Every property (longhand, not custom) that some style of the page sets: a rule of its style sheets, a `style`
+   * attribute, a presentational attribute (`<font color>`, `<body text>` …). A sample's value for a property the page
+   * sets nowhere is the browser's default (Times New Roman, black text), not the brand's. Absent when not known (a
+   * cross-origin sheet, whose rules cannot be read, or more than {@link MAX_STYLED_ELEMENTS_READ} `style` attributes).
+   */
+  declaredProperties?: string[];
   /** Absolute URLs. */
   favicon?: string;
   ogImage?: string;
@@ -93,6 +100,8 @@ export type BrandingArtifact = BrandingSnapshot | { error: string };
 
 /** Longest inline SVG kept as a logo candidate. */
 export const MAX_SVG_CHARS = 30_000;
+/** Elements with a `style` attribute read for {@link BrandingSnapshot.declaredProperties}; past it, they are not known. */
+export const MAX_STYLED_ELEMENTS_READ = 10_000;
 /** Longest time the collection may take before the scrape goes on without it. */
 export const BRANDING_COLLECT_TIMEOUT_MS = 5_000;
 
@@ -121,7 +130,7 @@ export async function collectBranding(page: PuppeteerPage, timeoutMs = BRANDING_
     return await Promise.race([
       // In the isolated world: the page cannot redefine the DOM methods and getters the snapshot reads (a getter
       // answering a 250 MB string came back whole from the page's own world), nor what bounds their results.
-      isolatedRealm(page).evaluate(snapshotInPage, SAMPLE_LIMITS, MAX_SVG_CHARS),
+      isolatedRealm(page).evaluate(snapshotInPage, SAMPLE_LIMITS, MAX_SVG_CHARS, MAX_STYLED_ELEMENTS_READ),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`branding collection took longer than ${limit} ms`)), limit);
       }),

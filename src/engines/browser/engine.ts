@@ -5,8 +5,9 @@
  *
  * ```
  * lease ─▶ emulate device/place (+stealth) ─▶ request control ─▶ profile in ─▶ document size guard
- *       ─▶ goto (DOMContentLoaded) ─▶ load (a share of the time left) ─▶ smart wait ─▶ waitFor ─▶ actions
- *       ─▶ screenshot ─▶ DOM ─▶ profile out ─▶ release
+ *       ─▶ goto (DOMContentLoaded; a share of the time left once the document is in, document-wait.ts)
+ *       ─▶ load (a share of the time left) ─▶ smart wait ─▶ waitFor ─▶ actions
+ *       ─▶ screenshot (if the page renders) ─▶ DOM ─▶ fetched bytes (rawBase64) ─▶ profile out ─▶ release
  * ```
  *
  * The result is a {@link Page} like the HTTP engine's (status and headers of the last main-frame response), whose
@@ -60,6 +61,11 @@ export interface BrowserRequest {
   profile?: { keyId: string; name: string; saveChanges: boolean };
   /** The `branding` format is requested: collect its snapshot (`artifacts.branding`). */
   branding?: boolean;
+  /**
+   * The `rawBase64` format is requested: keep the main document's bytes as fetched (`artifacts.rawBase64`,
+   * raw-bytes.ts), since the page's body is the rendered DOM.
+   */
+  rawBytes?: boolean;
   /**
    * The API key the scrape is for (its id; undefined: an anonymous caller such as the CLI). A browser context is
    * only reused for scrapes of the same key, after a wipe (reuse.ts).

@@ -19,7 +19,9 @@ import { applyProfile, captureProfile } from "./profile.ts";
 import type { DocumentSizeGuard } from "./document-size.ts";
 import { readFinalPage } from "./final-page.ts";
 import type { AppliedEmulation } from "./emulation.ts";
-import { takeScreenshot } from "./screenshot.ts";
+import { RENDER_PROBE_MS, rendersFrames, takeScreenshot } from "./screenshot.ts";
+import { gotoParsed } from "./document-wait.ts";
+import { readFetchedBytes } from "./raw-bytes.ts";
 import { PageSetup } from "./setup.ts";
 import { LOAD_WAIT_SHARE, NetworkTracker, SMART_WAIT_CAP_MS, waitForLoadEvent, waitForQuiet } from "./wait.ts";
 
@@ -95,14 +97,11 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
     if (req.actions.length > 0 || req.screenshot) setup.invalidate();
   });
 
-  let navError: unknown;
-  // The document, not every subresource: `load` is waited for below, for a share of the time only.
-  const response = await page
-    .goto(req.url, { waitUntil: "domcontentloaded", timeout: Math.max(1, deadline - performance.now()) })
-    .catch((err: unknown) => {
-      navError = err;
-      return null;
-    });
+  // The document, not every subresource: `load` is waited for below, for a share of the time only; and once the
+  // document is all there, DOMContentLoaded too (document-wait.ts: a script in <head> that never answers holds it).
+  const navigation = await gotoParsed(page, req.url, deadline);
+  const navError = navigation.kind === "failed" ? navigation.error : undefined;
+  const response = navigation.kind === "parsed" ? navigation.response : null;
   const last = main ?? response ?? undefined;
   const lastType = mimeTypeOf(last?.headers()["content-type"]);
   // A download (Content-Disposition: attachment) is not rendered whatever its type: Chromium aborts the
@@ -118,7 +117,13 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
 
   const warnings: string[] = [];
   let loadTimedOut = false;
-  if (RENDERED_TYPES.has(lastType)) {
+  if (navigation.kind === "cut") {
+    // Parsing is held up (a parser-blocking script or a stylesheet that never arrives): no `load` or quiet to wait for.
+    loadTimedOut = true;
+    warnings.push(
+      `The page was not fully parsed within ${Math.round(navigation.waitedMs)} ms of its arrival (a script or stylesheet it waits for never arrived): this is the page as far as the browser got.`,
+    );
+  } else if (RENDERED_TYPES.has(lastType)) {
     const loadWaitMs = Math.max(0, (deadline - performance.now()) * LOAD_WAIT_SHARE);
     if (await waitForLoadEvent(page, loadWaitMs)) {
       await waitForQuiet(page, network, Math.min(SMART_WAIT_CAP_MS, Math.max(0, deadline - performance.now() - 200)));
@@ -129,8 +134,8 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
         `The page did not finish loading within ${Math.round(loadWaitMs)} ms (some of its resources never arrived): this is the page as it was then.`,
       );
     }
-    if (req.waitForMs > 0) await Bun.sleep(Math.min(req.waitForMs, Math.max(0, deadline - performance.now() - 100)));
   }
+  if (req.waitForMs > 0 && RENDERED_TYPES.has(lastType)) await Bun.sleep(Math.min(req.waitForMs, Math.max(0, deadline - performance.now() - 100)));
   const artifacts: PageArtifacts = {};
   // The page and its action results share one size limit, as a fetched page has.
   const budget = { leftBytes: req.maxBodyBytes };
@@ -140,7 +145,11 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
     artifacts.actions = await runActions(req.actions, { page, network, deadline, signal, budget, warnings, ...(device ? { device } : {}) });
   }
   // The format's `viewport` is the emulated device's size already (setup above).
-  if (req.screenshot) artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined, deadline });
+  // A page that did not finish loading may never be rendered (its <head> still waits): no picture then, not a 408
+  // (the format says why: a browser page without its screenshot is one the browser did not render).
+  if (req.screenshot && (!loadTimedOut || (await rendersFrames(page, Math.min(RENDER_PROBE_MS, Math.max(0, deadline - performance.now() - 200)))))) {
+    artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined, deadline });
+  }
   // Never fails the scrape: a failed or slow collection is `{ error }`, a warning in the document.
   if (req.branding) artifacts.branding = await collectBranding(page, deadline - performance.now() - 100);
 
@@ -154,6 +163,8 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
     leftBytes: budget.leftBytes,
     gate,
   });
+  // For rawBase64: the document as fetched, not the DOM read above (raw-bytes.ts).
+  if (req.rawBytes) artifacts.rawBase64 = await readFetchedBytes(page, finalResponse, deadline, req.maxBodyBytes);
   const finalType = mimeTypeOf(finalResponse.headers()["content-type"]);
   if (snapshot && req.profile && req.profile.saveChanges && profiles) {
     profiles.save(req.profile.keyId, req.profile.name, snapshot, await captureProfile(context, page, snapshot.state));
@@ -175,7 +186,7 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
     // A page cut short of `load` is not kept for others (a cache hit would lose its warning too).
     ...(loadTimedOut ? { degraded: true } : {}),
   };
-  if (artifacts.actions || artifacts.screenshot || artifacts.branding || req.profile) {
+  if (artifacts.actions || artifacts.screenshot || artifacts.branding || artifacts.rawBase64 || req.profile) {
     // Personal or binary results are never cached (the service caches only pages without artifacts).
     result.artifacts = { ...artifacts, ...(req.profile ? { profile: req.profile.name } : {}) };
   }

@@ -8,12 +8,12 @@
  * after it, so later actions and the format's screenshot see the page as they would have without it.
  *
  * A full page is measured in crawlbox's isolated world (page-reads.ts), where the page cannot redefine `scrollHeight`
- * (a page that said 0 was captured whole, and Chromium refused it). A page Chromium still finds too large ("Page is
- * too large": one wider than it captures) is the page's doing, not the browser failing: it is captured again at the
- * viewport's width, as a page cut for its height always is.
+ * (a page that said 0 was captured whole, and Chromium refused it). The picture is always a clip as wide as the
+ * viewport (never the page's scroll width: a page 8000 px wide gave an 8000-px-wide bitmap, and one wider than
+ * Chromium captures was refused with "Page is too large") and as tall as the page, cut to the bounded height.
  */
 import type { CDPSession, Page } from "puppeteer-core";
-import { isolatedRealm, readAcrossNavigation } from "./page-reads.ts";
+import { isolatedRealm, readAcrossNavigation, untilDeadline } from "./page-reads.ts";
 
 /**
  * Tallest full-page screenshot taken, in device pixels (CSS pixels × devicePixelRatio): Chromium refuses very tall
@@ -44,7 +44,7 @@ export interface DeviceControl {
 
 /** Options of {@link takeScreenshot}. */
 export interface ScreenshotOptions {
-  /** The whole page (cut to {@link maxFullPageCssHeight}) rather than the viewport. @default false */
+  /** The whole page, as wide as the viewport and cut to {@link maxFullPageCssHeight}, rather than the viewport. @default false */
   fullPage?: boolean;
   /** JPEG quality; PNG when absent. */
   quality?: number;
@@ -106,21 +106,16 @@ async function capture(page: Page, o: ScreenshotOptions, deadline: number): Prom
     () => untilLaidOut(deadline, async () => {
       const contentType = jpeg ? "image/jpeg" : "image/png";
       if (!o.fullPage) return { bytes: new Uint8Array(await page.screenshot({ type, ...quality, captureBeyondViewport: false })), contentType };
+      // Always a clip as wide as the viewport: puppeteer's `fullPage` captures the whole scroll width, and an 8000-px-wide
+      // page came back 8000 × 12000 (96 MP; Chromium grew by about 2.9 GB), past the documented 1920 × 16384.
       const size = await fullPageSize(page);
+      // No layout yet (a document just replaced): puppeteer's own words for it, so that untilLaidOut tries again.
+      if (size.width === 0 || size.height === 0) throw new Error(`Cannot take screenshot with 0 ${size.width === 0 ? "width" : "height"}.`);
       const maxCssHeight = maxFullPageCssHeight(size.width, size.ratio);
-      const cut = { x: 0, y: 0, width: Math.max(1, size.width), height: maxCssHeight };
-      if (size.height > maxCssHeight) {
-        return { bytes: new Uint8Array(await page.screenshot({ type, ...quality, clip: cut, captureBeyondViewport: true })), contentType, clippedAtPx: cut.height };
-      }
-      try {
-        return { bytes: new Uint8Array(await page.screenshot({ type, ...quality, fullPage: true, captureBeyondViewport: true })), contentType };
-      } catch (err) {
-        // Within the height allowed, so wider than Chromium captures: cut to the viewport's width, as a cut of the
-        // height always was (a width cut is not reported: the picture has the page's whole height).
-        if (!PAGE_TOO_LARGE.test(err instanceof Error ? err.message : String(err))) throw err;
-        const bytes = await page.screenshot({ type, ...quality, clip: { ...cut, height: Math.max(1, size.height) }, captureBeyondViewport: true });
-        return { bytes: new Uint8Array(bytes), contentType };
-      }
+      const cut = size.height > maxCssHeight;
+      const clip = { x: 0, y: 0, width: size.width, height: cut ? maxCssHeight : size.height };
+      const bytes = new Uint8Array(await page.screenshot({ type, ...quality, clip, captureBeyondViewport: true }));
+      return cut ? { bytes, contentType, clippedAtPx: clip.height } : { bytes, contentType };
     }),
     deadline,
   );
@@ -143,9 +138,6 @@ export async function untilLaidOut<T>(deadline: number, capture: () => Promise<T
     }
   }
 }
-
-/** Chromium's refusal of a capture larger than it can make (`Page.captureScreenshot`). */
-const PAGE_TOO_LARGE = /Page is too large/;
 
 /**
  * The page's height (the document's or its body's scroll height, the larger), its viewport's width and its pixel
@@ -172,4 +164,29 @@ async function setMetrics(session: CDPSession, m: DeviceMetrics): Promise<void> 
     screenWidth: m.width,
     screenHeight: m.height,
   });
+}
+
+/** Longest wait for an animation frame before a page is taken for one Chromium does not render. */
+export const RENDER_PROBE_MS = 1_000;
+
+/**
+ * Whether Chromium renders `page` (an animation frame comes within `timeoutMs`), asked in crawlbox's isolated world
+ * with the page's own timer as the bound, so nothing is left waiting. A page whose `<head>` still waits for a
+ * script or stylesheet that never arrives is never rendered, and a screenshot of it waits for ever (Chromium answers
+ * `Page.captureScreenshot` with the next frame): that scrape was a 408 with nothing. Asked only of a page that did not
+ * finish loading. A read that fails (the page navigated) counts as rendering: the capture decides then.
+ */
+export async function rendersFrames(page: Page, timeoutMs = RENDER_PROBE_MS): Promise<boolean> {
+  const probe = isolatedRealm(page)
+    .evaluate(
+      (ms: number) =>
+        new Promise<boolean>((resolve) => {
+          requestAnimationFrame(() => resolve(true));
+          setTimeout(() => resolve(false), ms);
+        }),
+      Math.max(0, Math.floor(timeoutMs)),
+    )
+    .catch(() => true);
+  // A page whose main thread is stuck never answers either: bounded from here too.
+  return await untilDeadline(probe, performance.now() + timeoutMs + 500, false);
 }

@@ -5,7 +5,8 @@
  *
  * `load` itself is waited for apart from the navigation ({@link waitForLoadEvent}), for a share of the time left
  * ({@link LOAD_WAIT_SHARE}): one subresource that never arrives (an image, an iframe) must not turn a page whose
- * document is all there into a timeout with nothing.
+ * document is all there into a timeout with nothing. `DOMContentLoaded` is bounded the same way once the document
+ * has arrived (document-wait.ts).
  *
  * - Network: requests in flight are counted from the page's own events (failed and blocked requests end too).
  * - DOM: a MutationObserver installed before any page script records the last mutation time.
