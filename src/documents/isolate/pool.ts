@@ -1,10 +1,12 @@
 /**
  * @module documents/isolate/pool
- * Document workers: the threads on which office files are converted and PDFs are read (documents/isolate/
- * document-worker.ts). Why: both are synchronous and their cost is not bounded by the file's size (a 100 KB DOCX
- * inflating to 32 MiB of XML parsed for 2.5 s; one PDF page of two million glyphs held mupdf for 1.1 s, ten times
- * that for a 2.5 MB file). On the main thread that stalls every request of the server and cannot be stopped at the
- * request's deadline; on a worker it can.
+ * Document workers: the threads on which office files are converted and PDFs are read and laid out (documents/
+ * isolate/document-worker.ts). Why: both are synchronous and their cost is not bounded by the file's size (a 100 KB
+ * DOCX inflating to 32 MiB of XML parsed for 2.5 s; one PDF page of two million glyphs held mupdf for 1.1 s, ten
+ * times that for a 2.5 MB file; the layout of 500 pages sharing one content stream, 87 KB, 2.4 s). On the main
+ * thread that stalls every request of the server and cannot be stopped at the request's deadline; on a worker it
+ * can. A call that fails rejects with the typed error the worker threw, or, for an error no reader typed (a
+ * RangeError), with the 422 of the document it was reading (protocol.ts, fromWireError).
  *
  * A document takes a {@link DocumentLease}: one worker to itself for its whole parse (a PDF stays open there
  * between pages; a release resets the worker). Two bounds: `size` calls compute at once (each conversion may take
@@ -20,7 +22,7 @@
 import { CrawlboxError } from "../../errors.ts";
 import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
 import { Permits } from "./permits.ts";
-import { type DocumentRequest, type DocumentResponse, type DocumentResults, fromWireError, READY_ID } from "./protocol.ts";
+import { type DocumentRequest, type DocumentResponse, type DocumentResults, type FailedRequest, fromWireError, READY_ID } from "./protocol.ts";
 
 /** How long a worker may stay without a lease before it is ended. */
 export const IDLE_MS = 30_000;
@@ -96,6 +98,8 @@ export interface DocumentWorkers {
 const DEFAULT_WORKER_PATH = workerScriptPath("documents/isolate/document-worker.ts");
 
 interface Pending {
+  /** What was asked (an untyped failure becomes the typed error of the document it was reading). */
+  request: FailedRequest;
   resolve(value: unknown): void;
   reject(err: Error): void;
   /** Gives back the call's compute permit. */
@@ -163,8 +167,7 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
       if (!p) return;
       slot.pending.delete(msg.id);
       p.done();
-      if (!msg.ok) p.reject(fromWireError(msg.error));
-      else if ("json" in msg) p.resolve(JSON.parse(msg.json));
+      if (!msg.ok) p.reject(fromWireError(msg.error, p.request));
       else p.resolve(msg.result);
     });
     worker.addEventListener("error", (event: ErrorEvent) => {
@@ -216,7 +219,7 @@ export function createDocumentWorkers(options: DocumentWorkersOptions): Document
         }
         const id = nextId++;
         return new Promise((resolve, reject) => {
-          slot.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, done });
+          slot.pending.set(id, { request, resolve: resolve as (v: unknown) => void, reject, done });
           slot.worker.postMessage({ ...request, id } as DocumentRequest);
         });
       },

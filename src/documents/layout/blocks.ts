@@ -56,11 +56,16 @@ function toRows(stream: TextLine[], streamStart: boolean): Row[] {
       } else merged.push(c);
     }
     row.cells = merged;
-    row.x0 = Math.min(...merged.map((c) => c.x0));
-    row.x1 = Math.max(...merged.map((c) => c.x1));
-    row.y0 = Math.min(...merged.map((c) => c.y0));
-    row.y1 = Math.max(...merged.map((c) => c.y1));
-    row.size = Math.max(...merged.map((c) => c.size));
+    // A loop, not Math.min(...cells): a row of a million cells passes the engine's argument limit (RangeError).
+    row.x0 = row.y0 = Infinity;
+    row.x1 = row.y1 = row.size = -Infinity;
+    for (const c of merged) {
+      row.x0 = Math.min(row.x0, c.x0);
+      row.x1 = Math.max(row.x1, c.x1);
+      row.y0 = Math.min(row.y0, c.y0);
+      row.y1 = Math.max(row.y1, c.y1);
+      row.size = Math.max(row.size, c.size);
+    }
     row.bold = merged.every((c) => c.bold);
     row.text = merged.map((c) => c.text.trim()).join(" ");
     row.links = merged.flatMap((c) => c.links ?? []);

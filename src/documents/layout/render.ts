@@ -96,8 +96,11 @@ export function blocksToMarkdown(blocks: Block[]): string {
         break;
       }
       case "code": {
-        // A fence longer than any run of backticks in the code, which would otherwise close it early.
-        const fence = "`".repeat(Math.max(3, ...Array.from(block.text.matchAll(/`+/g), (m) => m[0].length + 1)));
+        // A fence longer than any run of backticks in the code, which would otherwise close it early (a loop: a
+        // spread of a million runs passes the engine's argument limit).
+        let longest = 2;
+        for (const m of block.text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+        const fence = "`".repeat(longest + 1);
         out.push(`${fence}\n${block.text}\n${fence}`);
         break;
       }
@@ -133,6 +136,27 @@ function inlineHtml(content: Inline[], seen: Set<string>): string {
 
 /** HTML of `blocks` (a fragment wrapped in `<html><body>`, with `<title>` when given). */
 export function blocksToHtml(blocks: Block[], title?: string): string {
+  const head = title ? `<head><title>${esc(title)}</title></head>` : "";
+  return `<html>${head}<body>${blocksHtml(blocks)}${BODY_END}`;
+}
+
+const BODY_END = "</body></html>";
+
+/**
+ * Adds `blocks` at the end of a converted document's markdown and HTML, rendered as the rest: for what is said
+ * after the conversion (the line ending a PDF cut at its text budget, documents/pdf/text-budget.ts).
+ */
+export function appendBlocks(doc: { markdown: string; html: string }, blocks: Block[]): void {
+  if (blocks.length === 0) return;
+  const markdown = blocksToMarkdown(blocks);
+  doc.markdown = doc.markdown ? `${doc.markdown}\n${markdown}` : markdown;
+  const at = doc.html.endsWith(BODY_END) ? doc.html.length - BODY_END.length : doc.html.length;
+  const sep = doc.html.slice(0, at).endsWith("<body>") ? "" : "\n";
+  doc.html = `${doc.html.slice(0, at)}${sep}${blocksHtml(blocks)}${doc.html.slice(at)}`;
+}
+
+/** The `<body>` content of `blocks`. */
+function blocksHtml(blocks: Block[]): string {
   const out: string[] = [];
   const seen = new Set<string>();
   const inline = (content: Inline[]) => inlineHtml(content, seen);
@@ -185,6 +209,5 @@ export function blocksToHtml(blocks: Block[], title?: string): string {
         break;
     }
   }
-  const head = title ? `<head><title>${esc(title)}</title></head>` : "";
-  return `<html>${head}<body>${out.join("\n")}</body></html>`;
+  return out.join("\n");
 }

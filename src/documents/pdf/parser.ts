@@ -9,12 +9,13 @@
  *
  * Pages are processed in order and OCR jobs are bounded to the pool size plus one, so a huge scan never holds
  * more than a handful of page images at once. The whole document shares one deadline (the request's `timeout`).
- * mupdf itself runs in a document worker (documents/pdf/reader.ts), a few pages per call, so that a page costing
- * seconds neither holds the event loop nor runs past the deadline: the worker is stopped there.
+ * Everything but OCR runs in a document worker (documents/pdf/conversion.ts): mupdf, a few pages per call, and at
+ * the end the layout and rendering of the whole document, with the OCR'd pages' lines handed over. A page costing
+ * seconds in mupdf, or a document whose text takes seconds to lay out, then neither holds the event loop nor runs
+ * past the deadline: the worker is stopped there. The text layers stay on the worker; only renderings for OCR cross.
  */
 import type { Page } from "../../engines/types.ts";
 import type { ScrapeSpec } from "../../scrape/spec.ts";
-import { convertPages } from "../convert.ts";
 import { documentDeadline } from "../deadline.ts";
 import { detectKind } from "../detect.ts";
 import { PdfCorruptError } from "../errors.ts";
@@ -77,27 +78,30 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
         const { total } = await worker.call({ op: "pdfOpen", body: page.body });
         const limit = Math.min(total, opts.maxPages ?? total);
         parseOptions?.affordCredits?.(limit);
-        const pages: (PageText | undefined)[] = new Array(limit);
+        const ocrPages: PageText[] = [];
         const jobs: Promise<void>[] = [];
         const pending = new Set<Promise<void>>();
         let failed = 0;
         let lastError = "";
+        // The worker skips the pages past its text limits (documents/pdf/text-budget.ts): no need to ask for more.
+        let textFull = false;
 
         // Pages are read in batches, two batches ahead: the worker reads the next pages while this thread takes in
         // the last ones, and a message carries several pages.
         const ask = (batch: number) => {
           const from = batch * PAGES_PER_CALL;
-          if (from >= limit) return;
+          if (from >= limit || textFull) return;
           const read = worker.call({ op: "pdfPages", from, count: Math.min(PAGES_PER_CALL, limit - from), mode, dpi: options.ocr.dpi });
           read.catch(() => {}); // awaited below; a batch left behind when the parse fails must not go unhandled
           batches[batch] = read;
         };
         ask(0);
         ask(1);
-        for (let batch = 0; batch * PAGES_PER_CALL < limit; batch++) {
+        for (let batch = 0; batch * PAGES_PER_CALL < limit && batches[batch]; batch++) {
           deadline.check();
           const reads = await batches[batch]!;
           delete batches[batch];
+          textFull ||= reads.some((r) => r.kind === "skipped");
           ask(batch + 2);
           for (const [k, read] of reads.entries()) {
             const i = batch * PAGES_PER_CALL + k;
@@ -106,13 +110,10 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
               lastError = read.message;
               continue;
             }
-            if (read.kind === "text") {
-              pages[i] = read.page;
-              continue;
-            }
+            if (read.kind !== "ocr") continue; // a text layer stays on the worker; a skipped page is left out
             const { width, height } = read;
             const job = options.ocr.recognize(read.png, read.pointsPerPixel, spec.location?.languages, ocrSignal).then((lines) => {
-              pages[i] = { number: i + 1, width, height, lines, source: "ocr" };
+              ocrPages.push({ number: i + 1, width, height, lines, source: "ocr" });
             });
             jobs.push(job);
             pending.add(job);
@@ -125,17 +126,10 @@ export function createPdfParser(options: PdfParserOptions): DocumentParser {
         await Promise.all(jobs);
         if (failed === limit) throw new PdfCorruptError(lastError || "no readable page");
 
-        const summary = await worker.call({ op: "pdfFinish" });
-        const metadata: Record<string, unknown> = { numPages: limit, totalPages: total };
-        if (summary.title) metadata.title = summary.title;
-        if (summary.author) metadata.author = summary.author;
-        const got = pages.filter((p): p is PageText => p !== undefined);
-        // A repaired file (truncated download, broken xref) that yields nothing at all is damaged, not blank.
-        if (summary.repaired && got.every((p) => p.lines.length === 0)) {
-          throw new PdfCorruptError("the file is truncated or damaged and no content could be recovered");
-        }
-        const converted = convertPages(got, metadata, limit, { pageMarkers: opts.pageMarkers, pages: opts.pages });
-        if (opts.blocks) converted.fields = { ...converted.fields, warning: BLOCKS_WARNING };
+        // Laid out and rendered on the worker too: the request's deadline stops it there (documents/pdf/conversion.ts).
+        deadline.check();
+        const converted = await worker.call({ op: "pdfConvert", count: limit, ocrPages, options: { pageMarkers: opts.pageMarkers, pages: opts.pages } });
+        if (opts.blocks) converted.fields = { ...converted.fields, warning: [converted.fields?.warning, BLOCKS_WARNING].filter(Boolean).join(" ") };
         return converted;
       } catch (err) {
         throw deadline.wrap(err);

@@ -7,7 +7,8 @@
  * a worker can be stopped at the request's deadline, a WebAssembly call cannot.
  */
 import { PdfCorruptError, PdfEncryptedError } from "../errors.ts";
-import type { PdfMode, PdfPageResult, PdfSummary } from "../isolate/protocol.ts";
+import type { PdfMode, PdfOcrPage } from "../isolate/protocol.ts";
+import type { PageText } from "../layout/model.ts";
 import { readTextLayer, renderPage } from "./extract.ts";
 import type { Mupdf } from "./mupdf.ts";
 
@@ -19,6 +20,17 @@ export const MIN_PICTURE_COVERAGE = 0.05;
 export const PICTURE_PAGE_MAX_CHARS = 200;
 
 type MupdfDocument = InstanceType<Mupdf["Document"]>;
+
+/** The document-level facts read once every page is done. */
+export interface PdfSummary {
+  title?: string;
+  author?: string;
+  /** mupdf had to repair the file (truncated download, broken xref). */
+  repaired: boolean;
+}
+
+/** What one page gave: its text layer, its rendering for OCR, or why mupdf could not read it. */
+export type PageRead = { kind: "text"; page: PageText } | PdfOcrPage | { kind: "failed"; message: string };
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -65,7 +77,7 @@ export class PdfReader {
   }
 
   /** Page `index` (0-based): its text layer, or its rendering at `dpi` when `mode` says it needs OCR. */
-  page(index: number, mode: PdfMode, dpi: number): PdfPageResult {
+  page(index: number, mode: PdfMode, dpi: number): PageRead {
     let mp: ReturnType<MupdfDocument["loadPage"]>;
     try {
       mp = this.doc.loadPage(index);
