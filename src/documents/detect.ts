@@ -37,13 +37,12 @@ const encoder = new TextEncoder();
 
 /** Where `needle` first starts within the first `limit` bytes of `b` (-1: nowhere). */
 function indexOf(b: Uint8Array, needle: string, limit = b.length): number {
+  if (limit <= 0) return -1;
   const n = encoder.encode(needle);
-  const end = Math.min(limit - 1, b.length - n.length);
-  outer: for (let i = 0; i <= end; i++) {
-    for (let j = 0; j < n.length; j++) if (b[i + j] !== n[j]) continue outer;
-    return i;
-  }
-  return -1;
+  // Native search (a damaged 49 MB compound file is scanned whole: ~95 ms a byte at a time in JavaScript); the view
+  // ends where a match starting before `limit` would end.
+  const view = Buffer.from(b.buffer, b.byteOffset, Math.min(b.length, Math.max(0, limit - 1) + n.length));
+  return view.indexOf(n);
 }
 
 /** `s` as UTF-16LE code units spelled out as Latin-1 characters, for {@link contains} (stream names of compound files). */
