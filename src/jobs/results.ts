@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import type { SerializedError } from "../errors.ts";
 import { JOB_TTL_MS } from "./sqlite-store.ts";
 import { JOB_TTL_SQL, RACED_REDIRECT_CODE } from "./store-steps.ts";
+import { HELD_SQL } from "./task-intake.ts";
 import { taskOptions, type JobOptions } from "./types.ts";
 import type { ScrapeReplay } from "../scrape/run-options.ts";
 
@@ -224,12 +225,16 @@ export class JobResults {
     const r = this.db
       .query<{ queued: number | null; active: number | null }, [string]>(
         `SELECT SUM(t.status = 'queued') AS queued, SUM(t.status = 'active') AS active
-         FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE j.key_id = ? AND t.status IN ('queued', 'active')`,
+         FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE j.key_id = ? AND j.status = 'scraping' AND t.status IN ('queued', 'active')`,
       )
       .get(keyId);
-    // Tasks accepted and not yet in the queue (a large batch's, jobs/pending-tasks.ts) are waiting all the same.
+    // Tasks accepted and not yet in the queue (a large batch's, jobs/pending-tasks.ts) are waiting all the same; not
+    // those of a request still storing them (held for its intake), nor what a cancelled job has yet to set aside.
     const pending = this.db
-      .query<{ n: number | null }, [string]>("SELECT SUM(p.task_count - p.next_index) AS n FROM job_pending_tasks p JOIN jobs j ON j.id = p.job_id WHERE j.key_id = ?")
+      .query<{ n: number | null }, [string]>(
+        `SELECT SUM(p.task_count - p.next_index) AS n FROM job_pending_tasks p JOIN jobs j ON j.id = p.job_id
+         WHERE j.key_id = ? AND j.status = 'scraping' AND (p.intake IS NULL OR NOT ${HELD_SQL})`,
+      )
       .get(keyId);
     return { queued: (r?.queued ?? 0) + (pending?.n ?? 0), active: r?.active ?? 0 };
   }

@@ -4,13 +4,14 @@
  * cancel, errors, active crawls. The work itself happens in the worker pool; this service only writes to
  * and reads from the job store.
  */
-import type { BatchScrapeRequest } from "../api/batch.ts";
+import type { BatchScrapeRequest, BatchUrl } from "../api/batch.ts";
 import type { CrawlRequest } from "../api/crawl.ts";
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { CreditLedger } from "../auth/credits.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
 import { BadRequestError, JobFinishedError, NotFoundError, UnsupportedOptionError } from "../errors.ts";
+import { createYielder } from "../crawl/filter-yielding.ts";
 import { IdempotencyKeyUsedError } from "../idempotency/errors.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { ScrapeService } from "../scrape/service.ts";
@@ -21,6 +22,17 @@ import type { AppendedOptions, Job, JobOptions, NewTask } from "./types.ts";
 import { INLINE_TASKS } from "./pending-tasks.ts";
 import type { TaskLoader } from "./task-loader.ts";
 import type { WorkerPool } from "./worker-pool.ts";
+
+/** A job as a caller creates it: what the store fills in left out. */
+type NewJob = Omit<Job, "total" | "completed" | "creditsUsed" | "error" | "updatedAt" | "completedAt">;
+
+/** Batch URLs built between two looks at the clock (createBatchYielding): a look costs more than a task. */
+const TASKS_PER_CLOCK_READ = 1024;
+
+/** The task of a batch's `index`th URL; `stamp` makes its dedup key unique to the request (a batch may repeat a URL). */
+function batchTask(u: BatchUrl, stamp: string, index: number): NewTask {
+  return { kind: "page", url: u.url, sourceUrl: u.sourceURL, dedupKey: `${stamp}#${index}`, depth: 0 };
+}
 
 /** Dependencies of the job service. */
 export interface JobServiceDeps {
@@ -64,16 +76,21 @@ export class JobService {
     this.d.scrape.validate(specFromOptions(url, url, options, { zeroDataRetention: zdr }, this.d.config));
   }
 
-  private create(job: Omit<Job, "total" | "completed" | "creditsUsed" | "error" | "updatedAt" | "completedAt">, tasks: NewTask[], idempotencyKey?: string): Job {
+  private create(job: NewJob, tasks: NewTask[], idempotencyKey?: string): Job {
+    let created: Job;
     try {
-      const created = this.d.store.createJob(job, tasks, idempotencyKey);
-      this.d.pool.kick();
-      if (tasks.length > INLINE_TASKS) this.d.loader.kick();
-      return created;
+      created = this.d.store.createJob(job, tasks, idempotencyKey);
     } catch (err) {
-      if (err instanceof IdempotencyConflictError) throw new IdempotencyKeyUsedError();
-      throw err;
+      throw err instanceof IdempotencyConflictError ? new IdempotencyKeyUsedError() : err;
     }
+    this.kickAfterAdding(tasks.length);
+    return created;
+  }
+
+  /** Tells the pool about new tasks, and the loader when some were deferred (more than INLINE_TASKS). */
+  private kickAfterAdding(tasks: number): void {
+    this.d.pool.kick();
+    if (tasks > INLINE_TASKS) this.d.loader.kick();
   }
 
   /** Starts a crawl. */
@@ -110,39 +127,74 @@ export class JobService {
    * paid for the search before its results become a batch).
    */
   createBatch(req: BatchScrapeRequest, who: KeyIdentity, publicBaseUrl: string, idempotencyKey?: string, creditsUpFront = req.urls.length): Job {
+    const plan = this.planBatch(req, who, creditsUpFront);
+    const tasks = req.urls.map((u, i) => batchTask(u, plan.stamp, i));
+    if (!plan.append) return this.create(this.newBatchJob(req, who, publicBaseUrl), tasks, idempotencyKey);
+    try {
+      // Checked and recorded with the URLs, in one transaction: a retried append is refused, not queued twice.
+      this.d.store.reopenAndEnqueue(plan.append.jobId, tasks, plan.append.options, idempotencyKey);
+    } catch (err) {
+      throw err instanceof IdempotencyConflictError ? new IdempotencyKeyUsedError() : err;
+    }
+    this.kickAfterAdding(tasks.length);
+    return this.d.store.get(plan.append.jobId)!;
+  }
+
+  /**
+   * {@link createBatch} for a request's list of any size without holding the event loop (POST /v2/batch/scrape): the
+   * tasks are built a slice at a time, and more than INLINE_TASKS are stored a row per transaction, all or nothing
+   * (jobs/task-intake.ts). Resolves once they are all stored.
+   */
+  async createBatchYielding(req: BatchScrapeRequest, who: KeyIdentity, publicBaseUrl: string, idempotencyKey?: string): Promise<Job> {
+    if (req.urls.length <= INLINE_TASKS) return this.createBatch(req, who, publicBaseUrl, idempotencyKey);
+    const plan = this.planBatch(req, who, req.urls.length);
+    const tasks: NewTask[] = new Array(req.urls.length);
+    const pause = createYielder();
+    for (let i = 0; i < req.urls.length; i++) {
+      if (i % TASKS_PER_CLOCK_READ === 0) {
+        const wait = pause();
+        if (wait) await wait;
+      }
+      tasks[i] = batchTask(req.urls[i]!, plan.stamp, i);
+    }
+    try {
+      if (!plan.append) {
+        const created = await this.d.store.createJobYielding(this.newBatchJob(req, who, publicBaseUrl), tasks, idempotencyKey);
+        this.kickAfterAdding(tasks.length);
+        return created;
+      }
+      await this.d.store.reopenAndEnqueueYielding(plan.append.jobId, tasks, plan.append.options, idempotencyKey);
+    } catch (err) {
+      throw err instanceof IdempotencyConflictError ? new IdempotencyKeyUsedError() : err;
+    }
+    this.kickAfterAdding(tasks.length);
+    return this.d.store.get(plan.append.jobId)!;
+  }
+
+  /** Checks a batch request before anything is stored: its scrape options, the key's credits, the batch it adds to. */
+  private planBatch(req: BatchScrapeRequest, who: KeyIdentity, creditsUpFront: number): { stamp: string; append?: { jobId: string; options: AppendedOptions } } {
     const first = req.urls[0]?.url ?? "http://example.com/";
     this.validateScrapeOptions(first, req.scrapeOptions, req.zeroDataRetention);
     if (creditsUpFront > 0) this.d.ledger.assertCanSpend(who, creditsUpFront);
     const stamp = this.newId();
-    const tasks: NewTask[] = req.urls.map((u, i) => ({ kind: "page", url: u.url, sourceUrl: u.sourceURL, dedupKey: `${stamp}#${i}`, depth: 0 }));
-    if (req.appendToId) {
-      const job = this.owned(req.appendToId, who, "batch");
-      // Whether a page is kept is the batch's (its results, GET /v2/scrape/{id}): an append cannot change it.
-      if ((req.zeroDataRetention ?? false) !== (job.options.zeroDataRetention ?? false)) {
-        throw new BadRequestError(`appendToId: zeroDataRetention must match the batch's (${job.options.zeroDataRetention ?? false}).`);
-      }
-      const appended: AppendedOptions = { scrapeOptions: req.scrapeOptions as unknown as Record<string, unknown> };
-      if (req.webhook) appended.webhook = req.webhook;
-      try {
-        // Checked and recorded with the URLs, in one transaction: a retried append is refused, not queued twice.
-        this.d.store.reopenAndEnqueue(job.id, tasks, appended, idempotencyKey);
-      } catch (err) {
-        if (err instanceof IdempotencyConflictError) throw new IdempotencyKeyUsedError();
-        throw err;
-      }
-      this.d.pool.kick();
-      if (tasks.length > INLINE_TASKS) this.d.loader.kick();
-      return this.d.store.get(job.id)!;
+    if (!req.appendToId) return { stamp };
+    const job = this.owned(req.appendToId, who, "batch");
+    // Whether a page is kept is the batch's (its results, GET /v2/scrape/{id}): an append cannot change it.
+    if ((req.zeroDataRetention ?? false) !== (job.options.zeroDataRetention ?? false)) {
+      throw new BadRequestError(`appendToId: zeroDataRetention must match the batch's (${job.options.zeroDataRetention ?? false}).`);
     }
+    const options: AppendedOptions = { scrapeOptions: req.scrapeOptions as unknown as Record<string, unknown> };
+    if (req.webhook) options.webhook = req.webhook;
+    return { stamp, append: { jobId: job.id, options } };
+  }
+
+  /** The job row of a new batch. */
+  private newBatchJob(req: BatchScrapeRequest, who: KeyIdentity, publicBaseUrl: string): NewJob {
     const options: JobOptions = { scrapeOptions: req.scrapeOptions as unknown as Record<string, unknown> };
     if (req.webhook) options.webhook = req.webhook;
     if (req.maxConcurrency !== undefined) options.maxConcurrency = req.maxConcurrency;
     if (req.zeroDataRetention !== undefined) options.zeroDataRetention = req.zeroDataRetention;
-    return this.create(
-      { id: this.newId(), kind: "batch", keyId: who.keyId, status: "scraping", url: null, options, publicBaseUrl, createdAt: this.now(), expiresAt: this.now() + jobTtlMs(options) },
-      tasks,
-      idempotencyKey,
-    );
+    return { id: this.newId(), kind: "batch", keyId: who.keyId, status: "scraping", url: null, options, publicBaseUrl, createdAt: this.now(), expiresAt: this.now() + jobTtlMs(options) };
   }
 
   /** The job `id` if it belongs to `who` and is of `kind` (or one of them); 404 otherwise (no probing other keys' ids). */
@@ -184,18 +236,42 @@ export class JobService {
    * caller gets a 409 (upstream's), also when it finished between the caller reading it and this.
    */
   cancel(job: Job): void {
+    // Its tasks are never handed out from here on (jobs/task-leases.ts); the ones still queued are set aside after.
+    if (this.cancelNow(job)) void this.sweep(job.id).catch(() => {}); // a claim that meets what is left sets it aside
+  }
+
+  /**
+   * {@link cancel}, resolved once every task the job had waiting is set aside (`DELETE /v2/{crawl,batch/scrape}/{id}`):
+   * a chunk per transaction with the event loop free between (a 264,000-URL batch's in one statement held every
+   * other request ~1 s). A cancelled job's own cancel sets aside what a failed earlier sweep left.
+   */
+  async cancelAndSettle(job: Job): Promise<void> {
+    if (this.cancelNow(job) || this.d.store.get(job.id)?.status === "cancelled") await this.sweep(job.id);
+  }
+
+  /** Cancels `job` in the store (true), or says why not: false when it was cancelled already; a 409 when it ended. */
+  private cancelNow(job: Job): boolean {
     if (this.d.store.cancel(job.id)) {
       this.d.pool.abortJob(job.id);
-      return;
+      return true;
     }
     const status = this.d.store.get(job.id)?.status ?? job.status;
     if (status === "completed" || status === "failed") throw new JobFinishedError(status);
+    return false;
+  }
+
+  /** Sets aside what the ended job `jobId` still has waiting, a chunk per transaction with the event loop free between. */
+  private async sweep(jobId: string): Promise<void> {
+    while (this.d.store.sweepEnded(jobId) > 0) await new Promise((resolve) => setImmediate(resolve));
   }
 
   /** Cancels the crawls a monitor check started that are still running (see {@link JobOptions.monitorCheckId}); how many. */
   cancelMonitorCrawls(checkId: string): number {
     const cancelled = this.d.store.runningCrawlsOfCheck(checkId).filter((id) => this.d.store.cancel(id));
-    for (const id of cancelled) this.d.pool.abortJob(id);
+    for (const id of cancelled) {
+      this.d.pool.abortJob(id);
+      void this.sweep(id).catch(() => {});
+    }
     return cancelled.length;
   }
 }

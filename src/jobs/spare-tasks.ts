@@ -6,12 +6,16 @@
  * ended with fewer results than `limit` on a site that had more. The store keeps them here instead, in the order
  * found, and enqueues the first of them as places come free (store-steps.ts markFailed).
  *
- * They are kept in memory only: after a restart a crawl fills its freed places from pages it finds from then on. A
- * job enqueues at most {@link refillBudget} of them: when every page fails alike (an action whose selector most pages
- * lack), each refilled page failing would otherwise free a place for the next, through all the spares.
+ * They live in the job store's database (`job_spare_tasks`, `job_spare_counts`), written in the store's own
+ * transactions: a refill that rolls back keeps the page it took, and a crawl resumed after a restart still has them
+ * (in memory, both lost them). A job enqueues at most {@link refillBudget} of them: when every page fails alike (an
+ * action whose selector most pages lack), each refilled page failing would otherwise free a place for the next,
+ * through all the spares.
  */
-import type { NewTask } from "./types.ts";
+import { Database } from "bun:sqlite";
+import { migrate } from "../storage/database.ts";
 import { hostOf } from "./store-rows.ts";
+import type { NewTask } from "./types.ts";
 
 /** Most pages kept per job: enough to refill the places of many failed pages, bounded for a huge site. */
 export const MAX_SPARE_TASKS_PER_JOB = 1000;
@@ -24,18 +28,42 @@ export function refillBudget(limit: number): number {
   return Math.max(MIN_REFILL_BUDGET, Math.min(limit, MAX_SPARE_TASKS_PER_JOB));
 }
 
-/** Per job, its spare pages by dedup key in the order found, and how many it has enqueued. */
+/** A `job_spare_tasks` row as SQLite returns it. */
+type SpareRow = { dedup_key: string; url: string; source_url: string | null; depth: number; not_before: number | null; options_index: number | null };
+
+function toTask(r: SpareRow): NewTask {
+  const task: NewTask = { kind: "page", url: r.url, dedupKey: r.dedup_key, depth: r.depth };
+  if (r.source_url !== null) task.sourceUrl = r.source_url;
+  if (r.not_before !== null) task.notBefore = r.not_before;
+  if (r.options_index !== null) task.optionsIndex = r.options_index;
+  return task;
+}
+
+/**
+ * Per job, its spare pages by dedup key in the order found, and how many it has enqueued. Every method is one or a
+ * few statements on `db`, in the caller's transaction when there is one (the store's always is). Without a `db`, a
+ * private in-memory database of its own.
+ */
 export class SpareTasks {
-  private readonly jobs = new Map<string, { tasks: Map<string, NewTask>; enqueued: number }>();
+  constructor(private readonly db: Database = privateDatabase()) {}
 
   /** Keeps the pages among `tasks` (turned away at the limit) for `jobId`, up to {@link MAX_SPARE_TASKS_PER_JOB}. */
   keep(jobId: string, tasks: readonly NewTask[]): void {
-    let job = this.jobs.get(jobId);
+    let kept = this.count(jobId);
+    if (kept >= MAX_SPARE_TASKS_PER_JOB) return;
+    let position = this.db.query<{ p: number | null }, [string]>("SELECT MAX(position) AS p FROM job_spare_tasks WHERE job_id = ?").get(jobId)!.p ?? 0;
+    const insert = this.db.query(
+      `INSERT OR IGNORE INTO job_spare_tasks (job_id, dedup_key, position, url, source_url, depth, host, not_before, options_index)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
     for (const task of tasks) {
       if (task.kind !== "page") continue;
-      if (!job) this.jobs.set(jobId, (job = { tasks: new Map(), enqueued: 0 }));
-      if (job.tasks.size >= MAX_SPARE_TASKS_PER_JOB) return;
-      if (!job.tasks.has(task.dedupKey)) job.tasks.set(task.dedupKey, task);
+      if (kept >= MAX_SPARE_TASKS_PER_JOB) return;
+      const r = insert.run(jobId, task.dedupKey, position + 1, task.url, task.sourceUrl ?? null, task.depth, hostOf(task.url), task.notBefore ?? null, task.optionsIndex ?? null);
+      if (r.changes > 0) {
+        position++;
+        kept++;
+      }
     }
   }
 
@@ -45,32 +73,56 @@ export class SpareTasks {
    * for later); undefined when there is none to take.
    */
   take(jobId: string, unwelcomeHosts: ReadonlySet<string>, budget: number): NewTask | undefined {
-    const job = this.jobs.get(jobId);
-    if (!job || job.enqueued >= budget) return undefined;
-    for (const [key, task] of job.tasks) {
-      if (unwelcomeHosts.has(hostOf(task.url))) continue;
-      job.tasks.delete(key);
-      job.enqueued++;
-      return task;
-    }
-    return undefined;
+    if (this.enqueued(jobId) >= budget) return undefined;
+    const row = this.db
+      .query<SpareRow, [string, string]>(
+        `SELECT dedup_key, url, source_url, depth, not_before, options_index FROM job_spare_tasks
+         WHERE job_id = ? AND host NOT IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT 1`,
+      )
+      .get(jobId, JSON.stringify([...unwelcomeHosts]));
+    if (!row) return undefined;
+    this.db.query("DELETE FROM job_spare_tasks WHERE job_id = ? AND dedup_key = ?").run(jobId, row.dedup_key);
+    this.db
+      .query("INSERT INTO job_spare_counts (job_id, enqueued) VALUES (?, 1) ON CONFLICT (job_id) DO UPDATE SET enqueued = enqueued + 1")
+      .run(jobId);
+    return toTask(row);
   }
 
   /** Gives back, as the oldest, a page {@link take} took and the store did not enqueue (it was at its limit again). */
   giveBack(jobId: string, task: NewTask): void {
-    const job = this.jobs.get(jobId);
-    if (!job) return;
-    job.enqueued--;
-    job.tasks = new Map([[task.dedupKey, task], ...job.tasks]);
+    if (this.db.query("UPDATE job_spare_counts SET enqueued = enqueued - 1 WHERE job_id = ?").run(jobId).changes === 0) return;
+    const first = this.db.query<{ p: number | null }, [string]>("SELECT MIN(position) AS p FROM job_spare_tasks WHERE job_id = ?").get(jobId)!.p ?? 1;
+    this.db
+      .query(
+        `INSERT OR IGNORE INTO job_spare_tasks (job_id, dedup_key, position, url, source_url, depth, host, not_before, options_index)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(jobId, task.dedupKey, first - 1, task.url, task.sourceUrl ?? null, task.depth, hostOf(task.url), task.notBefore ?? null, task.optionsIndex ?? null);
   }
 
   /** Whether `jobId` has spare pages. */
   has(jobId: string): boolean {
-    return (this.jobs.get(jobId)?.tasks.size ?? 0) > 0;
+    return this.db.query("SELECT 1 FROM job_spare_tasks WHERE job_id = ? LIMIT 1").get(jobId) !== null;
   }
 
   /** Forgets `jobId` (it ended). */
   delete(jobId: string): void {
-    this.jobs.delete(jobId);
+    this.db.query("DELETE FROM job_spare_tasks WHERE job_id = ?").run(jobId);
+    this.db.query("DELETE FROM job_spare_counts WHERE job_id = ?").run(jobId);
   }
+
+  private count(jobId: string): number {
+    return this.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM job_spare_tasks WHERE job_id = ?").get(jobId)!.n;
+  }
+
+  private enqueued(jobId: string): number {
+    return this.db.query<{ n: number }, [string]>("SELECT enqueued AS n FROM job_spare_counts WHERE job_id = ?").get(jobId)?.n ?? 0;
+  }
+}
+
+/** An in-memory database with the schema, for a SpareTasks of its own (the store passes its database). */
+function privateDatabase(): Database {
+  const db = new Database(":memory:", { strict: true });
+  migrate(db);
+  return db;
 }

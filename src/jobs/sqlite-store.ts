@@ -5,27 +5,27 @@
  * `kill -9` at any moment leaves a consistent database that `recoverAll` resumes from.
  *
  * This file holds the job lifecycle (create, append, cancel, fail, read); task claiming and leases are in
- * jobs/task-leases, the in-transaction steps both share in jobs/store-steps, row mapping in jobs/store-rows.
+ * jobs/task-leases, the in-transaction steps both share in jobs/store-steps, an append's checks in
+ * jobs/store-appends, large lists stored a row per transaction in jobs/task-intake, row mapping in jobs/store-rows.
  */
 import type { Database } from "bun:sqlite";
-import { BadRequestError, type SerializedError } from "../errors.ts";
+import type { SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
-import { addTasks, type AddedTasks, dropPendingTasks, loadPendingChunk, type LoadedChunk, type PendingCache } from "./pending-tasks.ts";
+import { addTasks, type AddedTasks, type DeferredRow, dropPendingTasks, INLINE_TASKS, loadPendingChunk, type LoadedChunk, type PendingCache } from "./pending-tasks.ts";
 import { readJob, toJob, type JobRow } from "./store-rows.ts";
 import { SpareTasks } from "./spare-tasks.ts";
-import { type DrainHook, finishJobIfDone, insertTasks, JOB_TTL_SQL, type StoreContext } from "./store-steps.ts";
+import { acceptAppend, assertIdempotencyKeyUnused, reopenIfCompleted } from "./store-appends.ts";
+import { type DrainHook, finishJobIfDone, insertTasks, JOB_TTL_SQL, type StoreContext, sweepQueuedTasks } from "./store-steps.ts";
+import {
+  type AbandonedIntakes, CREATING_STATUS, DROP_ROWS_PER_TRANSACTION, dropAbandonedIntakes, findAbandonedIntakes, IntakeLostError, runIntake,
+} from "./task-intake.ts";
 import {
   claimTask, completeTask, failTask, reapExpired, recordHostOutcome, recoverActive, releaseTask, renewLease, retryTask,
 } from "./task-leases.ts";
 import type { AppendedOptions, ClaimLimits, Completion, Job, JobEventSink, JobStatus, JobStore, NewTask, Task } from "./types.ts";
 
-/** Different option sets one batch keeps from `appendToId` requests (each is read with every page of the job). */
-export const MAX_APPENDED_OPTION_SETS = 20;
-
 export { type DrainHook, JOB_TTL_MS, jobTtlMs, ZDR_JOB_TTL_MS } from "./store-steps.ts";
-
-/** Thrown by `createJob` when the key already used this idempotency key. */
-export class IdempotencyConflictError extends Error {}
+export { IdempotencyConflictError, MAX_APPENDED_OPTION_SETS } from "./store-appends.ts";
 
 /** SQLite implementation of the job store. */
 export class SqliteJobStore implements JobStore {
@@ -33,6 +33,11 @@ export class SqliteJobStore implements JobStore {
   private readonly ctx: StoreContext;
   /** Parsed lists of tasks waiting in `job_pending_tasks` (jobs/pending-tasks.ts). */
   private readonly pendingCache: PendingCache = new Map();
+  /**
+   * Jobs cancelled by this process whose queued tasks are still being set aside ({@link sweepEnded}): claims pass
+   * them over as they pass a busy job's, without reading them (task-leases.ts would set a chunk aside per claim).
+   */
+  private readonly sweeping = new Set<string>();
 
   constructor(
     private readonly db: Database,
@@ -42,7 +47,7 @@ export class SqliteJobStore implements JobStore {
     // whole index (a 100,000-task insert took 1.5–2 s, 1.0–1.3 s with these).
     newId: () => string = () => Bun.randomUUIDv7(),
   ) {
-    this.ctx = { db, now, newId, emit: (e) => this.sink(e), spares: new SpareTasks() };
+    this.ctx = { db, now, newId, emit: (e) => this.sink(e), spares: new SpareTasks(db) };
   }
 
   /**
@@ -62,40 +67,60 @@ export class SqliteJobStore implements JobStore {
     this.ctx.chargeHook = hook;
   }
 
-  /**
-   * Throws {@link IdempotencyConflictError} when `keyId` already used `idempotencyKey` (upstream's `x-idempotency-key`),
-   * to create a job or to add URLs to a batch (`batch_append_keys`). Call inside the transaction that records it.
-   */
-  private assertIdempotencyKeyUnused(keyId: string, idempotencyKey: string): void {
-    const used = this.db
+  /** Inserts the `jobs` row of `job` with `status` (the job's own, or `creating` while its tasks are written). */
+  private insertJobRow(job: Parameters<JobStore["createJob"]>[0], status: string, idempotencyKey: string | undefined, t: number): void {
+    this.db
       .query(
-        `SELECT 1 FROM jobs WHERE key_id = ?1 AND idempotency_key = ?2
-         UNION ALL SELECT 1 FROM batch_append_keys WHERE key_id = ?1 AND idempotency_key = ?2 LIMIT 1`,
+        `INSERT INTO jobs (id, kind, key_id, status, url, options, public_base_url, max_concurrency, idempotency_key,
+           created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .get(keyId, idempotencyKey);
-    if (used) throw new IdempotencyConflictError("Idempotency key already used");
+      .run(job.id, job.kind, job.keyId, status, job.url, JSON.stringify(job.options), job.publicBaseUrl,
+        job.options.maxConcurrency ?? null, idempotencyKey ?? null, t, t, job.expiresAt);
   }
 
   createJob(job: Parameters<JobStore["createJob"]>[0], tasks: NewTask[], idempotencyKey?: string): Job {
     let added: AddedTasks = { added: 0 };
     const created = immediate(this.db, () => {
-      if (idempotencyKey !== undefined) this.assertIdempotencyKeyUnused(job.keyId, idempotencyKey);
-      const t = this.now();
-      this.db
-        .query(
-          `INSERT INTO jobs (id, kind, key_id, status, url, options, public_base_url, max_concurrency, idempotency_key,
-             created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(job.id, job.kind, job.keyId, job.status, job.url, JSON.stringify(job.options), job.publicBaseUrl,
-          job.options.maxConcurrency ?? null, idempotencyKey ?? null, t, t, job.expiresAt);
+      if (idempotencyKey !== undefined) assertIdempotencyKeyUnused(this.db, job.keyId, idempotencyKey);
+      this.insertJobRow(job, job.status, idempotencyKey, this.now());
       added = addTasks(this.ctx, job.id, tasks, Number.MAX_SAFE_INTEGER);
       this.ctx.emit({ job: readJob(this.db, job.id)!, event: "started", success: true, data: [] });
       // A job with nothing to do (e.g. a batch whose URLs were all invalid) is complete at once.
       finishJobIfDone(this.ctx, job.id);
       return readJob(this.db, job.id)!;
     });
-    this.cacheDeferred(added);
+    this.cacheDeferred(added.deferred);
     return created;
+  }
+
+  /**
+   * {@link createJob} without holding the event loop for a large list (jobs/task-intake.ts): the job is `creating`
+   * (hidden) while its tasks are written a row per transaction, then becomes the job, its rows pending, in one last
+   * transaction. It resolves once that has committed; on failure nothing is left (what a dead process left is dropped
+   * at the next start). A list of at most {@link INLINE_TASKS} is created by createJob, in one transaction.
+   */
+  async createJobYielding(job: Parameters<JobStore["createJob"]>[0], tasks: NewTask[], idempotencyKey?: string): Promise<Job> {
+    if (tasks.length <= INLINE_TASKS) return this.createJob(job, tasks, idempotencyKey);
+    const { result, rows } = await runIntake(this.db, job.id, tasks, this.now(), {
+      creatingJobId: job.id,
+      open: () => {
+        // Checked (and the key taken) first: a retry of the same request meanwhile is refused, not accepted twice.
+        if (idempotencyKey !== undefined) assertIdempotencyKeyUnused(this.db, job.keyId, idempotencyKey);
+        this.insertJobRow(job, CREATING_STATUS, idempotencyKey, this.now());
+      },
+      accept: (close) => {
+        const r = this.db
+          .query("UPDATE jobs SET status = ?, total = ?, updated_at = ? WHERE id = ? AND status = ?")
+          .run(job.status, tasks.length, this.now(), job.id, CREATING_STATUS);
+        if (r.changes !== 1) throw new IntakeLostError();
+        close();
+        const started = readJob(this.db, job.id)!;
+        this.ctx.emit({ job: started, event: "started", success: true, data: [] });
+        return started;
+      },
+    });
+    this.cacheDeferred(rows);
+    return result;
   }
 
   enqueue(jobId: string, tasks: NewTask[], limit: number): number {
@@ -115,13 +140,23 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
-  /** Keeps a committed pending row's parsed tasks, so that its chunks do not parse them again. */
-  private cacheDeferred(added: AddedTasks): void {
-    if (added.deferred) this.pendingCache.set(added.deferred.token, added.deferred.tasks);
+  /** Keeps committed pending rows' parsed tasks, so that loading them does not parse them again. */
+  private cacheDeferred(rows: DeferredRow[] | undefined): void {
+    for (const row of rows ?? []) this.pendingCache.set(row.token, row.tasks);
+  }
+
+  /** What a previous process left half-accepted (jobs/task-intake.ts); read at start, before any request. */
+  findAbandonedIntakes(): AbandonedIntakes {
+    return findAbandonedIntakes(this.db);
+  }
+
+  /** Drops what {@link findAbandonedIntakes} found, a few rows per transaction with the event loop free between. */
+  dropAbandonedIntakes(abandoned: AbandonedIntakes): Promise<void> {
+    return dropAbandonedIntakes(this.db, abandoned);
   }
 
   claim(owner: string, leaseMs: number, limits: ClaimLimits): Task | undefined {
-    return claimTask(this.ctx, owner, leaseMs, limits);
+    return claimTask(this.ctx, owner, leaseMs, this.sweeping.size === 0 ? limits : { ...limits, busyJobs: [...limits.busyJobs, ...this.sweeping] });
   }
 
   renew(taskId: string, owner: string, leaseMs: number): boolean {
@@ -161,44 +196,43 @@ export class SqliteJobStore implements JobStore {
   reopenAndEnqueue(jobId: string, tasks: NewTask[], appended?: AppendedOptions, idempotencyKey?: string): number {
     let result: AddedTasks = { added: 0 };
     const added = immediate(this.db, () => {
-      const job = readJob(this.db, jobId);
-      if (!job || job.status === "cancelled" || job.status === "failed") {
-        throw new BadRequestError(`Batch ${jobId} is ${job?.status ?? "unknown"} and cannot take more URLs.`);
-      }
-      if (idempotencyKey !== undefined) {
-        this.assertIdempotencyKeyUnused(job.keyId, idempotencyKey);
-        this.db
-          .query("INSERT INTO batch_append_keys (key_id, idempotency_key, job_id, created_at) VALUES (?, ?, ?, ?)")
-          .run(job.keyId, idempotencyKey, jobId, this.now());
-      }
-      if (appended && tasks.length > 0) {
-        // The request's own options go with its URLs: kept in the job, each task pointing at them. Options the job
-        // already has (its own, or an earlier append's) are reused, so a client appending URL by URL adds nothing.
-        // (An append without a webhook announces its pages to the batch's: its scrape options alone tell it apart.)
-        const key = JSON.stringify(appended);
-        const same = (o: AppendedOptions) => JSON.stringify(o) === key;
-        const list = job.options.appended ?? [];
-        const isOwn =
-          JSON.stringify(appended.scrapeOptions) === JSON.stringify(job.options.scrapeOptions) &&
-          (appended.webhook === undefined || JSON.stringify(appended.webhook) === JSON.stringify(job.options.webhook));
-        let index: number | undefined = isOwn ? undefined : list.findIndex(same);
-        if (index === -1) {
-          if (list.length >= MAX_APPENDED_OPTION_SETS) {
-            throw new BadRequestError(`Batch ${jobId} already has ${MAX_APPENDED_OPTION_SETS} different sets of options from appendToId; start a new batch for more.`);
-          }
-          this.db.query("UPDATE jobs SET options = ? WHERE id = ?").run(JSON.stringify({ ...job.options, appended: [...list, appended] }), jobId);
-          index = list.length;
-        }
-        if (index !== undefined) tasks = tasks.map((t) => ({ ...t, optionsIndex: index }));
-      }
+      const { job, optionsIndex } = acceptAppend(this.ctx, jobId, tasks.length > 0 ? appended : undefined, idempotencyKey);
+      if (optionsIndex !== undefined) tasks = tasks.map((t) => ({ ...t, optionsIndex }));
       result = addTasks(this.ctx, jobId, tasks, Number.MAX_SAFE_INTEGER);
-      if ((result.added > 0 || result.deferred) && job.status === "completed") {
-        this.db.query("UPDATE jobs SET status = 'scraping', completed_at = NULL, updated_at = ? WHERE id = ?").run(this.now(), jobId);
-      }
+      if (result.added > 0 || result.deferred) reopenIfCompleted(this.ctx, job);
       return result.added;
     });
-    this.cacheDeferred(result);
+    this.cacheDeferred(result.deferred);
     return added;
+  }
+
+  /**
+   * {@link reopenAndEnqueue} without holding the event loop for a large list (jobs/task-intake.ts): the tasks are
+   * written a row per transaction, held, and become the batch's in one last transaction, which checks and records
+   * what reopenAndEnqueue does. The same checks run before anything is written, so that a refused append is refused
+   * at once. A list of at most {@link INLINE_TASKS} is added by reopenAndEnqueue, in one transaction.
+   */
+  async reopenAndEnqueueYielding(jobId: string, tasks: NewTask[], appended?: AppendedOptions, idempotencyKey?: string): Promise<number> {
+    if (tasks.length <= INLINE_TASKS) return this.reopenAndEnqueue(jobId, tasks, appended, idempotencyKey);
+    // A dry run: the checks of the last transaction, rolled back.
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      acceptAppend(this.ctx, jobId, appended, idempotencyKey);
+    } finally {
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+    }
+    const { result: optionsIndex, rows } = await runIntake(this.db, jobId, tasks, this.now(), {
+      accept: (close) => {
+        const accepted = acceptAppend(this.ctx, jobId, appended, idempotencyKey);
+        close(accepted.optionsIndex);
+        this.db.query("UPDATE jobs SET total = total + ?, updated_at = ? WHERE id = ?").run(tasks.length, this.now(), jobId);
+        reopenIfCompleted(this.ctx, accepted.job);
+        return accepted.optionsIndex;
+      },
+    });
+    if (optionsIndex !== undefined) for (const row of rows) for (const t of row.tasks) t.optionsIndex = optionsIndex;
+    this.cacheDeferred(rows);
+    return 0;
   }
 
   /** Gives up on a host after `threshold` attempts in a row it did not answer; see {@link recordHostOutcome}. */
@@ -214,21 +248,55 @@ export class SqliteJobStore implements JobStore {
       .map((r) => r.id);
   }
 
-  /** Cancels a job: queued tasks are dropped, running ones finish but their results are discarded. */
+  /**
+   * Cancels a job: running tasks end now (their results are discarded), and from this transaction on none of its
+   * tasks is handed out (jobs/task-leases.ts claims only a running job's). Its pending rows and queued tasks are set
+   * aside here up to a chunk, the rest by {@link sweepEnded}: one statement over a 264,000-URL batch's tasks held
+   * every other request ~1 s.
+   */
   cancel(jobId: string): boolean {
     return immediate(this.db, () => {
       const job = readJob(this.db, jobId);
       if (!job || job.status !== "scraping") return false;
       const t = this.now();
-      this.db.query("UPDATE tasks SET status = 'cancelled', lease_owner = NULL WHERE job_id = ? AND status IN ('queued', 'active')").run(jobId);
-      dropPendingTasks(this.db, this.pendingCache, jobId);
+      // The running pages: a few (the pool's concurrency), through the job's status index.
+      this.db.query("UPDATE tasks SET status = 'cancelled', lease_owner = NULL WHERE job_id = ? AND status = 'active'").run(jobId);
       this.ctx.spares.delete(jobId);
       this.db
         .query(`UPDATE jobs SET status = 'cancelled', updated_at = ?, completed_at = ?, expires_at = ? + ${JOB_TTL_SQL} WHERE id = ?`)
         .run(t, t, t, jobId);
+      this.sweepStep(jobId);
+      if (this.hasWaiting(jobId)) this.sweeping.add(jobId);
       this.ctx.emit({ job: readJob(this.db, jobId)!, event: "cancelled", success: false, data: [], error: "The job was cancelled." });
       return true;
     });
+  }
+
+  /**
+   * Sets aside one chunk of what an ended (cancelled or failed) job still has waiting: pending rows first, then
+   * queued tasks (set `cancelled`); returns how much, 0 once nothing is left. Nothing for a running job.
+   */
+  sweepEnded(jobId: string): number {
+    const swept = immediate(this.db, () => {
+      const job = readJob(this.db, jobId);
+      return !job || job.status === "scraping" || job.status === CREATING_STATUS ? 0 : this.sweepStep(jobId);
+    });
+    if (swept === 0) this.sweeping.delete(jobId);
+    return swept;
+  }
+
+  /** Whether `jobId` has tasks queued or pending rows (held ones included). */
+  private hasWaiting(jobId: string): boolean {
+    return (
+      this.db.query("SELECT 1 FROM tasks WHERE job_id = ? AND status = 'queued' LIMIT 1").get(jobId) !== null ||
+      this.db.query("SELECT 1 FROM job_pending_tasks WHERE job_id = ? LIMIT 1").get(jobId) !== null
+    );
+  }
+
+  /** One chunk of {@link sweepEnded}, in the caller's transaction. */
+  private sweepStep(jobId: string): number {
+    const rows = dropPendingTasks(this.db, this.pendingCache, jobId, DROP_ROWS_PER_TRANSACTION);
+    return rows > 0 ? rows : sweepQueuedTasks(this.db, jobId);
   }
 
   /** Marks a job failed (e.g. its kickoff could not run); pending tasks are cancelled. */
@@ -245,14 +313,16 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
+  /** The job `jobId`; undefined for none, and for one still `creating` (its tasks are being written: not a job yet). */
   get(jobId: string): Job | undefined {
-    return readJob(this.db, jobId);
+    const job = readJob(this.db, jobId);
+    return job && job.status !== CREATING_STATUS ? job : undefined;
   }
 
   list(keyId: string, status?: JobStatus): Job[] {
     const rows = status
       ? this.db.query<JobRow, [string, string]>("SELECT * FROM jobs WHERE key_id = ? AND status = ? ORDER BY created_at").all(keyId, status)
-      : this.db.query<JobRow, [string]>("SELECT * FROM jobs WHERE key_id = ? ORDER BY created_at").all(keyId);
+      : this.db.query<JobRow, [string, string]>("SELECT * FROM jobs WHERE key_id = ? AND status != ? ORDER BY created_at").all(keyId, CREATING_STATUS);
     return rows.map(toJob);
   }
 }

@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import type { SerializedError } from "../errors.ts";
 import { hostOf, optionsIndexOf, readJob, type TaskRow } from "./store-rows.ts";
 import { refillBudget, type SpareTasks } from "./spare-tasks.ts";
+import { HELD_SQL } from "./task-intake.ts";
 import type { Job, JobEvent, NewTask } from "./types.ts";
 
 /** Asked for last tasks when a job has nothing queued or running; returning none lets the job complete. */
@@ -90,6 +91,19 @@ export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], 
 }
 
 /**
+ * Queued tasks of an ended job that one transaction sets `cancelled` (sqlite-store.ts sweepEnded, task-leases.ts
+ * claim): ~10–20 µs each across the tasks' indexes, so one chunk stays within a few tens of ms.
+ */
+export const SWEEP_CHUNK_TASKS = 1000;
+
+/** Sets up to {@link SWEEP_CHUNK_TASKS} of `jobId`'s queued tasks `cancelled`; how many. In the caller's transaction. */
+export function sweepQueuedTasks(db: Database, jobId: string): number {
+  return db
+    .query("UPDATE tasks SET status = 'cancelled', lease_owner = NULL WHERE rowid IN (SELECT rowid FROM tasks WHERE job_id = ? AND status = 'queued' LIMIT ?)")
+    .run(jobId, SWEEP_CHUNK_TASKS).changes;
+}
+
+/**
  * The error of a crawl page that redirected to a page the crawl already has (upstream's code). It counts as a
  * finished page but is left out of `/errors` (api-v2.md §3.3, §5.6): the page itself is in the results.
  */
@@ -144,8 +158,9 @@ export function finishJobIfDone(ctx: StoreContext, jobId: string): void {
   const pending = db
     .query<{ one: number }, [string]>("SELECT 1 AS one FROM tasks WHERE job_id = ? AND status IN ('queued', 'active') LIMIT 1")
     .get(jobId);
-  // Tasks accepted but not yet queued (jobs/pending-tasks.ts): the job is not done, they have yet to run.
-  if (pending || db.query("SELECT 1 FROM job_pending_tasks WHERE job_id = ? LIMIT 1").get(jobId)) return;
+  // Tasks accepted but not yet queued (jobs/pending-tasks.ts): the job is not done, they have yet to run. Not those
+  // an append is still storing (held, jobs/task-intake.ts): its last transaction runs a completed batch again.
+  if (pending || db.query(`SELECT 1 FROM job_pending_tasks p WHERE p.job_id = ? AND (p.intake IS NULL OR NOT ${HELD_SQL}) LIMIT 1`).get(jobId)) return;
   if (ctx.drainHook) {
     const job = readJob(db, jobId);
     if (job && job.status === "scraping" && insertTasks(ctx, jobId, ctx.drainHook(job), Number.MAX_SAFE_INTEGER) > 0) return;

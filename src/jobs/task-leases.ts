@@ -7,7 +7,7 @@
 import { SITE_ERROR_STATUS, type SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
 import { hostOf, optionsIndexOf, ownedTask, readJob, toTask, type TaskRow } from "./store-rows.ts";
-import { finishJobIfDone, insertTasks, markFailed, RACED_REDIRECT_CODE, type StoreContext } from "./store-steps.ts";
+import { finishJobIfDone, insertTasks, markFailed, RACED_REDIRECT_CODE, type StoreContext, sweepQueuedTasks } from "./store-steps.ts";
 import type { ClaimLimits, Completion, Task } from "./types.ts";
 
 /**
@@ -17,12 +17,29 @@ import type { ClaimLimits, Completion, Task } from "./types.ts";
  */
 const CLAIM_HEAD_ROWS = 256;
 
-/** Leases the oldest runnable task to `owner`, skipping busy hosts, jobs and job-hosts (JobStore.claim). */
+/**
+ * Chunks of an ended job's queued tasks one claim sets aside when it meets them before giving up (see claimTask):
+ * one, a few tens of ms (a claim per worker runs back to back when a cancel frees the pool).
+ */
+const SWEEPS_PER_CLAIM = 1;
+
+/**
+ * Leases the oldest runnable task to `owner`, skipping busy hosts, jobs and job-hosts (JobStore.claim). A task of a
+ * job that is not running is never handed out: a cancelled job's queued tasks are set `cancelled` a chunk at a time
+ * after its cancel (sqlite-store.ts sweepEnded, which passes the job as busy meanwhile), and a process that died
+ * meanwhile leaves the rest queued. A claim that meets them sets a chunk aside and looks again.
+ */
 export function claimTask(ctx: StoreContext, owner: string, leaseMs: number, limits: ClaimLimits): Task | undefined {
   const { db } = ctx;
+  const jobStatus = db.query<{ status: string }, [string]>("SELECT status FROM jobs WHERE id = ?");
   return immediate(db, () => {
     const t = ctx.now();
-    const row = oldestRunnable(ctx, t, limits);
+    let row = oldestRunnable(ctx, t, limits);
+    for (let sweeps = 0; row && jobStatus.get(row.job_id)?.status !== "scraping"; sweeps++) {
+      if (sweeps === SWEEPS_PER_CLAIM) return undefined;
+      sweepQueuedTasks(db, row.job_id);
+      row = oldestRunnable(ctx, t, limits);
+    }
     if (!row) return undefined;
     db
       .query("UPDATE tasks SET status = 'active', lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1 WHERE id = ?")
@@ -264,6 +281,9 @@ export function recordHostOutcome(ctx: StoreContext, jobId: string, host: string
       .run(jobId, host);
     const failures = db.query<{ failures: number }, [string, string]>("SELECT failures FROM job_hosts WHERE job_id = ? AND host = ?").get(jobId, host)!.failures;
     if (failures < threshold) return 0;
+    // A cancelled job's pages aborted at once are no host's fault, and its queued ones are being set aside a chunk at
+    // a time (sqlite-store.ts sweepEnded): failing them here, one by one, would hold the event loop for seconds.
+    if (readJob(db, jobId)?.status !== "scraping") return 0;
     const queued = db
       .query<TaskRow, [string, string]>("SELECT * FROM tasks WHERE job_id = ? AND host = ? AND status = 'queued' AND kind = 'page'")
       .all(jobId, host);

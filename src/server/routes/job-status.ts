@@ -51,8 +51,9 @@ export function jobStatusRoutes(services: Services, kind: JobKind, prefix: strin
     )
     .delete(
       `${prefix}/:id`,
-      ({ params, who }) => {
-        jobs.cancel(jobs.owned(params.id, who, kinds));
+      // Answered once none of the job's tasks is left waiting (set aside a chunk at a time: jobs/service.ts).
+      async ({ params, who }) => {
+        await jobs.cancelAndSettle(jobs.owned(params.id, who, kinds));
         return { status: "cancelled" };
       },
       { detail: { tags: [tag], summary: `Cancel a ${tag}` } },
