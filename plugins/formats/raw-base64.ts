@@ -9,8 +9,10 @@
  * the page needs JavaScript). When the browser served the page (`waitFor`, `mobile`, `proxy: "enhanced"` …) the
  * page's body is the rendered DOM, so the engine keeps the main document's bytes as they arrived
  * (`artifacts.rawBase64`, src/engines/browser/raw-bytes.ts: from its HTTP cache, else its source text, exact for a
- * UTF-8 page); when they are not exact, when the browser no longer had them, or when the page is a browser's copy
- * from crawlbox's page cache, a warning says so (and the DOM is served in the last two cases).
+ * UTF-8 page); when they are not exact, or when the browser no longer had them, a warning says so (and the DOM is
+ * served in the latter case). A browser's copy in crawlbox's page cache is passed over and the bytes fetched
+ * (scrape/page-source.ts), except under `minAge` or `lockdown`, which allow only the cache: that copy is served,
+ * with a warning that says it is the DOM.
  */
 import type { RawBytesArtifact } from "../../src/engines/browser/raw-bytes.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
@@ -31,7 +33,7 @@ export const rawBase64Format: FormatRenderer = {
     }
     const rawBase64 = base64(ctx.page.body);
     if (ctx.page.engine !== "browser") return { rawBase64 };
-    const why = fetched ? fetched.error : "this is a copy the browser made, from the cache (send maxAge: 0 for a fresh fetch)";
+    const why = fetched ? fetched.error : "this is a copy the browser made, from the cache, which minAge and lockdown allow alone (leave them out to fetch the bytes)";
     return { rawBase64, warning: `rawBase64 holds the page as the browser rebuilt it (its DOM, in UTF-8), not the bytes it fetched: ${why}.` };
   },
 };

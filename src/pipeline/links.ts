@@ -1,10 +1,14 @@
 /**
  * @module pipeline/links
- * The `links` and `images` formats: every link or image of the page, absolute and deduplicated in document
- * order. Links keep http(s) and mailto targets (as upstream); `javascript:` and same-page `#fragment` links are
- * dropped because a client cannot follow them. Links inside `<iframe src="data:text/html,…">` documents count as
- * the page's (upstream's crawler follows them too), resolved against the page's base; such a document is read up
- * to {@link MAX_DATA_IFRAME_CHARS}, and an iframe inside it is not.
+ * The `links` and `images` formats: every link or image of the page, absolute and deduplicated (a URL keeps its first
+ * place). Links are in document order. Images are grouped by kind, each kind in document order: every `<img>` (its
+ * `src`, lazy-loading copies, then `srcset` candidates), then `<picture>` sources, video posters, and last og:image
+ * and twitter:image. Upstream gives no order at all (its html-transformer collects images into a hash set; its
+ * cheerio fallback groups them by kind, as here), so this fixed one is kept. Links keep http(s) and mailto targets
+ * (as upstream); `javascript:` and same-page `#fragment` links are dropped because a client cannot follow them.
+ * Links inside `<iframe src="data:text/html,…">` documents count as the page's (upstream's crawler follows them
+ * too), at the iframe's place, resolved against the page's base; such a document is read up to
+ * {@link MAX_DATA_IFRAME_CHARS}, and an iframe inside it is not.
  */
 import { parseHtml } from "./parse.ts";
 import { LAZY_SRC_ATTRIBUTES, LAZY_SRCSET_ATTRIBUTES } from "./lazy-images.ts";
@@ -50,8 +54,9 @@ export function extractLinks(doc: Document, baseUrl: string, nested = false): st
 }
 
 /**
- * Absolute, deduplicated image URLs of `doc`: img src, srcset and their lazy-loading copies (data-src, data-srcset…),
- * picture sources (srcset or data-srcset), og:image and twitter:image, video posters.
+ * Absolute, deduplicated image URLs of `doc`, in this order (see the module's comment): img src, srcset and their
+ * lazy-loading copies (data-src, data-srcset…), picture sources (srcset or data-srcset), video posters, og:image and
+ * twitter:image.
  */
 export function extractImages(doc: Document, baseUrl: string, includeDataUrls: boolean): string[] {
   const out = new Set<string>();

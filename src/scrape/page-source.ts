@@ -6,11 +6,20 @@
  * which reads the browser's rendering, and changeTracking, which records the page as the next baseline) always see
  * it; with `minAge` or `lockdown`, which allow only the cache, they are a 400 before anything is fetched
  * ({@link assertLivePageAllowed}), never answered from a cached copy.
+ *
+ * A request for the fetched bytes alone (`rawBase64`, a `bytesOnly` format: renderer.ts) passes over a copy
+ * the browser made: that is the page's DOM re-serialised (UTF-8, after its scripts), not the bytes the server sent,
+ * so it fetches them (the router answers it from the HTTP engine when it can). The cache stores which engine made a
+ * copy (`page.engine`), so no key changes. Only `minAge` and `lockdown`, which forbid a fetch, still serve it, with a
+ * warning (plugins/formats/raw-base64.ts). What such a request fetched is not cached over the browser's copy, nor
+ * when it is HTML that needs JavaScript: the router gave it the bytes without rendering them, while every other
+ * request for the page wants (and would cache) the browser's rendering.
  */
 import { CrawlboxError, NoCachedDataError, UnsupportedOptionError } from "../errors.ts";
 import type { EngineRouter } from "../engines/router.ts";
 import type { Page } from "../engines/types.ts";
 import type { Logger } from "../log.ts";
+import { needsJavaScript } from "../engines/browser/detect.ts";
 import { isCacheableArtifacts, type PageCache } from "../storage/page-cache.ts";
 import { isCacheable, isSharedFetch, pageCacheKey } from "./cache-key.ts";
 import type { RendererRegistry } from "./renderer.ts";
@@ -59,6 +68,11 @@ export interface PageSource {
   log?: Pick<Logger, "warn">;
 }
 
+/** Whether every format of `spec` reads only the fetched bytes (`rawBase64`: a renderer's `bytesOnly`, renderer.ts). */
+function wantsBytesOnly(renderers: RendererRegistry, spec: ScrapeSpec): boolean {
+  return spec.formats.length > 0 && spec.formats.every((f) => renderers.get(f.type)?.bytesOnly === true);
+}
+
 /** The page from the cache when allowed and fresh enough, otherwise from the engine (then cached). */
 export async function obtainPage(src: PageSource, spec: ScrapeSpec, signal: AbortSignal | undefined, keyId: string): Promise<{ page: Page; cachedAt?: number }> {
   const now = src.now();
@@ -68,19 +82,25 @@ export async function obtainPage(src: PageSource, spec: ScrapeSpec, signal: Abor
   // page, not a cached copy: with a cache-only option that is a 400 (their validate() says so before this).
   const fresh = spec.formats.find((f) => src.renderers.get(f.type)?.needsFreshPage);
   if (fresh) assertLivePageAllowed(fresh, spec);
+  const bytesOnly = wantsBytesOnly(src.renderers, spec);
+  /** A browser's copy was cached and passed over (see the module's comment): it stays for the other requests. */
+  let passedOverBrowserCopy = false;
   if (isSharedFetch(spec) && !fresh && (cacheOnly || spec.maxAgeMs > 0)) {
     const maxAge = spec.lockdown ? LOCKDOWN_MAX_AGE_MS : spec.minAgeMs !== undefined ? Infinity : spec.maxAgeMs;
     const hit = src.cache.get(key, now - maxAge);
     if (hit && (spec.minAgeMs === undefined || now - hit.cachedAt >= spec.minAgeMs)) {
-      return { page: { ...hit.page, requestedUrl: spec.url }, cachedAt: hit.cachedAt };
+      passedOverBrowserCopy = bytesOnly && hit.page.engine === "browser" && !cacheOnly;
+      if (!passedOverBrowserCopy) return { page: { ...hit.page, requestedUrl: spec.url }, cachedAt: hit.cachedAt };
     }
   }
   if (spec.lockdown) throw new LockdownCacheMissError();
   if (cacheOnly) throw new NoCachedDataError();
 
   const page = await src.engines.fetch(spec, src.maxPageBytes, signal, { keyId });
+  // The bytes of a page the others see rendered are not what they would get from the cache (the module's comment).
+  const othersWantRendering = bytesOnly && (passedOverBrowserCopy || (page.engine === "http" && needsJavaScript(page) !== undefined));
   // A degraded copy (a browser that failed on a page needing one) is not kept for others.
-  if (isCacheable(spec) && isCacheableArtifacts(page.artifacts) && !page.degraded && page.statusCode >= 200 && page.statusCode < 300) {
+  if (isCacheable(spec) && isCacheableArtifacts(page.artifacts) && !page.degraded && !othersWantRendering && page.statusCode >= 200 && page.statusCode < 300) {
     // The cache is an optimisation: a full disk must not fail the scrape that was already fetched.
     await src.cache.put(key, page, src.now()).catch((err: unknown) => {
       src.log?.warn("page cache write failed", { url: spec.url, error: String(err) });

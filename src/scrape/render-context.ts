@@ -3,7 +3,9 @@
  * Builds the {@link RenderContext} of one fetched page. The DOM is parsed once: readers of the original DOM
  * (metadata, links, images, attributes) run first, then cleaning consumes that same tree (cleaning removes
  * nodes). If a reader asks for the original DOM after cleaning, it is parsed again, so any order is correct and
- * the usual order costs one parse.
+ * the usual order costs one parse. A converted document's metadata and base URL are read from its head alone
+ * (converted-head.ts): its views that need the whole tree (links, images, attributes) go to a parse worker when it
+ * is large (parse-workers/offload.ts), so a scrape asking for none of them parses only a few hundred characters.
  *
  * Views a parse worker already computed (`prefilled`, scrape/parse-workers) are returned as they are; the worker
  * computes them with this same context, so both ways give the same answers.
@@ -15,6 +17,7 @@ import { cleanHtml, htmlToMarkdown, isXmlContentType, parseHtml } from "../pipel
 import { extractImages, extractLinks } from "../pipeline/links.ts";
 import { extractMetadata, type PageMetadata } from "../pipeline/metadata.ts";
 import { documentBaseUrl } from "../pipeline/url.ts";
+import { convertedHead } from "./converted-head.ts";
 import type { PageView, RenderContext, RenderRun } from "./renderer.ts";
 import type { ScrapeSpec } from "./spec.ts";
 
@@ -85,6 +88,8 @@ export function createRenderContext(
   const parseOptions = { xml: !converted && isXmlContentType(page.contentType) };
   let original: Document | undefined;
   let originalConsumed = false;
+  /** A converted document's head alone (converted-head.ts): what its metadata and base URL read. */
+  let head: Document | undefined;
   let base: string | undefined;
   let cleaned: string | undefined = prefilled.html;
   let markdown: string | undefined = prefilled.markdown;
@@ -102,6 +107,17 @@ export function createRenderContext(
     removeBase64Images: spec.removeBase64Images,
   });
 
+  /**
+   * The DOM that the page-level readers (metadata, base URL) read. For a converted document this is its head,
+   * unless the whole document is parsed already. Parsing all of it only for them held the main thread 150–430 ms
+   * on a large document (converted-head.ts).
+   */
+  const pageLevelDom = () => {
+    if (!converted || original) return ctx.originalDom();
+    head ??= parseHtml(convertedHead(raw), parseOptions);
+    return head;
+  };
+
   const ctx: RenderContext = {
     spec,
     page,
@@ -115,7 +131,7 @@ export function createRenderContext(
       return original;
     },
     baseUrl() {
-      base ??= plain ? page.finalUrl : documentBaseUrl(ctx.originalDom(), page.finalUrl);
+      base ??= plain ? page.finalUrl : documentBaseUrl(pageLevelDom(), page.finalUrl);
       return base;
     },
     cleanedHtml() {
@@ -148,7 +164,7 @@ export function createRenderContext(
       return markdown;
     },
     metadata() {
-      metadata ??= extractMetadata(ctx.originalDom(), ctx.baseUrl());
+      metadata ??= extractMetadata(pageLevelDom(), ctx.baseUrl());
       return metadata;
     },
     // Plain text has no elements, so no links or images (its DOM is one <pre> of escaped text): answered without

@@ -28,7 +28,7 @@ import type { ScrapedPage, ScrapeReplay, ScrapeRunOptions } from "./run-options.
 import { assertSupported } from "./capabilities.ts";
 import type { DocumentMetadata, ScrapeDocument } from "./document.ts";
 import { mergeRendered, statusError, withoutServiceFields } from "./document-fields.ts";
-import { documentAttributesElsewhere, pageViewsElsewhere } from "./parse-workers/offload.ts";
+import { documentViewsElsewhere, pageViewsElsewhere } from "./parse-workers/offload.ts";
 import type { ParsePool } from "./parse-workers/pool.ts";
 import { createRenderContext, isPlainText } from "./render-context.ts";
 import { type FormatRenderer, type RenderRun, type RendererNeed, type RendererRegistry } from "./renderer.ts";
@@ -191,9 +191,10 @@ export class ScrapeService {
     const markup = !converted && renderable && !isPlainText(page);
     // Views a parse worker computes, the caller's selectors among them (parse-workers/offload.ts).
     const offload = { pool: this.deps.parseWorkers, spec, othersInFlight: this.inFlight - 1, deadline: run.deadline };
+    // A converted document's own views cost no parse of it (its metadata reads its head alone: converted-head.ts).
     const prefilled = markup
       ? await pageViewsElsewhere(offload, page, renderers, options.collectLinks === true)
-      : converted ? await documentAttributesElsewhere(offload, converted.html, page.finalUrl) : undefined;
+      : converted ? await documentViewsElsewhere(offload, converted.html, page.finalUrl, renderers, options.collectLinks === true) : undefined;
     const ctx = createRenderContext(spec, page, options.files, converted, run, prefilled);
     const pageMeta = converted ? { ...withoutServiceFields(ctx.metadata()), ...converted.metadata } : markup ? withoutServiceFields(ctx.metadata()) : {};
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).

@@ -88,10 +88,10 @@ test("a page the browser does not cache: a UTF-8 page's bytes exactly; another c
   expect(other.body.data.warning).toContain("re-encoded from windows-1252 to UTF-8");
 }, 60_000);
 
-test("a browser's copy from the page cache is said to be the DOM, not the fetched bytes", async () => {
+test("a browser's copy from the page cache (lockdown: the cache only) is said to be the DOM, not the fetched bytes", async () => {
   const url = `${base}/page?cached=1`;
   expect((await scrape(h, { url, formats: ["markdown"], waitFor: 100 })).body.data.metadata.engine).toBe("browser");
-  const { body } = await scrape(h, { url, formats: ["rawBase64"], waitFor: 100 });
+  const { body } = await scrape(h, { url, formats: ["rawBase64"], waitFor: 100, lockdown: true });
   expect(body.data.metadata.cacheState).toBe("hit");
   expect(body.data.warning).toContain("not the bytes it fetched");
 }, 60_000);

@@ -18,7 +18,7 @@ import type { ScrapeSpec } from "../spec.ts";
 import { matchesCallerSelectors, ParseTimeoutError, type ParsePool } from "./pool.ts";
 import type { ParseRequest } from "./protocol.ts";
 
-/** What {@link pageViewsElsewhere} and {@link documentAttributesElsewhere} need to know of the scrape. */
+/** What {@link pageViewsElsewhere} and {@link documentViewsElsewhere} need to know of the scrape. */
 export interface OffloadScrape {
   pool: ParsePool | undefined;
   spec: ScrapeSpec;
@@ -58,18 +58,32 @@ export function pageViewsElsewhere(scrape: OffloadScrape, page: Page, renderers:
   return computeElsewhere(scrape, { html: page.text, pageUrl: page.finalUrl, contentType: page.contentType, options, views: [...views] });
 }
 
+/** The views of a converted document that need its whole tree; the others are read without parsing it (below). */
+const WHOLE_TREE_VIEWS: ReadonlySet<PageView> = new Set(["links", "images", "attributes"]);
+
 /**
- * The `attributes` values of a converted document (PDF, office file) from a parse worker: its HTML is ours, but the
- * selectors are the caller's, and a document holds tens of thousands of sibling paragraphs or rows. The worker
- * parses that HTML as the render context parses a converted document's (as HTML, not XML). Undefined: matched on
- * the main thread.
+ * The views of a converted document (PDF, office file) that need its whole tree, from a parse worker: `links` (the
+ * format, or a crawl's links), `images` and `attributes`. Its HTML is ours, but it can be tens of MB (tens of
+ * thousands of paragraphs or rows: linkedom took 150–430 ms of the main thread for one), and the `attributes`
+ * selectors are the caller's. Its metadata and base URL come from its head alone, its `html` and `markdown` are the
+ * converter's (render-context.ts): none of them parses it. As for a page, a small document goes to a worker only
+ * beside other scrapes, one matched against the caller's selectors always, and a renderer that reads the DOM itself
+ * (`product`, `audio`) keeps the rest on the main thread, which parses the document for it anyway. The worker parses
+ * the HTML as the render context parses a converted document's (as HTML, not XML). Undefined: computed here.
  */
-export function documentAttributesElsewhere(scrape: OffloadScrape, html: string, pageUrl: string): Promise<PrefilledViews | undefined> {
+export function documentViewsElsewhere(scrape: OffloadScrape, html: string, pageUrl: string, renderers: readonly (readonly [FormatRenderer, unknown])[], collectLinks: boolean): Promise<PrefilledViews | undefined> {
   const { pool, spec } = scrape;
   const formats = attributeFormats(spec);
-  if (!pool || !matchesCallerSelectors({ formats }) || !pool.shouldOffload(html.length, scrape.othersInFlight, true)) return Promise.resolve(undefined);
+  const selectors = matchesCallerSelectors({ formats });
+  const views = new Set<PageView>(collectLinks ? ["links"] : []);
+  for (const [renderer] of renderers) {
+    if (!renderer.views && !selectors) return Promise.resolve(undefined);
+    for (const v of renderer.views ?? []) if (WHOLE_TREE_VIEWS.has(v)) views.add(v);
+  }
+  if (!selectors) views.delete("attributes");
+  if (!pool || views.size === 0 || !pool.shouldOffload(html.length, scrape.othersInFlight, selectors)) return Promise.resolve(undefined);
   const options = { onlyMainContent: spec.onlyMainContent, includeTags: [], excludeTags: [], removeBase64Images: spec.removeBase64Images, formats };
-  return computeElsewhere(scrape, { html, pageUrl, contentType: "text/html", options, views: ["attributes"] });
+  return computeElsewhere(scrape, { html, pageUrl, contentType: "text/html", options, views: [...views] });
 }
 
 /** `request` computed by a worker; see the module's comment for its failures. */
