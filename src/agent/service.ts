@@ -83,7 +83,8 @@ export class AgentService {
 
   /** Accepts a run for `who` and starts it; throws the 4xx a client would get before anything is stored. */
   start(req: AgentRequest, who: KeyIdentity): { success: true; id: string; threadId: string; threadTurn: number } {
-    if (!this.deps.llm) throw new LlmNotConfiguredError("POST /v2/agent");
+    // Named by what it is, not by a route: /v1/deep-research (a run with `research` limits) reaches this too.
+    if (!this.deps.llm) throw new LlmNotConfiguredError(req.research ? "Deep research" : "The agent");
     const urls = req.urls ?? [];
     if (urls.length === 0 && req.strictConstrainToURLs) throw new BadRequestError("strictConstrainToURLs needs urls: the agent may read only the URLs given.");
     if (urls.length === 0 && !this.deps.canSearch) {

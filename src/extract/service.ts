@@ -111,7 +111,8 @@ export class ExtractService {
 
   /** Accepts a job for `who` and starts it; throws the 400/402 a client would get before anything is stored. */
   start(req: ExtractRequest, who: KeyIdentity): { success: true; id: string; urlTrace: []; invalidURLs?: string[] } {
-    if (!this.deps.llm) throw new LlmNotConfiguredError("POST /v2/extract");
+    // Named by what it is, not by a route: /v1/extract reaches this too.
+    if (!this.deps.llm) throw new LlmNotConfiguredError("Extract");
     const searching = req.enableWebSearch || req.urls.length === 0;
     if (req.urls.length === 0 && (req.invalidURLs?.length ?? 0) > 0) throw new BadRequestError("No valid URLs provided");
     if (req.urls.length === 0 && !this.deps.canSearch) {
