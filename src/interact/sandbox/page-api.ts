@@ -97,7 +97,11 @@ async function perform(ctx: PageApiContext, m: string, a: unknown[]): Promise<un
       const arg = (m === "evaluate" ? a[1] : a[2]) ?? null;
       // page.evaluate runs in the page, as Playwright's does (its globals are there), bounded before it crosses.
       // The newline ends a `// comment` the function's source may end with (Playwright takes such strings too).
-      if (m === "evaluate") return (await evaluateScript(page, f.fn === true ? `(${src}\n)(${JSON.stringify(arg)})` : src, MAX_VALUE_CHARS)).value;
+      // A function that gives nothing gives undefined, as Playwright's: a script ending with such a call has no value.
+      if (m === "evaluate") {
+        const got = await evaluateScript(page, f.fn === true ? `(${src}\n)(${JSON.stringify(arg)})` : src, MAX_VALUE_CHARS);
+        return got.type === "undefined" ? undefined : got.value;
+      }
       // A locator's evaluate gets its element in the isolated world: the DOM, not the page's own JavaScript.
       return (await el()).call(`function (arg) { return (${src}\n)(this, arg); }`, arg);
     }

@@ -12,6 +12,7 @@
  */
 
 import { CHANNEL_CLIENT } from "./channel.ts";
+import { LAST_VALUE_REWRITE } from "./last-value.ts";
 
 /**
  * What both languages' wrappers begin with (as statements of an async function given `startUrl`): the outcome's
@@ -62,16 +63,18 @@ export const PAGE_SETUP = `
   function locator(chain, nth, pinned) {
     const t = { chain: chain, nth: nth === undefined ? 0 : nth };
     const on = (m) => (...a) => rpc(m, t, ...a);
+    // An action answers nothing, as Playwright's (Promise<void>): a script ending with one gives no value.
+    const does = (m) => async (...a) => { await rpc(m, t, ...a); };
     const all = (m) => () => rpc(m, { chain: chain, nth: null });
     const last = chain[chain.length - 1];
     const sub = (s) => locator(chain.slice(0, -1).concat([pinned ? Object.assign({}, last, { nth: t.nth }) : last, s]), 0);
     return tag({
-      click: on("click"), dblclick: on("dblclick"), hover: on("hover"), focus: on("focus"), fill: on("fill"), clear: on("clear"),
-      type: on("type"), pressSequentially: on("type"), press: on("press"), check: on("check"), uncheck: on("uncheck"),
+      click: does("click"), dblclick: does("dblclick"), hover: does("hover"), focus: does("focus"), fill: does("fill"), clear: does("clear"),
+      type: does("type"), pressSequentially: does("type"), press: does("press"), check: does("check"), uncheck: does("uncheck"),
       selectOption: on("selectOption"), textContent: on("textContent"), innerText: on("innerText"), innerHTML: on("innerHTML"),
       getAttribute: on("getAttribute"), inputValue: on("inputValue"), isVisible: on("isVisible"), isHidden: async () => !(await rpc("isVisible", t)),
-      isChecked: on("isChecked"), isEnabled: on("isEnabled"), scrollIntoViewIfNeeded: on("scrollIntoView"), boundingBox: on("boundingBox"),
-      waitFor: (o) => rpc("waitFor", t, o || {}),
+      isChecked: on("isChecked"), isEnabled: on("isEnabled"), scrollIntoViewIfNeeded: does("scrollIntoView"), boundingBox: on("boundingBox"),
+      waitFor: async (o) => { await rpc("waitFor", t, o || {}); },
       count: all("count"), allTextContents: all("allTextContents"), allInnerTexts: all("allInnerTexts"),
       all: async () => { const n = await rpc("count", { chain: chain, nth: null }); return Array.from({ length: n }, (_, i) => locator(chain, i, true)); },
       first: () => locator(chain, 0, true), last: () => locator(chain, -1, true), nth: (i) => locator(chain, i, true),
@@ -89,8 +92,8 @@ export const PAGE_SETUP = `
     url: () => currentUrl,
     title: () => rpc("title"), content: () => rpc("content"),
     evaluate: (f, arg) => rpc("evaluate", fnSource(f), arg === undefined ? null : arg),
-    waitForTimeout: (ms) => rpc("waitForTimeout", ms),
-    waitForLoadState: (state, o) => rpc("waitForLoadState", state || "load", o || {}),
+    waitForTimeout: async (ms) => { await rpc("waitForTimeout", ms); },
+    waitForLoadState: async (state, o) => { await rpc("waitForLoadState", state || "load", o || {}); },
     // Matched here, in the sandbox: a caller's pattern never runs in the server (a catastrophic one would stall it).
     waitForURL: async (u, o) => {
       // A glob: "*" (and "**") match anything; matched part by part, leftmost first, the last part at the end.
@@ -107,12 +110,12 @@ export const PAGE_SETUP = `
     },
     waitForSelector: async (sel, o) => { await rpc("waitFor", { chain: [{ css: String(sel) }], nth: 0 }, o || {}); return locator([{ css: String(sel) }]); },
     screenshot: (o) => rpc("screenshot", o || {}),
-    setViewportSize: (size) => rpc("setViewportSize", size),
+    setViewportSize: async (size) => { await rpc("setViewportSize", size); },
     locator: (sel) => locator([{ css: String(sel) }]),
     getByText: (x, o) => locator([by.text(x, o)]), getByRole: (x, o) => locator([by.role(x, o)]), getByLabel: (x, o) => locator([by.label(x, o)]),
     getByPlaceholder: (x, o) => locator([by.placeholder(x, o)]), getByTestId: (x) => locator([by.testId(x)]),
-    keyboard: { press: (k) => rpc("keyPress", k), type: (s) => rpc("keyType", s), down: (k) => rpc("keyDown", k), up: (k) => rpc("keyUp", k) },
-    mouse: { click: (x, y) => rpc("mouseClick", x, y), wheel: (dx, dy) => rpc("mouseWheel", dx, dy) },
+    keyboard: { press: async (k) => { await rpc("keyPress", k); }, type: async (s) => { await rpc("keyType", s); }, down: async (k) => { await rpc("keyDown", k); }, up: async (k) => { await rpc("keyUp", k); } },
+    mouse: { click: async (x, y) => { await rpc("mouseClick", x, y); }, wheel: async (dx, dy) => { await rpc("mouseWheel", dx, dy); } },
   };
   for (const m of ["click", "dblclick", "hover", "focus", "fill", "type", "press", "check", "uncheck", "selectOption", "textContent", "innerText", "innerHTML", "getAttribute", "inputValue", "isVisible", "isHidden", "isChecked", "isEnabled"]) {
     page[m] = (sel, ...a) => locator([{ css: String(sel) }])[m](...a);
@@ -125,11 +128,22 @@ export const PAGE_SETUP = `
 /**
  * The prelude, as the function run in the sandbox page (channel.ts `runInPage`) with the caller's `code` (the body of
  * an async function, given `page` and `console`) and the session page's URL: it leaves in the document what the code
- * returned, as text (`data-cb-result`), or what it threw (`data-cb-error`).
+ * returned, or its last expression's value (interact/sandbox/last-value.ts), as text (`data-cb-result`), or what it
+ * threw (`data-cb-error`).
  */
-export const SANDBOX_WRAPPER = `async function (code, startUrl) {${PAGE_SETUP}  try {
+export const SANDBOX_WRAPPER = `async function (code, startUrl) {${PAGE_SETUP}  // Where the body run differs from the code as written (last-value.ts), for the stack's columns.
+  let moved = null;
+  try {
     const AsyncFunction = (async () => {}).constructor;
-    const run = new AsyncFunction("page", "console", code);
+    // The code as written is parsed first: a syntax error is told as the code's own.
+    let run = new AsyncFunction("page", "console", code);
+    try {
+      const parses = (body) => { try { new AsyncFunction("page", "console", body); return true; } catch (_) { return false; } };
+      const rewrite = (${LAST_VALUE_REWRITE})(code, parses);
+      if (rewrite) { run = new AsyncFunction("page", "console", rewrite.body); moved = rewrite; }
+    } catch (_) {
+      // The code runs as written.
+    }
     const value = await run(page, console);
     root.setAttribute("data-cb-result", value === undefined ? "" : show(value));
   } catch (e) {
@@ -142,7 +156,10 @@ export const SANDBOX_WRAPPER = `async function (code, startUrl) {${PAGE_SETUP}  
       stack = e && e.stack ? String(e.stack).split("\\n").flatMap((l, i) => {
         if (i === 0) return [l];
         const f = frame.exec(l);
-        return f ? ["    at " + (f[1] === "eval" ? "" : f[1] + " ") + "<code>:" + (Number(f[2]) - 2) + ":" + f[3]] : [];
+        if (!f) return [];
+        const line = Number(f[2]) - 2;
+        const column = moved && line === moved.line && Number(f[3]) - 1 >= moved.column ? Number(f[3]) - moved.added : Number(f[3]);
+        return ["    at " + (f[1] === "eval" ? "" : f[1] + " ") + "<code>:" + line + ":" + column];
       }).join("\\n") : undefined;
     } catch (_) {
       stack = undefined;

@@ -7,9 +7,9 @@
  * started in that page (Pyodide, interact/sandbox/python-prelude.ts) with the same `page` under Python's names. What
  * either does to the session's page, it asks for call by call (interact/sandbox/page-api.ts), and crawlbox checks
  * each call. `console.log`/`info`/`debug` and Python's stdout go to stdout, `warn`/`error` and Python's stderr to
- * stderr; what JavaScript returns is `result` (Python's result is its stdout, as upstream's); what the code throws
- * ends it with exit code 1. The time limit stops it where it is (the sandbox is thrown away, whatever it is doing); a
- * call still running on the session's page then ends the session.
+ * stderr; what JavaScript returns, or its last expression's value (last-value.ts), is `result` (Python's result is
+ * its stdout, as upstream's); what the code throws ends it with exit code 1. The time limit stops it where it is (the
+ * sandbox is thrown away, whatever it is doing); a call still running on the session's page then ends the session.
  */
 import type { BrowserPool, Lease } from "../../engines/browser/pool.ts";
 import { acquireOfflineSandbox } from "../../engines/browser/offline-sandbox.ts";

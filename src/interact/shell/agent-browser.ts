@@ -15,6 +15,7 @@ import { MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.
 import { navigableUrl, PageOpError, poll, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
 import { sizeCheckedOp } from "../page-size.ts";
 import { find } from "./find.ts";
+import { FIND_ARGS } from "./find-args.ts";
 import { countMatches, findTarget, takeSnapshot } from "./snapshot.ts";
 
 /** Longest `open`, `back`, `forward` or `reload` may wait for the page to load. */
@@ -89,6 +90,9 @@ async function navigate(ctx: ShellContext, go: () => Promise<unknown>): Promise<
   return { text: `✓ ${title}\n  ${ctx.page.url()}`, data: { title, url: ctx.page.url() } };
 }
 
+const GET_ARGS = "title|url|text|html|value|attr|count|box [@ref|selector] [name]";
+const WAIT_ARGS = "<ms|@ref|selector> | --text <text> | --url <part> | --load <load|domcontentloaded|networkidle>";
+
 /** `get <what> [target] [name]`. */
 async function get(ctx: ShellContext, args: string[]): Promise<Printed> {
   const [what, target, name] = args;
@@ -109,7 +113,7 @@ async function get(ctx: ShellContext, args: string[]): Promise<Printed> {
       v = await countMatches(ctx.session, target!);
       break;
     case "box": v = await (await element(ctx, target, "get box")).box(); break;
-    default: usage("get title|url|text|html|value|attr|count|box [@ref|selector] [name]");
+    default: usage(`get ${GET_ARGS}`);
   }
   return { text: typeof v === "string" ? v : JSON.stringify(v), data: v };
 }
@@ -142,7 +146,7 @@ async function wait(ctx: ShellContext, args: string[]): Promise<Printed> {
   else if (load === "networkidle") await page.waitForNetworkIdle({ idleTime: 500, timeout });
   else if (typeof load === "string") await page.waitForFunction((s: string) => s === "domcontentloaded" ? document.readyState !== "loading" : document.readyState === "complete", { timeout }, load);
   else if (args[0]) await until(async () => (await findTarget(page, ctx.session, args[0]!)) !== undefined, args[0], ctx.signal);
-  else usage("wait <ms|@ref|selector> | --text <text> | --url <part> | --load <load|domcontentloaded|networkidle>");
+  else usage(`wait ${WAIT_ARGS}`);
   return {};
 }
 
@@ -167,100 +171,176 @@ async function cookies(ctx: ShellContext, args: string[]): Promise<Printed> {
   return usage("cookies [set <name> <value> | clear]");
 }
 
-/**
- * Carries out one `agent-browser` subcommand (`args` without the command name); see the module comment. A main
- * document past the page limit while it runs (`open`, a click that navigates, …) fails it (interact/page-size.ts).
- */
-export function agentBrowser(ctx: ShellContext, args: string[]): Promise<Printed> {
-  return sizeCheckedOp(ctx.page, () => command(ctx, args));
+/** One `agent-browser` subcommand: the table below is both what runs and what `agent-browser --help` prints. */
+interface Command {
+  /** Its name, then the other names it answers to. */
+  names: readonly string[];
+  /** Its arguments, as the help shows them. */
+  args: string;
+  /** What it does, in a line. */
+  does: string;
+  run(ctx: ShellContext, rest: string[], name: string): Promise<Printed>;
 }
 
-async function command(ctx: ShellContext, args: string[]): Promise<Printed> {
-  const { page } = ctx;
-  const [sub, ...rest] = args;
-  const t = rest[0];
-  const nav = { waitUntil: "load" as const, timeout: NAVIGATION_TIMEOUT_MS };
-  const act = async (fn: () => Promise<unknown>): Promise<Printed> => {
-    await fn();
-    await settle(page);
-    return {};
-  };
-  switch (sub) {
-    case "open": case "goto": case "navigate": {
+const NAVIGATION = { waitUntil: "load" as const, timeout: NAVIGATION_TIMEOUT_MS };
+
+/** Does `fn` on the page, then waits for it to settle; prints nothing. */
+async function act(ctx: ShellContext, fn: () => Promise<unknown>): Promise<Printed> {
+  await fn();
+  await settle(ctx.page);
+  return {};
+}
+
+/** `snapshot [-i] [-c] [-d N] [-s selector]`. */
+async function snapshot(ctx: ShellContext, rest: string[]): Promise<Printed> {
+  const interactive = takeFlag(rest, ["-i", "--interactive"], false) === true;
+  takeFlag(rest, ["-c", "--compact"], false); // the outline is always compact
+  const depth = takeFlag(rest, ["-d", "--depth"], true);
+  const scope = takeFlag(rest, ["-s", "--selector"], true);
+  if (rest.length) throw new CommandError(`snapshot does not take ${rest[0]}`, 2);
+  if (depth !== undefined && !/^\d+$/.test(String(depth))) throw new CommandError("-d needs a whole number", 2);
+  const snap = await takeSnapshot(ctx.session, { interactive, ...(depth ? { maxDepth: Number(depth) } : {}), ...(typeof scope === "string" ? { scope } : {}) });
+  if (snap.scopeMissing) throw new CommandError(`no element matches ${scope}`);
+  const text = snap.lines.join("\n") + (snap.truncated ? `\n(cut at ${snap.lines.length} lines)` : "");
+  return { text: text || "(empty page)", data: { snapshot: text, refs: snap.refs } };
+}
+
+/** `scroll [up|down|left|right] [pixels]`. */
+async function scroll(ctx: ShellContext, [t, ...rest]: string[]): Promise<Printed> {
+  const dir = /^(up|down|left|right)$/.test(t ?? "") ? t! : "down";
+  const px = Number((dir === t ? rest[0] : t) ?? DEFAULT_SCROLL_PX);
+  if (!Number.isFinite(px)) usage("scroll [up|down|left|right] [pixels]");
+  const sign = dir === "up" || dir === "left" ? -1 : 1;
+  return act(ctx, () => ctx.page.evaluate((x: number, y: number) => window.scrollBy(x, y), dir === "left" || dir === "right" ? sign * px : 0, dir === "up" || dir === "down" ? sign * px : 0));
+}
+
+const TARGET = "<@ref|selector>";
+
+/** `fill`, `type` and `clear`: `fill` and `clear` empty the field first, `fill` and `type` type the text. */
+async function typeInto(ctx: ShellContext, [t, ...text]: string[], sub: string): Promise<Printed> {
+  const el = await element(ctx, t, sub === "clear" ? "clear" : `${sub} ${TARGET} <text>`);
+  if (sub !== "type") await el.clear();
+  if (sub !== "clear") await el.type(text.join(" "));
+  return {};
+}
+
+/** The commands, in the order the help lists them. */
+export const COMMANDS: readonly Command[] = [
+  {
+    names: ["open", "goto", "navigate"],
+    args: "<url>",
+    does: "load a page (http, https or about:blank) and print its title and URL",
+    async run(ctx, [t]) {
       if (!t) usage("open <url>");
       const url = navigableUrl(t!);
       if (url !== "about:blank") await ctx.check(url);
-      return navigate(ctx, () => page.goto(url, nav));
-    }
-    case "back": return navigate(ctx, () => page.goBack(nav));
-    case "forward": return navigate(ctx, () => page.goForward(nav));
-    case "reload": return navigate(ctx, () => page.reload(nav));
-    case "close": ctx.closeRequested = true; return { text: "✓ Browser closed" };
-    case "snapshot": {
-      const interactive = takeFlag(rest, ["-i", "--interactive"], false) === true;
-      takeFlag(rest, ["-c", "--compact"], false); // the outline is always compact
-      const depth = takeFlag(rest, ["-d", "--depth"], true);
-      const scope = takeFlag(rest, ["-s", "--selector"], true);
-      if (rest.length) throw new CommandError(`snapshot does not take ${rest[0]}`, 2);
-      if (depth !== undefined && !/^\d+$/.test(String(depth))) throw new CommandError("-d needs a whole number", 2);
-      const snap = await takeSnapshot(ctx.session, { interactive, ...(depth ? { maxDepth: Number(depth) } : {}), ...(typeof scope === "string" ? { scope } : {}) });
-      if (snap.scopeMissing) throw new CommandError(`no element matches ${scope}`);
-      const text = snap.lines.join("\n") + (snap.truncated ? `\n(cut at ${snap.lines.length} lines)` : "");
-      return { text: text || "(empty page)", data: { snapshot: text, refs: snap.refs } };
-    }
-    case "click": return act(async () => (await element(ctx, t, "click")).click());
-    case "dblclick": return act(async () => (await element(ctx, t, "dblclick")).click(2));
-    case "hover": return act(async () => (await element(ctx, t, "hover")).hover());
-    case "focus": return act(async () => (await element(ctx, t, "focus")).focus());
-    case "type": case "fill": case "clear": {
-      const el = await element(ctx, t, sub === "clear" ? "clear" : `${sub} <@ref|selector> <text>`);
-      if (sub !== "type") await el.clear();
-      if (sub !== "clear") await el.type(rest.slice(1).join(" "));
-      return {};
-    }
-    case "press": case "key": return act(() => pressKeys(page, t, "press"));
-    case "keydown": return act(() => pressKeys(page, t, "down"));
-    case "keyup": return act(() => pressKeys(page, t, "up"));
-    case "check": case "uncheck": {
-      return act(async () => (await element(ctx, t, sub)).setChecked(sub === "check"));
-    }
-    case "select": {
-      if (rest.length < 2) usage("select <@ref|selector> <value...>");
-      const chosen = await (await element(ctx, t, "select")).select(rest.slice(1));
+      return navigate(ctx, () => ctx.page.goto(url, NAVIGATION));
+    },
+  },
+  { names: ["back"], args: "", does: "go back in the history", run: (ctx) => navigate(ctx, () => ctx.page.goBack(NAVIGATION)) },
+  { names: ["forward"], args: "", does: "go forward in the history", run: (ctx) => navigate(ctx, () => ctx.page.goForward(NAVIGATION)) },
+  { names: ["reload"], args: "", does: "load the page again", run: (ctx) => navigate(ctx, () => ctx.page.reload(NAVIGATION)) },
+  {
+    names: ["snapshot"],
+    args: "[-i] [-c] [-d <depth>] [-s <selector>]",
+    does: "print the page's outline, each element with a ref (@e1) to act on; -i: interactive elements only",
+    run: snapshot,
+  },
+  { names: ["click"], args: TARGET, does: "click an element", run: (ctx, [t]) => act(ctx, async () => (await element(ctx, t, "click")).click()) },
+  { names: ["dblclick"], args: TARGET, does: "double-click an element", run: (ctx, [t]) => act(ctx, async () => (await element(ctx, t, "dblclick")).click(2)) },
+  { names: ["hover"], args: TARGET, does: "move the pointer over an element", run: (ctx, [t]) => act(ctx, async () => (await element(ctx, t, "hover")).hover()) },
+  { names: ["focus"], args: TARGET, does: "focus an element", run: (ctx, [t]) => act(ctx, async () => (await element(ctx, t, "focus")).focus()) },
+  { names: ["fill"], args: `${TARGET} <text>`, does: "empty a field and type the text into it", run: typeInto },
+  { names: ["type"], args: `${TARGET} <text>`, does: "type the text into a field, after what it holds", run: typeInto },
+  { names: ["clear"], args: TARGET, does: "empty a field", run: typeInto },
+  { names: ["press", "key"], args: "<key>", does: "press a key or a combination (Enter, Tab, Control+a)", run: (ctx, [t]) => act(ctx, () => pressKeys(ctx.page, t, "press")) },
+  { names: ["keydown"], args: "<key>", does: "hold a key down", run: (ctx, [t]) => act(ctx, () => pressKeys(ctx.page, t, "down")) },
+  { names: ["keyup"], args: "<key>", does: "let go of a key", run: (ctx, [t]) => act(ctx, () => pressKeys(ctx.page, t, "up")) },
+  { names: ["check"], args: TARGET, does: "tick a checkbox or a radio button", run: (ctx, [t]) => act(ctx, async () => (await element(ctx, t, "check")).setChecked(true)) },
+  { names: ["uncheck"], args: TARGET, does: "untick a checkbox", run: (ctx, [t]) => act(ctx, async () => (await element(ctx, t, "uncheck")).setChecked(false)) },
+  {
+    names: ["select"],
+    args: `${TARGET} <value...>`,
+    does: "choose options of a <select> by value or label, and print the values chosen",
+    async run(ctx, [t, ...values]) {
+      if (values.length < 1) usage(`select ${TARGET} <value...>`);
+      const chosen = await (await element(ctx, t, "select")).select(values);
       return { text: chosen.join("\n"), data: chosen };
-    }
-    case "find": return find(ctx, rest);
-    case "set": {
-      if (t !== "viewport" || !/^\d+$/.test(rest[1] ?? "") || !/^\d+$/.test(rest[2] ?? "")) usage("set viewport <width> <height>");
-      const [width, height] = [Number(rest[1]), Number(rest[2])];
+    },
+  },
+  { names: ["find"], args: FIND_ARGS, does: "find an element by role, text, label, placeholder, test id or position, and act on it", run: (ctx, rest) => find(ctx, rest) },
+  {
+    names: ["set"],
+    args: "viewport <width> <height>",
+    does: "resize the viewport (100 to 4000 pixels each way)",
+    async run(ctx, [t, w, h]) {
+      if (t !== "viewport" || !/^\d+$/.test(w ?? "") || !/^\d+$/.test(h ?? "")) usage("set viewport <width> <height>");
+      const [width, height] = [Number(w), Number(h)];
       if (width < 100 || width > 4_000 || height < 100 || height > 4_000) throw new CommandError("the viewport is 100 to 4000 pixels each way");
-      await page.setViewport({ width, height });
+      await ctx.page.setViewport({ width, height });
       return {};
-    }
-    case "cookies": return cookies(ctx, rest);
-    case "scroll": {
-      const dir = /^(up|down|left|right)$/.test(t ?? "") ? t! : "down";
-      const px = Number(rest[dir === t ? 1 : 0] ?? DEFAULT_SCROLL_PX);
-      if (!Number.isFinite(px)) usage("scroll [up|down|left|right] [pixels]");
-      const sign = dir === "up" || dir === "left" ? -1 : 1;
-      return act(() => page.evaluate((x: number, y: number) => window.scrollBy(x, y), dir === "left" || dir === "right" ? sign * px : 0, dir === "up" || dir === "down" ? sign * px : 0));
-    }
-    case "scrollintoview": case "scrollinto": return act(async () => (await element(ctx, t, "scrollintoview")).scrollIntoView());
-    case "wait": return wait(ctx, rest);
-    case "get": return get(ctx, rest);
-    case "is": return is(ctx, rest);
-    case "eval": {
+    },
+  },
+  { names: ["cookies"], args: "[set <name> <value> | clear]", does: "print the page's cookies as JSON, or set or clear them", run: cookies },
+  { names: ["scroll"], args: "[up|down|left|right] [pixels]", does: `scroll the page (down, ${DEFAULT_SCROLL_PX} pixels unless told)`, run: scroll },
+  { names: ["scrollintoview", "scrollinto"], args: TARGET, does: "scroll an element into view", run: (ctx, [t]) => act(ctx, async () => (await element(ctx, t, "scrollintoview")).scrollIntoView()) },
+  {
+    names: ["wait"],
+    args: WAIT_ARGS,
+    does: `wait some milliseconds, or up to ${SELECTOR_WAIT_CAP_MS / 1000} s for an element, a text, a URL or a load state`,
+    run: wait,
+  },
+  { names: ["get"], args: GET_ARGS, does: "print the page's title or URL, or an element's text, HTML, value, attribute, count or box", run: get },
+  { names: ["is"], args: `visible|enabled|checked ${TARGET}`, does: "print true or false", run: is },
+  {
+    names: ["eval"],
+    args: "<javascript>",
+    does: "run JavaScript in the page and print its value",
+    async run(ctx, rest) {
       if (!rest.length) usage("eval <javascript>");
       // Bounded in the page, before the value crosses (a 200 MB string would otherwise reach the server whole).
-      const r = await evaluateScript(page, rest.join(" "), MAX_READ_CHARS);
+      const r = await evaluateScript(ctx.page, rest.join(" "), MAX_READ_CHARS);
       return { text: typeof r.value === "string" ? r.value : JSON.stringify(r.value), data: r.value };
-    }
-    case "screenshot": {
+    },
+  },
+  {
+    names: ["screenshot"],
+    args: "[path] [--full]",
+    does: "store a PNG of the viewport (or the full page) for 24 h and print its URL (a path names nothing here)",
+    async run(ctx, rest) {
       const full = takeFlag(rest, ["--full", "-f"], false) === true;
-      const url = await screenshotToFile(page, full, ctx.saveFile, ctx.shots);
+      const url = await screenshotToFile(ctx.page, full, ctx.saveFile, ctx.shots);
       return { text: url, data: { url } };
-    }
-    default:
-      throw new CommandError(sub ? `unknown command: ${sub} (crawlbox's agent-browser: docs/interact.md lists the commands)` : "usage: agent-browser <command> [args]", 2);
+    },
+  },
+  { names: ["close"], args: "", does: "end the session once the script has run", run: async (ctx) => ((ctx.closeRequested = true), { text: "✓ Browser closed" }) },
+  { names: ["help", "--help", "-h"], args: "", does: "print this list", run: async () => ({ text: helpText(), data: helpText() }) },
+];
+
+const BY_NAME = new Map(COMMANDS.flatMap((c) => c.names.map((n) => [n, c] as const)));
+
+/** What `agent-browser --help` prints: each command of {@link COMMANDS}, its arguments and what it does. */
+export function helpText(): string {
+  const lines = ["usage: agent-browser <command> [args] [--json]", "", "Commands (crawlbox's agent-browser, on the session's page):"];
+  for (const c of COMMANDS) {
+    lines.push(`  ${[c.names[0], c.args].filter(Boolean).join(" ")}`);
+    lines.push(`      ${c.does}${c.names.length > 1 ? ` (also: ${c.names.slice(1).join(", ")})` : ""}`);
   }
+  lines.push("", `${TARGET}: a ref from the last snapshot (@e3) or a CSS selector (its first match).`, "--json: print {success, data} (or {success: false, error}) instead of text.");
+  return lines.join("\n");
+}
+
+/**
+ * Carries out one `agent-browser` subcommand (`args` without the command name); see the module comment. A main
+ * document past the page limit while it runs (`open`, a click that navigates, …) fails it (interact/page-size.ts).
+ * The help touches no page.
+ */
+export function agentBrowser(ctx: ShellContext, args: string[]): Promise<Printed> {
+  const [sub, ...rest] = args;
+  const command = sub === undefined ? undefined : BY_NAME.get(sub);
+  if (!command) {
+    throw new CommandError(sub ? `unknown command: ${sub} (agent-browser --help lists the commands)` : "usage: agent-browser <command> [args] (agent-browser --help lists the commands)", 2);
+  }
+  if (command.names[0] === "help") return command.run(ctx, rest, sub!);
+  return sizeCheckedOp(ctx.page, () => command.run(ctx, rest, sub!));
 }

@@ -15,8 +15,9 @@ import { SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
 import { settle } from "../driver.ts";
 import { findOne, type Step } from "../sandbox/locate.ts";
 import { CommandError, type ShellContext } from "./agent-browser.ts";
+import { FIND_ARGS } from "./find-args.ts";
 
-const USAGE = "find role|text|label|placeholder|testid|first|last|nth <what> click|dblclick|hover|focus|fill|type|check|uncheck|text [value] [--name NAME] [--exact] [--timeout MS]";
+const USAGE = `find ${FIND_ARGS}`;
 
 /** Reads `--name NAME`, `--exact` and `--timeout MS` out of `args`, which keeps the rest. */
 function options(args: string[]): { name?: string; exact: boolean; timeoutMs: number } {
