@@ -7,66 +7,23 @@
  * (`@e3`) or CSS selectors (the first match), found and acted on from the page's isolated world
  * (interact/isolated-world.ts); what is read from the page is bounded before it crosses.
  */
-import type { CDPSession, Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
 import { evaluateScript, SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
-import type { FileSink } from "../../scrape/render-context.ts";
 import { settle } from "../driver.ts";
-import { MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.ts";
-import { navigableUrl, PageOpError, poll, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
+import { MAX_READ_CHARS, pageTitle } from "../isolated-world.ts";
+import { navigableUrl, pressCombo, screenshotToFile } from "../page-ops.ts";
 import { sizeCheckedOp } from "../page-size.ts";
-import { find } from "./find.ts";
-import { FIND_ARGS } from "./find-args.ts";
-import { countMatches, findTarget, takeSnapshot } from "./snapshot.ts";
+import { FIND_ARGS, find } from "./find.ts";
+import { cookies, get, GET_ARGS, is, wait, WAIT_ARGS } from "./page-reads.ts";
+import { CommandError, element, type Printed, type ShellContext, takeFlag, usage } from "./shell-context.ts";
+import { takeSnapshot } from "./snapshot.ts";
+
+export { CommandError, type ShellContext } from "./shell-context.ts";
 
 /** Longest `open`, `back`, `forward` or `reload` may wait for the page to load. */
 export const NAVIGATION_TIMEOUT_MS = 30_000;
 /** Pixels `scroll` moves when it is not told. */
 const DEFAULT_SCROLL_PX = 500;
-
-/** What a command works on. */
-export interface ShellContext {
-  page: Page;
-  /** A CDP session of the page (the snapshot reads the page in an isolated world through it). */
-  session: CDPSession;
-  /** The egress gate's check of a URL `open` is about to load. */
-  check: (url: string) => Promise<void>;
-  /** Stores a screenshot and returns its URL. */
-  saveFile: FileSink;
-  /** Set by `close`: the session ends once the script has run. */
-  closeRequested?: boolean;
-  /** The script's screenshots so far. */
-  shots: ShotBudget;
-  /** The script's time (and its client): waits inside a command end with it. */
-  signal?: AbortSignal;
-}
-
-/** A command failed; `message` is printed on stderr as `✗ message`, in crawlbox's words. */
-export class CommandError extends PageOpError {
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
-    super(message);
-  }
-}
-
-/** What a command printed: `text` on stdout (plain), `data` under `--json`. */
-interface Printed {
-  text?: string;
-  data?: unknown;
-}
-
-const usage = (what: string): never => {
-  throw new CommandError(`usage: agent-browser ${what}`, 2);
-};
-
-/** The element `target` names, or a clear error. */
-async function element(ctx: ShellContext, target: string | undefined, what: string): Promise<WorldElement> {
-  if (!target) usage(`${what} <@ref|selector>`);
-  const el = await findTarget(ctx.page, ctx.session, target!);
-  if (!el) throw new CommandError(`no element matches ${target}${/^(@|ref=)/.test(target!) ? " (refs change with every snapshot and page: take a new one)" : ""}`);
-  return el;
-}
 
 /** Presses a key or a combination (`Control+a`), or holds or lets go of one. */
 async function pressKeys(page: Page, combo: string | undefined, how: "press" | "down" | "up"): Promise<void> {
@@ -74,101 +31,10 @@ async function pressKeys(page: Page, combo: string | undefined, how: "press" | "
   await pressCombo(page, combo!, how);
 }
 
-/** Reads `flag` (and its value) out of `args`, which keeps the rest. */
-function takeFlag(args: string[], names: string[], withValue: boolean): string | true | undefined {
-  const i = args.findIndex((a) => names.includes(a));
-  if (i < 0) return undefined;
-  const value = withValue ? args[i + 1] : undefined;
-  if (withValue && value === undefined) throw new CommandError(`${args[i]} needs a value`, 2);
-  args.splice(i, withValue ? 2 : 1);
-  return value ?? true;
-}
-
 async function navigate(ctx: ShellContext, go: () => Promise<unknown>): Promise<Printed> {
   await go();
   const title = await pageTitle(ctx.session).catch(() => "");
   return { text: `✓ ${title}\n  ${ctx.page.url()}`, data: { title, url: ctx.page.url() } };
-}
-
-const GET_ARGS = "title|url|text|html|value|attr|count|box [@ref|selector] [name]";
-const WAIT_ARGS = "<ms|@ref|selector> | --text <text> | --url <part> | --load <load|domcontentloaded|networkidle>";
-
-/** `get <what> [target] [name]`. */
-async function get(ctx: ShellContext, args: string[]): Promise<Printed> {
-  const [what, target, name] = args;
-  const read = async (fn: string) => (await element(ctx, target, `get ${what}`)).call(fn, name ?? null);
-  let v: unknown;
-  switch (what) {
-    case "title": v = await pageTitle(ctx.session); break;
-    case "url": v = ctx.page.url(); break;
-    case "text": v = await read("function () { return this.innerText; }"); break;
-    case "html": v = await read("function () { return this.innerHTML; }"); break;
-    case "value": v = await read('function () { return this.value == null ? "" : this.value; }'); break;
-    case "attr":
-      if (!name) usage("get attr <@ref|selector> <name>");
-      v = await read("function (n) { return this.getAttribute(n); }");
-      break;
-    case "count":
-      if (!target) usage("get count <selector>");
-      v = await countMatches(ctx.session, target!);
-      break;
-    case "box": v = await (await element(ctx, target, "get box")).box(); break;
-    default: usage(`get ${GET_ARGS}`);
-  }
-  return { text: typeof v === "string" ? v : JSON.stringify(v), data: v };
-}
-
-/** `is visible|enabled|checked <target>`. */
-async function is(ctx: ShellContext, [what, target]: string[]): Promise<Printed> {
-  const el = await element(ctx, target, `is ${what ?? "visible"}`);
-  let v: boolean;
-  if (what === "visible") v = await el.visible();
-  else if (what === "enabled") v = (await el.call("function () { return !this.disabled; }")) as boolean;
-  else if (what === "checked") v = (await el.call("function () { return !!this.checked; }")) as boolean;
-  else return usage("is visible|enabled|checked <@ref|selector>");
-  return { text: String(v), data: v };
-}
-
-/** Waits until `found()` says yes, polling, {@link SELECTOR_WAIT_CAP_MS} at most (and no longer than the script). */
-async function until(found: () => Promise<boolean>, what: string, signal: AbortSignal = new AbortController().signal): Promise<void> {
-  if (!(await poll(async () => (await found()) || undefined, SELECTOR_WAIT_CAP_MS, signal))) throw new CommandError(`${what} did not appear within ${SELECTOR_WAIT_CAP_MS / 1000} s`);
-}
-
-/** `wait <target>`, `wait --text <text>`, `wait --url <part>`, `wait --load <state>` (`wait <ms>` is run.ts's: no page in it). */
-async function wait(ctx: ShellContext, args: string[]): Promise<Printed> {
-  const { page } = ctx;
-  const timeout = SELECTOR_WAIT_CAP_MS;
-  const text = takeFlag(args, ["--text"], true);
-  const url = takeFlag(args, ["--url"], true);
-  const load = takeFlag(args, ["--load"], true);
-  if (typeof text === "string") await page.waitForFunction((t: string) => document.body?.innerText.includes(t), { timeout }, text);
-  else if (typeof url === "string") await page.waitForFunction((u: string) => location.href.includes(u), { timeout }, url);
-  else if (load === "networkidle") await page.waitForNetworkIdle({ idleTime: 500, timeout });
-  else if (typeof load === "string") await page.waitForFunction((s: string) => s === "domcontentloaded" ? document.readyState !== "loading" : document.readyState === "complete", { timeout }, load);
-  else if (args[0]) await until(async () => (await findTarget(page, ctx.session, args[0]!)) !== undefined, args[0], ctx.signal);
-  else usage(`wait ${WAIT_ARGS}`);
-  return {};
-}
-
-/** `cookies` (the page's, as JSON), `cookies set NAME VALUE`, `cookies clear` (the page's URL's cookies). */
-async function cookies(ctx: ShellContext, args: string[]): Promise<Printed> {
-  const url = ctx.page.url();
-  if (!/^https?:/.test(url)) throw new CommandError("open a page first: cookies belong to its URL");
-  const { cookies: list } = await ctx.session.send("Network.getCookies", { urls: [url] });
-  if (args.length === 0) {
-    const shown = list.map((c) => ({ name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite }));
-    return { text: JSON.stringify(shown), data: shown };
-  }
-  if (args[0] === "set" && args[1] && args[2] !== undefined) {
-    const { success } = await ctx.session.send("Network.setCookie", { name: args[1], value: args.slice(2).join(" "), url });
-    if (!success) throw new CommandError(`the browser refused the cookie ${args[1]}`);
-    return {};
-  }
-  if (args[0] === "clear" && args.length === 1) {
-    for (const c of list) await ctx.session.send("Network.deleteCookies", { name: c.name, domain: c.domain, path: c.path });
-    return {};
-  }
-  return usage("cookies [set <name> <value> | clear]");
 }
 
 /** One `agent-browser` subcommand: the table below is both what runs and what `agent-browser --help` prints. */

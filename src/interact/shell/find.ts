@@ -14,8 +14,10 @@
 import { SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
 import { settle } from "../driver.ts";
 import { findOne, type Step } from "../sandbox/locate.ts";
-import { CommandError, type ShellContext } from "./agent-browser.ts";
-import { FIND_ARGS } from "./find-args.ts";
+import { CommandError, type ShellContext } from "./shell-context.ts";
+
+/** `find`'s arguments, as its usage errors and `agent-browser --help` show them. */
+export const FIND_ARGS = "role|text|label|placeholder|testid|first|last|nth <what> click|dblclick|hover|focus|fill|type|check|uncheck|text [value] [--name NAME] [--exact] [--timeout MS]";
 
 const USAGE = `find ${FIND_ARGS}`;
 
