@@ -7,66 +7,13 @@
 import { describe, expect, test } from "bun:test";
 import { convertOffice } from "../../src/documents/office/readers.ts";
 import { MAX_SHEETS } from "../../src/documents/office/sheet-table.ts";
-
-/** A compound file (MS-CFB, 512-byte sectors) with one root stream, `Workbook`, padded to 4 KiB so it is not a mini stream. */
-function compoundFile(stream: Uint8Array): Uint8Array {
-  const SECTOR = 512;
-  const data = new Uint8Array(Math.max(4096, Math.ceil(stream.length / SECTOR) * SECTOR));
-  data.set(stream);
-  const dataSectors = data.length / SECTOR;
-  let fatSectors = 1;
-  while (fatSectors * 128 < dataSectors + 1 + fatSectors) fatSectors++;
-  if (fatSectors > 109) throw new Error("too big for the header's DIFAT");
-  const dirSector = dataSectors;
-  const fatStart = dataSectors + 1;
-  const fat = new Uint32Array(fatSectors * 128).fill(0xffffffff);
-  for (let i = 0; i < dataSectors; i++) fat[i] = i === dataSectors - 1 ? 0xfffffffe : i + 1;
-  fat[dirSector] = 0xfffffffe;
-  for (let k = 0; k < fatSectors; k++) fat[fatStart + k] = 0xfffffffd;
-  const out = new Uint8Array(SECTOR * (1 + dataSectors + 1 + fatSectors));
-  const v = new DataView(out.buffer);
-  out.set([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
-  v.setUint16(0x18, 0x3e, true);
-  v.setUint16(0x1a, 3, true);
-  v.setUint16(0x1c, 0xfffe, true);
-  v.setUint16(0x1e, 9, true);
-  v.setUint16(0x20, 6, true);
-  v.setUint32(0x2c, fatSectors, true);
-  v.setUint32(0x30, dirSector, true);
-  v.setUint32(0x38, 4096, true);
-  v.setUint32(0x3c, 0xfffffffe, true);
-  v.setUint32(0x44, 0xfffffffe, true);
-  for (let i = 0; i < 109; i++) v.setUint32(0x4c + i * 4, i < fatSectors ? fatStart + i : 0xffffffff, true);
-  out.set(data, SECTOR);
-  const dir = SECTOR * (1 + dirSector);
-  const entry = (n: number, name: string, type: number, child: number, start: number, size: number) => {
-    const at = dir + n * 128;
-    [...name].forEach((c, i) => v.setUint16(at + i * 2, c.charCodeAt(0), true));
-    v.setUint16(at + 0x40, (name.length + 1) * 2, true);
-    out[at + 0x42] = type;
-    v.setUint32(at + 0x44, 0xffffffff, true);
-    v.setUint32(at + 0x48, 0xffffffff, true);
-    v.setUint32(at + 0x4c, child, true);
-    v.setUint32(at + 0x74, start, true);
-    v.setUint32(at + 0x78, size, true);
-  };
-  entry(0, "Root Entry", 5, 1, 0xfffffffe, 0);
-  entry(1, "Workbook", 2, 0xffffffff, 0, data.length);
-  for (let n = 2; n < 4; n++) v.setUint32(dir + n * 128 + 0x44, 0xffffffff, true), v.setUint32(dir + n * 128 + 0x48, 0xffffffff, true), v.setUint32(dir + n * 128 + 0x4c, 0xffffffff, true);
-  new Uint32Array(out.buffer, SECTOR * (1 + fatStart), fat.length).set(fat);
-  return out;
-}
+import { bof, boundSheet, compoundFile, eof, record } from "../fixtures/documents/biff-workbook.ts";
 
 const concat = (parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
 const u16 = (n: number) => [n & 0xff, (n >> 8) & 0xff];
 const u32 = (n: number) => [...u16(n & 0xffff), ...u16(n >>> 16)];
 const utf16 = (s: string) => [...Buffer.from(s, "utf16le")];
-const record = (type: number, data: number[]) => new Uint8Array([...u16(type), ...u16(data.length), ...data]);
 
-/** A BOF: BIFF8, of a workbook's globals (dt 5) or a worksheet (dt 0x10). */
-const bof = (dt: number) => record(0x0809, [...u16(0x0600), ...u16(dt), ...new Array(12).fill(0)]);
-const eof = () => record(0x000a, []);
-const boundSheet = (offset: number, name: string) => record(0x0085, [...u32(offset), 0, 0, name.length, 0, ...Buffer.from(name, "latin1")]);
 const label = (row: number, column: number, text: string) => record(0x0204, [...u16(row), ...u16(column), 0, 0, ...u16(text.length), 1, ...utf16(text)]);
 
 /** A workbook of worksheets, each given as its records between its BOF and EOF. */
