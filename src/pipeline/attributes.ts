@@ -37,10 +37,12 @@ export function attributeSelectorsOf(format: { type: string; selectors?: unknown
 }
 
 /**
- * Every pair the request's `attributes` formats ask for, in order (a request may hold several such formats). They are
- * the caller's own selectors, so a page matched against them is parsed on a worker that can be stopped at the
- * scrape's deadline (scrape/parse-workers/pool.ts).
+ * The pairs the request's `attributes` format asks for, in order: its first entry's, the only one a scrape renders
+ * (a format type given twice is rendered once, from its first entry: scrape/service.ts). They are the caller's own
+ * selectors, so a page matched against them is parsed on a worker that can be stopped at the scrape's deadline
+ * (scrape/parse-workers/pool.ts); a second entry's are never run.
  */
 export function requestedAttributeSelectors(formats: readonly { type: string; selectors?: unknown }[] | undefined): AttributeSelector[] {
-  return (formats ?? []).filter((f) => f.type === "attributes").flatMap(attributeSelectorsOf);
+  const first = (formats ?? []).find((f) => f.type === "attributes");
+  return first ? attributeSelectorsOf(first) : [];
 }

@@ -1,7 +1,7 @@
 /**
  * A format type given twice in one request is rendered and charged once, from its first entry, as upstream reads a
  * format with `formats.find`: two `changeTracking` entries write one history and answer the first tag's, and two
- * `json` entries cost one model call.
+ * `json` entries cost one model call; a second `attributes` entry's selectors never run.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHarness, type Harness } from "../helpers/harness.ts";
@@ -49,4 +49,23 @@ test("two json entries: one model call, charged once", async () => {
   expect(doc.json).toBeDefined();
   expect(llm.chats().length - calls).toBe(1);
   expect(doc.metadata.creditsUsed).toBe(5);
+});
+
+test("two attributes entries: only the first's selectors run (a costly second one does not time the scrape out)", async () => {
+  site.set("/attrs", `<html><body>${'<div class="row" data-n="1">x</div>'.repeat(1000)}</body></html>`);
+  const res = await h.request("/v2/scrape", {
+    method: "POST",
+    json: {
+      url: `${site.url}/attrs`,
+      timeout: 3000,
+      formats: [
+        { type: "attributes", selectors: [{ selector: "div.row", attribute: "data-n" }] },
+        // Cubic in the page's sibling elements: seconds on these 1,000 <div>.
+        { type: "attributes", selectors: [{ selector: "div:has(~ div:has(~ span))", attribute: "class" }] },
+      ],
+    },
+  });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as any;
+  expect(body.data.attributes).toEqual([{ selector: "div.row", attribute: "data-n", values: Array(1000).fill("1") }]);
 });

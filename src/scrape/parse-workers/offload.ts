@@ -28,8 +28,11 @@ export interface OffloadScrape {
   deadline: number;
 }
 
-/** The `attributes` formats of the spec: the only formats a worker reads (their selectors). */
-const attributeFormats = (spec: ScrapeSpec) => spec.formats.filter((f) => f.type === "attributes");
+/**
+ * The spec's `attributes` format, the only format a worker reads (its selectors): its first entry, the only one a
+ * scrape renders (scrape/service.ts), so a second entry's selectors are never run.
+ */
+const attributeFormats = (spec: ScrapeSpec) => spec.formats.filter((f) => f.type === "attributes").slice(0, 1);
 
 /**
  * The parsed views of an HTML page computed by a parse worker, when one can take it now and every requested
