@@ -9,7 +9,8 @@
  * the scrape goes on with the page as far as Chromium parsed it, and says so.
  *
  * A document still arriving (a body that never ends) is not cut: the navigation keeps the whole deadline, as before,
- * since its end is what is missing.
+ * since its end is what is missing; nor is one behind a redirect before it starts (the hop finishing is not the
+ * document arriving).
  */
 import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
 
@@ -44,6 +45,9 @@ export async function gotoParsed(page: Page, url: string, deadline: number): Pro
   const cut = new Promise<NavigationOutcome>((resolve) => {
     onFinished = (r: HTTPRequest) => {
       if (timer !== undefined || !r.isNavigationRequest() || r.frame() !== page.mainFrame()) return;
+      // A redirect's hop finishes too: the document it leads to has not even started arriving.
+      const status = r.response()?.status();
+      if (status === undefined || (status >= 300 && status < 400)) return;
       const waitedMs = Math.max(0, (deadline - performance.now()) * PARSE_WAIT_SHARE);
       timer = setTimeout(() => resolve({ kind: "cut", waitedMs }), waitedMs);
     };
