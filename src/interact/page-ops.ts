@@ -7,6 +7,7 @@
  */
 import type { KeyInput, Page } from "puppeteer-core";
 import { takeScreenshot } from "../engines/browser/actions.ts";
+import { canCapture, RENDER_PROBE_MS } from "../engines/browser/screenshot.ts";
 import type { FileSink } from "../scrape/render-context.ts";
 import { sleep } from "../scheduler/abortable.ts";
 
@@ -67,12 +68,22 @@ export interface ShotBudget {
   bytes: number;
 }
 
+/** Time within which a screenshot's render check answers (the probe's own time, and a margin). */
+const RENDER_CHECK_MS = RENDER_PROBE_MS + 500;
+
 /**
  * Takes a PNG of the page (a full page cut at the scrapes' height limit) and stores it within the script's budget;
- * its URL. Past the budget, a {@link PageOpError}.
+ * its URL. Past the budget, a {@link PageOpError}; so, within about a second, for a page Chromium does not render (its
+ * `<head>` waits for a script or stylesheet that never arrives), whose capture would wait for a frame until the
+ * script's time ran out (engines/browser/screenshot.ts `canCapture`).
  */
 export async function screenshotToFile(page: Page, fullPage: boolean, saveFile: FileSink, budget: ShotBudget): Promise<string> {
   if (budget.count >= MAX_SCRIPT_SCREENSHOTS) throw new PageOpError(`at most ${MAX_SCRIPT_SCREENSHOTS} screenshots per script`);
+  if (!(await canCapture(page, performance.now() + RENDER_CHECK_MS))) {
+    throw new PageOpError(
+      `no screenshot was taken: the browser has not rendered the page within ${RENDER_PROBE_MS / 1000} s (it still waits for a script or stylesheet that never arrived, or its script keeps the browser busy)`,
+    );
+  }
   const shot = await takeScreenshot(page, { fullPage });
   if (budget.bytes + shot.bytes.byteLength > MAX_SCRIPT_SCREENSHOT_BYTES) throw new PageOpError(`the script's screenshots would pass ${MAX_SCRIPT_SCREENSHOT_BYTES / 1024 / 1024} MB`);
   budget.count++;

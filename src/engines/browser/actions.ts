@@ -11,7 +11,7 @@ import { CrawlboxError, SiteError } from "../../errors.ts";
 import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import type { PageArtifacts } from "../types.ts";
 import { isolatedRealm, readAcrossNavigation, readDocumentHtml } from "./page-reads.ts";
-import { type DeviceControl, takeScreenshot } from "./screenshot.ts";
+import { canCapture, type DeviceControl, RENDER_PROBE_MS, takeScreenshot } from "./screenshot.ts";
 import { OversizedResult } from "./script.ts";
 import { ActionError } from "./action-error.ts";
 import { NavigationWatch, runScript } from "./script-navigation.ts";
@@ -63,6 +63,14 @@ export interface ActionContext {
 /** The warning of a full-page screenshot action cut at `clippedAtPx` (the `screenshot` format's wording). */
 export function clippedScreenshotWarning(index: number, clippedAtPx: number): string {
   return `The full-page screenshot of action ${index} was cut at ${clippedAtPx} px: the page is taller than a screenshot can be.`;
+}
+
+/**
+ * The warning of a `screenshot` action that took no picture, the page never having been rendered (its slot in
+ * `actions.screenshots` is then an empty string: scrape/action-results.ts).
+ */
+export function unrenderedScreenshotWarning(index: number): string {
+  return `No screenshot was taken for action ${index}: the browser had not rendered the page within ${RENDER_PROBE_MS / 1000} s (it still waits for a script or stylesheet that never arrived), so its place in actions.screenshots is an empty string.`;
 }
 
 /** Runs `actions`; throws {@link ActionError} on the first failure. */
@@ -153,6 +161,14 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
       return 0;
     }
     case "screenshot": {
+      // A page Chromium does not render (its <head> waits for what never arrives) is never captured: a capture waits
+      // for a frame that does not come, until the scrape's timeout.
+      if (!(await canCapture(page, deadline))) {
+        // No bytes, but its place among the screenshots: `actions.screenshots[i]` stays the i-th screenshot action's.
+        out.screenshots.push({ bytes: new Uint8Array(0), contentType: "" });
+        ctx.warnings?.push(unrenderedScreenshotWarning(index));
+        return 0;
+      }
       const shot = await takeScreenshot(page, { ...action, deadline, ...(ctx.device ? { device: ctx.device } : {}) });
       out.screenshots.push({ bytes: shot.bytes, contentType: shot.contentType });
       if (shot.clippedAtPx !== undefined) ctx.warnings?.push(clippedScreenshotWarning(index, shot.clippedAtPx));

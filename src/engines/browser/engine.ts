@@ -7,7 +7,8 @@
  * lease ─▶ emulate device/place (+stealth) ─▶ request control ─▶ profile in ─▶ document size guard
  *       ─▶ goto (DOMContentLoaded; a share of the time left once the document is in, document-wait.ts)
  *       ─▶ load (a share of the time left) ─▶ smart wait ─▶ waitFor ─▶ actions
- *       ─▶ screenshot (if the page renders) ─▶ DOM ─▶ fetched bytes (rawBase64) ─▶ profile out ─▶ release
+ *       ─▶ screenshot (if the page renders) ─▶ DOM ─▶ fetched bytes (rawBase64; and the HTML as received for a
+ *          page whose parser never reached its body, received-html.ts) ─▶ profile out ─▶ release
  * ```
  *
  * The result is a {@link Page} like the HTTP engine's (status and headers of the last main-frame response), whose

@@ -12,7 +12,7 @@ import { mimeTypeOf } from "../charset.ts";
 import { RESPONSE_TOO_LARGE_CODE } from "../http/body.ts";
 import { readDocumentBody } from "./document-body.ts";
 import { egressRefusal, navigationError, RENDERED_TYPES, TEXT_TYPES } from "./navigation.ts";
-import { readAcrossNavigation, readBodyText, readDocumentHtml } from "./page-reads.ts";
+import { readAcrossNavigation, readBodyText, readDocumentHtml, type ReadyState } from "./page-reads.ts";
 
 /** What {@link readFinalPage} needs of the scrape. */
 export interface FinalPageContext {
@@ -35,6 +35,11 @@ export interface FinalPage {
   contentType: string;
   /** Chromium's error page standing for the site's HTTP error with an empty body (reported as the site's answer). */
   emptyHttpError: boolean;
+  /**
+   * For a rendered page (HTML), the document's `readyState` as its markup was made: "loading" when the parser had
+   * not reached its end (a script or stylesheet it waits for never arrived), so `text` may lack part of the document.
+   */
+  readyState?: ReadyState;
 }
 
 /** Reads the page `page` ended on (`finalResponse`: its main document's last response); throws what a scrape would. */
@@ -56,6 +61,7 @@ export async function readFinalPage(page: PuppeteerPage, finalResponse: HTTPResp
   let text: string | undefined;
   let body: Uint8Array | undefined;
   let contentType: string;
+  let readyState: ReadyState | undefined;
   if (emptyHttpError) {
     text = "";
     contentType = "text/html";
@@ -65,6 +71,7 @@ export async function readFinalPage(page: PuppeteerPage, finalResponse: HTTPResp
     const read = await readAcrossNavigation(page, () => readDocumentHtml(page, c.leftBytes), c.deadline);
     if (read.html === undefined) throw renderedTooLarge(c);
     text = read.html;
+    readyState = read.readyState;
     contentType = "text/html";
   } else if (TEXT_TYPES.test(finalType)) {
     // An async arrow: `.catch(() => page.evaluate(…))` throws inside puppeteer under Bun ("site.toString").
@@ -78,7 +85,7 @@ export async function readFinalPage(page: PuppeteerPage, finalResponse: HTTPResp
   }
   body ??= new TextEncoder().encode(text ?? "");
   if (body.byteLength > c.leftBytes) throw renderedTooLarge(c);
-  return { text, body, contentType, emptyHttpError };
+  return { text, body, contentType, emptyHttpError, ...(readyState ? { readyState } : {}) };
 }
 
 /** The error of a final page larger than what is left of the scrape's size limit. */

@@ -47,8 +47,12 @@ export async function readyStateOf(page: Page): Promise<ReadyState> {
   })) as ReadyState;
 }
 
-/** The page's markup read by {@link readDocumentHtml}: `html` undefined when it has more than the limit's characters. */
-export type DocumentHtml = { html: string; chars: number } | { html: undefined; chars: number };
+/**
+ * The page's markup read by {@link readDocumentHtml}: `html` undefined when it has more than the limit's characters;
+ * with the markup, `readyState`, the document's as the markup was made (still "loading": the parser had not reached
+ * its end, so the markup may lack what the document holds past where it stopped).
+ */
+export type DocumentHtml = { html: string; chars: number; readyState: ReadyState } | { html: undefined; chars: number };
 
 /**
  * The page's markup as `page.content()` gives it (the doctype and comments around `<html>`, then its `outerHTML`), made
@@ -57,13 +61,15 @@ export type DocumentHtml = { html: string; chars: number } | { html: undefined; 
  */
 export async function readDocumentHtml(page: Page, maxChars: number): Promise<DocumentHtml> {
   const got = await isolatedRealm(page).evaluate((max: number) => {
+    const s = document.readyState;
+    const readyState = s === "loading" || s === "interactive" || s === "complete" ? s : "unknown";
     let content = "";
     for (const node of Array.from(document.childNodes)) {
       content += node === document.documentElement ? document.documentElement.outerHTML : new XMLSerializer().serializeToString(node);
     }
-    return content.length > max ? { html: null, chars: content.length } : { html: content, chars: content.length };
+    return content.length > max ? { html: null, chars: content.length } : { html: content, chars: content.length, readyState };
   }, Math.max(0, Math.floor(maxChars)));
-  return got.html === null ? { html: undefined, chars: got.chars } : { html: got.html, chars: got.chars };
+  return got.html === null ? { html: undefined, chars: got.chars } : { html: got.html, chars: got.chars, readyState: got.readyState as ReadyState };
 }
 
 /**

@@ -18,8 +18,12 @@ import type { HTTPResponse, JSHandle, Page } from "puppeteer-core";
 import { firstLine } from "./navigation.ts";
 import { isolatedRealm, untilDeadline } from "./page-reads.ts";
 
-/** What the engine stores in `artifacts.rawBase64`: the fetched bytes (and what to tell about them), or why there are none. */
-export type RawBytesArtifact = { bytes: Uint8Array; warning?: string } | { error: string };
+/**
+ * What the engine stores in `artifacts.rawBase64`: the fetched bytes (and what to tell about them), or why there are
+ * none. `reencodedFrom`: the bytes are not those fetched but the page's text as Chromium decoded it from that charset,
+ * in UTF-8 (so whoever decodes them must read UTF-8, not the charset the page declares: received-html.ts).
+ */
+export type RawBytesArtifact = { bytes: Uint8Array; warning?: string; reencodedFrom?: string } | { error: string };
 
 /** Longest the read may take when the deadline is further away. */
 export const RAW_BYTES_READ_MS = 5_000;
@@ -44,7 +48,11 @@ export async function readFetchedBytes(page: Page, response: HTTPResponse, deadl
     const bytes = new Uint8Array(got.buffer, got.byteOffset, got.byteLength);
     const charset = await untilDeadline(isolatedRealm(page).evaluate(() => String(document.characterSet).slice(0, 40)).catch(() => "unknown"), until, "unknown");
     if (/^utf-?8$/i.test(charset)) return { bytes };
-    return { bytes, warning: `the browser kept no copy of the bytes it fetched (the page may not be cached), so these are its source re-encoded from ${charset} to UTF-8` };
+    return {
+      bytes,
+      reencodedFrom: charset,
+      warning: `the browser kept no copy of the bytes it fetched (the page may not be cached), so these are its source re-encoded from ${charset} to UTF-8`,
+    };
   } catch (err) {
     return { error: `the browser no longer had its body (${firstLine(err)})` };
   }

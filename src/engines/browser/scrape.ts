@@ -22,6 +22,8 @@ import type { AppliedEmulation } from "./emulation.ts";
 import { RENDER_PROBE_MS, rendersFrames, takeScreenshot } from "./screenshot.ts";
 import { gotoParsed } from "./document-wait.ts";
 import { readFetchedBytes } from "./raw-bytes.ts";
+import { htmlAsReceived, RECEIVED_HTML_WARNING } from "./received-html.ts";
+import { readyStateOf, untilDeadline } from "./page-reads.ts";
 import { PageSetup } from "./setup.ts";
 import { LOAD_WAIT_SHARE, NetworkTracker, SMART_WAIT_CAP_MS, waitForLoadEvent, waitForQuiet } from "./wait.ts";
 
@@ -119,9 +121,14 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
   let loadTimedOut = false;
   if (navigation.kind === "cut") {
     // Parsing is held up (a parser-blocking script or a stylesheet that never arrives): no `load` or quiet to wait for.
+    // Or the page was parsed and one of its frames was not: puppeteer's DOMContentLoaded waits for child frames too
+    // (an iframe that never answers), and such a page is one that did not finish loading, not one cut short.
     loadTimedOut = true;
+    const state = await untilDeadline(readyStateOf(page).catch(() => "unknown" as const), performance.now() + STATE_READ_MS, "unknown" as const);
     warnings.push(
-      `The page was not fully parsed within ${Math.round(navigation.waitedMs)} ms of its arrival (a script or stylesheet it waits for never arrived): this is the page as far as the browser got.`,
+      state === "interactive" || state === "complete"
+        ? `The page did not finish loading within ${Math.round(navigation.waitedMs)} ms of its arrival (some of its resources never arrived): this is the page as it was then.`
+        : `The page was not fully parsed within ${Math.round(navigation.waitedMs)} ms of its arrival (a script or stylesheet it waits for never arrived): this is the page as far as the browser got.`,
     );
   } else if (RENDERED_TYPES.has(lastType)) {
     const loadWaitMs = Math.max(0, (deadline - performance.now()) * LOAD_WAIT_SHARE);
@@ -154,7 +161,7 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
   if (req.branding) artifacts.branding = await collectBranding(page, deadline - performance.now() - 100);
 
   const finalResponse = main ?? last;
-  const { text, body, contentType, emptyHttpError } = await readFinalPage(page, finalResponse, {
+  const final = await readFinalPage(page, finalResponse, {
     requestedUrl: req.url,
     failedNavigation,
     deadline,
@@ -163,8 +170,19 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
     leftBytes: budget.leftBytes,
     gate,
   });
+  const { contentType, emptyHttpError } = final;
+  let { text, body } = final;
   // For rawBase64: the document as fetched, not the DOM read above (raw-bytes.ts).
   if (req.rawBytes) artifacts.rawBase64 = await readFetchedBytes(page, finalResponse, deadline, req.maxBodyBytes);
+  // A page whose parser never reached its body (a <head> script that never arrived) is read from its HTML as received.
+  if (text !== undefined && !emptyHttpError) {
+    const received = await htmlAsReceived(page, finalResponse, req, text, { readyState: final.readyState, deadline, maxBodyBytes: req.maxBodyBytes, leftBytes: budget.leftBytes });
+    if (received) {
+      ({ text, body } = received);
+      loadTimedOut = true;
+      warnings.push(RECEIVED_HTML_WARNING);
+    }
+  }
   const finalType = mimeTypeOf(finalResponse.headers()["content-type"]);
   if (snapshot && req.profile && req.profile.saveChanges && profiles) {
     profiles.save(req.profile.keyId, req.profile.name, snapshot, await captureProfile(context, page, snapshot.state));
@@ -192,6 +210,9 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
   }
   return result;
 }
+
+/** Longest wait for a cut page's `readyState` (a page whose thread is stuck does not answer). */
+const STATE_READ_MS = 1_000;
 
 /** Whether a response asks to be downloaded rather than shown. */
 function isAttachment(res: HTTPResponse): boolean {

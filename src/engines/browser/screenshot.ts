@@ -13,7 +13,7 @@
  * Chromium captures was refused with "Page is too large") and as tall as the page, cut to the bounded height.
  */
 import type { CDPSession, Page } from "puppeteer-core";
-import { isolatedRealm, readAcrossNavigation, untilDeadline } from "./page-reads.ts";
+import { isolatedRealm, readAcrossNavigation, readyStateOf, untilDeadline } from "./page-reads.ts";
 
 /**
  * Tallest full-page screenshot taken, in device pixels (CSS pixels × devicePixelRatio): Chromium refuses very tall
@@ -189,4 +189,24 @@ export async function rendersFrames(page: Page, timeoutMs = RENDER_PROBE_MS): Pr
     .catch(() => true);
   // A page whose main thread is stuck never answers either: bounded from here too.
   return await untilDeadline(probe, performance.now() + timeoutMs + 500, false);
+}
+
+/** Time kept back from a render probe's deadline for what follows it (the capture, the rest of the scrape). */
+const PROBE_MARGIN_MS = 200;
+
+/**
+ * Whether a screenshot of `page` can be taken: its document finished loading (`readyState` "complete"), or it did not
+ * but Chromium renders it ({@link rendersFrames}, for {@link RENDER_PROBE_MS} at most, within `deadline` less a
+ * margin). Chromium answers a capture of a page it does not render only with its next frame, so a `screenshot`
+ * action or an interact script's screenshot of a page whose `<head>` waits for what never arrives waited until the
+ * scrape's or script's time ran out: they ask this first and leave the picture out (a warning, or an error the script
+ * can catch). A page that finished loading costs one round trip; one whose thread does not answer within the probe's
+ * time is taken for one that does not render (a capture would wait on it too).
+ */
+export async function canCapture(page: Page, deadline: number): Promise<boolean> {
+  const stateWaitMs = Math.min(RENDER_PROBE_MS, Math.max(50, deadline - performance.now()));
+  const state = await untilDeadline(readyStateOf(page).catch(() => "unknown" as const), performance.now() + stateWaitMs, "stuck" as const);
+  if (state === "complete") return true;
+  if (state === "stuck") return false;
+  return await rendersFrames(page, Math.min(RENDER_PROBE_MS, Math.max(0, deadline - performance.now() - PROBE_MARGIN_MS)));
 }
