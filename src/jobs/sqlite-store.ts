@@ -4,24 +4,25 @@
  * change, the counters, the tasks it adds and the job event it announces commit together or not at all, so a
  * `kill -9` at any moment leaves a consistent database that `recoverAll` resumes from.
  *
- * This file holds the job lifecycle (create, append, cancel, fail, read); task claiming and leases are in
- * jobs/task-leases, the in-transaction steps both share in jobs/store-steps, an append's checks in
- * jobs/store-appends, large lists stored a row per transaction in jobs/task-intake, row mapping in jobs/store-rows.
+ * This file holds the job lifecycle (create, append, read); task claiming and leases are in jobs/task-leases,
+ * cancelling and failing a job in jobs/job-endings, giving up a host in jobs/host-give-up, the in-transaction steps
+ * they share in jobs/store-steps, an append's checks in jobs/store-appends, large lists stored a row per transaction
+ * in jobs/task-intake, row mapping in jobs/store-rows.
  */
 import type { Database } from "bun:sqlite";
 import type { SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
-import { addTasks, type AddedTasks, type DeferredRow, dropPendingTasks, INLINE_TASKS, loadPendingChunk, type LoadedChunk, type PendingCache } from "./pending-tasks.ts";
+import { HostGiveUps } from "./host-give-up.ts";
+import { JobEndings } from "./job-endings.ts";
+import { addTasks, type AddedTasks, type DeferredRow, INLINE_TASKS, loadPendingChunk, type LoadedChunk, type PendingCache } from "./pending-tasks.ts";
 import { readJob, toJob, type JobRow } from "./store-rows.ts";
 import { SpareTasks } from "./spare-tasks.ts";
 import { acceptAppend, assertIdempotencyKeyUnused, reopenIfCompleted } from "./store-appends.ts";
-import { type DrainHook, finishJobIfDone, insertTasks, JOB_TTL_SQL, type StoreContext, sweepQueuedTasks } from "./store-steps.ts";
+import { type DrainHook, finishJobIfDone, insertTasks, type StoreContext } from "./store-steps.ts";
 import {
-  type AbandonedIntakes, CREATING_STATUS, DROP_ROWS_PER_TRANSACTION, dropAbandonedIntakes, findAbandonedIntakes, IntakeLostError, runIntake,
+  type AbandonedIntakes, CREATING_STATUS, dropAbandonedIntakes, findAbandonedIntakes, IntakeLostError, runIntake,
 } from "./task-intake.ts";
-import {
-  claimTask, completeTask, failTask, reapExpired, recordHostOutcome, recoverActive, releaseTask, renewLease, retryTask,
-} from "./task-leases.ts";
+import { claimTask, completeTask, failTask, reapExpired, recoverActive, releaseTask, renewLease, retryTask } from "./task-leases.ts";
 import type { AppendedOptions, ClaimLimits, Completion, Job, JobEventSink, JobStatus, JobStore, NewTask, Task } from "./types.ts";
 
 export { type DrainHook, JOB_TTL_MS, jobTtlMs, ZDR_JOB_TTL_MS } from "./store-steps.ts";
@@ -33,11 +34,10 @@ export class SqliteJobStore implements JobStore {
   private readonly ctx: StoreContext;
   /** Parsed lists of tasks waiting in `job_pending_tasks` (jobs/pending-tasks.ts). */
   private readonly pendingCache: PendingCache = new Map();
-  /**
-   * Jobs cancelled by this process whose queued tasks are still being set aside ({@link sweepEnded}): claims pass
-   * them over as they pass a busy job's, without reading them (task-leases.ts would set a chunk aside per claim).
-   */
-  private readonly sweeping = new Set<string>();
+  /** Cancelled and failed jobs, and what they still have waiting (jobs/job-endings.ts). */
+  private readonly endings: JobEndings;
+  /** Hosts given up whose queued pages are being failed (jobs/host-give-up.ts). */
+  private readonly giveUps: HostGiveUps;
 
   constructor(
     private readonly db: Database,
@@ -48,6 +48,8 @@ export class SqliteJobStore implements JobStore {
     newId: () => string = () => Bun.randomUUIDv7(),
   ) {
     this.ctx = { db, now, newId, emit: (e) => this.sink(e), spares: new SpareTasks(db) };
+    this.endings = new JobEndings(this.ctx, this.pendingCache);
+    this.giveUps = new HostGiveUps(this.ctx);
   }
 
   /**
@@ -155,8 +157,15 @@ export class SqliteJobStore implements JobStore {
     return dropAbandonedIntakes(this.db, abandoned);
   }
 
+  /**
+   * Leases the next runnable task (jobs/task-leases.ts claimTask), passing over the jobs whose tasks are being set
+   * aside after their cancel and the hosts whose pages are being failed after a give-up.
+   */
   claim(owner: string, leaseMs: number, limits: ClaimLimits): Task | undefined {
-    return claimTask(this.ctx, owner, leaseMs, this.sweeping.size === 0 ? limits : { ...limits, busyJobs: [...limits.busyJobs, ...this.sweeping] });
+    const sweeping = this.endings.sweepingJobs();
+    if (sweeping.size > 0) limits = { ...limits, busyJobs: [...limits.busyJobs, ...sweeping] };
+    if (this.giveUps.active) limits = { ...limits, busyJobHosts: [...limits.busyJobHosts, ...this.giveUps.pairs()] };
+    return claimTask(this.ctx, owner, leaseMs, limits);
   }
 
   renew(taskId: string, owner: string, leaseMs: number): boolean {
@@ -235,9 +244,16 @@ export class SqliteJobStore implements JobStore {
     return 0;
   }
 
-  /** Gives up on a host after `threshold` attempts in a row it did not answer; see {@link recordHostOutcome}. */
+  /**
+   * Gives up on a host after `threshold` attempts in a row it did not answer (jobs/host-give-up.ts): the first chunk
+   * of its queued pages fails now, the rest through {@link continueGiveUps}.
+   */
   recordHostOutcome(jobId: string, host: string, ok: boolean, threshold: number): number {
-    return recordHostOutcome(this.ctx, jobId, host, ok, threshold);
+    return this.giveUps.record(jobId, host, ok, threshold);
+  }
+
+  continueGiveUps(): number {
+    return this.giveUps.continue();
   }
 
   /** The running crawls a monitor check started (JobOptions.monitorCheckId). */
@@ -248,69 +264,19 @@ export class SqliteJobStore implements JobStore {
       .map((r) => r.id);
   }
 
-  /**
-   * Cancels a job: running tasks end now (their results are discarded), and from this transaction on none of its
-   * tasks is handed out (jobs/task-leases.ts claims only a running job's). Its pending rows and queued tasks are set
-   * aside here up to a chunk, the rest by {@link sweepEnded}: one statement over a 264,000-URL batch's tasks held
-   * every other request ~1 s.
-   */
+  /** Cancels a running job (jobs/job-endings.ts); false when it was not running. */
   cancel(jobId: string): boolean {
-    return immediate(this.db, () => {
-      const job = readJob(this.db, jobId);
-      if (!job || job.status !== "scraping") return false;
-      const t = this.now();
-      // The running pages: a few (the pool's concurrency), through the job's status index.
-      this.db.query("UPDATE tasks SET status = 'cancelled', lease_owner = NULL WHERE job_id = ? AND status = 'active'").run(jobId);
-      this.ctx.spares.delete(jobId);
-      this.db
-        .query(`UPDATE jobs SET status = 'cancelled', updated_at = ?, completed_at = ?, expires_at = ? + ${JOB_TTL_SQL} WHERE id = ?`)
-        .run(t, t, t, jobId);
-      this.sweepStep(jobId);
-      if (this.hasWaiting(jobId)) this.sweeping.add(jobId);
-      this.ctx.emit({ job: readJob(this.db, jobId)!, event: "cancelled", success: false, data: [], error: "The job was cancelled." });
-      return true;
-    });
+    return this.endings.cancel(jobId);
   }
 
-  /**
-   * Sets aside one chunk of what an ended (cancelled or failed) job still has waiting: pending rows first, then
-   * queued tasks (set `cancelled`); returns how much, 0 once nothing is left. Nothing for a running job.
-   */
+  /** Sets aside one chunk of what an ended job still has waiting (jobs/job-endings.ts); 0 once nothing is left. */
   sweepEnded(jobId: string): number {
-    const swept = immediate(this.db, () => {
-      const job = readJob(this.db, jobId);
-      return !job || job.status === "scraping" || job.status === CREATING_STATUS ? 0 : this.sweepStep(jobId);
-    });
-    if (swept === 0) this.sweeping.delete(jobId);
-    return swept;
+    return this.endings.sweepEnded(jobId);
   }
 
-  /** Whether `jobId` has tasks queued or pending rows (held ones included). */
-  private hasWaiting(jobId: string): boolean {
-    return (
-      this.db.query("SELECT 1 FROM tasks WHERE job_id = ? AND status = 'queued' LIMIT 1").get(jobId) !== null ||
-      this.db.query("SELECT 1 FROM job_pending_tasks WHERE job_id = ? LIMIT 1").get(jobId) !== null
-    );
-  }
-
-  /** One chunk of {@link sweepEnded}, in the caller's transaction. */
-  private sweepStep(jobId: string): number {
-    const rows = dropPendingTasks(this.db, this.pendingCache, jobId, DROP_ROWS_PER_TRANSACTION);
-    return rows > 0 ? rows : sweepQueuedTasks(this.db, jobId);
-  }
-
-  /** Marks a job failed (e.g. its kickoff could not run); pending tasks are cancelled. */
+  /** Marks a job failed (e.g. its kickoff could not run); pending tasks are cancelled (jobs/job-endings.ts). */
   failJob(jobId: string, message: string): void {
-    immediate(this.db, () => {
-      const t = this.now();
-      this.db.query("UPDATE tasks SET status = 'cancelled', lease_owner = NULL WHERE job_id = ? AND status IN ('queued', 'active')").run(jobId);
-      dropPendingTasks(this.db, this.pendingCache, jobId);
-      this.ctx.spares.delete(jobId);
-      const r = this.db
-        .query(`UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, completed_at = ?, expires_at = ? + ${JOB_TTL_SQL} WHERE id = ? AND status = 'scraping'`)
-        .run(message, t, t, t, jobId);
-      if (r.changes > 0) this.ctx.emit({ job: readJob(this.db, jobId)!, event: "failed", success: false, data: [], error: message });
-    });
+    this.endings.failJob(jobId, message);
   }
 
   /** The job `jobId`; undefined for none, and for one still `creating` (its tasks are being written: not a job yet). */

@@ -1,10 +1,11 @@
 /**
  * @module jobs/task-leases
  * The task side of the SQLite job store: claiming the next runnable task under a lease, renewing it, settling it
- * (complete, fail, retry, release), reaping leases a dead or stuck worker left behind, and giving up on failing hosts.
- * {@link SqliteJobStore} delegates its task methods here; each write is one `BEGIN IMMEDIATE` transaction.
+ * (complete, fail, retry, release), and reaping leases a dead or stuck worker left behind (giving up on failing hosts
+ * is jobs/host-give-up). {@link SqliteJobStore} delegates its task methods here; each write is one `BEGIN IMMEDIATE`
+ * transaction.
  */
-import { SITE_ERROR_STATUS, type SerializedError } from "../errors.ts";
+import type { SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
 import { hostOf, optionsIndexOf, ownedTask, readJob, toTask, type TaskRow } from "./store-rows.ts";
 import { finishJobIfDone, insertTasks, markFailed, RACED_REDIRECT_CODE, type StoreContext, sweepQueuedTasks } from "./store-steps.ts";
@@ -26,8 +27,8 @@ const SWEEPS_PER_CLAIM = 1;
 /**
  * Leases the oldest runnable task to `owner`, skipping busy hosts, jobs and job-hosts (JobStore.claim). A task of a
  * job that is not running is never handed out: a cancelled job's queued tasks are set `cancelled` a chunk at a time
- * after its cancel (sqlite-store.ts sweepEnded, which passes the job as busy meanwhile), and a process that died
- * meanwhile leaves the rest queued. A claim that meets them sets a chunk aside and looks again.
+ * after its cancel (jobs/job-endings.ts sweepEnded, the store passing the job as busy meanwhile), and a process that
+ * died meanwhile leaves the rest queued. A claim that meets them sets a chunk aside and looks again.
  */
 export function claimTask(ctx: StoreContext, owner: string, leaseMs: number, limits: ClaimLimits): Task | undefined {
   const { db } = ctx;
@@ -261,35 +262,4 @@ function stall(ctx: StoreContext, task: TaskRow, maxStalls: number): void {
   } else {
     db.query("UPDATE tasks SET status = 'queued', stalls = stalls + 1, lease_owner = NULL, lease_expires_at = NULL WHERE id = ?").run(task.id);
   }
-}
-
-/**
- * Records a page attempt's outcome for the job's host. After `threshold` attempts in a row that the host did not
- * answer (network errors, timeouts: worker-pool's attemptSaysHostDown; an HTTP answer, 5xx and 429 included, ends
- * the run) the job gives up on the host: its queued pages fail with `SCRAPE_HOST_GAVE_UP` instead of each waiting
- * out its retries against a dead server. Returns how many pages were given up.
- */
-export function recordHostOutcome(ctx: StoreContext, jobId: string, host: string, ok: boolean, threshold: number): number {
-  const { db } = ctx;
-  return immediate(db, () => {
-    if (ok) {
-      db.query("UPDATE job_hosts SET failures = 0 WHERE job_id = ? AND host = ?").run(jobId, host);
-      return 0;
-    }
-    db
-      .query("INSERT INTO job_hosts (job_id, host, next_at, failures) VALUES (?, ?, 0, 1) ON CONFLICT (job_id, host) DO UPDATE SET failures = failures + 1")
-      .run(jobId, host);
-    const failures = db.query<{ failures: number }, [string, string]>("SELECT failures FROM job_hosts WHERE job_id = ? AND host = ?").get(jobId, host)!.failures;
-    if (failures < threshold) return 0;
-    // A cancelled job's pages aborted at once are no host's fault, and its queued ones are being set aside a chunk at
-    // a time (sqlite-store.ts sweepEnded): failing them here, one by one, would hold the event loop for seconds.
-    if (readJob(db, jobId)?.status !== "scraping") return 0;
-    const queued = db
-      .query<TaskRow, [string, string]>("SELECT * FROM tasks WHERE job_id = ? AND host = ? AND status = 'queued' AND kind = 'page'")
-      .all(jobId, host);
-    const error = { code: "SCRAPE_HOST_GAVE_UP", status: SITE_ERROR_STATUS, message: `Gave up on ${host} after ${failures} attempts in a row it did not answer (connection errors or timeouts).` };
-    for (const task of queued) markFailed(ctx, task, error);
-    if (queued.length > 0) finishJobIfDone(ctx, jobId);
-    return queued.length;
-  });
 }

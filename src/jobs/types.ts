@@ -203,8 +203,16 @@ export interface JobStore {
   reap(maxStalls: number): number;
   /** Requeues every active task (stall count +1): at boot, all of them belong to a dead process; fails poison pages. */
   recoverAll(maxStalls: number): number;
-  /** Counts a page attempt on a host; gives the host up (fails its queued pages) after `threshold` failures in a row. */
+  /**
+   * Counts a page attempt on a host; gives the host up after `threshold` failures in a row: its queued pages are
+   * never handed out from then on, and fail (a chunk now, returned as how many, the rest through continueGiveUps).
+   */
   recordHostOutcome(jobId: string, host: string, ok: boolean, threshold: number): number;
+  /**
+   * Fails the next chunk of queued pages of a host given up, in one transaction; how many, 0 once no give-up is left
+   * in progress. Called with the event loop free between chunks (a host's 100,000 pages at once held it 1.7 s).
+   */
+  continueGiveUps(): number;
   get(jobId: string): Job | undefined;
   list(keyId: string, status?: JobStatus): Job[];
 }

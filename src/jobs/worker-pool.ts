@@ -4,13 +4,16 @@
  * keep their lease alive with a heartbeat while the page runs, and record the outcome. This process owns every
  * lease, so per-host concurrency, per-job `maxConcurrency` and politeness delays are tracked in memory
  * (jobs/running-work) and handed to `claim` as exclusions. A reaper requeues leases that expired (a hung page), and
- * at start every task left active by a dead process is requeued at once.
+ * at start every task left active by a dead process is requeued at once. Hosts that stop answering are given up
+ * (jobs/host-outcomes).
  */
+import { createYielder } from "../crawl/filter-yielding.ts";
 import type { CrawlboxError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { isLlmErrorCode } from "../llm/errors.ts";
+import { HostOutcomes } from "./host-outcomes.ts";
 import { RunningWork } from "./running-work.ts";
 import type { Completion, Job, JobStore, Task } from "./types.ts";
+export { attemptSaysHostDown } from "./host-outcomes.ts";
 
 /** What running one task produced. */
 export type Outcome = (
@@ -25,25 +28,6 @@ export type Outcome = (
    */
   settle?: () => void;
 };
-
-/**
- * Whether a page attempt says its host is down, which counts towards giving the host up (recordHostOutcome): only
- * an attempt the host did not answer, a network error (connection refused or reset, DNS, TLS) or a timeout, retried
- * or final. A host that answers is up, even with a 5xx or a 429: counting those gave up on a batch of pages that all
- * answer 500 before any page had its last try, and lost every document (SCRAPE_HOST_GAVE_UP) that a one-page batch
- * returns with `statusCode: 500`. Each page's own retry limit (retry-policy) bounds how often such a host is asked.
- * An LLM format's failure is the model server's, not the site's, and does not count either.
- */
-export function attemptSaysHostDown(outcome: Outcome): boolean {
-  switch (outcome.kind) {
-    case "done":
-      return false;
-    case "failed":
-      return outcome.error.retryable && !isLlmErrorCode(outcome.error.code);
-    case "retry":
-      return outcome.httpStatus === undefined && !isLlmErrorCode(outcome.reason);
-  }
-}
 
 /** Runs one task of a job. */
 export type TaskRunner = (task: Task, job: Job, signal: AbortSignal) => Promise<Outcome>;
@@ -86,8 +70,11 @@ export class WorkerPool {
   private readonly inflight = new Map<string, { controller: AbortController; jobId: string }>();
   /** What the running pages hold (hosts, jobs, pauses): the claim's exclusions (jobs/running-work). */
   private readonly work: RunningWork;
-  /** `"<jobId> <host>"` pairs whose last page attempt failed (see recordHostOutcome). */
-  private readonly failingHosts = new Set<string>();
+  /** Page attempts per host, and the give-ups they decide (jobs/host-outcomes). */
+  private readonly hosts: HostOutcomes;
+  /** Gives the event loop back once 10 ms have passed without doing so; `pausing`: the turn awaited ({@link pauseAll}). */
+  private readonly pause = createYielder();
+  private pausing?: Promise<void>;
   private lastStoreErrorLogAt = -Infinity;
   private unloggedStoreErrors = 0;
 
@@ -97,6 +84,13 @@ export class WorkerPool {
     this.maxStalls = o.maxStalls ?? 3;
     this.now = o.now ?? Date.now;
     this.work = new RunningWork(o.perHostConcurrency, this.now);
+    this.hosts = new HostOutcomes({
+      store: o.store,
+      threshold: o.hostGiveUpAfter ?? 10,
+      storeError: (what, err) => this.storeError(what, err),
+      onSettled: () => this.kick(),
+      retryAfterErrorMs: this.pollMs,
+    });
   }
 
   /** Requeues what a dead process left active, then starts the loops and the reaper. */
@@ -106,6 +100,7 @@ export class WorkerPool {
     const recovered = this.o.store.recoverAll(this.maxStalls);
     if (recovered > 0) this.o.log.info(`requeued ${recovered} page(s) left running by a previous process`);
     for (let i = 0; i < this.o.concurrency; i++) this.loops.push(this.loop());
+    this.hosts.start();
     this.reaper = setInterval(() => {
       try {
         if (this.o.store.reap(this.maxStalls) > 0) this.kick();
@@ -130,7 +125,7 @@ export class WorkerPool {
     for (const { controller } of this.inflight.values()) controller.abort(new Error("worker pool stopping"));
     this.kick();
     // Settled, not all: a loop that failed must not keep the process from stopping.
-    await Promise.allSettled(this.loops);
+    await Promise.allSettled([...this.loops, this.hosts.stop()]);
     this.loops = [];
   }
 
@@ -183,6 +178,11 @@ export class WorkerPool {
    */
   private async loop(): Promise<void> {
     while (this.running) {
+      const wait = this.pauseAll();
+      if (wait) {
+        await wait;
+        if (!this.running) break;
+      }
       let task: Task | undefined;
       try {
         task = this.o.store.claim(this.owner, this.leaseMs, this.work.limits());
@@ -209,6 +209,19 @@ export class WorkerPool {
         await Bun.sleep(this.pollMs);
       }
     }
+  }
+
+  /**
+   * What a loop awaits before each claim: a page that ends without I/O (refused for a port or an address by the
+   * egress gate, or for a key whose credits ran out; served from the scrape cache) ends in microtasks, and the loops
+   * claimed and ran the next one at once: 100,000 such queued pages held every other request (`/health` too) 34–48 s.
+   * One turn for all: a loop that waited alone gave the next its own 10 ms, and 8 loops held the event loop 80 ms.
+   */
+  private pauseAll(): Promise<void> | undefined {
+    if (this.pausing) return this.pausing;
+    const wait = this.pause();
+    if (wait) this.pausing = wait.then(() => (this.pausing = undefined));
+    return this.pausing;
   }
 
   private async runTask(task: Task): Promise<void> {
@@ -266,16 +279,7 @@ export class WorkerPool {
           if (outcome.httpStatus === 429 || outcome.httpStatus === 503) this.work.throttleHost(task.jobId, task.host, outcome.notBefore);
           break;
       }
-      if (task.kind === "page") {
-        const ok = !attemptSaysHostDown(outcome);
-        // Successes only touch the store when they end a run of failures: the common case costs nothing.
-        const key = `${task.jobId} ${task.host}`;
-        if (!ok || this.failingHosts.has(key)) {
-          if (ok) this.failingHosts.delete(key);
-          else this.failingHosts.add(key);
-          this.o.store.recordHostOutcome(task.jobId, task.host, ok, this.o.hostGiveUpAfter ?? 10);
-        }
-      }
+      this.hosts.record(task, outcome);
     } catch (err) {
       this.storeError("task runner threw", err);
       // The attempt is given back when its outcome was lost to the store (a full disk refused "done" or "failed") or

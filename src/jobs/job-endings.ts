@@ -1,0 +1,98 @@
+/**
+ * @module jobs/job-endings
+ * A job ended before its work did: cancelled (`DELETE /v2/{crawl,batch/scrape}/{id}`, a monitor's check) or failed
+ * (its kickoff could not run). From the transaction that ends it none of its tasks is handed out; what it still had
+ * waiting (pending rows, queued tasks) is set aside a chunk per transaction ({@link JobEndings.sweepEnded}): one
+ * statement over a 264,000-URL batch's tasks held every other request ~1 s. {@link SqliteJobStore} delegates here.
+ */
+import { immediate } from "../storage/database.ts";
+import { dropPendingTasks, type PendingCache } from "./pending-tasks.ts";
+import { readJob } from "./store-rows.ts";
+import { JOB_TTL_SQL, type StoreContext, sweepQueuedTasks } from "./store-steps.ts";
+import { CREATING_STATUS, DROP_ROWS_PER_TRANSACTION } from "./task-intake.ts";
+
+/** Cancelling and failing jobs, and setting aside what an ended job had waiting, for one job store. */
+export class JobEndings {
+  /**
+   * Jobs cancelled by this process whose queued tasks are still being set aside ({@link sweepEnded}): claims pass
+   * them over as they pass a busy job's, without reading them (task-leases.ts would set a chunk aside per claim).
+   */
+  private readonly sweeping = new Set<string>();
+
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly pendingCache: PendingCache,
+  ) {}
+
+  /** The jobs whose tasks are being set aside: a claim passes them over. */
+  sweepingJobs(): ReadonlySet<string> {
+    return this.sweeping;
+  }
+
+  /**
+   * Cancels a job (JobStore `cancel`): running tasks end now (their results are discarded), and from this transaction
+   * on none of its tasks is handed out (jobs/task-leases.ts claims only a running job's). Its pending rows and queued
+   * tasks are set aside here up to a chunk, the rest by {@link sweepEnded}.
+   */
+  cancel(jobId: string): boolean {
+    const { db } = this.ctx;
+    return immediate(db, () => {
+      const job = readJob(db, jobId);
+      if (!job || job.status !== "scraping") return false;
+      const t = this.ctx.now();
+      // The running pages: a few (the pool's concurrency), through the job's status index.
+      db.query("UPDATE tasks SET status = 'cancelled', lease_owner = NULL WHERE job_id = ? AND status = 'active'").run(jobId);
+      this.ctx.spares.delete(jobId);
+      db
+        .query(`UPDATE jobs SET status = 'cancelled', updated_at = ?, completed_at = ?, expires_at = ? + ${JOB_TTL_SQL} WHERE id = ?`)
+        .run(t, t, t, jobId);
+      this.sweepStep(jobId);
+      if (this.hasWaiting(jobId)) this.sweeping.add(jobId);
+      this.ctx.emit({ job: readJob(db, jobId)!, event: "cancelled", success: false, data: [], error: "The job was cancelled." });
+      return true;
+    });
+  }
+
+  /**
+   * Sets aside one chunk of what an ended (cancelled or failed) job still has waiting: pending rows first, then
+   * queued tasks (set `cancelled`); returns how much, 0 once nothing is left. Nothing for a running job.
+   */
+  sweepEnded(jobId: string): number {
+    const swept = immediate(this.ctx.db, () => {
+      const job = readJob(this.ctx.db, jobId);
+      return !job || job.status === "scraping" || job.status === CREATING_STATUS ? 0 : this.sweepStep(jobId);
+    });
+    if (swept === 0) this.sweeping.delete(jobId);
+    return swept;
+  }
+
+  /** Marks a job failed (e.g. its kickoff could not run); pending tasks are cancelled. */
+  failJob(jobId: string, message: string): void {
+    const { db } = this.ctx;
+    immediate(db, () => {
+      const t = this.ctx.now();
+      db.query("UPDATE tasks SET status = 'cancelled', lease_owner = NULL WHERE job_id = ? AND status IN ('queued', 'active')").run(jobId);
+      dropPendingTasks(db, this.pendingCache, jobId);
+      this.ctx.spares.delete(jobId);
+      const r = db
+        .query(`UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, completed_at = ?, expires_at = ? + ${JOB_TTL_SQL} WHERE id = ? AND status = 'scraping'`)
+        .run(message, t, t, t, jobId);
+      if (r.changes > 0) this.ctx.emit({ job: readJob(db, jobId)!, event: "failed", success: false, data: [], error: message });
+    });
+  }
+
+  /** Whether `jobId` has tasks queued or pending rows (held ones included). */
+  private hasWaiting(jobId: string): boolean {
+    const { db } = this.ctx;
+    return (
+      db.query("SELECT 1 FROM tasks WHERE job_id = ? AND status = 'queued' LIMIT 1").get(jobId) !== null ||
+      db.query("SELECT 1 FROM job_pending_tasks WHERE job_id = ? LIMIT 1").get(jobId) !== null
+    );
+  }
+
+  /** One chunk of {@link sweepEnded}, in the caller's transaction. */
+  private sweepStep(jobId: string): number {
+    const rows = dropPendingTasks(this.ctx.db, this.pendingCache, jobId, DROP_ROWS_PER_TRANSACTION);
+    return rows > 0 ? rows : sweepQueuedTasks(this.ctx.db, jobId);
+  }
+}
