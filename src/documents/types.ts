@@ -8,6 +8,14 @@
 import type { Page } from "../engines/types.ts";
 import type { ScrapeSpec } from "../scrape/spec.ts";
 
+/**
+ * Most characters of text one document gives, whatever its kind (a 5,000-page book holds about 10 million): a
+ * converter's output is not bounded by its file's size (a string or a content stream stored once and used many
+ * times), so a DOC's body (office/doc-text.ts), every office document's text (office/text-budget.ts) and a PDF's
+ * (pdf/text-budget.ts) are cut there.
+ */
+export const MAX_DOCUMENT_TEXT_CHARS = 10_000_000;
+
 /** A document converted for rendering. */
 export interface ConvertedDocument {
   /** Markdown of the document (the `markdown` format). */

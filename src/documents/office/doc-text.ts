@@ -9,6 +9,7 @@
 import { DocumentCorruptError, DocumentEncryptedError } from "../errors.ts";
 import { UnsupportedFileError } from "../../errors.ts";
 import type { CompoundFile } from "./cfb.ts";
+import { MAX_DOCUMENT_TEXT_CHARS } from "../types.ts";
 
 /** The FIB fields the reader uses. */
 export interface Fib {
@@ -26,7 +27,7 @@ export interface DocText {
 }
 
 /** Most characters read from a body (a 5,000-page book holds about 10 million): a piece table declaring more is cut there. */
-export const MAX_DOC_CHARS = 10_000_000;
+export const MAX_DOC_CHARS = MAX_DOCUMENT_TEXT_CHARS;
 
 /** Code page 1252's characters for 0x80–0x9F, where it differs from Latin-1 (the rest maps to itself). */
 const CP1252 = "€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ";

@@ -14,13 +14,14 @@
  * the first ten million of its body (doc-text.ts), rather than nothing.
  */
 import type { Block } from "../layout/model.ts";
+import { MAX_DOCUMENT_TEXT_CHARS } from "../types.ts";
 
 /**
  * Most characters of text (and link targets) one office document gives: a 5,000-page book holds about 10 million,
  * the same bound as a DOC's body (doc-text.ts `MAX_DOC_CHARS`) and a PDF's text. Its markdown is about as long (plus
  * escapes and table pipes), and so is its HTML.
  */
-export const MAX_OFFICE_TEXT_CHARS = 10_000_000;
+export const MAX_OFFICE_TEXT_CHARS = MAX_DOCUMENT_TEXT_CHARS;
 
 /** The characters a document may still emit, shared by everything that emits them. */
 export class TextBudget {

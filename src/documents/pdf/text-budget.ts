@@ -8,6 +8,7 @@
  * (documents/office/doc-text.ts) are.
  */
 import type { Block, PageText } from "../layout/model.ts";
+import { MAX_DOCUMENT_TEXT_CHARS } from "../types.ts";
 
 /** The most text a PDF's pages give together. */
 export interface TextLimits {
@@ -18,7 +19,7 @@ export interface TextLimits {
 }
 
 /** The limits every PDF is cut at. */
-export const PDF_TEXT_LIMITS: Readonly<TextLimits> = Object.freeze({ chars: 10_000_000, lines: 500_000 });
+export const PDF_TEXT_LIMITS: Readonly<TextLimits> = Object.freeze({ chars: MAX_DOCUMENT_TEXT_CHARS, lines: 500_000 });
 
 /** Counts the text of pages as they are read, to stop reading those a cut leaves out anyway. */
 export class TextTally {
