@@ -176,7 +176,7 @@ export function wantsOnlyRawBytes(spec: ScrapeSpec): boolean {
 export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
   const upstreamFor = (spec: ScrapeSpec, enhanced: boolean) =>
     upstreamProxyFor(o.upstreamProxies, enhanced ? "enhanced" : "basic", spec.location?.country);
-  function browserRequest(spec: ScrapeSpec, maxBodyBytes: number, timeoutMs: number, stealth: boolean, owner?: FetchOwner): BrowserRequest {
+  function browserRequest(spec: ScrapeSpec, maxBodyBytes: number, timeoutMs: number, stealth: boolean, owner: FetchOwner | undefined, fallback: boolean): BrowserRequest {
     const shot = spec.formats.find((f) => f.type === "screenshot");
     const req: BrowserRequest = {
       url: spec.url,
@@ -200,6 +200,7 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
     }
     if (spec.formats.some((f) => f.type === "branding")) req.branding = true;
     if (spec.formats.some((f) => f.type === RAW_BYTES_FORMAT)) req.rawBytes = true;
+    if (fallback) req.fallback = true;
     if (owner) req.tenant = owner.keyId;
     if (spec.profile && owner) req.profile = { keyId: owner.keyId, name: spec.profile.name, saveChanges: spec.profile.saveChanges };
     const upstream = upstreamFor(spec, stealth);
@@ -213,11 +214,15 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       const deadline = performance.now() + spec.timeoutMs;
       const left = () => Math.round(deadline - performance.now());
       const enhancedAsked = spec.proxy === "enhanced" || spec.proxy === "stealth";
-      /** A browser attempt, with all the time left but `reserveMs`. */
-      const viaBrowser = async (stealth: boolean, reserveMs = 0): Promise<Page> => {
+      /**
+       * A browser attempt, with all the time left; as the fallback for the HTTP engine's page (`fallback`), all but
+       * {@link FALLBACK_ANSWER_RESERVE_MS}, to answer with that page when the browser's does not come.
+       */
+      const viaBrowser = async (stealth: boolean, fallback = false): Promise<Page> => {
+        const reserveMs = fallback ? FALLBACK_ANSWER_RESERVE_MS : 0;
         if (left() - reserveMs <= 0) throw new ScrapeTimeoutError(spec.timeoutMs);
         try {
-          const page = await o.browser.fetch(browserRequest(spec, maxBodyBytes, left() - reserveMs, stealth, owner), signal);
+          const page = await o.browser.fetch(browserRequest(spec, maxBodyBytes, left() - reserveMs, stealth, owner, fallback), signal);
           page.proxyUsed = stealth ? "stealth" : "basic";
           return page;
         } catch (err) {
@@ -239,15 +244,15 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
         }
       };
       /** Browser, then (proxy:auto) enhanced when the result looks blocked. */
-      const browserWithRetry = async (reserveMs = 0): Promise<Page> => {
-        const page = await viaBrowser(enhancedAsked, reserveMs);
-        if (spec.proxy !== "auto" || page.engine !== "browser" || left() - reserveMs < MIN_BROWSER_BUDGET_MS) return page;
+      const browserWithRetry = async (fallback = false): Promise<Page> => {
+        const page = await viaBrowser(enhancedAsked, fallback);
+        if (spec.proxy !== "auto" || page.engine !== "browser" || left() - (fallback ? FALLBACK_ANSWER_RESERVE_MS : 0) < MIN_BROWSER_BUDGET_MS) return page;
         // A page cut short (something it waits for never arrived) is empty for that reason, not because of a block.
         const empty = !page.degraded && page.text !== undefined && visibleText(page.text).length === 0;
         const blocked = looksBlocked(page) ?? (empty ? "empty page" : undefined);
         if (!blocked) return page;
         o.log.debug("router: retrying as enhanced", { url: spec.url, why: blocked });
-        return viaBrowser(true, reserveMs);
+        return viaBrowser(true, fallback);
       };
 
       const reasons = browserReasons(spec, o.formatNeedsBrowser);
@@ -261,7 +266,7 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       o.log.debug("router: switching to the browser", { url: spec.url, why });
       let rendered: Page;
       try {
-        rendered = blocked ? await viaBrowser(true, FALLBACK_ANSWER_RESERVE_MS) : await browserWithRetry(FALLBACK_ANSWER_RESERVE_MS);
+        rendered = blocked ? await viaBrowser(true, true) : await browserWithRetry(true);
       } catch (err) {
         if (signal?.aborted) throw err;
         const timedOut = err instanceof ScrapeTimeoutError;

@@ -68,6 +68,12 @@ export interface BrowserRequest {
    */
   rawBytes?: boolean;
   /**
+   * The router's fallback for a page the HTTP engine already fetched and that seemed to need JavaScript: the router
+   * holds that page and answers with it when the browser's comes back cut short (router.ts), so the browser does not
+   * rebuild a cut-short page from the HTML it received (received-html.ts), as it does when only it can serve.
+   */
+  fallback?: boolean;
+  /**
    * The API key the scrape is for (its id; undefined: an anonymous caller such as the CLI). A browser context is
    * only reused for scrapes of the same key, after a wipe (reuse.ts).
    */

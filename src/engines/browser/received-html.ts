@@ -15,9 +15,8 @@
  *   however little that holds.
  * - its DOM shows less text than the HTML received ({@link DOM_SHARE_OF_RECEIVED}): a parser stopped near the end
  *   (a stylesheet that a script at the bottom waits for) keeps the DOM, which has the scripts' work.
- * - the request reached the browser for something only the browser does ({@link browserOnly}). The router's
- *   JavaScript fallback holds the HTTP engine's page and answers with it itself when the browser's is cut short
- *   (router.ts `showsLess`).
+ * - the request is not the router's JavaScript fallback (`BrowserRequest.fallback`): that holds the HTTP engine's
+ *   page and answers with it itself when the browser's is cut short (router.ts `showsLess`).
  */
 import type { HTTPResponse, Page as PuppeteerPage } from "puppeteer-core";
 import { decodeText, mimeTypeOf } from "../charset.ts";
@@ -44,25 +43,6 @@ export const RECEIVED_HTML_WARNING =
 export interface ReceivedHtml {
   text: string;
   body: Uint8Array;
-}
-
-/**
- * Whether `req` asks for something only the browser does, so that the router has no HTTP page to answer with
- * instead (the reasons of router.ts `browserReasons`, as they reach the browser: actions, `waitFor`, `mobile`,
- * `location`, a profile, `proxy: "enhanced"` (stealth), the `screenshot` and `branding` formats). A request with none
- * of them is the router's fallback for a page that seemed to need JavaScript.
- */
-export function browserOnly(req: BrowserRequest): boolean {
-  return (
-    req.actions.length > 0 ||
-    req.waitForMs > 0 ||
-    req.mobile ||
-    req.location !== undefined ||
-    req.profile !== undefined ||
-    req.stealth ||
-    req.screenshot !== undefined ||
-    req.branding === true
-  );
 }
 
 /**
@@ -106,7 +86,7 @@ export interface ReceivedHtmlContext {
  * one (api/refine.ts) and is made from the fetched bytes already (raw-bytes.ts).
  */
 export async function htmlAsReceived(page: PuppeteerPage, response: HTTPResponse, req: BrowserRequest, domHtml: string, c: ReceivedHtmlContext): Promise<ReceivedHtml | undefined> {
-  if (c.readyState !== "loading" || req.rawBytes || !browserOnly(req)) return undefined;
+  if (c.readyState !== "loading" || req.rawBytes || req.fallback) return undefined;
   const fetched = await readFetchedBytes(page, response, c.deadline, c.maxBodyBytes);
   if (!("bytes" in fetched)) return undefined;
   return receivedInstead(domHtml, fetched, response.headers()["content-type"], c.leftBytes);
