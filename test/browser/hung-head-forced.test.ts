@@ -40,6 +40,8 @@ beforeAll(async () => {
       switch (new URL(req.url).pathname) {
         case "/hang-script":
           return htmlPage(`<h1>Hung script</h1>${TEXT}`, HUNG_SCRIPT);
+        case "/to-hang":
+          return htmlPage(`<h1>Start</h1><p><a href="/hang-script">to the hung page</a></p>`);
         case "/hang-1252":
           return latin1Page(false);
         case "/hang-1252-no-store":
@@ -159,4 +161,12 @@ test("an interact script's page.screenshot() of a page never rendered fails at o
     // A script stopped by its time ends the session (docs/interact.md): nothing left to delete then.
     await app.deleteBrowser(id).catch(() => {});
   }
+}, 60_000);
+
+test("the screenshot format after an action led to a page that never renders: 200 without the picture, not a 408", async () => {
+  const { status, body, ms } = await timed({ url: `${base}/to-hang`, formats: ["markdown", "screenshot"], actions: [{ type: "click", selector: "a" }] });
+  expect({ status, code: body.code }).toEqual({ status: 200, code: undefined });
+  expect(ms).toBeLessThan(TIMEOUT_MS);
+  expect(body.data.screenshot).toBeUndefined();
+  expect(body.data.warning).toContain("No screenshot was taken");
 }, 60_000);

@@ -19,7 +19,7 @@ import { applyProfile, captureProfile } from "./profile.ts";
 import type { DocumentSizeGuard } from "./document-size.ts";
 import { readFinalPage } from "./final-page.ts";
 import type { AppliedEmulation } from "./emulation.ts";
-import { RENDER_PROBE_MS, rendersFrames, takeScreenshot } from "./screenshot.ts";
+import { canCapture, RENDER_PROBE_MS, takeScreenshot } from "./screenshot.ts";
 import { gotoParsed } from "./document-wait.ts";
 import { readFetchedBytes } from "./raw-bytes.ts";
 import { htmlAsReceived, RECEIVED_HTML_WARNING } from "./received-html.ts";
@@ -152,9 +152,10 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
     artifacts.actions = await runActions(req.actions, { page, network, deadline, signal, budget, warnings, ...(device ? { device } : {}) });
   }
   // The format's `viewport` is the emulated device's size already (setup above).
-  // A page that did not finish loading may never be rendered (its <head> still waits): no picture then, not a 408
-  // (the format says why: a browser page without its screenshot is one the browser did not render).
-  if (req.screenshot && (!loadTimedOut || (await rendersFrames(page, Math.min(RENDER_PROBE_MS, Math.max(0, deadline - performance.now() - 200)))))) {
+  // A page that did not finish loading may never be rendered (its <head> still waits), nor may one the actions led
+  // to: no picture then, not a 408 (the format says why: a browser page without its screenshot is one the browser
+  // did not render). A page that loaded and stayed put is captured without asking.
+  if (req.screenshot && ((!loadTimedOut && req.actions.length === 0) || (await canCapture(page, deadline)))) {
     artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined, deadline });
   }
   // Never fails the scrape: a failed or slow collection is `{ error }`, a warning in the document.
