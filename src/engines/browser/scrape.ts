@@ -19,7 +19,7 @@ import { applyProfile, captureProfile } from "./profile.ts";
 import type { DocumentSizeGuard } from "./document-size.ts";
 import { readFinalPage } from "./final-page.ts";
 import type { AppliedEmulation } from "./emulation.ts";
-import { canCapture, RENDER_PROBE_MS, takeScreenshot } from "./screenshot.ts";
+import { canCapture, takeScreenshot } from "./screenshot.ts";
 import { gotoParsed } from "./document-wait.ts";
 import { readFetchedBytes } from "./raw-bytes.ts";
 import { htmlAsReceived, RECEIVED_HTML_WARNING } from "./received-html.ts";
