@@ -12,7 +12,8 @@
  * free between). The pages failed are exactly those the one transaction failed: the ones queued at the decision, with
  * the same error, counted and announced the same way. The decision lives in memory: a process that dies before the
  * last chunk leaves the rest queued, and the host's count of failures (kept in `job_hosts`) gives it up again at the
- * first page of it that fails after the restart.
+ * first page of it that fails after the restart. Until then those pages are claimed as a running job's are, within
+ * the host's concurrency, so other jobs are not held up (a one-page batch behind 50,000 of them: 53 ms).
  */
 import { SITE_ERROR_STATUS, type SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";

@@ -59,6 +59,9 @@ export const RESULT_PAGE_SQL = `SELECT status, result, result_bytes FROM tasks
 /** Tasks an expired job loses per statement when it is pruned (~20–40 ms each at ~3 KB of result a task). */
 export const PRUNE_CHUNK_TASKS = 2000;
 
+/** SQL: the `jobs` row has no intake open (no `appendToId` storing its URLs: jobs/task-intake.ts); see prune. */
+const NO_OPEN_INTAKE_SQL = "NOT EXISTS (SELECT 1 FROM job_intakes i WHERE i.job_id = jobs.id AND i.open = 1)";
+
 /** Queries over stored job results. */
 export class JobResults {
   constructor(
@@ -137,18 +140,23 @@ export class JobResults {
    * {@link PRUNE_CHUNK_TASKS} with the event loop free between them: one statement for a 100,000-page batch (its
    * results cascading across the tasks' indexes) held every request for ~0.8 s. Safe to do piecemeal: an expired
    * job is answered 404 "Job expired" from the moment it expired (jobs/service.ts owned, pageDocument), so nobody
-   * reads its half-deleted results or extends its life meanwhile.
+   * reads its half-deleted results or extends its life meanwhile. A job with an intake open (an `appendToId` storing
+   * its URLs: jobs/task-intake.ts) is kept: deleting it under the append failed the append's next row (500).
    */
   async prune(): Promise<number> {
     const expired = this.db
-      .query<{ id: string }, [number]>("SELECT id FROM jobs WHERE status != 'scraping' AND expires_at < ?")
+      .query<{ id: string }, [number]>(`SELECT id FROM jobs WHERE status != 'scraping' AND expires_at < ? AND ${NO_OPEN_INTAKE_SQL}`)
       .all(this.now());
     let pruned = 0;
     for (const { id } of expired) {
-      while (this.db.query("DELETE FROM tasks WHERE rowid IN (SELECT rowid FROM tasks WHERE job_id = ? LIMIT ?)").run(id, PRUNE_CHUNK_TASKS).changes > 0) {
+      // An append that opened an intake meanwhile stops the deleting: the job is kept (see above).
+      const chunk = this.db.query(
+        "DELETE FROM tasks WHERE rowid IN (SELECT rowid FROM tasks WHERE job_id = ? LIMIT ?) AND NOT EXISTS (SELECT 1 FROM job_intakes i WHERE i.job_id = ? AND i.open = 1)",
+      );
+      while (chunk.run(id, PRUNE_CHUNK_TASKS, id).changes > 0) {
         await new Promise((resolve) => setImmediate(resolve));
       }
-      pruned += this.db.query("DELETE FROM jobs WHERE id = ? AND status != 'scraping' AND expires_at < ?").run(id, this.now()).changes;
+      pruned += this.db.query(`DELETE FROM jobs WHERE id = ? AND status != 'scraping' AND expires_at < ? AND ${NO_OPEN_INTAKE_SQL}`).run(id, this.now()).changes;
     }
     return pruned;
   }

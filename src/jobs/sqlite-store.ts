@@ -159,13 +159,13 @@ export class SqliteJobStore implements JobStore {
 
   /**
    * Leases the next runnable task (jobs/task-leases.ts claimTask), passing over the jobs whose tasks are being set
-   * aside after their cancel and the hosts whose pages are being failed after a give-up.
+   * aside after their end (an ended job it meets is swept from then on) and the hosts given up whose pages are failed.
    */
   claim(owner: string, leaseMs: number, limits: ClaimLimits): Task | undefined {
     const sweeping = this.endings.sweepingJobs();
     if (sweeping.size > 0) limits = { ...limits, busyJobs: [...limits.busyJobs, ...sweeping] };
     if (this.giveUps.active) limits = { ...limits, busyJobHosts: [...limits.busyJobHosts, ...this.giveUps.pairs()] };
-    return claimTask(this.ctx, owner, leaseMs, limits);
+    return claimTask(this.ctx, owner, leaseMs, limits, (jobId) => this.endings.sweepInBackground(jobId));
   }
 
   renew(taskId: string, owner: string, leaseMs: number): boolean {
@@ -192,8 +192,11 @@ export class SqliteJobStore implements JobStore {
     return reapExpired(this.ctx, maxStalls);
   }
 
+  /** At start: requeues what a dead process left running, and sweeps in the background its unfinished cancels' tasks. */
   recoverAll(maxStalls: number): number {
-    return recoverActive(this.ctx, maxStalls);
+    const recovered = recoverActive(this.ctx, maxStalls);
+    this.endings.resumeSweeps();
+    return recovered;
   }
 
   /**

@@ -91,8 +91,8 @@ export function insertTasks(ctx: StoreContext, jobId: string, tasks: NewTask[], 
 }
 
 /**
- * Queued tasks of an ended job that one transaction sets `cancelled` (job-endings.ts sweepEnded, task-leases.ts
- * claim): ~10–20 µs each across the tasks' indexes, so one chunk stays within a few tens of ms.
+ * Queued tasks of an ended job that one transaction sets `cancelled` (job-endings.ts sweepEnded): ~10–20 µs each
+ * across the tasks' indexes, so one chunk stays within a few tens of ms.
  */
 export const SWEEP_CHUNK_TASKS = 1000;
 

@@ -118,8 +118,14 @@ export async function runIntake<T>(db: Database, jobId: string, tasks: readonly 
     return { result, rows };
   } catch (err) {
     await dropIntake(db, intake, steps.creatingJobId).catch(() => {});
-    throw err;
+    // A row refused for its job: the job was deleted meanwhile (see IntakeLostError), not a fault to answer 500.
+    throw isForeignKeyFailure(err) ? new IntakeLostError() : err;
   }
+}
+
+/** Whether `err` is SQLite refusing a row whose foreign key names a row that is gone. */
+function isForeignKeyFailure(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY";
 }
 
 /** What a dead process left half-accepted: its open intakes (with the job each was creating, if any), and jobs. */

@@ -8,7 +8,7 @@
 import type { SerializedError } from "../errors.ts";
 import { immediate } from "../storage/database.ts";
 import { hostOf, optionsIndexOf, ownedTask, readJob, toTask, type TaskRow } from "./store-rows.ts";
-import { finishJobIfDone, insertTasks, markFailed, RACED_REDIRECT_CODE, type StoreContext, sweepQueuedTasks } from "./store-steps.ts";
+import { finishJobIfDone, insertTasks, markFailed, RACED_REDIRECT_CODE, type StoreContext } from "./store-steps.ts";
 import type { ClaimLimits, Completion, Task } from "./types.ts";
 
 /**
@@ -19,27 +19,25 @@ import type { ClaimLimits, Completion, Task } from "./types.ts";
 const CLAIM_HEAD_ROWS = 256;
 
 /**
- * Chunks of an ended job's queued tasks one claim sets aside when it meets them before giving up (see claimTask):
- * one, a few tens of ms (a claim per worker runs back to back when a cancel frees the pool).
- */
-const SWEEPS_PER_CLAIM = 1;
-
-/**
  * Leases the oldest runnable task to `owner`, skipping busy hosts, jobs and job-hosts (JobStore.claim). A task of a
  * job that is not running is never handed out: a cancelled job's queued tasks are set `cancelled` a chunk at a time
- * after its cancel (jobs/job-endings.ts sweepEnded, the store passing the job as busy meanwhile), and a process that
- * died meanwhile leaves the rest queued. A claim that meets them sets a chunk aside and looks again.
+ * after its cancel (jobs/job-endings.ts sweepEnded, the store passing the job as busy meanwhile). A claim that meets
+ * one anyway (a process died mid-sweep) passes the job over and looks on, telling `onEndedJob` (the store sweeps it
+ * in the background): it never comes back empty while another job has a runnable task. It used to set a chunk aside
+ * and give up, and each of the pool's workers then idled a poll (1 s) per 1,000 tasks of the ended job.
  */
-export function claimTask(ctx: StoreContext, owner: string, leaseMs: number, limits: ClaimLimits): Task | undefined {
+export function claimTask(ctx: StoreContext, owner: string, leaseMs: number, limits: ClaimLimits, onEndedJob: (jobId: string) => void = () => {}): Task | undefined {
   const { db } = ctx;
   const jobStatus = db.query<{ status: string }, [string]>("SELECT status FROM jobs WHERE id = ?");
   return immediate(db, () => {
     const t = ctx.now();
     let row = oldestRunnable(ctx, t, limits);
-    for (let sweeps = 0; row && jobStatus.get(row.job_id)?.status !== "scraping"; sweeps++) {
-      if (sweeps === SWEEPS_PER_CLAIM) return undefined;
-      sweepQueuedTasks(db, row.job_id);
-      row = oldestRunnable(ctx, t, limits);
+    // Each pass adds a job to those passed over, so this ends after as many passes as ended jobs have queued tasks.
+    const passed: string[] = [];
+    while (row && jobStatus.get(row.job_id)?.status !== "scraping") {
+      passed.push(row.job_id);
+      onEndedJob(row.job_id);
+      row = oldestRunnable(ctx, t, { ...limits, busyJobs: [...limits.busyJobs, ...passed] });
     }
     if (!row) return undefined;
     db
