@@ -40,6 +40,31 @@ beforeAll(async () => {
       switch (new URL(req.url).pathname) {
         case "/hang-script":
           return htmlPage(`<h1>Hung script</h1>${TEXT}`, HUNG_SCRIPT);
+        case "/docwrite":
+          // Parsed whole; after `load` its script rewrites the document with document.open/write and no close(),
+          // which leaves `readyState` at "loading" for good.
+          return htmlPage(`<h1>Original heading</h1>${TEXT}<script>addEventListener("load", () => setTimeout(() => { document.open(); document.write("<p>Written by the page</p>"); }, 0));</script>`);
+        case "/js-redirect":
+          return htmlPage(`<h1>First page</h1>${TEXT}<script>setTimeout(() => { location.href = "/slow-body"; }, 300);</script>`);
+        case "/slow-body": {
+          // Its body arrives over 20 s: still "loading" when the scrape reads it.
+          const enc = new TextEncoder();
+          let i = 0;
+          const body = new ReadableStream<Uint8Array>({
+            async pull(c) {
+              if (i === 0) c.enqueue(enc.encode(`<!doctype html><html><head><title>Second</title></head><body><h1>Second page</h1><p>${"second ".repeat(100)}</p>`));
+              else if (i < 40) {
+                await Bun.sleep(500);
+                c.enqueue(enc.encode(`<p>chunk ${i}</p>\n`));
+              } else {
+                c.enqueue(enc.encode("</body></html>"));
+                c.close();
+              }
+              i++;
+            },
+          });
+          return new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } });
+        }
         case "/to-hang":
           return htmlPage(`<h1>Start</h1><p><a href="/hang-script">to the hung page</a></p>`);
         case "/hang-1252":
@@ -169,4 +194,20 @@ test("the screenshot format after an action led to a page that never renders: 20
   expect(ms).toBeLessThan(TIMEOUT_MS);
   expect(body.data.screenshot).toBeUndefined();
   expect(body.data.warning).toContain("No screenshot was taken");
+}, 60_000);
+
+test("a page that rewrote itself with document.write after load (still 'loading') keeps what it wrote", async () => {
+  const { status, body } = await timed({ url: `${base}/docwrite`, formats: ["markdown"], waitFor: 1500 });
+  expect(status).toBe(200);
+  expect(body.data.markdown).toContain("Written by the page");
+  expect(body.data.markdown).not.toContain("Original heading");
+  expect(body.data.warning ?? "").not.toContain("as the browser received it");
+}, 60_000);
+
+test("a script redirect to a page still arriving: its DOM at once, no wait for its bytes, within the timeout", async () => {
+  const t0 = performance.now();
+  const { status, body } = await scrape(h, { url: `${base}/js-redirect`, formats: ["markdown"], waitFor: 1500, maxAge: 0, timeout: 4_000 });
+  expect({ status, code: body.code }).toEqual({ status: 200, code: undefined });
+  expect(performance.now() - t0).toBeLessThan(4_000);
+  expect(body.data.markdown).toContain("second second");
 }, 60_000);

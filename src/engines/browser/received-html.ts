@@ -10,9 +10,12 @@
  * with the page's charset as the HTTP engine decodes a body (engines/charset.ts `decodeText`), with a warning.
  *
  * Only when all of these hold:
- * - the document's `readyState` was still "loading" when its markup was made (page-reads.ts `readDocumentHtml`): the
- *   parser had not reached its end. A page whose scripts replaced its body was parsed whole and keeps its DOM,
- *   however little that holds.
+ * - the navigation was cut before `DOMContentLoaded` (document-wait.ts) with the document still "loading", and the
+ *   page is still that document (scrape.ts decides this before calling here); and its `readyState` was still
+ *   "loading" when its markup was made (page-reads.ts `readDocumentHtml`): the parser had not reached its end. A page
+ *   whose scripts replaced its body, or rewrote it with `document.open()` (which leaves "loading" too), was parsed
+ *   whole and keeps its DOM, however little that holds; so does one that moved on to a document still arriving,
+ *   whose bytes are not there to read.
  * - its DOM shows less text than the HTML received ({@link DOM_SHARE_OF_RECEIVED}): a parser stopped near the end
  *   (a stylesheet that a script at the bottom waits for) keeps the DOM, which has the scripts' work.
  * - the request is not the router's JavaScript fallback (`BrowserRequest.fallback`): that holds the HTTP engine's

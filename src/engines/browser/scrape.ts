@@ -119,12 +119,19 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
 
   const warnings: string[] = [];
   let loadTimedOut = false;
+  /**
+   * The document whose parser stalled (cut before DOMContentLoaded, still "loading"): only it may be read from its
+   * HTML as received (received-html.ts), and only while it is still the page's. A page that was parsed and then
+   * rewrote itself (`document.open()` leaves "loading" too) or moved on to another document keeps its DOM.
+   */
+  let stalledDocument: HTTPResponse | undefined;
   if (navigation.kind === "cut") {
     // Parsing is held up (a parser-blocking script or a stylesheet that never arrives): no `load` or quiet to wait for.
     // Or the page was parsed and one of its frames was not: puppeteer's DOMContentLoaded waits for child frames too
     // (an iframe that never answers), and such a page is one that did not finish loading, not one cut short.
     loadTimedOut = true;
     const state = await untilDeadline(readyStateOf(page).catch(() => "unknown" as const), performance.now() + STATE_READ_MS, "unknown" as const);
+    if (state === "loading") stalledDocument = last;
     warnings.push(
       state === "interactive" || state === "complete"
         ? `The page did not finish loading within ${Math.round(navigation.waitedMs)} ms of its arrival (some of its resources never arrived): this is the page as it was then.`
@@ -176,7 +183,7 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
   // For rawBase64: the document as fetched, not the DOM read above (raw-bytes.ts).
   if (req.rawBytes) artifacts.rawBase64 = await readFetchedBytes(page, finalResponse, deadline, req.maxBodyBytes);
   // A page whose parser never reached its body (a <head> script that never arrived) is read from its HTML as received.
-  if (text !== undefined && !emptyHttpError) {
+  if (text !== undefined && !emptyHttpError && stalledDocument !== undefined && finalResponse === stalledDocument) {
     const received = await htmlAsReceived(page, finalResponse, req, text, { readyState: final.readyState, deadline, maxBodyBytes: req.maxBodyBytes, leftBytes: budget.leftBytes });
     if (received) {
       ({ text, body } = received);
