@@ -72,17 +72,20 @@ export class JobEndings {
   }
 
   /**
-   * Finds the ended jobs (cancelled, failed, completed) a previous process left with tasks queued or rows pending (it
-   * died mid-sweep) and sweeps them in the background; returns their ids. Call at start (the store's recoverAll),
-   * before the first claim: from then on claims pass them over. One index seek per ended job kept (a day's worth).
+   * Finds the cancelled or failed jobs a previous process left with tasks queued or rows pending (it died mid-sweep)
+   * and sweeps them in the background; returns their ids. Call at start (the store's recoverAll), before the first
+   * claim: from then on claims pass them over. One index seek per ended job kept (a day's worth). A completed job is
+   * left alone: it has nothing queued, and rows pending under it are an append's, which the task loader drops at
+   * start when their request died with the process, and which a live append is writing otherwise (a sweep would
+   * drop them under it).
    */
   resumeSweeps(): string[] {
     const ids = this.ctx.db
-      .query<{ id: string }, [string]>(
-        `SELECT id FROM jobs j WHERE status NOT IN ('scraping', ?) AND (
+      .query<{ id: string }, []>(
+        `SELECT id FROM jobs j WHERE status IN ('cancelled', 'failed') AND (
            EXISTS (SELECT 1 FROM tasks WHERE job_id = j.id AND status = 'queued') OR EXISTS (SELECT 1 FROM job_pending_tasks WHERE job_id = j.id))`,
       )
-      .all(CREATING_STATUS)
+      .all()
       .map((r) => r.id);
     for (const id of ids) this.sweepInBackground(id);
     return ids;
