@@ -20,6 +20,7 @@ import { mapError } from "../../src/server/error-handler.ts";
 import { buildDocx } from "../fixtures/documents/fixtures.ts";
 import { sharedContentPdf } from "../fixtures/documents/many-page-pdf.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
+import { withLagProbe } from "../helpers/lag-probe.ts";
 
 /** 400,000 short lines in three columns, `pages: true` (the layout runs twice): well under the text limits. */
 const LAYOUT_HEAVY = sharedContentPdf({ pages: 200, linesPerPage: 2_000, text: (k) => `w${k}` });
@@ -51,24 +52,13 @@ afterAll(async () => {
 
 /** Scrapes `path` while a 10 ms timer measures how long the server's event loop (this thread) is held at most. */
 async function scrapeWithLagProbe(path: string, json: Record<string, unknown>) {
-  let last = performance.now();
-  let maxLagMs = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    maxLagMs = Math.max(maxLagMs, now - last - 10);
-    last = now;
-  }, 10);
   const started = performance.now();
-  let res: Response;
-  try {
-    res = await h.request("/v2/scrape", { method: "POST", json: { url: `http://127.0.0.1:${site.port}${path}`, maxAge: 0, ...json } });
-    // In-process, the answer may follow a long synchronous stretch without the timer having run since: let it run
-    // (before this test reads the body, which is its own work, not the server's).
-    await Bun.sleep(25);
-  } finally {
-    clearInterval(timer);
-  }
+  const { value: res, maxLagMs } = await withLagProbe(
+    () => h.request("/v2/scrape", { method: "POST", json: { url: `http://127.0.0.1:${site.port}${path}`, maxAge: 0, ...json } }),
+    10,
+  );
   const tookMs = performance.now() - started;
+  // Read after the probe: the body is this test's own work, not the server's.
   const body = (await res.json()) as any;
   return { res, body, tookMs, maxLagMs };
 }

@@ -10,6 +10,7 @@ import { INLINE_TASKS } from "../../src/jobs/pending-tasks.ts";
 import type { NewTask } from "../../src/jobs/types.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { free, newJob, setup } from "./store-setup.ts";
+import { withLagProbe } from "../helpers/lag-probe.ts";
 
 /** About what a 10 MiB body holds with these URLs (9.2 MiB). */
 const NEAR_LIMIT_URLS = 264_000;
@@ -34,23 +35,6 @@ afterAll(async () => {
   await h.close();
   site.stop(true);
 });
-
-/** Runs `work` with a 5 ms interval timer; resolves with its result and the longest gap between two ticks. */
-async function withLagProbe<T>(work: () => Promise<T>): Promise<{ value: T; maxGapMs: number }> {
-  let last = performance.now();
-  let maxGapMs = 0;
-  const timer = setInterval(() => {
-    const t = performance.now();
-    maxGapMs = Math.max(maxGapMs, t - last);
-    last = t;
-  }, 5);
-  try {
-    const value = await work();
-    return { value, maxGapMs: Math.max(maxGapMs, performance.now() - last) };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 /** A request to the in-process app, built before any measurement (encoding a 9 MiB body is the client's work). */
 const apiRequest = (method: string, path: string, body?: string) =>

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { NewTask } from "../../src/jobs/types.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
+import { withLagProbe } from "../helpers/lag-probe.ts";
 
 /** Queued pages in each test: one synchronous pass over them took seconds. */
 const QUEUED_PAGES = 20_000;
@@ -40,23 +41,6 @@ afterAll(async () => {
   await h.close();
   site.stop(true);
 });
-
-/** Runs `work` with a 5 ms interval timer; resolves with its result and the longest gap between two ticks. */
-async function withLagProbe<T>(work: () => Promise<T>): Promise<{ value: T; maxGapMs: number }> {
-  let last = performance.now();
-  let maxGapMs = 0;
-  const timer = setInterval(() => {
-    const t = performance.now();
-    maxGapMs = Math.max(maxGapMs, t - last);
-    last = t;
-  }, 5);
-  try {
-    const value = await work();
-    return { value, maxGapMs: Math.max(maxGapMs, performance.now() - last) };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 const count = (sql: string, ...args: string[]) => (h.services.db.query(sql).get(...args) as { n: number }).n;
 

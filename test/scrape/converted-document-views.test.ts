@@ -17,6 +17,7 @@ import type { ScrapeSpec } from "../../src/scrape/spec.ts";
 import { buildXlsx } from "../fixtures/documents/fixtures.ts";
 import { startDocumentSite, type DocumentSite } from "../fixtures/documents/server.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
+import { withLagProbe } from "../helpers/lag-probe.ts";
 
 const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 const SHEET_NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
@@ -78,31 +79,12 @@ async function scrape(h: Harness, body: Record<string, unknown>) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-/** `work` with a {@link TICK_MS} timer running: the longest it fired late is how long the main thread was held. */
-async function withLagProbe<T>(work: () => Promise<T>): Promise<{ value: T; maxLagMs: number }> {
-  let last = performance.now();
-  let maxLagMs = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    maxLagMs = Math.max(maxLagMs, now - last - TICK_MS);
-    last = now;
-  }, TICK_MS);
-  try {
-    const value = await work();
-    // In-process, the answer may follow a long synchronous stretch the timer has not run since: let it run.
-    await Bun.sleep(25);
-    return { value, maxLagMs };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 /** The least lag of {@link RUNS} scrapes of the large sheet, and the last answer. */
 async function leastLag(h: Harness, formats: unknown[]) {
   let least = Infinity;
   let last: Awaited<ReturnType<typeof scrape>> | undefined;
   for (let i = 0; i < RUNS; i++) {
-    const run = await withLagProbe(() => scrape(h, { url: `http://127.0.0.1:${files.port}/large.xlsx`, formats }));
+    const run = await withLagProbe(() => scrape(h, { url: `http://127.0.0.1:${files.port}/large.xlsx`, formats }), TICK_MS);
     least = Math.min(least, run.maxLagMs);
     last = run.value;
   }
