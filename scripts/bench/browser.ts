@@ -178,7 +178,7 @@ for (const c of LEVELS) {
   const pageMemoryLimitBytes = (PAGE_MEMORY_MB >= 0 ? PAGE_MEMORY_MB : defaultPageMemoryMb(c)) * 2 ** 20;
   const pool = new BrowserPool({ executablePath: chromium, proxyUrl: gate.proxyUrl, concurrency: c, retireAfterPages: 10_000, log: silentLogger, prepare: prepareWarmPage, pageMemoryLimitBytes });
   const engine = createBrowserEngine({ pool, gate });
-  const router = createEngineRouter({ http: createHttpEngine({ gate }), browser: engine, closeBrowser: () => pool.close(), formatNeedsBrowser: () => false, log: silentLogger });
+  const router = createEngineRouter({ http: createHttpEngine({ gate }), browser: engine, closeBrowser: () => pool.close(), formatNeedsBrowser: () => false, formatIsBytesOnly: () => false, log: silentLogger });
   await pool.warmUp();
   for (const pid of pool.pids()) groups.add(pid);
   await run(4, c, () => engine.fetch(request)); // warm-up

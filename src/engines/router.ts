@@ -19,7 +19,7 @@
  * JavaScript on a server without a browser. The fallback attempt keeps {@link FALLBACK_ANSWER_RESERVE_MS} of the
  * timeout back, so that the HTTP page is still answered within it. A request for the fetched bytes only
  * (`rawBase64`) never falls back: the browser's page is not those bytes. When the browser is used anyway (`waitFor`,
- * `mobile`, `proxy: enhanced` …), it is asked for the main document's bytes as they arrived ({@link RAW_BYTES_FORMAT}).
+ * `mobile`, `proxy: enhanced` …), it is asked for the main document's bytes as they arrived ({@link wantsOnlyBytes}).
  * `page.engine` says which engine served and `page.proxyUsed` whether the enhanced mode was used.
  *
  * Upstream proxies ({@link upstreamProxyFor}): every attempt, HTTP or browser, names the configured upstream proxy
@@ -110,14 +110,14 @@ export function upstreamProxyFor(
 }
 
 /** A router with only the HTTP engine: every spec is fetched over plain HTTP (through the basic or country proxy). */
-export function createHttpRouter(http: Engine, upstreamProxies?: UpstreamProxies): EngineRouter {
+export function createHttpRouter(http: Engine, formatIsBytesOnly: (type: string) => boolean, upstreamProxies?: UpstreamProxies): EngineRouter {
   return {
     capabilities: new Set(),
     async fetch(spec, maxBodyBytes, signal) {
       const upstream = upstreamProxyFor(upstreamProxies, "basic", spec.location?.country);
       const page = await httpFetch(http, spec, maxBodyBytes, spec.timeoutMs, signal, upstream);
       // Not silently: a page that shows nothing without its scripts would otherwise come back as an empty success.
-      const why = wantsOnlyRawBytes(spec) ? undefined : needsJavaScript(page);
+      const why = wantsOnlyBytes(spec, formatIsBytesOnly) ? undefined : needsJavaScript(page);
       if (why) page.warning = `This page seems to need JavaScript to show its content (${why}), and this server runs without a browser (CRAWLBOX_BROWSER=off, or no Chromium): this is its HTML as served.`;
       return page;
     },
@@ -133,6 +133,8 @@ export interface EngineRouterOptions {
   closeBrowser: () => Promise<void>;
   /** True for formats whose renderer needs the browser (e.g. `screenshot`, `branding`). */
   formatNeedsBrowser: (type: string) => boolean;
+  /** True for formats that read only the fetched bytes (`rawBase64`; see {@link wantsOnlyBytes}). */
+  formatIsBytesOnly: (type: string) => boolean;
   /** Upstream proxies per mode and country (see {@link upstreamProxyFor}, docs/browser.md "Proxies"). */
   upstreamProxies?: UpstreamProxies;
   log: Logger;
@@ -161,15 +163,12 @@ const MIN_BROWSER_BUDGET_MS = 1_000;
 export const FALLBACK_ANSWER_RESERVE_MS = 500;
 
 /**
- * The format that wants the fetched bytes, unparsed (plugins/formats/raw-base64.ts): a request for it alone is
- * answered from the HTTP engine when it can be, and a browser asked for it keeps the main document's bytes
- * (`BrowserRequest.rawBytes`), as it keeps a screenshot for `screenshot`.
+ * Whether every format of `spec` reads only the fetched bytes (a renderer's `bytesOnly`: `rawBase64`,
+ * scrape/renderer.ts): then the page's need of JavaScript does not matter, and the router answers from the HTTP
+ * engine when it can; a browser asked for such a format keeps the main document's bytes (`BrowserRequest.rawBytes`).
  */
-export const RAW_BYTES_FORMAT = "rawBase64";
-
-/** Whether every format of `spec` wants only the fetched bytes (then a page's need of JavaScript does not matter). */
-export function wantsOnlyRawBytes(spec: ScrapeSpec): boolean {
-  return spec.formats.length > 0 && spec.formats.every((f) => f.type === RAW_BYTES_FORMAT);
+export function wantsOnlyBytes(spec: ScrapeSpec, formatIsBytesOnly: (type: string) => boolean): boolean {
+  return spec.formats.length > 0 && spec.formats.every((f) => formatIsBytesOnly(f.type));
 }
 
 /** The router with the HTTP engine and the browser engine. */
@@ -199,7 +198,7 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       };
     }
     if (spec.formats.some((f) => f.type === "branding")) req.branding = true;
-    if (spec.formats.some((f) => f.type === RAW_BYTES_FORMAT)) req.rawBytes = true;
+    if (spec.formats.some((f) => o.formatIsBytesOnly(f.type))) req.rawBytes = true;
     if (fallback) req.fallback = true;
     if (owner) req.tenant = owner.keyId;
     if (spec.profile && owner) req.profile = { keyId: owner.keyId, name: spec.profile.name, saveChanges: spec.profile.saveChanges };
@@ -261,7 +260,7 @@ export function createEngineRouter(o: EngineRouterOptions): EngineRouter {
       const page = await httpFetch(o.http, spec, maxBodyBytes, spec.timeoutMs, signal, upstreamFor(spec, false));
       const blocked = spec.proxy === "auto" ? looksBlocked(page) : undefined;
       // The fetched bytes are what rawBase64 asks for, whatever the page's scripts would make of them.
-      const why = blocked ? `blocked (${blocked})` : wantsOnlyRawBytes(spec) ? undefined : needsJavaScript(page);
+      const why = blocked ? `blocked (${blocked})` : wantsOnlyBytes(spec, o.formatIsBytesOnly) ? undefined : needsJavaScript(page);
       if (!why || left() < MIN_BROWSER_BUDGET_MS + FALLBACK_ANSWER_RESERVE_MS) return page;
       o.log.debug("router: switching to the browser", { url: spec.url, why });
       let rendered: Page;

@@ -16,7 +16,7 @@
  * request for the page wants (and would cache) the browser's rendering.
  */
 import { CrawlboxError, NoCachedDataError, UnsupportedOptionError } from "../errors.ts";
-import type { EngineRouter } from "../engines/router.ts";
+import { type EngineRouter, wantsOnlyBytes } from "../engines/router.ts";
 import type { Page } from "../engines/types.ts";
 import type { Logger } from "../log.ts";
 import { needsJavaScript } from "../engines/browser/detect.ts";
@@ -68,11 +68,6 @@ export interface PageSource {
   log?: Pick<Logger, "warn">;
 }
 
-/** Whether every format of `spec` reads only the fetched bytes (`rawBase64`: a renderer's `bytesOnly`, renderer.ts). */
-function wantsBytesOnly(renderers: RendererRegistry, spec: ScrapeSpec): boolean {
-  return spec.formats.length > 0 && spec.formats.every((f) => renderers.get(f.type)?.bytesOnly === true);
-}
-
 /** The page from the cache when allowed and fresh enough, otherwise from the engine (then cached). */
 export async function obtainPage(src: PageSource, spec: ScrapeSpec, signal: AbortSignal | undefined, keyId: string): Promise<{ page: Page; cachedAt?: number }> {
   const now = src.now();
@@ -82,7 +77,7 @@ export async function obtainPage(src: PageSource, spec: ScrapeSpec, signal: Abor
   // page, not a cached copy: with a cache-only option that is a 400 (their validate() says so before this).
   const fresh = spec.formats.find((f) => src.renderers.get(f.type)?.needsFreshPage);
   if (fresh) assertLivePageAllowed(fresh, spec);
-  const bytesOnly = wantsBytesOnly(src.renderers, spec);
+  const bytesOnly = wantsOnlyBytes(spec, (type) => src.renderers.get(type)?.bytesOnly === true);
   /** A browser's copy was cached and passed over (see the module's comment): it stays for the other requests. */
   let passedOverBrowserCopy = false;
   if (isSharedFetch(spec) && !fresh && (cacheOnly || spec.maxAgeMs > 0)) {

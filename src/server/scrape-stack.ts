@@ -104,6 +104,7 @@ export function createScrapeStack(config: Config, options: ServiceOptions, base:
     profiles,
     log,
     formatNeedsBrowser: (type) => renderers.get(type)?.needs.includes("browser") ?? false,
+    formatIsBytesOnly: (type) => renderers.get(type)?.bytesOnly === true,
   });
   browserPool = engines.pool;
   const documentWorkers = createDocumentWorkers({ size: config.documentWorkers, onWorkerError: (message) => log.warn(message) });

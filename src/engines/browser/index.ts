@@ -31,6 +31,8 @@ export interface EnginesOptions {
   log: Logger;
   /** True for formats whose renderer needs the browser. */
   formatNeedsBrowser: (type: string) => boolean;
+  /** True for formats that read only the fetched bytes (`rawBase64`: engines/router.ts `wantsOnlyBytes`). */
+  formatIsBytesOnly: (type: string) => boolean;
   /** Existence check for Chromium paths (tests). */
   exists?: (path: string) => boolean;
 }
@@ -53,7 +55,7 @@ export function createEngines(o: EnginesOptions): Engines {
     ...(o.config.proxyEnhanced ? { enhanced: o.config.proxyEnhanced } : {}),
     ...(o.config.proxyCountries ? { byCountry: o.config.proxyCountries } : {}),
   };
-  const http = createHttpRouter(o.http, upstreamProxies);
+  const http = createHttpRouter(o.http, o.formatIsBytesOnly, upstreamProxies);
   if (!o.config.browserEnabled) {
     o.log.info("browser: disabled (CRAWLBOX_BROWSER=off); browser options answer 400");
     return http;
@@ -86,6 +88,7 @@ export function createEngines(o: EnginesOptions): Engines {
     browser,
     closeBrowser: () => pool.close(),
     formatNeedsBrowser: o.formatNeedsBrowser,
+    formatIsBytesOnly: o.formatIsBytesOnly,
     upstreamProxies,
     log: o.log,
   });
