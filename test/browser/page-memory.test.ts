@@ -77,6 +77,37 @@ describe("the page memory limit", () => {
     expect(next.body.data.markdown).toContain("A small page.");
   }, 60_000);
 
+  test("a page that grows past it between two of the guard's ticks is stopped when its lease is checked, before any answer", async () => {
+    const pool = bed.h.services.engines.pool!;
+    const lease = await pool.acquire({ deadline: performance.now() + 30_000 });
+    try {
+      // The guard's timer stops until the next lease: only the lease's own check can see the page.
+      pool.memory.stop();
+      await lease.page.goto(`${bed.base}/hog`).catch(() => undefined);
+      const err = await lease.checkMemory().then(() => undefined, (e: unknown) => e);
+      expect(err).toMatchObject({ code: "SCRAPE_SITE_ERROR", memory: { limitMb: LIMIT_MB } });
+      expect(lease.crashed.aborted).toBe(true);
+      await lease.checkMemory().catch(() => undefined);
+    } finally {
+      lease.release({ suspect: true });
+    }
+    // A page under the limit passes, at once.
+    const fine = await pool.acquire({ deadline: performance.now() + 30_000 });
+    try {
+      await fine.page.goto(`${bed.base}/fine`);
+      const t0 = performance.now();
+      await fine.checkMemory();
+      expect(performance.now() - t0).toBeLessThan(500);
+    } finally {
+      fine.release();
+    }
+  }, 60_000);
+
+  test("a page read at once (no waitFor) that went over it fails its scrape saying so", async () => {
+    const { status, body } = await scrape(bed.h, { url: `${bed.base}/hog`, formats: ["markdown"], mobile: true, maxAge: 0, timeout: 60_000 });
+    expect([status, body.code, body.details?.memory?.limitMb]).toEqual([500, "SCRAPE_SITE_ERROR", LIMIT_MB]);
+  }, 60_000);
+
   test("a page whose renderer dies fails its scrape at once, not at its timeout, and is not said to be over the limit", async () => {
     const started = performance.now();
     const pending = scrape(bed.h, { url: `${bed.base}/fine`, formats: ["markdown"], waitFor: 20_000, maxAge: 0, timeout: 60_000 });

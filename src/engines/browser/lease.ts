@@ -56,6 +56,12 @@ export interface Lease {
    */
   readonly crashed: AbortSignal;
   /**
+   * Measures the browser's renderers now (renderer-memory.ts) and, when one was over the memory limit, throws this
+   * page's crash if it was this page's: called before answering with the page, so that one that grew past the
+   * limit between two of the guard's ticks is not answered as a success.
+   */
+  checkMemory(): Promise<void>;
+  /**
    * Gives the slot back and disposes of the context. `suspect`: the scrape timed out or the browser misbehaved,
    * so the pool probes the browser and replaces it when it does not answer. `reuse`: the scrape finished normally
    * and the context may serve the same tenant again once wiped (ignored without a tenant).

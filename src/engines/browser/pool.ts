@@ -31,7 +31,7 @@ import type { Logger } from "../../log.ts";
 import type { LaunchOptions } from "./chromium.ts";
 import { BrowserHandles, HEALTH_TIMEOUT_MS, type Handle } from "./handles.ts";
 import { BrowserQueueTimeoutError, BrowserUnavailableError, type AcquireOptions, type Lease } from "./lease.ts";
-import { crashError, watchCrash } from "./page-crash.ts";
+import { crashError, crashNoticed, watchCrash } from "./page-crash.ts";
 import { RendererMemoryGuard } from "./renderer-memory.ts";
 import { REUSE_MAX_SCRAPES } from "./reuse.ts";
 import { SlotQueue } from "./slots.ts";
@@ -245,6 +245,10 @@ export class BrowserPool {
       generation: handle.generation,
       reuses,
       crashed: crash.signal,
+      checkMemory: async () => {
+        if ((await this.memory.checkNow()) > 0) await crashNoticed(crash.signal);
+        if (crash.signal.aborted) throw crash.signal.reason;
+      },
       release: ({ suspect = false, reuse = false } = {}) => {
         if (released) return;
         released = true;

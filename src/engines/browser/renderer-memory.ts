@@ -6,14 +6,17 @@
  * V8's heap limit counts neither ArrayBuffers, WebAssembly memory nor the DOM, and a page's inspector does not answer
  * while its script runs, so the guard looks from outside: while any page is leased it reads every
  * {@link CHECK_INTERVAL_MS} the private resident memory of each renderer process from `/proc`, and kills a renderer
- * over the limit. Which processes are renderers the browser says (`SystemInfo.getProcessInfo`, which its browser
- * process answers even when a renderer is busy), asked at most every {@link PROCESS_LIST_TTL_MS}. Its pages crash at
+ * over the limit. Which processes are renderers `/proc` says at every check (renderer-pids.ts), so a renderer is
+ * watched from the first check after it starts; where `/proc` cannot tell (a browser without a local process), the
+ * browser says (`SystemInfo.getProcessInfo`, which its browser process answers even when a renderer is busy), asked
+ * at most every {@link PROCESS_LIST_TTL_MS}. Its pages crash at
  * once, and their leases say why (page-crash.ts). With site isolation a page's renderer holds that page (and
  * same-site frames) only, so the limit is in effect per page.
  */
 import { readFileSync } from "node:fs";
 import type { Browser, CDPSession } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
+import { RendererPidFinder } from "./renderer-pids.ts";
 
 /** How often renderers are measured while a page is leased. */
 export const CHECK_INTERVAL_MS = 250;
@@ -23,10 +26,10 @@ export const CHECK_INTERVAL_MS = 250;
  */
 export const KILL_EXPLAINS_MS = 3_000;
 /**
- * How long a browser's list of renderer processes is reused before it is asked again. Reading `/proc` is ~20 µs a
- * process; asking Chromium is a round trip through its browser process, which at every check cost the browser
- * bench ~10 % of its pages/s at concurrency 4. A renderer started since (a new page, or one navigating to another
- * site) is measured from the next list on: at most this long unwatched.
+ * How long a browser's list of renderer processes, when Chromium is asked for it, is reused before it is asked
+ * again. Asking is a round trip through its browser process, which at every check cost the browser bench ~10 % of
+ * its pages/s at concurrency 4. A renderer started since is measured from the next list on: at most this long
+ * unwatched (which is why `/proc` is read instead wherever it can be).
  */
 export const PROCESS_LIST_TTL_MS = 2_000;
 /** Longest wait for a browser's process list (a browser that does not answer is the health probe's business). */
@@ -74,11 +77,13 @@ export interface RendererMemoryGuardOptions {
 /** Measures renderers while pages are leased and kills the ones over the limit. */
 export class RendererMemoryGuard {
   private timer?: ReturnType<typeof setInterval>;
-  private checking = false;
+  /** The measurement under way: timer ticks during it share it. */
+  private inflight?: Promise<number>;
   private readonly kills: MemoryKill[] = [];
   private readonly sessions = new WeakMap<Browser, Promise<CDPSession>>();
   /** Each browser's renderer pids and when they were asked for (`performance.now()`). */
   private readonly lists = new WeakMap<Browser, { pids: number[]; at: number }>();
+  private readonly finder = new RendererPidFinder();
 
   constructor(private readonly o: RendererMemoryGuardOptions) {}
 
@@ -111,29 +116,55 @@ export class RendererMemoryGuard {
     return this.kills.length === 1 ? this.kills.shift() : undefined;
   }
 
-  /** One measurement of every renderer of every browser (public so that tests can run one when they choose). */
-  async check(): Promise<void> {
-    if (!this.o.busy()) return this.stop();
-    if (this.checking) return;
-    this.checking = true;
-    try {
-      for (const browser of this.o.browsers()) {
-        for (const pid of await this.rendererPids(browser)) {
-          const bytes = (this.o.readBytes ?? privateResidentBytes)(pid);
-          if (bytes !== undefined && bytes > this.o.limitBytes) this.killRenderer(pid, bytes);
-        }
-      }
-    } finally {
-      this.checking = false;
+  /**
+   * One measurement of every renderer of every browser, or the one under way; resolves to the renderers it killed
+   * (public so that tests can run one when they choose).
+   */
+  check(): Promise<number> {
+    if (this.o.limitBytes <= 0) return Promise.resolve(0);
+    if (!this.o.busy()) {
+      this.stop();
+      return Promise.resolve(0);
     }
+    this.inflight ??= this.measure().finally(() => (this.inflight = undefined));
+    return this.inflight;
   }
 
-  private killRenderer(pid: number, bytes: number): void {
+  /**
+   * A measurement started now (after the one under way, which may have read a page before it grew), for a caller
+   * about to answer with a page: a page over the limit is then stopped before its answer, however fast it grew
+   * (between two timer ticks a page allocated 800 MB and was loaded). Resolves to the renderers it killed.
+   */
+  async checkNow(): Promise<number> {
+    await this.inflight;
+    return this.check();
+  }
+
+  private async measure(): Promise<number> {
+    let killed = 0;
+    const browsers = this.o.browsers();
+    const local = browsers.map((b) => b.process?.()?.pid).filter((pid): pid is number => pid !== undefined);
+    const fromProc = local.length > 0 ? this.finder.find(local) : undefined;
+    for (const browser of browsers) {
+      const browserPid = browser.process?.()?.pid;
+      // None found under it (a process tree this does not know): Chromium is asked, as before `/proc` was read.
+      const seen = browserPid === undefined ? undefined : fromProc?.get(browserPid);
+      const pids = seen?.length ? seen : await this.rendererPids(browser);
+      for (const pid of pids) {
+        const bytes = (this.o.readBytes ?? privateResidentBytes)(pid);
+        if (bytes !== undefined && bytes > this.o.limitBytes && this.killRenderer(pid, bytes)) killed++;
+      }
+    }
+    return killed;
+  }
+
+  /** Kills a renderer over the limit; false when it could not be. */
+  private killRenderer(pid: number, bytes: number): boolean {
     try {
       (this.o.kill ?? ((p) => process.kill(p, "SIGKILL")))(pid);
     } catch (err) {
       this.o.log.warn("browser: could not stop a renderer over the memory limit", { pid, error: (err as Error).message });
-      return;
+      return false;
     }
     const now = performance.now();
     this.kills.push({ pid, bytes, at: now });
@@ -143,6 +174,7 @@ export class RendererMemoryGuard {
       usedMb: Math.round(bytes / 2 ** 20),
       limitMb: Math.round(this.o.limitBytes / 2 ** 20),
     });
+    return true;
   }
 
   /** The browser's renderer processes, as listed at most {@link PROCESS_LIST_TTL_MS} ago. */

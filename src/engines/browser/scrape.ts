@@ -178,6 +178,8 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
     leftBytes: budget.leftBytes,
     gate,
   });
+  // A page over the memory limit since the guard's last tick fails now, not after its content is answered.
+  await lease.checkMemory();
   const { contentType, emptyHttpError } = final;
   let { text, body } = final;
   // For rawBase64: the document as fetched, not the DOM read above (raw-bytes.ts).
