@@ -18,6 +18,12 @@ import { CrawlboxError } from "../errors.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
 import { PageOpError } from "./page-ops.ts";
 
+/**
+ * Longest wait, after a command's load, for the main document it was downloading to be counted to its end (the
+ * guard's events and the page's come on different CDP sessions); it is milliseconds on an idle machine.
+ */
+const SETTLE_WAIT_MS = 1_000;
+
 /** The guard of each session page (pages go back to the pool: the entry goes with the session). */
 const guards = new WeakMap<Page, DocumentSizeGuard>();
 
@@ -63,6 +69,8 @@ export async function sizeChecked<T>(page: Page, load: () => Promise<T>): Promis
   const tooLarge = guard.signal;
   try {
     const out = await raceAbort(load(), tooLarge);
+    // Its document's last bytes may be counted just after the page says it loaded: they are waited for (briefly).
+    await guard.settled(SETTLE_WAIT_MS);
     if (tooLarge.aborted) throw tooLarge.reason;
     return out;
   } catch (err) {

@@ -35,9 +35,11 @@ const NO_BUFFER = { maxTotalBufferSize: 1, maxResourceBufferSize: 1 };
 export class DocumentSizeGuard {
   private controller = new AbortController();
   private mainFrameId: string | undefined;
-  /** Main-frame document requests in flight: their URL and decoded bytes so far. */
-  private readonly documents = new Map<string, { url: string; bytes: number }>();
+  /** Main-frame document requests in flight: their URL, decoded bytes so far, and whether their headers came. */
+  private readonly documents = new Map<string, { url: string; bytes: number; answered: boolean }>();
   private listening = false;
+  /** Who waits in {@link settled}, called once no answered document is in flight. */
+  private waiters: (() => void)[] = [];
 
   constructor(
     private readonly session: CDPSession,
@@ -55,6 +57,37 @@ export class DocumentSizeGuard {
    */
   rearm(): void {
     if (this.controller.signal.aborted) this.controller = new AbortController();
+  }
+
+  /**
+   * Resolves once no main document whose headers came is still downloading (each has finished, failed or passed the
+   * limit), or after `waitMs`. A page's `load` (puppeteer's session) can be told before the last of its document's
+   * bytes are counted here (this session's `Network` events): a gzip page 28 KB on the wire and 5 MiB decoded was
+   * "loaded" for a session's `goto`, and its bytes, counted a moment later, failed the session's next command instead.
+   * A navigation still waiting for its headers is not waited for (a slow site would hold every click).
+   */
+  settled(waitMs: number): Promise<void> {
+    if (!this.downloading()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== done);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      this.waiters.push(done);
+    });
+  }
+
+  private downloading(): boolean {
+    for (const doc of this.documents.values()) if (doc.answered) return true;
+    return false;
+  }
+
+  /** Wakes {@link settled}'s waiters once nothing answered is downloading. */
+  private wakeIfSettled(): void {
+    if (this.waiters.length === 0 || this.downloading()) return;
+    for (const done of [...this.waiters]) done();
   }
 
   /** Starts following (before the navigation). */
@@ -79,12 +112,13 @@ export class DocumentSizeGuard {
     this.session.off("Network.loadingFinished", this.onDone);
     this.session.off("Network.loadingFailed", this.onDone);
     this.documents.clear();
+    this.wakeIfSettled();
     void this.session.send("Network.disable").catch(() => {}); // the page may already be gone
   }
 
   private readonly onRequest = (e: Protocol.Network.RequestWillBeSentEvent) => {
     // A redirect is sent again under the same id: only the last response's body counts.
-    if (e.type === "Document" && e.frameId === this.mainFrameId) this.documents.set(e.requestId, { url: e.request.url, bytes: 0 });
+    if (e.type === "Document" && e.frameId === this.mainFrameId) this.documents.set(e.requestId, { url: e.request.url, bytes: 0, answered: false });
   };
 
   private readonly onResponse = (e: Protocol.Network.ResponseReceivedEvent) => {
@@ -94,9 +128,11 @@ export class DocumentSizeGuard {
     const type = mimeTypeOf(headers["content-type"]);
     if (/^\s*attachment/i.test(headers["content-disposition"] ?? "") || (!RENDERED_TYPES.has(type) && !TEXT_TYPES.test(type))) {
       this.documents.delete(e.requestId); // not read by this engine
+      this.wakeIfSettled();
       return;
     }
     doc.url = e.response.url;
+    doc.answered = true;
     const declared = Number(headers["content-length"] ?? NaN);
     if (Number.isFinite(declared) && declared > this.maxBytes) this.exceeded(doc.url, declared);
   };
@@ -110,10 +146,12 @@ export class DocumentSizeGuard {
 
   private readonly onDone = (e: { requestId: string }) => {
     this.documents.delete(e.requestId);
+    this.wakeIfSettled();
   };
 
   private exceeded(url: string, contentLength?: number): void {
     this.documents.clear();
+    this.wakeIfSettled();
     if (this.signal.aborted) return;
     // Chromium stops reading at once; the engine then closes the page's context (never reused after an error).
     void this.session.send("Page.stopLoading").catch(() => {});
