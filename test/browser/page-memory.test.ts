@@ -4,15 +4,14 @@
  * so (before, a page holding 6 GB of ArrayBuffers was scraped as a success); a page whose renderer dies for any
  * reason fails its scrape at once (before, the scrape waited for its whole timeout); JavaScript code over the limit
  * in a browser session's sandbox is stopped with exit code 137 while the session lives on; Python code gets
- * MemoryError below the limit instead; and a session whose own page is killed is lost with the reason.
+ * MemoryError below the limit instead; and a session whose own page is killed is lost with the reason. The guard's
+ * bookkeeping, over stand-in browsers, is renderer-memory-guard.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { defaultPageMemoryMb, loadConfig } from "../../src/config.ts";
 import { pythonHeapMaxBytes } from "../../src/interact/sandbox/run.ts";
 import { withHeapCeiling } from "../../src/interact/sandbox/python-assets.ts";
 import { startCodeTestbed, type CodeTestbed } from "../interact/code-testbed.ts";
-import { KILL_EXPLAINS_MS, RendererMemoryGuard } from "../../src/engines/browser/renderer-memory.ts";
-import { silentLogger } from "../../src/log.ts";
 import { scrape } from "./helpers.ts";
 
 const LIMIT_MB = 300;
@@ -87,9 +86,19 @@ describe("the page memory limit", () => {
       const err = await lease.checkMemory().then(() => undefined, (e: unknown) => e);
       expect(err).toMatchObject({ code: "SCRAPE_SITE_ERROR", memory: { limitMb: LIMIT_MB } });
       expect(lease.crashed.aborted).toBe(true);
-      await lease.checkMemory().catch(() => undefined);
     } finally {
       lease.release({ suspect: true });
+    }
+    // Killed by a measurement just before the lease's own (a tick), its crash not yet reported: still not answered.
+    const ticked = await pool.acquire({ deadline: performance.now() + 30_000 });
+    try {
+      pool.memory.stop();
+      await ticked.page.goto(`${bed.base}/hog`).catch(() => undefined);
+      expect(await pool.memory.check()).toBe(1);
+      const err = await ticked.checkMemory().then(() => undefined, (e: unknown) => e);
+      expect(err).toMatchObject({ code: "SCRAPE_SITE_ERROR", memory: { limitMb: LIMIT_MB } });
+    } finally {
+      ticked.release({ suspect: true });
     }
     // A page under the limit passes, at once.
     const fine = await pool.acquire({ deadline: performance.now() + 30_000 });
@@ -171,29 +180,4 @@ describe("opening a session on a page over the limit", () => {
     expect(body.error).toMatch(new RegExp(`^The page used \\d+ MB of memory, more than the ${LIMIT_MB} MB`));
     expect(performance.now() - started).toBeLessThan(20_000);
   }, 60_000);
-});
-
-describe("which crash a kill explains", () => {
-  /** A guard over a stand-in browser whose renderers are `pids`, each holding `bytes[pid]`. */
-  function guardOver(pids: number[], bytes: Record<number, number>) {
-    const killed: number[] = [];
-    const browser = { connected: true, target: () => ({ createCDPSession: async () => ({ send: async () => ({ processInfo: pids.map((id) => ({ type: "renderer", id, cpuTime: 0 })) }) }) }) };
-    const guard = new RendererMemoryGuard({ limitBytes: 100, browsers: () => [browser as never], busy: () => true, log: silentLogger, readBytes: (pid) => bytes[pid], kill: (pid) => void killed.push(pid) });
-    return { guard, killed };
-  }
-
-  test("one kill explains the next crash only; two at once, or an old one, explain none", async () => {
-    const one = guardOver([1, 2], { 1: 500, 2: 50 });
-    await one.guard.check();
-    expect(one.killed).toEqual([1]);
-    expect(one.guard.takeRecentKill()?.pid).toBe(1);
-    expect(one.guard.takeRecentKill()).toBeUndefined();
-    const two = guardOver([1, 2], { 1: 500, 2: 700 });
-    await two.guard.check();
-    expect(two.killed).toEqual([1, 2]);
-    expect(two.guard.takeRecentKill()).toBeUndefined();
-    const old = guardOver([3], { 3: 500 });
-    await old.guard.check();
-    expect(old.guard.takeRecentKill(performance.now() + KILL_EXPLAINS_MS + 1)).toBeUndefined();
-  });
 });

@@ -246,7 +246,7 @@ export class BrowserPool {
       reuses,
       crashed: crash.signal,
       checkMemory: async () => {
-        if ((await this.memory.checkNow()) > 0) await crashNoticed(crash.signal);
+        if (await this.memory.checkNow()) await crashNoticed(crash.signal);
         if (crash.signal.aborted) throw crash.signal.reason;
       },
       release: ({ suspect = false, reuse = false } = {}) => {

@@ -25,6 +25,8 @@ export const CHECK_INTERVAL_MS = 250;
  * busy event loop can take that long to hear of it.
  */
 export const KILL_EXPLAINS_MS = 3_000;
+/** A kill this recent, not yet claimed by a crash, may be of a page whose crash is still to be reported. */
+export const KILL_NOTICE_MS = 1_000;
 /**
  * How long a browser's list of renderer processes, when Chromium is asked for it, is reused before it is asked
  * again. Asking is a round trip through its browser process, which at every check cost the browser bench ~10 % of
@@ -80,6 +82,12 @@ export class RendererMemoryGuard {
   /** The measurement under way: timer ticks during it share it. */
   private inflight?: Promise<number>;
   private readonly kills: MemoryKill[] = [];
+  /**
+   * When each renderer was killed (`performance.now()`), kept {@link KILL_EXPLAINS_MS}: a killed process shows its
+   * memory in `/proc` until it has torn it down (up to milliseconds), and a measurement meanwhile must not kill it
+   * again (two kills of one renderer would leave its crash unexplained).
+   */
+  private readonly killedAt = new Map<number, number>();
   private readonly sessions = new WeakMap<Browser, Promise<CDPSession>>();
   /** Each browser's renderer pids and when they were asked for (`performance.now()`). */
   private readonly lists = new WeakMap<Browser, { pids: number[]; at: number }>();
@@ -133,24 +141,31 @@ export class RendererMemoryGuard {
   /**
    * A measurement started now (after the one under way, which may have read a page before it grew), for a caller
    * about to answer with a page: a page over the limit is then stopped before its answer, however fast it grew
-   * (between two timer ticks a page allocated 800 MB and was loaded). Resolves to the renderers it killed.
+   * (between two timer ticks a page allocated 800 MB and was loaded). Resolves to whether a renderer was killed,
+   * by it or within {@link KILL_NOTICE_MS} before it, that no crash has claimed yet: its page may be the caller's,
+   * whose crash Chromium reports 60–120 ms after the kill.
    */
-  async checkNow(): Promise<number> {
+  async checkNow(): Promise<boolean> {
     await this.inflight;
-    return this.check();
+    await this.check();
+    const now = performance.now();
+    return this.kills.some((k) => now - k.at <= KILL_NOTICE_MS);
   }
 
   private async measure(): Promise<number> {
     let killed = 0;
+    const now = performance.now();
+    for (const [pid, at] of this.killedAt) if (now - at > KILL_EXPLAINS_MS) this.killedAt.delete(pid);
     const browsers = this.o.browsers();
     const local = browsers.map((b) => b.process?.()?.pid).filter((pid): pid is number => pid !== undefined);
     const fromProc = local.length > 0 ? this.finder.find(local) : undefined;
     for (const browser of browsers) {
       const browserPid = browser.process?.()?.pid;
-      // None found under it (a process tree this does not know): Chromium is asked, as before `/proc` was read.
+      // A browser `/proc` does not show (not a local process, or `/proc` unreadable): Chromium is asked instead.
       const seen = browserPid === undefined ? undefined : fromProc?.get(browserPid);
-      const pids = seen?.length ? seen : await this.rendererPids(browser);
+      const pids = seen ?? (await this.rendererPids(browser));
       for (const pid of pids) {
+        if (this.killedAt.has(pid)) continue;
         const bytes = (this.o.readBytes ?? privateResidentBytes)(pid);
         if (bytes !== undefined && bytes > this.o.limitBytes && this.killRenderer(pid, bytes)) killed++;
       }
@@ -167,6 +182,7 @@ export class RendererMemoryGuard {
       return false;
     }
     const now = performance.now();
+    this.killedAt.set(pid, now);
     this.kills.push({ pid, bytes, at: now });
     while (this.kills.length > 0 && now - this.kills[0]!.at > KILL_EXPLAINS_MS) this.kills.shift();
     this.o.log.warn("browser: stopped a page's renderer over the memory limit", {
@@ -180,10 +196,11 @@ export class RendererMemoryGuard {
   /** The browser's renderer processes, as listed at most {@link PROCESS_LIST_TTL_MS} ago. */
   private async rendererPids(browser: Browser): Promise<number[]> {
     const known = this.lists.get(browser);
-    const now = performance.now();
-    if (known && now - known.at < PROCESS_LIST_TTL_MS) return known.pids;
+    if (known && performance.now() - known.at < PROCESS_LIST_TTL_MS) return known.pids;
     const pids = await this.askRendererPids(browser);
-    this.lists.set(browser, { pids, at: now });
+    // Timed from the answer (or the failure, which is kept as well): a slow or silent browser is asked again only
+    // after the full interval, not at every check (which each waited its whole timeout).
+    this.lists.set(browser, { pids, at: performance.now() });
     return pids;
   }
 

@@ -49,7 +49,8 @@ export class RendererPidFinder {
   private listedAt = -Infinity;
 
   /**
-   * The renderer pids under each browser pid in `browserPids`, or undefined when `/proc` cannot be read. A process
+   * The renderer pids under each browser pid in `browserPids` that `/proc` shows (one it does not show has no entry),
+   * or undefined when `/proc` cannot be read. A process
    * forked from a zygote says `--type=zygote` until it renames itself, so such a process's type is read again at
    * the next check rather than remembered.
    */
@@ -75,8 +76,8 @@ export class RendererPidFinder {
       if (read) this.known.set(pid, read);
     }
     for (const pid of this.known.keys()) if (!present.has(pid)) this.known.delete(pid);
-    const roots = new Set(browserPids);
-    const found = new Map<number, number[]>(browserPids.map((pid) => [pid, []]));
+    const roots = new Set(browserPids.filter((pid) => present.has(pid)));
+    const found = new Map<number, number[]>([...roots].map((pid) => [pid, []]));
     for (const [pid, facts] of this.known) {
       if (facts.type !== "renderer") continue;
       const root = this.rootOf(facts, roots);
