@@ -163,12 +163,9 @@ export class InteractSessions {
     const crashed = session.lease.crashed;
     const onCrash = () => stop.abort(crashed.reason);
     crashed.addEventListener("abort", onCrash, { once: true });
-    // A page that went over the memory limit since the guard's last tick is stopped now, not after this answer (and
-    // inside the work that a close waits for, so that a run it stops is counted before the close bills it).
-    const done = work(session.lease, stop.signal).then(async (outcome) => {
-      await session.lease.checkMemory();
-      return outcome;
-    });
+    // A page over the memory limit since the guard's last tick is stopped now, not after the answer (inside the work
+    // a close waits for, so that a run it stops is counted before the close bills it).
+    const done = work(session.lease, stop.signal).then((outcome) => session.lease.checkMemory().then(() => outcome));
     session.running = { stop, done: done.catch(() => undefined) };
     try {
       const outcome = await done;
