@@ -23,6 +23,8 @@ let h: Harness;
 let site: ReturnType<typeof Bun.serve>;
 /** Lets the site's held page answer. */
 let release: () => void = () => {};
+/** Called when a held page's request reaches the site (its credit is held by then: it is taken before the fetch). */
+let arrived: () => void = () => {};
 
 beforeAll(async () => {
   // /held/* answers once released: the batch it starts stays running while the test queues its pages.
@@ -30,7 +32,11 @@ beforeAll(async () => {
     port: 0,
     hostname: "127.0.0.1",
     fetch: async (req) => {
-      if (new URL(req.url).pathname.startsWith("/held/")) await new Promise<void>((resolve) => (release = resolve));
+      if (new URL(req.url).pathname.startsWith("/held/")) {
+        const held = new Promise<void>((resolve) => (release = resolve));
+        arrived();
+        await held;
+      }
       return new Response("<html><body><main><p>a page</p></main></body></html>", { headers: { "content-type": "text/html" } });
     },
   });
@@ -45,15 +51,18 @@ afterAll(async () => {
 const count = (sql: string, ...args: string[]) => (h.services.db.query(sql).get(...args) as { n: number }).n;
 
 /**
- * Starts a batch of `key` whose one page is held by the site (so the job runs on), waits until that page runs, then
- * queues `urls` into it in one transaction (the set-up, not measured; the pool runs only once the caller awaits).
+ * Starts a batch of `key` whose one page is held by the site (so the job runs on), waits until that page's request
+ * reached the site (not only until its task is active: its credit is held just before the fetch, and a page queued
+ * before that could take the key's one credit first), then queues `urls` into it in one transaction (the set-up, not
+ * measured; the pool runs only once the caller awaits).
  */
 async function batchWithQueued(key: string, urls: string[]): Promise<string> {
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
   const res = await h.request("/v2/batch/scrape", { method: "POST", auth: key, json: { urls: [`http://127.0.0.1:${site.port}/held/${crypto.randomUUID()}`] } });
   expect(res.status).toBe(200);
   const { id } = (await res.json()) as { id: string };
   const running = () => count("SELECT COUNT(*) AS n FROM tasks WHERE job_id = ? AND status = 'active'", id);
-  for (let i = 0; i < 500 && running() === 0; i++) await Bun.sleep(10);
+  await reached;
   expect(running()).toBe(1);
   const tasks: NewTask[] = urls.map((url, i) => ({ kind: "page", url, dedupKey: `q#${i}`, depth: 0 }));
   expect(h.services.jobStore.enqueue(id, tasks, Number.MAX_SAFE_INTEGER)).toBe(urls.length);
