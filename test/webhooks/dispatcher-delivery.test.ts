@@ -50,15 +50,16 @@ describe("delivery", () => {
     const events = ["started", ...Array<"page">(12).fill("page"), "completed"] as const;
     const ids = events.map((event, i) => e.enqueue({ event, data: event === "page" ? [{ n: i }] : [] }));
     e.d.start();
-    const t0 = performance.now();
     await e.d.drain();
-    const took = performance.now() - t0;
     const got = e.rx.received.map((r) => JSON.parse(r.body).webhookId);
     expect(got[0]).toBe(ids[0]);
     expect(got.at(-1)).toBe(ids.at(-1));
     expect([...got].sort()).toEqual([...ids].sort());
-    // A receiver taking 100 ms an event: 14 one at a time took 1.4 s; started, the pages 4 at a time, then the end.
-    expect(took).toBeLessThan(1_000);
+    // A receiver taking 100 ms an event: sent one at a time (as before), each page arrived at least 100 ms after the
+    // one before; 4 at a time, most arrive with others. Told from the arrivals, not the total time (a loaded machine's).
+    const pageArrivals = e.rx.received.slice(1, -1).map((r) => r.at);
+    const together = pageArrivals.slice(1).filter((at, i) => at - pageArrivals[i]! < 60).length;
+    expect(together).toBeGreaterThanOrEqual(6);
   });
 
   test("one job's many due retries do not starve another job's events", async () => {
