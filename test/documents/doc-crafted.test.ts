@@ -64,10 +64,11 @@ describe("crafted DOC structures", () => {
 });
 
 describe("real files", () => {
-  test("a table nested in a cell stays in that cell; merged cells, footnote anchors and a hyperlink field", () => {
+  test("a table nested in a cell stays in that cell; merged cells, a footnote and a hyperlink field", () => {
     const md = convertOffice("doc", fixture("report.doc")).markdown;
     expect(md).toContain("| O1 | O2 before I11 I12 I21 I22 O2 after |\n| --- | --- |\n| O3 | O4 |");
-    expect(md).toContain("Body with a footnote and a [link one](https://example.com/a) then page 1 end.");
+    expect(md).toContain("Body with a footnote[^1] and a [link one](https://example.com/a) then page 1 end.");
+    expect(md).toContain("\n[^1]: The footnote text.");
   });
 
   test("an XLS whose cell says WordDocument is an XLS (its root streams decide, not its bytes)", () => {

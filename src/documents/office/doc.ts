@@ -3,15 +3,17 @@
  * DOC (Word 97–2003, MS-DOC in a compound file) → blocks: the body text (doc-text.ts) cut into paragraphs at their
  * marks, each shaped by its properties (doc-paragraphs.ts): headings from heading styles, list items with their
  * level (numbered or bulleted as their list says), tables from cell and row-end marks, hyperlinks from HYPERLINK
- * fields. Field codes are dropped and their results kept (a date field shows its date); pictures, footnote and
- * comment anchors leave nothing behind. Footnotes, headers and comments themselves are not read (they follow the
- * body in the text and are outside `ccpText`).
+ * fields. Field codes are dropped and their results kept (a date field shows its date); pictures and comment
+ * anchors leave nothing behind. Footnote and endnote references become note references and the notes are listed at
+ * the end, as a DOCX's are (doc-notes.ts). Headers and comments are not read (they follow the body in the text,
+ * outside `ccpText`).
  */
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { CompoundFile } from "./cfb.ts";
 import { DocParagraphs, type ParagraphProps } from "./doc-paragraphs.ts";
-import { bodyText, readFib } from "./doc-text.ts";
+import { DocNotes, type NoteRefs } from "./doc-notes.ts";
+import { bodyText, PieceTable, readFib } from "./doc-text.ts";
 import { InlineRuns } from "./inline-runs.ts";
 import { TextBudget } from "./text-budget.ts";
 import { summaryTitle } from "./summary-info.ts";
@@ -33,16 +35,19 @@ const REPLACE: Record<string, string> = { "\x0b": " ", "\x09": " ", "\x1e": "-",
 /**
  * One paragraph's text as inline spans, fields resolved: a field's code (between its begin and separator marks) is
  * dropped and its result kept, linked when the code is `HYPERLINK "url"`. Fields nest; `depth` counts open ones.
- * Counted against the document's text `budget` when given (text-budget.ts).
+ * Counted against the document's text `budget` when given (text-budget.ts). With `notes`, the character at a note
+ * reference's CP (the paragraph starts at body CP `firstCp`) becomes a reference to the note's label.
  */
-export function inlineOf(text: string, budget?: TextBudget): Inline[] {
+export function inlineOf(text: string, budget?: TextBudget, notes?: NoteRefs, firstCp = 0): Inline[] {
   const runs = new InlineRuns(budget);
   // Each open field knows the link its result belongs to (its own, or the enclosing field's): one lookup per
   // character, where searching the stack for it made nested fields quadratic (20,000 of them: 2 s for 68 KB).
   const stack: { inCode: boolean; code: string; href?: string }[] = [];
   // Fields nested deeper than MAX_FIELD_DEPTH are counted, not kept (their marks still pair up).
   let beyond = 0;
-  for (const ch of text) {
+  // By UTF-16 unit, not code point: a CP is one unit, and note references are found by CP.
+  for (let k = 0; k < text.length; k++) {
+    const ch = text[k]!;
     const top = stack[stack.length - 1];
     if (ch === FIELD_BEGIN) {
       if (stack.length >= MAX_FIELD_DEPTH) beyond++;
@@ -58,8 +63,12 @@ export function inlineOf(text: string, budget?: TextBudget): Inline[] {
     } else if (top?.inCode) {
       if (top.code.length < 2048) top.code += ch;
     } else {
-      const c = REPLACE[ch] ?? (ch < " " ? "" : ch);
-      if (c) runs.push(c, top?.href);
+      const label = notes?.at(firstCp + k);
+      if (label !== undefined) runs.note(label);
+      else {
+        const c = REPLACE[ch] ?? (ch < " " ? "" : ch);
+        if (c) runs.push(c, top?.href);
+      }
     }
   }
   return runs.spans();
@@ -82,10 +91,12 @@ class BlockBuilder {
   constructor(
     private readonly paragraphs: DocParagraphs,
     private readonly budget: TextBudget,
+    private readonly notes: DocNotes,
   ) {}
 
-  add(text: string, mark: string, p: ParagraphProps): void {
-    const content = inlineOf(text, this.budget);
+  /** Adds the paragraph `text` (starting at body CP `firstCp`), ended by `mark`, with properties `p`. */
+  add(text: string, firstCp: number, mark: string, p: ParagraphProps): void {
+    const content = inlineOf(text, this.budget, this.notes, firstCp);
     // A nested table's row end holds nothing; its cells' text went into the outer cell.
     if (p.innerRowEnd) return;
     if (p.inTable) {
@@ -134,19 +145,24 @@ export function docToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   const word = file.stream("WordDocument");
   if (!word) throw new DocumentCorruptError("DOC", "the compound file has no WordDocument stream");
   const fib = readFib(word, file);
-  const { text, offsets } = bodyText(word, fib);
+  const pieces = new PieceTable(word, fib);
+  const { text, offsets } = bodyText(word, fib, pieces);
   const paragraphs = new DocParagraphs(word, fib);
-  const builder = new BlockBuilder(paragraphs, budget);
+  const notes = DocNotes.read(fib, pieces, text);
+  const builder = new BlockBuilder(paragraphs, budget, notes);
   let start = 0;
   for (let i = 0; i < text.length; i++) {
     if (budget.cut) break; // the converter ends the document with a line saying so
     const ch = text[i]!;
     if (ch !== PARAGRAPH_END && ch !== CELL_END && ch !== PAGE_BREAK) continue;
     const props = paragraphs.at(offsets[i]!);
-    builder.add(text.slice(start, i), ch, props);
+    builder.add(text.slice(start, i), start, ch, props);
     start = i + 1;
   }
-  if (start < text.length && !budget.cut) builder.add(text.slice(start), PARAGRAPH_END, paragraphs.at(offsets[text.length - 1]!));
+  if (start < text.length && !budget.cut) builder.add(text.slice(start), start, PARAGRAPH_END, paragraphs.at(offsets[text.length - 1]!));
   builder.flushTable();
+  // A note's paragraphs: its text cut at paragraph, cell and page marks, fields resolved as the body's are.
+  const noteBlock = notes.block((note) => note.split(/[\r\x07\x0c]/).map((p) => inlineOf(p, budget)));
+  if (noteBlock) builder.blocks.push(noteBlock);
   return { blocks: builder.blocks, title: summaryTitle(file) };
 }

@@ -8,6 +8,7 @@ import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { InlineRuns } from "./inline-runs.ts";
+import { NoteLabels } from "./note-labels.ts";
 import { TextBudget } from "./text-budget.ts";
 import { checkDepth, child, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml, type XmlElement } from "./xml.ts";
 
@@ -18,12 +19,11 @@ import { checkDepth, child, children, descendants, intAttr, MAX_LIST_DEPTH, pars
 const DOCX_PARTS = new Set(["word/document.xml", "word/styles.xml", "word/numbering.xml", "word/_rels/document.xml.rels", "docProps/core.xml", "word/footnotes.xml", "word/endnotes.xml"]);
 
 /**
- * The document's footnotes and endnotes, labelled 1, 2, … in the order the text first refers to them (as a reader
- * meets them; endnotes numbered on from the footnotes), and listed at the end of the document.
+ * The document's footnotes and endnotes by kind and id, labelled and listed as note-labels.ts does for every
+ * word-processing format (in the order the text first refers to them, endnotes numbered on from the footnotes).
  */
 class Notes {
-  private readonly labels = new Map<string, string>();
-  readonly referenced: { label: string; note: XmlElement }[] = [];
+  readonly labels = new NoteLabels<XmlElement>();
   private readonly byKind: Record<"footnote" | "endnote", Map<string, XmlElement>>;
 
   constructor(footnotes: XmlElement | undefined, endnotes: XmlElement | undefined) {
@@ -43,15 +43,7 @@ class Notes {
 
   /** The label of the note a reference points to; undefined when the document has no such note. */
   label(kind: "footnote" | "endnote", id: string): string | undefined {
-    const key = `${kind}:${id}`;
-    const known = this.labels.get(key);
-    if (known) return known;
-    const note = this.byKind[kind].get(id);
-    if (!note) return undefined;
-    const label = String(this.referenced.length + 1);
-    this.labels.set(key, label);
-    this.referenced.push({ label, note });
-    return label;
+    return this.labels.label(`${kind}:${id}`, this.byKind[kind].get(id));
   }
 }
 
@@ -233,18 +225,8 @@ export function docxToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBud
     }
   };
   visit(body, 0);
-  if (notes.referenced.length > 0) {
-    // A note's paragraphs joined with a space; its own links are plain text (they live in the notes' part's relations).
-    const noteBlocks = notes.referenced.map(({ label, note }) => {
-      const content: Inline[] = [];
-      for (const p of descendants(note, "w:p")) {
-        const c = paragraphInline(p, new Map(), budget);
-        if (c.length && content.length) content.push({ text: " " });
-        for (const span of c) content.push(span);
-      }
-      return { label, content };
-    });
-    blocks.push({ kind: "notes", notes: noteBlocks });
-  }
+  // A note's own links are plain text: they live in the notes part's relations, which are not read.
+  const noteBlock = notes.labels.block((note) => descendants(note, "w:p").map((p) => paragraphInline(p, new Map(), budget)));
+  if (noteBlock) blocks.push(noteBlock);
   return { blocks, title };
 }
