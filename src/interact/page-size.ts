@@ -65,12 +65,12 @@ export async function guardSessionPage(page: Page, session: CDPSession, maxBytes
 export async function sizeChecked<T>(page: Page, load: () => Promise<T>): Promise<T> {
   const guard = guards.get(page);
   if (!guard) return load();
-  guard.rearm();
+  const mark = guard.rearm();
   const tooLarge = guard.signal;
   try {
     const out = await raceAbort(load(), tooLarge);
     // Its document's last bytes may be counted just after the page says it loaded: they are waited for (briefly).
-    await guard.settled(SETTLE_WAIT_MS);
+    await guard.settled(SETTLE_WAIT_MS, mark);
     if (tooLarge.aborted) throw tooLarge.reason;
     return out;
   } catch (err) {

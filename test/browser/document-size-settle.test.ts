@@ -41,9 +41,10 @@ async function timed(p: Promise<unknown>): Promise<number> {
 describe("DocumentSizeGuard.settled", () => {
   test("a document whose bytes are counted after the page said it loaded: the wait ends when they pass the limit", async () => {
     const { guard, request, response, data } = await guarded();
+    const mark = guard.rearm();
     request("1", "http://site/big-gz");
     response("1", "http://site/big-gz", { "content-type": "text/html", "content-encoding": "gzip", "content-length": "28143" });
-    const settled = guard.settled(5_000);
+    const settled = guard.settled(5_000, mark);
     setTimeout(() => {
       for (let i = 0; i < 80; i++) data("1", 65_536);
     }, 30);
@@ -54,10 +55,11 @@ describe("DocumentSizeGuard.settled", () => {
 
   test("a document under the limit: the wait ends when it finishes, and nothing aborts", async () => {
     const { guard, request, response, data, finished } = await guarded();
+    const mark = guard.rearm();
     request("1", "http://site/small");
     response("1", "http://site/small", { "content-type": "text/html" });
     data("1", 10_000);
-    const settled = guard.settled(5_000);
+    const settled = guard.settled(5_000, mark);
     setTimeout(() => finished("1"), 30);
     expect(await timed(settled)).toBeLessThan(1_000);
     expect(guard.signal.aborted).toBe(false);
@@ -65,20 +67,42 @@ describe("DocumentSizeGuard.settled", () => {
 
   test("nothing downloading, or a navigation still waiting for its headers: no wait", async () => {
     const { guard, request } = await guarded();
-    expect(await timed(guard.settled(5_000))).toBeLessThan(50);
+    const mark = guard.rearm();
+    expect(await timed(guard.settled(5_000, mark))).toBeLessThan(50);
     request("2", "http://slow-site/");
-    expect(await timed(guard.settled(5_000))).toBeLessThan(50);
+    expect(await timed(guard.settled(5_000, mark))).toBeLessThan(50);
   });
 
   test("a download that never ends is waited for `waitMs` only", async () => {
     const { guard, request, response, data } = await guarded();
+    const mark = guard.rearm();
     request("1", "http://site/stream");
     response("1", "http://site/stream", { "content-type": "text/html" });
     data("1", 1_000);
-    const took = await timed(guard.settled(200));
+    const took = await timed(guard.settled(200, mark));
     expect(took).toBeGreaterThanOrEqual(190);
     expect(took).toBeLessThan(2_000);
     expect(guard.signal.aborted).toBe(false);
     guard.dispose();
+  });
+
+  test("a document answered during an earlier command, that Chromium never ends (window.stop()), holds no later command", async () => {
+    const { guard, request, response, data } = await guarded();
+    guard.rearm();
+    request("1", "http://site/stopped");
+    response("1", "http://site/stopped", { "content-type": "text/html" });
+    data("1", 1_000);
+    // No loadingFinished nor loadingFailed comes for it: the next commands do not wait for it.
+    for (let i = 0; i < 3; i++) {
+      const mark = guard.rearm();
+      expect(await timed(guard.settled(5_000, mark))).toBeLessThan(50);
+    }
+    // A document answered during the current command is still waited for.
+    const mark = guard.rearm();
+    request("2", "http://site/big");
+    response("2", "http://site/big", { "content-type": "text/html" });
+    setTimeout(() => data("2", 2 * LIMIT), 30);
+    expect(await timed(guard.settled(5_000, mark))).toBeLessThan(1_000);
+    expect(guard.signal.aborted).toBe(true);
   });
 });

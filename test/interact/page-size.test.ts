@@ -17,6 +17,20 @@ const BIG = `<!doctype html><html><head><title>Big</title></head><body>${"<p>Big
 const BIG_GZ = new Uint8Array(zlib.gzipSync(BIG));
 const SMALL = (title: string, body = "") => `<!doctype html><html><head><title>${title}</title></head><body><p>${title}</p>${body}</body></html>`;
 
+/** A body that starts with `head`, then sends a paragraph every 100 ms for `ms`. */
+function streamFor(ms: number, head: string): ReadableStream<Uint8Array> {
+  const started = performance.now();
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    start: (controller) => controller.enqueue(encoder.encode(head)),
+    pull: async (controller) => {
+      await Bun.sleep(100);
+      if (performance.now() - started > ms) return controller.close();
+      controller.enqueue(encoder.encode("<p>more</p>\n"));
+    },
+  });
+}
+
 let site: ReturnType<typeof Bun.serve>;
 let llm: FakeLlm;
 let h: Harness;
@@ -31,13 +45,15 @@ beforeAll(async () => {
     port: 0,
     hostname: "127.0.0.1",
     fetch(req) {
-      const html = (body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) => new Response(body, { headers: { "content-type": "text/html; charset=utf-8", ...headers } });
+      const html = (body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) => new Response(body, { headers: { "content-type": "text/html; charset=utf-8", ...headers } });
       switch (new URL(req.url).pathname) {
         case "/big": return html(BIG);
         // Small on the wire (~20 KB), 5 MiB decoded: only the decoded bytes tell.
         case "/big-gz": return html(BIG_GZ, { "content-encoding": "gzip" });
         case "/links": return html(SMALL("Links", `<a id="big" href="/big">Big page</a> <a id="gz" href="/big-gz">Big gzip page</a>`));
         case "/grows": return html(grown ? BIG : SMALL("Grows"));
+        // Streams for 8 s; the page stops its own load after 200 ms (Chromium then never ends the document's request).
+        case "/stops": return html(streamFor(8_000, `<!doctype html><html><head><title>Stops</title><script>setTimeout(() => window.stop(), 200)</script></head><body>`));
         default: return html(SMALL("Small"));
       }
     },
@@ -95,6 +111,26 @@ describe("CRAWLBOX_MAX_PAGE_BYTES in browser sessions", () => {
       expect(out).toHaveLength(3);
       for (const m of out.slice(0, 2)) expect(m).toContain("SCRAPE_RESPONSE_TOO_LARGE");
       expect(out[2]).toBe("Small");
+    } finally {
+      await app.deleteBrowser(id);
+    }
+  }, 120_000);
+
+  test("a page that stopped its own load while it streamed holds none of the next commands (each waited 1 s for it)", async () => {
+    const { id } = (await app.browser()) as any;
+    try {
+      const r: any = await app.browserExecute(id, {
+        code: `await page.goto("${base}/stops");
+          const took = [];
+          for (let i = 0; i < 3; i++) { const t0 = Date.now(); await page.evaluate("1"); took.push(Date.now() - t0); }
+          return took;`,
+        language: "node",
+        timeout: 60,
+      });
+      expect(r.exitCode).toBe(0);
+      const took = JSON.parse(r.result) as number[];
+      expect(took).toHaveLength(3);
+      for (const ms of took) expect(ms).toBeLessThan(500);
     } finally {
       await app.deleteBrowser(id);
     }

@@ -28,6 +28,9 @@ import { RENDERED_TYPES, TEXT_TYPES } from "./navigation.ts";
  */
 const NO_BUFFER = { maxTotalBufferSize: 1, maxResourceBufferSize: 1 };
 
+/** Main-frame documents listed at most (a session's page may leave many a document that Chromium never ends). */
+const MAX_LISTED_DOCUMENTS = 64;
+
 /**
  * Follows the main document's size on one lease's session: for one scrape, or for a browser session's page through
  * all its navigations ({@link DocumentSizeGuard.rearm} before each command, interact/page-size.ts).
@@ -35,11 +38,16 @@ const NO_BUFFER = { maxTotalBufferSize: 1, maxResourceBufferSize: 1 };
 export class DocumentSizeGuard {
   private controller = new AbortController();
   private mainFrameId: string | undefined;
-  /** Main-frame document requests in flight: their URL, decoded bytes so far, and whether their headers came. */
-  private readonly documents = new Map<string, { url: string; bytes: number; answered: boolean }>();
+  /**
+   * Main-frame document requests in flight: their URL, decoded bytes so far, and the {@link rearm} mark in force when
+   * their headers came (undefined before).
+   */
+  private readonly documents = new Map<string, { url: string; bytes: number; answeredIn?: number }>();
   private listening = false;
-  /** Who waits in {@link settled}, called once no answered document is in flight. */
-  private waiters: (() => void)[] = [];
+  /** Who waits in {@link settled}: for documents answered since `since`. */
+  private waiters: { since: number; done: () => void }[] = [];
+  /** Counts {@link rearm}s: each command's mark. */
+  private marks = 0;
 
   constructor(
     private readonly session: CDPSession,
@@ -52,42 +60,49 @@ export class DocumentSizeGuard {
   }
 
   /**
-   * A fresh {@link signal} once the last one has aborted: a browser session's page outlives a document past the
-   * limit (its load was stopped), and the session's next command must be held, and told, on its own account.
+   * Starts a command: a fresh {@link signal} once the last one has aborted (a browser session's page outlives a
+   * document past the limit, its load stopped, and the session's next command must be held, and told, on its own
+   * account). Returns the command's mark, for {@link settled}.
    */
-  rearm(): void {
+  rearm(): number {
     if (this.controller.signal.aborted) this.controller = new AbortController();
+    return ++this.marks;
   }
 
   /**
-   * Resolves once no main document whose headers came is still downloading (each has finished, failed or passed the
-   * limit), or after `waitMs`. A page's `load` (puppeteer's session) can be told before the last of its document's
-   * bytes are counted here (this session's `Network` events): a gzip page 28 KB on the wire and 5 MiB decoded was
-   * "loaded" for a session's `goto`, and its bytes, counted a moment later, failed the session's next command instead.
-   * A navigation still waiting for its headers is not waited for (a slow site would hold every click).
+   * Resolves once no main document whose headers came since mark `since` (during the command) is still downloading
+   * (each has finished, failed or passed the limit), or after `waitMs`. A page's `load` (puppeteer's session) can be
+   * told before the last of its document's bytes are counted here (this session's `Network` events): a gzip page
+   * 28 KB on the wire and 5 MiB decoded was "loaded" for a session's `goto`, and its bytes, counted a moment later,
+   * failed the session's next command instead. Not waited for: a navigation still waiting for its headers (a slow
+   * site would hold every click), and a document answered during an earlier command. Chromium says nothing more of a
+   * committed document its page stopped (`window.stop()`) or left while it streamed: it stays listed, and each later
+   * command waited the whole `waitMs` for it.
    */
-  settled(waitMs: number): Promise<void> {
-    if (!this.downloading()) return Promise.resolve();
+  settled(waitMs: number, since: number): Promise<void> {
+    if (!this.downloading(since)) return Promise.resolve();
     return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters = this.waiters.filter((w) => w !== done);
-        resolve();
+      const waiter = {
+        since,
+        done: () => {
+          clearTimeout(timer);
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve();
+        },
       };
-      const timer = setTimeout(done, waitMs);
-      this.waiters.push(done);
+      const timer = setTimeout(waiter.done, waitMs);
+      this.waiters.push(waiter);
     });
   }
 
-  private downloading(): boolean {
-    for (const doc of this.documents.values()) if (doc.answered) return true;
+  private downloading(since: number): boolean {
+    for (const doc of this.documents.values()) if (doc.answeredIn !== undefined && doc.answeredIn >= since) return true;
     return false;
   }
 
-  /** Wakes {@link settled}'s waiters once nothing answered is downloading. */
+  /** Wakes {@link settled}'s waiters with nothing left to wait for. */
   private wakeIfSettled(): void {
-    if (this.waiters.length === 0 || this.downloading()) return;
-    for (const done of [...this.waiters]) done();
+    for (const w of [...this.waiters]) if (!this.downloading(w.since)) w.done();
   }
 
   /** Starts following (before the navigation). */
@@ -118,7 +133,11 @@ export class DocumentSizeGuard {
 
   private readonly onRequest = (e: Protocol.Network.RequestWillBeSentEvent) => {
     // A redirect is sent again under the same id: only the last response's body counts.
-    if (e.type === "Document" && e.frameId === this.mainFrameId) this.documents.set(e.requestId, { url: e.request.url, bytes: 0, answered: false });
+    if (e.type === "Document" && e.frameId === this.mainFrameId) {
+      this.documents.set(e.requestId, { url: e.request.url, bytes: 0 });
+      // Entries Chromium never ended (see settled) are dropped, oldest first, past a bound.
+      if (this.documents.size > MAX_LISTED_DOCUMENTS) this.documents.delete(this.documents.keys().next().value!);
+    }
   };
 
   private readonly onResponse = (e: Protocol.Network.ResponseReceivedEvent) => {
@@ -132,7 +151,7 @@ export class DocumentSizeGuard {
       return;
     }
     doc.url = e.response.url;
-    doc.answered = true;
+    doc.answeredIn = this.marks;
     const declared = Number(headers["content-length"] ?? NaN);
     if (Number.isFinite(declared) && declared > this.maxBytes) this.exceeded(doc.url, declared);
   };
