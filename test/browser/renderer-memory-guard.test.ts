@@ -1,8 +1,9 @@
 /**
  * The page memory guard's bookkeeping (engines/browser/renderer-memory.ts) over stand-in browsers, whose renderers
  * and their memory the test chooses: which crash a kill explains; a renderer still showing its memory after its kill
- * is not killed again (which left its crash unexplained); a browser that does not answer for its process list does
- * not hold a lease's check while `/proc` can tell. The real thing, on Chromium, is page-memory.test.ts.
+ * is not killed again (which left its crash unexplained); a browser whose renderers `/proc` does not find is asked
+ * for them; one that does not answer holds a lease's check once per list time, not at each. The real thing, on
+ * Chromium, is page-memory.test.ts.
  */
 import { describe, expect, test } from "bun:test";
 import { KILL_EXPLAINS_MS, RendererMemoryGuard } from "../../src/engines/browser/renderer-memory.ts";
@@ -61,14 +62,21 @@ describe("which crash a kill explains", () => {
 });
 
 describe("which renderers are measured", () => {
-  test("a local browser that does not answer for its process list holds no check: /proc is trusted, even empty", async () => {
-    // The stand-in's process is this test's, which has no renderer under it.
+  test("a local browser whose renderers /proc does not find (a process tree it does not know) has Chromium's measured", async () => {
+    // The stand-in's process is this test's, which has no renderer under it; Chromium lists renderer 7.
+    const { guard, killed, asked } = guardOver([7], { 7: 500 }, { pid: process.pid });
+    expect(await guard.check()).toBe(1);
+    expect([killed, asked()]).toEqual([[7], 1]);
+  });
+
+  test("a local browser that does not answer for its process list holds a lease's check once per list time, not at each", async () => {
     const { guard, asked } = guardOver([], {}, { pid: process.pid, silent: true });
+    await guard.check();
     const t0 = performance.now();
     expect(await Promise.all([guard.check(), guard.checkNow()])).toEqual([0, false]);
     expect(performance.now() - t0).toBeLessThan(500);
-    expect(asked()).toBe(0);
-  });
+    expect(asked()).toBe(1);
+  }, 15_000);
 
   test("a browser /proc does not show is asked, and one that does not answer is asked again only after the list's time", async () => {
     const { guard, asked } = guardOver([], {}, { silent: true });

@@ -92,6 +92,8 @@ export class RendererMemoryGuard {
   /** Each browser's renderer pids and when they were asked for (`performance.now()`). */
   private readonly lists = new WeakMap<Browser, { pids: number[]; at: number }>();
   private readonly finder = new RendererPidFinder();
+  /** Where each browser's renderers are learnt (see renderersOf). */
+  private readonly sources = new WeakMap<Browser, "proc" | "chromium">();
 
   constructor(private readonly o: RendererMemoryGuardOptions) {}
 
@@ -161,9 +163,7 @@ export class RendererMemoryGuard {
     const fromProc = local.length > 0 ? this.finder.find(local) : undefined;
     for (const browser of browsers) {
       const browserPid = browser.process?.()?.pid;
-      // A browser `/proc` does not show (not a local process, or `/proc` unreadable): Chromium is asked instead.
-      const seen = browserPid === undefined ? undefined : fromProc?.get(browserPid);
-      const pids = seen ?? (await this.rendererPids(browser));
+      const pids = await this.renderersOf(browser, browserPid === undefined ? undefined : fromProc?.get(browserPid));
       for (const pid of pids) {
         if (this.killedAt.has(pid)) continue;
         const bytes = (this.o.readBytes ?? privateResidentBytes)(pid);
@@ -191,6 +191,25 @@ export class RendererMemoryGuard {
       limitMb: Math.round(this.o.limitBytes / 2 ** 20),
     });
     return true;
+  }
+
+  /**
+   * Which renderers of `browser` to measure, given those `/proc` found under it (`seen`, undefined when `/proc` does
+   * not show it: not a local process, or `/proc` unreadable, and Chromium is asked). Once `/proc` has found one of
+   * its renderers, `/proc` is trusted for that browser, even when it finds none; until then Chromium is asked too
+   * (within the list's time), and a browser whose renderers `/proc` misses (a process tree it does not know) is
+   * asked from then on: the guard is never silently off.
+   */
+  private async renderersOf(browser: Browser, seen: number[] | undefined): Promise<number[]> {
+    const source = this.sources.get(browser);
+    if (seen === undefined || source === "chromium") return this.rendererPids(browser);
+    if (seen.length > 0 || source === "proc") {
+      this.sources.set(browser, "proc");
+      return seen;
+    }
+    const listed = await this.rendererPids(browser);
+    if (listed.length > 0) this.sources.set(browser, "chromium");
+    return listed;
   }
 
   /** The browser's renderer processes, as listed at most {@link PROCESS_LIST_TTL_MS} ago. */
