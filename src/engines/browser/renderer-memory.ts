@@ -7,9 +7,9 @@
  * while its script runs, so the guard looks from outside: while any page is leased it reads every
  * {@link CHECK_INTERVAL_MS} the private resident memory of each renderer process from `/proc`, and kills a renderer
  * over the limit. Which processes are renderers `/proc` says at every check (renderer-pids.ts), so a renderer is
- * watched from the first check after it starts; where `/proc` cannot tell (a browser without a local process), the
- * browser says (`SystemInfo.getProcessInfo`, which its browser process answers even when a renderer is busy), asked
- * at most every {@link PROCESS_LIST_TTL_MS}. Its pages crash at
+ * watched from the first check after it starts; where `/proc` cannot tell (a browser without a local process, a
+ * process tree it does not know: see renderersOf), the browser says (`SystemInfo.getProcessInfo`, which its browser
+ * process answers even when a renderer is busy), asked at most every {@link PROCESS_LIST_TTL_MS}. Its pages crash at
  * once, and their leases say why (page-crash.ts). With site isolation a page's renderer holds that page (and
  * same-site frames) only, so the limit is in effect per page.
  */
