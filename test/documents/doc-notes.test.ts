@@ -16,33 +16,13 @@ import { bodyText, PieceTable, type Fib, type StoryLengths } from "../../src/doc
 import { docToBlocks } from "../../src/documents/office/doc.ts";
 import { convertOffice } from "../../src/documents/office/readers.ts";
 import { TextBudget } from "../../src/documents/office/text-budget.ts";
+import { GARDEN_BODY, GARDEN_NOTES } from "../fixtures/documents/garden-notes.ts";
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dir, "..", "fixtures", "documents", name)));
 const doc = fixture("garden-notes.doc");
 
-const BODY = [
-  "# Growing Tomatoes[^1]",
-  "",
-  "Tomatoes need light[^2] and warmth[^3].",
-  "",
-  "Water them daily[^4], and mulch[^5] them.",
-  "",
-  "| Variety | Days |",
-  "| --- | --- |",
-  "| Roma[^6] | 75 |",
-  "",
-  "Harvest when red[^7].",
-  "",
-];
-const NOTES = [
-  "[^1]: A summer crop.",
-  "[^2]: Eight hours a day. More in winter.",
-  "[^3]: Between 18 and 24 °C, see [the climate guide](https://example.org/climate).",
-  "[^4]: In the morning, never at noon.",
-  "[^5]: Straw works best.",
-  "[^6]: A paste tomato.",
-  "[^7]: Or yellow, for yellow varieties.",
-];
+const BODY = GARDEN_BODY;
+const NOTES = GARDEN_NOTES;
 const FOOTNOTE_TEXTS = ["A summer crop.", "Eight hours a day. More in winter.", "In the morning, never at noon.", "Straw works best.", "A paste tomato."];
 const ALL_TEXTS = NOTES.map((n) => n.replace(/^\[\^\d+\]: /, ""));
 const ENDNOTE_TEXTS = ["Between 18 and 24 °C, see [the climate guide](https://example.org/climate).", "Or yellow, for yellow varieties."];

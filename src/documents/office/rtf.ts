@@ -2,7 +2,10 @@
  * @module documents/office/rtf
  * RTF → paragraphs. A plain reader: control words are dropped, `\par` ends a paragraph, `\'hh` and `\uN`
  * escapes are decoded (code page 1252 for the former, and for 8-bit characters written as they are), and
- * destination groups (font tables, pictures, `{\*\…}`) are skipped. Formatting is not kept.
+ * destination groups (font tables, pictures, `{\*\…}`) are skipped. Formatting is not kept. Footnotes and
+ * endnotes (`{\footnote …}`, starred or not; `\ftnalt` marks an endnote) come out as a DOCX's do (note-labels.ts):
+ * a reference `[^n]` where the group stands, its mark left out (rtf-story.ts), the notes listed at the end, their
+ * text counted against the document's budget as it is read. A note inside a note is skipped (RTF allows none).
  *
  * The syntax is followed as the RTF 1.9.1 specification gives it: `\binN` is followed by N bytes of binary data
  * (a picture, an object), skipped whole, so the braces and backslashes among them change nothing and none of them
@@ -11,15 +14,18 @@
  */
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block } from "../layout/model.ts";
+import { NoteLabels } from "./note-labels.ts";
+import { RtfStory } from "./rtf-story.ts";
 import { TextBudget } from "./text-budget.ts";
 
-const SKIP_DESTINATIONS = new Set(["fonttbl", "colortbl", "stylesheet", "info", "pict", "header", "footer", "headerl", "headerr", "footerl", "footerr", "object", "themedata", "datastore", "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathPr"]);
+// The note separators (`ftnsep`…) are what a page prints between the text and its notes: never text.
+const SKIP_DESTINATIONS = new Set(["fonttbl", "colortbl", "stylesheet", "info", "pict", "header", "footer", "headerl", "headerr", "footerl", "footerr", "object", "themedata", "datastore", "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathPr", "ftnsep", "ftnsepc", "ftncn", "aftnsep", "aftnsepc", "aftncn"]);
+
+/** A starred note group (`{\*\footnote`, as LibreOffice writes it): a destination the reader knows, so not skipped. */
+const STARRED_FOOTNOTE = /\\\*\s*\\footnote(?![a-zA-Z])/y;
 
 /** Longest control word name (RTF 1.9.1, "Control Word": "A control word's name cannot be longer than 32 letters"). */
 export const MAX_CONTROL_WORD_LETTERS = 32;
-
-/** Characters that are never text: C0 controls (tab, CR and LF are handled before), DEL and C1 controls. */
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /** Code page 1252's character for each byte (one character each: 0x81 and the other unassigned bytes are C1 controls). */
 const CP1252 = new TextDecoder("windows-1252").decode(Uint8Array.from({ length: 256 }, (_, i) => i));
@@ -27,16 +33,22 @@ const CP1252 = new TextDecoder("windows-1252").decode(Uint8Array.from({ length: 
 const isLetter = (code: number) => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
 const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 
-/** Converts RTF text to paragraph blocks, within the document's text `budget` (text-budget.ts). */
+/** Converts RTF text to paragraph blocks (and its notes), within the document's text `budget` (text-budget.ts). */
 export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[] } {
   // windows-1252 maps each byte to one character, so an index in `src` is an offset in `bytes` (what \binN counts).
   const src = new TextDecoder("windows-1252").decode(bytes);
-  const paragraphs: string[] = [];
-  let cur = "";
+  const body = new RtfStory();
+  const labels = new NoteLabels<RtfStory>();
+  // The note being read and the depth of its group, or undefined: text goes to it, not to the body.
+  let note: RtfStory | undefined;
+  let noteDepth = -1;
+  let notesRead = 0;
   // Group depth, and the depth of the group being skipped (a destination not shown), or -1. A depth, not a stack of
-  // flags: ten million nested groups cost nothing to track.
+  // flags: ten million nested groups cost nothing to track. So is superscript (where a custom note mark is): the
+  // depth of the group that raised it, or -1 (a group lowering it inside one that raised it is taken to end it).
   let depth = 0;
   let skipDepth = -1;
+  let superDepth = -1;
   let ucSkip = 1;
   let pendingSkip = 0;
   let i = 0;
@@ -46,23 +58,39 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       pendingSkip--;
       return;
     }
-    cur += budget.take(s);
+    (note ?? body).add(budget.take(s), superDepth >= 0);
   };
   const endParagraph = () => {
-    if (skipDepth >= 0) return;
-    paragraphs.push(cur);
-    cur = "";
+    if (skipDepth < 0) (note ?? body).endParagraph();
+  };
+  const startNote = () => {
+    // A note in a note (RTF allows none), or one past the notes a document lists: skipped, its text not read.
+    if (note || labels.full) {
+      skipDepth = depth;
+      return;
+    }
+    const story = new RtfStory(body.takeMark());
+    const label = labels.label(`note:${notesRead++}`, story);
+    if (label && budget.spend(label.length)) body.note(label);
+    note = story;
+    noteDepth = depth;
   };
   while (i < src.length && !budget.cut) {
     const c = src[i]!;
     if (c === "{") {
       depth++;
       i++;
-      if (skipDepth < 0 && src.startsWith("\\*", i)) skipDepth = depth;
+      STARRED_FOOTNOTE.lastIndex = i;
+      if (skipDepth < 0 && src.startsWith("\\*", i) && !STARRED_FOOTNOTE.test(src)) skipDepth = depth;
       continue;
     }
     if (c === "}") {
       if (skipDepth === depth) skipDepth = -1;
+      if (superDepth === depth) superDepth = -1;
+      if (note && noteDepth === depth) {
+        note.endParagraph();
+        note = undefined;
+      }
       depth = Math.max(0, depth - 1);
       i++;
       continue;
@@ -113,20 +141,31 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     else if (word === "tab") emit(" ");
     else if (word === "uc" && arg !== undefined) ucSkip = arg;
     else if (word === "u" && arg !== undefined) {
-      if (skipDepth < 0) cur += budget.take(String.fromCharCode(arg < 0 ? arg + 65536 : arg));
-      pendingSkip = ucSkip;
-    } else if (word === "emdash") emit("—");
+      // Its fallback characters follow it in the same destination: skipped with it when it is (they were taken
+      // from the text after the destination: `\u176\'b0` in a dropped note cut the body's next character).
+      if (skipDepth < 0) {
+        (note ?? body).add(budget.take(String.fromCharCode(arg < 0 ? arg + 65536 : arg)), superDepth >= 0);
+        pendingSkip = ucSkip;
+      }
+    } else if (word === "footnote") {
+      if (skipDepth < 0) startNote();
+    } else if (word === "chftn") {
+      if (skipDepth < 0) (note ?? body).autoMark();
+    } else if (word === "super") {
+      if (arg === 0) superDepth = -1;
+      else if (superDepth < 0) superDepth = depth;
+    } else if (word === "nosupersub" || word === "sub" || word === "plain") superDepth = -1;
+    else if (word === "emdash") emit("—");
     else if (word === "endash") emit("–");
     else if (word === "bullet") emit("•");
     else if (word === "lquote" || word === "rquote") emit("'");
     else if (word === "ldblquote" || word === "rdblquote") emit('"');
     else if (word === "cell") emit(" ");
   }
-  paragraphs.push(cur);
-  return {
-    blocks: paragraphs
-      .map((p) => p.replace(CONTROL, "").replace(/\s+/g, " ").trim())
-      .filter((p) => p.length > 0)
-      .map((text) => ({ kind: "paragraph" as const, content: [{ text }] })),
-  };
+  if (note) note.endParagraph(); // a note the file ends in
+  body.endParagraph();
+  const blocks: Block[] = body.paragraphs.map((content) => ({ kind: "paragraph", content }));
+  const notes = labels.block((story) => story.paragraphs);
+  if (notes) blocks.push(notes);
+  return { blocks };
 }

@@ -1,0 +1,92 @@
+/**
+ * @module documents/office/rtf-story
+ * The text an RTF reader (rtf.ts) collects into paragraphs: the body's, or one footnote's or endnote's. Kept apart
+ * from the tokenizer because a note changes what a paragraph is: the body's paragraphs hold references to notes
+ * (`[^n]`, labelled by note-labels.ts as a DOCX's are), and a note's reference mark must not stay in the text.
+ *
+ * RTF has no reference element: a note is a `{\footnote …}` group (`\ftnalt` in it: an endnote) standing where the
+ * text refers to it, after its mark. An auto-numbered mark is `\chftn` (no text); a custom mark (a `*` the author set)
+ * is plain superscript text before the group, written again at the start of the note's own text (LibreOffice:
+ * `{\super *{\*\footnote *\pard …}}`; Word: `{\super *}{\footnote {\super *} …}`). The label stands for the mark, so
+ * the superscript text right before a note (at most {@link MAX_CUSTOM_MARK_CHARS}) leaves the body, and the note's
+ * text loses it too when it starts with it, as a DOC's custom mark does (doc-notes.ts).
+ */
+import type { Inline } from "../layout/model.ts";
+
+/** Longest custom mark taken for one (Word allows 10 characters); longer superscript text stays text. */
+export const MAX_CUSTOM_MARK_CHARS = 10;
+
+/** Characters that are never text: C0 controls (tab, CR and LF are handled before), DEL and C1 controls. */
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/** A paragraph's collected text as spans: control characters dropped, whitespace runs one space, outer space trimmed. */
+function finish(parts: Inline[]): Inline[] {
+  for (const p of parts) if (p.note === undefined) p.text = p.text.replace(CONTROL, "").replace(/\s+/g, " ");
+  if (parts.length > 0) {
+    parts[0]!.text = parts[0]!.text.trimStart();
+    parts[parts.length - 1]!.text = parts[parts.length - 1]!.text.trimEnd();
+  }
+  return parts.filter((p) => p.text.length > 0);
+}
+
+/** One story's paragraphs as they are read. */
+export class RtfStory {
+  /** The finished paragraphs, each non-empty. */
+  readonly paragraphs: Inline[][] = [];
+  /** The current paragraph before its last note reference (none in a note's own text: notes do not nest). */
+  private parts: Inline[] | undefined;
+  private text = "";
+  /** Where, in `text`, the superscript run the text ends with begins; -1 when it does not end with one. */
+  private markFrom = -1;
+
+  /** A story; a note's with `leadingMark`, the custom mark its reference had (if any), to drop from its start. */
+  constructor(private leadingMark = "") {}
+
+  /** Adds `s`, already counted against the document's budget; `superscript` when the text is raised there. */
+  add(s: string, superscript: boolean): void {
+    if (!s) return;
+    if (!superscript) this.markFrom = -1;
+    else if (this.markFrom < 0) this.markFrom = this.text.length;
+    this.text += s;
+  }
+
+  /** An auto-numbered mark (`\chftn`): the superscript before it is not a custom mark. */
+  autoMark(): void {
+    this.markFrom = -1;
+  }
+
+  /** Takes the custom mark the text ends with (see the module comment) out of the text; "" when there is none. */
+  takeMark(): string {
+    if (this.markFrom < 0) return "";
+    const mark = this.text.slice(this.markFrom).replace(CONTROL, "").trim();
+    if (mark.length === 0 || mark.length > MAX_CUSTOM_MARK_CHARS) return "";
+    this.text = this.text.slice(0, this.markFrom);
+    this.markFrom = -1;
+    return mark;
+  }
+
+  /** A reference to the note labelled `label`, where the text now ends. */
+  note(label: string): void {
+    (this.parts ??= []).push({ text: this.text }, { text: label, note: label });
+    this.text = "";
+    this.markFrom = -1;
+  }
+
+  /** Ends the current paragraph (kept when it has any text or reference). */
+  endParagraph(): void {
+    let text = this.text;
+    if (this.leadingMark && /\S/.test(text)) {
+      // A note's own mark opens its first paragraph with text.
+      const start = text.length - text.trimStart().length;
+      if (text.startsWith(this.leadingMark, start)) text = text.slice(start + this.leadingMark.length);
+      this.leadingMark = "";
+    }
+    const parts = this.parts ?? [];
+    parts.push({ text });
+    const content = finish(parts);
+    if (content.length > 0) this.paragraphs.push(content);
+    this.parts = undefined;
+    this.text = "";
+    this.markFrom = -1;
+  }
+}
