@@ -20,7 +20,7 @@
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
 import { MAX_DOC_CHARS, type Fib, type PieceTable, type StoryLengths } from "./doc-text.ts";
-import { NoteLabels } from "./note-labels.ts";
+import { MAX_NOTES, NoteLabels } from "./note-labels.ts";
 
 /** FibRgFcLcb97 pair indexes of the reference and text PLCs of footnotes and endnotes. */
 const FOOTNOTE_PLCS = { ref: 2, txt: 3 } as const;
@@ -124,9 +124,12 @@ function readStory(fib: Fib, pieces: PieceTable, body: string, story: StorySpec,
   }
   if (txtCps[n]! > story.lengthCps) return [];
 
-  // The story's text once, from the first note's start to the last one's end, within what the body left.
+  // Only the first MAX_NOTES references can be labelled (in body order, which is theirs): the others' notes are not
+  // read (4M one-character notes built 4M references and took 1.46 GB before any was dropped).
+  const kept = Math.min(n, MAX_NOTES);
+  // The story's text once, from the first note's start to the last kept one's end, within what the body left.
   const firstCp = txtCps[0]!;
-  const wantedChars = Math.min(txtCps[n]! - firstCp, allowanceChars);
+  const wantedChars = Math.min(txtCps[kept]! - firstCp, allowanceChars);
   let text: string;
   try {
     text = pieces.read(story.startCp + firstCp, story.startCp + firstCp + wantedChars, false).text;
@@ -138,7 +141,7 @@ function readStory(fib: Fib, pieces: PieceTable, body: string, story: StorySpec,
   // CPs do not match the text (a story length that lies shifts the next story): not the notes the body refers to.
   if (text.length < wantedChars) return [];
   const out: NoteRef[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < kept; i++) {
     const endCp = txtCps[i + 1]! - firstCp;
     if (endCp <= wantedChars && text[endCp - 1] !== PARAGRAPH_END) return [];
     let note = text.slice(txtCps[i]! - firstCp, endCp);
