@@ -112,6 +112,14 @@ describe("RTF notes", () => {
     expect(rtfMarkdown(rtf)).toBe("Word text[^1], more[^2] end.\n\nSquared x2[^3]\n\n[^1]: This is a footnote.\n[^2]: Custom endnote.\n[^3]: Not the 2.\n");
   });
 
+  test("superscript before a note that the note does not begin with is text, not a mark: it stays in the body", () => {
+    expect(rtfMarkdown(String.raw`{\rtf1 E = mc{\super 2}{\footnote\pard\plain{\super\chftn} Note.}\par}`)).toBe("E = mc2[^1]\n\n[^1]: Note.\n");
+    expect(rtfMarkdown(String.raw`{\rtf1 at 10{\super th}{\footnote\pard {\super\chftn } Note.}\par}`)).toBe("at 10th[^1]\n\n[^1]: Note.\n");
+    expect(rtfMarkdown(String.raw`{\rtf1 {\super x{\footnote\plain note}y}\par}`)).toBe("x[^1]y\n\n[^1]: note\n");
+    // A custom mark the note repeats is still its mark.
+    expect(rtfMarkdown(String.raw`{\rtf1 Word text{\super *}{\footnote {\super *} Custom.}, more\par}`)).toBe("Word text[^1], more\n\n[^1]: Custom.\n");
+  });
+
   test("the notes' text counts against the document's text budget as it is read", () => {
     const budget = new TextBudget(140);
     const { blocks } = rtfToBlocks(fixture("garden-notes.rtf"), budget);

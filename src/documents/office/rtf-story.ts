@@ -39,8 +39,34 @@ export class RtfStory {
   /** Where, in `text`, the superscript run the text ends with begins; -1 when it does not end with one. */
   private markFrom = -1;
 
-  /** A story; a note's with `leadingMark`, the custom mark its reference had (if any), to drop from its start. */
-  constructor(private leadingMark = "") {}
+  /** Whether the note's text began with {@link mark} (so it was its custom mark), once its first text came. */
+  private markConfirmed = false;
+
+  /** A story; a note's with `mark`, the custom mark its reference seemed to have (if any), to drop from its start. */
+  constructor(readonly mark = "") {
+    this.leadingMark = mark;
+  }
+
+  /** The mark still to be checked against the note's first text. */
+  private leadingMark: string;
+
+  /**
+   * The superscript taken from the body as this note's mark when the note did not begin with it (or is
+   * auto-numbered): it was text (`E = mc{\super 2}` before a note), to give back to the body (giveBack).
+   */
+  get unclaimedMark(): string {
+    return this.markConfirmed ? "" : this.mark;
+  }
+
+  /**
+   * Puts `mark` back into the text, right before the reference labelled `label` (a note's unclaimed mark), which is
+   * the paragraph's last part: nothing reaches the body while its note is open.
+   */
+  giveBack(label: string, mark: string): void {
+    const parts = this.parts;
+    if (!mark || !parts || parts.length < 2 || parts[parts.length - 1]!.note !== label) return;
+    parts[parts.length - 2]!.text += mark;
+  }
 
   /** Adds `s`, already counted against the document's budget; `superscript` when the text is raised there. */
   add(s: string, superscript: boolean): void {
@@ -50,9 +76,10 @@ export class RtfStory {
     this.text += s;
   }
 
-  /** An auto-numbered mark (`\chftn`): the superscript before it is not a custom mark. */
+  /** An auto-numbered mark (`\chftn`): the superscript before it is not a custom mark (nor, in a note, the body's). */
   autoMark(): void {
     this.markFrom = -1;
+    this.leadingMark = "";
   }
 
   /** Takes the custom mark the text ends with (see the module comment) out of the text; "" when there is none. */
@@ -78,7 +105,10 @@ export class RtfStory {
     if (this.leadingMark && /\S/.test(text)) {
       // A note's own mark opens its first paragraph with text.
       const start = text.length - text.trimStart().length;
-      if (text.startsWith(this.leadingMark, start)) text = text.slice(start + this.leadingMark.length);
+      if (text.startsWith(this.leadingMark, start)) {
+        text = text.slice(start + this.leadingMark.length);
+        this.markConfirmed = true;
+      }
       this.leadingMark = "";
     }
     const parts = this.parts ?? [];

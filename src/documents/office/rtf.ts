@@ -41,6 +41,8 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   const labels = new NoteLabels<RtfStory>();
   // The note being read and the depth of its group, or undefined: text goes to it, not to the body.
   let note: RtfStory | undefined;
+  /** The open note's label in the body (undefined: it has none, past the text budget). */
+  let noteLabel: string | undefined;
   let noteDepth = -1;
   let notesRead = 0;
   // Group depth, and the depth of the group being skipped (a destination not shown), or -1. A depth, not a stack of
@@ -71,7 +73,8 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     }
     const story = new RtfStory(body.takeMark());
     const label = labels.label(`note:${notesRead++}`, story);
-    if (label && budget.spend(label.length)) body.note(label);
+    noteLabel = label && budget.spend(label.length) ? label : undefined;
+    if (noteLabel) body.note(noteLabel);
     note = story;
     noteDepth = depth;
   };
@@ -89,6 +92,8 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       if (superDepth === depth) superDepth = -1;
       if (note && noteDepth === depth) {
         note.endParagraph();
+        // Superscript taken as its mark that the note did not begin with was the body's text: it goes back.
+        if (noteLabel) body.giveBack(noteLabel, note.unclaimedMark);
         note = undefined;
       }
       depth = Math.max(0, depth - 1);
