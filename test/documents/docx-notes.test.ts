@@ -2,7 +2,8 @@
  * DOCX footnotes and endnotes (documents/office/docx.ts): a reference in the text becomes a GFM footnote reference
  * (`[^1]`, a linked superscript in HTML), labelled in the order the text first refers to the notes (endnotes numbered
  * on from the footnotes), and the notes are listed at the end; Word's separator notes are not notes, a note referred
- * to twice is listed once, and a reference to a note the file does not have leaves nothing.
+ * to twice is listed once, a reference to a note the file does not have leaves nothing, and a note's links resolve in
+ * its own part's relationships.
  */
 import { describe, expect, test } from "bun:test";
 import { strToU8, zipSync } from "fflate";
@@ -14,12 +15,13 @@ const ref = (kind: "footnote" | "endnote", id: number) => `<w:r><w:rPr><w:rStyle
 const note = (kind: "footnote" | "endnote", id: number, ...paragraphs: string[]) =>
   `<w:${kind} w:id="${id}">${paragraphs.map((t) => `<w:p><w:r><w:${kind}Ref/></w:r>${run(` ${t}`)}</w:p>`).join("")}</w:${kind}>`;
 
-function docx(body: string, footnotes?: string, endnotes?: string): Uint8Array {
+function docx(body: string, footnotes?: string, endnotes?: string, parts: Record<string, string> = {}): Uint8Array {
   const separators = (kind: string) => `<w:${kind} w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:${kind}><w:${kind} w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:${kind}>`;
   return zipSync({
     "word/document.xml": strToU8(`<w:document ${W}><w:body>${body}</w:body></w:document>`),
     ...(footnotes !== undefined ? { "word/footnotes.xml": strToU8(`<w:footnotes ${W}>${separators("footnote")}${footnotes}</w:footnotes>`) } : {}),
     ...(endnotes !== undefined ? { "word/endnotes.xml": strToU8(`<w:endnotes ${W}>${separators("endnote")}${endnotes}</w:endnotes>`) } : {}),
+    ...Object.fromEntries(Object.entries(parts).map(([name, xml]) => [name, strToU8(xml)])),
   });
 }
 
@@ -49,6 +51,25 @@ describe("DOCX notes", () => {
     );
     expect(doc.html).toContain('light<sup><a href="#fn-1" id="fnref-1">1</a></sup> and warmth');
     expect(doc.html).toContain('<section class="footnotes"><ol><li id="fn-1">Eight hours a day. More in winter.</li><li id="fn-2">Between 18 and 24 °C.</li><li id="fn-3">In the morning.</li></ol></section>');
+  });
+
+  test("a note's link is a link, its target from the notes part's own relationships (the body's ids mean other things)", () => {
+    const R = 'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+    const rels = (target: string) => `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="${target}" TargetMode="External"/></Relationships>`;
+    const linked = (kind: "footnote" | "endnote", id: number, text: string) => `<w:${kind} w:id="${id}" ${R}><w:p><w:hyperlink r:id="rId1">${run(text)}</w:hyperlink></w:p></w:${kind}>`;
+    const bytes = docx(
+      `<w:p ${R}><w:hyperlink r:id="rId1">${run("Body link")}</w:hyperlink>${ref("footnote", 1)}${ref("endnote", 1)}</w:p>`,
+      linked("footnote", 1, "the climate guide"),
+      linked("endnote", 1, "the seed list"),
+      {
+        "word/_rels/document.xml.rels": rels("https://example.org/body"),
+        "word/_rels/footnotes.xml.rels": rels("https://example.org/climate"),
+        "word/_rels/endnotes.xml.rels": rels("https://example.org/seeds"),
+      },
+    );
+    expect(convertOffice("docx", bytes).markdown).toBe(
+      "[Body link](https://example.org/body)[^1][^2]\n\n[^1]: [the climate guide](https://example.org/climate)\n[^2]: [the seed list](https://example.org/seeds)\n",
+    );
   });
 
   test("what follows a reference stays text: a `:` (a definition at a line's start) and a `(` (a link) are escaped", () => {

@@ -16,18 +16,39 @@ import { checkDepth, child, children, descendants, intAttr, MAX_LIST_DEPTH, pars
  * The parts the converter reads. Only these are inflated: media and embedded files (`word/media/*`,
  * `word/embeddings/*`) were inflated into memory, against the size limit, and never looked at.
  */
-const DOCX_PARTS = new Set(["word/document.xml", "word/styles.xml", "word/numbering.xml", "word/_rels/document.xml.rels", "docProps/core.xml", "word/footnotes.xml", "word/endnotes.xml"]);
+const DOCX_PARTS = new Set([
+  "word/document.xml",
+  "word/styles.xml",
+  "word/numbering.xml",
+  "word/_rels/document.xml.rels",
+  "docProps/core.xml",
+  "word/footnotes.xml",
+  "word/endnotes.xml",
+  "word/_rels/footnotes.xml.rels",
+  "word/_rels/endnotes.xml.rels",
+]);
+
+/** A note, with the relationships of the part it is in (its links' targets). */
+interface DocxNote {
+  note: XmlElement;
+  rels: Map<string, string>;
+}
 
 /**
  * The document's footnotes and endnotes by kind and id, labelled and listed as note-labels.ts does for every
  * word-processing format (in the order the text first refers to them, endnotes numbered on from the footnotes).
  */
 class Notes {
-  readonly labels = new NoteLabels<XmlElement>();
+  readonly labels = new NoteLabels<DocxNote>();
   private readonly byKind: Record<"footnote" | "endnote", Map<string, XmlElement>>;
+  private readonly rels: Record<"footnote" | "endnote", Map<string, string>>;
 
-  constructor(footnotes: XmlElement | undefined, endnotes: XmlElement | undefined) {
-    this.byKind = { footnote: Notes.read(footnotes, "w:footnote"), endnote: Notes.read(endnotes, "w:endnote") };
+  constructor(files: Record<string, Uint8Array>) {
+    this.byKind = { footnote: Notes.read(optionalPart(files, "word/footnotes.xml"), "w:footnote"), endnote: Notes.read(optionalPart(files, "word/endnotes.xml"), "w:endnote") };
+    this.rels = {
+      footnote: relationships(optionalPart(files, "word/_rels/footnotes.xml.rels")),
+      endnote: relationships(optionalPart(files, "word/_rels/endnotes.xml.rels")),
+    };
   }
 
   /** The notes of a part by id; the separators Word keeps there (`w:type` other than normal) are not notes. */
@@ -43,7 +64,8 @@ class Notes {
 
   /** The label of the note a reference points to; undefined when the document has no such note. */
   label(kind: "footnote" | "endnote", id: string): string | undefined {
-    return this.labels.label(`${kind}:${id}`, this.byKind[kind].get(id));
+    const note = this.byKind[kind].get(id);
+    return this.labels.label(`${kind}:${id}`, note && { note, rels: this.rels[kind] });
   }
 }
 
@@ -178,7 +200,7 @@ export function docxToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBud
   const rels = relationships(part(files, "word/_rels/document.xml.rels"));
   const core = part(files, "docProps/core.xml");
   const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
-  const notes = new Notes(optionalPart(files, "word/footnotes.xml"), optionalPart(files, "word/endnotes.xml"));
+  const notes = new Notes(files);
 
   const blocks: Block[] = [];
   const visit = (container: XmlElement, nesting: number) => {
@@ -225,8 +247,8 @@ export function docxToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBud
     }
   };
   visit(body, 0);
-  // A note's own links are plain text: they live in the notes part's relations, which are not read.
-  const noteBlock = notes.labels.block((note) => descendants(note, "w:p").map((p) => paragraphInline(p, new Map(), budget)));
+  // A note's links are resolved in its own part's relationships (footnotes.xml.rels), not the body's.
+  const noteBlock = notes.labels.block(({ note, rels }) => descendants(note, "w:p").map((p) => paragraphInline(p, rels, budget)));
   if (noteBlock) blocks.push(noteBlock);
   return { blocks, title };
 }
