@@ -69,6 +69,18 @@ afterAll(async () => {
   llm.stop();
 });
 
+/** Runs JavaScript `code` in a new browser session (closed after), expecting exit code 0; its result, parsed. */
+async function nodeResult(code: string): Promise<unknown> {
+  const { id } = (await app.browser()) as any;
+  try {
+    const r: any = await app.browserExecute(id, { code, language: "node", timeout: 60 });
+    expect(r.exitCode).toBe(0);
+    return JSON.parse(r.result);
+  } finally {
+    await app.deleteBrowser(id);
+  }
+}
+
 describe("CRAWLBOX_MAX_PAGE_BYTES in browser sessions", () => {
   test("bash: open, and a click, of a main document past the limit fail with SCRAPE_RESPONSE_TOO_LARGE (gzip too); the session goes on", async () => {
     const { id } = (await app.browser()) as any;
@@ -95,45 +107,23 @@ describe("CRAWLBOX_MAX_PAGE_BYTES in browser sessions", () => {
   }, 120_000);
 
   test("JavaScript: goto a page past the limit throws an Error the code can catch; other pages load", async () => {
-    const { id } = (await app.browser()) as any;
-    try {
-      const r: any = await app.browserExecute(id, {
-        code: `const out = [];
-          for (const p of ["/big", "/big-gz"]) { try { await page.goto("${base}" + p); out.push("loaded"); } catch (e) { out.push(e.message); } }
-          await page.goto("${base}/small");
-          out.push(await page.title());
-          return out;`,
-        language: "node",
-        timeout: 60,
-      });
-      expect(r.exitCode).toBe(0);
-      const out = JSON.parse(r.result) as string[];
-      expect(out).toHaveLength(3);
-      for (const m of out.slice(0, 2)) expect(m).toContain("SCRAPE_RESPONSE_TOO_LARGE");
-      expect(out[2]).toBe("Small");
-    } finally {
-      await app.deleteBrowser(id);
-    }
+    const out = (await nodeResult(`const out = [];
+      for (const p of ["/big", "/big-gz"]) { try { await page.goto("${base}" + p); out.push("loaded"); } catch (e) { out.push(e.message); } }
+      await page.goto("${base}/small");
+      out.push(await page.title());
+      return out;`)) as string[];
+    expect(out).toHaveLength(3);
+    for (const m of out.slice(0, 2)) expect(m).toContain("SCRAPE_RESPONSE_TOO_LARGE");
+    expect(out[2]).toBe("Small");
   }, 120_000);
 
   test("a page that stopped its own load while it streamed holds none of the next commands (each waited 1 s for it)", async () => {
-    const { id } = (await app.browser()) as any;
-    try {
-      const r: any = await app.browserExecute(id, {
-        code: `await page.goto("${base}/stops");
-          const took = [];
-          for (let i = 0; i < 3; i++) { const t0 = Date.now(); await page.evaluate("1"); took.push(Date.now() - t0); }
-          return took;`,
-        language: "node",
-        timeout: 60,
-      });
-      expect(r.exitCode).toBe(0);
-      const took = JSON.parse(r.result) as number[];
-      expect(took).toHaveLength(3);
-      for (const ms of took) expect(ms).toBeLessThan(500);
-    } finally {
-      await app.deleteBrowser(id);
-    }
+    const took = (await nodeResult(`await page.goto("${base}/stops");
+      const took = [];
+      for (let i = 0; i < 3; i++) { const t0 = Date.now(); await page.evaluate("1"); took.push(Date.now() - t0); }
+      return took;`)) as number[];
+    expect(took).toHaveLength(3);
+    for (const ms of took) expect(ms).toBeLessThan(500);
   }, 120_000);
 
   test("a scrape's page past the limit by the time its session opens fails the opening with SCRAPE_RESPONSE_TOO_LARGE", async () => {
