@@ -38,7 +38,7 @@ const odtNote = (body: string, cls = "footnote") => `<text:note text:note-class=
 /** What garden-notes.doc gives (doc-notes.test.ts): the ODT gives the same. */
 const DOC_MARKDOWN = [...GARDEN_BODY, ...GARDEN_NOTES, ""].join("\n");
 
-/** The RTF's: the same references and notes; paragraphs only (a table row runs into the next paragraph), no links. */
+/** The RTF's: the same references and notes; paragraphs only (a table row is a paragraph), no links. */
 const RTF_MARKDOWN = [
   "Growing Tomatoes[^1]",
   "",
@@ -46,7 +46,11 @@ const RTF_MARKDOWN = [
   "",
   "Water them daily[^4], and mulch[^5] them.",
   "",
-  "Variety Days Roma[^6] 75 Harvest when red[^7].",
+  "Variety Days",
+  "",
+  "Roma[^6] 75",
+  "",
+  "Harvest when red[^7].",
   "",
   ...DOC_MARKDOWN.split("\n").slice(12).map((l) => l.replace("[the climate guide](https://example.org/climate)", "the climate guide")),
 ].join("\n");

@@ -70,4 +70,9 @@ describe("RTF control words", () => {
     expect(texts(rtf)).toEqual(["Café € costs 3", "Line —two", "three"]);
     expect(CONTROL.test(convertOffice("rtf", latin1(rtf)).markdown)).toBe(false);
   });
+
+  test("a table row is a paragraph of its cells' text (rows ran into one another and into the next paragraph)", () => {
+    const rtf = "{\\rtf1\\trowd\\cellx1000\\cellx2000\\pard\\intbl Variety\\cell Days\\cell\\row\\trowd\\cellx1000\\cellx2000\\pard\\intbl Roma\\cell 75\\cell\\row\\pard After the table.\\par}";
+    expect(texts(rtf)).toEqual(["Variety Days", "Roma 75", "After the table."]);
+  });
 });

@@ -142,7 +142,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     }
     if (SKIP_DESTINATIONS.has(word)) {
       if (skipDepth < 0) skipDepth = depth;
-    } else if (word === "par" || word === "line" || word === "sect" || word === "page") endParagraph();
+    } else if (word === "par" || word === "line" || word === "sect" || word === "page" || word === "row") endParagraph();
     else if (word === "tab") emit(" ");
     else if (word === "uc" && arg !== undefined) ucSkip = arg;
     else if (word === "u" && arg !== undefined) {
