@@ -29,6 +29,13 @@ export async function scrape(h: Harness, body: Record<string, unknown>) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
+/** {@link scrape}, and how long it took (ms). */
+export async function timedScrape(h: Harness, body: Record<string, unknown>) {
+  const t0 = performance.now();
+  const r = await scrape(h, body);
+  return { ...r, ms: performance.now() - t0 };
+}
+
 /** Width and height of a PNG or JPEG. */
 export function imageSize(bytes: Uint8Array): { width: number; height: number; type: "png" | "jpeg" } {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

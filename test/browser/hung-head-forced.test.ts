@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Firecrawl from "@mendable/firecrawl-js";
 import type { Harness } from "../helpers/harness.ts";
-import { browserHarness, closeAndAssertNoChromium, fetchFile, htmlPage, imageSize, scrape } from "./helpers.ts";
+import { browserHarness, closeAndAssertNoChromium, fetchFile, htmlPage, imageSize, scrape, timedScrape } from "./helpers.ts";
 
 const TEXT = `<p>${"The body of a page whose head never finishes loading. ".repeat(10)}</p>`;
 const TIMEOUT_MS = 8_000;
@@ -99,12 +99,8 @@ afterAll(async () => {
   server.stop(true);
 });
 
-/** A scrape and how long it took. */
-async function timed(body: Record<string, unknown>) {
-  const t0 = performance.now();
-  const r = await scrape(h, { maxAge: 0, timeout: TIMEOUT_MS, ...body });
-  return { ...r, ms: performance.now() - t0 };
-}
+/** A fresh scrape within {@link TIMEOUT_MS}, and how long it took. */
+const timed = (body: Record<string, unknown>) => timedScrape(h, { maxAge: 0, timeout: TIMEOUT_MS, ...body });
 
 test("waitFor on a page whose head script never answers: the markdown of the HTML as received, with a warning", async () => {
   const { status, body, ms } = await timed({ url: `${base}/hang-script`, formats: ["markdown", "html"], waitFor: 200 });
