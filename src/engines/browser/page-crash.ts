@@ -47,17 +47,3 @@ export function watchCrash(page: Page, explain: () => PageCrashedError): { signa
  * the kill within milliseconds on an idle machine): a kill of another page's renderer costs a caller this much.
  */
 export const CRASH_NOTICE_MS = 1_000;
-
-/** Resolves when `crashed` aborts or after `waitMs`, whichever is first. */
-export function crashNoticed(crashed: AbortSignal, waitMs = CRASH_NOTICE_MS): Promise<void> {
-  if (crashed.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      crashed.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, waitMs);
-    crashed.addEventListener("abort", done, { once: true });
-  });
-}

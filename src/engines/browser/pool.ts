@@ -28,10 +28,11 @@
 import type { Browser, CDPSession, Page } from "puppeteer-core";
 import { CrawlboxError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
+import { sleep } from "../../scheduler/abortable.ts";
 import type { LaunchOptions } from "./chromium.ts";
 import { BrowserHandles, HEALTH_TIMEOUT_MS, type Handle } from "./handles.ts";
 import { BrowserQueueTimeoutError, BrowserUnavailableError, type AcquireOptions, type Lease } from "./lease.ts";
-import { crashError, crashNoticed, watchCrash } from "./page-crash.ts";
+import { CRASH_NOTICE_MS, crashError, watchCrash } from "./page-crash.ts";
 import { RendererMemoryGuard } from "./renderer-memory.ts";
 import { REUSE_MAX_SCRAPES } from "./reuse.ts";
 import { SlotQueue } from "./slots.ts";
@@ -246,7 +247,8 @@ export class BrowserPool {
       reuses,
       crashed: crash.signal,
       checkMemory: async () => {
-        if (await this.memory.checkNow()) await crashNoticed(crash.signal);
+        // A recent kill may be this page's: its crash (the signal's reason) is waited for, briefly.
+        if (await this.memory.checkNow()) await sleep(CRASH_NOTICE_MS, crash.signal);
         if (crash.signal.aborted) throw crash.signal.reason;
       },
       release: ({ suspect = false, reuse = false } = {}) => {
