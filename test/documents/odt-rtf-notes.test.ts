@@ -8,8 +8,8 @@
  * garden-notes.odt and garden-notes.rtf were written by LibreOffice 7.4 from garden-notes.fodt, the source of
  * garden-notes.doc too (`soffice --headless --convert-to odt garden-notes.fodt`, `--convert-to rtf`): five footnotes
  * (one in a heading, one in a table cell, one with a custom `*` mark, one of two paragraphs, one with a bold word)
- * and two endnotes (one with a link). The ODT gives exactly the DOC's markdown; the RTF reader keeps no headings,
- * tables or links, so its body is plain paragraphs and the link is its text.
+ * and two endnotes (one with a link). The ODT gives exactly the DOC's markdown; the RTF reader keeps the heading and
+ * the link but no tables, so its table rows are paragraphs.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -38,9 +38,9 @@ const odtNote = (body: string, cls = "footnote") => `<text:note text:note-class=
 /** What garden-notes.doc gives (doc-notes.test.ts): the ODT gives the same. */
 const DOC_MARKDOWN = [...GARDEN_BODY, ...GARDEN_NOTES, ""].join("\n");
 
-/** The RTF's: the same references and notes; paragraphs only (a table row is a paragraph), no links. */
+/** The RTF's: the same heading, references, notes and links; a table row is a paragraph. */
 const RTF_MARKDOWN = [
-  "Growing Tomatoes[^1]",
+  "# Growing Tomatoes[^1]",
   "",
   "Tomatoes need light[^2] and warmth[^3].",
   "",
@@ -52,7 +52,7 @@ const RTF_MARKDOWN = [
   "",
   "Harvest when red[^7].",
   "",
-  ...DOC_MARKDOWN.split("\n").slice(12).map((l) => l.replace("[the climate guide](https://example.org/climate)", "the climate guide")),
+  ...DOC_MARKDOWN.split("\n").slice(12),
 ].join("\n");
 
 const NOTES_HTML =
@@ -105,7 +105,7 @@ describe("RTF notes", () => {
     const converted = convertOffice("rtf", fixture("garden-notes.rtf"));
     expect(converted.markdown).toBe(RTF_MARKDOWN);
     expect(converted.html).toContain('<p>Tomatoes need light<sup><a href="#fn-2" id="fnref-2">2</a></sup> and warmth<sup><a href="#fn-3" id="fnref-3">3</a></sup>.</p>');
-    expect(converted.html).toContain(NOTES_HTML + "the climate guide.</li>");
+    expect(converted.html).toContain(NOTES_HTML + '<a href="https://example.org/climate">the climate guide</a>.</li>');
   });
 
   test("Word's {\\footnote} groups (not starred) are notes, not body text; \\chftn and a custom mark leave the body", () => {
@@ -133,7 +133,8 @@ describe("RTF notes", () => {
       notes: [
         { label: "1", content: [{ text: "A summer crop." }] },
         { label: "2", content: [{ text: "Eight hours a day." }, { text: " " }, { text: "More in winter." }] },
-        { label: "3", content: [{ text: "Between 18 and 24 °C, see the climate gu" }] },
+        // The link's target (28 characters, printed with it) did not fit: the text stops before the link, as a DOCX's.
+        { label: "3", content: [{ text: "Between 18 and 24 °C, see" }] },
       ],
     });
   });

@@ -14,7 +14,7 @@ import { CompoundFile } from "./cfb.ts";
 import { DocParagraphs, type ParagraphProps } from "./doc-paragraphs.ts";
 import { DocNotes, type NoteRefs } from "./doc-notes.ts";
 import { bodyText, PieceTable, readFib } from "./doc-text.ts";
-import { InlineRuns } from "./inline-runs.ts";
+import { hyperlinkTarget, InlineRuns } from "./inline-runs.ts";
 import { TextBudget } from "./text-budget.ts";
 import { summaryTitle } from "./summary-info.ts";
 import { MAX_LIST_DEPTH } from "./xml.ts";
@@ -55,8 +55,8 @@ export function inlineOf(text: string, budget?: TextBudget, notes?: NoteRefs, fi
     } else if (ch === FIELD_SEPARATOR && top) {
       if (beyond > 0) continue;
       top.inCode = false;
-      const m = /^\s*HYPERLINK\s+(?:\\l\s+)?"([^"]+)"/i.exec(top.code);
-      if (m && /^(https?|mailto|ftp):/i.test(m[1]!)) top.href = m[1];
+      const href = hyperlinkTarget(top.code);
+      if (href) top.href = href;
     } else if (ch === FIELD_END && top) {
       if (beyond > 0) beyond--;
       else stack.pop();

@@ -9,6 +9,19 @@
 import type { Inline } from "../layout/model.ts";
 import type { TextBudget } from "./text-budget.ts";
 
+/** A HYPERLINK field's code (`HYPERLINK "url"`, or `HYPERLINK \l "url"`) as DOC and RTF write it. */
+const HYPERLINK_FIELD = /^\s*HYPERLINK\s+(?:\\l\s+)?"([^"]+)"/i;
+
+/**
+ * Where a field whose code is `code` links (DOC and RTF fields): the URL of a HYPERLINK to a web, mail or FTP address;
+ * undefined for any other field, and for a link inside the document (a bookmark) or to a local file, which a reader
+ * of the markdown cannot follow.
+ */
+export function hyperlinkTarget(code: string): string | undefined {
+  const url = HYPERLINK_FIELD.exec(code)?.[1];
+  return url && /^(https?|mailto|ftp):/i.test(url) ? url : undefined;
+}
+
 /** Accumulates inline spans; `push` text as it is found, then take `spans()`. */
 export class InlineRuns {
   private readonly out: Inline[] = [];

@@ -21,7 +21,16 @@ const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /** A paragraph's collected text as spans: control characters dropped, whitespace runs one space, outer space trimmed. */
 function finish(parts: Inline[]): Inline[] {
-  for (const p of parts) if (p.note === undefined) p.text = p.text.replace(CONTROL, "").replace(/\s+/g, " ");
+  let spaced = false; // whether the text before ends with a space (one space where spans meet, as within one)
+  for (const p of parts) {
+    if (p.note !== undefined) {
+      spaced = false;
+      continue;
+    }
+    p.text = p.text.replace(CONTROL, "").replace(/\s+/g, " ");
+    if (spaced && p.text.startsWith(" ")) p.text = p.text.slice(1);
+    if (p.text) spaced = p.text.endsWith(" ");
+  }
   if (parts.length > 0) {
     parts[0]!.text = parts[0]!.text.trimStart();
     parts[parts.length - 1]!.text = parts[parts.length - 1]!.text.trimEnd();
@@ -33,9 +42,13 @@ function finish(parts: Inline[]): Inline[] {
 export class RtfStory {
   /** The finished paragraphs, each non-empty. */
   readonly paragraphs: Inline[][] = [];
-  /** The current paragraph before its last note reference (none in a note's own text: notes do not nest). */
+  /** Each finished paragraph's heading level (rtf-outline.ts), 0 for body text. */
+  readonly levels: number[] = [];
+  /** The current paragraph before its last note reference or change of link. */
   private parts: Inline[] | undefined;
   private text = "";
+  /** The link `text` belongs to (rtf-fields.ts), if any. */
+  private href: string | undefined;
   /** Where, in `text`, the superscript run the text ends with begins; -1 when it does not end with one. */
   private markFrom = -1;
 
@@ -68,9 +81,16 @@ export class RtfStory {
     parts[parts.length - 2]!.text += mark;
   }
 
-  /** Adds `s`, already counted against the document's budget; `superscript` when the text is raised there. */
-  add(s: string, superscript: boolean): void {
+  /**
+   * Adds `s`, already counted against the document's budget; `superscript` when the text is raised there; `href`
+   * the link it belongs to. A change of link starts a new span (and ends any mark: a mark is not split by a link).
+   */
+  add(s: string, superscript: boolean, href?: string): void {
     if (!s) return;
+    if (href !== this.href) {
+      this.flush();
+      this.href = href;
+    }
     if (!superscript) this.markFrom = -1;
     else if (this.markFrom < 0) this.markFrom = this.text.length;
     this.text += s;
@@ -94,13 +114,23 @@ export class RtfStory {
 
   /** A reference to the note labelled `label`, where the text now ends. */
   note(label: string): void {
-    (this.parts ??= []).push({ text: this.text }, { text: label, note: label });
-    this.text = "";
-    this.markFrom = -1;
+    this.flush();
+    this.parts!.push({ text: label, note: label });
   }
 
-  /** Ends the current paragraph (kept when it has any text or reference). */
-  endParagraph(): void {
+  /** Ends the current paragraph (kept when it has any text or reference), a heading of `level` when above 0. */
+  endParagraph(level = 0): void {
+    this.flush();
+    const content = finish(this.parts!);
+    if (content.length > 0) {
+      this.paragraphs.push(content);
+      this.levels.push(level);
+    }
+    this.parts = undefined;
+  }
+
+  /** Moves the text read so far into the paragraph's spans, as one span with its link. */
+  private flush(): void {
     let text = this.text;
     if (this.leadingMark && /\S/.test(text)) {
       // A note's own mark opens its first paragraph with text.
@@ -111,11 +141,7 @@ export class RtfStory {
       }
       this.leadingMark = "";
     }
-    const parts = this.parts ?? [];
-    parts.push({ text });
-    const content = finish(parts);
-    if (content.length > 0) this.paragraphs.push(content);
-    this.parts = undefined;
+    (this.parts ??= []).push(this.href === undefined ? { text } : { text, href: this.href });
     this.text = "";
     this.markFrom = -1;
   }

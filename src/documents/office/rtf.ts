@@ -1,8 +1,9 @@
 /**
  * @module documents/office/rtf
- * RTF → paragraphs. A plain reader: control words are dropped, `\par` ends a paragraph, `\'hh` and `\uN`
- * escapes are decoded (code page 1252 for the former, and for 8-bit characters written as they are), and
- * destination groups (font tables, pictures, `{\*\…}`) are skipped. Formatting is not kept. Footnotes and
+ * RTF → paragraphs and headings. A plain reader: control words are dropped, `\par` ends a paragraph, `\'hh` and
+ * `\uN` escapes are decoded (code page 1252 for the former, and for 8-bit characters written as they are), and
+ * destination groups (font tables, pictures, `{\*\…}`) are skipped. Formatting is not kept, but a paragraph's
+ * outline level makes it a heading (rtf-outline.ts) and a HYPERLINK field's result a link (rtf-fields.ts). Footnotes and
  * endnotes (`{\footnote …}`, starred or not; `\ftnalt` marks an endnote) come out as a DOCX's do (note-labels.ts):
  * a reference `[^n]` where the group stands, its mark left out (rtf-story.ts), the notes listed at the end, their
  * text counted against the document's budget as it is read. A note inside a note is skipped (RTF allows none).
@@ -15,14 +16,19 @@
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block } from "../layout/model.ts";
 import { NoteLabels } from "./note-labels.ts";
+import { RtfFields } from "./rtf-fields.ts";
+import { RtfOutline } from "./rtf-outline.ts";
 import { RtfStory } from "./rtf-story.ts";
 import { TextBudget } from "./text-budget.ts";
 
 // The note separators (`ftnsep`…) are what a page prints between the text and its notes: never text.
-const SKIP_DESTINATIONS = new Set(["fonttbl", "colortbl", "stylesheet", "info", "pict", "header", "footer", "headerl", "headerr", "footerl", "footerr", "object", "themedata", "datastore", "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathPr", "ftnsep", "ftnsepc", "ftncn", "aftnsep", "aftnsepc", "aftncn"]);
+const SKIP_DESTINATIONS = new Set(["fonttbl", "colortbl", "info", "pict", "header", "footer", "headerl", "headerr", "footerl", "footerr", "object", "themedata", "datastore", "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathPr", "ftnsep", "ftnsepc", "ftncn", "aftnsep", "aftnsepc", "aftncn"]);
 
-/** A starred note group (`{\*\footnote`, as LibreOffice writes it): a destination the reader knows, so not skipped. */
-const STARRED_FOOTNOTE = /\\\*\s*\\footnote(?![a-zA-Z])/y;
+/**
+ * A starred destination the reader knows, so not skipped: a note (`{\*\footnote`, as LibreOffice writes it) or a
+ * field's instruction (`{\*\fldinst`, as every writer does; rtf-fields.ts).
+ */
+const STARRED_KNOWN = /\\\*\s*\\(?:footnote|fldinst)(?![a-zA-Z])/y;
 
 /** Longest control word name (RTF 1.9.1, "Control Word": "A control word's name cannot be longer than 32 letters"). */
 export const MAX_CONTROL_WORD_LETTERS = 32;
@@ -54,16 +60,24 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   let ucSkip = 1;
   let pendingSkip = 0;
   let i = 0;
+  const fields = new RtfFields();
+  const outline = new RtfOutline();
+  const spend = (chars: number) => budget.spend(chars);
+  /** Text where it belongs: a style's name, a field's instruction, or the story (linked where a field says). */
+  const put = (s: string) => {
+    if (outline.text(s) || fields.code(s)) return;
+    (note ?? body).add(budget.take(s), superDepth >= 0, fields.href);
+  };
   const emit = (s: string) => {
     if (skipDepth >= 0) return;
     if (pendingSkip > 0) {
       pendingSkip--;
       return;
     }
-    (note ?? body).add(budget.take(s), superDepth >= 0);
+    put(s);
   };
   const endParagraph = () => {
-    if (skipDepth < 0) (note ?? body).endParagraph();
+    if (skipDepth < 0) (note ?? body).endParagraph(note ? 0 : outline.level);
   };
   const startNote = () => {
     // A note in a note (RTF allows none), or one past the notes a document lists: skipped, its text not read.
@@ -83,13 +97,16 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     if (c === "{") {
       depth++;
       i++;
-      STARRED_FOOTNOTE.lastIndex = i;
-      if (skipDepth < 0 && src.startsWith("\\*", i) && !STARRED_FOOTNOTE.test(src)) skipDepth = depth;
+      STARRED_KNOWN.lastIndex = i;
+      if (skipDepth < 0 && src.startsWith("\\*", i) && !STARRED_KNOWN.test(src)) skipDepth = depth;
+      if (skipDepth < 0) outline.open(depth);
       continue;
     }
     if (c === "}") {
       if (skipDepth === depth) skipDepth = -1;
       if (superDepth === depth) superDepth = -1;
+      fields.close(depth);
+      outline.close(depth);
       if (note && noteDepth === depth) {
         note.endParagraph();
         // Superscript taken as its mark that the note did not begin with was the body's text: it goes back.
@@ -140,8 +157,18 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       i += Math.min(Math.max(0, arg ?? 0), src.length - i);
       continue;
     }
+    if (skipDepth < 0 && outline.word(word, arg, depth)) continue;
     if (SKIP_DESTINATIONS.has(word)) {
       if (skipDepth < 0) skipDepth = depth;
+    } else if (word === "stylesheet") {
+      if (skipDepth < 0) outline.sheet(depth);
+    } else if (word === "field") {
+      if (skipDepth < 0) fields.field(depth);
+    } else if (word === "fldinst") {
+      // The instruction of a field (its code: never text), or one outside any field, skipped.
+      if (skipDepth < 0 && !fields.instruction(depth)) skipDepth = depth;
+    } else if (word === "fldrslt") {
+      if (skipDepth < 0) fields.result(depth, spend);
     } else if (word === "par" || word === "line" || word === "sect" || word === "page" || word === "row") endParagraph();
     else if (word === "tab") emit(" ");
     else if (word === "uc" && arg !== undefined) ucSkip = arg;
@@ -149,7 +176,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       // Its fallback characters follow it in the same destination: skipped with it when it is (they were taken
       // from the text after the destination: `\u176\'b0` in a dropped note cut the body's next character).
       if (skipDepth < 0) {
-        (note ?? body).add(budget.take(String.fromCharCode(arg < 0 ? arg + 65536 : arg)), superDepth >= 0);
+        put(String.fromCharCode(arg < 0 ? arg + 65536 : arg));
         pendingSkip = ucSkip;
       }
     } else if (word === "footnote") {
@@ -169,7 +196,10 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   }
   if (note) note.endParagraph(); // a note the file ends in
   body.endParagraph();
-  const blocks: Block[] = body.paragraphs.map((content) => ({ kind: "paragraph", content }));
+  const blocks: Block[] = body.paragraphs.map((content, k) => {
+    const level = body.levels[k]!;
+    return level > 0 ? { kind: "heading", level, content } : { kind: "paragraph", content };
+  });
   const notes = labels.block((story) => story.paragraphs);
   if (notes) blocks.push(notes);
   return { blocks };

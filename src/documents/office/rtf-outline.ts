@@ -1,0 +1,126 @@
+/**
+ * @module documents/office/rtf-outline
+ * Which RTF paragraphs are headings, and of what level, so an RTF's headings come out as `#` lines as a DOCX's,
+ * DOC's and ODT's do. RTF says it two ways, and writers use either or both:
+ * - `\outlinelevelN` among a paragraph's properties (N 0–8 for headings 1–9; 9 is body text): Word, LibreOffice
+ *   and pandoc write it;
+ * - `\sN`, the paragraph's style, whose definition in the `{\stylesheet}` has an `\outlinelevelN` or is named
+ *   "heading N" (Word names its built-in styles so in every language; LibreOffice "Heading N").
+ *
+ * Paragraph properties belong to a group as the rest of RTF's state does: `\pard` in `{\listtext\pard\plain …}` (a
+ * numbered heading's number) resets them only until the group closes. So a change made in a group saves the value
+ * it replaced, restored when the group ends; at most {@link MAX_SAVED_LEVELS} groups deep (a change deeper is
+ * ignored), so a hostile file's million nested groups cost nothing.
+ */
+
+/** Deepest markdown heading: outline levels past it are written at this level. */
+const MAX_HEADING_LEVEL = 6;
+
+/** Outline levels 0–8 are headings; 9 is Word's body-text level. */
+const BODY_OUTLINE_LEVEL = 9;
+
+/** Most nested groups that save a level (see the module comment). */
+export const MAX_SAVED_LEVELS = 256;
+
+/** Most styles read from a stylesheet (Word's documents define a few hundred). */
+const MAX_STYLES = 10_000;
+
+/** Longest style name read: "heading 1" and its aliases; the rest of a longer name is dropped. */
+const MAX_STYLE_NAME_CHARS = 64;
+
+/** The heading level an outline level gives: 1–6, or 0 for body text. */
+function headingOf(outlineLevel: number): number {
+  if (!Number.isInteger(outlineLevel) || outlineLevel < 0 || outlineLevel >= BODY_OUTLINE_LEVEL) return 0;
+  return Math.min(outlineLevel + 1, MAX_HEADING_LEVEL);
+}
+
+/** A style definition being read: its number, its own outline level, and its name. */
+interface StyleDefinition {
+  depth: number;
+  number: number | undefined;
+  level: number | undefined;
+  name: string;
+}
+
+/** Tracks the heading level of the paragraph being read, and the stylesheet's heading styles. */
+export class RtfOutline {
+  /** Heading level (1–6) of each paragraph style that has one. */
+  private readonly headingStyles = new Map<number, number>();
+  /** Depth of the `{\stylesheet}` group being read, or -1. */
+  private sheetDepth = -1;
+  private style: StyleDefinition | undefined;
+  /** The heading level of the paragraph being read; 0 for body text. */
+  level = 0;
+  /** For each group (by depth) that changed the level, the level it replaced. */
+  private readonly saved: { depth: number; level: number }[] = [];
+
+  /** `\stylesheet` in a group at `depth`: the style definitions follow, one group each. */
+  sheet(depth: number): void {
+    if (this.sheetDepth < 0) this.sheetDepth = depth;
+  }
+
+  /** A group opens at `depth`: in the stylesheet, a style definition. */
+  open(depth: number): void {
+    if (this.sheetDepth >= 0 && depth === this.sheetDepth + 1) this.style = { depth, number: undefined, level: undefined, name: "" };
+  }
+
+  /** Whether `s` is stylesheet text (a style's name), and so never the document's. */
+  text(s: string): boolean {
+    if (this.sheetDepth < 0) return false;
+    if (this.style && this.style.name.length < MAX_STYLE_NAME_CHARS) this.style.name += s;
+    return true;
+  }
+
+  /** Reads a control word at `depth` (`\pard`, `\sN`, `\outlinelevelN`); false when it is none of them. */
+  word(word: string, arg: number | undefined, depth: number): boolean {
+    if (word !== "pard" && word !== "s" && word !== "outlinelevel") return false;
+    if (this.sheetDepth >= 0) {
+      const style = this.style;
+      if (style && depth === style.depth) {
+        if (word === "s") style.number = arg ?? 0;
+        else if (word === "outlinelevel" && arg !== undefined) style.level = headingOf(arg);
+      }
+      return true;
+    }
+    if (word === "pard") this.set(0, depth);
+    else if (word === "s") this.set(this.headingStyles.get(arg ?? 0) ?? 0, depth);
+    else if (arg !== undefined) this.set(headingOf(arg), depth);
+    return true;
+  }
+
+  /** A group at `depth` ends: a style definition is complete; a level the group changed is restored. */
+  close(depth: number): void {
+    if (this.sheetDepth >= 0) {
+      if (this.style && depth === this.style.depth) {
+        this.define(this.style);
+        this.style = undefined;
+      }
+      if (depth === this.sheetDepth) this.sheetDepth = -1;
+      return;
+    }
+    const top = this.saved[this.saved.length - 1];
+    if (top && top.depth === depth) {
+      this.level = top.level;
+      this.saved.pop();
+    }
+  }
+
+  private set(level: number, depth: number): void {
+    if (level === this.level) return;
+    const top = this.saved[this.saved.length - 1];
+    if (!top || top.depth < depth) {
+      if (this.saved.length >= MAX_SAVED_LEVELS) return;
+      this.saved.push({ depth, level: this.level });
+    }
+    this.level = level;
+  }
+
+  private define(style: StyleDefinition): void {
+    if (style.number === undefined || this.headingStyles.size >= MAX_STYLES) return;
+    // The name ends at ';' (aliases after a comma: "heading 1,h1").
+    const name = style.name.split(";")[0]!.split(",")[0]!.trim();
+    const named = /^heading\s*([1-9])$/i.exec(name);
+    const level = style.level ?? (named ? Math.min(Number(named[1]), MAX_HEADING_LEVEL) : 0);
+    if (level > 0) this.headingStyles.set(style.number, level);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * RTF links and headings (documents/office/rtf.ts, rtf-fields.ts, rtf-outline.ts), as a DOCX's, DOC's and ODT's
+ * come out: a HYPERLINK field's result is a markdown link to its target, and a paragraph with an outline level (its
+ * own `\outlinelevelN`, or its style's in the stylesheet, or a style named "heading N") is a `#` heading. Before,
+ * both were plain paragraphs, and an unstarred field instruction (`{\fldinst PAGE}`) was printed as text.
+ *
+ * links-headings.rtf was written by LibreOffice 7.4 from links-headings.fodt (`soffice --headless --convert-to rtf`):
+ * three headings (levels 1–3, their styles' outline levels) and two links (web and mail).
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { MAX_FIELD_DEPTH } from "../../src/documents/office/rtf-fields.ts";
+import { convertOffice } from "../../src/documents/office/readers.ts";
+import { rtfToBlocks } from "../../src/documents/office/rtf.ts";
+import { TextBudget } from "../../src/documents/office/text-budget.ts";
+
+const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dir, "..", "fixtures", "documents", name)));
+const latin1 = (s: string) => new Uint8Array(Buffer.from(s, "latin1"));
+const markdown = (rtf: string) => convertOffice("rtf", latin1(rtf)).markdown;
+const link = (url: string, text: string) => String.raw`{\field{\*\fldinst HYPERLINK "${url}" }{\fldrslt {\ul ${text}}}}`;
+
+describe("RTF written by LibreOffice", () => {
+  test("headings keep their levels and links their targets (markdown and html)", () => {
+    const converted = convertOffice("rtf", fixture("links-headings.rtf"));
+    expect(converted.markdown).toBe(
+      [
+        "# Seed Library",
+        "",
+        "Borrow seeds from the [online catalogue](https://seeds.example.org/catalogue) and return them after harvest.",
+        "",
+        "## Opening hours",
+        "",
+        "Saturdays, or write to [the librarian](mailto:library@example.org).",
+        "",
+        "### Holidays",
+        "",
+        "Closed in August.",
+        "",
+      ].join("\n"),
+    );
+    expect(converted.html).toContain("<h1>Seed Library</h1>");
+    expect(converted.html).toContain('<h3>Holidays</h3>');
+    expect(converted.html).toContain('Borrow seeds from the <a href="https://seeds.example.org/catalogue">online catalogue</a> and return');
+  });
+});
+
+describe("RTF links", () => {
+  test("Word's field (instruction in a nested group, a data field beside it): the result is linked, the instruction never shown", () => {
+    const word = String.raw`{\rtf1 See {\field{\*\fldinst {\rtlch\fcs1 \af0 HYPERLINK "https://example.org/a?b=1&c=2" }{\rtlch {\*\datafield 00d0c9ea79f9bace118c}}}{\fldrslt {\rtlch\fcs1 \cs15\ul\cf2 the page}}} today.\par}`;
+    expect(markdown(word)).toBe("See [the page](https://example.org/a?b=1&c=2) today.\n");
+  });
+
+  test("only web, mail and FTP targets are links; a bookmark, a file or a script target leaves its text", () => {
+    const rtf = String.raw`{\rtf1 ` + [link("ftp://files.example.org/x", "ftp"), String.raw`{\field{\*\fldinst HYPERLINK \\l "_Toc1"}{\fldrslt bookmark}}`, link("file:///etc/passwd", "file"), link("javascript:alert(1)", "script"), link("MAILTO:a@example.org", "mail")].join(", ") + String.raw`\par}`;
+    expect(markdown(rtf)).toBe("[ftp](ftp://files.example.org/x), bookmark, file, script, [mail](MAILTO:a@example.org)\n");
+  });
+
+  test("other fields show their result, never their instruction, starred or not; an instruction outside a field is skipped", () => {
+    expect(markdown(String.raw`{\rtf1 Page {\field{\fldinst PAGE }{\fldrslt 3}} of {\field{\*\fldinst NUMPAGES}{\fldrslt 9}}\par}`)).toBe("Page 3 of 9\n");
+    expect(markdown(String.raw`{\rtf1 a {\fldinst HYPERLINK "https://x.example/" }b\par}`)).toBe("a b\n");
+    // A result with no instruction read is its text.
+    expect(markdown(String.raw`{\rtf1 {\field{\fldrslt plain}}\par}`)).toBe("plain\n");
+  });
+
+  test("nested fields: a link inside an IF field's result is linked; the outer result goes on unlinked after it", () => {
+    const rtf = String.raw`{\rtf1 {\field{\*\fldinst IF 1 = 1 "x"}{\fldrslt before ${link("https://in.example/", "inner")} after}} end\par}`;
+    expect(markdown(rtf)).toBe("before [inner](https://in.example/) after end\n");
+    // A link's result holding another field (a page number) stays one link.
+    const within = String.raw`{\rtf1 ${String.raw`{\field{\*\fldinst HYPERLINK "https://out.example/"}{\fldrslt page {\field{\*\fldinst PAGE}{\fldrslt 4}} here}}`}\par}`;
+    expect(markdown(within)).toBe("[page 4 here](https://out.example/)\n");
+  });
+
+  test("a link in a note is a link; a link target counts against the document's text budget", () => {
+    expect(markdown(String.raw`{\rtf1 Body{\footnote\pard {\super\chftn} See ${link("https://n.example/", "this")}.}\par}`)).toBe("Body[^1]\n\n[^1]: See [this](https://n.example/).\n");
+    const budget = new TextBudget(20);
+    const { blocks } = rtfToBlocks(latin1(String.raw`{\rtf1 Short ${link("https://example.org/a-long-target", "x")} never\par}`), budget);
+    expect(budget.cut).toBe(true);
+    expect(blocks).toEqual([{ kind: "paragraph", content: [{ text: "Short" }] }]);
+  });
+
+  test("hostile fields: a million nested fields and a megabyte instruction convert quickly, with bounded output", () => {
+    const started = performance.now();
+    const nested = markdown(`{\\rtf1 ${"{\\field{\\*\\fldinst HYPERLINK \"https://n.example/\"}{\\fldrslt x".repeat(1_000_000)}\\par}`);
+    // The first MAX_FIELD_DEPTH fields link (all to the same target: one span); deeper ones are plain text.
+    expect(nested).toBe(`[${"x".repeat(1_000_000)}](https://n.example/)\n`);
+    const long = markdown(String.raw`{\rtf1 {\field{\*\fldinst HYPERLINK "https://e.example/${"a".repeat(1_000_000)}"}{\fldrslt text}} end\par}`);
+    // The instruction is read to 2,048 characters: its quote never closes there, so it is no link.
+    expect(long).toBe("text end\n");
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(MAX_FIELD_DEPTH).toBe(64);
+  });
+});
+
+describe("RTF headings", () => {
+  test("Word: heading styles named in the stylesheet (with or without their own outline level); aliases after a comma", () => {
+    const rtf = String.raw`{\rtf1{\stylesheet{\ql \snext0 Normal;}{\s1\ql\outlinelevel0\sbasedon0\snext0 heading 1;}{\s2\sbasedon0 heading 2,h2;}{\*\cs10 Default Paragraph Font;}}` + String.raw`\pard\plain \s1\outlinelevel0 Title\par\pard\plain \s2 Part\par\pard\plain Body text.\par}`;
+    expect(markdown(rtf)).toBe("# Title\n\n## Part\n\nBody text.\n");
+  });
+
+  test("pandoc: \\outlinelevelN on the paragraph alone; 9 is body text and deep levels are h6", () => {
+    const rtf = String.raw`{\rtf1 {\pard \ql \outlinelevel0 \b \fs36 Top\par}{\pard \outlinelevel1 Second\par}{\pard \outlinelevel7 Deep\par}{\pard \outlinelevel9 Body\par}{\pard Plain\par}}`;
+    expect(markdown(rtf)).toBe("# Top\n\n## Second\n\n###### Deep\n\nBody\n\nPlain\n");
+  });
+
+  test("a \\pard inside a group (a numbered heading's {\\listtext}) ends with the group: the heading stays a heading", () => {
+    const rtf = String.raw`{\rtf1 \pard\plain \s0\outlinelevel1{\listtext\pard\plain 1.2\tab}Results\par\pard Numbers.\par}`;
+    expect(markdown(rtf)).toBe("## 1.2 Results\n\nNumbers.\n");
+  });
+
+  test("a style's name is not text, and a paragraph's style set before the stylesheet's definitions does not leak into it", () => {
+    const rtf = String.raw`{\rtf1\pard\s1 {\stylesheet{\s1 heading 1;}{\s2\outlinelevel2 Custom;}}Text\par\pard\s2 Three\par}`;
+    expect(markdown(rtf)).toBe("Text\n\n### Three\n");
+  });
+
+  test("hostile: a million nested groups each setting a level, and 100,000 styles, convert quickly", () => {
+    const started = performance.now();
+    const deep = markdown(`{\\rtf1 ${"{\\pard\\outlinelevel0 a".repeat(1_000_000)}\\par}`);
+    expect(deep).toBe(`# ${"a".repeat(1_000_000)}\n`);
+    const styles = Array.from({ length: 100_000 }, (_, k) => `{\\s${k} heading ${(k % 9) + 1};}`).join("");
+    expect(markdown(`{\\rtf1{\\stylesheet${styles}}\\pard\\s5 Six\\par\\pard\\s99999 Late\\par}`)).toBe("###### Six\n\nLate\n");
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
