@@ -8,8 +8,7 @@
  * garden-notes.odt and garden-notes.rtf were written by LibreOffice 7.4 from garden-notes.fodt, the source of
  * garden-notes.doc too (`soffice --headless --convert-to odt garden-notes.fodt`, `--convert-to rtf`): five footnotes
  * (one in a heading, one in a table cell, one with a custom `*` mark, one of two paragraphs, one with a bold word)
- * and two endnotes (one with a link). The ODT gives exactly the DOC's markdown; the RTF reader keeps the heading and
- * the link but no tables, so its table rows are paragraphs.
+ * and two endnotes (one with a link). The ODT and the RTF give exactly the DOC's markdown.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -35,25 +34,8 @@ const odt = (body: string) =>
   });
 const odtNote = (body: string, cls = "footnote") => `<text:note text:note-class="${cls}"><text:note-citation>1</text:note-citation><text:note-body>${body}</text:note-body></text:note>`;
 
-/** What garden-notes.doc gives (doc-notes.test.ts): the ODT gives the same. */
+/** What garden-notes.doc gives (doc-notes.test.ts): the ODT and the RTF give the same. */
 const DOC_MARKDOWN = [...GARDEN_BODY, ...GARDEN_NOTES, ""].join("\n");
-
-/** The RTF's: the same heading, references, notes and links; a table row is a paragraph. */
-const RTF_MARKDOWN = [
-  "# Growing Tomatoes[^1]",
-  "",
-  "Tomatoes need light[^2] and warmth[^3].",
-  "",
-  "Water them daily[^4], and mulch[^5] them.",
-  "",
-  "Variety Days",
-  "",
-  "Roma[^6] 75",
-  "",
-  "Harvest when red[^7].",
-  "",
-  ...DOC_MARKDOWN.split("\n").slice(12),
-].join("\n");
 
 const NOTES_HTML =
   '<section class="footnotes"><ol><li id="fn-1">A summer crop.</li><li id="fn-2">Eight hours a day. More in winter.</li><li id="fn-3">Between 18 and 24 °C, see ';
@@ -103,7 +85,7 @@ describe("ODT notes", () => {
 describe("RTF notes", () => {
   test("LibreOffice's {\\*\\footnote} groups become [^n] where they stand, listed at the end; a custom * mark becomes the number", () => {
     const converted = convertOffice("rtf", fixture("garden-notes.rtf"));
-    expect(converted.markdown).toBe(RTF_MARKDOWN);
+    expect(converted.markdown).toBe(DOC_MARKDOWN);
     expect(converted.html).toContain('<p>Tomatoes need light<sup><a href="#fn-2" id="fnref-2">2</a></sup> and warmth<sup><a href="#fn-3" id="fnref-3">3</a></sup>.</p>');
     expect(converted.html).toContain(NOTES_HTML + '<a href="https://example.org/climate">the climate guide</a>.</li>');
   });

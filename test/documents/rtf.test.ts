@@ -71,8 +71,11 @@ describe("RTF control words", () => {
     expect(CONTROL.test(convertOffice("rtf", latin1(rtf)).markdown)).toBe(false);
   });
 
-  test("a table row is a paragraph of its cells' text (rows ran into one another and into the next paragraph)", () => {
+  test("a table's rows stay apart (they ran into one another and into the next paragraph): a table, then the paragraph", () => {
     const rtf = "{\\rtf1\\trowd\\cellx1000\\cellx2000\\pard\\intbl Variety\\cell Days\\cell\\row\\trowd\\cellx1000\\cellx2000\\pard\\intbl Roma\\cell 75\\cell\\row\\pard After the table.\\par}";
-    expect(texts(rtf)).toEqual(["Variety Days", "Roma 75", "After the table."]);
+    expect(rtfToBlocks(latin1(rtf)).blocks).toEqual([
+      { kind: "table", rows: [[[{ text: "Variety" }], [{ text: "Days" }]], [[{ text: "Roma" }], [{ text: "75" }]]] },
+      { kind: "paragraph", content: [{ text: "After the table." }] },
+    ]);
   });
 });

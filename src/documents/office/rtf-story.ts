@@ -11,7 +11,7 @@
  * the superscript text right before a note (at most {@link MAX_CUSTOM_MARK_CHARS}) leaves the body, and the note's
  * text loses it too when it starts with it, as a DOC's custom mark does (doc-notes.ts).
  */
-import type { Inline } from "../layout/model.ts";
+import type { Block, Inline } from "../layout/model.ts";
 
 /** Longest custom mark taken for one (Word allows 10 characters); longer superscript text stays text. */
 export const MAX_CUSTOM_MARK_CHARS = 10;
@@ -38,12 +38,21 @@ function finish(parts: Inline[]): Inline[] {
   return parts.filter((p) => p.text.length > 0);
 }
 
-/** One story's paragraphs as they are read. */
+/** Appends a cell's paragraph `add` to the cell `into`, a space between it and the one before. */
+function joinCell(into: Inline[], add: Inline[]): void {
+  if (add.length === 0) return;
+  if (into.length > 0) into.push({ text: " " });
+  into.push(...add);
+}
+
+/** One story's paragraphs, headings and tables as they are read. */
 export class RtfStory {
-  /** The finished paragraphs, each non-empty. */
-  readonly paragraphs: Inline[][] = [];
-  /** Each finished paragraph's heading level (rtf-outline.ts), 0 for body text. */
-  readonly levels: number[] = [];
+  /** The finished blocks (paragraphs, headings, tables), each non-empty. */
+  readonly blocks: Block[] = [];
+  /** The table being read: its finished rows, the row being read, and its cell being read. */
+  private rows: Inline[][][] = [];
+  private row: Inline[][] = [];
+  private cell: Inline[] = [];
   /** The current paragraph before its last note reference or change of link. */
   private parts: Inline[] | undefined;
   private text = "";
@@ -118,15 +127,69 @@ export class RtfStory {
     this.parts!.push({ text: label, note: label });
   }
 
-  /** Ends the current paragraph (kept when it has any text or reference), a heading of `level` when above 0. */
-  endParagraph(level = 0): void {
+  /**
+   * Ends the current paragraph (kept when it has any text or reference): a heading of `level` when above 0; in a
+   * table's cell when `inTable` (a cell's paragraphs are joined with a space). A paragraph outside a table ends the
+   * table before it.
+   */
+  endParagraph(level = 0, inTable = false): void {
+    const content = this.take();
+    if (inTable) return joinCell(this.cell, content);
+    this.endTable();
+    if (content.length > 0) this.blocks.push(level > 0 ? { kind: "heading", level, content } : { kind: "paragraph", content });
+  }
+
+  /** `\cell`: the text read since the paragraph began ends the cell being read. */
+  endCell(): void {
+    joinCell(this.cell, this.take());
+    this.row.push(this.cell);
+    this.cell = [];
+  }
+
+  /** Whether a table is being read (a row or cell begun, or rows waiting for the table's end). */
+  get inTable(): boolean {
+    return this.rows.length > 0 || this.row.length > 0 || this.cell.length > 0;
+  }
+
+  /** `\row`: the row being read ends (a cell begun and never ended still counts). */
+  endRow(): void {
+    joinCell(this.cell, this.take());
+    if (this.cell.length > 0) this.row.push(this.cell);
+    if (this.row.length > 0) this.rows.push(this.row);
+    this.row = [];
+    this.cell = [];
+  }
+
+  /** The story ends: its last paragraph, and a table it ends in (`inTable`: in a cell, whose text is the row's). */
+  end(inTable = false): void {
+    if (inTable) this.endRow();
+    this.endParagraph();
+  }
+
+  /**
+   * The story as paragraphs, what a note lists (note-labels.ts): headings are paragraphs, and a table row is one
+   * paragraph, its cells joined with a space.
+   */
+  get paragraphs(): Inline[][] {
+    return this.blocks.flatMap((b) => {
+      if (b.kind === "table") return b.rows.map((row) => row.reduce<Inline[]>((all, cell) => (joinCell(all, cell), all), []));
+      return b.kind === "heading" || b.kind === "paragraph" ? [b.content] : [];
+    });
+  }
+
+  /** Ends the table being read, if any, as a block. */
+  private endTable(): void {
+    this.endRow();
+    if (this.rows.length > 0) this.blocks.push({ kind: "table", rows: this.rows });
+    this.rows = [];
+  }
+
+  /** The paragraph read so far as spans (see finish), taken out of the story. */
+  private take(): Inline[] {
     this.flush();
     const content = finish(this.parts!);
-    if (content.length > 0) {
-      this.paragraphs.push(content);
-      this.levels.push(level);
-    }
     this.parts = undefined;
+    return content;
   }
 
   /** Moves the text read so far into the paragraph's spans, as one span with its link. */

@@ -3,7 +3,7 @@
  * RTF → paragraphs and headings. A plain reader: control words are dropped, `\par` ends a paragraph, `\'hh` and
  * `\uN` escapes are decoded (code page 1252 for the former, and for 8-bit characters written as they are), and
  * destination groups (font tables, pictures, `{\*\…}`) are skipped. Formatting is not kept, but a paragraph's
- * outline level makes it a heading (rtf-outline.ts) and a HYPERLINK field's result a link (rtf-fields.ts). Footnotes and
+ * outline level makes it a heading (rtf-paragraph-state.ts) and a HYPERLINK field's result a link (rtf-fields.ts). Footnotes and
  * endnotes (`{\footnote …}`, starred or not; `\ftnalt` marks an endnote) come out as a DOCX's do (note-labels.ts):
  * a reference `[^n]` where the group stands, its mark left out (rtf-story.ts), the notes listed at the end, their
  * text counted against the document's budget as it is read. A note inside a note is skipped (RTF allows none).
@@ -17,7 +17,7 @@ import { DocumentCorruptError } from "../errors.ts";
 import type { Block } from "../layout/model.ts";
 import { NoteLabels } from "./note-labels.ts";
 import { RtfFields } from "./rtf-fields.ts";
-import { RtfOutline } from "./rtf-outline.ts";
+import { RtfParagraphState } from "./rtf-paragraph-state.ts";
 import { RtfStory } from "./rtf-story.ts";
 import { TextBudget } from "./text-budget.ts";
 
@@ -61,11 +61,11 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   let pendingSkip = 0;
   let i = 0;
   const fields = new RtfFields();
-  const outline = new RtfOutline();
+  const paragraph = new RtfParagraphState();
   const spend = (chars: number) => budget.spend(chars);
   /** Text where it belongs: a style's name, a field's instruction, or the story (linked where a field says). */
   const put = (s: string) => {
-    if (outline.text(s) || fields.code(s)) return;
+    if (paragraph.text(s) || fields.code(s)) return;
     (note ?? body).add(budget.take(s), superDepth >= 0, fields.href);
   };
   const emit = (s: string) => {
@@ -77,7 +77,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     put(s);
   };
   const endParagraph = () => {
-    if (skipDepth < 0) (note ?? body).endParagraph(note ? 0 : outline.level);
+    if (skipDepth < 0) (note ?? body).endParagraph(note ? 0 : paragraph.level, paragraph.inTable);
   };
   const startNote = () => {
     // A note in a note (RTF allows none), or one past the notes a document lists: skipped, its text not read.
@@ -99,16 +99,16 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       i++;
       STARRED_KNOWN.lastIndex = i;
       if (skipDepth < 0 && src.startsWith("\\*", i) && !STARRED_KNOWN.test(src)) skipDepth = depth;
-      if (skipDepth < 0) outline.open(depth);
+      if (skipDepth < 0) paragraph.open(depth);
       continue;
     }
     if (c === "}") {
       if (skipDepth === depth) skipDepth = -1;
       if (superDepth === depth) superDepth = -1;
       fields.close(depth);
-      outline.close(depth);
+      paragraph.close(depth);
       if (note && noteDepth === depth) {
-        note.endParagraph();
+        note.end();
         // Superscript taken as its mark that the note did not begin with was the body's text: it goes back.
         if (noteLabel) body.giveBack(noteLabel, note.unclaimedMark);
         note = undefined;
@@ -157,11 +157,11 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       i += Math.min(Math.max(0, arg ?? 0), src.length - i);
       continue;
     }
-    if (skipDepth < 0 && outline.word(word, arg, depth)) continue;
+    if (skipDepth < 0 && paragraph.word(word, arg, depth)) continue;
     if (SKIP_DESTINATIONS.has(word)) {
       if (skipDepth < 0) skipDepth = depth;
     } else if (word === "stylesheet") {
-      if (skipDepth < 0) outline.sheet(depth);
+      if (skipDepth < 0) paragraph.sheet(depth);
     } else if (word === "field") {
       if (skipDepth < 0) fields.field(depth);
     } else if (word === "fldinst") {
@@ -169,7 +169,15 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       if (skipDepth < 0 && !fields.instruction(depth)) skipDepth = depth;
     } else if (word === "fldrslt") {
       if (skipDepth < 0) fields.result(depth, spend);
-    } else if (word === "par" || word === "line" || word === "sect" || word === "page" || word === "row") endParagraph();
+    } else if (word === "row") {
+      // A row ends its table row; outside any table (a stray \row), the paragraph.
+      const story = note ?? body;
+      if (skipDepth < 0) paragraph.inTable || story.inTable ? story.endRow() : story.endParagraph();
+    } else if (word === "cell") {
+      if (skipDepth >= 0) continue;
+      if (paragraph.inTable) (note ?? body).endCell();
+      else emit(" ");
+    } else if (word === "par" || word === "line" || word === "sect" || word === "page") endParagraph();
     else if (word === "tab") emit(" ");
     else if (word === "uc" && arg !== undefined) ucSkip = arg;
     else if (word === "u" && arg !== undefined) {
@@ -192,14 +200,11 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     else if (word === "bullet") emit("•");
     else if (word === "lquote" || word === "rquote") emit("'");
     else if (word === "ldblquote" || word === "rdblquote") emit('"');
-    else if (word === "cell") emit(" ");
+    else if (word === "nestcell") emit(" "); // a nested table's cell: its text joins the outer cell's
   }
-  if (note) note.endParagraph(); // a note the file ends in
-  body.endParagraph();
-  const blocks: Block[] = body.paragraphs.map((content, k) => {
-    const level = body.levels[k]!;
-    return level > 0 ? { kind: "heading", level, content } : { kind: "paragraph", content };
-  });
+  if (note) note.end(); // a note the file ends in
+  body.end(!note && paragraph.inTable);
+  const blocks: Block[] = [...body.blocks];
   const notes = labels.block((story) => story.paragraphs);
   if (notes) blocks.push(notes);
   return { blocks };

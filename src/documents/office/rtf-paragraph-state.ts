@@ -1,16 +1,18 @@
 /**
- * @module documents/office/rtf-outline
- * Which RTF paragraphs are headings, and of what level, so an RTF's headings come out as `#` lines as a DOCX's,
- * DOC's and ODT's do. RTF says it two ways, and writers use either or both:
+ * @module documents/office/rtf-paragraph-state
+ * The properties of the RTF paragraph being read that shape its block: whether it is in a table (`\intbl`, or
+ * `\itapN` with N ≥ 1: Word's nesting level), and its heading level, so an RTF's tables and headings come out as a
+ * DOCX's, DOC's and ODT's do. A heading is said two ways, and writers use either or both:
  * - `\outlinelevelN` among a paragraph's properties (N 0–8 for headings 1–9; 9 is body text): Word, LibreOffice
  *   and pandoc write it;
  * - `\sN`, the paragraph's style, whose definition in the `{\stylesheet}` has an `\outlinelevelN` or is named
  *   "heading N" (Word names its built-in styles so in every language; LibreOffice "Heading N").
  *
  * Paragraph properties belong to a group as the rest of RTF's state does: `\pard` in `{\listtext\pard\plain …}` (a
- * numbered heading's number) resets them only until the group closes. So a change made in a group saves the value
- * it replaced, restored when the group ends; at most {@link MAX_SAVED_LEVELS} groups deep (a change deeper is
- * ignored), so a hostile file's million nested groups cost nothing.
+ * numbered heading's number, or a list item's bullet in a table cell) resets them only until the group closes. So a
+ * change made in a group saves the state it replaced, restored when the group ends; at most
+ * {@link MAX_SAVED_STATES} groups deep (a change deeper is ignored), so a hostile file's million nested groups cost
+ * nothing.
  */
 
 /** Deepest markdown heading: outline levels past it are written at this level. */
@@ -19,8 +21,8 @@ const MAX_HEADING_LEVEL = 6;
 /** Outline levels 0–8 are headings; 9 is Word's body-text level. */
 const BODY_OUTLINE_LEVEL = 9;
 
-/** Most nested groups that save a level (see the module comment). */
-export const MAX_SAVED_LEVELS = 256;
+/** Most nested groups that save a paragraph's state (see the module comment). */
+export const MAX_SAVED_STATES = 256;
 
 /** Most styles read from a stylesheet (Word's documents define a few hundred). */
 const MAX_STYLES = 10_000;
@@ -42,8 +44,14 @@ interface StyleDefinition {
   name: string;
 }
 
-/** Tracks the heading level of the paragraph being read, and the stylesheet's heading styles. */
-export class RtfOutline {
+/** A paragraph's state, as a group saves it. */
+interface ParagraphState {
+  level: number;
+  inTable: boolean;
+}
+
+/** Tracks the heading level and table membership of the paragraph being read, and the stylesheet's heading styles. */
+export class RtfParagraphState {
   /** Heading level (1–6) of each paragraph style that has one. */
   private readonly headingStyles = new Map<number, number>();
   /** Depth of the `{\stylesheet}` group being read, or -1. */
@@ -51,8 +59,10 @@ export class RtfOutline {
   private style: StyleDefinition | undefined;
   /** The heading level of the paragraph being read; 0 for body text. */
   level = 0;
-  /** For each group (by depth) that changed the level, the level it replaced. */
-  private readonly saved: { depth: number; level: number }[] = [];
+  /** Whether the paragraph being read is in a table's cell. */
+  inTable = false;
+  /** For each group (by depth) that changed the state, the state it replaced. */
+  private readonly saved: (ParagraphState & { depth: number })[] = [];
 
   /** `\stylesheet` in a group at `depth`: the style definitions follow, one group each. */
   sheet(depth: number): void {
@@ -71,9 +81,9 @@ export class RtfOutline {
     return true;
   }
 
-  /** Reads a control word at `depth` (`\pard`, `\sN`, `\outlinelevelN`); false when it is none of them. */
+  /** Reads a control word at `depth` (`\pard`, `\sN`, `\outlinelevelN`, `\intbl`, `\itapN`); false when it is none of them. */
   word(word: string, arg: number | undefined, depth: number): boolean {
-    if (word !== "pard" && word !== "s" && word !== "outlinelevel") return false;
+    if (word !== "pard" && word !== "s" && word !== "outlinelevel" && word !== "intbl" && word !== "itap") return false;
     if (this.sheetDepth >= 0) {
       const style = this.style;
       if (style && depth === style.depth) {
@@ -82,9 +92,11 @@ export class RtfOutline {
       }
       return true;
     }
-    if (word === "pard") this.set(0, depth);
-    else if (word === "s") this.set(this.headingStyles.get(arg ?? 0) ?? 0, depth);
-    else if (arg !== undefined) this.set(headingOf(arg), depth);
+    if (word === "pard") this.set({ level: 0, inTable: false }, depth);
+    else if (word === "s") this.set({ level: this.headingStyles.get(arg ?? 0) ?? 0, inTable: this.inTable }, depth);
+    else if (word === "intbl") this.set({ level: this.level, inTable: true }, depth);
+    else if (word === "itap") this.set({ level: this.level, inTable: (arg ?? 1) > 0 }, depth);
+    else if (arg !== undefined) this.set({ level: headingOf(arg), inTable: this.inTable }, depth);
     return true;
   }
 
@@ -101,18 +113,20 @@ export class RtfOutline {
     const top = this.saved[this.saved.length - 1];
     if (top && top.depth === depth) {
       this.level = top.level;
+      this.inTable = top.inTable;
       this.saved.pop();
     }
   }
 
-  private set(level: number, depth: number): void {
-    if (level === this.level) return;
+  private set(next: ParagraphState, depth: number): void {
+    if (next.level === this.level && next.inTable === this.inTable) return;
     const top = this.saved[this.saved.length - 1];
     if (!top || top.depth < depth) {
-      if (this.saved.length >= MAX_SAVED_LEVELS) return;
-      this.saved.push({ depth, level: this.level });
+      if (this.saved.length >= MAX_SAVED_STATES) return;
+      this.saved.push({ depth, level: this.level, inTable: this.inTable });
     }
-    this.level = level;
+    this.level = next.level;
+    this.inTable = next.inTable;
   }
 
   private define(style: StyleDefinition): void {

@@ -1,8 +1,10 @@
 /**
- * RTF links and headings (documents/office/rtf.ts, rtf-fields.ts, rtf-outline.ts), as a DOCX's, DOC's and ODT's
- * come out: a HYPERLINK field's result is a markdown link to its target, and a paragraph with an outline level (its
- * own `\outlinelevelN`, or its style's in the stylesheet, or a style named "heading N") is a `#` heading. Before,
- * both were plain paragraphs, and an unstarred field instruction (`{\fldinst PAGE}`) was printed as text.
+ * RTF links, headings and tables (documents/office/rtf.ts, rtf-fields.ts, rtf-paragraph-state.ts, rtf-story.ts), as
+ * a DOCX's, DOC's and ODT's come out: a HYPERLINK field's result is a markdown link to its target; a paragraph with
+ * an outline level (its own `\outlinelevelN`, or its style's in the stylesheet, or a style named "heading N") is a
+ * `#` heading; a table's rows (`\intbl` paragraphs, `\cell`, `\row`) are a GFM table. Before, all were plain
+ * paragraphs (a row one paragraph of its cells' text), and an unstarred field instruction (`{\fldinst PAGE}`) was
+ * printed as text.
  *
  * links-headings.rtf was written by LibreOffice 7.4 from links-headings.fodt (`soffice --headless --convert-to rtf`):
  * three headings (levels 1–3, their styles' outline levels) and two links (web and mail).
@@ -119,6 +121,43 @@ describe("RTF headings", () => {
     expect(deep).toBe(`# ${"a".repeat(1_000_000)}\n`);
     const styles = Array.from({ length: 100_000 }, (_, k) => `{\\s${k} heading ${(k % 9) + 1};}`).join("");
     expect(markdown(`{\\rtf1{\\stylesheet${styles}}\\pard\\s5 Six\\par\\pard\\s99999 Late\\par}`)).toBe("###### Six\n\nLate\n");
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe("RTF tables", () => {
+  const row = (...cells: string[]) => String.raw`\trowd\cellx1000\cellx2000\pard\intbl ` + cells.map((c) => `${c}\\cell `).join("") + String.raw`\row `;
+
+  test("Word's table: a cell's paragraphs joined, an empty cell, a link in a cell, the row's end in a group of its own", () => {
+    const rtf = String.raw`{\rtf1 Before.\par\trowd\irow0\cellx3000\cellx6000\pard\plain\intbl Name\cell Notes\cell{\trowd\irow0\cellx3000\cellx6000\row}` +
+      String.raw`\pard\plain\intbl Basil\par sweet\cell ${link("https://herbs.example/basil", "guide")}\cell{\row}` +
+      String.raw`\pard\plain\intbl Dill\cell\cell{\row}\pard\plain After.\par}`;
+    expect(markdown(rtf)).toBe(["Before.", "", "| Name | Notes |", "| --- | --- |", "| Basil sweet | [guide](https://herbs.example/basil) |", "| Dill |  |", "", "After.", ""].join("\n"));
+  });
+
+  test("a list bullet's {\\listtext\\pard} in a cell does not end the table; a nested table's text joins its outer cell", () => {
+    const bullet = String.raw`{\rtf1 ${row("A", "B")}\pard\intbl{\listtext\pard\plain \'b7\tab}item\cell two\cell\row\pard End\par}`;
+    expect(markdown(bullet)).toBe("| A | B |\n| --- | --- |\n| · item | two |\n\nEnd\n");
+    const nested = String.raw`{\rtf1\trowd\cellx5000\pard\intbl\itap1 Outer\par\pard\intbl\itap2 x\nestcell y\nestcell{\*\nesttableprops\trowd\cellx100\nestrow}\pard\intbl\itap1\cell\row\pard\itap0 After\par}`;
+    expect(markdown(nested)).toBe("| Outer x y |\n| --- |\n\nAfter\n");
+  });
+
+  test("a table the file ends in is still a table; a stray \\row or \\cell outside a table ends a paragraph or is a space", () => {
+    expect(markdown(String.raw`{\rtf1 ${row("a", "b")}\pard\intbl c\cell d`)).toBe("| a | b |\n| --- | --- |\n| c | d |\n");
+    expect(markdown(String.raw`{\rtf1 one\row two\cell three\par}`)).toBe("one\n\ntwo three\n");
+  });
+
+  test("a table in a note is listed as its rows, each a line of its cells", () => {
+    expect(markdown(String.raw`{\rtf1 Body{\footnote\pard {\super\chftn} ${row("k", "v")}\pard Done.}\par}`)).toBe("Body[^1]\n\n[^1]: k v Done.\n");
+  });
+
+  test("hostile tables: 200,000 rows, and one row of 100,000 cells, convert quickly", () => {
+    const started = performance.now();
+    const many = rtfToBlocks(latin1(`{\\rtf1 ${row("a", "b").repeat(200_000)}}`)).blocks;
+    expect(many).toHaveLength(1);
+    expect(many[0]!.kind === "table" && many[0]!.rows.length).toBe(200_000);
+    const wide = rtfToBlocks(latin1(`{\\rtf1\\pard\\intbl ${"x\\cell ".repeat(100_000)}\\row}`)).blocks;
+    expect(wide[0]!.kind === "table" && wide[0]!.rows[0]!.length).toBe(100_000);
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
