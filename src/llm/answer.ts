@@ -31,15 +31,37 @@ export function tokenCount(reported: unknown, estimate: number, max: number): nu
   return typeof reported === "number" && Number.isFinite(reported) && reported >= 0 && reported <= max ? Math.round(reported) : estimate;
 }
 
+/** A reasoning block's opening tag at the very start of an answer, and its closing tag anywhere. */
+const LEADING_THINK = /^\s*<think>/i;
+const THINK_END = /<\/think>/i;
+
 /**
- * The answer crawlbox works with: text only (undefined: the content was not text), a reasoning model's leading
- * `<think>…</think>` block removed, cut to `maxAnswerTokens` worth of characters (then marked truncated), and
+ * `text` without a reasoning model's thinking, wherever the model server left it in the content:
+ * - a leading `<think>…</think>` block (DeepSeek-R1 and QwQ as most servers pass them on);
+ * - everything up to a lone `</think>`: the chat templates of R1, QwQ and Qwen3 put the opening `<think>` in the
+ *   prompt, so the answer holds only the closing one (Ollama issue #12736, "thinking spills into content"); a summary
+ *   came back with the model's reasoning and a literal `</think>` in it, and a JSON answer whose reasoning held
+ *   braces failed to parse;
+ * - a `<think>` never closed: the model stopped (at its token limit) while still reasoning, so there is no answer.
+ */
+export function withoutReasoning(text: string): string {
+  const end = THINK_END.exec(text);
+  const opened = LEADING_THINK.test(text);
+  if (!end) return opened ? "" : text;
+  // A `<think>` elsewhere before the closing tag means the tags are the answer's own text (a page about them).
+  if (!opened && /<think>/i.test(text.slice(0, end.index))) return text;
+  return text.slice(end.index + end[0].length).trimStart();
+}
+
+/**
+ * The answer crawlbox works with: text only (undefined: the content was not text), a reasoning model's thinking
+ * removed ({@link withoutReasoning}), cut to `maxAnswerTokens` worth of characters (then marked truncated), and
  * token counts that are counts, each at most `contextTokens` (estimated from the prompt and the text otherwise).
  */
 export function normaliseAnswer(answer: LlmChatAnswer, promptEstimate: number, maxAnswerTokens: number, contextTokens: number): LlmChatAnswer | undefined {
   let text = answerText(answer.content as unknown);
   if (text === undefined) return undefined;
-  text = text.replace(/^\s*<think>[\s\S]*?<\/think>\s*/i, "");
+  text = withoutReasoning(text);
   const maxChars = maxAnswerTokens * MAX_CHARS_PER_ANSWER_TOKEN;
   const cut = text.length > maxChars;
   if (cut) text = text.slice(0, maxChars);

@@ -8,10 +8,11 @@
  */
 import { CrawlboxError } from "../errors.ts";
 import { chunkText, CHARS_PER_TOKEN, estimateTokens, mergeAnswers } from "./chunk.ts";
-import { LlmBudgetExceededError, LlmInvalidAnswerError, LlmPromptTooLongError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
+import { LlmBudgetExceededError, LlmEmptyAnswerError, LlmInvalidAnswerError, LlmPromptTooLongError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
 import { brandingMessages, changeMessages, crawlOptionsMessages, extractMessages, highlightsMessages, NOTHING_RELEVANT, questionMessages, REPAIR_QUOTE_CHARS, repairMessages, summaryMessages } from "./prompts.ts";
-import { fitToBudget, mergeInRounds, EXPECTED_ANSWER_TOKENS, type ChunkPlan } from "./chunk-plan.ts";
+import { fitToBudget, EXPECTED_ANSWER_TOKENS, type ChunkPlan } from "./chunk-plan.ts";
 import { relaxedSchema } from "./relaxed-schema.ts";
+import { mergeOrJoin, runChunks, warnOnce } from "./chunk-run.ts";
 import { normaliseAnswer } from "./answer.ts";
 import { changeExcerpts } from "../change-tracking/excerpts.ts";
 import { parseJsonAnswer, validateAgainst } from "./schema.ts";
@@ -53,11 +54,6 @@ export interface LlmCall {
    * schema's required field the page does not give): the document's or job's `warning`.
    */
   warnings?: string[];
-}
-
-/** Adds `message` to the call's warnings (once). */
-function warn(call: LlmCall, message: string): void {
-  if (call.warnings && !call.warnings.includes(message)) call.warnings.push(message);
 }
 
 /** Runs LLM operations against one provider. */
@@ -190,24 +186,23 @@ export class LlmClient {
   }
 
   /**
-   * Runs `ask` for each planned chunk, in order. Should the budget run out anyway (repair turns are not planned
-   * for), the chunks answered so far are kept and the rest left out with a warning, as the plan would have; only a
-   * first chunk over budget is the `LLM_TOKEN_BUDGET_EXCEEDED` it always was.
+   * Runs `ask` for each planned chunk, in order, within the call's budget and deadline (llm/chunk-run.ts): chunks
+   * the limits leave no room for are left out with a warning, the answered ones kept.
    */
-  private async eachChunk<T>(plan: ChunkPlan, call: LlmCall, what: string, ask: (chunk: string, index: number, count: number) => Promise<T>): Promise<T[]> {
-    const out: T[] = [];
-    for (let i = 0; i < plan.chunks.length; i++) {
-      try {
-        out.push(await ask(plan.chunks[i]!, i, plan.chunks.length));
-      } catch (err) {
-        if (!(err instanceof LlmBudgetExceededError) || i === 0) throw err;
-        warn(call, `The LLM token budget of this request (${call.tokenBudget} tokens, CRAWLBOX_LLM_TOKEN_BUDGET) ran out: ${what} was drawn from the first ${i} of ${plan.chunks.length} parts of the page.`);
-        return out;
-      }
-    }
-    if (plan.warning) warn(call, plan.warning);
-    return out;
+  private eachChunk<T>(plan: ChunkPlan, call: LlmCall, what: string, ask: (chunk: string, index: number, count: number) => Promise<T>, mergeCalls = 0): Promise<T[]> {
+    return runChunks(plan, { call, what, mergeCalls, now: this.now, ask });
   }
+
+  /**
+   * A free-text answer's text, trimmed. Empty is {@link LlmEmptyAnswerError} (a reasoning model that spent its answer
+   * tokens thinking), unless `emptyIsNothing` and the model ended its answer itself: for a question, nothing to say.
+   */
+  private textOf(answer: LlmChatAnswer, emptyIsNothing = false): string {
+    const text = answer.content.trim();
+    if (text || (emptyIsNothing && !answer.truncated)) return text;
+    throw new LlmEmptyAnswerError({ name: this.provider.name, address: this.provider.address, model: this.provider.model }, answer.truncated === true, this.answerTokens());
+  }
+
 
   /**
    * Structured extraction from page content (`json` format): chunked, answers merged. Each chunk's answer is
@@ -232,7 +227,7 @@ export class LlmClient {
     const value = mergeAnswers(answers);
     if (o.schema) {
       const problems = validateAgainst(o.schema, value);
-      if (problems.length > 0) warn(call, `The page does not give everything the json schema requires; the answer is returned as the model gave it (missing fields are null or absent): ${problems.slice(0, 5).join("; ")}.`);
+      if (problems.length > 0) warnOnce(call, `The page does not give everything the json schema requires; the answer is returned as the model gave it (missing fields are null or absent): ${problems.slice(0, 5).join("; ")}.`);
     }
     return { value, chunks: answers.length };
   }
@@ -241,9 +236,9 @@ export class LlmClient {
   async summarize(content: string, call: LlmCall): Promise<string> {
     const spent = { tokens: 0 };
     const plan = this.plan(content, { maxChars: this.chunkChars(), fixed: () => summaryMessages(""), call, spent, mergeTokens: EXPECTED_ANSWER_TOKENS, what: "the summary" });
-    const parts = await this.eachChunk(plan, call, "the summary", async (c) => (await this.chat(summaryMessages(c), undefined, call, spent)).content.trim());
+    const parts = await this.eachChunk(plan, call, "the summary", async (c) => this.textOf(await this.chat(summaryMessages(c), undefined, call, spent)), 1);
     if (parts.length === 1) return parts[0]!;
-    return mergeInRounds(parts, this.chunkChars(), async (joined) => (await this.chat(summaryMessages(joined, "merge"), undefined, call, spent)).content.trim());
+    return mergeOrJoin(parts, this.chunkChars(), call, "the summary", async (joined) => this.textOf(await this.chat(summaryMessages(joined, "merge"), undefined, call, spent)));
   }
 
   /**
@@ -254,17 +249,17 @@ export class LlmClient {
     const spent = { tokens: 0 };
     const maxChars = this.chunkChars(undefined, { prompt: question });
     const plan = this.plan(content, { maxChars, fixed: () => questionMessages("", question), call, spent, mergeTokens: EXPECTED_ANSWER_TOKENS, what: "the answer" });
-    const answers = await this.eachChunk(plan, call, "the answer", async (c) => (await this.chat(questionMessages(c, question), undefined, call, spent)).content.trim());
+    const answers = await this.eachChunk(plan, call, "the answer", async (c) => this.textOf(await this.chat(questionMessages(c, question), undefined, call, spent), true), 1);
     const parts = answers.filter((a) => a && a !== NOTHING_RELEVANT);
     if (parts.length <= 1) return parts[0];
-    return mergeInRounds(parts, maxChars, async (joined) => (await this.chat(questionMessages(joined, question, "merge"), undefined, call, spent)).content.trim());
+    return mergeOrJoin(parts, maxChars, call, "the answer", async (joined) => this.textOf(await this.chat(questionMessages(joined, question, "merge"), undefined, call, spent)));
   }
 
   /** Passages of page content relevant to `query` (`highlights` format), one per line; "" when none is. */
   async highlights(content: string, query: string, call: LlmCall): Promise<string> {
     const spent = { tokens: 0 };
     const plan = this.plan(content, { maxChars: this.chunkChars(undefined, { prompt: query }), fixed: () => highlightsMessages("", query), call, spent, what: "the highlights" });
-    const answers = await this.eachChunk(plan, call, "the highlights", async (c) => (await this.chat(highlightsMessages(c, query), undefined, call, spent)).content.trim());
+    const answers = await this.eachChunk(plan, call, "the highlights", async (c) => this.textOf(await this.chat(highlightsMessages(c, query), undefined, call, spent), true));
     return answers.flatMap((a) => (a && a !== NOTHING_RELEVANT ? a.split("\n").map((l) => l.trim()).filter((l) => l && l !== NOTHING_RELEVANT) : [])).join("\n");
   }
 

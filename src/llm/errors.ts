@@ -136,6 +136,23 @@ export class LlmInvalidAnswerError extends CrawlboxError {
   }
 }
 
+/**
+ * 500 ({@link SITE_ERROR_STATUS}), code `LLM_INVALID_ANSWER`: the model answered nothing where text was asked for (a
+ * summary, an answer). Most often a reasoning model that spent its answer tokens (`answerTokens`) thinking: Ollama
+ * then answers an empty `content` beside its `thinking`, an OpenAI-compatible server `content: null` beside its
+ * `reasoning_content`, both stopped at the limit (`truncated`). An empty summary passed as a success before.
+ */
+export class LlmEmptyAnswerError extends CrawlboxError {
+  constructor(p: LlmEndpoint, truncated: boolean, answerTokens: number) {
+    const why = truncated
+      ? `: it stopped at the answer limit of ${answerTokens} tokens before answering, probably while reasoning. Use a model without thinking, or turn its thinking off on the model server`
+      : "";
+    super("LLM_INVALID_ANSWER", SITE_ERROR_STATUS, `The LLM at ${where(p)} gave an empty answer${why}.`, {
+      details: { provider: p.name, address: p.address, model: p.model, problems: [truncated ? "empty answer, cut off at the token limit" : "empty answer"] },
+    });
+  }
+}
+
 /** 400: the request's token budget cannot cover even one call. */
 export class LlmBudgetExceededError extends CrawlboxError {
   constructor(budget: number, used: number) {

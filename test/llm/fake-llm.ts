@@ -45,6 +45,11 @@ export interface LlmReply {
   rawContent?: unknown;
   /** A misbehaving server: these token counts reported, whatever their type. */
   usage?: { prompt: unknown; completion: unknown };
+  /**
+   * A thinking model's reasoning, returned beside the content as the servers do: Ollama's `message.thinking`,
+   * vLLM's and DeepSeek's `message.reasoning_content` (the content is then `null` when empty, as theirs is).
+   */
+  reasoning?: string;
 }
 
 export interface FakeLlm {
@@ -179,7 +184,7 @@ export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}):
       const doneReason = reply.doneReason ?? "stop";
       if (isOllama) {
         const done = {
-          model: body.model, created_at: new Date().toISOString(), message: { role: "assistant", content },
+          model: body.model, created_at: new Date().toISOString(), message: { role: "assistant", content, ...(reply.reasoning !== undefined ? { thinking: reply.reasoning } : {}) },
           done: true, done_reason: doneReason, total_duration: 1_000_000, load_duration: 1000,
           prompt_eval_count: promptTokens, prompt_eval_duration: 1000, eval_count: completionTokens, eval_duration: 1000,
         };
@@ -193,7 +198,7 @@ export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}):
       }
       const completion = {
         id: `chatcmpl-${crypto.randomUUID()}`, object: "chat.completion", created: Math.floor(Date.now() / 1000), model: body.model,
-        choices: [{ index: 0, message: { role: "assistant", content }, logprobs: null, finish_reason: doneReason }],
+        choices: [{ index: 0, message: { role: "assistant", content: reply.reasoning !== undefined && content === "" ? null : content, ...(reply.reasoning !== undefined ? { reasoning_content: reply.reasoning } : {}) }, logprobs: null, finish_reason: doneReason }],
         usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
       };
       if (body.stream === true) {
