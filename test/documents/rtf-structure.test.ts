@@ -1,13 +1,15 @@
 /**
- * RTF links, headings and tables (documents/office/rtf.ts, rtf-fields.ts, rtf-paragraph-state.ts, rtf-story.ts), as
- * a DOCX's, DOC's and ODT's come out: a HYPERLINK field's result is a markdown link to its target; a paragraph with
- * an outline level (its own `\outlinelevelN`, or its style's in the stylesheet, or a style named "heading N") is a
- * `#` heading; a table's rows (`\intbl` paragraphs, `\cell`, `\row`) are a GFM table. Before, all were plain
- * paragraphs (a row one paragraph of its cells' text), and an unstarred field instruction (`{\fldinst PAGE}`) was
- * printed as text.
+ * RTF links, headings, tables and lists (documents/office/rtf.ts, rtf-fields.ts, rtf-paragraph-state.ts,
+ * rtf-story.ts), as a DOCX's, DOC's and ODT's come out: a HYPERLINK field's result is a markdown link to its target; a
+ * paragraph with an outline level (its own `\outlinelevelN`, or its style's in the stylesheet, or a style named
+ * "heading N") is a `#` heading; a table's rows (`\intbl` paragraphs, `\cell`, `\row`) are a GFM table; list items
+ * (`\lsN`, `\ilvlN`, a `{\listtext}` or `{\pntext}` marker) are a markdown list. Before, all were plain paragraphs
+ * (a row one paragraph of its cells' text, an item its marker's text), and an unstarred field instruction
+ * (`{\fldinst PAGE}`) was printed as text.
  *
  * links-headings.rtf was written by LibreOffice 7.4 from links-headings.fodt (`soffice --headless --convert-to rtf`):
- * three headings (levels 1–3, their styles' outline levels) and two links (web and mail).
+ * three headings (levels 1–3, their styles' outline levels) and two links (web and mail); garden-lists.rtf from
+ * garden-lists.fodt: a bulleted and a numbered list, each with a nested item.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -159,5 +161,26 @@ describe("RTF tables", () => {
     const wide = rtfToBlocks(latin1(`{\\rtf1\\pard\\intbl ${"x\\cell ".repeat(100_000)}\\row}`)).blocks;
     expect(wide[0]!.kind === "table" && wide[0]!.rows[0]!.length).toBe(100_000);
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe("RTF lists", () => {
+  test("LibreOffice's lists (\\ls, \\ilvl, a {\\listtext} marker): bullets and numbers, nested, as markdown lists", () => {
+    expect(convertOffice("rtf", fixture("garden-lists.rtf")).markdown).toBe(
+      ["Pack these:", "", "- Seeds", "  - Tomato", "- Trowel", "", "Then:", "", "1. Dig", "  - Ten centimetres", "2. Sow", "", "Done.", ""].join("\n"),
+    );
+  });
+
+  test("Word's list items, older writers' {\\pntext} markers, and a list the file ends in", () => {
+    const word = String.raw`{\rtf1\pard\plain{\listtext\pard\plain\f1 \'b7\tab}\ls1\ilvl0 One\par{\listtext\pard\plain\f1 \'b7\tab}\ls1\ilvl0 Two\par\pard After\par}`;
+    expect(markdown(word)).toBe("- One\n- Two\n\nAfter\n");
+    const legacy = String.raw`{\rtf1{\pntext\f0 1.\tab}{\*\pn\pnlvlbody\pndec\pnstart1}First\par{\pntext\f0 2.\tab}Second\par\pard Plain\par}`;
+    expect(markdown(legacy)).toBe("1. First\n2. Second\n\nPlain\n");
+    expect(markdown(String.raw`{\rtf1{\listtext iv)\tab}\ls3 Roman`)).toBe("1. Roman\n");
+  });
+
+  test("a numbered heading keeps its number as text; a bulleted paragraph in a cell keeps its bullet", () => {
+    expect(markdown(String.raw`{\rtf1\pard\outlinelevel0{\listtext\pard\plain 3.\tab}\ls1 Results\par}`)).toBe("# 3\\. Results\n"); // the escape keeps it from reading as a list
+    expect(markdown(String.raw`{\rtf1\trowd\cellx1000\pard\intbl{\listtext\pard\plain -\tab}\ls2 dash\cell\row}`)).toBe("| \\- dash |\n| --- |\n"); // escaped: it is text, not a list
   });
 });

@@ -1,8 +1,9 @@
 /**
  * @module documents/office/rtf-paragraph-state
  * The properties of the RTF paragraph being read that shape its block: whether it is in a table (`\intbl`, or
- * `\itapN` with N ≥ 1: Word's nesting level), and its heading level, so an RTF's tables and headings come out as a
- * DOCX's, DOC's and ODT's do. A heading is said two ways, and writers use either or both:
+ * `\itapN` with N ≥ 1: Word's nesting level), a list item (`\lsN`, its depth `\ilvlN`, its marker the text of its
+ * `{\listtext}` group), and its heading level, so an RTF's tables, lists and headings come out as a DOCX's, DOC's
+ * and ODT's do. A heading is said two ways, and writers use either or both:
  * - `\outlinelevelN` among a paragraph's properties (N 0–8 for headings 1–9; 9 is body text): Word, LibreOffice
  *   and pandoc write it;
  * - `\sN`, the paragraph's style, whose definition in the `{\stylesheet}` has an `\outlinelevelN` or is named
@@ -46,27 +47,79 @@ interface StyleDefinition {
 
 /** A paragraph's state, as a group saves it. */
 interface ParagraphState {
+  /** Heading level; 0 for body text. */
   level: number;
+  /** In a table's cell. */
   inTable: boolean;
+  /** The list (`\lsN`) the paragraph is an item of; 0 for none. */
+  list: number;
+  /** Its depth in the list (`\ilvlN`, 0–8). */
+  listLevel: number;
 }
 
-/** Tracks the heading level and table membership of the paragraph being read, and the stylesheet's heading styles. */
+const PLAIN: ParagraphState = { level: 0, inTable: false, list: 0, listLevel: 0 };
+
+/** Deepest list level RTF has (`\ilvl` 0–8). */
+const MAX_LIST_LEVEL = 8;
+
+/** Longest list marker kept (`1.2.3.`, a bullet). */
+const MAX_MARKER_CHARS = 32;
+
+/** The words this state reads; any other is the reader's. */
+const WORDS = new Set(["pard", "s", "outlinelevel", "intbl", "itap", "ls", "ilvl"]);
+
+/**
+ * Tracks the state of the paragraph being read (heading level, table cell, list item and its marker) and the
+ * stylesheet's heading styles.
+ */
 export class RtfParagraphState {
   /** Heading level (1–6) of each paragraph style that has one. */
   private readonly headingStyles = new Map<number, number>();
   /** Depth of the `{\stylesheet}` group being read, or -1. */
   private sheetDepth = -1;
   private style: StyleDefinition | undefined;
-  /** The heading level of the paragraph being read; 0 for body text. */
-  level = 0;
-  /** Whether the paragraph being read is in a table's cell. */
-  inTable = false;
+  private state: ParagraphState = PLAIN;
   /** For each group (by depth) that changed the state, the state it replaced. */
   private readonly saved: (ParagraphState & { depth: number })[] = [];
+  /** Depth of the `{\listtext}` (or legacy `{\pntext}`) group being read, or -1: its text is the item's marker. */
+  private markerDepth = -1;
+  /** The current paragraph's list marker (`•`, `1.`, `a)`), as its `{\listtext}` gives it. */
+  marker = "";
+
+  /** The heading level of the paragraph being read; 0 for body text. */
+  get level(): number {
+    return this.state.level;
+  }
+
+  /** Whether the paragraph being read is in a table's cell. */
+  get inTable(): boolean {
+    return this.state.inTable;
+  }
+
+  /**
+   * The list item the paragraph being read is, if any: its depth, and whether its list is numbered (its marker is a
+   * number or letter, `1.`, `a)`, `iv.`; a bullet or none is not). A paragraph is an item when it names a list
+   * (`\lsN`, Word and LibreOffice) or has a marker (`{\pntext}`, older writers).
+   */
+  get listItem(): { depth: number; ordered: boolean } | undefined {
+    const marker = this.marker.trim();
+    if (this.state.list <= 0 && !marker) return undefined;
+    return { depth: this.state.listLevel, ordered: /^\(?(\d+(\.\d+)*|[a-z]{1,3})[.)]?$/i.test(marker) };
+  }
 
   /** `\stylesheet` in a group at `depth`: the style definitions follow, one group each. */
   sheet(depth: number): void {
     if (this.sheetDepth < 0) this.sheetDepth = depth;
+  }
+
+  /** `\listtext` (or `\pntext`) in a group at `depth`: its text is the paragraph's list marker, not its text. */
+  markerGroup(depth: number): void {
+    if (this.sheetDepth < 0 && this.markerDepth < 0) this.markerDepth = depth;
+  }
+
+  /** The paragraph ended: the next one has its own marker. */
+  paragraphEnded(): void {
+    this.marker = "";
   }
 
   /** A group opens at `depth`: in the stylesheet, a style definition. */
@@ -74,16 +127,20 @@ export class RtfParagraphState {
     if (this.sheetDepth >= 0 && depth === this.sheetDepth + 1) this.style = { depth, number: undefined, level: undefined, name: "" };
   }
 
-  /** Whether `s` is stylesheet text (a style's name), and so never the document's. */
+  /** Whether `s` is stylesheet text (a style's name) or a list marker, and so never the document's text. */
   text(s: string): boolean {
+    if (this.markerDepth >= 0) {
+      if (this.marker.length < MAX_MARKER_CHARS) this.marker += s;
+      return true;
+    }
     if (this.sheetDepth < 0) return false;
     if (this.style && this.style.name.length < MAX_STYLE_NAME_CHARS) this.style.name += s;
     return true;
   }
 
-  /** Reads a control word at `depth` (`\pard`, `\sN`, `\outlinelevelN`, `\intbl`, `\itapN`); false when it is none of them. */
+  /** Reads a control word at `depth` that sets a paragraph property ({@link WORDS}); false when it is not one. */
   word(word: string, arg: number | undefined, depth: number): boolean {
-    if (word !== "pard" && word !== "s" && word !== "outlinelevel" && word !== "intbl" && word !== "itap") return false;
+    if (!WORDS.has(word)) return false;
     if (this.sheetDepth >= 0) {
       const style = this.style;
       if (style && depth === style.depth) {
@@ -92,16 +149,20 @@ export class RtfParagraphState {
       }
       return true;
     }
-    if (word === "pard") this.set({ level: 0, inTable: false }, depth);
-    else if (word === "s") this.set({ level: this.headingStyles.get(arg ?? 0) ?? 0, inTable: this.inTable }, depth);
-    else if (word === "intbl") this.set({ level: this.level, inTable: true }, depth);
-    else if (word === "itap") this.set({ level: this.level, inTable: (arg ?? 1) > 0 }, depth);
-    else if (arg !== undefined) this.set({ level: headingOf(arg), inTable: this.inTable }, depth);
+    const n = arg ?? 0;
+    if (word === "pard") this.change(PLAIN, depth);
+    else if (word === "s") this.change({ level: this.headingStyles.get(n) ?? 0 }, depth);
+    else if (word === "intbl") this.change({ inTable: true }, depth);
+    else if (word === "itap") this.change({ inTable: (arg ?? 1) > 0 }, depth);
+    else if (word === "ls") this.change({ list: n }, depth);
+    else if (word === "ilvl") this.change({ listLevel: Math.min(Math.max(0, n), MAX_LIST_LEVEL) }, depth);
+    else if (arg !== undefined) this.change({ level: headingOf(arg) }, depth);
     return true;
   }
 
-  /** A group at `depth` ends: a style definition is complete; a level the group changed is restored. */
+  /** A group at `depth` ends: a style definition is complete, a marker read; what the group changed is restored. */
   close(depth: number): void {
+    if (depth === this.markerDepth) this.markerDepth = -1;
     if (this.sheetDepth >= 0) {
       if (this.style && depth === this.style.depth) {
         this.define(this.style);
@@ -112,21 +173,22 @@ export class RtfParagraphState {
     }
     const top = this.saved[this.saved.length - 1];
     if (top && top.depth === depth) {
-      this.level = top.level;
-      this.inTable = top.inTable;
+      const { depth: _, ...state } = top;
+      this.state = state;
       this.saved.pop();
     }
   }
 
-  private set(next: ParagraphState, depth: number): void {
-    if (next.level === this.level && next.inTable === this.inTable) return;
+  private change(next: Partial<ParagraphState>, depth: number): void {
+    const state = { ...this.state, ...next };
+    const s = this.state;
+    if (state.level === s.level && state.inTable === s.inTable && state.list === s.list && state.listLevel === s.listLevel) return;
     const top = this.saved[this.saved.length - 1];
     if (!top || top.depth < depth) {
       if (this.saved.length >= MAX_SAVED_STATES) return;
-      this.saved.push({ depth, level: this.level, inTable: this.inTable });
+      this.saved.push({ depth, ...s });
     }
-    this.level = next.level;
-    this.inTable = next.inTable;
+    this.state = state;
   }
 
   private define(style: StyleDefinition): void {

@@ -45,9 +45,17 @@ function joinCell(into: Inline[], add: Inline[]): void {
   into.push(...add);
 }
 
-/** One story's paragraphs, headings and tables as they are read. */
+/** How a paragraph ends (rtf-paragraph-state.ts): a heading's level, in a table, a list item and its marker. */
+export interface ParagraphShape {
+  level?: number;
+  inTable?: boolean;
+  item?: { depth: number; ordered: boolean };
+  marker?: string;
+}
+
+/** One story's paragraphs, headings, lists and tables as they are read. */
 export class RtfStory {
-  /** The finished blocks (paragraphs, headings, tables), each non-empty. */
+  /** The finished blocks (paragraphs, headings, lists, tables), each non-empty. */
   readonly blocks: Block[] = [];
   /** The table being read: its finished rows, the row being read, and its cell being read. */
   private rows: Inline[][][] = [];
@@ -128,20 +136,28 @@ export class RtfStory {
   }
 
   /**
-   * Ends the current paragraph (kept when it has any text or reference): a heading of `level` when above 0; in a
-   * table's cell when `inTable` (a cell's paragraphs are joined with a space). A paragraph outside a table ends the
-   * table before it.
+   * Ends the current paragraph (kept when it has any text or reference), shaped as `shape` says: a heading; a list
+   * item (joined to the list before it when that is numbered alike, as a DOC's are); in a table's cell (a cell's
+   * paragraphs are joined with a space). A heading or a cell keeps its list marker as text (a numbered heading's
+   * `1.2`); a list item's is the list's. A paragraph outside a table ends the table before it.
    */
-  endParagraph(level = 0, inTable = false): void {
-    const content = this.take();
-    if (inTable) return joinCell(this.cell, content);
+  endParagraph(shape: ParagraphShape = {}): void {
+    const item = shape.item;
+    const content = this.take(item && !shape.inTable && !shape.level ? "" : shape.marker);
+    if (shape.inTable) return joinCell(this.cell, content);
     this.endTable();
-    if (content.length > 0) this.blocks.push(level > 0 ? { kind: "heading", level, content } : { kind: "paragraph", content });
+    if (content.length === 0) return;
+    if (shape.level) return void this.blocks.push({ kind: "heading", level: shape.level, content });
+    if (!item) return void this.blocks.push({ kind: "paragraph", content });
+    const last = this.blocks[this.blocks.length - 1];
+    const entry = { depth: item.depth, content };
+    if (last?.kind === "list" && last.ordered === item.ordered) last.items.push(entry);
+    else this.blocks.push({ kind: "list", ordered: item.ordered, items: [entry] });
   }
 
-  /** `\cell`: the text read since the paragraph began ends the cell being read. */
-  endCell(): void {
-    joinCell(this.cell, this.take());
+  /** `\cell`: the text read since the paragraph began (after its list `marker`, if any) ends the cell being read. */
+  endCell(marker = ""): void {
+    joinCell(this.cell, this.take(marker));
     this.row.push(this.cell);
     this.cell = [];
   }
@@ -152,27 +168,28 @@ export class RtfStory {
   }
 
   /** `\row`: the row being read ends (a cell begun and never ended still counts). */
-  endRow(): void {
-    joinCell(this.cell, this.take());
+  endRow(marker = ""): void {
+    joinCell(this.cell, this.take(marker));
     if (this.cell.length > 0) this.row.push(this.cell);
     if (this.row.length > 0) this.rows.push(this.row);
     this.row = [];
     this.cell = [];
   }
 
-  /** The story ends: its last paragraph, and a table it ends in (`inTable`: in a cell, whose text is the row's). */
-  end(inTable = false): void {
-    if (inTable) this.endRow();
-    this.endParagraph();
+  /** The story ends: its last paragraph (shaped by `shape`), and a table it ends in (in a cell: the text is the row's). */
+  end(shape: ParagraphShape = {}): void {
+    if (shape.inTable) this.endRow(shape.marker);
+    this.endParagraph(shape.inTable ? {} : shape);
   }
 
   /**
-   * The story as paragraphs, what a note lists (note-labels.ts): headings are paragraphs, and a table row is one
-   * paragraph, its cells joined with a space.
+   * The story as paragraphs, what a note lists (note-labels.ts): headings and list items are paragraphs, and a table
+   * row is one paragraph, its cells joined with a space.
    */
   get paragraphs(): Inline[][] {
     return this.blocks.flatMap((b) => {
       if (b.kind === "table") return b.rows.map((row) => row.reduce<Inline[]>((all, cell) => (joinCell(all, cell), all), []));
+      if (b.kind === "list") return b.items.map((i) => i.content);
       return b.kind === "heading" || b.kind === "paragraph" ? [b.content] : [];
     });
   }
@@ -184,10 +201,11 @@ export class RtfStory {
     this.rows = [];
   }
 
-  /** The paragraph read so far as spans (see finish), taken out of the story. */
-  private take(): Inline[] {
+  /** The paragraph read so far as spans (see finish), after `marker` when one is given, taken out of the story. */
+  private take(marker = ""): Inline[] {
     this.flush();
-    const content = finish(this.parts!);
+    const mark = marker.trim();
+    const content = finish(mark ? [{ text: `${mark} ` }, ...this.parts!] : this.parts!);
     this.parts = undefined;
     return content;
   }

@@ -1,9 +1,10 @@
 /**
  * @module documents/office/rtf
- * RTF → paragraphs and headings. A plain reader: control words are dropped, `\par` ends a paragraph, `\'hh` and
+ * RTF → paragraphs, headings, lists and tables. A plain reader: control words are dropped, `\par` ends a paragraph, `\'hh` and
  * `\uN` escapes are decoded (code page 1252 for the former, and for 8-bit characters written as they are), and
  * destination groups (font tables, pictures, `{\*\…}`) are skipped. Formatting is not kept, but a paragraph's
- * outline level makes it a heading (rtf-paragraph-state.ts) and a HYPERLINK field's result a link (rtf-fields.ts). Footnotes and
+ * properties make it a heading, a list item or a table cell (rtf-paragraph-state.ts, rtf-story.ts), and a HYPERLINK
+ * field's result is a link (rtf-fields.ts). Footnotes and
  * endnotes (`{\footnote …}`, starred or not; `\ftnalt` marks an endnote) come out as a DOCX's do (note-labels.ts):
  * a reference `[^n]` where the group stands, its mark left out (rtf-story.ts), the notes listed at the end, their
  * text counted against the document's budget as it is read. A note inside a note is skipped (RTF allows none).
@@ -18,7 +19,7 @@ import type { Block } from "../layout/model.ts";
 import { NoteLabels } from "./note-labels.ts";
 import { RtfFields } from "./rtf-fields.ts";
 import { RtfParagraphState } from "./rtf-paragraph-state.ts";
-import { RtfStory } from "./rtf-story.ts";
+import { RtfStory, type ParagraphShape } from "./rtf-story.ts";
 import { TextBudget } from "./text-budget.ts";
 
 // The note separators (`ftnsep`…) are what a page prints between the text and its notes: never text.
@@ -76,8 +77,12 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     }
     put(s);
   };
+  /** How the paragraph being read ends: a note's paragraphs are plain (note-labels.ts lists them as text). */
+  const shape = (): ParagraphShape => (note ? { inTable: paragraph.inTable } : { level: paragraph.level, inTable: paragraph.inTable, item: paragraph.listItem, marker: paragraph.marker });
   const endParagraph = () => {
-    if (skipDepth < 0) (note ?? body).endParagraph(note ? 0 : paragraph.level, paragraph.inTable);
+    if (skipDepth >= 0) return;
+    (note ?? body).endParagraph(shape());
+    paragraph.paragraphEnded();
   };
   const startNote = () => {
     // A note in a note (RTF allows none), or one past the notes a document lists: skipped, its text not read.
@@ -162,6 +167,8 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       if (skipDepth < 0) skipDepth = depth;
     } else if (word === "stylesheet") {
       if (skipDepth < 0) paragraph.sheet(depth);
+    } else if (word === "listtext" || word === "pntext") {
+      if (skipDepth < 0) paragraph.markerGroup(depth);
     } else if (word === "field") {
       if (skipDepth < 0) fields.field(depth);
     } else if (word === "fldinst") {
@@ -172,11 +179,18 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     } else if (word === "row") {
       // A row ends its table row; outside any table (a stray \row), the paragraph.
       const story = note ?? body;
-      if (skipDepth < 0) paragraph.inTable || story.inTable ? story.endRow() : story.endParagraph();
+      if (skipDepth >= 0) continue;
+      if (paragraph.inTable || story.inTable) {
+        story.endRow(paragraph.marker);
+        paragraph.paragraphEnded();
+      } else endParagraph();
     } else if (word === "cell") {
       if (skipDepth >= 0) continue;
-      if (paragraph.inTable) (note ?? body).endCell();
-      else emit(" ");
+      if (!paragraph.inTable) emit(" ");
+      else {
+        (note ?? body).endCell(paragraph.marker);
+        paragraph.paragraphEnded();
+      }
     } else if (word === "par" || word === "line" || word === "sect" || word === "page") endParagraph();
     else if (word === "tab") emit(" ");
     else if (word === "uc" && arg !== undefined) ucSkip = arg;
@@ -203,7 +217,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     else if (word === "nestcell") emit(" "); // a nested table's cell: its text joins the outer cell's
   }
   if (note) note.end(); // a note the file ends in
-  body.end(!note && paragraph.inTable);
+  body.end(note ? {} : shape());
   const blocks: Block[] = [...body.blocks];
   const notes = labels.block((story) => story.paragraphs);
   if (notes) blocks.push(notes);
