@@ -66,7 +66,7 @@ const MAX_LIST_LEVEL = 8;
 const MAX_MARKER_CHARS = 32;
 
 /** The words this state reads; any other is the reader's. */
-const WORDS = new Set(["pard", "s", "outlinelevel", "intbl", "itap", "ls", "ilvl"]);
+export const PARAGRAPH_WORDS: ReadonlySet<string> = new Set(["pard", "s", "outlinelevel", "intbl", "itap", "ls", "ilvl"]);
 
 /**
  * Tracks the state of the paragraph being read (heading level, table cell, list item and its marker) and the
@@ -138,9 +138,9 @@ export class RtfParagraphState {
     return true;
   }
 
-  /** Reads a control word at `depth` that sets a paragraph property ({@link WORDS}); false when it is not one. */
+  /** Reads a control word at `depth` that sets a paragraph property ({@link PARAGRAPH_WORDS}); false when it is not one. */
   word(word: string, arg: number | undefined, depth: number): boolean {
-    if (!WORDS.has(word)) return false;
+    if (!PARAGRAPH_WORDS.has(word)) return false;
     if (this.sheetDepth >= 0) {
       const style = this.style;
       if (style && depth === style.depth) {
@@ -180,15 +180,15 @@ export class RtfParagraphState {
   }
 
   private change(next: Partial<ParagraphState>, depth: number): void {
-    const state = { ...this.state, ...next };
     const s = this.state;
-    if (state.level === s.level && state.inTable === s.inTable && state.list === s.list && state.listLevel === s.listLevel) return;
+    // Most properties a paragraph sets are the ones it has (`\s0`, `\ilvl0`): compared before any copy is made.
+    if ((next.level ?? s.level) === s.level && (next.inTable ?? s.inTable) === s.inTable && (next.list ?? s.list) === s.list && (next.listLevel ?? s.listLevel) === s.listLevel) return;
     const top = this.saved[this.saved.length - 1];
     if (!top || top.depth < depth) {
       if (this.saved.length >= MAX_SAVED_STATES) return;
       this.saved.push({ depth, ...s });
     }
-    this.state = state;
+    this.state = { ...s, ...next };
   }
 
   private define(style: StyleDefinition): void {

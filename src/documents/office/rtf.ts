@@ -18,12 +18,18 @@ import { DocumentCorruptError } from "../errors.ts";
 import type { Block } from "../layout/model.ts";
 import { NoteLabels } from "./note-labels.ts";
 import { RtfFields } from "./rtf-fields.ts";
-import { RtfParagraphState } from "./rtf-paragraph-state.ts";
+import { PARAGRAPH_WORDS, RtfParagraphState } from "./rtf-paragraph-state.ts";
 import { RtfStory, type ParagraphShape } from "./rtf-story.ts";
 import { TextBudget } from "./text-budget.ts";
 
 // The note separators (`ftnsep`…) are what a page prints between the text and its notes: never text.
 const SKIP_DESTINATIONS = new Set(["fonttbl", "colortbl", "info", "pict", "header", "footer", "headerl", "headerr", "footerl", "footerr", "object", "themedata", "datastore", "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathPr", "ftnsep", "ftnsepc", "ftncn", "aftnsep", "aftnsepc", "aftncn"]);
+
+/** The control words this reader (or its paragraph state, PARAGRAPH_WORDS) acts on; it drops every other. */
+const READ_WORDS = new Set([
+  ...SKIP_DESTINATIONS, ...PARAGRAPH_WORDS, "stylesheet", "listtext", "pntext", "field", "fldinst", "fldrslt", "row", "cell", "par", "line", "sect", "page",
+  "tab", "uc", "u", "footnote", "chftn", "super", "nosupersub", "sub", "plain", "emdash", "endash", "bullet", "lquote", "rquote", "ldblquote", "rdblquote", "nestcell",
+]);
 
 /**
  * A starred destination the reader knows, so not skipped: a note (`{\*\footnote`, as LibreOffice writes it) or a
@@ -39,6 +45,8 @@ const CP1252 = new TextDecoder("windows-1252").decode(Uint8Array.from({ length: 
 
 const isLetter = (code: number) => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
 const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
+/** Characters that end a run of plain text: a group's braces, a control's backslash, and tab, CR and LF. */
+const isSpecial = (code: number) => code === 0x5c || code === 0x7b || code === 0x7d || code === 0x09 || code === 0x0a || code === 0x0d;
 
 /** Converts RTF text to paragraph blocks (and its notes), within the document's text `budget` (text-budget.ts). */
 export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[] } {
@@ -69,11 +77,14 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     if (paragraph.text(s) || fields.code(s)) return;
     (note ?? body).add(budget.take(s), superDepth >= 0, fields.href);
   };
+  /** Text read from the file: each of its characters is one of a `\u` escape's fallback characters while those are due. */
   const emit = (s: string) => {
     if (skipDepth >= 0) return;
     if (pendingSkip > 0) {
-      pendingSkip--;
-      return;
+      const n = Math.min(pendingSkip, s.length);
+      pendingSkip -= n;
+      s = s.slice(n);
+      if (!s) return;
     }
     put(s);
   };
@@ -124,7 +135,14 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     }
     if (c !== "\\") {
       if (c === "\t") emit(" ");
-      else if (c !== "\r" && c !== "\n") emit(c);
+      else if (c !== "\r" && c !== "\n") {
+        // A run of plain characters at once (one call per character was most of a large file's time).
+        let end = i + 1;
+        while (end < src.length && !isSpecial(src.charCodeAt(end))) end++;
+        emit(src.slice(i, end));
+        i = end;
+        continue;
+      }
       i++;
       continue;
     }
@@ -162,6 +180,8 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       i += Math.min(Math.max(0, arg ?? 0), src.length - i);
       continue;
     }
+    // Most control words are formatting this reader does not keep (`\f3`, `\fs24`, `\lang1033`): one lookup drops them.
+    if (!READ_WORDS.has(word)) continue;
     if (skipDepth < 0 && paragraph.word(word, arg, depth)) continue;
     if (SKIP_DESTINATIONS.has(word)) {
       if (skipDepth < 0) skipDepth = depth;
