@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 const BUN_VERSION = "1.4.5";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const LOCAL_PREFIX = join(ROOT, ".tools");
-const CHROMIUM_PATHS = ["/usr/bin/chromium", "/usr/lib/chromium/chromium", "/usr/bin/chromium-browser"];
+// The server's own list (src/engines/browser/chromium.ts CHROMIUM_LOCATIONS): a browser it would use is not installed again.
+const CHROMIUM_PATHS = ["/usr/bin/chromium", "/usr/lib/chromium/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome-stable", "/usr/bin/google-chrome"];
 
 const say = (msg) => process.stderr.write(`[bootstrap] ${msg}\n`);
 
