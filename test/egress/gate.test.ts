@@ -1,24 +1,19 @@
 /**
- * SSRF integration tests: allowPrivateNetwork=false, a "secret" server on loopback that must never be hit.
- *
- * To exercise redirects and rebinding honestly without the internet, one loopback address, 127.0.0.2, is declared
- * public through the gate's injected classifier; "public.test" resolves to it. Everything else keeps the real
- * classifier, so a redirect from the "public" site to 127.0.0.1 is a real refusal, not a test artefact. The
- * secret's twin listens on 127.0.0.2 with the SAME port, so a rebinding name can point at either.
+ * SSRF integration tests, the engine's side: with allowPrivateNetwork=false, every non-public destination (direct,
+ * by name, after a redirect, by rebinding, through the proxy) is refused with zero hits on the "secret" server on
+ * loopback; the pinned engine and the proxy connect only to the addresses they checked. The setup (127.0.0.2
+ * declared public, the secret's twin on the same port) is in gate-helpers.ts; check() and the proxy's use by any
+ * HTTP client are in gate-check.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type AddressVerdict, classifyAddress, createEgressGate, type EgressGate } from "../../src/egress/index.ts";
+import type { EgressGate } from "../../src/egress/index.ts";
 import { createHttpEngine } from "../../src/engines/http/index.ts";
 import type { Engine } from "../../src/engines/types.ts";
-import { EgressDeniedError, SiteError } from "../../src/errors.ts";
 import { loadConfig } from "../../src/config.ts";
-import { type FixtureServer, startCountingServer, startHttpFixtures, startTlsServer } from "../fixtures/servers.ts";
+import { type FixtureServer, startCountingServer } from "../fixtures/servers.ts";
+import { expectDenied, fixtureResolver, type GateWorld, PUBLIC_FIXTURE_IP, req, startGateWorld } from "./gate-helpers.ts";
 
-const PUBLIC_FIXTURE_IP = "127.0.0.2";
-/** 127.0.0.3 is "public" too but nothing listens there: a dead address for the pinned engine to skip. */
-const DEAD_PUBLIC_IP = "127.0.0.3";
-const classify = (a: string): AddressVerdict => (a === PUBLIC_FIXTURE_IP || a === DEAD_PUBLIC_IP ? { public: true } : classifyAddress(a));
-
+let world: GateWorld;
 let secret: FixtureServer; // 127.0.0.1:P
 let twin: FixtureServer; // 127.0.0.2:P (same port), "public"
 let secret6: FixtureServer; // [::1]
@@ -27,52 +22,15 @@ let site: FixtureServer; // "public" fixture site on 127.0.0.2
 let gate: EgressGate;
 let engine: Engine;
 let rebindCalls = 0;
-
-const names: Record<string, () => string[]> = {
-  "public.test": () => [PUBLIC_FIXTURE_IP],
-  "evil.test": () => ["127.0.0.1"],
-  "metadata.test": () => ["169.254.169.254"],
-  "mixed.test": () => [PUBLIC_FIXTURE_IP, "127.0.0.1"],
-  "six.test": () => ["::1"],
-  "half-dead.test": () => [DEAD_PUBLIC_IP, PUBLIC_FIXTURE_IP],
-  // Public on the first lookup, loopback on every later one.
-  "rebind.test": () => (++rebindCalls === 1 ? [PUBLIC_FIXTURE_IP] : ["127.0.0.1"]),
-};
-const resolver = async (host: string) => {
-  const answer = names[host];
-  if (!answer) throw new Error(`ENOTFOUND ${host}`);
-  return answer();
-};
-
-const req = (url: string) => ({ url, timeoutMs: 5000, maxBodyBytes: 1 << 20 });
+// Public on the first lookup, loopback on every later one.
+const resolver = fixtureResolver(() => (++rebindCalls === 1 ? [PUBLIC_FIXTURE_IP] : ["127.0.0.1"]));
 
 beforeAll(async () => {
-  secret = startCountingServer(() => new Response("SECRET"));
-  twin = startCountingServer(() => new Response("twin"), { hostname: PUBLIC_FIXTURE_IP, port: secret.port });
-  secret6 = startCountingServer(() => new Response("SECRET6"), { hostname: "::1" });
-  secretTls = await startTlsServer(() => new Response("SECRET-TLS"));
-  site = startHttpFixtures({ hostname: PUBLIC_FIXTURE_IP });
-  gate = await createEgressGate({ allowPrivateNetwork: false, resolver, classify });
-  engine = createHttpEngine({ gate });
+  world = await startGateWorld(resolver);
+  ({ secret, twin, secret6, secretTls, site, gate, engine } = world);
 });
 
-afterAll(async () => {
-  await gate.close();
-  for (const s of [secret, twin, secret6, secretTls, site]) await s.stop();
-});
-
-async function expectDenied(p: Promise<unknown>, messagePart?: string | RegExp): Promise<EgressDeniedError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EgressDeniedError);
-  const denied = err as EgressDeniedError;
-  expect(denied.status).toBe(403);
-  expect(denied.code).toBe("EGRESS_DENIED");
-  if (messagePart) expect(denied.message).toMatch(messagePart);
-  return denied;
-}
+afterAll(() => world.close());
 
 describe("engine refuses non-public destinations (zero hits on the secret)", () => {
   const direct = () => [
@@ -238,70 +196,6 @@ describe("engine refuses non-public destinations (zero hits on the secret)", () 
       expect(res.headers.get("x-crawlbox-egress-error")).toBeNull();
     } finally {
       await forger.stop();
-    }
-  });
-});
-
-describe("any HTTP client can use the proxy (webhooks, Chromium)", () => {
-  test("a 5 MB POST body is relayed intact", async () => {
-    const echo = startCountingServer(async (r) => new Response(String((await r.arrayBuffer()).byteLength)), { hostname: PUBLIC_FIXTURE_IP });
-    try {
-      const body = new Uint8Array(5_000_000).fill(97);
-      const res = await fetch(`http://public.test:${echo.port}/hook`, { method: "POST", body, proxy: gate.proxyUrl });
-      expect(await res.text()).toBe("5000000");
-    } finally {
-      await echo.stop();
-    }
-  });
-
-  test("a raw CONNECT to a private address gets a 403 with the marker headers", async () => {
-    const received: Buffer[] = [];
-    const done = Promise.withResolvers<void>();
-    const sock = await Bun.connect({
-      hostname: "127.0.0.1",
-      port: Number(new URL(gate.proxyUrl).port),
-      socket: { data: (_s, d) => void received.push(Buffer.from(d)), close: () => done.resolve(), error: () => done.resolve() },
-    });
-    sock.write(`CONNECT 169.254.169.254:443 HTTP/1.1\r\nHost: 169.254.169.254:443\r\n\r\n`);
-    await done.promise;
-    const text = Buffer.concat(received).toString();
-    expect(text).toStartWith("HTTP/1.1 403 Forbidden");
-    expect(text).toContain("x-crawlbox-egress-error: EGRESS_DENIED");
-    expect(text).toContain("link-local address 169.254.169.254");
-  });
-});
-
-describe("check()", () => {
-  test("explains refusals and passes public targets", async () => {
-    await expectDenied(gate.check("http://10.0.0.1/"), "Egress denied: the target is a private address 10.0.0.1");
-    await expectDenied(gate.check("http://evil.test/"), "evil.test resolves to a loopback address.");
-    // A name's refusal says what kind of address it has, never which one (the client gave a name, not an address).
-    const named = (await gate.check("http://evil.test/").catch((e: unknown) => e)) as EgressDeniedError;
-    expect(JSON.stringify({ message: named.message, details: named.details })).not.toContain("127.0.0.1");
-    await expectDenied(gate.check("ftp://public.test/"), /scheme ftp:/);
-    await expectDenied(gate.check("http://public.test:22/"), /port 22/);
-    await gate.check(`http://public.test:${site.port}/`);
-  });
-
-  test("DNS failure is SCRAPE_DNS_RESOLUTION_ERROR, not a denial", async () => {
-    const err = await gate.check("http://nope.invalid/").catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SiteError);
-    expect((err as SiteError).code).toBe("SCRAPE_DNS_RESOLUTION_ERROR");
-    const viaEngine = await engine.fetch(req("http://nope.invalid/")).catch((e: unknown) => e);
-    expect((viaEngine as SiteError).code).toBe("SCRAPE_DNS_RESOLUTION_ERROR");
-  });
-});
-
-describe("allowPrivateNetwork=true", () => {
-  test("private targets pass, but still through the gate (ports are still checked)", async () => {
-    const open = await createEgressGate({ allowPrivateNetwork: true, resolver });
-    try {
-      const page = await createHttpEngine({ gate: open }).fetch(req(`http://evil.test:${secret.port}/`));
-      expect(page.text).toBe("SECRET");
-      await expectDenied(open.check("http://127.0.0.1:25/"), /port 25/);
-    } finally {
-      await open.close();
-      secret.hits = 0;
     }
   });
 });

@@ -3,11 +3,11 @@
  * `browserExecute`: the caller's JavaScript gets a Playwright-style `page` (navigation, locators by CSS, text, role
  * and label, actions, reads, waits, evaluate, screenshot) and `console`, and returns a `result`; it runs in an
  * offline browser sandbox with no Node built-ins, so it reaches neither files nor the network; errors come back
- * without the server's stack; the time limit stops a busy loop; and a hostile page can move neither a snapshot ref
- * nor a locator's match onto another element, nor get a covered element clicked.
+ * without the server's stack; the time limit stops a busy loop; and a server with one browser page refuses such
+ * code clearly. (Playwright's finer semantics and the sandbox's bounds: node-code-playwright.test.ts; a hostile
+ * page and the channel to crawlbox: node-code-hostile.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import Firecrawl from "@mendable/firecrawl-js";
 import type { FixtureServer } from "../fixtures/servers.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startCodeTestbed, type CodeTestbed } from "./code-testbed.ts";
@@ -19,42 +19,14 @@ const FORM = `<!doctype html><html><head><title>Form</title></head><body><h1>Sig
 <button onclick="document.getElementById('out').textContent = 'Hello ' + document.getElementById('email').value + ' (' + document.getElementById('plan').value + ')'; setTimeout(() => { const p = document.createElement('p'); p.id = 'late'; p.textContent = 'Later'; document.body.append(p); }, 300)">Send</button>
 <p id="out"></p><ul><li>one</li><li>two</li><li>three</li></ul><nav><a href="/other">Other page</a></nav></body></html>`;
 
-/** A page that moves whatever crawlbox marks onto its "Delete" button, and lays a transparent shield over "Covered". */
-const HOSTILE = `<!doctype html><html><head><title>Account</title></head><body>
-<button id="delete" style="position:absolute;left:-9999px" onclick="document.title='DELETED'">Delete account</button>
-<button id="save" onclick="document.title='SAVED'">Save</button>
-<button id="covered" style="position:fixed;left:0;top:200px;width:120px;height:40px" onclick="document.title='COVERED'">Covered</button>
-<div style="position:fixed;left:0;top:190px;width:200px;height:60px;z-index:9" onclick="document.title='SHIELD'"></div>
-<script>
-new MutationObserver((records) => { for (const r of records) if (r.attributeName && r.attributeName.startsWith("data-crawlbox") && r.target.id !== "delete") {
-  document.getElementById("delete").setAttribute(r.attributeName, r.target.getAttribute(r.attributeName)); } })
-  .observe(document, { attributes: true, subtree: true });
-</script></body></html>`;
-
-/** What Playwright-style scripts meet: lists to chain into, a late element, a hidden copy, script text, a decoy on hover. */
-const TRICKY = `<!doctype html><html><head><title>Tricky</title><script>var label = "Checkout now";</script></head><body>
-<ul><li><a href="/1">a1</a></li><li><a href="/2">a2</a></li><li><a href="/3">a3</a></li></ul>
-<nav style="display:none"><button onclick="document.title='HIDDEN'">Sign in</button></nav>
-<button onclick="document.title='SIGNED IN'">Sign in</button>
-<div id="s"><script>var x = "Checkout";</script><span>Checkout</span></div>
-<label style="position:relative;display:inline-block"><input id="agree" type="checkbox" style="position:absolute;left:0;top:0;width:20px;height:20px;opacity:0"><span style="position:relative;z-index:1;display:inline-block;width:20px;height:20px;background:#ccc"></span> Agree</label>
-<button id="under" style="position:absolute;left:10px;top:500px;width:80px;height:30px" onclick="document.title='FORCED'">Under</button><div style="position:absolute;left:0;top:490px;width:120px;height:50px;z-index:5"></div>
-<button id="show" onclick="setTimeout(() => { const b = document.createElement('button'); b.id = 'late'; b.textContent = 'Late'; b.onclick = () => { document.title = 'LATE'; }; document.body.append(b); }, 700)">Show later</button>
-<button id="save" style="position:absolute;left:10px;top:400px;width:100px;height:30px" onclick="document.title='SAVED'">Save</button>
-<script>document.getElementById("save").addEventListener("mousemove", () => {
-  const d = document.createElement("button"); d.textContent = "Delete"; d.onclick = () => { document.title = "DELETED"; };
-  d.style.cssText = "position:absolute;left:0;top:390px;width:200px;height:60px;z-index:9"; document.body.append(d); }, { once: true });</script>
-</body></html>`;
-
 let tb: CodeTestbed;
 let h: Harness;
-let app: Firecrawl;
 let base: string;
 let secret: FixtureServer;
 
 beforeAll(async () => {
-  tb = await startCodeTestbed({ "/form": FORM, "/hostile": HOSTILE, "/tricky": TRICKY });
-  ({ h, app, base, secret } = tb);
+  tb = await startCodeTestbed({ "/form": FORM });
+  ({ h, base, secret } = tb);
 });
 afterAll(() => tb.close());
 
@@ -184,128 +156,6 @@ describe("JavaScript code", () => {
       await s.end();
     }
   }, 30_000);
-});
-
-describe("Playwright's semantics and the sandbox's bounds (review of the first version)", () => {
-  test("chained nth, actions waiting for a late element, hidden copies and script text left out, waitForSelector's locator", async () => {
-    const s = await session();
-    try {
-      const r = await s.run(`
-        await page.goto("${base}/tricky");
-        console.log(await page.locator("li").nth(2).locator("a").textContent(), await page.locator("li").nth(1).locator("a").count(), await page.locator("li").last().getByText("a").innerText());
-        console.log(await page.getByText("Checkout").evaluate((el) => el.tagName));
-        await page.getByRole("button", { name: "Sign in" }).click();
-        console.log(await page.title());
-        await page.click("#show");
-        await page.click("#late");
-        console.log(await page.title());
-        const late = await page.waitForSelector("#late");
-        console.log(await late.textContent());
-        await page.check("#agree");
-        console.log(await page.isChecked("#agree"));
-        await page.click("#under", { force: true });
-        console.log(await page.title());
-      `);
-      expect(r).toMatchObject({ exitCode: 0, stderr: "" });
-      expect(r.stdout).toBe("a3 1 a3\nSPAN\nSIGNED IN\nLATE\nLate\ntrue\nFORCED\n");
-      // bash's check reaches the same hidden box; unchecking too.
-      expect((await s.run("agent-browser uncheck '#agree' && agent-browser is checked '#agree'", "bash")).stdout).toBe("false\n");
-    } finally {
-      await s.end();
-    }
-  }, 30_000);
-
-  test("a decoy laid over an element when the pointer arrives gets an error, not the click", async () => {
-    const s = await session();
-    try {
-      const node = await s.run(`await page.goto("${base}/tricky"); try { await page.click("#save"); } catch (e) { console.log(e.message); } return await page.title();`);
-      expect(node.stdout).toBe("another element covers it (at its centre)\n");
-      expect(node.result).toBe("Tricky");
-      const bash = await s.run(`agent-browser open ${base}/tricky\nagent-browser click '#save'\nagent-browser get title`, "bash");
-      expect(bash.stderr).toBe("✗ another element covers it (at its centre)\n");
-      expect(bash.stdout).toEndWith("Tricky\n");
-    } finally {
-      await s.end();
-    }
-  }, 30_000);
-
-  test("bounds: calls at once, what a script sends, long values, titles, screenshots; a killed timed wait keeps the session", async () => {
-    const s = await session();
-    try {
-      const burst = await s.run("const all = await Promise.allSettled(Array.from({ length: 40 }, () => page.waitForTimeout(60000))); return all.filter((x) => x.status === 'rejected').length;", "node", 2);
-      expect(burst.killed).toBe(true);
-      const counted = await s.run("const all = await Promise.allSettled(Array.from({ length: 40 }, () => page.waitForTimeout(100))); return all.filter((x) => x.status === 'rejected' && /at most 16/.test(x.reason.message)).length;");
-      expect(counted.result).toBe("24");
-      const flood = await s.run("for (let i = 0; i < 30; i++) console.log('x'.repeat(1000000)); return 'not reached';");
-      expect(flood.exitCode).toBe(1);
-      expect(flood.stderr).toEndWith("Stopped: the script sent crawlbox more than 20000000 characters, or 200000 calls and log lines (output and call arguments).\n");
-      const long = await s.run("return 'y'.repeat(3000000)");
-      expect(long.result.length).toBeLessThan(1_000_100);
-      expect(long.result).toEndWith(" …(cut)");
-      const title = await s.run(`await page.goto("${base}/other"); await page.evaluate(() => { document.title = "t".repeat(2000000); }); return (await page.title()).length`);
-      expect(title.result).toBe("10000");
-      expect((await s.run("agent-browser get title", "bash")).stdout.length).toBe(10_001);
-      const shots = await s.run("for (let i = 0; i < 21; i++) { try { await page.screenshot(); } catch (e) { return i + ': ' + e.message; } }");
-      expect(shots.result).toBe("20: at most 20 screenshots per script");
-      // A wait in crawlbox alone, stopped by the time limit, leaves the session as it was.
-      expect(await s.run("await page.waitForTimeout(20000)", "node", 1)).toMatchObject({ killed: true, exitCode: 124 });
-      expect((await s.run("return 'still here'")).result).toBe("still here");
-    } finally {
-      await s.end();
-    }
-  }, 60_000);
-});
-
-describe("a hostile page", () => {
-  test("cannot move a ref or a locator's match to another element, nor get a covered element clicked", async () => {
-    const s = await session();
-    try {
-      const bash = await s.run(`agent-browser open ${base}/hostile\nagent-browser snapshot -i\nagent-browser click @e2\nagent-browser get title\nagent-browser click @e3`, "bash");
-      expect(bash.stdout).toContain('- button "Save" [ref=e2]');
-      expect(bash.stdout).toEndWith("SAVED\n");
-      expect(bash.stderr).toBe("✗ another element covers it (at its centre)\n");
-      const node = await s.run(`await page.reload(); await page.getByText("Save").click(); return await page.title();`);
-      expect(node.result).toBe("SAVED");
-    } finally {
-      await s.end();
-    }
-  }, 30_000);
-});
-
-describe("what the sandbox can send crawlbox (the channel through crawlbox's isolated world)", () => {
-  test("no binding in the code's world; a planted giant call never crosses; a returned value is cut in crawlbox's world whatever the code redefines", async () => {
-    const s = await session();
-    try {
-      expect((await s.run("return typeof globalThis.__crawlboxCall + '/' + typeof globalThis.__crawlboxChannel")).result).toBe("undefined/undefined");
-      const rss = process.memoryUsage().rss;
-      const giant = await s.run(`document.documentElement.setAttribute("data-cb-call-9", JSON.stringify({ m: "log", a: ["out", "z".repeat(150000000)] })); document.dispatchEvent(new Event("crawlbox-call")); await page.title(); return "after";`);
-      expect(process.memoryUsage().rss - rss).toBeLessThan(250 * 1024 * 1024);
-      expect(giant.exitCode).toBe(1);
-      expect(giant.stderr).toContain("Stopped: the script sent crawlbox more than 20000000 characters");
-      const sneaky = await s.run("String.prototype.slice = function () { return String(this); }; return 'y'.repeat(3000000);");
-      expect(sneaky.result.length).toBeLessThan(1_000_100);
-      expect(sneaky.result).toEndWith(" …(cut)");
-      expect((await s.run("return 'still here'")).result).toBe("still here");
-
-      // Text the world escapes twice (quotes, newlines) still crosses at its own length.
-      expect((await s.run(`return await page.evaluate((s) => s.length, '"'.repeat(900000))`)).result).toBe("900000");
-      const quoted = await s.run(`console.log('"\\n'.repeat(300000)); return 'ok'`);
-      expect([quoted.result, quoted.stdout.length]).toEqual(["ok", 600001]);
-      // Many tiny log lines are counted too: past the last call the script is stopped, not the server slowed.
-      const tiny = await s.run("for (let i = 0; i < 250000; i++) console.log(''); return 'not reached';", "node", 120);
-      expect(tiny.exitCode).toBe(1);
-      expect(tiny.stderr).toContain("200000 calls and log lines");
-      // The sandbox's own failures end the script (exit 1), not the session.
-      for (const wreck of ["location.reload(); await new Promise((r) => setTimeout(r, 5000));", "document.documentElement.remove(); return 1;"]) {
-        const r = await s.run(wreck);
-        expect([wreck, r.exitCode]).toEqual([wreck, 1]);
-        expect(r.stderr).toContain("document was replaced");
-      }
-      expect((await s.run("return 'session kept'")).result).toBe("session kept");
-    } finally {
-      await s.end();
-    }
-  }, 120_000);
 });
 
 describe("a server with one browser page", () => {

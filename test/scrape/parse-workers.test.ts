@@ -1,18 +1,16 @@
 /**
  * Parse workers (src/scrape/parse-workers): pages parsed on worker threads give the documents the main thread
  * gives (every case forced onto a worker, then the default rule under concurrency and over a crawl); the views a
- * worker returns are the ones used; renderers that read the DOM keep the page on the main thread; a worker that
- * crashes, exits or fails a page costs only the hand-over, one that hangs is stopped at the scrape's deadline,
- * and repeated crashes turn the pool off. Real workers, real HTTP.
+ * worker returns are the ones used; renderers that read the DOM keep the page on the main thread. Real workers,
+ * real HTTP. (Workers that crash, exit or hang: parse-workers-failing.test.ts; the pool on its own:
+ * parse-workers-pool.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { silentLogger } from "../../src/log.ts";
-import { createParsePool, LARGE_PAGE_CHARS, MAX_CRASHES_IN_A_ROW, ParseTimeoutError, ParseWorkerError, type ParsePool } from "../../src/scrape/parse-workers/pool.ts";
-import type { ViewOptions } from "../../src/scrape/parse-workers/protocol.ts";
+import { createParsePool, LARGE_PAGE_CHARS, type ParsePool } from "../../src/scrape/parse-workers/pool.ts";
 import { startCrawlSite } from "../fixtures/crawl-site.ts";
 import { startFixtureSite, type FixtureSite } from "../fixtures/site.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
+import { scrape, withPool } from "./parse-workers-helpers.ts";
 
 let site: FixtureSite;
 let odd: ReturnType<typeof Bun.serve>;
@@ -62,16 +60,6 @@ function comparable(doc: any) {
   const { scrapeId, concurrencyLimited, concurrencyQueueDurationMs, ...metadata } = doc.metadata;
   return { ...doc, metadata };
 }
-
-async function scrape(h: Harness, body: Record<string, unknown>, status = 200) {
-  const res = await h.request("/v2/scrape", { method: "POST", json: { maxAge: 0, ...body } });
-  const json = (await res.json()) as any;
-  expect(res.status).toBe(status);
-  return status === 200 ? json.data : json;
-}
-
-/** A harness whose pages all go to the given pool. */
-const withPool = (pool: ParsePool, overrides = {}) => createHarness({ parseWorkers: 1, ...overrides }, { parsePool: pool, log: silentLogger });
 
 const CASES: Record<string, unknown>[] = [
   { url: "/article", formats: ["markdown", "html", "links", "images"] },
@@ -199,105 +187,5 @@ describe("parse workers", () => {
     const doc = await scrape(workers, body);
     expect(workers.services.parseWorkers.stats().offloaded).toBe(before + 1);
     expect(doc.attributes[0].values.length).toBeGreaterThan(10000);
-  });
-});
-
-describe("failing workers", () => {
-  const fixture = (name: string) => join(import.meta.dir, "..", "fixtures", "parse-workers", `${name}.ts`);
-
-  for (const kind of ["crash", "exit"]) {
-    test(`a worker that ${kind === "crash" ? "throws" : "exits"}: the page is parsed on the main thread and the worker replaced`, async () => {
-      const warnings: string[] = [];
-      const pool = createParsePool({ size: 1, largePageChars: 0, workerPath: fixture(kind), onWorkerError: (m) => warnings.push(m) });
-      const h = await withPool(pool);
-      try {
-        for (let i = 0; i < 2; i++) {
-          const doc = await scrape(h, { url: `${site.url}/article`, formats: ["markdown"] });
-          expect(doc.markdown).toContain("Growing Tomatoes Indoors");
-        }
-        expect(pool.stats()).toMatchObject({ offloaded: 0, failed: 2, disabled: false });
-        expect(warnings.filter((w) => w.includes(kind === "crash" ? "parse worker crashed" : "parse worker exited")).length).toBe(2);
-      } finally {
-        await h.close();
-      }
-    });
-  }
-
-  test(`${MAX_CRASHES_IN_A_ROW} crashes in a row turn the pool off: no more threads are started`, async () => {
-    const warnings: string[] = [];
-    const pool = createParsePool({ size: 1, largePageChars: 0, workerPath: fixture("crash"), onWorkerError: (m) => warnings.push(m) });
-    const h = await withPool(pool);
-    try {
-      for (let i = 0; i < MAX_CRASHES_IN_A_ROW + 2; i++) await scrape(h, { url: `${site.url}/article`, formats: ["markdown"] });
-      expect(pool.stats()).toMatchObject({ failed: MAX_CRASHES_IN_A_ROW, disabled: true, live: 0 });
-      expect(warnings.filter((w) => w.includes("turned off")).length).toBe(1);
-    } finally {
-      await h.close();
-    }
-  });
-
-  test("a worker still parsing at the scrape's deadline is stopped and the scrape times out", async () => {
-    const pool = createParsePool({ size: 1, largePageChars: 0, workerPath: fixture("silent") });
-    const h = await withPool(pool);
-    try {
-      const started = performance.now();
-      const err = await scrape(h, { url: `${site.url}/article`, formats: ["markdown"], timeout: 1000 }, 408);
-      expect(err).toMatchObject({ success: false, code: "SCRAPE_TIMEOUT" });
-      expect(performance.now() - started).toBeLessThan(5000);
-      expect(pool.stats()).toMatchObject({ timedOut: 1, live: 0, disabled: false });
-    } finally {
-      await h.close();
-    }
-  });
-});
-
-const VIEW_OPTIONS = { onlyMainContent: true, removeBase64Images: true } as ViewOptions;
-
-describe("the pool", () => {
-  test("rejects invalid sizes; a closed or empty pool refuses work instead of hanging", async () => {
-    expect(() => createParsePool({ size: -1 })).toThrow(TypeError);
-    const empty = createParsePool({ size: 0 });
-    expect(empty.shouldOffload(10_000_000, 5)).toBe(false);
-    await expect(empty.compute({ html: "<p>x</p>", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["markdown"] })).rejects.toBeInstanceOf(ParseWorkerError);
-    const pool = createParsePool({ size: 1, largePageChars: 0 });
-    expect(pool.shouldOffload(10, 0)).toBe(true);
-    const views = await pool.compute({ html: "<html><head><title>T</title></head><body><main><h1>Hi</h1><p>Some words here.</p></main></body></html>", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["metadata", "markdown"] });
-    expect(views.metadata).toMatchObject({ title: "T" });
-    expect(views.markdown).toContain("# Hi");
-    await pool.close();
-    expect(pool.shouldOffload(10_000_000, 5)).toBe(false);
-    await expect(pool.compute({ html: "", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: [] })).rejects.toBeInstanceOf(ParseWorkerError);
-  });
-
-  test("a worker takes a second page only behind a small one", async () => {
-    const pool = createParsePool({ size: 1, largePageChars: 1000, queueBehindMaxChars: 1000 });
-    const small = { html: "<p>small</p>", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["markdown" as const] };
-    const large = { ...small, html: `<p>${"large ".repeat(400)}</p>` };
-    const first = pool.compute(large);
-    expect(pool.shouldOffload(10, 1)).toBe(false); // queued behind a large page: parse on the main thread instead
-    await first;
-    const a = pool.compute(small);
-    expect(pool.shouldOffload(10, 1)).toBe(true);
-    const b = pool.compute(small);
-    expect(pool.shouldOffload(10, 1)).toBe(false); // two jobs: full
-    await Promise.all([a, b]);
-    expect(pool.stats()).toMatchObject({ offloaded: 3, live: 1 });
-    await pool.close();
-  });
-
-  test("a large page always goes to a worker, queued behind others; one that times out waiting leaves the worker be", async () => {
-    const pool = createParsePool({ size: 1, largePageChars: 1000, queueBehindMaxChars: 1000 });
-    const large = { html: `<main><p>${"large ".repeat(400)}</p></main>`, pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["markdown" as const] };
-    const first = pool.compute(large);
-    // Parsed on the main thread it would hold every other request: it waits for the busy worker instead.
-    expect(pool.shouldOffload(large.html.length, 0)).toBe(true);
-    expect(pool.shouldOffload(10, 1)).toBe(false); // a small page still does not wait behind a large one
-    const second = pool.compute(large);
-    const third = pool.compute(large, Date.now()); // its deadline passes while it waits
-    await expect(third).rejects.toBeInstanceOf(ParseTimeoutError);
-    expect((await first).markdown).toContain("large large");
-    expect((await second).markdown).toContain("large large");
-    expect(pool.stats()).toMatchObject({ live: 1, timedOut: 1 });
-    await pool.close();
   });
 });

@@ -1,0 +1,59 @@
+/**
+ * The parse-worker pool on its own (src/scrape/parse-workers/pool.ts): invalid sizes are refused and a closed or
+ * empty pool refuses work instead of hanging; a worker takes a second page only behind a small one; a large page
+ * always goes to a worker, queued behind others, and one whose deadline passes while it waits leaves the worker be.
+ */
+import { describe, expect, test } from "bun:test";
+import { createParsePool, ParseTimeoutError, ParseWorkerError } from "../../src/scrape/parse-workers/pool.ts";
+import type { ViewOptions } from "../../src/scrape/parse-workers/protocol.ts";
+
+const VIEW_OPTIONS = { onlyMainContent: true, removeBase64Images: true } as ViewOptions;
+
+describe("the pool", () => {
+  test("rejects invalid sizes; a closed or empty pool refuses work instead of hanging", async () => {
+    expect(() => createParsePool({ size: -1 })).toThrow(TypeError);
+    const empty = createParsePool({ size: 0 });
+    expect(empty.shouldOffload(10_000_000, 5)).toBe(false);
+    await expect(empty.compute({ html: "<p>x</p>", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["markdown"] })).rejects.toBeInstanceOf(ParseWorkerError);
+    const pool = createParsePool({ size: 1, largePageChars: 0 });
+    expect(pool.shouldOffload(10, 0)).toBe(true);
+    const views = await pool.compute({ html: "<html><head><title>T</title></head><body><main><h1>Hi</h1><p>Some words here.</p></main></body></html>", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["metadata", "markdown"] });
+    expect(views.metadata).toMatchObject({ title: "T" });
+    expect(views.markdown).toContain("# Hi");
+    await pool.close();
+    expect(pool.shouldOffload(10_000_000, 5)).toBe(false);
+    await expect(pool.compute({ html: "", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: [] })).rejects.toBeInstanceOf(ParseWorkerError);
+  });
+
+  test("a worker takes a second page only behind a small one", async () => {
+    const pool = createParsePool({ size: 1, largePageChars: 1000, queueBehindMaxChars: 1000 });
+    const small = { html: "<p>small</p>", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["markdown" as const] };
+    const large = { ...small, html: `<p>${"large ".repeat(400)}</p>` };
+    const first = pool.compute(large);
+    expect(pool.shouldOffload(10, 1)).toBe(false); // queued behind a large page: parse on the main thread instead
+    await first;
+    const a = pool.compute(small);
+    expect(pool.shouldOffload(10, 1)).toBe(true);
+    const b = pool.compute(small);
+    expect(pool.shouldOffload(10, 1)).toBe(false); // two jobs: full
+    await Promise.all([a, b]);
+    expect(pool.stats()).toMatchObject({ offloaded: 3, live: 1 });
+    await pool.close();
+  });
+
+  test("a large page always goes to a worker, queued behind others; one that times out waiting leaves the worker be", async () => {
+    const pool = createParsePool({ size: 1, largePageChars: 1000, queueBehindMaxChars: 1000 });
+    const large = { html: `<main><p>${"large ".repeat(400)}</p></main>`, pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["markdown" as const] };
+    const first = pool.compute(large);
+    // Parsed on the main thread it would hold every other request: it waits for the busy worker instead.
+    expect(pool.shouldOffload(large.html.length, 0)).toBe(true);
+    expect(pool.shouldOffload(10, 1)).toBe(false); // a small page still does not wait behind a large one
+    const second = pool.compute(large);
+    const third = pool.compute(large, Date.now()); // its deadline passes while it waits
+    await expect(third).rejects.toBeInstanceOf(ParseTimeoutError);
+    expect((await first).markdown).toContain("large large");
+    expect((await second).markdown).toContain("large large");
+    expect(pool.stats()).toMatchObject({ live: 1, timedOut: 1 });
+    await pool.close();
+  });
+});
