@@ -34,8 +34,9 @@ export interface Config {
   /** Chromium executable; empty = look in the Debian locations. */
   chromePath: string;
   /**
-   * Ollama server for LLM formats, without a trailing `/api` (upstream's .env.example writes
-   * `http://localhost:11434/api`; the Ollama client adds `/api/chat` itself). @default "http://127.0.0.1:11434"
+   * Ollama server for LLM formats, without a trailing `/api` or `/v1` (upstream's .env.example writes
+   * `http://localhost:11434/api`, Ollama's OpenAI-compatible address is `…:11434/v1`; the Ollama client adds
+   * `/api/chat` itself). @default "http://127.0.0.1:11434"
    */
   ollamaBaseUrl: string;
   /**

@@ -31,12 +31,15 @@ export class ConfigError extends Error {
 export const OLLAMA_DEFAULT_BASE_URL = "http://127.0.0.1:11434";
 
 /**
- * `OLLAMA_BASE_URL` without trailing slashes and a trailing `/api`: upstream's self-host .env.example has
- * `OLLAMA_BASE_URL=http://localhost:11434/api` (its AI SDK provider appends `/chat`), while the `ollama` package we
- * use appends `/api/chat` itself, so the unnormalised value would call `/api/api/chat` (a 404).
+ * `OLLAMA_BASE_URL` without trailing slashes and a trailing `/api` or `/v1`, as the `ollama` package we use appends
+ * `/api/chat` itself:
+ * - upstream's self-host .env.example has `OLLAMA_BASE_URL=http://localhost:11434/api` (its AI SDK provider appends
+ *   `/chat`): unnormalised, crawlbox called `/api/api/chat` (a 404);
+ * - `http://host:11434/v1` is Ollama's OpenAI-compatible address, which its own docs and many guides give:
+ *   unnormalised, crawlbox called `/v1/api/chat` (a 404, reported only as a 503 on the first LLM format).
  */
 export function normaliseOllamaBaseUrl(url: string): string {
-  return url.replace(/\/+$/, "").replace(/\/api$/i, "").replace(/\/+$/, "");
+  return url.replace(/\/+$/, "").replace(/\/(api|v1)$/i, "").replace(/\/+$/, "");
 }
 
 /**

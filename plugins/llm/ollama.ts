@@ -3,6 +3,9 @@
  * The Ollama provider: `POST /api/chat` through the official `ollama` package, non-streaming, with the JSON
  * Schema as `format` (Ollama's structured outputs), `num_ctx` sized to the configured context and `num_predict`
  * bounding the answer. All traffic goes through the pinned fetch (the configured OLLAMA_BASE_URL only).
+ *
+ * A 404 is a configuration mistake, and its error says which: Ollama's `model "x" not found` (the model is not
+ * pulled, or MODEL_NAME is misspelt), else a wrong OLLAMA_BASE_URL (a path in front of Ollama's own `/api`).
  */
 import { Ollama } from "ollama/browser";
 import { estimateTokens } from "../../src/llm/chunk.ts";
@@ -29,6 +32,19 @@ interface ResponseError {
 
 function isResponseError(err: unknown): err is ResponseError {
   return (err as { name?: unknown })?.name === "ResponseError" && typeof (err as { status_code?: unknown }).status_code === "number";
+}
+
+/** Characters of Ollama's own message kept before a hint (so the hint survives the error's length cap). */
+const MESSAGE_BEFORE_HINT_CHARS = 100;
+
+/** `message` of a failed answer with `status`, and for a 404 what to check (model `model` at `baseUrl`). */
+function withHint(status: number, message: string, model: string, baseUrl: string): string {
+  if (status !== 404) return message;
+  const quoted = message.length > MESSAGE_BEFORE_HINT_CHARS ? `${message.slice(0, MESSAGE_BEFORE_HINT_CHARS)}…` : message;
+  const hint = /\bmodel\b.*\bnot found\b/i.test(message)
+    ? `model '${model}' not found: run \`ollama pull ${model}\` on the Ollama server or set MODEL_NAME`
+    : `check OLLAMA_BASE_URL: the Ollama server's root, without /api or /v1 (crawlbox calls ${baseUrl}/api/chat)`;
+  return `${quoted} (${hint})`;
 }
 
 export const ollamaProvider: LlmProviderPlugin = {
@@ -71,7 +87,10 @@ export const ollamaProvider: LlmProviderPlugin = {
           };
         } catch (err) {
           if (req.signal.aborted) throw req.signal.reason ?? err;
-          if (isResponseError(err)) throw llmHttpError(endpoint, err.status_code, `HTTP ${err.status_code}: ${err.error ?? err.message}`, retryAfter, err);
+          if (isResponseError(err)) {
+            const message = withHint(err.status_code, err.error ?? err.message, s.model, s.baseUrl.replace(/\/+$/, ""));
+            throw llmHttpError(endpoint, err.status_code, `HTTP ${err.status_code}: ${message}`, retryAfter, err);
+          }
           throw new LlmUnavailableError(endpoint, err instanceof Error ? err.message : String(err), err);
         }
       },

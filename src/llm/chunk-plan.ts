@@ -10,7 +10,7 @@
  *   combined, so no merge request outgrows the context window (Ollama silently drops the start of an overlong
  *   prompt: the system rules first).
  */
-import { estimateTokens } from "./chunk.ts";
+import { estimateTokens, leadingWithin, weightedLength } from "./chunk.ts";
 
 /**
  * Answer tokens a call is expected to spend, for the estimate only (the reservation per call is the client's
@@ -65,6 +65,8 @@ const PART_LABEL_CHARS = 16;
  * Combines `parts` into one with `mergeOne(joined)` calls whose joined text stays within `maxChars`: parts are packed
  * greedily into groups, each group merged, and the results packed again until one is left. A part longer than half
  * of `maxChars` is cut to that, so every group holds at least two parts and each round at least halves the count.
+ * Sizes are {@link weightedLength}s, as the chunks': a Chinese summary of N characters costs the tokens of ~4.5 N
+ * ASCII ones.
  */
 export async function mergeInRounds(parts: string[], maxChars: number, mergeOne: (joined: string) => Promise<string>): Promise<string> {
   const half = Math.max(1, Math.floor(maxChars / 2) - PART_LABEL_CHARS);
@@ -74,14 +76,16 @@ export async function mergeInRounds(parts: string[], maxChars: number, mergeOne:
     let group: string[] = [];
     let size = 0;
     for (const raw of current) {
-      const p = raw.length > half ? raw.slice(0, half) : raw;
-      if (group.length > 0 && size + p.length + PART_LABEL_CHARS > maxChars) {
+      const rawSize = weightedLength(raw);
+      const p = rawSize > half ? leadingWithin(raw, half) : raw;
+      const pSize = p === raw ? rawSize : weightedLength(p);
+      if (group.length > 0 && size + pSize + PART_LABEL_CHARS > maxChars) {
         groups.push(group);
         group = [];
         size = 0;
       }
       group.push(p);
-      size += p.length + PART_LABEL_CHARS;
+      size += pSize + PART_LABEL_CHARS;
     }
     groups.push(group);
     const next: string[] = [];
