@@ -5,6 +5,7 @@
  * (the same chunked, schema-checked extraction as `POST /v2/extract`); `chat` mode answers in text, in `message`.
  */
 import { pagesText, type ReadPage } from "../extract/read-pages.ts";
+import { leadingWithin, weightedLength } from "../llm/chunk.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { agentChatMessages } from "../llm/task-prompts.ts";
 import type { AgentJob } from "./store.ts";
@@ -45,8 +46,10 @@ export async function answer(
     return { data: value };
   }
   // One call: a chat answer is not merged from parts. What does not fit the model's context is left out, and said.
-  const room = Math.max(1_000, llm.chunkChars() - o.task.length - o.history.length);
-  if (content.length > room) o.warnings.push(`The pages read hold ${content.length} characters; the answer was drawn from the first ${room} (the model's context).`);
-  const reply = await llm.chat(agentChatMessages(o.task, o.history, content.slice(0, room)), undefined, call, spent);
+  // Sizes are llm/chunk.ts weighted lengths: a Chinese character counts as the ASCII characters of its tokens.
+  const room = Math.max(1_000, llm.chunkChars() - weightedLength(o.task) - weightedLength(o.history));
+  const kept = leadingWithin(content, room);
+  if (kept.length < content.length) o.warnings.push(`The pages read hold ${content.length} characters; the answer was drawn from the first ${kept.length} (the model's context).`);
+  const reply = await llm.chat(agentChatMessages(o.task, o.history, kept), undefined, call, spent);
   return { message: reply.content.trim() };
 }

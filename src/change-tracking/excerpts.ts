@@ -4,6 +4,7 @@
  * describeChange). Both versions whole when they fit its room; otherwise only the passages that changed, each with a
  * little context, from a line diff: the start of each version would hide a change further down a long page.
  */
+import { leadingWithin, weightedLength } from "../llm/chunk.ts";
 import { lineDiffHunks } from "./diff.ts";
 
 /** Unchanged lines shown before and after each changed passage, so the model sees where it sits (git's default). */
@@ -32,12 +33,13 @@ function lineRange(start: number, count: number): string {
 const PASSAGE_SEPARATOR = "\n…\n";
 
 /**
- * The versions the model compares, in at most `budgetChars` characters together: both whole when they fit, else
+ * The versions the model compares, in at most `budgetChars` characters together (by llm/chunk.ts `weightedLength`: a
+ * Chinese character counts as the ASCII characters of its tokens): both whole when they fit, else
  * the changed passages of each, in page order, as many as fit. When even the first one does not fit, it is cut
  * (each side keeps at least half the room, or all it needs).
  */
 export function changeExcerpts(previous: string, current: string, budgetChars: number): ChangeExcerpts {
-  if (previous.length + current.length <= budgetChars) {
+  if (weightedLength(previous) + weightedLength(current) <= budgetChars) {
     return { previous, current, excerpted: false, totalChanges: 0, shownChanges: 0, cut: false };
   }
   // Bounded like the git-diff mode: a page rewritten throughout is one passage, the whole of both versions.
@@ -51,18 +53,20 @@ export function changeExcerpts(previous: string, current: string, budgetChars: n
     const p = `${lineRange(h.oldStart, h.oldLines)}\n${lines.filter((l) => !l.startsWith("+")).map((l) => l.slice(1)).join("\n")}`;
     const c = `${lineRange(h.newStart, h.newLines)}\n${lines.filter((l) => !l.startsWith("-")).map((l) => l.slice(1)).join("\n")}`;
     const separators = before.length > 0 ? 2 * PASSAGE_SEPARATOR.length : 0;
-    if (used + separators + p.length + c.length <= budgetChars) {
+    const pSize = weightedLength(p);
+    const cSize = weightedLength(c);
+    if (used + separators + pSize + cSize <= budgetChars) {
       before.push(p);
       after.push(c);
-      used += separators + p.length + c.length;
+      used += separators + pSize + cSize;
       continue;
     }
     if (before.length === 0) {
       // The first change alone is too long: its start, shared fairly between the two sides.
       const half = Math.floor(budgetChars / 2);
-      const pChars = Math.min(p.length, Math.max(half, budgetChars - c.length));
-      before.push(p.slice(0, pChars));
-      after.push(c.slice(0, budgetChars - pChars));
+      const pChars = Math.min(pSize, Math.max(half, budgetChars - cSize));
+      before.push(leadingWithin(p, pChars));
+      after.push(budgetChars - pChars >= 1 ? leadingWithin(c, budgetChars - pChars) : "");
       cut = true;
     }
     break;

@@ -6,6 +6,7 @@
  * characters and answers with the numbers to drop; the kept blocks are the page's own text, unchanged: a model that
  * rewrites, shortens or invents cannot, and it answers in a few tokens whatever the page's length.
  */
+import { weightedLength } from "../llm/chunk.ts";
 
 /** Characters of a block shown to the model: enough to tell a cookie banner from an article paragraph. */
 export const PREVIEW_CHARS = 280;
@@ -65,14 +66,15 @@ export function previewParts(blocks: readonly string[], maxChars: number): { fir
   let first = 0;
   blocks.forEach((block, i) => {
     const line = previewBlock(block, i);
-    if (lines.length > 0 && size + line.length + 1 > maxChars) {
+    const lineSize = weightedLength(line); // a Chinese character counts as the ASCII characters of its tokens
+    if (lines.length > 0 && size + lineSize + 1 > maxChars) {
       parts.push({ first, last: i - 1, text: lines.join("\n") });
       lines = [];
       size = 0;
       first = i;
     }
     lines.push(line);
-    size += line.length + 1;
+    size += lineSize + 1;
   });
   if (lines.length > 0) parts.push({ first, last: blocks.length - 1, text: lines.join("\n") });
   return parts;

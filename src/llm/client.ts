@@ -7,7 +7,7 @@
  * usage is reported as it is spent (`onTokens`, recorded per key for `/v2/team/token-usage`).
  */
 import { CrawlboxError } from "../errors.ts";
-import { chunkText, CHARS_PER_TOKEN, estimateTokens, mergeAnswers } from "./chunk.ts";
+import { chunkText, CHARS_PER_TOKEN, estimateTokens, leadingWithin, mergeAnswers } from "./chunk.ts";
 import { LlmBudgetExceededError, LlmEmptyAnswerError, LlmInvalidAnswerError, LlmPromptTooLongError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
 import { brandingMessages, changeMessages, crawlOptionsMessages, extractMessages, highlightsMessages, NOTHING_RELEVANT, questionMessages, REPAIR_QUOTE_CHARS, repairMessages, summaryMessages } from "./prompts.ts";
 import { fitToBudget, EXPECTED_ANSWER_TOKENS, type ChunkPlan } from "./chunk-plan.ts";
@@ -284,6 +284,6 @@ export class LlmClient {
       properties: { tone: { type: "string" }, energy: { type: "string", enum: ["low", "medium", "high"] }, targetAudience: { type: "string" } },
       required: ["tone", "energy", "targetAudience"],
     };
-    return (await this.structured(brandingMessages(content.slice(0, this.chunkChars(schema))), schema, call)) as Record<string, unknown>;
+    return (await this.structured(brandingMessages(leadingWithin(content, this.chunkChars(schema))), schema, call)) as Record<string, unknown>;
   }
 }

@@ -10,6 +10,7 @@ import type { MonitorCrawlTarget, MonitorScrapeTarget, MonitorSearchTarget, Moni
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
 import { CrawlboxError } from "../errors.ts";
+import { leadingWithin } from "../llm/chunk.ts";
 import type { LlmClient } from "../llm/client.ts";
 import type { LlmMessage } from "../llm/types.ts";
 import { monitorJudgeMessages, monitorResultMessages } from "../llm/task-prompts.ts";
@@ -202,7 +203,7 @@ async function readDocument(deps: CheckDeps, input: CheckInput, doc: ScrapeDocum
   if (tracking?.json !== undefined && page.status === "changed") page.diff = { ...(page.diff ?? {}), json: tracking.json };
   if (!tracking) page.error = "The page was scraped but has no change-tracking result.";
   if (page.status === "changed" && page.diff?.text && input.judgeGoal && deps.llm) {
-    const diff = page.diff.text.slice(0, deps.llm.chunkChars(JUDGMENT_SCHEMA));
+    const diff = leadingWithin(page.diff.text, deps.llm.chunkChars(JUDGMENT_SCHEMA));
     await judge(deps, deps.llm, input, page, monitorJudgeMessages(input.judgeGoal, url, diff), "change");
   }
 }

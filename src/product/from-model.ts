@@ -5,6 +5,7 @@
  * The page goes to the model as delimited data (llm/prompts.ts), only its first part: a product page leads with
  * its product.
  */
+import { leadingWithin } from "../llm/chunk.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { nullable } from "../llm/schema.ts";
 import { price, type ProductProfile, type ProductVariant } from "./structured-data.ts";
@@ -53,7 +54,8 @@ type Answer = {
 
 /** The product the model reads in `markdown`, or undefined when it says the page is not one. */
 export async function productFromModel(llm: LlmClient, markdown: string, pageUrl: string, call: LlmCall): Promise<ProductProfile | undefined> {
-  const content = markdown.slice(0, llm.chunkChars(PRODUCT_SCHEMA as unknown as Record<string, unknown>));
+  // The first part as the extraction below sizes its parts (prompt and repair turn counted), so it is one call.
+  const content = leadingWithin(markdown, llm.chunkChars(PRODUCT_SCHEMA as unknown as Record<string, unknown>, { prompt: PROMPT, repair: true, callerSchema: true }));
   const { value } = await llm.extract({ content, schema: PRODUCT_SCHEMA as unknown as Record<string, unknown>, prompt: PROMPT }, call);
   const a = value as Answer;
   if (!a.isProduct || !a.title?.trim()) return undefined;

@@ -15,6 +15,7 @@
  * nothing is read from or written to the store: the extractor is written for that one scrape.
  */
 import type { BrowserPool } from "../../engines/browser/pool.ts";
+import { leadingWithin, weightedLength } from "../chunk.ts";
 import type { LlmCall, LlmClient } from "../client.ts";
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonAnswer, validateAgainst } from "../schema.ts";
 import { matchesAskSchema } from "./ask-schema.ts";
@@ -97,7 +98,8 @@ export async function extractDeterministic(o: DeterministicInput): Promise<Deter
   // The model's room for one call (its context less the answer and the schema), less the instructions, the caller's
   // prompt and some slack; a third of the rest is kept for a retry's quoted code. The page gets the remainder: two
   // fifths for the markdown, three for the HTML outline.
-  const room = Math.max(2_000, o.llm.chunkChars(o.schema) - CODEGEN_SYSTEM.length - (o.prompt?.length ?? 0) - PROMPT_SLACK_CHARS);
+  // Sizes are llm/chunk.ts weighted lengths: a Chinese character counts as the ASCII characters of its tokens.
+  const room = Math.max(2_000, o.llm.chunkChars(o.schema) - weightedLength(CODEGEN_SYSTEM) - weightedLength(o.prompt ?? "") - PROMPT_SLACK_CHARS);
   const retryChars = Math.floor(room / 3);
   const pageChars = room - retryChars;
   const markdownChars = Math.floor(pageChars * 0.4);
@@ -107,8 +109,8 @@ export async function extractDeterministic(o: DeterministicInput): Promise<Deter
       url: o.url,
       ...(o.schema ? { schema: o.schema } : {}),
       ...(o.prompt ? { prompt: o.prompt } : {}),
-      markdown: o.markdown.length > markdownChars ? `${o.markdown.slice(0, markdownChars)}\n…(cut)` : o.markdown,
-      outline: htmlOutline(o.html, pageChars - markdownChars),
+      markdown: weightedLength(o.markdown) > markdownChars ? `${leadingWithin(o.markdown, markdownChars)}\n…(cut)` : o.markdown,
+      outline: leadingWithin(htmlOutline(o.html, pageChars - markdownChars), pageChars - markdownChars),
     };
     const answer = await o.llm.chat(codegenMessages({ ...basis, ...(retry ? { retry } : {}) }, retryChars), undefined, o.call, o.spent);
     return codeFromAnswer(answer.content, answer.truncated === true);
