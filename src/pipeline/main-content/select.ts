@@ -72,6 +72,17 @@ function best(stats: Map<Element, ElementStats>, reading: Reading): { el: Elemen
  * @param stats - the output of `measure(body)`
  */
 export function selectFrom(body: Element, stats: Map<Element, ElementStats>): MainContent {
+  const page = stats.get(body)!;
+  if (page.chars < TINY_PAGE_CHARS && !marksContent(stats)) {
+    // Too few blocks to weigh against each other: the page minus its chrome, unless more than a line of what is
+    // left reads as boilerplate (menus in plain divs), which the scorer below still knows to drop. A page that
+    // marks its content (`<main>`, `<article>`) is read by its marks, below.
+    const gentle = new Set<Element>();
+    pruneGentle(body, stats, gentle);
+    let boilerplate = -page.neg;
+    for (const el of gentle) boilerplate += stats.get(el)?.neg ?? 0;
+    if (boilerplate <= TINY_PAGE_MAX_BOILERPLATE) return { root: body, drop: gentle, mode: "listing" };
+  }
   const prose = best(stats, PROSE);
   const listing = best(stats, LISTING);
   const proseStats = prose.el ? stats.get(prose.el)! : undefined;
@@ -104,10 +115,28 @@ export function selectFrom(body: Element, stats: Map<Element, ElementStats>): Ma
   return { root, drop, mode: useListing ? "listing" : "prose" };
 }
 
+/**
+ * A page with less text than this (non-space characters, chrome included) is all content but its chrome (navigation,
+ * site header and footer, hidden nodes), when it marks no content region and little of the rest reads as boilerplate
+ * ({@link TINY_PAGE_MAX_BOILERPLATE}). The scorer weighs blocks against each other, and a tiny page has too few to weigh: example.com (a heading, two sentences and a "More information..." link, ~230 characters) came out as
+ * its one paragraph, where upstream (and a reader) keeps the heading and the link.
+ */
+const TINY_PAGE_CHARS = 600;
+/**
+ * The most boilerplate value (the negative block values left after the chrome) a tiny page may hold and still be
+ * taken whole: one short link line ("More information...": −43, see score.ts), not a menu.
+ */
+const TINY_PAGE_MAX_BOILERPLATE = 50;
 /** Below this many characters a page is short enough that returning nothing is worse than some boilerplate. */
 const SHORT_PAGE_CHARS = 2000;
 /** Pruning that keeps less than this share of a short page's text falls back to the gentle pruning. */
 const MIN_KEPT_SHARE = 0.2;
+
+/** Whether any measured element is marked as content (a content region: `<main>`, `<article>`, `articleBody`…). */
+function marksContent(stats: Map<Element, ElementStats>): boolean {
+  for (const s of stats.values()) if (isContentRegion(s.region)) return true;
+  return false;
+}
 
 /** Characters of `root` left after dropping `drop` (dropped subtrees are disjoint: prune never descends into one). */
 function keptChars(rootStats: ElementStats, drop: Set<Element>, stats: Map<Element, ElementStats>): number {
