@@ -5,6 +5,19 @@
 import { CrawlboxError } from "../errors.ts";
 
 /**
+ * Whether two URLs are one as a client sends them (`http://host` and `http://host/`): a start URL without its root
+ * path was reported as "redirected to" itself with the slash.
+ */
+function sameUrl(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A crawl page redirected to a URL the crawl's rules refuse (another host, an excluded path, …), or the crawl's
  * start page is one they refuse: reported in `/errors` with upstream's `CRAWL_DENIAL` code instead of adding an
  * out-of-scope page to the results.
@@ -14,7 +27,7 @@ export class CrawlDenialError extends CrawlboxError {
   constructor(url: string, finalUrl: string, reason: string, start = false) {
     const message = !start
       ? `${url} redirected to ${finalUrl}, which the crawl's options do not allow (${reason}).`
-      : finalUrl === url
+      : sameUrl(finalUrl, url)
         ? `${url}, the crawl's start page, is not one of its results: the crawl's options do not allow it (${reason}); its links were followed.`
         : `${url}, the crawl's start page, redirected to ${finalUrl}, which the crawl's options do not allow as a result (${reason}); its links were followed.`;
     super("CRAWL_DENIAL", 403, message, {

@@ -73,6 +73,13 @@ describe("crawl options through the API", () => {
     expect(status.creditsUsed).toBe(paths.length);
   });
 
+  test("a start URL without its root path's slash is not reported as redirected to itself with the slash", async () => {
+    const { errors } = await crawl({ url: site.origin, limit: 5, sitemap: "skip", includePaths: ["^/docs/"] });
+    const start = errors.errors.find((e: any) => e.code === "CRAWL_DENIAL" && new URL(e.url).pathname === "/");
+    expect(start.error).toContain("the crawl's start page, is not one of its results");
+    expect(start.error).not.toContain("redirected");
+  });
+
   test("a pattern the matcher cannot apply (look-around) is dropped, as upstream drops it, and the status says so", async () => {
     const { status } = await crawl({ limit: 3, crawlEntireDomain: true, sitemap: "skip", includePaths: ["^/(?!private)docs/"] });
     expect(status.warning).toContain('These includePaths/excludePaths patterns were not applied: "^/(?!private)docs/"');
@@ -236,6 +243,8 @@ describe("the start page and robots.txt", () => {
         // Reported as robots-blocked too, with the status's warning (upstream's recordRobotsBlocked of the start URL).
         expect(refused.errors.robotsBlocked).toEqual([start]);
         expect(refused.status.warning).toContain("robots.txt file prevented this");
+        // Not upstream's "Only 0 result(s) found… try crawlEntireDomain=true": only ignoreRobotsTxt would help.
+        expect(refused.status.warning).not.toContain("result(s) found");
         // ignoreRobotsTxt fetches it.
         const again = await crawl({ url: start, limit: 1, sitemap: "skip", ignoreRobotsTxt: true });
         expect(again.urls).toEqual([start]);

@@ -38,9 +38,13 @@ export function jobStatusRoutes(services: Services, kind: JobKind, prefix: strin
         const base = publicBaseUrl(config.publicUrl, request);
         const body: Record<string, unknown> = { ...jobs.status(job, skip, limit, nextLinkBuilder(base, `${prefix}/${job.id}`, limit)) };
         if (job.status !== "scraping") {
+          const robotsBlocked = services.jobResults.errors(job.id).robotsBlocked;
+          // A start page robots.txt refused: crawlEntireDomain or a higher path would not help (ignoreRobotsTxt would,
+          // which its /errors entry says), so upstream's "Only N result(s)" hint is left out.
+          const startBlocked = job.url !== null && robotsBlocked.includes(job.url);
           const warnings = [
-            services.jobResults.errors(job.id).robotsBlocked.length > 0 ? ROBOTS_WARNING : undefined,
-            job.kind === "crawl" ? fewCrawlResultsWarning(job, services.jobResults.documentCount(job.id, 2)) : undefined,
+            robotsBlocked.length > 0 ? ROBOTS_WARNING : undefined,
+            job.kind === "crawl" && !startBlocked ? fewCrawlResultsWarning(job, services.jobResults.documentCount(job.id, 2)) : undefined,
             job.kind === "crawl" ? unappliedPatternsWarning(job.options.crawlerOptions as { includePaths?: string[]; excludePaths?: string[] } | undefined) : undefined,
           ].filter(Boolean);
           if (warnings.length > 0) body.warning = warnings.join(" ");
