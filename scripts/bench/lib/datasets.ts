@@ -3,7 +3,7 @@
  * Loaders for the shared extraction datasets (see shared/datasets/README.md). Pages are read from disk and
  * decoded in memory; nothing is fetched.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { decodeHtml } from "./decode.ts";
 
@@ -21,9 +21,15 @@ export interface Page {
   type?: string;
 }
 
-/** `CRAWLBOX_DATASETS_DIR`, else `../shared/datasets` next to the repository. */
+/** `CRAWLBOX_DATASETS_DIR`, else `../shared/datasets` next to the repository; exits saying so when it is not there. */
 export function datasetsDir(): string {
-  return process.env.CRAWLBOX_DATASETS_DIR ?? resolve(import.meta.dir, "../../../../shared/datasets");
+  const dir = process.env.CRAWLBOX_DATASETS_DIR ?? resolve(import.meta.dir, "../../../../shared/datasets");
+  if (!existsSync(join(dir, "article-extraction"))) {
+    // A clone elsewhere than beside shared/ got a raw ENOENT stack trace for ground-truth.json.
+    process.stderr.write(`The benchmark datasets are not at ${dir}: set CRAWLBOX_DATASETS_DIR to the folder holding article-extraction/ and wcxb-dev/.\n`);
+    process.exit(2);
+  }
+  return dir;
 }
 
 function readHtml(file: string): { html: string; bytes: number } {
