@@ -56,6 +56,8 @@ export class MapListing {
   private readonly scope: FilterOptions;
   private seq = 0;
   private matches = 0;
+  /** Entries per {@link MAP_GROUP}, by the group that listed them first. */
+  private readonly perGroup = [0, 0, 0];
   /** What is listed. */
   private listed!: CrawlFilter;
   /** Whether a link, as found (before normalising), is on the mapped site and so may be fetched for more links. */
@@ -99,6 +101,11 @@ export class MapListing {
     return this.matches;
   }
 
+  /** Entries a group listed first: a map that learnt nothing from the site has none but the start URL. */
+  countOf(group: MapGroup): number {
+    return this.perGroup[group]!;
+  }
+
   /** Whether `raw` would be listed (on the site, under the start path, matching the patterns, not an asset). */
   accepts(raw: string): boolean {
     return this.listed.check(raw.replace(/#.*$/s, ""), { depth: 0 }).ok;
@@ -122,6 +129,7 @@ export class MapListing {
     const entry = { url: r.url, ...info, group, seq: this.seq++, match: false };
     entry.match = this.matcher ? this.matcher(entry) : true;
     if (entry.match) this.matches++;
+    this.perGroup[group]!++;
     this.byKey.set(r.key, entry);
     return r.url;
   }

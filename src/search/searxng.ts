@@ -13,7 +13,7 @@
  * category (searx/results.py), and a hit outside the query's categories is dropped: an image engine named in
  * `SEARXNG_ENGINES` then gives no "web" results, and a web engine no images.
  */
-import { createPinnedFetch } from "../llm/pinned-fetch.ts";
+import { createPinnedFetch, LlmResponseTooLargeError } from "../llm/pinned-fetch.ts";
 import { SearchBackendError, SearchEnginesSilentError } from "./errors.ts";
 
 /** Result pages read at most for one query: enough for `limit` at ~10 hits a page, plus two for filtered hits. */
@@ -146,6 +146,8 @@ export function createSearxngBackend(options: SearxngOptions): SearchBackend {
       res = await pinned(`${base}/search?${params}`, { headers: { accept: "application/json" }, ...(q.signal ? { signal: q.signal } : {}) });
     } catch (err) {
       if (q.signal?.aborted) throw err;
+      // The pinned fetch reads the body too: an answer over the cap reached us, it is not a connection failure.
+      if (err instanceof LlmResponseTooLargeError) throw failure(`The search backend answered more than ${MAX_RESPONSE_BYTES} bytes (4 MiB), more than a page of results can be`, (err as Error).message, err);
       throw failure("The search backend could not be reached", (err as Error).message, err);
     }
     if (res.status === 403) {
