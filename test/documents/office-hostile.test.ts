@@ -114,7 +114,8 @@ describe("office documents: crafted structure is a 422, not a 500 (F4)", () => {
     rows[0] = [[{ text: "a" }], [{ text: "b" }]] as never[];
     const blocks: Block[] = [{ kind: "table", rows }];
     const md = blocksToMarkdown(blocks);
-    expect(md.startsWith("| a | b |\n| --- | --- |\n|  |  |")).toBe(true);
+    // 2.4M cells padded would pass MAX_PADDED_CELLS: the header holds the width, GFM fills the short rows itself.
+    expect(md.startsWith("| a | b |\n| --- | --- |\n|  |\n")).toBe(true);
   });
 });
 

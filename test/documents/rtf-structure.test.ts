@@ -184,3 +184,50 @@ describe("RTF lists", () => {
     expect(markdown(String.raw`{\rtf1\trowd\cellx1000\pard\intbl{\listtext\pard\plain -\tab}\ls2 dash\cell\row}`)).toBe("| \\- dash |\n| --- |\n"); // escaped: it is text, not a list
   });
 });
+
+describe("RTF structure that must not outgrow the file or leak between stories", () => {
+  test("a ragged table (one row of 5,000 cells over 5,000 short rows) is not padded to 25 million cells", () => {
+    const n = 5_000;
+    const { markdown: md } = convertOffice("rtf", latin1(`{\\rtf1\\pard\\intbl ${"\\cell ".repeat(n)}\\row ${"x\\cell\\row ".repeat(n)}}`));
+    // Padded, it was 75 million characters (280 MB); GFM fills a short row itself.
+    expect(md.length).toBeLessThan(200_000);
+    expect(md.split("\n")[2]).toBe("| x |");
+  });
+
+  test("a link's target is charged for each span that prints it, and a cell for its separator", () => {
+    const target = `https://a.example/${"a".repeat(1_990)}`;
+    const budget = new TextBudget(100_000);
+    const { blocks } = rtfToBlocks(latin1(`{\\rtf1 {\\field{\\*\\fldinst HYPERLINK "${target}"}{\\fldrslt ${"x\\par ".repeat(20_000)}}}}`), budget);
+    expect(budget.cut).toBe(true);
+    // 2,009 characters a paragraph: at most 49 of them (they were all 20,000, 40 million characters, charged once).
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    const cells = new TextBudget(3_000);
+    const table = rtfToBlocks(latin1(`{\\rtf1\\pard\\intbl ${"\\cell ".repeat(100_000)}\\row}`), cells).blocks;
+    expect(cells.cut).toBe(true);
+    expect(table[0]!.kind === "table" && table[0]!.rows[0]!.length).toBeLessThanOrEqual(1_000);
+  });
+
+  test("a footnote's paragraphs do not end the body's list item, nor does a note's marker make the body one", () => {
+    expect(markdown(String.raw`{\rtf1{\listtext 1.\tab}\ls1\ilvl0 Dig{\footnote\pard\plain {\super\chftn} Dig in spring.\par}\par{\listtext 2.\tab}\ls1\ilvl0 Sow\par}`)).toBe(
+      "1. Dig[^1]\n2. Sow\n\n[^1]: Dig in spring.\n",
+    );
+    expect(markdown(String.raw`{\rtf1\pard Body text{\footnote\pard\plain{\super\chftn} See:{\listtext 1.\tab}\ls1 first step}\par\pard Next\par}`)).toStartWith("Body text[^1]\n\nNext\n");
+  });
+
+  test("a footnote inside a link's result is not part of the link", () => {
+    expect(markdown(String.raw`{\rtf1\pard See {\field{\*\fldinst HYPERLINK "https://a.example/"}{\fldrslt the page{\footnote\pard\plain{\super\chftn} Note text.}}} now\par}`)).toBe(
+      "See [the page](https://a.example/)[^1] now\n\n[^1]: Note text.\n",
+    );
+  });
+
+  test("odd placements LibreOffice reads as plain: a stray \\listtext, \\intbl before the stylesheet, \\row after the table, an unstarred \\pn", () => {
+    expect(markdown(String.raw`{\rtf1\pard\listtext\field{\*\fldinst HYPERLINK "https://x.example/"}{\fldrslt Go}}\par}`)).toBe("[Go](https://x.example/)\n");
+    expect(markdown(String.raw`{\rtf1{\intbl\stylesheet{\s1 heading 1;}}Text\par}`)).toBe("Text\n");
+    expect(markdown(String.raw`{\rtf1\trowd\cellx1000\pard\intbl a\cell\row\pard b\row}`)).toBe("| a |\n| --- |\n\nb\n");
+    expect(markdown(String.raw`{\rtf1{\pn\pnlvlblt{\pntxtb\'b7}}Item\par}`)).toBe("Item\n");
+  });
+
+  test("a style based on a heading style is a heading of its level", () => {
+    expect(markdown(String.raw`{\rtf1{\stylesheet{\s1 heading 1;}{\s20\sbasedon1 My Title;}}\pard\s20 Title\par}`)).toBe("# Title\n");
+  });
+});

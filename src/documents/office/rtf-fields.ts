@@ -70,15 +70,13 @@ export class RtfFields {
 
   /**
    * `\fldrslt` in a group at `depth`: the text after it is the innermost field's result, linked where its
-   * instruction says. `spend` is asked for the link's length (the document's text budget: a markdown link prints
-   * its target); when it refuses, the result is text (or the enclosing field's link).
+   * instruction says (the story charges the target to the text budget for each span it prints, rtf-story.ts).
    */
-  result(depth: number, spend: (chars: number) => boolean): void {
+  result(depth: number): void {
     const top = this.open[this.open.length - 1];
     if (!top || depth !== top.depth + 1 || this.instructionDepth >= 0 || top.resultDepth >= 0) return;
     top.resultDepth = depth;
-    const own = top.href !== undefined && top.href !== top.outer;
-    this.href = own && !spend(top.href!.length) ? top.outer : top.href;
+    this.href = top.href;
   }
 
   /** A group at `depth` ends: an instruction is read to its end; a result, or a field, ends with its group. */

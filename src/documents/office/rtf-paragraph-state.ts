@@ -43,6 +43,8 @@ interface StyleDefinition {
   number: number | undefined;
   level: number | undefined;
   name: string;
+  /** The style it is based on (`\sbasedonN`): a heading style's child is a heading of its level. */
+  basedOn?: number;
 }
 
 /** A paragraph's state, as a group saves it. */
@@ -66,7 +68,7 @@ const MAX_LIST_LEVEL = 8;
 const MAX_MARKER_CHARS = 32;
 
 /** The words this state reads; any other is the reader's. */
-export const PARAGRAPH_WORDS: ReadonlySet<string> = new Set(["pard", "s", "outlinelevel", "intbl", "itap", "ls", "ilvl"]);
+export const PARAGRAPH_WORDS: ReadonlySet<string> = new Set(["pard", "s", "outlinelevel", "intbl", "itap", "ls", "ilvl", "sbasedon"]);
 
 /**
  * Tracks the state of the paragraph being read (heading level, table cell, list item and its marker) and the
@@ -146,10 +148,12 @@ export class RtfParagraphState {
       if (style && depth === style.depth) {
         if (word === "s") style.number = arg ?? 0;
         else if (word === "outlinelevel" && arg !== undefined) style.level = headingOf(arg);
+        else if (word === "sbasedon" && arg !== undefined) style.basedOn = arg;
       }
       return true;
     }
     const n = arg ?? 0;
+    if (word === "sbasedon") return true; // a style definition's, meaningless outside the stylesheet
     if (word === "pard") this.change(PLAIN, depth);
     else if (word === "s") this.change({ level: this.headingStyles.get(n) ?? 0 }, depth);
     else if (word === "intbl") this.change({ inTable: true }, depth);
@@ -168,8 +172,9 @@ export class RtfParagraphState {
         this.define(this.style);
         this.style = undefined;
       }
-      if (depth === this.sheetDepth) this.sheetDepth = -1;
-      return;
+      if (depth !== this.sheetDepth) return;
+      // The stylesheet's own group ends: what it changed before `\stylesheet` (`{\intbl\stylesheet …}`) is restored.
+      this.sheetDepth = -1;
     }
     const top = this.saved[this.saved.length - 1];
     if (top && top.depth === depth) {
@@ -196,7 +201,8 @@ export class RtfParagraphState {
     // The name ends at ';' (aliases after a comma: "heading 1,h1").
     const name = style.name.split(";")[0]!.split(",")[0]!.trim();
     const named = /^heading\s*([1-9])$/i.exec(name);
-    const level = style.level ?? (named ? Math.min(Number(named[1]), MAX_HEADING_LEVEL) : 0);
+    const inherited = style.basedOn !== undefined && style.basedOn !== style.number ? this.headingStyles.get(style.basedOn) : undefined;
+    const level = style.level ?? (named ? Math.min(Number(named[1]), MAX_HEADING_LEVEL) : (inherited ?? 0));
     if (level > 0) this.headingStyles.set(style.number, level);
   }
 }

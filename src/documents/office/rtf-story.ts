@@ -31,12 +31,17 @@ function finish(parts: Inline[]): Inline[] {
     if (spaced && p.text.startsWith(" ")) p.text = p.text.slice(1);
     if (p.text) spaced = p.text.endsWith(" ");
   }
-  if (parts.length > 0) {
-    parts[0]!.text = parts[0]!.text.trimStart();
-    parts[parts.length - 1]!.text = parts[parts.length - 1]!.text.trimEnd();
+  // Empty spans (a link whose text the budget cut) go first, so the outer spaces trimmed are the text's own.
+  const kept = parts.filter((p) => p.text.length > 0);
+  if (kept.length > 0) {
+    kept[0]!.text = kept[0]!.text.trimStart();
+    kept[kept.length - 1]!.text = kept[kept.length - 1]!.text.trimEnd();
   }
-  return parts.filter((p) => p.text.length > 0);
+  return kept.filter((p) => p.text.length > 0);
 }
+
+/** What a table cell costs the text budget besides its text: its separator, ` | ` (a table of empty cells is not free). */
+const CELL_SEPARATOR_CHARS = 3;
 
 /** Appends a cell's paragraph `add` to the cell `into`, a space between it and the one before. */
 function joinCell(into: Inline[], add: Inline[]): void {
@@ -72,10 +77,21 @@ export class RtfStory {
   /** Whether the note's text began with {@link mark} (so it was its custom mark), once its first text came. */
   private markConfirmed = false;
 
-  /** A story; a note's with `mark`, the custom mark its reference seemed to have (if any), to drop from its start. */
-  constructor(readonly mark = "") {
+  /**
+   * A story; a note's with `mark`, the custom mark its reference seemed to have (if any), to drop from its start.
+   * `spend` charges the document's text budget (text-budget.ts) for what the markdown prints besides the text: a
+   * link's target, once per span that prints it (a link over 20,000 paragraphs prints it 20,000 times, where it was
+   * charged once), and a table cell's separator.
+   */
+  constructor(
+    readonly mark = "",
+    private readonly spend: (chars: number) => boolean = () => true,
+  ) {
     this.leadingMark = mark;
   }
+
+  /** Whether the span being read (its link) has been charged for its target. */
+  private linkCharged = false;
 
   /** The mark still to be checked against the note's first text. */
   private leadingMark: string;
@@ -107,6 +123,10 @@ export class RtfStory {
     if (href !== this.href) {
       this.flush();
       this.href = href;
+    }
+    if (href !== undefined && !this.linkCharged) {
+      if (!this.spend(href.length)) return;
+      this.linkCharged = true;
     }
     if (!superscript) this.markFrom = -1;
     else if (this.markFrom < 0) this.markFrom = this.text.length;
@@ -157,6 +177,7 @@ export class RtfStory {
 
   /** `\cell`: the text read since the paragraph began (after its list `marker`, if any) ends the cell being read. */
   endCell(marker = ""): void {
+    if (!this.spend(CELL_SEPARATOR_CHARS)) return;
     joinCell(this.cell, this.take(marker));
     this.row.push(this.cell);
     this.cell = [];
@@ -225,5 +246,6 @@ export class RtfStory {
     (this.parts ??= []).push(this.href === undefined ? { text } : { text, href: this.href });
     this.text = "";
     this.markFrom = -1;
+    this.linkCharged = false;
   }
 }

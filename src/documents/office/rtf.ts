@@ -23,7 +23,7 @@ import { RtfStory, type ParagraphShape } from "./rtf-story.ts";
 import { TextBudget } from "./text-budget.ts";
 
 // The note separators (`ftnsep`…) are what a page prints between the text and its notes: never text.
-const SKIP_DESTINATIONS = new Set(["fonttbl", "colortbl", "info", "pict", "header", "footer", "headerl", "headerr", "footerl", "footerr", "object", "themedata", "datastore", "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathPr", "ftnsep", "ftnsepc", "ftncn", "aftnsep", "aftnsepc", "aftncn"]);
+const SKIP_DESTINATIONS = new Set(["fonttbl", "colortbl", "info", "pn", "pict", "header", "footer", "headerl", "headerr", "footerl", "footerr", "object", "themedata", "datastore", "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathPr", "ftnsep", "ftnsepc", "ftncn", "aftnsep", "aftnsepc", "aftncn"]);
 
 /** The control words this reader (or its paragraph state, PARAGRAPH_WORDS) acts on; it drops every other. */
 const READ_WORDS = new Set([
@@ -52,7 +52,8 @@ const isSpecial = (code: number) => code === 0x5c || code === 0x7b || code === 0
 export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[] } {
   // windows-1252 maps each byte to one character, so an index in `src` is an offset in `bytes` (what \binN counts).
   const src = new TextDecoder("windows-1252").decode(bytes);
-  const body = new RtfStory();
+  const spend = (chars: number) => budget.spend(chars);
+  const body = new RtfStory("", spend);
   const labels = new NoteLabels<RtfStory>();
   // The note being read and the depth of its group, or undefined: text goes to it, not to the body.
   let note: RtfStory | undefined;
@@ -60,6 +61,12 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   let noteLabel: string | undefined;
   let noteDepth = -1;
   let notesRead = 0;
+  /**
+   * What the body had when its note began: the link it was in (a note inside a link's result is not part of the
+   * link) and its paragraph's list marker (a note's own paragraphs end without ending the body's item).
+   */
+  let noteOuterHref: string | undefined;
+  let bodyMarker = "";
   // Group depth, and the depth of the group being skipped (a destination not shown), or -1. A depth, not a stack of
   // flags: ten million nested groups cost nothing to track. So is superscript (where a custom note mark is): the
   // depth of the group that raised it, or -1 (a group lowering it inside one that raised it is taken to end it).
@@ -71,11 +78,14 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   let i = 0;
   const fields = new RtfFields();
   const paragraph = new RtfParagraphState();
-  const spend = (chars: number) => budget.spend(chars);
-  /** Text where it belongs: a style's name, a field's instruction, or the story (linked where a field says). */
+  /**
+   * Text where it belongs: a field's instruction, a list marker or a style's name, or the story (linked where a field
+   * says: in a note, only by a link opened in the note).
+   */
   const put = (s: string) => {
-    if (paragraph.text(s) || fields.code(s)) return;
-    (note ?? body).add(budget.take(s), superDepth >= 0, fields.href);
+    if (fields.code(s) || paragraph.text(s)) return;
+    const href = note && fields.href === noteOuterHref ? undefined : fields.href;
+    (note ?? body).add(budget.take(s), superDepth >= 0, href);
   };
   /** Text read from the file: each of its characters is one of a `\u` escape's fallback characters while those are due. */
   const emit = (s: string) => {
@@ -101,7 +111,10 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       skipDepth = depth;
       return;
     }
-    const story = new RtfStory(body.takeMark());
+    const story = new RtfStory(body.takeMark(), spend);
+    noteOuterHref = fields.href;
+    bodyMarker = paragraph.marker;
+    paragraph.marker = "";
     const label = labels.label(`note:${notesRead++}`, story);
     noteLabel = label && budget.spend(label.length) ? label : undefined;
     if (noteLabel) body.note(noteLabel);
@@ -128,6 +141,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
         // Superscript taken as its mark that the note did not begin with was the body's text: it goes back.
         if (noteLabel) body.giveBack(noteLabel, note.unclaimedMark);
         note = undefined;
+        paragraph.marker = bodyMarker;
       }
       depth = Math.max(0, depth - 1);
       i++;
@@ -163,6 +177,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       continue;
     }
     // \<letters>[-]<digits>, then an optional space delimiter that belongs to the control word.
+    const opensGroup = src[i - 1] === "{"; // the word names its group (a destination)
     let at = i + 1;
     while (at < src.length && isLetter(src.charCodeAt(at))) at++;
     if (at - (i + 1) > MAX_CONTROL_WORD_LETTERS) {
@@ -188,20 +203,21 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     } else if (word === "stylesheet") {
       if (skipDepth < 0) paragraph.sheet(depth);
     } else if (word === "listtext" || word === "pntext") {
-      if (skipDepth < 0) paragraph.markerGroup(depth);
+      // A destination: only as its group's first word (a stray one would take the rest of its group as a marker).
+      if (skipDepth < 0 && opensGroup) paragraph.markerGroup(depth);
     } else if (word === "field") {
       if (skipDepth < 0) fields.field(depth);
     } else if (word === "fldinst") {
       // The instruction of a field (its code: never text), or one outside any field, skipped.
       if (skipDepth < 0 && !fields.instruction(depth)) skipDepth = depth;
     } else if (word === "fldrslt") {
-      if (skipDepth < 0) fields.result(depth, spend);
+      if (skipDepth < 0) fields.result(depth);
     } else if (word === "row") {
-      // A row ends its table row; outside any table (a stray \row), the paragraph.
-      const story = note ?? body;
+      // A row ends its table row; outside a table's paragraphs (a stray \row, or one after `\pard` ended the
+      // table), the paragraph, as LibreOffice reads it.
       if (skipDepth >= 0) continue;
-      if (paragraph.inTable || story.inTable) {
-        story.endRow(paragraph.marker);
+      if (paragraph.inTable) {
+        (note ?? body).endRow(paragraph.marker);
         paragraph.paragraphEnded();
       } else endParagraph();
     } else if (word === "cell") {
