@@ -34,22 +34,29 @@ export function tokenCount(reported: unknown, estimate: number, max: number): nu
 /** A reasoning block's opening tag at the very start of an answer, and its closing tag anywhere. */
 const LEADING_THINK = /^\s*<think>/i;
 const THINK_END = /<\/think>/i;
+/** A closing tag alone on its line, as a reasoning model ends its thinking ("…\n</think>\n\nThe answer"). */
+const LONE_THINK_END = /(?:^|\n)[ \t]*<\/think>[ \t]*(?:\r?\n|$)/i;
 
 /**
  * `text` without a reasoning model's thinking, wherever the model server left it in the content:
  * - a leading `<think>…</think>` block (DeepSeek-R1 and QwQ as most servers pass them on);
- * - everything up to a lone `</think>`: the chat templates of R1, QwQ and Qwen3 put the opening `<think>` in the
- *   prompt, so the answer holds only the closing one (Ollama issue #12736, "thinking spills into content"); a summary
+ * - everything up to a lone `</think>` on a line of its own: the chat templates of R1, QwQ and Qwen3 put the opening
+ *   `<think>` in the prompt, so the answer holds only the closing one (Ollama issue #12736, "thinking spills into content"); a summary
  *   came back with the model's reasoning and a literal `</think>` in it, and a JSON answer whose reasoning held
  *   braces failed to parse;
  * - a `<think>` never closed: the model stopped (at its token limit) while still reasoning, so there is no answer.
  */
 export function withoutReasoning(text: string): string {
-  const end = THINK_END.exec(text);
-  const opened = LEADING_THINK.test(text);
-  if (!end) return opened ? "" : text;
-  // A `<think>` elsewhere before the closing tag means the tags are the answer's own text (a page about them).
-  if (!opened && /<think>/i.test(text.slice(0, end.index))) return text;
+  if (LEADING_THINK.test(text)) {
+    const end = THINK_END.exec(text);
+    return end ? text.slice(end.index + end[0].length).trimStart() : "";
+  }
+  // Only a closing tag on a line of its own: one inside the answer's text ("ends its reasoning with a </think>
+  // tag", a JSON title naming it) is the answer's, and cutting there lost its start.
+  const end = LONE_THINK_END.exec(text);
+  if (!end) return text;
+  // A `<think>` before it means the tags are the answer's own text (a page about them).
+  if (/<think>/i.test(text.slice(0, end.index))) return text;
   return text.slice(end.index + end[0].length).trimStart();
 }
 

@@ -5,19 +5,24 @@
  * the tokens already charged. A run ends early for
  * - the token budget (the plan leaves out what it cannot cover, llm/chunk-plan.ts; repair turns are not planned for,
  *   so the budget may still run out on the way);
- * - time: a chunk is not begun when the calls so far say it would not end, with the merge after it, before the
- *   operation's deadline; and a chunk the deadline cuts off ends the run with the chunks before it. Before, a 2 MB
- *   page on a model taking 1.5 s a call answered nine chunks (charged) and then failed `LLM_TIMEOUT` with nothing.
+ * - time: every chunk after the first, and the merge of their answers, run under a deadline
+ *   {@link FINISH_RESERVE_MS} before the operation's, so a call that deadline cuts off ends the run with the chunks
+ *   before it and still leaves the scrape time to answer. Before, a 2 MB page on a model taking 1.5 s a call
+ *   answered nine chunks (charged) and then failed `LLM_TIMEOUT` with nothing. Every chunk is tried while time
+ *   is left, not guessed at from the calls so far: a first call slowed by loading the model (or a rate limit's
+ *   wait) says nothing of the next ones;
+ * - the model server's rate limit, met on a later chunk.
  *
- * Only a first chunk's failure is the error it always was: there is nothing to give without it.
+ * Only a first chunk's failure is the error it always was: there is nothing to give without it. An abort (the client
+ * gone, the job cancelled) is never a partial result.
  */
-import { LlmBudgetExceededError, LlmTimeoutError } from "./errors.ts";
+import { LlmBudgetExceededError, LlmRateLimitedError, LlmTimeoutError } from "./errors.ts";
 import { mergeInRounds, type ChunkPlan } from "./chunk-plan.ts";
 import type { LlmCall } from "./client.ts";
 
 /**
- * Time kept free before the deadline when deciding whether a chunk can still be begun: what the scrape does after its
- * formats (the document, its storage) and the slack of one call's time against the next's.
+ * Time kept free before the operation's deadline for the chunks after the first and for merges: what the scrape does
+ * after its formats (the document, its storage), so that a run cut short still answers within the scrape's timeout.
  */
 export const FINISH_RESERVE_MS = 500;
 
@@ -26,16 +31,20 @@ export function warnOnce(call: LlmCall, message: string): void {
   if (call.warnings && !call.warnings.includes(message)) call.warnings.push(message);
 }
 
+/** `call` with its deadline {@link FINISH_RESERVE_MS} earlier: what later chunks and merges run under. */
+function reserved(call: LlmCall): LlmCall {
+  return { ...call, deadline: call.deadline - FINISH_RESERVE_MS };
+}
+
 /** How to run a plan's chunks. */
 export interface ChunkRun<T> {
   call: LlmCall;
   /** The operation's result, named in warnings ("the summary"). */
   what: string;
-  /** Calls still needed after the chunks to combine their answers (a summary's merge: 1; a JSON answer's: 0). */
-  mergeCalls: number;
   /** The clock (injected by the client). */
   now: () => number;
-  ask: (chunk: string, index: number, count: number) => Promise<T>;
+  /** Asks about one chunk, under `call` (the operation's, or for a later chunk its reserved deadline). */
+  ask: (chunk: string, index: number, count: number, call: LlmCall) => Promise<T>;
 }
 
 /** The answers to the plan's leading chunks: all of them, or those the operation's limits allowed (with a warning). */
@@ -44,22 +53,19 @@ export async function runChunks<T>(plan: ChunkPlan, run: ChunkRun<T>): Promise<T
   const count = plan.chunks.length;
   const out: T[] = [];
   const started = run.now();
+  const later = reserved(call);
   const leftOut = (reason: string) => {
-    warnOnce(call, `${reason}: ${what} was drawn from the first ${out.length} of ${count} parts of the page.`);
+    warnOnce(call, `${reason}: ${what} was drawn from the first ${out.length} of ${count} parts of the content.`);
     return out;
   };
   for (let i = 0; i < count; i++) {
-    if (i > 0) {
-      const perCallMs = (run.now() - started) / i;
-      const needMs = perCallMs * (1 + (run.mergeCalls > 0 && count > 1 ? run.mergeCalls : 0));
-      if (run.now() + needMs > call.deadline - FINISH_RESERVE_MS) return leftOut(timeReason(call, started, i, run.now()));
-    }
     try {
-      out.push(await run.ask(plan.chunks[i]!, i, count));
+      out.push(await run.ask(plan.chunks[i]!, i, count, i === 0 ? call : later));
     } catch (err) {
-      if (i === 0) throw err;
+      if (i === 0 || call.signal?.aborted) throw err;
       if (err instanceof LlmBudgetExceededError) return leftOut(`The LLM token budget of this request (${call.tokenBudget} tokens, CRAWLBOX_LLM_TOKEN_BUDGET) ran out`);
-      if (err instanceof LlmTimeoutError && !call.signal?.aborted) return leftOut(timeReason(call, started, i, run.now()));
+      if (err instanceof LlmTimeoutError) return leftOut(timeReason(call, started, i, run.now()));
+      if (err instanceof LlmRateLimitedError) return leftOut("The model server rate-limited this request before every part was read");
       throw err;
     }
   }
@@ -68,14 +74,16 @@ export async function runChunks<T>(plan: ChunkPlan, run: ChunkRun<T>): Promise<T
 }
 
 /**
- * Combines partial answers with `mergeOne`, in rounds (llm/chunk-plan.ts); when the deadline cuts the merge off, the
- * parts themselves, in page order, with a warning: they are what the calls so far produced.
+ * Combines partial answers with `mergeOne`, in rounds (llm/chunk-plan.ts), under the reserved deadline; when that cuts
+ * the merge off (or the rate limit does), the parts themselves, in page order, with a warning: they are what the
+ * calls so far produced.
  */
-export async function mergeOrJoin(parts: string[], maxChars: number, call: LlmCall, what: string, mergeOne: (joined: string) => Promise<string>): Promise<string> {
+export async function mergeOrJoin(parts: string[], maxChars: number, call: LlmCall, what: string, mergeOne: (joined: string, call: LlmCall) => Promise<string>): Promise<string> {
+  const later = reserved(call);
   try {
-    return await mergeInRounds(parts, maxChars, mergeOne);
+    return await mergeInRounds(parts, maxChars, (joined) => mergeOne(joined, later));
   } catch (err) {
-    if (!(err instanceof LlmTimeoutError) || call.signal?.aborted) throw err;
+    if (!(err instanceof LlmTimeoutError || err instanceof LlmRateLimitedError) || call.signal?.aborted) throw err;
     warnOnce(call, `The LLM had no time left to combine the ${parts.length} parts of ${what}: they are given one after another, in page order.`);
     return parts.join("\n\n");
   }
@@ -85,5 +93,5 @@ export async function mergeOrJoin(parts: string[], maxChars: number, call: LlmCa
 function timeReason(call: LlmCall, started: number, answered: number, now: number): string {
   const limit = call.limitMs !== undefined ? `${call.limitMs} ms` : "time";
   const per = Math.round((now - started) / Math.max(1, answered));
-  return `The LLM had too little of this operation's ${limit} for every part of the page (about ${per} ms a part; the scrape's timeout, or CRAWLBOX_LLM_TIMEOUT_MS)`;
+  return `The LLM had too little of this operation's ${limit} for every part (about ${per} ms a part; the scrape's timeout, or CRAWLBOX_LLM_TIMEOUT_MS)`;
 }

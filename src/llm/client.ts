@@ -189,8 +189,8 @@ export class LlmClient {
    * Runs `ask` for each planned chunk, in order, within the call's budget and deadline (llm/chunk-run.ts): chunks
    * the limits leave no room for are left out with a warning, the answered ones kept.
    */
-  private eachChunk<T>(plan: ChunkPlan, call: LlmCall, what: string, ask: (chunk: string, index: number, count: number) => Promise<T>, mergeCalls = 0): Promise<T[]> {
-    return runChunks(plan, { call, what, mergeCalls, now: this.now, ask });
+  private eachChunk<T>(plan: ChunkPlan, call: LlmCall, what: string, ask: (chunk: string, index: number, count: number, call: LlmCall) => Promise<T>): Promise<T[]> {
+    return runChunks(plan, { call, what, now: this.now, ask });
   }
 
   /**
@@ -221,8 +221,8 @@ export class LlmClient {
       spent,
       what: "the json answer",
     });
-    const answers = await this.eachChunk(plan, call, "the json answer", (chunk, index, count) =>
-      this.structured(extractMessages({ content: chunk, prompt: o.prompt, schema: o.schema, part: { index, count } }), o.schema, call, spent, relaxed),
+    const answers = await this.eachChunk(plan, call, "the json answer", (chunk, index, count, c) =>
+      this.structured(extractMessages({ content: chunk, prompt: o.prompt, schema: o.schema, part: { index, count } }), o.schema, c, spent, relaxed),
     );
     const value = mergeAnswers(answers);
     if (o.schema) {
@@ -236,9 +236,9 @@ export class LlmClient {
   async summarize(content: string, call: LlmCall): Promise<string> {
     const spent = { tokens: 0 };
     const plan = this.plan(content, { maxChars: this.chunkChars(), fixed: () => summaryMessages(""), call, spent, mergeTokens: EXPECTED_ANSWER_TOKENS, what: "the summary" });
-    const parts = await this.eachChunk(plan, call, "the summary", async (c) => this.textOf(await this.chat(summaryMessages(c), undefined, call, spent)), 1);
+    const parts = await this.eachChunk(plan, call, "the summary", async (chunk, _i, _n, c) => this.textOf(await this.chat(summaryMessages(chunk), undefined, c, spent)));
     if (parts.length === 1) return parts[0]!;
-    return mergeOrJoin(parts, this.chunkChars(), call, "the summary", async (joined) => this.textOf(await this.chat(summaryMessages(joined, "merge"), undefined, call, spent)));
+    return mergeOrJoin(parts, this.chunkChars(), call, "the summary", async (joined, c) => this.textOf(await this.chat(summaryMessages(joined, "merge"), undefined, c, spent)));
   }
 
   /**
@@ -249,17 +249,17 @@ export class LlmClient {
     const spent = { tokens: 0 };
     const maxChars = this.chunkChars(undefined, { prompt: question });
     const plan = this.plan(content, { maxChars, fixed: () => questionMessages("", question), call, spent, mergeTokens: EXPECTED_ANSWER_TOKENS, what: "the answer" });
-    const answers = await this.eachChunk(plan, call, "the answer", async (c) => this.textOf(await this.chat(questionMessages(c, question), undefined, call, spent), true), 1);
+    const answers = await this.eachChunk(plan, call, "the answer", async (chunk, _i, _n, c) => this.textOf(await this.chat(questionMessages(chunk, question), undefined, c, spent), true));
     const parts = answers.filter((a) => a && a !== NOTHING_RELEVANT);
     if (parts.length <= 1) return parts[0];
-    return mergeOrJoin(parts, maxChars, call, "the answer", async (joined) => this.textOf(await this.chat(questionMessages(joined, question, "merge"), undefined, call, spent)));
+    return mergeOrJoin(parts, maxChars, call, "the answer", async (joined, c) => this.textOf(await this.chat(questionMessages(joined, question, "merge"), undefined, c, spent)));
   }
 
   /** Passages of page content relevant to `query` (`highlights` format), one per line; "" when none is. */
   async highlights(content: string, query: string, call: LlmCall): Promise<string> {
     const spent = { tokens: 0 };
     const plan = this.plan(content, { maxChars: this.chunkChars(undefined, { prompt: query }), fixed: () => highlightsMessages("", query), call, spent, what: "the highlights" });
-    const answers = await this.eachChunk(plan, call, "the highlights", async (c) => this.textOf(await this.chat(highlightsMessages(c, query), undefined, call, spent), true));
+    const answers = await this.eachChunk(plan, call, "the highlights", async (chunk, _i, _n, c) => this.textOf(await this.chat(highlightsMessages(chunk, query), undefined, c, spent), true));
     return answers.flatMap((a) => (a && a !== NOTHING_RELEVANT ? a.split("\n").map((l) => l.trim()).filter((l) => l && l !== NOTHING_RELEVANT) : [])).join("\n");
   }
 

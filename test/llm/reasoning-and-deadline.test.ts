@@ -10,7 +10,8 @@
  *   reasoning failed to parse;
  * - a page of many chunks on a slow model: the chunks that fit the time are kept (200, with a warning saying how
  *   many), where the run failed `LLM_TIMEOUT` after answering (and charging) most of them; a merge the deadline
- *   cuts off gives the parts in page order.
+ *   cuts off gives the parts in page order; a slow first call does not stop the later ones; a rate limit on a later
+ *   part keeps the earlier ones.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { withoutReasoning } from "../../src/llm/answer.ts";
@@ -56,6 +57,14 @@ describe("withoutReasoning", () => {
     expect(withoutReasoning("  <think>still thinking when the limit came")).toBe("");
     expect(withoutReasoning("A page about the <think> and </think> tags.")).toBe("A page about the <think> and </think> tags.");
     expect(withoutReasoning("Plain answer.")).toBe("Plain answer.");
+  });
+
+  test("a closing tag inside the answer's own text is text: only one on a line of its own ends reasoning", () => {
+    const prose = "The page explains that DeepSeek-R1 ends its reasoning with a </think> tag, after which the answer follows.";
+    expect(withoutReasoning(prose)).toBe(prose);
+    const json = '{"title": "Stripping </think> from model output"}';
+    expect(withoutReasoning(json)).toBe(json);
+    expect(withoutReasoning("Reasoning here.\r\n  </think>  \r\nAnswer.")).toBe("Answer.");
   });
 });
 
@@ -119,9 +128,10 @@ describe("a long page on a slow model (CRAWLBOX_LLM_TIMEOUT_MS 2,500 ms)", () =>
     const asked = llm.chats().length;
     expect(asked).toBeGreaterThanOrEqual(3);
     expect(asked).toBeLessThan(13);
-    expect(r.body.data.warning).toContain(`was drawn from the first ${asked} of`);
+    // The last part asked was cut off by the deadline (kept 0.5 s before the operation's): the ones before it count.
+    expect(r.body.data.warning).toContain(`was drawn from the first ${asked - 1} of`);
     expect(r.body.data.warning).toContain("CRAWLBOX_LLM_TIMEOUT_MS");
-    // Stopped before the deadline, not at it.
+    // Ended before the deadline, not at it: the scrape still answers within its time.
     expect(tookMs).toBeLessThan(2_500);
   });
 
@@ -135,6 +145,26 @@ describe("a long page on a slow model (CRAWLBOX_LLM_TIMEOUT_MS 2,500 ms)", () =>
     expect(parts.length).toBeGreaterThanOrEqual(2);
     expect(parts).toEqual(parts.map((_: string, i: number) => `Part summary ${i + 1}.`));
     expect(r.body.data.warning).toContain(`no time left to combine the ${parts.length} parts of the summary`);
+  });
+
+  test("a slow first call (a model loading) does not stop the run: later, faster parts are still asked while time is left", async () => {
+    llm.reset();
+    let n = 0;
+    llm.respond = () => ({ delayMs: n++ === 0 ? 1_200 : 100, content: JSON.stringify({ name: null, price: null }) });
+    const r = await scrape(ollama, "/long", [{ type: "json", schema: SCHEMA }]);
+    expect(r.status).toBe(200);
+    // Judged by the first call's 1.2 s, the run stopped after it; asked, the next parts take 0.1 s each.
+    expect(llm.chats().length).toBeGreaterThanOrEqual(4);
+  });
+
+  test("a rate limit met on a later part keeps the parts answered, with a warning (it was a 429 for the whole page)", async () => {
+    llm.reset();
+    let n = 0;
+    llm.respond = () => (++n === 3 ? { status: 429, error: "slow down", headers: { "retry-after": "30" } } : { content: JSON.stringify({ name: "Kettle", price: 25 }) });
+    const r = await scrape(ollama, "/long", [{ type: "json", schema: SCHEMA }]);
+    expect(r.status).toBe(200);
+    expect(r.body.data.json).toEqual({ name: "Kettle", price: 25 });
+    expect(r.body.data.warning).toContain("rate-limited this request before every part was read: the json answer was drawn from the first 2 of");
   });
 
   test("a first chunk the deadline cuts off is still the LLM_TIMEOUT it was: there is nothing to give", async () => {
