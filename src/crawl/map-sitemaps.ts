@@ -6,7 +6,7 @@
  * The warning names the sitemaps that were cut or failed: before, `errors` was collected and never shown, so a
  * 60 MiB sitemap, a gzip file inflating past the cap or an index child answering 500 dropped out in silence. Not
  * named: a sitemap that does not exist (404, 410: a stale index entry, which the client can do nothing about), and
- * the `/sitemap.xml` files map guesses unless they exist and were cut. A bound is not mentioned when the map has
+ * the `/sitemap.xml` files map guesses unless they were cut or ran out of time (a slow one lost its URLs unsaid). A bound is not mentioned when the map has
  * its `limit` anyway: with a 60,000-URL sitemap a default map said "stopped at a bound" beside its 5000 links.
  */
 import type { Engine } from "../engines/types.ts";
@@ -85,7 +85,8 @@ export function sitemapWarning(result: SitemapResult, limitReached: boolean, gue
   const failed = result.errors.filter((e) => {
     if (ABSENT.has(e.message)) return false;
     if (e.code === SITEMAP_NOT_FINISHED && limitReached) return false;
-    return !guessed.has(e.url) || e.code === SITEMAP_TOO_LARGE || e.code === SITEMAP_NOT_FINISHED;
+    // A guessed file that answered something (cut, not finished, timed out) exists: its failure is news.
+    return !guessed.has(e.url) || e.code === SITEMAP_TOO_LARGE || e.code === SITEMAP_NOT_FINISHED || e.code === "SCRAPE_TIMEOUT";
   });
   if (failed.length > 0) {
     const listed = failed.slice(0, NAMED_IN_WARNING).map((e) => `${e.url} (${e.message})`);

@@ -78,7 +78,8 @@ async function firstPart(url: string, ctx: SitemapFetchContext, startedAt: numbe
     if (ctx.signal.aborted) throw err;
     return { ok: false, code: SITEMAP_TOO_LARGE, message: `${tooLarge}, and the server does not serve a part of it (Range); not read` };
   }
-  if (page.statusCode === 206) return textOf(page, partial(page));
+  // The file was too large: a part of it is cut whatever its Content-Range says (one claiming the whole file lied).
+  if (page.statusCode === 206) return textOf(page, true);
   if (page.statusCode === 200) return textOf(page, false); // it shrank meanwhile, within the cap
   return { ok: false, code: SITEMAP_TOO_LARGE, message: `${tooLarge}; its first part was refused (HTTP ${page.statusCode})` };
 }

@@ -2,10 +2,12 @@
  * @module crawl/sitemap-read
  * Reads sitemap candidates and every sitemap they point to (crawl/sitemap.ts), within bounds:
  *
- * - breadth-first, {@link SITEMAP_CONCURRENCY} files at a time, each with its own deadline
- *   ({@link SITEMAP_FILE_TIMEOUT_MS}, within what is left of the read): an index of 19 children answering in 1 s
- *   each took 19 s one at a time, and one hanging file held everything after it. Results are taken in the order
- *   the files were asked for, so the URLs come out in the order a one-at-a-time read gives;
+ * - breadth-first, up to {@link SITEMAP_CONCURRENCY} files at a time: an index of 19 children answering in 1 s each
+ *   took 19 s one at a time. More than one only while the files read so far say the URL bound is still far off
+ *   ({@link roomForAnother}): an index of 8 files of 45 MB whose first reaches the bound had 5 of them fetched and
+ *   decoded (1.9 GB for 4 maps at once). Each file may take what is left of the read (a 30 s cap of its own lost a
+ *   slow 10 MB sitemap, and a crawl with `sitemap: "only"` its pages). Results are taken in the order the files
+ *   were asked for, so the URLs come out in the order a one-at-a-time read gives;
  * - at most `maxSitemaps` files (20, upstream's bound), at most `maxUrls` URLs kept (with `keep`, only the URLs it
  *   keeps count: a crawl of `/blog` must not stop reading because of the site's other sections), at most
  *   `maxUrlsScanned` looked at, one overall deadline (120 s upstream);
@@ -33,8 +35,6 @@ export const DEFAULT_MAX_SITEMAP_URLS_SCANNED = 100_000;
 export const DEFAULT_SITEMAP_TIMEOUT_MS = 120_000;
 /** Files fetched at once. Small: an index's children are usually on one host, which we must not flood. */
 export const SITEMAP_CONCURRENCY = 4;
-/** Longest one file may take, within what is left of the read: a file that hangs gives its place up. */
-export const SITEMAP_FILE_TIMEOUT_MS = 30_000;
 /** Text of files read but not yet taken (behind one still being read) past which no file is begun. */
 const MAX_HELD_CHARS = 64 * 1024 * 1024;
 
@@ -122,6 +122,8 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
   };
   candidates.filter((c) => !c.lastResort).forEach(enqueue);
   const lastResorts = candidates.filter((c) => c.lastResort);
+  /** What each file with URLs gave (kept, and looked at), for {@link roomForAnother}. */
+  const yields: { kept: number; scanned: number }[] = [];
   const pool = new OrderedPool<Outcome>({
     concurrency: SITEMAP_CONCURRENCY,
     weigh: ({ got }) => ("file" in got && got.file.ok ? (got.file.text?.length ?? 0) : 0),
@@ -130,8 +132,7 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
 
   const begin = (candidate: SitemapCandidate): Promise<Outcome> => {
     result.fetched.push(candidate.url);
-    const leftMs = timeoutMs - (performance.now() - startedAt);
-    const fileMs = Math.max(1, Math.round(Math.min(SITEMAP_FILE_TIMEOUT_MS, leftMs)));
+    const fileMs = Math.max(1, Math.round(timeoutMs - (performance.now() - startedAt)));
     const context = { engine: options.engine, headers: options.headers, headersOrigin: options.headersOrigin, timeoutMs: fileMs, signal: fileSignal };
     // Parsed when its turn comes, a piece at a time: the reader may stop at a bound long before the end.
     return fetchSitemapFile(candidate.url, context).then(
@@ -142,7 +143,7 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
 
   try {
     for (;;) {
-      while (pool.hasRoom() && queue.length > 0 && result.fetched.length < maxSitemaps && !outOfTime()) {
+      while (pool.hasRoom() && queue.length > 0 && result.fetched.length < maxSitemaps && !outOfTime() && roomForAnother(pool.size, yields, result, maxUrls, maxUrlsScanned)) {
         const next = queue.shift()!;
         pool.add(() => begin(next));
       }
@@ -170,12 +171,14 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
       }
       const { file } = got;
       if (!file.ok) {
-        const message = file.code === "SCRAPE_TIMEOUT" ? `no answer within ${SITEMAP_FILE_TIMEOUT_MS} ms` : file.message;
+        const message = file.code === "SCRAPE_TIMEOUT" ? `not read within the ${timeoutMs} ms the sitemaps had` : file.message;
         result.errors.push({ url: candidate.url, code: file.code, message });
         continue;
       }
       if (file.text === undefined) continue; // an HTML page (a soft 404) is not a sitemap, and no failure
+      const before = { kept: result.urls.length, scanned: result.scanned };
       const { kept, whole } = await takeFile(file.text, candidate, { result, seen: seenUrls, keep: options.keep, atBound: atUrlBound, enqueue, onUrls: options.onUrls });
+      if (result.scanned > before.scanned) yields.push({ kept: result.urls.length - before.kept, scanned: result.scanned - before.scanned });
       if (file.cutAtBytes !== undefined) {
         result.errors.push({ url: candidate.url, code: SITEMAP_TOO_LARGE, message: `larger than the cap: its first ${file.cutAtBytes} bytes were read, ${kept} URLs kept from them` });
       }
@@ -187,6 +190,24 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
     done.abort(); // the files still in flight when a bound, the caller or a failure ended the read
   }
   return result;
+}
+
+/**
+ * Whether a file may be begun beside the `inFlight` ones: always when none is; else only once a file has given URLs
+ * and the files in flight, each giving as many as the largest so far, would still leave the read under its bounds
+ * (a file is fetched and decoded whole before its URLs are taken: one not needed costs up to 50 MiB).
+ */
+function roomForAnother(inFlight: number, yields: readonly { kept: number; scanned: number }[], result: SitemapResult, maxUrls: number, maxUrlsScanned: number): boolean {
+  if (inFlight === 0) return true;
+  if (yields.length === 0) return false;
+  let kept = 0;
+  let scanned = 0;
+  for (const y of yields) {
+    kept = Math.max(kept, y.kept);
+    scanned = Math.max(scanned, y.scanned);
+  }
+  const ahead = inFlight + 1;
+  return result.urls.length + ahead * kept < maxUrls && result.scanned + ahead * scanned < maxUrlsScanned;
 }
 
 /** What taking a file's URLs needs from the read. */

@@ -21,7 +21,6 @@ export {
   MAX_SITEMAPS,
   readSitemaps,
   SITEMAP_CONCURRENCY,
-  SITEMAP_FILE_TIMEOUT_MS,
   type ReadSitemapsOptions,
   type SitemapFailure,
   type SitemapResult,

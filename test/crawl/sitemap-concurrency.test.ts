@@ -74,8 +74,9 @@ describe("sitemap children, a few at a time", () => {
     behaviour.delayMs = () => 1000;
     behaviour.hang = -1;
     const r = await mapSite({ url: `${origin}/`, timeout: 4000, sitemap: "only" }, { engine, robots: new RobotsCache({ engine }), gate });
-    // 5 rounds of 1 s do not fit in 4 s: what arrived is kept, and the map says it stopped at its time limit.
-    expect(r.links.length).toBeGreaterThanOrEqual(2 * 3 * SITEMAP_CONCURRENCY);
+    // The first child alone (the read learns what a file gives before fetching more beside it), then rounds of 4:
+    // they do not all fit in 4 s; what arrived is kept, and the map says it stopped at its time limit.
+    expect(r.links.length).toBeGreaterThanOrEqual(2 * (1 + 2 * SITEMAP_CONCURRENCY));
     expect(r.warning).toContain("time limit");
   }, 30_000);
 

@@ -46,6 +46,8 @@ function serveGenerated(req: Request, ranges: boolean, head: string, line: (i: n
 
 let server: ReturnType<typeof Bun.serve>;
 let origin: string;
+/** Another origin serving the same files: where /moved.xml redirects (a sitemap on S3 or a CDN). */
+let other: ReturnType<typeof Bun.serve>;
 let gate: EgressGate;
 let engine: Engine;
 let gzipped: Uint8Array<ArrayBuffer>;
@@ -62,6 +64,14 @@ beforeAll(async () => {
       if (p === "/robots.txt") return new Response(`User-agent: *\nSitemap: ${o}/index.xml\n`);
       if (p === "/index.xml") return new Response(`<sitemapindex>${["broken.xml", "gone.xml", "no-range.xml", "big.xml.gz", "big.xml"].map((f) => `<sitemap><loc>${o}/${f}</loc></sitemap>`).join("")}</sitemapindex>`);
       if (p === "/big.xml") return serveGenerated(req, true, urlHead, entry(o, "big"));
+      if (p === "/moved.xml") return Response.redirect(`http://127.0.0.1:${other.port}/big.xml`, 302);
+      if (p === "/liar.xml") {
+        // A 206 whose Content-Range claims the part is the whole file.
+        const r = serveGenerated(req, true, urlHead, entry(o, "liar"));
+        const m = /bytes (\d+)-(\d+)\//.exec(r.headers.get("content-range") ?? "");
+        if (m) r.headers.set("content-range", `bytes ${m[1]}-${m[2]}/${Number(m[2]) + 1}`);
+        return r;
+      }
       if (p === "/no-range.xml") return serveGenerated(req, false, urlHead, entry(o, "nr"));
       if (p === "/big.txt") return serveGenerated(req, true, "", (i) => `${o}/txt/${String(i).padStart(9, "0")}\n`);
       if (p === "/big.xml.gz") return new Response(gzipped, { headers: { "content-type": "application/gzip" } });
@@ -70,6 +80,7 @@ beforeAll(async () => {
     },
   });
   origin = `http://127.0.0.1:${server.port}`;
+  other = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 0, fetch: (req) => server.fetch(req) });
   // Entries padded with an image caption: 60,000 of them inflate to about 64 MB.
   const caption = "x".repeat(1000);
   gzipped = Bun.gzipSync(new TextEncoder().encode(`<urlset xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">${Array.from({ length: 60_000 }, (_, i) => `<url><loc>${origin}/gz/${String(i).padStart(9, "0")}</loc><image:image><image:caption>${caption}</image:caption></image:image></url>\n`).join("")}`));
@@ -79,6 +90,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gate.close();
   server.stop(true);
+  other.stop(true);
 });
 
 const readOne = (path: string) => readSitemaps([{ url: `${origin}${path}` }], { engine, maxUrls: 1_000_000, maxUrlsScanned: 1_000_000 });
@@ -103,6 +115,18 @@ describe("sitemaps past the cap keep their first part", () => {
     expect(r.urls.length).toBeGreaterThan(40_000); // before: 0 (gunzipSync threw at the cap)
     expect(r.urls.length).toBeLessThan(60_000);
     expect(r.errors.map((e) => e.code)).toEqual(["SITEMAP_TOO_LARGE"]);
+  }, 30_000);
+
+  test("a sitemap redirected to another origin (S3, a CDN) is still asked for in part: Range survives the hop", async () => {
+    const r = await readOne("/moved.xml");
+    expect(r.urls.length).toBeGreaterThan(400_000); // before: 0, the Range dropped on the cross-origin hop
+    expect(r.errors.map((e) => e.code)).toEqual(["SITEMAP_TOO_LARGE"]);
+  }, 30_000);
+
+  test("a 206 whose Content-Range claims the whole file is still a part: the error says the file was cut", async () => {
+    const r = await readOne("/liar.xml");
+    expect(r.urls.length).toBeGreaterThan(400_000);
+    expect(r.errors).toEqual([{ url: `${origin}/liar.xml`, code: "SITEMAP_TOO_LARGE", message: `larger than the cap: its first ${MAX_SITEMAP_BYTES} bytes were read, ${r.urls.length} URLs kept from them` }]);
   }, 30_000);
 
   test("a server that ignores Range: no URLs, and the error says why", async () => {

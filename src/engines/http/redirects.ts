@@ -19,9 +19,10 @@ export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 30
 /**
  * Client headers that are harmless to send to another origin. Everything else the client supplied
  * (Authorization, Cookie, API keys in custom headers…) goes only to the origin of the URL the client asked for.
- * User-Agent stays so that an http→https or apex→www hop keeps the identity the client chose.
+ * User-Agent stays so that an http→https or apex→www hop keeps the identity the client chose; Range (no credential,
+ * CORS-safelisted) so that a part asked for is still a part where a redirect leads (a sitemap on S3 or a CDN).
  */
-export const CROSS_ORIGIN_SAFE_HEADERS: ReadonlySet<string> = new Set(["user-agent", "accept", "accept-language"]);
+export const CROSS_ORIGIN_SAFE_HEADERS: ReadonlySet<string> = new Set(["user-agent", "accept", "accept-language", "range"]);
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
