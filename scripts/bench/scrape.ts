@@ -91,8 +91,9 @@ async function throughput(urls: string[], fn: (u: string) => Promise<number>, co
 }
 
 async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), "crawlbox-bench-"));
+  // The page server first: when it fails (no datasets) there is no data folder left behind in /tmp.
   const pagesProc = await startProcess([process.execPath, "scripts/bench/lib/page-server.ts", "--limit", String(PAGES)], {}, /PORT (\d+) PAGES (\d+)/);
+  const dataDir = mkdtempSync(join(tmpdir(), "crawlbox-bench-"));
   const pageBase = `http://127.0.0.1:${pagesProc.match[1]}`;
   const n = Number(pagesProc.match[2]);
   const urls = Array.from({ length: n }, (_, i) => `${pageBase}/p/${i}`);
