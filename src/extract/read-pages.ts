@@ -37,7 +37,26 @@ export interface ReadPage {
 
 /** The pages as one text for a model, each under its URL (extract's and the agent's prompts). */
 export function pagesText(pages: readonly ReadPage[]): string {
-  return pages.map((p) => `Source: ${p.url}\n\n${p.markdown}`).join("\n\n---\n\n");
+  return pages.map(pageText).join(PAGE_SEPARATOR);
+}
+
+const PAGE_SEPARATOR = "\n\n---\n\n";
+const pageText = (p: ReadPage) => `Source: ${p.url}\n\n${p.markdown}`;
+
+/**
+ * The pages of {@link pagesText} whose text begins within its first `chars` characters: what a model read of them
+ * when a long extraction was cut to its leading parts (llm/client.ts `extract` `readChars`). A job's `sources` listed
+ * every page read, also those the model never saw.
+ */
+export function pagesWithin<T extends ReadPage>(pages: readonly T[], chars: number): T[] {
+  const out: T[] = [];
+  let at = 0;
+  for (const p of pages) {
+    if (at >= chars && out.length > 0) break;
+    out.push(p);
+    at += pageText(p).length + PAGE_SEPARATOR.length;
+  }
+  return out;
 }
 
 /** How to read. */

@@ -32,7 +32,7 @@ import type { ScrapeService } from "../scrape/service.ts";
 import type { SearchService } from "../search/service.ts";
 import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
-import { pagesText, readPages } from "./read-pages.ts";
+import { pagesText, pagesWithin, readPages } from "./read-pages.ts";
 import { RunQueue } from "./run-queue.ts";
 import { JobCredits } from "./job-credits.ts";
 import type { ExtractJob, ExtractStore } from "./store.ts";
@@ -214,7 +214,7 @@ export class ExtractService {
       const prompt = extractPrompt(req);
       const limitMs = Math.min(req.timeout ?? this.deps.config.llmTimeoutMs, this.deps.config.llmTimeoutMs);
       const deadline = this.now() + limitMs;
-      const { value } = await this.deps.llm!.extract(
+      const { value, readChars } = await this.deps.llm!.extract(
         { content, ...(req.schema ? { schema: req.schema } : {}), ...(prompt ? { prompt } : {}) },
         {
           signal,
@@ -232,7 +232,7 @@ export class ExtractService {
         },
       );
       immediate(this.deps.db, () => {
-        const ended = this.deps.store.finish(id, this.owner, { status: "completed", data: value, ...(req.showSources ? { sources: pages.map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total }, this.now());
+        const ended = this.deps.store.finish(id, this.owner, { status: "completed", data: value, ...(req.showSources ? { sources: pagesWithin(pages, readChars).map((p) => p.url) } : {}), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total }, this.now());
         // Not ours any more (another process took the job over): its end is that process's to announce.
         if (ended) this.announce(id, job.keyId, req, "completed", true, [value]);
       });

@@ -212,7 +212,7 @@ export class LlmClient {
    * say, and a made-up value would be worse. `spent` counts the tokens against the call's budget, shared with
    * other calls of the same format (the injection check).
    */
-  async extract(o: { content: string; schema?: Record<string, unknown>; prompt?: string }, call: LlmCall, spent = { tokens: 0 }): Promise<{ value: unknown; chunks: number }> {
+  async extract(o: { content: string; schema?: Record<string, unknown>; prompt?: string }, call: LlmCall, spent = { tokens: 0 }): Promise<{ value: unknown; chunks: number; readChars: number }> {
     const relaxed = o.schema ? relaxedSchema(o.schema) : undefined;
     const plan = this.plan(o.content, {
       maxChars: this.chunkChars(o.schema, { repair: true, callerSchema: true, ...(o.prompt ? { prompt: o.prompt } : {}) }),
@@ -229,7 +229,11 @@ export class LlmClient {
       const problems = validateAgainst(o.schema, value);
       if (problems.length > 0) warnOnce(call, `The page does not give everything the json schema requires; the answer is returned as the model gave it (missing fields are null or absent): ${problems.slice(0, 5).join("; ")}.`);
     }
-    return { value, chunks: answers.length };
+    // How far into the content the answered chunks reach (all of it, or the leading chunks the limits allowed).
+    let readChars = 0;
+    if (answers.length === plan.chunks.length && !plan.warning) readChars = o.content.length;
+    else for (const c of plan.chunks.slice(0, answers.length)) readChars += c.length;
+    return { value, chunks: answers.length, readChars };
   }
 
   /** A summary of page content (`summary` format): chunk summaries combined in rounds that each fit the context. */
