@@ -65,6 +65,9 @@ describe("withoutReasoning", () => {
     const json = '{"title": "Stripping </think> from model output"}';
     expect(withoutReasoning(json)).toBe(json);
     expect(withoutReasoning("Reasoning here.\r\n  </think>  \r\nAnswer.")).toBe("Answer.");
+    // A closing tag that ends or starts its line is reasoning's end too.
+    expect(withoutReasoning("Let me think. Done.</think>\n\nThe answer.")).toBe("The answer.");
+    expect(withoutReasoning("Let me think.\n</think>The answer.")).toBe("The answer.");
   });
 });
 
@@ -133,6 +136,17 @@ describe("a long page on a slow model (CRAWLBOX_LLM_TIMEOUT_MS 2,500 ms)", () =>
     expect(r.body.data.warning).toContain("CRAWLBOX_LLM_TIMEOUT_MS");
     // Ended before the deadline, not at it: the scrape still answers within its time.
     expect(tookMs).toBeLessThan(2_500);
+  });
+
+  test("summary: time is kept for the merge, so a page too long for its time still gets one summary", async () => {
+    llm.reset();
+    let n = 0;
+    llm.respond = (req) => (isMerge(req) ? { delayMs: 300, content: "One summary of the parts read." } : { delayMs: 300, content: `Part summary ${++n}.` });
+    const r = await scrape(ollama, "/long", ["summary"]);
+    expect(r.status).toBe(200);
+    // Before this, the parts ran until the deadline and the merge never had time: the summary was the parts joined.
+    expect(r.body.data.summary).toBe("One summary of the parts read.");
+    expect(r.body.data.warning).toContain(`the summary was drawn from the first ${n} of`);
   });
 
   test("summary: a merge the deadline cuts off gives the chunks' summaries in page order, with a warning", async () => {
