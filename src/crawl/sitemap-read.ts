@@ -4,8 +4,8 @@
  *
  * - breadth-first, up to {@link SITEMAP_CONCURRENCY} files at a time: an index of 19 children answering in 1 s each
  *   took 19 s one at a time. More than one only while the files read so far say the URL bound is still far off
- *   ({@link roomForAnother}): an index of 8 files of 45 MB whose first reaches the bound had 5 of them fetched and
- *   decoded (1.9 GB for 4 maps at once). Each file may take what is left of the read (a 30 s cap of its own lost a
+ *   ({@link roomForAnother}), or once a file has been in flight {@link SLOW_SITEMAP_MS} (it may hang): an index of
+ *   8 files of 45 MB whose first reaches the bound had 5 of them fetched and decoded (1.9 GB for 4 maps at once). Each file may take what is left of the read (a 30 s cap of its own lost a
  *   slow 10 MB sitemap, and a crawl with `sitemap: "only"` its pages). Results are taken in the order the files
  *   were asked for, so the URLs come out in the order a one-at-a-time read gives;
  * - at most `maxSitemaps` files (20, upstream's bound), at most `maxUrls` URLs kept (with `keep`, only the URLs it
@@ -35,6 +35,11 @@ export const DEFAULT_MAX_SITEMAP_URLS_SCANNED = 100_000;
 export const DEFAULT_SITEMAP_TIMEOUT_MS = 120_000;
 /** Files fetched at once. Small: an index's children are usually on one host, which we must not flood. */
 export const SITEMAP_CONCURRENCY = 4;
+/**
+ * A file in flight this long without an answer lets the others be fetched beside it whatever the URL bound (it may
+ * be hanging: one file holding the read until its deadline lost every other file's URLs).
+ */
+export const SLOW_SITEMAP_MS = 2_000;
 /** Text of files read but not yet taken (behind one still being read) past which no file is begun. */
 const MAX_HELD_CHARS = 64 * 1024 * 1024;
 
@@ -130,20 +135,31 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
     maxHeldWeight: MAX_HELD_CHARS,
   });
 
+  /** When each file still being fetched was begun. */
+  const flying = new Set<{ at: number }>();
+  const slowest = () => {
+    let oldest = Infinity;
+    for (const f of flying) oldest = Math.min(oldest, f.at);
+    return flying.size === 0 ? 0 : performance.now() - oldest;
+  };
   const begin = (candidate: SitemapCandidate): Promise<Outcome> => {
     result.fetched.push(candidate.url);
+    const flight = { at: performance.now() };
+    flying.add(flight);
     const fileMs = Math.max(1, Math.round(timeoutMs - (performance.now() - startedAt)));
     const context = { engine: options.engine, headers: options.headers, headersOrigin: options.headersOrigin, timeoutMs: fileMs, signal: fileSignal };
     // Parsed when its turn comes, a piece at a time: the reader may stop at a bound long before the end.
-    return fetchSitemapFile(candidate.url, context).then(
-      (file) => ({ candidate, got: { file } }),
-      (aborted: unknown) => ({ candidate, got: { aborted } }),
-    );
+    return fetchSitemapFile(candidate.url, context)
+      .then(
+        (file) => ({ candidate, got: { file } }),
+        (aborted: unknown) => ({ candidate, got: { aborted } }),
+      )
+      .finally(() => flying.delete(flight));
   };
 
   try {
     for (;;) {
-      while (pool.hasRoom() && queue.length > 0 && result.fetched.length < maxSitemaps && !outOfTime() && roomForAnother(pool.size, yields, result, maxUrls, maxUrlsScanned)) {
+      while (pool.hasRoom() && queue.length > 0 && result.fetched.length < maxSitemaps && !outOfTime() && (slowest() >= SLOW_SITEMAP_MS || roomForAnother(pool.size, yields, result, maxUrls, maxUrlsScanned))) {
         const next = queue.shift()!;
         pool.add(() => begin(next));
       }
@@ -157,7 +173,11 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
       }
       if (!pool.headReady()) {
         // The first file is still being read: the others go on meanwhile, and their places are given to new ones.
-        await pool.progress();
+        // Woken too when a file has been in flight SLOW_SITEMAP_MS, so that others may begin beside it.
+        let wake: ReturnType<typeof setTimeout> | undefined;
+        const slowAt = SLOW_SITEMAP_MS - slowest();
+        await Promise.race([pool.progress(), ...(queue.length > 0 && slowAt > 0 ? [new Promise<void>((r) => (wake = setTimeout(r, slowAt + 1)))] : [])]);
+        clearTimeout(wake);
         if (options.signal?.aborted) throw options.signal.reason;
         continue;
       }

@@ -3,7 +3,9 @@
  * - more than one file at a time only once a file has given URLs and the bound is still far off: an index of files
  *   whose first alone fills the bound had four fetched and decoded (eight 45 MB files: 1.9 GB for four maps);
  * - each file may take what is left of the read: a 30 s cap of its own dropped a slow 10 MB sitemap (a crawl with
- *   `sitemap: "only"` then had its start page alone), unsaid.
+ *   `sitemap: "only"` then had its start page alone), unsaid;
+ * - a file that hangs lets the others be fetched beside it after SLOW_SITEMAP_MS (with one file at a time until a
+ *   file gave URLs, a hanging first child of an index lost all the others).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readSitemaps } from "../../src/crawl/sitemap.ts";
@@ -29,6 +31,11 @@ beforeAll(async () => {
     async fetch(req) {
       const { pathname: p, origin: o } = new URL(req.url);
       hits.push(p);
+      if (p === "/hang-index.xml") return new Response(`<sitemapindex>${["hang-1", "part-2", "part-3", "part-4", "part-5"].map((n) => `<sitemap><loc>${o}/${n}.xml</loc></sitemap>`).join("")}</sitemapindex>`);
+      if (p === "/hang-1.xml") {
+        await Bun.sleep(60_000); // never answers within the read
+        return new Response("");
+      }
       if (p === "/index.xml") return new Response(`<sitemapindex>${[1, 2, 3, 4, 5].map((n) => `<sitemap><loc>${o}/part-${n}.xml</loc></sitemap>`).join("")}</sitemapindex>`);
       const part = /^\/part-(\d)\.xml$/.exec(p);
       if (part) {
@@ -67,6 +74,17 @@ describe("files in flight", () => {
     // The first alone, then the other four together (at most SITEMAP_CONCURRENCY).
     expect(mostAtOnce).toBe(4);
   });
+});
+
+describe("a file that hangs", () => {
+  test("does not hold the others: after SLOW_SITEMAP_MS they are fetched beside it, and their URLs kept", async () => {
+    hits.length = 0;
+    const r = await readSitemaps([{ url: `${origin}/hang-index.xml` }], { engine, timeoutMs: 5_000 });
+    // Before: the first child alone until the read's deadline, then nothing (0 URLs).
+    expect(r.urls).toHaveLength(200);
+    expect(hits.filter((h) => h.startsWith("/part-")).sort()).toEqual(["/part-2.xml", "/part-3.xml", "/part-4.xml", "/part-5.xml"]);
+    expect(r.errors.map((e) => e.url)).toEqual([`${origin}/hang-1.xml`]);
+  }, 20_000);
 });
 
 describe("each file's time", () => {
