@@ -231,3 +231,12 @@ describe("RTF structure that must not outgrow the file or leak between stories",
     expect(markdown(String.raw`{\rtf1{\stylesheet{\s1 heading 1;}{\s20\sbasedon1 My Title;}}\pard\s20 Title\par}`)).toBe("# Title\n");
   });
 });
+
+describe("ragged tables across a document", () => {
+  test("the padding allowance is the document's, not each table's: 100 ragged tables do not give 300 million characters", () => {
+    const table = `\\trowd\\pard\\intbl ${"\\cell ".repeat(1_000)}\\row ${"x\\cell\\row ".repeat(999)}\\pard after\\par `;
+    const { markdown: md } = convertOffice("rtf", latin1(`{\\rtf1 ${table.repeat(100)}}`));
+    // Each table alone is padded to a million cells; before, every one of them was: 301 million characters.
+    expect(md.length).toBeLessThan(10_000_000);
+  });
+});

@@ -5,7 +5,7 @@
  */
 import type { Block, Inline } from "./model.ts";
 
-/** Most cells (rows × the widest row) a markdown table is written with every row padded to its full width. */
+/** Most cells (rows × the widest row, over all of a document's tables) written with every row padded to full width. */
 const MAX_PADDED_CELLS = 1_000_000;
 
 /**
@@ -75,6 +75,8 @@ export function listDepths(items: readonly { depth: number }[]): number[] {
 /** Markdown of `blocks`. */
 export function blocksToMarkdown(blocks: Block[]): string {
   const out: string[] = [];
+  /** Cells the document's tables may still be padded with (one allowance for them all, not one per table). */
+  let padding = MAX_PADDED_CELLS;
   for (const block of blocks) {
     switch (block.kind) {
       case "heading":
@@ -95,9 +97,10 @@ export function blocksToMarkdown(blocks: Block[]): string {
         for (const r of block.rows) if (r.length > width) width = r.length;
         const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, i) => cells[i] ?? "").join(" | ")} |`;
         // GFM fills a body row short of the header's cells itself; padding each is only for reading the source, and
-        // is left out where it would outgrow the table (a crafted RTF of one row of 25,000 cells over 25,000 short
-        // rows: 1.9 billion characters of empty cells from a 425 KB file).
-        const padded = width * block.rows.length <= MAX_PADDED_CELLS;
+        // is left out where it would outgrow the document (a crafted RTF of one row of 25,000 cells over 25,000 short
+        // rows: 1.9 billion characters of empty cells from a 425 KB file; 100 smaller such tables, 301 million).
+        const padded = width * block.rows.length <= padding;
+        if (padded) padding -= width * block.rows.length;
         const bodyLine = padded ? line : (cells: string[]) => `| ${cells.join(" | ")} |`;
         const rows = block.rows.map((r) => r.map((c) => inlineMarkdown(c, true)));
         out.push([line(rows[0]!), line(Array.from({ length: width }, () => "---")), ...rows.slice(1).map(bodyLine)].join("\n"));
