@@ -35,15 +35,16 @@ export function tokenCount(reported: unknown, estimate: number, max: number): nu
 const LEADING_THINK = /^\s*<think>/i;
 const THINK_END = /<\/think>/i;
 /**
- * A closing tag that starts or ends its line, as a reasoning model ends its thinking ("…\n</think>\n\nThe answer",
- * "Done.</think>\n\nThe answer", "…\n</think>The answer"); not one inside a line of the answer's own text.
+ * A closing tag that starts its line, as a reasoning model ends its thinking ("…\n</think>\n\nThe answer",
+ * "…\n</think>The answer"); not one inside or at the end of a line of the answer's own text ("R1 ends its
+ * reasoning with </think>", a list of HTML tags).
  */
-const LONE_THINK_END = /(?:^|\n)[ \t]*<\/think>|<\/think>[ \t]*(?:\r?\n|$)/i;
+const LONE_THINK_END = /(?:^|\n)[ \t]*<\/think>/i;
 
 /**
  * `text` without a reasoning model's thinking, wherever the model server left it in the content:
  * - a leading `<think>…</think>` block (DeepSeek-R1 and QwQ as most servers pass them on);
- * - everything up to a `</think>` that starts or ends its line: the chat templates of R1, QwQ and Qwen3 put the opening
+ * - everything up to a `</think>` that starts its line: the chat templates of R1, QwQ and Qwen3 put the opening
  *   `<think>` in the prompt, so the answer holds only the closing one (Ollama issue #12736, "thinking spills into content"); a summary
  *   came back with the model's reasoning and a literal `</think>` in it, and a JSON answer whose reasoning held
  *   braces failed to parse;
@@ -54,7 +55,7 @@ export function withoutReasoning(text: string): string {
     const end = THINK_END.exec(text);
     return end ? text.slice(end.index + end[0].length).trimStart() : "";
   }
-  // Only a closing tag at a line's start or end: one inside the answer's text ("ends its reasoning with a </think>
+  // Only a closing tag at a line's start: one inside the answer's text ("ends its reasoning with a </think>
   // tag", a JSON title naming it) is the answer's, and cutting there lost its start.
   const end = LONE_THINK_END.exec(text);
   if (!end) return text;

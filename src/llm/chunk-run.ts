@@ -9,11 +9,11 @@
  *   {@link FINISH_RESERVE_MS} before the operation's, so a call that deadline cuts off ends the run with the chunks
  *   before it and still leaves the scrape time to answer. Before, a 2 MB page on a model taking 1.5 s a call
  *   answered nine chunks (charged) and then failed `LLM_TIMEOUT` with nothing. Every chunk is tried while time
- *   is left, not guessed at from the average of the calls so far: a first call slowed by loading the model (or a
- *   rate limit's wait) says little of the next ones. Only where the answers are then combined by the model (a
- *   summary, a question's answer) is time kept for that merge: no chunk is begun unless it and the merge would
- *   fit at the pace of the fastest call so far (without it, the chunks ran until the deadline and the merge never
- *   had time: a long page's summary came back as its parts, one after another);
+ *   is left, not guessed at from the calls so far: a first call slowed by loading the model says little of the next
+ *   ones, and a quick "nothing relevant" answer little of a full one (each guess tried stopped runs early or late).
+ *   Where the model then combines the answers (a summary, a question's answer), the later chunks stop at
+ *   {@link MERGE_SHARE} of the time before the deadline, left for the merge: without it they ran until the
+ *   deadline, and a long page's summary came back as its parts, one after another;
  * - the model server's rate limit, met on a later chunk.
  *
  * Only a first chunk's failure is the error it always was: there is nothing to give without it. An abort (the client
@@ -34,9 +34,12 @@ export function warnOnce(call: LlmCall, message: string): void {
   if (call.warnings && !call.warnings.includes(message)) call.warnings.push(message);
 }
 
-/** `call` with its deadline {@link FINISH_RESERVE_MS} earlier: what later chunks and merges run under. */
-function reserved(call: LlmCall): LlmCall {
-  return { ...call, deadline: call.deadline - FINISH_RESERVE_MS };
+/** Share of an operation's time its later chunks leave for merging their answers, where the model merges them. */
+export const MERGE_SHARE = 0.2;
+
+/** `call` with its deadline {@link FINISH_RESERVE_MS} and `extraMs` earlier. */
+function reserved(call: LlmCall, extraMs = 0): LlmCall {
+  return { ...call, deadline: call.deadline - FINISH_RESERVE_MS - extraMs };
 }
 
 /** How to run a plan's chunks. */
@@ -44,8 +47,8 @@ export interface ChunkRun<T> {
   call: LlmCall;
   /** The operation's result, named in warnings ("the summary"). */
   what: string;
-  /** Calls that combine the answers after the chunks (a summary's merge: 1; a JSON answer's, merged here: 0). */
-  mergeCalls?: number;
+  /** Whether the model combines the answers after the chunks (a summary, an answer; a JSON answer is merged here). */
+  modelMerges?: boolean;
   /** The clock (injected by the client). */
   now: () => number;
   /** Asks about one chunk, under `call` (the operation's, or for a later chunk its reserved deadline). */
@@ -58,21 +61,15 @@ export async function runChunks<T>(plan: ChunkPlan, run: ChunkRun<T>): Promise<T
   const count = plan.chunks.length;
   const out: T[] = [];
   const started = run.now();
-  const later = reserved(call);
+  const limitMs = call.limitMs ?? Math.max(0, call.deadline - started);
+  const later = reserved(call, run.modelMerges && count > 1 ? MERGE_SHARE * limitMs : 0);
   const leftOut = (reason: string) => {
     warnOnce(call, `${reason}: ${what} was drawn from the first ${out.length} of ${count} parts of the content.`);
     return out;
   };
-  let fastestMs = Infinity;
   for (let i = 0; i < count; i++) {
-    if (i > 0 && run.mergeCalls) {
-      const leftMs = later.deadline - run.now();
-      if (leftMs < fastestMs * (1 + run.mergeCalls)) return leftOut(timeReason(call, started, i, run.now()));
-    }
-    const askedAt = run.now();
     try {
       out.push(await run.ask(plan.chunks[i]!, i, count, i === 0 ? call : later));
-      fastestMs = Math.min(fastestMs, run.now() - askedAt);
     } catch (err) {
       if (i === 0 || call.signal?.aborted) throw err;
       if (err instanceof LlmBudgetExceededError) return leftOut(`The LLM token budget of this request (${call.tokenBudget} tokens, CRAWLBOX_LLM_TOKEN_BUDGET) ran out`);

@@ -189,8 +189,8 @@ export class LlmClient {
    * Runs `ask` for each planned chunk, in order, within the call's budget and deadline (llm/chunk-run.ts): chunks
    * the limits leave no room for are left out with a warning, the answered ones kept.
    */
-  private eachChunk<T>(plan: ChunkPlan, call: LlmCall, what: string, ask: (chunk: string, index: number, count: number, call: LlmCall) => Promise<T>, mergeCalls = 0): Promise<T[]> {
-    return runChunks(plan, { call, what, mergeCalls, now: this.now, ask });
+  private eachChunk<T>(plan: ChunkPlan, call: LlmCall, what: string, ask: (chunk: string, index: number, count: number, call: LlmCall) => Promise<T>, modelMerges = false): Promise<T[]> {
+    return runChunks(plan, { call, what, modelMerges, now: this.now, ask });
   }
 
   /**
@@ -240,7 +240,7 @@ export class LlmClient {
   async summarize(content: string, call: LlmCall): Promise<string> {
     const spent = { tokens: 0 };
     const plan = this.plan(content, { maxChars: this.chunkChars(), fixed: () => summaryMessages(""), call, spent, mergeTokens: EXPECTED_ANSWER_TOKENS, what: "the summary" });
-    const parts = await this.eachChunk(plan, call, "the summary", async (chunk, _i, _n, c) => this.textOf(await this.chat(summaryMessages(chunk), undefined, c, spent)), 1);
+    const parts = await this.eachChunk(plan, call, "the summary", async (chunk, _i, _n, c) => this.textOf(await this.chat(summaryMessages(chunk), undefined, c, spent)), true);
     if (parts.length === 1) return parts[0]!;
     return mergeOrJoin(parts, this.chunkChars(), call, "the summary", async (joined, c) => this.textOf(await this.chat(summaryMessages(joined, "merge"), undefined, c, spent)));
   }
@@ -253,7 +253,7 @@ export class LlmClient {
     const spent = { tokens: 0 };
     const maxChars = this.chunkChars(undefined, { prompt: question });
     const plan = this.plan(content, { maxChars, fixed: () => questionMessages("", question), call, spent, mergeTokens: EXPECTED_ANSWER_TOKENS, what: "the answer" });
-    const answers = await this.eachChunk(plan, call, "the answer", async (chunk, _i, _n, c) => this.textOf(await this.chat(questionMessages(chunk, question), undefined, c, spent), true), 1);
+    const answers = await this.eachChunk(plan, call, "the answer", async (chunk, _i, _n, c) => this.textOf(await this.chat(questionMessages(chunk, question), undefined, c, spent), true), true);
     const parts = answers.filter((a) => a && a !== NOTHING_RELEVANT);
     if (parts.length <= 1) return parts[0];
     return mergeOrJoin(parts, maxChars, call, "the answer", async (joined, c) => this.textOf(await this.chat(questionMessages(joined, question, "merge"), undefined, c, spent)));
