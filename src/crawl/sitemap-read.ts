@@ -4,7 +4,7 @@
  *
  * - breadth-first, up to {@link SITEMAP_CONCURRENCY} files at a time: an index of 19 children answering in 1 s each
  *   took 19 s one at a time. More than one only while the files read so far say the URL bound is still far off
- *   ({@link roomForAnother}), or once a file has been in flight {@link SLOW_SITEMAP_MS} (it may hang): an index of
+ *   ({@link roomForAnother}), or one more for each {@link SLOW_SITEMAP_MS} the oldest has been in flight (it may hang): an index of
  *   8 files of 45 MB whose first reaches the bound had 5 of them fetched and decoded (1.9 GB for 4 maps at once). Each file may take what is left of the read (a 30 s cap of its own lost a
  *   slow 10 MB sitemap, and a crawl with `sitemap: "only"` its pages). Results are taken in the order the files
  *   were asked for, so the URLs come out in the order a one-at-a-time read gives;
@@ -36,8 +36,9 @@ export const DEFAULT_SITEMAP_TIMEOUT_MS = 120_000;
 /** Files fetched at once. Small: an index's children are usually on one host, which we must not flood. */
 export const SITEMAP_CONCURRENCY = 4;
 /**
- * A file in flight this long without an answer lets the others be fetched beside it whatever the URL bound (it may
- * be hanging: one file holding the read until its deadline lost every other file's URLs).
+ * For each this long the oldest file has been in flight, one more file may be fetched beside it whatever the URL
+ * bound (it may hang: one file holding the read until its deadline lost every other file's URLs; but a large file
+ * on a slow link is not hanging, and four at once fetched three files of 45 MB for nothing).
  */
 export const SLOW_SITEMAP_MS = 2_000;
 /** Text of files read but not yet taken (behind one still being read) past which no file is begun. */
@@ -159,7 +160,7 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
 
   try {
     for (;;) {
-      while (pool.hasRoom() && queue.length > 0 && result.fetched.length < maxSitemaps && !outOfTime() && (slowest() >= SLOW_SITEMAP_MS || roomForAnother(pool.size, yields, result, maxUrls, maxUrlsScanned))) {
+      while (pool.hasRoom() && queue.length > 0 && result.fetched.length < maxSitemaps && !outOfTime() && (pool.size <= Math.floor(slowest() / SLOW_SITEMAP_MS) || roomForAnother(pool.size, yields, result, maxUrls, maxUrlsScanned))) {
         const next = queue.shift()!;
         pool.add(() => begin(next));
       }
@@ -173,10 +174,12 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
       }
       if (!pool.headReady()) {
         // The first file is still being read: the others go on meanwhile, and their places are given to new ones.
-        // Woken too when a file has been in flight SLOW_SITEMAP_MS, so that others may begin beside it.
+        // Woken too at each SLOW_SITEMAP_MS the oldest file has been in flight, when one more may begin beside it.
         let wake: ReturnType<typeof setTimeout> | undefined;
-        const slowAt = SLOW_SITEMAP_MS - slowest();
-        await Promise.race([pool.progress(), ...(queue.length > 0 && slowAt > 0 ? [new Promise<void>((r) => (wake = setTimeout(r, slowAt + 1)))] : [])]);
+        const slow = slowest();
+        const slowAt = SLOW_SITEMAP_MS * (Math.floor(slow / SLOW_SITEMAP_MS) + 1) - slow;
+        const waking = queue.length > 0 && pool.hasRoom() && result.fetched.length < maxSitemaps;
+        await Promise.race([pool.progress(), ...(waking ? [new Promise<void>((r) => (wake = setTimeout(r, slowAt + 1)))] : [])]);
         clearTimeout(wake);
         if (options.signal?.aborted) throw options.signal.reason;
         continue;
