@@ -10,7 +10,6 @@
  * large), as before, still named in the warning.
  */
 import type { Engine, Page } from "../engines/types.ts";
-import { CROSS_ORIGIN_SAFE_HEADERS, headersAllowed } from "../engines/http/redirects.ts";
 import { DISCOVERY_SKIPS_TLS_VERIFICATION } from "./robots-cache.ts";
 import { MAX_SITEMAP_BYTES, sitemapBody, SitemapGzipError } from "./sitemap-body.ts";
 
@@ -41,14 +40,11 @@ function errorCode(err: unknown): string | undefined {
 }
 
 /**
- * The client's headers for the `Range` request: the origin's own when they may go there (the engine's rule), else
- * only the cross-origin-safe ones, and `Range` either way. The engine lets client headers through on their own
- * origin only, so `Range` is sent as belonging to the sitemap's origin.
+ * The `Range` request's headers: the client's, which the engine sends where they may go (request-headers.ts), and
+ * `Range`, which may go anywhere (engines/http/redirects.ts `CROSS_ORIGIN_SAFE_HEADERS`), across redirects too.
  */
-function rangeHeaders(url: string, ctx: SitemapFetchContext): { headers: Record<string, string>; headersOrigin: string } {
-  const trusted = !ctx.headersOrigin || headersAllowed(url, ctx.headersOrigin);
-  const own = Object.entries(ctx.headers ?? {}).filter(([name]) => trusted || CROSS_ORIGIN_SAFE_HEADERS.has(name.toLowerCase()));
-  return { headers: { ...Object.fromEntries(own), range: `bytes=0-${MAX_SITEMAP_BYTES - 1}` }, headersOrigin: url };
+function rangeHeaders(ctx: SitemapFetchContext): { headers: Record<string, string>; headersOrigin?: string } {
+  return { headers: { ...ctx.headers, range: `bytes=0-${MAX_SITEMAP_BYTES - 1}` }, ...(ctx.headersOrigin ? { headersOrigin: ctx.headersOrigin } : {}) };
 }
 
 /** Whether a 206 answer holds less than the whole file (`Content-Range: bytes 0-N/TOTAL`, TOTAL `*` when unknown). */
@@ -73,7 +69,7 @@ async function firstPart(url: string, ctx: SitemapFetchContext, startedAt: numbe
   if (leftMs < 1) return { ok: false, code: SITEMAP_TOO_LARGE, message: `${tooLarge}; no time was left to read its first part` };
   let page: Page;
   try {
-    page = await ctx.engine.fetch({ url, ...rangeHeaders(url, ctx), timeoutMs: leftMs, maxBodyBytes: MAX_SITEMAP_BYTES, skipTlsVerification: DISCOVERY_SKIPS_TLS_VERIFICATION }, ctx.signal);
+    page = await ctx.engine.fetch({ url, ...rangeHeaders(ctx), timeoutMs: leftMs, maxBodyBytes: MAX_SITEMAP_BYTES, skipTlsVerification: DISCOVERY_SKIPS_TLS_VERIFICATION }, ctx.signal);
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     return { ok: false, code: SITEMAP_TOO_LARGE, message: `${tooLarge}, and the server does not serve a part of it (Range); not read` };

@@ -203,7 +203,6 @@ export class LlmClient {
     throw new LlmEmptyAnswerError({ name: this.provider.name, address: this.provider.address, model: this.provider.model }, answer.truncated === true, this.answerTokens());
   }
 
-
   /**
    * Structured extraction from page content (`json` format): chunked, answers merged. Each chunk's answer is
    * checked against the schema's relaxed copy (a chunk may lack fields: llm/relaxed-schema.ts); the merged answer

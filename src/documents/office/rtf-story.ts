@@ -183,18 +183,10 @@ export class RtfStory {
     this.cell = [];
   }
 
-  /** Whether a table is being read (a row or cell begun, or rows waiting for the table's end). */
-  get inTable(): boolean {
-    return this.rows.length > 0 || this.row.length > 0 || this.cell.length > 0;
-  }
-
-  /** `\row`: the row being read ends (a cell begun and never ended still counts). */
+  /** `\row`: the row being read ends, with the text read since its last cell (a cell begun and never ended counts). */
   endRow(marker = ""): void {
     joinCell(this.cell, this.take(marker));
-    if (this.cell.length > 0) this.row.push(this.cell);
-    if (this.row.length > 0) this.rows.push(this.row);
-    this.row = [];
-    this.cell = [];
+    this.closeRow();
   }
 
   /** The story ends: its last paragraph (shaped by `shape`), and a table it ends in (in a cell: the text is the row's). */
@@ -215,11 +207,19 @@ export class RtfStory {
     });
   }
 
-  /** Ends the table being read, if any, as a block. */
+  /** Ends the table being read, if any, as a block (the paragraph's text was taken by the caller). */
   private endTable(): void {
-    this.endRow();
+    this.closeRow();
     if (this.rows.length > 0) this.blocks.push({ kind: "table", rows: this.rows });
     this.rows = [];
+  }
+
+  /** The row being read, if it has any cell, joins the table's rows. */
+  private closeRow(): void {
+    if (this.cell.length > 0) this.row.push(this.cell);
+    if (this.row.length > 0) this.rows.push(this.row);
+    this.row = [];
+    this.cell = [];
   }
 
   /** The paragraph read so far as spans (see finish), after `marker` when one is given, taken out of the story. */
