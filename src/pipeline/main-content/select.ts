@@ -77,11 +77,10 @@ export function selectFrom(body: Element, stats: Map<Element, ElementStats>): Ma
     // Too few blocks to weigh against each other: the page minus its chrome, unless more than a line of what is
     // left reads as boilerplate (menus in plain divs), which the scorer below still knows to drop. A page that
     // marks its content (`<main>`, `<article>`) is read by its marks, below.
-    const gentle = new Set<Element>();
-    pruneGentle(body, stats, gentle);
+    const whole = bodyLessChrome(body, stats);
     let boilerplate = -page.neg;
-    for (const el of gentle) boilerplate += stats.get(el)?.neg ?? 0;
-    if (boilerplate <= TINY_PAGE_MAX_BOILERPLATE) return { root: body, drop: gentle, mode: "listing" };
+    for (const el of whole.drop) boilerplate += stats.get(el)?.neg ?? 0;
+    if (boilerplate <= TINY_PAGE_MAX_BOILERPLATE) return whole;
   }
   const prose = best(stats, PROSE);
   const listing = best(stats, LISTING);
@@ -108,9 +107,7 @@ export function selectFrom(body: Element, stats: Map<Element, ElementStats>): Ma
   if (keptChars(rootStats, drop, stats) < MIN_KEPT_SHARE * rootStats.chars && rootStats.chars < SHORT_PAGE_CHARS) {
     // A short page whose every block looks like boilerplate (a hero with buttons, a form with a sentence):
     // pruning would return nothing. Keep the body minus what is certainly not content.
-    const gentle = new Set<Element>();
-    pruneGentle(body, stats, gentle);
-    return { root: body, drop: gentle, mode: "listing" };
+    return bodyLessChrome(body, stats);
   }
   return { root, drop, mode: useListing ? "listing" : "prose" };
 }
@@ -118,8 +115,9 @@ export function selectFrom(body: Element, stats: Map<Element, ElementStats>): Ma
 /**
  * A page with less text than this (non-space characters, chrome included) is all content but its chrome (navigation,
  * site header and footer, hidden nodes), when it marks no content region and little of the rest reads as boilerplate
- * ({@link TINY_PAGE_MAX_BOILERPLATE}). The scorer weighs blocks against each other, and a tiny page has too few to weigh: example.com (a heading, two sentences and a "More information..." link, ~230 characters) came out as
- * its one paragraph, where upstream (and a reader) keeps the heading and the link.
+ * ({@link TINY_PAGE_MAX_BOILERPLATE}). The scorer weighs blocks against each other, and a tiny page has too few to
+ * weigh: example.com (a heading, two sentences and a "More information..." link, ~230 characters) came out as its
+ * one paragraph, where upstream (and a reader) keeps the heading and the link.
  */
 const TINY_PAGE_CHARS = 600;
 /**
@@ -131,6 +129,13 @@ const TINY_PAGE_MAX_BOILERPLATE = 50;
 const SHORT_PAGE_CHARS = 2000;
 /** Pruning that keeps less than this share of a short page's text falls back to the gentle pruning. */
 const MIN_KEPT_SHARE = 0.2;
+
+/** The whole body less what is certainly not content: hidden nodes and page chrome (prune.ts `pruneGentle`). */
+function bodyLessChrome(body: Element, stats: Map<Element, ElementStats>): MainContent {
+  const drop = new Set<Element>();
+  pruneGentle(body, stats, drop);
+  return { root: body, drop, mode: "listing" };
+}
 
 /** Whether any measured element is marked as content (a content region: `<main>`, `<article>`, `articleBody`…). */
 function marksContent(stats: Map<Element, ElementStats>): boolean {
