@@ -4,9 +4,10 @@
  *
  * - breadth-first, up to {@link SITEMAP_CONCURRENCY} files at a time: an index of 19 children answering in 1 s each
  *   took 19 s one at a time. More than one only while the files read so far say the URL bound is still far off
- *   ({@link roomForAnother}), or one more for each {@link SLOW_SITEMAP_MS} the oldest has been in flight (it may hang): an index of
- *   8 files of 45 MB whose first reaches the bound had 5 of them fetched and decoded (1.9 GB for 4 maps at once). Each file may take what is left of the read (a 30 s cap of its own lost a
- *   slow 10 MB sitemap, and a crawl with `sitemap: "only"` its pages). Results are taken in the order the files
+ *   ({@link roomForAnother}), or one more for each {@link SLOW_SITEMAP_MS} the oldest has been in flight (it may
+ *   hang): an index of 8 files of 45 MB whose first reaches the bound had 5 of them fetched and decoded (1.9 GB for
+ *   4 maps at once). Each file may take what is left of the read (a 30 s cap of its own lost a slow 10 MB sitemap,
+ *   and a crawl with `sitemap: "only"` its pages). Results are taken in the order the files
  *   were asked for, so the URLs come out in the order a one-at-a-time read gives;
  * - at most `maxSitemaps` files (20, upstream's bound), at most `maxUrls` URLs kept (with `keep`, only the URLs it
  *   keeps count: a crawl of `/blog` must not stop reading because of the site's other sections), at most
@@ -128,8 +129,8 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
   };
   candidates.filter((c) => !c.lastResort).forEach(enqueue);
   const lastResorts = candidates.filter((c) => c.lastResort);
-  /** What each file with URLs gave (kept, and looked at), for {@link roomForAnother}. */
-  const yields: { kept: number; scanned: number }[] = [];
+  /** The most URLs a file with URLs gave so far (kept, and looked at), for {@link roomForAnother}. */
+  let largest: FileYield | undefined;
   const pool = new OrderedPool<Outcome>({
     concurrency: SITEMAP_CONCURRENCY,
     weigh: ({ got }) => ("file" in got && got.file.ok ? (got.file.text?.length ?? 0) : 0),
@@ -160,7 +161,7 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
 
   try {
     for (;;) {
-      while (pool.hasRoom() && queue.length > 0 && result.fetched.length < maxSitemaps && !outOfTime() && (pool.size <= Math.floor(slowest() / SLOW_SITEMAP_MS) || roomForAnother(pool.size, yields, result, maxUrls, maxUrlsScanned))) {
+      while (pool.hasRoom() && queue.length > 0 && result.fetched.length < maxSitemaps && !outOfTime() && (pool.size <= Math.floor(slowest() / SLOW_SITEMAP_MS) || roomForAnother(pool.size, largest, result, maxUrls, maxUrlsScanned))) {
         const next = queue.shift()!;
         pool.add(() => begin(next));
       }
@@ -201,7 +202,11 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
       if (file.text === undefined) continue; // an HTML page (a soft 404) is not a sitemap, and no failure
       const before = { kept: result.urls.length, scanned: result.scanned };
       const { kept, whole } = await takeFile(file.text, candidate, { result, seen: seenUrls, keep: options.keep, atBound: atUrlBound, enqueue, onUrls: options.onUrls });
-      if (result.scanned > before.scanned) yields.push({ kept: result.urls.length - before.kept, scanned: result.scanned - before.scanned });
+      if (result.scanned > before.scanned) {
+        const kept = result.urls.length - before.kept;
+        const scanned = result.scanned - before.scanned;
+        largest = { kept: Math.max(kept, largest?.kept ?? 0), scanned: Math.max(scanned, largest?.scanned ?? 0) };
+      }
       if (file.cutAtBytes !== undefined) {
         result.errors.push({ url: candidate.url, code: SITEMAP_TOO_LARGE, message: `larger than the cap: its first ${file.cutAtBytes} bytes were read, ${kept} URLs kept from them` });
       }
@@ -220,17 +225,17 @@ export async function readSitemaps(candidates: readonly SitemapCandidate[], opti
  * and the files in flight, each giving as many as the largest so far, would still leave the read under its bounds
  * (a file is fetched and decoded whole before its URLs are taken: one not needed costs up to 50 MiB).
  */
-function roomForAnother(inFlight: number, yields: readonly { kept: number; scanned: number }[], result: SitemapResult, maxUrls: number, maxUrlsScanned: number): boolean {
+function roomForAnother(inFlight: number, largest: FileYield | undefined, result: SitemapResult, maxUrls: number, maxUrlsScanned: number): boolean {
   if (inFlight === 0) return true;
-  if (yields.length === 0) return false;
-  let kept = 0;
-  let scanned = 0;
-  for (const y of yields) {
-    kept = Math.max(kept, y.kept);
-    scanned = Math.max(scanned, y.scanned);
-  }
+  if (!largest) return false;
   const ahead = inFlight + 1;
-  return result.urls.length + ahead * kept < maxUrls && result.scanned + ahead * scanned < maxUrlsScanned;
+  return result.urls.length + ahead * largest.kept < maxUrls && result.scanned + ahead * largest.scanned < maxUrlsScanned;
+}
+
+/** The most URLs one file with URLs has given so far: kept, and looked at (each counted on its own). */
+interface FileYield {
+  kept: number;
+  scanned: number;
 }
 
 /** What taking a file's URLs needs from the read. */
