@@ -114,7 +114,8 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
   /** Fetches one page and lists its links: `answered`, `timeout`, or `skipped` (robots, failure). */
   const visit = async ({ url, depth }: { url: string; depth: number }, timeoutMs: number): Promise<"answered" | "timeout" | "skipped"> => {
     if (!options.ignoreRobotsTxt) {
-      const entry = await ctx.robots.get(url, signal);
+      // Within the page's time: a robots.txt that does not answer in it counts as unreachable (disallow all).
+      const entry = await ctx.robots.getWithin(url, timeoutMs, signal);
       if (!entry.isAllowed(url, agents)) return "skipped";
     }
     let page;

@@ -6,7 +6,7 @@ import { MapTimeoutError } from "./errors.ts";
 import { linkDiscovery, type DiscoveryCut } from "./map-discovery.ts";
 import { MAP_GROUP, MapListing, type MapLink } from "./map-listing.ts";
 import { MAP_MAX_SITEMAP_URLS, readMapSitemaps } from "./map-sitemaps.ts";
-import type { RobotsCache } from "./robots-cache.ts";
+import type { RobotsCache, RobotsEntry } from "./robots-cache.ts";
 import { rankBySearch } from "./search-rank.ts";
 export type { MapLink } from "./map-listing.ts";
 export { MAP_CONCURRENCY, MAP_MAX_PAGE_BYTES, MAP_PAGE_TIMEOUT_MS } from "./map-discovery.ts";
@@ -118,13 +118,24 @@ function discoveryWarning(cut: DiscoveryCut): string {
     : `Link discovery stopped at the map's time limit (${pages}); results may be incomplete.`;
 }
 
+/**
+ * The warning of a map whose robots.txt could not be read (a 5xx, no answer in time, a network failure): RFC 9309
+ * has a crawler then fetch nothing of the site, so no page was fetched for its links; only its sitemaps were read.
+ */
+function unreadRobotsWarning(robots: RobotsEntry): string | undefined {
+  if (robots.status !== "unreachable") return undefined;
+  const why = robots.statusCode !== undefined ? `answered HTTP ${robots.statusCode}` : robots.errorCode === "SCRAPE_TIMEOUT" ? "did not answer in time" : `could not be read (${robots.errorCode ?? "error"})`;
+  return `${robots.robotsUrl} ${why}: as RFC 9309 asks, no page was fetched for links, and only sitemaps were read; set ignoreRobotsTxt to follow links anyway.`;
+}
+
 async function discover(options: MapSiteOptions, deps: MapDeps, found: MapListing, progress: MapProgress, signal: AbortSignal, answerBy: number): Promise<"done"> {
   const startUrl = new URL(options.url).href;
   const limit = options.limit ?? 5000;
   const mode = options.sitemap ?? "include";
   const leftMs = () => answerBy - performance.now();
   if (deps.gate) await deps.gate.check(startUrl);
-  let robots = await deps.robots.get(startUrl, signal);
+  // robots.txt gets half the map's time at most (its own fetch may take 10 s): the sitemaps need the rest.
+  let robots = await deps.robots.getWithin(startUrl, leftMs() / 2, signal);
   if (robots.status === "unreachable" && robots.errorCode === "EGRESS_DENIED") throw new EgressDeniedError(`Egress refused for ${startUrl}`);
   // The site mapped: the start URL's, or the one its start page landed on (fetched first, so that its sitemaps are
   // read and its links judged as that site's own).
@@ -142,13 +153,15 @@ async function discover(options: MapSiteOptions, deps: MapDeps, found: MapListin
           onLanded: async (landed) => {
             siteUrl = landed;
             found.moveTo(landed);
-            const landedRobots = await deps.robots.get(landed, signal);
+            const landedRobots = await deps.robots.getWithin(landed, leftMs() / 2, signal);
             found.add(landed, MAP_GROUP.start);
             robots = landedRobots;
             return landedRobots;
           },
         });
   if (links) {
+    const unread = unreadRobotsWarning(robots);
+    if (unread && !options.ignoreRobotsTxt) progress.warnings.push(unread);
     found.add(startUrl, MAP_GROUP.start);
     // With sitemaps to read, the start page gets half of what is left: one that hangs must leave them time.
     const start = await links.start(robots, mode === "skip" ? leftMs() : leftMs() / 2);

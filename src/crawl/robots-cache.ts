@@ -169,6 +169,29 @@ export class RobotsCache implements RobotsOracle {
     return signal ? raceAbort(p, signal) : p;
   }
 
+  /**
+   * {@link get}, waiting at most `waitMs`: a caller with less time than the fetch's own `timeoutMs` (a map with a
+   * short `timeout`) gets, when the file has not come, what a timeout would give: "unreachable" (disallow all),
+   * error code `SCRAPE_TIMEOUT`. That answer is not cached; the shared fetch goes on and caches its own.
+   */
+  async getWithin(url: string | URL, waitMs: number, signal?: AbortSignal): Promise<RobotsEntry> {
+    const cached = this.peek(url);
+    if (cached) return cached;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<RobotsEntry>((resolve) => {
+      timer = setTimeout(() => {
+        const origin = originOf(url);
+        const fetchedAt = this.now();
+        resolve(makeEntry({ origin, robotsUrl: `${origin}/robots.txt`, status: "unreachable", rules: RobotsTxt.disallowAll(), fetchedAt, expiresAt: fetchedAt, errorCode: "SCRAPE_TIMEOUT" }));
+      }, Math.max(0, waitMs));
+    });
+    try {
+      return await Promise.race([this.get(url, signal), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Forgets `url`'s origin. */
   delete(url: string | URL): void {
     this.entries.delete(originOf(url));

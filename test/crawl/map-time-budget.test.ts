@@ -19,6 +19,8 @@ const site = {
   robots: "",
   sitemap: (_o: string): Response => new Response("", { status: 404 }),
   startHangs: false,
+  /** robots.txt: "hang" never answers, a number answers with that status. */
+  robotsAnswer: "ok" as "ok" | "hang" | number,
   pageTimes: [] as number[],
 };
 let server: ReturnType<typeof Bun.serve>;
@@ -32,7 +34,10 @@ beforeAll(async () => {
     idleTimeout: 0,
     async fetch(req) {
       const { pathname: p, origin: o } = new URL(req.url);
-      if (p === "/robots.txt") return new Response(site.robots);
+      if (p === "/robots.txt") {
+        if (site.robotsAnswer === "hang") return new Promise<Response>(() => {});
+        return new Response(site.robots, { status: site.robotsAnswer === "ok" ? 200 : site.robotsAnswer });
+      }
       if (p === "/sitemap.xml") return site.sitemap(o);
       if (p === "/" && site.startHangs) return new Promise<Response>(() => {});
       site.pageTimes.push(performance.now());
@@ -48,8 +53,9 @@ afterAll(async () => {
   server.stop(true);
 });
 
-function setSite(robots: string, sitemapUrls: number, startHangs = false) {
+function setSite(robots: string, sitemapUrls: number, startHangs = false, robotsAnswer: typeof site.robotsAnswer = "ok") {
   site.robots = robots;
+  site.robotsAnswer = robotsAnswer;
   site.startHangs = startHangs;
   site.pageTimes = [];
   site.sitemap = (o) => (sitemapUrls > 0 ? new Response(urlset(Array.from({ length: sitemapUrls }, (_, i) => `${o}/s/${i}`)), { headers: { "content-type": "application/xml" } }) : new Response("", { status: 404 }));
@@ -116,6 +122,27 @@ describe("map time budget", () => {
     const r = await timedMap({}, { defaultBudgetMs: 1500 });
     expect(r.urls).toEqual([`${origin}/`]);
     expect(r.warning).toContain("start page did not answer");
+  }, 20_000);
+
+  test("a robots.txt that never answers: the sitemaps are read in the map's time, and the warning says why no page was fetched", async () => {
+    setSite("", 20, false, "hang");
+    const r = await timedMap({ timeout: 3000 });
+    expect(r.ms).toBeLessThan(3000); // before: 408 MAP_TIMEOUT (robots.txt had 10 s of a 3 s map)
+    expect(r.urls.filter((u) => u.includes("/s/")).length).toBe(20);
+    expect(site.pageTimes.length).toBe(0); // unreachable robots.txt: nothing fetched for links (RFC 9309)
+    expect(r.warning).toContain("robots.txt did not answer in time");
+    expect(r.warning).toContain("ignoreRobotsTxt");
+  }, 20_000);
+
+  test("a robots.txt answering 503: the warning names it (before, the map was silently one URL long)", async () => {
+    setSite("", 0, false, 503);
+    const r = await timedMap();
+    expect(r.urls).toEqual([`${origin}/`]);
+    expect(site.pageTimes.length).toBe(0);
+    expect(r.warning).toContain("robots.txt answered HTTP 503");
+    const ignored = await timedMap({ ignoreRobotsTxt: true });
+    expect(ignored.urls).toContain(`${origin}/p0`);
+    expect(ignored.warning).toBeUndefined();
   }, 20_000);
 
   test("a limit met is no bound: a 60,000-URL sitemap gives 5000 links and no warning", async () => {
