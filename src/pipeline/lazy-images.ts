@@ -56,10 +56,18 @@ export function largestCandidate(srcset: string): string | undefined {
   return best;
 }
 
+/** The largest real candidate of the `srcset` (or lazy `srcset`) an `<img>` or `<source>` shows, if any. */
+function srcsetSource(el: Element): string | undefined {
+  const srcset = lazySrcset(el) ?? el.getAttribute("srcset");
+  return srcset ? largestCandidate(srcset) : undefined;
+}
+
 /**
  * The URL an `<img>` shows once its lazy loader has run: its `src`, unless that is empty or a placeholder; then a
- * lazy `src` attribute; then the largest candidate of its lazy `srcset` ({@link lazySrcset}). Else the `src` as
- * written (possibly null).
+ * lazy `src` attribute; then the largest candidate of its (lazy) `srcset`; then, in a `<picture>`, of the first
+ * `<source>` that has one. Else the `src` as written (possibly null). An `<img srcset>` without `src` is valid HTML
+ * (the browser picks a candidate), and so is a `<picture>` whose `<img>` has none: such images were left without
+ * a URL, their alt text alone in the markdown.
  */
 export function imageSource(el: Element): string | null {
   const src = el.getAttribute("src");
@@ -68,6 +76,15 @@ export function imageSource(el: Element): string | null {
     const lazy = el.getAttribute(name);
     if (lazy && !lazy.startsWith("data:")) return lazy;
   }
-  const srcset = lazySrcset(el);
-  return (srcset && largestCandidate(srcset)) || src;
+  const own = srcsetSource(el);
+  if (own) return own;
+  const picture = el.parentElement;
+  if (picture?.localName === "picture") {
+    for (let sib = picture.firstElementChild; sib && sib !== el; sib = sib.nextElementSibling) {
+      if (sib.localName !== "source") continue;
+      const fromSource = srcsetSource(sib);
+      if (fromSource) return fromSource;
+    }
+  }
+  return src;
 }

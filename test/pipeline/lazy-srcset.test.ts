@@ -60,6 +60,27 @@ describe("lazysizes data-srcset", () => {
   });
 });
 
+describe("images without src (valid HTML: the browser picks a srcset candidate)", () => {
+  const page = `<main><p>Our river photographs, one for each season of the year, all taken from the same spot.</p>
+    <img srcset="/s-320.jpg 320w, /s-640.jpg 640w" alt="srcset only">
+    <picture><source srcset="/only-source.webp" type="image/webp"><img alt="src-less"></picture>
+    <picture><source media="(min-width: 800px)" srcset="${PLACEHOLDER}"><source srcset="/second.avif 1x, /second-2x.avif 2x"><img src="" alt="empty src"></picture></main>`;
+
+  test("markdown shows the largest own srcset candidate, else the first picture source's (they had their alt text only)", () => {
+    const md = htmlToMarkdown(cleanHtml(parseHtml(page), { baseUrl: BASE, onlyMainContent: false, removeBase64Images: true }));
+    expect(md).toContain("![srcset only](https://site.example/s-640.jpg)");
+    expect(md).toContain("![src-less](https://site.example/only-source.webp)");
+    expect(md).toContain("![empty src](https://site.example/second-2x.avif)");
+  });
+
+  test("a placeholder src with a real srcset shows the srcset's picture; a real src is never replaced", () => {
+    const doc = parseHtml(`<img src="${PLACEHOLDER}" srcset="a-1.png 1x, a-2.png 2x"><picture><source srcset="s.webp"><img src="real.jpg"></picture>`);
+    const [placeholder, real] = Array.from(doc.querySelectorAll("img"));
+    expect(imageSource(placeholder!)).toBe("a-2.png");
+    expect(imageSource(real!)).toBe("real.jpg");
+  });
+});
+
 describe("through the API", () => {
   let h: Harness;
   let site: ReturnType<typeof Bun.serve>;
