@@ -9,6 +9,15 @@ describe("htmlToMarkdown: links and images", () => {
     );
   });
 
+  test("a link around a heading and nothing else is a linked heading (it was link text: the outline lost it)", () => {
+    expect(htmlToMarkdown('<p>Intro.</p><a href="/wrap"><h3>Heading inside link</h3></a><p>After.</p>')).toBe("Intro.\n\n### [Heading inside link](/wrap)\n\nAfter.");
+    expect(htmlToMarkdown('<a href="/wrap">\n  <h2>Title <em>x</em></h2>\n</a>')).toBe("## [Title _x_](/wrap)");
+    expect(htmlToMarkdown('<ul><li><a href="/l"><h4>Item head</h4></a></li></ul>')).toBe("- #### [Item head](/l)");
+    // A heading and more stays a card link; so does a heading in a table cell, where a line is all there is.
+    expect(htmlToMarkdown('<a href="/post"><h2>Title</h2><p>Teaser</p></a>')).toBe("[Title Teaser](/post)");
+    expect(htmlToMarkdown('<table><tr><th>Post</th></tr><tr><td><a href="/x"><h3>In cell</h3></a></td></tr></table>')).not.toContain("#");
+  });
+
   test("a title with double quotes is escaped", () => {
     expect(htmlToMarkdown(`<a href="/x" title='say "hi"'>t</a>`)).toBe('[t](/x "say \\"hi\\"")');
     expect(htmlToMarkdown(`<img src="/i.png" alt="i" title='a "b" \\ c'>`)).toBe('![i](/i.png "a \\"b\\" \\\\ c")');

@@ -6,6 +6,7 @@
  * teaser together (`[TitleTeaser](…)`).
  */
 import { PostProcessResult, type TranslatorConfig, type TranslatorConfigFactory } from "node-html-markdown";
+import { ELEMENT_NODE, TEXT_NODE, type MarkdownNode } from "./dom.ts";
 import { escapeAltText, linkDestination, linkTitle } from "./escape.ts";
 import { newlineRunsToSpace, trimEdgeNewlines } from "./whitespace.ts";
 
@@ -25,13 +26,37 @@ export const linkTranslator: TranslatorConfigFactory = ({ node, visitor }) => {
   if (!href) return {};
   // The text is shown as is inside `<…>`: no escaping, no percent-encoding (which changed what the reader sees).
   if (AUTOLINK_RE.test(href) && node.textContent === href) return { content: `<${href}>`, recurse: false };
+  const level = soleHeadingLevel(node as unknown as MarkdownNode);
   return {
-    prefix: "[",
+    // A link around a heading and nothing else is the heading, linked (`### [Title](…)`): as link text alone the
+    // heading was lost, and with it the page's outline (header-based splitters cut documents there).
+    ...(level ? { surroundingNewlines: 2 } : {}),
+    prefix: level ? `${"#".repeat(level)} [` : "[",
     postfix: `](${linkDestination(href)}${linkTitle(node.getAttribute("title"))})`,
     childTranslators: visitor.instance.aTagTranslators,
     postprocess: ({ content }) => newlineRunsToSpace(trimEdgeNewlines(content)),
   };
 };
+
+/**
+ * The level of the heading that is all a link holds (whitespace aside), outside table cells (where a cell is one
+ * line); else 0.
+ */
+function soleHeadingLevel(link: MarkdownNode): number {
+  let level = 0;
+  for (const child of link.childNodes) {
+    if (child.nodeType === TEXT_NODE) {
+      if (child.rawText?.trim()) return 0;
+    } else if (child.nodeType === ELEMENT_NODE) {
+      if (level || !/^H[1-6]$/.test(child.tagName ?? "")) return 0;
+      level = Number(child.tagName!.charAt(1));
+    }
+  }
+  for (let up = link.parentNode; level && up; up = up.parentNode) {
+    if (up.tagName === "TD" || up.tagName === "TH" || up.tagName === "CAPTION") return 0;
+  }
+  return level;
+}
 
 /**
  * `<img>`: `![alt](src "title")`; an image whose `src` was removed (cleanHtml's removeBase64Images) renders as its
