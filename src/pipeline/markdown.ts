@@ -18,7 +18,7 @@ import { NodeHtmlMarkdown, type TranslatorConfigObject } from "node-html-markdow
 import { blockquoteTranslator } from "./markdown/blockquote.ts";
 import { codeBlockTranslator } from "./markdown/code-block.ts";
 import { EMPHASIS_TRANSLATORS } from "./markdown/emphasis.ts";
-import { HTML_TEXT_REPLACE } from "./markdown/escape.ts";
+import { HTML_TEXT_REPLACE, LINE_START_ESCAPE } from "./markdown/escape.ts";
 import { headingTranslator } from "./markdown/heading.ts";
 import { imageTranslator, linkTranslator } from "./markdown/link-image.ts";
 import { listItemTranslator, listTranslator } from "./markdown/list-item.ts";
@@ -57,6 +57,7 @@ const converter = new NodeHtmlMarkdown(
     blockElements: EXTRA_BLOCK_ELEMENTS,
     ignore: ["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "SVG", "BUTTON", "SELECT", "TEXTAREA", "IFRAME"],
     textReplace: [HTML_TEXT_REPLACE],
+    lineStartEscape: LINE_START_ESCAPE,
   },
   TRANSLATORS,
 );

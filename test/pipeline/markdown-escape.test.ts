@@ -22,4 +22,11 @@ describe("htmlToMarkdown: text that would be read as hiding HTML or as an entity
   test("code is not escaped", () => {
     expect(htmlToMarkdown("<pre><code>&lt;script&gt; &amp;copy;</code></pre><p><code>&lt;style&gt;</code></p>")).toBe("```\n<script> &copy;\n```\n\n`<style>`");
   });
+
+  test("block markers are escaped at a line's start only: '2) x' is no list item, 'in 2023. Then' gets no backslash", () => {
+    expect(htmlToMarkdown("<p>2) also not a list</p>")).toBe("2\\) also not a list");
+    expect(htmlToMarkdown("<p>It was 2023. Then more. Section 4. Ok</p>")).toBe("It was 2023. Then more. Section 4. Ok");
+    expect(htmlToMarkdown("<p>a<br>3. b</p><p>1. c</p><p>- d</p><p># e</p><p>&gt; f</p>")).toBe("a  \n3\\. b\n\n1\\. c\n\n\\- d\n\n\\# e\n\n\\> f");
+    expect(htmlToMarkdown("<p>1234567890. too long for a marker; 2023.5 is a number; see (2) below</p>")).toBe("1234567890. too long for a marker; 2023.5 is a number; see (2) below");
+  });
 });

@@ -29,6 +29,15 @@ const HTML_LIKE_RE = new RegExp(
 /** node-html-markdown `textReplace` rule that backslash-escapes {@link HTML_LIKE_RE} matches in every text node. */
 export const HTML_TEXT_REPLACE: [RegExp, string] = [HTML_LIKE_RE, "\\$&"];
 
+/**
+ * node-html-markdown `lineStartEscape` rule: a backslash before what would start a block at the start of a line
+ * (`+ `, `-`, `=`, `>`, `# `…`###### `, and an ordered list marker `1.` or `1)`). The library's own rule left
+ * `2) text` alone, which renders as a list item, and escaped `N. ` anywhere in a line (its number branch had no
+ * `^`): "It was 2023. Then" came out as "It was 2023\. Then". A marker is at most 9 digits and is followed by a
+ * space or the line's end (CommonMark 5.2).
+ */
+export const LINE_START_ESCAPE: [RegExp, string] = [/^(\s*?)(?:(\+\s|[=>-]|#{1,6}\s)|(\d{1,9})([.)])(?=\s|$))/gm, "$1$3\\$2$4"];
+
 /** Backslash-escape what would be read as HTML in text the converter does not escape itself (alt text). */
 export function escapeHtmlLike(text: string): string {
   return text.replace(HTML_LIKE_RE, "\\$&");
