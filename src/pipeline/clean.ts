@@ -102,7 +102,9 @@ export function cleanHtml(doc: Document, opts: CleanOptions): string {
   const main = selectMainContent(doc, excluded, ctx.unwrap);
   if (!main) return "";
   for (const el of excluded) main.drop.add(el);
-  return write(main.root, main.root !== body, { ...ctx, drop: main.drop });
+  // A `<noscript>` fallback chosen as the root is unwrapped as it is anywhere else: written with its tag, the markdown
+  // converter (which skips noscript) made nothing of the page.
+  return write(main.root, main.root !== body && !ctx.unwrap.has(main.root), { ...ctx, drop: main.drop });
 }
 
 /** `<noscript>` elements that hold the page's content; see {@link NOSCRIPT_FALLBACK_MIN_CHARS}. */

@@ -6,7 +6,7 @@
  * subtree again on every call.
  */
 import { BlockKind, blockValue, listBlockValue, type BlockText } from "./score.ts";
-import { Region, regionOf } from "./hints.ts";
+import { isMarkupChrome, Region, regionOf } from "./hints.ts";
 
 /** Measurements of one element's subtree. */
 export interface ElementStats {
@@ -47,6 +47,13 @@ const BLOCK_TAGS = new Set([
 
 /** Weight of positive text inside chrome regions (sidebars, footers): some of it is prose, little is content. */
 const CHROME_WEIGHT = 0.2;
+/**
+ * Weight of positive text inside chrome named by its tag or role (`<nav>`, `<footer>`, `<aside>`, `<dialog>`,
+ * role=contentinfo…): none. Class names lie (`has-sidebar`), markup does not, and at 0.2 a long text in it (the
+ * privacy policy a shop's footer holds in a dialog, a cookie dialog's descriptions) outweighed a short product
+ * description.
+ */
+const MARKUP_CHROME_WEIGHT = 0;
 /** Weight of positive text inside comment regions; the selector decides later whether comments are content. */
 const COMMENT_WEIGHT = 0.6;
 
@@ -60,6 +67,7 @@ const enum Ctx {
   Link = 8,
   Code = 16,
   StrongContent = 32,
+  MarkupChrome = 64,
 }
 
 interface Frame {
@@ -109,7 +117,7 @@ function newFrame(el: Element, tag: string, region: Region, parentCtx: number): 
   if (parentCtx & Ctx.Link) ctx |= Ctx.Link;
   if (region === Region.Content) ctx |= Ctx.Content;
   else if (region === Region.StrongContent) ctx |= Ctx.Content | Ctx.StrongContent;
-  else if (region === Region.Chrome) ctx |= Ctx.Chrome;
+  else if (region === Region.Chrome) ctx |= isMarkupChrome(el, tag) ? Ctx.Chrome | Ctx.MarkupChrome : Ctx.Chrome;
   else if (region === Region.Comments) ctx |= Ctx.Comments;
   else if (region === Region.Header && !(ctx & Ctx.Content)) ctx |= Ctx.Chrome;
   if ((tag === "a" && el.hasAttribute("href")) || tag === "button") ctx |= Ctx.Link;
@@ -132,6 +140,7 @@ function emptyStats(region: Region, inContent: boolean): ElementStats {
 /** Scale a positive block value by what the enclosing regions say about it. */
 function weigh(value: number, ctx: number): number {
   if (value <= 0) return value;
+  if (ctx & Ctx.MarkupChrome) return value * MARKUP_CHROME_WEIGHT;
   if (ctx & Ctx.Chrome) return value * CHROME_WEIGHT;
   if (ctx & Ctx.Comments) return value * COMMENT_WEIGHT;
   if (ctx & Ctx.StrongContent) return value * STRONG_CONTENT_WEIGHT;

@@ -33,8 +33,11 @@ const CHROME_TOKENS = new Set([
   "pagination", "pager", "toolbar", "skip", "banner", "trending", "popular", "outbrain", "taboola",
   "tags", "tagcloud", "byline", "dateline", "print", "caption", "credit", "credits", "author", "bio", "login", "signin", "sitemap", "copyright", "legal",
 ]);
-/** Tokens that mark comment threads. */
-const COMMENT_TOKENS = new Set(["comment", "comments", "disqus", "respond", "replies", "discussion"]);
+/**
+ * Tokens that mark comment threads. Customer reviews below a product are the shop's comment thread (`reviews`, not
+ * `review`: a review article names its body `review-content`, a shop its list of them `reviews`).
+ */
+const COMMENT_TOKENS = new Set(["comment", "comments", "disqus", "respond", "replies", "discussion", "reviews"]);
 /** Tokens that mark the content container; they cancel weak chrome tokens on the same element. */
 const CONTENT_TOKENS = new Set([
   "article", "content", "entry", "main", "post", "story", "text", "body", "prose", "markdown", "blog",
@@ -53,6 +56,18 @@ const WEAK_CHROME_TOKENS = new Set(["side", "aside", "nav", "menu", "banner", "t
 
 const CHROME_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alert", "toolbar"]);
 const CHROME_TAGS = new Set(["nav", "aside", "footer", "dialog", "menu", "figcaption"]);
+/** Chrome tags that hold no part of the content (a caption does). */
+const FURNITURE_TAGS = new Set(["nav", "aside", "footer", "dialog", "menu"]);
+
+/**
+ * Whether a chrome element (see {@link regionOf}) is named so by its tag or ARIA role, not by its class: the page's
+ * own markup says it is navigation, a footer, a sidebar or a dialog.
+ */
+export function isMarkupChrome(el: Element, tag: string): boolean {
+  if (FURNITURE_TAGS.has(tag)) return true;
+  const role = el.getAttributeNode("role")?.value;
+  return role !== undefined && CHROME_ROLES.has(role);
+}
 const CONTENT_TAGS = new Set(["article", "main"]);
 const SCHEMA_CONTENT_RE = /schema\.org\/(?:\w*Article|BlogPosting|Report|TechArticle|Recipe|QAPage|DiscussionForumPosting|Product)\b/i;
 const HIDDEN_STYLE_RE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;

@@ -150,11 +150,15 @@ function isContentWithLinks(el: Element, s: ElementStats, ctx: PruneContext): bo
   return isLinkedSentence(el, s) && (!ctx.prose || betweenContent(el, ctx));
 }
 
+/**
+ * Elements never pruned as link lists: a paragraph that is mostly a link is still a sentence, and a table's rows and
+ * cells are data whose links are names and titles (score.ts values cell links as text), not a list of links.
+ */
+const NOT_LINK_LISTS = new Set(["p", "a", "span", "strong", "em", "b", "tr", "td", "th"]);
+
 function isLinkList(el: Element, s: ElementStats): boolean {
   if (s.chars < LINK_DENSITY_MIN_CHARS || s.linkChars <= MAX_LINK_DENSITY * s.chars) return false;
-  // A paragraph that is mostly a link is still a sentence; only containers are link lists.
-  const tag = el.localName;
-  return tag !== "p" && tag !== "a" && tag !== "span" && tag !== "strong" && tag !== "em" && tag !== "b";
+  return !NOT_LINK_LISTS.has(el.localName);
 }
 
 function isChrome(s: ElementStats): boolean {

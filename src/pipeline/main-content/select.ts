@@ -42,6 +42,10 @@ export interface MainContent {
 
 const PROSE: Reading = { pos: (s) => s.pos, neg: (s) => s.neg };
 const LISTING: Reading = { pos: (s) => s.listPos, neg: (s) => s.listNeg };
+/** The prose reading without comments: the value of what the page itself says. */
+const OWN: Reading = { pos: (s) => s.pos - s.commentPos, neg: (s) => s.neg };
+/** Part of a block's value in comments above which the block was chosen for its comments. */
+const COMMENT_ROOT_SHARE = 0.85;
 
 function isContentRegion(region: Region): boolean {
   return region === Region.Content || region === Region.StrongContent;
@@ -64,6 +68,27 @@ function best(stats: Map<Element, ElementStats>, reading: Reading): { el: Elemen
   return { el, score };
 }
 
+/** Whether pruning drops the comment threads inside a selection with these stats (see {@link NON_COMMENT_SHARE}). */
+function dropsComments(s: ElementStats): boolean {
+  const nonComment = s.pos - s.commentPos;
+  return nonComment >= NON_COMMENT_SHARE * s.pos || nonComment >= NON_COMMENT_MIN_VALUE;
+}
+
+/**
+ * A block chosen for the comments it holds (a shop's reviews, longer than its product text) whose comments pruning
+ * then drops kept only the scraps between them ("Customers say"). Such a block is replaced by the best block under
+ * the reading without comments. A block of comments alone (a forum thread, a discussion page) keeps its comments
+ * and stays.
+ */
+function ownContent(stats: Map<Element, ElementStats>, prose: { el: Element | null; score: number }): { el: Element | null; score: number } {
+  const s = prose.el ? stats.get(prose.el)! : undefined;
+  if (!s || s.commentPos <= COMMENT_ROOT_SHARE * s.pos || !dropsComments(s)) return prose;
+  const own = best(stats, OWN);
+  if (!own.el || own.score < MIN_MAIN_VALUE) return prose;
+  const o = stats.get(own.el)!;
+  return { el: own.el, score: PROSE.pos(o) + PROSE.neg(o) };
+}
+
 /**
  * Choose the main-content element, falling back to `body` when no element holds enough content, and collect the
  * descendants to prune.
@@ -82,7 +107,7 @@ export function selectFrom(body: Element, stats: Map<Element, ElementStats>): Ma
     for (const el of whole.drop) boilerplate += stats.get(el)?.neg ?? 0;
     if (boilerplate <= TINY_PAGE_MAX_BOILERPLATE) return whole;
   }
-  const prose = best(stats, PROSE);
+  const prose = ownContent(stats, best(stats, PROSE));
   const listing = best(stats, LISTING);
   const proseStats = prose.el ? stats.get(prose.el)! : undefined;
   const proseParagraphs = proseStats?.paragraphs ?? 0;
@@ -99,8 +124,7 @@ export function selectFrom(body: Element, stats: Map<Element, ElementStats>): Ma
   const reading = useListing ? LISTING : PROSE;
   const rootStats = stats.get(root)!;
   const drop = new Set<Element>();
-  const nonComment = rootStats.pos - rootStats.commentPos;
-  const dropComments = nonComment >= NON_COMMENT_SHARE * rootStats.pos || nonComment >= NON_COMMENT_MIN_VALUE;
+  const dropComments = dropsComments(rootStats);
   // The listing reading (a listing block, or the body when no main block was found) has no prose around which
   // boilerplate would sit at the edges: there a short block without links is as likely content as not.
   prune(root, { root, rootPos: reading.pos(rootStats), stats, drop, dropComments, reading, prose: !useListing }, useListing);
