@@ -29,3 +29,24 @@ describe("htmlToMarkdown: inline SVG is dropped without touching attribute value
     expect(htmlToMarkdown(html)).toBe("| a | b |\n| - | - |\n|   | c |");
   });
 });
+
+describe("htmlToMarkdown: buttons that label content", () => {
+  test("an accordion's question (a button in a heading, or one with aria-expanded) is kept; it was dropped", () => {
+    expect(
+      htmlToMarkdown('<h2 class="accordion-header"><button class="accordion-button" type="button">How do I reset my password?</button></h2><div class="accordion-body">Click "Forgot password".</div>'),
+    ).toBe('## How do I reset my password?\n\nClick "Forgot password".');
+    expect(htmlToMarkdown('<div><button class="q" aria-expanded="false" aria-controls="a1">Can I cancel?</button><div id="a1"><p>Yes, any time.</p></div></div>')).toBe(
+      "Can I cancel?\n\nYes, any time.",
+    );
+    expect(htmlToMarkdown("<details><summary><button>Show the terms</button></summary><p>Terms.</p></details>")).toContain("Show the terms");
+  });
+
+  test("tab labels are kept apart; other buttons (Copy, Add to cart) still go", () => {
+    expect(htmlToMarkdown('<div role="tablist"><button role="tab" aria-selected="true">Python</button><button role="tab">JavaScript</button></div><pre><code>print(1)</code></pre>')).toBe(
+      "Python JavaScript\n\n```\nprint(1)\n```",
+    );
+    expect(htmlToMarkdown("<p>Reply with <button>Copy</button> code</p><button>Add to cart</button>")).toBe("Reply with  code");
+    // A kept button's end tag closes only what it opened: a dropped button inside it stays dropped.
+    expect(htmlToMarkdown('<button aria-expanded="true">Outer<button>inner</button></button> tail')).toBe("Outer tail");
+  });
+});

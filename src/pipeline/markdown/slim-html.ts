@@ -27,6 +27,11 @@ const RAW_TEXT_END_RES: Record<string, RegExp> = {
   noscript: /<\/noscript\s*>/gi,
 };
 
+/** Headings and a `<details>` summary: a button inside one is its text (a Bootstrap accordion's question). */
+const LABEL_PARENT_RE = /^(?:h[1-6]|summary)$/;
+/** Attributes of a button that shows or hides content (an accordion, a tab): its text labels that content. */
+const DISCLOSURE_ATTRIBUTE_RE = /(?:^|\s)(?:aria-expanded|aria-controls)(?:\s*=|\s|$)|(?:^|\s)role\s*=\s*["']?tab\b/i;
+
 /** A start tag with only the attributes the converter reads. */
 function slimTag(name: string, attrs: string): string {
   let kept = "";
@@ -54,7 +59,9 @@ function svgEnd(html: string, from: number): number {
 
 /**
  * Drop what the converter ignores: inline `<svg>` elements, comments, scripts, styles and every attribute but
- * {@link MARKDOWN_ATTRIBUTES}. An `<svg>` that is never closed loses only its start tag.
+ * {@link MARKDOWN_ATTRIBUTES}. An `<svg>` that is never closed loses only its start tag. A `<button>` inside a
+ * heading or `<summary>`, or one that discloses content (`aria-expanded`, `aria-controls`, `role="tab"`), becomes a
+ * `<span>`: the converter drops buttons, and an FAQ accordion's questions and a tab set's labels went with them.
  *
  * @param html - cleaned HTML
  * @returns HTML that converts to the same markdown
@@ -62,6 +69,9 @@ function svgEnd(html: string, from: number): number {
 export function slimHtml(html: string): string {
   let out = "";
   let copied = 0; // html[copied…] is not in `out` yet
+  // Open headings and summaries, and for each open button whether it was kept (written as a span).
+  let labelDepth = 0;
+  const buttons: boolean[] = [];
   TOKEN_RE.lastIndex = 0;
   for (let m = TOKEN_RE.exec(html); m; m = TOKEN_RE.exec(html)) {
     const [, endSlash, name, attrs, selfClosing] = m;
@@ -70,11 +80,25 @@ export function slimHtml(html: string): string {
       copied = TOKEN_RE.lastIndex;
       continue;
     }
-    if (endSlash) continue;
     const lower = name.toLowerCase();
+    if (endSlash) {
+      if (LABEL_PARENT_RE.test(lower)) labelDepth = Math.max(0, labelDepth - 1);
+      else if (lower === "button" && buttons.pop()) {
+        // A space after it: a tab set's buttons sit side by side with nothing between them ("PythonJavaScript").
+        out += `${html.slice(copied, m.index)}</span> `;
+        copied = TOKEN_RE.lastIndex;
+      }
+      continue;
+    }
+    if (LABEL_PARENT_RE.test(lower) && !selfClosing) labelDepth++;
     let next = TOKEN_RE.lastIndex;
     let replacement: string | undefined;
-    if (lower === "svg") {
+    if (lower === "button" && !selfClosing) {
+      // The converter ignores buttons ("Copy", "Add to cart"); one that labels content is written as a span.
+      const kept = labelDepth > 0 || DISCLOSURE_ATTRIBUTE_RE.test(attrs ?? "");
+      buttons.push(kept);
+      if (kept) replacement = "<span>";
+    } else if (lower === "svg") {
       const end = selfClosing ? -1 : svgEnd(html, next);
       replacement = "";
       if (end >= 0) next = end;
