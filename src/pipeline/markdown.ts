@@ -12,6 +12,7 @@
  *   blocks and code kept apart inside cells and link text;
  * - link-image and escape: destinations with `(`/`)` encoded, escaped titles, text that looks like HTML escaped;
  * - emphasis and heading: delimiters that satisfy CommonMark's flanking rules, one-line headings;
+ * - math: `<sup>`/`<sub>` kept as HTML, formulas as their TeX (`$…$`) once;
  * - tidy: trailing spaces and blank-line runs normalised outside code blocks.
  */
 import { NodeHtmlMarkdown, type TranslatorConfigObject } from "node-html-markdown";
@@ -22,6 +23,7 @@ import { HTML_TEXT_REPLACE, LINE_START_ESCAPE } from "./markdown/escape.ts";
 import { headingTranslator } from "./markdown/heading.ts";
 import { imageTranslator, linkTranslator } from "./markdown/link-image.ts";
 import { listItemTranslator, listTranslator } from "./markdown/list-item.ts";
+import { mathScriptTranslator, mathTranslator, spanTranslator, supSubTranslator } from "./markdown/math.ts";
 import { installNestedTranslators } from "./markdown/nested-content.ts";
 import { slimHtml } from "./markdown/slim-html.ts";
 import { tableTranslator } from "./markdown/table.ts";
@@ -39,6 +41,10 @@ const TRANSLATORS: TranslatorConfigObject = {
   "h1,h2,h3,h4,h5,h6": headingTranslator,
   a: linkTranslator,
   img: imageTranslator,
+  math: mathTranslator,
+  span: spanTranslator,
+  "sup,sub": supSubTranslator,
+  "msup,msub,msubsup": mathScriptTranslator,
   ...EMPHASIS_TRANSLATORS,
 };
 

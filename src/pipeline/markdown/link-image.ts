@@ -8,6 +8,7 @@
 import { PostProcessResult, type TranslatorConfig, type TranslatorConfigFactory } from "node-html-markdown";
 import { ELEMENT_NODE, TEXT_NODE, type MarkdownNode } from "./dom.ts";
 import { escapeAltText, linkDestination, linkTitle } from "./escape.ts";
+import { mediaWikiFormula } from "./math.ts";
 import { newlineRunsToSpace, trimEdgeNewlines } from "./whitespace.ts";
 
 /**
@@ -63,6 +64,8 @@ function soleHeadingLevel(link: MarkdownNode): number {
  * alt text so the words stay, and one with neither is dropped.
  */
 export const imageTranslator: TranslatorConfigFactory = ({ node }) => {
+  const formula = mediaWikiFormula(node.getAttribute("class") ?? undefined, node.getAttribute("alt") ?? undefined);
+  if (formula) return { content: formula, recurse: false, noEscape: true };
   const src = node.getAttribute("src") ?? "";
   const alt = escapeAltText(node.getAttribute("alt") ?? "");
   if (!src) return alt ? { content: alt, recurse: false } : { ignore: true };
