@@ -18,6 +18,13 @@ describe("htmlToMarkdown: links and images", () => {
     expect(htmlToMarkdown('<table><tr><th>Post</th></tr><tr><td><a href="/x"><h3>In cell</h3></a></td></tr></table>')).not.toContain("#");
   });
 
+  test("an icon link without text is named by its aria-label or title ([](…) told nothing)", () => {
+    expect(htmlToMarkdown('<p><a href="https://twitter.com/x" aria-label="Twitter"><svg><path d="M0"/></svg></a> and <a href="/rss" title="RSS [feed]"></a></p>')).toBe(
+      '[Twitter](https://twitter.com/x) and [RSS \\[feed\\]](/rss "RSS [feed]")',
+    );
+    expect(htmlToMarkdown('<p><a href="/t" aria-label="ignored">Text</a></p>')).toBe("[Text](/t)");
+  });
+
   test("a title with double quotes is escaped", () => {
     expect(htmlToMarkdown(`<a href="/x" title='say "hi"'>t</a>`)).toBe('[t](/x "say \\"hi\\"")');
     expect(htmlToMarkdown(`<img src="/i.png" alt="i" title='a "b" \\ c'>`)).toBe('![i](/i.png "a \\"b\\" \\\\ c")');

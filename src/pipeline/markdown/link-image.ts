@@ -35,7 +35,9 @@ export const linkTranslator: TranslatorConfigFactory = ({ node, visitor }) => {
     prefix: level ? `${"#".repeat(level)} [` : "[",
     postfix: `](${linkDestination(href)}${linkTitle(node.getAttribute("title"))})`,
     childTranslators: visitor.instance.aTagTranslators,
-    postprocess: ({ content }) => newlineRunsToSpace(trimEdgeNewlines(content)),
+    // An icon link (an <svg> or an empty <i>) has no text: its accessible name, if it has one, is the text
+    // (`[Twitter](…)`, not `[](…)`).
+    postprocess: ({ content }) => newlineRunsToSpace(trimEdgeNewlines(content)) || escapeAltText(node.getAttribute("aria-label") ?? node.getAttribute("title") ?? ""),
   };
 };
 
