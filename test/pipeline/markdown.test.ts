@@ -16,8 +16,9 @@ describe("htmlToMarkdown", () => {
 
   test("an ordered list numbers from its start, as a browser shows it (it restarted at 1)", () => {
     // The nested list is indented by the width of its item's marker (3 for "4. "), as CommonMark needs to nest it.
-    expect(htmlToMarkdown('<ol start="3"><li>Three</li><li>Four<ol><li>a</li></ol></li></ol><ol><li>x</li></ol>')).toBe("3. Three\n4. Four\n   1. a\n1. x");
-    expect(htmlToMarkdown('<ol start="0"><li>zero</li></ol><ol start="x"><li>y</li></ol><ul start="5"><li>u</li></ul>')).toBe("0. zero\n1. y\n- u");
+    // The next <ol> takes `)`: with `.` its items would read as more items of the list before it (spec 5.3).
+    expect(htmlToMarkdown('<ol start="3"><li>Three</li><li>Four<ol><li>a</li></ol></li></ol><ol><li>x</li></ol>')).toBe("3. Three\n4. Four\n   1. a\n\n1) x");
+    expect(htmlToMarkdown('<ol start="0"><li>zero</li></ol><ol start="x"><li>y</li></ol><ul start="5"><li>u</li></ul>')).toBe("0. zero\n\n1) y\n\n- u");
   });
 
   test("tables become GFM tables", () => {
