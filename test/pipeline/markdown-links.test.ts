@@ -23,6 +23,9 @@ describe("htmlToMarkdown: links and images", () => {
       '[Twitter](https://twitter.com/x) and [RSS \\[feed\\]](/rss "RSS [feed]")',
     );
     expect(htmlToMarkdown('<p><a href="/t" aria-label="ignored">Text</a></p>')).toBe("[Text](/t)");
+    // A README heading's icon anchor to itself is noise: gone (it was `[](#install)`).
+    const github = '<div class="markdown-heading"><h2>Install</h2><a class="anchor" aria-label="Permalink: Install" href="#install"><svg><path d="M0"/></svg></a></div><p>Run it.</p>';
+    expect(htmlToMarkdown(github)).toBe("## Install\n\nRun it.");
   });
 
   test("a title with double quotes is escaped", () => {

@@ -36,8 +36,14 @@ export const linkTranslator: TranslatorConfigFactory = ({ node, visitor }) => {
     postfix: `](${linkDestination(href)}${linkTitle(node.getAttribute("title"))})`,
     childTranslators: visitor.instance.aTagTranslators,
     // An icon link (an <svg> or an empty <i>) has no text: its accessible name, if it has one, is the text
-    // (`[Twitter](…)`, not `[](…)`).
-    postprocess: ({ content }) => newlineRunsToSpace(trimEdgeNewlines(content)) || escapeAltText(node.getAttribute("aria-label") ?? node.getAttribute("title") ?? ""),
+    // (`[Twitter](…)`, not `[](…)`). One to a place on the same page (a heading's "Permalink: Title" anchor, next
+    // to every heading of a README) says nothing the page does not: it goes.
+    postprocess: ({ content }) => {
+      const text = newlineRunsToSpace(trimEdgeNewlines(content));
+      if (text) return text;
+      if (href.startsWith("#")) return PostProcessResult.RemoveNode;
+      return escapeAltText(node.getAttribute("aria-label") ?? node.getAttribute("title") ?? "");
+    },
   };
 };
 
