@@ -167,7 +167,7 @@ describe("RTF tables", () => {
 describe("RTF lists", () => {
   test("LibreOffice's lists (\\ls, \\ilvl, a {\\listtext} marker): bullets and numbers, nested, as markdown lists", () => {
     expect(convertOffice("rtf", fixture("garden-lists.rtf")).markdown).toBe(
-      ["Pack these:", "", "- Seeds", "  - Tomato", "- Trowel", "", "Then:", "", "1. Dig", "  - Ten centimetres", "2. Sow", "", "Done.", ""].join("\n"),
+      ["Pack these:", "", "- Seeds", "  - Tomato", "- Trowel", "", "Then:", "", "1. Dig", "   - Ten centimetres", "2. Sow", "", "Done.", ""].join("\n"),
     );
   });
 
@@ -180,7 +180,7 @@ describe("RTF lists", () => {
   });
 
   test("a numbered heading keeps its number as text; a bulleted paragraph in a cell keeps its bullet", () => {
-    expect(markdown(String.raw`{\rtf1\pard\outlinelevel0{\listtext\pard\plain 3.\tab}\ls1 Results\par}`)).toBe("# 3\\. Results\n"); // the escape keeps it from reading as a list
+    expect(markdown(String.raw`{\rtf1\pard\outlinelevel0{\listtext\pard\plain 3.\tab}\ls1 Results\par}`)).toBe("# 3. Results\n"); // after `# ` no list can start: no escape
     expect(markdown(String.raw`{\rtf1\trowd\cellx1000\pard\intbl{\listtext\pard\plain -\tab}\ls2 dash\cell\row}`)).toBe("| \\- dash |\n| --- |\n"); // escaped: it is text, not a list
   });
 });

@@ -33,12 +33,9 @@ function escapeLineStarts(markdown: string): string {
   return markdown.replace(/^[ \t]+/gm, "").replace(LINE_START, "\\$&").replace(ORDERED_MARKER, "$1\\$2");
 }
 
-/**
- * Markdown of inline content. `oneLine` (table cells, list items, headings, notes): line breaks become spaces, since
- * a cell, an item, a heading or a `[^n]:` definition cannot hold one (a blank line in a note's text ended the note).
- */
-function inlineMarkdown(content: Inline[], inTable = false, oneLine = inTable): string {
-  const s = content
+/** Markdown of inline content on one line or more: text with its marks escaped, links, note references. */
+function inlineText(content: Inline[]): string {
+  return content
     .map((c, i) => {
       if (c.note !== undefined) return `[^${c.note}]`;
       if (c.href) return `[${escapeMarkdown(c.text)}](${c.href.replace(/[()\s]/g, encodeURIComponent)})`;
@@ -47,8 +44,32 @@ function inlineMarkdown(content: Inline[], inTable = false, oneLine = inTable): 
       return content[i - 1]?.note !== undefined ? text.replace(/^[:(]/, "\\$&") : text;
     })
     .join("");
-  const lines = escapeLineStarts(oneLine ? s.replace(/[ \t]*(?:\r\n?|\n)\s*/g, " ") : s);
+}
+
+/** `markdown` with its line breaks made spaces. */
+function oneLineOf(markdown: string): string {
+  return markdown.replace(/[ \t]*(?:\r\n?|\n)\s*/g, " ");
+}
+
+/**
+ * Markdown of inline content. `oneLine` (table cells, list items, notes): line breaks become spaces, since a cell, an
+ * item or a `[^n]:` definition cannot hold one (a blank line in a note's text ended the note).
+ */
+function inlineMarkdown(content: Inline[], inTable = false, oneLine = inTable): string {
+  const s = inlineText(content);
+  const lines = escapeLineStarts(oneLine ? oneLineOf(s) : s);
   return inTable ? lines.replace(/\|/g, "\\|") : lines;
+}
+
+/**
+ * Markdown of a heading's text, on one line. After the `## ` that opens it no block syntax can start, so only what
+ * the heading line itself reads is escaped: a closing run of `#` (`Item #` lost its `#`). Line starts were escaped
+ * as in a paragraph before, and a numbered heading read `## 1\. Background` in the source.
+ */
+function headingMarkdown(content: Inline[]): string {
+  return oneLineOf(inlineText(content))
+    .trim()
+    .replace(/(^|[ \t])(#+)$/, "$1\\$2");
 }
 
 /**
@@ -72,6 +93,27 @@ export function listDepths(items: readonly { depth: number }[]): number[] {
   return out;
 }
 
+/**
+ * Markdown of a list: numbered at the top level when `ordered`, bullets below. An item is indented to its parent's
+ * content column (the width of the parent's marker and its space: 3 under `1. `, 4 under `10. `, 2 under `- `), the
+ * column CommonMark reads nesting from. A fixed 2 spaces under `1. ` started a new list: the numbering restarted.
+ */
+function listMarkdown(ordered: boolean, items: { depth: number; content: Inline[] }[]): string {
+  let n = 0;
+  const depths = listDepths(items);
+  /** Content column of the latest item at each depth, in characters. */
+  const columns: number[] = [];
+  return items
+    .map((it, i) => {
+      const depth = depths[i]!;
+      const indent = depth === 0 ? 0 : columns[depth - 1]!;
+      const marker = ordered && depth === 0 ? `${++n}.` : "-";
+      columns[depth] = indent + marker.length + 1;
+      return `${" ".repeat(indent)}${marker} ${inlineMarkdown(it.content, false, true)}`;
+    })
+    .join("\n");
+}
+
 /** Markdown of `blocks`. */
 export function blocksToMarkdown(blocks: Block[]): string {
   const out: string[] = [];
@@ -80,17 +122,14 @@ export function blocksToMarkdown(blocks: Block[]): string {
   for (const block of blocks) {
     switch (block.kind) {
       case "heading":
-        out.push(`${"#".repeat(block.level)} ${inlineMarkdown(block.content, false, true)}`);
+        out.push(`${"#".repeat(block.level)} ${headingMarkdown(block.content)}`);
         break;
       case "paragraph":
         out.push(inlineMarkdown(block.content));
         break;
-      case "list": {
-        let n = 0;
-        const depths = listDepths(block.items);
-        out.push(block.items.map((it, i) => `${"  ".repeat(depths[i]!)}${block.ordered && depths[i] === 0 ? `${++n}.` : "-"} ${inlineMarkdown(it.content, false, true)}`).join("\n"));
+      case "list":
+        out.push(listMarkdown(block.ordered, block.items));
         break;
-      }
       case "table": {
         // A loop, not Math.max(...rows): a spread of 1.2M rows passes the engine's argument limit (RangeError).
         let width = 0;
