@@ -26,14 +26,14 @@ import { listItemTranslator, listTranslator } from "./markdown/list-item.ts";
 import { mathScriptTranslator, mathTranslator, spanTranslator, supSubTranslator } from "./markdown/math.ts";
 import { installNestedTranslators } from "./markdown/nested-content.ts";
 import { slimHtml } from "./markdown/slim-html.ts";
-import { tableTranslator } from "./markdown/table.ts";
+import { layoutCellTranslator, layoutRowTranslator, tableTranslator } from "./markdown/table.ts";
 import { tidy } from "./markdown/tidy.ts";
 
 const TRANSLATORS: TranslatorConfigObject = {
   table: tableTranslator,
   // Only reached inside layout tables: data tables switch to their own row and cell translators.
-  tr: { surroundingNewlines: 1 },
-  "td,th": { surroundingNewlines: 1 },
+  tr: layoutRowTranslator,
+  "td,th": layoutCellTranslator,
   "ol,ul": listTranslator,
   li: listItemTranslator,
   blockquote: blockquoteTranslator,

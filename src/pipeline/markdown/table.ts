@@ -9,18 +9,28 @@
  *
  * Here each cell's rendered text is kept aside and the table is laid out from the DOM: a spanned cell fills its
  * first slot and leaves empty cells in the others (HTML's table model, simplified), so every row has the grid's
- * width. Tables used for page layout are not GFM tables at all (see {@link tableTranslator}), nor are tables whose
- * grid would pass {@link MAX_GRID_SLOTS}.
+ * width, and the footer comes last as a browser shows it. Tables used for page layout are not GFM tables at all
+ * (see {@link isLayoutTable}), nor are tables whose grid would pass {@link MAX_GRID_SLOTS}: their cells are plain
+ * blocks, kept apart by {@link layoutCellTranslator}.
  */
-import { PostProcessResult, type TranslatorConfig, type TranslatorConfigFactory } from "node-html-markdown";
-import { ELEMENT_NODE, type MarkdownNode } from "./dom.ts";
+import {
+  type NodeHtmlMarkdown,
+  PostProcessResult,
+  type TranslatorConfig,
+  TranslatorCollection,
+  type TranslatorConfigFactory,
+} from "node-html-markdown";
+import { BLOCK_TAGS, ELEMENT_NODE, type MarkdownNode } from "./dom.ts";
+import { inlineCodeTranslator } from "./link-image.ts";
+import { listItemTranslator } from "./list-item.ts";
 import { newlineRunsToSpace } from "./whitespace.ts";
 
-/**
- * Tables used for page layout (a nested table, or headings, lists and code inside cells) are rendered as plain
- * blocks: as a GFM table the whole page would become one padded row, unreadable and slow to build.
- */
-const LAYOUT_TABLE_CONTENT = "table, h1, h2, h3, h4, h5, h6, ul, ol, pre, blockquote, form";
+/** Content only page layouts put in a table: another table, a form. */
+const LAYOUT_ONLY_CONTENT = "table, form";
+/** Blocks a data table's cells may hold (a plan's feature list, an API's code example), flattened to one line. */
+const BLOCK_CONTENT = `${LAYOUT_ONLY_CONTENT}, h1, h2, h3, h4, h5, h6, ul, ol, pre, blockquote`;
+/** Most non-blank characters in a data table's cell beside blocks: more is a page section (an article column). */
+const MAX_BLOCK_CELL_CHARS = 1_000;
 /**
  * Largest `colspan` honoured. HTML clamps at 1,000 but every spanned slot is written on every row, so a few bytes
  * of markup could multiply the output; no readable table is wider than this.
@@ -51,10 +61,34 @@ function cellText(content: string): string {
   return newlineRunsToSpace(content.trim()).replace(/\|/g, "\\|");
 }
 
+/** `<pre>` in a cell, which cannot hold a fenced block: a code span, unless a `<code>` inside makes one. */
+const preInCellTranslator: TranslatorConfigFactory = ({ node }) => {
+  const elements = (node as unknown as MarkdownNode).childNodes.filter((child) => child.nodeType === ELEMENT_NODE);
+  if (elements.length === 1 && elements[0]!.tagName === "CODE") return { surroundingNewlines: 1 };
+  return { ...inlineCodeTranslator, surroundingNewlines: 1 };
+};
+
+const cellTranslatorSets = new WeakMap<NodeHtmlMarkdown, TranslatorCollection>();
+
+/**
+ * A converter's cell translators (see nested-content) with list markers, which keep a list's items apart once the
+ * cell is one line (`- 1 user - 1 GB`, `1. a 2. b`), and code spans for `<pre>`. Built on first use.
+ */
+function cellTranslators(instance: NodeHtmlMarkdown): TranslatorCollection {
+  const built = cellTranslatorSets.get(instance);
+  if (built) return built;
+  const translators = new TranslatorCollection();
+  for (const [tag, translator] of instance.tableCellTranslators.entries()) translators.set(tag, translator);
+  translators.set("li", listItemTranslator);
+  translators.set("pre", preInCellTranslator);
+  cellTranslatorSets.set(instance, translators);
+  return translators;
+}
+
 /** `<td>`/`<th>` inside a data table: render the content with the cell translators and keep it for the table. */
 export const tableCellTranslator: TranslatorConfigFactory = ({ visitor }) => ({
   surroundingNewlines: false,
-  childTranslators: visitor.instance.tableCellTranslators,
+  childTranslators: cellTranslators(visitor.instance),
   postprocess: ({ node, content }) => {
     cellTexts.set(node, cellText(content));
     return PostProcessResult.RemoveNode;
@@ -67,9 +101,56 @@ export const tableRowTranslator: TranslatorConfigFactory = ({ visitor }) => ({
   childTranslators: visitor.instance.tableRowTranslators,
 });
 
+const blockLayoutTables = new WeakSet<object>(); // layout tables for their content, not their size
+
+/**
+ * `<tr>` inside a layout table: its own block when the table holds blocks, so that rows do not run into one
+ * paragraph. Rows of a table only too large to lay out stay one cell per line, as compact as the data they hold.
+ */
+export const layoutRowTranslator: TranslatorConfigFactory = ({ tableMeta }) => ({
+  surroundingNewlines: tableMeta && blockLayoutTables.has(tableMeta.node) ? 2 : 1,
+});
+
+/**
+ * Whether a cell holds block content (a paragraph, list, quote, heading, line break…): found without entering any
+ * block, so no element is looked at twice however deeply layout tables nest.
+ */
+function holdsBlocks(cell: MarkdownNode): boolean {
+  const stack = [...cell.childNodes];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.nodeType !== ELEMENT_NODE) continue;
+    if (BLOCK_TAGS.has(node.tagName ?? "")) return true;
+    for (const child of node.childNodes) stack.push(child);
+  }
+  return false;
+}
+
+/**
+ * `<td>`/`<th>` inside a layout table: its own line, and a blank line around it when it holds blocks, so that the
+ * next cell or row neither joins its last paragraph nor continues its list. Decided from the DOM: reading the
+ * rendered content would copy the whole output so far for every cell. Cells of text stay one per line, as before.
+ */
+export const layoutCellTranslator: TranslatorConfigFactory = ({ node }) => ({
+  surroundingNewlines: holdsBlocks(node as unknown as MarkdownNode) ? 2 : 1,
+});
+
 function isElement(node: MarkdownNode, tags: ReadonlySet<string> | string): boolean {
   if (node.nodeType !== ELEMENT_NODE) return false;
   return typeof tags === "string" ? node.tagName === tags : tags.has(node.tagName ?? "");
+}
+
+/**
+ * The table's row groups in the order a browser shows them (CSS 2.1 17.2): the first `<thead>` before the other
+ * rows, the first `<tfoot>` after them, wherever they are in the source (HTML 4 put `<tfoot>` before `<tbody>`).
+ * Done on the parsed tree, which is this conversion's own, so that layout tables are written in that order too.
+ */
+function putRowGroupsInOrder(table: MarkdownNode): void {
+  const children = table.childNodes;
+  const foot = children.findIndex((child) => isElement(child, "TFOOT"));
+  if (foot !== -1) children.push(...children.splice(foot, 1));
+  const head = children.findIndex((child) => isElement(child, "THEAD"));
+  const firstRows = children.findIndex((child) => isElement(child, ROW_GROUPS) || isElement(child, "TR"));
+  if (head > firstRows) children.splice(firstRows, 0, ...children.splice(head, 1));
 }
 
 /** The table's rows in document order: direct `<tr>` children and those of its row groups. */
@@ -97,8 +178,7 @@ type Slots = (MarkdownNode | null)[][];
  * as soon as the grid passes its budget ({@link MAX_GRID_SLOTS}), so an oversized table costs no more than that to
  * detect.
  */
-function placeCells(table: MarkdownNode): Slots | undefined {
-  const rows = tableRows(table);
+function placeCells(rows: MarkdownNode[]): Slots | undefined {
   let cells = 0;
   for (const row of rows) for (const cell of row.childNodes) if (isElement(cell, CELL_TAGS)) cells++;
   const budget = Math.max(MAX_GRID_SLOTS, MAX_SLOTS_PER_CELL * cells);
@@ -144,17 +224,69 @@ function renderGrid(grid: string[][], caption: string | undefined): string {
   return `${caption ? `${caption}\n` : ""}${lines.join("\n")}\n`;
 }
 
+/** The grid's width if every row holding cells fills all of it (no ragged rows, no holes), else 0. */
+function regularGridWidth(slots: Slots): number {
+  let width = 0;
+  for (const line of slots) width = Math.max(width, line.length);
+  // A for loop, not every(): every() skips the holes it is looking for.
+  for (const line of slots) for (let col = 0; line.length && col < width; col++) if (line[col] === undefined) return 0;
+  return width;
+}
+
+/** Non-blank characters of the text in a cell (undecoded, so `&amp;` counts five: a rough size is enough). */
+const textChars = (cell: MarkdownNode): number => (cell.rawText ?? "").replace(/\s+/g, "").length;
+
+const cellsOf = (row: MarkdownNode): MarkdownNode[] => row.childNodes.filter((cell) => isElement(cell, CELL_TAGS));
+
+/** A cell holding one heading and nothing else: a header cell written as a `<td>`. */
+function isHeadingCell(cell: MarkdownNode): boolean {
+  const content = cell.childNodes.filter((child) => child.nodeType === ELEMENT_NODE || /\S/.test(child.rawText ?? ""));
+  return content.length === 1 && /^H[1-6]$/.test(content[0]!.tagName ?? "");
+}
+
+/**
+ * Whether the table has header cells where data tables have them: a `<thead>`, a first row of `<th>`s (or of
+ * headings), a `<th>` opening every row. A `<th>` elsewhere is not enough: a navbox's group names sit beside rows
+ * that are whole lists.
+ */
+function hasHeaderCells(rows: MarkdownNode[]): boolean {
+  if (rows.some((row) => row.parentNode?.tagName === "THEAD")) return true;
+  const first = rows[0] ? cellsOf(rows[0]) : [];
+  if (first.length && (first.every((cell) => cell.tagName === "TH") || first.every(isHeadingCell))) return true;
+  return rows.every((row) => cellsOf(row)[0]?.tagName !== "TD");
+}
+
+/**
+ * Whether a table lays out the page rather than data, and so is written as plain blocks: it holds a table or a
+ * form, or it holds blocks (headings, lists, code, quotes) without being a data table with such cells, one with
+ * header cells ({@link hasHeaderCells}), two or more columns on a regular grid and no cell over
+ * {@link MAX_BLOCK_CELL_CHARS}. As a GFM table a page layout would be one padded row, unreadable and slow to build.
+ */
+function isLayoutTable(table: MarkdownNode, rows: MarkdownNode[], slots: Slots): boolean {
+  const queryable = table as unknown as { querySelector(selector: string): MarkdownNode | null };
+  const select = (selector: string) => queryable.querySelector(selector);
+  const block = select(BLOCK_CONTENT);
+  if (!block) return false;
+  if (block.tagName === "TABLE" || block.tagName === "FORM" || select(LAYOUT_ONLY_CONTENT)) return true;
+  if (!hasHeaderCells(rows) || regularGridWidth(slots) < 2) return true;
+  return rows.some((row) => cellsOf(row).some((cell) => textChars(cell) > MAX_BLOCK_CELL_CHARS));
+}
+
 /**
  * `<table>`: a GFM table for data tables, plain blocks for layout tables and tables too large to lay out. Cells are
  * placed before they are rendered (by {@link tableCellTranslator}), filled in by {@link tableGrid}; the caption is
  * rendered by node-html-markdown's own translator.
  */
 export const tableTranslator: TranslatorConfigFactory = ({ node, visitor }): TranslatorConfig => {
-  if ((node as unknown as { querySelector(s: string): unknown }).querySelector(LAYOUT_TABLE_CONTENT)) {
+  const table = node as unknown as MarkdownNode;
+  putRowGroupsInOrder(table);
+  const rows = tableRows(table);
+  const slots = placeCells(rows);
+  if (!slots) return { surroundingNewlines: 2 };
+  if (isLayoutTable(table, rows, slots)) {
+    blockLayoutTables.add(table);
     return { surroundingNewlines: 2 };
   }
-  const slots = placeCells(node as unknown as MarkdownNode);
-  if (!slots) return { surroundingNewlines: 2 };
   return {
     surroundingNewlines: 2,
     childTranslators: visitor.instance.tableTranslators,
