@@ -2,8 +2,8 @@
  * @module pipeline/links
  * The `links` and `images` formats: every link or image of the page, absolute and deduplicated (a URL keeps its first
  * place). Links are in document order. Images are grouped by kind, each kind in document order: every `<img>` (its
- * `src`, lazy-loading copies, then `srcset` candidates), then `<picture>` sources, video posters, and last og:image
- * and twitter:image. Upstream gives no order at all (its html-transformer collects images into a hash set; its
+ * `src`, lazy-loading copies, then `srcset` candidates), then `<picture>` sources, video posters, and last the share
+ * images (og:image, twitter:image and their variants). Upstream gives no order at all (its html-transformer collects images into a hash set; its
  * cheerio fallback groups them by kind, as here), so this fixed one is kept. Links keep http(s) and mailto targets
  * (as upstream); `javascript:` and same-page `#fragment` links are dropped because a client cannot follow them.
  * Links inside `<iframe src="data:text/html,…">` documents count as the page's (upstream's crawler follows them
@@ -53,10 +53,15 @@ export function extractLinks(doc: Document, baseUrl: string, nested = false): st
   return [...out];
 }
 
+/** `<meta>` elements naming a page's share image: Open Graph, Twitter and schema.org. */
+const SHARE_IMAGE_METAS =
+  'meta[property="og:image"], meta[property="og:image:secure_url"], meta[property="og:image:url"], meta[name="twitter:image"], ' +
+  'meta[property="twitter:image"], meta[name="twitter:image:src"], meta[itemprop="image"]';
+
 /**
  * Absolute, deduplicated image URLs of `doc`, in this order (see the module's comment): img src, srcset and their
- * lazy-loading copies (data-src, data-srcset…), picture sources (srcset or data-srcset), video posters, og:image and
- * twitter:image.
+ * lazy-loading copies (data-src, data-srcset…), picture sources (srcset or data-srcset), video posters, and the share
+ * images (og:image and its secure_url/url, twitter:image and twitter:image:src, itemprop=image).
  */
 export function extractImages(doc: Document, baseUrl: string, includeDataUrls: boolean): string[] {
   const out = new Set<string>();
@@ -87,6 +92,7 @@ export function extractImages(doc: Document, baseUrl: string, includeDataUrls: b
   // lazysizes' `<picture><source data-srcset>` as well as `srcset`: the html format shows both as the source's srcset.
   for (const source of doc.querySelectorAll("picture source")) pushSrcsets(source);
   for (const video of doc.querySelectorAll("video[poster]")) push(video.getAttribute("poster"));
-  for (const m of doc.querySelectorAll('meta[property="og:image"], meta[name="twitter:image"]')) push(m.getAttribute("content"));
+  // The page's share images under every name upstream reads (Shopify writes og:image:secure_url, schema.org itemprop).
+  for (const m of doc.querySelectorAll(SHARE_IMAGE_METAS)) push(m.getAttribute("content"));
   return [...out];
 }

@@ -3,7 +3,9 @@
  * Page metadata as Firecrawl reports it (api-v2.md §3.1): the named fields (title, description, language,
  * og*, dc*, …) plus every other `<meta name|property|itemprop>` copied under its own name. A name that occurs
  * more than once becomes an array, as upstream does, so nothing the page said is lost; `description` and `robots`,
- * which the SDKs type as strings, are joined instead (JOINED_FIELDS).
+ * which the SDKs type as strings, are joined instead (JOINED_FIELDS), and `title`, `language` and `favicon` come
+ * from the page's structure, falling back on its metas (`og:title`, then `twitter:title`, then `title`, as
+ * upstream; `content-language`, then `language`).
  */
 import { scanDocument } from "./document-scan.ts";
 import { absoluteUrl } from "./url.ts";
@@ -51,11 +53,28 @@ const ARRAY_FIELDS = new Set(["ogLocaleAlternate"]);
  */
 const JOINED_FIELDS = ["description", "robots"] as const;
 
-function add(meta: PageMetadata, key: string, value: string): void {
+/**
+ * Fields crawlbox sets from the page's structure, typed as one string by the SDKs: a `<meta name="language">` (or
+ * `title`, `favicon`) is not copied over them, which made `language` an array (`["en", "English"]`).
+ */
+const STRUCTURAL_FIELDS = new Set(["title", "language", "favicon"]);
+/** Where no `<title>` names the page, what does, in order (as upstream falls back). */
+const TITLE_FALLBACKS = ["og:title", "twitter:title", "title"] as const;
+
+/**
+ * Adds `value` under `key`: a second distinct value makes an array. `seen` holds each array key's values, so that
+ * a page repeating one name 40,000 times is not quadratic (`includes` on the array took 3 to 8 s).
+ */
+function add(meta: PageMetadata, seen: Map<string, Set<string>>, key: string, value: string): void {
   const prev = meta[key];
   if (prev === undefined) meta[key] = value;
   else if (Array.isArray(prev)) {
-    if (!prev.includes(value)) prev.push(value);
+    let values = seen.get(key);
+    if (!values) seen.set(key, (values = new Set(prev)));
+    if (!values.has(value)) {
+      values.add(value);
+      prev.push(value);
+    }
   } else if (prev !== value) meta[key] = [prev, value];
 }
 
@@ -65,6 +84,7 @@ function add(meta: PageMetadata, key: string, value: string): void {
  */
 export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
   const meta: PageMetadata = Object.create(null);
+  const seen = new Map<string, Set<string>>();
   const { metas, links, title: titleEl } = scanDocument(doc);
   const title = titleEl?.textContent?.trim();
   if (title) meta.title = title.replace(/\s+/g, " ");
@@ -72,6 +92,8 @@ export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
   if (lang) meta.language = lang;
 
   let httpLanguage: string | undefined;
+  // The first value of each name a missing structural field may fall back on.
+  const fallbacks = new Map<string, string>();
   for (const el of metas) {
     const content = el.getAttribute("content");
     if (content === null) continue;
@@ -83,13 +105,21 @@ export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
     if (lower === "") continue;
     const field = Object.hasOwn(NAMED_META, lower) ? NAMED_META[lower] : undefined;
     if (field) {
-      if (ARRAY_FIELDS.has(field)) add(meta, field, value);
+      if (ARRAY_FIELDS.has(field)) add(meta, seen, field, value);
       else if (meta[field] === undefined) meta[field] = value;
     }
+    if (value && !fallbacks.has(lower)) fallbacks.set(lower, value);
     // Every <meta> is also reported under its own name (upstream's "custom metadata").
-    if (name !== "title") add(meta, name.trim(), value);
+    if (!STRUCTURAL_FIELDS.has(name.trim())) add(meta, seen, name.trim(), value);
   }
-  if (!meta.language && httpLanguage) meta.language = httpLanguage;
+  if (!meta.language) {
+    const language = httpLanguage || fallbacks.get("language");
+    if (language) meta.language = language;
+  }
+  if (!meta.title) {
+    const name = TITLE_FALLBACKS.find((n) => fallbacks.has(n));
+    if (name) meta.title = fallbacks.get(name)!.replace(/\s+/g, " ");
+  }
   for (const field of JOINED_FIELDS) {
     const value = meta[field];
     if (Array.isArray(value)) meta[field] = value.join(", ");
@@ -102,14 +132,22 @@ export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
   return meta;
 }
 
+/**
+ * The page's icon: the first `rel="icon"` (`shortcut icon` included), else the first `apple-touch-icon` (a 180 px
+ * home-screen picture, which was taken when it came first in the head).
+ */
 function findFavicon(links: Element[], baseUrl: string): string | undefined {
+  let touchIcon: string | undefined;
   for (const link of links) {
     const rel = (link.getAttribute("rel") ?? "").toLowerCase().split(/\s+/);
     const href = link.getAttribute("href");
-    if (href && (rel.includes("icon") || rel.includes("apple-touch-icon"))) {
+    if (!href) continue;
+    if (rel.includes("icon")) {
       const abs = absoluteUrl(href, baseUrl);
       if (abs) return abs;
+    } else if (!touchIcon && (rel.includes("apple-touch-icon") || rel.includes("apple-touch-icon-precomposed"))) {
+      touchIcon = absoluteUrl(href, baseUrl);
     }
   }
-  return undefined;
+  return touchIcon;
 }
