@@ -18,11 +18,8 @@ describe("htmlToMarkdown: links and images", () => {
     expect(htmlToMarkdown('<table><tr><th>Post</th></tr><tr><td><a href="/x"><h3>In cell</h3></a></td></tr></table>')).not.toContain("#");
   });
 
-  test("an icon link without text is named by its aria-label or title ([](…) told nothing)", () => {
-    expect(htmlToMarkdown('<p><a href="https://twitter.com/x" aria-label="Twitter"><svg><path d="M0"/></svg></a> and <a href="/rss" title="RSS [feed]"></a></p>')).toBe(
-      '[Twitter](https://twitter.com/x) and [RSS \\[feed\\]](/rss "RSS [feed]")',
-    );
-    expect(htmlToMarkdown('<p><a href="/t" aria-label="ignored">Text</a></p>')).toBe("[Text](/t)");
+  test("an icon link without text stays [](url), as upstream; one to the same page goes", () => {
+    expect(htmlToMarkdown('<p><a href="https://twitter.com/x" aria-label="Twitter"><svg><path d="M0"/></svg></a> and more</p>')).toBe("[](https://twitter.com/x) and more");
     // A README heading's icon anchor to itself is noise: gone (it was `[](#install)`).
     const github = '<div class="markdown-heading"><h2>Install</h2><a class="anchor" aria-label="Permalink: Install" href="#install"><svg><path d="M0"/></svg></a></div><p>Run it.</p>';
     expect(htmlToMarkdown(github)).toBe("## Install\n\nRun it.");

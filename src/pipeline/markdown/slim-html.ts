@@ -16,7 +16,7 @@
 const TOKEN_RE = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][\w:-]*)((?:\s+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*)\s*(\/?)>/g;
 const ATTRIBUTE_RE = /([^\s=>/]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]+))?/g;
 /** The only attributes the converter reads. */
-const MARKDOWN_ATTRIBUTES = new Set(["href", "src", "alt", "title", "class", "data-lang", "data-language", "colspan", "rowspan", "start", "alttext", "encoding", "display", "aria-label"]);
+const MARKDOWN_ATTRIBUTES = new Set(["href", "src", "alt", "title", "class", "data-lang", "data-language", "colspan", "rowspan", "start", "alttext", "encoding", "display"]);
 /**
  * Elements whose content node-html-parser (the converter's parser) reads as raw text and the converter ignores:
  * dropped whole, so a `<svg>` or `<!--` inside a script cannot start a token.
