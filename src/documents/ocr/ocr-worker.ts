@@ -6,6 +6,8 @@
  * language data from a CDN; neither works in an air-gapped binary).
  * Other languages are read from the configured tessdata folder. Compiled as a second entry point
  * (scripts/build.ts). Speaks {@link OcrRequest}/{@link OcrResponse}.
+ * A page's ruling lines (table borders) are erased before recognition: with them, tesseract's layout drops most
+ * of a bordered table (documents/ocr/ruling-lines.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +19,7 @@ import TesseractCore from "../../../node_modules/tesseract.js-core/tesseract-cor
 import coreWasmPath from "../../../node_modules/tesseract.js-core/tesseract-core-simd-lstm.wasm" with { type: "file" };
 import engDataPath from "../../../assets/tessdata/eng.traineddata.gz" with { type: "file" };
 import type { OcrRequest, OcrResponse } from "./protocol.ts";
+import { withoutRulingLines } from "./ruling-lines.ts";
 
 declare const self: Worker;
 
@@ -91,7 +94,8 @@ self.onmessage = async (event: MessageEvent<OcrRequest>) => {
   try {
     tessdataDir = req.tessdataDir;
     await ensureLanguages(req.langs);
-    const result = (await action("recognize", { image: req.image, options: {}, output: { text: false, tsv: true } })) as { tsv: string };
+    const image = withoutRulingLines(req.image);
+    const result = (await action("recognize", { image, options: {}, output: { text: false, tsv: true } })) as { tsv: string };
     reply = { id: req.id, ok: true, tsv: result.tsv ?? "" };
   } catch (err) {
     currentLangs = "";

@@ -4,6 +4,10 @@
  * Font size is estimated per word from its height and its letters (a word with capitals or ascenders reaches
  * ~0.72 em above the baseline, one with only x-height letters ~0.5 em; descenders add ~0.22 em), and the median
  * of a line's words is the line's size.
+ *
+ * tesseract puts a table row's cells in one line (once its ruling lines are gone: documents/ocr/ruling-lines.ts);
+ * a line is cut where the gap between two words is a table's, not a word's, so that the layout sees one line per
+ * cell, as mupdf's text layer gives it, and can rebuild the table.
  */
 import type { TextLine } from "../layout/model.ts";
 
@@ -32,6 +36,12 @@ const MIN_WORD_CONFIDENCE = 20;
  */
 const TRUSTED_LINE_MEDIAN_CONFIDENCE = 60;
 const HAS_ALNUM = /[\p{L}\p{N}]/u;
+/**
+ * A gap between words of at least this many ems (the line's size) cuts the line: the layout's table-cell gap
+ * (documents/layout, 1.2 em), so that a cut the layout would join again is not made. Justified text keeps its word
+ * gaps under an em.
+ */
+const CELL_GAP_EM = 1.2;
 
 interface Word {
   x0: number;
@@ -66,20 +76,33 @@ export function tsvToLines(tsv: string, scale: number): TextLine[] {
   for (const all of lines.values()) {
     const words = keptWords(all);
     if (words.length === 0) continue;
-    const y0 = Math.min(...words.map((w) => w.y0));
-    const y1 = Math.max(...words.map((w) => w.y1));
     const em = median(words.map((w) => wordEm(w.text, w.y1 - w.y0)));
-    out.push({
-      x0: Math.min(...words.map((w) => w.x0)) * scale,
-      x1: Math.max(...words.map((w) => w.x1)) * scale,
-      y0: y0 * scale,
-      y1: y1 * scale,
-      text: words.map((w) => w.text).join(" "),
-      size: Math.round(em * scale * 2) / 2,
-      bold: false,
-      italic: false,
-      mono: false,
-    });
+    // Every part keeps the line's size, which the layout measures the cell gap against. Gaps are taken between all
+    // the words read, dropped ones too: a dropped word was ink, not a table's gap.
+    const kept = new Set(words);
+    let part: Word[] = [];
+    for (let i = 0; i < all.length; i++) {
+      if (i > 0 && all[i]!.x0 - all[i - 1]!.x1 >= CELL_GAP_EM * em && part.length > 0) {
+        out.push(lineOf(part, scale, em));
+        part = [];
+      }
+      if (kept.has(all[i]!)) part.push(all[i]!);
+    }
+    if (part.length > 0) out.push(lineOf(part, scale, em));
   }
   return out;
+}
+
+function lineOf(words: Word[], scale: number, em: number): TextLine {
+  return {
+    x0: Math.min(...words.map((w) => w.x0)) * scale,
+    x1: Math.max(...words.map((w) => w.x1)) * scale,
+    y0: Math.min(...words.map((w) => w.y0)) * scale,
+    y1: Math.max(...words.map((w) => w.y1)) * scale,
+    text: words.map((w) => w.text).join(" "),
+    size: Math.round(em * scale * 2) / 2,
+    bold: false,
+    italic: false,
+    mono: false,
+  };
 }
