@@ -10,6 +10,11 @@
 export interface LineLink {
   text: string;
   uri: string;
+  /**
+   * Where `text` starts in the line's text (UTF-16 offset), from the characters under the link's rectangle. Without
+   * it the text is looked up in its line, and a word that occurs twice may get the link of the other.
+   */
+  start?: number;
 }
 
 /** One line of text as laid out on the page. */
@@ -25,6 +30,11 @@ export interface TextLine {
   italic: boolean;
   mono: boolean;
   links?: LineLink[];
+  /**
+   * y of the baseline of the line's main text (text layer only). Line pitch is measured on it: a superscript or a
+   * subscript moves a line's box, not its baseline, and would read as paragraph spacing.
+   */
+  baseline?: number;
 }
 
 /** The text of one page. */

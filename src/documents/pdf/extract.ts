@@ -4,9 +4,14 @@
  * weight, link annotations mapped onto the text they cover, and how much of the page is covered by pictures
  * (to decide whether a page needs OCR). Every mupdf object is destroyed as soon as it is read, so WASM memory
  * stays flat on long documents.
+ *
+ * The JSON has one font per line (its first character's) and boxes rounded to whole points, so the characters are
+ * also walked (documents/pdf/glyphs.ts): a line is bold, italic or monospace when nearly all of its characters are,
+ * its baseline is known, and a link covers the characters under its rectangle, at their place in the line.
  */
-import type { PageText, TextLine } from "../layout/model.ts";
+import type { LineLink, PageText, TextLine } from "../layout/model.ts";
 import { MAX_OCR_PIXELS, renderScale } from "../pixel-limit.ts";
+import { type Glyphs, lineFacts, MONO_NAME, offsets, walkGlyphs, whole } from "./glyphs.ts";
 import type { Mupdf } from "./mupdf.ts";
 
 type MupdfPage = ReturnType<InstanceType<Mupdf["Document"]>["loadPage"]>;
@@ -18,7 +23,7 @@ interface StextJson {
   blocks: {
     type: string;
     bbox: { x: number; y: number; w: number; h: number };
-    lines?: { bbox: { x: number; y: number; w: number; h: number }; font: { name: string; weight: string; style: string; size: number }; text: string }[];
+    lines?: { bbox: { x: number; y: number; w: number; h: number }; font: { name: string; family?: string; weight: string; style: string; size: number }; text: string }[];
   }[];
 }
 
@@ -29,6 +34,15 @@ export interface TextLayer {
   chars: number;
   /** Share of the page covered by pictures (0–1). */
   imageCoverage: number;
+}
+
+/** A line being read: the line, and its characters (and the JSON's text of them) when the walk matched the JSON. */
+interface ReadLine {
+  line: TextLine;
+  glyphs?: Glyphs;
+  raw?: string;
+  /** Offsets of the characters in the line's text, once a link needs them. */
+  at?: number[];
 }
 
 /** Reads the text layer of `page` (1-based `number`). */
@@ -43,9 +57,22 @@ export function readTextLayer(page: MupdfPage, number: number): TextLayer {
   } catch {
     json = { blocks: [] };
   }
-  const lines: TextLine[] = [];
+  // Links first: a page without any needs no character positions. The characters are read one by one only on a
+  // page with links, or with a line that starts in a bold or monospace font (which the rest of it may not be):
+  // reading them costs mupdf's binding a few allocations each, a third more time on a page of plain text.
+  const links: { uri: string; rect: number[] }[] = [];
+  for (const link of page.getLinks()) {
+    const uri = link.getURI();
+    const rect = link.getBounds();
+    link.destroy();
+    if (uri && /^(https?:|mailto:)/i.test(uri)) links.push({ uri, rect });
+  }
+  const styled = json.blocks.some((b) => b.lines?.some((l) => fontFlags(l.font).bold || fontFlags(l.font).mono));
+  const walked = walkGlyphs(stext, links.length > 0 || styled, links.length > 0);
+  const read: ReadLine[] = [];
   let chars = 0;
   let imageArea = 0;
+  let k = 0;
   for (const block of json.blocks) {
     if (block.type === "image") {
       const w = Math.min(block.bbox.w, width);
@@ -54,42 +81,74 @@ export function readTextLayer(page: MupdfPage, number: number): TextLayer {
       continue;
     }
     for (const l of block.lines ?? []) {
-      const text = l.text.replace(/\s+/g, " ").trimEnd();
+      const glyphs = walked[k++];
+      if (!l.text.trim()) continue;
+      // The walk's lines are the JSON's, one for one, unless the two disagree (then the JSON alone is used).
+      const same = glyphs && Math.abs(glyphs.bbox[0]! - l.bbox.x) <= 1.5 && Math.abs(glyphs.bbox[1]! - l.bbox.y) <= 1.5 ? glyphs : undefined;
+      const facts = same ? lineFacts(l.text, same) : undefined;
+      const text = facts?.text ?? l.text.replace(/\s+/g, " ").trimEnd();
       if (!text.trim()) continue;
       chars += text.replace(/\s/g, "").length;
-      const name = l.font.name.toLowerCase();
-      lines.push({
-        x0: l.bbox.x - bx0,
-        y0: l.bbox.y - by0,
-        x1: l.bbox.x + l.bbox.w - bx0,
-        y1: l.bbox.y + l.bbox.h - by0,
-        text,
-        size: l.font.size,
-        bold: l.font.weight === "bold" || /bold|black|heavy|semibold/.test(name),
-        italic: l.font.style === "italic" || /italic|oblique/.test(name),
-        mono: /mono|courier|consol/.test(name),
-      });
+      // Without its characters, a line has the JSON's font, and the walk's exact box (its bottom for a baseline).
+      const [x0, y0, x1, y1] = same?.bbox ?? [l.bbox.x, l.bbox.y, l.bbox.x + l.bbox.w, l.bbox.y + l.bbox.h];
+      const line: TextLine = facts
+        ? { ...facts.box, text, size: facts.size, bold: facts.bold, italic: facts.italic, mono: facts.mono, baseline: facts.baseline - by0 }
+        : { x0: x0!, y0: y0!, x1: x1!, y1: y1!, text, size: l.font.size, ...fontFlags(l.font), ...(same && { baseline: y1! - by0 }) };
+      [line.x0, line.x1, line.y0, line.y1] = [whole(line.x0 - bx0), whole(line.x1 - bx0), whole(line.y0 - by0), whole(line.y1 - by0)];
+      read.push(facts ? { line, glyphs, raw: l.text } : { line });
     }
   }
   // Links: the text under each link rectangle, attached to the line it sits on. At most MAX_LINK_TEXTS_PER_PAGE
   // pieces of text are read per page: 20,000 page-high link rectangles over 60 lines took a minute.
   let linkTexts = 0;
-  for (const link of page.getLinks()) {
-    const uri = link.getURI();
-    const [lx0, ly0, lx1, ly1] = link.getBounds();
-    link.destroy();
-    if (!uri || !/^(https?:|mailto:)/i.test(uri) || linkTexts >= MAX_LINK_TEXTS_PER_PAGE) continue;
-    for (const line of lines) {
-      const overlap = Math.min(line.y1, ly1) - Math.max(line.y0, ly0);
-      if (overlap < (line.y1 - line.y0) * 0.5 || lx1 < line.x0 || lx0 > line.x1) continue;
+  for (const { uri, rect } of links) {
+    if (linkTexts >= MAX_LINK_TEXTS_PER_PAGE) break;
+    const [lx0, ly0, lx1, ly1] = rect as [number, number, number, number];
+    for (const r of read) {
+      const line = r.line;
+      const overlap = Math.min(line.y1, ly1 - by0) - Math.max(line.y0, ly0 - by0);
+      if (overlap < (line.y1 - line.y0) * 0.5 || lx1 - bx0 < line.x0 || lx0 - bx0 > line.x1) continue;
       if (++linkTexts > MAX_LINK_TEXTS_PER_PAGE) break;
-      const mid = (line.y0 + line.y1) / 2 + by0;
-      const text = stext.copy([Math.max(lx0, line.x0 + bx0), mid], [Math.min(lx1, line.x1 + bx0), mid]).replace(/\s+/g, " ").trim();
-      if (text) (line.links ??= []).push({ text, uri });
+      const found = r.glyphs?.mid ? underRect(r, lx0, lx1, uri) : copyUnder(stext, line, rect, [bx0, by0], uri);
+      if (found) (line.links ??= []).push(found);
     }
   }
   stext.destroy();
+  const lines = read.map((r) => r.line);
   return { page: { number, width, height, lines, source: "text" }, chars, imageCoverage: Math.min(1, imageArea / (width * height || 1)) };
+}
+
+/** The style of a JSON line's font (its first character's). */
+function fontFlags(font: { name: string; family?: string; weight: string; style: string }): { bold: boolean; italic: boolean; mono: boolean } {
+  const name = font.name.toLowerCase();
+  const mono = font.family === "monospace" || MONO_NAME.test(name);
+  return { bold: font.weight === "bold" || /bold|black|heavy|semibold/.test(name), italic: font.style === "italic" || /italic|oblique/.test(name), mono };
+}
+
+/** The link over the characters of `r` whose centres lie between `lx0` and `lx1` (page coordinates), at their offset. */
+function underRect(r: ReadLine, lx0: number, lx1: number, uri: string): LineLink | undefined {
+  const { glyphs, line } = r as Required<ReadLine>;
+  const at = (r.at ??= offsets(r.raw!, line.mono));
+  let first = -1;
+  let last = -1;
+  for (let i = 0; i < glyphs.n; i++) {
+    const mid = glyphs.mid![i]!;
+    if (mid < lx0 || mid > lx1 || at[i]! < 0) continue;
+    if (first < 0) first = i;
+    last = i;
+  }
+  if (first < 0) return undefined;
+  const start = at[first]!;
+  const end = at[last]! + (line.text.codePointAt(at[last]!)! > 0xffff ? 2 : 1);
+  const text = line.text.slice(start, end).trim();
+  return text ? { text, uri, start: start + line.text.slice(start, end).indexOf(text) } : undefined;
+}
+
+/** The link over the text mupdf copies between the rectangle's edges, on the line's middle (its place unknown). */
+function copyUnder(stext: { copy(p: [number, number], q: [number, number]): string }, line: TextLine, rect: number[], [bx0, by0]: number[], uri: string): LineLink | undefined {
+  const mid = (line.y0 + line.y1) / 2 + by0!;
+  const text = stext.copy([Math.max(rect[0]!, line.x0 + bx0!), mid], [Math.min(rect[2]!, line.x1 + bx0!), mid]).replace(/\s+/g, " ").trim();
+  return text ? { text, uri } : undefined;
 }
 
 /**
