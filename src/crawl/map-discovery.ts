@@ -112,10 +112,11 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
   let lastFetchAt = -Infinity;
 
   /** Fetches one page and lists its links: `answered`, `timeout`, or `skipped` (robots, failure). */
-  const visit = async ({ url, depth }: { url: string; depth: number }, timeoutMs: number): Promise<"answered" | "timeout" | "skipped"> => {
+  const visit = async ({ url, depth }: { url: string; depth: number }, timeoutMs: number, known?: RobotsEntry): Promise<"answered" | "timeout" | "skipped"> => {
     if (!options.ignoreRobotsTxt) {
-      // Within the page's time: a robots.txt that does not answer in it counts as unreachable (disallow all).
-      const entry = await ctx.robots.getWithin(url, timeoutMs, signal);
+      // The start page's robots.txt is the one the map read (and warns about); another page's is waited for within
+      // the page's time: one that does not answer in it counts as unreachable (disallow all).
+      const entry = known ?? (await ctx.robots.getWithin(url, timeoutMs, signal));
       if (!entry.isAllowed(url, agents)) return "skipped";
     }
     let page;
@@ -154,7 +155,7 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
       if (maxDepth === 0 || ctx.maxPages <= 0) return { answered: false, timedOut: false };
       fetched = 1;
       lastFetchAt = performance.now();
-      const outcome = await visit(queue.shift()!, Math.min(MAP_PAGE_TIMEOUT_MS, timeoutMs));
+      const outcome = await visit(queue.shift()!, Math.min(MAP_PAGE_TIMEOUT_MS, timeoutMs), robots);
       return { answered: outcome === "answered", timedOut: outcome === "timeout" };
     },
     async rest(endAt) {

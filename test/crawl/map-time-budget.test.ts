@@ -21,6 +21,8 @@ const site = {
   startHangs: false,
   /** robots.txt: "hang" never answers, a number answers with that status. */
   robotsAnswer: "ok" as "ok" | "hang" | number,
+  /** How long robots.txt takes to answer. */
+  robotsDelayMs: 0,
   pageTimes: [] as number[],
 };
 let server: ReturnType<typeof Bun.serve>;
@@ -36,6 +38,7 @@ beforeAll(async () => {
       const { pathname: p, origin: o } = new URL(req.url);
       if (p === "/robots.txt") {
         if (site.robotsAnswer === "hang") return new Promise<Response>(() => {});
+        if (site.robotsDelayMs) await Bun.sleep(site.robotsDelayMs);
         return new Response(site.robots, { status: site.robotsAnswer === "ok" ? 200 : site.robotsAnswer });
       }
       if (p === "/sitemap.xml") return site.sitemap(o);
@@ -56,6 +59,7 @@ afterAll(async () => {
 function setSite(robots: string, sitemapUrls: number, startHangs = false, robotsAnswer: typeof site.robotsAnswer = "ok") {
   site.robots = robots;
   site.robotsAnswer = robotsAnswer;
+  site.robotsDelayMs = 0;
   site.startHangs = startHangs;
   site.pageTimes = [];
   site.sitemap = (o) => (sitemapUrls > 0 ? new Response(urlset(Array.from({ length: sitemapUrls }, (_, i) => `${o}/s/${i}`)), { headers: { "content-type": "application/xml" } }) : new Response("", { status: 404 }));
@@ -132,6 +136,16 @@ describe("map time budget", () => {
     expect(site.pageTimes.length).toBe(0); // unreachable robots.txt: nothing fetched for links (RFC 9309)
     expect(r.warning).toContain("robots.txt did not answer in time");
     expect(r.warning).toContain("ignoreRobotsTxt");
+  }, 20_000);
+
+  test("a robots.txt answering after the map's wait: the map acts as its warning says (no page fetched), not on the late file", async () => {
+    setSite("User-agent: *\nAllow: /\n", 5);
+    site.robotsDelayMs = 2000;
+    const r = await timedMap({ timeout: 3000 });
+    expect(r.ms).toBeLessThan(3000);
+    expect(r.warning).toContain("robots.txt did not answer in time");
+    expect(site.pageTimes.length).toBe(0); // before: the start page waited again, got the late file and was fetched
+    expect(r.urls.filter((u) => u.includes("/s/")).length).toBe(5);
   }, 20_000);
 
   test("a robots.txt answering 503: the warning names it (before, the map was silently one URL long)", async () => {
