@@ -63,6 +63,20 @@ describe("listings laid out in tables", () => {
   });
 });
 
+describe("pages laid out in tables", () => {
+  test("a sidebar cell of links in a one-row layout table is still pruned (only tables of 4+ rows are data)", () => {
+    const side = Array.from({ length: 8 }, (_, i) => `<a href="/section-${i}">Section number ${i}</a><br>`).join("");
+    const foot = Array.from({ length: 5 }, (_, i) => `<a href="/about-${i}">About page ${i}</a> `).join("");
+    const paragraphs = Array.from({ length: 6 }, (_, i) => `<p>Item ${i + 1}: the club met on Saturday to elect a new board, review the accounts of the year and plan the summer trips.</p>`).join("");
+    const body = `<h1>The annual meeting</h1>${paragraphs}<p>Members agreed to repair the boat house roof before winter.</p>`;
+    const md = markdown(`<body><table><tr><td width="150">${side}</td><td>${body}</td><td>${foot}</td></tr></table></body>`);
+    expect(md).toContain("# The annual meeting");
+    expect(md).toContain("repair the boat house roof");
+    expect(md).not.toContain("Section number 3");
+    expect(md).not.toContain("About page 2");
+  });
+});
+
 describe("noscript fallbacks", () => {
   test("a page whose content is a <noscript> fallback chosen as the content is not empty", () => {
     const paragraphs = Array.from({ length: 6 }, (_, i) => `<p>Paragraph ${i + 1} of the thread, where a member explains how they tuned the garden pump, with the pressure figures and the parts they bought.</p>`).join("");

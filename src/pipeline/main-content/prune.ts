@@ -150,15 +150,34 @@ function isContentWithLinks(el: Element, s: ElementStats, ctx: PruneContext): bo
   return isLinkedSentence(el, s) && (!ctx.prose || betweenContent(el, ctx));
 }
 
+/** Elements never pruned as link lists: a paragraph that is mostly a link is still a sentence. */
+const NOT_LINK_LISTS = new Set(["p", "a", "span", "strong", "em", "b"]);
+/** Table parts that are data, not link lists, in a table of at least {@link DATA_TABLE_MIN_ROWS} rows. */
+const TABLE_PARTS = new Set(["tr", "td", "th"]);
 /**
- * Elements never pruned as link lists: a paragraph that is mostly a link is still a sentence, and a table's rows and
- * cells are data whose links are names and titles (score.ts values cell links as text), not a list of links.
+ * Rows a table needs for its rows and cells to count as data (a listing's titles and names, which score.ts values
+ * as text): a page laid out in a table has one to three rows, and its sidebar cell of links is a link list.
  */
-const NOT_LINK_LISTS = new Set(["p", "a", "span", "strong", "em", "b", "tr", "td", "th"]);
+const DATA_TABLE_MIN_ROWS = 4;
+/** Rows of each table met, counted once. */
+const tableRows = new WeakMap<Element, number>();
+
+function inDataTable(el: Element): boolean {
+  const table = el.closest("table");
+  if (!table) return false;
+  let rows = tableRows.get(table);
+  if (rows === undefined) {
+    rows = 0;
+    for (const row of table.querySelectorAll("tr")) if (row.closest("table") === table) rows++;
+    tableRows.set(table, rows);
+  }
+  return rows >= DATA_TABLE_MIN_ROWS;
+}
 
 function isLinkList(el: Element, s: ElementStats): boolean {
   if (s.chars < LINK_DENSITY_MIN_CHARS || s.linkChars <= MAX_LINK_DENSITY * s.chars) return false;
-  return !NOT_LINK_LISTS.has(el.localName);
+  const tag = el.localName;
+  return !NOT_LINK_LISTS.has(tag) && !(TABLE_PARTS.has(tag) && inDataTable(el));
 }
 
 function isChrome(s: ElementStats): boolean {
