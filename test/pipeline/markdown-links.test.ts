@@ -16,6 +16,10 @@ describe("htmlToMarkdown: links and images", () => {
     // A heading and more stays a card link; so does a heading in a table cell, where a line is all there is.
     expect(htmlToMarkdown('<a href="/post"><h2>Title</h2><p>Teaser</p></a>')).toBe("[Title Teaser](/post)");
     expect(htmlToMarkdown('<table><tr><th>Post</th></tr><tr><td><a href="/x"><h3>In cell</h3></a></td></tr></table>')).not.toContain("#");
+    // Nor in emphasis or another heading, where the hashes would print; an empty heading is no heading.
+    expect(htmlToMarkdown('<b><a href="/x"><h3>T</h3></a></b>')).toBe("**[T](/x)**");
+    expect(htmlToMarkdown('<h2><a href="/x"><h3>T</h3></a></h2>')).toBe("## [T](/x)");
+    expect(htmlToMarkdown('<a href="/x"><h2></h2></a>')).not.toContain("#");
   });
 
   test("an icon link without text stays [](url), as upstream; one to the same page goes", () => {
@@ -23,6 +27,8 @@ describe("htmlToMarkdown: links and images", () => {
     // A README heading's icon anchor to itself is noise: gone (it was `[](#install)`).
     const github = '<div class="markdown-heading"><h2>Install</h2><a class="anchor" aria-label="Permalink: Install" href="#install"><svg><path d="M0"/></svg></a></div><p>Run it.</p>';
     expect(htmlToMarkdown(github)).toBe("## Install\n\nRun it.");
+    // As a scrape sees it: cleanHtml has made the href absolute.
+    expect(htmlToMarkdown(github.replace('href="#install"', 'href="https://site.example/readme#install"'))).toBe("## Install\n\nRun it.");
   });
 
   test("a title with double quotes is escaped", () => {

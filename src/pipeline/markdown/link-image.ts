@@ -35,32 +35,35 @@ export const linkTranslator: TranslatorConfigFactory = ({ node, visitor }) => {
     prefix: level ? `${"#".repeat(level)} [` : "[",
     postfix: `](${linkDestination(href)}${linkTitle(node.getAttribute("title"))})`,
     childTranslators: visitor.instance.aTagTranslators,
-    // An icon link without text to a place on the same page (a README heading's anchor) says nothing: it goes.
-    // Other icon links stay `[](url)`, as upstream writes them. Naming them by their aria-label or title
-    // ("Share on Twitter") was tried: those words are chrome, and wcxb-dev fell 0.834 → 0.833.
+    // An icon link without text to a fragment (a README heading's anchor; made absolute by cleanHtml, so any `#`)
+    // says nothing: it goes. Other icon links stay `[](url)`, as upstream writes them. Naming them by their
+    // aria-label or title ("Share on Twitter") was tried: those words are chrome, and wcxb-dev fell 0.834 → 0.833.
     postprocess: ({ content }) => {
       const text = newlineRunsToSpace(trimEdgeNewlines(content));
-      return text || !href.startsWith("#") ? text : PostProcessResult.RemoveNode;
+      return text.trim() || !href.includes("#") ? text : PostProcessResult.RemoveNode;
     },
   };
 };
 
 /**
- * The level of the heading that is all a link holds (whitespace aside), outside table cells (where a cell is one
- * line); else 0.
+ * Ancestors under which a linked heading cannot be written as a heading: a table cell (one line), another heading
+ * (`## ### [T]`), and anything that wraps its text in delimiters (`**### [T](…)**` prints the hashes).
  */
+const NO_HEADING_WITHIN = /^(?:TD|TH|CAPTION|H[1-6]|B|STRONG|EM|I|DEL|S|STRIKE|SUP|SUB|CODE|A)$/;
+
+/** The level of the non-empty heading that is all a link holds (whitespace aside), where one can be; else 0. */
 function soleHeadingLevel(link: MarkdownNode): number {
   let level = 0;
   for (const child of link.childNodes) {
     if (child.nodeType === TEXT_NODE) {
       if (child.rawText?.trim()) return 0;
     } else if (child.nodeType === ELEMENT_NODE) {
-      if (level || !/^H[1-6]$/.test(child.tagName ?? "")) return 0;
+      if (level || !/^H[1-6]$/.test(child.tagName ?? "") || !child.textContent.trim()) return 0;
       level = Number(child.tagName!.charAt(1));
     }
   }
   for (let up = link.parentNode; level && up; up = up.parentNode) {
-    if (up.tagName === "TD" || up.tagName === "TH" || up.tagName === "CAPTION") return 0;
+    if (NO_HEADING_WITHIN.test(up.tagName ?? "")) return 0;
   }
   return level;
 }
