@@ -12,7 +12,7 @@
  *   blocks and code kept apart inside cells and link text;
  * - link-image and escape: destinations with `(`/`)` encoded, escaped titles, text that looks like HTML escaped;
  * - emphasis and heading: delimiters that satisfy CommonMark's flanking rules, one-line headings;
- * - math: `<sup>`/`<sub>` kept as HTML, formulas as their TeX (`$…$`) once;
+ * - math: `<sup>`/`<sub>` kept as HTML, formulas as their TeX once, in GitHub's math syntax;
  * - tidy: trailing spaces and blank-line runs normalised outside code blocks.
  */
 import { NodeHtmlMarkdown, type TranslatorConfigObject } from "node-html-markdown";

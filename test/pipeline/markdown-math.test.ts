@@ -18,6 +18,10 @@ const KATEX =
   `<annotation encoding="application/x-tex">e^{i\\pi}</annotation></semantics></math></span><span class="katex-html" aria-hidden="true"><span class="base"><span class="mord">e</span><span class="msupsub">iπ</span></span></span></span> holds.</p>`;
 
 describe("superscripts and subscripts", () => {
+  test("inside code they are the code's text, not tags", () => {
+    expect(htmlToMarkdown("<p><code>x<sup>2</sup></code></p>")).toBe("`x2`");
+  });
+
   test("stay HTML: 10<sup>6</sup> is not 106", () => {
     expect(htmlToMarkdown("<p>10<sup>6</sup> km<sup>2</sup> and H<sub>2</sub>O</p>")).toBe("10<sup>6</sup> km<sup>2</sup> and H<sub>2</sub>O");
     expect(htmlToMarkdown("<table><tr><th>unit</th></tr><tr><td>m<sup>2</sup></td></tr></table>")).toContain("| m<sup>2</sup> |");
@@ -33,20 +37,23 @@ describe("formulas", () => {
     for (const onlyMainContent of [true, false]) {
       const page = `<html><body><article><h1>Mass–energy</h1>${WIKIPEDIA}<p>${"A paragraph about relativity and its history. ".repeat(8)}</p></article></body></html>`;
       const md = htmlToMarkdown(cleanHtml(parseHtml(page), { baseUrl: "https://en.wikipedia.org/wiki/X", onlyMainContent, removeBase64Images: true }));
-      expect(md).toContain("Energy is $E=mc^{2}$ in physics.");
+      expect(md).toContain("Energy is $`E=mc^{2}`$ in physics.");
       expect(md).not.toContain("displaystyle");
     }
   });
 
   test("KaTeX: the TeX once, its visual copy dropped", () => {
-    expect(htmlToMarkdown(KATEX)).toBe("Euler: $e^{i\\pi}$ holds.");
+    expect(htmlToMarkdown(KATEX)).toBe("Euler: $`e^{i\\pi}`$ holds.");
   });
 
-  test("display math is a $$ block; MathML without TeX writes its scripts; a '<' in TeX cannot open a tag", () => {
+  test("display math is a ```math block; MathML without TeX writes its scripts; a '<' in TeX cannot open a tag", () => {
     expect(htmlToMarkdown('<p>So</p><math display="block"><semantics><mi>x</mi><annotation encoding="application/x-tex">\\int_0^1 x\\,dx</annotation></semantics></math><p>done</p>')).toBe(
-      "So\n\n$$\n\\int_0^1 x\\,dx\n$$\n\ndone",
+      "So\n\n```math\n\\int_0^1 x\\,dx\n```\n\ndone",
     );
     expect(htmlToMarkdown("<p><math><msup><mi>y</mi><mn>2</mn></msup><mo>+</mo><msub><mi>x</mi><mn>0</mn></msub></math></p>")).toBe("y<sup>2</sup>+x<sub>0</sub>");
-    expect(htmlToMarkdown('<p><math alttext="a<b>c"><mi>a</mi></math></p>')).toBe("$a< b>c$");
+    // The TeX is code (GitHub's math syntax): a page's TeX cannot write markdown or HTML, nor end early at a `$`.
+    expect(htmlToMarkdown('<p><math alttext="a<b>c [x](https://evil.example/) $"><mi>a</mi></math></p>')).toBe("$`a<b>c [x](https://evil.example/) $`$");
+    expect(htmlToMarkdown('<math display="block" alttext="a\n\n# h"><mi>a</mi></math>')).toBe("```math\na\n\n# h\n```");
+    expect(htmlToMarkdown("<p><math><msup><mi>[a](x)</mi><mn>2</mn></msup></math></p>")).toBe("\\[a\\](x)<sup>2</sup>");
   });
 });

@@ -9,7 +9,7 @@
  * (`E=mc2{\displaystyle E=mc^{2}}![…](….svg)`). Here:
  * - `<sup>`/`<sub>` stay HTML (GFM renders them; a reader or a model sees `10<sup>6</sup>`), unless they hold a
  *   link: a footnote mark (`<sup><a href="#cite_note-1">[1]</a></sup>`) stays the link it was;
- * - a `<math>` with TeX is `$tex$` (`$$tex$$` for `display="block"`), KaTeX's visual copy (`.katex-html`) is
+ * - a `<math>` with TeX is `` $`tex`$ `` (a ```math block for `display="block"`), KaTeX's visual copy (`.katex-html`) is
  *   dropped, and MediaWiki's formula is written once, from its fallback image's TeX (the MathML beside it is hidden
  *   and so dropped by main content, while the image is not).
  */
@@ -27,23 +27,41 @@ const MEDIAWIKI_MATH_IMAGE_RE = /(?:^|\s)mwe-math-fallback-image-(?:inline|displ
 /** MediaWiki's accessible MathML copy of a formula, written beside its image. */
 const MEDIAWIKI_MATHML_RE = /(?:^|\s)mwe-math-mathml-(?:inline|display)(?:\s|$)/;
 
-/**
- * TeX without MediaWiki's style wrapper, on one line when inline, with a space after a `<` before a letter or `/`
- * (the same TeX: `x< y`), so that no `<y …>` reads as an HTML tag.
- */
+/** TeX without MediaWiki's style wrapper, on one line when inline. */
 function cleanTex(tex: string, block: boolean): string {
-  const bare = tex.trim().replace(STYLE_WRAPPER_RE, "$1").trim().replace(/<(?=[A-Za-z/!?])/g, "< ");
+  const bare = tex.trim().replace(STYLE_WRAPPER_RE, "$1").trim();
   return block ? bare : bare.replace(/\s+/g, " ");
 }
 
-/** Text written as is next to HTML: `&` and `<` as entities, which render as the characters. */
-const escapeHtmlText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+/**
+ * Text written as is (a MathML script's part): `&` and `<` as entities, markdown's punctuation backslash-escaped,
+ * so that a page's `<mi>[a](x)</mi>` stays text.
+ */
+const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/[\\`*_[\]~]/g, "\\$&");
 
-/** `$tex$`, or `$$\ntex\n$$` for a displayed formula; "" without TeX. */
+/** The longest run of backticks in `text`. */
+function longestBacktickRun(text: string): number {
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return longest;
+}
+
+/**
+ * A formula in GitHub's math syntax, whose TeX is code, so never read as markdown: `` $`tex`$ `` inline, a ```math
+ * block for a displayed one; "" without TeX. Bare `$tex$` let a page's TeX write markdown (`[click](…)` was a live
+ * link, blank lines in a displayed formula split it into paragraphs and `#` lines into headings) and broke on a
+ * `$` inside.
+ */
 function writeTex(tex: string, block: boolean): string {
   const body = cleanTex(tex, block);
   if (!body) return "";
-  return block ? `$$\n${body}\n$$` : `$${body}$`;
+  if (block) {
+    const fence = "`".repeat(Math.max(3, longestBacktickRun(body) + 1));
+    return `${fence}math\n${body}\n${fence}`;
+  }
+  const ticks = "`".repeat(longestBacktickRun(body) + 1);
+  const pad = body.startsWith("`") || body.endsWith("`") ? " " : "";
+  return `$${ticks}${pad}${body}${pad}${ticks}$`;
 }
 
 /** The TeX a `<math>` element carries: its TeX annotation, else its `alttext`. */
@@ -66,7 +84,7 @@ export const mathTranslator: TranslatorConfigFactory = ({ node }) => {
 
 /** The text of an element's element children, in order (MathML's scripts name their parts by position). */
 function partsOf(node: MarkdownNode): string[] {
-  return node.childNodes.filter((c) => c.nodeType === 1).map((c) => escapeHtmlText(c.textContent.replace(/\s+/g, " ").trim()));
+  return node.childNodes.filter((c) => c.nodeType === 1).map((c) => escapeText(c.textContent.replace(/\s+/g, " ").trim()));
 }
 
 /**
@@ -90,9 +108,18 @@ export function mediaWikiFormula(className: string | undefined, alt: string | un
   return writeTex(alt, /mwe-math-fallback-image-display/.test(className));
 }
 
-/** `<sup>`, `<sub>`: kept as HTML, unless they hold a link (a footnote mark), which is written as before. */
+/** Whether `node` is inside code, where HTML is shown as written (`` `x<sup>2</sup>` ``). */
+function inCode(node: MarkdownNode): boolean {
+  for (let up = node.parentNode; up; up = up.parentNode) if (up.tagName === "CODE" || up.tagName === "PRE") return true;
+  return false;
+}
+
+/**
+ * `<sup>`, `<sub>`: kept as HTML, unless they hold a link (a footnote mark), which is written as before, or sit in
+ * code, where the tags would print.
+ */
 export const supSubTranslator: TranslatorConfigFactory = ({ node }): TranslatorConfig => {
-  if ((node as unknown as QueryNode).querySelector("a")) return {};
+  if ((node as unknown as QueryNode).querySelector("a") || inCode(node as unknown as MarkdownNode)) return {};
   const tag = node.tagName.toLowerCase();
   return {
     prefix: `<${tag}>`,
