@@ -80,11 +80,16 @@ export function imageSource(el: Element): string | null {
   if (own) return own;
   const picture = el.parentElement;
   if (picture?.localName === "picture") {
+    // The first source without a `media` condition (what a desktop browser shows), else the first with a URL.
+    let conditional: string | undefined;
     for (let sib = picture.firstElementChild; sib && sib !== el; sib = sib.nextElementSibling) {
       if (sib.localName !== "source") continue;
       const fromSource = srcsetSource(sib);
-      if (fromSource) return fromSource;
+      if (!fromSource) continue;
+      if (!sib.getAttribute("media")?.trim()) return fromSource;
+      conditional ??= fromSource;
     }
+    if (conditional) return conditional;
   }
   return src;
 }

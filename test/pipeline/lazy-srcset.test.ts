@@ -78,6 +78,9 @@ describe("images without src (valid HTML: the browser picks a srcset candidate)"
     const [placeholder, real] = Array.from(doc.querySelectorAll("img"));
     expect(imageSource(placeholder!)).toBe("a-2.png");
     expect(imageSource(real!)).toBe("real.jpg");
+    // A source for small screens (`media`) gives way to one without a condition, as a desktop browser picks.
+    const picture = parseHtml('<picture><source media="(max-width:600px)" srcset="m.jpg"><source srcset="d.jpg"><img alt="x"></picture>');
+    expect(imageSource(picture.querySelector("img")!)).toBe("d.jpg");
   });
 });
 
