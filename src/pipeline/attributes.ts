@@ -20,8 +20,10 @@ export interface AttributeResult extends AttributeSelector {
 export function extractAttributes(doc: Document, selectors: readonly AttributeSelector[]): AttributeResult[] {
   return selectors.map(({ selector, attribute }) => {
     const values: string[] = [];
+    // HTML attribute names are lower-case once parsed (as a browser's getAttribute, the name asked is lower-cased).
+    const name = attribute.toLowerCase();
     for (const el of doc.querySelectorAll(selector)) {
-      const v = el.getAttribute(attribute) ?? (attribute.toLowerCase().startsWith("data-") ? null : el.getAttribute(`data-${attribute}`));
+      const v = el.getAttribute(name) ?? (name.startsWith("data-") ? null : el.getAttribute(`data-${name}`));
       if (v !== null) values.push(v);
     }
     return { selector, attribute, values };

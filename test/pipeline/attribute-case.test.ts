@@ -6,6 +6,7 @@
  * metadata, and one page's links all (0 of 35), while the links found resolved against the wrong base.
  */
 import { describe, expect, test } from "bun:test";
+import { extractAttributes } from "../../src/pipeline/attributes.ts";
 import { cleanHtml, htmlToMarkdown, parseHtml } from "../../src/pipeline/index.ts";
 import { extractImages, extractLinks } from "../../src/pipeline/links.ts";
 import { extractMetadata } from "../../src/pipeline/metadata.ts";
@@ -41,6 +42,11 @@ describe("attribute names in any case", () => {
     expect(md).toContain("[a](https://ex.com/sub/a.html)");
     expect(md).toContain("![old](https://ex.com/sub/i.png)");
     expect(md).toContain("![react](https://ex.com/sub/s-2.png)");
+  });
+
+  test("the attributes format asks for a name in any case (data-testId, viewBox), as a browser's getAttribute", () => {
+    const doc = parseHtml('<div data-testId="card-1"></div><svg viewBox="0 0 24 24"></svg>');
+    expect(extractAttributes(doc, [{ selector: "[data-testId]", attribute: "data-testId" }, { selector: "svg", attribute: "viewBox" }]).map((r) => r.values)).toEqual([["card-1"], ["0 0 24 24"]]);
   });
 
   test("duplicates: the first of HREF and href is the attribute, as in a browser", () => {
