@@ -20,10 +20,11 @@ export interface AttributeResult extends AttributeSelector {
 export function extractAttributes(doc: Document, selectors: readonly AttributeSelector[]): AttributeResult[] {
   return selectors.map(({ selector, attribute }) => {
     const values: string[] = [];
-    // HTML attribute names are lower-case once parsed (as a browser's getAttribute, the name asked is lower-cased).
+    // HTML attribute names are lower-case once parsed (a browser's getAttribute lower-cases the name asked of an HTML
+    // element); SVG's keep their case (`viewBox`), so the name as asked is tried first.
     const name = attribute.toLowerCase();
     for (const el of doc.querySelectorAll(selector)) {
-      const v = el.getAttribute(name) ?? (name.startsWith("data-") ? null : el.getAttribute(`data-${name}`));
+      const v = el.getAttribute(attribute) ?? el.getAttribute(name) ?? (name.startsWith("data-") ? null : el.getAttribute(`data-${name}`));
       if (v !== null) values.push(v);
     }
     return { selector, attribute, values };

@@ -49,6 +49,13 @@ describe("attribute names in any case", () => {
     expect(extractAttributes(doc, [{ selector: "[data-testId]", attribute: "data-testId" }, { selector: "svg", attribute: "viewBox" }]).map((r) => r.values)).toEqual([["card-1"], ["0 0 24 24"]]);
   });
 
+  test("SVG attributes keep their case, as a browser adjusts them (viewBox, preserveAspectRatio)", () => {
+    const html = parseHtml('<svg viewBox="0 0 1 1" preserveAspectRatio="none"><linearGradient gradientUnits="userSpaceOnUse"/></svg><div viewBox="k"></div>').body.innerHTML;
+    expect(html).toContain('<svg viewBox="0 0 1 1" preserveAspectRatio="none">');
+    expect(html).toContain('gradientUnits="userSpaceOnUse"');
+    expect(html).toContain('<div viewbox="k">'); // an HTML element's attribute is lower-case
+  });
+
   test("duplicates: the first of HREF and href is the attribute, as in a browser", () => {
     expect(parseHtml('<a HREF="/first" href="/second">x</a>').querySelector("a")!.getAttribute("href")).toBe("/first");
   });
