@@ -46,6 +46,7 @@ describe("htmlToMarkdown: buttons that label content", () => {
       "Python JavaScript\n\n```\nprint(1)\n```",
     );
     expect(htmlToMarkdown("<p>Reply with <button>Copy</button> code</p><button>Add to cart</button>")).toBe("Reply with  code");
+    expect(htmlToMarkdown('<p>Show <button aria-expanded="false">more</button>.</p>')).toBe("Show more.");
     // A kept button's end tag closes only what it opened: a dropped button inside it stays dropped.
     expect(htmlToMarkdown('<button aria-expanded="true">Outer<button>inner</button></button> tail')).toBe("Outer tail");
   });

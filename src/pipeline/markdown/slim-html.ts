@@ -84,8 +84,10 @@ export function slimHtml(html: string): string {
     if (endSlash) {
       if (LABEL_PARENT_RE.test(lower)) labelDepth = Math.max(0, labelDepth - 1);
       else if (lower === "button" && buttons.pop()) {
-        // A space after it: a tab set's buttons sit side by side with nothing between them ("PythonJavaScript").
-        out += `${html.slice(copied, m.index)}</span> `;
+        // A space after it when a tag or a word follows: a tab set's buttons sit side by side with nothing between
+        // them ("PythonJavaScript"); before punctuation or a space, none ("Show more.").
+        const next = html.charAt(TOKEN_RE.lastIndex);
+        out += `${html.slice(copied, m.index)}</span>${next === "<" || /[\p{L}\p{N}]/u.test(next) ? " " : ""}`;
         copied = TOKEN_RE.lastIndex;
       }
       continue;
