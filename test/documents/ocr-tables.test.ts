@@ -230,6 +230,18 @@ describe("the OCR worker's PNG decoder", () => {
     expect(decodePngGray(png(4, 0, 8, rows, [], 1))).toBeUndefined();
     expect(decodePngGray(png(4, 0, 8, rows).subarray(0, 40))).toBeUndefined();
     expect(decodePngGray(new TextEncoder().encode("GIF89a........................................"))).toBeUndefined();
+    // A second IHDR (the pixel limit read the first, 4 × 4) is refused, not decoded (32000 × 16000 behind 100 × 100
+    // took 1 GB and 9 s); so is a first one over the OCR pixel limit.
+    const lying = png(2000, 0, 1, grid(2000, 2000, () => [1])); // an image the second header describes
+    const ihdrEnd = 8 + 12 + 13;
+    const first = png(4, 0, 8, rows).subarray(8, ihdrEnd); // a small IHDR chunk, put in front of the real one
+    const twoHeaders = new Uint8Array([...lying.subarray(0, 8), ...first, ...lying.subarray(8)]);
+    expect(decodePngGray(lying)?.width).toBe(2000);
+    expect(decodePngGray(twoHeaders)).toBeUndefined();
+    const huge = png(4, 0, 8, rows);
+    new DataView(huge.buffer).setUint32(16, 20000); // the IHDR's width: 20000 × 4 rows is fine…
+    new DataView(huge.buffer).setUint32(20, 20000); // …but 20000 × 20000 is over 50 megapixels
+    expect(decodePngGray(huge)).toBeUndefined();
     const pgm = encodePgm({ width: 2, height: 1, data: new Uint8Array([0, 255]) });
     expect(Array.from(pgm)).toEqual([...new TextEncoder().encode("P5\n2 1\n255\n"), 0, 255]);
   });

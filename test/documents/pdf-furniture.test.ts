@@ -50,6 +50,20 @@ describe("furniture: what is kept", () => {
 });
 
 describe("furniture: what still goes", () => {
+  test("a footer whose date and time come before the page number, and a large header missing from the title page", () => {
+    const pages = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) =>
+      page(n, [
+        ...(n > 1 ? [line("Annual Report 2025", 40, 72, 14)] : []),
+        body(n),
+        line("Printed 24.11.2026 10:45", 760, 72, 8),
+        line(`Page ${n} of 9`, 760, 480, 8),
+      ]),
+    );
+    // Before: the footer stayed on every page (only the first 4 numbers were tried), and the header became a
+    // heading on pages 2-9 (a large row had to be on every page).
+    expect(texts(pages)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [body(n).text]));
+  });
+
   test("running headers, 'Page N of M', a footer row with its page number, and offset page numbers", () => {
     const pages = [1, 2, 3].map((n) =>
       page(n, [line("ACME Quarterly Review", 30), body(n), line(`Page ${n} of 3`, 740, 480, 9), line("ACME Corp", 765, 72, 9), line(`${n + 10}`, 765, 520, 9)]),

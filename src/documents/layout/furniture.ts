@@ -25,8 +25,11 @@ const MARGIN_SHARE = 0.1;
 const REPEAT_SHARE = 0.5;
 /** A row at least this much larger than the body text is heading-sized (the same ratio the layout's headings use). */
 const HEADING_SIZE_RATIO = 1.15;
-/** Numbers of a row tried as its page number (the first ones): bounds the keys a row of many numbers makes. */
-const MAX_TRACKED_NUMBERS = 4;
+/**
+ * Numbers of a row tried as its page number (the first ones): bounds the keys a row of many numbers makes. A
+ * footer's date and time use five before the page number (`Printed 24.11.2026 10:45 … Page 3 of 9`); 4 kept it.
+ */
+const MAX_TRACKED_NUMBERS = 12;
 /** Digits of a number tried as a page number. */
 const MAX_PAGE_NUMBER_DIGITS = 6;
 const PAGE_NUMBER = /^(page|p\.|seite|pagina|página)?\s*[-–]?\s*(\d{1,5})\s*[-–]?\s*((of|\/|von|de)\s*\d{1,5})?$/i;
@@ -124,7 +127,8 @@ export function removeFurniture(pages: PageText[]): PageText[] {
   const repeated = (row: Row, pageNumber: number): boolean => {
     if (pages.length < 2) return false;
     const count = exact.get(`${row.band}|${row.key}`) ?? 0;
-    if (row.sizePt >= headingSizePt) return count >= Math.max(2, pagesWithText);
+    // A heading-sized row is furniture when it is on every page with text but one (a title page seldom has it).
+    if (row.sizePt >= headingSizePt) return count >= Math.max(2, pagesWithText - 1);
     if (count >= threshold) return true;
     // A bare number that tracks the page is a page number only where it is the outermost row (below).
     return !row.page?.bare && trackedKeys(row, pageNumber).some((k) => (tracked.get(k) ?? 0) >= threshold);

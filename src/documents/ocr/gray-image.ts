@@ -6,6 +6,7 @@
  * image file may be any PNG. Other formats (JPEG, WebP, TIFF) are not decoded here: they go to tesseract as they are.
  */
 import { inflateSync } from "node:zlib";
+import { MAX_OCR_PIXELS } from "../pixel-limit.ts";
 
 /** An 8-bit grey raster, rows top to bottom. */
 export interface GrayImage {
@@ -40,6 +41,9 @@ export function decodePngGray(bytes: Uint8Array, maxRawBytes = 64 * 1024 * 1024)
     const body = bytes.subarray(p + 8, p + 8 + length);
     if (body.length !== length) return undefined;
     if (name === "IHDR") {
+      // One header, the one the pixel limit was checked on (image/header-size.ts reads the first): a second one
+      // claimed 32000 × 16000 pixels behind a 100 × 100 first one, and 84 KB of PNG took 1 GB and 9 s here.
+      if (width !== 0 || length < 13) return undefined;
       width = view.getUint32(p + 8);
       height = view.getUint32(p + 12);
       depth = bytes[p + 16]!;
@@ -53,6 +57,7 @@ export function decodePngGray(bytes: Uint8Array, maxRawBytes = 64 * 1024 * 1024)
   }
   const channels = CHANNELS[type];
   if (!channels || interlaced || width === 0 || height === 0 || idat.length === 0) return undefined;
+  if (width * height > MAX_OCR_PIXELS) return undefined;
   if (type === 3 && !palette) return undefined;
   if (![1, 2, 4, 8, 16].includes(depth) || (depth < 8 && type !== 0 && type !== 3) || (depth === 16 && type === 3)) return undefined;
   const bitsPerPixel = channels * depth;
