@@ -15,6 +15,15 @@ export const LAZY_SRC_ATTRIBUTES: readonly string[] = ["data-src", "data-lazy-sr
 /** Attributes lazy-loading libraries keep an image's `srcset` in (lazysizes, WP Rocket and other WordPress plugins). */
 export const LAZY_SRCSET_ATTRIBUTES: readonly string[] = ["data-srcset", "data-lazy-srcset"];
 
+/**
+ * Whether a lazy `src` attribute's value is a URL: sites reuse `data-src` for other things (MSN's JSON
+ * `{"default":"//img…"}`, a widget's `data-src="Facebook"`), which resolved into garbage image URLs. A URL has no
+ * whitespace, quotes or braces, and has a `/` or a `.` (a path, a host, a file name).
+ */
+export function isLazyUrl(value: string): boolean {
+  return !/[\s{}"'<>]/.test(value) && /[./]/.test(value);
+}
+
 /** A `data:` source shorter than this is a lazy-loading stand-in (a 1×1 GIF, a blurred SVG), not the image. */
 export const PLACEHOLDER_DATA_URI_MAX = 400;
 
@@ -73,8 +82,8 @@ export function imageSource(el: Element): string | null {
   const src = el.getAttribute("src");
   if (src && !(src.startsWith("data:") && src.length < PLACEHOLDER_DATA_URI_MAX)) return src;
   for (const name of LAZY_SRC_ATTRIBUTES) {
-    const lazy = el.getAttribute(name);
-    if (lazy && !lazy.startsWith("data:")) return lazy;
+    const lazy = el.getAttribute(name)?.trim();
+    if (lazy && !lazy.startsWith("data:") && isLazyUrl(lazy)) return lazy;
   }
   const own = srcsetSource(el);
   if (own) return own;

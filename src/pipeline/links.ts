@@ -11,7 +11,7 @@
  * {@link MAX_DATA_IFRAME_CHARS}, and an iframe inside it is not.
  */
 import { parseHtml } from "./parse.ts";
-import { LAZY_SRC_ATTRIBUTES, LAZY_SRCSET_ATTRIBUTES } from "./lazy-images.ts";
+import { isLazyUrl, LAZY_SRC_ATTRIBUTES, LAZY_SRCSET_ATTRIBUTES } from "./lazy-images.ts";
 import { srcsetUrls } from "./srcset.ts";
 import { absoluteUrl } from "./url.ts";
 
@@ -68,6 +68,8 @@ export function extractImages(doc: Document, baseUrl: string, includeDataUrls: b
   const push = (raw: string | null | undefined) => {
     if (!raw) return;
     const v = raw.trim();
+    // `src="#"` (a placeholder) is the page itself, not an image.
+    if (v === "" || v.startsWith("#")) return;
     if (v.startsWith("data:")) {
       if (includeDataUrls) out.add(v);
       return;
@@ -86,7 +88,10 @@ export function extractImages(doc: Document, baseUrl: string, includeDataUrls: b
     push(img.getAttribute("src"));
     // Every lazy-loading attribute, as the html format resolves them (lazy-images.ts): `data-src` alone missed
     // `data-lazy-src` and `data-original`, which the html of the same scrape showed as the image's src.
-    for (const name of LAZY_SRC_ATTRIBUTES) push(img.getAttribute(name));
+    for (const name of LAZY_SRC_ATTRIBUTES) {
+      const lazy = img.getAttribute(name)?.trim();
+      if (lazy && isLazyUrl(lazy)) push(lazy);
+    }
     pushSrcsets(img);
   }
   // lazysizes' `<picture><source data-srcset>` as well as `srcset`: the html format shows both as the source's srcset.

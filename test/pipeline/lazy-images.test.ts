@@ -4,7 +4,7 @@
  * `data-lazy-src` and `data-original` pictures were in the html and missing from `images`).
  */
 import { describe, expect, test } from "bun:test";
-import { cleanHtml, parseHtml } from "../../src/pipeline/index.ts";
+import { cleanHtml, htmlToMarkdown, parseHtml } from "../../src/pipeline/index.ts";
 import { extractImages } from "../../src/pipeline/links.ts";
 
 const BASE = "https://site.example/gallery/";
@@ -30,5 +30,13 @@ describe("lazy-loaded images", () => {
     expect(shown).toEqual(["https://site.example/a.png", "https://site.example/b.png", "https://site.example/c.png", "https://site.example/d.png"]);
     const listed = extractImages(parseHtml(html), BASE, false);
     for (const url of shown) expect(listed).toContain(url!);
+  });
+
+  test("a lazy attribute that is no URL (JSON, a word) and src='#' give no image (they resolved into garbage URLs)", () => {
+    const page = `<main><p>Photos.</p><img src="/real.png" data-src='{"default":"//img.example/a.jpg"}' alt="msn"><img data-src="Facebook" alt="word"><img src="#" alt="hash"><img data-src="pics/ok.jpg" alt="ok"></main>`;
+    expect(extractImages(parseHtml(page), BASE, false)).toEqual(["https://site.example/real.png", "https://site.example/gallery/pics/ok.jpg"]);
+    const md = htmlToMarkdown(cleanHtml(parseHtml(page), { baseUrl: BASE, onlyMainContent: false, removeBase64Images: true }));
+    expect(md).not.toContain("Facebook)");
+    expect(md).toContain("![ok](https://site.example/gallery/pics/ok.jpg)");
   });
 });
