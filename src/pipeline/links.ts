@@ -44,13 +44,27 @@ export function extractLinks(doc: Document, baseUrl: string, nested = false): st
     const href = (a.getAttribute("href") ?? "").trim();
     if (href === "" || href.startsWith("#")) continue;
     if (/^mailto:/i.test(href)) {
-      out.add(href);
+      // Line breaks and other controls inside an href are dropped, as a browser drops them from a URL.
+      out.add(href.replace(/[\x00-\x1f\x7f]/g, ""));
       continue;
     }
     const abs = absoluteUrl(href, baseUrl);
-    if (abs && /^https?:/i.test(abs)) out.add(abs);
+    if (abs && /^https?:/i.test(abs)) out.add(withoutCredentials(abs));
   }
   return [...out];
+}
+
+/**
+ * A link without its `user:password@` (as upstream lists links): a page's credentials are not handed on to a
+ * client, nor sent by a crawl that follows the link.
+ */
+function withoutCredentials(url: string): string {
+  if (!url.includes("@")) return url;
+  const u = new URL(url);
+  if (!u.username && !u.password) return url;
+  u.username = "";
+  u.password = "";
+  return u.href;
 }
 
 /** `<meta>` elements naming a page's share image: Open Graph, Twitter and schema.org. */

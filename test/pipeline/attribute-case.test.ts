@@ -56,6 +56,11 @@ describe("attribute names in any case", () => {
     expect(html).toContain('<div viewbox="k">'); // an HTML element's attribute is lower-case
   });
 
+  test("links lose a user:password@ (as upstream lists them) and a mailto its line breaks", () => {
+    const doc = parseHtml('<a href="http://user:pw@host.example/p?q=a@b">x</a><a href="/u/@name">y</a><a href="mailto:a@b.example?subject=Hi&#10;&#13;">m</a>');
+    expect(extractLinks(doc, PAGE)).toEqual(["http://host.example/p?q=a@b", "https://ex.com/u/@name", "mailto:a@b.example?subject=Hi"]);
+  });
+
   test("duplicates: the first of HREF and href is the attribute, as in a browser", () => {
     expect(parseHtml('<a HREF="/first" href="/second">x</a>').querySelector("a")!.getAttribute("href")).toBe("/first");
   });
