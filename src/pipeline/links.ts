@@ -49,19 +49,22 @@ export function extractLinks(doc: Document, baseUrl: string, nested = false): st
       continue;
     }
     const abs = absoluteUrl(href, baseUrl);
-    if (abs && /^https?:/i.test(abs)) out.add(withoutCredentials(abs));
+    if (abs && /^https?:/i.test(abs)) out.add(withoutCredentials(abs, baseUrl));
   }
   return [...out];
 }
 
 /**
- * A link without its `user:password@` (as upstream lists links): a page's credentials are not handed on to a
- * client, nor sent by a crawl that follows the link.
+ * A link without the `user:password@` a page wrote into it (as upstream lists links): a page's credentials are not
+ * handed on to a client, nor sent by a crawl that follows the link. Those of the URL the user asked for (and that
+ * relative links inherit from it, an intranet crawled with its basic-auth credentials) stay.
  */
-function withoutCredentials(url: string): string {
+function withoutCredentials(url: string, baseUrl: string): string {
   if (!url.includes("@")) return url;
   const u = new URL(url);
   if (!u.username && !u.password) return url;
+  const base = URL.parse(baseUrl);
+  if (base && base.host === u.host && base.username === u.username && base.password === u.password) return url;
   u.username = "";
   u.password = "";
   return u.href;

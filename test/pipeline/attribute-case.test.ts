@@ -59,6 +59,8 @@ describe("attribute names in any case", () => {
   test("links lose a user:password@ (as upstream lists them) and a mailto its line breaks", () => {
     const doc = parseHtml('<a href="http://user:pw@host.example/p?q=a@b">x</a><a href="/u/@name">y</a><a href="mailto:a@b.example?subject=Hi&#10;&#13;">m</a>');
     expect(extractLinks(doc, PAGE)).toEqual(["http://host.example/p?q=a@b", "https://ex.com/u/@name", "mailto:a@b.example?subject=Hi"]);
+    // The credentials of the page's own URL (an intranet crawled with them) stay on its links.
+    expect(extractLinks(parseHtml('<a href="/next">n</a>'), "http://me:secret@intranet.example/start")).toEqual(["http://me:secret@intranet.example/next"]);
   });
 
   test("duplicates: the first of HREF and href is the attribute, as in a browser", () => {
