@@ -23,7 +23,7 @@ import { HTML_TEXT_REPLACE, LINE_START_ESCAPE } from "./markdown/escape.ts";
 import { headingTranslator } from "./markdown/heading.ts";
 import { imageTranslator, linkTranslator } from "./markdown/link-image.ts";
 import { listItemTranslator, listTranslator } from "./markdown/list-item.ts";
-import { mathScriptTranslator, mathTranslator, spanTranslator, supSubTranslator } from "./markdown/math.ts";
+import { MATH_TRANSLATORS } from "./markdown/math.ts";
 import { installNestedTranslators } from "./markdown/nested-content.ts";
 import { slimHtml } from "./markdown/slim-html.ts";
 import { layoutCellTranslator, layoutRowTranslator, tableTranslator } from "./markdown/table.ts";
@@ -41,10 +41,7 @@ const TRANSLATORS: TranslatorConfigObject = {
   "h1,h2,h3,h4,h5,h6": headingTranslator,
   a: linkTranslator,
   img: imageTranslator,
-  math: mathTranslator,
-  span: spanTranslator,
-  "sup,sub": supSubTranslator,
-  "msup,msub,msubsup": mathScriptTranslator,
+  ...MATH_TRANSLATORS,
   ...EMPHASIS_TRANSLATORS,
 };
 

@@ -60,6 +60,8 @@ const JOINED_FIELDS = ["description", "robots"] as const;
 const STRUCTURAL_FIELDS = new Set(["title", "language", "favicon"]);
 /** Where no `<title>` names the page, what does, in order (as upstream falls back). */
 const TITLE_FALLBACKS = ["og:title", "twitter:title", "title"] as const;
+/** The `<meta>` names a missing structural field may fall back on. */
+const FALLBACK_NAMES: ReadonlySet<string> = new Set([...TITLE_FALLBACKS, "language"]);
 
 /**
  * Adds `value` under `key`: a second distinct value makes an array. `seen` holds each array key's values, so that
@@ -108,7 +110,7 @@ export function extractMetadata(doc: Document, baseUrl: string): PageMetadata {
       if (ARRAY_FIELDS.has(field)) add(meta, seen, field, value);
       else if (meta[field] === undefined) meta[field] = value;
     }
-    if (value && !fallbacks.has(lower)) fallbacks.set(lower, value);
+    if (value && FALLBACK_NAMES.has(lower) && !fallbacks.has(lower)) fallbacks.set(lower, value);
     // Every <meta> is also reported under its own name (upstream's "custom metadata").
     if (!STRUCTURAL_FIELDS.has(name.trim())) add(meta, seen, name.trim(), value);
   }

@@ -6,6 +6,7 @@
  */
 import type { TranslatorConfigFactory } from "node-html-markdown";
 import type { MarkdownNode } from "./dom.ts";
+import { codeFence } from "./escape.ts";
 import { leadingNewlines } from "./whitespace.ts";
 
 /** Class patterns that name a code block's language, most specific first. */
@@ -62,8 +63,7 @@ export const codeBlockTranslator: TranslatorConfigFactory = ({ node, visitor }) 
     postprocess: ({ content }) => {
       const code = content.slice(leadingNewlines(content)).trimEnd();
       if (!code) return "";
-      const longestRun = Math.max(2, ...(code.match(/`{3,}/g) ?? []).map((run) => run.length));
-      const fence = "`".repeat(longestRun + 1);
+      const fence = codeFence(code);
       return `${fence}${language}\n${code}\n${fence}`;
     },
   };

@@ -38,6 +38,28 @@ export const HTML_TEXT_REPLACE: [RegExp, string] = [HTML_LIKE_RE, "\\$&"];
  */
 export const LINE_START_ESCAPE: [RegExp, string] = [/^(\s*?)(?:(\+\s|[=>-]|#{1,6}\s)|(\d{1,9})([.)])(?=\s|$))/gm, "$1$3\\$2$4"];
 
+/** The longest run of backticks in `text` (a loop: spreading the runs into Math.max overflows on huge inputs). */
+function longestBacktickRun(text: string, min = 1): number {
+  let longest = 0;
+  for (const run of text.match(min > 1 ? /`{3,}/g : /`+/g) ?? []) longest = Math.max(longest, run.length);
+  return longest;
+}
+
+/**
+ * `code` as a code span: delimited by one backtick more than the longest run inside it, padded with a space when it
+ * starts or ends with a backtick (CommonMark 6.1), so that its text is never read as markdown.
+ */
+export function codeSpan(code: string): string {
+  const delimiter = "`".repeat(longestBacktickRun(code) + 1);
+  const padding = code.startsWith("`") || code.endsWith("`") ? " " : "";
+  return `${delimiter}${padding}${code}${padding}${delimiter}`;
+}
+
+/** The fence of a fenced block holding `code`: one backtick longer than its longest run of three, at least three. */
+export function codeFence(code: string): string {
+  return "`".repeat(Math.max(2, longestBacktickRun(code, 3)) + 1);
+}
+
 /** Backslash-escape what would be read as HTML in text the converter does not escape itself (alt text). */
 export function escapeHtmlLike(text: string): string {
   return text.replace(HTML_LIKE_RE, "\\$&");

@@ -7,7 +7,7 @@
  */
 import { PostProcessResult, type TranslatorConfig, type TranslatorConfigFactory } from "node-html-markdown";
 import { ELEMENT_NODE, TEXT_NODE, type MarkdownNode } from "./dom.ts";
-import { escapeAltText, linkDestination, linkTitle } from "./escape.ts";
+import { codeSpan, escapeAltText, linkDestination, linkTitle } from "./escape.ts";
 import { mediaWikiFormula } from "./math.ts";
 import { newlineRunsToSpace, trimEdgeNewlines } from "./whitespace.ts";
 
@@ -92,9 +92,6 @@ export const inlineCodeTranslator: TranslatorConfig = {
   postprocess: ({ content }) => {
     const code = newlineRunsToSpace(content);
     if (!code) return PostProcessResult.RemoveNode;
-    const longestRun = Math.max(0, ...(code.match(/`+/g) ?? []).map((run) => run.length));
-    const delimiter = "`".repeat(longestRun + 1);
-    const padding = code.startsWith("`") || code.endsWith("`") ? " " : "";
-    return `${delimiter}${padding}${code}${padding}${delimiter}`;
+    return codeSpan(code);
   },
 };

@@ -15,6 +15,7 @@
  */
 import { PostProcessResult, type TranslatorConfig, type TranslatorConfigFactory } from "node-html-markdown";
 import type { MarkdownNode } from "./dom.ts";
+import { codeFence, codeSpan } from "./escape.ts";
 
 /** A parsed element as these translators read it (node-html-parser's, typed structurally). */
 type QueryNode = MarkdownNode & { querySelector(selector: string): QueryNode | null; querySelectorAll(selector: string): QueryNode[] };
@@ -39,13 +40,6 @@ function cleanTex(tex: string, block: boolean): string {
  */
 const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/[\\`*_[\]~]/g, "\\$&");
 
-/** The longest run of backticks in `text`. */
-function longestBacktickRun(text: string): number {
-  let longest = 0;
-  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  return longest;
-}
-
 /**
  * A formula in GitHub's math syntax, whose TeX is code, so never read as markdown: `` $`tex`$ `` inline, a ```math
  * block for a displayed one; "" without TeX. Bare `$tex$` let a page's TeX write markdown (`[click](…)` was a live
@@ -56,12 +50,10 @@ function writeTex(tex: string, block: boolean): string {
   const body = cleanTex(tex, block);
   if (!body) return "";
   if (block) {
-    const fence = "`".repeat(Math.max(3, longestBacktickRun(body) + 1));
+    const fence = codeFence(body);
     return `${fence}math\n${body}\n${fence}`;
   }
-  const ticks = "`".repeat(longestBacktickRun(body) + 1);
-  const pad = body.startsWith("`") || body.endsWith("`") ? " " : "";
-  return `$${ticks}${pad}${body}${pad}${ticks}$`;
+  return `$${codeSpan(body)}$`;
 }
 
 /** The TeX a `<math>` element carries: its TeX annotation, else its `alttext`. */
@@ -73,7 +65,7 @@ function texOf(math: QueryNode): string | undefined {
 }
 
 /** `<math>`: its TeX between dollar signs, else its text as before. */
-export const mathTranslator: TranslatorConfigFactory = ({ node }) => {
+const mathTranslator: TranslatorConfigFactory = ({ node }) => {
   const math = node as unknown as QueryNode;
   if (MEDIAWIKI_MATHML_RE.test(math.parentNode?.getAttribute?.("class") ?? "")) return { ignore: true };
   const tex = texOf(math);
@@ -91,7 +83,7 @@ function partsOf(node: MarkdownNode): string[] {
  * MathML scripts without TeX (`<msup>`, `<msub>`, `<msubsup>`): the base, then its scripts as `<sup>`/`<sub>`, as
  * the rest of the page writes them (`<msup><mi>y</mi><mn>2</mn></msup>` was "y2").
  */
-export const mathScriptTranslator: TranslatorConfigFactory = ({ node }) => {
+const mathScriptTranslator: TranslatorConfigFactory = ({ node }) => {
   const [base = "", first = "", second = ""] = partsOf(node as unknown as MarkdownNode);
   const tag = node.tagName.toLowerCase();
   const content = tag === "msup" ? `${base}<sup>${first}</sup>` : tag === "msub" ? `${base}<sub>${first}</sub>` : `${base}<sub>${first}</sub><sup>${second}</sup>`;
@@ -99,7 +91,7 @@ export const mathScriptTranslator: TranslatorConfigFactory = ({ node }) => {
 };
 
 /** `<span>`: KaTeX's visual copy of a formula is dropped (its `<math>` beside it carries the TeX). */
-export const spanTranslator: TranslatorConfigFactory = ({ node }) =>
+const spanTranslator: TranslatorConfigFactory = ({ node }) =>
   /(?:^|\s)katex-html(?:\s|$)/.test(node.getAttribute("class") ?? "") ? { ignore: true } : {};
 
 /** MediaWiki's formula image as `$tex$` (undefined for any other image). */
@@ -118,7 +110,7 @@ function inCode(node: MarkdownNode): boolean {
  * `<sup>`, `<sub>`: kept as HTML, unless they hold a link (a footnote mark), which is written as before, or sit in
  * code, where the tags would print.
  */
-export const supSubTranslator: TranslatorConfigFactory = ({ node }): TranslatorConfig => {
+const supSubTranslator: TranslatorConfigFactory = ({ node }): TranslatorConfig => {
   if ((node as unknown as QueryNode).querySelector("a") || inCode(node as unknown as MarkdownNode)) return {};
   const tag = node.tagName.toLowerCase();
   return {
@@ -127,3 +119,11 @@ export const supSubTranslator: TranslatorConfigFactory = ({ node }): TranslatorC
     postprocess: ({ content }) => (content.trim() ? content.trim() : PostProcessResult.RemoveNode),
   };
 };
+
+/** Translators for formulas, scripts and KaTeX's spans, for the main text, link text and table cells alike. */
+export const MATH_TRANSLATORS = {
+  math: mathTranslator,
+  span: spanTranslator,
+  "sup,sub": supSubTranslator,
+  "msup,msub,msubsup": mathScriptTranslator,
+} as const;

@@ -11,7 +11,7 @@
 import type { NodeHtmlMarkdown, TranslatorConfig, TranslatorConfigFactory } from "node-html-markdown";
 import { EMPHASIS_TRANSLATORS } from "./emphasis.ts";
 import { imageTranslator, inlineCodeTranslator, linkTranslator } from "./link-image.ts";
-import { mathScriptTranslator, mathTranslator, spanTranslator, supSubTranslator } from "./math.ts";
+import { MATH_TRANSLATORS } from "./math.ts";
 import { tableCellTranslator, tableRowTranslator } from "./table.ts";
 
 /** Block elements that may sit in link text or a cell; each starts and ends a line there (later a space). */
@@ -27,10 +27,7 @@ const INLINE_CONTEXT_TRANSLATORS: Record<string, TranslatorConfig | TranslatorCo
   "br,hr": LINE_BREAK,
   code: inlineCodeTranslator,
   img: imageTranslator,
-  math: mathTranslator,
-  span: spanTranslator,
-  "sup,sub": supSubTranslator,
-  "msup,msub,msubsup": mathScriptTranslator,
+  ...MATH_TRANSLATORS,
   ...EMPHASIS_TRANSLATORS,
 };
 
