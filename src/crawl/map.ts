@@ -5,12 +5,10 @@ import { EgressDeniedError } from "../errors.ts";
 import { MapTimeoutError } from "./errors.ts";
 import { linkDiscovery, type DiscoveryCut } from "./map-discovery.ts";
 import { MAP_GROUP, MapListing, type MapLink } from "./map-listing.ts";
-import { MAP_MAX_SITEMAP_URLS, readMapSitemaps } from "./map-sitemaps.ts";
+import { readMapSitemaps } from "./map-sitemaps.ts";
 import type { RobotsCache, RobotsEntry } from "./robots-cache.ts";
 import { rankBySearch } from "./search-rank.ts";
 export type { MapLink } from "./map-listing.ts";
-export { MAP_CONCURRENCY, MAP_MAX_PAGE_BYTES, MAP_PAGE_TIMEOUT_MS } from "./map-discovery.ts";
-export { MAP_MAX_SITEMAP_URLS } from "./map-sitemaps.ts";
 
 /** Pages fetched for link discovery, the start page included. */
 export const MAP_MAX_PAGES = 50;

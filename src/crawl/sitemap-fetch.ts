@@ -9,6 +9,7 @@
  * entries are kept and the file is reported as cut. A server that ignores `Range` leaves the file failed (too
  * large), as before, still named in the warning.
  */
+import { RESPONSE_TOO_LARGE_CODE } from "../engines/http/index.ts";
 import type { Engine, Page } from "../engines/types.ts";
 import { DISCOVERY_SKIPS_TLS_VERIFICATION } from "./robots-cache.ts";
 import { MAX_SITEMAP_BYTES, sitemapBody, SitemapGzipError } from "./sitemap-body.ts";
@@ -17,8 +18,6 @@ import { MAX_SITEMAP_BYTES, sitemapBody, SitemapGzipError } from "./sitemap-body
 export const SITEMAP_TOO_LARGE = "SITEMAP_TOO_LARGE";
 /** Error code of a file still being read when the whole read's time ran out. */
 export const SITEMAP_NOT_FINISHED = "SITEMAP_NOT_FINISHED";
-/** The engine's code for a body over `maxBodyBytes` (engines/http/body.ts). */
-const RESPONSE_TOO_LARGE = "SCRAPE_RESPONSE_TOO_LARGE";
 
 /** What one fetch gave. */
 export type SitemapFile =
@@ -91,7 +90,7 @@ export async function fetchSitemapFile(url: string, ctx: SitemapFetchContext): P
     page = await ctx.engine.fetch({ url, headers: ctx.headers, ...(ctx.headersOrigin ? { headersOrigin: ctx.headersOrigin } : {}), timeoutMs: ctx.timeoutMs, maxBodyBytes: MAX_SITEMAP_BYTES, skipTlsVerification: DISCOVERY_SKIPS_TLS_VERIFICATION }, ctx.signal);
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    if (errorCode(err) === RESPONSE_TOO_LARGE) return firstPart(url, ctx, startedAt);
+    if (errorCode(err) === RESPONSE_TOO_LARGE_CODE) return firstPart(url, ctx, startedAt);
     return { ok: false, code: errorCode(err) ?? "SITEMAP_ERROR", message: String((err as Error)?.message ?? err) };
   }
   if (page.statusCode < 200 || page.statusCode >= 300) return { ok: false, code: "HTTP_STATUS", message: `HTTP ${page.statusCode}` };

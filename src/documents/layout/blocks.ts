@@ -15,7 +15,7 @@ import { joinSpans, sliceSpan, type Span, spanInline, trimSpan } from "./spans.t
 export { joinLines } from "./spans.ts";
 
 /** A size at least this much larger than the body text makes a heading. */
-const HEADING_RATIO = 1.15;
+export const HEADING_RATIO = 1.15;
 /** A bold line shorter than this (characters) on its own is a heading. */
 const BOLD_HEADING_MAX_CHARS = 90;
 /** Vertical gap (in font sizes) that ends a paragraph whatever the line pitch. */
@@ -29,7 +29,7 @@ const INITIAL = /^[A-Z]\.\s/;
 /** The most common font size, weighted by characters: the body text. */
 export function bodySize(pages: PageText[]): number {
   const weight = new Map<number, number>();
-  for (const p of pages) for (const l of p.lines) weight.set(Math.round(l.size * 2) / 2, (weight.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length);
+  for (const p of pages) for (const l of p.lines) weight.set(sizeKey(l.size), (weight.get(sizeKey(l.size)) ?? 0) + l.text.length);
   let best = 11;
   let bestWeight = -1;
   for (const [size, w] of weight) if (w > bestWeight) [best, bestWeight] = [size, w];
@@ -39,7 +39,7 @@ export function bodySize(pages: PageText[]): number {
 /** Heading sizes (larger than the body), largest first; index + 1 is the heading level. */
 function headingSizes(pages: PageText[], body: number): number[] {
   const sizes = new Set<number>();
-  for (const p of pages) for (const l of p.lines) if (l.size >= body * HEADING_RATIO && l.text.trim().length > 0) sizes.add(Math.round(l.size * 2) / 2);
+  for (const p of pages) for (const l of p.lines) if (l.size >= body * HEADING_RATIO && l.text.trim().length > 0) sizes.add(sizeKey(l.size));
   return [...sizes].sort((a, b) => b - a).slice(0, 5);
 }
 

@@ -16,15 +16,14 @@
  * page), and digits were ignored when comparing headers, so six `# Chapter N` headings at the top of their pages
  * were dropped as one running header.
  */
-import { bodySize } from "./blocks.ts";
+// A row at least HEADING_RATIO times the body text is heading-sized, as the layout's headings are.
+import { bodySize, HEADING_RATIO } from "./blocks.ts";
 import type { PageText, TextLine } from "./model.ts";
 
 /** Share of the page height, from the top and from the bottom, where furniture lives. */
 const MARGIN_SHARE = 0.1;
 /** A row repeated on at least this share of the pages (and on two pages at least) is furniture. */
 const REPEAT_SHARE = 0.5;
-/** A row at least this much larger than the body text is heading-sized (the same ratio the layout's headings use). */
-const HEADING_SIZE_RATIO = 1.15;
 /**
  * Numbers of a row tried as its page number (the first ones): bounds the keys a row of many numbers makes. A
  * footer's date and time use five before the page number (`Printed 24.11.2026 10:45 … Page 3 of 9`); 4 kept it.
@@ -123,7 +122,7 @@ export function removeFurniture(pages: PageText[]): PageText[] {
   });
   const threshold = Math.max(2, Math.ceil(pages.length * REPEAT_SHARE));
   const pagesWithText = pages.filter((p) => p.lines.length > 0).length;
-  const headingSizePt = bodySize(pages) * HEADING_SIZE_RATIO;
+  const headingSizePt = bodySize(pages) * HEADING_RATIO;
   const repeated = (row: Row, pageNumber: number): boolean => {
     if (pages.length < 2) return false;
     const count = exact.get(`${row.band}|${row.key}`) ?? 0;

@@ -3,6 +3,7 @@
  * Blocks → markdown (GFM tables) and → HTML. Both are produced from the same blocks so the `markdown` and
  * `html` formats of a document agree.
  */
+import { escapeClosingHashes } from "../../pipeline/markdown/escape.ts";
 import type { Block, Inline } from "./model.ts";
 
 /** Most cells (rows × the widest row, over all of a document's tables) written with every row padded to full width. */
@@ -67,9 +68,7 @@ function inlineMarkdown(content: Inline[], inTable = false, oneLine = inTable): 
  * as in a paragraph before, and a numbered heading read `## 1\. Background` in the source.
  */
 function headingMarkdown(content: Inline[]): string {
-  return oneLineOf(inlineText(content))
-    .trim()
-    .replace(/(^|[ \t])(#+)$/, "$1\\$2");
+  return escapeClosingHashes(oneLineOf(inlineText(content)).trim());
 }
 
 /**

@@ -8,7 +8,7 @@ import type { TextLine } from "./model.ts";
 import { joinSpans, lineSpan, type Span } from "./spans.ts";
 
 /** Horizontal gap (in font sizes) that separates table cells rather than words. */
-const CELL_GAP_EM = 1.2;
+export const CELL_GAP_EM = 1.2;
 
 /** A cell of a row: a line, or lines closer than a table gap, with its links placed. */
 export type Cell = TextLine & { span: Span };

@@ -10,6 +10,7 @@
  * cell, as mupdf's text layer gives it, and can rebuild the table.
  */
 import type { TextLine } from "../layout/model.ts";
+import { CELL_GAP_EM } from "../layout/rows.ts";
 
 const ASCENDER_EM = 0.72;
 const X_HEIGHT_EM = 0.52;
@@ -36,12 +37,8 @@ const MIN_WORD_CONFIDENCE = 20;
  */
 const TRUSTED_LINE_MEDIAN_CONFIDENCE = 60;
 const HAS_ALNUM = /[\p{L}\p{N}]/u;
-/**
- * A gap between words of at least this many ems (the line's size) cuts the line: the layout's table-cell gap
- * (documents/layout, 1.2 em), so that a cut the layout would join again is not made. Justified text keeps its word
- * gaps under an em.
- */
-const CELL_GAP_EM = 1.2;
+// A gap between words of at least CELL_GAP_EM ems (the line's size) cuts the line: the layout's own table-cell gap,
+// so that a cut the layout would join again is not made. Justified text keeps its word gaps under an em.
 
 interface Word {
   x0: number;

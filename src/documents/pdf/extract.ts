@@ -11,7 +11,7 @@
  */
 import type { LineLink, PageText, TextLine } from "../layout/model.ts";
 import { MAX_OCR_PIXELS, renderScale } from "../pixel-limit.ts";
-import { type Glyphs, lineFacts, MONO_NAME, offsets, walkGlyphs, whole } from "./glyphs.ts";
+import { type Glyphs, lineFacts, nameStyle, offsets, walkGlyphs, whole } from "./glyphs.ts";
 import type { Mupdf } from "./mupdf.ts";
 
 type MupdfPage = ReturnType<InstanceType<Mupdf["Document"]>["loadPage"]>;
@@ -67,7 +67,10 @@ export function readTextLayer(page: MupdfPage, number: number): TextLayer {
     link.destroy();
     if (uri && /^(https?:|mailto:)/i.test(uri)) links.push({ uri, rect });
   }
-  const styled = json.blocks.some((b) => b.lines?.some((l) => fontFlags(l.font).bold || fontFlags(l.font).mono));
+  const styled = json.blocks.some((b) => b.lines?.some((l) => {
+    const flags = fontFlags(l.font);
+    return flags.bold || flags.mono;
+  }));
   const walked = walkGlyphs(stext, links.length > 0 || styled, links.length > 0);
   const read: ReadLine[] = [];
   let chars = 0;
@@ -120,9 +123,8 @@ export function readTextLayer(page: MupdfPage, number: number): TextLayer {
 
 /** The style of a JSON line's font (its first character's). */
 function fontFlags(font: { name: string; family?: string; weight: string; style: string }): { bold: boolean; italic: boolean; mono: boolean } {
-  const name = font.name.toLowerCase();
-  const mono = font.family === "monospace" || MONO_NAME.test(name);
-  return { bold: font.weight === "bold" || /bold|black|heavy|semibold/.test(name), italic: font.style === "italic" || /italic|oblique/.test(name), mono };
+  const named = nameStyle(font.name.toLowerCase());
+  return { bold: font.weight === "bold" || named.bold, italic: font.style === "italic" || named.italic, mono: font.family === "monospace" || named.mono };
 }
 
 /** The link over the characters of `r` whose centres lie between `lx0` and `lx1` (page coordinates), at their offset. */

@@ -42,14 +42,19 @@ interface SizeCount {
 }
 
 /** Names of monospace fonts whose files may not say so (LaTeX's cmtt, macOS's Menlo and Monaco). */
-export const MONO_NAME = /mono|courier|consol|cmtt|typewriter|menlo|monaco|sourcecode|firacode/;
+const MONO_NAME = /mono|courier|consol|cmtt|typewriter|menlo|monaco|sourcecode|firacode/;
+
+/** What a font's (lower-case) name says of its style, for fonts whose files do not say it themselves. */
+export function nameStyle(name: string): { bold: boolean; italic: boolean; mono: boolean } {
+  return { bold: /bold|black|heavy/.test(name), italic: /italic|oblique/.test(name), mono: MONO_NAME.test(name) };
+}
 
 function fontStyle(font: InstanceType<Mupdf["Font"]>): number {
-  const name = font.getName().toLowerCase();
+  const named = nameStyle(font.getName().toLowerCase());
   let style = 0;
-  if (font.isBold() || /bold|black|heavy/.test(name)) style |= BOLD;
-  if (font.isItalic() || /italic|oblique/.test(name)) style |= ITALIC;
-  if (font.isMono() || MONO_NAME.test(name)) style |= MONO;
+  if (font.isBold() || named.bold) style |= BOLD;
+  if (font.isItalic() || named.italic) style |= ITALIC;
+  if (font.isMono() || named.mono) style |= MONO;
   return style;
 }
 

@@ -60,6 +60,17 @@ export function codeFence(code: string): string {
   return "`".repeat(Math.max(2, longestBacktickRun(code, 3)) + 1);
 }
 
+/** A trailing run of `#` that CommonMark would take for a heading's closing sequence: alone, or after a space or tab. */
+const CLOSING_SEQUENCE_RE = /(^|[ \t])(#+)$/;
+
+/**
+ * A heading's one-line text with its trailing `#` run escaped: CommonMark reads it as the optional closing sequence
+ * (spec 4.2, example 76), so `Issue #` lost its `#`.
+ */
+export function escapeClosingHashes(text: string): string {
+  return text.replace(CLOSING_SEQUENCE_RE, "$1\\$2");
+}
+
 /** Backslash-escape what would be read as HTML in text the converter does not escape itself (alt text). */
 export function escapeHtmlLike(text: string): string {
   return text.replace(HTML_LIKE_RE, "\\$&");

@@ -8,10 +8,8 @@
  * (spec 4.2, example 76): the first `#` of that run is escaped.
  */
 import { PostProcessResult, type TranslatorConfigFactory } from "node-html-markdown";
+import { escapeClosingHashes } from "./escape.ts";
 import { newlineRunsToSpace } from "./whitespace.ts";
-
-/** A trailing run of `#` that CommonMark would take for the closing sequence: alone, or after a space or tab. */
-const CLOSING_SEQUENCE_RE = /(^|[ \t])(#+)$/;
 
 /** Translator for `h1,h2,h3,h4,h5,h6`. */
 export const headingTranslator: TranslatorConfigFactory = ({ node }) => ({
@@ -19,6 +17,6 @@ export const headingTranslator: TranslatorConfigFactory = ({ node }) => ({
   postprocess: ({ content }) => {
     const text = newlineRunsToSpace(content).trim();
     if (!text) return PostProcessResult.RemoveNode;
-    return text.replace(CLOSING_SEQUENCE_RE, "$1\\$2");
+    return escapeClosingHashes(text);
   },
 });
