@@ -3,9 +3,9 @@
  * A fetched sitemap file's bytes turned into text (crawl/sitemap.ts), judged by what they are, not by what the
  * server calls them:
  *
- * - gzip (by its magic bytes, whatever the name or type) is inflated up to {@link MAX_SITEMAP_BYTES}; a file that
- *   inflates past it keeps its first {@link MAX_SITEMAP_BYTES} (its complete entries are still pages of the site)
- *   and is reported as cut;
+ * - gzip (by its magic bytes, whatever the name or type) is inflated up to {@link MAX_SITEMAP_BYTES}, every member
+ *   of it and nothing of the junk after; a file that inflates past the cap keeps its first
+ *   {@link MAX_SITEMAP_BYTES} (its complete entries are still pages of the site) and is reported as cut;
  * - the character encoding comes from the byte-order mark, then the XML declaration's `encoding`, then the
  *   `Content-Type` charset, then UTF-8: an ISO-8859-1 sitemap's `café` became `caf%EF%BF%BD` and a UTF-16 one gave
  *   nothing when every file was read as UTF-8;
@@ -13,13 +13,15 @@
  *   is handed to the parser, so a valid sitemap served as `text/html` (common with misconfigured servers and CMS
  *   plugins) is read.
  */
-import zlib from "node:zlib";
-import { charsetFromContentType, normalizeCharset } from "../engines/charset.ts";
+import { Gunzip } from "fflate";
+import { charsetFromBom, charsetFromContentType, normalizeCharset } from "../engines/charset.ts";
 
 /** Largest sitemap file, decoded (sitemaps.org: 50 MiB uncompressed). */
 export const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
-/** Compressed bytes handed to the inflater at once: its output per step stays small. */
-const INFLATE_SLICE_BYTES = 64 * 1024;
+/** Compressed bytes handed to the inflater at once: its output per step (at most ~1000× this) stays small. */
+const INFLATE_SLICE_BYTES = 4 * 1024;
+/** Slices inflated between two turns of the event loop. */
+const YIELD_EVERY_SLICES = 64;
 
 /** A sitemap file's text, or why there is none. */
 export interface SitemapBody {
@@ -35,40 +37,42 @@ export class SitemapGzipError extends Error {
 }
 
 /**
- * The first `maxBytes` of what `gz` inflates to, and whether there was more. Streamed, so a bomb costs `maxBytes`
- * plus one slice, never its full size (zlib's `gunzipSync` with `maxOutputLength` throws and keeps nothing). A
- * stream cut short (a file whose first part only was served) gives what it holds.
+ * The first `maxBytes` of what `gz` inflates to, and whether there was more. Fed a small slice at a time, so a bomb
+ * costs `maxBytes` plus one slice's output (about 1000× the slice), never its full size. Every member of a
+ * multi-member file is read. What comes before an error is kept: a stream cut short (a file whose first part only
+ * was served) or followed by junk (servers that pad or append to the file) gives what it holds. fflate, not
+ * `node:zlib`: Bun's streaming gunzip drops the last slice's output when junk follows the data, and refuses a
+ * small file with junk altogether.
  */
 export async function gunzipPrefix(gz: Uint8Array, maxBytes: number): Promise<{ bytes: Uint8Array; cut: boolean }> {
-  const inflater = zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   let total = 0;
   let cut = false;
-  const done = new Promise<void>((resolve, reject) => {
-    inflater.on("data", (chunk: Buffer) => {
-      if (cut) return;
-      const room = maxBytes - total;
-      if (chunk.byteLength > room) {
-        chunks.push(chunk.subarray(0, room));
-        total += room;
-        cut = true;
-        inflater.destroy(); // stop inflating now: this is what bounds a bomb's memory
-        resolve();
-        return;
-      }
-      chunks.push(chunk);
-      total += chunk.byteLength;
-    });
-    inflater.on("error", (err) => (total > 0 ? resolve() : reject(new SitemapGzipError(`could not inflate the gzip file: ${err.message}`))));
-    inflater.on("end", resolve);
-    inflater.on("close", resolve);
+  const inflater = new Gunzip((chunk) => {
+    if (cut) return;
+    const room = maxBytes - total;
+    if (chunk.byteLength > room) {
+      chunks.push(chunk.subarray(0, room));
+      total += room;
+      cut = true;
+      return;
+    }
+    chunks.push(chunk);
+    total += chunk.byteLength;
   });
-  for (let at = 0; at < gz.byteLength && !cut && !inflater.destroyed; at += INFLATE_SLICE_BYTES) {
-    const more = inflater.write(gz.subarray(at, at + INFLATE_SLICE_BYTES));
-    if (!more && !cut) await Promise.race([new Promise((r) => inflater.once("drain", r)), done]);
+  let failure: unknown;
+  try {
+    for (let at = 0; at < gz.byteLength && !cut; at += INFLATE_SLICE_BYTES) {
+      inflater.push(gz.subarray(at, at + INFLATE_SLICE_BYTES), false);
+      // Inflating 50 MiB is some hundred milliseconds of work: let the server answer others in between.
+      if ((at / INFLATE_SLICE_BYTES) % YIELD_EVERY_SLICES === YIELD_EVERY_SLICES - 1) await new Promise((resolve) => setImmediate(resolve));
+    }
+    // The end is told apart from the data: fflate looks for a next member only in a push that is not the last.
+    if (!cut) inflater.push(new Uint8Array(0), true);
+  } catch (err) {
+    failure = err;
   }
-  if (!inflater.destroyed) inflater.end();
-  await done;
+  if (total === 0 && failure !== undefined) throw new SitemapGzipError(`could not inflate the gzip file: ${(failure as Error).message}`);
   return { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total), cut };
 }
 
@@ -77,10 +81,9 @@ export async function gunzipPrefix(gz: Uint8Array, maxBytes: number): Promise<{ 
  * XML spec's own rule, Appendix F, UTF-16 without a mark included), then the `Content-Type` charset, then UTF-8.
  */
 export function sitemapCharset(bytes: Uint8Array, contentTypeHeader: string | undefined): { charset: string; bomBytes: number } {
+  const marked = charsetFromBom(bytes);
+  if (marked) return { charset: marked.charset, bomBytes: marked.bomBytes };
   const [b0, b1, b2, b3] = [bytes[0], bytes[1], bytes[2], bytes[3]];
-  if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf) return { charset: "utf-8", bomBytes: 3 };
-  if (b0 === 0xfe && b1 === 0xff) return { charset: "utf-16be", bomBytes: 2 };
-  if (b0 === 0xff && b1 === 0xfe) return { charset: "utf-16le", bomBytes: 2 };
   if (b0 === 0x3c && b1 === 0x00 && b2 === 0x3f && b3 === 0x00) return { charset: "utf-16le", bomBytes: 0 };
   if (b0 === 0x00 && b1 === 0x3c && b2 === 0x00 && b3 === 0x3f) return { charset: "utf-16be", bomBytes: 0 };
   const head = Buffer.from(bytes.subarray(0, 256)).toString("latin1");

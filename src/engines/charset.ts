@@ -53,7 +53,8 @@ export function charsetFromContentType(contentType: string | null | undefined): 
   return m ? (m[2] ?? m[1]) : undefined;
 }
 
-function bom(bytes: Uint8Array): SniffedCharset | undefined {
+/** The encoding a byte-order mark names, and the mark's length; undefined without one. Shared with sitemap reading. */
+export function charsetFromBom(bytes: Uint8Array): SniffedCharset | undefined {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { charset: "utf-8", source: "bom", bomBytes: 3 };
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return { charset: "utf-16be", source: "bom", bomBytes: 2 };
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return { charset: "utf-16le", source: "bom", bomBytes: 2 };
@@ -134,7 +135,7 @@ export function sniffCharset(bytes: Uint8Array, mimeType: string, contentTypeHea
 
 /** Steps 1–4 of {@link sniffCharset}: BOM, header, meta prescan, XML declaration. */
 function declaredCharset(bytes: Uint8Array, mimeType: string, contentTypeHeader?: string | null): SniffedCharset | undefined {
-  const fromBom = bom(bytes);
+  const fromBom = charsetFromBom(bytes);
   if (fromBom) return fromBom;
   const header = normalizeCharset(charsetFromContentType(contentTypeHeader));
   if (header) return { charset: header, source: "header", bomBytes: 0 };
