@@ -48,19 +48,50 @@ export interface PageText {
   source: "text" | "ocr";
 }
 
-/** Inline content: text with an optional link, or a reference to a note (its text is the note's label). */
-export interface Inline {
+/**
+ * Character formatting of inline text, as office documents mark their runs (PDF text carries none yet). Kept
+ * because it is the document's own emphasis: a reader of the markdown, or a model, sees what the author stressed.
+ */
+export interface Marks {
+  bold?: boolean;
+  italic?: boolean;
+  strike?: boolean;
+  /** Set in a code style or a monospace font: written as a code span. */
+  code?: boolean;
+}
+
+/**
+ * Inline content: text with an optional link and marks, a reference to a note (its text is the note's label), or a
+ * hard line break inside a paragraph (`lineBreak`, empty text: an address's lines, a poem's).
+ */
+export interface Inline extends Marks {
   text: string;
   href?: string;
   /** The label of the note this refers to (a footnote or endnote, listed in a `notes` block). */
   note?: string;
+  lineBreak?: boolean;
+}
+
+/**
+ * One item of a list block. `ordered` overrides the list's own kind at this item's level (a numbered sub-list
+ * under bullets, or bullets under numbers); without it the top level follows the list and deeper levels are
+ * bullets. `number` is the item's own number when the document says it (a list that starts at 5, a count that
+ * goes on after a note between steps); without it items count on from the one before at their level, from 1.
+ */
+export interface ListItem {
+  depth: number;
+  content: Inline[];
+  ordered?: boolean;
+  number?: number;
 }
 
 /** A block of the converted document. */
 export type Block =
   | { kind: "heading"; level: number; content: Inline[] }
   | { kind: "paragraph"; content: Inline[] }
-  | { kind: "list"; ordered: boolean; items: { depth: number; content: Inline[] }[] }
+  | { kind: "list"; ordered: boolean; items: ListItem[] }
+  /** A quotation set apart (a Quote style): one paragraph. */
+  | { kind: "quote"; content: Inline[] }
   | { kind: "table"; rows: Inline[][][] }
   | { kind: "code"; text: string }
   | { kind: "pageMarker"; page: number }

@@ -3,8 +3,8 @@
  * Blocks → markdown (GFM tables) and → HTML. Both are produced from the same blocks so the `markdown` and
  * `html` formats of a document agree.
  */
-import { escapeClosingHashes } from "../../pipeline/markdown/escape.ts";
-import type { Block, Inline } from "./model.ts";
+import { codeSpan, escapeClosingHashes } from "../../pipeline/markdown/escape.ts";
+import type { Block, Inline, ListItem } from "./model.ts";
 
 /** Most cells (rows × the widest row, over all of a document's tables) written with every row padded to full width. */
 const MAX_PADDED_CELLS = 1_000_000;
@@ -18,10 +18,14 @@ const MAX_PADDED_CELLS = 1_000_000;
 const LINE_START = /^(?:#{1,6}(?=[ \t]|$)|>|[-+](?=[ \t]|$)|~{3,}|-(?=[ \t]*-[ \t]*-[- \t]*$)|=+[ \t]*$)/gm;
 const ORDERED_MARKER = /^(\d{1,9})([.)])(?=[ \t]|$)/gm;
 
-/** `text` with what markdown would read as inline syntax escaped: marks, entities and tags. */
+/**
+ * `text` with what markdown would read as inline syntax escaped: marks, entities, tags, and a run of `~` touching
+ * text (GFM's strikethrough: `~~tilde~~` was struck through; a `~~~` between spaces can open or close nothing).
+ */
 function escapeMarkdown(text: string): string {
   return text
     .replace(/([\\`*_[\]])/g, "\\$1")
+    .replace(/~+/g, (run, at: number, all: string) => (/\S/.test(all[at - 1] ?? " ") || /\S/.test(all[at + run.length] ?? " ") ? run.replace(/~/g, "\\~") : run))
     .replace(/&(?=#?[A-Za-z0-9]+;)/g, "\\&")
     .replace(/<(?=[A-Za-z/!?])/g, "\\<");
 }
@@ -34,17 +38,56 @@ function escapeLineStarts(markdown: string): string {
   return markdown.replace(/^[ \t]+/gm, "").replace(LINE_START, "\\$&").replace(ORDERED_MARKER, "$1\\$2");
 }
 
-/** Markdown of inline content on one line or more: text with its marks escaped, links, note references. */
-function inlineText(content: Inline[]): string {
-  return content
-    .map((c, i) => {
-      if (c.note !== undefined) return `[^${c.note}]`;
-      if (c.href) return `[${escapeMarkdown(c.text)}](${c.href.replace(/[()\s]/g, encodeURIComponent)})`;
-      const text = escapeMarkdown(c.text);
-      // Right after a note reference, `:` would make it a footnote definition (at a line's start) and `(` a link.
-      return content[i - 1]?.note !== undefined ? text.replace(/^[:(]/, "\\$&") : text;
-    })
-    .join("");
+/** A link target as markdown writes it: parentheses and white space percent-encoded (`encodeURIComponent` keeps `(`). */
+function linkTarget(href: string): string {
+  return href.replace(/[()\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+}
+
+/** The marks written as delimiters, outermost first, so that a run nested in another closes inside it. */
+const MARK_DELIMITERS = [
+  ["bold", "**"],
+  ["italic", "*"],
+  ["strike", "~~"],
+] as const;
+
+/**
+ * Markdown of `content`'s inlines from `from` to `to` (exclusive), marks from `level` of {@link MARK_DELIMITERS}
+ * on: each maximal run carrying the mark is wrapped once (runs a document split mid-word stay one `**bold**`), with
+ * its outer blanks moved outside the delimiters, where CommonMark needs them to read emphasis at all.
+ */
+function markedRuns(pieces: string[], content: Inline[], from: number, to: number, level: number): string {
+  if (level === MARK_DELIMITERS.length) return pieces.slice(from, to).join("");
+  const [mark, delimiter] = MARK_DELIMITERS[level]!;
+  let out = "";
+  for (let i = from; i < to; ) {
+    const on = content[i]![mark] === true && content[i]!.note === undefined;
+    let j = i + 1;
+    while (j < to && (content[j]![mark] === true && content[j]!.note === undefined) === on) j++;
+    const inner = markedRuns(pieces, content, i, j, level + 1);
+    if (!on) out += inner;
+    else {
+      const [, lead, core, trail] = /^(\s*)([\s\S]*?)(\s*)$/.exec(inner)!;
+      out += core ? `${lead}${delimiter}${core}${delimiter}${trail}` : inner;
+    }
+    i = j;
+  }
+  return out;
+}
+
+/**
+ * Markdown of inline content: text with its syntax escaped, links, note references, code spans and marks. A hard
+ * line break is `lineBreak` (`\` and a new line in a paragraph; a space where one line is all there is).
+ */
+function inlineText(content: Inline[], lineBreak = "\\\n"): string {
+  const pieces = content.map((c, i) => {
+    if (c.note !== undefined) return `[^${c.note}]`;
+    if (c.lineBreak) return lineBreak;
+    let text = c.code ? codeSpan(c.text) : escapeMarkdown(c.text);
+    // Right after a note reference, `:` would make it a footnote definition (at a line's start) and `(` a link.
+    if (!c.code && content[i - 1]?.note !== undefined) text = text.replace(/^[:(]/, "\\$&");
+    return c.href ? `[${text}](${linkTarget(c.href)})` : text;
+  });
+  return markedRuns(pieces, content, 0, content.length, 0);
 }
 
 /** `markdown` with its line breaks made spaces. */
@@ -57,7 +100,7 @@ function oneLineOf(markdown: string): string {
  * item or a `[^n]:` definition cannot hold one (a blank line in a note's text ended the note).
  */
 function inlineMarkdown(content: Inline[], inTable = false, oneLine = inTable): string {
-  const s = inlineText(content);
+  const s = oneLine ? inlineText(content, " ") : inlineText(content);
   const lines = escapeLineStarts(oneLine ? oneLineOf(s) : s);
   return inTable ? lines.replace(/\|/g, "\\|") : lines;
 }
@@ -68,7 +111,7 @@ function inlineMarkdown(content: Inline[], inTable = false, oneLine = inTable): 
  * as in a paragraph before, and a numbered heading read `## 1\. Background` in the source.
  */
 function headingMarkdown(content: Inline[]): string {
-  return escapeClosingHashes(oneLineOf(inlineText(content)).trim());
+  return escapeClosingHashes(oneLineOf(inlineText(content, " ")).trim());
 }
 
 /**
@@ -92,21 +135,46 @@ export function listDepths(items: readonly { depth: number }[]): number[] {
   return out;
 }
 
+/** Whether `item`, at `depth` (from {@link listDepths}), is numbered: its own say, else the list's at the top level. */
+function itemOrdered(item: ListItem, depth: number, listOrdered: boolean): boolean {
+  return item.ordered ?? (depth === 0 && listOrdered);
+}
+
 /**
- * Markdown of a list: numbered at the top level when `ordered`, bullets below. An item is indented to its parent's
- * content column (the width of the parent's marker and its space: 3 under `1. `, 4 under `10. `, 2 under `- `), the
- * column CommonMark reads nesting from. A fixed 2 spaces under `1. ` started a new list: the numbering restarted.
+ * Each item's kind and number: a run of numbered items at one level counts from 1, or from an item's own
+ * `number`, and starts again under a new parent or after items of the other kind.
  */
-function listMarkdown(ordered: boolean, items: { depth: number; content: Inline[] }[]): string {
-  let n = 0;
+function listNumbers(items: readonly ListItem[], depths: readonly number[], listOrdered: boolean): { ordered: boolean; number: number }[] {
+  const counters: { ordered: boolean; next: number }[] = [];
+  return items.map((item, i) => {
+    const depth = depths[i]!;
+    counters.length = depth + 1;
+    const ordered = itemOrdered(item, depth, listOrdered);
+    const counter = counters[depth];
+    const number = item.number ?? (counter && counter.ordered === ordered ? counter.next : 1);
+    counters[depth] = { ordered, next: number + 1 };
+    return { ordered, number };
+  });
+}
+
+/**
+ * Markdown of a list. An item is indented to its parent's content column (the width of the parent's marker and
+ * its space: 3 under `1. `, 4 under `10. `, 2 under `- `), the column CommonMark reads nesting from. A fixed 2 spaces
+ * under `1. ` started a new list: the numbering restarted. `alternate` writes the other delimiters (`1)`, `*`): a
+ * list right after another of its kind would otherwise join it, blank line or not.
+ */
+function listMarkdown(ordered: boolean, items: ListItem[], alternate: boolean): string {
   const depths = listDepths(items);
+  const kinds = listNumbers(items, depths, ordered);
   /** Content column of the latest item at each depth, in characters. */
   const columns: number[] = [];
   return items
     .map((it, i) => {
       const depth = depths[i]!;
       const indent = depth === 0 ? 0 : columns[depth - 1]!;
-      const marker = ordered && depth === 0 ? `${++n}.` : "-";
+      const { ordered: numbered, number } = kinds[i]!;
+      const top = alternate && depth === 0;
+      const marker = numbered ? `${number}${top ? ")" : "."}` : top ? "*" : "-";
       columns[depth] = indent + marker.length + 1;
       return `${" ".repeat(indent)}${marker} ${inlineMarkdown(it.content, false, true)}`;
     })
@@ -118,7 +186,10 @@ export function blocksToMarkdown(blocks: Block[]): string {
   const out: string[] = [];
   /** Cells the document's tables may still be padded with (one allowance for them all, not one per table). */
   let padding = MAX_PADDED_CELLS;
-  for (const block of blocks) {
+  /** Whether the list before was written with the alternate delimiters. */
+  let alternate = false;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
     switch (block.kind) {
       case "heading":
         out.push(`${"#".repeat(block.level)} ${headingMarkdown(block.content)}`);
@@ -126,8 +197,15 @@ export function blocksToMarkdown(blocks: Block[]): string {
       case "paragraph":
         out.push(inlineMarkdown(block.content));
         break;
-      case "list":
-        out.push(listMarkdown(block.ordered, block.items));
+      case "list": {
+        const before = blocks[i - 1];
+        const top = (b: Block | undefined) => (b?.kind === "list" && b.items[0] ? itemOrdered(b.items[0], 0, b.ordered) : undefined);
+        alternate = before?.kind === "list" && top(before) === top(block) ? !alternate : false;
+        out.push(listMarkdown(block.ordered, block.items, alternate));
+        break;
+      }
+      case "quote":
+        out.push(inlineMarkdown(block.content).replace(/^/gm, "> "));
         break;
       case "table": {
         // A loop, not Math.max(...rows): a spread of 1.2M rows passes the engine's argument limit (RangeError).
@@ -169,6 +247,16 @@ function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
+/** HTML of one inline's text with its marks. */
+function markedHtml(c: Inline): string {
+  let html = esc(c.text);
+  if (c.code) html = `<code>${html}</code>`;
+  if (c.strike) html = `<s>${html}</s>`;
+  if (c.italic) html = `<em>${html}</em>`;
+  if (c.bold) html = `<strong>${html}</strong>`;
+  return html;
+}
+
 /** `seen`: the notes already referred to in the document (only a note's first reference carries the `fnref-` id). */
 function inlineHtml(content: Inline[], seen: Set<string>): string {
   return content
@@ -178,9 +266,43 @@ function inlineHtml(content: Inline[], seen: Set<string>): string {
         seen.add(c.note);
         return `<sup><a href="#fn-${esc(c.note)}"${id}>${esc(c.note)}</a></sup>`;
       }
-      return c.href ? `<a href="${esc(c.href)}">${esc(c.text)}</a>` : esc(c.text);
+      if (c.lineBreak) return "<br>";
+      return c.href ? `<a href="${esc(c.href)}">${markedHtml(c)}</a>` : markedHtml(c);
     })
     .join("");
+}
+
+/**
+ * HTML of a list: `<ol>` or `<ul>` at each level by the items' kinds, `start` and `value` where the numbers do not
+ * count on by one. The tags stay balanced however the depths go (see {@link listDepths}).
+ */
+function listHtml(block: Extract<Block, { kind: "list" }>, inline: (content: Inline[]) => string): string {
+  const depths = listDepths(block.items);
+  const kinds = listNumbers(block.items, depths, block.ordered);
+  /** The open list at each level: its tag and the number its next item would get by counting. */
+  const open: { tag: string; next: number }[] = [];
+  let html = "";
+  block.items.forEach((it, i) => {
+    const depth = depths[i]!;
+    const { ordered, number } = kinds[i]!;
+    const tag = ordered ? "ol" : "ul";
+    while (open.length > depth + 1) html += `</li></${open.pop()!.tag}>`;
+    let list: { tag: string; next: number } | undefined = open[depth];
+    if (list && list.tag !== tag) {
+      html += `</li></${list.tag}>`;
+      open.pop();
+      list = undefined;
+    } else if (list) html += "</li>";
+    if (!list) {
+      html += ordered && number !== 1 ? `<ol start="${number}">` : `<${tag}>`;
+      open.push((list = { tag, next: number }));
+    }
+    html += ordered && number !== list.next ? `<li value="${number}">` : "<li>";
+    list.next = number + 1;
+    html += inline(it.content);
+  });
+  while (open.length > 0) html += `</li></${open.pop()!.tag}>`;
+  return html;
 }
 
 /** HTML of `blocks` (a fragment wrapped in `<html><body>`, with `<title>` when given). */
@@ -217,27 +339,12 @@ function blocksHtml(blocks: Block[]): string {
       case "paragraph":
         out.push(`<p>${inline(block.content)}</p>`);
         break;
-      case "list": {
-        const tag = block.ordered ? "ol" : "ul";
-        let html = `<${tag}>`;
-        let depth = 0;
-        const depths = listDepths(block.items);
-        block.items.forEach((it, i) => {
-          const d = depths[i]!;
-          if (i > 0) {
-            if (d > depth) html += "<ul>".repeat(d - depth);
-            else {
-              html += "</li>";
-              if (d < depth) html += "</ul></li>".repeat(depth - d);
-            }
-          }
-          depth = d;
-          html += `<li>${inline(it.content)}`;
-        });
-        html += "</li>" + "</ul></li>".repeat(depth) + `</${tag}>`;
-        out.push(html);
+      case "list":
+        out.push(listHtml(block, inline));
         break;
-      }
+      case "quote":
+        out.push(`<blockquote><p>${inline(block.content)}</p></blockquote>`);
+        break;
       case "table": {
         const [head, ...rest] = block.rows;
         out.push(

@@ -6,7 +6,7 @@
  * {@link TextBudget} (text-budget.ts): each run's text, and each span's link target, which the markdown prints with
  * it (`[x](target)`: a thousand one-letter links to a 50 KB target are 50 MB).
  */
-import type { Inline } from "../layout/model.ts";
+import type { Inline, Marks } from "../layout/model.ts";
 import type { TextBudget } from "./text-budget.ts";
 
 /** A HYPERLINK field's code (`HYPERLINK "url"`, or `HYPERLINK \l "url"`) as DOC and RTF write it. */
@@ -29,11 +29,11 @@ export class InlineRuns {
   /** Runs counted against `budget` (the document's), when given: past it, text is left out. */
   constructor(private readonly budget?: TextBudget) {}
 
-  /** Adds `text` (linked to `href`, if any) after what came before. */
-  push(text: string, href?: string): void {
+  /** Adds `text` (linked to `href`, if any, with `marks`) after what came before. */
+  push(text: string, href?: string, marks?: Marks): void {
     if (!text) return;
     const last = this.out[this.out.length - 1];
-    const joins = last !== undefined && last.href === href && last.note === undefined;
+    const joins = last !== undefined && last.href === href && last.note === undefined && !last.lineBreak && sameMarks(last, marks);
     if (this.budget) {
       // A new linked span prints its target once; a run joining the span before it does not print it again.
       if (href && !joins && !this.budget.spend(href.length)) return;
@@ -41,7 +41,13 @@ export class InlineRuns {
       if (!text) return;
     }
     if (joins) last.text += text;
-    else this.out.push(href ? { text, href } : { text });
+    else this.out.push({ text, ...(href ? { href } : {}), ...ownMarks(marks) });
+  }
+
+  /** Adds a hard line break (a `<w:br/>`, `<text:line-break/>`, `\line`). */
+  lineBreak(): void {
+    if (this.budget && !this.budget.spend(1)) return;
+    this.out.push({ text: "", lineBreak: true });
   }
 
   /** Adds a reference to the note labelled `label` (a span of its own: text after it does not join it). */
@@ -50,13 +56,37 @@ export class InlineRuns {
     this.out.push({ text: label, note: label });
   }
 
-  /** The spans, outer whitespace trimmed, empty spans dropped. */
+  /**
+   * The spans, empty ones dropped, outer whitespace and line breaks trimmed, and the blanks around a line break
+   * (which would print as the break's own indent or trailing spaces).
+   */
   spans(): Inline[] {
     const out = this.out;
-    if (out.length > 0) {
-      out[0]!.text = out[0]!.text.trimStart();
-      out[out.length - 1]!.text = out[out.length - 1]!.text.trimEnd();
-    }
-    return out.filter((i) => i.text.length > 0);
+    let from = 0;
+    let to = out.length;
+    while (from < to && out[from]!.lineBreak) from++;
+    while (to > from && out[to - 1]!.lineBreak) to--;
+    const kept = out.slice(from, to);
+    kept.forEach((span, i) => {
+      if (i === 0 || kept[i - 1]!.lineBreak) span.text = span.text.trimStart();
+      if (i === kept.length - 1 || kept[i + 1]!.lineBreak) span.text = span.text.trimEnd();
+    });
+    return kept.filter((i) => i.text.length > 0 || i.lineBreak);
   }
+}
+
+/** The marks that are set, as an inline's own fields. */
+function ownMarks(marks: Marks | undefined): Marks {
+  if (!marks) return {};
+  const out: Marks = {};
+  if (marks.bold) out.bold = true;
+  if (marks.italic) out.italic = true;
+  if (marks.strike) out.strike = true;
+  if (marks.code) out.code = true;
+  return out;
+}
+
+/** Whether `inline` carries exactly `marks`. */
+function sameMarks(inline: Marks, marks: Marks | undefined): boolean {
+  return !!inline.bold === !!marks?.bold && !!inline.italic === !!marks?.italic && !!inline.strike === !!marks?.strike && !!inline.code === !!marks?.code;
 }
