@@ -58,6 +58,13 @@ export interface FilterContext {
   depth: number;
   /** Base for relative links (the page's final URL). @default the start URL */
   baseUrl?: string;
+  /**
+   * The URL is where a crawled page redirected to, judged as upstream's `filterURL` judges one: section links, the
+   * external-link rules, `excludePaths` and robots.txt only. Not `includePaths`, the start path, depth or file type:
+   * a page moved out of the crawled section (`/docs/moved` → `/guides/moved`, a shortlink `/?p=5` → `/2024/05/x`)
+   * is the page that was linked, and it was lost.
+   */
+  redirect?: boolean;
 }
 
 /** The crawler options the filter reads (a full {@link CrawlerOptions} fits). */
@@ -172,6 +179,24 @@ function domainExcludes(patterns: readonly string[] | undefined): { host: string
   return out;
 }
 
+/** Index file names a start URL may end in: `/guide/index.html` names the section `/guide/`. */
+const INDEX_FILE_RE = /\/index\.(?:html?|php|aspx?|jsp)$/i;
+
+/** The path prefix a crawl's pages must share (without `crawlEntireDomain`): the start path less an index file name. */
+function sectionPath(startPath: string): string {
+  return startPath.replace(INDEX_FILE_RE, "/");
+}
+
+/**
+ * Whether `pathname` is in the section: it starts with `section` (a plain prefix, as upstream: `/blog` admits
+ * `/blog-archive`), or is the section itself without its trailing slash (`/kb` for `/kb/`, where a site without
+ * trailing slashes sends the start page). A crawl started at `/guide/index.html` refused every page, the start page
+ * redirected to `/guide/` included.
+ */
+function inSection(pathname: string, section: string): boolean {
+  return pathname.startsWith(section) || (section.endsWith("/") && pathname === section.slice(0, -1));
+}
+
 /**
  * Creates the filter of a crawl started at `startUrl`. `robots` answers for the origins it knows (a
  * `RobotsEntry` for the start origin, or a `RobotsCache`); it is not consulted with `ignoreRobotsTxt`.
@@ -182,6 +207,7 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
   if (start.protocol !== "http:" && start.protocol !== "https:") throw new TypeError(`createCrawlFilter: not an http(s) URL: ${startUrl}`);
   start.hash = "";
   const startHost = stripWww(start.hostname);
+  const scopePath = sectionPath(start.pathname);
   const startDomain = registrableDomain(start.hostname);
   const includes = compile(options.includePaths);
   const excludes = compile(options.excludePaths);
@@ -206,7 +232,8 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
 
   function check(link: string, ctx: FilterContext): FilterResult {
     const deny = (reason: CrawlDenialReason, url = link): FilterResult => ({ ok: false, reason, url });
-    if (maxDepth !== undefined && ctx.depth >= maxDepth) return deny("DEPTH_LIMIT");
+    const redirect = ctx.redirect === true;
+    if (!redirect && maxDepth !== undefined && ctx.depth >= maxDepth) return deny("DEPTH_LIMIT");
     let url: URL;
     try {
       url = new URL(link, ctx.baseUrl ?? start.href);
@@ -217,7 +244,7 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
     if (url.protocol !== "http:" && url.protocol !== "https:") return deny("URL_PARSE_ERROR");
     const normalized = normalizeUrl(url, keyOptions);
     const denyN = (reason: CrawlDenialReason) => deny(reason, normalized);
-    if (url.pathname.split("/").filter((s) => s !== "" && s !== "index.html" && s !== "index.php").length > MAX_PATH_DEPTH) return denyN("DEPTH_LIMIT");
+    if (!redirect && url.pathname.split("/").filter((s) => s !== "" && s !== "index.html" && s !== "index.php").length > MAX_PATH_DEPTH) return denyN("DEPTH_LIMIT");
 
     if (stripWww(url.hostname) === startHost) {
       const hash = link.indexOf("#");
@@ -232,10 +259,10 @@ export function createCrawlFilter(startUrl: string, options: FilterOptions = {},
 
     const target = options.regexOnFullURL ? url.href : url.pathname;
     if (excludes.some((re) => re.test(target))) return denyN("EXCLUDE_PATTERN");
-    if (includes.length > 0 && !includes.some((re) => re.test(target))) return denyN("INCLUDE_PATTERN");
-    if (!options.crawlEntireDomain && !url.pathname.startsWith(start.pathname)) return denyN("BACKWARD_CRAWLING");
+    if (!redirect && includes.length > 0 && !includes.some((re) => re.test(target))) return denyN("INCLUDE_PATTERN");
+    if (!redirect && !options.crawlEntireDomain && !inSection(url.pathname, scopePath)) return denyN("BACKWARD_CRAWLING");
     if (!robotsAllows(url.href)) return denyN("ROBOTS_TXT");
-    if (isDeniedFileType(url)) return denyN("FILE_TYPE");
+    if (!redirect && isDeniedFileType(url)) return denyN("FILE_TYPE");
     return { ok: true, url: normalized, key: dedupKey(normalized, keyOptions), href: url.href };
   }
 

@@ -273,7 +273,7 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       if (target === normalizeUrl(task.url)) return undefined; // no redirect (most pages)
       // A target with the task's own key (http → https, a trailing slash) is the store's to recognise: it compares
       // with the key the task was stored under.
-      const verdict = filtersFor(job).full.check(target, { depth: task.depth - 1 });
+      const verdict = filtersFor(job).full.check(target, { depth: task.depth - 1, redirect: true });
       return verdict.ok ? { key: verdict.key } : { denied: verdict.reason };
     },
   };
