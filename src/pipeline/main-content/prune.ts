@@ -146,8 +146,28 @@ function contentOnSide(el: Element, ctx: PruneContext, side: "previousElementSib
 function isContentWithLinks(el: Element, s: ElementStats, ctx: PruneContext): boolean {
   if (s.linkChars === 0) return false;
   if (isChrome(s)) return isPostByline(el, s, ctx);
-  if (isSectionList(el, ctx)) return true;
+  if (isSectionList(el, ctx) || isItemAmongItems(el, ctx)) return true;
   return isLinkedSentence(el, s) && (!ctx.prose || betweenContent(el, ctx));
+}
+
+/**
+ * Whether `el` is a list item with kept items on both sides: the nearest item before and after it that is not
+ * itself a low-value item is content. A glossary's or a changelog's short linked entry ("Webhook") between
+ * described ones was dropped from the middle of its list for being a bare link; a menu's items have no described
+ * neighbours, so they still go.
+ */
+function isItemAmongItems(el: Element, ctx: PruneContext): boolean {
+  return el.localName === "li" && itemOnSide(el, ctx, "previousElementSibling") && itemOnSide(el, ctx, "nextElementSibling");
+}
+
+function itemOnSide(el: Element, ctx: PruneContext, side: "previousElementSibling" | "nextElementSibling"): boolean {
+  for (let sib = el[side]; sib; sib = sib[side]) {
+    const s = ctx.stats.get(sib);
+    if (sib.localName !== "li" || !s || s.region === Region.Hidden || isChrome(s)) return false;
+    if (s.chars === 0) continue;
+    if (ctx.reading.pos(s) + ctx.reading.neg(s) > 0) return !ctx.drop.has(sib);
+  }
+  return false;
 }
 
 /** Elements never pruned as link lists: a paragraph that is mostly a link is still a sentence. */

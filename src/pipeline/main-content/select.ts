@@ -115,6 +115,7 @@ export function selectFrom(body: Element, stats: Map<Element, ElementStats>): Ma
   let useListing =
     listing.el !== null && !clearProse && listing.score > LISTING_RATIO * Math.max(prose.score, MIN_MAIN_VALUE);
   let root = (useListing ? listing.el : prose.el) ?? body;
+  if (!useListing) root = markedRegionOf(root, stats);
   const bodyChars = stats.get(body)!.chars;
   const weakProse = proseParagraphs < WEAK_PROSE_PARAGRAPHS && (proseStats?.chars ?? 0) < WEAK_PROSE_SHARE * bodyChars;
   if (!useListing && (weakProse || (proseStats?.pos ?? 0) < MIN_MAIN_VALUE)) {
@@ -159,6 +160,22 @@ function bodyLessChrome(body: Element, stats: Map<Element, ElementStats>): MainC
   const drop = new Set<Element>();
   pruneGentle(body, stats, drop);
   return { root: body, drop, mode: "listing" };
+}
+
+/**
+ * The content region (`<main>`, `<article>`, `articleBody`…) around a prose `root` when the region is short: on a
+ * short page the page's own mark is a better bound than the scorer's pick, which weighs too few blocks. A press
+ * release in `<main>` (a headline, a date, a paragraph, a contact line) came out as its one paragraph: the short
+ * lines around it weighed more than the headline. Pruning inside the region still drops its boilerplate.
+ */
+function markedRegionOf(root: Element, stats: Map<Element, ElementStats>): Element {
+  if (isContentRegion(stats.get(root)!.region)) return root;
+  for (let at = root.parentElement; at; at = at.parentElement) {
+    const s = stats.get(at);
+    if (!s) break;
+    if (isContentRegion(s.region)) return s.chars < SHORT_PAGE_CHARS ? at : root;
+  }
+  return root;
 }
 
 /** Whether any measured element is marked as content (a content region: `<main>`, `<article>`, `articleBody`…). */
