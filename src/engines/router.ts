@@ -16,7 +16,8 @@
  * A fallback browser attempt that fails (a timeout included, but not an abort) yields the HTTP page it started from,
  * with a warning that says so (`page.warning`); so does one that comes back cut short (a script in its `<head>` that
  * never arrived, engines/browser/document-wait.ts) showing less text than the HTML as served, and a page that needs
- * JavaScript on a server without a browser. The fallback attempt keeps {@link FALLBACK_ANSWER_RESERVE_MS} of the
+ * JavaScript on a server without a browser (which follows a meta refresh or `Refresh` header itself over HTTP,
+ * engines/refresh-hops.ts). The fallback attempt keeps {@link FALLBACK_ANSWER_RESERVE_MS} of the
  * timeout back, so that the HTTP page is still answered within it. A request for the fetched bytes only
  * (`rawBase64`) never falls back: the browser's page is not those bytes. When the browser is used anyway (`waitFor`,
  * `mobile`, `proxy: enhanced` …), it is asked for the main document's bytes as they arrived ({@link wantsOnlyBytes}).
@@ -34,7 +35,8 @@ import type { Action } from "../api/actions.ts";
 import { type BrowserEngine, type BrowserRequest, DocumentResponseError } from "./browser/engine.ts";
 import { looksBlocked, needsJavaScript, visibleText, visibleTextLength } from "./browser/detect.ts";
 import { normaliseCountry } from "./browser/emulation.ts";
-import type { Engine, Page } from "./types.ts";
+import { followRefreshes } from "./refresh-hops.ts";
+import type { Engine, FetchRequest, Page } from "./types.ts";
 
 /** Who a fetch is for (profiles are per API key). */
 export interface FetchOwner {
@@ -69,17 +71,19 @@ function httpFetch(
   signal: AbortSignal | undefined,
   upstreamProxy: string | undefined,
 ): Promise<Page> {
-  return http.fetch(
-    {
-      url: spec.url,
-      headers: requestHeaders(spec),
-      skipTlsVerification: spec.skipTlsVerification,
-      timeoutMs,
-      maxBodyBytes,
-      ...(upstreamProxy ? { upstreamProxy } : {}),
-    },
-    signal,
-  );
+  return http.fetch(httpRequest(spec, maxBodyBytes, timeoutMs, upstreamProxy), signal);
+}
+
+/** The HTTP engine's request for `spec`. */
+function httpRequest(spec: ScrapeSpec, maxBodyBytes: number, timeoutMs: number, upstreamProxy: string | undefined): FetchRequest {
+  return {
+    url: spec.url,
+    headers: requestHeaders(spec),
+    skipTlsVerification: spec.skipTlsVerification,
+    timeoutMs,
+    maxBodyBytes,
+    ...(upstreamProxy ? { upstreamProxy } : {}),
+  };
 }
 
 /** Configured upstream proxy URLs (all optional; config `CRAWLBOX_PROXY_*`). */
@@ -114,10 +118,16 @@ export function createHttpRouter(http: Engine, formatIsBytesOnly: (type: string)
   return {
     capabilities: new Set(),
     async fetch(spec, maxBodyBytes, signal) {
+      const startedMs = performance.now();
       const upstream = upstreamProxyFor(upstreamProxies, "basic", spec.location?.country);
-      const page = await httpFetch(http, spec, maxBodyBytes, spec.timeoutMs, signal, upstream);
+      const request = httpRequest(spec, maxBodyBytes, spec.timeoutMs, upstream);
+      let page = await http.fetch(request, signal);
+      if (wantsOnlyBytes(spec, formatIsBytesOnly)) return page;
+      // No browser to follow a meta refresh: followed here (a refresh needs no script).
+      page = await followRefreshes(http, request, page, startedMs + spec.timeoutMs, signal);
+      if (page.warning) return page;
       // Not silently: a page that shows nothing without its scripts would otherwise come back as an empty success.
-      const why = wantsOnlyBytes(spec, formatIsBytesOnly) ? undefined : needsJavaScript(page);
+      const why = needsJavaScript(page);
       if (why) page.warning = `This page seems to need JavaScript to show its content (${why}), and this server runs without a browser (CRAWLBOX_BROWSER=off, or no Chromium): this is its HTML as served.`;
       return page;
     },

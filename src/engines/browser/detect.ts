@@ -200,19 +200,30 @@ function afterEndTag(html: string, name: string, from: number): number {
   return -1;
 }
 
+/**
+ * Where an HTML page sends its reader at once by a `Refresh` header or a `<meta http-equiv="refresh">` (as written,
+ * unresolved), and which of the two; undefined when it does not, or sends them to the page itself (a periodic
+ * reload shows this page). The header means what the meta tag means: browsers follow both.
+ */
+export function refreshOf(page: Page): { target: string; by: "header" | "meta" } | undefined {
+  if (!HTML_TYPES.has(page.contentType) || page.statusCode >= 300) return undefined;
+  const header = page.headers?.refresh;
+  const headerTarget = header === undefined ? undefined : refreshTarget(header);
+  if (headerTarget !== undefined && !sameDocument(headerTarget, page.finalUrl)) return { target: headerTarget, by: "header" };
+  if (page.text === undefined || page.text.length > MAX_SCAN_CHARS) return undefined;
+  const meta = metaRefreshTarget(page.text);
+  return meta !== undefined && !sameDocument(meta, page.finalUrl) ? { target: meta, by: "meta" } : undefined;
+}
+
 /** Why a fetched page needs JavaScript to show its content, or undefined when it does not. */
 export function needsJavaScript(page: Page): string | undefined {
   if (!HTML_TYPES.has(page.contentType) || page.statusCode >= 300) return undefined;
-  // Only a refresh to another address: one to the page itself (a periodic reload) shows this page. The `Refresh`
-  // header means what the meta tag means (browsers follow both), and the browser engine follows either.
-  const header = page.headers?.refresh;
-  const headerTarget = header === undefined ? undefined : refreshTarget(header);
-  if (headerTarget !== undefined && !sameDocument(headerTarget, page.finalUrl)) return "Refresh header to another page";
+  // A refresh to another address: the browser engine follows it (the HTTP-only router does, engines/refresh-hops.ts).
+  const refresh = refreshOf(page);
+  if (refresh) return refresh.by === "header" ? "Refresh header to another page" : "meta refresh to another page";
   if (page.text === undefined) return undefined;
   const html = page.text;
   if (html.length > MAX_SCAN_CHARS) return undefined;
-  const refresh = metaRefreshTarget(html);
-  if (refresh !== undefined && !sameDocument(refresh, page.finalUrl)) return "meta refresh to another page";
   const hasScript = SCRIPT.test(html);
   if (!hasScript && !NOSCRIPT_WALL.test(html)) return undefined;
   const chars = visibleTextLength(html, THIN_TEXT_CHARS);
