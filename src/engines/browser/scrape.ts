@@ -158,12 +158,14 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
   if (req.actions.length > 0) {
     artifacts.actions = await runActions(req.actions, { page, network, deadline, signal, budget, warnings, ...(device ? { device } : {}) });
   }
-  // The format's `viewport` is the emulated device's size already (setup above).
+  // The format's `viewport` is the emulated device's size already (setup above); the device goes along so that a full
+  // page is captured through the session that emulates it (screenshot.ts: a phone's picture was cut as if in device
+  // pixels, and the phone was lost for the rest of the scrape).
   // A page that did not finish loading may never be rendered (its <head> still waits), nor may one the actions led
   // to: no picture then, not a 408 (the format says why: a browser page without its screenshot is one the browser
   // did not render). A page that loaded and stayed put is captured without asking.
   if (req.screenshot && ((!loadTimedOut && req.actions.length === 0) || (await canCapture(page, deadline)))) {
-    artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined, deadline });
+    artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined, deadline, ...(device ? { device } : {}) });
   }
   // Never fails the scrape: a failed or slow collection is `{ error }`, a warning in the document.
   if (req.branding) artifacts.branding = await collectBranding(page, deadline - performance.now() - 100);

@@ -11,19 +11,31 @@
  * (a page that said 0 was captured whole, and Chromium refused it). The picture is always a clip as wide as the
  * viewport (never the page's scroll width: a page 8000 px wide gave an 8000-px-wide bitmap, and one wider than
  * Chromium captures was refused with "Page is too large") and as tall as the page, cut to the bounded height.
+ *
+ * Before a full page is captured, a page taller than its viewport is scrolled through ({@link scrollThrough}), so that
+ * what loads as it comes into view (`loading="lazy"` images, IntersectionObserver loaders) is in the picture: it
+ * was grey (firecrawl/firecrawl#3384 is the same complaint upstream, whose capture is Playwright's `fullPage`).
+ *
+ * Pictures are in CSS pixels, a phone's too (412 px wide, not its 1082 device pixels): a picture is as large as the
+ * `viewport` asked for (at most 7680 × 4320), never that times the phone's 2.625 (20160 × 11340, 228 MP), and a full
+ * page cut at {@link FULL_PAGE_MAX_HEIGHT_PX} rows holds 16384 px of the page, not 6241. A full page with the page's
+ * device (`device`) is captured through the CDP session that emulates it: captured through puppeteer's own session,
+ * Chromium dropped the emulation for the capture and after it (a phone became a desktop at ratio 1 for the rest of
+ * the scrape, a page without `<meta viewport>` 412 px wide instead of 980), and the picture, in CSS pixels, was cut
+ * as if in device pixels (at 6241 px).
  */
 import type { CDPSession, Page } from "puppeteer-core";
-import { isolatedRealm, readAcrossNavigation, readyStateOf, untilDeadline } from "./page-reads.ts";
+import { isContextLost, isolatedRealm, readAcrossNavigation, readyStateOf, untilDeadline } from "./page-reads.ts";
 
 /**
- * Tallest full-page screenshot taken, in device pixels (CSS pixels × devicePixelRatio): Chromium refuses very tall
- * captures outright ("Page is too large"), and 16384 is also a common texture limit.
+ * Tallest full-page screenshot taken, in the picture's pixels (CSS pixels, see the module comment): Chromium refuses
+ * very tall captures outright ("Page is too large"), and 16384 is also a common texture limit.
  */
 export const FULL_PAGE_MAX_HEIGHT_PX = 16_384;
 
 /**
- * Largest full-page bitmap, in device pixels (width × height): 1920 × 16384, about 120 MB of RGBA. The height is cut
- * to stay within it, so a wide viewport gets a shorter picture, not a larger bitmap (a 7680-px-wide page cut at
+ * Largest full-page bitmap, in the picture's pixels (width × height): 1920 × 16384, about 120 MB of RGBA. The height
+ * is cut to stay within it, so a wide viewport gets a shorter picture, not a larger bitmap (a 7680-px-wide page cut at
  * 16384 rows made Chromium grow by about 2.3 GB).
  */
 export const FULL_PAGE_MAX_AREA_PX = 1_920 * FULL_PAGE_MAX_HEIGHT_PX;
@@ -51,8 +63,9 @@ export interface ScreenshotOptions {
   /** Size of the viewport for this picture only (CSS pixels). */
   viewport?: { width: number; height: number };
   /**
-   * The page's device: with it, `viewport` keeps the device's pixel ratio and phone mode. Without it (a page whose
-   * device puppeteer set), puppeteer's `setViewport` is used.
+   * The page's device: with it, `viewport` keeps the device's pixel ratio and phone mode, and a full page is captured
+   * through its session, in CSS pixels. Without it (a page whose device puppeteer set), puppeteer's `setViewport`
+   * and capture are used.
    */
   device?: DeviceControl;
   /** `performance.now()` time until which a read the page's navigation interrupted is made again. @default now + 5 s */
@@ -70,7 +83,7 @@ export interface Screenshot {
 const DEFAULT_READ_RETRY_MS = 5_000;
 
 /**
- * Tallest full page captured, in CSS pixels, for a viewport `cssWidth` wide at `ratio` device pixels per CSS pixel:
+ * Tallest full page captured, in CSS pixels, for a viewport `cssWidth` wide at `ratio` picture pixels per CSS pixel:
  * within both {@link FULL_PAGE_MAX_HEIGHT_PX} rows and {@link FULL_PAGE_MAX_AREA_PX} pixels.
  */
 export function maxFullPageCssHeight(cssWidth: number, ratio: number): number {
@@ -108,17 +121,48 @@ async function capture(page: Page, o: ScreenshotOptions, deadline: number): Prom
       if (!o.fullPage) return { bytes: new Uint8Array(await page.screenshot({ type, ...quality, captureBeyondViewport: false })), contentType };
       // Always a clip as wide as the viewport: puppeteer's `fullPage` captures the whole scroll width, and an 8000-px-wide
       // page came back 8000 × 12000 (96 MP; Chromium grew by about 2.9 GB), past the documented 1920 × 16384.
-      const size = await fullPageSize(page);
+      let size = await fullPageSize(page);
       // No layout yet (a document just replaced): puppeteer's own words for it, so that untilLaidOut tries again.
       if (size.width === 0 || size.height === 0) throw new Error(`Cannot take screenshot with 0 ${size.width === 0 ? "width" : "height"}.`);
-      const maxCssHeight = maxFullPageCssHeight(size.width, size.ratio);
+      // Picture pixels per CSS pixel: 1 through the device's session (the clip's scale undoes its ratio); puppeteer's
+      // capture of a page whose device puppeteer set is in its device pixels.
+      const pictureRatio = o.device ? 1 : size.ratio;
+      let scrolled: ScrollResult | undefined;
+      if (size.height > size.viewportHeight) {
+        scrolled = await scrollThrough(page, maxFullPageCssHeight(size.width, pictureRatio), deadline);
+        if (scrolled) size = scrolled.size;
+      }
+      if (size.width === 0 || size.height === 0) throw new Error(`Cannot take screenshot with 0 ${size.width === 0 ? "width" : "height"}.`);
+      const maxCssHeight = maxFullPageCssHeight(size.width, pictureRatio);
       const cut = size.height > maxCssHeight;
       const clip = { x: 0, y: 0, width: size.width, height: cut ? maxCssHeight : size.height };
-      const bytes = new Uint8Array(await page.screenshot({ type, ...quality, clip, captureBeyondViewport: true }));
+      let bytes: Uint8Array;
+      try {
+        bytes = o.device
+          ? await captureThrough(o.device.session, { format: type, ...quality, clip: { ...clip, scale: 1 / size.ratio } })
+          : new Uint8Array(await page.screenshot({ type, ...quality, clip, captureBeyondViewport: true }));
+      } finally {
+        // Where a scroll action (or the page) had left it: later actions go on from there.
+        if (scrolled && (scrolled.fromX !== 0 || scrolled.fromY !== 0)) await scrollBack(page, scrolled.fromX, scrolled.fromY);
+      }
       return cut ? { bytes, contentType, clippedAtPx: clip.height } : { bytes, contentType };
     }),
     deadline,
   );
+}
+
+/** A full page captured through `session` (the one that emulates the page's device), beyond the viewport. */
+async function captureThrough(
+  session: CDPSession,
+  o: { format: "png" | "jpeg"; quality?: number; clip: { x: number; y: number; width: number; height: number; scale: number } },
+): Promise<Uint8Array> {
+  const { data } = await session.send("Page.captureScreenshot", {
+    format: o.format,
+    ...(o.quality !== undefined ? { quality: Math.round(o.quality) } : {}),
+    clip: o.clip,
+    captureBeyondViewport: true,
+  });
+  return new Uint8Array(Buffer.from(data, "base64"));
 }
 
 /** puppeteer's refusal of a full-page capture while the page has no layout yet (a document just replaced). */
@@ -139,19 +183,142 @@ export async function untilLaidOut<T>(deadline: number, capture: () => Promise<T
   }
 }
 
+/** A page's size for a full-page capture, in CSS pixels, and its pixel ratio. */
+interface FullPageSize {
+  /** The document's or its body's scroll height, the larger. */
+  height: number;
+  /** The viewport's width (`innerWidth`). */
+  width: number;
+  /** The viewport's height (`innerHeight`). */
+  viewportHeight: number;
+  /** `devicePixelRatio`. */
+  ratio: number;
+}
+
 /**
- * The page's height (the document's or its body's scroll height, the larger), its viewport's width and its pixel
- * ratio, in CSS pixels, read in crawlbox's isolated world: numbers only, anything else 0 (a ratio 1).
+ * The page's {@link FullPageSize}, read in crawlbox's isolated world: numbers only, anything else 0 (a ratio 1).
  */
-async function fullPageSize(page: Page): Promise<{ height: number; width: number; ratio: number }> {
+async function fullPageSize(page: Page): Promise<FullPageSize> {
   return await isolatedRealm(page).evaluate(() => {
     const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
     return {
       height: Math.max(num(document.documentElement?.scrollHeight), num(document.body?.scrollHeight)),
       width: num(window.innerWidth),
+      viewportHeight: num(window.innerHeight),
       ratio: num(window.devicePixelRatio) || 1,
     };
   });
+}
+
+/** Longest time a full page is scrolled through before its capture ({@link scrollThrough}). */
+export const FULL_PAGE_SCROLL_MAX_MS = 2_000;
+
+/** Longest wait, after the scroll, for the images it started loading. */
+export const FULL_PAGE_IMAGE_WAIT_MS = 1_500;
+
+/** Most steps of the scroll: a page many viewports tall is scrolled in larger steps. */
+export const FULL_PAGE_SCROLL_MAX_STEPS = 40;
+
+/** Longest wait for a rendering step after each step of the scroll (frames may be throttled). */
+const SCROLL_STEP_WAIT_MS = 100;
+
+/** Time kept back from the deadline for the capture itself: a scroll that would eat into it is shortened or skipped. */
+const CAPTURE_RESERVE_MS = 1_000;
+
+/** What {@link scrollThrough} did: the page's size after it, and where the page was scrolled to before it. */
+interface ScrollResult {
+  size: FullPageSize;
+  fromX: number;
+  fromY: number;
+}
+
+/**
+ * Scrolls the page down through its first `maxCssHeight` px a viewport at a time (a rendering step after each, where
+ * Chromium computes IntersectionObserver entries, native `loading="lazy"` included), waits for the images it started
+ * loading in that part, then goes back to the top, where the picture is taken (a fixed or sticky header is drawn
+ * there, once, and scroll-dependent states are a visitor's first). Bounded by {@link FULL_PAGE_SCROLL_MAX_STEPS}
+ * steps, {@link FULL_PAGE_SCROLL_MAX_MS} of scrolling and {@link FULL_PAGE_IMAGE_WAIT_MS} of waiting, all within
+ * `deadline` less {@link CAPTURE_RESERVE_MS}, by the page's own timers and, for a page whose thread does not answer,
+ * from here. Run in crawlbox's isolated world, which shares the page's DOM and scroll but not its JavaScript. Undefined
+ * when there was no time for it, or the page did not answer in time: the page is captured as it is.
+ */
+async function scrollThrough(page: Page, maxCssHeight: number, deadline: number): Promise<ScrollResult | undefined> {
+  const budgetMs = Math.min(FULL_PAGE_SCROLL_MAX_MS + FULL_PAGE_IMAGE_WAIT_MS, deadline - performance.now() - CAPTURE_RESERVE_MS);
+  if (budgetMs < SCROLL_STEP_WAIT_MS) return undefined;
+  const scroll = isolatedRealm(page).evaluate(
+    async (limit: number, totalMs: number, scrollMs: number, imageMs: number, maxSteps: number, stepWaitMs: number) => {
+      const started = performance.now();
+      const left = (capMs: number) => Math.max(0, Math.min(capMs, totalMs) - (performance.now() - started));
+      // A rendering step, and a task after it: the step computes the intersections at this scroll position (and
+      // dispatches scroll events); the next scroll must come after it, not in the same frame.
+      const frame = (ms: number) =>
+        new Promise<void>((done) => {
+          const timer = setTimeout(done, ms);
+          requestAnimationFrame(() => setTimeout(() => (clearTimeout(timer), done()), 0));
+        });
+      const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
+      const pageHeight = () => Math.max(num(document.documentElement?.scrollHeight), num(document.body?.scrollHeight));
+      const fromX = num(window.scrollX);
+      const fromY = num(window.scrollY);
+      const viewport = Math.max(1, num(window.innerHeight));
+      // "instant": a page's `scroll-behavior: smooth` would otherwise leave each step under way.
+      const to = (top: number) => window.scrollTo({ left: 0, top, behavior: "instant" });
+      const step = Math.max(viewport, Math.ceil(Math.min(limit, pageHeight()) / maxSteps));
+      let y = 0;
+      for (let i = 0; i < maxSteps && y + viewport < Math.min(limit, pageHeight()) && left(scrollMs) > 0; i++) {
+        y += step;
+        to(y);
+        await frame(Math.min(stepWaitMs, left(scrollMs)));
+      }
+      // Images that started loading in the part scrolled through and are drawn; one never started (display: none,
+      // below the part seen) is not waited for.
+      const seen = y + viewport;
+      const pending = Array.from(document.images).filter((img) => {
+        if (img.complete || img.getClientRects().length === 0) return false;
+        return img.getBoundingClientRect().top + window.scrollY < seen;
+      });
+      const imageWait = left(scrollMs + imageMs) > 0 ? Math.min(imageMs, left(scrollMs + imageMs)) : 0;
+      if (pending.length > 0 && imageWait > 0) {
+        const loaded = pending.map(
+          (img) =>
+            new Promise<void>((done) => {
+              img.addEventListener("load", () => done(), { once: true });
+              img.addEventListener("error", () => done(), { once: true });
+              if (img.complete) done();
+            }),
+        );
+        await Promise.race([Promise.all(loaded), new Promise<void>((done) => setTimeout(done, imageWait))]);
+      }
+      to(0);
+      await frame(stepWaitMs);
+      return {
+        size: { height: pageHeight(), width: num(window.innerWidth), viewportHeight: num(window.innerHeight), ratio: num(window.devicePixelRatio) || 1 },
+        fromX,
+        fromY,
+      };
+    },
+    maxCssHeight,
+    Math.floor(budgetMs),
+    FULL_PAGE_SCROLL_MAX_MS,
+    FULL_PAGE_IMAGE_WAIT_MS,
+    FULL_PAGE_SCROLL_MAX_STEPS,
+    SCROLL_STEP_WAIT_MS,
+  );
+  // A page that navigated under it is read again (page-reads.ts); any other failure leaves the page as it is.
+  const settled = scroll.catch((err: unknown) => {
+    if (isContextLost(err)) throw err;
+    return undefined;
+  });
+  // The page's timers bound it; a page whose thread is stuck answers late or never: bounded from here too.
+  return await untilDeadline(settled, performance.now() + budgetMs + 2 * SCROLL_STEP_WAIT_MS + 500, undefined);
+}
+
+/** Scrolls the page back to where it was before {@link scrollThrough}; a page gone or busy is left as it is. */
+async function scrollBack(page: Page, x: number, y: number): Promise<void> {
+  const back = isolatedRealm(page)
+    .evaluate((left: number, top: number) => window.scrollTo({ left, top, behavior: "instant" }), x, y)
+    .catch(() => {});
+  await untilDeadline(back, performance.now() + 500, undefined);
 }
 
 /** Sets the page's device metrics (its screen the same size as its viewport, as emulation.ts does). */
