@@ -4,8 +4,13 @@
  * custom-property names that declare each colour role, the page background, a weighted vote of chromatic colours,
  * and the colour arithmetic (luminance, "chromatic or neutral") those choices rest on. Pure functions, testable
  * without a browser; derive.ts applies them in the order a colour is read.
+ *
+ * "Chromatic" is measured as chroma in OKLCH, a space built so that equal numbers look equally colourful at any
+ * lightness. HSL saturation is not: Tailwind's gray-900 `#111827` has an HSL saturation of 0.39 (it is dark, so a
+ * small difference between channels is a large fraction), and its grey text won the brand colour vote.
  */
 import type { BrandingSnapshot, StyleSample } from "../engines/browser/branding.ts";
+import { overlayWeight, type PlacedSample, type PlacedSnapshot } from "./observations.ts";
 
 /** A colour role of the profile's `colors`. */
 export type ColorRole = "primary" | "secondary" | "accent" | "background" | "textPrimary" | "textSecondary" | "link" | "success" | "warning" | "error";
@@ -20,11 +25,21 @@ export const VAR_NAMES: Partial<Record<ColorRole, RegExp[]>> = {
     new RegExp(`^--(?:[\\w-]*-)?primary${SUFFIX}$`),
     new RegExp(`^--(?:[\\w-]*-)?brand${SUFFIX}$`),
   ],
-  secondary: [new RegExp(`^--(?:[\\w-]*-)?brand-secondary${SUFFIX}$`), new RegExp(`^--(?:[\\w-]*-)?secondary${SUFFIX}$`)],
+  // Bootstrap 5.3's `--bs-secondary-color` is its muted text colour, not its secondary colour (`--bs-secondary`).
+  secondary: [new RegExp(`^--(?:[\\w-]*-)?brand-secondary${SUFFIX}$`), new RegExp(`^--(?!bs-secondary-colou?r$)(?:[\\w-]*-)?secondary${SUFFIX}$`)],
   accent: [new RegExp(`^--(?:[\\w-]*-)?(?:accent|highlight)${SUFFIX}$`)],
-  textPrimary: [new RegExp(`^--${OPT}(?:text-primary|text|foreground|fg|body-colou?r|text-colou?r)$`)],
-  textSecondary: [new RegExp(`^--${OPT}(?:text-secondary|text-muted|muted-foreground|secondary-text|muted)$`)],
-  link: [new RegExp(`^--${OPT}link${SUFFIX}$`)],
+  // Most specific first: `--muted` is shadcn's muted *background* and `--muted-foreground` its muted text, and one
+  // alternation matched in declaration order took whichever the sheet declared first. `bs-`: Bootstrap 5's names.
+  textPrimary: [
+    new RegExp(`^--(?:bs-)?${OPT}(?:text-primary|text-colou?r|body-colou?r|body-text)$`),
+    new RegExp(`^--(?:bs-)?${OPT}(?:text|foreground|fg)$`),
+  ],
+  textSecondary: [
+    new RegExp(`^--(?:bs-)?${OPT}(?:text-secondary|text-muted|muted-foreground|secondary-text|muted-text)$`),
+    /^--bs-secondary-colou?r$/,
+    new RegExp(`^--${OPT}muted$`),
+  ],
+  link: [new RegExp(`^--(?:bs-)?${OPT}link${SUFFIX}$`)],
   success: [new RegExp(`^--(?:[\\w-]*-)?success${SUFFIX}$`)],
   warning: [new RegExp(`^--(?:[\\w-]*-)?warn(?:ing)?${SUFFIX}$`)],
   error: [new RegExp(`^--(?:[\\w-]*-)?(?:error|danger|destructive)${SUFFIX}$`)],
@@ -36,9 +51,13 @@ export const TEXT_ROLES = new Set<ColorRole>(["textPrimary", "textSecondary", "l
 /** Class hints of the elements that show each status colour. */
 export const STATUS_HINTS: Record<"success" | "warning" | "error", RegExp> = { success: /success/, warning: /warn/, error: /error|danger/ };
 
-/** The page background: body, then root, composited over white; the browser's dark canvas for `color-scheme: dark` pages without one. */
-export function pageBackground(s: BrandingSnapshot): string {
-  const c = s.bodyBackground || s.rootBackground;
+/**
+ * The page background: body, then root, then the wrapper that paints the page when neither does (a Next.js
+ * `#__next { background: #020617 }` page read as white), composited over white; the browser's dark canvas for
+ * `color-scheme: dark` pages without one.
+ */
+export function pageBackground(s: BrandingSnapshot | PlacedSnapshot): string {
+  const c = s.bodyBackground || s.rootBackground || ("wrapperBackground" in s ? s.wrapperBackground : undefined);
   if (!c) return s.colorSchemeProperty.trim() === "dark" ? "#121212" : "#FFFFFF";
   if (c.length === 7) return c;
   const [r, g, b, a] = channels(c);
@@ -64,16 +83,27 @@ export function ranked(entries: [string, number][]): string[] {
   return [...total.entries()].sort((a, b) => b[1] - a[1]).map(([c]) => c);
 }
 
-/** Chromatic colours of buttons (×3), headings (×2), links and sections (×1), by weighted count. */
-export function chromaticVote(samples: StyleSample[]): string[] {
+/**
+ * Brand colours of buttons (×3), headings (×2), links and sections (×1), by weighted count: chromatic, and none of
+ * `exclude` (the page's text colour and background: grey text on every heading is not a brand colour). A link
+ * without text shows no colour, and a sample in an overlay counts for less ({@link overlayWeight}).
+ */
+export function chromaticVote(samples: PlacedSample[], exclude: readonly (string | undefined)[] = []): string[] {
   const weight: Partial<Record<StyleSample["kind"], number>> = { button: 3, heading: 2, link: 1, section: 1 };
   const entries: [string, number][] = [];
   for (const x of samples) {
-    const w = weight[x.kind];
+    const w = (weight[x.kind] ?? 0) * overlayWeight(x) * (x.kind === "link" && x.textLength === 0 ? 0 : 1);
     if (!w) continue;
-    for (const c of [x.background, x.kind === "section" ? "" : x.color, x.kind === "button" ? x.borderColor : ""]) if (isChromatic(c)) entries.push([c, w]);
+    for (const c of [x.background, x.kind === "section" ? "" : x.color, x.kind === "button" ? x.borderColor : ""]) {
+      if (isBrandColor(c, exclude)) entries.push([c, w]);
+    }
   }
   return ranked(entries);
+}
+
+/** A colour that can be a brand colour: {@link isChromatic}, and not one of `exclude` (the text colour, the background). */
+export function isBrandColor(hex: string | undefined, exclude: readonly (string | undefined)[]): hex is string {
+  return isChromatic(hex) && !exclude.some((e) => e !== undefined && e.slice(0, 7) === hex.slice(0, 7));
 }
 
 function channels(hex: string): [number, number, number, number] {
@@ -95,14 +125,34 @@ export function luminance(hex: string): number {
   return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
 }
 
-/** Saturated enough, and neither near-white nor near-black, to be a brand colour (not a neutral). */
+/**
+ * Least OKLCH chroma of a brand colour. Tailwind's slate and gray ramps stay below 0.045 (`#0F172A` 0.040,
+ * `#334155` 0.039), Atlassian's blue-grey text `#172B4D` is 0.068, Bootstrap's `#6C757D` 0.016; dark brand colours
+ * are above it (navy `#1E3A8A` 0.138, teal `#0F766E` 0.086, emerald `#064E3B` 0.073).
+ */
+export const MIN_BRAND_CHROMA = 0.07;
+/** OKLCH lightness bounds of a brand colour: below is near-black, above near-white, whatever the hue. */
+export const BRAND_LIGHTNESS_RANGE = [0.18, 0.98] as const;
+
+/** Colourful enough, and neither near-white nor near-black, to be a brand colour (not a neutral): OKLCH chroma and lightness. */
 export function isChromatic(hex: string | undefined): hex is string {
   if (!hex) return false;
-  const [r, g, b, a] = channels(hex);
-  if (a < 0.5) return false;
-  const max = Math.max(r, g, b) / 255;
-  const min = Math.min(r, g, b) / 255;
-  const l = (max + min) / 2;
-  const sat = max === min ? 0 : (max - min) / (1 - Math.abs(2 * l - 1));
-  return sat >= 0.2 && l > 0.08 && l < 0.95;
+  if (channels(hex)[3] < 0.5) return false;
+  const { lightness, chroma } = oklch(hex);
+  return chroma >= MIN_BRAND_CHROMA && lightness > BRAND_LIGHTNESS_RANGE[0] && lightness < BRAND_LIGHTNESS_RANGE[1];
+}
+
+/** OKLCH lightness (0 black … 1 white) and chroma (0 grey, about 0.37 at most in sRGB) of `#RRGGBB` (Björn Ottosson's OKLab). */
+export function oklch(hex: string): { lightness: number; chroma: number } {
+  const [r, g, b] = channels(hex).slice(0, 3).map((v) => srgbToLinear(v / 255)) as [number, number, number];
+  const l = Math.cbrt(0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b);
+  const m = Math.cbrt(0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b);
+  const s = Math.cbrt(0.0883024619 * r + 0.2817188376 * g + 0.6299787005 * b);
+  const a = 1.9779984951 * l - 2.428592205 * m + 0.4505937099 * s;
+  const bb = 0.0259040371 * l + 0.7827717662 * m - 0.808675766 * s;
+  return { lightness: 0.2104542553 * l + 0.793617785 * m - 0.0040720468 * s, chroma: Math.hypot(a, bb) };
+}
+
+function srgbToLinear(c: number): number {
+  return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
 }

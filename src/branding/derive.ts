@@ -11,12 +11,26 @@
  *   ─▶ the elements that carry the role (primary button background, link colour, body text colour …)
  *   ─▶ a weighted vote of chromatic colours (buttons ×3, headings ×2, links and sections ×1)
  * ```
+ * Only a brand colour can be `primary` (when guessed), `secondary` or `accent`: chromatic (colors.ts, OKLCH
+ * chroma), and neither the text colour nor the background. A declared `--primary` is taken as declared, even black
+ * (a monochrome design system paints its primary buttons with it); a declared neutral `--secondary` or `--accent`
+ * is a framework's surface or default (shadcn's `#F3F4F6`, Bootstrap's `#6C757D`), not a brand colour.
+ *
+ * Samples are weighted by where they sit (observations.ts): a consent banner's are dropped, a dialog's or a fixed
+ * bar's count for little, and a link's colour counts by its text, in running text more than in navigation.
  * A field with no evidence on the page is left out rather than invented, and so is a value the page's own styles do
  * not set (the browser's black text and Times New Roman, evidence.ts).
  */
-import type { BrandingSnapshot, LogoCandidate, StyleSample } from "../engines/browser/branding.ts";
+import type { BrandingSnapshot, StyleSample } from "../engines/browser/branding.ts";
 import { ownStyle, styleEvidence } from "./evidence.ts";
-import { chromaticVote, type ColorRole, isChromatic, luminance, pageBackground, ranked, STATUS_HINTS, TEXT_ROLES, VAR_NAMES, varColor } from "./colors.ts";
+import { chromaticVote, type ColorRole, isBrandColor, isChromatic, luminance, pageBackground, ranked, STATUS_HINTS, TEXT_ROLES, VAR_NAMES, varColor } from "./colors.ts";
+import { familyOf, fontStack } from "./fonts.ts";
+import { logoUrl, pickLogo } from "./logo.ts";
+import { nameFromLogoAlt, nameFromTitle } from "./names.ts";
+import { linkWeight, overlayWeight, type PlacedSample, type PlacedSnapshot } from "./observations.ts";
+
+// Moved to their own modules; exported here too, as plugins/formats/branding.ts re-exports them from this one.
+export { fontStack, nameFromLogoAlt, nameFromTitle };
 
 /** Button, input or other component style. */
 export interface ComponentStyle {
@@ -47,11 +61,15 @@ export interface BrandingProfile {
   personality?: Record<string, unknown>;
 }
 
+/** The order of `colors` in a profile (the text colour is worked out before the brand colours, but listed after them). */
+const COLOR_ORDER: ColorRole[] = ["background", "primary", "secondary", "accent", "textPrimary", "link", "textSecondary", "success", "warning", "error"];
+
 /** The deterministic profile of a snapshot (no LLM). */
-export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
+export function deriveBranding(s: BrandingSnapshot | PlacedSnapshot): BrandingProfile {
   // Only what the page's own styles set: the browser's defaults (black text, Times New Roman) are not its brand.
+  // A consent banner's elements are the consent tool's, not the page's.
   const has = styleEvidence(s);
-  const samples = s.samples.map((x) => ownStyle(x, has));
+  const samples = (s.samples as PlacedSample[]).map((x) => ownStyle(x, has)).filter((x) => overlayWeight(x) > 0);
   const of = (kind: StyleSample["kind"]) => samples.filter((x) => x.kind === kind);
   const buttons = of("button");
   const headings = of("heading");
@@ -62,25 +80,33 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
   const background = pageBackground(s);
   const colors: Partial<Record<ColorRole, string>> = { background };
   const fromVar = (role: ColorRole) => varColor(s, VAR_NAMES[role] ?? [], !TEXT_ROLES.has(role));
+  const mainText = dominantText(texts) ?? body;
+  colors.textPrimary = fromVar("textPrimary") ?? (mainText?.color || (has("color") ? s.bodyColor : "") || undefined);
+  // The text colour and the background are never the brand's colour, however coloured (a navy text `#172B4D`).
+  const notBrand = [colors.textPrimary, background];
+  const brand = (c: string | undefined): c is string => isBrandColor(c, notBrand);
+  const brandVar = (role: ColorRole) => {
+    const c = fromVar(role);
+    return brand(c) ? c : undefined;
+  };
+  const positive = (entries: [string, number][]) => entries.filter(([, w]) => w > 0);
 
   colors.primary =
     fromVar("primary") ??
-    ranked(buttons.filter((b) => isChromatic(b.background)).map((b) => [b.background, b.area * (/primary|cta/.test(b.hints) ? 2 : 1)]))[0] ??
-    ranked(links.filter((l) => isChromatic(l.color)).map((l) => [l.color, 1]))[0] ??
-    (s.themeColor && isChromatic(s.themeColor) ? s.themeColor : undefined) ??
-    ranked(headings.filter((h) => isChromatic(h.color)).map((h) => [h.color, h.area]))[0];
+    ranked(positive(buttons.filter((b) => brand(b.background)).map((b) => [b.background, b.area * overlayWeight(b) * (/primary|cta/.test(b.hints) ? 2 : 1)])))[0] ??
+    ranked(positive(links.filter((l) => brand(l.color)).map((l) => [l.color, linkWeight(l)])))[0] ??
+    (brand(s.themeColor) ? s.themeColor : undefined) ??
+    ranked(positive(headings.filter((h) => brand(h.color)).map((h) => [h.color, h.area * overlayWeight(h)])))[0];
   const btnPrimary = pickPrimaryButton(buttons, colors.primary);
   const btnSecondary = pickSecondaryButton(buttons, btnPrimary);
-  const pool = chromaticVote(samples).filter((c) => c !== colors.primary);
+  const pool = chromaticVote(samples, notBrand).filter((c) => c !== colors.primary);
   colors.secondary =
-    fromVar("secondary") ??
-    (btnSecondary ? [btnSecondary.background, btnSecondary.borderColor, btnSecondary.color].find((c) => isChromatic(c) && c !== colors.primary) : undefined) ??
+    brandVar("secondary") ??
+    (btnSecondary ? [btnSecondary.background, btnSecondary.borderColor, btnSecondary.color].find((c) => brand(c) && c !== colors.primary) : undefined) ??
     pool[0];
-  colors.accent = fromVar("accent") ?? pool.find((c) => c !== colors.secondary);
+  colors.accent = brandVar("accent") ?? pool.find((c) => c !== colors.secondary);
 
-  const mainText = dominantText(texts) ?? body;
-  colors.textPrimary = fromVar("textPrimary") ?? (mainText?.color || (has("color") ? s.bodyColor : "") || undefined);
-  colors.link = fromVar("link") ?? ranked(links.filter((l) => l.color).map((l) => [l.color, 1]))[0];
+  colors.link = fromVar("link") ?? ranked(positive(links.filter((l) => l.color).map((l) => [l.color, linkWeight(l)])))[0];
   colors.textSecondary =
     fromVar("textSecondary") ??
     ranked([...texts, ...of("small")].filter((t) => t.color && t.color !== colors.textPrimary && t.color !== colors.link).map((t) => [t.color, t.textLength]))[0];
@@ -101,9 +127,10 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
   const headingSample = h(1) ?? headings[0];
   const codeSample = of("code")[0];
   const stacks = { primary: stack(mainText), heading: stack(headingSample), code: stack(codeSample) };
+  const families = { primary: stacks.primary && familyOf(stacks.primary), heading: stacks.heading && familyOf(stacks.heading), code: stacks.code && familyOf(stacks.code) };
   const fonts: BrandingProfile["fonts"] = [];
   for (const role of ["primary", "heading", "code"] as const) {
-    const family = stacks[role]?.[0];
+    const family = families[role];
     if (family && !fonts.some((f) => f.family === family)) fonts.push({ family, role });
   }
   const size = (x: StyleSample | undefined) => (x && has("fontSize") ? `${x.fontSize}px` : undefined);
@@ -135,7 +162,7 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
   const logo = pickLogo(s.logos, s.url);
   const images: BrandingProfile["images"] = {};
   if (logo) {
-    images.logo = logo.kind === "svg" ? `data:image/svg+xml;utf8,${encodeURIComponent(logo.src)}` : logo.src;
+    images.logo = logoUrl(logo);
     if (logo.href) images.logoHref = logo.href;
     if (logo.alt) images.logoAlt = logo.alt;
   }
@@ -144,10 +171,10 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
 
   const profile: BrandingProfile = {
     colorScheme: luminance(background) < 0.4 ? "dark" : "light",
-    colors: prune(colors),
+    colors: prune(Object.fromEntries(COLOR_ORDER.map((role) => [role, colors[role]]))),
     fonts,
     typography: {
-      fontFamilies: prune({ primary: stacks.primary?.[0], heading: stacks.heading?.[0], code: stacks.code?.[0] }),
+      fontFamilies: prune(families),
       fontStacks: prune(stacks),
       fontSizes: prune({ h1: size(h(1)), h2: size(h(2)), h3: size(h(3)), body: size(mainText), small: size(of("small")[0]) }),
       fontWeights: prune({ h1: weight(h(1)), h2: weight(h(2)), h3: weight(h(3)), body: weight(mainText) }),
@@ -159,23 +186,27 @@ export function deriveBranding(s: BrandingSnapshot): BrandingProfile {
       : {},
     images,
   };
-  const brandName = s.siteName ?? s.applicationName ?? (logo?.alt ? nameFromLogoAlt(logo.alt) : undefined) ?? nameFromTitle(s.title);
+  const brandName = s.siteName ?? s.applicationName ?? (logo?.alt ? nameFromLogoAlt(logo.alt) : undefined) ?? nameFromTitle(s.title, s.url);
   if (brandName) profile.brandName = brandName;
   if (images.logo) profile.logo = images.logo;
   return profile;
 }
 
-function pickPrimaryButton(buttons: StyleSample[], primary: string | undefined): StyleSample | undefined {
+/** The primary button: the page's own before a dialog's or a fixed bar's; by class, then by the primary colour, then the largest coloured one. */
+function pickPrimaryButton(all: PlacedSample[], primary: string | undefined): PlacedSample | undefined {
+  const inPage = all.filter((b) => !b.overlay);
+  const buttons = inPage.length > 0 ? inPage : all;
   return (
     buttons.find((b) => /primary|cta/.test(b.hints) && !/secondary/.test(b.hints)) ??
     buttons.find((b) => primary !== undefined && b.background === primary) ??
-    [...buttons].filter((b) => isChromatic(b.background)).sort((a, b) => b.area - a.area)[0] ??
+    [...buttons].filter((b) => isBrandColor(b.background, [])).sort((a, b) => b.area - a.area)[0] ??
     buttons[0]
   );
 }
 
-function pickSecondaryButton(buttons: StyleSample[], primary: StyleSample | undefined): StyleSample | undefined {
-  const others = buttons.filter((b) => b !== primary);
+function pickSecondaryButton(all: PlacedSample[], primary: PlacedSample | undefined): PlacedSample | undefined {
+  const inPage = all.filter((b) => !b.overlay && b !== primary);
+  const others = inPage.length > 0 ? inPage : all.filter((b) => b !== primary);
   return (
     others.find((b) => /secondary|outline|ghost|tertiary/.test(b.hints)) ??
     others.find((b) => !primary || b.background !== primary.background || b.color !== primary.color)
@@ -196,55 +227,6 @@ function component(x: StyleSample): ComponentStyle {
   out.borderRadius = x.borderRadius;
   out.shadow = x.boxShadow;
   return out;
-}
-
-/** The most likely logo: "logo" in its names, in the header, linking home, near the top. */
-function pickLogo(candidates: LogoCandidate[], pageUrl: string): LogoCandidate | undefined {
-  let best: LogoCandidate | undefined;
-  let bestScore = 2;
-  for (const c of candidates) {
-    let score = 0;
-    if (/logo|brand/.test(c.hints) || /logo/i.test(c.alt)) score += 3;
-    if (c.inHeader) score += 2;
-    if (c.href && isHome(c.href, pageUrl)) score += 2;
-    if (c.top < 200) score += 1;
-    if (c.width > 600 || c.height > 300) score -= 3;
-    if (score > bestScore) [best, bestScore] = [c, score];
-  }
-  return best;
-}
-
-function isHome(href: string, pageUrl: string): boolean {
-  try {
-    const u = new URL(href);
-    return u.origin === new URL(pageUrl).origin && (u.pathname === "/" || u.pathname === "");
-  } catch {
-    return false;
-  }
-}
-
-/** `Pricing | Acme` → `Acme`: the shortest part of a title split at the usual separators. */
-export function nameFromTitle(title: string): string | undefined {
-  const parts = title.split(/\s+[|–—·:-]\s+/).map((p) => p.trim()).filter(Boolean);
-  return parts.sort((a, b) => a.length - b.length)[0];
-}
-
-/**
- * The brand a logo's alt text names: "Acme logo", "Logo of Acme" and "Acme – Home" are Acme (the alt describes the
- * picture, and the name came back as "Acme logo"); a bare "Logo" names nothing. Words inside a name stay.
- */
-export function nameFromLogoAlt(alt: string): string | undefined {
-  const name = alt
-    .trim()
-    .replace(/^(?:the\s+)?(?:company\s+)?(?:logo(?:type)?|brand\s*mark)\b(?:\s+(?:of|for)\b)?[\s:–—-]*/i, "")
-    .replace(/(?:^|[\s|–—·:-]+)(?:(?:company\s+)?logo(?:type)?|brand\s*mark|home\s*page|homepage|home|icon)$/i, "")
-    .trim();
-  return name || undefined;
-}
-
-/** A computed `font-family` list as names without quotes. */
-export function fontStack(fontFamily: string): string[] {
-  return (fontFamily.match(/"[^"]*"|'[^']*'|[^,]+/g) ?? []).map((f) => f.trim().replace(/^["']|["']$/g, "").trim()).filter(Boolean);
 }
 
 /** The largest unit in 8, 6, 5, 4, 2 that divides at least 90% of the distinct spacing lengths. */

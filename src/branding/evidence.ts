@@ -46,7 +46,7 @@ export function styleEvidence(s: BrandingSnapshot): StyleEvidence {
 }
 
 /** `x` with the colours and font family the page sets nowhere blanked (`""`: no value, as a transparent colour is). */
-export function ownStyle(x: StyleSample, has: StyleEvidence): StyleSample {
+export function ownStyle<T extends StyleSample>(x: T, has: StyleEvidence): T {
   return {
     ...x,
     color: has("color") ? x.color : "",

@@ -172,19 +172,19 @@ describe("derivation rules", () => {
     ...over,
   });
 
-  test("brand name: og:site_name, then application-name, then logo alt, then the shortest title part", () => {
+  test("brand name: og:site_name, then application-name, then logo alt, then the title's site part (not its page word)", () => {
     const logo = { kind: "img" as const, src: "https://acme.test/l.png", alt: "Acme Logo Inc", hints: "logo", inHeader: true, top: 0, width: 100, height: 30 };
     expect(deriveBranding(snapshot({ siteName: "Acme Site", applicationName: "Acme App", logos: [logo] })).brandName).toBe("Acme Site");
     expect(deriveBranding(snapshot({ applicationName: "Acme App", logos: [logo] })).brandName).toBe("Acme App");
     expect(deriveBranding(snapshot({ logos: [logo] })).brandName).toBe("Acme Logo Inc");
-    expect(deriveBranding(snapshot({})).brandName).toBe("Pricing");
+    expect(deriveBranding(snapshot({})).brandName).toBe("Acme Cloud");
     expect(nameFromTitle("Acme — Build faster")).toBe("Acme");
     // A logo's alt describes the picture: its brand without the word "logo" (it came back as "Acme logo").
     expect(deriveBranding(snapshot({ logos: [{ ...logo, alt: "Acme logo" }] })).brandName).toBe("Acme");
     for (const [alt, name] of [["Logo of Acme", "Acme"], ["Acme Corp – Home", "Acme Corp"], ["Logos Bank", "Logos Bank"], ["Acmehome", "Acmehome"], ["Logo", undefined]] as const) {
       expect([alt, nameFromLogoAlt(alt)]).toEqual([alt, name]);
     }
-    expect(deriveBranding(snapshot({ logos: [{ ...logo, alt: "Logo" }] })).brandName).toBe("Pricing"); // nothing named: the title's
+    expect(deriveBranding(snapshot({ logos: [{ ...logo, alt: "Logo" }] })).brandName).toBe("Acme Cloud"); // nothing named: the title's
   });
 
   test("custom properties: brand-primary beats primary, on-primary is not primary; unknown fields are absent", () => {

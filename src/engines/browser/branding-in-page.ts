@@ -2,14 +2,28 @@
  * @module engines/browser/branding-in-page
  * The in-page half of the branding collection: {@link snapshotInPage} is serialised by puppeteer and evaluated
  * inside the rendered page by `collectBranding` (branding.ts). It is most of the collection's code and none of it
- * runs in Bun, hence its own file; it may import types only.
+ * runs in Bun, hence its own file; it may import types only. It is one function (over 300 lines) because puppeteer
+ * sends one function's source: a helper outside its body would not exist in the page.
+ *
+ * Besides the computed styles it says where each sample sits (src/branding/observations.ts: a consent banner, a
+ * dialog, a fixed bar, the header or footer, running text), takes a link styled as a button for a button whatever
+ * its class (Tailwind's `<a class="rounded-md bg-indigo-600 px-3.5 py-2.5 text-white">`), reads the background of a
+ * wrapper that paints the page when `body` and `html` do not, and serialises an inline SVG logo so that it loads
+ * as an image on its own (namespaces, the symbols its `<use>` draws, the fills and strokes set by CSS).
  */
-import type { BrandingSnapshot, LogoCandidate, SampleKind, StyleSample } from "./branding.ts";
+import type { LogoCandidate, SampleKind } from "./branding.ts";
+import type { OverlayKind, PlacedSample, PlacedSnapshot } from "../../branding/observations.ts";
 
 /**
  * Runs inside the page (serialised by puppeteer): everything it uses is defined in its body.
  */
-export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: number, maxStyledElements: number): BrandingSnapshot {
+export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: number, maxStyledElements: number): PlacedSnapshot {
+  /** Elements one sample kind looks at before it stops (a page of 20,000 links is not read whole for 40 buttons). */
+  const MAX_CANDIDATES_PER_KIND = 3000;
+  /** Elements of one inline SVG (and the symbols it uses) whose computed paint is written into the copy. */
+  const MAX_SVG_ELEMENTS = 1500;
+  /** Longest text of a link or button read as a button by its looks ("Get started", not a paragraph). */
+  const MAX_BUTTON_TEXT_CHARS = 40;
   const doc = document;
   const root = doc.documentElement;
   const canvas = doc.createElement("canvas").getContext("2d", { willReadFrequently: true });
@@ -106,7 +120,7 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
   ];
   for (const [selector, property] of PRESENTATIONAL) if (doc.querySelector(selector)) declared.add(property);
   const rootStyle = getComputedStyle(root);
-  const cssVars: BrandingSnapshot["cssVars"] = {};
+  const cssVars: PlacedSnapshot["cssVars"] = {};
   for (const name of Array.from(names).slice(0, 500)) {
     const value = rootStyle.getPropertyValue(name).trim();
     if (!value) continue;
@@ -122,22 +136,98 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
   }
   probe.remove();
 
+  // Where an element sits. Each element's own layer is computed once (samples share ancestors).
+  const CONSENT_HINT = /cookie|consent|gdpr|ccpa|onetrust|cookiebot|didomi|usercentrics|trustarc|osano|iubenda|termly/;
+  const COOKIE_TEXT = /\bcookies?\b|\bconsent\b|\bgdpr\b/i;
+  const layers = new Map<Element, OverlayKind | "">();
+  const layerOf = (e: Element): OverlayKind | "" => {
+    let kind = layers.get(e);
+    if (kind !== undefined) return kind;
+    kind = "";
+    // Named for consent, unless it holds the page itself (`<div id="app" class="has-cookie-banner">`).
+    if (CONSENT_HINT.test(hintsOf(e)) && !e.querySelector("main, h1")) kind = "consent";
+    else {
+      const role = e.getAttribute("role");
+      const cs = getComputedStyle(e);
+      // A fixed box is an overlay unless it is the page's top bar; a sticky one only when stuck to the bottom.
+      const topBar = () => {
+        const r = e.getBoundingClientRect();
+        return e.matches('header, nav, [role="banner"]') || e.querySelector("nav") !== null || (r.top <= 1 && r.height <= innerHeight / 4);
+      };
+      if (role === "dialog" || role === "alertdialog" || e.getAttribute("aria-modal") === "true" || (e.tagName === "DIALOG" && e.hasAttribute("open"))) kind = "dialog";
+      else if ((cs.position === "fixed" && !topBar()) || (cs.position === "sticky" && cs.top === "auto" && cs.bottom !== "auto")) kind = "fixed";
+      // A dialog or bar about cookies is a consent banner whatever its classes (a CMP's are often obfuscated).
+      if (kind && COOKIE_TEXT.test((e.textContent ?? "").slice(0, 3000))) kind = "consent";
+    }
+    layers.set(e, kind);
+    return kind;
+  };
+  /** The overlay an element is drawn in: consent before dialog before fixed; undefined in the page. */
+  const overlayOf = (el: Element): OverlayKind | undefined => {
+    let dialog = false;
+    let fixed = false;
+    for (let e: Element | null = el; e && e !== doc.body && e !== root; e = e.parentElement) {
+      const kind = layerOf(e);
+      if (kind === "consent") return "consent";
+      if (kind === "dialog") dialog = true;
+      if (kind === "fixed") fixed = true;
+    }
+    return dialog ? "dialog" : fixed ? "fixed" : undefined;
+  };
+  const CHROME = 'header, nav, footer, aside, [role="banner"], [role="navigation"], [role="contentinfo"], [role="complementary"]';
+  /** The text an element shows (the first 2000 characters): not an inline SVG's `<title>`/`<text>` (a logo's name), not a script's. */
+  const textOf = (el: Element): string => {
+    let out = "";
+    const walker = doc.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n && out.length < 2000; n = walker.nextNode()) {
+      if (!n.parentElement?.closest("svg, script, style, template, noscript")) out += n.textContent ?? "";
+    }
+    return out.replace(/\s+/g, " ").trim();
+  };
+  /** A link inside running text: the block around it holds at least 8 more characters than the link. */
+  const inRunningText = (el: Element): boolean => {
+    let block = el.parentElement;
+    for (let i = 0; block && i < 5 && /^(inline|contents)$/.test(getComputedStyle(block).display); i++) block = block.parentElement;
+    return block !== null && block !== doc.body && textOf(block).length >= textOf(el).length + 8;
+  };
+  /** The colour behind an element: its nearest ancestor's opaque background, or the page's. */
+  const behind = (el: Element): string => {
+    for (let e = el.parentElement; e; e = e.parentElement) {
+      const c = hex(getComputedStyle(e).backgroundColor);
+      if (c) return c;
+    }
+    return "#FFFFFF";
+  };
+  /** A link or button that looks like a button: its own background, padding around a short label. */
+  const looksLikeButton = (el: Element, cs: CSSStyleDeclaration, rect: DOMRect): boolean => {
+    const fill = hex(cs.backgroundColor);
+    if (!fill || rect.width > 600 || rect.height > 120) return false;
+    const [top, right, bottom, left] = [cs.paddingTop, cs.paddingRight, cs.paddingBottom, cs.paddingLeft].map(px) as [number, number, number, number];
+    if (left < 6 || right < 6 || (top + bottom < 4 && rect.height < 1.8 * px(cs.fontSize))) return false;
+    const label = textOf(el);
+    if (label.length === 0 || label.length > MAX_BUTTON_TEXT_CHARS || label.split(" ").length > 6) return false;
+    return fill.slice(0, 7) !== behind(el).slice(0, 7);
+  };
+
   // Style samples of visible elements, per kind.
-  const samples: StyleSample[] = [];
+  const samples: PlacedSample[] = [];
   const seen = new Set<Element>();
-  const take = (kind: SampleKind, selector: string, accept: (el: Element, cs: CSSStyleDeclaration) => boolean = () => true) => {
+  const take = (kind: SampleKind, selector: string, accept: (el: Element, cs: CSSStyleDeclaration, rect: DOMRect) => boolean = () => true) => {
     let n = 0;
+    let looked = 0;
     for (const el of Array.from(doc.querySelectorAll(selector))) {
-      if (n >= limits[kind]) break;
+      if (n >= limits[kind] || looked++ >= MAX_CANDIDATES_PER_KIND) break;
       if (seen.has(el)) continue;
       const rect = el.getBoundingClientRect();
       if (rect.width < 1 || rect.height < 1) continue;
       const cs = getComputedStyle(el);
-      if (cs.visibility === "hidden" || cs.display === "none" || Number(cs.opacity) === 0 || !accept(el, cs)) continue;
+      if (cs.visibility === "hidden" || cs.display === "none" || Number(cs.opacity) === 0 || !accept(el, cs, rect)) continue;
       seen.add(el);
       n++;
       const borderVisible = px(cs.borderTopWidth) > 0 && cs.borderTopStyle !== "none" && cs.borderTopStyle !== "hidden";
       const heading = /^H([1-6])$/.exec(el.tagName);
+      const overlay = overlayOf(el);
+      const clickable = kind === "link" || kind === "button";
       samples.push({
         kind,
         tag: el.tagName.toLowerCase(),
@@ -155,14 +245,21 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
         padding: [px(cs.paddingTop), px(cs.paddingRight), px(cs.paddingBottom), px(cs.paddingLeft)],
         margin: [px(cs.marginTop), px(cs.marginBottom)],
         area: Math.round(rect.width * rect.height),
-        textLength: Array.from(el.childNodes).reduce((s, c) => s + (c.nodeType === 3 ? (c.textContent ?? "").trim().length : 0), 0),
+        // A link's or button's text is its whole label (`<a><span>Docs</span></a>`); other kinds count their own text.
+        textLength: clickable
+          ? Math.min(500, textOf(el).length)
+          : Array.from(el.childNodes).reduce((s, c) => s + (c.nodeType === 3 ? (c.textContent ?? "").trim().length : 0), 0),
+        ...(overlay ? { overlay } : {}),
+        ...(el.closest(CHROME) ? { chrome: true } : {}),
+        ...(kind === "link" && inRunningText(el) ? { inline: true } : {}),
       });
     }
   };
   take("body", "body");
   const BUTTON_HINT = /(^|[\s_-])(btn|button|cta)([\s_-]|$)/;
-  take("button", 'button, input[type="submit"], input[type="button"], [role="button"], a[class*="btn"], a[class*="button"], a[class*="cta"]', (el) =>
-    el.tagName !== "A" || BUTTON_HINT.test(hintsOf(el)) || el.getAttribute("role") === "button",
+  // A link is a button by its class or role, or by its looks (a background of its own, padding, a short label).
+  take("button", 'button, input[type="submit"], input[type="button"], [role="button"], a[href], a[class*="btn"], a[class*="button"], a[class*="cta"]', (el, cs, rect) =>
+    el.tagName !== "A" || BUTTON_HINT.test(hintsOf(el)) || el.getAttribute("role") === "button" || looksLikeButton(el, cs, rect),
   );
   take("heading", "h1, h2, h3, h4, h5, h6");
   take("link", "a[href]", (_el, cs) => !hex(cs.backgroundColor));
@@ -172,6 +269,81 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
   take("input", 'input:not([type]), input[type="text"], input[type="email"], input[type="search"], input[type="url"], input[type="tel"], input[type="password"], input[type="number"], textarea, select');
   take("code", "code, pre, kbd, samp");
   take("section", 'header, nav, main, section, footer, aside, [role="banner"], [class*="hero"]');
+
+  // An inline SVG as a standalone SVG document: what the page gives it (CSS fills, the inherited colour, the size,
+  // the symbols and gradients it references from elsewhere in the page) written into a copy, serialised as XML (so
+  // with its namespaces). Undefined when longer than maxSvgChars.
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const XLINK_NS = "http://www.w3.org/1999/xlink";
+  const INHERITED: Record<string, string> = {
+    fill: "rgb(0, 0, 0)", stroke: "none", "stroke-width": "1px", "fill-opacity": "1", "stroke-opacity": "1", "fill-rule": "nonzero",
+    "stroke-linecap": "butt", "stroke-linejoin": "miter", visibility: "visible", "font-family": "", "font-size": "", "font-weight": "", color: "",
+  };
+  const NOT_RENDERED = /^(symbol|defs|clippath|mask|lineargradient|radialgradient|pattern|marker|filter|style|title|desc|metadata)$/i;
+  const svgMarkup = (svg: SVGSVGElement, rect: DOMRect): string | undefined => {
+    if (svg.outerHTML.length > maxSvgChars) return undefined;
+    const copy = svg.cloneNode(true) as SVGSVGElement;
+    let budget = MAX_SVG_ELEMENTS;
+    // Writes into `to` the computed paint of `from` that differs from what it inherits (`parent`: its parent's
+    // computed values, or the initial ones for the standalone root).
+    const paint = (from: Element, to: Element, parent: Record<string, string> | null, inMain: boolean) => {
+      if (budget-- <= 0 || !(to instanceof SVGElement)) return;
+      const cs = getComputedStyle(from);
+      const own: Record<string, string> = {};
+      for (const prop of Object.keys(INHERITED)) {
+        let v = cs.getPropertyValue(prop);
+        own[prop] = v;
+        // The root's font and colour are always written ("" never equals a computed value).
+        if (v === (parent ? parent[prop] : INHERITED[prop])) continue;
+        if (/^currentcolor$/i.test(from.getAttribute(prop) ?? "")) continue; // resolves against the colour written here
+        if (v.startsWith("url(")) {
+          const ref = /#([^"')\s]+)/.exec(v);
+          if (!ref) continue;
+          v = `url(#${ref[1]})`;
+        }
+        if (v) to.style.setProperty(prop, v);
+      }
+      if (cs.opacity !== "1") to.style.setProperty("opacity", cs.opacity);
+      if (inMain && cs.display === "none" && !NOT_RENDERED.test(from.tagName)) to.style.setProperty("display", "none");
+      const a = Array.from(from.children);
+      const b = Array.from(to.children);
+      for (let i = 0; i < a.length && i < b.length; i++) paint(a[i]!, b[i]!, own, inMain);
+    };
+    paint(svg, copy, null, true);
+    copy.setAttribute("width", String(Math.round(rect.width)));
+    copy.setAttribute("height", String(Math.round(rect.height)));
+    copy.style.setProperty("width", `${Math.round(rect.width)}px`);
+    copy.style.setProperty("height", `${Math.round(rect.height)}px`);
+    // What the SVG references outside itself (a sprite's <symbol>, a gradient in a shared <defs>), copied into its own <defs>.
+    let defs: SVGDefsElement | undefined;
+    const copied = new Set<string>();
+    const queue: Element[] = [copy];
+    for (let q = 0; q < queue.length && copied.size < 30; q++) {
+      for (const el of [queue[q]!, ...Array.from(queue[q]!.querySelectorAll("*"))]) {
+        const refs = [el.getAttribute("href"), el.getAttributeNS(XLINK_NS, "href")].filter((h): h is string => !!h && h.startsWith("#")).map((h) => h.slice(1));
+        for (const attr of Array.from(el.attributes)) for (const m of attr.value.matchAll(/url\(\s*["']?#([^"')\s]+)/g)) refs.push(m[1]!);
+        for (const id of refs) {
+          if (copied.has(id) || copy.querySelector(`#${CSS.escape(id)}`)) continue;
+          const target = doc.getElementById(id);
+          if (!(target instanceof SVGElement) || svg.contains(target)) continue;
+          copied.add(id);
+          const clone = target.cloneNode(true) as Element;
+          paint(target, clone, target.parentElement ? Object.fromEntries(Object.keys(INHERITED).map((p) => [p, getComputedStyle(target.parentElement!).getPropertyValue(p)])) : null, false);
+          defs ??= copy.insertBefore(doc.createElementNS(SVG_NS, "defs") as SVGDefsElement, copy.firstChild);
+          defs.appendChild(clone);
+          queue.push(clone);
+        }
+      }
+    }
+    // An image does not run scripts, but the URL may be opened as a document.
+    for (const el of Array.from(copy.querySelectorAll("script, foreignObject"))) el.remove();
+    for (const el of [copy, ...Array.from(copy.querySelectorAll("*"))]) for (const attr of Array.from(el.attributes)) if (/^on/i.test(attr.name)) el.removeAttribute(attr.name);
+    const markup = new XMLSerializer().serializeToString(copy);
+    if (markup.length <= maxSvgChars) return markup;
+    // Too long with its paint written out: the markup as it is (with its namespaces), as before.
+    const plain = new XMLSerializer().serializeToString(svg);
+    return plain.length <= maxSvgChars && !/<script|\son\w+\s*=/i.test(plain) ? plain : undefined;
+  };
 
   // Logo candidates: images and top-level inline SVGs, with what hints at a logo around them.
   const logos: LogoCandidate[] = [];
@@ -183,10 +355,7 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
     const isImg = el instanceof HTMLImageElement;
     let src: string | undefined;
     if (isImg) src = abs(el.currentSrc || el.getAttribute("src"));
-    else {
-      const markup = el.outerHTML;
-      if (markup.length <= maxSvgChars) src = markup;
-    }
+    else src = svgMarkup(el as SVGSVGElement, rect);
     if (!src) continue;
     const label = isImg ? el.alt : (el.getAttribute("aria-label") ?? el.querySelector("title")?.textContent ?? "");
     logos.push({
@@ -203,13 +372,31 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
     if (logos.length >= 40) break;
   }
 
+  // When neither body nor html paints a background: the largest element under the viewport's centre that spans its
+  // width and most of the document (a `#__next`/`#app` wrapper), opaque and not in an overlay.
+  const bodyBackground = doc.body ? hex(getComputedStyle(doc.body).backgroundColor) : "";
+  const rootBackground = hex(rootStyle.backgroundColor);
+  let wrapperBackground: string | undefined;
+  if (!bodyBackground && !rootBackground) {
+    const docHeight = Math.max(root.scrollHeight, doc.body?.scrollHeight ?? 0, innerHeight);
+    let largest = 0;
+    for (const el of doc.elementsFromPoint(innerWidth / 2, innerHeight / 2)) {
+      if (el === doc.body || el === root) continue;
+      const c = hex(getComputedStyle(el).backgroundColor);
+      if (c.length !== 7 || overlayOf(el)) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width < 0.9 * innerWidth || r.height < Math.min(docHeight, Math.max(innerHeight, 0.6 * docHeight)) || r.width * r.height <= largest) continue;
+      [wrapperBackground, largest] = [c, r.width * r.height];
+    }
+  }
+
   const meta = (sel: string) => doc.querySelector(sel)?.getAttribute("content")?.trim() || undefined;
   const icon = doc.querySelector('link[rel~="icon"]') ?? doc.querySelector('link[rel~="apple-touch-icon"]');
-  const snapshot: BrandingSnapshot = {
+  const snapshot: PlacedSnapshot = {
     url: location.href,
     title: doc.title.trim(),
-    bodyBackground: doc.body ? hex(getComputedStyle(doc.body).backgroundColor) : "",
-    rootBackground: hex(rootStyle.backgroundColor),
+    bodyBackground,
+    rootBackground,
     bodyColor: hex(getComputedStyle(doc.body ?? root).color),
     colorSchemeProperty: rootStyle.colorScheme || "normal",
     cssVars,
@@ -221,6 +408,7 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
   const siteName = meta('meta[property="og:site_name"], meta[name="og:site_name"]');
   const applicationName = meta('meta[name="application-name"]');
   const themeColor = meta('meta[name="theme-color"]');
+  if (wrapperBackground) snapshot.wrapperBackground = wrapperBackground;
   if (declaredKnown) snapshot.declaredProperties = Array.from(declared).sort();
   if (favicon) snapshot.favicon = favicon;
   if (ogImage) snapshot.ogImage = ogImage;
