@@ -20,7 +20,7 @@
  * what to check, and a vLLM-style error body (`{object: "error", message}`) is quoted by its message.
  */
 import { estimateTokens } from "../../src/llm/chunk.ts";
-import { llmHttpError, LlmUnavailableError } from "../../src/llm/errors.ts";
+import { LlmBrokenAnswerError, llmHttpError, LlmUnavailableError } from "../../src/llm/errors.ts";
 import type { LlmChatRequest, LlmProvider, LlmProviderPlugin, LlmProviderSettings } from "../../src/llm/types.ts";
 
 interface Completion {
@@ -187,9 +187,9 @@ export const openaiProvider: LlmProviderPlugin = {
           if (res.status === 404) msg = `${msg.length > MESSAGE_BEFORE_HINT_CHARS ? `${msg.slice(0, MESSAGE_BEFORE_HINT_CHARS)}…` : msg} (${notFoundHint})`;
           throw llmHttpError(endpoint, res.status, `HTTP ${res.status}: ${msg}`, res.headers.get("retry-after"));
         }
-        if (!data) throw new LlmUnavailableError(endpoint, `HTTP ${res.status}: the answer is not a JSON object (${text.slice(0, 200)})`);
+        if (!data) throw new LlmBrokenAnswerError(endpoint, `HTTP ${res.status}: the answer is not a JSON object (${text.slice(0, 200)})`);
         const choice = data.choices?.[0];
-        if (!choice) throw new LlmUnavailableError(endpoint, "the answer has no choices");
+        if (!choice) throw new LlmBrokenAnswerError(endpoint, "the answer has no choices");
         const raw = choice.message?.content ?? "";
         const content = forms[form]!.wrapped ? unwrapped(raw) : raw;
         return {

@@ -2,7 +2,8 @@
  * @module agent/answer
  * The last step of an agent run: the answer drawn from the pages it read, with the earlier turns of its thread as
  * context. `extract` mode (the default) answers with JSON, valid against the request's `schema` when it has one
- * (the same chunked, schema-checked extraction as `POST /v2/extract`); `chat` mode answers in text, in `message`.
+ * (the same chunked, schema-checked extraction as `POST /v2/extract`); `chat` mode answers in text, in `message`
+ * (an empty answer fails the run with `LLM_INVALID_ANSWER`'s message).
  */
 import { pagesText, type ReadPage } from "../extract/read-pages.ts";
 import { leadingWithin, weightedLength } from "../llm/chunk.ts";
@@ -50,6 +51,6 @@ export async function answer(
   const room = Math.max(1_000, llm.chunkChars() - weightedLength(o.task) - weightedLength(o.history));
   const kept = leadingWithin(content, room);
   if (kept.length < content.length) o.warnings.push(`The pages read hold ${content.length} characters; the answer was drawn from the first ${kept.length} (the model's context).`);
-  const reply = await llm.chat(agentChatMessages(o.task, o.history, kept), undefined, call, spent);
-  return { message: reply.content.trim() };
+  // An empty answer is LLM_INVALID_ANSWER (docs/llm.md), as a summary's: not a completed run saying nothing.
+  return { message: await llm.chatText(agentChatMessages(o.task, o.history, kept), call, spent) };
 }

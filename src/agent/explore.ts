@@ -3,11 +3,12 @@
  * How an agent run decides what to read. It starts from the caller's URLs (all of them, up to its page budget),
  * or, without URLs, from a web search for the task (the top results). Then, unless `strictConstrainToURLs`, it
  * asks the model round by round which of the links found so far (and the other search results) to read next,
- * shown the start of every page read and the candidates ranked by how many of the task's words their URL and label
- * contain, until the model says it is done, nothing is left to read, the page budget (`effort`, counting every page
- * tried, read or not) or the credit limit (`maxCredits`) is reached, a v1 deep research's `maxDepth` rounds or
- * `timeLimit` are used up (a warning says so; the answer is drawn from what was read), or the run is no longer wanted
- * (cancelled).
+ * shown the start of every page read and the candidates (each with its link text from the page's markdown,
+ * agent/link-labels.ts, or its search result's title) ranked by how many of the task's words their URL and label
+ * contain, until the model says it is done (the pages it picked in that same answer are read first), nothing is
+ * left to read, the page budget (`effort`, counting every page tried, read or not) or the credit limit
+ * (`maxCredits`) is reached, a v1 deep research's `maxDepth` rounds or `timeLimit` are used up (a warning says so;
+ * the answer is drawn from what was read), or the run is no longer wanted (cancelled).
  * Links are bounded: {@link MAX_LINKS_PER_PAGE} per page and {@link MAX_CANDIDATES} in all.
  *
  * ```
@@ -19,6 +20,7 @@ import { CrawlboxError } from "../errors.ts";
 import type { ReadPage } from "../extract/read-pages.ts";
 import type { LlmCall, LlmClient } from "../llm/client.ts";
 import { agentNextMessages } from "../llm/task-prompts.ts";
+import { linkLabels } from "./link-labels.ts";
 
 /** Pages read per round after the first. */
 export const PAGES_PER_ROUND = 2;
@@ -97,7 +99,11 @@ export async function explore(o: ExploreOptions): Promise<ReadPage[]> {
   const words = taskWords(o.task);
   const offer = (url: string, label: string) => {
     const u = pageUrl(url);
-    if (u && !tried.has(u) && !candidates.has(u) && candidates.size < MAX_CANDIDATES) candidates.set(u, { url: u, label });
+    if (!u || tried.has(u)) return;
+    const known = candidates.get(u);
+    // A link found again with text where it first had none (a card's image link, then its title) gets the text.
+    if (known) known.label ||= label;
+    else if (candidates.size < MAX_CANDIDATES) candidates.set(u, { url: u, label });
   };
   const readNow = async (urls: string[]) => {
     let allowed = urls.slice(0, o.maxPages - tried.size);
@@ -112,7 +118,12 @@ export async function explore(o: ExploreOptions): Promise<ReadPage[]> {
     }
     const got = allowed.length > 0 ? await o.read(allowed) : [];
     pages.push(...got);
-    if (!o.strict) for (const p of got) for (const link of p.links.slice(0, MAX_LINKS_PER_PAGE)) offer(link, "");
+    if (!o.strict) {
+      for (const p of got) {
+        const labels = linkLabels(p.markdown, p.url);
+        for (const link of p.links.slice(0, MAX_LINKS_PER_PAGE)) offer(link, labels.get(pageUrl(link) ?? link) ?? "");
+      }
+    }
     return allowed.length === urls.length;
   };
 
@@ -157,9 +168,15 @@ export async function explore(o: ExploreOptions): Promise<ReadPage[]> {
       break;
     }
     const chosen = [...new Set(pick.read)].filter((n) => Number.isInteger(n) && n >= 0 && n < ranked.length).slice(0, most).map((n) => ranked[n]!.url);
-    o.onDecision?.(pick.done || chosen.length === 0 ? `Done: the ${pages.length} pages read answer the task.` : `Reading next: ${chosen.join(", ")}.`);
-    if (pick.done || chosen.length === 0) break;
+    if (chosen.length === 0) {
+      o.onDecision?.(`Done: the ${pages.length} pages read answer the task.`);
+      break;
+    }
+    // `{"read": [1], "done": true}`: the model wants that page and then has enough. It was stopped before reading
+    // it, and the answer drawn without the page the model had just asked for.
+    o.onDecision?.(`Reading next: ${chosen.join(", ")}${pick.done ? ", then done" : ""}.`);
     more = await readNow(chosen);
+    if (pick.done) break;
   }
   return pages;
 }

@@ -14,12 +14,15 @@
  *   Where the model then combines the answers (a summary, a question's answer), the later chunks stop at
  *   {@link MERGE_SHARE} of the time before the deadline, left for the merge: without it they ran until the
  *   deadline, and a long page's summary came back as its parts, one after another;
- * - the model server's rate limit, met on a later chunk.
+ * - the model server's rate limit, met on a later chunk;
+ * - the model server failing a later chunk (`LLM_UNAVAILABLE`: its 5xx or a connection reset, after the client's
+ *   own retries, llm/retry.ts; or an error status such as a 400 for that chunk): before, one 503 on the ninth part
+ *   of a page threw away the eight answered (and charged) before it.
  *
  * Only a first chunk's failure is the error it always was: there is nothing to give without it. An abort (the client
  * gone, the job cancelled) is never a partial result.
  */
-import { LlmBudgetExceededError, LlmRateLimitedError, LlmTimeoutError } from "./errors.ts";
+import { LlmBudgetExceededError, LlmRateLimitedError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
 import { mergeInRounds, type ChunkPlan } from "./chunk-plan.ts";
 import type { LlmCall } from "./client.ts";
 
@@ -75,6 +78,7 @@ export async function runChunks<T>(plan: ChunkPlan, run: ChunkRun<T>): Promise<T
       if (err instanceof LlmBudgetExceededError) return leftOut(`The LLM token budget of this request (${call.tokenBudget} tokens, CRAWLBOX_LLM_TOKEN_BUDGET) ran out`);
       if (err instanceof LlmTimeoutError) return leftOut(timeReason(call, started, i, run.now()));
       if (err instanceof LlmRateLimitedError) return leftOut("The model server rate-limited this request before every part was read");
+      if (err instanceof LlmUnavailableError) return leftOut(`The model server failed on part ${i + 1} (${serverReason(err)})`);
       throw err;
     }
   }
@@ -84,18 +88,28 @@ export async function runChunks<T>(plan: ChunkPlan, run: ChunkRun<T>): Promise<T
 
 /**
  * Combines partial answers with `mergeOne`, in rounds (llm/chunk-plan.ts), under the reserved deadline; when that cuts
- * the merge off (or the rate limit does), the parts themselves, in page order, with a warning: they are what the
- * calls so far produced.
+ * the merge off (or the rate limit does, or the server fails it), the parts themselves, in page order, with a
+ * warning: they are what the calls so far produced.
  */
 export async function mergeOrJoin(parts: string[], maxChars: number, call: LlmCall, what: string, mergeOne: (joined: string, call: LlmCall) => Promise<string>): Promise<string> {
   const later = reserved(call);
   try {
     return await mergeInRounds(parts, maxChars, (joined) => mergeOne(joined, later));
   } catch (err) {
-    if (!(err instanceof LlmTimeoutError || err instanceof LlmRateLimitedError) || call.signal?.aborted) throw err;
-    warnOnce(call, `The LLM had no time left to combine the ${parts.length} parts of ${what}: they are given one after another, in page order.`);
+    if (!(err instanceof LlmTimeoutError || err instanceof LlmRateLimitedError || err instanceof LlmUnavailableError) || call.signal?.aborted) throw err;
+    const why = err instanceof LlmUnavailableError ? `The model server failed to combine the ${parts.length} parts of ${what} (${serverReason(err)})` : `The LLM had no time left to combine the ${parts.length} parts of ${what}`;
+    warnOnce(call, `${why}: they are given one after another, in page order.`);
     return parts.join("\n\n");
   }
+}
+
+/** Characters of the server's failure quoted in a warning. */
+const REASON_CHARS = 200;
+
+/** The provider's own words of `err` (after "failed: "), short: what the operator reads to fix the server. */
+function serverReason(err: LlmUnavailableError): string {
+  const reason = err.message.replace(/^.*? failed: /, "");
+  return reason.length > REASON_CHARS ? `${reason.slice(0, REASON_CHARS)}…` : reason;
 }
 
 /** Why a run stopped for time, with the figures a user can act on. */

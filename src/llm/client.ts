@@ -8,15 +8,17 @@
  */
 import { CrawlboxError } from "../errors.ts";
 import { chunkText, CHARS_PER_TOKEN, estimateTokens, leadingWithin, mergeAnswers } from "./chunk.ts";
-import { LlmBudgetExceededError, LlmEmptyAnswerError, LlmInvalidAnswerError, LlmPromptTooLongError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
+import { LlmBrokenAnswerError, LlmBudgetExceededError, LlmEmptyAnswerError, LlmInvalidAnswerError, LlmPromptTooLongError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
 import { brandingMessages, changeMessages, crawlOptionsMessages, extractMessages, highlightsMessages, NOTHING_RELEVANT, questionMessages, REPAIR_QUOTE_CHARS, repairMessages, summaryMessages } from "./prompts.ts";
 import { fitToBudget, EXPECTED_ANSWER_TOKENS, type ChunkPlan } from "./chunk-plan.ts";
 import { relaxedSchema } from "./relaxed-schema.ts";
 import { mergeOrJoin, runChunks, warnOnce } from "./chunk-run.ts";
 import { normaliseAnswer } from "./answer.ts";
 import { changeExcerpts } from "../change-tracking/excerpts.ts";
-import { parseJsonAnswer, validateAgainst } from "./schema.ts";
-import { retryDelayMs, sleepMs, type LlmRetryPolicy } from "./retry.ts";
+import { parseJsonAnswer, validateAgainst, validationErrors } from "./schema.ts";
+import { coerceScalars } from "./coerce-scalars.ts";
+import { problemsInCallerTerms } from "./relaxed-schema.ts";
+import { retryDelayMs, sleepMs, SYNC_LLM_RETRY, type LlmRetryPolicy } from "./retry.ts";
 import type { LlmChatAnswer, LlmMessage, LlmProvider } from "./types.ts";
 
 /** Answer tokens reserved per call. */
@@ -45,8 +47,9 @@ export interface LlmCall {
   onTokens?: (tokens: number) => void;
   /**
    * How a call that meets a transient provider failure (429, 5xx, unreachable) is retried, within `deadline`.
-   * Asynchronous extract and agent jobs pass `JOB_LLM_RETRY` (llm/retry.ts). @default no retry (synchronous work:
-   * the error, retryable and with the provider's `Retry-After`, goes to the client or the crawl's page retries)
+   * Asynchronous extract and agent jobs pass `JOB_LLM_RETRY` (llm/retry.ts). @default `SYNC_LLM_RETRY`
+   * (synchronous work: a failing server is tried twice more after a short backoff; a 429, retryable and with the
+   * provider's `Retry-After`, goes to the client or the crawl's page retries at once)
    */
   retry?: LlmRetryPolicy;
   /**
@@ -96,7 +99,8 @@ export class LlmClient {
 
   /**
    * One chat turn under the call's deadline and budget; a transient provider failure is retried by the call's
-   * {@link LlmCall.retry} policy (llm/retry.ts), so a job's earlier work (pages read, chunks answered) is kept.
+   * {@link LlmCall.retry} policy (llm/retry.ts), so earlier work (a job's pages read, a long page's parts answered)
+   * is kept.
    */
   async chat(messages: LlmMessage[], format: Record<string, unknown> | "json" | undefined, call: LlmCall, spent: { tokens: number }): Promise<LlmChatAnswer> {
     for (let retry = 1; ; retry++) {
@@ -104,7 +108,7 @@ export class LlmClient {
         return await this.chatOnce(messages, format, call, spent);
       } catch (err) {
         if (call.signal?.aborted) throw err;
-        const waitMs = retryDelayMs(err, retry, call.retry, { now: this.now(), deadline: call.deadline, random: this.random });
+        const waitMs = retryDelayMs(err, retry, call.retry ?? SYNC_LLM_RETRY, { now: this.now(), deadline: call.deadline, random: this.random });
         if (waitMs === undefined) throw err;
         await sleepMs(waitMs, call.signal);
       }
@@ -132,7 +136,7 @@ export class LlmClient {
     try {
       const raw = await Promise.race([p.chat({ messages, format, maxAnswerTokens: this.answerTokens(), signal }), deadline]);
       const answer = normaliseAnswer(raw, estimate, this.answerTokens(), p.capabilities.contextTokens);
-      if (!answer) throw new LlmUnavailableError(endpoint, "the answer's content is not text");
+      if (!answer) throw new LlmBrokenAnswerError(endpoint, "the answer's content is not text");
       const tokens = answer.usage.promptTokens + answer.usage.completionTokens;
       spent.tokens += tokens;
       call.onTokens?.(tokens);
@@ -149,17 +153,28 @@ export class LlmClient {
 
   /**
    * One structured turn: asks for JSON valid against `schema` (or any JSON object), validates, and on failure
-   * sends one repair turn naming the problems; a second failure is {@link LlmInvalidAnswerError}. `checkWith` is
-   * the schema the answer is checked against when it is not `schema` itself (a chunk's relaxed schema, see
-   * llm/relaxed-schema.ts); the model is still asked for, and constrained to, `schema`.
+   * sends one repair turn naming the problems; a second failure is {@link LlmInvalidAnswerError}. Numbers and
+   * booleans the model wrote as text are read as such first (llm/coerce-scalars.ts). `o.checkWith` is the schema the
+   * answer is checked against when it is not `schema` itself (a chunk's relaxed schema, see llm/relaxed-schema.ts;
+   * the model is constrained to `schema`, which `extract` makes the relaxed one too for a page of several parts);
+   * `o.callerSchema` the request's schema `checkWith` relaxes, in whose terms the error then words the problems.
    */
-  async structured(messages: LlmMessage[], schema: Record<string, unknown> | undefined, call: LlmCall, spent = { tokens: 0 }, checkWith = schema): Promise<unknown> {
+  async structured(
+    messages: LlmMessage[],
+    schema: Record<string, unknown> | undefined,
+    call: LlmCall,
+    spent = { tokens: 0 },
+    o: { checkWith?: Record<string, unknown>; callerSchema?: Record<string, unknown> } = {},
+  ): Promise<unknown> {
+    const checkWith = o.checkWith ?? schema;
+    const fits = (v: unknown) => (checkWith ? validateAgainst(checkWith, coerceScalars(checkWith, v)).length === 0 : typeof v === "object" && v !== null && !Array.isArray(v));
     const check = (answer: LlmChatAnswer): { value?: unknown; problems: string[] } => {
-      const parsed = parseJsonAnswer(answer.content);
+      const parsed = parseJsonAnswer(answer.content, fits);
       if (!parsed.ok) return { problems: [answer.truncated ? "the answer was cut off at the token limit" : parsed.problem] };
       if (checkWith) {
-        const problems = validateAgainst(checkWith, parsed.value);
-        return problems.length > 0 ? { problems } : { value: parsed.value, problems };
+        const value = coerceScalars(checkWith, parsed.value);
+        const problems = validateAgainst(checkWith, value);
+        return { value, problems };
       }
       if (typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value)) return { problems: ["the answer must be a JSON object"] };
       return { value: parsed.value, problems: [] };
@@ -171,7 +186,9 @@ export class LlmClient {
     const second = await this.chat(repairMessages(messages, first.content, a.problems), format, call, spent);
     const b = check(second);
     if (b.problems.length === 0) return b.value;
-    throw new LlmInvalidAnswerError({ name: this.provider.name, address: this.provider.address, model: this.provider.model }, b.problems);
+    // The client reads the problems against the schema it sent, not the relaxed copy's "must be number,null".
+    const problems = o.callerSchema && checkWith && b.value !== undefined ? problemsInCallerTerms(validationErrors(checkWith, b.value), o.callerSchema) : b.problems;
+    throw new LlmInvalidAnswerError({ name: this.provider.name, address: this.provider.address, model: this.provider.model }, problems);
   }
 
   /**
@@ -194,6 +211,15 @@ export class LlmClient {
   }
 
   /**
+   * One chat turn whose answer is text (no format), trimmed: an empty answer is {@link LlmEmptyAnswerError}
+   * (`LLM_INVALID_ANSWER`), as for a summary. The agent's chat-mode answer: an empty one passed as a completed run
+   * with `message: ""`.
+   */
+  async chatText(messages: LlmMessage[], call: LlmCall, spent: { tokens: number }): Promise<string> {
+    return this.textOf(await this.chat(messages, undefined, call, spent));
+  }
+
+  /**
    * A free-text answer's text, trimmed. Empty is {@link LlmEmptyAnswerError} (a reasoning model that spent its answer
    * tokens thinking), unless `emptyIsNothing` and the model ended its answer itself: for a question, nothing to say.
    */
@@ -204,8 +230,9 @@ export class LlmClient {
   }
 
   /**
-   * Structured extraction from page content (`json` format): chunked, answers merged. Each chunk's answer is
-   * checked against the schema's relaxed copy (a chunk may lack fields: llm/relaxed-schema.ts); the merged answer
+   * Structured extraction from page content (`json` format): chunked, answers merged field by field
+   * (llm/merge-answers.ts). Each chunk's answer is checked against the schema's relaxed copy (a chunk may lack
+   * fields: llm/relaxed-schema.ts), which a page of several parts also sends as the format; the merged answer
    * against the schema itself. A merged answer that still lacks required fields (or has them null) is returned as
    * the model gave it, as upstream returns it, with a `warning` naming what is missing: the page may simply not
    * say, and a made-up value would be worse. `spent` counts the tokens against the call's budget, shared with
@@ -220,8 +247,15 @@ export class LlmClient {
       spent,
       what: "the json answer",
     });
+    // A page of several parts: each part is asked for (and, where the server constrains its output to the schema:
+    // Ollama's `format`, vLLM, LM Studio, constrained to) the relaxed schema, so that a part without a required
+    // number or boolean can answer null as the prompt asks. Constrained to the caller's schema it could not, and
+    // answered 0 or false, which then stood for the page's value.
     const answers = await this.eachChunk(plan, call, "the json answer", (chunk, index, count, c) =>
-      this.structured(extractMessages({ content: chunk, prompt: o.prompt, schema: o.schema, part: { index, count } }), o.schema, c, spent, relaxed),
+      this.structured(extractMessages({ content: chunk, prompt: o.prompt, schema: o.schema, part: { index, count } }), count > 1 ? relaxed : o.schema, c, spent, {
+        ...(relaxed ? { checkWith: relaxed } : {}),
+        ...(o.schema ? { callerSchema: o.schema } : {}),
+      }),
     );
     const value = mergeAnswers(answers);
     if (o.schema) {

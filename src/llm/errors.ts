@@ -76,6 +76,17 @@ export class LlmUnavailableError extends CrawlboxError {
 }
 
 /**
+ * 503 `LLM_UNAVAILABLE`, as {@link LlmUnavailableError}: the provider answered (HTTP 200), but not with a chat answer
+ * (content that is not text, no choices, a body that is no JSON object). Its own class so that a synchronous call
+ * does not ask again at once (llm/retry.ts `SYNC_LLM_RETRY`): the same server most often answers the same.
+ */
+export class LlmBrokenAnswerError extends LlmUnavailableError {
+  constructor(p: LlmEndpoint, reason: string) {
+    super(p, reason);
+  }
+}
+
+/**
  * 429: the provider refused the request with HTTP 429 (its rate limit or quota). Retryable, unless the provider
  * says the account's quota is spent (waiting will not help). `details.retryAfterSeconds` is the provider's
  * `Retry-After`, when it sent one; the response also carries it as its own `Retry-After` header (server/app.ts), and

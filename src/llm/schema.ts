@@ -7,6 +7,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import { RE2JS } from "re2js";
 import { BadRequestError } from "../errors.ts";
+import { balancedJsonSpans } from "./json-spans.ts";
 
 /**
  * The engine of a schema's `pattern`, `patternProperties` and `propertyNames` patterns: RE2, which cannot backtrack.
@@ -48,8 +49,13 @@ function newAjv(): Ajv {
 }
 const ajv = newAjv();
 
+/** One validator error as the text a repair turn or an error quotes: where, and what is wrong. */
+export function describeError(e: ErrorObject, message = e.message ?? "is invalid"): string {
+  return `${e.instancePath || "(root)"} ${message}${e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : ""}`;
+}
+
 function describe(errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).map((e) => `${e.instancePath || "(root)"} ${e.message ?? "is invalid"}${e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : ""}`);
+  return (errors ?? []).map((e) => describeError(e));
 }
 
 /**
@@ -104,8 +110,13 @@ export function assertRequestSchema(schema: Record<string, unknown> | undefined)
 
 /** Validates `value` against `schema`; returns readable problems, empty when valid. */
 export function validateAgainst(schema: Record<string, unknown>, value: unknown): string[] {
+  return describe(validationErrors(schema, value));
+}
+
+/** The validator's errors for `value` against `schema` (all of them), empty when valid: for callers that word them. */
+export function validationErrors(schema: Record<string, unknown>, value: unknown): ErrorObject[] {
   const fn = compileSchema(schema);
-  return fn(value) ? [] : describe(fn.errors);
+  return fn(value) ? [] : [...(fn.errors ?? [])];
 }
 
 /**
@@ -130,26 +141,38 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 export type ParsedAnswer = { ok: true; value: unknown } | { ok: false; problem: string };
 
 /**
- * Reads a model answer as JSON. Models often wrap JSON in a Markdown fence or add a sentence around it; the
- * first fenced block, else the outermost `{…}`/`[…]` span, is tried after the plain text.
+ * Reads a model answer as JSON. Models often wrap JSON in a Markdown fence or add a sentence around it; tried in
+ * turn: the plain text, the first fenced block, the outermost `{…}`/`[…]` span, then the balanced `{…}`/`[…]`
+ * values from the start (llm/json-spans.ts), so that prose with brackets of its own after or around the JSON
+ * (`{"a":1} I hope this helps {if}`) does not hide it. Of the balanced values, the first `accept` takes wins (a
+ * citation's `[1]` before the answer parses too, but is not an object the schema wants), else the first that
+ * parses.
  */
-export function parseJsonAnswer(text: string): ParsedAnswer {
-  const candidates = [text.trim()];
+export function parseJsonAnswer(text: string, accept: (value: unknown) => boolean = () => true): ParsedAnswer {
   const fence = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
-  if (fence?.[1]) candidates.push(fence[1].trim());
   const start = text.search(/[{[]/);
   const end = Math.max(text.lastIndexOf("}"), text.lastIndexOf("]"));
-  if (start >= 0 && end > start) candidates.push(text.slice(start, end + 1));
-  for (const c of candidates) {
-    if (c === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(c);
-    } catch {
-      continue; // try the next candidate
-    }
-    if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, problem: `the answer nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` };
-    return { ok: true, value };
+  for (const c of [text.trim(), fence?.[1]?.trim() ?? "", start >= 0 && end > start ? text.slice(start, end + 1) : ""]) {
+    const parsed = c === "" ? undefined : parsedJson(c);
+    if (parsed) return parsed;
   }
-  return { ok: false, problem: text.trim() === "" ? "the answer was empty" : "the answer is not valid JSON" };
+  let first: ParsedAnswer | undefined;
+  for (const span of balancedJsonSpans(text)) {
+    const parsed = parsedJson(span);
+    if (parsed && (!parsed.ok || accept(parsed.value))) return parsed;
+    first ??= parsed;
+  }
+  return first ?? { ok: false, problem: text.trim() === "" ? "the answer was empty" : "the answer is not valid JSON" };
+}
+
+/** `text` parsed, refused when nested too deep; undefined when it is not JSON. */
+function parsedJson(text: string): ParsedAnswer | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, problem: `the answer nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` };
+  return { ok: true, value };
 }

@@ -88,13 +88,13 @@ describe("a transient model failure in an async job is retried, not the job's en
   }
 });
 
-describe("synchronous work is not retried in the client (crawl and batch pages have their own retries)", () => {
-  test("a 503 in a scrape surfaces at once as the retryable LLM_UNAVAILABLE, after one call", async () => {
+describe("synchronous work retries a failing model server briefly in the client", () => {
+  test("a 503 in a scrape is tried again within the scrape: the answer, after two calls", async () => {
     failOnceThen({ status: 503, error: "server busy" });
     const res = await h.request("/v2/scrape", { method: "POST", json: { url: `${base}/kettle`, formats: [{ type: "json", schema: SCHEMA }] } });
     const body = (await res.json()) as any;
-    expect({ status: res.status, code: body.code }).toEqual({ status: 503, code: "LLM_UNAVAILABLE" });
-    expect(llm.chats().length).toBe(1);
+    expect({ status: res.status, json: body.data?.json }).toEqual({ status: 200, json: { name: "Kettle", price: 25 } });
+    expect(llm.chats().length).toBe(2);
   });
 });
 
