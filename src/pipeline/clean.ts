@@ -10,7 +10,9 @@
  *    (non-main-selectors.ts) instead of running the scorer: the caller already said what the content is; without
  *    `includeTags`, with `onlyMainContent`, the scorer in `main-content/` picks it;
  * 3. the result is serialised by a dedicated writer that skips dropped nodes and rewrites URLs on the way, so the
- *    input `Document` is never modified and never cloned.
+ *    input `Document` is never modified and never cloned. It writes what a browser shows where linkedom's tree
+ *    differs from a browser's: a declarative shadow root's `<template>` is unwrapped, a nested `<html>`/`<body>` is
+ *    unwrapped and a nested `<head>` dropped, and `<textarea>`/`<xmp>` text is escaped once.
  */
 import { measure, NON_CONTENT_TAGS } from "./main-content/features.ts";
 import { furnitureInside } from "./non-main-selectors.ts";
@@ -36,8 +38,11 @@ export interface CleanOptions {
   removeBase64Images: boolean;
 }
 
-/** Never part of the `html` output. */
-const ALWAYS_REMOVED_TAGS = new Set(["script", "style", "noscript", "template", "meta", "link", "base"]);
+/**
+ * Never part of the `html` output. `head` is one found inside the body (a pasted document): a browser ignores a
+ * second `<head>` tag and shows none of what it holds (title, meta, style), which the markdown would otherwise show.
+ */
+const ALWAYS_REMOVED_TAGS = new Set(["script", "style", "noscript", "template", "meta", "link", "base", "head"]);
 /** Also removed when only the main content is requested: form controls and inline icons. */
 const MAIN_CONTENT_REMOVED_TAGS = new Set([...NON_CONTENT_TAGS].filter((tag) => tag !== "iframe"));
 const VOID_TAGS = new Set([
@@ -45,6 +50,29 @@ const VOID_TAGS = new Set([
 ]);
 /** Attributes that hold one URL. */
 const URL_ATTRIBUTES = new Set(["href", "src", "poster"]);
+/**
+ * Whether attribute `name` of a `tag` element shows an image (`src`, a video's `poster`, an SVG `<image href>`), and
+ * so leaves with `removeBase64Images` when it holds a `data:` one.
+ */
+const isImageUrlAttribute = (tag: string, name: string): boolean =>
+  name === "src" || name === "poster" || (tag === "image" && (name === "href" || name === "xlink:href"));
+/** A `data:` image URL, in any case and after the spaces a browser strips from a URL attribute. */
+const DATA_IMAGE_RE = /^\s*data:image\//i;
+/** A value (a `srcset`, a `style`) that holds a `data:` image somewhere: the cheap test before taking it apart. */
+const DATA_IMAGE_ANYWHERE_RE = /data:image\//i;
+/**
+ * A CSS `url()` holding a `data:` image, quoted or not (a quoted SVG may hold parentheses). Replaced by `none` in a
+ * `style` attribute, the value that shows no image wherever a `url()` image goes (`background`, `list-style-image`).
+ */
+const CSS_DATA_IMAGE_URL_RE = /url\(\s*(?:"\s*data:image\/[^"]*"|'\s*data:image\/[^']*'|data:image\/[^)]*)\s*\)/gi;
+/**
+ * A second `<html>` or `<body>` inside the body (two documents concatenated, a pasted one): a browser ignores the
+ * tag and keeps its content in place, so the writer writes the content without the tag. htmlparser2 keeps such a
+ * tag as an element wherever it stands; the writer visits every element anyway, so this costs no extra pass.
+ */
+const UNWRAPPED_SHELL_TAGS = new Set(["html", "body"]);
+/** Values of `shadowrootmode` (and of the older `shadowroot`) that make a `<template>` a declarative shadow root. */
+const SHADOW_ROOT_MODES = new Set(["open", "closed"]);
 /** On `<img>` and `<source>`: lazy loaders' srcset attributes (lazy-images.ts), made absolute as `srcset` is. */
 const LAZY_SRCSET_NAMES = new Set(LAZY_SRCSET_ATTRIBUTES);
 const NON_HTTP_SCHEME_RE = /^(?:data|javascript|mailto|tel|blob|about|sms|callto):/i;
@@ -58,7 +86,10 @@ const NOSCRIPT_FALLBACK_MIN_CHARS = 400;
 interface WriteContext {
   base: string;
   drop: ReadonlySet<Element>;
-  /** Elements of a removed tag (noscript) that are unwrapped instead: children written, tag omitted. */
+  /**
+   * Elements of a removed tag that are unwrapped instead, children written and tag omitted: `<noscript>` fallbacks
+   * and declarative shadow roots ({@link unwrappedElements}).
+   */
   unwrap: ReadonlySet<Element>;
   removedTags: ReadonlySet<string>;
   removeBase64Images: boolean;
@@ -80,7 +111,7 @@ export function cleanHtml(doc: Document, opts: CleanOptions): string {
   const ctx: WriteContext = {
     base: documentBaseUrl(doc, opts.baseUrl),
     drop: new Set<Element>(),
-    unwrap: noscriptFallbacks(body),
+    unwrap: unwrappedElements(body),
     removedTags: opts.onlyMainContent ? MAIN_CONTENT_REMOVED_TAGS : ALWAYS_REMOVED_TAGS,
     removeBase64Images: opts.removeBase64Images,
   };
@@ -107,20 +138,49 @@ export function cleanHtml(doc: Document, opts: CleanOptions): string {
   return write(main.root, main.root !== body && !ctx.unwrap.has(main.root), { ...ctx, drop: main.drop });
 }
 
-/** `<noscript>` elements that hold the page's content; see {@link NOSCRIPT_FALLBACK_MIN_CHARS}. */
-function noscriptFallbacks(body: Element): Set<Element> {
+/**
+ * Elements of a removed tag whose content a browser shows, written (and scored) as ordinary blocks:
+ * - a `<template shadowrootmode="open|closed">` (or the older `shadowroot`), a declarative shadow root: a browser
+ *   renders its content as the host's (Lit and other SSR put a component's whole text there). The host's light DOM
+ *   children are kept too, in place, though a browser shows only the ones a `<slot>` takes;
+ * - `<noscript>` elements that hold the page's content; see {@link NOSCRIPT_FALLBACK_MIN_CHARS}.
+ * Both are found in one walk of the body: a second one cost as much as the first (about 10% of cleanHtml's time).
+ * linkedom's querySelectorAll does not look inside a `<template>` (nor does a browser's), so a shadow root's own
+ * content is walked in turn: components nest, each with its shadow root (MDN's pages).
+ */
+function unwrappedElements(body: Element): Set<Element> {
+  const shadowRoots = new Set<Element>();
+  const noscripts: Element[] = [];
+  const roots: Element[] = [body];
+  for (let root = roots.pop(); root; root = roots.pop()) {
+    for (const el of Array.from(root.querySelectorAll("noscript, template"))) {
+      if (el.localName === "noscript") noscripts.push(el);
+      else if (isShadowRootTemplate(el)) {
+        shadowRoots.add(el);
+        roots.push(el);
+      }
+    }
+  }
   const found = new Set<Element>();
   let noscriptChars = 0;
-  for (const el of Array.from(body.getElementsByTagName("noscript"))) {
+  for (const el of noscripts) {
     const chars = (el.textContent ?? "").replace(/\s+/g, "").length;
     if (chars >= NOSCRIPT_FALLBACK_MIN_CHARS) {
       found.add(el);
       noscriptChars += chars;
     }
   }
-  if (found.size === 0) return found;
-  const visible = measure(body).get(body)?.chars ?? 0;
-  return visible < noscriptChars ? found : new Set();
+  if (found.size > 0) {
+    const visible = measure(body, undefined, shadowRoots).get(body)?.chars ?? 0;
+    if (visible >= noscriptChars) found.clear();
+  }
+  for (const el of shadowRoots) found.add(el);
+  return found;
+}
+
+function isShadowRootTemplate(template: Element): boolean {
+  const mode = template.getAttribute("shadowrootmode") ?? template.getAttribute("shadowroot");
+  return mode !== null && SHADOW_ROOT_MODES.has(mode.trim().toLowerCase());
 }
 
 /** `selectors` trimmed, less blank ones (upstream drops them) and ones the DOM cannot run. */
@@ -163,8 +223,10 @@ function resolveUrl(value: string, base: string): string {
   }
 }
 
-function resolveSrcset(value: string, base: string): string {
-  return parseSrcset(value)
+/** `value`'s candidates with absolute URLs; without its `data:` images when `removeDataImages`. */
+function resolveSrcset(value: string, base: string, removeDataImages = false): string {
+  const candidates = parseSrcset(value);
+  return (removeDataImages ? candidates.filter(({ url }) => !DATA_IMAGE_RE.test(url)) : candidates)
     .map(({ url, descriptors }) => [resolveUrl(url, base), ...descriptors].join(" "))
     .join(", ");
 }
@@ -193,19 +255,29 @@ function writeAttributes(el: Element, tag: string, ctx: WriteContext): string {
     const name = attr.name;
     let value =
       name === "src" && src !== null ? src : name === "srcset" && srcset !== null ? srcset : name === "class" ? (el.getAttribute(name) ?? "") : attr.value;
+    if (ctx.removeBase64Images && isImageUrlAttribute(tag, name) && DATA_IMAGE_RE.test(value)) continue;
     if (URL_ATTRIBUTES.has(name)) {
-      if (ctx.removeBase64Images && name === "src" && /^data:image\//i.test(value)) continue;
       value = resolveUrl(value, ctx.base);
     } else if (name === "srcset" || (imageLike && LAZY_SRCSET_NAMES.has(name))) {
-      if (ctx.removeBase64Images && value.includes("data:image/")) continue;
-      value = resolveSrcset(value, ctx.base);
+      if (ctx.removeBase64Images && DATA_IMAGE_ANYWHERE_RE.test(value)) {
+        // Only the `data:` candidates go: the others are the image's real sources.
+        value = resolveSrcset(value, ctx.base, true);
+        if (value === "") continue;
+      } else {
+        value = resolveSrcset(value, ctx.base);
+      }
+    } else if (name === "style" && ctx.removeBase64Images && DATA_IMAGE_ANYWHERE_RE.test(value)) {
+      value = value.replace(CSS_DATA_IMAGE_URL_RE, "none");
     }
     out += ` ${name}="${escapeAttr(value)}"`;
   }
-  if (tag === "img" && src && !el.hasAttribute("src") && !(ctx.removeBase64Images && src.startsWith("data:"))) {
+  if (tag === "img" && src && !el.hasAttribute("src") && !(ctx.removeBase64Images && /^\s*data:/i.test(src))) {
     out += ` src="${escapeAttr(resolveUrl(src, ctx.base))}"`;
   }
-  if (srcset !== null && !el.hasAttribute("srcset")) out += ` srcset="${escapeAttr(resolveSrcset(srcset, ctx.base))}"`;
+  if (srcset !== null && !el.hasAttribute("srcset")) {
+    const resolved = resolveSrcset(srcset, ctx.base, ctx.removeBase64Images);
+    if (resolved !== "") out += ` srcset="${escapeAttr(resolved)}"`;
+  }
   return out;
 }
 
@@ -214,9 +286,12 @@ function writeAttributes(el: Element, tag: string, ctx: WriteContext): string {
  * Iterative, so pathological nesting depth cannot overflow the stack.
  */
 function write(root: Element, includeRoot: boolean, ctx: WriteContext): string {
+  const rootTag = root.localName;
+  if (includeRoot && isRawTextTag(rootTag)) return writeRawTextElement(root, rootTag, ctx);
+  const withRoot = includeRoot && !UNWRAPPED_SHELL_TAGS.has(rootTag);
   const out: string[] = [];
   const open: Element[] = [];
-  if (includeRoot) out.push(`<${root.localName}${writeAttributes(root, root.localName, ctx)}>`);
+  if (withRoot) out.push(`<${rootTag}${writeAttributes(root, rootTag, ctx)}>`);
   let node: ChildNode | null = root.firstChild;
   for (;;) {
     if (node) {
@@ -226,14 +301,18 @@ function write(root: Element, includeRoot: boolean, ctx: WriteContext): string {
       } else if (type === 1) {
         const el = node as Element;
         const tag = el.localName;
-        if (ctx.unwrap.has(el) && !ctx.drop.has(el)) {
+        if ((ctx.unwrap.has(el) || UNWRAPPED_SHELL_TAGS.has(tag)) && !ctx.drop.has(el)) {
           const first: ChildNode | null = el.firstChild;
           if (first) {
             open.push(el);
             node = first;
             continue;
           }
-        } else if (!ctx.removedTags.has(tag) && !ctx.drop.has(el)) {
+        } else if (ctx.removedTags.has(tag) || ctx.drop.has(el)) {
+          // skipped with its content
+        } else if (isRawTextTag(tag)) {
+          out.push(writeRawTextElement(el, tag, ctx));
+        } else {
           out.push(`<${tag}${writeAttributes(el, tag, ctx)}>`);
           if (!VOID_TAGS.has(tag)) {
             const first: ChildNode | null = el.firstChild;
@@ -251,9 +330,37 @@ function write(root: Element, includeRoot: boolean, ctx: WriteContext): string {
     }
     const closed = open.pop();
     if (!closed) break;
-    if (!ctx.unwrap.has(closed)) out.push(`</${closed.localName}>`);
+    if (!ctx.unwrap.has(closed) && !UNWRAPPED_SHELL_TAGS.has(closed.localName)) out.push(`</${closed.localName}>`);
     node = closed.nextSibling;
   }
-  if (includeRoot && !VOID_TAGS.has(root.localName)) out.push(`</${root.localName}>`);
+  if (withRoot && !VOID_TAGS.has(rootTag)) out.push(`</${rootTag}>`);
   return out.join("");
+}
+
+type RawTextTag = "textarea" | "xmp";
+const isRawTextTag = (tag: string): tag is RawTextTag => tag === "textarea" || tag === "xmp";
+
+/**
+ * A `<textarea>` or `<xmp>`, its text escaped exactly once. htmlparser2 keeps both elements' text as the page wrote
+ * it, undecoded: right for `<xmp>` (raw text: a browser shows `&lt;` as those four characters), wrong for
+ * `<textarea>` (escapable raw text: a browser shows `&lt;` as `<`), whose text is decoded here before it is escaped.
+ * An `<xmp>` is written as the `<pre>` it displays as, its text escaped: kept as `<xmp>` its text would have to stay
+ * raw, and a reader that is not an HTML parser (the markdown converter) would take the tags in it for elements.
+ */
+function writeRawTextElement(el: Element, tag: RawTextTag, ctx: WriteContext): string {
+  const raw = el.textContent ?? "";
+  const text = tag === "textarea" ? decodeCharacterReferences(el, raw) : raw;
+  const outTag = tag === "xmp" ? "pre" : tag;
+  return `<${outTag}${writeAttributes(el, tag, ctx)}>${escapeText(text)}</${outTag}>`;
+}
+
+/**
+ * `text` with its character references (`&lt;`, `&amp`, `&#65;`) decoded as a browser decodes them in text, by
+ * linkedom's own decoder: its `<` escaped first, so that no tag is read in it.
+ */
+function decodeCharacterReferences(el: Element, text: string): string {
+  if (!text.includes("&")) return text;
+  const holder = el.ownerDocument.createElement("p");
+  holder.innerHTML = text.replace(/</g, "&lt;");
+  return holder.textContent ?? "";
 }

@@ -70,6 +70,9 @@ function withoutCredentials(url: string, baseUrl: string): string {
   return u.href;
 }
 
+/** A `data:` URL, the scheme in any case. */
+const DATA_URL_RE = /^data:/i;
+
 /** `<meta>` elements naming a page's share image: Open Graph, Twitter and schema.org. */
 const SHARE_IMAGE_METAS =
   'meta[property="og:image"], meta[property="og:image:secure_url"], meta[property="og:image:url"], meta[name="twitter:image"], ' +
@@ -87,7 +90,8 @@ export function extractImages(doc: Document, baseUrl: string, includeDataUrls: b
     const v = raw.trim();
     // `src="#"` (a placeholder) is the page itself, not an image.
     if (v === "" || v.startsWith("#")) return;
-    if (v.startsWith("data:")) {
+    // A scheme is case-insensitive: `DATA:IMAGE/PNG;…` is a data URL too (URL parsing made it no http(s) image).
+    if (DATA_URL_RE.test(v)) {
       if (includeDataUrls) out.add(v);
       return;
     }

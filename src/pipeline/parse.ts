@@ -52,19 +52,30 @@ export function parseHtml(html: string, options?: ParseOptions): Document {
   return document;
 }
 
-/** Raw-text and foreign elements, where `<![CDATA[` is either plain text or legitimate. */
-const CDATA_SAFE_TAGS = ["script", "style", "svg", "math"] as const;
+/**
+ * Raw-text and foreign elements, where `<![CDATA[` is either plain text or legitimate, and comments (`!--`), where it
+ * is comment text. Pages comment out a whole script, CDATA markers and all (`<!--script>//<![CDATA[ var a = {…};
+ * //]]></script-->`, a WordPress plugin's): the empty comment put in for the CDATA closed the real one early, and the
+ * script's text showed on the page.
+ */
+const CDATA_SAFE_TAGS = ["script", "style", "svg", "math", "!--"] as const;
 
 /**
  * In HTML content `<![CDATA[` is not a CDATA section but a bogus comment that ends at the next `>` (HTML
- * standard, "markup declaration open state"). htmlparser2 instead swallows everything up to `]]>`, which on
- * some XenForo pages is the whole body. Turn it into an empty comment outside script, style, svg and math.
+ * standard, "markup declaration open state"): `<p><![CDATA[ x ]]>after</p>` shows "after" alone. htmlparser2
+ * instead swallows everything up to `]]>`, which on some XenForo pages is the whole body. Outside script, style,
+ * svg, math and comments, the bogus comment becomes an empty comment: all of it up to that `>`, as a browser reads
+ * it, unless a `<` comes first. Then only `<![CDATA[` goes and the markup after it is kept (`<![CDATA[ <div>Thread
+ * title…`): a browser would hide the text up to the first tag's `>`, and the page's own tags are the safer reading.
  */
 function neutraliseCdata(source: string): string {
   return splitElements(source, CDATA_SAFE_TAGS)
-    .map((part, i) => (i % 2 === 0 ? part.replaceAll("<![CDATA[", "<!--[CDATA[-->") : part))
+    .map((part, i) => (i % 2 === 0 ? part.replace(HTML_CDATA_RE, "<!--[CDATA[-->") : part))
     .join("");
 }
+
+/** `<![CDATA[` and, when it comes before any `<`, the rest of the bogus comment up to its `>`. */
+const HTML_CDATA_RE = /<!\[CDATA\[(?:[^<>]*>)?/g;
 
 /**
  * In XML a CDATA section is text: `<![CDATA[a <b> & c]]>` means the characters `a <b> & c`. htmlparser2 (HTML mode)
@@ -83,11 +94,13 @@ const CDATA_SECTION_RE = /<!\[CDATA\[([\s\S]*?)(?:\]\]>|$)/g;
 const escapeText = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 type SplitTag = (typeof CDATA_SAFE_TAGS)[number];
-/** The end of each element of {@link CDATA_SAFE_TAGS}: its first closing tag. */
-const CLOSING_TAG_RE = Object.fromEntries(CDATA_SAFE_TAGS.map((tag) => [tag, new RegExp(`<\\/${tag}\\s*>`, "gi")])) as Record<SplitTag, RegExp>;
+/** The end of each element of {@link CDATA_SAFE_TAGS}: its first closing tag (a comment's first `-->`). */
+const CLOSING_TAG_RE = Object.fromEntries(
+  CDATA_SAFE_TAGS.map((tag) => [tag, tag === "!--" ? /-->/g : new RegExp(`<\\/${tag}\\s*>`, "gi")]),
+) as Record<SplitTag, RegExp>;
 
 /**
- * `source` cut around each element of `tags`, from its start tag to its first closing tag, leftmost first:
+ * `source` cut around each element (or comment) of `tags`, from its start tag to its first closing tag, leftmost first:
  * `[outside, element, outside, …, outside]`, as `source.split(/(<script\b[\s\S]*?<\/script\s*>|…)/gi)` cuts it. An
  * element never closed is not cut out. That regex rescanned the rest of the input from every unclosed start tag
  * (quadratic: `<svg>` 100k times took 13 s); here a tag found unclosed is not looked for again, since no later one
@@ -105,7 +118,8 @@ function splitElements(source: string, tags: readonly SplitTag[]): string[] {
     if (!start) break;
     const tag = start[1]!.toLowerCase() as SplitTag;
     const closing = CLOSING_TAG_RE[tag];
-    closing.lastIndex = start.index + start[0].length;
+    // A comment's `-->` may overlap its `<!--`: `<!-->` is a whole (empty) comment.
+    closing.lastIndex = tag === "!--" ? start.index + 2 : start.index + start[0].length;
     if (!closing.exec(source)) {
       open = open.filter((t) => t !== tag);
       opening = startTagRe(open);
@@ -119,7 +133,8 @@ function splitElements(source: string, tags: readonly SplitTag[]): string[] {
   return parts;
 }
 
-const startTagRe = (tags: readonly SplitTag[]): RegExp => new RegExp(`<(${tags.join("|")})\\b`, "gi");
+const startTagRe = (tags: readonly SplitTag[]): RegExp =>
+  new RegExp(`<(${tags.map((tag) => (tag === "!--" ? tag : `${tag}\\b`)).join("|")})`, "gi");
 
 /**
  * Make `<html>` hold exactly `<head>` then `<body>`, moving everything else where a browser would put it:

@@ -32,6 +32,30 @@ function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
+/**
+ * Main-content html of at most this many characters is judged empty or not by its markdown itself: exact, and cheap
+ * at that size. Above it, any text in it settles the question without converting it.
+ */
+const MARKDOWN_CHECK_MAX_CHARS = 4_096;
+/** Text a reader sees in serialised html: a character outside tags, comments and character references. */
+const VISIBLE_TEXT_RE = /<!--[\s\S]*?-->|<[^>"]*(?:"[^"]*"[^>"]*)*>|&#?\w+;|\s+|([^<&\s])/gy;
+
+/**
+ * Whether cleaned html (clean.ts writes every attribute in double quotes) shows text, scanning up to its first
+ * visible character. Markup alone (images, empty elements, `&nbsp;`) and short html are left to the markdown to
+ * judge, as upstream judges main content empty by its markdown; text inside elements the markdown drops (a
+ * `<button>`) is the case markdown() still catches.
+ */
+function hasVisibleText(html: string): boolean {
+  if (html.length <= MARKDOWN_CHECK_MAX_CHARS) return false;
+  VISIBLE_TEXT_RE.lastIndex = 0;
+  // Sticky: each match starts where the last one ended, and one that cannot (a stray `<`) ends the scan.
+  for (let m = VISIBLE_TEXT_RE.exec(html); m; m = VISIBLE_TEXT_RE.exec(html)) {
+    if (m[1] !== undefined) return true;
+  }
+  return false;
+}
+
 /** Stores files for renderers; see {@link RenderContext.storeFile}. */
 export type FileSink = (bytes: Uint8Array, contentType: string, extension: string) => Promise<string>;
 
@@ -106,6 +130,12 @@ export function createRenderContext(
     excludeTags: spec.excludeTags,
     removeBase64Images: spec.removeBase64Images,
   });
+  /** The page's html with `onlyMainContent: false`: the fallback for main content that came out empty. */
+  let wholePage: string | undefined;
+  const wholePageHtml = () => {
+    wholePage ??= cleanHtml(parseHtml(raw, parseOptions), cleanOptions(false));
+    return wholePage;
+  };
 
   /**
    * The DOM that the page-level readers (metadata, base URL) read. For a converted document this is its head,
@@ -149,17 +179,36 @@ export function createRenderContext(
       original = doc;
       originalConsumed = true;
       // The page URL: cleanHtml applies `<base href>` itself (documentBaseUrl, the same answer as ctx.baseUrl()).
-      cleaned = cleanHtml(doc, cleanOptions(spec.onlyMainContent));
+      const main = cleanHtml(doc, cleanOptions(spec.onlyMainContent));
+      if (!spec.onlyMainContent) {
+        cleaned = main;
+        return cleaned;
+      }
+      // As upstream: main content whose markdown came out empty (a page of links, a cookie banner and a sidebar)
+      // gives the whole page instead, in `html` as in `markdown`. The markdown is only made when the html has no text
+      // to show (see hasVisibleText), and then kept as the markdown view.
+      const mainMarkdown = hasVisibleText(main) ? undefined : htmlToMarkdown(main);
+      if (mainMarkdown !== undefined && !/\S/.test(mainMarkdown)) {
+        cleaned = wholePageHtml();
+      } else {
+        cleaned = main;
+        if (mainMarkdown !== undefined) markdown ??= mainMarkdown;
+      }
       return cleaned;
     },
     markdown() {
       if (markdown !== undefined) return markdown;
-      markdown = converted ? converted.markdown : plain ? raw : htmlToMarkdown(ctx.cleanedHtml());
-      // As upstream: main content that came out empty (a page of links, a cookie banner and a sidebar) gives the
-      // whole page's markdown instead of an empty document.
-      // (A scan that stops at the first visible character: no trimmed copy of every page's markdown.)
-      if (!converted && !plain && spec.onlyMainContent && !/\S/.test(markdown)) {
-        markdown = htmlToMarkdown(cleanHtml(parseHtml(raw, parseOptions), cleanOptions(false)));
+      if (converted || plain) {
+        markdown = converted ? converted.markdown : raw;
+        return markdown;
+      }
+      const html = ctx.cleanedHtml();
+      // cleanedHtml() may have made it already, deciding whether the main content is empty.
+      markdown ??= htmlToMarkdown(html);
+      // Main content with text that the markdown drops all the same (a lone button): the whole page's markdown, as
+      // upstream. (A scan that stops at the first visible character: no trimmed copy of every page's markdown.)
+      if (spec.onlyMainContent && !/\S/.test(markdown) && html !== wholePage) {
+        markdown = htmlToMarkdown(wholePageHtml());
       }
       return markdown;
     },
