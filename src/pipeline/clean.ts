@@ -14,11 +14,12 @@
  *    differs from a browser's: a declarative shadow root's `<template>` is unwrapped, a nested `<html>`/`<body>` is
  *    unwrapped and a nested `<head>` dropped, and `<textarea>`/`<xmp>` text is escaped once.
  */
-import { measure, NON_CONTENT_TAGS } from "./main-content/features.ts";
+import { NON_CONTENT_TAGS } from "./main-content/features.ts";
 import { furnitureInside } from "./non-main-selectors.ts";
 import { selectMainContent } from "./main-content/index.ts";
 import { imageSource, LAZY_SRCSET_ATTRIBUTES, lazySrcset } from "./lazy-images.ts";
 import { parseSrcset } from "./srcset.ts";
+import { unwrappedElements } from "./unwrapped.ts";
 import { documentBaseUrl } from "./url.ts";
 
 /** Options of {@link cleanHtml}; names and meaning follow Firecrawl's scrape options. */
@@ -71,17 +72,9 @@ const CSS_DATA_IMAGE_URL_RE = /url\(\s*(?:"\s*data:image\/[^"]*"|'\s*data:image\
  * tag as an element wherever it stands; the writer visits every element anyway, so this costs no extra pass.
  */
 const UNWRAPPED_SHELL_TAGS = new Set(["html", "body"]);
-/** Values of `shadowrootmode` (and of the older `shadowroot`) that make a `<template>` a declarative shadow root. */
-const SHADOW_ROOT_MODES = new Set(["open", "closed"]);
 /** On `<img>` and `<source>`: lazy loaders' srcset attributes (lazy-images.ts), made absolute as `srcset` is. */
 const LAZY_SRCSET_NAMES = new Set(LAZY_SRCSET_ATTRIBUTES);
 const NON_HTTP_SCHEME_RE = /^(?:data|javascript|mailto|tel|blob|about|sms|callto):/i;
-
-/**
- * A `<noscript>` with at least this much text, on a page whose other visible text is smaller, is the page's
- * JavaScript-free rendering (Discourse, some SPAs): without JavaScript, which is how we fetch, that *is* the page.
- */
-const NOSCRIPT_FALLBACK_MIN_CHARS = 400;
 
 interface WriteContext {
   base: string;
@@ -136,51 +129,6 @@ export function cleanHtml(doc: Document, opts: CleanOptions): string {
   // A `<noscript>` fallback chosen as the root is unwrapped as it is anywhere else: written with its tag, the markdown
   // converter (which skips noscript) made nothing of the page.
   return write(main.root, main.root !== body && !ctx.unwrap.has(main.root), { ...ctx, drop: main.drop });
-}
-
-/**
- * Elements of a removed tag whose content a browser shows, written (and scored) as ordinary blocks:
- * - a `<template shadowrootmode="open|closed">` (or the older `shadowroot`), a declarative shadow root: a browser
- *   renders its content as the host's (Lit and other SSR put a component's whole text there). The host's light DOM
- *   children are kept too, in place, though a browser shows only the ones a `<slot>` takes;
- * - `<noscript>` elements that hold the page's content; see {@link NOSCRIPT_FALLBACK_MIN_CHARS}.
- * Both are found in one walk of the body: a second one cost as much as the first (about 10% of cleanHtml's time).
- * linkedom's querySelectorAll does not look inside a `<template>` (nor does a browser's), so a shadow root's own
- * content is walked in turn: components nest, each with its shadow root (MDN's pages).
- */
-function unwrappedElements(body: Element): Set<Element> {
-  const shadowRoots = new Set<Element>();
-  const noscripts: Element[] = [];
-  const roots: Element[] = [body];
-  for (let root = roots.pop(); root; root = roots.pop()) {
-    for (const el of Array.from(root.querySelectorAll("noscript, template"))) {
-      if (el.localName === "noscript") noscripts.push(el);
-      else if (isShadowRootTemplate(el)) {
-        shadowRoots.add(el);
-        roots.push(el);
-      }
-    }
-  }
-  const found = new Set<Element>();
-  let noscriptChars = 0;
-  for (const el of noscripts) {
-    const chars = (el.textContent ?? "").replace(/\s+/g, "").length;
-    if (chars >= NOSCRIPT_FALLBACK_MIN_CHARS) {
-      found.add(el);
-      noscriptChars += chars;
-    }
-  }
-  if (found.size > 0) {
-    const visible = measure(body, undefined, shadowRoots).get(body)?.chars ?? 0;
-    if (visible >= noscriptChars) found.clear();
-  }
-  for (const el of shadowRoots) found.add(el);
-  return found;
-}
-
-function isShadowRootTemplate(template: Element): boolean {
-  const mode = template.getAttribute("shadowrootmode") ?? template.getAttribute("shadowroot");
-  return mode !== null && SHADOW_ROOT_MODES.has(mode.trim().toLowerCase());
 }
 
 /** `selectors` trimmed, less blank ones (upstream drops them) and ones the DOM cannot run. */
