@@ -24,8 +24,8 @@ describe("marks", () => {
 
   test("bold and italic together, nested so that each closes inside the other; a bold link", () => {
     const md = blocksToMarkdown([para({ text: "both", bold: true, italic: true }, { text: " then bold", bold: true }, { text: " and " }, { text: "a link", href: "https://e.com/x", bold: true })]);
-    expect(md).toBe("***both* then bold** and **[a link](https://e.com/x)**\n");
-    expect(commonMark(md)).toBe('<p><strong><em>both</em> then bold</strong> and <strong><a href="https://e.com/x">a link</a></strong></p>');
+    expect(md).toBe("***both* then bold** and [**a link**](https://e.com/x)\n");
+    expect(commonMark(md)).toBe('<p><strong><em>both</em> then bold</strong> and <a href="https://e.com/x"><strong>a link</strong></a></p>');
   });
 
   test("marked blanks are not delimited; marked text keeps its escapes", () => {
@@ -103,4 +103,12 @@ test("a quotation is a block quote, line breaks kept inside it", () => {
   const md = blocksToMarkdown(blocks);
   expect(md).toBe("> To be,\\\n> *or not*\n");
   expect(commonMark(md)).toBe(ownHtml(blocks).replace("<br>", "<br />"));
+});
+
+test("a link whose runs differ in marks is one link with the marks inside it", () => {
+  const blocks: Block[] = [para({ text: "See " }, { text: "exam", href: "https://example.com/" }, { text: "ple", href: "https://example.com/", bold: true }, { text: " and " }, { text: "bold ", bold: true }, { text: "link", bold: true, href: "https://e.com/l" }, { text: " text", bold: true })];
+  const md = blocksToMarkdown(blocks);
+  expect(md).toBe("See [exam**ple**](https://example.com/) and **bold** [**link**](https://e.com/l) **text**\n");
+  expect(commonMark(md)).toBe('<p>See <a href="https://example.com/">exam<strong>ple</strong></a> and <strong>bold</strong> <a href="https://e.com/l"><strong>link</strong></a> <strong>text</strong></p>');
+  expect(ownHtml(blocks)).toBe('<p>See <a href="https://example.com/">exam<strong>ple</strong></a> and <strong>bold </strong><a href="https://e.com/l"><strong>link</strong></a><strong> text</strong></p>');
 });

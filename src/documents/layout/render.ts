@@ -82,12 +82,23 @@ function inlineText(content: Inline[], lineBreak = "\\\n"): string {
   const pieces = content.map((c, i) => {
     if (c.note !== undefined) return `[^${c.note}]`;
     if (c.lineBreak) return lineBreak;
-    let text = c.code ? codeSpan(c.text) : escapeMarkdown(c.text);
+    const text = c.code ? codeSpan(c.text) : escapeMarkdown(c.text);
     // Right after a note reference, `:` would make it a footnote definition (at a line's start) and `(` a link.
-    if (!c.code && content[i - 1]?.note !== undefined) text = text.replace(/^[:(]/, "\\$&");
-    return c.href ? `[${text}](${linkTarget(c.href)})` : text;
+    return !c.code && content[i - 1]?.note !== undefined ? text.replace(/^[:(]/, "\\$&") : text;
   });
-  return markedRuns(pieces, content, 0, content.length, 0);
+  // Consecutive inlines with one target are one link, their marks inside it: a link whose runs differ in marks
+  // (`exam` + bold `ple`) was two links side by side.
+  const target = (c: Inline) => (c.note === undefined && !c.lineBreak ? c.href : undefined);
+  let out = "";
+  for (let i = 0; i < content.length; ) {
+    const href = target(content[i]!);
+    let j = i + 1;
+    while (j < content.length && target(content[j]!) === href) j++;
+    const inner = markedRuns(pieces, content, i, j, 0);
+    out += href ? `[${inner}](${linkTarget(href)})` : inner;
+    i = j;
+  }
+  return out;
 }
 
 /** `markdown` with its line breaks made spaces. */
@@ -259,17 +270,28 @@ function markedHtml(c: Inline): string {
 
 /** `seen`: the notes already referred to in the document (only a note's first reference carries the `fnref-` id). */
 function inlineHtml(content: Inline[], seen: Set<string>): string {
-  return content
-    .map((c) => {
-      if (c.note !== undefined) {
-        const id = seen.has(c.note) ? "" : ` id="fnref-${esc(c.note)}"`;
-        seen.add(c.note);
-        return `<sup><a href="#fn-${esc(c.note)}"${id}>${esc(c.note)}</a></sup>`;
-      }
-      if (c.lineBreak) return "<br>";
-      return c.href ? `<a href="${esc(c.href)}">${markedHtml(c)}</a>` : markedHtml(c);
-    })
-    .join("");
+  let html = "";
+  content.forEach((c, i) => {
+    if (c.note !== undefined) {
+      const id = seen.has(c.note) ? "" : ` id="fnref-${esc(c.note)}"`;
+      seen.add(c.note);
+      html += `<sup><a href="#fn-${esc(c.note)}"${id}>${esc(c.note)}</a></sup>`;
+      return;
+    }
+    if (c.lineBreak) {
+      html += "<br>";
+      return;
+    }
+    // Consecutive inlines with one target are one link, as in the markdown.
+    const before = content[i - 1];
+    const after = content[i + 1];
+    const joinsBefore = c.href !== undefined && before?.href === c.href && before.note === undefined && !before.lineBreak;
+    const joinsAfter = c.href !== undefined && after?.href === c.href && after.note === undefined && !after.lineBreak;
+    if (c.href !== undefined && !joinsBefore) html += `<a href="${esc(c.href)}">`;
+    html += markedHtml(c);
+    if (c.href !== undefined && !joinsAfter) html += "</a>";
+  });
+  return html;
 }
 
 /**
