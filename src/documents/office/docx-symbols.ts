@@ -1,0 +1,49 @@
+/**
+ * @module documents/office/docx-symbols
+ * The character a DOCX `w:sym` stands for. Word inserts symbols as a font and a code (`w:font="Wingdings"
+ * w:char="F0FC"`, a check mark): in a symbol font the code names a glyph of that font, not a Unicode character
+ * (Symbol's `F0AE` is →, where Unicode's U+00AE is ®). The common glyphs of Symbol (Greek, arrows, mathematical
+ * operators) and Wingdings (bullets, boxes, check marks, arrows) are mapped to their Unicode characters; other
+ * glyphs of symbol fonts are left out rather than shown as the wrong letter. In an ordinary font the code is the
+ * character itself.
+ */
+
+/** Symbol's glyphs from 0x41 ('A'): the Greek capitals, then (from 0x61) the small letters. */
+const SYMBOL_GREEK_UPPER = "ΑΒΧΔΕΦΓΗΙϑΚΛΜΝΟΠΘΡΣΤΥςΩΞΨΖ";
+const SYMBOL_GREEK_LOWER = "αβχδεφγηιϕκλμνοπθρστυϖωξψζ";
+/** Symbol's glyphs from 0xA0 to 0xE5 (Adobe's Symbol encoding); bracket pieces past it are left out. */
+const SYMBOL_HIGH = "€ϒ′≤⁄∞ƒ♣♦♥♠↔←↑→↓°±″≥×∝∂•÷≠≡≈…⏐⎯↵ℵℑℜ℘⊗⊕∅∩∪⊃⊇⊄⊂⊆∈∉∠∇®©™∏√⋅¬∧∨⇔⇐⇑⇒⇓◊〈®©™∑";
+/** Symbol's glyphs that are not the ASCII character of their code, outside the ranges above. */
+const SYMBOL_OTHER: Record<number, string> = { 0x22: "∀", 0x24: "∃", 0x27: "∋", 0x2a: "∗", 0x2d: "−", 0x40: "≅", 0x5c: "∴", 0x5e: "⊥", 0x60: "", 0x7e: "∼", 0xf1: "〉", 0xf2: "∫" };
+
+/** The Wingdings glyphs documents use as bullets, boxes, ticks, arrows and pointers. */
+const WINGDINGS: Record<number, string> = {
+  0x28: "☎", 0x2a: "✉", 0x3f: "✍", 0x43: "👍", 0x44: "👎", 0x46: "☞", 0x4a: "☺", 0x4c: "☹",
+  0x6c: "●", 0x6e: "■", 0x6f: "□", 0x71: "❑", 0x75: "◆", 0x76: "❖", 0x77: "⬥",
+  0x9f: "•", 0xa1: "○", 0xa7: "▪", 0xa8: "◻", 0xab: "★", 0xd8: "➢", 0xe8: "➔",
+  0xef: "⇦", 0xf0: "⇨", 0xf1: "⇧", 0xf2: "⇩", 0xfb: "✗", 0xfc: "✓", 0xfd: "☒", 0xfe: "☑",
+};
+
+/** Fonts whose codes are glyphs of their own, not characters: what is not mapped is left out. */
+const SYMBOL_FONT = /^(symbol|wingdings( [23])?|webdings|zapf ?dingbats|marlett|mt extra)$/i;
+
+function symbolGlyph(code: number): string {
+  if (code in SYMBOL_OTHER) return SYMBOL_OTHER[code]!;
+  if (code >= 0x41 && code <= 0x5a) return SYMBOL_GREEK_UPPER[code - 0x41]!;
+  if (code >= 0x61 && code <= 0x7a) return SYMBOL_GREEK_LOWER[code - 0x61]!;
+  if (code >= 0xa0 && code <= 0xe5) return SYMBOL_HIGH[code - 0xa0]!; // all in the BMP: one UTF-16 unit each
+  return code >= 0x20 && code < 0x7f ? String.fromCharCode(code) : "";
+}
+
+/** The text of `<w:sym w:font="…" w:char="…"/>`: its character, or "" when it cannot be told. */
+export function symbolText(font: string | null, char: string | null): string {
+  let code = /^[0-9a-f]{1,4}$/i.test(char ?? "") ? parseInt(char!, 16) : NaN;
+  if (!Number.isFinite(code)) return "";
+  // Symbol fonts' glyphs sit at F020–F0FF (Word's private-use mapping); their low byte is the font's own code.
+  if (code >= 0xf000 && code <= 0xf0ff) code -= 0xf000;
+  const name = (font ?? "").trim();
+  if (/^symbol$/i.test(name)) return symbolGlyph(code);
+  if (/^wingdings$/i.test(name)) return WINGDINGS[code] ?? "";
+  if (SYMBOL_FONT.test(name)) return "";
+  return code >= 0x20 && code !== 0x7f && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCharCode(code) : "";
+}
