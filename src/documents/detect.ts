@@ -16,7 +16,7 @@ import { CompoundFile, isCompoundFile } from "./office/cfb.ts";
 /** Kinds of document the parsers and media formats know, and binary kinds no parser reads (never text). */
 export type DocumentKind =
   | "pdf" | "png" | "jpeg" | "webp" | "tiff" | "gif" | "bmp"
-  | "docx" | "xlsx" | "odt" | "rtf" | "zip" | "xls" | "doc"
+  | "docx" | "xlsx" | "odt" | "ods" | "rtf" | "zip" | "xls" | "doc"
   | "audio" | "video"
   | "gzip" | "zstd" | "bzip2" | "xz" | "lz4" | "7z" | "rar" | "elf" | "exe" | "mach-o" | "wasm" | "sqlite"
   | "binary"
@@ -142,6 +142,7 @@ export function sniffBytes(b: Uint8Array): DocumentKind {
   if (isCompoundFile(b)) return compoundKind(b);
   if (startsWith(b, [0x50, 0x4b, 0x03, 0x04])) {
     if (ascii(b, 30, 38) === "mimetype" && ascii(b, 38, 77).startsWith("application/vnd.oasis.opendocument.text")) return "odt";
+    if (ascii(b, 30, 38) === "mimetype" && ascii(b, 38, 84).startsWith("application/vnd.oasis.opendocument.spreadsheet")) return "ods";
     if (contains(b, "word/document.xml") || contains(b, "word/_rels")) return "docx";
     if (contains(b, "xl/workbook.xml") || contains(b, "xl/_rels")) return "xlsx";
     return "zip";
@@ -201,6 +202,7 @@ const TYPE_KINDS: [RegExp, DocumentKind][] = [
   [/^application\/vnd\.ms-excel$/, "xls"],
   [/^application\/msword$/, "doc"],
   [/^application\/vnd\.oasis\.opendocument\.text$/, "odt"],
+  [/^application\/vnd\.oasis\.opendocument\.spreadsheet$/, "ods"],
   [/^(application|text)\/rtf$/, "rtf"],
   [/^audio\//, "audio"],
   [/^video\//, "video"],
@@ -228,7 +230,7 @@ function detectUncached(page: Pick<Page, "body" | "contentType" | "charset">): D
   if (sniffed !== "unknown") return sniffed;
   // A type alone does not make a document the bytes do not show: a mislabelled body is not parsed as one (an RTF
   // parse of random bytes labelled application/rtf gave junk markdown).
-  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "xlsx" || kind === "xls" || kind === "doc" || kind === "odt" || kind === "rtf" ? "unknown" : kind;
+  for (const [re, kind] of TYPE_KINDS) if (re.test(page.contentType)) return kind === "pdf" || kind === "docx" || kind === "xlsx" || kind === "xls" || kind === "doc" || kind === "odt" || kind === "ods" || kind === "rtf" ? "unknown" : kind;
   const textLabelled = page.contentType === "" || isTextMimeType(page.contentType);
   return textLabelled && !isUtf16(page) && mostlyBinary(page.body) ? "binary" : "unknown";
 }

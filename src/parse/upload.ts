@@ -41,6 +41,7 @@ const BY_EXTENSION: Record<string, string> = {
   xls: "application/vnd.ms-excel",
   doc: "application/msword",
   odt: "application/vnd.oasis.opendocument.text",
+  ods: "application/vnd.oasis.opendocument.spreadsheet",
   rtf: "application/rtf",
   png: "image/png",
   jpg: "image/jpeg",

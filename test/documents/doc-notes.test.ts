@@ -23,7 +23,7 @@ const doc = fixture("garden-notes.doc");
 
 const BODY = GARDEN_BODY;
 const NOTES = GARDEN_NOTES;
-const FOOTNOTE_TEXTS = ["A summer crop.", "Eight hours a day. More in winter.", "In the morning, never at noon.", "Straw works best.", "A paste tomato."];
+const FOOTNOTE_TEXTS = ["A summer crop.", "Eight hours a day. More in winter.", "In the **morning**, never at noon.", "Straw works best.", "A paste tomato."];
 const ALL_TEXTS = NOTES.map((n) => n.replace(/^\[\^\d+\]: /, ""));
 const ENDNOTE_TEXTS = ["Between 18 and 24 °C, see [the climate guide](https://example.org/climate).", "Or yellow, for yellow varieties."];
 
@@ -73,11 +73,11 @@ describe("DOC notes", () => {
     );
   });
 
-  test("a note's link stays a link, its bold word is text; a custom * mark becomes the number", () => {
+  test("a note's link stays a link, its bold word bold; a custom * mark becomes the number", () => {
     const { blocks } = docToBlocks(doc);
     const notes = blocks.find((b) => b.kind === "notes");
     expect(notes?.kind === "notes" && notes.notes[2]).toEqual({ label: "3", content: [{ text: "Between 18 and 24 °C, see " }, { text: "the climate guide", href: "https://example.org/climate" }, { text: "." }] });
-    expect(notes?.kind === "notes" && notes.notes[3]).toEqual({ label: "4", content: [{ text: "In the morning, never at noon." }] });
+    expect(notes?.kind === "notes" && notes.notes[3]).toEqual({ label: "4", content: [{ text: "In the " }, { text: "morning", bold: true }, { text: ", never at noon." }] });
     expect(blocks[2]).toEqual({ kind: "paragraph", content: [{ text: "Water them daily" }, { text: "4", note: "4" }, { text: ", and mulch" }, { text: "5", note: "5" }, { text: " them." }] });
     expect(convertOffice("doc", doc).metadata.title).toBe("Garden Notes");
   });

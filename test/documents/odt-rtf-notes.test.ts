@@ -52,11 +52,11 @@ describe("ODT notes", () => {
     expect(converted.html).toContain(NOTES_HTML + '<a href="https://example.org/climate">the climate guide</a>.</li>');
   });
 
-  test("a note's link stays a link, its bold word is text; the custom * mark (its citation) becomes the number", () => {
+  test("a note's link stays a link, its bold word bold; the custom * mark (its citation) becomes the number", () => {
     const { blocks } = odtToBlocks(fixture("garden-notes.odt"));
     const notes = blocks.find((b) => b.kind === "notes");
     expect(notes?.kind === "notes" && notes.notes[2]).toEqual({ label: "3", content: [{ text: "Between 18 and 24 °C, see " }, { text: "the climate guide", href: "https://example.org/climate" }, { text: "." }] });
-    expect(notes?.kind === "notes" && notes.notes[3]).toEqual({ label: "4", content: [{ text: "In the morning, never at noon." }] });
+    expect(notes?.kind === "notes" && notes.notes[3]).toEqual({ label: "4", content: [{ text: "In the " }, { text: "morning", bold: true }, { text: ", never at noon." }] });
     expect(blocks[2]).toEqual({ kind: "paragraph", content: [{ text: "Water them daily" }, { text: "4", note: "4" }, { text: ", and mulch" }, { text: "5", note: "5" }, { text: " them." }] });
   });
 

@@ -167,7 +167,7 @@ describe("RTF tables", () => {
 describe("RTF lists", () => {
   test("LibreOffice's lists (\\ls, \\ilvl, a {\\listtext} marker): bullets and numbers, nested, as markdown lists", () => {
     expect(convertOffice("rtf", fixture("garden-lists.rtf")).markdown).toBe(
-      ["Pack these:", "", "- Seeds", "  - Tomato", "- Trowel", "", "Then:", "", "1. Dig", "   - Ten centimetres", "2. Sow", "", "Done.", ""].join("\n"),
+      ["Pack these:", "", "- Seeds", "  - Tomato", "- Trowel", "", "Then:", "", "1. Dig", "   1. Ten centimetres", "2. Sow", "", "Done.", ""].join("\n"),
     );
   });
 

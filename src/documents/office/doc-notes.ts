@@ -19,7 +19,7 @@
  */
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
-import { MAX_DOC_CHARS, type Fib, type PieceTable, type StoryLengths } from "./doc-text.ts";
+import { MAX_DOC_CHARS, type DocText, type Fib, type PieceTable, type StoryLengths } from "./doc-text.ts";
 import { MAX_NOTES, NoteLabels } from "./note-labels.ts";
 
 /** FibRgFcLcb97 pair indexes of the reference and text PLCs of footnotes and endnotes. */
@@ -36,11 +36,14 @@ export interface NoteRefs {
   at(cp: number): string | undefined;
 }
 
-/** One reference in the body: its CP, the note's key (`footnote:0`) and the note's text (its own mark left out). */
+/**
+ * One reference in the body: its CP, the note's key (`footnote:0`) and the note's text (its own mark left out), with
+ * each character's stream offset (its formatting is looked up by it: doc-characters.ts).
+ */
 interface NoteRef {
   cp: number;
   key: string;
-  text: string;
+  note: DocText;
 }
 
 /** Which PLCs hold a story's notes, and where the story lies in the CP space. */
@@ -54,7 +57,7 @@ interface StorySpec {
 
 /** The notes of a document: the references the body walk turns into labels, and the notes block at the end. */
 export class DocNotes implements NoteRefs {
-  private readonly labels = new NoteLabels<string>();
+  private readonly labels = new NoteLabels<DocText>();
   private next = 0;
 
   private constructor(private readonly refs: NoteRef[]) {}
@@ -71,7 +74,7 @@ export class DocNotes implements NoteRefs {
       const found = readStory(fib, pieces, body, story, allowanceChars);
       for (const ref of found) {
         refs.push(ref);
-        allowanceChars -= ref.text.length;
+        allowanceChars -= ref.note.text.length;
       }
     }
     // Both stories' references in body order (a CP both PLCs claim is the footnote's: the walk takes the first).
@@ -85,12 +88,15 @@ export class DocNotes implements NoteRefs {
     const ref = refs[this.next];
     if (ref === undefined || ref.cp !== cp) return undefined;
     this.next++;
-    return this.labels.label(ref.key, ref.text);
+    return this.labels.label(ref.key, ref.note);
   }
 
-  /** The notes block listing the notes the body referred to; `paragraphs` reads a note's text (doc.ts). */
-  block(paragraphs: (text: string) => Iterable<Inline[]>): Block | undefined {
-    return this.labels.block(paragraphs);
+  /**
+   * The notes block listing the notes the body referred to; `paragraphs` reads a note's text, given each character's
+   * stream offset (doc.ts).
+   */
+  block(paragraphs: (text: string, offsets: Uint32Array) => Iterable<Inline[]>): Block | undefined {
+    return this.labels.block((note) => paragraphs(note.text, note.offsets));
   }
 }
 
@@ -131,8 +137,9 @@ function readStory(fib: Fib, pieces: PieceTable, body: string, story: StorySpec,
   const firstCp = txtCps[0]!;
   const wantedChars = Math.min(txtCps[kept]! - firstCp, allowanceChars);
   let text: string;
+  let offsets: Uint32Array;
   try {
-    text = pieces.read(story.startCp + firstCp, story.startCp + firstCp + wantedChars, false).text;
+    ({ text, offsets } = pieces.read(story.startCp + firstCp, story.startCp + firstCp + wantedChars, true));
   } catch (err) {
     if (err instanceof DocumentCorruptError) return [];
     throw err;
@@ -144,11 +151,12 @@ function readStory(fib: Fib, pieces: PieceTable, body: string, story: StorySpec,
   for (let i = 0; i < kept; i++) {
     const endCp = txtCps[i + 1]! - firstCp;
     if (endCp <= wantedChars && text[endCp - 1] !== PARAGRAPH_END) return [];
-    let note = text.slice(txtCps[i]! - firstCp, endCp);
+    let from = txtCps[i]! - firstCp;
+    const to = Math.min(endCp, text.length);
     // The note's own mark: 0x02, or the custom mark the body shows at its reference (left out, as the reference is).
     const custom = frd.getInt16(i * 2, true) === 0;
-    if (note[0] === AUTO_MARK || (custom && note.length > 0 && note[0] === body[refCps[i]!])) note = note.slice(1);
-    out.push({ cp: refCps[i]!, key: `${story.kind}:${i}`, text: note });
+    if (text[from] === AUTO_MARK || (custom && from < to && text[from] === body[refCps[i]!])) from++;
+    out.push({ cp: refCps[i]!, key: `${story.kind}:${i}`, note: { text: text.slice(from, to), offsets: offsets.subarray(from, to) } });
   }
   return out;
 }

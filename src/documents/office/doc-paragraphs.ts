@@ -1,12 +1,11 @@
 /**
  * @module documents/office/doc-paragraphs
- * What a Word 97–2003 document says about its paragraphs, beyond their text (MS-DOC): which paragraph is a
- * heading (its style: built-in "heading 1"–"heading 9", or a style of that name), a list item (its list, level and
- * whether that level is numbered), a table cell, or a table row's end. Paragraph properties live in formatted disk
- * pages (FKPs) of the WordDocument stream, found through a bin table in the table stream and keyed by stream
- * offset; styles and lists are tables of their own in the table stream. Every count and offset is the file's
- * word, so each is checked against the bytes it points into; what cannot be read is left at its default (a plain
- * paragraph) rather than failing the document.
+ * What a Word 97–2003 document says about each paragraph, beyond its text (MS-DOC): its style (which makes it a
+ * heading, a quotation or a line of code: doc-styles.ts), its list and level (a list item: doc-lists.ts), whether it
+ * is in a table's cell, or ends a table's row. Paragraph properties live in formatted disk pages (FKPs) of the
+ * WordDocument stream, found through a bin table in the table stream and keyed by stream offset. Every count and
+ * offset is the file's word, so each is checked against the bytes it points into; what cannot be read is left at
+ * its default (a plain paragraph) rather than failing the document.
  */
 import type { Fib } from "./doc-text.ts";
 
@@ -37,8 +36,8 @@ interface Run {
   props: ParagraphProps;
 }
 
-/** The operand size of a paragraph sprm at `at` (MS-DOC 2.2.5.1: from its `spra` bits; 6 is variable). */
-function operandSize(g: Uint8Array, at: number, sprm: number): number {
+/** The operand size of a sprm whose operand is at `at` of `g` (MS-DOC 2.2.5.1: from its `spra` bits; 6 is variable). */
+export function operandSize(g: Uint8Array, at: number, sprm: number): number {
   switch (sprm >> 13) {
     case 0:
     case 1:
@@ -111,85 +110,12 @@ function papxRuns(word: Uint8Array, fib: Fib): Run[] {
   return runs.sort((a, b) => a.start - b.start);
 }
 
-/** Style index → heading level (1–9), from the style sheet: built-in heading styles (sti 1–9) or their names. */
-function headingStyles(fib: Fib): Map<number, number> {
-  const out = new Map<number, number>();
-  const { fc, lcb } = fib.pair(1);
-  const t = fib.table;
-  if (lcb < 6 || fc + lcb > t.length) return out;
-  const v = new DataView(t.buffer, t.byteOffset, t.byteLength);
-  const cbStshi = v.getUint16(fc, true);
-  const cstd = v.getUint16(fc + 2, true);
-  const baseSize = v.getUint16(fc + 4, true);
-  const end = fc + lcb;
-  let at = fc + 2 + cbStshi;
-  for (let istd = 0; istd < cstd && at + 2 <= end; istd++) {
-    const cbStd = v.getUint16(at, true);
-    const std = at + 2;
-    at = std + cbStd;
-    if (cbStd < 4 || at > end) continue;
-    const sti = v.getUint16(std, true) & 0x0fff;
-    let level = sti >= 1 && sti <= 9 ? sti : 0;
-    const nameAt = std + baseSize;
-    if (!level && nameAt + 2 <= at) {
-      const cch = v.getUint16(nameAt, true);
-      if (nameAt + 2 + cch * 2 <= at) {
-        const name = new TextDecoder("utf-16le").decode(t.subarray(nameAt + 2, nameAt + 2 + cch * 2));
-        const m = /^heading\s*([1-9])$/i.exec(name.trim());
-        if (m) level = Number(m[1]);
-      }
-    }
-    if (level) out.set(istd, level);
-  }
-  return out;
-}
-
-/** List override (1-based ilfo) → per level, whether it is numbered (not a bullet, not "none"). */
-function numberedLevels(fib: Fib): Map<number, boolean[]> {
-  const out = new Map<number, boolean[]>();
-  const t = fib.table;
-  const v = new DataView(t.buffer, t.byteOffset, t.byteLength);
-  const lst = fib.pair(73);
-  const lfo = fib.pair(74);
-  if (lst.lcb < 2 || lst.fc + lst.lcb > t.length || lfo.lcb < 4 || lfo.fc + lfo.lcb > t.length) return out;
-  const end = lst.fc + lst.lcb;
-  const count = v.getInt16(lst.fc, true);
-  const lists: { lsid: number; levels: number }[] = [];
-  for (let i = 0; i < count && lst.fc + 2 + (i + 1) * 28 <= end; i++) {
-    const at = lst.fc + 2 + i * 28;
-    lists.push({ lsid: v.getInt32(at, true), levels: t[at + 26]! & 0x01 ? 1 : 9 });
-  }
-  // The levels follow the list headers, in the same order (MS-DOC: they come right after PlfLst in the stream).
-  let at = end;
-  const formats = new Map<number, boolean[]>();
-  for (const list of lists) {
-    const numbered: boolean[] = [];
-    for (let l = 0; l < list.levels && at + 28 <= t.length; l++) {
-      const nfc = t[at + 4]!;
-      numbered.push(nfc !== 23 && nfc !== 255);
-      const cch = at + 28 + t[at + 25]! + t[at + 24]! + 2 <= t.length ? v.getUint16(at + 28 + t[at + 25]! + t[at + 24]!, true) : 0;
-      at += 28 + t[at + 25]! + t[at + 24]! + 2 + cch * 2;
-    }
-    formats.set(list.lsid, numbered);
-  }
-  const lfoCount = v.getInt32(lfo.fc, true);
-  for (let i = 0; i < lfoCount && lfo.fc + 4 + (i + 1) * 16 <= lfo.fc + lfo.lcb; i++) {
-    const levels = formats.get(v.getInt32(lfo.fc + 4 + i * 16, true));
-    if (levels) out.set(i + 1, levels);
-  }
-  return out;
-}
-
 /** Looks up paragraph properties by the stream offset of a paragraph's mark. */
 export class DocParagraphs {
   private readonly runs: Run[];
-  readonly headings: Map<number, number>;
-  private readonly lists: Map<number, boolean[]>;
 
   constructor(word: Uint8Array, fib: Fib) {
     this.runs = papxRuns(word, fib);
-    this.headings = headingStyles(fib);
-    this.lists = numberedLevels(fib);
   }
 
   /** The properties of the paragraph whose mark was read from stream offset `fc`. */
@@ -204,10 +130,5 @@ export class DocParagraphs {
       else return r.props;
     }
     return PLAIN;
-  }
-
-  /** Whether level `ilvl` of list override `ilfo` is numbered. */
-  numbered(ilfo: number, ilvl: number): boolean {
-    return this.lists.get(ilfo)?.[ilvl] ?? false;
   }
 }

@@ -31,6 +31,8 @@ export interface StoryLengths {
   ccpHdd: number;
   ccpAtn: number;
   ccpEdn: number;
+  /** The main document's text boxes (doc-text-boxes.ts), after the endnotes; none when not given. */
+  ccpTxbx?: number;
 }
 
 /** A story's text (the body's, a footnote's): its characters and, per character, the WordDocument stream offset it came from. */
@@ -69,6 +71,7 @@ export function readFib(word: Uint8Array, file: CompoundFile): Fib & StoryLength
     ccpHdd: v.getInt32(0x54, true),
     ccpAtn: v.getInt32(0x5c, true),
     ccpEdn: v.getInt32(0x60, true),
+    ccpTxbx: v.getInt32(0x64, true),
     table,
     pair(index) {
       const at = 0x9a + index * 8;

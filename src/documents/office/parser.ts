@@ -1,6 +1,6 @@
 /**
  * @module documents/office/parser
- * Office documents (DOCX, DOC, XLSX, XLS, ODT, RTF), recognised by their bytes, converted to markdown whatever `parsers` says
+ * Office documents (DOCX, DOC, XLSX, XLS, ODT, ODS, RTF), recognised by their bytes, converted to markdown whatever `parsers` says
  * (upstream converts DOCX unconditionally too). One credit per document. The conversion (documents/office/
  * readers.ts) runs in a document worker, stopped at the request's deadline: its cost is not bounded by the
  * file's size.

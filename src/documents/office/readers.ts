@@ -1,6 +1,6 @@
 /**
  * @module documents/office/readers
- * Office bytes (DOCX, DOC, XLSX, XLS, ODT, RTF) → {@link ConvertedDocument}, synchronously: the conversion a document worker runs
+ * Office bytes (DOCX, DOC, XLSX, XLS, ODT, ODS, RTF) → {@link ConvertedDocument}, synchronously: the conversion a document worker runs
  * (documents/isolate/document-worker.ts). It is kept off the main thread because its cost is not bounded by the
  * file's size: a 100 KB DOCX can inflate to 32 MiB of XML, which takes seconds and a gigabyte of memory to parse.
  */
@@ -9,6 +9,7 @@ import type { Block } from "../layout/model.ts";
 import type { ConvertedDocument } from "../types.ts";
 import { docToBlocks } from "./doc.ts";
 import { docxToBlocks } from "./docx.ts";
+import { odsToBlocks } from "./ods.ts";
 import { odtToBlocks } from "./odt.ts";
 import { rtfToBlocks } from "./rtf.ts";
 import { MAX_TITLE_CHARS } from "./summary-info.ts";
@@ -16,7 +17,7 @@ import { cutWarning, restOfDocumentLeftOut, TextBudget } from "./text-budget.ts"
 import { xlsToBlocks } from "./xls.ts";
 import { xlsxToBlocks } from "./xlsx.ts";
 
-const READERS = { docx: docxToBlocks, doc: docToBlocks, xlsx: xlsxToBlocks, xls: xlsToBlocks, odt: odtToBlocks, rtf: rtfToBlocks } as const;
+const READERS = { docx: docxToBlocks, doc: docToBlocks, xlsx: xlsxToBlocks, xls: xlsToBlocks, odt: odtToBlocks, ods: odsToBlocks, rtf: rtfToBlocks } as const;
 
 /** The office formats crawlbox reads. */
 export type OfficeKind = keyof typeof READERS;

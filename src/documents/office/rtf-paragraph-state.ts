@@ -7,7 +7,12 @@
  * - `\outlinelevelN` among a paragraph's properties (N 0–8 for headings 1–9; 9 is body text): Word, LibreOffice
  *   and pandoc write it;
  * - `\sN`, the paragraph's style, whose definition in the `{\stylesheet}` has an `\outlinelevelN` or is named
- *   "heading N" (Word names its built-in styles so in every language; LibreOffice "Heading N").
+ *   "heading N" (Word names its built-in styles so in every language; LibreOffice "Heading N"), or "Title" (level 1).
+ *
+ * A style's name also makes its paragraphs a quotation or a line of code, and a character style (`{\*\csN …}`) its
+ * text code (rtf-style-names.ts); a character style set in a monospace font is code too (rtf-fonts.ts). A list
+ * item's number is the one its `{\listtext}` marker shows (`5.`: a list that starts at 5, or counts on after a
+ * paragraph between its items), which is what the writer computed from its list table.
  *
  * Paragraph properties belong to a group as the rest of RTF's state does: `\pard` in `{\listtext\pard\plain …}` (a
  * numbered heading's number, or a list item's bullet in a table cell) resets them only until the group closes. So a
@@ -24,6 +29,10 @@ const BODY_OUTLINE_LEVEL = 9;
 
 /** Most nested groups that save a paragraph's state (see the module comment). */
 export const MAX_SAVED_STATES = 256;
+
+import type { Marks } from "../layout/model.ts";
+import type { RtfFonts } from "./rtf-fonts.ts";
+import { isCodeCharacterStyle, isTitleStyle, paragraphKindOf, type ParagraphKind } from "./rtf-style-names.ts";
 
 /** Most styles read from a stylesheet (Word's documents define a few hundred). */
 const MAX_STYLES = 10_000;
@@ -45,6 +54,12 @@ interface StyleDefinition {
   name: string;
   /** The style it is based on (`\sbasedonN`): a heading style's child is a heading of its level. */
   basedOn?: number;
+  /** A character style (`\csN`), whose number is in another set than paragraph styles'. */
+  character: boolean;
+  /** Its font (`\fN`), if it sets one. */
+  font?: number;
+  /** The marks it sets (`\b`, `\i`, `\strike`). */
+  marks: Marks;
 }
 
 /** A paragraph's state, as a group saves it. */
@@ -57,9 +72,13 @@ interface ParagraphState {
   list: number;
   /** Its depth in the list (`\ilvlN`, 0–8). */
   listLevel: number;
+  /** A quotation or a line of code, by its style's name. */
+  kind: ParagraphKind;
+  /** The marks its style sets, if any. */
+  styleMarks: Marks | undefined;
 }
 
-const PLAIN: ParagraphState = { level: 0, inTable: false, list: 0, listLevel: 0 };
+const PLAIN: ParagraphState = { level: 0, inTable: false, list: 0, listLevel: 0, kind: undefined, styleMarks: undefined };
 
 /** Deepest list level RTF has (`\ilvl` 0–8). */
 const MAX_LIST_LEVEL = 8;
@@ -70,13 +89,40 @@ const MAX_MARKER_CHARS = 32;
 /** The words this state reads; any other is the reader's. */
 export const PARAGRAPH_WORDS: ReadonlySet<string> = new Set(["pard", "s", "outlinelevel", "intbl", "itap", "ls", "ilvl", "sbasedon"]);
 
+/** The words a style definition in the stylesheet is read for (character formatting is the body's elsewhere). */
+const STYLE_WORDS: ReadonlySet<string> = new Set([...PARAGRAPH_WORDS, "cs", "f", "b", "i", "strike", "striked"]);
+
+/** A list item, as a paragraph's properties and marker say it. */
+export interface RtfListItem {
+  depth: number;
+  /** Its marker is a number or letter, `1.`, `a)`, `iv.`; a bullet or none is not. */
+  ordered: boolean;
+  /** Its list (`\lsN`; 0 for an older writer's `{\pntext}` item, which names none). */
+  list: number;
+  /** The number its marker shows (`5.`, the `2` of `1.2`), if it is a number. */
+  number?: number;
+}
+
+/** A numbered or lettered marker; its last number is the item's. */
+const ORDERED_MARKER = /^\(?(?:\d+\.)*(\d+|[a-z]{1,3})[.)]?$/i;
+
+/** A paragraph style's heading level, kind and marks. */
+interface ParagraphStyle {
+  level: number;
+  kind: ParagraphKind;
+  marks: Marks | undefined;
+}
+
 /**
  * Tracks the state of the paragraph being read (heading level, table cell, list item and its marker) and the
  * stylesheet's heading styles.
  */
 export class RtfParagraphState {
-  /** Heading level (1–6) of each paragraph style that has one. */
-  private readonly headingStyles = new Map<number, number>();
+  /** Heading level (1–6; 0 for none) and kind of each paragraph style that has either. */
+  private readonly paragraphStyles = new Map<number, ParagraphStyle>();
+  /** Character styles that are code. */
+  private readonly codeStyles = new Set<number>();
+  private styleCount = 0;
   /** Depth of the `{\stylesheet}` group being read, or -1. */
   private sheetDepth = -1;
   private style: StyleDefinition | undefined;
@@ -88,6 +134,31 @@ export class RtfParagraphState {
   /** The current paragraph's list marker (`•`, `1.`, `a)`), as its `{\listtext}` gives it. */
   marker = "";
 
+  /** `fonts`: the document's font table, so a character style set in a monospace font is code. */
+  constructor(private readonly fonts?: RtfFonts) {}
+
+  /** Whether the stylesheet is being read. */
+  get inSheet(): boolean {
+    return this.sheetDepth >= 0;
+  }
+
+  /** The kind of the paragraph being read (a quotation, a line of code), by its style. */
+  get kind(): ParagraphKind {
+    return this.state.kind;
+  }
+
+  /**
+   * The marks the paragraph's style sets: its text's bold is the style's, not the author's stress (a table's
+   * heading row, a quotation's italics), as a DOCX's run is marked by its own properties, not its paragraph style's.
+   */
+  get styleMarks(): Marks | undefined {
+    return this.state.styleMarks;
+  }
+
+  /** Whether character style `n` is code. */
+  isCodeStyle(n: number): boolean {
+    return this.codeStyles.has(n);
+  }
   /** The heading level of the paragraph being read; 0 for body text. */
   get level(): number {
     return this.state.level;
@@ -103,10 +174,13 @@ export class RtfParagraphState {
    * number or letter, `1.`, `a)`, `iv.`; a bullet or none is not). A paragraph is an item when it names a list
    * (`\lsN`, Word and LibreOffice) or has a marker (`{\pntext}`, older writers).
    */
-  get listItem(): { depth: number; ordered: boolean } | undefined {
+  get listItem(): RtfListItem | undefined {
     const marker = this.marker.trim();
     if (this.state.list <= 0 && !marker) return undefined;
-    return { depth: this.state.listLevel, ordered: /^\(?(\d+(\.\d+)*|[a-z]{1,3})[.)]?$/i.test(marker) };
+    const ordered = ORDERED_MARKER.exec(marker);
+    const item: RtfListItem = { depth: this.state.listLevel, ordered: ordered !== null, list: Math.max(0, this.state.list) };
+    if (ordered && /^\d+$/.test(ordered[1]!)) item.number = Number(ordered[1]);
+    return item;
   }
 
   /** `\stylesheet` in a group at `depth`: the style definitions follow, one group each. */
@@ -126,7 +200,7 @@ export class RtfParagraphState {
 
   /** A group opens at `depth`: in the stylesheet, a style definition. */
   open(depth: number): void {
-    if (this.sheetDepth >= 0 && depth === this.sheetDepth + 1) this.style = { depth, number: undefined, level: undefined, name: "" };
+    if (this.sheetDepth >= 0 && depth === this.sheetDepth + 1) this.style = { depth, number: undefined, level: undefined, name: "", character: false, marks: {} };
   }
 
   /** Whether `s` is stylesheet text (a style's name) or a list marker, and so never the document's text. */
@@ -142,20 +216,30 @@ export class RtfParagraphState {
 
   /** Reads a control word at `depth` that sets a paragraph property ({@link PARAGRAPH_WORDS}); false when it is not one. */
   word(word: string, arg: number | undefined, depth: number): boolean {
-    if (!PARAGRAPH_WORDS.has(word)) return false;
-    if (this.sheetDepth >= 0) {
+    if (this.sheetDepth >= 0 && STYLE_WORDS.has(word)) {
       const style = this.style;
       if (style && depth === style.depth) {
         if (word === "s") style.number = arg ?? 0;
+        else if (word === "cs") {
+          style.number = arg ?? 0;
+          style.character = true;
+        } else if (word === "f") style.font = arg ?? 0;
+        else if (word === "b") style.marks.bold = arg !== 0;
+        else if (word === "i") style.marks.italic = arg !== 0;
+        else if (word === "strike" || word === "striked") style.marks.strike = arg !== 0;
         else if (word === "outlinelevel" && arg !== undefined) style.level = headingOf(arg);
         else if (word === "sbasedon" && arg !== undefined) style.basedOn = arg;
       }
       return true;
     }
+    if (!PARAGRAPH_WORDS.has(word)) return false;
     const n = arg ?? 0;
     if (word === "sbasedon") return true; // a style definition's, meaningless outside the stylesheet
     if (word === "pard") this.change(PLAIN, depth);
-    else if (word === "s") this.change({ level: this.headingStyles.get(n) ?? 0 }, depth);
+    else if (word === "s") {
+      const style = this.paragraphStyles.get(n);
+      this.change({ level: style?.level ?? 0, kind: style?.kind, styleMarks: style?.marks }, depth);
+    }
     else if (word === "intbl") this.change({ inTable: true }, depth);
     else if (word === "itap") this.change({ inTable: (arg ?? 1) > 0 }, depth);
     else if (word === "ls") this.change({ list: n }, depth);
@@ -187,7 +271,15 @@ export class RtfParagraphState {
   private change(next: Partial<ParagraphState>, depth: number): void {
     const s = this.state;
     // Most properties a paragraph sets are the ones it has (`\s0`, `\ilvl0`): compared before any copy is made.
-    if ((next.level ?? s.level) === s.level && (next.inTable ?? s.inTable) === s.inTable && (next.list ?? s.list) === s.list && (next.listLevel ?? s.listLevel) === s.listLevel) return;
+    if (
+      (next.level ?? s.level) === s.level &&
+      (next.inTable ?? s.inTable) === s.inTable &&
+      (next.list ?? s.list) === s.list &&
+      (next.listLevel ?? s.listLevel) === s.listLevel &&
+      (!("kind" in next) || next.kind === s.kind) &&
+      (!("styleMarks" in next) || next.styleMarks === s.styleMarks)
+    )
+      return;
     const top = this.saved[this.saved.length - 1];
     if (!top || top.depth < depth) {
       if (this.saved.length >= MAX_SAVED_STATES) return;
@@ -197,12 +289,21 @@ export class RtfParagraphState {
   }
 
   private define(style: StyleDefinition): void {
-    if (style.number === undefined || this.headingStyles.size >= MAX_STYLES) return;
+    if (style.number === undefined || this.styleCount >= MAX_STYLES) return;
+    this.styleCount++;
     // The name ends at ';' (aliases after a comma: "heading 1,h1").
     const name = style.name.split(";")[0]!.split(",")[0]!.trim();
+    if (style.number === 0 && !style.character && style.font !== undefined && this.fonts) this.fonts.normalFont = style.font;
+    if (style.character) {
+      if (isCodeCharacterStyle(name) || (style.font !== undefined && this.fonts?.isCode(style.font))) this.codeStyles.add(style.number);
+      return;
+    }
     const named = /^heading\s*([1-9])$/i.exec(name);
-    const inherited = style.basedOn !== undefined && style.basedOn !== style.number ? this.headingStyles.get(style.basedOn) : undefined;
-    const level = style.level ?? (named ? Math.min(Number(named[1]), MAX_HEADING_LEVEL) : (inherited ?? 0));
-    if (level > 0) this.headingStyles.set(style.number, level);
+    const base = style.basedOn !== undefined && style.basedOn !== style.number ? this.paragraphStyles.get(style.basedOn) : undefined;
+    const level = style.level ?? (named ? Math.min(Number(named[1]), MAX_HEADING_LEVEL) : isTitleStyle(name) ? 1 : (base?.level ?? 0));
+    const kind = paragraphKindOf(name) ?? base?.kind;
+    const marks: Marks = { ...base?.marks, ...style.marks };
+    const marked = marks.bold || marks.italic || marks.strike;
+    if (level > 0 || kind || marked) this.paragraphStyles.set(style.number, { level, kind, marks: marked ? marks : undefined });
   }
 }

@@ -11,34 +11,14 @@
  * the superscript text right before a note (at most {@link MAX_CUSTOM_MARK_CHARS}) leaves the body, and the note's
  * text loses it too when it starts with it, as a DOC's custom mark does (doc-notes.ts).
  */
-import type { Block, Inline } from "../layout/model.ts";
+import type { Block, Inline, ListItem, Marks } from "../layout/model.ts";
+import type { RtfListItem } from "./rtf-paragraph-state.ts";
+import { CodeLines } from "./rtf-code-block.ts";
+import { allCode, codeLine, CONTROL, finish, sameMarks, unmarked } from "./rtf-spans.ts";
+import type { ParagraphKind } from "./rtf-style-names.ts";
 
 /** Longest custom mark taken for one (Word allows 10 characters); longer superscript text stays text. */
 export const MAX_CUSTOM_MARK_CHARS = 10;
-
-/** Characters that are never text: C0 controls (tab, CR and LF are handled before), DEL and C1 controls. */
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-
-/** A paragraph's collected text as spans: control characters dropped, whitespace runs one space, outer space trimmed. */
-function finish(parts: Inline[]): Inline[] {
-  let spaced = false; // whether the text before ends with a space (one space where spans meet, as within one)
-  for (const p of parts) {
-    if (p.note !== undefined) {
-      spaced = false;
-      continue;
-    }
-    p.text = p.text.replace(CONTROL, "").replace(/\s+/g, " ");
-    if (spaced && p.text.startsWith(" ")) p.text = p.text.slice(1);
-    if (p.text) spaced = p.text.endsWith(" ");
-  }
-  // Empty spans (a link whose text the budget cut) go first, so the outer spaces trimmed are the text's own.
-  const kept = parts.filter((p) => p.text.length > 0);
-  if (kept.length > 0) {
-    kept[0]!.text = kept[0]!.text.trimStart();
-    kept[kept.length - 1]!.text = kept[kept.length - 1]!.text.trimEnd();
-  }
-  return kept.filter((p) => p.text.length > 0);
-}
 
 /** What a table cell costs the text budget besides its text: its separator, ` | ` (a table of empty cells is not free). */
 const CELL_SEPARATOR_CHARS = 3;
@@ -50,12 +30,16 @@ function joinCell(into: Inline[], add: Inline[]): void {
   into.push(...add);
 }
 
-/** How a paragraph ends (rtf-paragraph-state.ts): a heading's level, in a table, a list item and its marker. */
+/**
+ * How a paragraph ends (rtf-paragraph-state.ts): a heading's level, in a table, a list item and its marker, a
+ * quotation or a line of code.
+ */
 export interface ParagraphShape {
   level?: number;
   inTable?: boolean;
-  item?: { depth: number; ordered: boolean };
+  item?: RtfListItem;
   marker?: string;
+  kind?: ParagraphKind;
 }
 
 /** One story's paragraphs, headings, lists and tables as they are read. */
@@ -71,6 +55,12 @@ export class RtfStory {
   private text = "";
   /** The link `text` belongs to (rtf-fields.ts), if any. */
   private href: string | undefined;
+  /** The marks of `text` (rtf-character-state.ts). */
+  private marks: Marks | undefined;
+  /** The list block items join (the last block, while it is), its list (`\ls`) and its last top-level number. */
+  private list: { block: Block & { kind: "list" }; id: number; top?: number } | undefined;
+  /** Blocks to follow the paragraph being read (a text box's, which its paragraph anchors). */
+  private pending: Block[] = [];
   /** Where, in `text`, the superscript run the text ends with begins; -1 when it does not end with one. */
   private markFrom = -1;
 
@@ -88,7 +78,11 @@ export class RtfStory {
     private readonly spend: (chars: number) => boolean = () => true,
   ) {
     this.leadingMark = mark;
+    this.code = new CodeLines(this.blocks, spend);
   }
+
+  /** The listing's lines (code-styled paragraphs) as code blocks. */
+  private readonly code: CodeLines;
 
   /** Whether the span being read (its link) has been charged for its target. */
   private linkCharged = false;
@@ -116,13 +110,15 @@ export class RtfStory {
 
   /**
    * Adds `s`, already counted against the document's budget; `superscript` when the text is raised there; `href`
-   * the link it belongs to. A change of link starts a new span (and ends any mark: a mark is not split by a link).
+   * the link it belongs to; `marks` its formatting. A change of link or marks starts a new span (and ends any mark:
+   * a mark is not split by a link).
    */
-  add(s: string, superscript: boolean, href?: string): void {
+  add(s: string, superscript: boolean, href?: string, marks?: Marks): void {
     if (!s) return;
-    if (href !== this.href) {
+    if (href !== this.href || (marks !== this.marks && !sameMarks(marks, this.marks))) {
       this.flush();
       this.href = href;
+      this.marks = marks;
     }
     if (href !== undefined && !this.linkCharged) {
       if (!this.spend(href.length)) return;
@@ -155,24 +151,61 @@ export class RtfStory {
     this.parts!.push({ text: label, note: label });
   }
 
+  /** A hard line break (`\line`), where the text now ends. */
+  lineBreak(): void {
+    this.flush();
+    this.parts!.push({ text: "", lineBreak: true });
+  }
+
+  /** Blocks (a text box's) that follow the paragraph being read, or the table it is in, once that ends. */
+  follow(blocks: readonly Block[]): void {
+    this.pending.push(...blocks);
+  }
+
   /**
-   * Ends the current paragraph (kept when it has any text or reference), shaped as `shape` says: a heading; a list
-   * item (joined to the list before it when that is numbered alike, as a DOC's are); in a table's cell (a cell's
-   * paragraphs are joined with a space). A heading or a cell keeps its list marker as text (a numbered heading's
-   * `1.2`); a list item's is the list's. A paragraph outside a table ends the table before it.
+   * Ends the current paragraph (kept when it has any text or reference), shaped as `shape` says: a heading (its
+   * text unmarked); a list item; in a table's cell (a cell's paragraphs are joined with a space); a quotation; a
+   * line of code (a code style, or all its text monospace), joined to the code block before it. A heading or a cell
+   * keeps its list marker as text (a numbered heading's `1.2`); a list item's is the list's. A paragraph outside a
+   * table ends the table before it, and is followed by the text boxes it anchors.
    */
   endParagraph(shape: ParagraphShape = {}): void {
     const item = shape.item;
-    const content = this.take(item && !shape.inTable && !shape.level ? "" : shape.marker);
-    if (shape.inTable) return joinCell(this.cell, content);
+    this.flush();
+    const parts = this.parts!;
+    this.parts = undefined;
+    if (shape.inTable) return joinCell(this.cell, this.finished(parts, shape.marker));
     this.endTable();
-    if (content.length === 0) return;
-    if (shape.level) return void this.blocks.push({ kind: "heading", level: shape.level, content });
-    if (!item) return void this.blocks.push({ kind: "paragraph", content });
+    if (!item && !shape.level && (shape.kind === "code" || allCode(parts))) this.code.add(codeLine(parts));
+    else {
+      const content = this.finished(parts, item && !shape.level ? "" : shape.marker);
+      if (content.length === 0) {
+        // An empty paragraph between two of a listing's lines is a blank line of it.
+      } else if (shape.level) this.blocks.push({ kind: "heading", level: shape.level, content: content.map(unmarked) });
+      else if (item) this.listItem(item, content);
+      else this.blocks.push(shape.kind === "quote" ? { kind: "quote", content } : { kind: "paragraph", content });
+    }
+    if (this.pending.length > 0) this.blocks.push(...this.pending.splice(0));
+  }
+
+  /**
+   * A list item: joined to the list block before it when it is nested (an item under another keeps to its parent's
+   * list, whatever its own) or of the same list (`\ls`) and kind, not restarted (a top-level number not above the
+   * last one's); else a new list block. Each item keeps its own kind, and its number when its marker shows one.
+   */
+  private listItem(item: RtfListItem, content: Inline[]): void {
+    const entry: ListItem = { depth: item.depth, content, ordered: item.ordered, ...(item.number !== undefined ? { number: item.number } : {}) };
+    const list = this.list;
     const last = this.blocks[this.blocks.length - 1];
-    const entry = { depth: item.depth, content };
-    if (last?.kind === "list" && last.ordered === item.ordered) last.items.push(entry);
-    else this.blocks.push({ kind: "list", ordered: item.ordered, items: [entry] });
+    const restarted = item.number !== undefined && list?.top !== undefined && item.number <= list.top;
+    const top = item.depth === 0;
+    if (list && last === list.block && (!top || (list.id === item.list && list.block.ordered === item.ordered && !restarted))) list.block.items.push(entry);
+    else {
+      const block: Block & { kind: "list" } = { kind: "list", ordered: item.ordered, items: [entry] };
+      this.blocks.push(block);
+      this.list = { block, id: item.list };
+    }
+    if (top) this.list!.top = item.number;
   }
 
   /** `\cell`: the text read since the paragraph began (after its list `marker`, if any) ends the cell being read. */
@@ -193,6 +226,7 @@ export class RtfStory {
   end(shape: ParagraphShape = {}): void {
     if (shape.inTable) this.endRow(shape.marker);
     this.endParagraph(shape.inTable ? {} : shape);
+    this.blocks.push(...this.pending.splice(0));
   }
 
   /**
@@ -203,7 +237,8 @@ export class RtfStory {
     return this.blocks.flatMap((b) => {
       if (b.kind === "table") return b.rows.map((row) => row.reduce<Inline[]>((all, cell) => (joinCell(all, cell), all), []));
       if (b.kind === "list") return b.items.map((i) => i.content);
-      return b.kind === "heading" || b.kind === "paragraph" ? [b.content] : [];
+      if (b.kind === "code") return b.text.split("\n").map((line) => [{ text: line }]);
+      return b.kind === "heading" || b.kind === "paragraph" || b.kind === "quote" ? [b.content] : [];
     });
   }
 
@@ -225,10 +260,15 @@ export class RtfStory {
   /** The paragraph read so far as spans (see finish), after `marker` when one is given, taken out of the story. */
   private take(marker = ""): Inline[] {
     this.flush();
-    const mark = marker.trim();
-    const content = finish(mark ? [{ text: `${mark} ` }, ...this.parts!] : this.parts!);
+    const parts = this.parts!;
     this.parts = undefined;
-    return content;
+    return this.finished(parts, marker);
+  }
+
+  /** `parts` as spans (see finish), after `marker` when one is given. */
+  private finished(parts: Inline[], marker = ""): Inline[] {
+    const mark = marker.trim();
+    return finish(mark ? [{ text: `${mark} ` }, ...parts] : parts);
   }
 
   /** Moves the text read so far into the paragraph's spans, as one span with its link. */
@@ -243,7 +283,13 @@ export class RtfStory {
       }
       this.leadingMark = "";
     }
-    (this.parts ??= []).push(this.href === undefined ? { text } : { text, href: this.href });
+    const part: Inline = this.href === undefined ? { text } : { text, href: this.href };
+    const marks = this.marks;
+    if (marks?.bold) part.bold = true;
+    if (marks?.italic) part.italic = true;
+    if (marks?.strike) part.strike = true;
+    if (marks?.code) part.code = true;
+    (this.parts ??= []).push(part);
     this.text = "";
     this.markFrom = -1;
     this.linkCharged = false;

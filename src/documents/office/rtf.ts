@@ -1,10 +1,13 @@
 /**
  * @module documents/office/rtf
- * RTF → paragraphs, headings, lists and tables. A plain reader: control words are dropped, `\par` ends a paragraph, `\'hh` and
- * `\uN` escapes are decoded (code page 1252 for the former, and for 8-bit characters written as they are), and
- * destination groups (font tables, pictures, `{\*\…}`) are skipped. Formatting is not kept, but a paragraph's
- * properties make it a heading, a list item or a table cell (rtf-paragraph-state.ts, rtf-story.ts), and a HYPERLINK
- * field's result is a link (rtf-fields.ts). Footnotes and
+ * RTF → paragraphs, headings, lists, tables, quotations and code blocks. A plain reader: control words it does not
+ * know are dropped (rtf-words.ts), `\par` ends a paragraph and `\line` breaks a line in it, `\'hh` and `\uN`
+ * escapes are decoded (code page 1252 for the former, and for 8-bit characters written as they are), and destination
+ * groups (pictures, `{\*\…}`) are skipped. A paragraph's properties make it a heading, a list item, a table cell, a
+ * quotation or a line of code (rtf-paragraph-state.ts, rtf-story.ts); its runs' formatting gives their marks and
+ * leaves hidden and deleted text out (rtf-character-state.ts, by the font table: rtf-fonts.ts); a HYPERLINK field's
+ * result is a link (rtf-fields.ts); the information group gives the title (rtf-info.ts); a text box's paragraphs
+ * follow the paragraph anchoring it. Footnotes and
  * endnotes (`{\footnote …}`, starred or not; `\ftnalt` marks an endnote) come out as a DOCX's do (note-labels.ts):
  * a reference `[^n]` where the group stands, its mark left out (rtf-story.ts), the notes listed at the end, their
  * text counted against the document's budget as it is read. A note inside a note is skipped (RTF allows none).
@@ -17,25 +20,14 @@
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block } from "../layout/model.ts";
 import { NoteLabels } from "./note-labels.ts";
+import { RtfCharacterState } from "./rtf-character-state.ts";
 import { RtfFields } from "./rtf-fields.ts";
-import { PARAGRAPH_WORDS, RtfParagraphState } from "./rtf-paragraph-state.ts";
+import { RtfFonts } from "./rtf-fonts.ts";
+import { RtfInfo } from "./rtf-info.ts";
+import { RtfParagraphState } from "./rtf-paragraph-state.ts";
 import { RtfStory, type ParagraphShape } from "./rtf-story.ts";
+import { READ_WORDS, SKIP_DESTINATIONS, STARRED_KNOWN } from "./rtf-words.ts";
 import { TextBudget } from "./text-budget.ts";
-
-// The note separators (`ftnsep`…) are what a page prints between the text and its notes: never text.
-const SKIP_DESTINATIONS = new Set(["fonttbl", "colortbl", "info", "pn", "pict", "header", "footer", "headerl", "headerr", "footerl", "footerr", "object", "themedata", "datastore", "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathPr", "ftnsep", "ftnsepc", "ftncn", "aftnsep", "aftnsepc", "aftncn"]);
-
-/** The control words this reader (or its paragraph state, PARAGRAPH_WORDS) acts on; it drops every other. */
-const READ_WORDS = new Set([
-  ...SKIP_DESTINATIONS, ...PARAGRAPH_WORDS, "stylesheet", "listtext", "pntext", "field", "fldinst", "fldrslt", "row", "cell", "par", "line", "sect", "page",
-  "tab", "uc", "u", "footnote", "chftn", "super", "nosupersub", "sub", "plain", "emdash", "endash", "bullet", "lquote", "rquote", "ldblquote", "rdblquote", "nestcell",
-]);
-
-/**
- * A starred destination the reader knows, so not skipped: a note (`{\*\footnote`, as LibreOffice writes it) or a
- * field's instruction (`{\*\fldinst`, as every writer does; rtf-fields.ts).
- */
-const STARRED_KNOWN = /\\\*\s*\\(?:footnote|fldinst)(?![a-zA-Z])/y;
 
 /** Longest control word name (RTF 1.9.1, "Control Word": "A control word's name cannot be longer than 32 letters"). */
 export const MAX_CONTROL_WORD_LETTERS = 32;
@@ -48,8 +40,11 @@ const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 /** Characters that end a run of plain text: a group's braces, a control's backslash, and tab, CR and LF. */
 const isSpecial = (code: number) => code === 0x5c || code === 0x7b || code === 0x7d || code === 0x09 || code === 0x0a || code === 0x0d;
 
-/** Converts RTF text to paragraph blocks (and its notes), within the document's text `budget` (text-budget.ts). */
-export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[] } {
+/**
+ * Converts RTF text to paragraph blocks (and its notes), within the document's text `budget` (text-budget.ts); the
+ * title its information group gives, if any.
+ */
+export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[]; title?: string } {
   // windows-1252 maps each byte to one character, so an index in `src` is an offset in `bytes` (what \binN counts).
   const src = new TextDecoder("windows-1252").decode(bytes);
   const spend = (chars: number) => budget.spend(chars);
@@ -67,6 +62,10 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
    */
   let noteOuterHref: string | undefined;
   let bodyMarker = "";
+  // The text box being read (`{\shptxt}`) and the depth of its group, or undefined: its paragraphs follow the body's
+  // paragraph that anchors it.
+  let box: RtfStory | undefined;
+  let boxDepth = -1;
   // Group depth, and the depth of the group being skipped (a destination not shown), or -1. A depth, not a stack of
   // flags: ten million nested groups cost nothing to track. So is superscript (where a custom note mark is): the
   // depth of the group that raised it, or -1 (a group lowering it inside one that raised it is taken to end it).
@@ -77,15 +76,22 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   let pendingSkip = 0;
   let i = 0;
   const fields = new RtfFields();
-  const paragraph = new RtfParagraphState();
+  const fonts = new RtfFonts();
+  const info = new RtfInfo();
+  const paragraph = new RtfParagraphState(fonts);
+  const chars = new RtfCharacterState(fonts, (n) => paragraph.isCodeStyle(n));
+  /** The story text goes to: a note's, a text box's, or the body's. */
+  const story = () => note ?? box ?? body;
+  /** Whether `s` is not the document's text: a font's or style's name, the title, a field's instruction, a list marker. */
+  const taken = (s: string) => fonts.text(s) || info.take(s) || fields.code(s) || paragraph.text(s);
   /**
-   * Text where it belongs: a field's instruction, a list marker or a style's name, or the story (linked where a field
-   * says: in a note, only by a link opened in the note).
+   * Text where it belongs (see `taken`), or the story's, unless hidden or deleted (linked where a field says: in a
+   * note, only by a link opened in the note), with its marks.
    */
   const put = (s: string) => {
-    if (fields.code(s) || paragraph.text(s)) return;
+    if (taken(s) || !chars.shown) return;
     const href = note && fields.href === noteOuterHref ? undefined : fields.href;
-    (note ?? body).add(budget.take(s), superDepth >= 0, href);
+    story().add(budget.take(s), superDepth >= 0, href, chars.marksBeyond(paragraph.styleMarks));
   };
   /** Text read from the file: each of its characters is one of a `\u` escape's fallback characters while those are due. */
   const emit = (s: string) => {
@@ -99,15 +105,29 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     put(s);
   };
   /** How the paragraph being read ends: a note's paragraphs are plain (note-labels.ts lists them as text). */
-  const shape = (): ParagraphShape => (note ? { inTable: paragraph.inTable } : { level: paragraph.level, inTable: paragraph.inTable, item: paragraph.listItem, marker: paragraph.marker });
+  const shape = (): ParagraphShape =>
+    note ? { inTable: paragraph.inTable } : { level: paragraph.level, inTable: paragraph.inTable, item: paragraph.listItem, marker: paragraph.marker, kind: paragraph.kind };
   const endParagraph = () => {
     if (skipDepth >= 0) return;
-    (note ?? body).endParagraph(shape());
+    story().endParagraph(shape());
     paragraph.paragraphEnded();
   };
+  /** `\line`: a hard line break in the story's paragraph (none in a name, an instruction or a marker, nor hidden). */
+  const lineBreak = () => {
+    if (skipDepth >= 0 || taken("") || !chars.shown || !budget.spend(1)) return;
+    story().lineBreak();
+  };
+  /** A text box (`{\shptxt}`) in a group at `depth`: its paragraphs are a story of their own, the body's marker kept. */
+  const startBox = () => {
+    box = new RtfStory("", spend);
+    boxDepth = depth;
+    bodyMarker = paragraph.marker;
+    paragraph.marker = "";
+  };
   const startNote = () => {
-    // A note in a note (RTF allows none), or one past the notes a document lists: skipped, its text not read.
-    if (note || labels.full) {
+    // A note in a note (RTF allows none), one in a text box, or one past the notes a document lists: skipped, its
+    // text not read.
+    if (note || box || labels.full) {
       skipDepth = depth;
       return;
     }
@@ -126,9 +146,17 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     if (c === "{") {
       depth++;
       i++;
-      STARRED_KNOWN.lastIndex = i;
-      if (skipDepth < 0 && src.startsWith("\\*", i) && !STARRED_KNOWN.test(src)) skipDepth = depth;
-      if (skipDepth < 0) paragraph.open(depth);
+      if (skipDepth < 0 && src.startsWith("\\*", i)) {
+        // A starred destination the reader knows is read; a character style's only in the stylesheet.
+        STARRED_KNOWN.lastIndex = i;
+        const known = STARRED_KNOWN.exec(src)?.[1];
+        if (!known || (known === "cs" && !paragraph.inSheet)) skipDepth = depth;
+      }
+      if (skipDepth < 0 && info.skips(src, i, depth)) skipDepth = depth;
+      if (skipDepth < 0) {
+        paragraph.open(depth);
+        fonts.open(depth);
+      }
       continue;
     }
     if (c === "}") {
@@ -136,6 +164,15 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       if (superDepth === depth) superDepth = -1;
       fields.close(depth);
       paragraph.close(depth);
+      chars.close(depth);
+      fonts.close(depth);
+      info.close(depth);
+      if (box && boxDepth === depth) {
+        box.end();
+        body.follow(box.blocks);
+        box = undefined;
+        paragraph.marker = bodyMarker;
+      }
       if (note && noteDepth === depth) {
         note.end();
         // Superscript taken as its mark that the note did not begin with was the body's text: it goes back.
@@ -148,7 +185,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       continue;
     }
     if (c !== "\\") {
-      if (c === "\t") emit(" ");
+      if (c === "\t") emit("\t");
       else if (c !== "\r" && c !== "\n") {
         // A run of plain characters at once (one call per character was most of a large file's time).
         let end = i + 1;
@@ -197,11 +234,19 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     }
     // Most control words are formatting this reader does not keep (`\f3`, `\fs24`, `\lang1033`): one lookup drops them.
     if (!READ_WORDS.has(word)) continue;
-    if (skipDepth < 0 && paragraph.word(word, arg, depth)) continue;
+    // The information group's words say nothing of the text (its title's `\u` escapes are read as text).
+    if (info.reading && word !== "u" && word !== "uc") continue;
+    if (skipDepth < 0 && (fonts.word(word, arg, depth) || paragraph.word(word, arg, depth))) continue;
+    // `\plain` resets the character formatting, and below, the superscript a custom note mark is read from.
+    if (skipDepth < 0 && chars.word(word, arg, depth) && word !== "plain") continue;
     if (SKIP_DESTINATIONS.has(word)) {
       if (skipDepth < 0) skipDepth = depth;
     } else if (word === "stylesheet") {
       if (skipDepth < 0) paragraph.sheet(depth);
+    } else if (word === "info") {
+      if (skipDepth < 0 && opensGroup) info.open(depth);
+    } else if (word === "shptxt" || word === "dptxbxtext") {
+      if (skipDepth < 0 && opensGroup && !note && !box) startBox();
     } else if (word === "listtext" || word === "pntext") {
       // A destination: only as its group's first word (a stray one would take the rest of its group as a marker).
       if (skipDepth < 0 && opensGroup) paragraph.markerGroup(depth);
@@ -217,18 +262,19 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       // table), the paragraph, as LibreOffice reads it.
       if (skipDepth >= 0) continue;
       if (paragraph.inTable) {
-        (note ?? body).endRow(paragraph.marker);
+        story().endRow(paragraph.marker);
         paragraph.paragraphEnded();
       } else endParagraph();
     } else if (word === "cell") {
       if (skipDepth >= 0) continue;
       if (!paragraph.inTable) emit(" ");
       else {
-        (note ?? body).endCell(paragraph.marker);
+        story().endCell(paragraph.marker);
         paragraph.paragraphEnded();
       }
-    } else if (word === "par" || word === "line" || word === "sect" || word === "page") endParagraph();
-    else if (word === "tab") emit(" ");
+    } else if (word === "par" || word === "sect" || word === "page") endParagraph();
+    else if (word === "line") lineBreak();
+    else if (word === "tab") emit("\t"); // a space, except in a listing's line
     else if (word === "uc" && arg !== undefined) ucSkip = arg;
     else if (word === "u" && arg !== undefined) {
       // Its fallback characters follow it in the same destination: skipped with it when it is (they were taken
@@ -240,7 +286,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     } else if (word === "footnote") {
       if (skipDepth < 0) startNote();
     } else if (word === "chftn") {
-      if (skipDepth < 0) (note ?? body).autoMark();
+      if (skipDepth < 0) story().autoMark();
     } else if (word === "super") {
       if (arg === 0) superDepth = -1;
       else if (superDepth < 0) superDepth = depth;
@@ -253,9 +299,11 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     else if (word === "nestcell") emit(" "); // a nested table's cell: its text joins the outer cell's
   }
   if (note) note.end(); // a note the file ends in
-  body.end(note ? {} : shape());
+  if (box) body.follow((box.end(), box.blocks)); // a text box the file ends in
+  body.end(note || box ? {} : shape());
   const blocks: Block[] = [...body.blocks];
   const notes = labels.block((story) => story.paragraphs);
   if (notes) blocks.push(notes);
-  return { blocks };
+  const title = info.title;
+  return title ? { blocks, title } : { blocks };
 }
