@@ -15,8 +15,8 @@ export const MAX_REFRESH_HOPS = 5;
 /**
  * `page`, or the page its refreshes lead to. `request` is the first fetch's request (its URL names the origin the
  * client's headers are for); `deadlineMs` the scrape's deadline (`performance.now()` time). Stops at a loop, a
- * target that is not http(s), {@link MAX_REFRESH_HOPS}, or the deadline, and returns the page reached with a
- * warning saying why it stopped there.
+ * target that is not http(s), {@link MAX_REFRESH_HOPS}, the deadline, or a target that cannot be fetched (the egress
+ * gate's refusal included), and returns the page reached with a warning saying why it stopped there.
  */
 export async function followRefreshes(http: Engine, request: FetchRequest, page: Page, deadlineMs: number, signal?: AbortSignal): Promise<Page> {
   const seen = new Set([withoutHash(page.finalUrl)]);
@@ -36,7 +36,14 @@ export async function followRefreshes(http: Engine, request: FetchRequest, page:
     const leftMs = Math.floor(deadlineMs - performance.now());
     if (leftMs < 1) return stop("the scrape's time ran out");
     seen.add(withoutHash(target.href));
-    page = await http.fetch({ ...request, url: target.href, headersOrigin: request.headersOrigin ?? request.url, timeoutMs: leftMs }, signal);
+    try {
+      page = await http.fetch({ ...request, url: target.href, headersOrigin: request.headersOrigin ?? request.url, timeoutMs: leftMs }, signal);
+    } catch (err) {
+      // The page asked for came back; where it points did not (refused, unreachable, too slow): that page, saying
+      // so, not an error naming an address the caller never gave. The caller's own cancellation still ends the scrape.
+      if (signal?.aborted) throw err;
+      return stop(err instanceof Error ? `fetching it failed (${err.message})` : "fetching it failed");
+    }
   }
 }
 

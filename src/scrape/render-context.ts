@@ -41,6 +41,18 @@ const MARKDOWN_CHECK_MAX_CHARS = 4_096;
 const VISIBLE_TEXT_RE = /<!--[\s\S]*?-->|<[^>"]*(?:"[^"]*"[^>"]*)*>|&#?\w+;|\s+|([^<&\s])/gy;
 
 /**
+ * Formats made from the markdown (upstream's `deriveMarkdownFromHTML` runs for them): a request for one of them, or
+ * with `redactPII` or `onlyCleanContent`, makes the markdown, and so has empty main content fall back to the whole
+ * page in `html` too.
+ */
+const MARKDOWN_FORMATS = new Set(["markdown", "json", "summary", "changeTracking", "question", "highlights", "query"]);
+
+/** Whether the request makes the page's markdown (see {@link MARKDOWN_FORMATS}). */
+function makesMarkdown(spec: ScrapeSpec): boolean {
+  return spec.redactPII !== undefined || spec.onlyCleanContent || spec.formats.some((f) => MARKDOWN_FORMATS.has(f.type));
+}
+
+/**
  * Whether cleaned html (clean.ts writes every attribute in double quotes) shows text, scanning up to its first
  * visible character. Markup alone (images, empty elements, `&nbsp;`) and short html are left to the markdown to
  * judge, as upstream judges main content empty by its markdown; text inside elements the markdown drops (a
@@ -185,9 +197,10 @@ export function createRenderContext(
         return cleaned;
       }
       // As upstream: main content whose markdown came out empty (a page of links, a cookie banner and a sidebar)
-      // gives the whole page instead, in `html` as in `markdown`. The markdown is only made when the html has no text
-      // to show (see hasVisibleText), and then kept as the markdown view.
-      const mainMarkdown = hasVisibleText(main) ? undefined : htmlToMarkdown(main);
+      // gives the whole page instead, in `html` as in `markdown`, when the request makes markdown at all: without it
+      // (`formats: ["html"]`) the main html stands, a `<main>` holding only a video included. The markdown is only
+      // made when the html has no text to show (see hasVisibleText), and then kept as the markdown view.
+      const mainMarkdown = !makesMarkdown(spec) || hasVisibleText(main) ? undefined : htmlToMarkdown(main);
       if (mainMarkdown !== undefined && !/\S/.test(mainMarkdown)) {
         cleaned = wholePageHtml();
       } else {

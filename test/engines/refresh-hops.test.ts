@@ -39,6 +39,11 @@ beforeAll(async () => {
       if (p.startsWith("/chain/")) return html(`<p>${p}</p>`, refresh(`/chain/${Number(p.slice(7)) + 1}`));
       if (p === "/away") return html("<p>Moved away.</p>", refresh(`http://127.0.0.1:${other.port}/landing`));
       if (p === "/later") return html("<p>Read this first.</p>", '<meta http-equiv="refresh" content="30; url=/new">');
+      if (p === "/noscript") return html("<main><h1>Real article</h1><p>The article as served, readable without scripts.</p></main>", '<noscript><meta http-equiv="refresh" content="0; url=/new"></noscript>');
+      if (p === "/commented") return html("<main><h1>Real article</h1><p>The article as served.</p></main>", '<!-- <meta http-equiv="refresh" content="0; url=/new"> -->');
+      if (p === "/dead-end") return html("<p>Moved to a host that is down.</p>", refresh("http://127.0.0.1:9/gone"));
+      if (p === "/slow-target") return html("<p>Moved to a slow page.</p>", refresh("/slow"));
+      if (p === "/slow") return Bun.sleep(5_000).then(() => html("<p>late</p>"));
       return new Response("not found", { status: 404 });
     },
   });
@@ -80,6 +85,26 @@ describe("refreshes without a browser", () => {
     const chain = await scrape("/chain/0");
     expect(chain.metadata.url).toBe(`http://127.0.0.1:${site.port}/chain/5`);
     expect(chain.warning).toContain("more than 5 refreshes");
+  });
+
+  test("a refresh in <noscript> or a comment is not live: the page itself, as a browser with scripts shows it", async () => {
+    for (const path of ["/noscript", "/commented"]) {
+      const data = await scrape(path);
+      expect(data.markdown).toContain("# Real article");
+      expect(data.metadata.url).toBe(`http://127.0.0.1:${site.port}${path}`);
+    }
+  });
+
+  test("a target that cannot be fetched leaves the page asked for, with a warning (not an error naming the target)", async () => {
+    const dead = await scrape("/dead-end");
+    expect(dead.markdown).toContain("Moved to a host that is down.");
+    expect(dead.warning).toContain("http://127.0.0.1:9/gone");
+    expect(dead.warning).toContain("fetching it failed");
+    const started = performance.now();
+    const slow = await scrape("/slow-target", { timeout: 1500 });
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(slow.markdown).toContain("Moved to a slow page.");
+    expect(slow.warning).toContain("/slow");
   });
 
   test("the client's headers go to their own origin only", async () => {

@@ -21,7 +21,9 @@ describe("main content that comes out empty", () => {
     '<!DOCTYPE html><html><head><title>Links only</title></head><body><nav><ul><li><a href="/docs">Documentation</a></li>' +
     '<li><a href="/blog">Blog</a></li></ul></nav><aside class="sidebar"><a href="/login">Log in</a></aside>' +
     '<footer><p>Contact us at hello@example.com</p><a href="/terms">Terms</a></footer></body></html>';
-  const spec = { onlyMainContent: true, removeBase64Images: true, includeTags: [], excludeTags: [], formats: [] } as unknown as ScrapeSpec;
+  const specOf = (...types: string[]) => ({ onlyMainContent: true, removeBase64Images: true, includeTags: [], excludeTags: [], onlyCleanContent: false, formats: types.map((type) => ({ type })) }) as unknown as ScrapeSpec;
+  // A request that makes the markdown (upstream's deriveMarkdownFromHTML): html falls back with it.
+  const spec = specOf("html", "markdown");
   const page = { finalUrl: BASE, requestedUrl: BASE, text: CHROME_ONLY, contentType: "text/html" } as Page;
 
   test("html falls back to the whole page as markdown does, whichever is asked for first", () => {
@@ -44,6 +46,17 @@ describe("main content that comes out empty", () => {
     expect(alone.html).toContain("Documentation");
     expect(both.html).toBe(alone.html!);
     expect(both.markdown).toBe(htmlToMarkdown(both.html!));
+  });
+
+  test("a request that makes no markdown (html alone) keeps the main html: a <main> holding only a video is the page's content", () => {
+    const media = '<html><body><nav><a href="/a">A</a> <a href="/b">B</a> <a href="/c">C</a></nav><main><video src="/v/demo.mp4" poster="/v/demo.jpg" controls></video></main><aside class="sidebar"><a href="/x">X</a> <a href="/y">Y</a></aside><footer>© Site</footer></body></html>';
+    const mediaPage = { ...page, text: media } as Page;
+    const htmlOnly = createRenderContext(specOf("html"), mediaPage).cleanedHtml();
+    expect(htmlOnly).toStartWith("<main><video");
+    expect(htmlOnly).not.toContain("<nav>");
+    expect(createRenderContext(specOf("html"), page).cleanedHtml()).not.toContain("Documentation");
+    // With json (made from the markdown) the fallback applies, as upstream.
+    expect(createRenderContext(specOf("html", "json"), page).cleanedHtml()).toContain("Documentation");
   });
 });
 

@@ -79,6 +79,7 @@ function firstMetaRefreshTag(html: string): string | undefined {
   let segmentStart = 0;
   let segmentEnd = -2; // the `>` that ends the stretch (-1: none), -2: not looked for yet
   let metaAt = -2; // the first `<meta` at or after `segmentStart` (-1: none), -2: not looked for yet
+  let hidden: HiddenRanges | undefined;
   while (lower >= 0 || upper >= 0) {
     let q: number;
     if (upper < 0 || (lower >= 0 && lower < upper)) {
@@ -103,9 +104,35 @@ function firstMetaRefreshTag(html: string): string | undefined {
       metaAt = META_OPEN.exec(html)?.index ?? -1;
     }
     if (metaAt < 0) return undefined; // no `<meta` from here on
-    if (metaAt + "<meta".length <= at) return html.slice(metaAt, segmentEnd + 1);
+    if (metaAt + "<meta".length <= at && !(hidden ??= new HiddenRanges(html)).covers(metaAt)) return html.slice(metaAt, segmentEnd + 1);
   }
   return undefined;
+}
+
+/**
+ * Where a page's markup is not live: comments, and `<noscript>`, `<script>` and `<template>` content (a browser
+ * with scripts on, as upstream's, never acts on a `<meta>` there). A commented-out refresh, or a noscript one to an
+ * "enable JavaScript" page, was followed, and the scrape gave that page for the one asked for. Found in one pass
+ * when first asked; {@link covers} is asked of positions in increasing order.
+ */
+class HiddenRanges {
+  private readonly ranges: [number, number][] = [];
+  private next = 0;
+
+  constructor(html: string) {
+    const re = /<!--[\s\S]*?(?:-->|$)|<(noscript|script|template)\b[\s\S]*?(?:<\/\1\s*>|$)/gi;
+    for (let m = re.exec(html); m; m = re.exec(html)) {
+      this.ranges.push([m.index, m.index + m[0].length]);
+      if (m[0].length === 0) re.lastIndex++;
+    }
+  }
+
+  /** Whether `at` is inside a range; `at` no smaller than at the last call. */
+  covers(at: number): boolean {
+    while (this.next < this.ranges.length && this.ranges[this.next]![1] <= at) this.next++;
+    const range = this.ranges[this.next];
+    return range !== undefined && range[0] <= at;
+  }
 }
 
 /** Whether a character code is a regex word character (`[A-Za-z0-9_]`). */
