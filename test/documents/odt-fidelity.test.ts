@@ -142,7 +142,7 @@ describe("ODT marks", () => {
     const automatic = paragraphStyle("P1", 'fo:font-weight="bold"', "Text_20_body") + textStyle("T1", 'fo:font-weight="normal"') + paragraphStyle("P2", 'fo:font-size="12pt"', "Table_20_Heading");
     const common = paragraphStyle("Table_20_Heading", 'fo:font-weight="bold"') + paragraphStyle("Caption", 'fo:font-style="italic"');
     const body = p("Project Proposal", "P1") + p(`Mostly bold, <text:span text:style-name="T1">not this</text:span>`, "P1") + p("Head", "P2") + p("A caption", "Caption");
-    expect(markdown(body, { automatic, common })).toBe("**Project Proposal**\n\n**Mostly bold,** not this\n\nHead\n\nA caption\n");
+    expect(markdown(body, { automatic, common })).toBe("**Project Proposal**\n\n**Mostly bold**, not this\n\nHead\n\nA caption\n");
   });
 
   test("hidden text (text:display none) is left out, in a span or a whole paragraph", () => {
