@@ -47,9 +47,15 @@ const VISIBLE_TEXT_RE = /<!--[\s\S]*?-->|<[^>"]*(?:"[^"]*"[^>"]*)*>|&#?\w+;|\s+|
  */
 const MARKDOWN_FORMATS = new Set(["markdown", "json", "summary", "changeTracking", "question", "highlights", "query"]);
 
-/** Whether the request makes the page's markdown (see {@link MARKDOWN_FORMATS}). */
-function makesMarkdown(spec: ScrapeSpec): boolean {
-  return spec.redactPII !== undefined || spec.onlyCleanContent || spec.formats.some((f) => MARKDOWN_FORMATS.has(f.type));
+/**
+ * Whether the request makes the page's markdown (see {@link MARKDOWN_FORMATS}). A parse worker's options carry the
+ * answer as `makesMarkdown` (its `formats` are the `attributes` ones only); options with neither say yes, the
+ * fallback upstream makes whenever it makes markdown.
+ */
+export function makesMarkdown(spec: Partial<Pick<ScrapeSpec, "formats" | "redactPII" | "onlyCleanContent">> & { makesMarkdown?: boolean }): boolean {
+  if (spec.makesMarkdown !== undefined) return spec.makesMarkdown;
+  if (spec.formats === undefined) return true;
+  return spec.redactPII !== undefined || spec.onlyCleanContent === true || spec.formats.some((f) => MARKDOWN_FORMATS.has(f.type));
 }
 
 /**

@@ -56,6 +56,12 @@ describe("main content that comes out empty", () => {
       const options = { onlyMainContent: true, includeTags: [], excludeTags: [], removeBase64Images: true };
       const views = await pool.compute({ html: NAV_ONLY, pageUrl: `${site.url}/hub`, contentType: "text/html", options, views: ["markdown"] }, Date.now() + 10_000);
       expect(views.markdown).toContain(`[Pricing](${site.url}/pricing)`);
+      // The request's own word on making markdown crosses to the worker: without markdown, html keeps the main content.
+      const media = `<html><body><nav><a href="/a">A</a> <a href="/b">B</a></nav><main><video src="/v.mp4"></video></main></body></html>`;
+      for (const makesMarkdown of [true, false]) {
+        const html = await pool.compute({ html: media, pageUrl: `${site.url}/m`, contentType: "text/html", options: { ...options, makesMarkdown }, views: ["html"] }, Date.now() + 10_000);
+        expect([makesMarkdown, html.html!.includes("<nav>")]).toEqual([makesMarkdown, makesMarkdown]);
+      }
     } finally {
       await pool.close();
     }

@@ -12,7 +12,7 @@
  */
 import type { Page } from "../../engines/types.ts";
 import { ScrapeTimeoutError } from "../../errors.ts";
-import type { PrefilledViews } from "../render-context.ts";
+import { makesMarkdown, type PrefilledViews } from "../render-context.ts";
 import type { FormatRenderer, PageView } from "../renderer.ts";
 import type { ScrapeSpec } from "../spec.ts";
 import { matchesCallerSelectors, ParseTimeoutError, type ParsePool } from "./pool.ts";
@@ -57,7 +57,7 @@ export function pageViewsElsewhere(scrape: OffloadScrape, page: Page, renderers:
   // tag filters: computed on the main thread, it would run the caller's selectors there.
   if (readsDom && (spec.includeTags.length > 0 || spec.excludeTags.length > 0)) for (const v of ["html", "markdown"] as const) views.add(v);
   const { onlyMainContent, includeTags, excludeTags, removeBase64Images } = spec;
-  const options = { onlyMainContent, includeTags, excludeTags, removeBase64Images, formats: attributeFormats(spec) };
+  const options = { onlyMainContent, includeTags, excludeTags, removeBase64Images, formats: attributeFormats(spec), makesMarkdown: makesMarkdown(spec) };
   return computeElsewhere(scrape, { html: page.text, pageUrl: page.finalUrl, contentType: page.contentType, options, views: [...views] });
 }
 
@@ -85,7 +85,7 @@ export function documentViewsElsewhere(scrape: OffloadScrape, html: string, page
   }
   if (!selectors) views.delete("attributes");
   if (!pool || views.size === 0 || !pool.shouldOffload(html.length, scrape.othersInFlight, selectors)) return Promise.resolve(undefined);
-  const options = { onlyMainContent: spec.onlyMainContent, includeTags: [], excludeTags: [], removeBase64Images: spec.removeBase64Images, formats };
+  const options = { onlyMainContent: spec.onlyMainContent, includeTags: [], excludeTags: [], removeBase64Images: spec.removeBase64Images, formats, makesMarkdown: makesMarkdown(spec) };
   return computeElsewhere(scrape, { html, pageUrl, contentType: "text/html", options, views: [...views] });
 }
 

@@ -10,7 +10,11 @@ import type { ScrapeSpec } from "../spec.ts";
  * The spec fields that change the parsed views (cleaning and main content; `formats`: only the `attributes` ones,
  * whose selectors the `attributes` view matches); the rest stays on the main thread.
  */
-export type ViewOptions = Pick<ScrapeSpec, "onlyMainContent" | "includeTags" | "excludeTags" | "removeBase64Images"> & Partial<Pick<ScrapeSpec, "formats">>;
+export type ViewOptions = Pick<ScrapeSpec, "onlyMainContent" | "includeTags" | "excludeTags" | "removeBase64Images"> &
+  Partial<Pick<ScrapeSpec, "formats">> & {
+    /** Whether the request makes markdown: empty main content then falls back in `html` too (render-context.ts). */
+    makesMarkdown?: boolean;
+  };
 
 /** Main → worker: compute `views` of one HTML page. */
 export interface ParseRequest {
