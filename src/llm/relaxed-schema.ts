@@ -76,6 +76,15 @@ export function relaxedSchema(schema: Record<string, unknown>): Record<string, u
   return relaxInside(rest);
 }
 
+/** A `schemaPath` segment percent-decoded; one that is not valid percent-encoding as it is. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** What the schema node at a validator error's `schemaPath` is in the caller's schema. */
 type CallerNode = { node: Record<string, unknown> } | "added by the relaxation" | "unknown";
 
@@ -86,7 +95,8 @@ type CallerNode = { node: Record<string, unknown> } | "added by the relaxation" 
  * not null).
  */
 function callerNodeAt(schemaPath: string, caller: Record<string, unknown>): CallerNode {
-  const keys = schemaPath.replace(/^#\/?/, "").split("/").filter((k) => k !== "").map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+  // A JSON pointer in a URI fragment: percent-encoded (Ajv writes `product%20name`), then `~1` and `~0` escaped.
+  const keys = schemaPath.replace(/^#\/?/, "").split("/").filter((k) => k !== "").map((k) => decodedSegment(k).replace(/~1/g, "/").replace(/~0/g, "~"));
   const keyword = keys.length - 1;
   let c: unknown = caller;
   /** Whether `c` is a schema (not a map or a list of them). */

@@ -7,6 +7,8 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { explore, MAX_CANDIDATES_SHOWN, type ExploreOptions } from "../../src/agent/explore.ts";
+import { linkLabels } from "../../src/agent/link-labels.ts";
+import { htmlToMarkdown } from "../../src/pipeline/index.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
 import type { LlmMessage } from "../../src/llm/types.ts";
 import type { FakeLlm } from "../llm/fake-llm.ts";
@@ -92,4 +94,17 @@ describe("chat mode", () => {
     expect(s.message).toBeUndefined();
     expect(s.error).toContain("gave an empty answer");
   });
+});
+
+test("link labels of a long page with text brackets are read in linear time (a backtracking regex took 60 s on 136 KB)", () => {
+  const paragraphs = Array.from({ length: 1200 }, (_, i) => `<p>As the minister said, "the budget [for 2026] is final" [${i}]. Read <a href="/story/${i}">Story number ${i}</a> for more.</p>`);
+  const markdown = htmlToMarkdown(paragraphs.join(""));
+  expect(markdown.length).toBeGreaterThan(130_000);
+  const started = performance.now();
+  const labels = linkLabels(markdown, "https://news.test/");
+  expect(performance.now() - started).toBeLessThan(1_000);
+  expect(labels.size).toBe(1200);
+  expect(labels.get("https://news.test/story/1199")).toBe("Story number 1199");
+  // One link after thousands of escaped brackets is still found.
+  expect(linkLabels(`${"x \\[a\\] ".repeat(5000)}[Only link](https://news.test/only)`, "https://news.test/").get("https://news.test/only")).toBe("Only link");
 });

@@ -268,3 +268,13 @@ describe("answers that are almost right", () => {
     expect(bad.body.error).not.toContain("null");
   });
 });
+
+test("errors are worded in the caller's schema for keys Ajv percent-encodes (a space, non-ASCII, #)", async () => {
+  const { default: Ajv } = await import("ajv");
+  const { problemsInCallerTerms, relaxedSchema } = await import("../../src/llm/relaxed-schema.ts");
+  const caller = { type: "object", properties: { "product name": { type: "number" }, "Preis (€)": { type: "number" }, 日本: { type: "boolean" }, "price#1": { type: "number" } } };
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(relaxedSchema(caller));
+  validate({ "product name": "x", "Preis (€)": "y", 日本: "z", "price#1": "w" });
+  const problems = problemsInCallerTerms(validate.errors ?? [], caller);
+  expect(problems.sort()).toEqual(["/Preis (€) must be number", "/price#1 must be number", "/product name must be number", "/日本 must be boolean"].sort());
+});
