@@ -101,9 +101,12 @@ export function chromaticVote(samples: PlacedSample[], exclude: readonly (string
   return ranked(entries);
 }
 
-/** A colour that can be a brand colour: {@link isChromatic}, and not one of `exclude` (the text colour, the background). */
-export function isBrandColor(hex: string | undefined, exclude: readonly (string | undefined)[]): hex is string {
-  return isChromatic(hex) && !exclude.some((e) => e !== undefined && e.slice(0, 7) === hex.slice(0, 7));
+/**
+ * A colour that can be a brand colour: {@link isChromatic} at `minChroma`, and not one of `exclude` (the text colour,
+ * the background).
+ */
+export function isBrandColor(hex: string | undefined, exclude: readonly (string | undefined)[], minChroma = MIN_BRAND_CHROMA): hex is string {
+  return isChromatic(hex, minChroma) && !exclude.some((e) => e !== undefined && e.slice(0, 7) === hex.slice(0, 7));
 }
 
 function channels(hex: string): [number, number, number, number] {
@@ -126,20 +129,33 @@ export function luminance(hex: string): number {
 }
 
 /**
- * Least OKLCH chroma of a brand colour. Tailwind's slate and gray ramps stay below 0.045 (`#0F172A` 0.040,
- * `#334155` 0.039), Atlassian's blue-grey text `#172B4D` is 0.068, Bootstrap's `#6C757D` 0.016; dark brand colours
- * are above it (navy `#1E3A8A` 0.138, teal `#0F766E` 0.086, emerald `#064E3B` 0.073).
+ * Least OKLCH chroma of a brand colour guessed from a vote (links, headings, sections, a button's text or border).
+ * Tailwind's slate and gray ramps stay below 0.045 (`#0F172A` 0.040, `#334155` 0.039), Atlassian's blue-grey text
+ * `#172B4D` is 0.068, Bootstrap's `#6C757D` 0.016; dark brand colours are above it (navy `#1E3A8A` 0.138, teal
+ * `#0F766E` 0.086, emerald `#064E3B` 0.073).
  */
 export const MIN_BRAND_CHROMA = 0.07;
+/**
+ * Least OKLCH chroma of a filled button's colour and of a declared `--secondary`/`--accent`: a fill is chosen, not
+ * inherited text, so dark brand colours count there that {@link MIN_BRAND_CHROMA} loses (Stripe's navy `#0A2540`
+ * 0.060, `#13294B` 0.069, `#1B4332` 0.055, `#0B3D2E` 0.058). Every grey of Tailwind's gray, slate, zinc, neutral and
+ * stone ramps (50–950) is below it (slate-500 `#64748B` 0.041 the most, 0.046 in Tailwind 4), and Bootstrap's
+ * `#6C757D`, `#212529`, `#343A40` (0.017 at most). Darker greens and blue-greys such as `#1E3932` (0.036) or `#232F3E`
+ * (0.032) are no more colourful than slate-500: only a button the page names primary gives them (derive.ts).
+ */
+export const MIN_FILL_CHROMA = 0.05;
 /** OKLCH lightness bounds of a brand colour: below is near-black, above near-white, whatever the hue. */
 export const BRAND_LIGHTNESS_RANGE = [0.18, 0.98] as const;
 
-/** Colourful enough, and neither near-white nor near-black, to be a brand colour (not a neutral): OKLCH chroma and lightness. */
-export function isChromatic(hex: string | undefined): hex is string {
+/**
+ * Colourful enough (`minChroma`), and neither near-white nor near-black, to be a brand colour (not a neutral): OKLCH
+ * chroma and lightness. `minChroma` 0: any opaque colour of brand lightness.
+ */
+export function isChromatic(hex: string | undefined, minChroma = MIN_BRAND_CHROMA): hex is string {
   if (!hex) return false;
   if (channels(hex)[3] < 0.5) return false;
   const { lightness, chroma } = oklch(hex);
-  return chroma >= MIN_BRAND_CHROMA && lightness > BRAND_LIGHTNESS_RANGE[0] && lightness < BRAND_LIGHTNESS_RANGE[1];
+  return chroma >= minChroma && lightness > BRAND_LIGHTNESS_RANGE[0] && lightness < BRAND_LIGHTNESS_RANGE[1];
 }
 
 /** OKLCH lightness (0 black … 1 white) and chroma (0 grey, about 0.37 at most in sRGB) of `#RRGGBB` (Björn Ottosson's OKLab). */

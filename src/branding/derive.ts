@@ -14,7 +14,11 @@
  * Only a brand colour can be `primary` (when guessed), `secondary` or `accent`: chromatic (colors.ts, OKLCH
  * chroma), and neither the text colour nor the background. A declared `--primary` is taken as declared, even black
  * (a monochrome design system paints its primary buttons with it); a declared neutral `--secondary` or `--accent`
- * is a framework's surface or default (shadcn's `#F3F4F6`, Bootstrap's `#6C757D`), not a brand colour.
+ * is a framework's surface or default (shadcn's `#F3F4F6`, Bootstrap's `#6C757D`), not a brand colour. A filled
+ * button's colour and a declared `--secondary`/`--accent` need less chroma than a voted one (`MIN_FILL_CHROMA`: a
+ * dark navy or green fill is a choice, a navy text is not), and a fill may be the text colour (a navy button on a
+ * page set in navy); a button the page names primary (class `primary`/`cta`) gives its fill whatever its chroma,
+ * as a declared `--primary` does.
  *
  * Samples are weighted by where they sit (observations.ts): a consent banner's are dropped, a dialog's or a fixed
  * bar's count for little, and a link's colour counts by its text, in running text more than in navigation.
@@ -23,7 +27,20 @@
  */
 import type { BrandingSnapshot, StyleSample } from "../engines/browser/branding.ts";
 import { ownStyle, styleEvidence } from "./evidence.ts";
-import { chromaticVote, type ColorRole, isBrandColor, isChromatic, luminance, pageBackground, ranked, STATUS_HINTS, TEXT_ROLES, VAR_NAMES, varColor } from "./colors.ts";
+import {
+  chromaticVote,
+  type ColorRole,
+  isBrandColor,
+  isChromatic,
+  luminance,
+  MIN_FILL_CHROMA,
+  pageBackground,
+  ranked,
+  STATUS_HINTS,
+  TEXT_ROLES,
+  VAR_NAMES,
+  varColor,
+} from "./colors.ts";
 import { familyOf, fontStack } from "./fonts.ts";
 import { logoUrl, pickLogo } from "./logo.ts";
 import { nameFromLogoAlt, nameFromTitle } from "./names.ts";
@@ -85,24 +102,29 @@ export function deriveBranding(s: BrandingSnapshot | PlacedSnapshot): BrandingPr
   // The text colour and the background are never the brand's colour, however coloured (a navy text `#172B4D`).
   const notBrand = [colors.textPrimary, background];
   const brand = (c: string | undefined): c is string => isBrandColor(c, notBrand);
+  // A button's fill: only the background excluded, at the fill's chroma; any chroma for a button named primary.
+  const fill = (c: string | undefined): c is string => isBrandColor(c, [background], MIN_FILL_CHROMA);
+  const primaryFill = (b: PlacedSample): boolean => fill(b.background) || (isNamedPrimary(b) && isBrandColor(b.background, [background], 0));
   const brandVar = (role: ColorRole) => {
     const c = fromVar(role);
-    return brand(c) ? c : undefined;
+    return isBrandColor(c, notBrand, MIN_FILL_CHROMA) ? c : undefined;
   };
   const positive = (entries: [string, number][]) => entries.filter(([, w]) => w > 0);
 
   colors.primary =
     fromVar("primary") ??
-    ranked(positive(buttons.filter((b) => brand(b.background)).map((b) => [b.background, b.area * overlayWeight(b) * (/primary|cta/.test(b.hints) ? 2 : 1)])))[0] ??
+    ranked(positive(buttons.filter(primaryFill).map((b) => [b.background, b.area * overlayWeight(b) * (isNamedPrimary(b) ? 2 : 1)])))[0] ??
     ranked(positive(links.filter((l) => brand(l.color)).map((l) => [l.color, linkWeight(l)])))[0] ??
     (brand(s.themeColor) ? s.themeColor : undefined) ??
     ranked(positive(headings.filter((h) => brand(h.color)).map((h) => [h.color, h.area * overlayWeight(h)])))[0];
-  const btnPrimary = pickPrimaryButton(buttons, colors.primary);
+  const btnPrimary = pickPrimaryButton(buttons, colors.primary, background);
   const btnSecondary = pickSecondaryButton(buttons, btnPrimary);
   const pool = chromaticVote(samples, notBrand).filter((c) => c !== colors.primary);
   colors.secondary =
     brandVar("secondary") ??
-    (btnSecondary ? [btnSecondary.background, btnSecondary.borderColor, btnSecondary.color].find((c) => brand(c) && c !== colors.primary) : undefined) ??
+    // Its fill is a fill; its border and text are voted colours.
+    (btnSecondary && fill(btnSecondary.background) && btnSecondary.background !== colors.primary ? btnSecondary.background : undefined) ??
+    (btnSecondary ? [btnSecondary.borderColor, btnSecondary.color].find((c) => brand(c) && c !== colors.primary) : undefined) ??
     pool[0];
   colors.accent = brandVar("accent") ?? pool.find((c) => c !== colors.secondary);
 
@@ -116,7 +138,7 @@ export function deriveBranding(s: BrandingSnapshot | PlacedSnapshot): BrandingPr
       of("status")
         .filter((x) => STATUS_HINTS[role].test(x.hints))
         .flatMap((x) => [x.background, x.color])
-        .find(isChromatic);
+        .find((c) => isChromatic(c));
   }
 
   const stack = (sample: StyleSample | undefined) => {
@@ -192,14 +214,19 @@ export function deriveBranding(s: BrandingSnapshot | PlacedSnapshot): BrandingPr
   return profile;
 }
 
+/** A button the page names primary by its class or id (`btn-primary`, `cta`), not a secondary one. */
+function isNamedPrimary(b: StyleSample): boolean {
+  return /primary|cta/.test(b.hints) && !/secondary/.test(b.hints);
+}
+
 /** The primary button: the page's own before a dialog's or a fixed bar's; by class, then by the primary colour, then the largest coloured one. */
-function pickPrimaryButton(all: PlacedSample[], primary: string | undefined): PlacedSample | undefined {
+function pickPrimaryButton(all: PlacedSample[], primary: string | undefined, background: string): PlacedSample | undefined {
   const inPage = all.filter((b) => !b.overlay);
   const buttons = inPage.length > 0 ? inPage : all;
   return (
-    buttons.find((b) => /primary|cta/.test(b.hints) && !/secondary/.test(b.hints)) ??
+    buttons.find(isNamedPrimary) ??
     buttons.find((b) => primary !== undefined && b.background === primary) ??
-    [...buttons].filter((b) => isBrandColor(b.background, [])).sort((a, b) => b.area - a.area)[0] ??
+    [...buttons].filter((b) => isBrandColor(b.background, [background], MIN_FILL_CHROMA)).sort((a, b) => b.area - a.area)[0] ??
     buttons[0]
   );
 }

@@ -3,16 +3,24 @@
  * The brand's name from the page title or the logo's alt text, for `brandName` when the page has no
  * `og:site_name` or `application-name` (derive.ts).
  *
- * A title is usually "page | site" ("Log in · GitHub", "Docs - Vercel", "Pricing | Acme Cloud") on inner pages and
- * "site | tagline" ("Stackly | Ship faster") on a home page. The shortest part was taken, which named the brand
- * "Home", "Docs" and "Log in". Now a part is the site's name when it matches the host name; otherwise the last
- * part that reads as a name, not a page word ("Home", "Pricing", the URL's own path segment) nor a tagline.
+ * Titles follow two conventions: "page | site" ("Log in · GitHub", "Docs - Vercel", "Pricing | Acme Cloud") on inner
+ * pages, and "site | tagline" ("Stackly | Ship faster", "Loom | Video Messaging", "Figma: The Collaborative Interface
+ * Design Tool") on home pages. The shortest part was taken first, which named the brand "Home", "Docs" and "Log in";
+ * then the last part that was not a page word, which named it "Payments" ("Kite — Payments"), "Video Messaging" and
+ * "Computers" (on acme.com.br, where "com" was taken for the site's name). Now, in order: the part that matches the
+ * site's registrable domain (tldts: `westpac` of westpac.com.au, never a public suffix); else not a page word (Home,
+ * Pricing, Log in, and home-page words of other languages: Startseite, Accueil, Главная, 首页…); else the part that
+ * reads most like a name and least like a description ({@link descriptionScore}), the first of equals.
  */
+import { domainToUnicode } from "node:url";
+import { parse } from "tldts";
 
-/** Title separators: `|`, `-`, `–`, `—`, `·`, `•`, `»` with spaces around (so "Coca-Cola" stays whole), `:` with a space after. */
-const TITLE_SEPARATOR = /\s+[|–—·•»-]\s+|:\s+/;
+/** Title separators: `|`, `-`, `–`, `—`, `·`, `•`, `»` with spaces around (so "Coca-Cola" stays whole), a full-width `｜`. */
+const TITLE_SEPARATOR = /\s+[|–—·•»-]\s+|\s*｜\s*/;
+/** `Figma: The Collaborative…` splits at its colon, `How we moved 40 services to Bun: a retrospective` does not. */
+const MAX_WORDS_BEFORE_COLON = 3;
 
-/** Words that name a page of a site rather than the site. */
+/** Words that name a page of a site rather than the site, lower-case; home-page words in other languages too. */
 const PAGE_WORDS = new Set(
   [
     "home", "homepage", "home page", "index", "welcome", "main", "start", "overview", "getting started", "docs", "documentation",
@@ -21,6 +29,13 @@ const PAGE_WORDS = new Set(
     "search", "search results", "results", "settings", "help", "help center", "support", "faq", "faqs", "careers", "jobs",
     "terms", "terms of service", "terms of use", "privacy", "privacy policy", "legal", "404", "not found", "page not found", "error",
     "features", "product", "products", "shop", "store", "cart", "checkout", "downloads", "download", "changelog", "status",
+    "enterprise", "team", "our team", "company", "customers", "partners", "resources", "solutions", "services", "integrations",
+    "security", "community", "events", "press", "newsroom", "investors", "developers",
+    // Home and a few common pages in other languages.
+    "accueil", "page d'accueil", "startseite", "inicio", "início", "página inicial", "pagina iniziale", "главная", "главная страница",
+    "головна", "ホーム", "トップ", "トップページ", "strona główna", "etusivu", "hem", "startsida", "forside", "hjem", "anasayfa", "ana sayfa",
+    "首页", "主页", "首頁", "主頁", "홈", "trang chủ", "beranda", "úvod", "domů", "kezdőlap", "αρχική", "pagina principale", "portada",
+    "kontakt", "impressum", "preise", "über uns", "contacto", "precios", "tarifs", "à propos", "connexion", "anmelden",
   ],
 );
 
@@ -28,21 +43,60 @@ const PAGE_WORDS = new Set(
 const NAME_CONNECTORS = new Set(["of", "and", "&", "the", "for", "de", "la", "le", "du", "von", "van", "der", "y", "et", "und", "a", "an", "in", "on"]);
 
 /**
- * The site's name in a page title: `Pricing | Acme Cloud` → `Acme Cloud`, `Stackly | Ship faster` → `Stackly`.
- * In order: a part that matches the host name (`Home | Bankly` on bankly.example); else the last part that is a
- * name (not a page word, not the URL's path segment, not a tagline); else the shortest part that is not a page word.
+ * Endings of words that describe a product or a page rather than name a company ("Messaging", "Software",
+ * "Payments", "Solutions"), matched on the last word of a part.
+ */
+const DESCRIPTIVE_ENDING = /(?:ing|ware|ments?|tions?|ness|ities|ity|ics|ers|ies|ives?|ance|ence|ships?)$/;
+
+/**
+ * The site's name in a page title: `Pricing | Acme Cloud` → `Acme Cloud`, `Stackly | Ship faster` → `Stackly`,
+ * `Kite — Payments` → `Kite`. In order: a part that matches the host's registrable name (`Home | Bankly` on
+ * bankly.example); else, of the parts that are not page words, the one that reads most like a name
+ * ({@link descriptionScore}: not a tagline, not a description, not the URL's path segment), the first of equals;
+ * else the shortest part.
  * @param pageUrl the page's URL, for the host and path (optional: without it only the words decide)
  */
 export function nameFromTitle(title: string, pageUrl?: string): string | undefined {
-  const parts = title.split(TITLE_SEPARATOR).map((p) => p.trim()).filter(Boolean);
+  const parts = titleParts(title);
   if (parts.length <= 1) return parts[0];
-  const { hostLabels, pathWords } = urlWords(pageUrl);
-  const named = parts.filter((p) => !PAGE_WORDS.has(normalise(p)) && !pathWords.has(compact(p)));
-  const onHost = named.filter((p) => matchesHost(p, hostLabels));
+  const { hostNames, pathWords } = urlWords(pageUrl);
+  const named = parts.filter((p) => !PAGE_WORDS.has(normalise(p)));
+  const onHost = named.filter((p) => matchesHost(p, hostNames));
   if (onHost.length > 0) return onHost[onHost.length - 1];
-  const names = named.filter((p) => !isTagline(p));
-  if (names.length > 0) return names[names.length - 1];
-  return [...(named.length > 0 ? named : parts)].sort((a, b) => a.length - b.length)[0];
+  if (named.length === 0) return [...parts].sort((a, b) => a.length - b.length)[0];
+  // Stable: equals keep their order, so the first of them wins ("Acme — Enterprise").
+  return named
+    .map((p, i) => ({ p, i, score: descriptionScore(p, pathWords) }))
+    .sort((a, b) => a.score - b.score || a.i - b.i)[0]!.p;
+}
+
+/** A title's parts: split at its separators, and at a `: ` that follows at most three words. */
+function titleParts(title: string): string[] {
+  const out: string[] = [];
+  for (const part of title.split(TITLE_SEPARATOR)) {
+    const colon = /:\s+/.exec(part);
+    if (colon && wordsOf(part.slice(0, colon.index)).length <= MAX_WORDS_BEFORE_COLON) out.push(part.slice(0, colon.index), part.slice(colon.index + colon[0].length));
+    else out.push(part);
+  }
+  return out.map((p) => p.trim()).filter(Boolean);
+}
+
+/**
+ * How much a title part reads like a description rather than a name (0: a name). A tagline (a sentence, more than
+ * five words, or a lower-case word: "Ship faster", "Minimal clothing") 4; four words or more, or an article and two
+ * more ("The Collaborative Interface Design Tool") 2; the URL's own path segment ("Fonts" on /fonts) 2; a last word
+ * that describes a product ("Video Messaging", "Payroll Software", "Payments") 1.
+ */
+function descriptionScore(part: string, pathWords: Set<string>): number {
+  const words = wordsOf(part);
+  let score = 0;
+  if (isTagline(part)) score += 4;
+  else if (words.length >= 4 || (words.length >= 3 && /^(?:the|a|an)$/i.test(words[0]!))) score += 2;
+  if (pathWords.has(compact(part))) score += 2;
+  const last = words[words.length - 1] ?? "";
+  // A capitalised common word ("Banking", "Payments"), not an acronym ("BBC", "MONO") or a made-up spelling ("GitHub").
+  if (/^\p{Lu}\p{Ll}+$/u.test(last) && last.length >= 5 && (DESCRIPTIVE_ENDING.test(last) || /[^suio]s$/.test(last))) score += 1;
+  return score;
 }
 
 /**
@@ -60,30 +114,42 @@ export function nameFromLogoAlt(alt: string): string | undefined {
 
 /** A phrase rather than a name: a sentence ("Develop. Preview. Ship."), more than five words, or a word of three or more letters in lower case ("Ship faster", "AI infra"). */
 function isTagline(part: string): boolean {
-  const words = part.split(/\s+/);
+  const words = wordsOf(part);
   if (words.length === 1) return false;
   if (words.length > 5 || /[.!?](\s|$)/.test(part)) return true;
   return words.some((w) => /^\p{Ll}{3,}/u.test(w) && !NAME_CONNECTORS.has(w.toLowerCase()));
 }
 
-/** Whether a title part names the host: "Bankly" on bankly.example, "Acme Cloud" on acme.test, "GitHub" on github.com. */
-function matchesHost(part: string, hostLabels: string[]): boolean {
+/**
+ * Whether a title part names the host: "Bankly" on bankly.example, "Acme Cloud" on acme.test, "GitHub" on github.com,
+ * "Westpac" on westpac.com.au. The registrable name (before the public suffix) may begin the part or the part begin
+ * it; another label of the host (a subdomain) only as the whole part.
+ */
+function matchesHost(part: string, hostNames: { registrable: string; others: string[] }): boolean {
   const c = compact(part);
   if (c.length < 3) return false;
-  return hostLabels.some((label) => label === c || (label.length >= 3 && c.startsWith(label)) || label.startsWith(c));
+  const r = hostNames.registrable;
+  return (r.length > 0 && (r === c || (r.length >= 3 && c.startsWith(r)) || r.startsWith(c))) || hostNames.others.includes(c);
 }
 
-/** The host's labels that can be a name (not `www`, not the top-level domain, not an IP address), and the path's segments. */
-function urlWords(pageUrl: string | undefined): { hostLabels: string[]; pathWords: Set<string> } {
+/** The host's registrable name and its other labels (not `www`, never a public suffix; none for an IP address), and the path's segments. */
+function urlWords(pageUrl: string | undefined): { hostNames: { registrable: string; others: string[] }; pathWords: Set<string> } {
   try {
     const u = new URL(pageUrl ?? "");
-    const host = u.hostname.replace(/^www\d*\./, "");
-    const hostLabels = /^[\d.]+$|^\[/.test(host) ? [] : host.split(".").slice(0, -1).map(compact).filter((l) => l.length > 0);
+    // Unicode, so that "Сбербанк" meets сбербанк.рф (the URL's host is in punycode).
+    const host = domainToUnicode(u.hostname) || u.hostname;
+    const parsed = parse(host, { allowPrivateDomains: true });
+    const registrable = parsed.isIp ? "" : compact(parsed.domainWithoutSuffix ?? "");
+    const others = parsed.isIp ? [] : (parsed.subdomain ?? "").split(".").filter((l) => l && !/^www\d*$/.test(l)).map(compact);
     const pathWords = new Set(u.pathname.split("/").map((seg) => compact(safeDecode(seg).replace(/\.\w+$/, ""))).filter(Boolean));
-    return { hostLabels, pathWords };
+    return { hostNames: { registrable, others }, pathWords };
   } catch {
-    return { hostLabels: [], pathWords: new Set() };
+    return { hostNames: { registrable: "", others: [] }, pathWords: new Set() };
   }
+}
+
+function wordsOf(part: string): string[] {
+  return part.trim().split(/\s+/).filter(Boolean);
 }
 
 function safeDecode(segment: string): string {

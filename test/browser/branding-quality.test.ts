@@ -5,6 +5,11 @@
  * and not the page's, a wrapper's dark background makes a dark page, Bootstrap's and shadcn's variables are read
  * for the right roles, and CSS generic font keywords are not typefaces.
  *
+ * The follow-up review: dark brand fills (Stripe's navy `#0A2540`) are primary again; the brand name is the part that
+ * reads like a name ("Kite — Payments" → Kite, "Acme | Computers" on acme.com.br → Acme); an SVG logo keeps only an
+ * allow-list of elements and attributes (no links, animations, event attributes, `@import` or outside URLs), the same
+ * when its painted copy is too long; a bakery's `cookie-grid` is not a consent banner.
+ *
  * The first half runs real Chromium on local pages through `/v2/scrape`; an SVG logo is checked by loading its
  * `data:` URL as an `<img>` in another page of the same browser and reading its pixels from a canvas. The second
  * half checks the derivation (src/branding/) as a pure function of hand-made snapshots.
@@ -19,6 +24,15 @@ import { browserHarness, closeAndAssertNoChromium, scrape } from "./helpers.ts";
 const doc = (title: string, style: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>${style}</style></head><body>${body}</body></html>`;
 const PROSE = "Teams use this product to plan, track and ship their work with less friction and more focus every day. ".repeat(3);
+/** An SVG logo's inside with a link, animations, `@import`, outside images and uses, a foreignObject iframe: an orange mark, a dark bar. */
+const HOSTILE_SVG_BODY =
+  `<style>@import url(https://evil.example/x.css); .m{fill:#ea580c} .d{fill:#1c1917} .far{fill:url(https://evil.example/p.svg#g)}</style>` +
+  `<a href="javascript:alert(1)"><circle class="m" cx="16" cy="16" r="14"/></a>` +
+  `<rect class="d" x="40" y="8" width="70" height="16"><animate attributeName="href" to="javascript:alert(2)" dur="1s"/><set attributeName="onmouseover" to="alert(3)"/><animateTransform attributeName="transform" type="rotate" to="90" dur="1s"/></rect>` +
+  `<image href="https://evil.example/track.png" width="1" height="1"/><image xlink:href="https://evil.example/track2.png" width="1" height="1"/><use href="https://evil.example/sprite.svg#logo"/>` +
+  `<foreignObject width="10" height="10"><iframe src="javascript:alert(4)"></iframe></foreignObject>`;
+/** What must not be left of {@link HOSTILE_SVG_BODY} in the logo. */
+const HOSTILE_MARKS = ["javascript:", "evil.example", "<a ", "<animate", "<set", "<foreignObject", "<iframe", "<script", "onload", "onclick", "onmouseover", "@import"];
 
 const PAGES: Record<string, string> = {
   // Grey text everywhere (Tailwind's gray-900/slate-900/gray-800 headings, slate-700 nav, Atlassian's navy body
@@ -68,6 +82,34 @@ const PAGES: Record<string, string> = {
     `<main><h1>Banking built for business</h1><p>${PROSE}</p><a class="btn" href="/open">Open account</a></main>
      <div class="cky-consent-container"><p>We value your privacy.</p><button class="cky-btn">Customize</button> <button class="cky-btn">Accept All</button></div>
      <div class="x7f2"><p>This site uses cookies to improve your experience.</p><button class="q1">Accept</button> <button class="q1">Decline</button></div>`,
+  ),
+  // A bakery: its product grid is named for cookies, but it is part of the page, and its CTA is the brand's. Its
+  // consent tool is named by a camelCase id and says nothing of cookies: fixed and named, it is one (its large
+  // orange button would outweigh the CTA even at a fixed box's tenth).
+  "/cookie-grid": doc(
+    "Crumb Bakery",
+    `body{margin:0;font-family:Arial,sans-serif;color:#333} main{padding:48px} .cookie-grid{display:grid;justify-items:start;gap:16px;padding:24px}
+     .order{background:#b45309;color:#fff;padding:12px 24px;border-radius:6px;text-decoration:none;display:inline-block}
+     #CybotCookiebotDialog{position:fixed;bottom:0;left:0;right:0;background:#fff;padding:16px} #CybotCookiebotDialog button{width:580px;height:120px;background:#f97316;color:#fff;border:0}`,
+    `<main><h1>Fresh every morning</h1><p>${PROSE}</p><div class="cookie-grid"><p>Chocolate chip, oatmeal and more: order a box today.</p>
+     <a class="order" href="/order">Order now</a></div></main>
+     <div id="CybotCookiebotDialog"><p>Your choices matter to us.</p><button>Allow selection</button></div>`,
+  ),
+  // A hostile logo: every way an SVG opened as a document runs script, follows a link or loads from outside.
+  "/svg-hostile": doc(
+    "Hostile",
+    `body{margin:0;font-family:Arial,sans-serif;color:#222} header{padding:16px}`,
+    `<header><a href="/" class="logo-link"><svg class="logo" width="120" height="32" viewBox="0 0 120 32" onload="alert(0)">${HOSTILE_SVG_BODY}
+     <script>alert(5)</script><rect x="112" y="2" width="6" height="6" onclick="alert(6)" style="fill:#16a34a;background-image:url(https://evil.example/bg.png)"/></svg></a></header>
+     <main><h1>Hostile</h1><p>${PROSE}</p></main>`,
+  ),
+  // The same without script and event attributes, and too long once its paint is written out (600 rects whose
+  // fills come from a class): the markup as it is goes out, and went out with its links and loads.
+  "/svg-hostile-long": doc(
+    "Hostile long",
+    `body{margin:0;font-family:Arial,sans-serif;color:#222} header{padding:16px}`,
+    `<header><a href="/" class="logo-link"><svg class="logo" width="120" height="32" viewBox="0 0 120 32">${HOSTILE_SVG_BODY}${'<rect class="d" width="1" height="1"/>'.repeat(600)}</svg></a></header>
+     <main><h1>Hostile</h1><p>${PROSE}</p></main>`,
   ),
   // The dark background is on a wrapper (Next.js #__next), body and html are transparent.
   "/wrapper": doc(
@@ -181,6 +223,23 @@ describe("in the browser", () => {
     const band = await branding("/hero-band");
     expect([band.colors.background, band.colorScheme]).toEqual(["#FFFFFF", "light"]);
   }, 60_000);
+
+  test("follow-up 5. an SVG logo keeps only an allow-list: no script, link, animation, event attribute, @import or outside URL; it still loads as drawn", async () => {
+    for (const path of ["/svg-hostile", "/svg-hostile-long"]) {
+      const b = await branding(path);
+      expect([path, String(b.logo).slice(0, 19)]).toEqual([path, "data:image/svg+xml;"]);
+      const markup = decodeURIComponent(String(b.logo).replace(/^data:image\/svg\+xml;utf8,/, ""));
+      expect([path, HOSTILE_MARKS.filter((m) => markup.includes(m))]).toEqual([path, []]);
+      // The link's circle stays (unwrapped), and so do the class fills (the long one's from its sanitised <style>).
+      expect([path, await loadImage(b.logo, [[16, 16], [75, 16]])]).toEqual([path, "LOADED 120x32 16,16=EA580C 75,16=1C1917"]);
+    }
+  }, 60_000);
+
+  test("follow-up 6a. a product grid named cookie-grid is part of the page: its call to action is the primary colour; a fixed CybotCookiebotDialog is consent", async () => {
+    const b = await branding("/cookie-grid");
+    expect([b.colors.primary, b.components.buttonPrimary?.background]).toEqual(["#B45309", "#B45309"]);
+    expect([b.colors.secondary, b.colors.accent]).not.toContain("#F97316");
+  }, 60_000);
 });
 
 describe("derivation rules", () => {
@@ -288,5 +347,69 @@ describe("derivation rules", () => {
     expect(b.typography.fontFamilies).toEqual({ primary: "system-ui", heading: "Segoe UI", code: "SFMono-Regular" });
     expect(b.typography.fontStacks.primary).toEqual(["ui-sans-serif", "system-ui", "sans-serif", "Apple Color Emoji", "Segoe UI Emoji"]);
     expect(deriveBranding(snapshot({ samples: [sample({ fontFamily: "serif" })] })).fonts).toEqual([]);
+  });
+
+  test("follow-up 3. dark brand fills are primary: a filled button needs less chroma than a voted colour, and may be the text colour; no grey passes", () => {
+    const button = (background: string, hints = "") => sample({ kind: "button", tag: "a", hints, background, color: "#FFFFFF", area: 2000 });
+    // Stripe's navy and other dark brand fills, chroma 0.055 to 0.070: below the vote's 0.07, above every grey.
+    for (const fill of ["#0A2540", "#13294B", "#1B4332", "#004D40", "#0B3D2E"]) {
+      const b = deriveBranding(snapshot({ samples: [sample({}), button(fill)] }));
+      expect([fill, b.colors.primary, b.components.buttonPrimary?.background]).toEqual([fill, fill, fill]);
+      // The page's text in the same navy: the button's fill is still the brand's.
+      const navyText = deriveBranding(snapshot({ samples: [sample({ color: fill, textLength: 400 }), button(fill)] }));
+      expect([fill, navyText.colors.textPrimary, navyText.colors.primary]).toEqual([fill, fill, fill]);
+    }
+    // Less colourful than slate-500: primary only on a button the page names primary (as a declared --primary).
+    for (const fill of ["#1E3932", "#232F3E"]) {
+      expect([fill, deriveBranding(snapshot({ samples: [sample({}), button(fill, "btn btn-primary")] })).colors.primary]).toEqual([fill, fill]);
+      expect([fill, deriveBranding(snapshot({ samples: [sample({}), button(fill)] })).colors.primary]).toEqual([fill, undefined]);
+    }
+    // Tailwind's gray, slate, zinc, neutral and stone (50–950, v3 and v4 slate) and Bootstrap's greys: never primary.
+    const greys = [
+      "#F8FAFC", "#F1F5F9", "#E2E8F0", "#CBD5E1", "#94A3B8", "#64748B", "#475569", "#334155", "#1E293B", "#0F172A", "#020617",
+      "#F9FAFB", "#F3F4F6", "#E5E7EB", "#D1D5DB", "#9CA3AF", "#6B7280", "#4B5563", "#374151", "#1F2937", "#111827", "#030712",
+      "#FAFAFA", "#F4F4F5", "#E4E4E7", "#D4D4D8", "#A1A1AA", "#71717A", "#52525B", "#3F3F46", "#27272A", "#18181B", "#09090B",
+      "#F5F5F5", "#E5E5E5", "#D4D4D4", "#A3A3A3", "#737373", "#525252", "#404040", "#262626", "#171717", "#0A0A0A",
+      "#FAFAF9", "#F5F5F4", "#E7E5E4", "#D6D3D1", "#A8A29E", "#78716C", "#57534E", "#44403C", "#292524", "#1C1917", "#0C0A09",
+      "#62748E", "#45556C", "#0F172B", "#101828", "#6C757D", "#212529", "#343A40", "#495057", "#ADB5BD",
+    ];
+    for (const grey of greys) expect([grey, deriveBranding(snapshot({ samples: [sample({}), button(grey)] })).colors.primary]).toEqual([grey, undefined]);
+    // The vote keeps its floor: a navy heading is not a secondary colour.
+    const voted = deriveBranding(snapshot({ samples: [sample({}), button("#E11D48"), sample({ kind: "heading", tag: "h1", level: 1, color: "#0A2540" })] }));
+    expect([voted.colors.primary, voted.colors.secondary]).toEqual(["#E11D48", undefined]);
+    // A declared --secondary as dark as a fill counts; Bootstrap's grey one does not.
+    const declared = (color: string) => deriveBranding(snapshot({ cssVars: { "--secondary": { value: color, color } } })).colors.secondary;
+    expect([declared("#0A2540"), declared("#6C757D")]).toEqual(["#0A2540", undefined]);
+  });
+
+  test("follow-up 4. the brand name: the host's registrable name, then not a page word (in other languages too), then what reads like a name, the first of equals", () => {
+    const LOCAL = "http://127.0.0.1/";
+    const cases: [string, string, string][] = [
+      ["Home | Bankly", LOCAL, "Bankly"],
+      ["Kite — Payments", LOCAL, "Kite"],
+      ["Oxbank — Banking", LOCAL, "Oxbank"],
+      ["Loom | Video Messaging", LOCAL, "Loom"],
+      ["Acme | Payroll Software", LOCAL, "Acme"],
+      ["Acme — Enterprise", LOCAL, "Acme"],
+      ["Figma: The Collaborative Interface Design Tool", LOCAL, "Figma"],
+      ["Westpac | Commercial Banking", "https://www.westpac.com.au/business-banking/", "Westpac"],
+      ["Acme | Computers", "https://acme.com.br/", "Acme"],
+      ["Computers | Acme", "https://acme.com.br/", "Acme"],
+      ["Acme | Computers", "https://x.org.uk/", "Acme"],
+      ["Startseite | Muster GmbH", LOCAL, "Muster GmbH"],
+      ["Muster GmbH | Startseite", LOCAL, "Muster GmbH"],
+      ["Главная — Сбербанк", LOCAL, "Сбербанк"],
+      ["Главная — Сбербанк", "https://xn--80abap1arsf.xn--p1ai/", "Сбербанк"],
+      ["Inicio | Banco Santander", LOCAL, "Banco Santander"],
+      ["BBC News - Home", LOCAL, "BBC News"],
+      ["Pricing | Acme Cloud", LOCAL, "Acme Cloud"],
+      ["Typeset — Fonts", "http://127.0.0.1/fonts", "Typeset"],
+      ["Société Générale - Accueil", LOCAL, "Société Générale"],
+      ["MONO — Minimal clothing", "http://127.0.0.1/mono", "MONO"],
+      ["Payments | Kite", LOCAL, "Kite"],
+      ["ホーム｜ブランド", LOCAL, "ブランド"],
+      ["How we moved 40 services to Bun: a retrospective | Acme", LOCAL, "Acme"],
+    ];
+    for (const [title, url, name] of cases) expect([title, url, nameFromTitle(title, url)]).toEqual([title, url, name]);
   });
 });

@@ -2,14 +2,15 @@
  * @module engines/browser/branding-in-page
  * The in-page half of the branding collection: {@link snapshotInPage} is serialised by puppeteer and evaluated
  * inside the rendered page by `collectBranding` (branding.ts). It is most of the collection's code and none of it
- * runs in Bun, hence its own file; it may import types only. It is one function (over 300 lines) because puppeteer
- * sends one function's source: a helper outside its body would not exist in the page.
+ * runs in Bun, hence its own file; it may import types only. It is one function (about 500 lines, past the usual
+ * 300) because puppeteer sends one function's source: a helper outside its body would not exist in the page.
  *
  * Besides the computed styles it says where each sample sits (src/branding/observations.ts: a consent banner, a
  * dialog, a fixed bar, the header or footer, running text), takes a link styled as a button for a button whatever
  * its class (Tailwind's `<a class="rounded-md bg-indigo-600 px-3.5 py-2.5 text-white">`), reads the background of a
  * wrapper that paints the page when `body` and `html` do not, and serialises an inline SVG logo so that it loads
- * as an image on its own (namespaces, the symbols its `<use>` draws, the fills and strokes set by CSS).
+ * as an image on its own (namespaces, the symbols its `<use>` draws, the fills and strokes set by CSS), through an
+ * allow-list of SVG elements and attributes (no script, link, animation, event attribute or outside URL).
  */
 import type { LogoCandidate, SampleKind } from "./branding.ts";
 import type { OverlayKind, PlacedSample, PlacedSnapshot } from "../../branding/observations.ts";
@@ -137,28 +138,42 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
   probe.remove();
 
   // Where an element sits. Each element's own layer is computed once (samples share ancestors).
-  const CONSENT_HINT = /cookie|consent|gdpr|ccpa|onetrust|cookiebot|didomi|usercentrics|trustarc|osano|iubenda|termly/;
+  // Consent tools' names, as a whole word of an element's class or id split at `-`, `_`, spaces and camelCase
+  // (`cky-consent-container`, `onetrust-banner-sdk`, `CybotCookiebotDialog`, `qc-cmp2-ui`): a substring took
+  // `cookie-grid` (a bakery's product grid) for a banner and dropped its call to action from the colours.
+  const CONSENT_TOKEN = /^(?:cookies?|consent|gdpr|ccpa|cmp\d*|onetrust|cookiebot|cookiebanner|cookieconsent|cookienotice|cookielaw|cookieyes|cky|didomi|usercentrics|trustarc|truste|osano|iubenda|termly|klaro|quantcast)$/;
   const COOKIE_TEXT = /\bcookies?\b|\bconsent\b|\bgdpr\b/i;
+  // Text that asks about cookies rather than mentions them ("Order cookies" is not a banner).
+  const CONSENT_TEXT =
+    /\b(?:we|this (?:site|website)|our (?:site|website)|site) uses? cookies\b|\b(?:accept|allow|reject|decline|refuse|manage|customi[sz]e)(?: all)? cookies\b|\bcookies? (?:policy|settings|preferences|notice|consent|banner)\b|\bconsent\b|\bgdpr\b|\bprivacy (?:settings|preferences|choices)\b/i;
+  const tokensOf = (e: Element): string[] =>
+    `${typeof e.className === "string" ? e.className : (e.getAttribute("class") ?? "")} ${e.id}`
+      .replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2")
+      .toLowerCase()
+      .split(/[\s_-]+/)
+      .filter(Boolean);
   const layers = new Map<Element, OverlayKind | "">();
   const layerOf = (e: Element): OverlayKind | "" => {
     let kind = layers.get(e);
     if (kind !== undefined) return kind;
     kind = "";
-    // Named for consent, unless it holds the page itself (`<div id="app" class="has-cookie-banner">`).
-    if (CONSENT_HINT.test(hintsOf(e)) && !e.querySelector("main, h1")) kind = "consent";
-    else {
-      const role = e.getAttribute("role");
-      const cs = getComputedStyle(e);
-      // A fixed box is an overlay unless it is the page's top bar; a sticky one only when stuck to the bottom.
-      const topBar = () => {
-        const r = e.getBoundingClientRect();
-        return e.matches('header, nav, [role="banner"]') || e.querySelector("nav") !== null || (r.top <= 1 && r.height <= innerHeight / 4);
-      };
-      if (role === "dialog" || role === "alertdialog" || e.getAttribute("aria-modal") === "true" || (e.tagName === "DIALOG" && e.hasAttribute("open"))) kind = "dialog";
-      else if ((cs.position === "fixed" && !topBar()) || (cs.position === "sticky" && cs.top === "auto" && cs.bottom !== "auto")) kind = "fixed";
-      // A dialog or bar about cookies is a consent banner whatever its classes (a CMP's are often obfuscated).
-      if (kind && COOKIE_TEXT.test((e.textContent ?? "").slice(0, 3000))) kind = "consent";
-    }
+    const role = e.getAttribute("role");
+    const cs = getComputedStyle(e);
+    // A fixed box is an overlay unless it is the page's top bar; a sticky one only when stuck to the bottom.
+    const topBar = () => {
+      const r = e.getBoundingClientRect();
+      return e.matches('header, nav, [role="banner"]') || e.querySelector("nav") !== null || (r.top <= 1 && r.height <= innerHeight / 4);
+    };
+    const dialog = role === "dialog" || role === "alertdialog" || e.getAttribute("aria-modal") === "true" || (e.tagName === "DIALOG" && e.hasAttribute("open"));
+    const text = () => (e.textContent ?? "").slice(0, 3000);
+    if (dialog) kind = "dialog";
+    else if ((cs.position === "fixed" && !topBar()) || (cs.position === "sticky" && cs.top === "auto" && cs.bottom !== "auto")) kind = "fixed";
+    // Named for consent, and drawn over the page (fixed, sticky, a dialog) or asking about cookies; never one that
+    // holds the page itself (`<div id="app" class="has-cookie-banner">`).
+    const named = tokensOf(e).some((t) => CONSENT_TOKEN.test(t));
+    if (named && !e.querySelector("main, h1") && (dialog || cs.position === "fixed" || cs.position === "sticky" || CONSENT_TEXT.test(text()))) kind = "consent";
+    // A dialog or bar about cookies is a consent banner whatever its classes (a CMP's are often obfuscated).
+    else if (kind && COOKIE_TEXT.test(text())) kind = "consent";
     layers.set(e, kind);
     return kind;
   };
@@ -280,6 +295,93 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
     "stroke-linecap": "butt", "stroke-linejoin": "miter", visibility: "visible", "font-family": "", "font-size": "", "font-weight": "", color: "",
   };
   const NOT_RENDERED = /^(symbol|defs|clippath|mask|lineargradient|radialgradient|pattern|marker|filter|style|title|desc|metadata)$/i;
+
+  // An image does not run scripts or load anything, but a logo's `data:` URL may be opened as a document, where an
+  // SVG runs scripts, follows links and animations (`<a href="javascript:…">`, `<animate attributeName="href"
+  // to="javascript:…">`, `<set attributeName="onmouseover">`) and loads what it references (`@import`, an external
+  // `<image>` or `<use>`: a request from whoever opens it). So the logo is what an allow-list keeps of it, the same
+  // for the copy with its paint written out and for the markup as it is: shapes, text, gradients, clips, masks and
+  // patterns; `<use>` of this document's `#ids`; `<image>` of `data:image/…`; `<a>` unwrapped (its children kept);
+  // everything else (script, foreignObject, animate, set, animateTransform, filters, HTML…) removed with its content.
+  // Attributes: geometry and presentation only, no `on…`, no `href` but a local `#id` (or `data:image/…` on an
+  // image), no value with a `url()` that is not a local `#id`. A `<style>` keeps only its style rules, re-serialised
+  // by the browser's CSS parser (no `@import`, `@font-face`, escapes), without a declaration that loads anything.
+  const SVG_ELEMENTS = new Set([
+    "svg", "g", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "text", "tspan", "defs", "symbol", "use",
+    "lineargradient", "radialgradient", "stop", "clippath", "mask", "pattern", "title", "desc", "image", "style",
+  ]);
+  const SVG_ATTRIBUTES = new Set([
+    "id", "class", "style", "transform", "viewbox", "preserveaspectratio", "width", "height", "x", "y", "x1", "y1", "x2", "y2", "cx", "cy",
+    "r", "rx", "ry", "fx", "fy", "fr", "d", "points", "pathlength", "dx", "dy", "rotate", "textlength", "lengthadjust", "offset",
+    "fill", "fill-opacity", "fill-rule", "stroke", "stroke-width", "stroke-opacity", "stroke-linecap", "stroke-linejoin", "stroke-miterlimit",
+    "stroke-dasharray", "stroke-dashoffset", "opacity", "color", "display", "visibility", "overflow", "clip-path", "clip-rule", "mask",
+    "stop-color", "stop-opacity", "font-family", "font-size", "font-weight", "font-style", "font-variant", "text-anchor", "dominant-baseline",
+    "alignment-baseline", "baseline-shift", "letter-spacing", "word-spacing", "text-decoration", "writing-mode", "shape-rendering",
+    "text-rendering", "vector-effect", "paint-order", "gradientunits", "gradienttransform", "spreadmethod", "patternunits",
+    "patterncontentunits", "patterntransform", "clippathunits", "maskunits", "maskcontentunits", "version", "role", "aria-label",
+    "aria-hidden", "focusable", "xml:space", "xmlns", "xmlns:xlink", "href", "xlink:href",
+  ]);
+  /** A CSS value or attribute that loads nothing: no `url()` but a local `#id`, no other image function, no escape. */
+  const loadsNothing = (value: string): boolean =>
+    !/\\/.test(value) && !/\b(?:url|image|image-set|cross-fade|element|src)\s*\(/i.test(value.replace(/url\(\s*(["']?)#[^"'()\s]*\1\s*\)/gi, ""));
+  const cleanDeclarations = (style: CSSStyleDeclaration) => {
+    for (const prop of Array.from(style)) if (!loadsNothing(style.getPropertyValue(prop))) style.removeProperty(prop);
+  };
+  const sanitiseSvg = <T extends Element>(rootEl: T): T => {
+    const visit = (el: Element) => {
+      for (const child of Array.from(el.children)) {
+        const name = child.localName.toLowerCase();
+        if (child.namespaceURI === SVG_NS && name === "a") {
+          // A link is unwrapped: what it draws stays, where it goes does not.
+          visit(child);
+          child.replaceWith(...Array.from(child.childNodes));
+          continue;
+        }
+        if (child.namespaceURI !== SVG_NS || !SVG_ELEMENTS.has(name)) {
+          child.remove();
+          continue;
+        }
+        visit(child);
+      }
+      clean(el);
+    };
+    const clean = (el: Element) => {
+      const name = el.localName.toLowerCase();
+      if (name === "style") {
+        let css = "";
+        try {
+          const sheet = new CSSStyleSheet();
+          sheet.replaceSync(el.textContent ?? ""); // `@import` is not allowed here: dropped
+          for (const rule of Array.from(sheet.cssRules)) {
+            if (!(rule instanceof CSSStyleRule)) continue;
+            cleanDeclarations(rule.style);
+            // Nested rules are not walked: a rule still holding a load after its own declarations are cleaned goes.
+            if (loadsNothing(rule.cssText)) css += `${rule.cssText}\n`;
+          }
+        } catch {
+          css = "";
+        }
+        el.textContent = css;
+      }
+      for (const attr of Array.from(el.attributes)) {
+        const attrName = attr.name.toLowerCase();
+        if (attrName === "style" && el instanceof SVGElement) {
+          // Re-serialised by the CSS parser (escapes resolved), without the declarations that load something.
+          cleanDeclarations(el.style);
+          if (!loadsNothing(el.getAttribute("style") ?? "")) el.removeAttribute("style");
+          continue;
+        }
+        const value = attr.value.trim();
+        let keep = SVG_ATTRIBUTES.has(attrName) && attrName !== "style" && loadsNothing(value);
+        if (keep && (attrName === "href" || attrName === "xlink:href")) keep = value.startsWith("#") || (name === "image" && /^data:image\//i.test(value));
+        if (!keep) el.removeAttributeNode(attr);
+      }
+      // A reference that went (an external `<use>` or `<image>`) leaves nothing to draw.
+      if ((name === "use" || name === "image") && !el.hasAttribute("href") && !el.hasAttribute("xlink:href")) el.remove();
+    };
+    visit(rootEl);
+    return rootEl;
+  };
   const svgMarkup = (svg: SVGSVGElement, rect: DOMRect): string | undefined => {
     if (svg.outerHTML.length > maxSvgChars) return undefined;
     const copy = svg.cloneNode(true) as SVGSVGElement;
@@ -335,14 +437,11 @@ export function snapshotInPage(limits: Record<SampleKind, number>, maxSvgChars: 
         }
       }
     }
-    // An image does not run scripts, but the URL may be opened as a document.
-    for (const el of Array.from(copy.querySelectorAll("script, foreignObject"))) el.remove();
-    for (const el of [copy, ...Array.from(copy.querySelectorAll("*"))]) for (const attr of Array.from(el.attributes)) if (/^on/i.test(attr.name)) el.removeAttribute(attr.name);
-    const markup = new XMLSerializer().serializeToString(copy);
+    const markup = new XMLSerializer().serializeToString(sanitiseSvg(copy));
     if (markup.length <= maxSvgChars) return markup;
-    // Too long with its paint written out: the markup as it is (with its namespaces), as before.
-    const plain = new XMLSerializer().serializeToString(svg);
-    return plain.length <= maxSvgChars && !/<script|\son\w+\s*=/i.test(plain) ? plain : undefined;
+    // Too long with its paint written out: the markup as it is (with its namespaces), through the same allow-list.
+    const plain = new XMLSerializer().serializeToString(sanitiseSvg(svg.cloneNode(true) as SVGSVGElement));
+    return plain.length <= maxSvgChars ? plain : undefined;
   };
 
   // Logo candidates: images and top-level inline SVGs, with what hints at a logo around them.

@@ -158,15 +158,11 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
   if (req.actions.length > 0) {
     artifacts.actions = await runActions(req.actions, { page, network, deadline, signal, budget, warnings, ...(device ? { device } : {}) });
   }
-  // The format's `viewport` is the emulated device's size already (setup above); the device goes along so that a full
-  // page is captured through the session that emulates it (screenshot.ts: a phone's picture was cut as if in device
-  // pixels, and the phone was lost for the rest of the scrape).
-  // A page that did not finish loading may never be rendered (its <head> still waits), nor may one the actions led
-  // to: no picture then, not a 408 (the format says why: a browser page without its screenshot is one the browser
-  // did not render). A page that loaded and stayed put is captured without asking.
-  if (req.screenshot && ((!loadTimedOut && req.actions.length === 0) || (await canCapture(page, deadline)))) {
-    artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined, deadline, ...(device ? { device } : {}) });
-  }
+  // Everything the formats read of the page is read before the format's screenshot, which comes last: a full page
+  // is scrolled through before it is captured (screenshot.ts), and a page reacts to that (an infinite feed grew from
+  // 6 items to 30 in the markdown, a continuous article's pushState changed metadata.url and title, a scroll handler
+  // that navigates made the whole result another page). The formats do not depend on each other: the DOM, URL,
+  // status, branding, raw bytes and profile are the page's as loaded (and as the actions left it).
   // Never fails the scrape: a failed or slow collection is `{ error }`, a warning in the document.
   if (req.branding) artifacts.branding = await collectBranding(page, deadline - performance.now() - 100);
 
@@ -202,9 +198,20 @@ export async function runScrape(scope: ScrapeScope, req: BrowserRequest, lease: 
   const responseHeaders: Record<string, string> = {};
   for (const [k, v] of Object.entries(finalResponse.headers())) responseHeaders[k.toLowerCase()] = v;
   if (RENDERED_TYPES.has(finalType)) responseHeaders["content-type"] = "text/html; charset=utf-8";
+  const finalUrl = (!emptyHttpError && page.url()) || finalResponse.url();
+  // The format's `viewport` is the emulated device's size already (setup above); the device goes along so that a full
+  // page is captured through the session that emulates it (screenshot.ts: a phone's picture was cut as if in device
+  // pixels, and the phone was lost for the rest of the scrape).
+  // A page that did not finish loading may never be rendered (its <head> still waits), nor may one the actions led
+  // to: no picture then, not a 408 (the format says why: a browser page without its screenshot is one the browser
+  // did not render). A page that loaded and stayed put is captured without asking. A page that navigates while it
+  // is scrolled through is captured where it went (its reads above are the page's before it).
+  if (req.screenshot && ((!loadTimedOut && req.actions.length === 0) || (await canCapture(page, deadline)))) {
+    artifacts.screenshot = await takeScreenshot(page, { ...req.screenshot, viewport: undefined, deadline, ...(device ? { device } : {}) });
+  }
   const result: Page = {
     requestedUrl: req.url,
-    finalUrl: (!emptyHttpError && page.url()) || finalResponse.url(),
+    finalUrl,
     statusCode: finalResponse.status(),
     headers: responseHeaders,
     contentType,

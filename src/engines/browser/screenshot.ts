@@ -127,10 +127,13 @@ async function capture(page: Page, o: ScreenshotOptions, deadline: number): Prom
       // Picture pixels per CSS pixel: 1 through the device's session (the clip's scale undoes its ratio); puppeteer's
       // capture of a page whose device puppeteer set is in its device pixels.
       const pictureRatio = o.device ? 1 : size.ratio;
-      let scrolled: ScrollResult | undefined;
+      const from = { x: size.scrollX, y: size.scrollY };
+      let scroll: ScrollOutcome = { kind: "skipped" };
       if (size.height > size.viewportHeight) {
-        scrolled = await scrollThrough(page, maxFullPageCssHeight(size.width, pictureRatio), deadline);
-        if (scrolled) size = scrolled.size;
+        const maxHeight = maxFullPageCssHeight(size.width, pictureRatio);
+        const pictureMegapixels = (size.width * Math.min(size.height, maxHeight) * pictureRatio ** 2) / 1e6;
+        scroll = await scrollThrough(page, maxHeight, deadline, captureReserveMs(pictureMegapixels));
+        if (scroll.kind === "scrolled") size = scroll.size;
       }
       if (size.width === 0 || size.height === 0) throw new Error(`Cannot take screenshot with 0 ${size.width === 0 ? "width" : "height"}.`);
       const maxCssHeight = maxFullPageCssHeight(size.width, pictureRatio);
@@ -142,8 +145,9 @@ async function capture(page: Page, o: ScreenshotOptions, deadline: number): Prom
           ? await captureThrough(o.device.session, { format: type, ...quality, clip: { ...clip, scale: 1 / size.ratio } })
           : new Uint8Array(await page.screenshot({ type, ...quality, clip, captureBeyondViewport: true }));
       } finally {
-        // Where a scroll action (or the page) had left it: later actions go on from there.
-        if (scrolled && (scrolled.fromX !== 0 || scrolled.fromY !== 0)) await scrollBack(page, scrolled.fromX, scrolled.fromY);
+        // Where a scroll action (or the page) had left it: later actions go on from there. A scroll ends at the top; one
+        // that did not answer in time may have stopped anywhere.
+        if (scroll.kind === "unanswered" || (scroll.kind === "scrolled" && (from.x !== 0 || from.y !== 0))) await scrollBack(page, from.x, from.y);
       }
       return cut ? { bytes, contentType, clippedAtPx: clip.height } : { bytes, contentType };
     }),
@@ -193,6 +197,9 @@ interface FullPageSize {
   viewportHeight: number;
   /** `devicePixelRatio`. */
   ratio: number;
+  /** Where the page is scrolled to (`scrollX`, `scrollY`). */
+  scrollX: number;
+  scrollY: number;
 }
 
 /**
@@ -206,6 +213,8 @@ async function fullPageSize(page: Page): Promise<FullPageSize> {
       width: num(window.innerWidth),
       viewportHeight: num(window.innerHeight),
       ratio: num(window.devicePixelRatio) || 1,
+      scrollX: num(window.scrollX),
+      scrollY: num(window.scrollY),
     };
   });
 }
@@ -216,21 +225,48 @@ export const FULL_PAGE_SCROLL_MAX_MS = 2_000;
 /** Longest wait, after the scroll, for the images it started loading. */
 export const FULL_PAGE_IMAGE_WAIT_MS = 1_500;
 
-/** Most steps of the scroll: a page many viewports tall is scrolled in larger steps. */
+/**
+ * Most steps of the scroll, a viewport each: a page taller than that many viewports is scrolled through its first
+ * 41 viewports only (a step larger than the viewport would leave gaps that nothing scrolled into view).
+ */
 export const FULL_PAGE_SCROLL_MAX_STEPS = 40;
 
 /** Longest wait for a rendering step after each step of the scroll (frames may be throttled). */
 const SCROLL_STEP_WAIT_MS = 100;
 
-/** Time kept back from the deadline for the capture itself: a scroll that would eat into it is shortened or skipped. */
+/** Least time kept back from the deadline for the capture ({@link captureReserveMs}). */
 const CAPTURE_RESERVE_MS = 1_000;
 
-/** What {@link scrollThrough} did: the page's size after it, and where the page was scrolled to before it. */
-interface ScrollResult {
-  size: FullPageSize;
-  fromX: number;
-  fromY: number;
+/**
+ * Time a capture may take per megapixel of the picture once the scroll has loaded its images: a 1920 × 16384 PNG
+ * (31 MP) of grey boxes took 0.4 s, of pictures (noise, as photographs are to PNG) 3.4 to 4.6 s on two busy cores.
+ */
+const CAPTURE_MS_PER_MEGAPIXEL = 130;
+
+/**
+ * Time kept back from the deadline for the capture of a picture of `megapixels`: a scroll that would eat into it is
+ * shortened or skipped. The capture is what the scroll makes slow: a scroll of a third of a second loaded every image
+ * of a 30-viewport page, whose capture then took 3.5 s, so one second kept back turned a scrape that answered 200 in
+ * 1.3 s (grey boxes) into `SCRAPE_TIMEOUT` at `timeout` 2000 to 5000.
+ */
+function captureReserveMs(megapixels: number): number {
+  return Math.max(CAPTURE_RESERVE_MS, Math.ceil(megapixels * CAPTURE_MS_PER_MEGAPIXEL));
 }
+
+/**
+ * Share of the time left (less the capture's reserve) the scroll may take at most: the rest is the capture's margin,
+ * whose time the reserve only estimates.
+ */
+const SCROLL_SHARE_OF_TIME_LEFT = 0.5;
+
+/** Time after the scroll's own budget until the page is taken for one that does not answer ({@link scrollThrough}). */
+const SCROLL_ANSWER_GRACE_MS = 2 * SCROLL_STEP_WAIT_MS + 500;
+
+/**
+ * What {@link scrollThrough} did: nothing (no time for it, or it failed), scrolled through and back to the top (with
+ * the page's size after it), or no answer in time (the page may be left scrolled anywhere).
+ */
+type ScrollOutcome = { kind: "skipped" } | { kind: "scrolled"; size: FullPageSize } | { kind: "unanswered" };
 
 /**
  * Scrolls the page down through its first `maxCssHeight` px a viewport at a time (a rendering step after each, where
@@ -238,17 +274,30 @@ interface ScrollResult {
  * loading in that part, then goes back to the top, where the picture is taken (a fixed or sticky header is drawn
  * there, once, and scroll-dependent states are a visitor's first). Bounded by {@link FULL_PAGE_SCROLL_MAX_STEPS}
  * steps, {@link FULL_PAGE_SCROLL_MAX_MS} of scrolling and {@link FULL_PAGE_IMAGE_WAIT_MS} of waiting, all within
- * `deadline` less {@link CAPTURE_RESERVE_MS}, by the page's own timers and, for a page whose thread does not answer,
- * from here. Run in crawlbox's isolated world, which shares the page's DOM and scroll but not its JavaScript. Undefined
- * when there was no time for it, or the page did not answer in time: the page is captured as it is.
+ * {@link SCROLL_SHARE_OF_TIME_LEFT} of the time left before `deadline` less `reserveMs` (the capture's,
+ * {@link captureReserveMs}), by the page's own timers and, for a page whose thread does not answer, from here. Run in
+ * crawlbox's isolated world, which shares the page's DOM and scroll but not its JavaScript. "skipped" when there was
+ * no time for it (or it failed), "unanswered" when the page did not answer in time: the page is captured as it is.
+ *
+ * The scroll's time is counted in the page from wall-clock instants set here (`Date.now()`, one clock for both
+ * processes), not from when the page began it: a page whose thread was stuck when it was asked begins late, and then
+ * has only what is left of the budget. When the bound here gives up (the page did not answer within the budget and
+ * {@link SCROLL_ANSWER_GRACE_MS}), the capture goes on without the scroll; the page's scroll, if it ever runs on, sees
+ * that its time is over and stops without scrolling again (it does not go back to the top under the capture, nor undo
+ * where the capture put a scroll action's position back).
  */
-async function scrollThrough(page: Page, maxCssHeight: number, deadline: number): Promise<ScrollResult | undefined> {
-  const budgetMs = Math.min(FULL_PAGE_SCROLL_MAX_MS + FULL_PAGE_IMAGE_WAIT_MS, deadline - performance.now() - CAPTURE_RESERVE_MS);
-  if (budgetMs < SCROLL_STEP_WAIT_MS) return undefined;
+async function scrollThrough(page: Page, maxCssHeight: number, deadline: number, reserveMs: number): Promise<ScrollOutcome> {
+  const leftMs = deadline - performance.now();
+  const budgetMs = Math.min(FULL_PAGE_SCROLL_MAX_MS + FULL_PAGE_IMAGE_WAIT_MS, (leftMs - reserveMs) * SCROLL_SHARE_OF_TIME_LEFT);
+  if (budgetMs < SCROLL_STEP_WAIT_MS) return { kind: "skipped" };
+  const now = Date.now();
   const scroll = isolatedRealm(page).evaluate(
-    async (limit: number, totalMs: number, scrollMs: number, imageMs: number, maxSteps: number, stepWaitMs: number) => {
+    async (limit: number, endAt: number, giveUpAt: number, scrollMs: number, imageMs: number, maxSteps: number, stepWaitMs: number) => {
       const started = performance.now();
-      const left = (capMs: number) => Math.max(0, Math.min(capMs, totalMs) - (performance.now() - started));
+      // Time left of `capMs` since the page began, and of the budget set by crawlbox (endAt, wall clock): whichever is less.
+      const left = (capMs: number) => Math.max(0, Math.min(capMs - (performance.now() - started), endAt - Date.now()));
+      // Past it crawlbox no longer waits for this and captures the page as it is: the scroll is left alone.
+      const abandoned = () => Date.now() >= giveUpAt;
       // A rendering step, and a task after it: the step computes the intersections at this scroll position (and
       // dispatches scroll events); the next scroll must come after it, not in the same frame.
       const frame = (ms: number) =>
@@ -258,15 +307,14 @@ async function scrollThrough(page: Page, maxCssHeight: number, deadline: number)
         });
       const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
       const pageHeight = () => Math.max(num(document.documentElement?.scrollHeight), num(document.body?.scrollHeight));
-      const fromX = num(window.scrollX);
-      const fromY = num(window.scrollY);
       const viewport = Math.max(1, num(window.innerHeight));
       // "instant": a page's `scroll-behavior: smooth` would otherwise leave each step under way.
       const to = (top: number) => window.scrollTo({ left: 0, top, behavior: "instant" });
-      const step = Math.max(viewport, Math.ceil(Math.min(limit, pageHeight()) / maxSteps));
+      // A viewport at a time, never more: a larger step (a 40th of a page over 40 viewports) left gaps that nothing
+      // scrolled into view.
       let y = 0;
       for (let i = 0; i < maxSteps && y + viewport < Math.min(limit, pageHeight()) && left(scrollMs) > 0; i++) {
-        y += step;
+        y += viewport;
         to(y);
         await frame(Math.min(stepWaitMs, left(scrollMs)));
       }
@@ -277,7 +325,7 @@ async function scrollThrough(page: Page, maxCssHeight: number, deadline: number)
         if (img.complete || img.getClientRects().length === 0) return false;
         return img.getBoundingClientRect().top + window.scrollY < seen;
       });
-      const imageWait = left(scrollMs + imageMs) > 0 ? Math.min(imageMs, left(scrollMs + imageMs)) : 0;
+      const imageWait = Math.min(imageMs, left(scrollMs + imageMs));
       if (pending.length > 0 && imageWait > 0) {
         const loaded = pending.map(
           (img) =>
@@ -289,28 +337,36 @@ async function scrollThrough(page: Page, maxCssHeight: number, deadline: number)
         );
         await Promise.race([Promise.all(loaded), new Promise<void>((done) => setTimeout(done, imageWait))]);
       }
+      if (abandoned()) return null;
       to(0);
       await frame(stepWaitMs);
       return {
-        size: { height: pageHeight(), width: num(window.innerWidth), viewportHeight: num(window.innerHeight), ratio: num(window.devicePixelRatio) || 1 },
-        fromX,
-        fromY,
+        height: pageHeight(),
+        width: num(window.innerWidth),
+        viewportHeight: num(window.innerHeight),
+        ratio: num(window.devicePixelRatio) || 1,
+        scrollX: num(window.scrollX),
+        scrollY: num(window.scrollY),
       };
     },
     maxCssHeight,
-    Math.floor(budgetMs),
+    now + Math.floor(budgetMs),
+    now + Math.floor(budgetMs) + SCROLL_ANSWER_GRACE_MS - SCROLL_STEP_WAIT_MS,
     FULL_PAGE_SCROLL_MAX_MS,
     FULL_PAGE_IMAGE_WAIT_MS,
     FULL_PAGE_SCROLL_MAX_STEPS,
     SCROLL_STEP_WAIT_MS,
   );
   // A page that navigated under it is read again (page-reads.ts); any other failure leaves the page as it is.
-  const settled = scroll.catch((err: unknown) => {
-    if (isContextLost(err)) throw err;
-    return undefined;
-  });
+  const settled = scroll.then(
+    (size): ScrollOutcome => (size ? { kind: "scrolled", size } : { kind: "unanswered" }),
+    (err: unknown): ScrollOutcome => {
+      if (isContextLost(err)) throw err;
+      return { kind: "skipped" };
+    },
+  );
   // The page's timers bound it; a page whose thread is stuck answers late or never: bounded from here too.
-  return await untilDeadline(settled, performance.now() + budgetMs + 2 * SCROLL_STEP_WAIT_MS + 500, undefined);
+  return await untilDeadline(settled, performance.now() + budgetMs + SCROLL_ANSWER_GRACE_MS, { kind: "unanswered" } as ScrollOutcome);
 }
 
 /** Scrolls the page back to where it was before {@link scrollThrough}; a page gone or busy is left as it is. */
