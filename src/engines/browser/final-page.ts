@@ -1,7 +1,7 @@
 /**
  * @module engines/browser/final-page
- * Reading the page a browser scrape ends on, once its waits and actions are done (before the format's screenshot, whose scroll must change nothing read here): where it went must
- * have passed the gate, Chromium's own error page is a failure (unless it stands for the site's empty HTTP error),
+ * Reading the page a browser scrape ends on, once its waits and actions are done (before the format's screenshot,
+ * whose scroll must change nothing read here): where it went must have passed the gate, Chromium's own error page is a failure (unless it stands for the site's empty HTTP error),
  * and the body is the rendered DOM, a text response's text, or a document's bytes (a PDF or image an action led
  * to, for the document pipeline), within what is left of the scrape's size limit.
  */
