@@ -6,16 +6,19 @@
  * - lists concatenated in page order, each item once: an item given again is dropped, and so is an object from
  *   another part that agrees with one already kept on every field both give (at least one), after filling that
  *   one's empty fields ({@link sameThing});
- * - every other field (a string, number or boolean) from the first part, in page order, that gives it: not `null`,
- *   not `""`. A `0` or `false` is a value: a part that does not hold the field answers `null` (its schema is the
- *   relaxed, nullable one, llm/relaxed-schema.ts).
+ * - every other field (a string, number or boolean) from the part that gives the most of its object's scalar fields,
+ *   the first in page order among equals; a part gives a field when it is not `null` or `""`. A `0` or `false` is a
+ *   value: a part that does not hold the field answers `null` (its schema is the relaxed, nullable one,
+ *   llm/relaxed-schema.ts).
  *
- * Why the first part, and neither the part with the most content nor the value most parts agree on: each field
- * was taken from the part that held the most non-empty leaves, with `0` and `false` counted as information. A
- * product page whose reviews filled a later part took its price (0) and stock (false) from that part — the values a
- * grammar-constrained model writes where it cannot write `null` — instead of the first part's 129.99 and true. A
- * page states its subject's own facts first (title, byline, price next to the name); what repeats further down is
- * most often other items (a comparison table, related products, quotes), which a vote would let outnumber them.
+ * Why so, and neither the part with the most content overall nor the value most parts agree on: each field was
+ * taken from the part that held the most non-empty leaves, lists included, with `0` and `false` counted as
+ * information. A product page whose reviews filled a later part took its price (0) and stock (false) from that part
+ * — the values a grammar-constrained model writes where it cannot write `null` — instead of the first part's 129.99
+ * and true. Counting an object's own scalar fields weighs what a part says of the subject, not its lists; page
+ * order breaks ties, as a page states its subject's facts first, and a vote would let repeated other items (a
+ * comparison table, related products) outnumber them. Taking the first part alone gave a "recently viewed" item's
+ * price, above the product, to the product.
  */
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -107,8 +110,11 @@ function mergeLists(lists: readonly PartValue[]): unknown[] {
   return kept.map((k) => k.item);
 }
 
-/** One field's values in the parts that have it (in page order), merged; undefined when no part has it. */
-function mergeField(values: readonly PartValue[]): unknown {
+/**
+ * One field's values in the parts that have it (in page order), merged; undefined when no part has it. `weights`:
+ * how many scalar fields each part gives in the object holding this field (see {@link scalarWeights}).
+ */
+function mergeField(values: readonly PartValue[], weights?: ReadonlyMap<number, number>): unknown {
   const present = values.filter((x) => x.value !== undefined);
   if (present.length === 0) return undefined;
   if (present.every((x) => Array.isArray(x.value) || x.value === null) && present.some((x) => Array.isArray(x.value))) return mergeLists(present);
@@ -116,14 +122,37 @@ function mergeField(values: readonly PartValue[]): unknown {
     const keys = new Set<string>();
     for (const { value } of present) if (isPlainObject(value)) for (const k of Object.keys(value)) keys.add(k);
     const out: Record<string, unknown> = {};
+    const inner = scalarWeights(present);
     for (const k of keys) {
-      const merged = mergeField(present.map(({ value, part }) => ({ value: isPlainObject(value) ? value[k] : undefined, part })));
+      const merged = mergeField(present.map(({ value, part }) => ({ value: isPlainObject(value) ? value[k] : undefined, part })), inner);
       if (merged !== undefined) out[k] = merged;
     }
     return out;
   }
-  // A scalar (or shapes that differ between parts): the first part, in page order, that gives it.
-  return (present.find((x) => !isEmpty(x.value)) ?? present[0]!).value;
+  // A scalar (or shapes that differ between parts): from the part that gives the most of its object's scalar fields,
+  // the first in page order among equals.
+  let best: PartValue | undefined;
+  for (const x of present) {
+    if (isEmpty(x.value)) continue;
+    if (!best || (weights?.get(x.part) ?? 0) > (weights?.get(best.part) ?? 0)) best = x;
+  }
+  return (best ?? present[0]!).value;
+}
+
+/**
+ * How many non-empty scalar fields each part gives in one object: a part that names the product and gives its price
+ * describes the page's subject; one that gives a price alone (a "recently viewed" item above the product, in the
+ * first part) does not, and its price lost to the subject's only by coming later.
+ */
+function scalarWeights(present: readonly PartValue[]): Map<number, number> {
+  const weights = new Map<number, number>();
+  for (const { value, part } of present) {
+    if (!isPlainObject(value)) continue;
+    let n = 0;
+    for (const v of Object.values(value)) if (!isEmpty(v) && typeof v !== "object") n++;
+    weights.set(part, n);
+  }
+  return weights;
 }
 
 /**

@@ -278,3 +278,11 @@ test("errors are worded in the caller's schema for keys Ajv percent-encodes (a s
   const problems = problemsInCallerTerms(validate.errors ?? [], caller);
   expect(problems.sort()).toEqual(["/Preis (€) must be number", "/price#1 must be number", "/product name must be number", "/日本 must be boolean"].sort());
 });
+
+test("a scalar comes from the part that describes its object most fully: a related item's price above the product does not win", () => {
+  expect(mergeAnswers([{ name: null, price: 89 }, { name: "Trail Runner X", price: 129.99 }])).toEqual({ name: "Trail Runner X", price: 129.99 });
+  // Equals: page order.
+  expect(mergeAnswers([{ name: "A", price: 1 }, { name: "B", price: 2 }])).toEqual({ name: "A", price: 1 });
+  // Lists do not weigh: a part with many reviews and no price says nothing of the price.
+  expect(mergeAnswers([{ price: 129.99, inStock: true, reviews: [] }, { price: null, inStock: null, reviews: [{ a: 1 }, { a: 2 }] }])).toEqual({ price: 129.99, inStock: true, reviews: [{ a: 1 }, { a: 2 }] });
+});

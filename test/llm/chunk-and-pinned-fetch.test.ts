@@ -15,12 +15,12 @@ describe("units", () => {
     expect(chunks.join("").replace(/\n/g, "")).toBe(text.replace(/\n/g, ""));
   });
 
-  test("mergeAnswers: arrays concatenated and deduplicated, each scalar from the first chunk that gives it", () => {
+  test("mergeAnswers: arrays concatenated and deduplicated, each scalar from the chunk that gives most of its object", () => {
     const merged = mergeAnswers([
       { items: ["a", "b"], title: null, meta: { author: "x" } },
       { items: ["b", "c"], title: "Real title", meta: { author: "y", year: 2020 }, extra: [1] },
     ]);
-    expect(merged).toEqual({ items: ["a", "b", "c"], title: "Real title", meta: { author: "x", year: 2020 }, extra: [1] });
+    expect(merged).toEqual({ items: ["a", "b", "c"], title: "Real title", meta: { author: "y", year: 2020 }, extra: [1] });
   });
 
   test("the pinned fetch reaches only the configured base URL and never follows redirects", async () => {
