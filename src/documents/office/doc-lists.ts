@@ -30,8 +30,11 @@ const LFOLVL_BYTES = 8;
 /** Most lists and overrides read (Word's documents have a few hundred). */
 const MAX_LISTS = 10_000;
 
-/** Longest marker text written before a numbered heading (`1.2.3.`); the rest of a longer one is left out. */
-const MAX_LABEL_CHARS = 32;
+/**
+ * Longest marker text written before a numbered heading (`1.2.3.`); the rest of a longer one is left out. The DOCX
+ * reader's labels (docx-numbering.ts) are cut at the same length.
+ */
+export const MAX_LABEL_CHARS = 32;
 
 /** Number formats (MS-DOC 2.9.158 nfc) that are not numbers: a bullet, none. */
 const NFC_BULLET = 23;
@@ -64,8 +67,8 @@ function readLevel(t: Uint8Array, v: DataView, at: number): { level: Level; next
   return { level: { start: v.getInt32(at, true), nfc: t[at + 4]!, text }, next: textAt + 2 + cch * 2 };
 }
 
-/** `n` written as number format `nfc`: roman numerals, letters, or decimal (every other format). */
-function formatNumber(n: number, nfc: number): string {
+/** `n` written as number format `nfc`: roman numerals, letters, or decimal (every other format). Exported for tests. */
+export function formatNumber(n: number, nfc: number): string {
   if ((nfc === 1 || nfc === 2) && n > 0 && n < 4000) {
     const romans: [number, string][] = [[1000, "m"], [900, "cm"], [500, "d"], [400, "cd"], [100, "c"], [90, "xc"], [50, "l"], [40, "xl"], [10, "x"], [9, "ix"], [5, "v"], [4, "iv"], [1, "i"]];
     let out = "";
@@ -74,7 +77,8 @@ function formatNumber(n: number, nfc: number): string {
   }
   if ((nfc === 3 || nfc === 4) && n > 0) {
     // Word's letters: a … z, then aa … zz, then aaa.
-    const letter = String.fromCharCode(97 + ((n - 1) % 26)).repeat(Math.floor((n - 1) / 26) + 1);
+    // Repeated at most as often as a label may be long: a crafted start near 2^31 asked for 82 million letters.
+    const letter = String.fromCharCode(97 + ((n - 1) % 26)).repeat(Math.min(MAX_LABEL_CHARS, Math.floor((n - 1) / 26) + 1));
     return nfc === 3 ? letter.toUpperCase() : letter;
   }
   return String(n);

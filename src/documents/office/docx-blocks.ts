@@ -12,16 +12,12 @@ import { mathText } from "./docx-math.ts";
 import type { DocxNumbering, ListNumber } from "./docx-numbering.ts";
 import { isMonospace, outlineLevel, type ParagraphStyle } from "./docx-styles.ts";
 import { InlineRuns } from "./inline-runs.ts";
+import { SpanPadding } from "./span-padding.ts";
 import type { TextBudget } from "./text-budget.ts";
 import { checkDepth, child, children, intAttr, MAX_LIST_DEPTH, type XmlElement } from "./xml.ts";
 
 /** Most grid columns one cell spans or a row skips (`w:gridSpan`, `w:gridBefore`); Word's tables have at most 63. */
 const MAX_GRID_SPAN = 64;
-/**
- * Most empty cells one document's merged cells are padded with: each costs a few characters of markdown and HTML
- * that its text does not (a 32 MiB body of spanning cells would make 63 million). Past it, cells are not padded.
- */
-const MAX_SPAN_PADDING_CELLS = 1_000_000;
 
 /** Block-level elements whose content is read as if it stood in their place. */
 const BLOCK_WRAPPERS = new Set(["w:customXml", "w:ins", "w:moveTo"]);
@@ -50,8 +46,8 @@ export class DocxBody {
   private codeBlanks = 0;
   /** The document's body font is monospace: a paragraph in one is not code for that (a typewriter-style document). */
   private readonly bodyMono: boolean;
-  /** Empty cells merged cells may still be padded with. */
-  private paddingLeft = MAX_SPAN_PADDING_CELLS;
+  /** Empty cells merged cells may still be padded with (span-padding.ts). */
+  private readonly padding: SpanPadding;
 
   constructor(
     private readonly ctx: DocxContext,
@@ -59,6 +55,7 @@ export class DocxBody {
     private readonly budget: TextBudget,
   ) {
     this.bodyMono = isMonospace(ctx.styles.paragraph("").props.font);
+    this.padding = new SpanPadding(budget);
   }
 
   /** Reads the block content of `container` (a body, a content control's content, a text box). */
@@ -92,7 +89,7 @@ export class DocxBody {
     const numId = child(numPr, "w:numId")?.getAttribute("w:val") ?? style.numId;
     const ilvl = intAttr(child(numPr, "w:ilvl")?.getAttribute("w:val") ?? style.ilvl, 0, MAX_LIST_DEPTH, 0);
     // Counted even when the paragraph turns out empty or a heading: Word numbers those too.
-    const num = numId !== undefined ? this.numbering.next(numId, ilvl) : undefined;
+    const num = numId !== undefined ? this.numbering.next(numId, ilvl, Boolean(level)) : undefined;
     // numId 0 is "no numbering"; an instance the file does not define still makes an item, as Word shows one.
     const item = num !== undefined ? num.shown : (numId !== undefined && numId !== "0") || (numId === undefined && style.listByName !== undefined);
     const list = num?.list ?? (numId !== undefined ? `num:${numId}` : `style:${styleId}`);
@@ -175,8 +172,8 @@ export class DocxBody {
     const rows: Inline[][][] = [];
     for (const tr of this.through(tbl, "w:tr", nesting)) {
       const row: Inline[][] = [];
-      const pad = (n: number) => {
-        for (let i = 0; i < n && this.paddingLeft > 0; i++, this.paddingLeft--) row.push([]);
+      const pad = (wanted: number) => {
+        for (let n = this.padding.take(wanted); n > 0; n--) row.push([]);
       };
       pad(intAttr(child(child(tr, "w:trPr"), "w:gridBefore")?.getAttribute("w:val"), 0, MAX_GRID_SPAN, 0));
       for (const tc of this.through(tr, "w:tc", nesting)) {

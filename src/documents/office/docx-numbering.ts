@@ -8,8 +8,9 @@
  * heading between its items. An instance that overrides a level's start (`w:lvlOverride/w:startOverride`, Word's
  * "Restart numbering" and "Set numbering value") restarts that level where it is first used.
  */
-import { child, children, intAttr, MAX_LIST_DEPTH, type XmlElement } from "./xml.ts";
+import { MAX_LABEL_CHARS } from "./doc-lists.ts";
 import type { DocxStyles } from "./docx-styles.ts";
+import { child, children, intAttr, MAX_LIST_DEPTH, type XmlElement } from "./xml.ts";
 
 /** One level of a list definition. */
 interface Level {
@@ -38,7 +39,10 @@ export interface ListNumber {
   list: string;
   /** Whether it starts its level again (a start override used for the first time). */
   restarted: boolean;
-  /** The number as the document shows it (`2.1.`), for a numbered heading; "" for a bullet or no number. */
+  /**
+   * The number as the document shows it (`2.1.`, at most {@link MAX_LABEL_CHARS} characters), when asked for (a
+   * numbered heading's); "" otherwise, and for a bullet or no number.
+   */
   label: string;
   /**
    * Whether the paragraph shows a number or a bullet at all: a level of format "none" with no text is how a list
@@ -49,6 +53,11 @@ export interface ListNumber {
 
 /** Largest start value kept; Word's own limit is 32767. */
 const MAX_START = 32_767;
+/**
+ * Longest `w:lvlText` read: Word's dialog takes a few characters (`%1.%2.%3.`); a crafted 5,000 `%1`s, each a count
+ * written in letters, made every item's label megabytes of work.
+ */
+const MAX_LEVEL_TEXT_CHARS = 64;
 /** Most definitions one abstract list may redirect through (`w:numStyleLink` → style → `w:num` → …). */
 const MAX_LINKS = 5;
 
@@ -62,7 +71,7 @@ function readLevel(lvl: XmlElement, base?: Level): Level {
     // Word reads a missing start as 0; documents always write it, and a list counting from 0 would surprise.
     start: intAttr(val("w:start"), 0, MAX_START, base?.start ?? 1),
     restart: restart === undefined ? base?.restart : intAttr(restart, 0, MAX_LIST_DEPTH + 1, 0),
-    text: val("w:lvlText") ?? base?.text ?? "",
+    text: (val("w:lvlText") ?? base?.text ?? "").slice(0, MAX_LEVEL_TEXT_CHARS),
   };
 }
 
@@ -128,10 +137,11 @@ export class DocxNumbering {
   }
 
   /**
-   * Counts the paragraph numbered by instance `numId` at level `ilvl`; undefined when the document defines no such
-   * instance (numId 0 is Word's "no numbering").
+   * Counts the paragraph numbered by instance `numId` at level `ilvl`, with its label when `withLabel` (a numbered
+   * heading's: a list item's number is the list's own); undefined when the document defines no such instance (numId 0
+   * is Word's "no numbering").
    */
-  next(numId: string, ilvl: number): ListNumber | undefined {
+  next(numId: string, ilvl: number, withLabel = false): ListNumber | undefined {
     const inst = numId === "0" ? undefined : this.instance(numId);
     if (!inst) return undefined;
     let counts = this.counts.get(inst.abstractId);
@@ -153,19 +163,25 @@ export class DocxNumbering {
       if (r === undefined || ilvl < r) counts[deeper] = undefined;
     }
     const ordered = level !== undefined && !BULLET.has(level.format);
-    const label = ordered ? formatLabel(level.text, inst.levels, counts) : "";
+    const label = ordered && withLabel ? formatLabel(level.text, inst.levels, counts) : "";
     const shown = level?.format !== "none" || formatLabel(level.text, inst.levels, counts).trim() !== "";
     return { ordered, number, list: inst.abstractId, restarted, label, shown };
   }
 }
 
-/** `text` with each `%N` replaced by level N's count in that level's format. */
+/** `text` with each `%N` replaced by level N's count in that level's format, cut at {@link MAX_LABEL_CHARS}. */
 function formatLabel(text: string, levels: Level[], counts: (number | undefined)[]): string {
-  return text.replace(/%([1-9])/g, (_, n: string) => {
-    const i = Number(n) - 1;
-    const level = levels[i];
-    return formatNumber(counts[i] ?? level?.start ?? 1, level?.format ?? "decimal");
-  });
+  let out = "";
+  for (const m of text.matchAll(/%([1-9])|[^%]+|%/g)) {
+    if (m[1] === undefined) out += m[0];
+    else {
+      const i = Number(m[1]) - 1;
+      const level = levels[i];
+      out += formatNumber(counts[i] ?? level?.start ?? 1, level?.format ?? "decimal");
+    }
+    if (out.length >= MAX_LABEL_CHARS) break;
+  }
+  return out.slice(0, MAX_LABEL_CHARS);
 }
 
 /** `n` written in the list format `format` (decimal for the formats not spelled out here). */
@@ -176,8 +192,9 @@ export function formatNumber(n: number, format: string): string {
       return "";
     case "lowerLetter":
     case "upperLetter": {
-      // a…z, then aa…zz (Word repeats the letter).
-      const letter = String.fromCharCode(97 + ((Math.max(1, n) - 1) % 26)).repeat(Math.floor((Math.max(1, n) - 1) / 26) + 1);
+      // a…z, then aa…zz (Word repeats the letter), no longer than a label: 32767 is 1,261 letters.
+      const times = Math.min(Math.floor((Math.max(1, n) - 1) / 26) + 1, MAX_LABEL_CHARS);
+      const letter = String.fromCharCode(97 + ((Math.max(1, n) - 1) % 26)).repeat(times);
       return format === "upperLetter" ? letter.toUpperCase() : letter;
     }
     case "lowerRoman":

@@ -14,6 +14,7 @@ import { allMonospace, codeLine, holdsParagraphs, OdtNotes, paragraphInline, par
 import { OdtOutline } from "./odt-outline.ts";
 import { OdtListNumbering, settleListItems, type OdtList } from "./odt-lists.ts";
 import { MAX_LIST_NUMBER, OdtStyles } from "./odt-styles.ts";
+import { SpanPadding } from "./span-padding.ts";
 import { TextBudget } from "./text-budget.ts";
 import { checkDepth, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml, type XmlElement } from "./xml.ts";
 
@@ -22,7 +23,7 @@ const ROW_GROUPS = new Set(["table:table-header-rows", "table:table-rows", "tabl
 
 /**
  * Most columns one cell's `table:number-columns-spanned` is taken to cover: a Writer table has tens of columns;
- * `1000000000` must not become a billion empty cells. Each column it adds costs a character of the text budget.
+ * `1000000000` must not become a billion empty cells. The padding it adds is bounded per document (span-padding.ts).
  */
 const MAX_COLUMNS_SPANNED = 1024;
 
@@ -54,11 +55,15 @@ class OdtBody {
   private readonly lists = new OdtListNumbering();
   /** The code block the paragraphs just before went into, and the empty code lines waiting for the next line. */
   private code: { block: Extract<Block, { kind: "code" }>; blanks: number } | undefined;
+  /** Empty cells spans with no covered cells after them may still be padded with (span-padding.ts). */
+  private readonly padding: SpanPadding;
 
   constructor(
     private readonly text: OdtText,
     private readonly outline: OdtOutline,
-  ) {}
+  ) {
+    this.padding = new SpanPadding(text.budget);
+  }
 
   private push(block: Block): void {
     this.code = undefined;
@@ -186,16 +191,16 @@ class OdtBody {
 
   /**
    * A table, its first row its head. A merged cell's columns stay: the `table:covered-table-cell`s after it (and
-   * below it) are empty cells, and a span with none after it is padded with as many. A cell's paragraphs, list
-   * items and nested table cells are joined with a space, as a DOCX cell's paragraphs are.
+   * below it) are empty cells, and a span with none after it is padded with as many (within span-padding.ts's
+   * bounds). A cell's paragraphs, list items and nested table cells are joined with a space, as a DOCX cell's
+   * paragraphs are.
    */
   private table(el: XmlElement, nesting: number): void {
-    const budget = this.text.budget;
     const rows = ownRows(el, nesting).map((row) => {
       const cells: Inline[][] = [];
       let owed = 0;
       const pad = () => {
-        for (; owed > 0 && budget.spend(1); owed--) cells.push(EMPTY_CELL);
+        for (let n = owed > 0 ? this.padding.take(owed) : 0; n > 0; n--) cells.push(EMPTY_CELL);
         owed = 0;
       };
       for (const c of children(row)) {
