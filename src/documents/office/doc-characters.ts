@@ -16,6 +16,7 @@ import type { Marks } from "../layout/model.ts";
 import { operandSize } from "./doc-paragraphs.ts";
 import { monospaceFonts } from "./doc-fonts.ts";
 import { MAX_STYLE_CHAIN, type DocStyle } from "./doc-styles.ts";
+import { fkpPages } from "./doc-fkp.ts";
 import type { Fib } from "./doc-text.ts";
 import { isCodeCharacterStyle } from "./rtf-style-names.ts";
 
@@ -87,26 +88,13 @@ interface Run {
 
 /** The runs of every FKP the CHPX bin table names, sorted by stream offset. */
 function chpxRuns(word: Uint8Array, fib: Fib): Run[] {
-  const { fc, lcb } = fib.pair(CHPX_BIN_TABLE_PAIR);
-  const t = fib.table;
-  if (lcb < 12 || fc + lcb > t.length) return [];
-  const v = new DataView(t.buffer, t.byteOffset + fc, lcb);
-  const n = Math.floor((lcb - 4) / 8);
   const runs: Run[] = [];
-  const seen = new Set<number>(); // each page once (a crafted bin table may name one page many times)
-  for (let i = 0; i < n && runs.length < MAX_CHPX_RUNS; i++) {
-    const pn = v.getUint32((n + 1) * 4 + i * 4, true) & 0x3fffff;
-    if (seen.has(pn)) continue;
-    seen.add(pn);
-    const page = word.subarray(pn * 512, pn * 512 + 512);
-    if (page.length < 512) continue;
-    const pv = new DataView(page.buffer, page.byteOffset, 512);
-    const crun = page[511]!;
-    if (4 * (crun + 1) + crun > 511) continue;
+  for (const { page, view, crun, streamOffset } of fkpPages(word, fib, CHPX_BIN_TABLE_PAIR, 1)) {
+    if (runs.length >= MAX_CHPX_RUNS) break;
     for (let j = 0; j < crun; j++) {
       const offset = page[4 * (crun + 1) + j]! * 2;
       const size = offset > 0 && offset < 511 ? Math.min(511, offset + 1 + page[offset]!) - (offset + 1) : 0;
-      runs.push({ start: pv.getUint32(j * 4, true), end: pv.getUint32((j + 1) * 4, true), at: pn * 512 + offset + 1, size });
+      runs.push({ start: view.getUint32(j * 4, true), end: view.getUint32((j + 1) * 4, true), at: streamOffset + offset + 1, size });
     }
   }
   return runs.sort((a, b) => a.start - b.start);

@@ -7,6 +7,7 @@
  * offset is the file's word, so each is checked against the bytes it points into; what cannot be read is left at
  * its default (a plain paragraph) rather than failing the document.
  */
+import { fkpPages } from "./doc-fkp.ts";
 import type { Fib } from "./doc-text.ts";
 
 /** A paragraph's properties, as far as the converter uses them. */
@@ -79,23 +80,9 @@ function parsePapx(g: Uint8Array): ParagraphProps {
 
 /** The runs of every FKP the PAPX bin table names, sorted by stream offset. */
 function papxRuns(word: Uint8Array, fib: Fib): Run[] {
-  const { fc, lcb } = fib.pair(13);
-  const t = fib.table;
-  if (lcb < 12 || fc + lcb > t.length) return [];
-  const v = new DataView(t.buffer, t.byteOffset + fc, lcb);
-  const n = Math.floor((lcb - 4) / 8);
   const runs: Run[] = [];
-  // Each page once: a crafted bin table naming one page 400,000 times made 29 runs each time (2.3 GB).
-  const seen = new Set<number>();
-  for (let i = 0; i < n && runs.length < MAX_PAPX_RUNS; i++) {
-    const pn = v.getUint32((n + 1) * 4 + i * 4, true) & 0x3fffff;
-    if (seen.has(pn)) continue;
-    seen.add(pn);
-    const page = word.subarray(pn * 512, pn * 512 + 512);
-    if (page.length < 512) continue;
-    const pv = new DataView(page.buffer, page.byteOffset, 512);
-    const crun = page[511]!;
-    if (4 * (crun + 1) + 13 * crun > 511) continue;
+  for (const { page, view, crun } of fkpPages(word, fib, 13, 13)) {
+    if (runs.length >= MAX_PAPX_RUNS) break;
     for (let j = 0; j < crun; j++) {
       const bOffset = page[4 * (crun + 1) + 13 * j]! * 2;
       let props = PLAIN;
@@ -104,7 +91,7 @@ function papxRuns(word: Uint8Array, fib: Fib): Run[] {
         const [start, size] = cb !== 0 ? [bOffset + 1, 2 * cb - 1] : [bOffset + 2, 2 * page[bOffset + 1]!];
         props = parsePapx(page.subarray(start, Math.min(511, start + size)));
       }
-      runs.push({ start: pv.getUint32(j * 4, true), end: pv.getUint32((j + 1) * 4, true), props });
+      runs.push({ start: view.getUint32(j * 4, true), end: view.getUint32((j + 1) * 4, true), props });
     }
   }
   return runs.sort((a, b) => a.start - b.start);
