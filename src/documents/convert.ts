@@ -7,7 +7,8 @@ import type { ConvertedDocument } from "./types.ts";
 import { layoutBlocks } from "./layout/blocks.ts";
 import { removeFurniture } from "./layout/furniture.ts";
 import type { Block, PageText } from "./layout/model.ts";
-import { blocksToHtml, blocksToMarkdown } from "./layout/render.ts";
+import { blocksToMarkdown } from "./layout/render.ts";
+import { blocksToHtml } from "./layout/render-html.ts";
 
 /** Converts laid-out blocks. */
 export function convertBlocks(blocks: Block[], metadata: Record<string, unknown>, credits: number): ConvertedDocument {

@@ -3,7 +3,7 @@
  * The part of a converted document's HTML (a PDF, an office file, an image's OCR text) that its page-level readers
  * need: the metadata and the base URL read only `<html>`'s attributes, `<title>`, `<meta>`, `<link>` and `<base>`
  * (pipeline/document-scan.ts), and a converted document has them in its head only. Its HTML is ours
- * (documents/layout/render.ts): `<html>`, a `<head>` holding at most a `<title>`, then a `<body>` of headings,
+ * (documents/layout/render-html.ts): `<html>`, a `<head>` holding at most a `<title>`, then a `<body>` of headings,
  * paragraphs, lists, tables, code, footnotes and links, whose every text and attribute value is escaped, so no
  * element of the document's own text can appear in it. The PDF parser without `pdf` in `parsers` gives the file's
  * base64 instead: text without a single `<`, which is no element at all.
@@ -13,7 +13,7 @@
  * 362 ms for a 28.7 MB DOCX. The head is a few hundred characters (a document's title is capped at one line).
  */
 
-/** Where a converted document's body starts (documents/layout/render.ts writes it without attributes). */
+/** Where a converted document's body starts (documents/layout/render-html.ts writes it without attributes). */
 const BODY_OPEN = "<body>";
 
 /**

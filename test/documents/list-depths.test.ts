@@ -4,7 +4,9 @@
  * empty level.
  */
 import { describe, expect, test } from "bun:test";
-import { blocksToHtml, blocksToMarkdown, listDepths } from "../../src/documents/layout/render.ts";
+import { listDepths } from "../../src/documents/layout/list-numbers.ts";
+import { blocksToMarkdown } from "../../src/documents/layout/render.ts";
+import { blocksToHtml } from "../../src/documents/layout/render-html.ts";
 import type { Block } from "../../src/documents/layout/model.ts";
 
 const list = (depths: number[]): Block => ({ kind: "list", ordered: false, items: depths.map((depth, i) => ({ depth, content: [{ text: `item ${i}` }] })) });

@@ -7,7 +7,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { Block } from "../../src/documents/layout/model.ts";
-import { blocksToHtml, blocksToMarkdown } from "../../src/documents/layout/render.ts";
+import { blocksToMarkdown } from "../../src/documents/layout/render.ts";
+import { blocksToHtml } from "../../src/documents/layout/render-html.ts";
 
 /** HTML of `markdown` by a CommonMark renderer, without the line breaks between tags. */
 const commonMark = (markdown: string) => Bun.markdown.html(markdown).replace(/\n/g, "");

@@ -7,7 +7,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { Block, Inline } from "../../src/documents/layout/model.ts";
-import { blocksToHtml, blocksToMarkdown } from "../../src/documents/layout/render.ts";
+import { blocksToMarkdown } from "../../src/documents/layout/render.ts";
+import { blocksToHtml } from "../../src/documents/layout/render-html.ts";
 
 const commonMark = (markdown: string) => Bun.markdown.html(markdown).replace(/\n/g, "");
 const ownHtml = (blocks: Block[]) => blocksToHtml(blocks).replace(/^<html><body>|<\/body><\/html>$/g, "").replace(/\n/g, "");

@@ -1,10 +1,12 @@
 /**
  * @module documents/layout/render
- * Blocks → markdown (GFM tables) and → HTML. Both are produced from the same blocks so the `markdown` and
- * `html` formats of a document agree.
+ * Blocks → markdown (GFM tables, GitHub footnotes), from the same blocks as the HTML (render-html.ts) so the
+ * `markdown` and `html` formats of a document agree.
  */
 import { codeSpan, escapeClosingHashes } from "../../pipeline/markdown/escape.ts";
+import { itemOrdered, listDepths, listNumbers } from "./list-numbers.ts";
 import type { Block, Inline, ListItem } from "./model.ts";
+import { blocksHtml, BODY_END } from "./render-html.ts";
 
 /** Most cells (rows × the widest row, over all of a document's tables) written with every row padded to full width. */
 const MAX_PADDED_CELLS = 1_000_000;
@@ -161,49 +163,6 @@ function headingMarkdown(content: Inline[]): string {
 }
 
 /**
- * The items' depths as both renderers need them: the first item at 0 and each item at most one deeper than the one
- * before it, relative to the items around it. A DOCX list whose first item sits at level 2 became an indented code
- * block in markdown and HTML with more closing tags than opening ones; a jump of two levels left an empty level.
- */
-export function listDepths(items: readonly { depth: number }[]): number[] {
-  const out: number[] = [];
-  items.forEach((it, i) => {
-    if (i === 0) return out.push(0);
-    const prev = items[i - 1]!.depth;
-    if (it.depth > prev) return out.push(out[i - 1]! + 1);
-    if (it.depth === prev) return out.push(out[i - 1]!);
-    // Shallower: the same level as the nearest earlier item at or above it (one deeper when that one is shallower).
-    for (let j = i - 1; j >= 0; j--) {
-      if (items[j]!.depth <= it.depth) return out.push(items[j]!.depth === it.depth ? out[j]! : out[j]! + 1);
-    }
-    return out.push(0);
-  });
-  return out;
-}
-
-/** Whether `item`, at `depth` (from {@link listDepths}), is numbered: its own say, else the list's at the top level. */
-function itemOrdered(item: ListItem, depth: number, listOrdered: boolean): boolean {
-  return item.ordered ?? (depth === 0 && listOrdered);
-}
-
-/**
- * Each item's kind and number: a run of numbered items at one level counts from 1, or from an item's own
- * `number`, and starts again under a new parent or after items of the other kind.
- */
-function listNumbers(items: readonly ListItem[], depths: readonly number[], listOrdered: boolean): { ordered: boolean; number: number }[] {
-  const counters: { ordered: boolean; next: number }[] = [];
-  return items.map((item, i) => {
-    const depth = depths[i]!;
-    counters.length = depth + 1;
-    const ordered = itemOrdered(item, depth, listOrdered);
-    const counter = counters[depth];
-    const number = item.number ?? (counter && counter.ordered === ordered ? counter.next : 1);
-    counters[depth] = { ordered, next: number + 1 };
-    return { ordered, number };
-  });
-}
-
-/**
  * Markdown of a list. An item is indented to its parent's content column (the width of the parent's marker and
  * its space: 3 under `1. `, 4 under `10. `, 2 under `- `), the column CommonMark reads nesting from. A fixed 2 spaces
  * under `1. ` started a new list: the numbering restarted. `alternate` writes the other delimiters (`1)`, `*`): a
@@ -289,87 +248,6 @@ export function blocksToMarkdown(blocks: Block[]): string {
   return out.join("\n\n") + (out.length ? "\n" : "");
 }
 
-function esc(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-
-/** HTML of one inline's text with its marks. */
-function markedHtml(c: Inline): string {
-  let html = esc(c.text);
-  if (c.code) html = `<code>${html}</code>`;
-  if (c.strike) html = `<s>${html}</s>`;
-  if (c.italic) html = `<em>${html}</em>`;
-  if (c.bold) html = `<strong>${html}</strong>`;
-  return html;
-}
-
-/** `seen`: the notes already referred to in the document (only a note's first reference carries the `fnref-` id). */
-function inlineHtml(content: Inline[], seen: Set<string>): string {
-  let html = "";
-  content.forEach((c, i) => {
-    if (c.note !== undefined) {
-      const id = seen.has(c.note) ? "" : ` id="fnref-${esc(c.note)}"`;
-      seen.add(c.note);
-      html += `<sup><a href="#fn-${esc(c.note)}"${id}>${esc(c.note)}</a></sup>`;
-      return;
-    }
-    if (c.lineBreak) {
-      html += "<br>";
-      return;
-    }
-    // Consecutive inlines with one target are one link, as in the markdown.
-    const before = content[i - 1];
-    const after = content[i + 1];
-    const joinsBefore = c.href !== undefined && before?.href === c.href && before.note === undefined && !before.lineBreak;
-    const joinsAfter = c.href !== undefined && after?.href === c.href && after.note === undefined && !after.lineBreak;
-    if (c.href !== undefined && !joinsBefore) html += `<a href="${esc(c.href)}">`;
-    html += markedHtml(c);
-    if (c.href !== undefined && !joinsAfter) html += "</a>";
-  });
-  return html;
-}
-
-/**
- * HTML of a list: `<ol>` or `<ul>` at each level by the items' kinds, `start` and `value` where the numbers do not
- * count on by one. The tags stay balanced however the depths go (see {@link listDepths}).
- */
-function listHtml(block: Extract<Block, { kind: "list" }>, inline: (content: Inline[]) => string): string {
-  const depths = listDepths(block.items);
-  const kinds = listNumbers(block.items, depths, block.ordered);
-  /** The open list at each level: its tag and the number its next item would get by counting. */
-  const open: { tag: string; next: number }[] = [];
-  let html = "";
-  block.items.forEach((it, i) => {
-    const depth = depths[i]!;
-    const { ordered, number } = kinds[i]!;
-    const tag = ordered ? "ol" : "ul";
-    while (open.length > depth + 1) html += `</li></${open.pop()!.tag}>`;
-    let list: { tag: string; next: number } | undefined = open[depth];
-    if (list && list.tag !== tag) {
-      html += `</li></${list.tag}>`;
-      open.pop();
-      list = undefined;
-    } else if (list) html += "</li>";
-    if (!list) {
-      html += ordered && number !== 1 ? `<ol start="${number}">` : `<${tag}>`;
-      open.push((list = { tag, next: number }));
-    }
-    html += ordered && number !== list.next ? `<li value="${number}">` : "<li>";
-    list.next = number + 1;
-    html += inline(it.content);
-  });
-  while (open.length > 0) html += `</li></${open.pop()!.tag}>`;
-  return html;
-}
-
-/** HTML of `blocks` (a fragment wrapped in `<html><body>`, with `<title>` when given). */
-export function blocksToHtml(blocks: Block[], title?: string): string {
-  const head = title ? `<head><title>${esc(title)}</title></head>` : "";
-  return `<html>${head}<body>${blocksHtml(blocks)}${BODY_END}`;
-}
-
-const BODY_END = "</body></html>";
-
 /**
  * Adds `blocks` at the end of a converted document's markdown and HTML, rendered as the rest: for what is said
  * after the conversion (the line ending a PDF cut at its text budget, documents/pdf/text-budget.ts).
@@ -381,46 +259,4 @@ export function appendBlocks(doc: { markdown: string; html: string }, blocks: Bl
   const at = doc.html.endsWith(BODY_END) ? doc.html.length - BODY_END.length : doc.html.length;
   const sep = doc.html.slice(0, at).endsWith("<body>") ? "" : "\n";
   doc.html = `${doc.html.slice(0, at)}${sep}${blocksHtml(blocks)}${doc.html.slice(at)}`;
-}
-
-/** The `<body>` content of `blocks`. */
-function blocksHtml(blocks: Block[]): string {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  const inline = (content: Inline[]) => inlineHtml(content, seen);
-  for (const block of blocks) {
-    switch (block.kind) {
-      case "heading":
-        out.push(`<h${block.level}>${inline(block.content)}</h${block.level}>`);
-        break;
-      case "paragraph":
-        out.push(`<p>${inline(block.content)}</p>`);
-        break;
-      case "list":
-        out.push(listHtml(block, inline));
-        break;
-      case "quote":
-        out.push(`<blockquote><p>${inline(block.content)}</p></blockquote>`);
-        break;
-      case "table": {
-        const [head, ...rest] = block.rows;
-        out.push(
-          `<table><thead><tr>${head!.map((c) => `<th>${inline(c)}</th>`).join("")}</tr></thead><tbody>${rest
-            .map((r) => `<tr>${r.map((c) => `<td>${inline(c)}</td>`).join("")}</tr>`)
-            .join("")}</tbody></table>`,
-        );
-        break;
-      }
-      case "code":
-        out.push(`<pre><code>${esc(block.text)}</code></pre>`);
-        break;
-      case "pageMarker":
-        out.push(`<hr><!-- page ${block.page} -->`);
-        break;
-      case "notes":
-        out.push(`<section class="footnotes"><ol>${block.notes.map((n) => `<li id="fn-${esc(n.label)}">${inline(n.content)}</li>`).join("")}</ol></section>`);
-        break;
-    }
-  }
-  return out.join("\n");
 }

@@ -10,7 +10,7 @@
  * renderer would give them anyway (counting on by one at their level), so only a start value, a count going on after
  * a paragraph, or a numbered level under bullets is said.
  */
-import { listDepths } from "../layout/render.ts";
+import { listDepths } from "../layout/list-numbers.ts";
 import type { Block, ListItem } from "../layout/model.ts";
 import { MAX_LIST_NUMBER } from "./odt-styles.ts";
 import type { XmlElement } from "./xml.ts";
