@@ -16,7 +16,7 @@ import type { Marks } from "../layout/model.ts";
 import { operandSize } from "./doc-paragraphs.ts";
 import { monospaceFonts } from "./doc-fonts.ts";
 import { MAX_STYLE_CHAIN, type DocStyle } from "./doc-styles.ts";
-import { fkpPages } from "./doc-fkp.ts";
+import { fkpPages, runIndexAt } from "./doc-fkp.ts";
 import type { Fib } from "./doc-text.ts";
 import { isCodeCharacterStyle } from "./rtf-style-names.ts";
 
@@ -150,7 +150,7 @@ export class DocCharacters {
     for (let i = from; i < to; i++) {
       const fc = offsets[i]!;
       if (!r || fc < r.start || fc >= r.end) {
-        run = this.find(fc);
+        run = runIndexAt(this.runs, fc);
         r = this.runs[run];
         flags = this.flags(run, istd);
       }
@@ -158,19 +158,6 @@ export class DocCharacters {
     }
   }
 
-  /** The index of the run holding stream offset `fc`, or -1. */
-  private find(fc: number): number {
-    let lo = 0;
-    let hi = this.runs.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const r = this.runs[mid]!;
-      if (fc < r.start) hi = mid - 1;
-      else if (fc >= r.end) lo = mid + 1;
-      else return mid;
-    }
-    return -1;
-  }
 
   /** The flags of run `run` (-1: none, the style's formatting) in a paragraph of style `istd`. */
   private flags(run: number, istd: number): number {

@@ -2,7 +2,7 @@
  * @module documents/office/doc-fkp
  * The formatted disk pages (FKPs, [MS-DOC] 2.9.62/2.9.63) a DOC's bin table names: 512-byte pages of the WordDocument
  * stream holding character (CHPX) or paragraph (PAPX) runs. The character and paragraph readers walk them the same
- * way, and both need the same guards against a crafted table.
+ * way, with the same guards against a crafted table, and look their runs up the same way.
  */
 import type { Fib } from "./doc-text.ts";
 
@@ -36,4 +36,21 @@ export function* fkpPages(word: Uint8Array, fib: Fib, pair: number, entryBytes: 
     if (4 * (crun + 1) + entryBytes * crun > 511) continue;
     yield { page, view: new DataView(page.buffer, page.byteOffset, 512), crun, streamOffset: pn * 512 };
   }
+}
+
+/**
+ * The index of the run (sorted by `start`, not overlapping) holding stream offset `fc`, or -1: how the character and
+ * paragraph readers look up the properties of a character or a paragraph mark.
+ */
+export function runIndexAt(runs: readonly { start: number; end: number }[], fc: number): number {
+  let lo = 0;
+  let hi = runs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const r = runs[mid]!;
+    if (fc < r.start) hi = mid - 1;
+    else if (fc >= r.end) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
 }

@@ -7,7 +7,7 @@
  * offset is the file's word, so each is checked against the bytes it points into; what cannot be read is left at
  * its default (a plain paragraph) rather than failing the document.
  */
-import { fkpPages } from "./doc-fkp.ts";
+import { fkpPages, runIndexAt } from "./doc-fkp.ts";
 import type { Fib } from "./doc-text.ts";
 
 /** A paragraph's properties, as far as the converter uses them. */
@@ -107,15 +107,6 @@ export class DocParagraphs {
 
   /** The properties of the paragraph whose mark was read from stream offset `fc`. */
   at(fc: number): ParagraphProps {
-    let lo = 0;
-    let hi = this.runs.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const r = this.runs[mid]!;
-      if (fc < r.start) hi = mid - 1;
-      else if (fc >= r.end) lo = mid + 1;
-      else return r.props;
-    }
-    return PLAIN;
+    return this.runs[runIndexAt(this.runs, fc)]?.props ?? PLAIN;
   }
 }

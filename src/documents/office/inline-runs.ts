@@ -61,18 +61,26 @@ export class InlineRuns {
    * (which would print as the break's own indent or trailing spaces).
    */
   spans(): Inline[] {
-    const out = this.out;
-    let from = 0;
-    let to = out.length;
-    while (from < to && out[from]!.lineBreak) from++;
-    while (to > from && out[to - 1]!.lineBreak) to--;
-    const kept = out.slice(from, to);
-    kept.forEach((span, i) => {
-      if (i === 0 || kept[i - 1]!.lineBreak) span.text = span.text.trimStart();
-      if (i === kept.length - 1 || kept[i + 1]!.lineBreak) span.text = span.text.trimEnd();
-    });
-    return kept.filter((i) => i.text.length > 0 || i.lineBreak);
+    return trimmedAtBreaks(this.out);
   }
+}
+
+/**
+ * `spans` without line breaks at either end, with the blanks at the paragraph's edges and around each line break
+ * trimmed (they would print as the break's indent or trailing spaces), and empty spans dropped. Modifies the spans'
+ * text. Shared by the readers that build inline spans themselves (rtf-spans.ts).
+ */
+export function trimmedAtBreaks(spans: Inline[]): Inline[] {
+  let from = 0;
+  let to = spans.length;
+  while (from < to && spans[from]!.lineBreak) from++;
+  while (to > from && spans[to - 1]!.lineBreak) to--;
+  const kept = spans.slice(from, to);
+  kept.forEach((span, i) => {
+    if (i === 0 || kept[i - 1]!.lineBreak) span.text = span.text.trimStart();
+    if (i === kept.length - 1 || kept[i + 1]!.lineBreak) span.text = span.text.trimEnd();
+  });
+  return kept.filter((i) => i.text.length > 0 || i.lineBreak);
 }
 
 /** The marks that are set, as an inline's own fields. */
@@ -86,7 +94,7 @@ function ownMarks(marks: Marks | undefined): Marks {
   return out;
 }
 
-/** Whether `inline` carries exactly `marks`. */
-function sameMarks(inline: Marks, marks: Marks | undefined): boolean {
-  return !!inline.bold === !!marks?.bold && !!inline.italic === !!marks?.italic && !!inline.strike === !!marks?.strike && !!inline.code === !!marks?.code;
+/** Whether spans with marks `a` and `b` look the same (an absent mark is an unset one). */
+export function sameMarks(a: Marks | undefined, b: Marks | undefined): boolean {
+  return !!a?.bold === !!b?.bold && !!a?.italic === !!b?.italic && !!a?.strike === !!b?.strike && !!a?.code === !!b?.code;
 }

@@ -4,7 +4,8 @@
  * breaks) as what the markdown is made of: spans with their whitespace made one space and trimmed where a paragraph
  * or a line begins and ends, or a line of a code block, its indentation kept as written.
  */
-import type { Inline, Marks } from "../layout/model.ts";
+import type { Inline } from "../layout/model.ts";
+import { trimmedAtBreaks } from "./inline-runs.ts";
 
 /** Characters that are never text: C0 controls (tab, CR and LF are handled before), DEL and C1 controls. */
 export const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
@@ -26,17 +27,7 @@ export function finish(parts: Inline[]): Inline[] {
     if (p.text) spaced = p.text.endsWith(" ");
   }
   // Empty spans (a link whose text the budget cut) go first, so the outer spaces trimmed are the text's own.
-  const kept = parts.filter((p) => p.text.length > 0 || p.lineBreak);
-  let from = 0;
-  let to = kept.length;
-  while (from < to && kept[from]!.lineBreak) from++;
-  while (to > from && kept[to - 1]!.lineBreak) to--;
-  const inner = kept.slice(from, to);
-  inner.forEach((p, i) => {
-    if (i === 0) p.text = p.text.trimStart();
-    if (i === inner.length - 1 || inner[i + 1]!.lineBreak) p.text = p.text.trimEnd();
-  });
-  return inner.filter((p) => p.text.length > 0 || p.lineBreak);
+  return trimmedAtBreaks(parts.filter((p) => p.text.length > 0 || p.lineBreak));
 }
 
 /** A line of a code block: the paragraph's text as written (indentation kept), a line break a new line. */
@@ -64,7 +55,3 @@ export function unmarked(inline: Inline): Inline {
   return rest;
 }
 
-/** Whether spans with marks `a` and `b` look the same. */
-export function sameMarks(a: Marks | undefined, b: Marks | undefined): boolean {
-  return !!a?.bold === !!b?.bold && !!a?.italic === !!b?.italic && !!a?.strike === !!b?.strike && !!a?.code === !!b?.code;
-}

@@ -14,7 +14,8 @@
 import type { Block, Inline, ListItem, Marks } from "../layout/model.ts";
 import type { RtfListItem } from "./rtf-paragraph-state.ts";
 import { CodeLines } from "./rtf-code-block.ts";
-import { allCode, codeLine, CONTROL, finish, sameMarks, unmarked } from "./rtf-spans.ts";
+import { sameMarks } from "./inline-runs.ts";
+import { allCode, codeLine, CONTROL, finish, unmarked } from "./rtf-spans.ts";
 import type { ParagraphKind } from "./rtf-style-names.ts";
 
 /** Longest custom mark taken for one (Word allows 10 characters); longer superscript text stays text. */
