@@ -7,7 +7,7 @@
  */
 import type { KeyInput, Page } from "puppeteer-core";
 import { takeScreenshot } from "../engines/browser/actions.ts";
-import { canCapture, RENDER_PROBE_MS } from "../engines/browser/screenshot.ts";
+import { canCapture, RENDER_PROBE_MS } from "../engines/browser/render-probe.ts";
 import type { FileSink } from "../scrape/render-context.ts";
 import { sleep } from "../scheduler/abortable.ts";
 
@@ -75,7 +75,7 @@ const RENDER_CHECK_MS = RENDER_PROBE_MS + 500;
  * Takes a PNG of the page (a full page cut at the scrapes' height limit) and stores it within the script's budget;
  * its URL. Past the budget, a {@link PageOpError}; so, within about a second, for a page Chromium does not render (its
  * `<head>` waits for a script or stylesheet that never arrives), whose capture would wait for a frame until the
- * script's time ran out (engines/browser/screenshot.ts `canCapture`).
+ * script's time ran out (engines/browser/render-probe.ts `canCapture`).
  */
 export async function screenshotToFile(page: Page, fullPage: boolean, saveFile: FileSink, budget: ShotBudget): Promise<string> {
   if (budget.count >= MAX_SCRIPT_SCREENSHOTS) throw new PageOpError(`at most ${MAX_SCRIPT_SCREENSHOTS} screenshots per script`);
