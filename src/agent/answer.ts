@@ -7,7 +7,8 @@
  */
 import { pagesText, type ReadPage } from "../extract/read-pages.ts";
 import { leadingWithin, weightedLength } from "../llm/chunk.ts";
-import type { LlmCall, LlmClient } from "../llm/client.ts";
+import type { LlmCall } from "../llm/call.ts";
+import type { LlmClient } from "../llm/client.ts";
 import { agentChatMessages } from "../llm/task-prompts.ts";
 import type { AgentJob } from "./store.ts";
 

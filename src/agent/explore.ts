@@ -18,7 +18,8 @@
  */
 import { CrawlboxError } from "../errors.ts";
 import type { ReadPage } from "../extract/read-pages.ts";
-import type { LlmCall, LlmClient } from "../llm/client.ts";
+import type { LlmCall } from "../llm/call.ts";
+import type { LlmClient } from "../llm/client.ts";
 import { agentNextMessages } from "../llm/task-prompts.ts";
 import { linkLabels } from "./link-labels.ts";
 

@@ -6,7 +6,8 @@
  * page makes (a clicked link) goes through the egress gate like every page of the browser.
  */
 import type { CDPSession, Page } from "puppeteer-core";
-import type { LlmCall, LlmClient } from "../llm/client.ts";
+import type { LlmCall } from "../llm/call.ts";
+import type { LlmClient } from "../llm/client.ts";
 import { interactMessages } from "../llm/task-prompts.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
 import { describeState, listedElement, readPageState } from "./page-state.ts";

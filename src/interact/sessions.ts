@@ -12,7 +12,8 @@
 import type { BrowserPool, Lease } from "../engines/browser/pool.ts";
 import { CrawlboxError, ServerStoppingError, TooManyRequestsError } from "../errors.ts";
 import { InteractBusyError, InteractSessionClosedWhileOpeningError, InteractSessionLostError } from "./errors.ts";
-import type { LlmCall, LlmClient } from "../llm/client.ts";
+import type { LlmCall } from "../llm/call.ts";
+import type { LlmClient } from "../llm/client.ts";
 import type { Action } from "../api/actions.ts";
 import type { ProfileStore } from "../storage/profiles.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";

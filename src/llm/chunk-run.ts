@@ -24,7 +24,7 @@
  */
 import { LlmBudgetExceededError, LlmRateLimitedError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
 import { mergeInRounds, type ChunkPlan } from "./chunk-plan.ts";
-import type { LlmCall } from "./client.ts";
+import type { LlmCall } from "./call.ts";
 
 /**
  * Time kept free before the operation's deadline for the chunks after the first and for merges: what the scrape does

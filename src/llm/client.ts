@@ -6,19 +6,17 @@
  * (the operation never outlives it, even if the provider ignores its abort signal) and a token budget whose
  * usage is reported as it is spent (`onTokens`, recorded per key for `/v2/team/token-usage`).
  */
-import { CrawlboxError } from "../errors.ts";
 import { chunkText, CHARS_PER_TOKEN, estimateTokens, leadingWithin, mergeAnswers } from "./chunk.ts";
-import { LlmBrokenAnswerError, LlmBudgetExceededError, LlmEmptyAnswerError, LlmInvalidAnswerError, LlmPromptTooLongError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
+import { LlmEmptyAnswerError, LlmInvalidAnswerError, LlmPromptTooLongError } from "./errors.ts";
 import { brandingMessages, changeMessages, crawlOptionsMessages, extractMessages, highlightsMessages, NOTHING_RELEVANT, questionMessages, REPAIR_QUOTE_CHARS, repairMessages, summaryMessages } from "./prompts.ts";
 import { fitToBudget, EXPECTED_ANSWER_TOKENS, type ChunkPlan } from "./chunk-plan.ts";
 import { relaxedSchema } from "./relaxed-schema.ts";
 import { mergeOrJoin, runChunks, warnOnce } from "./chunk-run.ts";
-import { normaliseAnswer } from "./answer.ts";
 import { changeExcerpts } from "../change-tracking/excerpts.ts";
 import { parseJsonAnswer, validateAgainst, validationErrors } from "./schema.ts";
 import { coerceScalars } from "./coerce-scalars.ts";
 import { problemsInCallerTerms } from "./relaxed-schema.ts";
-import { retryDelayMs, sleepMs, SYNC_LLM_RETRY, type LlmRetryPolicy } from "./retry.ts";
+import { chatTurn, type LlmCall } from "./call.ts";
 import type { LlmChatAnswer, LlmMessage, LlmProvider } from "./types.ts";
 
 /** Answer tokens reserved per call. */
@@ -30,34 +28,6 @@ const REPAIR_INSTRUCTION_TOKENS = 300;
 /** Smallest chunk of content: below this a long page would take absurdly many calls. */
 export const MIN_CHUNK_CHARS = 256;
 
-/** The limits of one LLM-backed operation (one format of one page). */
-export interface LlmCall {
-  /** The client's abort (request gone, job cancelled). */
-  signal?: AbortSignal;
-  /** Absolute deadline (epoch ms) for the whole operation. */
-  deadline: number;
-  /**
-   * The operation's whole allowance (ms), which an `LLM_TIMEOUT` quotes. Without it the error quotes the time the
-   * last call had left, which after a few chunks of a long page can be a misleading "within 0 ms".
-   */
-  limitMs?: number;
-  /** Tokens the operation may spend. */
-  tokenBudget: number;
-  /** Called with the tokens of each finished call (charged to the key even if the operation fails later). */
-  onTokens?: (tokens: number) => void;
-  /**
-   * How a call that meets a transient provider failure (429, 5xx, unreachable) is retried, within `deadline`.
-   * Asynchronous extract and agent jobs pass `JOB_LLM_RETRY` (llm/retry.ts). @default `SYNC_LLM_RETRY`
-   * (synchronous work: a failing server is tried twice more after a short backoff; a 429, retryable and with the
-   * provider's `Retry-After`, goes to the client or the crawl's page retries at once)
-   */
-  retry?: LlmRetryPolicy;
-  /**
-   * Where the operation says what it could not fully do (parts of a long page left out for the token budget, a
-   * schema's required field the page does not give): the document's or job's `warning`.
-   */
-  warnings?: string[];
-}
 
 /** Runs LLM operations against one provider. */
 export class LlmClient {
@@ -97,58 +67,9 @@ export class LlmClient {
     return Math.min(MAX_ANSWER_TOKENS, Math.floor(this.provider.capabilities.contextTokens / 4));
   }
 
-  /**
-   * One chat turn under the call's deadline and budget; a transient provider failure is retried by the call's
-   * {@link LlmCall.retry} policy (llm/retry.ts), so earlier work (a job's pages read, a long page's parts answered)
-   * is kept.
-   */
+  /** One chat turn of this client's provider under `call` (llm/call.ts {@link chatTurn}). */
   async chat(messages: LlmMessage[], format: Record<string, unknown> | "json" | undefined, call: LlmCall, spent: { tokens: number }): Promise<LlmChatAnswer> {
-    for (let retry = 1; ; retry++) {
-      try {
-        return await this.chatOnce(messages, format, call, spent);
-      } catch (err) {
-        if (call.signal?.aborted) throw err;
-        const waitMs = retryDelayMs(err, retry, call.retry ?? SYNC_LLM_RETRY, { now: this.now(), deadline: call.deadline, random: this.random });
-        if (waitMs === undefined) throw err;
-        await sleepMs(waitMs, call.signal);
-      }
-    }
-  }
-
-  private async chatOnce(messages: LlmMessage[], format: Record<string, unknown> | "json" | undefined, call: LlmCall, spent: { tokens: number }): Promise<LlmChatAnswer> {
-    const p = this.provider;
-    const estimate = estimateTokens(messages.map((m) => m.content).join("\n"));
-    if (spent.tokens + estimate > call.tokenBudget) throw new LlmBudgetExceededError(call.tokenBudget, spent.tokens);
-    const left = call.deadline - this.now();
-    const timeoutMs = Math.max(0, Math.round(left));
-    const endpoint = { name: p.name, address: p.address, model: p.model };
-    const quotedMs = call.limitMs ?? timeoutMs;
-    if (left <= 0) throw new LlmTimeoutError(endpoint, quotedMs);
-    const timer = new AbortController();
-    const signal = call.signal ? AbortSignal.any([call.signal, timer.signal]) : timer.signal;
-    let handle: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      handle = setTimeout(() => {
-        timer.abort(new DOMException("LLM deadline passed", "TimeoutError"));
-        reject(new LlmTimeoutError(endpoint, quotedMs));
-      }, left);
-    });
-    try {
-      const raw = await Promise.race([p.chat({ messages, format, maxAnswerTokens: this.answerTokens(), signal }), deadline]);
-      const answer = normaliseAnswer(raw, estimate, this.answerTokens(), p.capabilities.contextTokens);
-      if (!answer) throw new LlmBrokenAnswerError(endpoint, "the answer's content is not text");
-      const tokens = answer.usage.promptTokens + answer.usage.completionTokens;
-      spent.tokens += tokens;
-      call.onTokens?.(tokens);
-      return answer;
-    } catch (err) {
-      if (timer.signal.aborted) throw new LlmTimeoutError(endpoint, quotedMs);
-      if (call.signal?.aborted) throw call.signal.reason ?? err;
-      if (err instanceof CrawlboxError) throw err;
-      throw new LlmUnavailableError(endpoint, err instanceof Error ? err.message : String(err), err);
-    } finally {
-      clearTimeout(handle);
-    }
+    return await chatTurn({ provider: this.provider, answerTokens: this.answerTokens(), now: this.now, random: this.random }, messages, format, call, spent);
   }
 
   /**

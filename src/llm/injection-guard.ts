@@ -8,7 +8,8 @@
  */
 import { CrawlboxError } from "../errors.ts";
 import { chunkText } from "./chunk.ts";
-import type { LlmCall, LlmClient } from "./client.ts";
+import type { LlmCall } from "./call.ts";
+import type { LlmClient } from "./client.ts";
 import { delimit, UNTRUSTED_CONTENT_RULE } from "./prompts.ts";
 import type { LlmMessage } from "./types.ts";
 

@@ -4,7 +4,7 @@
  * (its `timeout`) and `CRAWLBOX_LLM_TIMEOUT_MS` from now; the per-page token budget; tokens recorded for the key.
  */
 import type { RenderContext } from "../scrape/renderer.ts";
-import type { LlmCall } from "./client.ts";
+import type { LlmCall } from "./call.ts";
 
 /** Limits from the configuration. */
 export interface LlmLimits {

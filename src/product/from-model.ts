@@ -6,7 +6,8 @@
  * its product.
  */
 import { leadingWithin } from "../llm/chunk.ts";
-import type { LlmCall, LlmClient } from "../llm/client.ts";
+import type { LlmCall } from "../llm/call.ts";
+import type { LlmClient } from "../llm/client.ts";
 import { nullable } from "../llm/schema.ts";
 import { price, type ProductProfile, type ProductVariant } from "./structured-data.ts";
 

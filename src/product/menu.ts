@@ -5,7 +5,8 @@
  * `MenuProfile`. The page is delimited data (llm/prompts.ts); long menus are read part by part and merged.
  * crawlbox adds what the model should not invent: ids, the source URL, formatted prices.
  */
-import type { LlmCall, LlmClient } from "../llm/client.ts";
+import type { LlmCall } from "../llm/call.ts";
+import type { LlmClient } from "../llm/client.ts";
 import { nullable } from "../llm/schema.ts";
 import { price } from "./structured-data.ts";
 

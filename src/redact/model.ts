@@ -5,7 +5,8 @@
  * then a span (redact/apply.ts). Quoting rather than offsets: models copy text well and count characters badly.
  */
 import { chunkText } from "../llm/chunk.ts";
-import type { LlmCall, LlmClient } from "../llm/client.ts";
+import type { LlmCall } from "../llm/call.ts";
+import type { LlmClient } from "../llm/client.ts";
 import { piiMessages } from "../llm/prompts.ts";
 import type { PiiEntity } from "./detectors.ts";
 

@@ -16,7 +16,8 @@
  */
 import type { BrowserPool } from "../../engines/browser/pool.ts";
 import { leadingWithin, weightedLength } from "../chunk.ts";
-import type { LlmCall, LlmClient } from "../client.ts";
+import type { LlmCall } from "../call.ts";
+import type { LlmClient } from "../client.ts";
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonAnswer, validateAgainst } from "../schema.ts";
 import { matchesAskSchema } from "./ask-schema.ts";
 import { htmlOutline } from "./outline.ts";
