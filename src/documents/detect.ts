@@ -16,7 +16,7 @@ import { CompoundFile, isCompoundFile } from "./office/cfb.ts";
 /** Kinds of document the parsers and media formats know, and binary kinds no parser reads (never text). */
 export type DocumentKind =
   | "pdf" | "png" | "jpeg" | "webp" | "tiff" | "gif" | "bmp"
-  | "docx" | "xlsx" | "odt" | "ods" | "rtf" | "zip" | "xls" | "doc"
+  | "docx" | "xlsx" | "xlsb" | "odt" | "ods" | "rtf" | "zip" | "xls" | "doc"
   | "audio" | "video"
   | "gzip" | "zstd" | "bzip2" | "xz" | "lz4" | "7z" | "rar" | "elf" | "exe" | "mach-o" | "wasm" | "sqlite"
   | "binary"
@@ -144,6 +144,9 @@ export function sniffBytes(b: Uint8Array): DocumentKind {
     if (ascii(b, 30, 38) === "mimetype" && ascii(b, 38, 77).startsWith("application/vnd.oasis.opendocument.text")) return "odt";
     if (ascii(b, 30, 38) === "mimetype" && ascii(b, 38, 84).startsWith("application/vnd.oasis.opendocument.spreadsheet")) return "ods";
     if (contains(b, "word/document.xml") || contains(b, "word/_rels")) return "docx";
+    // Excel's binary workbook (BIFF12 records in the same package: xl/workbook.bin) has no reader: named as such so
+    // that it is refused as an unsupported type rather than read as an XLSX and called damaged.
+    if (contains(b, "xl/workbook.bin") && !contains(b, "xl/workbook.xml")) return "xlsb";
     if (contains(b, "xl/workbook.xml") || contains(b, "xl/_rels")) return "xlsx";
     return "zip";
   }

@@ -4,7 +4,10 @@
  * one pass and without building a tree: both are most of a workbook's bytes, and flat (rows of `<c>` cells, lists
  * of `<si>` strings). Each step looks for the next tag with `indexOf` or a global regex from where the last one
  * ended, so a part without its closing tags (truncated, crafted) stops the scan instead of making it quadratic.
- * Element prefixes (`<x:c>`, written by some libraries) are accepted.
+ * Element prefixes (`<x:c>`, written by some libraries) are accepted. Text is ST_Xstring (ECMA-376 Part 1
+ * §22.9.2.19): besides XML's entities it escapes characters XML cannot hold as `_xHHHH_`, and Excel writes a cell's
+ * carriage return as `_x000D_` and a tab as `_x0009_` (a literal `_x` as `_x005F_x`); they are decoded, so a line
+ * break reads as the other cells' do instead of leaking `_x000D_` into the table.
  */
 import { decode } from "./xml.ts";
 
@@ -20,6 +23,26 @@ export interface StoredCell {
   style: number;
   /** The stored value: `<v>`, or an inline string's text. */
   value: string;
+  /** The formula (`<f>`) whose cached result the value is, when the cell has its text (a shared formula's master). */
+  formula?: string;
+  /** `vm`: the cell's value is a rich value (Excel 365's picture in a cell, a linked data type); its 1-based index. */
+  valueMetadata?: number;
+}
+
+/** An ST_Xstring escape: `_x` and four hex digits naming a UTF-16 code unit. */
+const XSTRING_ESCAPE = /_x([0-9A-Fa-f]{4})_/g;
+
+/**
+ * `text` with its ST_Xstring escapes decoded: `_x000D_` is a carriage return, `_x005F_` an underscore (one pass,
+ * so `_x005F_x000D_` stays the text `_x000D_`). Other C0 controls than tab, line feed and carriage return are
+ * dropped: they were escaped because no text holds them, and a NUL in a cell is no character to show.
+ */
+export function decodeXstring(text: string): string {
+  if (!text.includes("_x")) return text;
+  return text.replace(XSTRING_ESCAPE, (_, hex: string) => {
+    const code = parseInt(hex, 16);
+    return code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d ? "" : String.fromCharCode(code);
+  });
 }
 
 /** Largest column of a sheet (XFD) and row (ECMA-376 limits): a reference beyond them is not a cell. */
@@ -56,18 +79,20 @@ function textOf(fragment: string): string {
       if (!selfClosing) phonetic = Math.max(0, phonetic + (closing ? -1 : 1));
     } else if (!closing && !selfClosing) textStart = tags.lastIndex;
     else if (closing && textStart >= 0) {
-      if (phonetic === 0) out += decode(fragment.slice(textStart, m.index));
+      if (phonetic === 0) out += decodeXstring(decode(fragment.slice(textStart, m.index)));
       textStart = -1;
     }
   }
   return out;
 }
 
-/** The element `name`'s text inside `fragment` (`<v>…</v>`), or "". */
-function valueOf(fragment: string): string {
-  const m = /<(?:[\w.-]+:)?v(?=[\s/>])[^>]*>([^<]*)</.exec(fragment);
-  return m ? decode(m[1]!) : "";
+/** The decoded text of the first element `pattern` finds in `fragment` (its value `<v>`, its formula `<f>`), or "". */
+function elementText(fragment: string, pattern: RegExp): string {
+  const m = pattern.exec(fragment);
+  return m ? decodeXstring(decode(m[1]!)) : "";
 }
+const V = /<(?:[\w.-]+:)?v(?=[\s/>])[^>]*>([^<]*)</;
+const F = /<(?:[\w.-]+:)?f(?=[\s/>])[^>]*>([^<]*)</;
 
 /** The cells of a worksheet part that hold a value, in document order. */
 export function* cellsOf(xml: string): Generator<StoredCell> {
@@ -95,9 +120,14 @@ export function* cellsOf(xml: string): Generator<StoredCell> {
     tags.lastIndex = close + m[1]!.length + 4;
     const inner = xml.slice(tagEnd + 1, close);
     const type = attrs.get("t") ?? "";
-    const value = type === "inlineStr" ? textOf(inner) : valueOf(inner);
+    const value = type === "inlineStr" ? textOf(inner) : elementText(inner, V);
     if (value === "" || column > MAX_COLUMN) continue;
-    yield { column, row: at ? at.row : Math.max(row, 1), type, style: Number(attrs.get("s") ?? 0) || 0, value };
+    const cell: StoredCell = { column, row: at ? at.row : Math.max(row, 1), type, style: Number(attrs.get("s") ?? 0) || 0, value };
+    const formula = type === "inlineStr" ? "" : elementText(inner, F);
+    if (formula) cell.formula = formula;
+    const vm = Number(attrs.get("vm"));
+    if (Number.isInteger(vm) && vm >= 1) cell.valueMetadata = vm;
+    yield cell;
   }
 }
 
