@@ -5,15 +5,20 @@
  * - `changeStatus`: `removed` for a 404/410; otherwise `new` without history, else `changed` or `same`
  *   (whitespace-only changes are `same`).
  * - `visibility`: `hidden` when a crawl re-checks a page only because its previous crawl saw it.
- * - `git-diff` mode (no LLM needed): `diff: {text, json}` when changed.
+ * - `git-diff` mode (no LLM needed): `diff: {text, json}` when changed, bounded (change-tracking/diff.ts) with a
+ *   warning when cut.
  * - `json` mode (needs the LLM): with a `schema`, `json: {field: {previous, current}}` for the fields that
  *   differ, both versions extracted with this request's schema and prompt (a stored extraction is reused only when
  *   it was made with them); without one, the LLM's description of the change. Only when changed.
  * The page is always fetched live (a cached copy would hide changes): with `minAge` or `lockdown`, which allow only
  * the cache, it is a 400 before anything is fetched (scrape/page-source.ts). Requires `markdown` among the formats.
+ * An answer that is a transient error (503, 429, a 403 bot wall: {@link isTransientErrorStatus}) is compared but not
+ * kept as the next scrape's baseline, with a warning.
  */
 import { ChangeHistory, type Snapshot } from "../../src/change-tracking/history.ts";
 import { hasChanged, markdownDiff } from "../../src/change-tracking/diff.ts";
+import { diffCutWarning } from "../../src/change-tracking/diff-bounds.ts";
+import type { PiiOptions } from "../../src/redact/redactor.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
 import { CrawlboxError, ScrapeTimeoutError } from "../../src/errors.ts";
 import { LlmNotConfiguredError } from "../../src/llm/errors.ts";
@@ -22,6 +27,30 @@ import { compileSchema } from "../../src/llm/schema.ts";
 import { assertLivePageAllowed } from "../../src/scrape/page-source.ts";
 import { formatIndex, type FormatRenderer, type RenderContext } from "../../src/scrape/renderer.ts";
 import { JSON_EXTRA_CREDITS } from "./json.ts";
+
+/**
+ * Answers that say nothing of the page's content, only that it could not be had now: a timeout (408), throttling
+ * (429), a server error (5xx), and the 401/403 a bot wall or a login gate answers. Compared as any answer (the page
+ * did change, `changed` is honest), but not kept as the baseline: a 503 maintenance page recorded so made the page's
+ * return a second `changed`, two false alerts for one outage. 404/410 are answers about the page (`removed`) and are
+ * kept.
+ */
+export function isTransientErrorStatus(status: number): boolean {
+  return status === 401 || status === 403 || status === 408 || status === 429 || (status >= 500 && status <= 599);
+}
+
+/** The warning of a scrape whose answer is not kept as the baseline ({@link isTransientErrorStatus}). */
+export function transientErrorWarning(status: number): string {
+  return `The page answered HTTP ${status}: this answer is not kept as the changeTracking baseline, so the next scrape compares with the last version that was not an error.`;
+}
+
+/**
+ * What a snapshot was redacted with: `redactPII`'s options (its entities in order). A snapshot redacted with other
+ * options may hold what these redact, so it is redacted again; one redacted with these is compared as it is.
+ */
+export function redactionKey(options: PiiOptions): string {
+  return JSON.stringify({ mode: options.mode, entities: [...options.entities].sort(), replaceStyle: options.replaceStyle });
+}
 
 /** Upstream's warning when the `json` mode's LLM call fails (the rest of the result stands). */
 const STRUCTURED_DIFF_FAILED = "Structured diff generation failed.";
@@ -114,9 +143,11 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
       const markdown = ctx.markdown();
       const status = ctx.page.statusCode;
       const stored = deps.history.latest(keyId, ctx.spec.url, tag);
-      // With redactPII, the previous snapshot is redacted too: one stored by a scrape without redaction holds the
-      // raw text, which the diff's removed lines (and the json mode's prompt) would otherwise carry.
-      const prev = stored && ctx.run.redact ? { ...stored, markdown: await ctx.run.redact(stored.markdown) } : stored;
+      // With redactPII, the previous snapshot is redacted too: one stored by a scrape without redaction (or with other
+      // options) holds the raw text, which the diff's removed lines (and the json mode's prompt) would otherwise
+      // carry. One this scrape's options redacted already is not redacted again (a model call, and another answer).
+      const redaction = ctx.run.redact && ctx.spec.redactPII ? redactionKey(ctx.spec.redactPII) : undefined;
+      const prev = stored && ctx.run.redact && stored.redaction !== redaction ? { ...stored, markdown: await ctx.run.redact(stored.markdown) } : stored;
       const changeStatus: ChangeTrackingResult["changeStatus"] =
         status === 404 || status === 410 ? "removed" : !prev ? "new" : hasChanged(prev.markdown, markdown) ? "changed" : "same";
       const result: ChangeTrackingResult = {
@@ -124,16 +155,20 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
         changeStatus,
         visibility: ctx.run.visibility ?? "visible",
       };
-      const snap: Snapshot = { scrapedAt: now(), statusCode: status, markdown };
+      const snap: Snapshot = { scrapedAt: now(), statusCode: status, markdown, ...(redaction !== undefined ? { redaction } : {}) };
       // An unchanged page keeps its extraction, with what it was extracted with (a later scrape checks that).
       if (prev?.json !== undefined && changeStatus === "same") {
         snap.json = prev.json;
         if (prev.jsonKey !== undefined) snap.jsonKey = prev.jsonKey;
       }
-      let warning: string | undefined;
+      const warnings: string[] = [];
       if (changeStatus === "changed" && prev) {
         const modes = o.modes ?? [];
-        if (modes.includes("git-diff")) result.diff = markdownDiff(prev.markdown, markdown);
+        if (modes.includes("git-diff")) {
+          const { text, json, cut } = markdownDiff(prev.markdown, markdown);
+          result.diff = { text, json };
+          if (cut) warnings.push(diffCutWarning(cut));
+        }
         if (modes.includes("json")) {
           try {
             const j = await jsonMode(ctx, o, prev, markdown);
@@ -149,16 +184,20 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
             if (!(err instanceof CrawlboxError) || err instanceof ScrapeTimeoutError) throw err;
             // The LLM's deadline is the scrape's: a call cut off by it is the scrape timing out, not a failed diff.
             if (Date.now() >= ctx.run.deadline) throw new ScrapeTimeoutError(ctx.spec.timeoutMs);
-            warning = STRUCTURED_DIFF_FAILED;
+            warnings.push(STRUCTURED_DIFF_FAILED);
           }
         }
       }
-      // The new baseline only if the whole scrape succeeds: a later format failing (an LLM error, the timeout) must
-      // not make this version the one the next scrape compares with, or its change would never be reported.
-      const record = () => deps.history.record(keyId, ctx.spec.url, tag, snap);
-      if (ctx.run.onSuccess) ctx.run.onSuccess(record);
-      else record();
-      return warning ? { changeTracking: result, warning } : { changeTracking: result };
+      if (isTransientErrorStatus(status)) {
+        warnings.push(transientErrorWarning(status));
+      } else {
+        // The new baseline only if the whole scrape succeeds: a later format failing (an LLM error, the timeout) must
+        // not make this version the one the next scrape compares with, or its change would never be reported.
+        const record = () => deps.history.record(keyId, ctx.spec.url, tag, snap);
+        if (ctx.run.onSuccess) ctx.run.onSuccess(record);
+        else record();
+      }
+      return warnings.length > 0 ? { changeTracking: result, warning: warnings.join(" ") } : { changeTracking: result };
     },
   };
 }

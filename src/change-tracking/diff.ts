@@ -3,10 +3,11 @@
  * The `git-diff` mode of changeTracking (api-v2.md §6.1): a unified diff of the previous and current markdown
  * (`diff.text`) and the same diff parsed into files → chunks → changes (`diff.json`), in the shape upstream's
  * `parse-diff` produces, so clients written against upstream read it unchanged. And the change test itself:
- * whitespace-only changes do not count. A rewrite too large to diff cheaply is reported as one hunk replacing the
- * whole page ({@link DIFF_MAX_EDITS}).
+ * whitespace-only changes do not count. The line diff itself, bounded in time, is change-tracking/line-diff.ts;
+ * what it shows is bounded by change-tracking/diff-bounds.ts.
  */
-import { structuredPatch, type StructuredPatchHunk } from "diff";
+import { boundedHunks, DIFF_MAX_LINES, DIFF_MAX_TEXT_CHARS, type DiffCut } from "./diff-bounds.ts";
+import { lineDiffHunks, NO_NEWLINE_MARKER } from "./line-diff.ts";
 
 /** One line of a chunk, as parse-diff reports it. */
 export type DiffChange =
@@ -63,66 +64,39 @@ export function hasChanged(previous: string, current: string): boolean {
   return comparable(previous) !== comparable(current);
 }
 
+/** The `git-diff` mode's result; `cut` when the diff was longer than its bounds (change-tracking/diff-bounds.ts). */
+export interface MarkdownDiff {
+  text: string;
+  json: DiffJson;
+  /** Hunk lines shown and in all (without `\ No newline` marks). */
+  cut?: DiffCut;
+}
+
 /**
- * Edits (lines deleted plus lines added) the line diff looks for before it gives up. Myers' diff costs about the
- * square of the edits: two pages of 8,000 lines that all changed took over 30 s on the event loop. Past this many
- * edits a minimal diff says little more than "the page was rewritten", which is what the fallback says.
+ * The unified diff of two markdown versions, as text and as parsed JSON, bounded (change-tracking/diff-bounds.ts:
+ * {@link DIFF_MAX_LINES} lines, {@link DIFF_MAX_TEXT_CHARS} characters). A line that ends its version without a newline (crawlbox's markdown has no final one)
+ * is followed by `\ No newline at end of file`, as git writes it, so that the text applies with `patch` and
+ * `git apply`; `diff.json` has that mark as parse-diff reports it (a change of the type of the line before it,
+ * not counted in additions or deletions).
  */
-export const DIFF_MAX_EDITS = 1_000;
-/** And the time it may take in any case (long runs of repeated lines make each edit costlier). */
-export const DIFF_TIMEOUT_MS = 1_000;
-
-/**
- * The hunks of the line diff of two texts, as jsdiff's `structuredPatch` gives them, with `contextLines` of context.
- * When the diff gives up ({@link DIFF_MAX_EDITS}, {@link DIFF_TIMEOUT_MS}), one hunk replacing every line of
- * `previous` with every line of `current`, written as jsdiff writes such a hunk.
- */
-export function lineDiffHunks(previous: string, current: string, contextLines: number): StructuredPatchHunk[] {
-  const options = { context: contextLines, maxEditLength: DIFF_MAX_EDITS, timeout: DIFF_TIMEOUT_MS };
-  const patch = structuredPatch("previous", "current", previous, current, undefined, undefined, options);
-  return patch ? patch.hunks : [wholeReplacement(previous, current)];
-}
-
-/** One hunk deleting all lines of `previous` and adding all of `current` (jsdiff's layout: `\ No newline…` marks). */
-function wholeReplacement(previous: string, current: string): StructuredPatchHunk {
-  const removed = splitLines(previous);
-  const added = splitLines(current);
-  const lines: string[] = [];
-  for (const [sign, side] of [["-", removed], ["+", added]] as const) {
-    for (const line of side) {
-      if (line.endsWith("\n")) lines.push(sign + line.slice(0, -1));
-      else lines.push(sign + line, "\\ No newline at end of file");
-    }
-  }
-  return { oldStart: 1, oldLines: removed.length, newStart: 1, newLines: added.length, lines };
-}
-
-/** Lines with their `\n` (the last may lack one), as jsdiff splits them; none for empty text. */
-function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n").map((line) => `${line}\n`);
-  const last = lines.pop() as string;
-  if (last !== "\n") lines.push(last.slice(0, -1));
-  return lines;
-}
-
-/** The unified diff of two markdown versions, as text and as parsed JSON. */
-export function markdownDiff(previous: string, current: string): { text: string; json: DiffJson } {
-  const hunks = lineDiffHunks(previous, current, CONTEXT_LINES);
+export function markdownDiff(previous: string, current: string): MarkdownDiff {
+  const bounded = boundedHunks(lineDiffHunks(previous, current, CONTEXT_LINES), { lines: DIFF_MAX_LINES, chars: DIFF_MAX_TEXT_CHARS });
   const text: string[] = ["--- previous", "+++ current"];
   const chunks: DiffChunk[] = [];
   let additions = 0;
   let deletions = 0;
-  for (const h of hunks) {
+  for (const h of bounded.hunks) {
     const header = `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
     text.push(header);
     const changes: DiffChange[] = [];
     let ln1 = h.oldStart;
     let ln2 = h.newStart;
     for (const line of h.lines) {
-      if (line.startsWith("\\")) continue; // "\ No newline at end of file"
       text.push(line);
-      if (line.startsWith("+")) {
+      if (line === NO_NEWLINE_MARKER) {
+        const last = changes[changes.length - 1];
+        if (last) changes.push({ ...last, content: line });
+      } else if (line.startsWith("+")) {
         changes.push({ type: "add", add: true, ln: ln2++, content: line });
         additions++;
       } else if (line.startsWith("-")) {
@@ -134,5 +108,7 @@ export function markdownDiff(previous: string, current: string): { text: string;
     }
     chunks.push({ content: header, changes, oldStart: h.oldStart, oldLines: h.oldLines, newStart: h.newStart, newLines: h.newLines });
   }
-  return { text: text.join("\n") + "\n", json: { files: [{ from: "previous", to: "current", chunks, additions, deletions }] } };
+  const diff: MarkdownDiff = { text: text.join("\n") + "\n", json: { files: [{ from: "previous", to: "current", chunks, additions, deletions }] } };
+  if (bounded.cut) diff.cut = bounded.cut;
+  return diff;
 }

@@ -5,7 +5,7 @@
  * little context, from a line diff: the start of each version would hide a change further down a long page.
  */
 import { leadingWithin, weightedLength } from "../llm/chunk.ts";
-import { lineDiffHunks } from "./diff.ts";
+import { lineDiffHunks } from "./line-diff.ts";
 
 /** Unchanged lines shown before and after each changed passage, so the model sees where it sits (git's default). */
 export const EXCERPT_CONTEXT_LINES = 3;

@@ -27,6 +27,12 @@ export interface Snapshot {
    * answer to another question is no baseline. Absent for a snapshot stored before it was recorded.
    */
   jsonKey?: string;
+  /**
+   * The `redactPII` options `markdown` was redacted with (a key: see plugins/formats/change-tracking.ts), when the
+   * scrape that stored it redacted it; absent for markdown stored as the page gave it. A scrape redacting with the
+   * same options compares with it as it is: redacting it again cost a model call and could redact it otherwise.
+   */
+  redaction?: string;
 }
 
 interface Row {
@@ -35,6 +41,7 @@ interface Row {
   markdown: string;
   json: string | null;
   json_key: string | null;
+  redaction: string | null;
 }
 
 /** Strips the fragment: `#section` never names another page. */
@@ -51,13 +58,14 @@ export class ChangeHistory {
   latest(keyId: string, url: string, tag: string | null): Snapshot | undefined {
     const row = this.db
       .query<Row, [string, string, string]>(
-        "SELECT scraped_at, status_code, markdown, json, json_key FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? ORDER BY scraped_at DESC, id DESC LIMIT 1",
+        "SELECT scraped_at, status_code, markdown, json, json_key, redaction FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? ORDER BY scraped_at DESC, id DESC LIMIT 1",
       )
       .get(keyId, historyUrl(url), tag ?? "");
     if (!row) return undefined;
     const snap: Snapshot = { scrapedAt: row.scraped_at, statusCode: row.status_code, markdown: row.markdown };
     if (row.json !== null) snap.json = JSON.parse(row.json);
     if (row.json_key !== null) snap.jsonKey = row.json_key;
+    if (row.redaction !== null) snap.redaction = row.redaction;
     return snap;
   }
 
@@ -67,8 +75,8 @@ export class ChangeHistory {
     const t = tag ?? "";
     immediate(this.db, () => {
       this.db
-        .query("INSERT INTO change_snapshots (key_id, url, tag, scraped_at, status_code, markdown, json, json_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-        .run(keyId, u, t, snap.scrapedAt, snap.statusCode, snap.markdown, snap.json === undefined ? null : JSON.stringify(snap.json), snap.json === undefined ? null : (snap.jsonKey ?? null));
+        .query("INSERT INTO change_snapshots (key_id, url, tag, scraped_at, status_code, markdown, json, json_key, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(keyId, u, t, snap.scrapedAt, snap.statusCode, snap.markdown, snap.json === undefined ? null : JSON.stringify(snap.json), snap.json === undefined ? null : (snap.jsonKey ?? null), snap.redaction ?? null);
       this.db
         .query(
           `DELETE FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? AND id NOT IN

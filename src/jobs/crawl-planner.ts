@@ -245,6 +245,14 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       return entry.status === "unreachable" ? "unreachable" : "disallowed";
     },
 
+    async recheckAllowed(job, url, signal) {
+      if (crawlerOptions(job).ignoreRobotsTxt) return true;
+      const { full } = filtersFor(job);
+      // As plan(): robots.txt loaded for the page's origin, one that cannot be read allowing (the fetch reports why).
+      if (!deps.robots.peek(new URL(url).origin)) await deps.robots.get(url, signal).catch(() => undefined);
+      return full.robotsAllows(url);
+    },
+
     async crawlDelayMs(job, url, signal) {
       if (crawlerOptions(job).ignoreRobotsTxt) return undefined;
       return delayAskedBy(await deps.robots.get(url, signal), job);

@@ -60,6 +60,12 @@ export interface CrawlPlanner {
    * reports why).
    */
   startAllowed(job: Job, signal: AbortSignal): Promise<true | "disallowed" | "unreachable">;
+  /**
+   * Whether robots.txt lets the crawl fetch `url`, a changeTracking re-check of a page only the previous crawl saw
+   * (change-tracking/crawl-recheck.ts): the drain hook that planned it judged the crawl's other rules, but runs
+   * inside a store transaction and cannot fetch robots.txt. A robots.txt that disallows it now is obeyed.
+   */
+  recheckAllowed(job: Job, url: string, signal: AbortSignal): Promise<boolean>;
 }
 
 /** Dependencies of the task runner. */
@@ -141,6 +147,11 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       }
       // A changeTracking re-check of a page only the previous crawl saw: reported hidden, its links not followed.
       const hidden = task.depth === HIDDEN_RECHECK_DEPTH;
+      // robots.txt holds for it as for any page of the crawl (upstream filters these URLs with the crawl's
+      // filterLinks): one it refuses now is not fetched, costs nothing and is listed as robots-blocked.
+      if (hidden && job.kind === "crawl" && !(await deps.planner.recheckAllowed(job, task.url, signal))) {
+        return { kind: "done", completion: { document: null, credits: 0, robotsBlocked: [task.url] } };
+      }
       const page = await deps.scrape.scrapePage(spec, who, {
         signal,
         creditHold: hold,
@@ -174,7 +185,9 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         // Without one readable, the crawl goes on at the start host's pace.
         movedDelayMs = await deps.planner.crawlDelayMs(job, origin, signal).catch(() => undefined);
       }
-      const verdict = job.kind === "crawl" && !hidden && finalUrl ? deps.planner.judgeRedirect(job, task, finalUrl) : undefined;
+      // A re-check's redirect is judged too: one leaving the crawl's scope fails as any page's would, and one landing on
+      // a page this crawl already has is that page's duplicate.
+      const verdict = job.kind === "crawl" && finalUrl ? deps.planner.judgeRedirect(job, task, finalUrl) : undefined;
       if (verdict && "denied" in verdict && !isStart) {
         return { kind: "failed", error: new CrawlDenialError(task.url, finalUrl, verdict.denied) };
       }

@@ -1,11 +1,12 @@
 /**
  * changeTracking against pages built to make it slow: a rewrite of every line (Myers' diff is quadratic in the edits,
- * so the diff is bounded and falls back to one hunk replacing the whole page), many `[iframe](` with no `)` (the
+ * so the diff is bounded and falls back to one hunk replacing the changed part, itself cut to the diff's bounds), many `[iframe](` with no `)` (the
  * change test), and the prompt delimiter's look-alike markers (the `json` mode sends both versions through it).
  * Each timing is a ceiling far above the fixed code's time and far below the old code's.
  */
 import { describe, expect, test } from "bun:test";
-import { DIFF_MAX_EDITS, hasChanged, markdownDiff } from "../../src/change-tracking/diff.ts";
+import { hasChanged, markdownDiff } from "../../src/change-tracking/diff.ts";
+import { DIFF_MAX_LINES } from "../../src/change-tracking/diff-bounds.ts";
 import { changeExcerpts } from "../../src/change-tracking/excerpts.ts";
 import { delimit } from "../../src/llm/prompts.ts";
 
@@ -23,43 +24,37 @@ const numbered = (count: number, changed: number) =>
   Array.from({ length: count }, (_, i) => (i < changed ? `line ${i} new` : `line ${i}`)).join("\n") + "\n";
 
 describe("changeTracking git-diff: bounded diff", () => {
-  test("every paragraph rewritten: one hunk replacing the page, fast (4,000 paragraphs took 6.6 s)", () => {
+  test("every paragraph rewritten: one hunk replacing the changed part, at once, cut to the bounds (4,000 paragraphs took 6.6 s)", () => {
     const previous = paragraphs(4_000, "a");
     const current = paragraphs(4_000, "b");
     let diff: ReturnType<typeof markdownDiff> | undefined;
-    expect(timeMs(() => (diff = markdownDiff(previous, current)))).toBeLessThan(2_000);
+    expect(timeMs(() => (diff = markdownDiff(previous, current)))).toBeLessThan(1_000);
     const file = diff!.json.files[0]!;
     expect(file.chunks).toHaveLength(1);
-    expect(file).toMatchObject({ from: "previous", to: "current", additions: 8_000, deletions: 8_000 });
+    // 7,999 lines deleted and added, the shared last (empty) line as context: 15,999 lines, the first 10,000 shown,
+    // shared between the two sides.
+    expect(diff!.cut).toEqual({ shownLines: DIFF_MAX_LINES, totalLines: 15_999 });
+    expect(file).toMatchObject({ from: "previous", to: "current", additions: 5_000, deletions: 5_000 });
     const chunk = file.chunks[0]!;
-    expect(chunk).toMatchObject({ content: "@@ -1,8000 +1,8000 @@", oldStart: 1, oldLines: 8_000, newStart: 1, newLines: 8_000 });
+    expect(chunk).toMatchObject({ content: "@@ -1,5000 +1,5000 @@", oldStart: 1, oldLines: 5_000, newStart: 1, newLines: 5_000 });
     expect(chunk.changes[0]).toEqual({ type: "del", del: true, ln: 1, content: "-a0" });
-    expect(chunk.changes[8_000]).toEqual({ type: "add", add: true, ln: 1, content: "+b0" });
-    expect(chunk.changes[15_999]).toEqual({ type: "add", add: true, ln: 8_000, content: "+" });
-    const expected = ["--- previous", "+++ current", "@@ -1,8000 +1,8000 @@", ...previous.slice(0, -1).split("\n").map((l) => `-${l}`), ...current.slice(0, -1).split("\n").map((l) => `+${l}`)];
+    expect(chunk.changes[5_000]).toEqual({ type: "add", add: true, ln: 1, content: "+b0" });
+    expect(chunk.changes[9_999]).toEqual({ type: "add", add: true, ln: 5_000, content: "+" });
+    const lines = (text: string, sign: string) => text.split("\n").slice(0, 5_000).map((l) => `${sign}${l}`);
+    const expected = ["--- previous", "+++ current", "@@ -1,5000 +1,5000 @@", ...lines(previous, "-"), ...lines(current, "+")];
     expect(diff!.text).toBe(expected.join("\n") + "\n");
   });
 
-  test("the fallback without final newlines and with an empty side is still a well-formed diff", () => {
-    const many = Array.from({ length: DIFF_MAX_EDITS + 1 }, (_, i) => `n${i}`).join("\n");
+  test("a last line without a newline carries git's mark, on either side; an empty previous is `-1,0`", () => {
+    const many = Array.from({ length: 1_001 }, (_, i) => `n${i}`).join("\n");
     const d = markdownDiff("x\ny", many);
     expect(d.json.files[0]!.chunks).toHaveLength(1);
-    expect(d.json.files[0]!).toMatchObject({ additions: DIFF_MAX_EDITS + 1, deletions: 2 });
-    expect(d.text.startsWith(`--- previous\n+++ current\n@@ -1,2 +1,${DIFF_MAX_EDITS + 1} @@\n-x\n-y\n+n0\n`)).toBe(true);
-    expect(d.text.endsWith(`\n+n${DIFF_MAX_EDITS}\n`)).toBe(true);
-    expect(d.text).not.toContain("No newline");
+    expect(d.json.files[0]!).toMatchObject({ additions: 1_001, deletions: 2 });
+    expect(d.text.startsWith("--- previous\n+++ current\n@@ -1,2 +1,1001 @@\n-x\n-y\n\\ No newline at end of file\n+n0\n")).toBe(true);
+    expect(d.text.endsWith("\n+n1000\n\\ No newline at end of file\n")).toBe(true);
     const fromEmpty = markdownDiff("", many);
-    expect(fromEmpty.json.files[0]!.chunks[0]).toMatchObject({ oldStart: 1, oldLines: 0, newStart: 1, newLines: DIFF_MAX_EDITS + 1 });
+    expect(fromEmpty.json.files[0]!.chunks[0]).toMatchObject({ oldStart: 1, oldLines: 0, newStart: 1, newLines: 1_001 });
     expect(fromEmpty.json.files[0]!.deletions).toBe(0);
-  });
-
-  test("up to the bound the diff is the minimal one, as before; past it, the whole page", () => {
-    const lines = 2 * DIFF_MAX_EDITS;
-    const within = markdownDiff(numbered(lines, 0), numbered(lines, DIFF_MAX_EDITS / 2)); // DIFF_MAX_EDITS edits
-    expect(within.json.files[0]).toMatchObject({ additions: DIFF_MAX_EDITS / 2, deletions: DIFF_MAX_EDITS / 2 });
-    expect(within.json.files[0]!.chunks[0]!.content).toBe(`@@ -1,${DIFF_MAX_EDITS / 2 + 3} +1,${DIFF_MAX_EDITS / 2 + 3} @@`);
-    const past = markdownDiff(numbered(lines, 0), numbered(lines, DIFF_MAX_EDITS / 2 + 1));
-    expect(past.json.files[0]).toMatchObject({ additions: lines, deletions: lines });
   });
 
   test("ordinary diffs are unchanged: hunks with three lines of context", () => {
