@@ -9,15 +9,24 @@
  * {@link MAP_MIN_PAGE_MS} left, each fetch's own deadline ends there, and the delay between fetches (`delay`, else
  * robots `Crawl-delay`, kept for politeness) is waited only when the next fetch still fits: with `Crawl-delay: 10`
  * a map waited 10 s per page, 60 s in all, or answered 408 with nothing past a `timeout` of 30 s.
+ *
+ * Pages are fetched a few at a time and read one at a time in the order they were queued (crawl/map-queue.ts has
+ * that order), so a map of an unchanged site is the same list every time: read as each answer came, 5 runs gave 5
+ * orders and 5 different sets. A page's many links are judged with the event loop given back every few ms.
+ *
+ * Without `search`, discovery stops once `limit` URLs are known. With `search` it stops once `limit` matching URLs
+ * are known and none of the best min(`limit`, {@link MAP_SEARCH_SETTLED}) of them waits to be fetched: their titles
+ * can still reorder them, and a `limit: 1` search for "pricing" stopped at the first weak match
+ * (`/blog/post-1-pricing-update`) before `/pricing` was fetched.
  */
 import { EgressDeniedError, type CrawlboxError } from "../errors.ts";
 import type { Engine } from "../engines/types.ts";
-import { extractLinks } from "../pipeline/links.ts";
-import { parseHtml } from "../pipeline/parse.ts";
-import { documentBaseUrl } from "../pipeline/url.ts";
 import { sleep } from "../scheduler/abortable.ts";
 import { isSocialMediaOrEmail } from "./filter.ts";
+import { createYielder } from "./filter-yielding.ts";
 import { MAP_GROUP, type MapListing } from "./map-listing.ts";
+import { readMapPage } from "./map-page.ts";
+import { DiscoveryQueue, type QueuedPage } from "./map-queue.ts";
 import { DISCOVERY_SKIPS_TLS_VERIFICATION, type RobotsCache, type RobotsEntry } from "./robots-cache.ts";
 import { robotsAgents } from "./robots.ts";
 
@@ -29,6 +38,12 @@ export const MAP_PAGE_TIMEOUT_MS = 15_000;
 export const MAP_MIN_PAGE_MS = 500;
 /** Largest page parsed for links. */
 export const MAP_MAX_PAGE_BYTES = 10 * 1024 * 1024;
+/**
+ * With `search`, the best results known that must have been fetched (or not be waiting to) before discovery stops
+ * early: enough for the first screen of results, few enough that a large `limit` met from the sitemaps costs at most
+ * a few more fetches.
+ */
+export const MAP_SEARCH_SETTLED = 10;
 /** Document types listed but never fetched for links. */
 const NOT_HTML = /\.(pdf|docx?|xlsx?|pptx?|odt|ods|rtf|csv|json|xml|gz|txt)$/i;
 
@@ -40,6 +55,8 @@ export interface DiscoveryOptions {
   maxDiscoveryDepth?: number;
   /** Seconds between fetches; robots `Crawl-delay` when unset. */
   delay?: number;
+  /** Pages told apart as results are (www, scheme, trailing slash, index files folded). @default true */
+  deduplicateSimilarURLs?: boolean;
 }
 
 /** What discovery needs from the map. */
@@ -95,6 +112,9 @@ function landedElsewhere(startUrl: string, finalUrl: string): string | undefined
   }
 }
 
+/** A page fetched, before it is read: its response, or how the fetch went when there is nothing to read. */
+type Fetched = { outcome: "answered"; url: string; depth: number; finalUrl: string; html?: string } | { outcome: "timeout" | "skipped" };
+
 /** Breadth-first link discovery from `startUrl`. */
 export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: DiscoveryContext): LinkDiscovery {
   const { found, signal } = ctx;
@@ -106,18 +126,16 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
     const delayS = options.delay ?? (options.ignoreRobotsTxt ? undefined : robots.crawlDelaySeconds(agents));
     delayMs = Math.max(delayMs, (delayS ?? 0) * 1000);
   };
-  const queue: { url: string; depth: number }[] = [{ url: startUrl, depth: 0 }];
-  const queued = new Set<string>([startUrl]);
-  let fetched = 0;
+  const queue = new DiscoveryQueue({ url: startUrl, listed: startUrl, depth: 0 }, { maxPages: ctx.maxPages, searching: found.searching, deduplicateSimilarURLs: options.deduplicateSimilarURLs });
   let lastFetchAt = -Infinity;
 
-  /** Fetches one page and lists its links: `answered`, `timeout`, or `skipped` (robots, failure). */
-  const visit = async ({ url, depth }: { url: string; depth: number }, timeoutMs: number, known?: RobotsEntry): Promise<"answered" | "timeout" | "skipped"> => {
+  /** Fetches one page: `answered` with its HTML when it has some to read, `timeout`, or `skipped` (robots, failure). */
+  const fetchPage = async ({ url, depth }: QueuedPage, timeoutMs: number, known?: RobotsEntry): Promise<Fetched> => {
     if (!options.ignoreRobotsTxt) {
       // The start page's robots.txt is the one the map read (and warns about); another page's is waited for within
       // the page's time: one that does not answer in it counts as unreachable (disallow all).
       const entry = known ?? (await ctx.robots.getWithin(url, timeoutMs, signal));
-      if (!entry.isAllowed(url, agents)) return "skipped";
+      if (!entry.isAllowed(url, agents)) return { outcome: "skipped" };
     }
     let page;
     try {
@@ -127,49 +145,87 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
       if (signal.aborted) throw err;
       const code = (err as CrawlboxError)?.code;
       if (url === startUrl && (err instanceof EgressDeniedError || code === "SCRAPE_DNS_RESOLUTION_ERROR")) throw err;
-      return code === "SCRAPE_TIMEOUT" ? "timeout" : "skipped";
+      return { outcome: code === "SCRAPE_TIMEOUT" ? "timeout" : "skipped" };
     }
-    if (url === startUrl && page.finalUrl !== url) {
-      const landed = landedElsewhere(startUrl, page.finalUrl);
-      if (landed) askDelay(await ctx.onLanded(landed));
+    const readable = page.statusCode < 400 && page.text !== undefined && /html|xml/.test(page.contentType || "text/html");
+    return { outcome: "answered", url, depth, finalUrl: page.finalUrl, ...(readable ? { html: page.text } : {}) };
+  };
+
+  /**
+   * Lists a fetched page (title, description) and its links, and queues those to fetch. The event loop is given back
+   * during the links (a page may have 300,000: 0.8 s of judging, 1.5 s with `search`), and they stop without `search`
+   * once no more can be listed (later ones would be cut by `limit`, and discovery ends there) and at `endAt` (a
+   * `performance.now()` time). Returns false when `endAt` cut it short.
+   */
+  const readPage = async (fetched: Fetched & { outcome: "answered" }, endAt = Infinity): Promise<boolean> => {
+    const { url, depth, finalUrl, html } = fetched;
+    // A page fetched in the batch that filled the list: nothing it links to could be listed any more.
+    if (html === undefined || found.full) return true;
+    if (performance.now() >= endAt) return false;
+    const page = readMapPage(html, finalUrl);
+    const info = { title: page.title, description: page.description };
+    found.add(url, MAP_GROUP.discovered, info);
+    if (finalUrl !== url) found.add(finalUrl, MAP_GROUP.discovered, info);
+    const follow = maxDepth === undefined || depth + 1 < maxDepth;
+    const pause = createYielder();
+    for (const link of page.links) {
+      const paused = pause();
+      if (paused) {
+        await paused;
+        signal.throwIfAborted();
+        if (performance.now() >= endAt) return false;
+      }
+      if (found.full) break;
+      const judged = found.judge(link);
+      if (!judged) continue;
+      const queued = follow && found.onSite(link) && !NOT_HTML.test(new URL(judged.url).pathname) && queue.offer({ url: judged.href, listed: judged.url, depth: depth + 1 }, judged.match);
+      found.keep(judged, queued);
     }
-    if (page.statusCode >= 400 || page.text === undefined || !/html|xml/.test(page.contentType || "text/html")) return "answered";
-    const doc = parseHtml(page.text);
-    const title = doc.querySelector("title")?.textContent?.replace(/\s+/g, " ").trim() || undefined;
-    const description = doc.querySelector('meta[name="description" i]')?.getAttribute("content")?.trim() || undefined;
-    found.add(url, MAP_GROUP.discovered, { title, description });
-    if (page.finalUrl !== url) found.add(page.finalUrl, MAP_GROUP.discovered, { title, description });
-    for (const link of extractLinks(doc, documentBaseUrl(doc, page.finalUrl))) {
-      const listed = found.add(link, MAP_GROUP.discovered);
-      if (!listed || queued.has(listed) || !found.onSite(link) || NOT_HTML.test(new URL(listed).pathname)) continue;
-      if (maxDepth !== undefined && depth + 1 >= maxDepth) continue;
-      queued.add(listed);
-      queue.push({ url: listed, depth: depth + 1 });
-    }
-    return "answered";
+    return true;
+  };
+
+  /** With `search`, whether one of the best results known (min(limit, MAP_SEARCH_SETTLED)) still waits to be fetched. */
+  const bestWaiting = (): boolean => {
+    if (!found.searching || queue.length === 0) return false;
+    const waiting = queue.waiting();
+    return found.best(Math.min(ctx.limit, MAP_SEARCH_SETTLED)).some((u) => waiting.has(u));
   };
 
   return {
     async start(robots, timeoutMs) {
       askDelay(robots);
       if (maxDepth === 0 || ctx.maxPages <= 0) return { answered: false, timedOut: false };
-      fetched = 1;
       lastFetchAt = performance.now();
-      const outcome = await visit(queue.shift()!, Math.min(MAP_PAGE_TIMEOUT_MS, timeoutMs), robots);
-      return { answered: outcome === "answered", timedOut: outcome === "timeout" };
+      const [first] = queue.take(1);
+      const fetched = await fetchPage(first!, Math.min(MAP_PAGE_TIMEOUT_MS, timeoutMs), robots);
+      if (fetched.outcome !== "answered") return { answered: false, timedOut: fetched.outcome === "timeout" };
+      if (fetched.finalUrl !== startUrl) {
+        const landed = landedElsewhere(startUrl, fetched.finalUrl);
+        if (landed) askDelay(await ctx.onLanded(landed));
+      }
+      await readPage(fetched);
+      return { answered: true, timedOut: false };
     },
     async rest(endAt) {
       if (maxDepth === 0) return undefined;
-      while (queue.length > 0 && fetched < ctx.maxPages && found.matching < ctx.limit) {
+      while (queue.length > 0 && queue.withinBudget && (found.matching < ctx.limit || bestWaiting())) {
         let now = performance.now();
         // With a delay, one page at a time, a pause before each; never a pause the next fetch would not fit after.
         const beginAt = delayMs > 0 ? Math.max(now, lastFetchAt + delayMs) : now;
-        if (endAt - beginAt < MAP_MIN_PAGE_MS) return { reason: beginAt > now ? "delay" : "time", pagesFetched: fetched, pagesLeft: queue.length, delayMs };
+        if (endAt - beginAt < MAP_MIN_PAGE_MS) return { reason: beginAt > now ? "delay" : "time", pagesFetched: queue.fetched, pagesLeft: queue.length, delayMs };
         if (beginAt > now) await sleep(beginAt - now, signal);
         now = lastFetchAt = performance.now();
-        const batch = queue.splice(0, Math.min(delayMs > 0 ? 1 : MAP_CONCURRENCY, ctx.maxPages - fetched));
-        fetched += batch.length;
-        await Promise.all(batch.map((item) => visit(item, Math.min(MAP_PAGE_TIMEOUT_MS, endAt - now))));
+        const batch = queue.take(delayMs > 0 ? 1 : MAP_CONCURRENCY);
+        // Fetched together, read one at a time in the order queued: a map of an unchanged site lists the same links
+        // in the same order whichever answer comes first (one page's DOM in memory at a time, too).
+        const fetches = batch.map((item) => fetchPage(item, Math.min(MAP_PAGE_TIMEOUT_MS, endAt - now)));
+        for (const f of fetches) f.catch(() => {}); // a read that throws (the abort) leaves the others unawaited
+        let readWhole = true;
+        for (const f of fetches) {
+          const fetched = await f;
+          if (fetched.outcome === "answered" && readWhole) readWhole = await readPage(fetched, endAt);
+        }
+        if (!readWhole) return { reason: "time", pagesFetched: queue.fetched, pagesLeft: queue.length, delayMs };
       }
       return undefined;
     },

@@ -1,14 +1,26 @@
 /**
  * @module crawl/map-listing
  * The URLs a map has found so far (crawl/map.ts): judged by the map's scope (host or registrable domain, start path,
- * include/exclude patterns, asset types), deduplicated by key, kept in discovery order per group (start URL, sitemap,
- * discovered links), and counted as `search` would keep them, so discovery knows when `limit` is reached.
+ * include/exclude patterns, asset types), deduplicated by key, ordered, and counted as `search` would keep them, so
+ * discovery knows when `limit` is reached.
+ *
+ * Order: by the best source that saw a URL (the start URL, then the sitemaps, then links found on pages), then in
+ * the order that source gave it. A URL's place is the best of the sources that saw it: the start page's links are
+ * listed before the sitemaps are read, and a page it links to that is the sitemap's 2nd entry kept its "discovered"
+ * place behind the whole sitemap (a 60,000-URL sitemap's `/big/item-1` was missing from the 5000 results of
+ * `sitemap:"include"`, though `"only"` had it). With `search`, the links it keeps, best first (crawl/search-rank.ts),
+ * ties in that order.
+ *
+ * Bounded: discovered links are kept only while they can still be listed: without `search`, until `limit` URLs are
+ * known (later ones would be cut); with `search`, the matching ones up to {@link MAP_MAX_SEARCH_DISCOVERED}, and the
+ * others only when queued for fetching (their title may make them match). Before, a hub of four pages of 306k links
+ * each kept 1.2M entries for a limit of 5000 (1.6 GB). Sitemap URLs are bounded by the sitemap read.
  *
  * The scope is built from the URL being mapped, and rebuilt by {@link MapListing.moveTo} when the start page lands
  * on another site: the map then covers that site, as a crawl does (api-v2.md §5.6, upstream's `originUrl`).
  */
 import { createCrawlFilter, type CrawlFilter, type FilterOptions } from "./filter.ts";
-import { relevance, words, type RankableLink } from "./search-rank.ts";
+import { compareRanks, searchQuery, searchRank, type SearchQuery, type SearchRank } from "./search-rank.ts";
 
 /** One map result. */
 export interface MapLink {
@@ -21,6 +33,9 @@ export interface MapLink {
 export const MAP_GROUP = { start: 0, sitemap: 1, discovered: 2 } as const;
 /** One of {@link MAP_GROUP}. */
 export type MapGroup = (typeof MAP_GROUP)[keyof typeof MAP_GROUP];
+
+/** Most matching links found on pages a map keeps with `search` (as many as it keeps from sitemaps). */
+export const MAP_MAX_SEARCH_DISCOVERED = 200_000;
 
 /** The request fields that decide what a map lists. */
 export interface MapScopeOptions {
@@ -39,23 +54,37 @@ export interface MapScopeOptions {
   /** Links to other sites are listed too (never fetched). @default false */
   allowExternalLinks?: boolean;
   search?: string;
+  /** Results wanted: without `search`, no more discovered links are kept once this many URLs are. @default 5000 */
+  limit?: number;
 }
 
-/** Whether rankBySearch keeps a link for `search`; undefined when it keeps every link (no `search`, or no words). */
-function searchMatcher(search: string | undefined): ((link: RankableLink) => boolean) | undefined {
-  const q = [...new Set(words(search ?? ""))];
-  if (q.length === 0) return undefined;
-  const phrase = q.join(" ");
-  return (link) => relevance(link, q, phrase) > 0;
+/** A link the listing accepts, judged by {@link MapListing.judge}, not yet kept. */
+export interface JudgedLink {
+  /** As listed (normalised; no query with `ignoreQueryParameters`). */
+  url: string;
+  key: string;
+  /** As found, absolute, without its fragment (its query kept): the URL to fetch. */
+  href: string;
+  /** `search` keeps it (always, without `search`). */
+  match: boolean;
+  rank?: SearchRank;
 }
 
-/** Accumulates a map's results in discovery order, one entry per dedup key, counting those `search` would keep. */
+interface Entry extends MapLink {
+  group: MapGroup;
+  seq: number;
+  rank?: SearchRank;
+}
+
+/** Accumulates a map's results (see the module comment for their order and bounds). */
 export class MapListing {
-  private readonly byKey = new Map<string, MapLink & { group: MapGroup; seq: number; match: boolean }>();
-  private readonly matcher: ((link: RankableLink) => boolean) | undefined;
+  private readonly byKey = new Map<string, Entry>();
+  private readonly query: SearchQuery | undefined;
   private readonly scope: FilterOptions;
+  private readonly limit: number;
   private seq = 0;
   private matches = 0;
+  private discoveredMatches = 0;
   /** Entries per {@link MAP_GROUP}, by the group that listed them first. */
   private readonly perGroup = [0, 0, 0];
   /** What is listed. */
@@ -64,7 +93,8 @@ export class MapListing {
   onSite!: (raw: string) => boolean;
 
   constructor(startUrl: string, private readonly options: MapScopeOptions) {
-    this.matcher = searchMatcher(options.search);
+    this.query = searchQuery(options.search ?? "");
+    this.limit = options.limit ?? 5000;
     this.scope = {
       includePaths: options.includePaths,
       excludePaths: options.excludePaths,
@@ -93,12 +123,17 @@ export class MapListing {
 
   /** Whether `search` filters the list (a query without words keeps every link, as rankBySearch does). */
   get searching(): boolean {
-    return this.matcher !== undefined;
+    return this.query !== undefined;
   }
 
   /** Entries that count towards `limit`: every one, or with `search` those it keeps (as known so far). */
   get matching(): number {
     return this.matches;
+  }
+
+  /** Whether no link found on a page can be listed any more: without `search`, `limit` URLs are known. */
+  get full(): boolean {
+    return this.query === undefined && this.matches >= this.limit;
   }
 
   /** Entries a group listed first: a map that learnt nothing from the site has none but the start URL. */
@@ -111,33 +146,92 @@ export class MapListing {
     return this.listed.check(raw.replace(/#.*$/s, ""), { depth: 0 }).ok;
   }
 
-  /** Adds `raw`; returns its normalised URL when it is listable. */
-  add(raw: string, group: MapGroup, info: { title?: string; description?: string } = {}): string | undefined {
+  /** `raw` as the listing sees it; undefined when it is not listable. */
+  judge(raw: string): JudgedLink | undefined {
     const r = this.listed.check(raw.replace(/#.*$/s, ""), { depth: 0 });
     if (!r.ok) return undefined;
     const prev = this.byKey.get(r.key);
-    if (prev) {
+    if (prev) return { url: prev.url, key: r.key, href: r.href, match: this.isMatch(prev), rank: prev.rank };
+    const rank = this.query ? searchRank({ url: r.url }, this.query) : undefined;
+    return { url: r.url, key: r.key, href: r.href, match: !rank || rank.score > 0, rank };
+  }
+
+  /**
+   * Keeps a link found on a page (`judged` by {@link judge}) if it can still be listed, or whatever the bounds when
+   * `queued` (discovery will fetch it: its title and place are wanted). Returns whether it is listed.
+   */
+  keep(judged: JudgedLink, queued: boolean): boolean {
+    if (this.byKey.has(judged.key)) return true;
+    const room = this.query ? judged.match && this.discoveredMatches < MAP_MAX_SEARCH_DISCOVERED : this.matches < this.limit;
+    if (!room && !queued) return false;
+    this.insert(judged, MAP_GROUP.discovered, {});
+    return true;
+  }
+
+  /** Adds `raw` (the start URL, a sitemap URL, a page fetched); returns its listed URL when it is listable. */
+  add(raw: string, group: MapGroup, info: { title?: string; description?: string } = {}): string | undefined {
+    const judged = this.judge(raw);
+    if (!judged) return undefined;
+    const prev = this.byKey.get(judged.key);
+    if (!prev) return this.insert(judged, group, info).url;
+    if (group < prev.group) {
+      // The best source decides the place: the sitemap's order for a page the start page linked to first.
+      if (prev.group === MAP_GROUP.discovered && this.isMatch(prev)) this.discoveredMatches--;
+      prev.group = group;
+      prev.seq = this.seq++;
+    }
+    if ((info.title && !prev.title) || (info.description && !prev.description)) {
+      const wasMatch = this.isMatch(prev);
       prev.title ??= info.title;
       prev.description ??= info.description;
       // A title or description can make a link relevant; relevance only grows, so a match stays one.
-      if (!prev.match && (info.title || info.description) && this.matcher?.(prev)) {
-        prev.match = true;
+      if (this.query) prev.rank = searchRank(prev, this.query);
+      if (!wasMatch && this.isMatch(prev)) {
         this.matches++;
+        if (prev.group === MAP_GROUP.discovered) this.discoveredMatches++;
       }
-      return prev.url;
     }
-    const entry = { url: r.url, ...info, group, seq: this.seq++, match: false };
-    entry.match = this.matcher ? this.matcher(entry) : true;
-    if (entry.match) this.matches++;
-    this.perGroup[group]!++;
-    this.byKey.set(r.key, entry);
-    return r.url;
+    return prev.url;
   }
 
-  /** The results: by group, then in discovery order. */
+  /** The listed URLs of the best `n` matches known (without `search`: the first `n`), best first. */
+  best(n: number): string[] {
+    const top: Entry[] = [];
+    for (const e of this.byKey.values()) {
+      if (!this.isMatch(e)) continue;
+      if (top.length === n && this.compare(e, top[n - 1]!) >= 0) continue;
+      let i = Math.min(top.length, n - 1);
+      while (i > 0 && this.compare(e, top[i - 1]!) < 0) i--;
+      top.splice(i, 0, e);
+      if (top.length > n) top.pop();
+    }
+    return top.map((e) => e.url);
+  }
+
+  /** The results, in order (see the module comment); with `search`, only those it keeps. */
   links(): MapLink[] {
-    return [...this.byKey.values()]
-      .sort((a, b) => a.group - b.group || a.seq - b.seq)
-      .map(({ url, title, description }) => ({ url, ...(title ? { title } : {}), ...(description ? { description } : {}) }));
+    const entries = [...this.byKey.values()].filter((e) => this.isMatch(e)).sort((a, b) => this.compare(a, b));
+    return entries.map(({ url, title, description }) => ({ url, ...(title ? { title } : {}), ...(description ? { description } : {}) }));
+  }
+
+  private insert(judged: JudgedLink, group: MapGroup, info: { title?: string; description?: string }): Entry {
+    const entry: Entry = { url: judged.url, ...info, group, seq: this.seq++ };
+    if (this.query) entry.rank = info.title || info.description ? searchRank(entry, this.query) : (judged.rank ?? searchRank(entry, this.query));
+    if (this.isMatch(entry)) {
+      this.matches++;
+      if (group === MAP_GROUP.discovered) this.discoveredMatches++;
+    }
+    this.perGroup[group]!++;
+    this.byKey.set(judged.key, entry);
+    return entry;
+  }
+
+  private isMatch(e: { rank?: SearchRank }): boolean {
+    return !e.rank || e.rank.score > 0;
+  }
+
+  /** Negative when `a` is listed before `b`. */
+  private compare(a: Entry, b: Entry): number {
+    return (a.rank && b.rank ? compareRanks(a.rank, b.rank) : 0) || a.group - b.group || a.seq - b.seq;
   }
 }

@@ -7,7 +7,6 @@ import { linkDiscovery, type DiscoveryCut } from "./map-discovery.ts";
 import { MAP_GROUP, MapListing, type MapLink } from "./map-listing.ts";
 import { readMapSitemaps } from "./map-sitemaps.ts";
 import type { RobotsCache, RobotsEntry } from "./robots-cache.ts";
-import { rankBySearch } from "./search-rank.ts";
 export type { MapLink } from "./map-listing.ts";
 
 /** Pages fetched for link discovery, the start page included. */
@@ -102,9 +101,8 @@ export async function mapSite(options: MapSiteOptions, deps: MapDeps, signal?: A
   const learnt = progress.startAnswered || found.countOf(MAP_GROUP.sitemap) + found.countOf(MAP_GROUP.discovered) > 0;
   // Named by the time waited: a `timeout` above the cap ran to the cap, not to what it asked.
   if (progress.cutByTime && !learnt && options.timeout !== undefined) throw new MapTimeoutError(budgetMs);
-  let links = found.links();
-  if (options.search) links = rankBySearch(links, options.search);
-  links = links.slice(0, options.limit ?? 5000);
+  // With `search`, the listing has ranked them (best first) and dropped those it does not keep.
+  const links = found.links().slice(0, options.limit ?? 5000);
   return progress.warnings.length > 0 ? { links, warning: progress.warnings.join(" ") } : { links };
 }
 

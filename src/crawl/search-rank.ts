@@ -4,10 +4,20 @@
  * first. Upstream ranks by cosine similarity of URL tokens (plus its search index); without an index we score
  * the words of the URL (host, path, query), the page title and the description, which is what the map knows.
  *
- * Score per query word: URL word equal 3, URL word sharing a stem (a common prefix of 4+ letters covering the
- * shorter word, e.g. `tomato`/`tomatoes`) 2, substring of the URL 1; title word equal 2, stem or substring 1;
- * description word 1. The whole phrase in the title or URL adds 2. Links scoring 0 are dropped; ties keep
- * discovery order.
+ * Score per query word: URL word equal 3, URL word of the same stem 2, substring of the URL 1; title word equal 2,
+ * same stem or substring 1; description word 1. The whole phrase in the title or URL adds 2. Links scoring 0 are
+ * dropped.
+ *
+ * Same stem ({@link sameStem}): a common prefix of 4+ letters covering the shorter word (`tomato`/`tomatoes`,
+ * `page`/`pages`); for shorter words, the word and its plural (`faq`/`faqs`, `api`/`apis`, `key`/`keys`, and `es`
+ * after s, x or z: `box`/`boxes`), which the prefix rule missed, so `search:"faqs"` found nothing though `/docs/faq`
+ * existed. A word already ending in s has no plural by `+s`, and a few common 4-letter words ending in s are not
+ * plurals of a 3-letter one ({@link NOT_PLURALS}: `news` is not `new`).
+ *
+ * Order: a link whose last path segment is the query (its words, in order: `/pricing` for "pricing",
+ * `/getting-started/` for "getting started") comes first, as the page a user means; such links by score, then one
+ * written in lower case (an uppercase `/Pricing` variant is often a 404), then the shorter path (`/pricing` before
+ * `/en/pricing`). Every other link by score; ties keep the listing's order.
  */
 
 /** What ranking reads from a link. */
@@ -17,6 +27,29 @@ export interface RankableLink {
   description?: string;
 }
 
+/** A search text as ranking uses it; {@link searchQuery} makes one. */
+export interface SearchQuery {
+  /** Its words, lower-cased, each once. */
+  words: readonly string[];
+  /** The words joined by single spaces. */
+  phrase: string;
+}
+
+/** How well a link matches a query, compared by {@link compareRanks}. */
+export interface SearchRank {
+  /** 0: unrelated (the link is dropped). */
+  score: number;
+  /** The last path segment is the query: 2 written in lower case, 1 in another case, 0 not. */
+  exact: 0 | 1 | 2;
+  /** Characters of the path (a trailing slash not counted): shorter wins among exact matches. */
+  pathLength: number;
+}
+
+/** Words ending in s of 4 letters that are not the plural of their first three (`news` is not `new`s). */
+const NOT_PLURALS = new Set(["news", "plus", "lens", "this", "thus", "bias"]);
+/** A page's file extension, which a slug does not carry (`/pricing.html` is the pricing page). */
+const PAGE_EXTENSION = /\.(?:html?|php|aspx?|jsp)$/i;
+
 /** Lower-cased words (letters and digits of any script). */
 export function words(text: string): string[] {
   return text
@@ -25,9 +58,19 @@ export function words(text: string): string[] {
     .filter((w) => w !== "");
 }
 
+/** The query of a search text; undefined when it has no words (such a search keeps every link). */
+export function searchQuery(search: string): SearchQuery | undefined {
+  const q = [...new Set(words(search))];
+  return q.length === 0 ? undefined : { words: q, phrase: q.join(" ") };
+}
+
+/** Whether two lower-cased words are one word's forms: see the module comment. */
 function sameStem(a: string, b: string): boolean {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  return short.length >= 4 && long.startsWith(short);
+  if (short.length >= 4) return long.startsWith(short);
+  if (short.length < 3 || !long.startsWith(short) || NOT_PLURALS.has(long)) return false;
+  const suffix = long.slice(short.length);
+  return (suffix === "s" && !short.endsWith("s")) || (suffix === "es" && /[sxz]$/.test(short));
 }
 
 function safeDecode(s: string): string {
@@ -64,14 +107,37 @@ export function relevance(link: RankableLink, q: readonly string[], phrase: stri
   return score;
 }
 
+/** The rank of `link` for `query`. */
+export function searchRank(link: RankableLink, query: SearchQuery): SearchRank {
+  const score = relevance(link, query.words, query.phrase);
+  let path: string;
+  try {
+    path = safeDecode(new URL(link.url).pathname).replace(/\/+$/, "");
+  } catch {
+    return { score, exact: 0, pathLength: Infinity };
+  }
+  const segment = path.slice(path.lastIndexOf("/") + 1).replace(PAGE_EXTENSION, "");
+  const exact = score > 0 && words(segment).join(" ") === query.phrase ? (segment === segment.toLowerCase() ? 2 : 1) : 0;
+  return { score, exact, pathLength: path.length };
+}
+
+/** Negative when `a` ranks before `b`, positive after, 0 for a tie (see the module comment for the order). */
+export function compareRanks(a: SearchRank, b: SearchRank): number {
+  const aExact = a.exact > 0 ? 1 : 0;
+  const bExact = b.exact > 0 ? 1 : 0;
+  if (aExact !== bExact) return bExact - aExact;
+  if (a.score !== b.score) return b.score - a.score;
+  if (aExact === 0) return 0;
+  return b.exact - a.exact || a.pathLength - b.pathLength;
+}
+
 /** The links relevant to `search`, best first (stable). A query without words returns `links` unchanged. */
 export function rankBySearch<T extends RankableLink>(links: readonly T[], search: string): T[] {
-  const q = [...new Set(words(search))];
-  if (q.length === 0) return [...links];
-  const phrase = q.join(" ");
+  const query = searchQuery(search);
+  if (!query) return [...links];
   return links
-    .map((link, i) => ({ link, i, score: relevance(link, q, phrase) }))
-    .filter((x) => x.score > 0)
-    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .map((link, i) => ({ link, i, rank: searchRank(link, query) }))
+    .filter((x) => x.rank.score > 0)
+    .sort((a, b) => compareRanks(a.rank, b.rank) || a.i - b.i)
     .map((x) => x.link);
 }

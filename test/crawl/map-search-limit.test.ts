@@ -1,7 +1,9 @@
 /**
  * Map with `search` and a small `limit` (api-v2.md §2.6: `search` ranks and filters, `limit` caps the result).
  * Discovery must go on until `limit` links that `search` keeps are known, not stop once `limit` links of any kind
- * are: a home page with a dozen unrelated links and one `/docs` link used to yield `[{url: "/docs"}]` alone.
+ * are: a home page with a dozen unrelated links and one `/docs` link used to yield `[{url: "/docs"}]` alone. Nor
+ * does it stop while one of the best results known still waits to be fetched (its title can reorder them), and
+ * pages whose link matches are fetched first (crawl/map-discovery.ts, crawl/map-queue.ts).
  * Local `Bun.serve({ port: 0 })` site on 127.0.0.1.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
@@ -72,19 +74,21 @@ describe("map: search with a small limit", () => {
     expect(r.warning).toBeUndefined();
   });
 
-  test("it stops once limit matching links are known, and cuts the ranked list to limit", async () => {
+  test("it stops once limit matching links are known and the best of them are fetched, and cuts the ranked list to limit", async () => {
     const r = await map({ search: "docs", limit: 3, sitemap: "skip" });
-    expect(r.links.length).toBe(3);
-    expect(r.links.every((l) => /\/docs/.test(l.url))).toBe(true);
-    // /docs listed four matching links: /docs/a (which holds the deep ones) is never fetched.
+    expect(r.links.map((l) => l.url)).toEqual(["/docs", "/docs/a", "/docs/b"].map((p) => `${origin}${p}`));
+    // /docs listed four matching links; the best three are fetched (their titles count), the deeper ones /docs/a
+    // lists are not. Before, discovery stopped as soon as /docs had listed them, with /docs/a and /docs/b unread.
     expect(hits.get("/docs")).toBe(1);
-    expect(hits.get("/docs/a")).toBeUndefined();
+    expect(hits.get("/docs/a")).toBe(1);
+    expect(hits.get("/docs/b")).toBe(1);
+    expect(hits.get("/docs/a/deep1")).toBeUndefined();
   });
 
-  test("the page bound still holds: discovery ends at maxPages even with too few matches", async () => {
+  test("the page bound still holds: discovery ends at maxPages even with too few matches (matching pages fetched first)", async () => {
     const r = await map({ search: "docs", limit: 10, sitemap: "skip" }, { maxPages: 2 });
-    expect(pagesFetched().length).toBe(2);
-    expect(r.links.map((l) => l.url)).toEqual([`${origin}/docs`]);
+    expect(pagesFetched()).toEqual(["/", "/docs"]); // /docs before the twelve unrelated links listed ahead of it
+    expect(r.links.map((l) => l.url)).toEqual(["/docs", "/docs/a", "/docs/b", "/docs-archive"].map((p) => `${origin}${p}`));
   });
 
   test("sitemaps are read past 2 × limit + 1000 URLs when searching: matches listed late are found", async () => {
