@@ -1,25 +1,23 @@
 /**
  * @module api/browser
  * `/v2/browser` bodies (the SDK's `browser()` and `browserExecute()`): a standalone browser session's times and
- * profile, and the code run in it (`bash` agent-browser commands or `node` JavaScript; see api/interact.ts).
- * `streamWebView` (default true, as upstream's) gives the session a live view (interact/live-view.ts).
+ * profile, and the code run in it (`node` JavaScript, the default as upstream's, `python`, or `bash` agent-browser
+ * commands; see api/interact.ts). `streamWebView` (default true, as upstream's) gives the session a live view
+ * (interact/live-view.ts). `recordSession` (upstream's, default true there: it records the session for
+ * `/v2/browser/{id}/replay`) is accepted so that the SDK's calls work, and changes nothing: crawlbox records no
+ * session (docs/interact.md).
  */
 import { t } from "elysia";
 import { MAX_PROFILE_NAME } from "../storage/profiles.ts";
-import { Int, OriginProps, strictObject } from "./common.ts";
-import { CodeLanguage, CodeTimeout, DEFAULT_INTERACT_TIMEOUT_S, MAX_CODE_CHARS, type RunnableLanguage } from "./interact.ts";
+import { OriginProps, strictObject } from "./common.ts";
+import { BROWSER_ACTIVITY_TTL_S, BROWSER_TTL_S, CodeLanguage, CodeTimeout, DEFAULT_INTERACT_TIMEOUT_S, MAX_CODE_CHARS, SessionTimesProps, type RunnableLanguage } from "./interact.ts";
 import { validateBody } from "./validate.ts";
-
-/** A session's whole life, in seconds: bounds and default. */
-export const BROWSER_TTL_S = { min: 30, max: 3_600, default: 600 };
-/** Seconds a session may go unused before it closes: bounds and default. */
-export const BROWSER_ACTIVITY_TTL_S = { min: 10, max: 3_600, default: 300 };
 
 export const BrowserCreateSchema = strictObject(
   {
-    ttl: t.Optional(Int({ minimum: BROWSER_TTL_S.min, maximum: BROWSER_TTL_S.max, description: "Session life in seconds (default 600)" })),
-    activityTtl: t.Optional(Int({ minimum: BROWSER_ACTIVITY_TTL_S.min, maximum: BROWSER_ACTIVITY_TTL_S.max, description: "Seconds unused before the session closes (default 300)" })),
+    ...SessionTimesProps,
     streamWebView: t.Optional(t.Boolean({ description: "Give the session a live view (liveViewUrl); default true" })),
+    recordSession: t.Optional(t.Boolean({ description: "Upstream records the session for /replay (default true there); accepted, and crawlbox records nothing" })),
     profile: t.Optional(strictObject({ name: t.String({ minLength: 1, maxLength: MAX_PROFILE_NAME }), saveChanges: t.Optional(t.Boolean({ default: true })) })),
     ...OriginProps,
   },
@@ -56,8 +54,11 @@ export function parseBrowserCreateBody(body: unknown): BrowserCreate {
   };
 }
 
-/** Validates a `POST /v2/browser/{id}/execute` body: code (bash, the SDK's default language, node or python) and its time limit. */
+/**
+ * Validates a `POST /v2/browser/{id}/execute` body: code (node, upstream's default language; python; or bash, which
+ * the SDK's `browserExecute` sends unless told) and its time limit.
+ */
 export function parseBrowserExecuteBody(body: unknown): { code: string; language: RunnableLanguage; timeoutMs: number } {
   const v = validateBody(BrowserExecuteSchema, body);
-  return { code: v.code, language: v.language ?? "bash", timeoutMs: (v.timeout ?? DEFAULT_INTERACT_TIMEOUT_S) * 1000 };
+  return { code: v.code, language: v.language ?? "node", timeoutMs: (v.timeout ?? DEFAULT_INTERACT_TIMEOUT_S) * 1000 };
 }

@@ -48,7 +48,10 @@ export interface PromptOutcome {
   exhausted: boolean;
   /** Whether its time ran out (or its client left). */
   killed: boolean;
-  /** Whether the page stopped answering (a step or a read was still running when the time ran out): not reusable. */
+  /**
+   * Whether a step or a read was still running on the page when the time ran out; the session then asks the page
+   * (interact/page-abandon.ts) and leaves it set only when the page did not answer and the session was dropped.
+   */
   stuck: boolean;
 }
 
@@ -113,7 +116,7 @@ async function performSized(page: Page, session: CDPSession, step: Step): Promis
 /**
  * Carries out `prompt` on `page` (read through `session`, see page-state.ts); `call()` gives each model call its
  * limits. When `signal` aborts, the prompt ends with what it did (`killed`); a page read or step still running then
- * marks the page `stuck`. Throws the model's typed errors, and whatever else fails under it (the browser gone).
+ * marks it `stuck` (for the session to check the page). Throws the model's typed errors, and whatever else fails under it (the browser gone).
  */
 export async function runPrompt(llm: LlmClient, page: Page, session: CDPSession, prompt: string, call: () => LlmCall, signal: AbortSignal): Promise<PromptOutcome> {
   const log: string[] = [];

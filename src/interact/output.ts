@@ -14,14 +14,22 @@ export interface ScriptOutcome {
   exitCode: number;
   /** What JavaScript code returned, as text (bash code has no value: its stdout stands in). */
   result?: string;
+  /** `result` was cut (at the sandbox's 1,000,000 characters; it then ends with ` …(cut)`). */
+  resultTruncated?: boolean;
   /**
    * Its time ran out (or its client left): stopped where it was, exit code 124. Or its sandbox page was killed for
    * using more memory than a page may: exit code 137, as for a process the OOM killer ends.
    */
   killed: boolean;
   truncated: boolean;
-  /** A command was still running in the page when the time ran out: the page is not used again. */
+  /**
+   * Set by the runner when a command was still running on the page when the code was stopped; the session
+   * (interact/sessions.ts) then asks the page, and leaves it set only when the page did not answer and the session
+   * was dropped for it.
+   */
   stuck: boolean;
+  /** The dropped session's profile was saved (true) or could not be (false); absent when it had none. */
+  profileSaved?: boolean;
 }
 
 /** A script's stdout and stderr, and the outcome they end in. */

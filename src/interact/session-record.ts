@@ -3,11 +3,13 @@
  * What the registry of interact sessions (interact/sessions.ts) keeps for each one: its {@link Session} record (its
  * leased page, its times, what runs in it), its kind and its key in the registry ({@link keyOf}), the {@link Work}
  * that may run in it, how a standalone one is listed ({@link SessionInfo}, {@link sessionInfo}), and how a session
- * already forgotten by the registry is ended ({@link finishSession}). Kept apart from the registry because none of it
- * needs the registry's own state (its maps, limits and timers): it works on one session's record alone.
+ * already forgotten by the registry is ended ({@link finishSession}, {@link endStuckSession}). Kept apart from the
+ * registry because none of it needs the registry's own state (its maps, limits and timers): it works on one session's
+ * record alone.
  */
 import type { Lease } from "../engines/browser/pool.ts";
 import { CrawlboxError } from "../errors.ts";
+import { abandonPageWork, interruptPage } from "./page-abandon.ts";
 
 /** A scrape's session (`/v2/scrape/{id}/interact`, keyed by the scrape's id) or a standalone one (`/v2/browser`). */
 export type SessionKind = "scrape" | "browser";
@@ -30,7 +32,10 @@ export interface Session {
   runs: number;
   /** Ends the session when its page closes (removed when the session ends: pool pages outlive sessions). */
   onClose: () => void;
-  /** Runs when the session is closed (not when its page failed), before its page goes back: saves its profile. */
+  /**
+   * Runs when the session is closed, or dropped because its page got stuck (not when its page crashed or closed),
+   * before its page goes back: saves its profile.
+   */
   end?: () => Promise<void>;
   /** Its live views' tokens (interact/live-view.ts), unless the session was opened without them. */
   liveTokens?: { view: string; control: string };
@@ -38,10 +43,14 @@ export interface Session {
   unguard: () => void;
 }
 
-/** A standalone session as `GET /v2/browser` lists it. */
+/** A session as `GET /v2/browser` lists it (a scrape's too, with its `scrapeId`). */
 export interface SessionInfo {
+  /** A standalone session's own id; for a scrape's session, the scrape's id (the session is reached through it). */
   id: string;
-  status: "active" | "destroyed";
+  /** Open; or ended: closed (`destroyed`), or dropped with its page (`error`: crashed, closed under it, stuck). */
+  status: "active" | "destroyed" | "error";
+  /** Set for a scrape's interact session (`/v2/scrape/{scrapeId}/interact`), which is ended there, not by `DELETE /v2/browser/{id}`. */
+  scrapeId?: string;
   createdAt: number;
   lastActivityAt: number;
   expiresAt: number;
@@ -51,26 +60,65 @@ export interface SessionInfo {
   streamWebView: boolean;
 }
 
+/** How a session is opened: its life, its idle time, whether it has live views, and the proxy its page goes out through. */
+export interface SessionTimes {
+  lifeMs: number;
+  idleMs: number;
+  liveView: boolean;
+  proxyServer?: string;
+}
+
+/**
+ * A new session's record, opened `now` on its leased page with `times`: `on.life` runs when its life is over,
+ * `on.pageClosed` when its page closes (set up by the registry once the session is registered).
+ */
+export function newSession(o: Pick<Session, "kind" | "id" | "keyId" | "lease" | "unguard" | "end">, times: SessionTimes, now: number, on: { life: () => void; pageClosed: () => void }): Session {
+  const life = setTimeout(on.life, times.lifeMs);
+  life.unref?.();
+  return { ...o, openedAt: now, lastActivityAt: now, expiresAt: now + times.lifeMs, idleMs: times.idleMs, runs: 0, life, onClose: on.pageClosed };
+}
+
 /** A session's key in the registry: a scrape's and a standalone session's ids never meet. */
 export const keyOf = (kind: SessionKind, id: string) => `${kind}:${id}`;
 
 /** Longest a closing session's `end` (saving its profile) may take before its page goes back anyway. */
-const END_TIMEOUT_MS = 5_000;
+export const END_TIMEOUT_MS = 5_000;
 
 /**
- * What may run in a session: a prompt or a script, told when its time ran out with a step still in the page.
+ * How a prompt or script ended, as far as its session is concerned. The work sets `stuck` when it was stopped with a
+ * command still running on the page; the registry (interact/sessions.ts) then asks the page (interact/page-abandon.ts)
+ * and leaves `stuck` set only when the page did not answer and the session was dropped for it, with `profileSaved`
+ * telling whether the session's profile was saved first (absent: it had none to save).
+ */
+export interface WorkOutcome {
+  stuck: boolean;
+  profileSaved?: boolean;
+}
+
+/**
+ * What may run in a session: a prompt or a script, telling when its time ran out with a step still in the page.
  * `stop` aborts when the session is closed under it: it should end as when its own time runs out.
  */
-export type Work<T extends { stuck: boolean }> = (lease: Lease, stop: AbortSignal) => Promise<T>;
+export type Work<T extends WorkOutcome> = (lease: Lease, stop: AbortSignal) => Promise<T>;
 
 /** An open session as `GET /v2/browser` lists it. */
 export function sessionInfo(s: Session): SessionInfo {
-  return { id: s.id, status: "active", createdAt: s.openedAt, lastActivityAt: s.lastActivityAt, expiresAt: s.expiresAt, streamWebView: s.liveTokens !== undefined, ...(s.liveTokens ? { liveTokens: s.liveTokens } : {}) };
+  return {
+    id: s.id,
+    status: "active",
+    ...(s.kind === "scrape" ? { scrapeId: s.id } : {}),
+    createdAt: s.openedAt,
+    lastActivityAt: s.lastActivityAt,
+    expiresAt: s.expiresAt,
+    streamWebView: s.liveTokens !== undefined,
+    ...(s.liveTokens ? { liveTokens: s.liveTokens } : {}),
+  };
 }
 
 /**
  * Ends a forgotten session: a prompt or script running in it is stopped first (its page is not handed back under
- * it), then its profile is saved, then its page goes back.
+ * it), and what it left running on the page abandoned (interact/page-abandon.ts); then its profile is saved, then its
+ * page goes back (as suspect if its own thread did not answer: the pool checks the browser).
  */
 export async function finishSession(s: Session, now: () => number): Promise<{ durationMs: number; runs: number }> {
   const running = s.running;
@@ -79,7 +127,36 @@ export async function finishSession(s: Session, now: () => number): Promise<{ du
     await Promise.race([running.done, Bun.sleep(END_TIMEOUT_MS)]);
   }
   const closed = { durationMs: now() - s.openedAt, runs: s.runs };
-  if (s.end) await Promise.race([s.end(), Bun.sleep(END_TIMEOUT_MS)]).catch(() => undefined);
-  s.lease.release();
+  // Closed under a busy loop, the page would not give its profile up: it is interrupted first, as a stuck one is.
+  const busy = running !== undefined && (await abandonPageWork(s.lease.session));
+  await saveProfile(s, busy);
+  s.lease.release({ suspect: busy });
   return closed;
+}
+
+/**
+ * Ends a forgotten session whose page got stuck (interact/page-abandon.ts): its profile is saved as
+ * {@link finishSession} saves it, then its page goes back as suspect (the pool checks the browser). Whether the
+ * profile was saved; undefined when the session has none to save.
+ */
+export async function endStuckSession(s: Session): Promise<boolean | undefined> {
+  const saved = await saveProfile(s, true);
+  s.lease.release({ suspect: true });
+  return saved;
+}
+
+/**
+ * Saves the session's profile (its `end`), within {@link END_TIMEOUT_MS}: whether it was saved, undefined when it has
+ * none. A `busy` page has the JavaScript keeping it busy interrupted first, so that its storage can be read.
+ */
+async function saveProfile(s: Session, busy: boolean): Promise<boolean | undefined> {
+  if (busy) await interruptPage(s.lease.session);
+  if (!s.end) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), END_TIMEOUT_MS)));
+  try {
+    return await Promise.race([s.end().then(() => true, () => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

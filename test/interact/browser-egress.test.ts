@@ -42,6 +42,7 @@ describe("browser sessions behind the egress gate", () => {
           "agent-browser get text body",
           `agent-browser eval 'fetch("http://127.0.0.1:${secret.port}/").then(r => r.text()).catch(() => "FAILED")'`,
         ].join("\n"),
+        language: "bash",
       },
     });
     const out = (await res.json()) as any;

@@ -100,8 +100,10 @@ describe("browser sessions", () => {
     expect(h.services.ledger.usage(who).creditsUsed - before).toBe(3);
     expect(((await app.listBrowsers({ status: "destroyed" })) as any).sessions).toEqual([expect.objectContaining({ id: created.id, status: "destroyed", endedAt: expect.any(String) })]);
     expect(((await app.listBrowsers({ status: "active" })) as any).sessions).toEqual([]);
-    expect((await h.request(`/v2/browser/${created.id}/execute`, { method: "POST", json: { code: "agent-browser get url" } })).status).toBe(404);
-    expect((await h.request(`/v2/browser/${created.id}`, { method: "DELETE" })).status).toBe(404);
+    // Closed, the session is gone with upstream's 410 (an id never known stays a 404).
+    expect((await h.request(`/v2/browser/${created.id}/execute`, { method: "POST", json: { code: "agent-browser get url", language: "bash" } })).status).toBe(410);
+    expect((await h.request(`/v2/browser/${created.id}`, { method: "DELETE" })).status).toBe(410);
+    expect((await h.request(`/v2/browser/${crypto.randomUUID()}`, { method: "DELETE" })).status).toBe(404);
   }, 60_000);
 
   test("/v2/interact is the same routes as /v2/browser (upstream's documented name): open, list, execute, close", async () => {
@@ -110,13 +112,13 @@ describe("browser sessions", () => {
     const { id } = (await opened.json()) as any;
     const listed = (await (await h.request("/v2/interact")).json()) as any;
     expect(listed.sessions.map((x: any) => x.id)).toContain(id);
-    const ran = (await (await h.request(`/v2/interact/${id}/execute`, { method: "POST", json: { code: `agent-browser open ${base}/form && agent-browser get title` } })).json()) as any;
+    const ran = (await (await h.request(`/v2/interact/${id}/execute`, { method: "POST", json: { code: `agent-browser open ${base}/form && agent-browser get title`, language: "bash" } })).json()) as any;
     expect(ran).toMatchObject({ success: true, exitCode: 0 });
     // One session, whichever name it is reached by.
-    expect(((await (await h.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "agent-browser get url" } })).json()) as any).stdout).toBe(`${base}/form\n`);
+    expect(((await (await h.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "agent-browser get url", language: "bash" } })).json()) as any).stdout).toBe(`${base}/form\n`);
     const closed = (await (await h.request(`/v2/interact/${id}`, { method: "DELETE" })).json()) as any;
     expect(closed).toMatchObject({ success: true, status: "destroyed", creditsBilled: 2 });
-    expect((await h.request(`/v2/browser/${id}`, { method: "DELETE" })).status).toBe(404);
+    expect((await h.request(`/v2/browser/${id}`, { method: "DELETE" })).status).toBe(410);
   }, 60_000);
 
   test("find (semantic locators), set viewport and cookies", async () => {
@@ -187,7 +189,8 @@ describe("browser sessions", () => {
     const hung: any = await app.browserExecute(id, { code: `agent-browser open ${base}/other\nagent-browser eval 'while (true) {}'`, timeout: 2 });
     expect(hung).toMatchObject({ killed: true, exitCode: 124 });
     expect(performance.now() - t0).toBeLessThan(8_000);
-    expect((await h.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "echo x" } })).status).toBe(404);
+    // Stuck, the session was dropped: gone (410, upstream's "destroyed"), listed with status "error".
+    expect((await h.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "echo x", language: "bash" } })).status).toBe(410);
   }, 30_000);
 
   test("closing a session stops the script running in it first: the script answers that, and is billed", async () => {
@@ -205,7 +208,7 @@ describe("browser sessions", () => {
     const own = await createHarness({ browserConcurrency: 4 });
     try {
       const { id } = (await (await own.request("/v2/browser", { method: "POST", json: {} })).json()) as any;
-      const running = own.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "echo started; sleep 20" } });
+      const running = own.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code: "echo started; sleep 20", language: "bash" } });
       await Bun.sleep(300);
       await own.services.interact!.closeAll();
       // Every close is over when closeAll returns: the script's page is back in the pool.
@@ -240,7 +243,7 @@ describe("browser sessions", () => {
     expect(((await ruby.json()) as any)).toMatchObject({ code: "BAD_REQUEST", details: [expect.objectContaining({ path: ["language"] })] });
     // Another key sees none of them.
     const other = h.services.keys.create("other").key;
-    expect((await h.request(`/v2/browser/${a.id}/execute`, { method: "POST", json: { code: "echo x" }, auth: other })).status).toBe(404);
+    expect((await h.request(`/v2/browser/${a.id}/execute`, { method: "POST", json: { code: "echo x", language: "bash" }, auth: other })).status).toBe(404);
     expect(((await (await h.request("/v2/browser", { auth: other })).json()) as any).sessions).toEqual([]);
     await app.deleteBrowser(a.id);
     await app.deleteBrowser(b.id);

@@ -9,7 +9,8 @@
  * each call. `console.log`/`info`/`debug` and Python's stdout go to stdout, `warn`/`error` and Python's stderr to
  * stderr; what JavaScript returns, or its last expression's value (last-value.ts), is `result` (Python's result is
  * its stdout, as upstream's); what the code throws ends it with exit code 1. The time limit stops it where it is (the
- * sandbox is thrown away, whatever it is doing); a call still running on the session's page then ends the session.
+ * sandbox is thrown away, whatever it is doing); a call still running on the session's page is then abandoned, and
+ * ends the session only if the page's own thread does not answer (interact/page-abandon.ts).
  */
 import type { BrowserPool, Lease } from "../../engines/browser/pool.ts";
 import { acquireOfflineSandbox } from "../../engines/browser/offline-sandbox.ts";
@@ -37,7 +38,7 @@ export const MAX_CALLS = 200_000;
 const MAX_CALL_CHARS = 2_100_000;
 /** Characters of the returned value or the error read back (more is cut, and says so). */
 const MAX_VALUE_CHARS = 1_000_000;
-/** Calls carried out in crawlbox alone: one still running when the time runs out does not make the page stuck. */
+/** Calls carried out in crawlbox alone: one still running when the time runs out leaves nothing on the page to check. */
 const OFF_PAGE = new Set(["url", "waitForTimeout"]);
 
 /** What the sandbox's code acts on, and where its sandbox page comes from. */
@@ -153,11 +154,11 @@ export async function runInSandbox(base: SandboxContext, language: SandboxLangua
         : startInPage(sandbox.session, SANDBOX_WRAPPER, [code, ctx.page.url()]);
     await raceAbort(start, live);
     const outcome = await waitOutcome(sandbox.session, MAX_VALUE_CHARS, live);
-    const cut = (text: string, chars: number | undefined) => ((chars ?? 0) > MAX_VALUE_CHARS ? `${text} …(cut)` : text);
-    const ran = outcome.result !== undefined ? { ok: true, value: cut(outcome.result, outcome.resultChars) } : { ok: false, error: outcome.error ?? "the code did not finish" };
+    const cutValue = (outcome.resultChars ?? 0) > MAX_VALUE_CHARS;
+    const ran = outcome.result !== undefined ? { ok: true, value: cutValue ? `${outcome.result} …(cut)` : outcome.result } : { ok: false, error: outcome.error ?? "the code did not finish" };
     if (gone) throw gone;
     // Python has no value of its own: its stdout stands in, as bash's does (server/routes/run-code.ts).
-    if (ran.ok) return done(0, language === "python" ? {} : { result: typeof ran.value === "string" ? ran.value : "" });
+    if (ran.ok) return done(0, language === "python" ? {} : { result: typeof ran.value === "string" ? ran.value : "", ...(cutValue ? { resultTruncated: true } : {}) });
     err.line(typeof ran.error === "string" ? ran.error : "the code failed");
     return done(1);
   } catch (e) {

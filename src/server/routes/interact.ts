@@ -4,7 +4,9 @@
  * a prompt, or bash code (agent-browser commands), carried out in a browser session on a scrape's page
  * (src/interact, docs/interact.md), and the session's end. Answers are the SDK's `ScrapeExecuteResponse` (for a
  * prompt `output`/`result` the model's answer, `stdout` the steps; for code see run-code.ts) and
- * `ScrapeBrowserDeleteResponse`. Needs the browser engine, and an LLM provider for prompts.
+ * `ScrapeBrowserDeleteResponse`; an answer whose code or prompt failed or was stopped carries upstream's `error`
+ * (its stderr), with `success` still true (the SDK reads the answer either way; see docs/interact.md). Needs the
+ * browser engine, and an LLM provider for prompts.
  */
 import { Elysia } from "elysia";
 import { InteractRequestSchema, parseInteractBody } from "../../api/interact.ts";
@@ -18,7 +20,7 @@ import { LlmNotConfiguredError } from "../../llm/errors.ts";
 import { llmCallForRun } from "../../llm/render-call.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
-import { INTERACT_CREDITS, runCode, stoppedMessage, type RunInSession } from "./run-code.ts";
+import { droppedMessage, failureOf, INTERACT_CREDITS, runCode, stoppedMessage, type RunInSession } from "./run-code.ts";
 import { liveViewUrls } from "./live.ts";
 import { publicBaseUrl } from "../public-url.ts";
 import { NO_BROWSER } from "../../scrape/capabilities.ts";
@@ -51,7 +53,16 @@ export function interactRoutes(services: Services) {
         // Replayed actions start where the scrape started: its final URL is where they led (a link they followed), and
         // replayed there they found the page changed. A job page starts at its own URL (its sourceURL).
         const started = typeof replay?.url === "string" ? replay.url : (doc as { metadata?: { sourceURL?: unknown } }).metadata?.sourceURL;
-        const target = { scrapeId: params.id, keyId: who.keyId, url: actions.length > 0 && typeof started === "string" && /^https?:\/\//i.test(started) ? started : url, actions, device };
+        const target = {
+          scrapeId: params.id,
+          keyId: who.keyId,
+          url: actions.length > 0 && typeof started === "string" && /^https?:\/\//i.test(started) ? started : url,
+          actions,
+          device,
+          // `ttl`, `activityTtl`: the times of the session this request opens (one already open keeps its own).
+          ...(req.lifeMs !== undefined ? { lifeMs: req.lifeMs } : {}),
+          ...(req.idleMs !== undefined ? { idleMs: req.idleMs } : {}),
+        };
         /** The session's live view, while it is open (a script may have closed it). */
         const live = () => {
           const tokens = interact.liveTokensOf("scrape", params.id, who.keyId);
@@ -85,8 +96,10 @@ export function interactRoutes(services: Services) {
             });
         const outcome = await services.ledger.holding(who, INTERACT_CREDITS, prompted, () => (ran ? INTERACT_CREDITS : 0));
         const answer = outcome.answer ?? "";
-        const stderr = outcome.killed ? stoppedMessage(timeIsUp(), req.timeoutMs) : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
-        return { success: true, output: answer, result: answer, stdout: outcome.log.join("\n"), stderr, exitCode: outcome.answer !== undefined ? 0 : outcome.killed ? 124 : 1, killed: outcome.killed, ...live() };
+        const stopped = outcome.killed ? stoppedMessage(timeIsUp(), req.timeoutMs) : outcome.exhausted ? `No answer after ${MAX_STEPS} steps.` : "";
+        const stderr = outcome.stuck ? `${stopped}\n${droppedMessage(undefined)}` : stopped;
+        const exitCode = outcome.answer !== undefined ? 0 : outcome.killed ? 124 : 1;
+        return { success: true, output: answer, result: answer, stdout: outcome.log.join("\n"), stderr, exitCode, killed: outcome.killed, ...failureOf(exitCode, outcome.killed, stderr), ...live() };
       },
       { detail: { tags: ["scrape"], summary: "Carry out a prompt, or run code, in a browser session on a scrape's page", requestBody: { required: true, content: { "application/json": { schema: InteractRequestSchema as object } } } } },
     )

@@ -1,9 +1,11 @@
 /**
  * @module server/routes/run-code
- * Runs a bash script (agent-browser commands, src/interact/shell) in a browser session for a route
- * (`/v2/scrape/{id}/interact` with `code`, `/v2/browser/{id}/execute`) and answers in the SDK's
- * `BrowserExecuteResponse`: `stdout`, `stderr`, `exitCode`, `killed`, `truncated`, and `output`/`result` (stdout,
- * as bash code has no value of its own). One credit per script that ran; `agent-browser close` ends the session.
+ * Runs code in a browser session for a route (`/v2/scrape/{id}/interact` with `code`, `/v2/browser/{id}/execute`):
+ * bash (agent-browser commands, src/interact/shell), or JavaScript and Python in a sandbox (src/interact/sandbox). It
+ * answers in the SDK's `BrowserExecuteResponse`: `stdout`, `stderr`, `exitCode`, `killed`, `truncated`, `output`
+ * (stdout), `result` (JavaScript's value, `resultTruncated` when it was cut; bash's and Python's stdout, as they have
+ * no value of their own) and, as upstream, `error` when the code failed or was stopped. One credit per script that
+ * ran; `agent-browser close` ends the session.
  */
 import type { KeyIdentity } from "../../auth/keys.ts";
 import { UnsupportedOptionError } from "../../errors.ts";
@@ -21,6 +23,21 @@ export const INTERACT_CREDITS = 1;
 /** Why a prompt or script was stopped: its own time ran out, or its session was closed under it (DELETE, its ttl). */
 export function stoppedMessage(timeRanOut: boolean, timeoutMs: number): string {
   return timeRanOut ? `Stopped after ${Math.round(timeoutMs / 1000)} s.` : "Stopped: the session was closed.";
+}
+
+/**
+ * What a stopped prompt or script is told when its session was dropped for it (interact/page-abandon.ts): its page
+ * was still running JavaScript that did not return, so the page is not used again; `profileSaved` says whether the
+ * session's profile was saved first (undefined: it had none to save).
+ */
+export function droppedMessage(profileSaved: boolean | undefined): string {
+  const profile = profileSaved === undefined ? "" : profileSaved ? " Its profile was saved first." : " Its profile could not be saved.";
+  return `The session was closed: its page was still running JavaScript that did not return (a busy loop?) and did not answer, so it is not used again.${profile}`;
+}
+
+/** Upstream's `error` of a failed or stopped run: its stderr, or "Execution failed" when that is empty. */
+export function failureOf(exitCode: number, killed: boolean, stderr: string): { error: string } | Record<string, never> {
+  return exitCode !== 0 || killed ? { error: stderr || "Execution failed" } : {};
 }
 
 /** Runs the script's work in the session (opening it, for a scrape's, within `signal`: the script's time). */
@@ -61,15 +78,20 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
   const outcome = await services.ledger.holding(who, INTERACT_CREDITS, session, () => (ran ? INTERACT_CREDITS : 0));
   if (ctx?.closeRequested) await o.close();
   // A script stopped from outside (124) is told why here; one killed over the page memory limit (137) said so itself.
-  const stderr = outcome.killed && outcome.exitCode === 124 ? `${outcome.stderr}${stoppedMessage(signal.aborted, o.timeoutMs)}\n` : outcome.stderr;
+  let stderr = outcome.killed && outcome.exitCode === 124 ? `${outcome.stderr}${stoppedMessage(signal.aborted, o.timeoutMs)}\n` : outcome.stderr;
+  if (outcome.stuck) stderr += `${droppedMessage(outcome.profileSaved)}\n`;
   return {
     success: true,
     output: outcome.stdout,
-    result: outcome.result ?? outcome.stdout,
+    // JavaScript's value only (a script that ended without one, by a throw or its time, has none): what it printed is
+    // not its value. Bash and Python have no value of their own: their stdout stands in, as upstream's.
+    result: o.language === "node" ? (outcome.result ?? "") : outcome.stdout,
     stdout: outcome.stdout,
     stderr,
     exitCode: outcome.exitCode,
     killed: outcome.killed,
     ...(outcome.truncated ? { truncated: true } : {}),
+    ...(outcome.resultTruncated ? { resultTruncated: true } : {}),
+    ...failureOf(outcome.exitCode, outcome.killed, stderr),
   };
 }

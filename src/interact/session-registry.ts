@@ -1,0 +1,164 @@
+/**
+ * @module interact/session-registry
+ * The registry of open browser sessions (interact/sessions.ts opens them and runs prompts and scripts in them): the
+ * sessions of both kinds by their key ({@link keyOf}), those being opened, and the ones that ended
+ * (interact/session-history.ts); how they are found and listed (`GET /v2/browser`, `GET /v2/browser/{id}`), timed out
+ * (idle, life), closed (their running work stopped, their profile saved: interact/session-record.ts) or dropped with a
+ * failed page, and closed all at once when the server stops; and how many may be open.
+ *
+ * A session holds one of the browser pool's pages, so at most half the browser's concurrency (at least one) may be
+ * open in all, and {@link MAX_SESSIONS_PER_KEY} per key: standalone sessions (`/v2/browser`) and scrapes' interact
+ * sessions (`/v2/scrape/{id}/interact`) together, sessions being opened included. A refusal is a 429
+ * `TOO_MANY_INTERACT_SESSIONS` that names the key's sessions and how each is stopped: an interact session holds a place
+ * as a standalone one does, and `GET /v2/browser` lists both (before, it listed only standalone ones, and a key with
+ * one listed session was told it had two open).
+ */
+import { TooManyRequestsError } from "../errors.ts";
+import { InteractSessionClosedWhileOpeningError } from "./errors.ts";
+import { LiveViews } from "./live-view.ts";
+import type { SharedOpening } from "./shared-opening.ts";
+import { finishSession, keyOf, sessionInfo, type Session, type SessionInfo, type SessionKind } from "./session-record.ts";
+import { SessionHistory, type EndedStatus } from "./session-history.ts";
+
+/** Sessions one key may have open (or opening). */
+export const MAX_SESSIONS_PER_KEY = 2;
+
+/** The 429 of a key with no room: its sessions named, by kind, with how to stop each. */
+function keyFullMessage(mine: readonly Session[], opening: number): string {
+  const standalone = mine.filter((s) => s.kind === "browser").map((s) => s.id);
+  const scrapes = mine.filter((s) => s.kind === "scrape").map((s) => s.id);
+  const parts = [
+    ...(standalone.length ? [`standalone ${standalone.join(", ")} (DELETE /v2/browser/{id})`] : []),
+    ...(scrapes.length ? [`interact on scrape ${scrapes.join(", ")} (DELETE /v2/scrape/{id}/interact)`] : []),
+    ...(opening ? [`${opening} being opened`] : []),
+  ];
+  return `This key already has ${MAX_SESSIONS_PER_KEY} browser sessions open: ${parts.join("; ")}. GET /v2/browser lists them, interact sessions with their scrapeId; stop one first.`;
+}
+
+/** The open sessions and what becomes of them (see the module comment); the base of interact/sessions.ts. */
+export class SessionRegistry {
+  protected readonly sessions = new Map<string, Session>();
+  /** Sessions being opened (counted in the limits; a second prompt waits for the same opening, within its own time). */
+  protected readonly opening = new Map<string, { keyId: string; opening: SharedOpening<Session> }>();
+  protected readonly history = new SessionHistory();
+  /** Closes under way (stopping a running script, saving a profile): the server waits for them when it stops. */
+  private readonly ending = new Set<Promise<unknown>>();
+  /** Set when the server stops: no session opens after. */
+  protected closed = false;
+  /** The sessions' live views (`liveViewUrl`). */
+  readonly live = new LiveViews();
+
+  constructor(protected readonly now: () => number = Date.now) {}
+
+  /** Whether `keyId` has a session on `scrapeId`. */
+  has(scrapeId: string, keyId: string): boolean {
+    return this.sessions.get(keyOf("scrape", scrapeId))?.keyId === keyId;
+  }
+
+  /**
+   * The key's session `id` as `GET /v2/browser` lists it, open or ended (while remembered): a standalone one, else a
+   * scrape's (whose id is its scrape's).
+   */
+  record(id: string, keyId: string): SessionInfo | undefined {
+    for (const kind of ["browser", "scrape"] as const) {
+      const s = this.sessions.get(keyOf(kind, id));
+      if (s && s.keyId === keyId) return sessionInfo(s);
+      const ended = this.history.find(kind, id, keyId);
+      if (ended) return ended;
+    }
+    return undefined;
+  }
+
+  /** The live view tokens of the key's session, if it is open and has them. */
+  liveTokensOf(kind: SessionKind, id: string, keyId: string): { view: string; control: string } | undefined {
+    const s = this.sessions.get(keyOf(kind, id));
+    return s && s.keyId === keyId ? s.liveTokens : undefined;
+  }
+
+  /**
+   * The key's sessions, standalone and scrapes' (those with a `scrapeId`: they count in the same limits), open
+   * (`active`) or ended while this server ran (`destroyed`: closed; `error`: dropped with their page); all by default.
+   */
+  list(keyId: string, status?: "active" | EndedStatus): SessionInfo[] {
+    const active = status === undefined || status === "active" ? [...this.sessions.values()].filter((s) => s.keyId === keyId).map((s) => sessionInfo(s)) : [];
+    return status === "active" ? active : [...active, ...this.history.list(keyId, status)];
+  }
+
+  /**
+   * Closes the session: how long it was open and how much it ran; undefined when there was none. Resolves once its
+   * profile is saved (a next session with the profile finds what this one left).
+   */
+  async close(id: string, keyId: string, kind: SessionKind = "scrape"): Promise<{ durationMs: number; runs: number } | undefined> {
+    const s = this.sessions.get(keyOf(kind, id));
+    if (!s || s.keyId !== keyId) {
+      // Still opening: stopped now, and its waiters told why. It was a 404, and the session then opened anyway and
+      // held a page nobody knew of until it idled out (5 minutes).
+      const pending = this.opening.get(keyOf(kind, id));
+      if (!pending || pending.keyId !== keyId) return undefined;
+      pending.opening.cancel(new InteractSessionClosedWhileOpeningError());
+      await pending.opening.done.catch(() => undefined);
+      return { durationMs: 0, runs: 0 };
+    }
+    this.forget(s, "destroyed");
+    // The whole close is tracked, its wait for a running prompt or script included: the server waits for it.
+    return this.track(finishSession(s, this.now));
+  }
+
+  /** `ending`, tracked until it settles: the server waits for it when it stops. */
+  protected track<T>(ending: Promise<T>): Promise<T> {
+    this.ending.add(ending);
+    void ending.finally(() => this.ending.delete(ending));
+    return ending;
+  }
+
+  /** Closes every session (saving their profiles), waits for every close under way, and refuses new sessions. */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    for (const s of [...this.sessions.values()]) void this.close(s.id, s.keyId, s.kind);
+    await Promise.all(this.ending);
+  }
+
+  /**
+   * Throws the 429 when `keyId` may not open another session (it has {@link MAX_SESSIONS_PER_KEY}, open or being
+   * opened), or the server may not (it has `max`).
+   */
+  protected checkRoom(keyId: string, max: number): void {
+    const open = [...this.sessions.values()];
+    const openingKeyIds = [...this.opening.values()].map((p) => p.keyId);
+    const mine = open.filter((s) => s.keyId === keyId);
+    const opening = openingKeyIds.filter((k) => k === keyId).length;
+    if (mine.length + opening >= MAX_SESSIONS_PER_KEY) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", keyFullMessage(mine, opening));
+    if (open.length + openingKeyIds.length >= max) throw new TooManyRequestsError("TOO_MANY_INTERACT_SESSIONS", `The server already has ${max} browser sessions open (half its browser's concurrency); try again later.`);
+  }
+
+  protected isOpen(s: Session): boolean {
+    return this.sessions.get(keyOf(s.kind, s.id)) === s;
+  }
+
+  protected idleTimer(s: Session): void {
+    if (!this.isOpen(s)) return;
+    clearTimeout(s.idle);
+    s.idle = setTimeout(() => void this.close(s.id, s.keyId, s.kind), s.idleMs);
+    s.idle.unref?.();
+  }
+
+  protected forget(s: Session, status: EndedStatus): void {
+    this.sessions.delete(keyOf(s.kind, s.id));
+    clearTimeout(s.idle);
+    clearTimeout(s.life);
+    s.lease.page.off("close", s.onClose);
+    s.lease.crashed.removeEventListener("abort", s.onClose);
+    s.unguard();
+    if (s.liveTokens) this.live.unregister(s.liveTokens.view);
+    // A prompt or script running in it was activity up to now (its record is made before the run itself ends).
+    if (s.running) s.lastActivityAt = this.now();
+    this.history.record(s, status, this.now());
+  }
+
+  /** Forgets a session whose page failed, handing the page back as suspect (the pool probes the browser). */
+  protected drop(s: Session): void {
+    if (!this.isOpen(s)) return;
+    this.forget(s, "error");
+    s.lease.release({ suspect: true });
+  }
+}

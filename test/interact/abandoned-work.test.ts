@@ -1,0 +1,149 @@
+/**
+ * A script whose time runs out with a command still running on the session's page (src/interact/page-abandon.ts),
+ * with real Chromium and a local site. A wait driven from crawlbox (bash `wait --text`, JavaScript's
+ * `waitForSelector`) or a navigation under way (`open` of a page whose load never ends, or whose server never
+ * answers) is abandoned: the load is stopped, the session goes on, and a profile session saves its changes when it is
+ * closed later. Only a page whose own thread does not answer (a busy loop in an `eval`) ends its session; its profile
+ * is still saved first, the answer says the session was closed, and the session is listed as `error` and gone (410).
+ * Before, any command still running ended the session silently and its profile was lost.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { closeAndAssertNoChromium } from "../browser/helpers.ts";
+import { createHarness, type Harness } from "../helpers/harness.ts";
+
+let site: ReturnType<typeof Bun.serve>;
+let h: Harness;
+let base: string;
+/** Requests the site holds until the tests end (a server that never answers). */
+const held: Array<() => void> = [];
+/** How many times `/never` was asked for. */
+let neverHits = 0;
+
+const html = (body: string, headers: Record<string, string> = {}) => new Response(body, { headers: { "content-type": "text/html", ...headers } });
+
+beforeAll(async () => {
+  site = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      const url = new URL(req.url);
+      const p = url.pathname;
+      if (p === "/setcookie") return html(`<html><head><title>Set</title></head><body><p>Cookie set</p></body></html>`, { "set-cookie": `sid=${url.searchParams.get("v")}; Path=/` });
+      if (p === "/showcookie") return html(`<html><head><title>Show</title></head><body><p id="c">${req.headers.get("cookie") ?? "nobody"}</p></body></html>`);
+      // Its load never ends: a frame whose document never comes.
+      if (p === "/hangframe") return html(`<html><head><title>Hangframe</title></head><body><p>Framed</p><iframe src="/never"></iframe></body></html>`);
+      if (p === "/never") {
+        neverHits++;
+        return new Promise<Response>((resolve) => held.push(() => resolve(html("<p>late</p>"))));
+      }
+      return html(`<html><head><title>Plain</title></head><body><p>Plain page</p></body></html>`);
+    },
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  h = await createHarness({ browserConcurrency: 4 });
+});
+afterAll(async () => {
+  for (const release of held) release();
+  await closeAndAssertNoChromium(h);
+  site.stop(true);
+});
+
+const open = async (json: Record<string, unknown> = {}) => ((await (await h.request("/v2/browser", { method: "POST", json })).json()) as any).id as string;
+const run = async (id: string, code: string, language: "bash" | "node", timeout?: number) => {
+  const res = await h.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code, language, ...(timeout ? { timeout } : {}) } });
+  return { status: res.status, body: (await res.json()) as any };
+};
+const cookieSeenBy = async (profile: string) => {
+  const id = await open({ profile: { name: profile, saveChanges: false } });
+  try {
+    return (await run(id, `agent-browser open ${base}/showcookie && agent-browser get text '#c'`, "bash")).body.stdout.trim().split("\n").at(-1);
+  } finally {
+    await h.request(`/v2/browser/${id}`, { method: "DELETE" });
+  }
+};
+
+describe("a script stopped in a wait or a load keeps its session", () => {
+  test("bash: `wait --text` that never matches, stopped by the time limit: the session goes on, and its profile is saved at its close", async () => {
+    const id = await open({ profile: { name: "login" } });
+    const t0 = performance.now();
+    const waited = await run(id, `agent-browser open ${base}/setcookie?v=LOGGEDIN\nagent-browser wait --text "Dashboard"`, "bash", 2);
+    expect(waited.body).toMatchObject({ killed: true, exitCode: 124, stderr: "Stopped after 2 s.\n" });
+    expect(performance.now() - t0).toBeLessThan(6_000);
+    // The session is still there, on the page the script left.
+    expect((await run(id, "agent-browser get url", "bash")).body).toMatchObject({ exitCode: 0, stdout: `${base}/setcookie?v=LOGGEDIN\n` });
+    expect(((await (await h.request(`/v2/browser/${id}`)).json()) as any)).toMatchObject({ success: true, id, status: "active" });
+    expect((await h.request(`/v2/browser/${id}`, { method: "DELETE" })).status).toBe(200);
+    expect(await cookieSeenBy("login")).toBe("sid=LOGGEDIN");
+  }, 60_000);
+
+  test("JavaScript: waitForSelector for an element that never comes, stopped by the time limit: the session goes on", async () => {
+    const id = await open();
+    try {
+      await run(id, `await page.goto("${base}/plain")`, "node");
+      const waited = await run(id, `await page.waitForSelector("#never")`, "node", 2);
+      expect(waited.body).toMatchObject({ killed: true, exitCode: 124 });
+      expect(waited.body.stderr).not.toContain("session was closed");
+      expect((await run(id, "return await page.title()", "node")).body).toMatchObject({ exitCode: 0, result: "Plain" });
+    } finally {
+      await h.request(`/v2/browser/${id}`, { method: "DELETE" });
+    }
+  }, 60_000);
+
+  test("bash: `open` of a page whose load never ends, stopped by the time limit: its load is stopped, the session goes on", async () => {
+    const id = await open();
+    try {
+      const opened = await run(id, `agent-browser open ${base}/hangframe`, "bash", 3);
+      expect(opened.body).toMatchObject({ killed: true, exitCode: 124 });
+      const after = await run(id, "agent-browser get url && agent-browser get text p && agent-browser eval 'document.readyState'", "bash");
+      expect(after.body).toMatchObject({ exitCode: 0, stdout: `${base}/hangframe\nFramed\ncomplete\n` });
+    } finally {
+      await h.request(`/v2/browser/${id}`, { method: "DELETE" });
+    }
+  }, 60_000);
+
+  test("JavaScript: goto a server that never answers, stopped by the time limit: the navigation is stopped, the page stays where it was", async () => {
+    const id = await open();
+    try {
+      await run(id, `await page.goto("${base}/plain")`, "node");
+      const hits = neverHits;
+      const went = await run(id, `await page.goto("${base}/never")`, "node", 2);
+      expect(went.body).toMatchObject({ killed: true, exitCode: 124 });
+      expect(neverHits).toBe(hits + 1);
+      // Released now, the held answer would replace the page if the navigation were still under way.
+      for (const release of held.splice(0)) release();
+      await Bun.sleep(500);
+      expect((await run(id, "return page.url() + ' ' + (await page.title())", "node")).body).toMatchObject({ exitCode: 0, result: `${base}/plain Plain` });
+    } finally {
+      await h.request(`/v2/browser/${id}`, { method: "DELETE" });
+    }
+  }, 60_000);
+});
+
+describe("a page whose own thread does not answer ends its session, saying so", () => {
+  test("a busy loop in `eval`: the session is closed (410 after, listed as error), and its profile is saved first", async () => {
+    const id = await open({ profile: { name: "busy" } });
+    const t0 = performance.now();
+    const hung = await run(id, `agent-browser open ${base}/setcookie?v=BEFORELOOP\nagent-browser eval 'while (true) {}'`, "bash", 2);
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(hung.body).toMatchObject({ killed: true, exitCode: 124 });
+    expect(hung.body.stderr).toStartWith("Stopped after 2 s.\nThe session was closed: its page was still running JavaScript that did not return");
+    expect(hung.body.stderr).toEndWith("Its profile was saved first.\n");
+    expect(hung.body.liveViewUrl).toBeUndefined();
+    const next = await run(id, "echo x", "bash");
+    expect([next.status, next.body.error]).toEqual([410, "Browser session has been destroyed."]);
+    const errored = ((await (await h.request("/v2/browser?status=error")).json()) as any).sessions;
+    expect(errored).toEqual([expect.objectContaining({ id, status: "error", endedAt: expect.any(String) })]);
+    expect(await cookieSeenBy("busy")).toBe("sid=BEFORELOOP");
+  }, 60_000);
+
+  test("closed (DELETE) while a busy loop runs in its page: the close is prompt, and the profile is still saved", async () => {
+    const id = await open({ profile: { name: "closed-busy" } });
+    const running = run(id, `agent-browser open ${base}/setcookie?v=CLOSEDBUSY\nagent-browser eval 'while (true) {}'`, "bash", 60);
+    await Bun.sleep(1_500);
+    const t0 = performance.now();
+    expect((await h.request(`/v2/browser/${id}`, { method: "DELETE" })).status).toBe(200);
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    expect((await running).body).toMatchObject({ killed: true, exitCode: 124, stderr: "Stopped: the session was closed.\n" });
+    expect(await cookieSeenBy("closed-busy")).toBe("sid=CLOSEDBUSY");
+  }, 60_000);
+});
