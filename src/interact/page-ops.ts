@@ -7,15 +7,62 @@
  */
 import type { KeyInput, Page } from "puppeteer-core";
 import { takeScreenshot } from "../engines/browser/actions.ts";
+import { evaluateScript, OversizedResult, type ScriptResult } from "../engines/browser/script.ts";
 import { canCapture, RENDER_PROBE_MS } from "../engines/browser/render-probe.ts";
 import type { FileSink } from "../scrape/render-context.ts";
 import { sleep } from "../scheduler/abortable.ts";
+import type { WorldElement } from "./isolated-world.ts";
 
 /** Errors that mean the page or browser is gone, not that an operation failed: they end the session. */
 export const BROWSER_GONE = /Target closed|Session closed|Connection closed|detached Frame|Protocol error.*(?:closed|not found)/i;
 
 /** An operation could not be done; its message is meant for the caller (stderr, or the error their code catches). */
 export class PageOpError extends Error {}
+
+/**
+ * A failure read from the page (an element's check in the isolated world) keeps the first line of what was thrown
+ * there, `Error: the element is not a <select>`: its plain `Error: ` says nothing after bash's `✗` or in the message of
+ * the Error JavaScript's code catches (`Error: Error: …`), so it goes; another kind (`TypeError: …`) stays.
+ */
+export function withoutErrorPrefix(err: unknown): unknown {
+  if (err instanceof PageOpError && err.message.startsWith("Error: ")) err.message = err.message.slice("Error: ".length);
+  return err;
+}
+
+/**
+ * Refuses, in crawlbox's words, to fill or clear an element that is not a text field (a button, a checkbox, a
+ * `<div>` that is not editable), or one that is disabled or read-only: typing into it would do nothing, or something
+ * else, and report nothing. As Playwright's `fill`: an `<input>` of a type text is typed into (or a value set on: a
+ * date, a colour), a `<textarea>`, or an editable element.
+ */
+export async function checkFillable(el: WorldElement): Promise<void> {
+  const why = await el.call(`function () {
+    const typed = ["", "text", "email", "number", "password", "search", "tel", "url", "color", "date", "time", "datetime-local", "month", "range", "week"];
+    if (this.tagName === "INPUT") {
+      const type = String(this.type || "").toLowerCase();
+      if (!typed.includes(type)) return "an <input type=" + JSON.stringify(type) + "> cannot be filled (check, uncheck or click it)";
+    } else if (this.tagName !== "TEXTAREA" && !this.isContentEditable) {
+      return "the element is not a text field (an <input>, a <textarea> or an editable element): a <" + this.tagName.toLowerCase() + "> cannot be filled";
+    }
+    if (this.disabled) return "the field is disabled";
+    if (this.readOnly) return "the field is read-only";
+    return "";
+  }`);
+  if (why) throw new PageOpError(String(why));
+}
+
+/**
+ * Runs `script` in the page as the `executeJavascript` action does (engines/browser/script.ts), its value refused in
+ * the page past `maxChars` characters of JSON, in words that name the bound.
+ */
+export async function evaluateBounded(page: Page, script: string, maxChars: number): Promise<ScriptResult> {
+  try {
+    return await evaluateScript(page, script, maxChars);
+  } catch (err) {
+    if (err instanceof OversizedResult) throw new PageOpError(`a result of ${err.size} characters, over the ${maxChars} that are read`);
+    throw err;
+  }
+}
 
 /** The URL to open: a bare host gets `https://`, as agent-browser does; only http(s) and about:blank are opened. */
 export function navigableUrl(raw: string): string {

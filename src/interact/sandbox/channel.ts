@@ -93,18 +93,35 @@ export const CHANNEL_CLIENT = `(() => {
     root.setAttribute("data-cb-" + kind + "-" + id, JSON.stringify(message === undefined ? null : message));
     document.dispatchEvent(new Event("crawlbox-call"));
   };
+  // Where a call was made, kept for the stack of the Error it may fail with: the caller's frames are on the stack
+  // now (its own code, which the sandbox's wrapper shows by its lines), not when the answer comes.
+  const E = Error;
+  const callSite = () => {
+    let at;
+    try { const limit = E.stackTraceLimit; E.stackTraceLimit = 30; at = new E(); E.stackTraceLimit = limit; } catch (_) { at = undefined; }
+    return at;
+  };
   // The answer's listener comes first: a refusal is answered at once, inside the dispatch.
-  const send = (message) => new Promise((resolve, reject) => {
-    const id = String(++n);
-    document.addEventListener("crawlbox-reply-" + id, () => {
-      const raw = root.getAttribute("data-cb-reply-" + id);
-      root.removeAttribute("data-cb-reply-" + id);
-      let a = null;
-      try { a = JSON.parse(raw); } catch (e) { a = { e: "the answer could not be read" }; }
-      if (a && typeof a.e === "string") { const err = new Error(a.e); err.stack = "Error: " + a.e; reject(err); } else resolve(a ? a.v : undefined);
-    }, { once: true });
-    post("call", id, message);
-  });
+  const send = (message) => {
+    const at = callSite();
+    return new Promise((resolve, reject) => {
+      const id = String(++n);
+      document.addEventListener("crawlbox-reply-" + id, () => {
+        const raw = root.getAttribute("data-cb-reply-" + id);
+        root.removeAttribute("data-cb-reply-" + id);
+        let a = null;
+        try { a = JSON.parse(raw); } catch (e) { a = { e: "the answer could not be read" }; }
+        if (a && typeof a.e === "string") {
+          const err = new E(a.e);
+          let frames = "";
+          try { frames = at ? String(at.stack).split("\\n").filter((l) => /^\\s+at /.test(l)).map((l) => "\\n" + l).join("") : ""; } catch (_) { frames = ""; }
+          err.stack = "Error: " + a.e + frames;
+          reject(err);
+        } else resolve(a ? a.v : undefined);
+      }, { once: true });
+      post("call", id, message);
+    });
+  };
   const note = (message) => { post("note", String(++n), message); };
   return { send: send, note: note };
 })()`;
@@ -157,13 +174,23 @@ export async function openChannel(session: CDPSession, limits: ChannelLimits, on
  * Starts `wrapper` (an async function declaration of crawlbox's, given `args`) in the sandbox page's own world. It is
  * to set `data-cb-run` on the document's root before its first `await`, and to leave its outcome in the document
  * ({@link waitOutcome}). Its value is not read: a page cannot send crawlbox anything by it.
+ *
+ * It runs as the page's own inline script, not as a script of the DevTools protocol's: Chromium hides the errors of
+ * those from the page (an `error` event's `error` is null, and a promise rejected with no handler fires no
+ * `unhandledrejection`), so the wrapper could not tell the code's uncaught errors (prelude.ts). The arguments go in
+ * as JSON text; the element is made and removed through the DOM, so no text of theirs is read as HTML.
  */
 export async function startInPage(session: CDPSession, wrapper: string, args: unknown[]): Promise<void> {
   const { result } = await session.send("Runtime.evaluate", { expression: "globalThis", returnByValue: false });
   await session.send("Runtime.callFunctionOn", {
-    functionDeclaration: wrapper,
+    functionDeclaration: `function (wrapper, args) {
+      const script = document.createElement("script");
+      script.text = "(" + wrapper + ").apply(globalThis, " + JSON.stringify(args) + ");";
+      (document.head || document.documentElement).appendChild(script);
+      script.remove();
+    }`,
     objectId: result.objectId!,
-    arguments: args.map((value) => ({ value })),
+    arguments: [{ value: wrapper }, { value: args }],
     awaitPromise: false,
     returnByValue: false,
     silent: true,

@@ -7,14 +7,14 @@
  * interact/sandbox/locate.ts. Like Playwright, an action waits for its element (30 s at most); a query with several
  * matches takes the locator's (`first` by default, `nth`, `last`).
  */
-import type { CDPSession, Page } from "puppeteer-core";
-import { evaluateScript } from "../../engines/browser/actions.ts";
+import type { CDPSession, HTTPResponse, Page } from "puppeteer-core";
 import type { FileSink } from "../../scrape/render-context.ts";
 import { settle } from "../driver.ts";
 import { sleep } from "../../scheduler/abortable.ts";
 import { inWorld, MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolated-world.ts";
-import { navigableUrl, PageOpError, poll, pressCombo, screenshotToFile, type ShotBudget } from "../page-ops.ts";
+import { checkFillable, evaluateBounded, navigableUrl, PageOpError, poll, pressCombo, screenshotToFile, type ShotBudget, withoutErrorPrefix } from "../page-ops.ts";
 import { sizeCheckedOp } from "../page-size.ts";
+import { navigate } from "./navigate.ts";
 import { describe, findNow, findOne, locate, mapMatches, target } from "./locate.ts";
 
 /** Longest a call waits: for its element, for a navigation, for a state. */
@@ -48,8 +48,9 @@ const num = (v: unknown, what: string, min: number, max: number): number => {
 const opts = (v: unknown): Record<string, unknown> => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const waitMs = (o: Record<string, unknown>) => (typeof o.timeout === "number" && o.timeout > 0 ? Math.min(o.timeout, CALL_WAIT_MS) : CALL_WAIT_MS);
 
-async function navigation(page: Page, go: Promise<{ status(): number; url(): string } | null>) {
-  const res = await go;
+/** A navigation, failing as a scrape of its URL would (navigate.ts); its response's status and URL. */
+async function navigation(ctx: PageApiContext, go: () => Promise<HTTPResponse | null>, url?: string) {
+  const res = await navigate(ctx, go, url);
   return res ? { status: res.status(), url: res.url() } : null;
 }
 
@@ -67,7 +68,10 @@ const LOADS_NOTHING = new Set(["title", "content", "url", "textContent", "innerT
  * fails with the limit's (interact/page-size.ts).
  */
 export function carryOut(ctx: PageApiContext, m: string, a: unknown[]): Promise<unknown> {
-  return LOADS_NOTHING.has(m) ? perform(ctx, m, a) : sizeCheckedOp(ctx.page, () => perform(ctx, m, a));
+  const done = LOADS_NOTHING.has(m) ? perform(ctx, m, a) : sizeCheckedOp(ctx.page, () => perform(ctx, m, a));
+  return done.catch((err: unknown) => {
+    throw withoutErrorPrefix(err);
+  });
 }
 
 async function perform(ctx: PageApiContext, m: string, a: unknown[]): Promise<unknown> {
@@ -83,11 +87,11 @@ async function perform(ctx: PageApiContext, m: string, a: unknown[]): Promise<un
     case "goto": {
       const url = navigableUrl(str(a[0], "a URL", 8_000));
       if (url !== "about:blank") await ctx.check(url);
-      return navigation(page, page.goto(url, navOptions(opts(a[1]))));
+      return navigation(ctx, () => page.goto(url, navOptions(opts(a[1]))), url);
     }
-    case "goBack": return navigation(page, page.goBack(navOptions(opts(a[0]))));
-    case "goForward": return navigation(page, page.goForward(navOptions(opts(a[0]))));
-    case "reload": return navigation(page, page.reload(navOptions(opts(a[0]))));
+    case "goBack": return navigation(ctx, () => page.goBack(navOptions(opts(a[0]))));
+    case "goForward": return navigation(ctx, () => page.goForward(navOptions(opts(a[0]))));
+    case "reload": return navigation(ctx, () => page.reload(navOptions(opts(a[0]))));
     case "title": return pageTitle(session);
     case "content": return (await inWorld(session, `(() => { const d = document.doctype ? "<!DOCTYPE " + document.doctype.name + ">" : ""; const v = d + document.documentElement.outerHTML; if (v.length > ${MAX_VALUE_CHARS}) throw new Error("the page is " + v.length + " characters, over the ${MAX_VALUE_CHARS} that are read"); return v; })()`)).value;
     case "evaluate":
@@ -99,7 +103,7 @@ async function perform(ctx: PageApiContext, m: string, a: unknown[]): Promise<un
       // The newline ends a `// comment` the function's source may end with (Playwright takes such strings too).
       // A function that gives nothing gives undefined, as Playwright's: a script ending with such a call has no value.
       if (m === "evaluate") {
-        const got = await evaluateScript(page, f.fn === true ? `(${src}\n)(${JSON.stringify(arg)})` : src, MAX_VALUE_CHARS);
+        const got = await evaluateBounded(page, f.fn === true ? `(${src}\n)(${JSON.stringify(arg)})` : src, MAX_VALUE_CHARS);
         return got.type === "undefined" ? undefined : got.value;
       }
       // A locator's evaluate gets its element in the isolated world: the DOM, not the page's own JavaScript.
@@ -145,8 +149,8 @@ async function perform(ctx: PageApiContext, m: string, a: unknown[]): Promise<un
     case "hover": return act((e) => e.hover());
     case "focus": return act((e) => e.focus());
     case "scrollIntoView": return act((e) => e.scrollIntoView());
-    case "fill": { const v = str(a[1], "the value"); return act(async (e) => { await e.clear(); await e.type(v); }); }
-    case "clear": return act((e) => e.clear());
+    case "fill": { const v = str(a[1], "the value"); return act(async (e) => { await checkFillable(e); await e.clear(); await e.type(v); }); }
+    case "clear": return act(async (e) => { await checkFillable(e); await e.clear(); });
     case "type": { const v = str(a[1], "the text"); return act((e) => e.type(v)); }
     case "press": { const k = str(a[1], "the key", 100); return act(async (e) => { await e.focus(); await pressCombo(page, k); }); }
     case "check":

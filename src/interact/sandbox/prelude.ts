@@ -13,6 +13,7 @@
 
 import { CHANNEL_CLIENT } from "./channel.ts";
 import { LAST_VALUE_REWRITE } from "./last-value.ts";
+import { VALUE_TEXT } from "./value-text.ts";
 
 /**
  * What both languages' wrappers begin with (as statements of an async function given `startUrl`): the outcome's
@@ -32,13 +33,7 @@ export const PAGE_SETUP = `
     if (r && typeof r.url === "string") currentUrl = r.url;
     return r ? r.v : undefined;
   };
-  // What goes back to crawlbox is cut here first (crawlbox also stops a script that sends too much in all).
-  const cut = (s) => s.length > 1000000 ? s.slice(0, 1000000) + " …(cut)" : s;
-  // Turning what the code gave or threw into text must not throw in its turn (an object without a prototype has no
-  // toString, a getter may throw): an exception here would leave no outcome, and the code would run to its time limit.
-  const toText = (v, fallback) => { try { return String(v); } catch (_) { return fallback; } };
-  const show = (v) => typeof v === "string" ? v : v === undefined ? "undefined" : (() => { try { return String(JSON.stringify(v)); } catch (e) { return toText(v, "(unprintable value)"); } })();
-  const log = (level) => (...args) => { channel.note({ m: "log", a: [level, cut(args.map(show).join(" "))] }); };
+${VALUE_TEXT}  const log = (level) => (...args) => { channel.note({ m: "log", a: [level, cut(format(args))] }); };
   const console = { log: log("out"), info: log("out"), debug: log("out"), warn: log("err"), error: log("err") };
   globalThis.console = console;
   // A string that is a function's source is a function, as Playwright takes it (page.evaluate("() => document.title"),
@@ -84,11 +79,16 @@ export const PAGE_SETUP = `
       evaluate: (f, arg) => rpc("evaluateOn", t, fnSource(f), arg === undefined ? null : arg),
     }, "locator");
   }
+  // A navigation that failed may have left another document (the gate's answer, Chromium's error page): page.url()
+  // is asked for again before the error goes on, so that it names the page the code finds.
+  const navigation = async (m, ...a) => {
+    try { return response(await rpc(m, ...a)); } catch (e) { await rpc("url").catch(() => undefined); throw e; }
+  };
   const page = {
-    goto: async (url, o) => response(await rpc("goto", String(url), o || {})),
-    goBack: async (o) => response(await rpc("goBack", o || {})),
-    goForward: async (o) => response(await rpc("goForward", o || {})),
-    reload: async (o) => response(await rpc("reload", o || {})),
+    goto: (url, o) => navigation("goto", String(url), o || {}),
+    goBack: (o) => navigation("goBack", o || {}),
+    goForward: (o) => navigation("goForward", o || {}),
+    reload: (o) => navigation("reload", o || {}),
     url: () => currentUrl,
     title: () => rpc("title"), content: () => rpc("content"),
     evaluate: (f, arg) => rpc("evaluate", fnSource(f), arg === undefined ? null : arg),
@@ -129,10 +129,20 @@ export const PAGE_SETUP = `
  * The prelude, as the function run in the sandbox page (channel.ts `runInPage`) with the caller's `code` (the body of
  * an async function, given `page` and `console`) and the session page's URL: it leaves in the document what the code
  * returned, or its last expression's value (interact/sandbox/last-value.ts), as text (`data-cb-result`), or what it
- * threw (`data-cb-error`).
+ * threw (`data-cb-error`). An exception nobody catches in a callback (a timer, an event) or a promise rejected with
+ * no handler by the end of its task ends the code as its own throw does, as Node ends a script for them (`Uncaught`
+ * and unhandled rejections are fatal there); one handled in the same turn is no error. Whichever outcome comes first
+ * is the code's.
  */
-export const SANDBOX_WRAPPER = `async function (code, startUrl) {${PAGE_SETUP}  // Where the body run differs from the code as written (last-value.ts), for the stack's columns.
-  let moved = null;
+export const SANDBOX_WRAPPER = `async function (code, startUrl) {${PAGE_SETUP}
+  let over = false;
+  const end = (name, text) => { if (over) return; over = true; root.setAttribute(name, text); };
+  globalThis.addEventListener("error", (ev) => { ev.preventDefault(); end("data-cb-error", thrownText(ev.error != null ? ev.error : ev.message)); });
+  globalThis.addEventListener("unhandledrejection", (ev) => {
+    ev.preventDefault();
+    const why = ev.reason;
+    end("data-cb-error", why instanceof Error ? thrownText(why) : "UnhandledPromiseRejection: This error originated either by throwing inside of an async function without a catch block, or by rejecting a promise which was not handled with .catch(). The promise rejected with the reason \\"" + toText(why, "(unprintable value)") + "\\".");
+  });
   try {
     const AsyncFunction = (async () => {}).constructor;
     // The code as written is parsed first: a syntax error is told as the code's own.
@@ -140,30 +150,20 @@ export const SANDBOX_WRAPPER = `async function (code, startUrl) {${PAGE_SETUP}  
     try {
       const parses = (body) => { try { new AsyncFunction("page", "console", body); return true; } catch (_) { return false; } };
       const rewrite = (${LAST_VALUE_REWRITE})(code, parses);
-      if (rewrite) { run = new AsyncFunction("page", "console", rewrite.body); moved = rewrite; }
+      if (rewrite) { run = new AsyncFunction("page", "console", rewrite.body); shape.moved = rewrite; }
     } catch (_) {
       // The code runs as written.
     }
     const value = await run(page, console);
-    root.setAttribute("data-cb-result", value === undefined ? "" : show(value));
+    const text = value === undefined ? "" : show(value);
+    // A promise the code left rejected and unhandled is told by the browser after this turn: it is waited for, as
+    // Node checks for them before it ends.
+    await new Promise((r) => setTimeout(r, 0));
+    await new Promise((r) => setTimeout(r, 0));
+    end("data-cb-result", text);
   } catch (e) {
-    // The stack as the caller's code: its own frames only, at its own lines (the function crawlbox makes of it adds two
-    // lines before the first), the prelude's frames left out. What was thrown may refuse to be read (a stack getter
-    // that throws) or turned into text (an object without a prototype): then what can be said of it is.
-    const frame = /^\\s+at (\\S+) \\(eval at .*, <anonymous>:(\\d+):(\\d+)\\)$/;
-    let stack;
-    try {
-      stack = e && e.stack ? String(e.stack).split("\\n").flatMap((l, i) => {
-        if (i === 0) return [l];
-        const f = frame.exec(l);
-        if (!f) return [];
-        const line = Number(f[2]) - 2;
-        const column = moved && line === moved.line && Number(f[3]) - 1 >= moved.column ? Number(f[3]) - moved.added : Number(f[3]);
-        return ["    at " + (f[1] === "eval" ? "" : f[1] + " ") + "<code>:" + line + ":" + column];
-      }).join("\\n") : undefined;
-    } catch (_) {
-      stack = undefined;
-    }
-    root.setAttribute("data-cb-error", stack !== undefined ? stack : toText(e, "Uncaught (unprintable value)"));
+    // What was thrown may refuse to be read (a stack getter that throws) or turned into text (an object without a
+    // prototype): then what can be said of it is.
+    end("data-cb-error", thrownText(e));
   }
 }`;

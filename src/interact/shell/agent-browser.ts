@@ -7,12 +7,13 @@
  * (`@e3`) or CSS selectors (the first match), found and acted on from the page's isolated world
  * (interact/isolated-world.ts); what is read from the page is bounded before it crosses.
  */
-import type { Page } from "puppeteer-core";
-import { evaluateScript, SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
+import type { HTTPResponse, Page } from "puppeteer-core";
+import { SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
 import { settle } from "../driver.ts";
 import { MAX_READ_CHARS, pageTitle } from "../isolated-world.ts";
-import { navigableUrl, pressCombo, screenshotToFile } from "../page-ops.ts";
+import { checkFillable, evaluateBounded, navigableUrl, pressCombo, screenshotToFile, withoutErrorPrefix } from "../page-ops.ts";
 import { sizeCheckedOp } from "../page-size.ts";
+import { documentUrl, navigate } from "../sandbox/navigate.ts";
 import { FIND_ARGS, find } from "./find.ts";
 import { cookies, get, GET_ARGS, is, wait, WAIT_ARGS } from "./page-reads.ts";
 import { CommandError, element, type Printed, type ShellContext, takeFlag, usage } from "./shell-context.ts";
@@ -31,10 +32,12 @@ async function pressKeys(page: Page, combo: string | undefined, how: "press" | "
   await pressCombo(page, combo!, how);
 }
 
-async function navigate(ctx: ShellContext, go: () => Promise<unknown>): Promise<Printed> {
-  await go();
+/** A navigation (failing as a scrape of its URL would, sandbox/navigate.ts); prints the title and URL it led to. */
+async function load(ctx: ShellContext, go: () => Promise<HTTPResponse | null>, to?: string): Promise<Printed> {
+  await navigate(ctx, go, to);
   const title = await pageTitle(ctx.session).catch(() => "");
-  return { text: `✓ ${title}\n  ${ctx.page.url()}`, data: { title, url: ctx.page.url() } };
+  const url = await documentUrl(ctx.session).catch(() => ctx.page.url());
+  return { text: `✓ ${title}\n  ${url}`, data: { title, url } };
 }
 
 /** One `agent-browser` subcommand: the table below is both what runs and what `agent-browser --help` prints. */
@@ -85,6 +88,8 @@ const TARGET = "<@ref|selector>";
 /** `fill`, `type` and `clear`: `fill` and `clear` empty the field first, `fill` and `type` type the text. */
 async function typeInto(ctx: ShellContext, [t, ...text]: string[], sub: string): Promise<Printed> {
   const el = await element(ctx, t, sub === "clear" ? "clear" : `${sub} ${TARGET} <text>`);
+  // `type` presses keys on whatever it is given, as Playwright's; emptying needs a field.
+  if (sub !== "type") await checkFillable(el);
   if (sub !== "type") await el.clear();
   if (sub !== "clear") await el.type(text.join(" "));
   return {};
@@ -100,12 +105,12 @@ export const COMMANDS: readonly Command[] = [
       if (!t) usage("open <url>");
       const url = navigableUrl(t!);
       if (url !== "about:blank") await ctx.check(url);
-      return navigate(ctx, () => ctx.page.goto(url, NAVIGATION));
+      return load(ctx, () => ctx.page.goto(url, NAVIGATION), url);
     },
   },
-  { names: ["back"], args: "", does: "go back in the history", run: (ctx) => navigate(ctx, () => ctx.page.goBack(NAVIGATION)) },
-  { names: ["forward"], args: "", does: "go forward in the history", run: (ctx) => navigate(ctx, () => ctx.page.goForward(NAVIGATION)) },
-  { names: ["reload"], args: "", does: "load the page again", run: (ctx) => navigate(ctx, () => ctx.page.reload(NAVIGATION)) },
+  { names: ["back"], args: "", does: "go back in the history", run: (ctx) => load(ctx, () => ctx.page.goBack(NAVIGATION)) },
+  { names: ["forward"], args: "", does: "go forward in the history", run: (ctx) => load(ctx, () => ctx.page.goForward(NAVIGATION)) },
+  { names: ["reload"], args: "", does: "load the page again", run: (ctx) => load(ctx, () => ctx.page.reload(NAVIGATION)) },
   {
     names: ["snapshot"],
     args: "[-i] [-c] [-d <depth>] [-s <selector>]",
@@ -165,7 +170,7 @@ export const COMMANDS: readonly Command[] = [
     async run(ctx, rest) {
       if (!rest.length) usage("eval <javascript>");
       // Bounded in the page, before the value crosses (a 200 MB string would otherwise reach the server whole).
-      const r = await evaluateScript(ctx.page, rest.join(" "), MAX_READ_CHARS);
+      const r = await evaluateBounded(ctx.page, rest.join(" "), MAX_READ_CHARS);
       return { text: typeof r.value === "string" ? r.value : JSON.stringify(r.value), data: r.value };
     },
   },
@@ -208,5 +213,7 @@ export function agentBrowser(ctx: ShellContext, args: string[]): Promise<Printed
     throw new CommandError(sub ? `unknown command: ${sub} (agent-browser --help lists the commands)` : "usage: agent-browser <command> [args] (agent-browser --help lists the commands)", 2);
   }
   if (command.names[0] === "help") return command.run(ctx, rest, sub!);
-  return sizeCheckedOp(ctx.page, () => command.run(ctx, rest, sub!));
+  return sizeCheckedOp(ctx.page, () => command.run(ctx, rest, sub!)).catch((err: unknown) => {
+    throw withoutErrorPrefix(err);
+  });
 }

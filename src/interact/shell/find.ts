@@ -13,6 +13,7 @@
  */
 import { SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
 import { settle } from "../driver.ts";
+import { checkFillable } from "../page-ops.ts";
 import { findOne, type Step } from "../sandbox/locate.ts";
 import { CommandError, type ShellContext } from "./shell-context.ts";
 
@@ -82,7 +83,7 @@ export async function find(ctx: ShellContext, args: string[]): Promise<{ text?: 
     case "dblclick": await el.click(2); break;
     case "hover": await el.hover(); break;
     case "focus": await el.focus(); break;
-    case "fill": await el.clear(); await el.type(value); break;
+    case "fill": await checkFillable(el); await el.clear(); await el.type(value); break;
     case "type": await el.type(value); break;
     case "check": case "uncheck": await el.setChecked(action === "check"); break;
     default: throw new CommandError(`find cannot ${action}: ${USAGE}`, 2);

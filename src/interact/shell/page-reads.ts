@@ -4,8 +4,9 @@
  * (agent-browser.ts lists them). What they read crosses from the page's isolated world bounded (isolated-world.ts).
  */
 import { SELECTOR_WAIT_CAP_MS } from "../../engines/browser/actions.ts";
-import { pageTitle } from "../isolated-world.ts";
+import { inWorld, pageTitle } from "../isolated-world.ts";
 import { poll } from "../page-ops.ts";
+import { documentUrl } from "../sandbox/navigate.ts";
 import { CommandError, element, type Printed, type ShellContext, takeFlag, usage } from "./shell-context.ts";
 import { countMatches, findTarget } from "./snapshot.ts";
 
@@ -21,7 +22,8 @@ export async function get(ctx: ShellContext, args: string[]): Promise<Printed> {
   let v: unknown;
   switch (what) {
     case "title": v = await pageTitle(ctx.session); break;
-    case "url": v = ctx.page.url(); break;
+    // The document's, as the title is (puppeteer's lags a moment behind a failed navigation's error page).
+    case "url": v = await documentUrl(ctx.session); break;
     case "text": v = await read("function () { return this.innerText; }"); break;
     case "html": v = await read("function () { return this.innerHTML; }"); break;
     case "value": v = await read('function () { return this.value == null ? "" : this.value; }'); break;
@@ -41,6 +43,12 @@ export async function get(ctx: ShellContext, args: string[]): Promise<Printed> {
 
 /** `is visible|enabled|checked <target>`. */
 export async function is(ctx: ShellContext, [what, target]: string[]): Promise<Printed> {
+  // An element that is not there is not visible (as Playwright's isVisible): false, not an error.
+  if (what === "visible" && target) {
+    const found = await findTarget(ctx.page, ctx.session, target);
+    const v = found ? await found.visible() : false;
+    return { text: String(v), data: v };
+  }
   const el = await element(ctx, target, `is ${what ?? "visible"}`);
   let v: boolean;
   if (what === "visible") v = await el.visible();
@@ -50,23 +58,33 @@ export async function is(ctx: ShellContext, [what, target]: string[]): Promise<P
   return { text: String(v), data: v };
 }
 
-/** Waits until `found()` says yes, polling, {@link SELECTOR_WAIT_CAP_MS} at most (and no longer than the script). */
+/**
+ * Waits until `found()` says yes, polling, {@link SELECTOR_WAIT_CAP_MS} at most (and no longer than the script); a look
+ * that does not answer (the page's thread busy) counts as a no once the time is up.
+ */
 async function until(found: () => Promise<boolean>, what: string, signal: AbortSignal = new AbortController().signal): Promise<void> {
-  if (!(await poll(async () => (await found()) || undefined, SELECTOR_WAIT_CAP_MS, signal))) throw new CommandError(`${what} did not appear within ${SELECTOR_WAIT_CAP_MS / 1000} s`);
+  const late = Bun.sleep(SELECTOR_WAIT_CAP_MS).then(() => false);
+  const look = async () => (await Promise.race([found(), late])) || undefined;
+  if (!(await poll(look, SELECTOR_WAIT_CAP_MS, signal))) throw new CommandError(`${what} within ${SELECTOR_WAIT_CAP_MS / 1000} s`);
 }
+
+/**
+ * Whether `expression` (about the document) holds, asked in crawlbox's isolated world of the page: the page's own
+ * JavaScript cannot redefine what it reads (`innerText`, `location`, `includes`) to fake or stall the answer.
+ */
+const holds = (ctx: ShellContext, expression: string) => async () => (await inWorld(ctx.session, expression).catch(() => ({ value: false }))).value === true;
 
 /** `wait <target>`, `wait --text <text>`, `wait --url <part>`, `wait --load <state>` (`wait <ms>` is run.ts's: no page in it). */
 export async function wait(ctx: ShellContext, args: string[]): Promise<Printed> {
   const { page } = ctx;
-  const timeout = SELECTOR_WAIT_CAP_MS;
   const text = takeFlag(args, ["--text"], true);
   const url = takeFlag(args, ["--url"], true);
   const load = takeFlag(args, ["--load"], true);
-  if (typeof text === "string") await page.waitForFunction((t: string) => document.body?.innerText.includes(t), { timeout }, text);
-  else if (typeof url === "string") await page.waitForFunction((u: string) => location.href.includes(u), { timeout }, url);
-  else if (load === "networkidle") await page.waitForNetworkIdle({ idleTime: 500, timeout });
-  else if (typeof load === "string") await page.waitForFunction((s: string) => s === "domcontentloaded" ? document.readyState !== "loading" : document.readyState === "complete", { timeout }, load);
-  else if (args[0]) await until(async () => (await findTarget(page, ctx.session, args[0]!)) !== undefined, args[0], ctx.signal);
+  if (typeof text === "string") await until(holds(ctx, `!!document.body && document.body.innerText.includes(${JSON.stringify(text)})`), `the text ${JSON.stringify(text)} did not appear`, ctx.signal);
+  else if (typeof url === "string") await until(holds(ctx, `location.href.includes(${JSON.stringify(url)})`), `the URL did not come to contain ${JSON.stringify(url)}`, ctx.signal);
+  else if (load === "networkidle") await page.waitForNetworkIdle({ idleTime: 500, timeout: SELECTOR_WAIT_CAP_MS });
+  else if (typeof load === "string") await until(holds(ctx, load === "domcontentloaded" ? `document.readyState !== "loading"` : `document.readyState === "complete"`), `the page did not reach ${load}`, ctx.signal);
+  else if (args[0]) await until(async () => (await findTarget(page, ctx.session, args[0]!)) !== undefined, `${args[0]} did not appear`, ctx.signal);
   else usage(`wait ${WAIT_ARGS}`);
   return {};
 }
