@@ -4,7 +4,8 @@
  * (the style's outline level; a numbered heading keeps its number, `1.2 Scope`), list items numbered as Word counts
  * them (docx-numbering.ts), quotations, code (consecutive paragraphs in a code style, or typed in a monospace font,
  * are one block with their indentation), tables (a merged cell keeps its columns), and plain paragraphs. Content
- * controls, custom XML and tracked insertions are read through; the text boxes a paragraph anchors come after it.
+ * controls, custom XML and tracked insertions are read through; the text boxes a paragraph anchors come after it; a
+ * drop cap begins the paragraph after it; an imported chunk (`w:altChunk`) is its blocks (docx-alt-chunk.ts).
  */
 import type { Block, Inline, ListItem } from "../layout/model.ts";
 import { allMonospace, type DocxContext, type ParagraphFormat, type ParagraphRead, type Piece, piecesCode, piecesInline, readParagraph } from "./docx-inline.ts";
@@ -37,6 +38,29 @@ interface Paragraph {
   read: ParagraphRead;
 }
 
+/**
+ * Whether paragraph `p` is a drop cap: a frame (`w:framePr w:dropCap="drop"` or `"margin"`) holding the first
+ * letter of the next paragraph, which Word sets large beside it. Read as a paragraph of its own, it split the word.
+ */
+function isDropCap(p: XmlElement): boolean {
+  const type = child(child(p, "w:pPr"), "w:framePr")?.getAttribute("w:dropCap");
+  return type === "drop" || type === "margin";
+}
+
+/** A block's text as one line, for a table cell (an imported chunk's blocks in a cell). */
+function blockInline(block: Block): Inline[] {
+  const out: Inline[] = [];
+  const add = (content: Inline[]) => {
+    if (content.length && out.length) out.push({ text: " " });
+    for (const span of content) out.push(span);
+  };
+  if (block.kind === "heading" || block.kind === "paragraph" || block.kind === "quote") add(block.content);
+  else if (block.kind === "list") for (const item of block.items) add(item.content);
+  else if (block.kind === "table") for (const row of block.rows) for (const cell of row) add(cell);
+  else if (block.kind === "code") add([{ text: block.text.replace(/\s+/g, " ") }]);
+  return out;
+}
+
 /** Collects the blocks of a body. */
 export class DocxBody {
   readonly blocks: Block[] = [];
@@ -49,10 +73,15 @@ export class DocxBody {
   /** Empty cells merged cells may still be padded with (span-padding.ts). */
   private readonly padding: SpanPadding;
 
+  /** A drop cap's pieces, waiting for the paragraph they begin. */
+  private dropCap?: Piece[];
+
   constructor(
     private readonly ctx: DocxContext,
     private readonly numbering: DocxNumbering,
     private readonly budget: TextBudget,
+    /** The blocks of the chunk a `w:altChunk r:id` imports (docx-alt-chunk.ts); without it, chunks are skipped. */
+    private readonly altChunk?: (id: string) => Block[],
   ) {
     this.bodyMono = isMonospace(ctx.styles.paragraph("").props.font);
     this.padding = new SpanPadding(budget);
@@ -65,12 +94,19 @@ export class DocxBody {
       if (this.budget.cut) return; // the converter ends the document with a line saying so
       const tag = el.tagName;
       if (tag === "w:p") this.paragraph(el, nesting);
-      else if (tag === "w:tbl") this.table(el, nesting);
-      else if (tag === "w:sdt") {
+      else if (tag === "w:tbl") {
+        this.endDropCap();
+        this.table(el, nesting);
+      } else if (tag === "w:altChunk") {
+        // Another document's content (HTML, text, RTF, DOCX) imported in its place.
+        this.endDropCap();
+        for (const block of this.altChunk?.(el.getAttribute("r:id") ?? "") ?? []) this.blocks.push(block);
+      } else if (tag === "w:sdt") {
         const content = child(el, "w:sdtContent");
         if (content) this.visit(content, nesting + 1);
       } else if (BLOCK_WRAPPERS.has(tag)) this.visit(el, nesting + 1);
       else if (tag === "m:oMathPara" || tag === "m:oMath") {
+        this.endDropCap();
         const runs = new InlineRuns(this.budget);
         runs.push(mathText(el, nesting + 1));
         const content = runs.spans();
@@ -96,13 +132,34 @@ export class DocxBody {
     // A heading's marks are noise: its style sets it apart already (and Word's headings are bold anyway).
     const format: ParagraphFormat = { base: style.props, marks: !level, mono: isMonospace(style.props.font) };
     const read = readParagraph(p, this.ctx, format);
+    // A drop cap is the first letter of the paragraph after it, set in a frame of its own ("O" + "nce upon a time").
+    if (this.dropCap) read.pieces = this.dropCap.concat(read.pieces);
+    this.dropCap = undefined;
     // A numbered heading's number is part of its title (`2.1 Scope`): contracts and standards refer to them so.
     if (level && num?.label && read.pieces.some((piece) => piece.text.trim())) read.pieces.unshift({ text: `${num.label} ` });
     return { style, level, num, ilvl, item, list, read };
   }
 
+  /** The blocks end: a drop cap nothing followed is a paragraph of its own. */
+  end(): void {
+    this.endDropCap();
+  }
+
+  /** A drop cap not followed by a paragraph (a table, an equation, the end) is shown where it is. */
+  private endDropCap(): void {
+    const pieces = this.dropCap;
+    this.dropCap = undefined;
+    if (pieces) this.plain("paragraph", pieces);
+  }
+
   private paragraph(p: XmlElement, nesting: number): void {
+    const dropCap = isDropCap(p);
+    if (dropCap) this.endDropCap();
     const para = this.read(p);
+    if (dropCap && para.read.pieces.some((piece) => piece.text.trim())) {
+      this.dropCap = para.read.pieces;
+      return;
+    }
     const { pieces } = para.read;
     if (para.level || para.item) {
       const content = piecesInline(pieces, this.budget);
@@ -215,6 +272,8 @@ export class DocxBody {
         for (const box of para.read.boxes) this.cell(box, nesting + 1, out);
       } else if (el.tagName === "w:tbl") {
         for (const tr of this.through(el, "w:tr", nesting + 1)) for (const tc of this.through(tr, "w:tc", nesting + 1)) this.cell(tc, nesting + 2, out);
+      } else if (el.tagName === "w:altChunk") {
+        for (const block of this.altChunk?.(el.getAttribute("r:id") ?? "") ?? []) add(blockInline(block));
       } else if (el.tagName === "w:sdt") {
         const content = child(el, "w:sdtContent");
         if (content) this.cell(content, nesting + 1, out);

@@ -1,7 +1,8 @@
 /**
  * @module documents/office/docx-inline
  * One DOCX paragraph's content, read as Word shows it: its runs with their marks (bold, italic, struck, code),
- * links (`w:hyperlink`, and HYPERLINK fields, complex or simple), hard line breaks, note references, symbols and
+ * links (`w:hyperlink` with its `w:anchor` fragment, and HYPERLINK fields, complex or simple), hard line breaks, note
+ * references, symbols (and text in symbol fonts), emoji (the fallback of Word 2016's `mc:AlternateContent`) and
  * equations, through the wrappers text sits in (insertions, moves, content controls, custom XML, smart tags,
  * bidirectional embeddings, ruby). What Word does not show is not read: deleted and moved-away text, hidden text
  * (`w:vanish`), field codes, an image's description. The text boxes anchored in the paragraph are handed back to be
@@ -11,7 +12,7 @@ import type { Inline, Marks } from "../layout/model.ts";
 import { hyperlinkTarget, InlineRuns } from "./inline-runs.ts";
 import { mathText } from "./docx-math.ts";
 import { type DocxStyles, isMonospace, layer, readRunProps, type RunProps } from "./docx-styles.ts";
-import { symbolText } from "./docx-symbols.ts";
+import { symbolFontText, symbolText } from "./docx-symbols.ts";
 import type { TextBudget } from "./text-budget.ts";
 import { checkDepth, child, children, MAX_XML_DEPTH, type XmlElement } from "./xml.ts";
 
@@ -61,7 +62,14 @@ export interface ParagraphRead {
 /** Elements whose content is the paragraph's own text (a `w:del` or `w:moveFrom` holds text no longer there). */
 const TRANSPARENT = new Set(["w:ins", "w:moveTo", "w:smartTag", "w:sdt", "w:sdtContent", "w:customXml", "w:dir", "w:bdo"]);
 /** Children of a run that may anchor a text box. */
-const DRAWINGS = new Set(["w:drawing", "w:pict", "w:object", "mc:AlternateContent"]);
+const DRAWINGS = new Set(["w:drawing", "w:pict", "w:object"]);
+/**
+ * The namespaces (by their conventional prefixes) an `mc:Choice` may require for this reader to take it: what Word
+ * writes around its drawings, shapes, groups, canvases and ink (whose text boxes are read, whichever branch), and
+ * Word 2010's and 2013's run content. Others, such as Word 2016's `w16se` (an emoji as a symbol), are not read: the
+ * fallback holds what an older reader shows (the emoji as text).
+ */
+const UNDERSTOOD = new Set(["w", "r", "m", "v", "o", "w10", "wp", "wp14", "wps", "wpg", "wpc", "wpi", "a", "a14", "pic", "w14", "w15"]);
 /** The link schemes a reader of the markdown can follow. */
 const LINKABLE = /^(https?|mailto|ftp):/i;
 
@@ -81,11 +89,35 @@ function textBoxes(el: XmlElement, out: XmlElement[], depth: number): void {
   if (el.tagName === "w:txbxContent") return void out.push(el);
   if (el.tagName === "mc:AlternateContent") {
     // Word writes each text box twice: as DrawingML (the choice) and as VML (the fallback).
-    const branch = child(el, "mc:Choice") ?? child(el, "mc:Fallback");
+    const branch = alternative(el);
     if (branch) textBoxes(branch, out, depth + 1);
     return;
   }
   for (const c of children(el)) textBoxes(c, out, depth + 1);
+}
+
+/**
+ * The branch of `mc:AlternateContent` `el` to read (ECMA-376 Part 3 §10.2): the first `mc:Choice` whose `Requires`
+ * names only namespaces this reader understands, else the `mc:Fallback`.
+ */
+function alternative(el: XmlElement): XmlElement | undefined {
+  for (const c of children(el, "mc:Choice")) {
+    const requires = (c.getAttribute("Requires") ?? "").trim();
+    if (requires && requires.split(/\s+/).every((prefix) => UNDERSTOOD.has(prefix))) return c;
+  }
+  return child(el, "mc:Fallback");
+}
+
+/**
+ * Where a `w:hyperlink` leads: its relationship's target, with the `w:anchor` Word keeps apart from it (a link to
+ * `guide#installation` is `r:id` → `guide` and `w:anchor="installation"`). A web, mail or FTP address only; a link to
+ * a bookmark of the document itself (an anchor and no `r:id`) is not one a reader of the markdown can follow.
+ */
+function hyperlinkHref(el: XmlElement, rels: Map<string, string>): string | undefined {
+  const target = rels.get(el.getAttribute("r:id") ?? "");
+  if (!target || !LINKABLE.test(target)) return undefined;
+  const anchor = el.getAttribute("w:anchor");
+  return anchor && !target.includes("#") ? `${target}#${anchor}` : target;
 }
 
 /** Reads paragraph `p` (its runs, in order). */
@@ -114,7 +146,11 @@ export function readParagraph(p: XmlElement, ctx: DocxContext, format: Paragraph
     const rStyle = child(rPr, "w:rStyle")?.getAttribute("w:val");
     if (rStyle) props = layer(props, ctx.styles.character(rStyle));
     if (rPr) props = layer(props, readRunProps(rPr));
-    let skipMark = false;
+    runContent(r, props, href, depth, { skipMark: false });
+  };
+
+  /** The content of run (or of the branch of an `mc:AlternateContent` in it) `r`. */
+  const runContent = (r: XmlElement, props: RunProps, href: string | undefined, depth: number, state: { skipMark: boolean }) => {
     for (const c of children(r)) {
       const tag = c.tagName;
       // Field characters count even in hidden runs: they open and close the field around visible text.
@@ -143,9 +179,9 @@ export function readParagraph(p: XmlElement, ctx: DocxContext, format: Paragraph
       }
       if (props.hidden) continue;
       if (tag === "w:t") {
-        if (skipMark) skipMark = false;
-        else text(c.textContent, href, props);
-      } else if (tag === "w:tab") text("\t", href, props);
+        if (state.skipMark) state.skipMark = false;
+        else text(symbolFontText(c.textContent, props.font), href, props);
+      } else if (tag === "w:tab" || tag === "w:ptab") text("\t", href, props); // a positional tab is a tab too
       else if (tag === "w:noBreakHyphen") text("-", href, props);
       else if (tag === "w:sym") text(symbolText(c.getAttribute("w:font"), c.getAttribute("w:char")), href, props);
       else if (tag === "w:cr" || tag === "w:br") {
@@ -158,7 +194,12 @@ export function readParagraph(p: XmlElement, ctx: DocxContext, format: Paragraph
         const label = ctx.notes.label(tag === "w:footnoteReference" ? "footnote" : "endnote", c.getAttribute("w:id") ?? "");
         if (label) pieces.push({ text: label, note: label });
         // A reference with w:customMarkFollows is followed by its own mark (a `*`, a dagger): the label stands for it.
-        skipMark = label !== undefined && /^(1|true|on)$/.test(c.getAttribute("w:customMarkFollows") ?? "");
+        state.skipMark = label !== undefined && /^(1|true|on)$/.test(c.getAttribute("w:customMarkFollows") ?? "");
+      } else if (tag === "mc:AlternateContent") {
+        // Word 2016's emoji are a `w16se:symEx` choice with the character in the fallback's `w:t`; a text box, a
+        // DrawingML choice with a VML fallback. One branch is read, as Word shows one.
+        const branch = alternative(c);
+        if (branch && depth < MAX_XML_DEPTH) runContent(branch, props, href, depth + 1, state);
       } else if (DRAWINGS.has(tag)) textBoxes(c, boxes, depth + 1);
     }
   };
@@ -168,10 +209,8 @@ export function readParagraph(p: XmlElement, ctx: DocxContext, format: Paragraph
     for (const c of children(el)) {
       const tag = c.tagName;
       if (tag === "w:r") run(c, href, depth + 1);
-      else if (tag === "w:hyperlink") {
-        const target = ctx.rels.get(c.getAttribute("r:id") ?? "");
-        walk(c, target && LINKABLE.test(target) ? target : undefined, depth + 1);
-      } else if (tag === "w:fldSimple") walk(c, hyperlinkTarget(c.getAttribute("w:instr") ?? "") ?? href, depth + 1);
+      else if (tag === "w:hyperlink") walk(c, hyperlinkHref(c, ctx.rels), depth + 1);
+      else if (tag === "w:fldSimple") walk(c, hyperlinkTarget(c.getAttribute("w:instr") ?? "") ?? href, depth + 1);
       else if (TRANSPARENT.has(tag)) walk(c, href, depth + 1);
       else if (tag === "w:ruby") {
         // The base text is the text; the ruby above it (w:rt) is a reading aid.
@@ -179,7 +218,7 @@ export function readParagraph(p: XmlElement, ctx: DocxContext, format: Paragraph
         if (base) walk(base, href, depth + 1);
       } else if (tag === "m:oMath" || tag === "m:oMathPara") text(mathText(c, depth + 1), href, format.base);
       else if (tag === "mc:AlternateContent") {
-        const branch = child(c, "mc:Choice") ?? child(c, "mc:Fallback");
+        const branch = alternative(c);
         if (branch) walk(branch, href, depth + 1);
       }
     }

@@ -47,8 +47,11 @@ const MONOSPACE_FONT = /^(courier( new)?|consolas|menlo|monaco|lucida (console|s
 const CODE_CHAR_STYLE = /^(html (code|keyboard|typewriter|sample)|source text|code( char)?|verbatim char|teletype)$/i;
 /** Paragraph styles of preformatted text or code. */
 const CODE_PARAGRAPH_STYLE = /^(html preformatted|preformatted text|source code|code|macro text|source text)$/i;
-/** Quotation paragraph styles: the English names (Word keeps them in `w:name` whatever its language) and localized ids. */
-const QUOTE_STYLE = /^((intense\s*)?quote|quotations?|block\s*(quote|quotation)|(intensives\s*)?zitat|citation( intense)?|cita( destacada)?|citazione( intensa)?|(duidelijk\s*)?citaat|cita[çc][ãa]o( intensa)?)$/i;
+/**
+ * Quotation paragraph styles: the English names (Word keeps them in `w:name` whatever its language) and localized
+ * ids. "Block Text" is Word's built-in style for an indented passage, and the one pandoc writes a block quote in.
+ */
+const QUOTE_STYLE = /^((intense\s*)?quote|quotations?|block\s*(quote|quotation|text)|(intensives\s*)?zitat|citation( intense)?|cita( destacada)?|citazione( intensa)?|(duidelijk\s*)?citaat|cita[çc][ãa]o( intensa)?)$/i;
 
 /** Deepest `w:basedOn` chain followed: Word allows no cycles, a crafted file might. */
 const MAX_STYLE_CHAIN = 20;

@@ -1,36 +1,22 @@
 /**
  * @module documents/office/docx
  * DOCX (WordprocessingML) → blocks: the parts read (the document, its styles, numbering, relationships, notes and
- * core properties), the footnotes and endnotes, and the title. The body is read by docx-blocks.ts (headings, lists,
+ * core properties, found by relationship: docx-package.ts), the footnotes and endnotes, the chunks the body imports
+ * (docx-alt-chunk.ts), and the title. The body is read by docx-blocks.ts (headings, lists,
  * quotations, code, tables), its paragraphs by docx-inline.ts (runs, marks, links, fields), with the styles of
  * docx-styles.ts and the list numbering of docx-numbering.ts. Read straight from the XML; no rendering engine.
  */
-import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
+import { type ChunkAllowance, chunkAllowance, DocxAltChunks } from "./docx-alt-chunk.ts";
 import { DocxBody } from "./docx-blocks.ts";
 import { type DocxContext, piecesInline, readParagraph } from "./docx-inline.ts";
 import { DocxNumbering } from "./docx-numbering.ts";
+import { DocxPackage } from "./docx-package.ts";
 import { DocxStyles, isMonospace } from "./docx-styles.ts";
 import { NoteLabels } from "./note-labels.ts";
 import { TextBudget } from "./text-budget.ts";
-import { child, children, descendants, parseXml, type XmlElement } from "./xml.ts";
-
-/**
- * The parts the converter reads. Only these are inflated: media and embedded files (`word/media/*`,
- * `word/embeddings/*`) were inflated into memory, against the size limit, and never looked at.
- */
-const DOCX_PARTS = new Set([
-  "word/document.xml",
-  "word/styles.xml",
-  "word/numbering.xml",
-  "word/_rels/document.xml.rels",
-  "docProps/core.xml",
-  "word/footnotes.xml",
-  "word/endnotes.xml",
-  "word/_rels/footnotes.xml.rels",
-  "word/_rels/endnotes.xml.rels",
-]);
+import { child, children, descendants, type XmlElement } from "./xml.ts";
 
 /** A note, with the relationships of the part it is in (its links' targets). */
 interface DocxNote {
@@ -47,11 +33,13 @@ class Notes {
   private readonly byKind: Record<"footnote" | "endnote", Map<string, XmlElement>>;
   private readonly rels: Record<"footnote" | "endnote", Map<string, string>>;
 
-  constructor(files: Record<string, Uint8Array>) {
-    this.byKind = { footnote: Notes.read(optionalPart(files, "word/footnotes.xml"), "w:footnote"), endnote: Notes.read(optionalPart(files, "word/endnotes.xml"), "w:endnote") };
+  constructor(pkg: DocxPackage) {
+    const footnotes = pkg.part("footnotes");
+    const endnotes = pkg.part("endnotes");
+    this.byKind = { footnote: Notes.read(pkg.optionalXml(footnotes), "w:footnote"), endnote: Notes.read(pkg.optionalXml(endnotes), "w:endnote") };
     this.rels = {
-      footnote: relationships(optionalPart(files, "word/_rels/footnotes.xml.rels")),
-      endnote: relationships(optionalPart(files, "word/_rels/endnotes.xml.rels")),
+      footnote: footnotes ? pkg.targets(footnotes) : new Map(),
+      endnote: endnotes ? pkg.targets(endnotes) : new Map(),
     };
   }
 
@@ -73,31 +61,6 @@ class Notes {
   }
 }
 
-const decoder = new TextDecoder();
-
-function part(files: Record<string, Uint8Array>, name: string): XmlElement | undefined {
-  const bytes = files[name];
-  return bytes ? parseXml(decoder.decode(bytes), "DOCX", name) : undefined;
-}
-
-/** A part the document reads without: one that is not XML leaves it out (the body still converts). */
-function optionalPart(files: Record<string, Uint8Array>, name: string): XmlElement | undefined {
-  try {
-    return part(files, name);
-  } catch (err) {
-    if (err instanceof DocumentCorruptError) return undefined;
-    throw err;
-  }
-}
-
-/** Relationship id → external target, from document.xml.rels. */
-function relationships(rels: XmlElement | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!rels) return out;
-  for (const r of children(rels, "Relationship")) out.set(r.getAttribute("Id") ?? "", r.getAttribute("Target") ?? "");
-  return out;
-}
-
 /** A note's paragraphs as spans; its links resolved in its own part's relationships. */
 function noteParagraphs(note: XmlElement, ctx: DocxContext, budget: TextBudget): Inline[][] {
   return descendants(note, "w:p").map((p) => {
@@ -106,25 +69,41 @@ function noteParagraphs(note: XmlElement, ctx: DocxContext, budget: TextBudget):
   });
 }
 
-/** Converts DOCX bytes to blocks and the document's title (core properties), if any, within the text `budget`. */
-export function docxToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[]; title?: string } {
-  const files = unzipParts(bytes, "DOCX", (name) => DOCX_PARTS.has(name));
-  const document = part(files, "word/document.xml");
-  const body = document && child(document, "w:body");
-  if (!body) throw new DocumentCorruptError("DOCX", "word/document.xml is missing");
-  const styles = new DocxStyles(part(files, "word/styles.xml"));
-  const numbering = new DocxNumbering(part(files, "word/numbering.xml"), styles);
-  const rels = relationships(part(files, "word/_rels/document.xml.rels"));
-  const core = part(files, "docProps/core.xml");
-  const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
-  const notes = new Notes(files);
+/**
+ * Converts DOCX bytes to blocks and the document's title (core properties), if any, within the text `budget`; with a
+ * `warning` when the document imports content (`w:altChunk`, docx-alt-chunk.ts) that is not shown.
+ */
+export function docxToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[]; title?: string; warning?: string } {
+  const { blocks, title, warnings } = readDocx(bytes, budget, chunkAllowance(), 0);
+  return warnings.length ? { blocks, title, warning: `The DOCX document imports content that is not shown: ${warnings.join("; ")}.` } : { blocks, title };
+}
 
-  const reader = new DocxBody({ rels, styles, notes }, numbering, budget);
+/**
+ * Reads one DOCX: the document (`nesting` 0), or a DOCX chunk imported `nesting` deep into one, whose parts are
+ * charged to the chunks' shared `allowance` as its own chunks are.
+ */
+function readDocx(bytes: Uint8Array, budget: TextBudget, allowance: ChunkAllowance, nesting: number): { blocks: Block[]; title?: string; warnings: string[] } {
+  // The parts are found by relationship (docx-package.ts): Word for the web's body is word/document2.xml.
+  const pkg = new DocxPackage(bytes, nesting ? allowance.bytesLeft : undefined);
+  if (nesting) allowance.bytesLeft -= pkg.spentBytes;
+  const document = pkg.xml(pkg.main);
+  const body = document && child(document, "w:body");
+  if (!body) throw new DocumentCorruptError("DOCX", `${pkg.main} is missing`);
+  const styles = new DocxStyles(pkg.xml(pkg.part("styles")));
+  const numbering = new DocxNumbering(pkg.xml(pkg.part("numbering")), styles);
+  const rels = pkg.targets(pkg.main);
+  const core = pkg.xml(pkg.part("core-properties"));
+  const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
+  const notes = new Notes(pkg);
+  const chunks = new DocxAltChunks(pkg, budget, allowance, nesting, readDocx);
+
+  const reader = new DocxBody({ rels, styles, notes }, numbering, budget, (id) => chunks.blocks(id));
   reader.visit(body, 0);
+  reader.end();
   const blocks = reader.blocks;
   // A note's links are resolved in its own part's relationships (footnotes.xml.rels), not the body's; a reference
   // inside a note is not one (a note does not refer to notes).
   const noteBlock = notes.labels.block(({ note, rels }) => noteParagraphs(note, { rels, styles }, budget));
   if (noteBlock) blocks.push(noteBlock);
-  return { blocks, title };
+  return { blocks, title, warnings: chunks.warnings };
 }

@@ -9,17 +9,39 @@
 import type { Inline, Marks } from "../layout/model.ts";
 import type { TextBudget } from "./text-budget.ts";
 
-/** A HYPERLINK field's code (`HYPERLINK "url"`, or `HYPERLINK \l "url"`) as DOC and RTF write it. */
-const HYPERLINK_FIELD = /^\s*HYPERLINK\s+(?:\\l\s+)?"([^"]+)"/i;
+/** A HYPERLINK field's code: the field name, then its arguments (quoted or not) and switches. */
+const HYPERLINK_FIELD = /^\s*HYPERLINK(?=\s|"|$)/i;
+/** A field argument: a quoted string (its quotes dropped later) or a word. A quote never closed is no address. */
+const FIELD_ARGUMENT = /"[^"]*"|\S+/g;
+/** The HYPERLINK switches that take an argument (ECMA-376 §17.16.5.25): `\o` a tooltip, `\t` a target frame. */
+const SWITCH_WITH_ARGUMENT = /^\\[ot]$/i;
+/** The link schemes a reader of the markdown can follow. */
+const LINKABLE = /^(https?|mailto|ftp):/i;
 
 /**
- * Where a field whose code is `code` links (DOC and RTF fields): the URL of a HYPERLINK to a web, mail or FTP address;
- * undefined for any other field, and for a link inside the document (a bookmark) or to a local file, which a reader
- * of the markdown cannot follow.
+ * Where a field whose code is `code` links (DOCX, DOC and RTF fields): the URL of a HYPERLINK to a web, mail or FTP
+ * address, with the place in it `\l` names as its fragment (`HYPERLINK "https://example.com/page" \l "sec"` is
+ * `https://example.com/page#sec`: Word writes a link's fragment so). Undefined for any other field, and for a link
+ * to a place in the document itself (`\l` alone, a bookmark) or to a local file, which a reader of the markdown
+ * cannot follow.
  */
 export function hyperlinkTarget(code: string): string | undefined {
-  const url = HYPERLINK_FIELD.exec(code)?.[1];
-  return url && /^(https?|mailto|ftp):/i.test(url) ? url : undefined;
+  const name = HYPERLINK_FIELD.exec(code);
+  if (!name) return undefined;
+  const args = code.slice(name[0].length).match(FIELD_ARGUMENT) ?? [];
+  const unquote = (arg: string | undefined) => (arg && arg.length >= 2 && arg.startsWith('"') && arg.endsWith('"') ? arg.slice(1, -1) : arg);
+  let url: string | undefined;
+  let location: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (/^\\l$/i.test(arg)) location = unquote(args[++i]);
+    else if (SWITCH_WITH_ARGUMENT.test(arg)) i++;
+    else if (!arg.startsWith("\\") && url === undefined) url = unquote(arg);
+  }
+  // `HYPERLINK \l "https://…"` (DOC and RTF writers put a web address there too) links to it.
+  if (url === undefined) return location && LINKABLE.test(location) ? location : undefined;
+  if (!LINKABLE.test(url)) return undefined;
+  return location && !url.includes("#") ? `${url}#${location}` : url;
 }
 
 /** Accumulates inline spans; `push` text as it is found, then take `spans()`. */

@@ -30,11 +30,11 @@ export function isOfficeKind(kind: string): kind is OfficeKind {
 /**
  * Converts an office document of `kind`. One credit per document. Throws the readers' typed errors. The readers share
  * one text budget (text-budget.ts): a document that reaches it ends with a line saying the rest is not shown, and a
- * `warning`.
+ * `warning`; a reader's own warning (a DOCX's imported content it cannot show) is the document's `warning` too.
  */
 export function convertOffice(kind: OfficeKind, bytes: Uint8Array): ConvertedDocument {
   const budget = new TextBudget();
-  const { blocks, title } = READERS[kind](bytes, budget) as { blocks: Block[]; title?: string };
+  const { blocks, title, warning } = READERS[kind](bytes, budget) as { blocks: Block[]; title?: string; warning?: string };
   if (budget.cut) blocks.push(restOfDocumentLeftOut(budget));
   const metadata: Record<string, unknown> = {};
   const heading = blocks.find((b) => b.kind === "heading");
@@ -43,6 +43,7 @@ export function convertOffice(kind: OfficeKind, bytes: Uint8Array): ConvertedDoc
   // A title is one line of metadata (and the HTML's <title>): a core.xml title of megabytes is cut, as a DOC's is.
   if (t) metadata.title = t.slice(0, MAX_TITLE_CHARS);
   const converted = convertBlocks(blocks, metadata, 1);
-  if (budget.cut) converted.fields = { warning: cutWarning(kind, budget) };
+  const warnings = [warning, budget.cut ? cutWarning(kind, budget) : undefined].filter((w): w is string => !!w);
+  if (warnings.length > 0) converted.fields = { warning: warnings.join(" ") };
   return converted;
 }

@@ -294,8 +294,11 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     else if (word === "emdash") emit("—");
     else if (word === "endash") emit("–");
     else if (word === "bullet") emit("•");
-    else if (word === "lquote" || word === "rquote") emit("'");
-    else if (word === "ldblquote" || word === "rdblquote") emit('"');
+    // Word writes its smart quotes so; the DOCX of the same document keeps them typographic, and so does this.
+    else if (word === "lquote") emit("‘");
+    else if (word === "rquote") emit("’");
+    else if (word === "ldblquote") emit("“");
+    else if (word === "rdblquote") emit("”");
     else if (word === "nestcell") emit(" "); // a nested table's cell: its text joins the outer cell's
   }
   if (note) note.end(); // a note the file ends in

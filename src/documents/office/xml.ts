@@ -1,7 +1,8 @@
 /**
  * @module documents/office/xml
  * A small XML reader for office formats, and the bounds the converters apply to what a crafted file declares
- * (nesting, levels, counts). Element names keep their prefixes (`w:p`).
+ * (nesting, levels, counts). Element names keep their prefixes (`w:p`); a part that declares a known namespace under
+ * another prefix (`ns0:p`) has its names read under the usual one ({@link CONVENTIONAL_PREFIX}).
  *
  * Why not a DOM library: a DOCX part may inflate to 32 MiB of XML. linkedom took 2.0 s to parse 30 MiB and its
  * tree held 535 MB; this reader takes 0.5 s and 242 MB (the whole conversion of that 107 KB DOCX: 2.9 s and a
@@ -62,6 +63,58 @@ export function decode(text: string): string {
   });
 }
 
+/**
+ * The namespaces the office readers look elements up in, by the prefix they look them up with. Names are compared
+ * with their prefixes (`w:p`), and nearly every writer uses these; one that declares its own (Python's ElementTree
+ * writes `ns0:document`, `ns0:Relationships`) has its names read as if it used these. Only a document that declares
+ * a known namespace under another prefix pays for the renaming; the others pay one character test per attribute.
+ */
+const CONVENTIONAL_PREFIX = new Map<string, string>([
+  ["http://schemas.openxmlformats.org/wordprocessingml/2006/main", "w"],
+  ["http://purl.oclc.org/ooxml/wordprocessingml/main", "w"],
+  ["http://schemas.openxmlformats.org/officeDocument/2006/relationships", "r"],
+  ["http://purl.oclc.org/ooxml/officeDocument/relationships", "r"],
+  ["http://schemas.openxmlformats.org/officeDocument/2006/math", "m"],
+  ["http://schemas.openxmlformats.org/markup-compatibility/2006", "mc"],
+  ["http://schemas.openxmlformats.org/package/2006/relationships", ""],
+  ["http://schemas.openxmlformats.org/package/2006/content-types", ""],
+  ["http://schemas.openxmlformats.org/package/2006/metadata/core-properties", "cp"],
+  ["http://purl.org/dc/elements/1.1/", "dc"],
+]);
+
+/** Whether declaration `xmlns[:prefix]="uri"` gives a known namespace another prefix than its conventional one. */
+function unconventional(attribute: string, uri: string): boolean {
+  const conventional = CONVENTIONAL_PREFIX.get(uri);
+  return conventional !== undefined && attribute.slice(6) !== conventional;
+}
+
+/**
+ * Prefixes a document declares for known namespaces → the conventional ones ("" for a default namespace). For the
+ * whole document from the declaration on, not its element's scope: a document redeclaring a prefix for another
+ * namespace inside is not worth a scope stack on every element of every document.
+ */
+class PrefixRenames {
+  private readonly prefixes = new Map<string, string>();
+  /** The conventional prefix of the default namespace, when the document's default is a known, prefixed one. */
+  private defaultPrefix?: string;
+
+  /** Takes declaration `xmlns[:prefix]="uri"` of a known namespace. */
+  declare(attribute: string, uri: string): void {
+    const conventional = CONVENTIONAL_PREFIX.get(uri)!;
+    const prefix = attribute.slice(6);
+    if (prefix) this.prefixes.set(prefix, conventional);
+    else this.defaultPrefix = conventional || undefined;
+  }
+
+  /** An element's (or, `attribute`, an attribute's: they take no default namespace) name as conventionally prefixed. */
+  rename(name: string, attribute: boolean): string {
+    const colon = name.indexOf(":");
+    if (colon < 0) return attribute || !this.defaultPrefix ? name : `${this.defaultPrefix}:${name}`;
+    const to = this.prefixes.get(name.slice(0, colon));
+    return to === undefined ? name : to ? to + name.slice(colon) : name.slice(colon + 1);
+  }
+}
+
 const NAME = /[^\s/>]+/y;
 const ATTRIBUTE = /\s*([^\s=/>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s/>]+)))?/y;
 
@@ -79,6 +132,8 @@ export function parseXml(xml: string, kind: string, partName: string): XmlElemen
     open.set(el.tagName, open.get(el.tagName)! - 1);
   };
   let root: XmlElement | undefined;
+  /** Set once the document declares a known namespace under a prefix of its own. */
+  let renames: PrefixRenames | undefined;
   const n = xml.length;
   const addText = (text: string) => {
     const parent = stack[stack.length - 1];
@@ -112,7 +167,8 @@ export function parseXml(xml: string, kind: string, partName: string): XmlElemen
       i = end < 0 ? n : end + 1;
     } else if (xml[lt + 1] === "/") {
       const end = xml.indexOf(">", lt + 2);
-      const name = xml.slice(lt + 2, end < 0 ? n : end).trim();
+      let name = xml.slice(lt + 2, end < 0 ? n : end).trim();
+      if (renames) name = renames.rename(name, false);
       if ((open.get(name) ?? 0) > 0) {
         while (stack[stack.length - 1]!.tagName !== name) pop();
         pop();
@@ -120,7 +176,7 @@ export function parseXml(xml: string, kind: string, partName: string): XmlElemen
       i = end < 0 ? n : end + 1;
     } else {
       NAME.lastIndex = lt + 1;
-      const name = NAME.exec(xml)?.[0];
+      let name = NAME.exec(xml)?.[0];
       if (!name) {
         addText("<");
         i = lt + 1;
@@ -132,8 +188,16 @@ export function parseXml(xml: string, kind: string, partName: string): XmlElemen
         ATTRIBUTE.lastIndex = at;
         const m = ATTRIBUTE.exec(xml);
         if (!m || m[0].length === 0) break;
-        (attributes ??= new Map()).set(m[1]!, decode(m[2] ?? m[3] ?? m[4] ?? ""));
+        const key = m[1]!;
+        const value = decode(m[2] ?? m[3] ?? m[4] ?? "");
+        (attributes ??= new Map()).set(key, value);
+        // 0x78 is "x": only a namespace declaration (`xmlns`, `xmlns:p`) goes on to the full test.
+        if (key.charCodeAt(0) === 0x78 && (key === "xmlns" || key.startsWith("xmlns:")) && unconventional(key, value)) (renames ??= new PrefixRenames()).declare(key, value);
         at = ATTRIBUTE.lastIndex;
+      }
+      if (renames) {
+        name = renames.rename(name, false);
+        if (attributes) attributes = new Map([...attributes].map(([key, value]) => [renames!.rename(key, true), value]));
       }
       const close = xml.indexOf(">", at);
       const selfClosing = close > 0 && xml[close - 1] === "/";

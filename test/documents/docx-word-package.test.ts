@@ -1,0 +1,88 @@
+/**
+ * DOCX packages as writers other than desktop Word lay them out (documents/office/docx-package.ts, xml.ts): the main
+ * part found through `_rels/.rels` (Word for the web's `word/document2.xml`), its styles, numbering and notes through
+ * its own relationships (relative and absolute targets), and parts whose XML names the WordprocessingML namespace
+ * with another prefix (Python's ElementTree writes `ns0:`). Each package is built here as a zip of its parts.
+ */
+import { describe, expect, test } from "bun:test";
+import { strToU8, zipSync } from "fflate";
+import { docxToBlocks } from "../../src/documents/office/docx.ts";
+import { convertOffice } from "../../src/documents/office/readers.ts";
+import { parseXml } from "../../src/documents/office/xml.ts";
+
+const W_URI = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
+const R_URI = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+const PKG_URI = "http://schemas.openxmlformats.org/package/2006/relationships";
+const NS = `xmlns:w="${W_URI}" xmlns:r="${R_URI}"`;
+const rel = (id: string, type: string, target: string, external = false) =>
+  `<Relationship Id="${id}" Type="${R_URI}/${type}" Target="${target}"${external ? ' TargetMode="External"' : ""}/>`;
+const rels = (...items: string[]) => `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_URI}">${items.join("")}</Relationships>`;
+const para = (text: string, pPr = "") => `<w:p>${pPr ? `<w:pPr>${pPr}</w:pPr>` : ""}<w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
+const zip = (parts: Record<string, string>) => zipSync(Object.fromEntries(Object.entries(parts).map(([name, text]) => [name, strToU8(text)])));
+
+describe("the main part and its parts, by relationship", () => {
+  test("Word for the web's word/document2.xml is the body, its styles, numbering, notes and links by its own relationships", () => {
+    const body =
+      para("Overview", '<w:pStyle w:val="Heading1"/>') +
+      para("First", '<w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>') +
+      para("Second", '<w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>') +
+      `<w:p><w:hyperlink r:id="rIdLink"><w:r><w:t>the site</w:t></w:r></w:hyperlink><w:r><w:footnoteReference w:id="1"/></w:r></w:p>`;
+    const bytes = zip({
+      "_rels/.rels": rels(rel("rId1", "officeDocument", "word/document2.xml"), `<Relationship Id="rId2" Type="${PKG_URI}/metadata/core-properties" Target="docProps/core2.xml"/>`),
+      "word/document2.xml": `<w:document ${NS}><w:body>${body}</w:body></w:document>`,
+      // A relative target, an absolute one, and one up and down again.
+      "word/_rels/document2.xml.rels": rels(
+        rel("rIdS", "styles", "styles2.xml"),
+        rel("rIdN", "numbering", "/word/lists.xml"),
+        rel("rIdF", "footnotes", "../word/notes/foot.xml"),
+        rel("rIdLink", "hyperlink", "https://example.com/", true),
+      ),
+      "word/styles2.xml": `<w:styles ${NS}><w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style></w:styles>`,
+      "word/lists.xml": `<w:numbering ${NS}><w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num></w:numbering>`,
+      "word/notes/foot.xml": `<w:footnotes ${NS}><w:footnote w:id="1"><w:p><w:hyperlink r:id="rIdNote"><w:r><w:t>Source</w:t></w:r></w:hyperlink></w:p></w:footnote></w:footnotes>`,
+      "word/notes/_rels/foot.xml.rels": rels(rel("rIdNote", "hyperlink", "https://example.org/source", true)),
+      "docProps/core2.xml": `<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Web Title</dc:title></cp:coreProperties>`,
+    });
+    const doc = convertOffice("docx", bytes);
+    expect(doc.markdown).toBe("# Overview\n\n1. First\n2. Second\n\n[the site](https://example.com/)[^1]\n\n[^1]: [Source](https://example.org/source)\n");
+    expect(doc.metadata.title).toBe("Web Title");
+  });
+
+  test("part names compare case-insensitively (and percent-decoded), and a package without relationships is read by the conventional names", () => {
+    const bytes = zip({
+      "_rels/.rels": rels(rel("rId1", "officeDocument", "/Word/Main%20Part.XML")),
+      "word/main part.xml": `<w:document ${NS}><w:body>${para("Found")}</w:body></w:document>`,
+    });
+    expect(convertOffice("docx", bytes).markdown).toBe("Found\n");
+    expect(convertOffice("docx", zip({ "word/document.xml": `<w:document ${NS}><w:body>${para("Plain")}</w:body></w:document>` })).markdown).toBe("Plain\n");
+  });
+
+  test("a main part the package names but does not hold falls back to word/document.xml; with neither the file is SCRAPE_DOCUMENT_CORRUPT", () => {
+    const named = (extra: Record<string, string>) => zip({ "_rels/.rels": rels(rel("rId1", "officeDocument", "word/gone.xml")), ...extra });
+    expect(convertOffice("docx", named({ "word/document.xml": `<w:document ${NS}><w:body>${para("Fallback")}</w:body></w:document>` })).markdown).toBe("Fallback\n");
+    expect(() => docxToBlocks(named({ "word/other.xml": "<x/>" }))).toThrow("word/document.xml is missing");
+  });
+});
+
+describe("a namespace under another prefix (xml.ts)", () => {
+  test("ElementTree's ns0: for WordprocessingML and ns1: for relationships read as w: and r:, its rels' ns0: as unprefixed", () => {
+    const document =
+      `<?xml version="1.0" encoding="UTF-8"?><ns0:document xmlns:ns0="${W_URI}" xmlns:ns1="${R_URI}"><ns0:body>` +
+      `<ns0:p><ns0:r><ns0:t>Body text.</ns0:t></ns0:r></ns0:p>` +
+      `<ns0:p><ns0:hyperlink ns1:id="rId7"><ns0:r><ns0:rPr><ns0:b /></ns0:rPr><ns0:t>a link</ns0:t></ns0:r></ns0:hyperlink></ns0:p>` +
+      `</ns0:body></ns0:document>`;
+    const bytes = zip({
+      "word/document.xml": document,
+      "word/_rels/document.xml.rels": `<ns0:Relationships xmlns:ns0="${PKG_URI}"><ns0:Relationship Id="rId7" Type="${R_URI}/hyperlink" Target="https://example.com/" TargetMode="External" /></ns0:Relationships>`,
+    });
+    expect(convertOffice("docx", bytes).markdown).toBe("Body text.\n\n[**a link**](https://example.com/)\n");
+  });
+
+  test("a default namespace of WordprocessingML names unprefixed elements as w:; ordinary prefixes and unknown namespaces are left alone", () => {
+    const root = parseXml(`<document xmlns="${W_URI}" xmlns:w="${W_URI}"><body><p><r><t w:space="x">Hi</t></r></p></body></document>`, "DOCX", "x");
+    expect(root.tagName).toBe("w:document");
+    expect(root.childNodes.map((c) => (typeof c === "string" ? c : c.tagName))).toEqual(["w:body"]);
+    const plain = parseXml(`<w:document xmlns:w="${W_URI}" xmlns:x="urn:other"><x:y a="1"/></w:document>`, "DOCX", "x");
+    expect([plain.tagName, (plain.childNodes[0] as { tagName: string }).tagName]).toEqual(["w:document", "x:y"]);
+  });
+});
