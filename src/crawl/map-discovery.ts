@@ -25,7 +25,7 @@ import { sleep } from "../scheduler/abortable.ts";
 import { isSocialMediaOrEmail } from "./filter.ts";
 import { createYielder } from "./filter-yielding.ts";
 import { MAP_GROUP, type MapListing } from "./map-listing.ts";
-import { readMapPage } from "./map-page.ts";
+import { readMapPage, readMapPageInfo } from "./map-page.ts";
 import { DiscoveryQueue, type QueuedPage } from "./map-queue.ts";
 import { DISCOVERY_SKIPS_TLS_VERIFICATION, type RobotsCache, type RobotsEntry } from "./robots-cache.ts";
 import { robotsAgents } from "./robots.ts";
@@ -38,6 +38,11 @@ export const MAP_PAGE_TIMEOUT_MS = 15_000;
 export const MAP_MIN_PAGE_MS = 500;
 /** Largest page parsed for links. */
 export const MAP_MAX_PAGE_BYTES = 10 * 1024 * 1024;
+/**
+ * Largest page (in characters) read for its title and description alone, once `limit` URLs are known: a page fetched
+ * in the batch that reached `limit` keeps the title it was fetched for, at the cost of one parse of at most this.
+ */
+export const MAP_MAX_INFO_ONLY_CHARS = 1024 * 1024;
 /**
  * With `search`, the best results known that must have been fetched (or not be waiting to) before discovery stops
  * early: enough for the first screen of results, few enough that a large `limit` met from the sitemaps costs at most
@@ -57,6 +62,8 @@ export interface DiscoveryOptions {
   delay?: number;
   /** Pages told apart as results are (www, scheme, trailing slash, index files folded). @default true */
   deduplicateSimilarURLs?: boolean;
+  /** Results are listed without their query: a page's other queries are its variants (crawl/map-queue.ts). @default true */
+  ignoreQueryParameters?: boolean;
 }
 
 /** What discovery needs from the map. */
@@ -126,17 +133,47 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
     const delayS = options.delay ?? (options.ignoreRobotsTxt ? undefined : robots.crawlDelaySeconds(agents));
     delayMs = Math.max(delayMs, (delayS ?? 0) * 1000);
   };
-  const queue = new DiscoveryQueue({ url: startUrl, listed: startUrl, depth: 0 }, { maxPages: ctx.maxPages, searching: found.searching, deduplicateSimilarURLs: options.deduplicateSimilarURLs });
+  const queue = new DiscoveryQueue(
+    { url: startUrl, listed: startUrl, depth: 0 },
+    {
+      maxPages: ctx.maxPages,
+      searching: found.searching,
+      deduplicateSimilarURLs: options.deduplicateSimilarURLs,
+      ignoreQueryParameters: options.ignoreQueryParameters,
+      // Asked before a page is queued, so a disallowed one holds no place and takes no fetch (as cached: another
+      // site's robots.txt, not read yet, is asked again before the page is fetched).
+      robots: options.ignoreRobotsTxt ? undefined : (url) => ctx.robots.isAllowed(url, agents),
+    },
+  );
   let lastFetchAt = -Infinity;
 
-  /** Fetches one page: `answered` with its HTML when it has some to read, `timeout`, or `skipped` (robots, failure). */
-  const fetchPage = async ({ url, depth }: QueuedPage, timeoutMs: number, known?: RobotsEntry): Promise<Fetched> => {
-    if (!options.ignoreRobotsTxt) {
-      // The start page's robots.txt is the one the map read (and warns about); another page's is waited for within
-      // the page's time: one that does not answer in it counts as unreachable (disallow all).
-      const entry = known ?? (await ctx.robots.getWithin(url, timeoutMs, signal));
-      if (!entry.isAllowed(url, agents)) return { outcome: "skipped" };
+  /**
+   * Whether robots.txt lets discovery fetch `url`: the one the map read for the start page (and warns about), else
+   * the page's site's, waited for at most `waitMs` (one that does not answer in it counts as unreachable, disallow all).
+   */
+  const robotsAllow = async (url: string, waitMs: number, known?: RobotsEntry): Promise<boolean> => {
+    if (options.ignoreRobotsTxt) return true;
+    const entry = known ?? (await ctx.robots.getWithin(url, waitMs, signal));
+    return entry.isAllowed(url, agents) === true;
+  };
+
+  /**
+   * The next pages to fetch, at most `n`, each allowed by robots.txt before it takes a slot of the page budget: a
+   * disallowed one gives its slot back (before, it was taken: 18 of 50 fetches behind `Disallow: /*?`).
+   */
+  const takeAllowed = async (n: number, endAt: number): Promise<QueuedPage[]> => {
+    const batch: QueuedPage[] = [];
+    while (batch.length < n) {
+      const [next] = queue.take(1);
+      if (!next) break;
+      if (await robotsAllow(next.url, endAt - performance.now() - MAP_MIN_PAGE_MS)) batch.push(next);
+      else queue.refund();
     }
+    return batch;
+  };
+
+  /** Fetches one page (robots.txt allowed it): `answered` with its HTML when it has some to read, `timeout`, or `skipped` (a failure). */
+  const fetchPage = async ({ url, depth }: QueuedPage, timeoutMs: number): Promise<Fetched> => {
     let page;
     try {
       // Certificates are not verified, as a scrape's are not by default (DISCOVERY_SKIPS_TLS_VERIFICATION).
@@ -159,9 +196,14 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
    */
   const readPage = async (fetched: Fetched & { outcome: "answered" }, endAt = Infinity): Promise<boolean> => {
     const { url, depth, finalUrl, html } = fetched;
-    // A page fetched in the batch that filled the list: nothing it links to could be listed any more.
-    if (html === undefined || found.full) return true;
+    if (html === undefined) return true;
     if (performance.now() >= endAt) return false;
+    if (found.full) {
+      // A page fetched in the batch that filled the list: nothing it links to could be listed any more, but its
+      // title and description are wanted (it is listed), when that costs one small parse.
+      if (html.length <= MAP_MAX_INFO_ONLY_CHARS) found.add(url, MAP_GROUP.discovered, readMapPageInfo(html));
+      return true;
+    }
     const page = readMapPage(html, finalUrl);
     const info = { title: page.title, description: page.description };
     found.add(url, MAP_GROUP.discovered, info);
@@ -178,7 +220,9 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
       if (found.full) break;
       const judged = found.judge(link);
       if (!judged) continue;
-      const queued = follow && found.onSite(link) && !NOT_HTML.test(new URL(judged.url).pathname) && queue.offer({ url: judged.href, listed: judged.url, depth: depth + 1 }, judged.match);
+      // Queued as linked (its query kept: pagination); crawl/map-queue.ts drops tracking parameters and keeps a page's
+      // query variants behind the site's pages.
+      const queued = follow && found.onSite(link) && !NOT_HTML.test(new URL(judged.url).pathname) && queue.offer({ url: judged.href, listed: judged.url, depth: depth + 1 }, judged.match, judged.key);
       found.keep(judged, queued);
     }
     return true;
@@ -197,7 +241,8 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
       if (maxDepth === 0 || ctx.maxPages <= 0) return { answered: false, timedOut: false };
       lastFetchAt = performance.now();
       const [first] = queue.take(1);
-      const fetched = await fetchPage(first!, Math.min(MAP_PAGE_TIMEOUT_MS, timeoutMs), robots);
+      if (!first || !(await robotsAllow(first.url, timeoutMs, robots))) return { answered: false, timedOut: false };
+      const fetched = await fetchPage(first, Math.min(MAP_PAGE_TIMEOUT_MS, timeoutMs));
       if (fetched.outcome !== "answered") return { answered: false, timedOut: fetched.outcome === "timeout" };
       if (fetched.finalUrl !== startUrl) {
         const landed = landedElsewhere(startUrl, fetched.finalUrl);
@@ -212,10 +257,11 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
         let now = performance.now();
         // With a delay, one page at a time, a pause before each; never a pause the next fetch would not fit after.
         const beginAt = delayMs > 0 ? Math.max(now, lastFetchAt + delayMs) : now;
-        if (endAt - beginAt < MAP_MIN_PAGE_MS) return { reason: beginAt > now ? "delay" : "time", pagesFetched: queue.fetched, pagesLeft: queue.length, delayMs };
+        if (endAt - beginAt < MAP_MIN_PAGE_MS) return { reason: beginAt > now ? "delay" : "time", pagesFetched: queue.fetched, pagesLeft: queue.fetchable, delayMs };
         if (beginAt > now) await sleep(beginAt - now, signal);
+        const batch = await takeAllowed(delayMs > 0 ? 1 : MAP_CONCURRENCY, endAt);
+        if (batch.length === 0) continue; // every page waiting was disallowed: the loop's test says whether more wait
         now = lastFetchAt = performance.now();
-        const batch = queue.take(delayMs > 0 ? 1 : MAP_CONCURRENCY);
         // Fetched together, read one at a time in the order queued: a map of an unchanged site lists the same links
         // in the same order whichever answer comes first (one page's DOM in memory at a time, too).
         const fetches = batch.map((item) => fetchPage(item, Math.min(MAP_PAGE_TIMEOUT_MS, endAt - now)));
@@ -225,7 +271,7 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
           const fetched = await f;
           if (fetched.outcome === "answered" && readWhole) readWhole = await readPage(fetched, endAt);
         }
-        if (!readWhole) return { reason: "time", pagesFetched: queue.fetched, pagesLeft: queue.length, delayMs };
+        if (!readWhole) return { reason: "time", pagesFetched: queue.fetched, pagesLeft: queue.fetchable, delayMs };
       }
       return undefined;
     },

@@ -68,13 +68,20 @@ export interface JudgedLink {
   /** `search` keeps it (always, without `search`). */
   match: boolean;
   rank?: SearchRank;
+  /** It is the listed URL itself, not one of its query variants (`/events` for `/events?date=…`). */
+  itself: boolean;
 }
 
 interface Entry extends MapLink {
   group: MapGroup;
   seq: number;
   rank?: SearchRank;
+  /** Its title and description are those of the page at its own URL, not of one of its query variants. */
+  ownInfo?: boolean;
 }
+
+/** A fetched page's title and description. */
+type PageInfo = { title?: string; description?: string };
 
 /** Accumulates a map's results (see the module comment for their order and bounds). */
 export class MapListing {
@@ -150,10 +157,11 @@ export class MapListing {
   judge(raw: string): JudgedLink | undefined {
     const r = this.listed.check(raw.replace(/#.*$/s, ""), { depth: 0 });
     if (!r.ok) return undefined;
+    const itself = r.url === r.href;
     const prev = this.byKey.get(r.key);
-    if (prev) return { url: prev.url, key: r.key, href: r.href, match: this.isMatch(prev), rank: prev.rank };
+    if (prev) return { url: prev.url, key: r.key, href: r.href, match: this.isMatch(prev), rank: prev.rank, itself };
     const rank = this.query ? searchRank({ url: r.url }, this.query) : undefined;
-    return { url: r.url, key: r.key, href: r.href, match: !rank || rank.score > 0, rank };
+    return { url: r.url, key: r.key, href: r.href, match: !rank || rank.score > 0, rank, itself };
   }
 
   /**
@@ -168,8 +176,13 @@ export class MapListing {
     return true;
   }
 
-  /** Adds `raw` (the start URL, a sitemap URL, a page fetched); returns its listed URL when it is listable. */
-  add(raw: string, group: MapGroup, info: { title?: string; description?: string } = {}): string | undefined {
+  /**
+   * Adds `raw` (the start URL, a sitemap URL, a page fetched at `raw` with its title and description); returns its
+   * listed URL when it is listable. A page's title fills a listed URL's missing one, and the page fetched at the
+   * listed URL itself replaces one a query variant gave: `/events` was listed as "Events on 2026-11-01", the title
+   * of `/events?date=2026-11-01`, fetched first.
+   */
+  add(raw: string, group: MapGroup, info: PageInfo = {}): string | undefined {
     const judged = this.judge(raw);
     if (!judged) return undefined;
     const prev = this.byKey.get(judged.key);
@@ -180,16 +193,25 @@ export class MapListing {
       prev.group = group;
       prev.seq = this.seq++;
     }
-    if ((info.title && !prev.title) || (info.description && !prev.description)) {
-      const wasMatch = this.isMatch(prev);
+    if (!info.title && !info.description) return prev.url;
+    const replace = judged.itself && !prev.ownInfo;
+    if (!replace && (prev.title || !info.title) && (prev.description || !info.description)) return prev.url;
+    const wasMatch = this.isMatch(prev);
+    if (replace) {
+      prev.title = info.title ?? prev.title;
+      prev.description = info.description ?? prev.description;
+      prev.ownInfo = true;
+    } else {
       prev.title ??= info.title;
       prev.description ??= info.description;
-      // A title or description can make a link relevant; relevance only grows, so a match stays one.
-      if (this.query) prev.rank = searchRank(prev, this.query);
-      if (!wasMatch && this.isMatch(prev)) {
-        this.matches++;
-        if (prev.group === MAP_GROUP.discovered) this.discoveredMatches++;
-      }
+    }
+    // A title or description can make a link relevant, and a variant's that is replaced may have made it so.
+    if (this.query) prev.rank = searchRank(prev, this.query);
+    const isMatch = this.isMatch(prev);
+    if (wasMatch !== isMatch) {
+      const step = isMatch ? 1 : -1;
+      this.matches += step;
+      if (prev.group === MAP_GROUP.discovered) this.discoveredMatches += step;
     }
     return prev.url;
   }
@@ -214,8 +236,9 @@ export class MapListing {
     return entries.map(({ url, title, description }) => ({ url, ...(title ? { title } : {}), ...(description ? { description } : {}) }));
   }
 
-  private insert(judged: JudgedLink, group: MapGroup, info: { title?: string; description?: string }): Entry {
+  private insert(judged: JudgedLink, group: MapGroup, info: PageInfo): Entry {
     const entry: Entry = { url: judged.url, ...info, group, seq: this.seq++ };
+    if ((info.title || info.description) && judged.itself) entry.ownInfo = true;
     if (this.query) entry.rank = info.title || info.description ? searchRank(entry, this.query) : (judged.rank ?? searchRank(entry, this.query));
     if (this.isMatch(entry)) {
       this.matches++;

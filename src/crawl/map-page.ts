@@ -5,9 +5,10 @@
  * The title is the document's own: the first `<title>` outside `<svg>` (and `<script>`, `<style>`, `<template>`),
  * as a browser's `document.title` takes only an HTML title element (pipeline/document-scan.ts). A page without a
  * head title was listed as "Close icon", an inline SVG icon's title. The description is the first
- * `<meta name="description">`. Both have their whitespace collapsed (a description kept its newlines and
- * indentation) and are cut at a word before {@link MAP_MAX_TITLE_CHARS} and {@link MAP_MAX_DESCRIPTION_CHARS}: a
- * 20,000-character title came back whole, in a listing meant to be skimmed.
+ * `<meta name="description">` with some text (an empty one, a template's placeholder, hid a real one after it).
+ * Both have their whitespace collapsed (a description kept its newlines and indentation) and are cut at a word
+ * before {@link MAP_MAX_TITLE_CHARS} and {@link MAP_MAX_DESCRIPTION_CHARS}: a 20,000-character title came back
+ * whole, in a listing meant to be skimmed.
  */
 import { extractLinks } from "../pipeline/links.ts";
 import { scanDocument } from "../pipeline/document-scan.ts";
@@ -47,10 +48,22 @@ export function clipText(text: string | null | undefined, maxChars: number): str
 /** The title, description and links of an HTML page served from `pageUrl` (its final URL). */
 export function readMapPage(html: string, pageUrl: string): MapPage {
   const doc = parseHtml(html);
+  return { ...pageInfo(doc), links: extractLinks(doc, documentBaseUrl(doc, pageUrl)) };
+}
+
+/** The title and description of an HTML page, without its links. */
+export function readMapPageInfo(html: string): Omit<MapPage, "links"> {
+  return pageInfo(parseHtml(html));
+}
+
+function pageInfo(doc: Document): Omit<MapPage, "links"> {
   const scan = scanDocument(doc);
   const title = clipText(scan.title?.textContent, MAP_MAX_TITLE_CHARS);
-  const meta = scan.metas.find((m) => m.getAttribute("name")?.toLowerCase() === "description" && m.hasAttribute("content"));
-  const description = clipText(meta?.getAttribute("content"), MAP_MAX_DESCRIPTION_CHARS);
-  const links = extractLinks(doc, documentBaseUrl(doc, pageUrl));
-  return { ...(title ? { title } : {}), ...(description ? { description } : {}), links };
+  let description: string | undefined;
+  for (const m of scan.metas) {
+    if (m.getAttribute("name")?.toLowerCase() !== "description") continue;
+    description = clipText(m.getAttribute("content"), MAP_MAX_DESCRIPTION_CHARS);
+    if (description) break;
+  }
+  return { ...(title ? { title } : {}), ...(description ? { description } : {}) };
 }

@@ -14,10 +14,17 @@
  * existed. A word already ending in s has no plural by `+s`, and a few common 4-letter words ending in s are not
  * plurals of a 3-letter one ({@link NOT_PLURALS}: `news` is not `new`).
  *
- * Order: a link whose last path segment is the query (its words, in order: `/pricing` for "pricing",
- * `/getting-started/` for "getting started") comes first, as the page a user means; such links by score, then one
- * written in lower case (an uppercase `/Pricing` variant is often a 404), then the shorter path (`/pricing` before
- * `/en/pricing`). Every other link by score; ties keep the listing's order.
+ * Two bonuses name the page a user means. A link whose last path segment is the query (its words, in order:
+ * `/pricing` for "pricing", `/getting-started/` for "getting started", `/pricing.html` and `/pricing/index.html` too)
+ * gets {@link EXACT_SEGMENT_BONUS}, one less written in another case (an uppercase `/Pricing` variant is often a
+ * 404). A title with every query word gets {@link TITLE_MATCH_BONUS}, as much: a page that calls itself the thing
+ * searched for is as good a sign as its URL. The segment bonus used to put a link above every score, so an unfetched
+ * `/blog/tag/python-sdk` (no title) came before `/docs/sdk/python` titled "Python SDK", and `/blog/2019/03/pricing`
+ * before `/en-us/pricing-plans` titled "Pricing".
+ *
+ * Order: by score; on equal scores a link whose last segment is the query first, and among those the shallower
+ * path (fewer segments, then fewer characters: `/pricing` before `/en/pricing`); other ties keep the listing's order
+ * (the site's own, which a depth rule would overturn: `/docs-archive` before the `/docs/a` that `/docs` lists).
  */
 
 /** What ranking reads from a link. */
@@ -37,18 +44,27 @@ export interface SearchQuery {
 
 /** How well a link matches a query, compared by {@link compareRanks}. */
 export interface SearchRank {
-  /** 0: unrelated (the link is dropped). */
+  /** {@link relevance} and the bonuses (see the module comment); 0: unrelated (the link is dropped). */
   score: number;
-  /** The last path segment is the query: 2 written in lower case, 1 in another case, 0 not. */
-  exact: 0 | 1 | 2;
-  /** Characters of the path (a trailing slash not counted): shorter wins among exact matches. */
+  /** The last path segment is the query (in any case). */
+  exact: boolean;
+  /** Segments of the path (an index file and a trailing slash not counted): fewer wins among exact matches. */
+  depth: number;
+  /** Characters of that path: fewer wins among exact matches of one depth. */
   pathLength: number;
 }
+
+/** Score added when a link's last path segment is the query (one less when not written in lower case). */
+export const EXACT_SEGMENT_BONUS = 3;
+/** Score added when a link's title has every query word (or a form of it): as much as {@link EXACT_SEGMENT_BONUS}. */
+export const TITLE_MATCH_BONUS = EXACT_SEGMENT_BONUS;
 
 /** Words ending in s of 4 letters that are not the plural of their first three (`news` is not `new`s). */
 const NOT_PLURALS = new Set(["news", "plus", "lens", "this", "thus", "bias"]);
 /** A page's file extension, which a slug does not carry (`/pricing.html` is the pricing page). */
 const PAGE_EXTENSION = /\.(?:html?|php|aspx?|jsp)$/i;
+/** A directory's index file, which is the directory (crawl/url-normalize.ts folds it too). */
+const INDEX_FILE = /\/index\.(?:html?|php)$/i;
 
 /** Lower-cased words (letters and digits of any script). */
 export function words(text: string): string[] {
@@ -109,26 +125,29 @@ export function relevance(link: RankableLink, q: readonly string[], phrase: stri
 
 /** The rank of `link` for `query`. */
 export function searchRank(link: RankableLink, query: SearchQuery): SearchRank {
-  const score = relevance(link, query.words, query.phrase);
+  const relevant = relevance(link, query.words, query.phrase);
   let path: string;
   try {
-    path = safeDecode(new URL(link.url).pathname).replace(/\/+$/, "");
+    path = safeDecode(new URL(link.url).pathname).replace(INDEX_FILE, "/").replace(/\/+$/, "");
   } catch {
-    return { score, exact: 0, pathLength: Infinity };
+    return { score: relevant, exact: false, depth: Infinity, pathLength: Infinity };
   }
+  const depth = path.split("/").filter((s) => s !== "").length;
   const segment = path.slice(path.lastIndexOf("/") + 1).replace(PAGE_EXTENSION, "");
-  const exact = score > 0 && words(segment).join(" ") === query.phrase ? (segment === segment.toLowerCase() ? 2 : 1) : 0;
-  return { score, exact, pathLength: path.length };
+  const exact = relevant > 0 && words(segment).join(" ") === query.phrase;
+  if (relevant === 0) return { score: 0, exact, depth, pathLength: path.length };
+  let score = relevant;
+  if (exact) score += segment === segment.toLowerCase() ? EXACT_SEGMENT_BONUS : EXACT_SEGMENT_BONUS - 1;
+  const titleWords = words(link.title ?? "");
+  if (query.words.every((w) => titleWords.some((t) => t === w || sameStem(t, w)))) score += TITLE_MATCH_BONUS;
+  return { score, exact, depth, pathLength: path.length };
 }
 
 /** Negative when `a` ranks before `b`, positive after, 0 for a tie (see the module comment for the order). */
 export function compareRanks(a: SearchRank, b: SearchRank): number {
-  const aExact = a.exact > 0 ? 1 : 0;
-  const bExact = b.exact > 0 ? 1 : 0;
-  if (aExact !== bExact) return bExact - aExact;
   if (a.score !== b.score) return b.score - a.score;
-  if (aExact === 0) return 0;
-  return b.exact - a.exact || a.pathLength - b.pathLength;
+  if (a.exact !== b.exact) return a.exact ? -1 : 1;
+  return a.exact ? a.depth - b.depth || a.pathLength - b.pathLength : 0;
 }
 
 /** The links relevant to `search`, best first (stable). A query without words returns `links` unchanged. */

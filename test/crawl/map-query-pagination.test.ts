@@ -2,63 +2,59 @@
  * A map follows query-string pagination with `ignoreQueryParameters: true`, its default (api-v2.md §2.6): the option
  * decides how results are deduplicated and written, not what is fetched, as a crawl fetches a link's `href`
  * (docs/crawl.md). Discovery queued each link with its query removed, so `/blog/?page=2` became `/blog/`, already
- * queued: a blog of 60 posts, 5 a page, gave the first page's posts only. Local `Bun.serve({ port: 0 })` site.
+ * queued: a blog of 60 posts, 5 a page, gave the first page's posts only. Pagination is a query variant of the blog
+ * page, fetched with the budget the site's pages leave (crawl/map-queue.ts), before other variants: it still is with
+ * a share link's `?utm_*` and a calendar's `?date=` links on every page. Local `Bun.serve({ port: 0 })` site.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { mapSite, type MapDeps, type MapSiteOptions } from "../../src/crawl/map.ts";
-import { RobotsCache } from "../../src/crawl/robots-cache.ts";
-import { createEgressGate, type EgressGate } from "../../src/egress/index.ts";
-import { createHttpEngine } from "../../src/engines/http/index.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import type { MapDeps, MapSiteOptions } from "../../src/crawl/map.ts";
+import { startMapTestSite, type MapTestSite } from "../helpers/map-test-site.ts";
 
 const POSTS = 60;
 const PER_PAGE = 5;
 const PAGES = POSTS / PER_PAGE;
 
-let server: ReturnType<typeof Bun.serve>;
+let site: MapTestSite;
 let origin: string;
-let gate: EgressGate;
-let deps: MapDeps;
-/** Requests for /blog/, by their query. */
+/** Requests for /blog/, by their query; kept across the maps of one test. */
 const blogHits: string[] = [];
+/** Each page also has a share link with `?utm_*` and 10 `/blog/events?date=` links. */
+let noisy = false;
+
+/** The links every page has when {@link noisy}. */
+const noise = (path: string) => (noisy ? [`${path}?utm_source=share&utm_medium=social`, ...Array.from({ length: 10 }, (_, d) => `/blog/events?date=2026-11-${10 + d}`)] : []);
+const page = (title: string, links: string[]) => `<html><head><title>${title}</title></head><body>${links.map((h) => `<a href="${h}">${h}</a>`).join("")}</body></html>`;
 
 /** `/blog/?page=N`: its five posts and a link to the next page (`/blog/` is page 1). */
 function blogPage(n: number): string {
-  const posts = Array.from({ length: PER_PAGE }, (_, i) => `<a href="/blog/post-${(n - 1) * PER_PAGE + i + 1}">post</a>`).join("");
-  const next = n < PAGES ? `<a href="/blog/?page=${n + 1}">next</a>` : "";
-  return `<html><head><title>Blog page ${n}</title></head><body>${posts}${next}</body></html>`;
+  const links = Array.from({ length: PER_PAGE }, (_, i) => `/blog/post-${(n - 1) * PER_PAGE + i + 1}`);
+  if (n < PAGES) links.push(`/blog/?page=${n + 1}`);
+  return page(`Blog page ${n}`, [...links, ...noise("/blog/")]);
 }
 
 beforeAll(async () => {
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      const u = new URL(req.url);
-      if (u.pathname === "/blog/") {
-        blogHits.push(u.search);
-        return new Response(blogPage(Number(u.searchParams.get("page") ?? "1")), { headers: { "content-type": "text/html" } });
-      }
-      if (u.pathname.startsWith("/blog/post-")) return new Response(`<html><head><title>${u.pathname}</title></head><body>post</body></html>`, { headers: { "content-type": "text/html" } });
-      return new Response("not found", { status: 404 });
-    },
+  site = await startMapTestSite((u) => {
+    const html = (body: string) => new Response(body, { headers: { "content-type": "text/html" } });
+    if (u.pathname === "/blog/") {
+      blogHits.push(u.search);
+      return html(blogPage(Number(u.searchParams.get("page") ?? "1")));
+    }
+    if (u.pathname.startsWith("/blog/post-") || u.pathname === "/blog/events") return html(page(u.pathname, noise(u.pathname)));
+    return new Response("not found", { status: 404 });
   });
-  origin = `http://127.0.0.1:${server.port}`;
-  gate = await createEgressGate({ allowPrivateNetwork: true });
-  const engine = createHttpEngine({ gate });
-  deps = { engine, robots: new RobotsCache({ engine }), gate };
+  origin = site.origin;
 });
-afterAll(async () => {
-  await gate.close();
-  server.stop(true);
-});
-beforeEach(() => {
-  blogHits.length = 0;
-});
+afterAll(() => site.close());
 
-const map = (o: Partial<MapSiteOptions> = {}, d: Partial<MapDeps> = {}) => mapSite({ url: `${origin}/blog/`, sitemap: "skip", ...o }, { ...deps, ...d });
+const map = (o: Partial<MapSiteOptions> = {}, d: Partial<MapDeps> = {}) => site.map({ path: "/blog/", ...o }, d);
 const posts = (r: { links: { url: string }[] }) => r.links.map((l) => l.url).filter((u) => u.includes("/post-"));
 
 describe("map: query-string pagination", () => {
+  afterEach(() => {
+    blogHits.length = 0;
+    noisy = false;
+  });
+
   test("the default (ignoreQueryParameters: true) follows ?page=N and lists every post, written without queries", async () => {
     // Breadth-first, each blog page is fetched after the previous one's posts: 67 pages in all, past the default
     // budget of 50 (which reaches page 9); a budget of 100 reaches the end.
@@ -83,5 +79,14 @@ describe("map: query-string pagination", () => {
     const dflt = await map();
     expect(blogHits.length).toBe(2 + 9); // the default budget, 50 pages, reaches ?page=9
     expect(posts(dflt)).toHaveLength(9 * PER_PAGE);
+  });
+
+  test("with share links' ?utm_* and a calendar's ?date= links on every page, pagination still lists every post", async () => {
+    noisy = true;
+    const r = await map({}, { maxPages: 100 });
+    expect(posts(r)).toHaveLength(POSTS);
+    expect(blogHits).toEqual(["", ...Array.from({ length: PAGES - 1 }, (_, i) => `?page=${i + 2}`)]); // no ?utm_ fetch
+    // /blog/events, fetched at the first ?date= linked, and 5 other dates at most: they went after every blog page.
+    expect(site.hits.filter((h) => h.startsWith("/blog/events?"))).toHaveLength(1 + 5);
   });
 });

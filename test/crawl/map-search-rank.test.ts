@@ -3,7 +3,9 @@
  * `search:"pricing", limit:1` answered an uppercase 404 variant `/Pricing` or `/blog/post-1-pricing-update`, not
  * `/pricing`: discovery stopped at the first weak match, before the pages whose titles count were fetched, ties kept
  * discovery order, and nothing preferred a path that is the query. Words under 4 letters had no plural: `search:"faqs"`
- * found nothing though `/docs/faq` existed. Local `Bun.serve({ port: 0 })` site.
+ * found nothing though `/docs/faq` existed. The exact last segment then came before any score, so an unfetched tag page
+ * `/blog/tag/python-sdk` beat `/docs/sdk/python` titled "Python SDK"; it is now a bonus a matching title equals.
+ * Local `Bun.serve({ port: 0 })` site.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { mapSite, type MapDeps, type MapSiteOptions } from "../../src/crawl/map.ts";
@@ -56,6 +58,19 @@ describe("search order", () => {
     expect(ranked(["/pricing-old", "/pricing.html"], "pricing")).toEqual(at("/pricing.html", "/pricing-old"));
     // Other links keep their order on equal scores.
     expect(ranked(["/b/pricing-x", "/a/pricing-y"], "pricing")).toEqual(at("/b/pricing-x", "/a/pricing-y"));
+  });
+
+  test("an exact last segment is a bonus, not a tier above every score: a title naming the query weighs as much", () => {
+    const rankedWith = (links: [string, string?][], search: string) =>
+      rankBySearch(links.map(([path, title]) => ({ url: `https://example.com${path}`, ...(title ? { title } : {}) })), search).map((l) => new URL(l.url).pathname);
+    expect(rankedWith([["/blog/tag/python-sdk"], ["/docs/sdk/python", "Python SDK"]], "python sdk")).toEqual(["/docs/sdk/python", "/blog/tag/python-sdk"]);
+    expect(rankedWith([["/blog/tag/api"], ["/docs/api-reference", "API Reference"]], "api")).toEqual(["/docs/api-reference", "/blog/tag/api"]);
+    expect(rankedWith([["/careers/jobs/security"], ["/trust/security-overview", "Security at Acme"]], "security")).toEqual(["/trust/security-overview", "/careers/jobs/security"]);
+    expect(rankedWith([["/blog/2019/03/pricing"], ["/en-us/pricing-plans", "Pricing"]], "pricing")).toEqual(["/en-us/pricing-plans", "/blog/2019/03/pricing"]);
+  });
+
+  test("an index file is its folder: /pricing/index.html is an exact match, as shallow as /pricing", () => {
+    expect(ranked(["/blog/pricing-news", "/en/pricing", "/pricing/index.html"], "pricing")).toEqual(at("/pricing/index.html", "/en/pricing", "/blog/pricing-news"));
   });
 
   test("words under 4 letters match their plural, both ways", () => {
