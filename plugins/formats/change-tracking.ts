@@ -12,13 +12,17 @@
  *   it was made with them); without one, the LLM's description of the change. Only when changed.
  * The page is always fetched live (a cached copy would hide changes): with `minAge` or `lockdown`, which allow only
  * the cache, it is a 400 before anything is fetched (scrape/page-source.ts). Requires `markdown` among the formats.
- * An answer that is a transient error (503, 429, a 403 bot wall: {@link isTransientErrorStatus}) is compared but not
- * kept as the next scrape's baseline, with a warning.
+ * An answer that is an error (503, 429, a 403 bot wall: change-tracking/answer-status.ts) is stored as an error
+ * answer, with a warning: it is compared with the latest answer when that was an error too (the same error page is
+ * `same`), otherwise with the last good version; a good answer is compared with the last good version. So an outage
+ * is one `changed`, and the page's return as it was is `same`.
  */
 import { ChangeHistory, type Snapshot } from "../../src/change-tracking/history.ts";
-import { hasChanged, markdownDiff } from "../../src/change-tracking/diff.ts";
-import { diffCutWarning } from "../../src/change-tracking/diff-bounds.ts";
-import type { PiiOptions } from "../../src/redact/redactor.ts";
+import { CONTEXT_LINES, hasChanged, markdownDiff } from "../../src/change-tracking/diff.ts";
+import { errorAnswerWarning, isErrorAnswerStatus, isRemovedStatus } from "../../src/change-tracking/answer-status.ts";
+import { contextLeftOutWarning, diffCutWarning } from "../../src/change-tracking/diff-bounds.ts";
+import { withSharedEdits } from "../../src/change-tracking/shared-edits.ts";
+import { usesModel, type PiiOptions } from "../../src/redact/redactor.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
 import { CrawlboxError, ScrapeTimeoutError } from "../../src/errors.ts";
 import { LlmNotConfiguredError } from "../../src/llm/errors.ts";
@@ -29,27 +33,13 @@ import { formatIndex, type FormatRenderer, type RenderContext } from "../../src/
 import { JSON_EXTRA_CREDITS } from "./json.ts";
 
 /**
- * Answers that say nothing of the page's content, only that it could not be had now: a timeout (408), throttling
- * (429), a server error (5xx), and the 401/403 a bot wall or a login gate answers. Compared as any answer (the page
- * did change, `changed` is honest), but not kept as the baseline: a 503 maintenance page recorded so made the page's
- * return a second `changed`, two false alerts for one outage. 404/410 are answers about the page (`removed`) and are
- * kept.
+ * What a snapshot was redacted with: `redactPII`'s options (its entities in order) and, for the modes that ask a
+ * model, the model (`MODEL_NAME`). A snapshot redacted otherwise may hold what these redact (another model finds
+ * other names), so it is redacted again; one redacted with these is compared as it is.
  */
-export function isTransientErrorStatus(status: number): boolean {
-  return status === 401 || status === 403 || status === 408 || status === 429 || (status >= 500 && status <= 599);
-}
-
-/** The warning of a scrape whose answer is not kept as the baseline ({@link isTransientErrorStatus}). */
-export function transientErrorWarning(status: number): string {
-  return `The page answered HTTP ${status}: this answer is not kept as the changeTracking baseline, so the next scrape compares with the last version that was not an error.`;
-}
-
-/**
- * What a snapshot was redacted with: `redactPII`'s options (its entities in order). A snapshot redacted with other
- * options may hold what these redact, so it is redacted again; one redacted with these is compared as it is.
- */
-export function redactionKey(options: PiiOptions): string {
-  return JSON.stringify({ mode: options.mode, entities: [...options.entities].sort(), replaceStyle: options.replaceStyle });
+export function redactionKey(options: PiiOptions, model: string | undefined): string {
+  const key = { mode: options.mode, entities: [...options.entities].sort(), replaceStyle: options.replaceStyle };
+  return JSON.stringify(usesModel(options) ? { ...key, model: model ?? null } : key);
 }
 
 /** Upstream's warning when the `json` mode's LLM call fails (the rest of the result stands). */
@@ -119,6 +109,34 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
     return { json: await deps.llm!.describeChange(prev.markdown, markdown, o.prompt, call) };
   }
 
+  /** The modes' fields of a changed page (`diff`, `json`) on `result`, the extraction on `snap`, their warnings. */
+  async function changeModes(ctx: RenderContext, o: Options, prev: Snapshot, markdown: string, result: ChangeTrackingResult, snap: Snapshot, warnings: string[]): Promise<void> {
+    const modes = o.modes ?? [];
+    if (modes.includes("git-diff")) {
+      const { text, json, cut, contextLeftOut } = markdownDiff(prev.markdown, markdown);
+      result.diff = { text, json };
+      if (contextLeftOut) warnings.push(contextLeftOutWarning(contextLeftOut, CONTEXT_LINES));
+      if (cut) warnings.push(diffCutWarning(cut));
+    }
+    if (!modes.includes("json")) return;
+    try {
+      const j = await jsonMode(ctx, o, prev, markdown);
+      result.json = j.json;
+      if (j.current !== undefined) {
+        snap.json = j.current;
+        if (j.key !== undefined) snap.jsonKey = j.key;
+      }
+    } catch (err) {
+      // As upstream: the document and the change status stand, with a warning (api-v2.md §6.1). A model that is down
+      // or answers off-schema must not fail a scrape whose markdown and status are known. The scrape's own deadline
+      // still ends it.
+      if (!(err instanceof CrawlboxError) || err instanceof ScrapeTimeoutError) throw err;
+      // The LLM's deadline is the scrape's: a call cut off by it is the scrape timing out, not a failed diff.
+      if (Date.now() >= ctx.run!.deadline) throw new ScrapeTimeoutError(ctx.spec.timeoutMs);
+      warnings.push(STRUCTURED_DIFF_FAILED);
+    }
+  }
+
   return {
     type: "changeTracking",
     needs: [],
@@ -142,61 +160,39 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
       const tag = o.tag ?? null;
       const markdown = ctx.markdown();
       const status = ctx.page.statusCode;
-      const stored = deps.history.latest(keyId, ctx.spec.url, tag);
+      const errorAnswer = isErrorAnswerStatus(status);
+      // An error answer is compared with the latest answer (an error too: the same error page is `same`; else the
+      // last good version); a good answer with the last good version, or, when every answer kept was an error, with
+      // the latest of them (a page seen before is not `new`).
+      const latest = deps.history.latest(keyId, ctx.spec.url, tag);
+      const stored = errorAnswer || !latest?.error ? latest : (deps.history.latestGood(keyId, ctx.spec.url, tag) ?? latest);
       // With redactPII, the previous snapshot is redacted too: one stored by a scrape without redaction (or with other
-      // options) holds the raw text, which the diff's removed lines (and the json mode's prompt) would otherwise
+      // options, or by another model) holds the raw text, which the diff's removed lines (and the json mode's prompt) would otherwise
       // carry. One this scrape's options redacted already is not redacted again (a model call, and another answer).
-      const redaction = ctx.run.redact && ctx.spec.redactPII ? redactionKey(ctx.spec.redactPII) : undefined;
+      const redaction = ctx.run.redact && ctx.spec.redactPII ? redactionKey(ctx.spec.redactPII, deps.llm?.provider.model) : undefined;
       const prev = stored && ctx.run.redact && stored.redaction !== redaction ? { ...stored, markdown: await ctx.run.redact(stored.markdown) } : stored;
       const changeStatus: ChangeTrackingResult["changeStatus"] =
-        status === 404 || status === 410 ? "removed" : !prev ? "new" : hasChanged(prev.markdown, markdown) ? "changed" : "same";
+        isRemovedStatus(status) ? "removed" : !prev ? "new" : hasChanged(prev.markdown, markdown) ? "changed" : "same";
       const result: ChangeTrackingResult = {
         previousScrapeAt: prev ? new Date(prev.scrapedAt).toISOString() : null,
         changeStatus,
         visibility: ctx.run.visibility ?? "visible",
       };
-      const snap: Snapshot = { scrapedAt: now(), statusCode: status, markdown, ...(redaction !== undefined ? { redaction } : {}) };
+      const snap: Snapshot = { scrapedAt: now(), statusCode: status, markdown, ...(redaction !== undefined ? { redaction } : {}), ...(errorAnswer ? { error: true } : {}) };
       // An unchanged page keeps its extraction, with what it was extracted with (a later scrape checks that).
       if (prev?.json !== undefined && changeStatus === "same") {
         snap.json = prev.json;
         if (prev.jsonKey !== undefined) snap.jsonKey = prev.jsonKey;
       }
       const warnings: string[] = [];
-      if (changeStatus === "changed" && prev) {
-        const modes = o.modes ?? [];
-        if (modes.includes("git-diff")) {
-          const { text, json, cut } = markdownDiff(prev.markdown, markdown);
-          result.diff = { text, json };
-          if (cut) warnings.push(diffCutWarning(cut));
-        }
-        if (modes.includes("json")) {
-          try {
-            const j = await jsonMode(ctx, o, prev, markdown);
-            result.json = j.json;
-            if (j.current !== undefined) {
-              snap.json = j.current;
-              if (j.key !== undefined) snap.jsonKey = j.key;
-            }
-          } catch (err) {
-            // As upstream: the document and the change status stand, with a warning (api-v2.md §6.1). A model that
-            // is down or answers off-schema must not fail a scrape whose markdown and status are known. The
-            // scrape's own deadline still ends it.
-            if (!(err instanceof CrawlboxError) || err instanceof ScrapeTimeoutError) throw err;
-            // The LLM's deadline is the scrape's: a call cut off by it is the scrape timing out, not a failed diff.
-            if (Date.now() >= ctx.run.deadline) throw new ScrapeTimeoutError(ctx.spec.timeoutMs);
-            warnings.push(STRUCTURED_DIFF_FAILED);
-          }
-        }
-      }
-      if (isTransientErrorStatus(status)) {
-        warnings.push(transientErrorWarning(status));
-      } else {
-        // The new baseline only if the whole scrape succeeds: a later format failing (an LLM error, the timeout) must
-        // not make this version the one the next scrape compares with, or its change would never be reported.
-        const record = () => deps.history.record(keyId, ctx.spec.url, tag, snap);
-        if (ctx.run.onSuccess) ctx.run.onSuccess(record);
-        else record();
-      }
+      // Both modes read one line diff of the two versions, computed once (change-tracking/shared-edits.ts).
+      if (changeStatus === "changed" && prev) await withSharedEdits(prev.markdown, markdown, () => changeModes(ctx, o, prev, markdown, result, snap, warnings));
+      if (errorAnswer) warnings.push(errorAnswerWarning(status));
+      // Recorded only if the whole scrape succeeds: a later format failing (an LLM error, the timeout) must not make
+      // this version the one the next scrape compares with, or its change would never be reported.
+      const record = () => deps.history.record(keyId, ctx.spec.url, tag, snap);
+      if (ctx.run.onSuccess) ctx.run.onSuccess(record);
+      else record();
       return warnings.length > 0 ? { changeTracking: result, warning: warnings.join(" ") } : { changeTracking: result };
     },
   };

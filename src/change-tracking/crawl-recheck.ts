@@ -13,13 +13,16 @@
  * the task runner asks it before fetching a re-check (jobs/task-runner.ts), as it judges where one redirects.
  *
  * The hook runs again each time the crawl drains: the re-checks done count against `limit` then, and one that
- * failed or that robots.txt refused gives its place to the next candidate, as a failed page of the crawl does.
+ * failed or that robots.txt refused gives its place to the next candidate, as a failed page of the crawl does. The
+ * crawl's record is rewritten each time, and marked complete the time it plans no more: only a complete record is
+ * another crawl's previous one (one still running its re-checks lacks them).
  */
 import type { Database } from "bun:sqlite";
 import type { DrainHook } from "../jobs/sqlite-store.ts";
 import type { Job, NewTask } from "../jobs/types.ts";
 import { createCrawlFilter, type CrawlFilter, type FilterOptions } from "../crawl/filter.ts";
 import { normalizeUrl } from "../crawl/url-normalize.ts";
+import { isRemovedStatus } from "./answer-status.ts";
 import type { ChangeHistory } from "./history.ts";
 
 /** Depth that marks a hidden re-check task: the task runner reports it hidden and follows none of its links. */
@@ -36,12 +39,14 @@ interface PageRow {
   status: string;
   /** The stored document exists (a done page with a result, not one robots.txt refused). */
   has_result: number;
-  /** The status code the page answered, if it has a result. */
+  /** The status code a re-check answered, if it has a result. */
   status_code: number | null;
+  /** The error code of a re-check that failed. */
+  error_code: string | null;
 }
 
-/** Statuses that report a page `removed`: a hidden re-check answering one is not re-checked by later crawls. */
-const REMOVED_STATUSES: ReadonlySet<number> = new Set([404, 410]);
+/** The error of a page that redirected out of the crawl's rules (crawl/errors.ts CrawlDenialError). */
+const CRAWL_DENIAL = "CRAWL_DENIAL";
 
 /** `url`'s dedup key under the crawl's rules; the URL itself if it does not parse. */
 function keyOf(scope: CrawlFilter, url: string): string {
@@ -67,15 +72,16 @@ function scopeOf(job: Job): CrawlFilter | undefined {
 
 /**
  * The URLs a crawl records as seen, for the next crawl's re-checks: every page it ran (done or failed), and the hidden
- * re-checks it actually fetched. Not a re-check robots.txt refused (never fetched), nor one that answered 404/410:
- * it was reported `removed`; re-checking it on every later crawl would report the same removal again at a credit
- * each, for ever.
+ * re-checks it actually fetched. Not a re-check robots.txt refused (never fetched); not one that answered 404/410:
+ * it was reported `removed`, and re-checking it on every later crawl would report the same removal again at a credit
+ * each, for ever; nor one that now redirects out of the crawl's rules: it is no page of this crawl any more, and kept
+ * it failed again in every later crawl's `/errors`.
  */
 function seenUrls(rows: readonly PageRow[]): string[] {
   const out: string[] = [];
   for (const r of rows) {
     if (r.depth !== HIDDEN_RECHECK_DEPTH) out.push(r.url);
-    else if (r.status === "failed" || (r.has_result === 1 && !REMOVED_STATUSES.has(r.status_code ?? 0))) out.push(r.url);
+    else if (r.status === "failed" ? r.error_code !== CRAWL_DENIAL : r.has_result === 1 && !isRemovedStatus(r.status_code ?? 0)) out.push(r.url);
   }
   return out;
 }
@@ -94,31 +100,44 @@ export function createHiddenRecheckHook(db: Database, history: ChangeHistory, no
         // The status code of re-checks only: reading it parses the stored document, which for every page of a large
         // crawl would hold the store's transaction for a while.
         `SELECT url, dedup_key, depth, status, COALESCE(result_bytes, 0) > 0 AS has_result,
-           CASE WHEN depth = ${HIDDEN_RECHECK_DEPTH} AND result IS NOT NULL THEN json_extract(result, '$.metadata.statusCode') END AS status_code
+           CASE WHEN depth = ${HIDDEN_RECHECK_DEPTH} AND result IS NOT NULL THEN json_extract(result, '$.metadata.statusCode') END AS status_code,
+           CASE WHEN depth = ${HIDDEN_RECHECK_DEPTH} AND error IS NOT NULL THEN json_extract(error, '$.code') END AS error_code
          FROM tasks WHERE job_id = ? AND kind = 'page' AND status IN ('done', 'failed')`,
       )
       .all(job.id);
-    history.recordCrawl(job.id, job.keyId, job.url, tag, seenUrls(rows), now());
-    // The places `limit` leaves: pages scraped (a stored document) count, failed ones and refused re-checks do not.
-    const limit = (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER;
-    let room = limit - rows.filter((r) => r.status === "done" && r.has_result === 1).length;
-    const scope = room > 0 ? scopeOf(job) : undefined;
-    if (!scope) return [];
-    // Pages are the same page by the crawl's own identity (www, slash, index file, and the query with
-    // ignoreQueryParameters), not by the exact URL: /a?sid=1 then /a?sid=2 is one page seen again, not a hidden one.
-    // A re-check already planned (whatever came of it) is not planned again when the crawl drains once more.
-    const seen = new Set(rows.map((r) => (r.depth === HIDDEN_RECHECK_DEPTH ? keyOf(scope, r.url) : r.dedup_key)));
-    const tasks: NewTask[] = [];
-    for (const url of history.previousCrawlUrls(job.keyId, job.url, tag, job.id)) {
-      if (room <= 0) break;
-      // Judged as a sitemap page is (found at depth -1): `maxDiscoveryDepth` counts this crawl's hops from its start
-      // page, which a page known from the previous crawl did not make (upstream's filterLinks here ignores it too).
-      const verdict = scope.check(url, { depth: -1 });
-      if (!verdict.ok || seen.has(verdict.key)) continue;
-      seen.add(verdict.key);
-      tasks.push({ kind: "page", url: normalizeUrl(verdict.href), dedupKey: `${HIDDEN_KEY_PREFIX}${verdict.url}`, depth: HIDDEN_RECHECK_DEPTH });
-      room--;
-    }
+    const tasks = recheckTasks(db, history, job, tag, rows);
+    // Complete when no re-check is left to run: only then may another crawl take this record as its previous one.
+    history.recordCrawl(job.id, job.keyId, job.url, tag, seenUrls(rows), now(), tasks.length === 0);
     return tasks;
   };
+}
+
+/** The re-checks to plan now: the previous crawl's URLs this crawl has not run, within its rules and its limit. */
+function recheckTasks(db: Database, history: ChangeHistory, job: Job, tag: string | null, rows: readonly PageRow[]): NewTask[] {
+  // The places `limit` leaves: pages scraped (a stored document) count, failed ones and refused re-checks do not.
+  const limit = (job.options.crawlerOptions?.limit as number | undefined) ?? Number.MAX_SAFE_INTEGER;
+  let room = limit - rows.filter((r) => r.status === "done" && r.has_result === 1).length;
+  const scope = room > 0 ? scopeOf(job) : undefined;
+  if (!scope) return [];
+  // Pages are the same page by the crawl's own identity (www, slash, index file, and the query with
+  // ignoreQueryParameters), not by the exact URL: /a?sid=1 then /a?sid=2 is one page seen again, not a hidden one.
+  // A re-check already planned (whatever came of it) is not planned again when the crawl drains once more.
+  const seen = new Set(rows.map((r) => (r.depth === HIDDEN_RECHECK_DEPTH ? keyOf(scope, r.url) : r.dedup_key)));
+  const tasks: NewTask[] = [];
+  // A task of any status holds its dedup key (a cancelled one too): one planned over it would not be inserted, and
+  // the crawl would complete with its record marked incomplete.
+  const taken = db.query<{ n: number }, [string, string]>("SELECT 1 AS n FROM tasks WHERE job_id = ? AND dedup_key = ?");
+  for (const url of history.previousCrawlUrls(job.keyId, job.url!, tag, job.id)) {
+    if (room <= 0) break;
+    // Judged as a sitemap page is (found at depth -1): `maxDiscoveryDepth` counts this crawl's hops from its start
+    // page, which a page known from the previous crawl did not make (upstream's filterLinks here ignores it too).
+    const verdict = scope.check(url, { depth: -1 });
+    if (!verdict.ok || seen.has(verdict.key)) continue;
+    seen.add(verdict.key);
+    const dedupKey = `${HIDDEN_KEY_PREFIX}${verdict.url}`;
+    if (taken.get(job.id, dedupKey)) continue;
+    tasks.push({ kind: "page", url: normalizeUrl(verdict.href), dedupKey, depth: HIDDEN_RECHECK_DEPTH });
+    room--;
+  }
+  return tasks;
 }

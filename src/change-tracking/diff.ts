@@ -6,8 +6,9 @@
  * whitespace-only changes do not count. The line diff itself, bounded in time, is change-tracking/line-diff.ts;
  * what it shows is bounded by change-tracking/diff-bounds.ts.
  */
-import { boundedHunks, DIFF_MAX_LINES, DIFF_MAX_TEXT_CHARS, type DiffCut } from "./diff-bounds.ts";
-import { lineDiffHunks, NO_NEWLINE_MARKER } from "./line-diff.ts";
+import { boundedHunks, DIFF_MAX_LINES, DIFF_MAX_TEXT_CHARS, type ContextLeftOut, type DiffCut } from "./diff-bounds.ts";
+import { NO_NEWLINE_MARKER } from "./line-diff.ts";
+import { sharedEdits } from "./shared-edits.ts";
 
 /** One line of a chunk, as parse-diff reports it. */
 export type DiffChange =
@@ -31,7 +32,7 @@ export interface DiffJson {
 }
 
 /** Lines of context around each change, as git's default. */
-const CONTEXT_LINES = 3;
+export const CONTEXT_LINES = 3;
 
 /** Markdown reduced for comparison: whitespace and `[iframe](…)` placeholders do not count as changes. */
 export function comparable(markdown: string): string {
@@ -64,23 +65,29 @@ export function hasChanged(previous: string, current: string): boolean {
   return comparable(previous) !== comparable(current);
 }
 
-/** The `git-diff` mode's result; `cut` when the diff was longer than its bounds (change-tracking/diff-bounds.ts). */
+/**
+ * The `git-diff` mode's result; `cut` when its changes were more than its bounds allow, `contextLeftOut` when some were
+ * shown with less context to fit them (change-tracking/diff-bounds.ts).
+ */
 export interface MarkdownDiff {
   text: string;
   json: DiffJson;
   /** Hunk lines shown and in all (without `\ No newline` marks). */
   cut?: DiffCut;
+  /** Unchanged lines left out around changes that are shown. */
+  contextLeftOut?: ContextLeftOut;
 }
 
 /**
  * The unified diff of two markdown versions, as text and as parsed JSON, bounded (change-tracking/diff-bounds.ts:
- * {@link DIFF_MAX_LINES} lines, {@link DIFF_MAX_TEXT_CHARS} characters). A line that ends its version without a newline (crawlbox's markdown has no final one)
- * is followed by `\ No newline at end of file`, as git writes it, so that the text applies with `patch` and
- * `git apply`; `diff.json` has that mark as parse-diff reports it (a change of the type of the line before it,
- * not counted in additions or deletions).
+ * {@link DIFF_MAX_LINES} lines, {@link DIFF_MAX_TEXT_CHARS} characters). A line that ends its version without a
+ * newline (crawlbox's markdown has no final one) is followed by `\ No newline at end of file`, as git writes it, so
+ * that the text applies with `patch` and `git apply`; `diff.json` has that mark as parse-diff reports it (a change of
+ * the type of the line before it, not counted in additions or deletions). The line diff is the scrape's shared one
+ * (change-tracking/shared-edits.ts).
  */
 export function markdownDiff(previous: string, current: string): MarkdownDiff {
-  const bounded = boundedHunks(lineDiffHunks(previous, current, CONTEXT_LINES), { lines: DIFF_MAX_LINES, chars: DIFF_MAX_TEXT_CHARS });
+  const bounded = boundedHunks(sharedEdits(previous, current), CONTEXT_LINES, { lines: DIFF_MAX_LINES, chars: DIFF_MAX_TEXT_CHARS });
   const text: string[] = ["--- previous", "+++ current"];
   const chunks: DiffChunk[] = [];
   let additions = 0;
@@ -110,5 +117,6 @@ export function markdownDiff(previous: string, current: string): MarkdownDiff {
   }
   const diff: MarkdownDiff = { text: text.join("\n") + "\n", json: { files: [{ from: "previous", to: "current", chunks, additions, deletions }] } };
   if (bounded.cut) diff.cut = bounded.cut;
+  if (bounded.contextLeftOut) diff.contextLeftOut = bounded.contextLeftOut;
   return diff;
 }

@@ -5,7 +5,8 @@
  * little context, from a line diff: the start of each version would hide a change further down a long page.
  */
 import { leadingWithin, weightedLength } from "../llm/chunk.ts";
-import { lineDiffHunks } from "./line-diff.ts";
+import { hunksOf } from "./hunks.ts";
+import { sharedEdits } from "./shared-edits.ts";
 
 /** Unchanged lines shown before and after each changed passage, so the model sees where it sits (git's default). */
 export const EXCERPT_CONTEXT_LINES = 3;
@@ -42,8 +43,9 @@ export function changeExcerpts(previous: string, current: string, budgetChars: n
   if (weightedLength(previous) + weightedLength(current) <= budgetChars) {
     return { previous, current, excerpted: false, totalChanges: 0, shownChanges: 0, cut: false };
   }
-  // Bounded like the git-diff mode: a page rewritten throughout is one passage, the whole of both versions.
-  const hunks = lineDiffHunks(previous, current, EXCERPT_CONTEXT_LINES);
+  // The git-diff mode's line diff when the scrape asked for both modes (change-tracking/shared-edits.ts), bounded
+  // alike: a page rewritten throughout is one passage, the whole of both versions.
+  const hunks = hunksOf(sharedEdits(previous, current), EXCERPT_CONTEXT_LINES);
   const before: string[] = [];
   const after: string[] = [];
   let used = 0;

@@ -1,20 +1,26 @@
 /**
  * @module change-tracking/line-diff
  * The line diff behind changeTracking's `git-diff` mode (change-tracking/diff.ts) and the change excerpts a model
- * is sent (change-tracking/excerpts.ts): git-style hunks of two texts, bounded for a server that runs it on its
- * event loop (every other request waits while it runs).
+ * is sent (change-tracking/excerpts.ts): the edit script of two texts, as edits on their whole line arrays
+ * (change-tracking/hunks.ts makes git-style hunks of it), bounded for a server that runs it on its event loop (every
+ * other request waits while it runs).
  *
  * Myers' diff (jsdiff) costs about the square of the edits: here 1,600 edits took 0.27 s, 3,200 took 1.0 s, 4,000
  * took 1.7–1.9 s, and two pages of 8,000 lines that all changed over 30 s. So:
- * 1. The lines both versions share at their start and end are set aside first (keeping the context lines the hunks
- *    show): a change in one place of a long page is diffed as that place alone.
+ * 1. The lines both versions share at their start and end are set aside first: a change in one place of a long page
+ *    is diffed as that place alone. The edits found are then moved back onto the whole versions, and the hunks take
+ *    their context from the whole versions: a hunk built from the changed part alone lost its trailing context when
+ *    jsdiff slid an insertion of a repeated line (a blank line, `---`) to the part's end, and GNU patch and
+ *    `git apply` take a hunk with leading context but none trailing as anchored at the end of the file.
  * 2. The exact diff of the rest runs under a time bound ({@link DIFF_TIMEOUT_MS}), however many edits it finds.
  * 3. When it cannot finish in time, or when it certainly could not ({@link DIFF_MAX_EDITS_LOWER_BOUND}: the lines one
  *    version has more often than the other, which every diff must delete or add, are already that many), the part
- *    between the shared start and end is one hunk replacing its old lines with its new ones, with the usual context
- *    around it: "this passage was rewritten", still located on the page.
+ *    between the shared start and end is one edit replacing its old lines with its new ones: "this passage was
+ *    rewritten", still located on the page.
  */
-import { structuredPatch, type StructuredPatchHunk } from "diff";
+import { diffArrays } from "diff";
+import type { StructuredPatchHunk } from "diff";
+import { hunksOf } from "./hunks.ts";
 
 /**
  * How long the exact diff may run, in ms; past it, the changed part is reported as one replacement. Long enough for
@@ -31,8 +37,25 @@ export const DIFF_TIMEOUT_MS = 500;
  */
 export const DIFF_MAX_EDITS_LOWER_BOUND = 4_000;
 
-/** jsdiff's marker after a line that ends its text without a newline (git writes the same). */
-export const NO_NEWLINE_MARKER = "\\ No newline at end of file";
+export { NO_NEWLINE_MARKER } from "./hunks.ts";
+
+/** One edit of a script: `a[aStart, aEnd)` replaced by `b[bStart, bEnd)`; one side may be empty, not both. */
+export interface Edit {
+  aStart: number;
+  aEnd: number;
+  bStart: number;
+  bEnd: number;
+}
+
+/**
+ * Two versions' lines (each with its `\n`, the last may lack one: {@link splitLines}) and the edits turning the first
+ * into the second, in order, never adjacent: between two edits, and around them, the lines are equal on both sides.
+ */
+export interface LineEdits {
+  a: readonly string[];
+  b: readonly string[];
+  edits: readonly Edit[];
+}
 
 /** Lines with their `\n` (the last may lack one), as jsdiff splits them; none for empty text. */
 export function splitLines(text: string): string[] {
@@ -64,50 +87,58 @@ export function editsAtLeast(a: readonly string[], b: readonly string[], edits: 
   return a.length + b.length - 2 * matched >= edits;
 }
 
-/** `line` as a hunk writes it: `sign` and the line without its `\n`, then the marker if it had none. */
-function pushLine(out: string[], sign: " " | "-" | "+", line: string): void {
-  if (line.endsWith("\n")) out.push(sign + line.slice(0, -1));
-  else out.push(sign + line, NO_NEWLINE_MARKER);
+/**
+ * The edits of jsdiff's exact diff of `a[from, aTo)` and `b[from, bTo)`, on the whole arrays; undefined when it did
+ * not finish within `timeoutMs`.
+ */
+function exactEdits(a: readonly string[], b: readonly string[], from: number, aTo: number, bTo: number, timeoutMs: number): Edit[] | undefined {
+  const changes = diffArrays(a.slice(from, aTo), b.slice(from, bTo), { timeout: timeoutMs });
+  if (!changes) return undefined;
+  const edits: Edit[] = [];
+  let i = from;
+  let j = from;
+  let open: Edit | undefined;
+  for (const c of changes) {
+    const n = c.count ?? c.value.length;
+    if (!c.added && !c.removed) {
+      i += n;
+      j += n;
+      open = undefined;
+      continue;
+    }
+    if (!open) {
+      open = { aStart: i, aEnd: i, bStart: j, bEnd: j };
+      edits.push(open);
+    }
+    if (c.removed) open.aEnd = i += n;
+    else open.bEnd = j += n;
+  }
+  return edits;
 }
 
 /**
- * One hunk replacing `a[changeStart, a.length - shared)` with `b[changeStart, b.length - shared)`, with the shared
- * lines around it from `from` before and up to `context` after (jsdiff's layout: `\ No newline…` marks, and
- * `-1,0` for an empty old side).
+ * The edit script of two texts, bounded in time as the module says: past `timeoutMs`, one edit replacing the part
+ * between the lines the two share at their start and end (tests on a loaded machine give it more). No edits when
+ * the texts are equal.
  */
-function replacement(a: readonly string[], b: readonly string[], from: number, changeStart: number, shared: number, context: number): StructuredPatchHunk {
-  const lines: string[] = [];
-  for (let i = from; i < changeStart; i++) pushLine(lines, " ", a[i]!);
-  for (let i = changeStart; i < a.length - shared; i++) pushLine(lines, "-", a[i]!);
-  for (let i = changeStart; i < b.length - shared; i++) pushLine(lines, "+", b[i]!);
-  const after = Math.min(shared, context);
-  for (let i = a.length - shared; i < a.length - shared + after; i++) pushLine(lines, " ", a[i]!);
-  const oldLines = a.length - shared + after - from;
-  const newLines = b.length - shared + after - from;
-  return { oldStart: from + 1, oldLines, newStart: from + 1, newLines, lines };
-}
-
-/**
- * The hunks of the line diff of two texts, as jsdiff's `structuredPatch` gives them, with `contextLines` of context
- * (none when the texts are equal). Bounded in time as the module says: past `timeoutMs`, one hunk replacing the
- * changed part (tests on a loaded machine give it more).
- */
-export function lineDiffHunks(previous: string, current: string, contextLines: number, timeoutMs = DIFF_TIMEOUT_MS): StructuredPatchHunk[] {
+export function lineEdits(previous: string, current: string, timeoutMs = DIFF_TIMEOUT_MS): LineEdits {
   const a = splitLines(previous);
   const b = splitLines(current);
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  if (head === a.length && head === b.length) return [];
+  if (head === a.length && head === b.length) return { a, b, edits: [] };
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  // The diff sees the changed part with its context lines: its hunks are then those of the whole texts, moved down.
-  const from = Math.max(0, head - contextLines);
-  const to = Math.max(0, tail - contextLines);
-  const oldPart = a.slice(from, a.length - to);
-  const newPart = b.slice(from, b.length - to);
-  if (!editsAtLeast(oldPart, newPart, DIFF_MAX_EDITS_LOWER_BOUND)) {
-    const patch = structuredPatch("previous", "current", oldPart.join(""), newPart.join(""), undefined, undefined, { context: contextLines, timeout: timeoutMs });
-    if (patch) return from === 0 ? patch.hunks : patch.hunks.map((h) => ({ ...h, oldStart: h.oldStart + from, newStart: h.newStart + from }));
-  }
-  return [replacement(a, b, from, head, tail, contextLines)];
+  const aTo = a.length - tail;
+  const bTo = b.length - tail;
+  const exact = editsAtLeast(a.slice(head, aTo), b.slice(head, bTo), DIFF_MAX_EDITS_LOWER_BOUND) ? undefined : exactEdits(a, b, head, aTo, bTo, timeoutMs);
+  return { a, b, edits: exact ?? [{ aStart: head, aEnd: aTo, bStart: head, bEnd: bTo }] };
+}
+
+/**
+ * The hunks of the line diff of two texts, in jsdiff's `structuredPatch` shape, with `contextLines` of context taken
+ * from the whole texts (none when the texts are equal).
+ */
+export function lineDiffHunks(previous: string, current: string, contextLines: number, timeoutMs = DIFF_TIMEOUT_MS): StructuredPatchHunk[] {
+  return hunksOf(lineEdits(previous, current, timeoutMs), contextLines);
 }

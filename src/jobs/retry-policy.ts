@@ -50,7 +50,16 @@ export function retryAfterMs(header: string | undefined, now: number, baseDelayM
   return ms === undefined ? undefined : Math.min(maxDelayMs, Math.max(baseDelayMs / 2, ms));
 }
 
-/** Whether a page answer with `status` should be tried again. */
-export function isRetryableStatus(status: number): boolean {
+/**
+ * Whether `status` is a temporary failure by HTTP's own meaning: the request timed out (408), was throttled (429) or
+ * met a server error (5xx, and anything above). Also what changeTracking counts among its error answers
+ * (change-tracking/answer-status.ts).
+ */
+export function isTemporaryFailureStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
+}
+
+/** Whether a page answer with `status` should be tried again: a temporary failure. */
+export function isRetryableStatus(status: number): boolean {
+  return isTemporaryFailureStatus(status);
 }

@@ -1,9 +1,16 @@
 /**
- * What becomes changeTracking's baseline: a transient error answer (503 maintenance page, 429, a 403 bot wall) is
- * compared but not recorded, so the page's return is not a second false `changed`; and with `redactPII` a snapshot
- * stored redacted is compared as it is, not sent to the model again on every scrape.
+ * What changeTracking compares with: an error answer (503 maintenance page, 429, a 403 bot wall) is stored as an error
+ * answer, compared with the latest answer when that was an error too, while a good answer is compared with the last
+ * good version; so an outage is one `changed` and the page's return as it was is `same`. With `redactPII` a snapshot
+ * stored redacted (with the same options and model) is compared as it is, not sent to the model again on every
+ * scrape. And the two modes share one line diff.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { isErrorAnswerStatus, isRemovedStatus } from "../../src/change-tracking/answer-status.ts";
+import { MAX_SNAPSHOTS_PER_URL } from "../../src/change-tracking/history.ts";
+import * as lineDiff from "../../src/change-tracking/line-diff.ts";
+import { isRetryableStatus } from "../../src/jobs/retry-policy.ts";
+import { redactionKey } from "../../plugins/formats/change-tracking.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
 import { page, startPageSite, type PageSite } from "./pages.ts";
@@ -30,7 +37,7 @@ const scrape = async (path: string, extra: Record<string, unknown> = {}) => {
   return ((await res.json()) as any).data;
 };
 
-describe("transient error answers are not the baseline", () => {
+describe("error answers are kept apart from the page's versions", () => {
   for (const status of [503, 403, 429]) {
     test(`200 → ${status} → 200: changed (with a warning) then same, not changed twice`, async () => {
       const path = `/maint-${status}`;
@@ -55,6 +62,71 @@ describe("transient error answers are not the baseline", () => {
       expect(String(down.warning)).toContain("compares with the last version that was not an error");
     });
   }
+
+  test("200, 503, 503, 503, 200: new, changed, same, same, same (was new, changed, changed, changed, same)", async () => {
+    const shop = page("Shop", "The shop sells kettles.");
+    const down = page("Maintenance", "We are down for maintenance.");
+    const statuses: string[] = [];
+    const answers: [string, number][] = [[shop, 200], [down, 503], [down, 503], [down, 503], [shop, 200]];
+    const data: any[] = [];
+    for (const [html, status] of answers) {
+      site.set("/outage", html, status);
+      const d = await scrape("/outage");
+      data.push(d);
+      statuses.push(d.changeTracking.changeStatus);
+    }
+    expect(statuses).toEqual(["new", "changed", "same", "same", "same"]);
+    // Each error answer is compared with the one before it; the return with the last good version, the first scrape.
+    const previousAt = data.map((d) => Date.parse(d.changeTracking.previousScrapeAt ?? "0"));
+    expect(previousAt[2]).toBeGreaterThan(previousAt[1]!);
+    expect(previousAt[3]).toBeGreaterThan(previousAt[2]!);
+    expect(previousAt[4]).toBe(previousAt[1]!);
+    for (const d of data.slice(1, 4)) expect(d.warning).toContain("The page answered HTTP 503: changeTracking keeps this answer as an error answer");
+    expect(data[4].warning).toBeUndefined();
+  });
+
+  test("a page that always answers 403 is new, then same; one that moves behind a 401 for good is changed once", async () => {
+    site.set("/walled", page("Access denied", "Please verify you are human."), 403);
+    expect([await scrape("/walled"), await scrape("/walled"), await scrape("/walled")].map((d) => d.changeTracking.changeStatus)).toEqual(["new", "same", "same"]);
+    site.set("/members", page("Members", "The members' news."));
+    await scrape("/members");
+    site.set("/members", page("Sign in", "Sign in to read the members' news."), 401);
+    expect([await scrape("/members"), await scrape("/members"), await scrape("/members")].map((d) => d.changeTracking.changeStatus)).toEqual(["changed", "same", "same"]);
+    // The page the gate was hiding, back as it was: compared with the last good version.
+    site.set("/members", page("Members", "The members' news."));
+    expect((await scrape("/members")).changeTracking.changeStatus).toBe("same");
+  });
+
+  test("another error page during an outage is a change; a good answer with only error answers before is compared with the latest", async () => {
+    site.set("/errs", page("Shop", "Kettles."));
+    await scrape("/errs");
+    site.set("/errs", page("Maintenance", "Back at noon."), 503);
+    expect((await scrape("/errs")).changeTracking.changeStatus).toBe("changed");
+    site.set("/errs", page("Bad gateway", "The upstream server failed."), 502);
+    expect((await scrape("/errs")).changeTracking.changeStatus).toBe("changed");
+    site.set("/errs", page("Shop", "Kettles."));
+    expect((await scrape("/errs")).changeTracking.changeStatus).toBe("same");
+
+    site.set("/late", page("Wall", "Checking your browser."), 403);
+    await scrape("/late");
+    site.set("/late", page("Late", "The page at last."));
+    const late = await scrape("/late");
+    expect(late.changeTracking.changeStatus).toBe("changed");
+    expect(late.changeTracking.diff.text).toContain("+The page at last.");
+  });
+
+  test(`an outage longer than the ${MAX_SNAPSHOTS_PER_URL} snapshots kept: the last good version is kept, the return is same`, async () => {
+    site.set("/long-outage", page("Shop", "The shop sells toasters."));
+    await scrape("/long-outage");
+    site.set("/long-outage", page("Maintenance", "Still down."), 503);
+    for (let i = 0; i < MAX_SNAPSHOTS_PER_URL + 2; i++) await scrape("/long-outage");
+    const rows = () => h.services.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM change_snapshots WHERE url = ?").get(`${site.url}/long-outage`)!.n;
+    // The latest 20 error answers, and the good version before them.
+    expect(rows()).toBe(MAX_SNAPSHOTS_PER_URL + 1);
+    site.set("/long-outage", page("Shop", "The shop sells toasters."));
+    expect((await scrape("/long-outage")).changeTracking.changeStatus).toBe("same");
+    expect(rows()).toBe(MAX_SNAPSHOTS_PER_URL);
+  });
 
   test("a 404 is an answer about the page: removed, and kept (its return is a change)", async () => {
     site.set("/gone-then-back", page("Page", "Here today."));
@@ -102,5 +174,49 @@ describe("redactPII: a snapshot stored redacted is not redacted again", () => {
     const d = await scrape("/mixed", { redactPII: { mode: "fast" } });
     expect(d.changeTracking.changeStatus).toBe("changed");
     expect(JSON.stringify(d.changeTracking)).not.toContain("7946");
+  });
+});
+
+describe("one predicate per meaning", () => {
+  test("removed, error answers and retries: the statuses they meant before", () => {
+    for (let status = 100; status < 700; status++) {
+      expect(isRemovedStatus(status)).toBe(status === 404 || status === 410);
+      expect(isErrorAnswerStatus(status)).toBe(status === 401 || status === 403 || status === 408 || status === 429 || (status >= 500 && status <= 599));
+      expect(isRetryableStatus(status)).toBe(status === 408 || status === 429 || status >= 500);
+    }
+  });
+
+  test("the redaction key names the model for the modes that use one (a MODEL_NAME change redacts again)", () => {
+    const accurate = { mode: "accurate" as const, entities: ["PERSON" as const, "EMAIL" as const], replaceStyle: "tag" as const };
+    expect(redactionKey(accurate, "model-a")).not.toBe(redactionKey(accurate, "model-b"));
+    expect(redactionKey(accurate, "model-a")).toBe(redactionKey({ ...accurate, entities: ["EMAIL", "PERSON"] }, "model-a"));
+    const fast = { ...accurate, mode: "fast" as const };
+    expect(redactionKey(fast, "model-a")).toBe(redactionKey(fast, "model-b"));
+  });
+});
+
+describe("the two modes share one line diff", () => {
+  test("git-diff and json (no schema) on a long page: the diff runs once (it ran once per mode: 1.2 s stalls instead of 0.63 s)", async () => {
+    llm.reset();
+    llm.respond = () => ({ content: '{"changes":[],"summary":"Item 250 changed."}' });
+    const items = (changed: string) => Array.from({ length: 300 }, (_, i) => `Item ${i}: ${i === 250 ? changed : "an unchanged line of the long catalogue page"}.`);
+    const formats = ["markdown", { type: "changeTracking", modes: ["git-diff", "json"], tag: "shared" }];
+    const run = async () => {
+      const res = await h.request("/v2/scrape", { method: "POST", json: { url: `${site.url}/catalogue`, formats } });
+      return ((await res.json()) as any).data;
+    };
+    site.set("/catalogue", page("Catalogue", ...items("the old description")));
+    await run();
+    site.set("/catalogue", page("Catalogue", ...items("the new description")));
+    const spy = spyOn(lineDiff, "lineEdits");
+    try {
+      const d = await run();
+      expect(d.changeTracking.diff.text).toContain("+Item 250: the new description.");
+      expect(d.changeTracking.json.summary).toBe("Item 250 changed.");
+      expect(llm.chats().at(-1)!.messages[1]!.content).toContain("excerpts");
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -71,9 +71,11 @@ describe("what a diff shows is bounded", () => {
     expect(d.cut).toEqual({ shownLines: DIFF_MAX_LINES, totalLines: 50_000 });
     expect(d.text.length).toBeLessThan(DIFF_MAX_TEXT_CHARS + 1_000);
     expect(JSON.stringify(d).length).toBeLessThan(3 * DIFF_MAX_TEXT_CHARS);
-    expect(d.json.files[0]).toMatchObject({ additions: DIFF_MAX_LINES / 2, deletions: DIFF_MAX_LINES / 2 });
+    // The changes shared between the sides, then 3 lines of the previous version from where the kept deletions stop.
+    expect(d.json.files[0]).toMatchObject({ additions: DIFF_MAX_LINES / 2 - 1, deletions: DIFF_MAX_LINES / 2 - 2 });
     const patched = applyPatch(previous, d.text);
-    expect(patched).toStartWith(current.split("\n").slice(0, DIFF_MAX_LINES / 2).join("\n"));
+    const prevLines = previous.split("\n");
+    expect(patched).toBe([...current.split("\n").slice(0, DIFF_MAX_LINES / 2 - 1), ...prevLines.slice(DIFF_MAX_LINES / 2 - 2)].join("\n"));
   });
 
   test("long lines: cut by characters, whole lines only", () => {

@@ -31,21 +31,23 @@ describe("changeTracking git-diff: bounded diff", () => {
     expect(timeMs(() => (diff = markdownDiff(previous, current)))).toBeLessThan(1_000);
     const file = diff!.json.files[0]!;
     expect(file.chunks).toHaveLength(1);
-    // 7,999 lines deleted and added, the shared last (empty) line as context: 15,999 lines, the first 10,000 shown,
-    // shared between the two sides.
+    // 7,999 lines deleted and added, the shared last (empty) line as context: 15,999 lines, the first 10,000 shown:
+    // the changes shared between the two sides, then 3 lines of the previous version from where the kept deleted
+    // lines stop, so that the cut text applies (test/formats/change-tracking-patch.test.ts).
     expect(diff!.cut).toEqual({ shownLines: DIFF_MAX_LINES, totalLines: 15_999 });
-    expect(file).toMatchObject({ from: "previous", to: "current", additions: 5_000, deletions: 5_000 });
+    expect(file).toMatchObject({ from: "previous", to: "current", additions: 4_999, deletions: 4_998 });
     const chunk = file.chunks[0]!;
-    expect(chunk).toMatchObject({ content: "@@ -1,5000 +1,5000 @@", oldStart: 1, oldLines: 5_000, newStart: 1, newLines: 5_000 });
+    expect(chunk).toMatchObject({ content: "@@ -1,5001 +1,5002 @@", oldStart: 1, oldLines: 5_001, newStart: 1, newLines: 5_002 });
     expect(chunk.changes[0]).toEqual({ type: "del", del: true, ln: 1, content: "-a0" });
-    expect(chunk.changes[5_000]).toEqual({ type: "add", add: true, ln: 1, content: "+b0" });
-    expect(chunk.changes[9_999]).toEqual({ type: "add", add: true, ln: 5_000, content: "+" });
-    const lines = (text: string, sign: string) => text.split("\n").slice(0, 5_000).map((l) => `${sign}${l}`);
-    const expected = ["--- previous", "+++ current", "@@ -1,5000 +1,5000 @@", ...lines(previous, "-"), ...lines(current, "+")];
+    expect(chunk.changes[4_998]).toEqual({ type: "add", add: true, ln: 1, content: "+b0" });
+    expect(chunk.changes[9_996]).toEqual({ type: "add", add: true, ln: 4_999, content: "+b2499" });
+    expect(chunk.changes[9_997]).toEqual({ type: "normal", normal: true, ln1: 4_999, ln2: 5_000, content: " a2499" });
+    const lines = (text: string, sign: string, from: number, to: number) => text.split("\n").slice(from, to).map((l) => `${sign}${l}`);
+    const expected = ["--- previous", "+++ current", "@@ -1,5001 +1,5002 @@", ...lines(previous, "-", 0, 4_998), ...lines(current, "+", 0, 4_999), ...lines(previous, " ", 4_998, 5_001)];
     expect(diff!.text).toBe(expected.join("\n") + "\n");
   });
 
-  test("a last line without a newline carries git's mark, on either side; an empty previous is `-1,0`", () => {
+  test("a last line without a newline carries git's mark, on either side; an empty previous is `-0,0`, as git writes it", () => {
     const many = Array.from({ length: 1_001 }, (_, i) => `n${i}`).join("\n");
     const d = markdownDiff("x\ny", many);
     expect(d.json.files[0]!.chunks).toHaveLength(1);
@@ -53,7 +55,7 @@ describe("changeTracking git-diff: bounded diff", () => {
     expect(d.text.startsWith("--- previous\n+++ current\n@@ -1,2 +1,1001 @@\n-x\n-y\n\\ No newline at end of file\n+n0\n")).toBe(true);
     expect(d.text.endsWith("\n+n1000\n\\ No newline at end of file\n")).toBe(true);
     const fromEmpty = markdownDiff("", many);
-    expect(fromEmpty.json.files[0]!.chunks[0]).toMatchObject({ oldStart: 1, oldLines: 0, newStart: 1, newLines: 1_001 });
+    expect(fromEmpty.json.files[0]!.chunks[0]).toMatchObject({ content: "@@ -0,0 +1,1001 @@", oldStart: 0, oldLines: 0, newStart: 1, newLines: 1_001 });
     expect(fromEmpty.json.files[0]!.deletions).toBe(0);
   });
 

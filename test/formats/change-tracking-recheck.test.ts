@@ -11,6 +11,8 @@ interface Route {
   status: number;
   body: string;
   headers?: Record<string, string>;
+  /** Answers after this long. */
+  delayMs?: number;
 }
 
 /** A fixture site whose routes (status, body, headers) tests change between crawls; counts hits per path. */
@@ -24,10 +26,11 @@ beforeAll(async () => {
   site = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    fetch(req) {
+    async fetch(req) {
       const path = new URL(req.url).pathname;
       hits.set(path, (hits.get(path) ?? 0) + 1);
       const r = routes.get(path);
+      if (r?.delayMs) await Bun.sleep(r.delayMs);
       if (!r) return new Response("<html><body><h1>Not found</h1><p>Nothing lives at this address.</p></body></html>", { status: 404, headers: { "content-type": "text/html" } });
       return new Response(r.body, { status: r.status, headers: { "content-type": "text/html; charset=utf-8", ...r.headers } });
     },
@@ -47,10 +50,18 @@ function linkPage(title: string, links: string[]): string {
 }
 const setPage = (path: string, links: string[] = [], status = 200) => routes.set(path, { status, body: linkPage(path, links) });
 
-async function crawl(body: Record<string, unknown>): Promise<any> {
+async function start(body: Record<string, unknown>): Promise<string> {
   const res = await h.request("/v2/crawl", { method: "POST", json: { sitemap: "skip", ignoreRobotsTxt: true, ...body } });
-  const created = (await res.json()) as any;
   expect(res.status).toBe(200);
+  return ((await res.json()) as any).id;
+}
+
+async function crawl(body: Record<string, unknown>): Promise<any> {
+  return finished(await start(body));
+}
+
+async function finished(id: string): Promise<any> {
+  const created = { id };
   for (let i = 0; i < 400; i++) {
     const s = (await (await h.request(`/v2/crawl/${created.id}`)).json()) as any;
     if (s.status !== "scraping") return { ...s, id: created.id };
@@ -136,6 +147,13 @@ describe("hidden re-checks obey the crawl's rules", () => {
     const errors = (await (await h.request(`/v2/crawl/${second.id}/errors`)).json()) as any;
     expect(errors.errors).toHaveLength(1);
     expect(errors.errors[0].url).toBe(`${base}/rd/a`);
+    // No page of this crawl any more: dropped from its record like a removed page, so the next crawl neither fetches
+    // it again nor lists the same error (it did, at every later crawl).
+    const hitsA = hits.get("/rd/a");
+    const third = await crawl({ url: `${base}/rd/`, excludePaths: ["private"], scrapeOptions: tracking("rd") });
+    expect(Object.keys(byPath(third.data)).sort()).toEqual(["/rd/", "/rd/b"]);
+    expect(hits.get("/rd/a")).toBe(hitsA);
+    expect(((await (await h.request(`/v2/crawl/${third.id}/errors`)).json()) as any).errors).toEqual([]);
   });
 });
 
@@ -159,6 +177,28 @@ describe("re-checked pages stay in the crawl's URL set", () => {
     expect(Object.keys(byPath(fourth.data)).sort()).toEqual(["/gone/", "/gone/a"]);
     expect(hits.get("/gone/b")).toBe(hitsB);
   });
+});
+
+describe("two crawls of the same site at once", () => {
+  test("the second takes the latest complete crawl as its previous one, not the first still running its re-checks", async () => {
+    setPage("/cc/", ["/cc/a", "/cc/b"]);
+    setPage("/cc/a");
+    setPage("/cc/b");
+    await crawl({ url: `${base}/cc/`, scrapeOptions: tracking("cc") });
+    setPage("/cc/", []);
+    // The re-check of /cc/a takes a while: the first crawl below records its URLs, then runs it.
+    routes.set("/cc/a", { status: 200, body: linkPage("/cc/a", []), delayMs: 1_500 });
+    const running = await start({ url: `${base}/cc/`, scrapeOptions: tracking("cc") });
+    const recorded = () => h.services.db.query<{ n: number }, [string]>("SELECT 1 AS n FROM change_crawls WHERE job_id = ?").get(running);
+    for (let i = 0; i < 200 && !recorded(); i++) await Bun.sleep(10);
+    expect(recorded()).toBeTruthy();
+    const second = await crawl({ url: `${base}/cc/`, scrapeOptions: tracking("cc") });
+    const first = await finished(running);
+    const hidden = (c: any) => c.data.filter((d: any) => d.changeTracking.visibility === "hidden").map((d: any) => new URL(d.metadata.url).pathname).sort();
+    expect(hidden(first)).toEqual(["/cc/a", "/cc/b"]);
+    // It re-checked nothing: the running crawl's record then held /cc/ alone.
+    expect(hidden(second)).toEqual(["/cc/a", "/cc/b"]);
+  }, 30_000);
 });
 
 describe("zero data retention", () => {
