@@ -21,7 +21,7 @@ import { ChangeHistory, type Snapshot } from "../../src/change-tracking/history.
 import { CONTEXT_LINES, hasChanged, markdownDiff } from "../../src/change-tracking/diff.ts";
 import { errorAnswerWarning, isErrorAnswerStatus, isRemovedStatus } from "../../src/change-tracking/answer-status.ts";
 import { contextLeftOutWarning, diffCutWarning } from "../../src/change-tracking/diff-bounds.ts";
-import { withSharedEdits } from "../../src/change-tracking/shared-edits.ts";
+import { editsOnce, type PairEdits } from "../../src/change-tracking/shared-edits.ts";
 import { usesModel, type PiiOptions } from "../../src/redact/redactor.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
 import { CrawlboxError, ScrapeTimeoutError } from "../../src/errors.ts";
@@ -95,7 +95,7 @@ export interface ChangeTrackingDeps {
 export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRenderer {
   const now = deps.now ?? Date.now;
 
-  async function jsonMode(ctx: RenderContext, o: Options, prev: Snapshot, markdown: string): Promise<{ json: unknown; current?: unknown; key?: string }> {
+  async function jsonMode(ctx: RenderContext, o: Options, prev: Snapshot, markdown: string, edits: PairEdits): Promise<{ json: unknown; current?: unknown; key?: string }> {
     const call = llmCallFor(ctx, deps.limits);
     if (o.schema) {
       const request = { schema: o.schema, ...(o.prompt ? { prompt: o.prompt } : {}) };
@@ -106,21 +106,25 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
       const previous = prev.json !== undefined && prev.jsonKey === key ? prev.json : (await deps.llm!.extract({ content: prev.markdown, ...request }, call)).value;
       return { json: fieldChanges(previous, current), current, key };
     }
-    return { json: await deps.llm!.describeChange(prev.markdown, markdown, o.prompt, call) };
+    return { json: await deps.llm!.describeChange(prev.markdown, markdown, o.prompt, call, edits) };
   }
 
-  /** The modes' fields of a changed page (`diff`, `json`) on `result`, the extraction on `snap`, their warnings. */
+  /**
+   * The modes' fields of a changed page (`diff`, `json`) on `result`, the extraction on `snap`, their warnings. Both
+   * modes read one line diff of the two versions, computed once (change-tracking/shared-edits.ts).
+   */
   async function changeModes(ctx: RenderContext, o: Options, prev: Snapshot, markdown: string, result: ChangeTrackingResult, snap: Snapshot, warnings: string[]): Promise<void> {
     const modes = o.modes ?? [];
+    const edits = editsOnce(prev.markdown, markdown);
     if (modes.includes("git-diff")) {
-      const { text, json, cut, contextLeftOut } = markdownDiff(prev.markdown, markdown);
+      const { text, json, cut, contextLeftOut } = markdownDiff(prev.markdown, markdown, edits);
       result.diff = { text, json };
       if (contextLeftOut) warnings.push(contextLeftOutWarning(contextLeftOut, CONTEXT_LINES));
       if (cut) warnings.push(diffCutWarning(cut));
     }
     if (!modes.includes("json")) return;
     try {
-      const j = await jsonMode(ctx, o, prev, markdown);
+      const j = await jsonMode(ctx, o, prev, markdown, edits);
       result.json = j.json;
       if (j.current !== undefined) {
         snap.json = j.current;
@@ -185,8 +189,7 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
         if (prev.jsonKey !== undefined) snap.jsonKey = prev.jsonKey;
       }
       const warnings: string[] = [];
-      // Both modes read one line diff of the two versions, computed once (change-tracking/shared-edits.ts).
-      if (changeStatus === "changed" && prev) await withSharedEdits(prev.markdown, markdown, () => changeModes(ctx, o, prev, markdown, result, snap, warnings));
+      if (changeStatus === "changed" && prev) await changeModes(ctx, o, prev, markdown, result, snap, warnings);
       if (errorAnswer) warnings.push(errorAnswerWarning(status));
       // Recorded only if the whole scrape succeeds: a later format failing (an LLM error, the timeout) must not make
       // this version the one the next scrape compares with, or its change would never be reported.

@@ -8,7 +8,7 @@
  */
 import { boundedHunks, DIFF_MAX_LINES, DIFF_MAX_TEXT_CHARS, type ContextLeftOut, type DiffCut } from "./diff-bounds.ts";
 import { NO_NEWLINE_MARKER } from "./line-diff.ts";
-import { sharedEdits } from "./shared-edits.ts";
+import { editsOnce, type PairEdits } from "./shared-edits.ts";
 
 /** One line of a chunk, as parse-diff reports it. */
 export type DiffChange =
@@ -83,11 +83,11 @@ export interface MarkdownDiff {
  * {@link DIFF_MAX_LINES} lines, {@link DIFF_MAX_TEXT_CHARS} characters). A line that ends its version without a
  * newline (crawlbox's markdown has no final one) is followed by `\ No newline at end of file`, as git writes it, so
  * that the text applies with `patch` and `git apply`; `diff.json` has that mark as parse-diff reports it (a change of
- * the type of the line before it, not counted in additions or deletions). The line diff is the scrape's shared one
- * (change-tracking/shared-edits.ts).
+ * the type of the line before it, not counted in additions or deletions). `edits` is the line diff the scrape's modes
+ * share (change-tracking/shared-edits.ts).
  */
-export function markdownDiff(previous: string, current: string): MarkdownDiff {
-  const bounded = boundedHunks(sharedEdits(previous, current), CONTEXT_LINES, { lines: DIFF_MAX_LINES, chars: DIFF_MAX_TEXT_CHARS });
+export function markdownDiff(previous: string, current: string, edits: PairEdits = editsOnce(previous, current)): MarkdownDiff {
+  const bounded = boundedHunks(edits(), CONTEXT_LINES, { lines: DIFF_MAX_LINES, chars: DIFF_MAX_TEXT_CHARS });
   const text: string[] = ["--- previous", "+++ current"];
   const chunks: DiffChunk[] = [];
   let additions = 0;

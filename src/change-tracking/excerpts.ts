@@ -6,7 +6,7 @@
  */
 import { leadingWithin, weightedLength } from "../llm/chunk.ts";
 import { hunksOf } from "./hunks.ts";
-import { sharedEdits } from "./shared-edits.ts";
+import { editsOnce, type PairEdits } from "./shared-edits.ts";
 
 /** Unchanged lines shown before and after each changed passage, so the model sees where it sits (git's default). */
 export const EXCERPT_CONTEXT_LINES = 3;
@@ -37,15 +37,16 @@ const PASSAGE_SEPARATOR = "\n…\n";
  * The versions the model compares, in at most `budgetChars` characters together (by llm/chunk.ts `weightedLength`: a
  * Chinese character counts as the ASCII characters of its tokens): both whole when they fit, else
  * the changed passages of each, in page order, as many as fit. When even the first one does not fit, it is cut
- * (each side keeps at least half the room, or all it needs).
+ * (each side keeps at least half the room, or all it needs). `edits` is the line diff the scrape's modes share
+ * (change-tracking/shared-edits.ts).
  */
-export function changeExcerpts(previous: string, current: string, budgetChars: number): ChangeExcerpts {
+export function changeExcerpts(previous: string, current: string, budgetChars: number, edits: PairEdits = editsOnce(previous, current)): ChangeExcerpts {
   if (weightedLength(previous) + weightedLength(current) <= budgetChars) {
     return { previous, current, excerpted: false, totalChanges: 0, shownChanges: 0, cut: false };
   }
-  // The git-diff mode's line diff when the scrape asked for both modes (change-tracking/shared-edits.ts), bounded
-  // alike: a page rewritten throughout is one passage, the whole of both versions.
-  const hunks = hunksOf(sharedEdits(previous, current), EXCERPT_CONTEXT_LINES);
+  // The git-diff mode's line diff when the scrape asked for both modes, bounded alike: a page rewritten throughout is
+  // one passage, the whole of both versions.
+  const hunks = hunksOf(edits(), EXCERPT_CONTEXT_LINES);
   const before: string[] = [];
   const after: string[] = [];
   let used = 0;

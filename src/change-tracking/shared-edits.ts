@@ -6,43 +6,17 @@
  * bounded at {@link DIFF_TIMEOUT_MS} on the event loop: run once for each mode, a page that needs the whole bound
  * stalled the server's other requests twice as long (1.2 s instead of 0.63 s for a reordered page of 1.9 MB).
  *
- * The format opens a scope for the pair it compares ({@link withSharedEdits}); within it, the first reader computes
- * the script and the others get it. Outside a scope (or for another pair), {@link sharedEdits} computes it. The
- * scope ends with the format's render, so nothing outlives the scrape.
+ * The format makes one {@link PairEdits} for the pair it compares and hands it to both modes; the first that asks
+ * computes the script, the other gets the same one. It lives as long as the format's render, nothing longer, and
+ * concurrent scrapes never see each other's.
  */
 import { DIFF_TIMEOUT_MS, lineEdits, type LineEdits } from "./line-diff.ts";
 
-/** A pair of versions whose script is shared while its scope is open. */
-interface Scope {
-  previous: string;
-  current: string;
-  edits?: LineEdits;
-}
+/** The edit script of one pair of versions: computed when first asked for, then kept. */
+export type PairEdits = () => LineEdits;
 
-/** The scopes open now, one per scrape comparing its versions (a handful: one per scrape running). */
-const open: Scope[] = [];
-
-/**
- * Runs `fn` with the edit script of `previous` and `current` shared: computed at most once, by the first
- * {@link sharedEdits} of that pair inside it.
- */
-export async function withSharedEdits<T>(previous: string, current: string, fn: () => Promise<T>): Promise<T> {
-  const scope: Scope = { previous, current };
-  open.push(scope);
-  try {
-    return await fn();
-  } finally {
-    open.splice(open.indexOf(scope), 1);
-  }
-}
-
-/**
- * The edit script of `previous` and `current` (change-tracking/line-diff.ts): the one a scope open for this pair
- * computed already, else computed now (and kept by that scope when there is one).
- */
-export function sharedEdits(previous: string, current: string): LineEdits {
-  // Compared by value: a string of another length differs at once, and one of the same length at its first difference.
-  const scope = open.find((s) => s.previous === previous && s.current === current);
-  if (!scope) return lineEdits(previous, current, DIFF_TIMEOUT_MS);
-  return (scope.edits ??= lineEdits(previous, current, DIFF_TIMEOUT_MS));
+/** The {@link PairEdits} of `previous` and `current`. */
+export function editsOnce(previous: string, current: string): PairEdits {
+  let edits: LineEdits | undefined;
+  return () => (edits ??= lineEdits(previous, current, DIFF_TIMEOUT_MS));
 }

@@ -13,6 +13,7 @@ import { fitToBudget, EXPECTED_ANSWER_TOKENS, type ChunkPlan } from "./chunk-pla
 import { relaxedSchema } from "./relaxed-schema.ts";
 import { mergeOrJoin, runChunks, warnOnce } from "./chunk-run.ts";
 import { changeExcerpts } from "../change-tracking/excerpts.ts";
+import type { PairEdits } from "../change-tracking/shared-edits.ts";
 import { parseJsonAnswer, validateAgainst, validationErrors } from "./schema.ts";
 import { coerceScalars } from "./coerce-scalars.ts";
 import { problemsInCallerTerms } from "./relaxed-schema.ts";
@@ -224,10 +225,11 @@ export class LlmClient {
   /**
    * A JSON description of the change between two versions (changeTracking `json` mode without a schema). Versions
    * too long for one call are sent as the passages that changed (change-tracking/excerpts.ts), not their starts: a
-   * change further down a long page must reach the model.
+   * change further down a long page must reach the model. `edits`: the line diff of the two, when the caller has one
+   * to share (change-tracking/shared-edits.ts).
    */
-  async describeChange(previous: string, current: string, prompt: string | undefined, call: LlmCall): Promise<unknown> {
-    return this.structured(changeMessages(changeExcerpts(previous, current, this.chunkChars()), prompt), undefined, call);
+  async describeChange(previous: string, current: string, prompt: string | undefined, call: LlmCall, edits?: PairEdits): Promise<unknown> {
+    return this.structured(changeMessages(changeExcerpts(previous, current, this.chunkChars(), edits), prompt), undefined, call);
   }
 
   /** Crawler options from a natural-language description. */
