@@ -175,8 +175,11 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
       // carry. One this scrape's options redacted already is not redacted again (a model call, and another answer).
       const redaction = ctx.run.redact && ctx.spec.redactPII ? redactionKey(ctx.spec.redactPII, deps.llm?.provider.model) : undefined;
       const prev = stored && ctx.run.redact && stored.redaction !== redaction ? { ...stored, markdown: await ctx.run.redact(stored.markdown) } : stored;
+      // An error answer after one of the same status is `same` whatever its text: error pages carry ray ids and times
+      // (Cloudflare's 5xx and challenge pages), and compared by text every check of an outage was a change.
+      const sameError = errorAnswer && prev?.error === true && prev.statusCode === status;
       const changeStatus: ChangeTrackingResult["changeStatus"] =
-        isRemovedStatus(status) ? "removed" : !prev ? "new" : hasChanged(prev.markdown, markdown) ? "changed" : "same";
+        isRemovedStatus(status) ? "removed" : !prev ? "new" : !sameError && hasChanged(prev.markdown, markdown) ? "changed" : "same";
       const result: ChangeTrackingResult = {
         previousScrapeAt: prev ? new Date(prev.scrapedAt).toISOString() : null,
         changeStatus,

@@ -16,9 +16,9 @@ export function isRemovedStatus(status: number): boolean {
  * An error answer that says nothing of the page's content, only that it could not be had now: a timeout (408),
  * throttling (429), a server error (5xx: the temporary failures a crawl retries, jobs/retry-policy.ts), and the
  * 401/403 a bot wall or a login gate answers. It is stored as an error answer, apart from the page's versions (see
- * change-tracking/history.ts): the next error answer is compared with it (the same error page is `same`, so an outage
- * or a page that always answers 403 is reported once), and the next good answer with the last good version (the page
- * coming back as it was is `same`). 404/410 are answers about the page ({@link isRemovedStatus}).
+ * change-tracking/history.ts): the next error answer is compared with it (one of the same status is `same`, whatever
+ * its text: an outage or a page that always answers 403 is reported once, even when the error page carries a ray id
+ * or the time), and the next good answer with the last good version (the page coming back as it was is `same`). 404/410 are answers about the page ({@link isRemovedStatus}).
  */
 export function isErrorAnswerStatus(status: number): boolean {
   return status === 401 || status === 403 || (isTemporaryFailureStatus(status) && status <= 599);

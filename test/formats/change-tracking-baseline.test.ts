@@ -97,6 +97,19 @@ describe("error answers are kept apart from the page's versions", () => {
     expect((await scrape("/members")).changeTracking.changeStatus).toBe("same");
   });
 
+  test("error pages that carry a ray id and the time: an outage is one change (each check was one)", async () => {
+    site.set("/ray", page("Shop", "Kettles."));
+    await scrape("/ray");
+    const statuses: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      site.set("/ray", page("Error 522", `Connection timed out. Ray ID: 8c1f${i}a2b. ${new Date(Date.UTC(2026, 10, 24, 20, i)).toISOString()}`), 522);
+      statuses.push((await scrape("/ray")).changeTracking.changeStatus);
+    }
+    site.set("/ray", page("Shop", "Kettles."));
+    statuses.push((await scrape("/ray")).changeTracking.changeStatus);
+    expect(statuses).toEqual(["changed", "same", "same", "same"]);
+  });
+
   test("another error page during an outage is a change; a good answer with only error answers before is compared with the latest", async () => {
     site.set("/errs", page("Shop", "Kettles."));
     await scrape("/errs");

@@ -1,0 +1,46 @@
+/**
+ * A data directory upgrades from every schema version crawlbox has been at: migrations apply by position
+ * (storage/database.ts), so statements added to a migration after a directory ran it would never run there. The
+ * changeTracking columns of migration 36 were first written into 35, which a directory already at 35 skipped, and every
+ * changeTracking scrape there failed on `no such column: is_error`.
+ */
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { migrate } from "../../src/storage/database.ts";
+import { MIGRATIONS } from "../../src/storage/migrations.ts";
+
+/** An in-memory database brought to `version` by the first `version` migrations, as that release left it. */
+function databaseAt(version: number): Database {
+  const db = new Database(":memory:");
+  for (let v = 0; v < version; v++) {
+    db.exec(MIGRATIONS[v]!);
+    db.exec(`PRAGMA user_version = ${v + 1}`);
+  }
+  return db;
+}
+
+const columns = (db: Database, table: string) => (db.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+
+describe("upgrading a data directory", () => {
+  test("one at 35 (the redaction column only) gets the error-answer and crawl-record columns, its old error rows marked", () => {
+    const db = databaseAt(35);
+    expect(columns(db, "change_snapshots")).toContain("redaction");
+    expect(columns(db, "change_snapshots")).not.toContain("is_error");
+    const insert = db.query("INSERT INTO change_snapshots (key_id, url, tag, scraped_at, status_code, markdown) VALUES ('k', 'https://e.com/', '', ?, ?, 'm')");
+    for (const [at, status] of [[1, 200], [2, 503], [3, 403], [4, 404]]) insert.run(at!, status!);
+    migrate(db);
+    const marked = db.query("SELECT status_code, is_error FROM change_snapshots ORDER BY scraped_at").all();
+    expect(marked).toEqual([{ status_code: 200, is_error: 0 }, { status_code: 503, is_error: 1 }, { status_code: 403, is_error: 1 }, { status_code: 404, is_error: 0 }]);
+    expect((db.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(MIGRATIONS.length);
+    expect(columns(db, "change_snapshots")).toEqual(expect.arrayContaining(["redaction", "is_error"]));
+    expect(columns(db, "change_crawls")).toContain("complete");
+  });
+
+  test("every version from 30 on upgrades to the latest without an error", () => {
+    for (let v = 30; v <= MIGRATIONS.length; v++) {
+      const db = databaseAt(v);
+      expect(() => migrate(db)).not.toThrow();
+      expect(columns(db, "change_snapshots")).toEqual(expect.arrayContaining(["redaction", "is_error"]));
+    }
+  });
+});
