@@ -24,6 +24,13 @@ export class BrowserSessionDestroyedError extends CrawlboxError {
   }
 }
 
+/** 404: a session the key never had, or one no longer remembered (every browser route answers it in these words). */
+export class BrowserSessionNotFoundError extends CrawlboxError {
+  constructor() {
+    super("NOT_FOUND", 404, "Browser session not found.");
+  }
+}
+
 interface Ended {
   kind: SessionKind;
   keyId: string;
@@ -43,9 +50,23 @@ export class SessionHistory {
     this.ended.length = Math.min(this.ended.length, this.kept);
   }
 
-  /** The key's ended sessions, newest first; with `status`, only those that ended so. */
-  list(keyId: string, status?: EndedStatus): SessionInfo[] {
-    return this.ended.filter((e) => e.keyId === keyId && (status === undefined || e.info.status === status)).map((e) => e.info);
+  /**
+   * The key's ended sessions, newest first, one per session: an interact session closed or dropped more than once (its
+   * scrape's route opens it again) is its last end, and none while `open(kind, id)` says it is open again (the list
+   * shows it as it is now). With `status`, only those that ended so.
+   */
+  list(keyId: string, open: (kind: SessionKind, id: string) => boolean, status?: EndedStatus): SessionInfo[] {
+    const seen = new Set<string>();
+    const out: SessionInfo[] = [];
+    for (const e of this.ended) {
+      if (e.keyId !== keyId) continue;
+      const key = `${e.kind}:${e.info.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (open(e.kind, e.info.id) || (status !== undefined && e.info.status !== status)) continue;
+      out.push(e.info);
+    }
+    return out;
   }
 
   /** The key's ended session `id` of `kind`, if it is still remembered. */

@@ -3,13 +3,17 @@
  * What the registry of interact sessions (interact/sessions.ts) keeps for each one: its {@link Session} record (its
  * leased page, its times, what runs in it), its kind and its key in the registry ({@link keyOf}), the {@link Work}
  * that may run in it, how a standalone one is listed ({@link SessionInfo}, {@link sessionInfo}), and how a session
- * already forgotten by the registry is ended ({@link finishSession}, {@link endStuckSession}). Kept apart from the
+ * already forgotten by the registry is ended ({@link finishSession}, {@link endStuckSession}), its profile saved
+ * ({@link profileEnd}) or, when that does not fit in its time, not at all. Kept apart from the
  * registry because none of it needs the registry's own state (its maps, limits and timers): it works on one session's
  * record alone.
  */
 import type { Lease } from "../engines/browser/pool.ts";
+import { captureProfile } from "../engines/browser/profile.ts";
 import { CrawlboxError } from "../errors.ts";
-import { abandonPageWork, interruptPage } from "./page-abandon.ts";
+import { raceAbort } from "../scheduler/abortable.ts";
+import type { ProfileSnapshot, ProfileStore } from "../storage/profiles.ts";
+import { abandonPageWork, PAGE_ANSWER_MS, quietPage } from "./page-abandon.ts";
 
 /** A scrape's session (`/v2/scrape/{id}/interact`, keyed by the scrape's id) or a standalone one (`/v2/browser`). */
 export type SessionKind = "scrape" | "browser";
@@ -34,9 +38,10 @@ export interface Session {
   onClose: () => void;
   /**
    * Runs when the session is closed, or dropped because its page got stuck (not when its page crashed or closed),
-   * before its page goes back: saves its profile.
+   * before its page goes back: saves its profile, unless `cutOff` aborted first (nothing is written after it aborts:
+   * a save given up on is given up for good). See {@link profileEnd}.
    */
-  end?: () => Promise<void>;
+  end?: (cutOff: AbortSignal) => Promise<void>;
   /** Its live views' tokens (interact/live-view.ts), unless the session was opened without them. */
   liveTokens?: { view: string; control: string };
   /** Stops holding its page to the page limit (interact/page-size.ts): the page goes back to the pool without it. */
@@ -127,36 +132,53 @@ export async function finishSession(s: Session, now: () => number): Promise<{ du
     await Promise.race([running.done, Bun.sleep(END_TIMEOUT_MS)]);
   }
   const closed = { durationMs: now() - s.openedAt, runs: s.runs };
-  // Closed under a busy loop, the page would not give its profile up: it is interrupted first, as a stuck one is.
-  const busy = running !== undefined && (await abandonPageWork(s.lease.session));
-  await saveProfile(s, busy);
+  // Closed under a busy loop, the page would not give its profile up: it is quieted first, as a stuck one is. Its load
+  // is not stopped: the page goes back to the pool, its context closed.
+  const busy = running !== undefined && (await abandonPageWork(s.lease.session, undefined, performance.now() + PAGE_ANSWER_MS));
+  await saveProfile(s, busy, END_TIMEOUT_MS);
   s.lease.release({ suspect: busy });
   return closed;
 }
 
 /**
- * Ends a forgotten session whose page got stuck (interact/page-abandon.ts): its profile is saved as
- * {@link finishSession} saves it, then its page goes back as suspect (the pool checks the browser). Whether the
- * profile was saved; undefined when the session has none to save.
+ * Ends a forgotten session whose page got stuck (interact/page-abandon.ts): its page is quieted and its profile saved
+ * as {@link finishSession} saves it, within `ms` (the script's answer waits for it: interact/page-abandon.ts
+ * ABANDON_MS), then its page goes back as suspect (the pool checks the browser). Whether the profile was saved (false:
+ * nothing was written, the stored profile is as it was); undefined when the session has none to save.
  */
-export async function endStuckSession(s: Session): Promise<boolean | undefined> {
-  const saved = await saveProfile(s, true);
+export async function endStuckSession(s: Session, ms: number): Promise<boolean | undefined> {
+  const saved = await saveProfile(s, true, ms);
   s.lease.release({ suspect: true });
   return saved;
 }
 
 /**
- * Saves the session's profile (its `end`), within {@link END_TIMEOUT_MS}: whether it was saved, undefined when it has
- * none. A `busy` page has the JavaScript keeping it busy interrupted first, so that its storage can be read.
+ * Saves the session's profile (its `end`) within `ms`: whether it was saved, undefined when it has none. A `busy` page
+ * is quieted first (interact/page-abandon.ts), so that its storage can be read. A save that does not finish in time is
+ * cut off: it writes nothing after (no cookies saved later without the storage they went with), and the answer is
+ * false.
  */
-async function saveProfile(s: Session, busy: boolean): Promise<boolean | undefined> {
-  if (busy) await interruptPage(s.lease.session);
+async function saveProfile(s: Session, busy: boolean, ms: number): Promise<boolean | undefined> {
+  const cutOff = AbortSignal.timeout(Math.max(1, ms));
+  if (busy) await raceAbort(quietPage(s.lease.session), cutOff).catch(() => undefined);
   if (!s.end) return undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), END_TIMEOUT_MS)));
-  try {
-    return await Promise.race([s.end().then(() => true, () => false), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  if (cutOff.aborted) return false;
+  return raceAbort(s.end(cutOff), cutOff).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * A standalone session's profile saving (its `end`, for the session opened on `lease`), when it was opened with
+ * `profile` and `saveChanges`: what the session changed in the profile's cookies and storage, read from its page, is
+ * saved over `snapshot` (the profile as the session's page was started from it), unless `cutOff` aborted first.
+ * The store's save is synchronous, so a save either happens whole before the cut-off or not at all.
+ */
+export function profileEnd(keyId: string, profile: { store: ProfileStore; name: string }, snapshot: ProfileSnapshot): (lease: Lease) => (cutOff: AbortSignal) => Promise<void> {
+  return (lease) => async (cutOff) => {
+    const next = await captureProfile(lease.context, lease.page, snapshot.state);
+    if (cutOff.aborted) throw cutOff.reason;
+    profile.store.save(keyId, profile.name, snapshot, next);
+  };
 }

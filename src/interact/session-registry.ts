@@ -69,6 +69,12 @@ export class SessionRegistry {
     return undefined;
   }
 
+  /** The kind of the key's open session `id` as `GET /v2/browser` lists it (a standalone one first); undefined when none is open. */
+  openKind(id: string, keyId: string): SessionKind | undefined {
+    for (const kind of ["browser", "scrape"] as const) if (this.sessions.get(keyOf(kind, id))?.keyId === keyId) return kind;
+    return undefined;
+  }
+
   /** The live view tokens of the key's session, if it is open and has them. */
   liveTokensOf(kind: SessionKind, id: string, keyId: string): { view: string; control: string } | undefined {
     const s = this.sessions.get(keyOf(kind, id));
@@ -78,10 +84,13 @@ export class SessionRegistry {
   /**
    * The key's sessions, standalone and scrapes' (those with a `scrapeId`: they count in the same limits), open
    * (`active`) or ended while this server ran (`destroyed`: closed; `error`: dropped with their page); all by default.
+   * One entry per session: a scrape's session opened again after it ended is listed as it is now.
    */
   list(keyId: string, status?: "active" | EndedStatus): SessionInfo[] {
     const active = status === undefined || status === "active" ? [...this.sessions.values()].filter((s) => s.keyId === keyId).map((s) => sessionInfo(s)) : [];
-    return status === "active" ? active : [...active, ...this.history.list(keyId, status)];
+    if (status === "active") return active;
+    const open = (kind: SessionKind, id: string) => this.sessions.get(keyOf(kind, id))?.keyId === keyId;
+    return [...active, ...this.history.list(keyId, open, status)];
   }
 
   /**

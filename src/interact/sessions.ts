@@ -22,11 +22,11 @@ import type { ProfileStore } from "../storage/profiles.ts";
 import { runPrompt, type PromptOutcome } from "./driver.ts";
 import { openScrapePage, type ScrapeDevice } from "./replay.ts";
 import { SharedOpening } from "./shared-opening.ts";
-import { endStuckSession, keyOf, newSession, sessionInfo, type Session, type SessionInfo, type SessionKind, type SessionTimes, type Work, type WorkOutcome } from "./session-record.ts";
+import { endStuckSession, keyOf, newSession, profileEnd, sessionInfo, type Session, type SessionInfo, type SessionKind, type SessionTimes, type Work, type WorkOutcome } from "./session-record.ts";
 import { blankPageOpening, leaseSessionPage } from "./session-page.ts";
-import { BrowserSessionDestroyedError, type EndedStatus } from "./session-history.ts";
+import { BrowserSessionDestroyedError, BrowserSessionNotFoundError } from "./session-history.ts";
 import { MAX_SESSIONS_PER_KEY, SessionRegistry } from "./session-registry.ts";
-import { abandonPageWork } from "./page-abandon.ts";
+import { ABANDON_MS, abandonPageWork, followLoads, type Loads } from "./page-abandon.ts";
 
 /** A session closes after this long without a prompt. */
 export const IDLE_MS = 5 * 60 * 1000;
@@ -92,7 +92,11 @@ export class InteractSessions extends SessionRegistry {
    */
   async create(o: { keyId: string; lifeMs: number; idleMs: number; liveView: boolean; profile?: { store: ProfileStore; name: string; saveChanges: boolean }; signal: AbortSignal }): Promise<SessionInfo> {
     const id = crypto.randomUUID();
-    const { prepare, end } = blankPageOpening(o.keyId, o.profile);
+    const { prepare } = blankPageOpening(o.keyId, o.profile);
+    // What the session changes in its profile is saved when it ends, over the profile as its page starts from it (the
+    // same row blankPageOpening just read: nothing runs between the two reads). Saved here rather than by the opening's
+    // own `end`, so that a save cut off by its time writes nothing (interact/session-record.ts).
+    const end = o.profile?.saveChanges ? profileEnd(o.keyId, o.profile, o.profile.store.load(o.keyId, o.profile.name)) : undefined;
     // Through the basic upstream proxy when one is configured, as every fetch that is not a scrape attempt: an
     // appliance whose only way out is its proxy must still reach pages from a session.
     const proxyServer = this.proxyServerFor?.("basic", undefined);
@@ -102,13 +106,19 @@ export class InteractSessions extends SessionRegistry {
     return sessionInfo(s);
   }
 
-  /** Runs `work` in the key's standalone session `id`: 410 when it has ended (while remembered), 404 when never known. */
-  async inBrowser<T extends WorkOutcome>(id: string, keyId: string, work: Work<T>): Promise<T> {
-    const s = this.sessions.get(keyOf("browser", id));
-    if (!s || s.keyId !== keyId) {
-      const ended = this.history.find("browser", id, keyId);
-      if (ended) throw new BrowserSessionDestroyedError(ended.status as EndedStatus);
-      throw new CrawlboxError("NOT_FOUND", 404, "Browser session not found (it may have closed: sessions close when unused or at the end of their time).");
+  /**
+   * Runs `work` in the key's session `id` as `GET /v2/browser` lists it (`POST /v2/browser/{id}/execute`): a standalone
+   * session, or a scrape's interact session while it is open (listed under its scrape's id, it runs code there as
+   * `/v2/scrape/{id}/interact` would). 410 when the session has ended (while remembered): an interact session is opened
+   * again only by its scrape's route, which knows its page. 404 when never known.
+   */
+  async inListed<T extends WorkOutcome>(id: string, keyId: string, work: Work<T>): Promise<T> {
+    const kind = this.openKind(id, keyId);
+    const s = kind && this.sessions.get(keyOf(kind, id));
+    if (!s) {
+      const ended = this.record(id, keyId);
+      if (ended && ended.status !== "active") throw new BrowserSessionDestroyedError(ended.status);
+      throw new BrowserSessionNotFoundError();
     }
     return this.use(s, work);
   }
@@ -122,6 +132,9 @@ export class InteractSessions extends SessionRegistry {
     const crashed = session.lease.crashed;
     const onCrash = () => stop.abort(crashed.reason);
     crashed.addEventListener("abort", onCrash, { once: true });
+    // The loads the work starts (its navigations, their frames): one still under way when it is stopped is stopped
+    // too, and nothing else of the page's (interact/page-abandon.ts).
+    const loads = followLoads(session.lease.session);
     // A page over the memory limit since the guard's last tick is stopped now, not after the answer (inside the work
     // a close waits for, so that a run it stops is counted before the close bills it).
     const done = work(session.lease, stop.signal).then((outcome) => session.lease.checkMemory().then(() => outcome));
@@ -130,7 +143,7 @@ export class InteractSessions extends SessionRegistry {
       const outcome = await done;
       if (crashed.aborted) throw crashed.reason;
       session.runs++;
-      if (outcome.stuck) await this.abandoned(session, outcome);
+      if (outcome.stuck) await this.abandoned(session, outcome, loads);
       return outcome;
     } catch (err) {
       // A typed error (the model's) leaves the session as it is; a crashed page, or anything else (the browser failing
@@ -139,6 +152,7 @@ export class InteractSessions extends SessionRegistry {
       this.drop(session);
       throw new InteractSessionLostError(crashed.aborted ? (crashed.reason as Error).message : undefined);
     } finally {
+      loads.dispose();
       crashed.removeEventListener("abort", onCrash);
       session.running = undefined;
       session.lastActivityAt = this.now();
@@ -148,16 +162,18 @@ export class InteractSessions extends SessionRegistry {
 
   /**
    * The work was stopped with a command still running on the page: the page is left to answer. One that does (a
-   * wait, a load: now stopped) keeps its session (`stuck` cleared); one whose thread does not is not used again: its
-   * session is dropped, its profile saved first (`profileSaved`), and the next prompt of a scrape's opens a fresh one.
+   * wait, a load the work started: now stopped) keeps its session (`stuck` cleared); one whose thread does not is not
+   * used again: its session is dropped, its profile saved first if that fits in the time left (`profileSaved`), and
+   * the next prompt of a scrape's opens a fresh one. All within ABANDON_MS: the answer waits for it.
    */
-  private async abandoned(session: Session, outcome: WorkOutcome): Promise<void> {
+  private async abandoned(session: Session, outcome: WorkOutcome, loads: Loads): Promise<void> {
+    const deadline = performance.now() + ABANDON_MS;
     // Closed under the work (DELETE, its ttl) or while the page was asked (or crashed meanwhile): the close or the
     // crash takes care of its page.
-    outcome.stuck = this.isOpen(session) && (await abandonPageWork(session.lease.session)) && this.isOpen(session);
+    outcome.stuck = this.isOpen(session) && (await abandonPageWork(session.lease.session, loads, deadline)) && this.isOpen(session);
     if (!outcome.stuck) return;
     this.forget(session, "error");
-    const saved = await this.track(endStuckSession(session));
+    const saved = await this.track(endStuckSession(session, deadline - performance.now()));
     if (saved !== undefined) outcome.profileSaved = saved;
   }
 
@@ -178,7 +194,7 @@ export class InteractSessions extends SessionRegistry {
    * this caller's wait at once; `prepare` gets the opening's signal, which aborts only once every caller waiting for
    * it has given up (interact/shared-opening.ts).
    */
-  private open(kind: SessionKind, id: string, keyId: string, times: SessionTimes, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
+  private open(kind: SessionKind, id: string, keyId: string, times: SessionTimes, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => (cutOff: AbortSignal) => Promise<void>): Promise<Session> {
     const key = keyOf(kind, id);
     const pending = this.opening.get(key);
     if (pending) {
@@ -199,7 +215,7 @@ export class InteractSessions extends SessionRegistry {
   }
 
   /** Opens a session; `signal` is the opening's own (aborted once nobody waits for it any more). */
-  private async launch(kind: SessionKind, id: string, keyId: string, times: SessionTimes, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => () => Promise<void>): Promise<Session> {
+  private async launch(kind: SessionKind, id: string, keyId: string, times: SessionTimes, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, end?: (lease: Lease) => (cutOff: AbortSignal) => Promise<void>): Promise<Session> {
     const { lease, unguard } = await leaseSessionPage(this.pool, this.maxPageBytes, prepare, signal, times.proxyServer);
     if (this.closed) {
       unguard();

@@ -6,6 +6,12 @@
  * closed later. Only a page whose own thread does not answer (a busy loop in an `eval`) ends its session; its profile
  * is still saved first, the answer says the session was closed, and the session is listed as `error` and gone (410).
  * Before, any command still running ended the session silently and its profile was lost.
+ *
+ * Then: only a load the script started is stopped (every abandon stopped the page's loading, which cancelled the
+ * page's own `fetch` and `EventSource`); a page busy with a finite task of a few seconds keeps its session (1.5 s
+ * dropped it); and a stuck page is answered for within the script's timeout and 3 s whatever it does (a loop re-armed
+ * by `setInterval` took 11.5 s, said its profile could not be saved, and the save, still running, later wrote its
+ * cookies alone), its profile saved whole before the answer, or not at all.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { closeAndAssertNoChromium } from "../browser/helpers.ts";
@@ -29,7 +35,7 @@ beforeAll(async () => {
       const url = new URL(req.url);
       const p = url.pathname;
       if (p === "/setcookie") return html(`<html><head><title>Set</title></head><body><p>Cookie set</p></body></html>`, { "set-cookie": `sid=${url.searchParams.get("v")}; Path=/` });
-      if (p === "/showcookie") return html(`<html><head><title>Show</title></head><body><p id="c">${req.headers.get("cookie") ?? "nobody"}</p></body></html>`);
+      if (p === "/showcookie") return html(`<html><head><title>Show</title></head><body><p id="c">${req.headers.get("cookie") ?? "nobody"}</p><p id="ls"></p><script>document.getElementById("ls").textContent = localStorage.getItem("ls") || "none";</script></body></html>`);
       // Its load never ends: a frame whose document never comes.
       if (p === "/hangframe") return html(`<html><head><title>Hangframe</title></head><body><p>Framed</p><iframe src="/never"></iframe></body></html>`);
       if (p === "/never") {
@@ -53,10 +59,13 @@ const run = async (id: string, code: string, language: "bash" | "node", timeout?
   const res = await h.request(`/v2/browser/${id}/execute`, { method: "POST", json: { code, language, ...(timeout ? { timeout } : {}) } });
   return { status: res.status, body: (await res.json()) as any };
 };
-const cookieSeenBy = async (profile: string) => {
+/** What a session started from `profile` finds: its cookie (and, with `storage`, its local storage, after a space). */
+const cookieSeenBy = async (profile: string, storage = false) => {
   const id = await open({ profile: { name: profile, saveChanges: false } });
   try {
-    return (await run(id, `agent-browser open ${base}/showcookie && agent-browser get text '#c'`, "bash")).body.stdout.trim().split("\n").at(-1);
+    const read = storage ? `agent-browser get text '#c' && agent-browser get text '#ls'` : `agent-browser get text '#c'`;
+    const lines = (await run(id, `agent-browser open ${base}/showcookie && ${read}`, "bash")).body.stdout.trim().split("\n");
+    return storage ? lines.slice(-2).join(" ") : lines.at(-1);
   } finally {
     await h.request(`/v2/browser/${id}`, { method: "DELETE" });
   }
@@ -119,7 +128,64 @@ describe("a script stopped in a wait or a load keeps its session", () => {
   }, 60_000);
 });
 
+describe("only what the script started is abandoned", () => {
+  test("a wait stopped by the time limit leaves the page's own fetch and EventSource running (no load of the script's to stop)", async () => {
+    const id = await open();
+    try {
+      await run(id, `await page.goto("${base}/plain")`, "node");
+      const code = `await page.evaluate(() => { window.p2 = fetch("/never").then(() => "res", (e) => "rej: " + e); window.es = new EventSource("/never"); });\nawait page.waitForSelector("#never")`;
+      expect((await run(id, code, "node", 4)).body).toMatchObject({ killed: true, exitCode: 124, stderr: "Stopped after 4 s.\n" });
+      const after = await run(id, `return await page.evaluate(() => Promise.race([window.p2, new Promise((r) => setTimeout(() => r("pending"), 300))]).then((v) => v + " es.readyState=" + window.es.readyState))`, "node");
+      expect(after.body).toMatchObject({ exitCode: 0, result: "pending es.readyState=0" });
+    } finally {
+      await h.request(`/v2/browser/${id}`, { method: "DELETE" });
+    }
+  }, 60_000);
+
+  test("a page busy with a finite task the script started keeps its session when the task ends within 2.4 s of the stop", async () => {
+    const id = await open();
+    try {
+      await run(id, `await page.goto("${base}/plain")`, "node");
+      const busy = await run(id, `await page.evaluate(() => { const t = Date.now(); while (Date.now() - t < 3600); })`, "node", 2);
+      expect(busy.body).toMatchObject({ killed: true, exitCode: 124, stderr: "Stopped after 2 s.\n" });
+      expect((await run(id, "return await page.title()", "node")).body).toMatchObject({ exitCode: 0, result: "Plain" });
+    } finally {
+      await h.request(`/v2/browser/${id}`, { method: "DELETE" });
+    }
+  }, 60_000);
+});
+
 describe("a page whose own thread does not answer ends its session, saying so", () => {
+  test("a busy loop re-armed by setInterval: answered within the timeout and 3 s, its profile (cookies and storage) saved first", async () => {
+    const id = await open({ profile: { name: "rearm" } });
+    await run(id, `await page.goto("${base}/setcookie?v=REARMED"); await page.evaluate(() => localStorage.setItem("ls", "STORED"))`, "node");
+    const t0 = performance.now();
+    const hung = await run(id, `await page.evaluate(() => { setInterval(() => { for (;;); }, 0); for (;;); })`, "node", 5);
+    const took = performance.now() - t0;
+    expect(hung.body).toMatchObject({ killed: true, exitCode: 124 });
+    expect(hung.body.stderr).toStartWith("Stopped after 5 s.\nThe session was closed: its page was still running JavaScript that did not return");
+    expect(hung.body.stderr).toEndWith("Its profile was saved first.\n");
+    expect(took).toBeLessThan(8_000);
+    expect(await cookieSeenBy("rearm", true)).toBe("sid=REARMED STORED");
+  }, 60_000);
+
+  test("a page whose thread cannot even be interrupted (a synchronous request that never ends): answered in time, and its profile left as it was, for good", async () => {
+    const before = await open({ profile: { name: "blocked" } });
+    await run(before, `agent-browser open ${base}/setcookie?v=BEFORE`, "bash");
+    await h.request(`/v2/browser/${before}`, { method: "DELETE" });
+    const id = await open({ profile: { name: "blocked" } });
+    const t0 = performance.now();
+    const code = `agent-browser open ${base}/setcookie?v=CHANGED\nagent-browser eval 'const x = new XMLHttpRequest(); x.open("GET", "/never", false); x.send(); 1'`;
+    const hung = await run(id, code, "bash", 3);
+    const took = performance.now() - t0;
+    expect(hung.body).toMatchObject({ killed: true, exitCode: 124 });
+    expect(hung.body.stderr).toEndWith("Its profile could not be saved.\n");
+    // A save still under way would write the cookies alone, later: none does.
+    await Bun.sleep(3_000);
+    expect(await cookieSeenBy("blocked")).toBe("sid=BEFORE");
+    expect(took).toBeLessThan(6_000);
+  }, 60_000);
+
   test("a busy loop in `eval`: the session is closed (410 after, listed as error), and its profile is saved first", async () => {
     const id = await open({ profile: { name: "busy" } });
     const t0 = performance.now();
@@ -132,7 +198,7 @@ describe("a page whose own thread does not answer ends its session, saying so", 
     const next = await run(id, "echo x", "bash");
     expect([next.status, next.body.error]).toEqual([410, "Browser session has been destroyed."]);
     const errored = ((await (await h.request("/v2/browser?status=error")).json()) as any).sessions;
-    expect(errored).toEqual([expect.objectContaining({ id, status: "error", endedAt: expect.any(String) })]);
+    expect(errored.filter((e: any) => e.id === id)).toEqual([expect.objectContaining({ id, status: "error", endedAt: expect.any(String) })]);
     expect(await cookieSeenBy("busy")).toBe("sid=BEFORELOOP");
   }, 60_000);
 

@@ -4,7 +4,8 @@
  * and JavaScript's `isVisible` say; `fill` (bash, `find … fill`, JavaScript) of something that is not a text field is a
  * clear error, not silence; `wait --text` and `wait --url` read the page in crawlbox's isolated world, so a page that
  * redefines what they read neither fakes nor stalls them; a failure read from the page has no redundant `Error:`
- * after `✗`; and the eval limit's message names the limit.
+ * after `✗`; and the eval limit's message names the limit. `get url` on a page busy with its own script answers
+ * puppeteer's URL after 500 ms (it waited for the page, and the session was dropped when the script's time ran out).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startCodeTestbed, type CodeSession, type CodeTestbed } from "./code-testbed.ts";
@@ -75,5 +76,20 @@ describe("agent-browser", () => {
     expect(await bash(`agent-browser eval "'x'.repeat(2000000)"`)).toMatchObject({ exitCode: 1, stderr: "✗ a result of 2000002 characters, over the 1000000 that are read\n" });
     const node = await s.run(`try { await page.selectOption("#btn", "x"); } catch (e) { console.log(e.message); }\ntry { await page.evaluate(() => 'x'.repeat(2000000)); } catch (e) { console.log(e.message); }`, "node");
     expect(node.stdout).toBe("the element is not a <select>\na result of 2000002 characters, over the 1000000 that are read\n");
+  }, 60_000);
+
+  test("get url on a page busy with its own script answers (puppeteer's URL), and the session stays", async () => {
+    // A session of its own: its page stays busy for a while after the script.
+    const own = await tb.session();
+    try {
+      await own.run(`agent-browser open ${tb.base}/form`, "bash");
+      const t0 = performance.now();
+      const r = await own.run(`agent-browser eval 'setTimeout(() => { const t = Date.now(); while (Date.now() - t < 5000); }, 50); 1'\nagent-browser wait 300\nagent-browser get url`, "bash", 4);
+      expect(r).toMatchObject({ exitCode: 0, killed: false, stderr: "", stdout: `1\n${tb.base}/form\n` });
+      expect(performance.now() - t0).toBeLessThan(3_000);
+      expect(((await (await tb.h.request(`/v2/browser/${own.id}`)).json()) as any).status).toBe("active");
+    } finally {
+      await own.end().catch(() => undefined);
+    }
   }, 60_000);
 });

@@ -3,7 +3,10 @@
  * and scrape-browser.ts), with real Chromium and a local site: the bodies the SDKs send (`recordSession`, interact's
  * `ttl`/`activityTtl`), `error` on a failed or stopped run, `node` as the default language, 410 for a session that
  * ended, `GET /v2/browser/{id}` and `/replay`, `?status=error`; JavaScript's `result` (never its stdout, and flagged
- * when cut); interact sessions in the list and in the 429's words; and an ended session's last activity.
+ * when cut); interact sessions in the list and in the 429's words; and an ended session's last activity. Then: a
+ * listed interact session runs code by its id under `/v2/browser/{id}/execute` too (it was a 404 there while GET and
+ * DELETE took the id), a scrape's session dropped and opened again is listed once, as it is now (it was listed twice),
+ * and every browser route's 404 says the same.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { closeAndAssertNoChromium } from "../browser/helpers.ts";
@@ -180,4 +183,43 @@ describe("interact sessions count in the limits, and show", () => {
     expect((await get("/v2/browser?status=destroyed", key)).body.sessions).toEqual([expect.objectContaining({ id, scrapeId: id, status: "destroyed" })]);
     await del(`/v2/browser/${standalone}`, key);
   }, 60_000);
+});
+
+describe("an interact session by its id under /v2/browser", () => {
+  test("execute runs code in a listed interact session (by its scrape's id), as /v2/scrape/{id}/interact does; agent-browser close ends it", async () => {
+    const key = h.services.keys.create("execute-listed").key;
+    const keyId = h.services.keys.verify(key)!.keyId;
+    const id = await scrape(key);
+    expect((await post(`/v2/scrape/${id}/interact`, { code: "agent-browser get title", language: "bash" }, key)).body.exitCode).toBe(0);
+    const ran = await post(`/v2/browser/${id}/execute`, { code: "return await page.title()" }, key);
+    expect(ran).toMatchObject({ status: 200, body: { success: true, exitCode: 0, result: "Plain" } });
+    expect(ran.body.liveViewUrl).toMatch(/\/v2\/live\//);
+    // Another key's session is not its to run.
+    expect((await post(`/v2/browser/${id}/execute`, { code: "return 1" })).status).toBe(404);
+    const closed = await post(`/v2/browser/${id}/execute`, { code: "agent-browser close", language: "bash" }, key);
+    expect(closed.body.exitCode).toBe(0);
+    expect(h.services.interact!.has(id, keyId)).toBe(false);
+    const after = await post(`/v2/browser/${id}/execute`, { code: "return 1" }, key);
+    expect([after.status, after.body.code]).toEqual([410, "BROWSER_SESSION_DESTROYED"]);
+  }, 60_000);
+
+  test("a scrape's session dropped with its page and opened again is listed once, as it is now", async () => {
+    const key = h.services.keys.create("reopened").key;
+    const id = await scrape(key);
+    const stuck = await post(`/v2/scrape/${id}/interact`, { code: "agent-browser eval 'while (true) {}'", language: "bash", timeout: 2 }, key);
+    expect(stuck.body.stderr).toContain("The session was closed");
+    expect((await get("/v2/browser", key)).body.sessions).toEqual([expect.objectContaining({ id, status: "error" })]);
+    expect((await post(`/v2/scrape/${id}/interact`, { code: "agent-browser get title", language: "bash" }, key)).body.exitCode).toBe(0);
+    expect((await get("/v2/browser", key)).body.sessions).toEqual([expect.objectContaining({ id, scrapeId: id, status: "active" })]);
+    expect((await get("/v2/browser?status=error", key)).body.sessions).toEqual([]);
+    expect((await get(`/v2/browser/${id}`, key)).body).toMatchObject({ id, status: "active" });
+    expect((await del(`/v2/browser/${id}`, key)).status).toBe(200);
+    expect((await get("/v2/browser", key)).body.sessions).toEqual([expect.objectContaining({ id, status: "destroyed" })]);
+  }, 60_000);
+
+  test("every browser route's 404 says the same", async () => {
+    const unknown = crypto.randomUUID();
+    const answers = [await post(`/v2/browser/${unknown}/execute`, { code: "return 1" }), await get(`/v2/browser/${unknown}`), { status: 404, body: await (await del(`/v2/browser/${unknown}`)).json() }];
+    expect(answers.map((a) => [a.status, (a.body as any).error])).toEqual(Array(3).fill([404, "Browser session not found."]));
+  }, 30_000);
 });

@@ -23,6 +23,10 @@ import { VALUE_TEXT } from "./value-text.ts";
 export const PAGE_SETUP = `
   const root = document.documentElement;
   root.setAttribute("data-cb-run", "1");
+  // What the wrapper itself waits with, taken before the code runs: code that replaces them (\`globalThis.setTimeout =
+  // f => 0\`) must not keep the wrapper from telling its outcome, nor stall a page method.
+  const Prom = Promise, timer = setTimeout, clock = Date.now;
+  const sleep = (ms) => new Prom((r) => timer(r, ms));
   // The browser is answered here: what the code does after runs on its own (crawlbox waits for its outcome).
   await null;
   const channel = ${CHANNEL_CLIENT};
@@ -100,12 +104,12 @@ ${VALUE_TEXT}  const log = (level) => (...args) => { channel.note({ m: "log", a:
       const glob = (g) => { const parts = g.split("*"); return (x) => { if (!x.startsWith(parts[0])) return false; let at = parts[0].length; for (let k = 1; k < parts.length; k++) { const p = parts[k]; if (k === parts.length - 1) return x.length - p.length >= at && x.endsWith(p); const j = x.indexOf(p, at); if (j < 0) return false; at = j + p.length; } return at === x.length; }; };
       const test = u instanceof RegExp ? (x) => u.test(x) : typeof u === "function" ? (x) => !!u(new URL(x)) : String(u).includes("*") ? glob(String(u)) : (x) => x === String(u);
       const timeout = o && typeof o.timeout === "number" && o.timeout > 0 ? o.timeout : 30000;
-      const end = Date.now() + timeout;
+      const end = clock() + timeout;
       for (;;) {
         const now = await rpc("url");
         if (test(now)) return;
-        if (Date.now() > end) throw new Error("the page's URL did not match within " + timeout + " ms (it is " + now + ")");
-        await new Promise((r) => setTimeout(r, 100));
+        if (clock() > end) throw new Error("the page's URL did not match within " + timeout + " ms (it is " + now + ")");
+        await sleep(100);
       }
     },
     waitForSelector: async (sel, o) => { await rpc("waitFor", { chain: [{ css: String(sel) }], nth: 0 }, o || {}); return locator([{ css: String(sel) }]); },
@@ -126,23 +130,30 @@ ${VALUE_TEXT}  const log = (level) => (...args) => { channel.note({ m: "log", a:
 `;
 
 /**
- * The prelude, as the function run in the sandbox page (channel.ts `runInPage`) with the caller's `code` (the body of
+ * The prelude, as the function run in the sandbox page (channel.ts `startInPage`) with the caller's `code` (the body of
  * an async function, given `page` and `console`) and the session page's URL: it leaves in the document what the code
  * returned, or its last expression's value (interact/sandbox/last-value.ts), as text (`data-cb-result`), or what it
  * threw (`data-cb-error`). An exception nobody catches in a callback (a timer, an event) or a promise rejected with
  * no handler by the end of its task ends the code as its own throw does, as Node ends a script for them (`Uncaught`
- * and unhandled rejections are fatal there); one handled in the same turn is no error. Whichever outcome comes first
- * is the code's.
+ * and unhandled rejections are fatal there); one handled in the same turn is no error, and neither is one a listener
+ * of the code's own takes (\`addEventListener("unhandledrejection", (e) => e.preventDefault())\`), as a
+ * \`process.on("unhandledRejection")\` handler keeps Node going. Whichever outcome comes first is the code's.
  */
 export const SANDBOX_WRAPPER = `async function (code, startUrl) {${PAGE_SETUP}
   let over = false;
-  const end = (name, text) => { if (over) return; over = true; root.setAttribute(name, text); };
-  globalThis.addEventListener("error", (ev) => { ev.preventDefault(); end("data-cb-error", thrownText(ev.error != null ? ev.error : ev.message)); });
-  globalThis.addEventListener("unhandledrejection", (ev) => {
-    ev.preventDefault();
+  const apply = Reflect.apply, mark = Element.prototype.setAttribute;
+  const prevented = Object.getOwnPropertyDescriptor(Event.prototype, "defaultPrevented").get;
+  const end = (name, text) => { if (over) return; over = true; apply(mark, root, [name, text]); };
+  // An uncaught error or rejection ends the code unless a listener of the code's own called preventDefault on it: that
+  // is known once every listener has run (ours, registered first, runs first), so it is decided in a task of its own.
+  // \`checks\`: the last decision pending, which the code's end waits for.
+  let checks = null;
+  const fatal = (ev, text) => { checks = new Prom((r) => timer(() => { if (!apply(prevented, ev, [])) end("data-cb-error", text()); r(); }, 0)); };
+  globalThis.addEventListener("error", (ev) => fatal(ev, () => thrownText(ev.error != null ? ev.error : ev.message)));
+  globalThis.addEventListener("unhandledrejection", (ev) => fatal(ev, () => {
     const why = ev.reason;
-    end("data-cb-error", why instanceof Error ? thrownText(why) : "UnhandledPromiseRejection: This error originated either by throwing inside of an async function without a catch block, or by rejecting a promise which was not handled with .catch(). The promise rejected with the reason \\"" + toText(why, "(unprintable value)") + "\\".");
-  });
+    return why instanceof Error ? thrownText(why) : "UnhandledPromiseRejection: This error originated either by throwing inside of an async function without a catch block, or by rejecting a promise which was not handled with .catch(). The promise rejected with the reason \\"" + toText(why, "(unprintable value)") + "\\".";
+  }));
   try {
     const AsyncFunction = (async () => {}).constructor;
     // The code as written is parsed first: a syntax error is told as the code's own.
@@ -157,9 +168,10 @@ export const SANDBOX_WRAPPER = `async function (code, startUrl) {${PAGE_SETUP}
     const value = await run(page, console);
     const text = value === undefined ? "" : show(value);
     // A promise the code left rejected and unhandled is told by the browser after this turn: it is waited for, as
-    // Node checks for them before it ends.
-    await new Promise((r) => setTimeout(r, 0));
-    await new Promise((r) => setTimeout(r, 0));
+    // Node checks for them before it ends, and so is the decision on it (above).
+    await sleep(0);
+    await sleep(0);
+    for (let c = null; c !== checks; ) { c = checks; await c; }
     end("data-cb-result", text);
   } catch (e) {
     // What was thrown may refuse to be read (a stack getter that throws) or turned into text (an object without a

@@ -46,22 +46,32 @@ export const VALUE_TEXT = `
   };
   const inspect = ${INSPECT};
   // A value JSON holds as it is: null, booleans, strings, finite numbers (not -0), and arrays and plain objects of
-  // them (no cycle, getter, hole or symbol key); past 100,000 of them, whatever JSON.stringify takes.
+  // them (no cycle, getter, hole or symbol key, nor another property on an array of at most 100,000 items: a longer
+  // one's are not looked for, since listing its keys lists every index); past 100,000 objects or 1,000,000 values,
+  // whatever JSON.stringify takes.
   const isData = (v) => {
-    let n = 0;
+    let objects = 0, values = 0;
+    const enough = () => objects > 100000 || values > 1000000;
     const on = new Set();
+    const item = (x, k, depth) => {
+      const d = Object.getOwnPropertyDescriptor(x, k);
+      return !!d && "value" in d && walk(d.value, depth + 1);
+    };
     const walk = (x, depth) => {
+      if (++values > 1000000) return true;
       if (x === null || typeof x === "boolean" || typeof x === "string") return true;
       if (typeof x === "number") return Number.isFinite(x) && !Object.is(x, -0);
       if (typeof x !== "object" || on.has(x) || depth > 1000) return false;
-      if (++n > 100000) return true;
+      if (++objects > 100000) return true;
       const proto = Object.getPrototypeOf(x);
-      if (Array.isArray(x) ? proto !== Array.prototype || Object.keys(x).length !== x.length : proto !== Object.prototype) return false;
+      const array = Array.isArray(x);
+      if (array ? proto !== Array.prototype || (x.length <= 100000 && Object.keys(x).length !== x.length) : proto !== Object.prototype) return false;
       if (Object.getOwnPropertySymbols(x).length) return false;
       on.add(x);
-      for (const k of Object.keys(x)) {
-        const d = Object.getOwnPropertyDescriptor(x, k);
-        if (!d || !("value" in d) || !walk(d.value, depth + 1)) return false;
+      if (array) {
+        for (let i = 0; i < x.length && !enough(); i++) if (!item(x, i, depth)) return false;
+      } else {
+        for (const k of Object.keys(x)) { if (enough()) break; if (!item(x, k, depth)) return false; }
       }
       on.delete(x);
       return true;

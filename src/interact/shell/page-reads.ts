@@ -10,6 +10,27 @@ import { documentUrl } from "../sandbox/navigate.ts";
 import { CommandError, element, type Printed, type ShellContext, takeFlag, usage } from "./shell-context.ts";
 import { countMatches, findTarget } from "./snapshot.ts";
 
+/**
+ * How long `get url` waits for the page's own answer before it takes puppeteer's: a page whose thread is busy (its
+ * own busy loop) would hold it, and its script, until the time ran out, and the session would be dropped for it.
+ */
+const URL_ANSWER_MS = 500;
+
+/**
+ * The page's URL: the document's, as `get title` reads the title (puppeteer's lags a moment behind a failed
+ * navigation's error page), or puppeteer's when the page does not answer within {@link URL_ANSWER_MS}.
+ */
+async function pageUrl(ctx: ShellContext): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), URL_ANSWER_MS)));
+  try {
+    const read = documentUrl(ctx.session).catch(() => undefined);
+    return (await Promise.race([read, late])) ?? ctx.page.url();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The arguments `get` takes, as its usage line and the help print them. */
 export const GET_ARGS = "title|url|text|html|value|attr|count|box [@ref|selector] [name]";
 /** The arguments `wait` takes, as its usage line and the help print them. */
@@ -22,8 +43,7 @@ export async function get(ctx: ShellContext, args: string[]): Promise<Printed> {
   let v: unknown;
   switch (what) {
     case "title": v = await pageTitle(ctx.session); break;
-    // The document's, as the title is (puppeteer's lags a moment behind a failed navigation's error page).
-    case "url": v = await documentUrl(ctx.session); break;
+    case "url": v = await pageUrl(ctx); break;
     case "text": v = await read("function () { return this.innerText; }"); break;
     case "html": v = await read("function () { return this.innerHTML; }"); break;
     case "value": v = await read('function () { return this.value == null ? "" : this.value; }'); break;

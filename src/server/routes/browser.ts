@@ -3,7 +3,8 @@
  * `/v2/browser` and its other name `/v2/interact` (the SDK's `browser`, `browserExecute`, `deleteBrowser` and
  * `listBrowsers`): standalone browser sessions on a blank page, in which code runs (JavaScript or Python with a
  * Playwright-style `page`, or bash agent-browser commands: src/interact, docs/interact.md). They share interact's
- * limits and pages, and the list shows both kinds (an interact session with its `scrapeId`). Each has a live view
+ * limits and pages, and the list shows both kinds (an interact session with its `scrapeId`, the id by which these
+ * routes also run code in it, give its record and end it). Each has a live view
  * (`liveViewUrl`, routes/live.ts) unless opened with `streamWebView: false`. crawlbox hands out no `cdpUrl` (`""`): a
  * CDP connection would reach past the egress gate. A session that ended answers 410 (upstream's "Browser session has
  * been destroyed.") while it is remembered, `GET /v2/browser/{id}` gives its record, and its `/replay` a 404 saying
@@ -13,7 +14,7 @@ import { Elysia } from "elysia";
 import { BrowserCreateSchema, BrowserExecuteSchema, parseBrowserCreateBody, parseBrowserExecuteBody } from "../../api/browser.ts";
 import { BadRequestError, NotFoundError, UnsupportedOptionError } from "../../errors.ts";
 import type { SessionInfo } from "../../interact/session-record.ts";
-import { BrowserSessionDestroyedError } from "../../interact/session-history.ts";
+import { BrowserSessionDestroyedError, BrowserSessionNotFoundError } from "../../interact/session-history.ts";
 import { authPlugin } from "../auth.ts";
 import type { Services } from "../services.ts";
 import { INTERACT_CREDITS, runCode } from "./run-code.ts";
@@ -42,9 +43,6 @@ function listed(s: SessionInfo, base: string) {
 /** `GET /v2/browser?status=`: upstream's three. */
 const LIST_STATUSES = ["active", "destroyed", "error"] as const;
 
-/** 404 for a session the key never had (or that is no longer remembered). */
-const notFound = () => new NotFoundError("Browser session not found.");
-
 /** Where the browser session routes are: upstream's two names for them. */
 export const BROWSER_PATHS = ["/v2/browser", "/v2/interact"] as const;
 
@@ -58,11 +56,11 @@ export function browserRoutes(services: Services) {
   /** The error for a session `id` that is not open: 410 when it ended (while remembered), else 404. */
   const gone = (id: string, keyId: string) => {
     const s = services.interact?.record(id, keyId);
-    return s && s.status !== "active" ? new BrowserSessionDestroyedError(s.status) : notFound();
+    return s && s.status !== "active" ? new BrowserSessionDestroyedError(s.status) : new BrowserSessionNotFoundError();
   };
   /** `/replay`: upstream serves a session's recording; crawlbox records none, which a known session is told. */
   const noReplay = (id: string, keyId: string): never => {
-    if (!services.interact?.record(id, keyId)) throw notFound();
+    if (!services.interact?.record(id, keyId)) throw new BrowserSessionNotFoundError();
     throw new NotFoundError("Replay not found: crawlbox does not record browser sessions (recordSession is accepted and changes nothing), so no recording is kept.", "BROWSER_REPLAY_NOT_FOUND");
   };
   const app = new Elysia({ name: "crawlbox-browser" }).use(authPlugin(services.keys, config.authEnabled));
@@ -93,7 +91,7 @@ export function browserRoutes(services: Services) {
         `${base}/:id`,
         ({ params, who, request }) => {
           const s = services.interact?.record(params.id, who.keyId);
-          if (!s) throw notFound();
+          if (!s) throw new BrowserSessionNotFoundError();
           return { success: true, ...listed(s, publicBaseUrl(config.publicUrl, request)) };
         },
         { detail: { tags: ["browser"], summary: "A browser session's record, as the list gives it" } },
@@ -105,17 +103,19 @@ export function browserRoutes(services: Services) {
         async ({ params, body, who, request }) => {
           const req = parseBrowserExecuteBody(body);
           const interact = sessions();
-          const out = await runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession: (work) => interact.inBrowser(params.id, who.keyId, work), close: () => interact.close(params.id, who.keyId, "browser") });
-          const tokens = interact.liveTokensOf("browser", params.id, who.keyId);
+          // The id of a listed interact session (its scrape's) runs the code there, as /v2/scrape/{id}/interact does.
+          const kind = interact.openKind(params.id, who.keyId) ?? "browser";
+          const out = await runCode({ services, who, request, code: req.code, language: req.language, timeoutMs: req.timeoutMs, inSession: (work) => interact.inListed(params.id, who.keyId, work), close: () => interact.close(params.id, who.keyId, kind) });
+          const tokens = interact.liveTokensOf(kind, params.id, who.keyId);
           return tokens ? { ...out, ...liveViewUrls(publicBaseUrl(config.publicUrl, request), tokens) } : out;
         },
-        { detail: { tags: ["browser"], summary: "Run code in a browser session: JavaScript or Python with a Playwright-style page, or bash agent-browser commands", requestBody: { required: true, content: { "application/json": { schema: BrowserExecuteSchema as object } } } } },
+        { detail: { tags: ["browser"], summary: "Run code in a browser session (a listed interact session too, by its scrape's id): JavaScript or Python with a Playwright-style page, or bash agent-browser commands", requestBody: { required: true, content: { "application/json": { schema: BrowserExecuteSchema as object } } } } },
       )
       .delete(
         `${base}/:id`,
         async ({ params, who }) => {
           // The list shows a scrape's interact session under its scrape's id: that id ends it here too, as upstream's.
-          const kind = services.interact?.record(params.id, who.keyId)?.scrapeId ? "scrape" : "browser";
+          const kind = services.interact?.openKind(params.id, who.keyId) ?? "browser";
           const closed = await services.interact?.close(params.id, who.keyId, kind);
           if (!closed) throw gone(params.id, who.keyId);
           return { success: true, status: "destroyed", sessionDurationMs: closed.durationMs, creditsBilled: closed.runs * INTERACT_CREDITS };
