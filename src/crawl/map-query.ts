@@ -3,10 +3,12 @@
  * A link's query string as a map's link discovery sees it (crawl/map-queue.ts): which page it is, which variant of
  * that page, and at which URL to fetch it.
  *
- * - **Tracking parameters are no part of a page** ({@link MAP_TRACKING_PARAMS}, any `utm_*`): they are dropped from
- *   the URL fetched and from its identity. A shop's header, footer and share links carry `?ref=nav`,
- *   `?utm_source=share`, …, and each was fetched as a page of its own: a 10×10×5 product tree gave 105 of its
- *   products for 195 before such links were followed.
+ * - **Tracking parameters are no part of a page** ({@link MAP_TRACKING_PARAMS}, any `utm_*`) when results are listed
+ *   without their query (`ignoreQueryParameters`, the default): they are dropped from the URL fetched and from its
+ *   identity. A shop's header, footer and share links carry `?ref=nav`, `?utm_source=share`, …, and each was fetched
+ *   as a page of its own: a 10×10×5 product tree gave 105 of its products for 195 before such links were followed.
+ *   With `ignoreQueryParameters: false` every query is a result of its own (as upstream), so nothing is dropped:
+ *   `/docs?ref=v1` was fetched as `/docs`, listed without a title beside an invented `/docs` holding its title.
  * - **A page's variants** are its URL with another query (`/events?date=2026-11-01`, `/shop?color=red`,
  *   `/blog/?page=2`). Their key has the query's parameters sorted (`?b=2&a=1` is `?a=1&b=2`) and percent-encoding
  *   normalised as crawl/url-normalize.ts `dedupKey` does.
@@ -41,13 +43,14 @@ export function isTrackingParam(name: string): boolean {
 
 /**
  * `href` (absolute, without fragment) as discovery sees it, given `key`, its dedup key (crawl/url-normalize.ts
- * `dedupKey`, with or without the query: the part before the first `?` is the page's). String work only: a page
- * may have 300,000 links, and three URL parses each doubled the time to judge them.
+ * `dedupKey`, with or without the query: the part before the first `?` is the page's); tracking parameters are kept
+ * when `dropTracking` is false. String work only: a page may have 300,000 links, and three URL parses each doubled
+ * the time to judge them.
  *
  * @example queryVariant("https://a.com/x/?utm_source=t&b=2&a=1", "a.com/x").url // "https://a.com/x/?b=2&a=1"
  * @example queryVariant("https://a.com/x/?utm_source=t&b=2&a=1", "a.com/x").queryKey // "a=1&b=2"
  */
-export function queryVariant(href: string, key: string): QueryVariant {
+export function queryVariant(href: string, key: string, dropTracking = true): QueryVariant {
   const q = key.indexOf("?");
   const pathKey = q < 0 ? key : key.slice(0, q);
   const start = href.indexOf("?");
@@ -60,7 +63,7 @@ export function queryVariant(href: string, key: string): QueryVariant {
     if (part === "") continue;
     const eq = part.indexOf("=");
     const name = decodeName(eq < 0 ? part : part.slice(0, eq));
-    if (isTrackingParam(name)) {
+    if (dropTracking && isTrackingParam(name)) {
       dropped = true;
       continue;
     }

@@ -4,8 +4,8 @@
  *
  * - **One page per listed URL first.** The main lanes hold one page per URL the map lists (with
  *   `ignoreQueryParameters`, the default, its query left out), fetched at the first URL it was linked as, or at the
- *   URL itself when a link to that comes before the page is fetched. Tracking parameters (`?ref=`, `?utm_*`, …) are
- *   dropped before keying and fetching (crawl/map-query.ts). Keyed by the whole query, every `?ref=nav`, share
+ *   URL itself when a link to that comes before the page is fetched. With it, tracking parameters (`?ref=`, `?utm_*`,
+ *   …) are dropped before keying and fetching (crawl/map-query.ts). Keyed by the whole query, every `?ref=nav`, share
  *   link, `?date=` and facet of a page was a page of its own and took the budget: 105 of a product tree's products
  *   where 195 had been found, 25 of a site's docs for 208 behind a 30-day calendar widget, 75 of a shop's products
  *   for 500 behind its facet links.
@@ -15,11 +15,11 @@
  *   `MAP_PAGING_PARAMS`), which lists what the first page does not (a blog's older posts: before queries were
  *   followed, `?page=2` was never fetched and 5 of 60 posts were found), in the order found, then the others, at
  *   most {@link MAP_MAX_VARIANTS_PER_PAGE} a page. With `ignoreQueryParameters: false` every query is a page the
- *   map lists, so each is a main-lane page.
+ *   map lists (keyed as the listing keys it, tracking parameters kept), so each is a main-lane page.
  * - **Bounded by the page budget, robots.txt first.** A lane holds no more pages than can still be fetched
  *   (`maxPages` less those taken), so a page of 300,000 links queues a few dozen. Robots.txt is asked before a page
  *   is queued (`robots`), so a disallowed page never holds a place; a page whose robots.txt is not known yet (a
- *   subdomain's) is asked again before it is fetched, and {@link DiscoveryQueue.refund} gives its fetch back when
+ *   subdomain's) is asked again before it is fetched, and {@link DiscoveryQueue.giveBack} gives its fetch back when
  *   it is disallowed. Such pages may be queued on top of the others (as many again at most), and pages refused for
  *   want of room are kept (as many as `maxPages`) and offered again then: six pages of a subdomain that disallows
  *   everything, linked first, took a budget of three and the site's own pages were never offered again.
@@ -126,7 +126,7 @@ export class DiscoveryQueue {
   private readonly variants = new Lane();
   private readonly lanes = [this.matching, this.others, this.bare, this.paging, this.variants];
   private readonly pages = new Map<string, PageState>();
-  /** Pages refused for want of room, offered again by {@link refund} (at most `maxPages`, each once). */
+  /** Pages refused for want of room, offered again by {@link giveBack} (at most `maxPages`, each once). */
   private readonly deferred: { page: QueuedPage; matches: boolean; key: string }[] = [];
   private readonly deferredIds = new Set<string>();
   private readonly ignoreQuery: boolean;
@@ -141,7 +141,7 @@ export class DiscoveryQueue {
     if (first) first.url = start.url;
   }
 
-  /** Pages handed out by {@link take} and not refunded. */
+  /** Pages handed out by {@link take} and not given back. */
   get fetched(): number {
     return this.taken;
   }
@@ -173,8 +173,9 @@ export class DiscoveryQueue {
   offer(page: QueuedPage, matches: boolean, key: string): boolean {
     const main = this.options.searching && matches ? this.matching : this.others;
     const room = this.room;
-    const v = queryVariant(page.url, key);
-    const mainKey = this.ignoreQuery ? v.pathKey : `${v.pathKey}?${v.queryKey}`;
+    const v = queryVariant(page.url, key, this.ignoreQuery);
+    // Without `ignoreQueryParameters` a page is what the listing keys (its query as written), so each is fetched.
+    const mainKey = this.ignoreQuery ? v.pathKey : key;
     const state = this.pages.get(mainKey);
     // Robots.txt is asked last: a page of 300,000 links mostly offers pages there is no room for.
     const refused = state ? this.variantRefusal(state, v.queryKey, v.paging, room) : fits(main.known, main.length, room) ? undefined : "full";
@@ -205,10 +206,12 @@ export class DiscoveryQueue {
   }
 
   /**
-   * Gives back the budget slot of a page {@link take} handed out and that is not fetched (robots.txt disallows it):
-   * pages refused for want of room are offered again.
+   * Gives back the budget slot of a page {@link take} handed out and that is not fetched (robots.txt disallows it),
+   * and offers again, with that room, the pages {@link offer} refused for want of room (kept by {@link defer}). A
+   * variant displaced from a full lane (the page itself or pagination taking its place) is dropped, not kept: the
+   * lanes stay full, and a page given back restores only the slot its own take used.
    */
-  refund(): void {
+  giveBack(): void {
     if (this.taken > 0) this.taken--;
     const again = this.deferred.splice(0);
     this.deferredIds.clear();
@@ -229,7 +232,7 @@ export class DiscoveryQueue {
     return queryKey === "" ? this.bare : paging ? this.paging : this.variants;
   }
 
-  /** Keeps a page refused for want of room for {@link refund}. */
+  /** Keeps a page refused for want of room for {@link giveBack}. */
   private defer(offer: { page: QueuedPage; matches: boolean; key: string }, id: string): void {
     if (this.deferred.length >= this.options.maxPages || this.deferredIds.has(id)) return;
     this.deferredIds.add(id);

@@ -17,10 +17,13 @@
  * Two bonuses name the page a user means. A link whose last path segment is the query (its words, in order:
  * `/pricing` for "pricing", `/getting-started/` for "getting started", `/pricing.html` and `/pricing/index.html` too)
  * gets {@link EXACT_SEGMENT_BONUS}, one less written in another case (an uppercase `/Pricing` variant is often a
- * 404). A title with every query word gets {@link TITLE_MATCH_BONUS}, as much: a page that calls itself the thing
- * searched for is as good a sign as its URL. The segment bonus used to put a link above every score, so an unfetched
- * `/blog/tag/python-sdk` (no title) came before `/docs/sdk/python` titled "Python SDK", and `/blog/2019/03/pricing`
- * before `/en-us/pricing-plans` titled "Pricing".
+ * 404). A title whose leading part (before the first ` | `, ` - `, `—`, `–`, `:`, `·`, `•`: what the page calls
+ * itself, not the site's name after it) has every query word gets {@link TITLE_MATCH_BONUS}, less: a page that calls
+ * itself the thing searched for is a good sign, but one that only names the site or section (`Quickstart | Acme
+ * Docs`) is none. The segment bonus used to put a link above every score, so an unfetched `/blog/tag/python-sdk`
+ * (no title) came before `/docs/sdk/python` titled "Python SDK", and `/blog/2019/03/pricing` before
+ * `/en-us/pricing-plans` titled "Pricing"; a title bonus as large as it, given to any title with the words, then put
+ * `/docs` ("Documentation") 17th of 18 behind its children titled "… | Acme Docs".
  *
  * Order: by score; on equal scores a link whose last segment is the query first, and among those the shallower
  * path (fewer segments, then fewer characters: `/pricing` before `/en/pricing`); other ties keep the listing's order
@@ -56,8 +59,12 @@ export interface SearchRank {
 
 /** Score added when a link's last path segment is the query (one less when not written in lower case). */
 export const EXACT_SEGMENT_BONUS = 3;
-/** Score added when a link's title has every query word (or a form of it): as much as {@link EXACT_SEGMENT_BONUS}. */
-export const TITLE_MATCH_BONUS = EXACT_SEGMENT_BONUS;
+/**
+ * Score added when the leading part of a link's title has every query word (or a form of it): less than
+ * {@link EXACT_SEGMENT_BONUS}, enough with the title's word scores to put a page titled as the query before a bare
+ * exact segment.
+ */
+export const TITLE_MATCH_BONUS = 2;
 
 /** Words ending in s of 4 letters that are not the plural of their first three (`news` is not `new`s). */
 const NOT_PLURALS = new Set(["news", "plus", "lens", "this", "thus", "bias"]);
@@ -65,6 +72,8 @@ const NOT_PLURALS = new Set(["news", "plus", "lens", "this", "thus", "bias"]);
 const PAGE_EXTENSION = /\.(?:html?|php|aspx?|jsp)$/i;
 /** A directory's index file, which is the directory (crawl/url-normalize.ts folds it too). */
 const INDEX_FILE = /\/index\.(?:html?|php)$/i;
+/** Where a title's own name ends and the site's or section's begins (`Quickstart | Acme Docs`, `Pricing — Acme`). */
+const TITLE_SEPARATOR = /\s[|\-–—·•]\s|[|–—·•:]/;
 
 /** Lower-cased words (letters and digits of any script). */
 export function words(text: string): string[] {
@@ -138,9 +147,18 @@ export function searchRank(link: RankableLink, query: SearchQuery): SearchRank {
   if (relevant === 0) return { score: 0, exact, depth, pathLength: path.length };
   let score = relevant;
   if (exact) score += segment === segment.toLowerCase() ? EXACT_SEGMENT_BONUS : EXACT_SEGMENT_BONUS - 1;
-  const titleWords = words(link.title ?? "");
+  const titleWords = words(leadingTitle(link.title ?? ""));
   if (query.words.every((w) => titleWords.some((t) => t === w || sameStem(t, w)))) score += TITLE_MATCH_BONUS;
   return { score, exact, depth, pathLength: path.length };
+}
+
+/**
+ * A title's first non-empty part before a separator ({@link TITLE_SEPARATOR}): what the page calls itself.
+ *
+ * @example leadingTitle("Quickstart | Acme Docs") // "Quickstart"
+ */
+function leadingTitle(title: string): string {
+  return title.split(TITLE_SEPARATOR).find((part) => words(part).length > 0) ?? "";
 }
 
 /** Negative when `a` ranks before `b`, positive after, 0 for a tie (see the module comment for the order). */

@@ -192,3 +192,40 @@ describe("map: which query variants are fetched", () => {
     expect(site.hits.toSorted()).toEqual(["/", "/p0", "/p1", "/p2"]);
   });
 });
+
+describe("map: ignoreQueryParameters false keeps every query, tracking ones too", () => {
+  /** `/docs?ref=vN` links `/only-vN`, `/docs` links `/only-none`; titles name the query. */
+  function refSite(u: URL): Response {
+    const ref = u.searchParams.get("ref");
+    if (u.pathname === "/") return htmlPage("Home", ["/x?ref=nav", "/docs?ref=v1", "/docs?ref=v2"]);
+    if (u.pathname === "/x") return htmlPage("X", []);
+    if (u.pathname === "/docs") return htmlPage(`Docs ${ref ?? "none"}`, [`/only-${ref ?? "none"}`]);
+    return u.pathname.startsWith("/only-") ? htmlPage(`Only ${u.pathname}`, []) : notFound();
+  }
+  const listed = (r: MapResult) => r.links.map((l) => [new URL(l.url).pathname + new URL(l.url).search, l.title]);
+
+  test("each query is a page fetched as written and titled by itself; nothing is invented", async () => {
+    site = await startMapTestSite(refSite);
+    const r = await site.map({ ignoreQueryParameters: false });
+    // Before: the three untitled, an invented /x "X" and /docs "Docs none", /only-none; /only-v1 and /only-v2 lost.
+    expect(listed(r)).toEqual([
+      ["/", "Home"], ["/x?ref=nav", "X"], ["/docs?ref=v1", "Docs v1"], ["/docs?ref=v2", "Docs v2"],
+      ["/only-v1", "Only /only-v1"], ["/only-v2", "Only /only-v2"],
+    ]);
+    expect(site.hits.toSorted()).toEqual(["/", "/docs?ref=v1", "/docs?ref=v2", "/only-v1", "/only-v2", "/x?ref=nav"]);
+  });
+
+  test("with ignoreQueryParameters (the default) tracking parameters are still dropped", async () => {
+    site = await startMapTestSite(refSite);
+    const r = await site.map();
+    expect(listed(r)).toEqual([["/", "Home"], ["/x", "X"], ["/docs", "Docs none"], ["/only-none", "Only /only-none"]]);
+    expect(site.hits.filter((h) => h.includes("ref="))).toEqual([]);
+  });
+
+  test("a start URL with utm_ and the page's own links keep their titles", async () => {
+    site = await startMapTestSite((u) => htmlPage(`Blog ${u.searchParams.get("page")}`, ["/blog?page=2", "/blog?utm_source=x&page=2"]));
+    const r = await site.map({ path: "/blog?page=2&utm_source=news", ignoreQueryParameters: false });
+    // Before: /blog?page=2 and /blog?utm_source=x&page=2 were listed without a title.
+    expect(listed(r)).toEqual([["/blog?page=2&utm_source=news", "Blog 2"], ["/blog?page=2", "Blog 2"], ["/blog?utm_source=x&page=2", "Blog 2"]]);
+  });
+});

@@ -4,7 +4,9 @@
  * `/pricing`: discovery stopped at the first weak match, before the pages whose titles count were fetched, ties kept
  * discovery order, and nothing preferred a path that is the query. Words under 4 letters had no plural: `search:"faqs"`
  * found nothing though `/docs/faq` existed. The exact last segment then came before any score, so an unfetched tag page
- * `/blog/tag/python-sdk` beat `/docs/sdk/python` titled "Python SDK"; it is now a bonus a matching title equals.
+ * `/blog/tag/python-sdk` beat `/docs/sdk/python` titled "Python SDK"; it is now a bonus. A title bonus as large, given
+ * to any title with the words, then put `/docs` ("Documentation") behind its children titled "… | Acme Docs"; only a
+ * title's leading part counts now, for less.
  * Local `Bun.serve({ port: 0 })` site.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
@@ -60,13 +62,30 @@ describe("search order", () => {
     expect(ranked(["/b/pricing-x", "/a/pricing-y"], "pricing")).toEqual(at("/b/pricing-x", "/a/pricing-y"));
   });
 
-  test("an exact last segment is a bonus, not a tier above every score: a title naming the query weighs as much", () => {
+  test("an exact last segment is a bonus, not a tier above every score: a page titled as the query outranks a bare one", () => {
     const rankedWith = (links: [string, string?][], search: string) =>
       rankBySearch(links.map(([path, title]) => ({ url: `https://example.com${path}`, ...(title ? { title } : {}) })), search).map((l) => new URL(l.url).pathname);
     expect(rankedWith([["/blog/tag/python-sdk"], ["/docs/sdk/python", "Python SDK"]], "python sdk")).toEqual(["/docs/sdk/python", "/blog/tag/python-sdk"]);
     expect(rankedWith([["/blog/tag/api"], ["/docs/api-reference", "API Reference"]], "api")).toEqual(["/docs/api-reference", "/blog/tag/api"]);
     expect(rankedWith([["/careers/jobs/security"], ["/trust/security-overview", "Security at Acme"]], "security")).toEqual(["/trust/security-overview", "/careers/jobs/security"]);
     expect(rankedWith([["/blog/2019/03/pricing"], ["/en-us/pricing-plans", "Pricing"]], "pricing")).toEqual(["/en-us/pricing-plans", "/blog/2019/03/pricing"]);
+  });
+
+  test("a section's root stays first: a title that only names the site after a separator (\"… | Acme Docs\") gets no bonus", () => {
+    const children = ["quickstart", "install", "api", "sdk/python", "sdk/node", "guides/auth", "guides/webhooks", "faq"];
+    const separators = [" | ", " - ", " — ", ": "];
+    const links = [
+      { url: "https://example.com/about", title: "About Acme" },
+      ...children.map((c, i) => ({ url: `https://example.com/docs/${c}`, title: `${c.replace(/.*\//, "")}${separators[i % 4]}Acme Docs` })),
+      { url: "https://example.com/docs", title: "Documentation" },
+      { url: "https://example.com/pricing", title: "Pricing | Acme" },
+    ];
+    const paths = rankBySearch(links, "docs").map((l) => new URL(l.url).pathname);
+    expect(paths[0]).toBe("/docs"); // before: 9th of 9 (children scored 3 + 2 + 3 = 8, /docs 3 + 3 = 6)
+    expect(paths).toHaveLength(9);
+    // A title whose own name has the words still gets its bonus (with its title words, more than an untitled exact segment).
+    const named = rankBySearch([{ url: "https://example.com/docs" }, { url: "https://example.com/x/docs-hub", title: "Docs hub | Acme" }], "docs");
+    expect(named.map((l) => new URL(l.url).pathname)).toEqual(["/x/docs-hub", "/docs"]);
   });
 
   test("an index file is its folder: /pricing/index.html is an exact match, as shallow as /pricing", () => {
