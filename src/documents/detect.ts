@@ -12,6 +12,7 @@
 import { isTextMimeType } from "../engines/charset.ts";
 import type { Page } from "../engines/types.ts";
 import { CompoundFile, isCompoundFile } from "./office/cfb.ts";
+import { CONTENT_TYPES, ContentTypes, PACKAGE_RELS, PackageReader, partOfType, readRelationships, type PackageParts, type Relationship } from "./office/opc-package.ts";
 
 /** Kinds of document the parsers and media formats know, and binary kinds no parser reads (never text). */
 export type DocumentKind =
@@ -71,6 +72,44 @@ function compoundKind(b: Uint8Array): DocumentKind {
 /** True when `needle` occurs in `b`. */
 function contains(b: Uint8Array, needle: string): boolean {
   return indexOf(b, needle) >= 0;
+}
+
+/** The content type of an XLSB's main part (MS-XLSB 2.1.2), lower-case as {@link ContentTypes} gives it. */
+const XLSB_MAIN = "application/vnd.ms-excel.sheet.binary.macroenabled.main";
+
+/** Most bytes the package's relationships and content types may inflate to while its kind is worked out. */
+const PACKAGE_METADATA_BYTES = 1024 * 1024;
+
+/**
+ * Whether the zip `b` is an XLSB: decided by its main part, the one its relationships name (`officeDocument` in
+ * `_rels/.rels`), by that part's content type in `[Content_Types].xml` or, without one, its `.bin` name; without
+ * relationships, by the conventional `xl/workbook.bin` among the zip's entries and no `xl/workbook.xml`. Not by
+ * whatever bytes the archive holds: an XLSX whose main part is `xl/workbook2.xml` and that embeds a workbook saved
+ * as XLSB (stored, so its entry names lie in the outer file's bytes) was refused as an XLSB. A zip whose directory
+ * cannot be read is told by the names in its bytes, so that a truncated XLSB is still named as one.
+ */
+function isBinaryWorkbook(b: Uint8Array): boolean {
+  const reader = new PackageReader(b, "XLSX", PACKAGE_METADATA_BYTES);
+  let parts: PackageParts;
+  try {
+    parts = reader.read([PACKAGE_RELS, CONTENT_TYPES]);
+  } catch {
+    // A damaged directory, or metadata past the allowance: the names in the bytes are all there is to go by.
+    return contains(b, "xl/workbook.bin") && !contains(b, "xl/workbook.xml");
+  }
+  let rels: Relationship[] = [];
+  try {
+    const packageRels = parts.part(PACKAGE_RELS);
+    if (packageRels) rels = readRelationships(packageRels, PACKAGE_RELS, "XLSX");
+  } catch {
+    // relationships that are not XML name no main part
+  }
+  const main = partOfType(rels, "officeDocument", "");
+  if (main) {
+    const type = new ContentTypes(parts.part(CONTENT_TYPES)).of(main);
+    return type ? type === XLSB_MAIN : main.toLowerCase().endsWith(".bin");
+  }
+  return reader.has("xl/workbook.bin") && !reader.has("xl/workbook.xml");
 }
 
 /** DIB header sizes a BMP file starts its bitmap header with (after the 14-byte file header). */
@@ -146,7 +185,7 @@ export function sniffBytes(b: Uint8Array): DocumentKind {
     if (contains(b, "word/document.xml") || contains(b, "word/_rels")) return "docx";
     // Excel's binary workbook (BIFF12 records in the same package: xl/workbook.bin) has no reader: named as such so
     // that it is refused as an unsupported type rather than read as an XLSX and called damaged.
-    if (contains(b, "xl/workbook.bin") && !contains(b, "xl/workbook.xml")) return "xlsb";
+    if (isBinaryWorkbook(b)) return "xlsb";
     if (contains(b, "xl/workbook.xml") || contains(b, "xl/_rels")) return "xlsx";
     return "zip";
   }

@@ -3,7 +3,9 @@
  * workbooks saved by Excel, Google Sheets, openpyxl and the .NET SDK: Excel's "Special" formats (Zip+4, phone, SSN)
  * fill their digit placeholders from the right across the literal text between them; conditions (`[<=9999999]`,
  * `[=1]`) choose the section; a section of literal text shows it; General switches to scientific notation where
- * Excel does; ISO 8601 date cells (`t="d"`, Excel's Strict save) show as any dated cell. XLS shares the formats.
+ * Excel does, but keeps integers of up to 15 digits whole; scientific formats take the integer placeholders' count as
+ * the exponent's multiple (engineering notation); ISO 8601 date cells (`t="d"`, Excel's Strict save) show as any
+ * dated cell, and one before the date system starts as it is stored. XLS shares the formats.
  */
 import { describe, expect, test } from "bun:test";
 import { convertOffice } from "../../src/documents/office/readers.ts";
@@ -86,22 +88,47 @@ describe("sections and their conditions", () => {
     expect(show(1234567, "#,##0,\\K")).toBe("1,235K");
     expect(show(12345678, "0.00E+00")).toBe("1.23E+07");
     expect(show(0.000123, "0.00E-00")).toBe("1.23E-04");
+    expect(show(123, "0.00E-00")).toBe("1.23E02");
     expect(show(0.5, "# ?/?")).toBe("0.5");
     expect(show(-0.001, "0.00")).toBe("0.00");
   });
 });
 
+describe("scientific notation: the integer placeholders' count is the exponent's multiple", () => {
+  test("engineering notation (##0.0E+0, built-in format 48), as Excel shows it", () => {
+    const eng = (n: number) => show(n, "##0.0E+0");
+    expect([eng(12345), eng(1234567), eng(Math.PI * 1e6), eng(Math.PI * 1e5), eng(Math.PI * 1e4), eng(Math.PI * 1e-4), eng(0)]).toEqual(["12.3E+3", "1.2E+6", "3.1E+6", "314.2E+3", "31.4E+3", "314.2E-6", "0.0E+0"]);
+    // A rounding that carries moves to the next power, or gains a digit within the same one.
+    expect([eng(999.96), eng(99.96), eng(-12345)]).toEqual(["1.0E+3", "100.0E+0", "-12.3E+3"]);
+  });
+
+  test("the mantissa is never padded with leading zeros (was 01.23E+4, 001.2E+4, 05E+00)", () => {
+    expect(show(12345, "00.00E+0")).toBe("1.23E+4");
+    expect(show(123456, "00.00E+0")).toBe("12.35E+4");
+    expect(show(12345, "000.0E+0")).toBe("12.3E+3");
+    expect(show(5, "00E+00")).toBe("5E+00");
+    expect(show(12345678, "0.00E+00")).toBe("1.23E+07");
+  });
+});
+
 describe("General", () => {
-  test("past 11 digits, or below 0.0001, in scientific notation as Excel shows it", () => {
+  test("integers in full up to 15 digits, as stored: EAN-13 barcodes, account numbers (were 5.90123E+12)", () => {
+    expect(show(5901234123457, "General")).toBe("5901234123457");
+    expect(show(123456789012, "General")).toBe("123456789012");
+    expect(show(1e12, "General")).toBe("1000000000000");
+    expect(show(-123456789012345, "General")).toBe("-123456789012345");
+  });
+
+  test("past 15 integer digits, past 11 with a fraction, or below 0.0001, in scientific notation as Excel shows it", () => {
     expect(show("123456789012345680", "General")).toBe("1.23457E+17");
+    expect(show(1234567890123456, "General")).toBe("1.23457E+15");
+    expect(show(123456789012.5, "General")).toBe("1.23457E+11");
     expect(show("1.23e-7", "General")).toBe("1.23E-07");
-    expect(show(123456789012, "General")).toBe("1.23457E+11");
     expect(show(-1.5e20, "General")).toBe("-1.5E+20");
-    expect(show(1e12, "General")).toBe("1E+12");
   });
 
   test("11 digits or fewer, and 0.0001 on, as they are (without float noise)", () => {
-    expect([show(12345678901, "General"), show(0.0001, "General"), show(0.30000000000000004, "General"), show(-42.5, "General")]).toEqual(["12345678901", "0.0001", "0.3", "-42.5"]);
+    expect([show(12345678901, "General"), show(12345678901.5, "General"), show(0.0001, "General"), show(0.30000000000000004, "General"), show(-42.5, "General")]).toEqual(["12345678901", "12345678901.5", "0.0001", "0.3", "-42.5"]);
   });
 });
 
@@ -112,6 +139,23 @@ describe("ISO 8601 date cells (t=\"d\")", () => {
     const sheet = `<row r="1">${iso("2024-01-15T00:00:00", 1)}<c r="B1" s="2" t="d"><v>1899-12-30T13:30:00</v></c><c r="C1" s="3" t="d"><v>2024-01-15T13:30:00</v></c><c r="D1" s="4" t="d"><v>2024-02-29</v></c></row>`;
     const st = styles(["d-mmm-yyyy"], [14, 18, 22, 164]);
     expect(table(sheet, { "xl/styles.xml": st })).toBe("| 2024-01-15 | 13:30:00 | 2024-01-15 13:30:00 | 2024-02-29 |\n| --- | --- | --- | --- |");
+  });
+
+  test("a date before the date system starts, as stored under any format, never as a time of day (was 00:00:00, 1899-12-31)", () => {
+    const dates = (book1904: boolean, cells: [string, number][]) =>
+      table(
+        `<row r="1">${cells.map(([v, st], i) => `<c r="${"ABCDEF"[i]}1" s="${st}" t="d"><v>${v}</v></c>`).join("")}</row>`,
+        {
+          ...(book1904 ? { "xl/workbook.xml": `<workbook ${NS} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><workbookPr date1904="1"/><sheets><sheet name="Budget" sheetId="1" r:id="rId1"/></sheets></workbook>` } : {}),
+          "xl/styles.xml": styles([], [14, 18, 22]),
+        },
+      );
+    expect(dates(false, [["1850-06-01", 0], ["1850-06-01", 1], ["1850-06-01T13:30:00", 0], ["1850-06-01T13:30:00", 2], ["1899-12-29T23:59:59.5", 3]])).toBe(
+      "| 1850-06-01 | 1850-06-01 | 1850-06-01 13:30:00 | 1850-06-01 13:30:00 | 1899-12-29 23:59:59 |\n| --- | --- | --- | --- | --- |",
+    );
+    expect(dates(true, [["1903-05-05", 0], ["1903-05-05T08:00:00", 1], ["1904-01-02", 1]])).toBe("| 1903-05-05 | 1903-05-05 08:00:00 | 1904-01-02 |\n| --- | --- | --- |");
+    // A time on 1899-12-30 is a time of day alone (the day Excel and LibreOffice put one on), in either system.
+    expect(dates(true, [["1899-12-30T13:30:00", 0]])).toBe("| 13:30:00 |\n| --- |");
   });
 
   test("under General the date in ISO 8601; a 1904 workbook; text that is no date shows as it is", () => {

@@ -3,11 +3,13 @@
  * xlsx-package.ts, xlsx-scan.ts, xlsx-links.ts, detect.ts), from a review of their files: a main part that is not
  * `xl/workbook.xml` (found through the package's relationships); `_x000D_`-style escapes in strings; a link's
  * fragment kept apart in `location`; Excel 365's rich values (`#VALUE!` for older readers); `HYPERLINK()` formulas;
- * and binary workbooks (XLSB), refused as an unsupported type rather than as a damaged XLSX.
+ * a main part that is no workbook; relationships read as OPC reads them (opc-package.ts); and binary workbooks
+ * (XLSB), told by the package's main part and refused as an unsupported type rather than as a damaged XLSX.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { strToU8, zipSync } from "fflate";
 import { sniffBytes } from "../../src/documents/detect.ts";
+import { DocumentCorruptError } from "../../src/documents/errors.ts";
 import { convertOffice } from "../../src/documents/office/readers.ts";
 import { buildXlsx } from "../fixtures/documents/fixtures.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
@@ -76,6 +78,41 @@ describe("the main part through the package's relationships", () => {
       "xl/sharedStrings.xml": `<sst ${NS}><si><t>Found</t></si></sst>`,
     });
     expect(markdown(bytes)).toBe("## S\n\n| Found |\n| --- |\n");
+  });
+});
+
+describe("a main part that is no workbook", () => {
+  const sheet = `<worksheet ${NS}><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Hello</t></is></c></row></sheetData></worksheet>`;
+
+  test("_rels/.rels naming the sheet: the usual xl/workbook.xml is read (was silently empty markdown)", () => {
+    const bytes = oneSheet(`<row r="1"><c r="A1" t="inlineStr"><is><t>Hello</t></is></c></row>`, { "_rels/.rels": RELS(rel("rId1", "officeDocument", "xl/worksheets/sheet1.xml")) });
+    expect(markdown(bytes)).toBe("## Sheet1\n\n| Hello |\n| --- |\n");
+  });
+
+  test("a binary main part falls back the same way; with no xl/workbook.xml to fall back on, a 422 that says why", () => {
+    const binaryMain = oneSheet(`<row r="1"><c r="A1"><v>1</v></c></row>`, { "_rels/.rels": RELS(rel("rId1", "officeDocument", "xl/main.bin")), "xl/main.bin": "\u0083\u0001" });
+    expect(markdown(binaryMain)).toBe("## Sheet1\n\n| 1 |\n| --- |\n");
+    const noWorkbook = zip({ "_rels/.rels": RELS(rel("rId1", "officeDocument", "xl/worksheets/sheet1.xml")), "xl/worksheets/sheet1.xml": sheet });
+    expect(() => markdown(noWorkbook)).toThrow(DocumentCorruptError);
+    expect(() => markdown(noWorkbook)).toThrow("xl/worksheets/sheet1.xml is not a workbook (its root element is <worksheet>)");
+  });
+});
+
+describe("relationships as the Open Packaging Conventions read them (opc-package.ts, shared with DOCX)", () => {
+  test("a relationship type in another case still names its part (Styles, SharedStrings)", () => {
+    const bytes = oneSheet(`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" s="1"><v>45292</v></c></row>`, {
+      "xl/_rels/workbook.xml.rels": RELS(rel("rId1", "worksheet", "worksheets/sheet1.xml") + rel("rId2", "SharedStrings", "text/strings.xml") + rel("rId3", "Styles", "look/st.xml")),
+      "xl/text/strings.xml": `<sst ${NS}><si><t>Shared</t></si></sst>`,
+      "xl/look/st.xml": `<styleSheet ${NS}><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>`,
+    });
+    expect(markdown(bytes)).toBe("## Sheet1\n\n| Shared | 2024-01-01 |\n| --- | --- |\n");
+  });
+
+  test("a hyperlink whose relationship leaves TargetMode out is still an address, not a part name", () => {
+    const cells = `<row r="1"><c r="A1" t="inlineStr"><is><t>Site</t></is></c></row>`;
+    const links = `<hyperlinks><hyperlink ref="A1" r:id="rId1"/></hyperlinks>`;
+    const bytes = oneSheet(cells, { "xl/worksheets/_rels/sheet1.xml.rels": RELS(rel("rId1", "hyperlink", "https://example.com/a?b=1#c")) }, links);
+    expect(markdown(bytes)).toBe("## Sheet1\n\n| [Site](https://example.com/a?b=1#c) |\n| --- |\n");
   });
 });
 
@@ -150,6 +187,29 @@ describe("XLSB (binary workbooks)", () => {
   test("the bytes say XLSB, not XLSX", () => {
     expect(sniffBytes(XLSB)).toBe("xlsb");
     expect(sniffBytes(buildXlsx())).toBe("xlsx");
+  });
+
+  test("decided by the main part: an XLSX that embeds a stored XLSB is an XLSX (was xlsb), whatever its main part is called", () => {
+    const embedded = zipSync({ "xl/workbook.bin": strToU8("\u0083\u0001") }, { level: 0 });
+    const bytes = zipSync({
+      "_rels/.rels": strToU8(RELS(rel("rId1", "officeDocument", "xl/workbook2.xml"))),
+      "xl/workbook2.xml": strToU8(`<workbook ${NS}><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`),
+      "xl/_rels/workbook2.xml.rels": strToU8(RELS(rel("rId1", "worksheet", "worksheets/sheet1.xml"))),
+      "xl/worksheets/sheet1.xml": strToU8(`<worksheet ${NS}><sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>`),
+      "xl/embeddings/Book1.xlsb": [embedded, { level: 0 }],
+    });
+    expect(sniffBytes(bytes)).toBe("xlsx");
+    expect(markdown(bytes)).toBe("## Sheet1\n\n| 1 |\n| --- |\n");
+  });
+
+  test("an XLSB whose main part has another name is told by its content type; one without relationships by its entries", () => {
+    const renamed = zip({
+      "[Content_Types].xml": `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/xl/book.dat" ContentType="application/vnd.ms-excel.sheet.binary.macroEnabled.main"/></Types>`,
+      "_rels/.rels": RELS(rel("rId1", "officeDocument", "xl/book.dat")),
+      "xl/book.dat": "\u0083\u0001\u0000",
+    });
+    expect(sniffBytes(renamed)).toBe("xlsb");
+    expect(sniffBytes(zip({ "xl/workbook.bin": "\u0083\u0001\u0000", "xl/_rels/workbook.bin.rels": RELS("") }))).toBe("xlsb");
   });
 
   test("a scrape answers 422 SCRAPE_UNSUPPORTED_FILE_ERROR naming it, not a damaged XLSX", async () => {

@@ -1,7 +1,7 @@
 /**
  * @module documents/office/number-format-layout
- * How one section of a spreadsheet number format lays a number out (ECMA-376 Part 1 §18.8.31), as Excel does; which
- * section applies is number-format.ts's concern.
+ * How one section of a spreadsheet number format lays a number out (ECMA-376 Part 1 §18.8.31), as Excel does; the
+ * section's tokens are number-format-tokens.ts's, which section applies is number-format.ts's concern.
  *
  * - **Digit placeholders.** `0` shows a digit or a zero, `#` a digit or nothing, `?` a digit or a space. The integer
  *   part's placeholders are filled from the right across the whole section, literal text between them staying where
@@ -9,15 +9,16 @@
  *   as `00000-2134`, SSN `000-00-0000` 123456789 as `123-45-6789`. Decimals fill from the left; past the last
  *   significant one `0` pads and `#` drops (`0.0#`: 2 is `2.0`). A comma between integer placeholders groups
  *   thousands; commas after the last placeholder divide by 1,000 each (`#,##0,"K"`: 1234567 is `1,235K`). Each `%`
- *   multiplies by 100; `E+`/`E-` write scientific notation.
- * - **Literals.** Quoted text, `\x` escapes, currency brackets (`[$€-407]` is `€`), other characters as they are;
- *   colours, locales and conditions (`[Red]`, `[$-409]`, `[<0]`) show nothing, nor do `_x` (a space as wide as `x`)
- *   and `*x` (a fill). A section with no placeholder shows its text (`[=1]"one"`; an empty one, nothing). `General`
- *   inside a section is the number as General shows it ({@link generalNumber}: `"Total: "General`).
- *
- * Not followed (the caller shows the number as General does): fractions (`# ?/?`), a text placeholder (`@`), and a
- * section without placeholders whose letters are unquoted (a locale's codes such as Japanese weekdays, `aaa`).
+ *   multiplies by 100.
+ * - **Scientific notation** (`E+`, `E-`): the count of integer placeholders is the exponent's multiple, as in Excel:
+ *   `0.00E+00` keeps one digit before the point (12345 is `1.23E+04`), engineering notation's `##0.0E+0` three
+ *   (12345 is `12.3E+3`, 1234567 `1.2E+6`). The mantissa is never padded with leading zeros (`00.00E+0` shows 12345
+ *   as `1.23E+4`, not `01.23E+4`).
+ * - **Literals** show as they are. A section with no placeholder shows its text (`[=1]"one"`; an empty one, nothing).
+ *   `General` inside a section is the number as General shows it (number-format-general.ts: `"Total: "General`).
  */
+import { DOUBLE_DIGITS, generalNumber, meaningfulDecimals, padDecimals } from "./number-format-general.ts";
+import { tokenize, type Token } from "./number-format-tokens.ts";
 
 /**
  * Most digits a format may ask for in one place (decimals, integer zeros, exponent digits): Excel's own limit for
@@ -26,82 +27,26 @@
  */
 const MAX_PLACES = 30;
 
-/** Integer digits past which General writes a number in scientific notation (`1.23457E+11`), as Excel does. */
-const GENERAL_MAX_DIGITS = 11;
-
-/** One piece of a section. */
-type Token =
-  | { kind: "digit"; ch: string }
-  | { kind: "point" | "comma" | "percent" | "general" }
-  | { kind: "exponent"; text: string }
-  | { kind: "literal"; text: string };
-
-/** A section read once: its tokens and what they ask of the number. */
+/** A section read once (formats are few, cells many): its tokens and what they ask of the number. */
 export interface SectionLayout {
   tokens: Token[];
-  /** The integer part's placeholders, left to right, and the fraction's. */
-  integer: Token[];
-  fraction: Token[];
-  /** The exponent's index (`E+`), -1 when none, and its digit count. */
+  /** The token indices of the integer part's placeholders, left to right, and of the fraction's. */
+  integer: number[];
+  fraction: number[];
+  /** The exponent's token index (`E+`), -1 when none, and its digit count. */
   exponentAt: number;
   exponentDigits: number;
   /** Thousands separators; divisions by 1,000; multiplications by 100. */
   group: boolean;
   scale: number;
   percents: number;
-  /** The first placeholder's index: a comma before it is literal text. */
+  /** The first placeholder's index (-1: none, the section is text): a comma before it is literal text. */
   firstDigit: number;
+  /** Whether the section holds `General`. */
+  general: boolean;
 }
 
-/** The end of the run opened at `i` by a quote or bracket, closed by `close` (the text's end when it is not). */
-export function endOf(code: string, i: number, close: string): number {
-  const end = code.indexOf(close, i + 1);
-  return end < 0 ? code.length : end;
-}
-
-/** A section's tokens; undefined for what is not followed (see the module's notes). */
-function tokenize(section: string): Token[] | undefined {
-  const out: Token[] = [];
-  let bareLetters = false;
-  let digits = false;
-  let point = false;
-  for (let i = 0; i < section.length; i++) {
-    const c = section[i]!;
-    if (c === '"') {
-      const end = endOf(section, i, '"');
-      out.push({ kind: "literal", text: section.slice(i + 1, end) });
-      i = end;
-    } else if (c === "\\") out.push({ kind: "literal", text: section[++i] ?? "" });
-    else if (c === "_" || c === "*") i++;
-    else if (c === "[") {
-      const end = endOf(section, i, "]");
-      const currency = /^\$([^-]*)/.exec(section.slice(i + 1, end));
-      if (currency) out.push({ kind: "literal", text: currency[1]! });
-      i = end;
-    } else if (c === "0" || c === "#" || c === "?") {
-      out.push({ kind: "digit", ch: c });
-      digits = true;
-    } else if (c === "." && !point) {
-      out.push({ kind: "point" });
-      point = true;
-    } else if (c === ",") out.push({ kind: "comma" });
-    else if (c === "%") out.push({ kind: "percent" });
-    else if ((c === "E" || c === "e") && digits && /^[+-][0#?]/.test(section.slice(i + 1, i + 3))) {
-      out.push({ kind: "exponent", text: section.slice(i, i + 2) });
-      i++;
-    } else if (/^general/i.test(section.slice(i, i + 7))) {
-      out.push({ kind: "general" });
-      i += 6;
-    } else if (c === "/" || c === "@") return undefined;
-    else {
-      bareLetters ||= /\p{L}/u.test(c);
-      out.push({ kind: "literal", text: c });
-    }
-  }
-  return digits || !bareLetters ? out : undefined;
-}
-
-/** Reads a section once (formats are few, cells many); undefined when it is not one this reader follows. */
+/** Reads a section; undefined when it is not one this reader follows (number-format-tokens.ts {@link tokenize}). */
 export function compileSection(section: string): SectionLayout | undefined {
   const tokens = tokenize(section);
   if (!tokens) return undefined;
@@ -109,15 +54,16 @@ export function compileSection(section: string): SectionLayout | undefined {
   const mantissaEnd = exponentAt < 0 ? tokens.length : exponentAt;
   const pointAt = tokens.findIndex((t, i) => t.kind === "point" && i < mantissaEnd);
   const integerEnd = pointAt < 0 ? mantissaEnd : pointAt;
-  const layout: SectionLayout = { tokens, integer: [], fraction: [], exponentAt, exponentDigits: 0, group: false, scale: 0, percents: 0, firstDigit: -1 };
+  const layout: SectionLayout = { tokens, integer: [], fraction: [], exponentAt, exponentDigits: 0, group: false, scale: 0, percents: 0, firstDigit: -1, general: false };
   let lastIntegerDigit = -1;
   let lastDigit = -1;
   tokens.forEach((t, i) => {
     if (t.kind === "percent") layout.percents++;
+    if (t.kind === "general") layout.general = true;
     if (t.kind !== "digit") return;
     if (i > mantissaEnd) layout.exponentDigits++;
     else {
-      (i < integerEnd ? layout.integer : layout.fraction).push(t);
+      (i < integerEnd ? layout.integer : layout.fraction).push(i);
       if (layout.firstDigit < 0) layout.firstDigit = i;
       if (i < integerEnd) lastIntegerDigit = i;
       lastDigit = i;
@@ -132,59 +78,86 @@ export function compileSection(section: string): SectionLayout | undefined {
   return layout;
 }
 
+/** A token's literal text. */
+const literal = (t: Token) => ("text" in t ? t.text : t.kind === "percent" ? "%" : "");
+
 /** `value` (not negative) laid out by section `s`; undefined past what can be written (scaled past 1e21). */
 export function layOut(value: number, s: SectionLayout): string | undefined {
-  const literal = (t: Token) => ("text" in t ? t.text : t.kind === "percent" ? "%" : "");
-  if (s.tokens.some((t) => t.kind === "general")) return s.tokens.map((t) => (t.kind === "general" ? generalNumber(value) : literal(t))).join("");
+  if (s.general) return s.tokens.map((t) => (t.kind === "general" ? generalNumber(value) : literal(t))).join("");
   if (s.firstDigit < 0) return s.tokens.map((t) => (t.kind === "comma" ? "," : t.kind === "point" ? "." : literal(t))).join("");
   const scaled = (value * 100 ** s.percents) / 1000 ** s.scale;
   if (!Number.isFinite(scaled)) return undefined;
   const decimals = Math.min(MAX_PLACES, s.fraction.length);
-  let digits: string;
-  let exponent = "";
+  const shown: string[] = new Array(s.tokens.length).fill("");
+  let intDigits: string;
   if (s.exponentAt >= 0) {
-    const kept = Math.min(decimals, 14); // one digit before the point, 14 after: a double's 15
-    const [m, e] = scaled.toExponential(kept).split("e");
-    digits = padDecimals(m!, kept, decimals);
+    const m = mantissa(scaled, Math.max(1, Math.min(MAX_PLACES, s.integer.length)), decimals);
+    intDigits = m.integer;
+    fillInteger(shown, s, m.integer === "0" ? "" : m.integer, m.integer === "0");
+    fillFraction(shown, s, m.fraction);
     const code = (s.tokens[s.exponentAt] as { text: string }).text;
-    const sign = Number(e) < 0 ? "-" : code.endsWith("+") ? "+" : "";
-    exponent = `${code[0]}${sign}${String(Math.abs(Number(e))).padStart(Math.min(MAX_PLACES, s.exponentDigits), "0")}`;
+    const sign = m.exponent < 0 ? "-" : code.endsWith("+") ? "+" : "";
+    shown[s.exponentAt] = `${code[0]}${sign}${String(Math.abs(m.exponent)).padStart(Math.min(MAX_PLACES, s.exponentDigits), "0")}`;
   } else {
     if (scaled >= 1e21) return undefined; // toFixed would write it in exponent notation
     const kept = meaningfulDecimals(scaled, decimals);
-    digits = padDecimals(scaled.toFixed(kept), kept, decimals);
+    const [int, frac = ""] = padDecimals(scaled.toFixed(kept), kept, decimals).split(".") as [string, string?];
+    intDigits = int;
+    fillInteger(shown, s, int === "0" ? "" : int, true);
+    fillFraction(shown, s, frac);
   }
-  const [intDigits, fracDigits = ""] = digits.split(".") as [string, string?];
-  const shown = new Map([...fillInteger(s.integer, intDigits === "0" ? "" : intDigits, s.group), ...fillFraction(s.fraction, fracDigits)]);
-  return s.tokens
-    .map((t, i) => {
-      if (t.kind === "digit") return shown.get(t) ?? "";
-      if (t.kind === "exponent") return i === s.exponentAt ? exponent : "";
-      // No integer placeholder (`.00`): the integer's digits still show, before the point.
-      if (t.kind === "point") return `${s.integer.length === 0 && intDigits !== "0" ? intDigits : ""}.`;
-      if (t.kind === "comma") return i < s.firstDigit ? "," : "";
-      return literal(t);
-    })
-    .join("");
+  let out = "";
+  for (let i = 0; i < s.tokens.length; i++) {
+    const t = s.tokens[i]!;
+    if (t.kind === "digit" || t.kind === "exponent") out += shown[i];
+    // No integer placeholder (`.00`): the integer's digits still show, before the point.
+    else if (t.kind === "point") out += `${s.integer.length === 0 && intDigits !== "0" ? intDigits : ""}.`;
+    else if (t.kind === "comma") out += i < s.firstDigit ? "," : "";
+    else out += literal(t);
+  }
+  return out;
+}
+
+/**
+ * `value` (not negative) in scientific notation whose exponent is a multiple of `multiple` (the integer
+ * placeholders' count), with `decimals` places: the mantissa's integer and fraction digits and the exponent. The
+ * mantissa is rounded to its places, and a rounding that carries (999.96 to `##0.0E+0`) moves to the next power.
+ */
+function mantissa(value: number, multiple: number, decimals: number): { integer: string; fraction: string; exponent: number } {
+  const block = (e: number) => Math.floor(e / multiple) * multiple;
+  const magnitude = Number(value.toExponential().split("e")[1]);
+  // Digits the mantissa shows: its integer digits (1 to `multiple`) and its decimals; a double holds 15.
+  const wanted = magnitude - block(magnitude) + 1 + decimals;
+  const [m, e] = value.toExponential(Math.min(wanted, DOUBLE_DIGITS) - 1).split("e");
+  const exponent = Number(e);
+  const integerDigits = exponent - block(exponent) + 1;
+  // After a carry the rounded value is a power of ten: the zeros padded are exact.
+  const digits = m!.replace(".", "").padEnd(integerDigits + decimals, "0");
+  return { integer: digits.slice(0, integerDigits), fraction: digits.slice(integerDigits, integerDigits + decimals), exponent: block(exponent) };
 }
 
 /** What a placeholder shows where the number has no digit for it. */
 const PAD: Record<string, string> = { "0": "0", "#": "", "?": " " };
 
+/** The placeholder character (`0`, `#`, `?`) of section `s`'s token `at`. */
+const placeholderOf = (s: SectionLayout, at: number) => (s.tokens[at] as { ch: string }).ch;
+
 /**
- * The integer placeholders' texts: `digits` from the right, one each, the leftmost taking all that are left; the
- * rightmost {@link MAX_PLACES} placeholders only (a crafted `0` × 200 pads to 30 digits, not 200).
+ * The integer placeholders' texts, into `shown` by token index: `digits` from the right, one each, the leftmost
+ * taking all that are left; the rightmost {@link MAX_PLACES} placeholders only (a crafted `0` × 200 pads to 30
+ * digits, not 200). Without `zeros`, a `0` placeholder with no digit shows nothing (a scientific mantissa).
  */
-function fillInteger(placeholders: Token[], digits: string, group: boolean): [Token, string][] {
-  const active = placeholders.slice(-MAX_PLACES);
+function fillInteger(shown: string[], s: SectionLayout, digits: string, zeros: boolean): void {
+  const active = s.integer.slice(-MAX_PLACES);
   const texts: string[] = new Array(active.length);
   let left = digits.length;
   for (let j = active.length - 1; j >= 0; j--) {
     const from = j === 0 ? 0 : Math.max(0, left - 1);
-    texts[j] = digits.slice(from, left) || PAD[(active[j] as { ch: string }).ch]!;
+    const ch = placeholderOf(s, active[j]!);
+    texts[j] = digits.slice(from, left) || (ch === "0" && !zeros ? "" : PAD[ch]!);
     left = from;
   }
-  if (group) {
+  if (s.group) {
     // Thousands separators between the digits shown, counted from the right whatever placeholder holds them.
     let count = 0;
     for (let j = texts.length - 1; j >= 0; j--) {
@@ -198,43 +171,12 @@ function fillInteger(placeholders: Token[], digits: string, group: boolean): [To
       texts[j] = text;
     }
   }
-  return active.map((t, j) => [t, texts[j]!]);
+  active.forEach((at, j) => (shown[at] = texts[j]!));
 }
 
-/** The fraction placeholders' texts: `digits` from the left; past the last significant one, `0` pads and `#` drops. */
-function fillFraction(placeholders: Token[], digits: string): [Token, string][] {
-  const significant = digits.replace(/0+$/, "").length;
-  return placeholders.map((t, i) => [t, i >= MAX_PLACES ? "" : i < significant ? digits[i]! : PAD[(t as { ch: string }).ch]!]);
-}
-
-/**
- * `digits` (a number's text, from toFixed or toExponential) with its decimals written to `wanted` places from the
- * `kept` it was written with: a double holds 15 significant digits, and Excel shows zeros past them, not the
- * binary expansion (1234567.891 to 30 places is 1234567.891000…, not 1234567.891000000061467…).
- */
-function padDecimals(digits: string, kept: number, wanted: number): string {
-  if (wanted === kept) return digits;
-  return (kept === 0 ? `${digits}.` : digits) + "0".repeat(wanted - kept);
-}
-
-/** Decimals of `value` (not negative) that fall within a double's 15 significant digits, at most `wanted`. */
-function meaningfulDecimals(value: number, wanted: number): number {
-  const integerDigits = value > 0 ? Math.floor(Math.log10(value)) + 1 : 1;
-  return Math.max(0, Math.min(wanted, 15 - integerDigits));
-}
-
-/**
- * A number as Excel's General format shows it: without float noise (`0.1 + 0.2` is stored as 0.30000000000000004
- * and shown as 0.3), to 15 significant digits; in scientific notation (six significant digits, a two-digit exponent
- * at least) when its integer part takes more than {@link GENERAL_MAX_DIGITS} digits (123456789012 is `1.23457E+11`)
- * or it is below 0.0001 (0.000000123 is `1.23E-07`), where Excel switches too.
- */
-export function generalNumber(n: number): string {
-  if (n === 0 || !Number.isFinite(n)) return String(n);
-  const rounded = Number(n.toPrecision(15));
-  const magnitude = Number(rounded.toExponential().split("e")[1]);
-  if (magnitude < GENERAL_MAX_DIGITS && magnitude >= -4) return String(rounded);
-  const [mantissa, exp] = rounded.toExponential(5).split("e");
-  const e = Number(exp);
-  return `${mantissa!.replace(/\.?0+$/, "")}E${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+/** The fraction placeholders' texts, into `shown`: `digits` from the left; past the last significant one, `0` pads and `#` drops. */
+function fillFraction(shown: string[], s: SectionLayout, digits: string): void {
+  let significant = digits.length;
+  while (significant > 0 && digits[significant - 1] === "0") significant--;
+  s.fraction.forEach((at, i) => (shown[at] = i >= MAX_PLACES ? "" : i < significant ? digits[i]! : PAD[placeholderOf(s, at)]!));
 }

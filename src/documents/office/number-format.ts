@@ -13,28 +13,13 @@
  *   text (Zip+4 `00000-0000`: `98101-1234`), thousands, scaling, percentages, scientific notation
  *   (number-format-layout.ts).
  *
+ * A code is read once ({@link compileFormat}: its sections, conditions and layouts) and then lays out any number of
+ * cells; the caller keeps what it compiled for as long as the codes are used (a workbook: xlsx-values.ts).
  * Fractions (`# ?/?`) and a text placeholder (`@`) in a number section are not followed: {@link formatNumber} says
- * so, and the caller shows the number as General does (number-format-layout.ts `generalNumber`).
+ * so, and the caller shows the number as General does (number-format-general.ts).
  */
-import { compileSection, endOf, layOut, type SectionLayout } from "./number-format-layout.ts";
-
-/** The sections of a format code, split at `;` outside quotes, `\` escapes and brackets. */
-export function formatSections(code: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  for (let i = 0; i < code.length; i++) {
-    const c = code[i];
-    if (c === "\\" || c === "_" || c === "*") i++;
-    else if (c === '"') i = endOf(code, i, '"');
-    else if (c === "[") i = endOf(code, i, "]");
-    else if (c === ";") {
-      out.push(code.slice(start, i));
-      start = i + 1;
-    }
-  }
-  out.push(code.slice(start));
-  return out;
-}
+import { compileSection, layOut, type SectionLayout } from "./number-format-layout.ts";
+import { formatSections, unquoted } from "./number-format-tokens.ts";
 
 /** A section's condition: `[<=9999999]` is `{ op: "<=", value: 9999999 }`. */
 interface Condition {
@@ -42,13 +27,19 @@ interface Condition {
   value: number;
 }
 
+/**
+ * A condition in a section's text (quotes and escapes removed): `[`, a comparison, a number (`9999999`, `-1.5`,
+ * `1e6`), `]`. Every quantifier is followed by a character it cannot match, so a failed match does not backtrack.
+ */
 const CONDITION = /\[(<=|>=|<>|<|>|=)\s*([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*\]/;
 
+/** The condition of section `section`, if it has one: the first bracket that is a comparison (not `[Red]`, `[$-409]`). */
 function conditionOf(section: string): Condition | undefined {
-  const m = CONDITION.exec(section.replace(/"[^"]*"|\\./g, ""));
+  const m = CONDITION.exec(unquoted(section, false));
   return m ? { op: m[1]!, value: Number(m[2]) } : undefined;
 }
 
+/** Whether number `n` meets condition `c` (`=` and `<>` compare exactly, as Excel does: `[=1]` is 1, not 0.9999999). */
 function holds(c: Condition, n: number): boolean {
   switch (c.op) {
     case "<": return n < c.value;
@@ -64,64 +55,64 @@ function holds(c: Condition, n: number): boolean {
 const onlyNegatives = (c: Condition) => (c.op === "<" && c.value <= 0) || (c.op === "<=" && c.value < 0) || (c.op === "=" && c.value < 0);
 
 /** Whether a section holds an unquoted `@`: the text section, which numbers never use. */
-const isTextSection = (s: string) => s.replace(/"[^"]*"|\\.|\[[^\]]*\]/g, "").includes("@");
+const isTextSection = (s: string) => unquoted(s, true).includes("@");
 
-/** A format code read once: its number sections and their conditions. */
-interface CompiledFormat {
+/** A format code read once: its number sections, their conditions and layouts (undefined: one not followed). */
+export interface CompiledFormat {
   sections: string[];
   conditions: (Condition | undefined)[];
-  layouts: Map<string, SectionLayout | undefined>;
+  layouts: (SectionLayout | undefined)[];
 }
 
 /**
- * Formats read, by code. A workbook has a few dozen and a million cells; a crafted code of 255 characters costs its
- * reading once, not once per cell. Cleared when full: the worker converts one document after another.
+ * Reads format code `code` once for all the cells it styles: its number sections (at most three; a fourth, or a
+ * last one holding `@`, is the text section numbers never use), their conditions, and their layouts. Linear in the
+ * code's length (number-format-tokens.ts).
  */
-const compiled = new Map<string, CompiledFormat>();
-const MAX_COMPILED_FORMATS = 512;
-
-function compile(code: string): CompiledFormat {
-  let format = compiled.get(code);
-  if (format) return format;
+export function compileFormat(code: string): CompiledFormat {
   let sections = formatSections(code).slice(0, 4);
   if (sections.length === 4 || (sections.length > 1 && isTextSection(sections.at(-1)!))) sections = sections.slice(0, -1);
-  format = { sections, conditions: sections.map(conditionOf), layouts: new Map() };
-  if (compiled.size >= MAX_COMPILED_FORMATS) compiled.clear();
-  compiled.set(code, format);
-  return format;
+  return { sections, conditions: sections.map(conditionOf), layouts: sections.map(compileSection) };
 }
 
-/** The section of `code` that shows `n`, and whether `n`'s minus sign is shown before it; undefined when none does. */
-function sectionFor(code: string, n: number): { section: string; signed: boolean; format: CompiledFormat } | undefined {
-  const format = compile(code);
+/** The index of the section of `format` that shows `n`, and whether `n`'s minus sign is shown before it; undefined when none does. */
+function sectionFor(format: CompiledFormat, n: number): { index: number; signed: boolean } | undefined {
   const { sections, conditions } = format;
-  const pick = (i: number, signed: boolean) => ({ section: sections[i]!, signed, format });
   if (conditions[0] || conditions[1]) {
-    for (const i of [0, 1]) {
-      const c = conditions[i];
-      if (c && holds(c, n)) return pick(i, n < 0 && !onlyNegatives(c));
+    for (const index of [0, 1]) {
+      const c = conditions[index];
+      if (c && holds(c, n)) return { index, signed: n < 0 && !onlyNegatives(c) };
     }
     const rest = sections.findIndex((_, i) => i <= 2 && !conditions[i]);
-    return rest < 0 ? undefined : pick(rest, n < 0);
+    return rest < 0 ? undefined : { index: rest, signed: n < 0 };
   }
-  if (n < 0 && sections.length > 1) return pick(1, false);
-  if (n === 0 && sections.length > 2) return pick(2, false);
-  return pick(0, n < 0);
+  if (n < 0 && sections.length > 1) return { index: 1, signed: false };
+  if (n === 0 && sections.length > 2) return { index: 2, signed: false };
+  return { index: 0, signed: n < 0 };
+}
+
+/** Whether laid-out `text` shows a digit other than zero before a trailing exponent (`0.00` and `0.00E+05` do not). */
+function showsNonZero(text: string): boolean {
+  const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9";
+  let end = text.length;
+  while (isDigit(text[end - 1])) end--;
+  const e = end < text.length && (text[end - 1] === "+" || text[end - 1] === "-") ? end - 1 : end;
+  end = end < text.length && (text[e - 1] === "E" || text[e - 1] === "e") ? e - 1 : text.length;
+  for (let i = 0; i < end; i++) if (isDigit(text[i]) && text[i] !== "0") return true;
+  return false;
 }
 
 /**
- * The number `n` shown with format `code` (its number sections), or undefined when the format is not one this reader
- * follows or no section shows `n` (conditions that all fail): the caller then shows the number as General does.
+ * The number `n` shown with format `format` (compiled by {@link compileFormat}), or undefined when the format is not
+ * one this reader follows or no section shows `n` (conditions that all fail): the caller then shows the number as
+ * General does.
  */
-export function formatNumber(n: number, code: string): string | undefined {
-  const chosen = sectionFor(code, n);
+export function formatNumber(n: number, format: CompiledFormat): string | undefined {
+  const chosen = sectionFor(format, n);
   if (!chosen) return undefined;
-  const { layouts } = chosen.format;
-  if (!layouts.has(chosen.section)) layouts.set(chosen.section, compileSection(chosen.section));
-  const layout = layouts.get(chosen.section);
+  const layout = format.layouts[chosen.index];
   const text = layout && layOut(Math.abs(n), layout);
   if (text === undefined) return undefined;
   // A number that rounds to zero shows no sign (-0.001 with 0.00 is 0.00).
-  const sign = chosen.signed && /[1-9]/.test(text.replace(/E[+-]?\d+$/i, "")) ? "-" : "";
-  return (sign + text).trim();
+  return ((chosen.signed && showsNonZero(text) ? "-" : "") + text).trim();
 }

@@ -8,6 +8,7 @@
  * alone) are left out, as they are from XLSX: only http, https and mailto addresses mean something on a page.
  */
 import type { BiffRecord } from "./biff-records.ts";
+import { isWebOrMail } from "./xlsx-links.ts";
 
 /** The HLINK record's type. */
 export const HLINK = 0x01b8;
@@ -66,6 +67,6 @@ export function hyperlinkOf(r: BiffRecord): XlsHyperlink | undefined {
     url = nulTerminated(data, start, Math.min(data.length, start + length));
   }
   url = url.trim();
-  if (!/^(https?|mailto):/i.test(url)) return undefined;
+  if (!isWebOrMail(url)) return undefined;
   return { row: view.getUint16(0, true), column: view.getUint16(4, true), url };
 }

@@ -16,7 +16,7 @@ import type { Block } from "../layout/model.ts";
 import { CompoundFile } from "./cfb.ts";
 import { summaryTitle } from "./summary-info.ts";
 import { cellBudget, MAX_SHEETS, restOfWorkbookLeftOut, sheetBlocks, type SheetCell } from "./sheet-table.ts";
-import { formatCode, numberText } from "./xlsx-values.ts";
+import { CellFormats, formatCode } from "./xlsx-values.ts";
 import { BiffReader, BiffStream, type BiffRecord } from "./biff-records.ts";
 import { HLINK, hyperlinkOf } from "./xls-hyperlinks.ts";
 import { TextBudget } from "./text-budget.ts";
@@ -32,11 +32,13 @@ interface Globals {
   /** XF index → number format code. */
   formats: string[];
   date1904: boolean;
+  /** The workbook's formats, each read once for all its cells. */
+  cellFormats: CellFormats;
   sheets: { name: string; offset: number; kind: number }[];
 }
 
 function readGlobals(biff: BiffStream): Globals {
-  const g: Globals = { strings: [], formats: [], date1904: false, sheets: [] };
+  const g: Globals = { strings: [], formats: [], date1904: false, cellFormats: new CellFormats(false), sheets: [] };
   const custom = new Map<number, string>();
   const xfFormats: number[] = [];
   for (let i = 0; i < biff.count; i++) {
@@ -61,6 +63,7 @@ function readGlobals(biff: BiffStream): Globals {
   }
   if (biff.count === 0) throw new DocumentCorruptError("XLS", "the workbook stream does not start with a BOF record");
   g.formats = xfFormats.map((id) => formatCode(id, custom));
+  g.cellFormats = new CellFormats(g.date1904);
   return g;
 }
 
@@ -130,7 +133,7 @@ function* sheetCells(biff: BiffStream, start: number, end: number, g: Globals): 
 
 /** The values of the cell records in records `start` to `end`, as shown (an embedded chart's records left out). */
 function* storedCells(biff: BiffStream, start: number, end: number, g: Globals): Generator<SheetCell> {
-  const shown = (n: number, xf: number) => numberText(String(n), g.formats[xf] ?? "General", g.date1904);
+  const shown = (n: number, xf: number) => g.cellFormats.number(String(n), g.formats[xf] ?? "General");
   let depth = 0;
   for (let i = start; i < end; i++) {
     const type = biff.type(i)!;

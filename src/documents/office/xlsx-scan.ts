@@ -3,7 +3,9 @@
  * Reads the cells of a worksheet part and the strings of the shared-strings part by scanning their XML text, in
  * one pass and without building a tree: both are most of a workbook's bytes, and flat (rows of `<c>` cells, lists
  * of `<si>` strings). Each step looks for the next tag with `indexOf` or a global regex from where the last one
- * ended, so a part without its closing tags (truncated, crafted) stops the scan instead of making it quadratic.
+ * ended, so a part without its closing tags (truncated, crafted) stops the scan instead of making it quadratic;
+ * within a cell or a string, tags are found by index too ({@link nextTag}), never by a regex that runs from each
+ * `<` to the next `>` (a cell of unfinished `<f ` tags took seconds, a string of unfinished `<t ` tags 86 s).
  * Element prefixes (`<x:c>`, written by some libraries) are accepted. Text is ST_Xstring (ECMA-376 Part 1
  * §22.9.2.19): besides XML's entities it escapes characters XML cannot hold as `_xHHHH_`, and Excel writes a cell's
  * carriage return as `_x000D_` and a tab as `_x0009_` (a literal `_x` as `_x005F_x`); they are decoded, so a line
@@ -59,40 +61,95 @@ export function cellPosition(ref: string): { column: number; row: number } | und
   return column - 1 <= MAX_COLUMN && row >= 1 && row <= MAX_ROW ? { column: column - 1, row } : undefined;
 }
 
-const ATTRIBUTE = /([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+/**
+ * An attribute, its name starting where a name may start (the lookbehind): without it, a name of 200,000 letters
+ * and no `=` was tried again from each of its letters, and one crafted tag took minutes.
+ */
+const ATTRIBUTE = /(?<![\w:.-])([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 
 function attributes(tag: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const m of tag.matchAll(ATTRIBUTE)) out.set(m[1]!.slice(m[1]!.indexOf(":") + 1), m[2] ?? m[3] ?? "");
+  for (const m of tag.matchAll(ATTRIBUTE)) out.set(localName(m[1]!), m[2] ?? m[3] ?? "");
   return out;
 }
+
+/** A name without its namespace prefix (`x:hyperlink` and `hyperlink` are one element under a prefix some writers use). */
+export const localName = (name: string) => name.slice(name.indexOf(":") + 1);
+
+/** Whether character code `c` may be part of an element's name or prefix here: a word character, `.` or `-`. */
+function isNameChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45;
+}
+
+/** A tag {@link nextTag} found. */
+interface FoundTag {
+  /** Where its `<` is, and where it ends (after its `>`). */
+  at: number;
+  end: number;
+  /** Its name without a prefix. */
+  name: string;
+  /** `</t>`, `<t/>`. */
+  closing: boolean;
+  selfClosing: boolean;
+}
+
+/**
+ * The first tag of an element named one of `names` (under any prefix) in `fragment` from `from`. Undefined when there
+ * is none, or when the tag never ends (no `>`): then no later one does either, and the scan stops. Each character is
+ * looked at a bounded number of times (names read once, `indexOf` once per tag found), where a regex such as
+ * `<f[^>]*>([^<]*)<` ran from every `<f ` of a crafted cell to the cell's end.
+ */
+function nextTag(fragment: string, names: readonly string[], from: number): FoundTag | undefined {
+  for (let at = fragment.indexOf("<", from); at >= 0; at = fragment.indexOf("<", at + 1)) {
+    const closing = fragment.charCodeAt(at + 1) === 0x2f; // "/"
+    let start = at + (closing ? 2 : 1);
+    let i = start;
+    while (i < fragment.length && isNameChar(fragment.charCodeAt(i))) i++;
+    if (fragment[i] === ":") {
+      start = ++i;
+      while (i < fragment.length && isNameChar(fragment.charCodeAt(i))) i++;
+    }
+    const after = fragment[i];
+    if (after !== ">" && after !== "/" && after !== " " && after !== "\t" && after !== "\n" && after !== "\r") continue;
+    const name = fragment.slice(start, i);
+    if (!names.includes(name)) continue;
+    const gt = fragment.indexOf(">", i);
+    if (gt < 0) return undefined;
+    return { at, end: gt + 1, name, closing, selfClosing: !closing && fragment[gt - 1] === "/" };
+  }
+  return undefined;
+}
+
+const TEXT_TAGS = ["t", "rPh"];
 
 /** The concatenated text of the `<t>` elements of a string item, phonetic runs (`<rPh>`) left out. */
 function textOf(fragment: string): string {
   let out = "";
-  const tags = /<(\/?)(?:[\w.-]+:)?(t|rPh)(?=[\s/>])[^>]*?(\/?)>/g;
   let phonetic = 0;
   let textStart = -1;
-  for (let m = tags.exec(fragment); m; m = tags.exec(fragment)) {
-    const [, closing, name, selfClosing] = m;
-    if (name === "rPh") {
-      if (!selfClosing) phonetic = Math.max(0, phonetic + (closing ? -1 : 1));
-    } else if (!closing && !selfClosing) textStart = tags.lastIndex;
-    else if (closing && textStart >= 0) {
-      if (phonetic === 0) out += decodeXstring(decode(fragment.slice(textStart, m.index)));
+  for (let tag = nextTag(fragment, TEXT_TAGS, 0); tag; tag = nextTag(fragment, TEXT_TAGS, tag.end)) {
+    if (tag.name === "rPh") {
+      if (!tag.selfClosing) phonetic = Math.max(0, phonetic + (tag.closing ? -1 : 1));
+    } else if (!tag.closing && !tag.selfClosing) textStart = tag.end;
+    else if (tag.closing && textStart >= 0) {
+      if (phonetic === 0) out += decodeXstring(decode(fragment.slice(textStart, tag.at)));
       textStart = -1;
     }
   }
   return out;
 }
 
-/** The decoded text of the first element `pattern` finds in `fragment` (its value `<v>`, its formula `<f>`), or "". */
-function elementText(fragment: string, pattern: RegExp): string {
-  const m = pattern.exec(fragment);
-  return m ? decodeXstring(decode(m[1]!)) : "";
+/** The decoded text of the first element `name` in `fragment` (its value `<v>`, its formula `<f>`), or "". */
+function elementText(fragment: string, name: "v" | "f"): string {
+  const names = [name];
+  for (let tag = nextTag(fragment, names, 0); tag; tag = nextTag(fragment, names, tag.end)) {
+    if (tag.closing) continue;
+    if (tag.selfClosing) return "";
+    const close = fragment.indexOf("<", tag.end);
+    return close < 0 ? "" : decodeXstring(decode(fragment.slice(tag.end, close)));
+  }
+  return "";
 }
-const V = /<(?:[\w.-]+:)?v(?=[\s/>])[^>]*>([^<]*)</;
-const F = /<(?:[\w.-]+:)?f(?=[\s/>])[^>]*>([^<]*)</;
 
 /** The cells of a worksheet part that hold a value, in document order. */
 export function* cellsOf(xml: string): Generator<StoredCell> {
@@ -120,10 +177,10 @@ export function* cellsOf(xml: string): Generator<StoredCell> {
     tags.lastIndex = close + m[1]!.length + 4;
     const inner = xml.slice(tagEnd + 1, close);
     const type = attrs.get("t") ?? "";
-    const value = type === "inlineStr" ? textOf(inner) : elementText(inner, V);
+    const value = type === "inlineStr" ? textOf(inner) : elementText(inner, "v");
     if (value === "" || column > MAX_COLUMN) continue;
     const cell: StoredCell = { column, row: at ? at.row : Math.max(row, 1), type, style: Number(attrs.get("s") ?? 0) || 0, value };
-    const formula = type === "inlineStr" ? "" : elementText(inner, F);
+    const formula = type === "inlineStr" ? "" : elementText(inner, "f");
     if (formula) cell.formula = formula;
     const vm = Number(attrs.get("vm"));
     if (Number.isInteger(vm) && vm >= 1) cell.valueMetadata = vm;

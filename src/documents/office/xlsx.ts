@@ -13,17 +13,16 @@
 import type { Block } from "../layout/model.ts";
 import { cellBudget, MAX_SHEETS, restOfWorkbookLeftOut, sheetBlocks, type SheetCell } from "./sheet-table.ts";
 import { TextBudget } from "./text-budget.ts";
+import { folderOf, partOfType, relsPartOf, resolvePart } from "./opc-package.ts";
 import { children, descendants, intAttr, parseXml, type XmlElement } from "./xml.ts";
 import { formulaLink, sheetHyperlinks } from "./xlsx-links.ts";
-import { folderOf, openWorkbook, partOfType, relationships, relsPartOf, resolvePart } from "./xlsx-package.ts";
-import { cellsOf, sharedStrings, type StoredCell } from "./xlsx-scan.ts";
-import { formatCode, isoDateText, numberText } from "./xlsx-values.ts";
+import { openWorkbook, relationships } from "./xlsx-package.ts";
+import { cellsOf, localName, sharedStrings, type StoredCell } from "./xlsx-scan.ts";
+import { CellFormats, formatCode } from "./xlsx-values.ts";
 
 const decoder = new TextDecoder();
 
-/** A local element name (`x:sheet` and `sheet` are the same element under a prefix some writers use). */
-const local = (el: XmlElement) => el.tagName.slice(el.tagName.indexOf(":") + 1);
-const childrenNamed = (el: XmlElement, name: string) => children(el).filter((c) => local(c) === name);
+const childrenNamed = (el: XmlElement, name: string) => children(el).filter((c) => localName(c.tagName) === name);
 const descendantsNamed = (root: XmlElement, name: string) => [...descendants(root, name), ...descendants(root, `x:${name}`)];
 
 /** Style index → number format code, and the workbook's date system. */
@@ -60,16 +59,17 @@ function cellText(cell: StoredCell, ctx: SheetContext): string {
     case "b":
       return cell.value.trim() === "1" ? "TRUE" : "FALSE";
     case "d":
-      return isoDateText(cell.value, ctx.formats[cell.style] ?? "General", ctx.date1904);
+      return ctx.cellFormats.isoDate(cell.value, ctx.formats[cell.style] ?? "General");
     default:
-      return numberText(cell.value, ctx.formats[cell.style] ?? "General", ctx.date1904);
+      return ctx.cellFormats.number(cell.value, ctx.formats[cell.style] ?? "General");
   }
 }
 
 interface SheetContext {
   strings: string[];
+  /** Style index → number format code, and the workbook's formats read once each. */
   formats: string[];
-  date1904: boolean;
+  cellFormats: CellFormats;
   /** `column,row` (0-based column, 1-based row) → URL of the cell's hyperlink. */
   links: Map<string, string>;
 }
@@ -77,11 +77,11 @@ interface SheetContext {
 /** Converts XLSX bytes to blocks, within the document's text `budget` (text-budget.ts). */
 export function xlsxToBlocks(bytes: Uint8Array, text: TextBudget = new TextBudget()): { blocks: Block[]; title?: string } {
   const pkg = openWorkbook(bytes);
-  const workbook = parseXml(decoder.decode(pkg.workbook), "XLSX", pkg.workbookPart);
+  const workbook = pkg.workbook;
   const folder = folderOf(pkg.workbookPart);
   const sheets = descendantsNamed(workbook, "sheet").map((s) => ({ name: s.getAttribute("name") ?? "Sheet", part: pkg.rels.get(s.getAttribute("r:id") ?? "")?.target }));
-  const stringsPart = partOfType(pkg.rels, "sharedStrings", resolvePart(folder, "sharedStrings.xml"));
-  const stylesPart = partOfType(pkg.rels, "styles", resolvePart(folder, "styles.xml"));
+  const stringsPart = partOfType(pkg.rels.values(), "sharedStrings", resolvePart(folder, "sharedStrings.xml"));
+  const stylesPart = partOfType(pkg.rels.values(), "styles", resolvePart(folder, "styles.xml"));
   const files = pkg.read([stringsPart, stylesPart, ...sheets.flatMap((s) => (s.part ? [s.part, relsPartOf(s.part)] : []))]);
   const workbookPr = descendantsNamed(workbook, "workbookPr")[0];
   const date1904 = /^(1|true)$/i.test(workbookPr?.getAttribute("date1904") ?? "");
@@ -89,6 +89,7 @@ export function xlsxToBlocks(bytes: Uint8Array, text: TextBudget = new TextBudge
   const stylesData = files.part(stylesPart);
   const strings = stringsData ? sharedStrings(decoder.decode(stringsData)) : [];
   const formats = numberFormats(stylesData ? parseXml(decoder.decode(stylesData), "XLSX", stylesPart) : undefined);
+  const cellFormats = new CellFormats(date1904);
   const budget = cellBudget(text);
   const blocks: Block[] = [];
   // A part is read once, however many sheet entries name it: 5,000 entries naming one 30 MB part were 5,000 reads.
@@ -104,8 +105,8 @@ export function xlsxToBlocks(bytes: Uint8Array, text: TextBudget = new TextBudge
     }
     read.add(key!);
     const xml = decoder.decode(data);
-    const links = sheetHyperlinks(xml, relationships(files.part(relsPartOf(sheet.part!)), folderOf(sheet.part!)));
-    blocks.push(...sheetBlocks(sheet.name, shownCells(xml, { strings, formats, date1904, links }), budget));
+    const links = sheetHyperlinks(xml, relationships(files.part(relsPartOf(sheet.part!)), relsPartOf(sheet.part!)));
+    blocks.push(...sheetBlocks(sheet.name, shownCells(xml, { strings, formats, cellFormats, links }), budget));
   }
   const core = pkg.core ? parseXml(decoder.decode(pkg.core), "XLSX", "docProps/core.xml") : undefined;
   const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
