@@ -57,17 +57,46 @@ export interface Loads {
   dispose(): void;
 }
 
+/** How many of a session's own navigations ({@link ownNavigation}) are under way, by the page's CDP session. */
+const navigating = new WeakMap<CDPSession, number>();
+
 /**
- * Follows the loads that start on the page reached through `session` from now on (while a prompt or script runs): a
- * navigation (`open`, `goto`, back, forward, reload, a clicked link, a form sent) and a frame's document, each until
- * its frame stops loading (its load event, or a stop). A page's own requests (`fetch`, an `EventSource`, a
- * WebSocket) are not loads: they are the page's, and {@link abandonPageWork} leaves them alone. The session's CDP
- * session has the Page domain on (engines/browser/setup.ts).
+ * Carries out `go`, a navigation the session's code asks for (`open`, `back`, `forward`, `reload`; `goto`, `goBack`,
+ * `goForward`, `reload`: interact/sandbox/navigate.ts) on the page reached through `session`: the loads that start
+ * while it is under way are the code's ({@link followLoads}).
+ */
+export async function ownNavigation<T>(session: CDPSession, go: () => Promise<T>): Promise<T> {
+  navigating.set(session, (navigating.get(session) ?? 0) + 1);
+  try {
+    return await go();
+  } finally {
+    const left = (navigating.get(session) ?? 1) - 1;
+    if (left > 0) navigating.set(session, left);
+    else navigating.delete(session);
+  }
+}
+
+/**
+ * Why a page asks for a navigation itself (`Page.frameRequestedNavigation`) when it is the code's doing: a link
+ * clicked, a form sent (`click`, `press Enter`). A page's own script (`location.href = …` in a timer), a refresh
+ * (`<meta http-equiv=refresh>`, a `Refresh` header) are the page's.
+ */
+const CLICKED = new Set(["anchorClick", "formSubmissionGet", "formSubmissionPost"]);
+
+/**
+ * Follows the loads that the code running now (a prompt or script) starts on the page reached through `session`: a
+ * navigation it asks for ({@link ownNavigation}: `open`, `goto`, back, forward, reload) and what loads while it is
+ * under way (the frames of its page), and a clicked link or a sent form, each until its frame stops loading (its load
+ * event, or a stop). A page's own navigation (its script's `location.href = …` in a timer, a refresh) and its own
+ * requests (`fetch`, an `EventSource`, a WebSocket) are not the code's: {@link abandonPageWork} leaves them alone.
+ * The session's CDP session has the Page domain on (engines/browser/setup.ts).
  */
 export function followLoads(session: CDPSession): Loads {
   const frames = new Set<string>();
-  const started = (e: { frameId: string }) => void frames.add(e.frameId);
+  const requested = (e: { frameId: string; reason: string }) => void (CLICKED.has(e.reason) && frames.add(e.frameId));
+  const started = (e: { frameId: string }) => void ((navigating.get(session) ?? 0) > 0 && frames.add(e.frameId));
   const stopped = (e: { frameId: string }) => void frames.delete(e.frameId);
+  session.on("Page.frameRequestedNavigation", requested);
   session.on("Page.frameStartedLoading", started);
   session.on("Page.frameStoppedLoading", stopped);
   session.on("Page.frameDetached", stopped);
@@ -76,6 +105,7 @@ export function followLoads(session: CDPSession): Loads {
       return frames.size > 0;
     },
     dispose() {
+      session.off("Page.frameRequestedNavigation", requested);
       session.off("Page.frameStartedLoading", started);
       session.off("Page.frameStoppedLoading", stopped);
       session.off("Page.frameDetached", stopped);

@@ -125,19 +125,30 @@ export function sessionInfo(s: Session): SessionInfo {
  * it), and what it left running on the page abandoned (interact/page-abandon.ts); then its profile is saved, then its
  * page goes back (as suspect if its own thread did not answer: the pool checks the browser).
  */
-export async function finishSession(s: Session, now: () => number): Promise<{ durationMs: number; runs: number }> {
+export async function finishSession(s: Session, now: () => number): Promise<ClosedSession> {
   const running = s.running;
   if (running) {
     running.stop.abort(new CrawlboxError("INTERACT_SESSION_CLOSED", 409, "The session was closed."));
     await Promise.race([running.done, Bun.sleep(END_TIMEOUT_MS)]);
   }
-  const closed = { durationMs: now() - s.openedAt, runs: s.runs };
-  // Closed under a busy loop, the page would not give its profile up: it is quieted first, as a stuck one is. Its load
-  // is not stopped: the page goes back to the pool, its context closed.
-  const busy = running !== undefined && (await abandonPageWork(s.lease.session, undefined, performance.now() + PAGE_ANSWER_MS));
-  await saveProfile(s, busy, END_TIMEOUT_MS);
+  const closed: ClosedSession = { durationMs: now() - s.openedAt, runs: s.runs };
+  // Closed under a busy loop, the page would not give its profile up: it is quieted first, as a stuck one is. The loop
+  // may be the script's (still running at the close) or the page's own, between scripts (a `setInterval` re-arming
+  // it): a session with a profile to save asks its page either way (a page that is not busy answers at once). Its
+  // load is not stopped: the page goes back to the pool, its context closed.
+  const ask = running !== undefined || s.end !== undefined;
+  const busy = ask && (await abandonPageWork(s.lease.session, undefined, performance.now() + PAGE_ANSWER_MS));
+  const saved = await saveProfile(s, busy, END_TIMEOUT_MS);
+  if (saved !== undefined) closed.profileSaved = saved;
   s.lease.release({ suspect: busy });
   return closed;
+}
+
+/** What a close tells: how long the session was open, how much it ran, and whether its profile was saved (absent: it had none to save). */
+export interface ClosedSession {
+  durationMs: number;
+  runs: number;
+  profileSaved?: boolean;
 }
 
 /**

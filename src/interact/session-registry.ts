@@ -17,7 +17,7 @@ import { TooManyRequestsError } from "../errors.ts";
 import { InteractSessionClosedWhileOpeningError } from "./errors.ts";
 import { LiveViews } from "./live-view.ts";
 import type { SharedOpening } from "./shared-opening.ts";
-import { finishSession, keyOf, sessionInfo, type Session, type SessionInfo, type SessionKind } from "./session-record.ts";
+import { finishSession, keyOf, type ClosedSession, sessionInfo, type Session, type SessionInfo, type SessionKind } from "./session-record.ts";
 import { SessionHistory, type EndedStatus } from "./session-history.ts";
 
 /** Sessions one key may have open (or opening). */
@@ -94,10 +94,11 @@ export class SessionRegistry {
   }
 
   /**
-   * Closes the session: how long it was open and how much it ran; undefined when there was none. Resolves once its
-   * profile is saved (a next session with the profile finds what this one left).
+   * Closes the session: how long it was open, how much it ran, and whether its profile was saved (`profileSaved`,
+   * absent when it had none to save); undefined when there was none. Resolves once its profile is saved (a next
+   * session with the profile finds what this one left).
    */
-  async close(id: string, keyId: string, kind: SessionKind = "scrape"): Promise<{ durationMs: number; runs: number } | undefined> {
+  async close(id: string, keyId: string, kind: SessionKind = "scrape"): Promise<ClosedSession | undefined> {
     const s = this.sessions.get(keyOf(kind, id));
     if (!s || s.keyId !== keyId) {
       // Still opening: stopped now, and its waiters told why. It was a 404, and the session then opened anyway and

@@ -42,6 +42,13 @@ beforeAll(async () => {
         neverHits++;
         return new Promise<Response>((resolve) => held.push(() => resolve(html("<p>late</p>"))));
       }
+      // Goes elsewhere by itself after 1 s, to a page that answers 3 s later.
+      if (p === "/later") return html(`<html><head><title>Later</title></head><body><p>Later</p><script>setTimeout(() => { location.href = "/slow?ms=3000"; }, 1000);</script></body></html>`);
+      if (p === "/slow") return Bun.sleep(Number(url.searchParams.get("ms") ?? 0)).then(() => html(`<html><head><title>Slow</title></head><body><p>Slow page</p></body></html>`));
+      // A link to a server that never answers.
+      if (p === "/tonever") return html(`<html><head><title>Link</title></head><body><a id="go" href="/never">go</a></body></html>`);
+      // Busy on its own, between scripts: a loop of 100 s started again every 50 ms.
+      if (p === "/busy") return html(`<html><head><title>Busy</title></head><body><p>Busy</p><script>setInterval(() => { const t = Date.now(); while (Date.now() - t < 100000); }, 50);</script></body></html>`);
       return html(`<html><head><title>Plain</title></head><body><p>Plain page</p></body></html>`);
     },
   });
@@ -142,6 +149,33 @@ describe("only what the script started is abandoned", () => {
     }
   }, 60_000);
 
+  test("a navigation the page starts by itself while a wait runs is not stopped with the wait", async () => {
+    const id = await open();
+    try {
+      const waited = await run(id, `agent-browser open ${base}/later && agent-browser wait --text 'nothing-here'`, "bash", 2);
+      expect(waited.body).toMatchObject({ killed: true, exitCode: 124 });
+      await Bun.sleep(4_000);
+      // Its own redirect was cancelled with the wait: the page stayed on /later.
+      expect((await run(id, "agent-browser get url && agent-browser get title", "bash")).body).toMatchObject({ exitCode: 0, stdout: `${base}/slow?ms=3000\nSlow\n` });
+    } finally {
+      await h.request(`/v2/browser/${id}`, { method: "DELETE" });
+    }
+  }, 60_000);
+
+  test("a link the script clicked whose server never answers is still stopped with the script", async () => {
+    const id = await open();
+    try {
+      const clicked = await run(id, `agent-browser open ${base}/tonever && agent-browser click '#go' && agent-browser wait --text 'nothing-here'`, "bash", 2);
+      expect(clicked.body).toMatchObject({ killed: true, exitCode: 124 });
+      // Released now, the held answer would replace the page if the navigation were still under way.
+      for (const release of held.splice(0)) release();
+      await Bun.sleep(500);
+      expect((await run(id, "agent-browser get url && agent-browser get title", "bash")).body).toMatchObject({ exitCode: 0, stdout: `${base}/tonever\nLink\n` });
+    } finally {
+      await h.request(`/v2/browser/${id}`, { method: "DELETE" });
+    }
+  }, 60_000);
+
   test("a page busy with a finite task the script started keeps its session when the task ends within 2.4 s of the stop", async () => {
     const id = await open();
     try {
@@ -211,5 +245,18 @@ describe("a page whose own thread does not answer ends its session, saying so", 
     expect(performance.now() - t0).toBeLessThan(5_000);
     expect((await running).body).toMatchObject({ killed: true, exitCode: 124, stderr: "Stopped: the session was closed.\n" });
     expect(await cookieSeenBy("closed-busy")).toBe("sid=CLOSEDBUSY");
+  }, 60_000);
+
+  test("closed (DELETE) while the page's own script keeps it busy between scripts: the close is prompt, and the profile is still saved", async () => {
+    const id = await open({ profile: { name: "own-busy" } });
+    expect((await run(id, `agent-browser open ${base}/setcookie?v=OWNBUSY && agent-browser open ${base}/busy`, "bash")).body).toMatchObject({ exitCode: 0 });
+    await Bun.sleep(1_000);
+    const t0 = performance.now();
+    const res = await h.request(`/v2/browser/${id}`, { method: "DELETE" });
+    const took = performance.now() - t0;
+    expect([res.status, ((await res.json()) as any).status]).toEqual([200, "destroyed"]);
+    // It was 5 s (the save cut off) and the profile lost.
+    expect(took).toBeLessThan(4_000);
+    expect(await cookieSeenBy("own-busy")).toBe("sid=OWNBUSY");
   }, 60_000);
 });

@@ -20,6 +20,7 @@
 import type { CDPSession, HTTPResponse, Page } from "puppeteer-core";
 import { egressRefusal, navigationError } from "../../engines/browser/navigation.ts";
 import { inWorld, MAX_READ_CHARS } from "../isolated-world.ts";
+import { ownNavigation } from "../page-abandon.ts";
 import { PageOpError } from "../page-ops.ts";
 
 /** Longest wait, after a failed navigation, for puppeteer's URL of the page to be its document's. */
@@ -46,7 +47,7 @@ export async function documentUrl(session: CDPSession): Promise<string> {
 export async function navigate(ctx: NavigationContext, go: () => Promise<HTTPResponse | null>, url?: string): Promise<HTTPResponse | null> {
   let res: HTTPResponse | null;
   try {
-    res = await go();
+    res = await ownNavigation(ctx.session, go);
   } catch (err) {
     await settleUrl(ctx);
     throw await failure(ctx, err, url);
