@@ -116,14 +116,14 @@ describe("other chunks", () => {
       { kind: "paragraph", content: [{ text: "Before." }] },
       { kind: "paragraph", content: [{ text: "After." }] },
     ]);
-    expect(result.warning).toContain("word/page.mht (message/rfc822) is imported content this reader does not convert");
-    expect(result.warning).toContain("word/broken.docx could not be read");
+    expect(result.warning).toContain("word/page.mht (message/rfc822): imported content this reader does not convert");
+    expect(result.warning).toContain("word/broken.docx: could not be read");
     expect(result.warning).toContain('w:altChunk "nowhere"');
     expect(docxToBlocks(docx(para("x"), {})).warning).toBeUndefined();
     // The converted document (what a scrape or /v2/parse answers) carries the warning too.
     const converted = convertOffice("docx", bytes);
     expect(converted.markdown).toBe("Before.\n\nAfter.\n");
-    expect(converted.fields?.warning).toContain("word/page.mht (message/rfc822) is imported content this reader does not convert");
+    expect(converted.fields?.warning).toContain("word/page.mht (message/rfc822): imported content this reader does not convert");
     expect(convertOffice("docx", docx(para("x"), {})).fields).toBeUndefined();
   });
 
@@ -136,7 +136,7 @@ describe("other chunks", () => {
     bytes[at + 30 + (bytes[at + 26]! | (bytes[at + 27]! << 8)) + (bytes[at + 28]! | (bytes[at + 29]! << 8))] = 0x07;
     const result = docxToBlocks(bytes);
     expect(result.blocks.map((b) => (b.kind === "paragraph" ? b.content[0]!.text : b.kind))).toEqual(["Before.", "Fine chunk.", "After."]);
-    expect(result.warning).toContain("word/a.txt could not be read");
+    expect(result.warning).toContain("word/a.txt: could not be read");
   });
 
   test("a DOCX chunk holding itself is read a bounded number of levels deep", () => {

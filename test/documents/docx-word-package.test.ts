@@ -86,3 +86,73 @@ describe("a namespace under another prefix (xml.ts)", () => {
     expect([plain.tagName, (plain.childNodes[0] as { tagName: string }).tagName]).toEqual(["w:document", "x:y"]);
   });
 });
+
+describe("only the parts needed are read, and only a Word document is the document", () => {
+  const STYLES_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml";
+  const types = (...overrides: string[]) =>
+    `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>${overrides.join("")}</Types>`;
+  const body = `<w:document ${NS}><w:body>${para("The body.")}</w:body></w:document>`;
+  const styles = `<w:styles ${NS}><w:style w:type="paragraph" w:styleId="Normal"><w:name w:val="Normal"/></w:style></w:styles>`;
+
+  test("a chart's 34 MB relationship part is not read: the document converts (it was too large)", () => {
+    const bytes = zip({
+      "[Content_Types].xml": types(),
+      "word/document.xml": body,
+      "word/charts/_rels/chart1.xml.rels": rels() + " ".repeat(34_000_000),
+    });
+    expect(bytes.length).toBeLessThan(200_000);
+    expect(convertOffice("docx", bytes).markdown).toBe("The body.\n");
+  });
+
+  test("_rels/.rels naming word/styles.xml, an extensionless entry or a 30 MB binary falls back to word/document.xml", () => {
+    const named = (target: string, extra: Record<string, string>, overrides = "") =>
+      zip({ "[Content_Types].xml": types(overrides), "_rels/.rels": rels(rel("rId1", "officeDocument", target)), "word/document.xml": body, "word/styles.xml": styles, ...extra });
+    // Typed as styles; typed only as XML (its root tells); no type and no .xml name; a binary.
+    expect(convertOffice("docx", named("word/styles.xml", {}, `<Override PartName="/word/styles.xml" ContentType="${STYLES_TYPE}"/>`)).markdown).toBe("The body.\n");
+    expect(convertOffice("docx", named("word/styles.xml", {})).markdown).toBe("The body.\n");
+    expect(convertOffice("docx", named("etc/passwd", { "etc/passwd": "root:x:0:0:root:/root:/bin/sh\n" })).markdown).toBe("The body.\n");
+    expect(convertOffice("docx", named("word/media/image1.bin", { "word/media/image1.bin": "\u0001".repeat(30_000_000) })).markdown).toBe("The body.\n");
+  });
+
+  test("without word/document.xml to fall back to, the error says what is wrong with the part named", () => {
+    const only = (overrides = "") => zip({ "[Content_Types].xml": types(overrides), "_rels/.rels": rels(rel("rId1", "officeDocument", "word/styles.xml")), "word/styles.xml": styles });
+    expect(() => docxToBlocks(only())).toThrow("word/styles.xml is not a Word document: its root element is w:styles");
+    expect(() => docxToBlocks(only(`<Override PartName="/word/styles.xml" ContentType="${STYLES_TYPE}"/>`))).toThrow(
+      `word/document.xml is missing (_rels/.rels names word/styles.xml, typed ${STYLES_TYPE} and not a Word document)`,
+    );
+  });
+
+  test("of two relationships with one id, the first counts (links and chunks alike)", () => {
+    const bytes = zip({
+      "word/document.xml": `<w:document ${NS}><w:body><w:p><w:hyperlink r:id="rId1"><w:r><w:t>link</w:t></w:r></w:hyperlink></w:p></w:body></w:document>`,
+      "word/_rels/document.xml.rels": rels(rel("rId1", "hyperlink", "https://first.example/", true), rel("rId1", "hyperlink", "https://second.example/", true)),
+    });
+    expect(convertOffice("docx", bytes).markdown).toBe("[link](https://first.example/)\n");
+  });
+});
+
+describe("renaming prefixes costs little (xml.ts)", () => {
+  const body = (pre: string) =>
+    `<${pre}:p ${pre}:rsidR="00A1"><${pre}:pPr><${pre}:pStyle ${pre}:val="Normal"/></${pre}:pPr><${pre}:r><${pre}:rPr><${pre}:b/><${pre}:rFonts ${pre}:ascii="Calibri" ${pre}:hAnsi="Calibri"/></${pre}:rPr><${pre}:t xml:space="preserve">Some text</${pre}:t></${pre}:r></${pre}:p>`;
+  const doc = (uri: string) => `<ns0:document xmlns:ns0="${uri}"><ns0:body>${body("ns0").repeat(15_000)}</ns0:body></ns0:document>`;
+
+  test("a document whose prefix is renamed parses about as fast as the same document whose prefix is not (2.9 times as slow before)", () => {
+    const renamed = doc(W_URI);
+    const kept = doc("urn:not-renamed");
+    const time = (xml: string) => {
+      Bun.gc(true); // not inside the time measured: one parse's garbage is not the next one's cost
+      const started = performance.now();
+      parseXml(xml, "DOCX", "x");
+      return performance.now() - started;
+    };
+    // Interleaved, and the fastest of each: a shared machine's noise only ever adds time.
+    let fastest = [Infinity, Infinity];
+    for (let i = 0; i < 9; i++) fastest = [Math.min(fastest[0]!, time(renamed)), Math.min(fastest[1]!, time(kept))];
+    expect(fastest[0]! / fastest[1]!).toBeLessThan(1.5);
+  });
+
+  test("attributes before the declaration on its own element are renamed too", () => {
+    const root = parseXml(`<ns0:document ns0:conformance="strict" xmlns:ns0="${W_URI}"><ns0:body ns0:x="1"/></ns0:document>`, "DOCX", "x");
+    expect([root.tagName, root.getAttribute("w:conformance"), (root.childNodes[0] as typeof root).getAttribute("w:x")]).toEqual(["w:document", "strict", "1"]);
+  });
+});

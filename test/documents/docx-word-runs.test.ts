@@ -72,9 +72,18 @@ describe("symbol fonts", () => {
 
   test("a symbol font's private-use characters typed as text are its glyphs; unknown ones are left out; other fonts' are kept", () => {
     expect(md(p(r("\uf0b7", font("Symbol")) + r(" pasted bullet")))).toBe("• pasted bullet\n");
-    expect(md(p(r("\uf0fc done \uf0e0 next", font("Wingdings"))))).toBe("✓ done → next\n");
+    expect(md(p(r("\uf0fc", font("Wingdings")) + r(" done ") + r("\uf0e0", font("Wingdings")) + r(" next")))).toBe("✓ done → next\n");
     expect(md(p(r("a\uf021b", font("Wingdings 3"))))).toBe("ab\n");
     expect(md(p(r("private \uf0b7", font("Calibri"))))).toBe("private \uf0b7\n");
+  });
+
+  test("plain characters in Symbol and Wingdings are the font's glyphs, as Word shows them (they printed as letters)", () => {
+    expect(md(p(r("a + b = p", font("Symbol")) + r(" in Greek")))).toBe("α + β = π in Greek\n");
+    expect(md(p(r("\u00fc", font("Wingdings")) + r(" checked ") + r("J", font("Wingdings"))))).toBe("✓ checked ☺\n");
+    // A glyph read from a private-use character is not read again (Symbol's F0D2 is ®, whose own code AE is →).
+    expect(md(p(r("\uf0d2\uf0ae", font("Symbol"))))).toBe("®→\n");
+    // Webdings and fonts merely named alike keep their letters.
+    expect(md(p(r("abc", font("Webdings")) + r(" xyz", font("Symbol MT"))))).toBe("abc xyz\n");
   });
 });
 
@@ -101,6 +110,24 @@ describe("drop caps", () => {
     expect(md(p(r("O"), frame("drop")) + `<w:tbl><w:tr><w:tc>${p(r("cell"))}</w:tc></w:tr></w:tbl>`)).toBe("O\n\n| cell |\n| --- |\n");
     expect(md(p(r("Z"), frame("drop")))).toBe("Z\n");
     expect(md(p(r("Sidebar"), frame("none")) + p(r("Body.")))).toBe("Sidebar\n\nBody.\n");
+  });
+
+  test("the text boxes a drop cap anchors come after the paragraph it begins (they were lost)", () => {
+    const box = `<w:r><w:pict><w:txbxContent>${p(r("Boxed note"))}</w:txbxContent></w:pict></w:r>`;
+    expect(md(p(r("O") + box, frame("drop")) + p(r("nce upon a time.")) + p(r("Later.")))).toBe("Once upon a time.\n\nBoxed note\n\nLater.\n");
+    expect(md(p(r("Z") + box, frame("drop")))).toBe("Z\n\nBoxed note\n");
+  });
+
+  test("a whole word as a drop cap is a word of its own; a letter or two begin the first word", () => {
+    expect(md(p(r("ONCE"), frame("drop")) + p(r("upon a time.")))).toBe("ONCE upon a time.\n");
+    expect(md(p(r("ONCE"), frame("drop")) + p(r(" upon a time.")))).toBe("ONCE upon a time.\n");
+    expect(md(p(r("Th"), frame("drop")) + p(r("ere was once.")))).toBe("There was once.\n");
+  });
+
+  test("a drop cap before a heading or a line of code is a paragraph of its own, not part of them", () => {
+    const styles = '<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style>';
+    expect(md(p(r("c"), frame("drop")) + p(r("ode line", font("Consolas"))))).toBe("c\n\n```\node line\n```\n");
+    expect(md(p(r("T"), frame("drop")) + p(r("itle"), '<w:pStyle w:val="Heading1"/>'), styles)).toBe("T\n\n# itle\n");
   });
 });
 

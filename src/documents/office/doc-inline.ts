@@ -8,7 +8,7 @@
 import type { Inline } from "../layout/model.ts";
 import { HIDDEN, MARK_FLAGS, MARKS } from "./doc-characters.ts";
 import type { NoteRefs } from "./doc-notes.ts";
-import { hyperlinkTarget, InlineRuns } from "./inline-runs.ts";
+import { hyperlinkTarget, InlineRuns, MAX_FIELD_CODE_CHARS } from "./inline-runs.ts";
 import type { TextBudget } from "./text-budget.ts";
 
 const FIELD_BEGIN = 0x13;
@@ -79,7 +79,7 @@ function walk(text: string, sink: ParagraphSink, notes?: NoteRefs, firstCp = 0, 
       if (beyond > 0) beyond--;
       else stack.pop();
     } else if (top?.inCode) {
-      if (top.code.length < 2048) top.code += text[k]!;
+      if (top.code.length < MAX_FIELD_CODE_CHARS) top.code += text[k]!;
     } else {
       const f = flags ? flags[k]! : 0;
       if (f & HIDDEN) continue;

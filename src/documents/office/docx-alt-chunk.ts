@@ -11,12 +11,17 @@
  * document's `warning` says so. The kind comes from `[Content_Types].xml`, else the part's extension, else its first
  * bytes. All chunks are read against the document's text budget; together they may be read from at most
  * {@link MAX_OFFICE_UNZIPPED_BYTES} (the limit the document's own parts inflate to; a part referred to twice is read
- * twice, as Word shows it twice), and a DOCX chunk's own chunks at most {@link MAX_CHUNK_NESTING} deep.
+ * twice, as Word shows it twice), HTML from at most {@link MAX_HTML_CHUNK_CHARS} of markup, and a DOCX chunk's own
+ * chunks at most {@link MAX_CHUNK_NESTING} deep. A chunk that could not be read is not read again where the body
+ * imports it again. What was left out is said once per problem, naming the first parts it concerns and how many times it
+ * happened ({@link ChunkWarnings}): a document importing one part 5,000 times, or 1,000 parts that fail alike, has one
+ * line, not ten copies of one (`word/c.htm is past …` ×9) and a silent rest.
  */
 import { DocumentCorruptError, DocumentTooLargeError } from "../errors.ts";
 import type { Block } from "../layout/model.ts";
-import type { DocxPackage } from "./docx-package.ts";
+import { type ChunkAllowance, CHUNKS_PAST_LIMIT, MAX_HTML_CHUNK_CHARS, TOO_MANY_FAILED } from "./docx-chunk-parts.ts";
 import { htmlChunkBlocks } from "./docx-html-chunk.ts";
+import type { DocxPackage } from "./docx-package.ts";
 import { InlineRuns } from "./inline-runs.ts";
 import { rtfToBlocks } from "./rtf.ts";
 import type { TextBudget } from "./text-budget.ts";
@@ -53,35 +58,74 @@ const BY_CONTENT_TYPE: Record<string, ChunkKind> = {
 const BY_EXTENSION: Record<string, ChunkKind> = { htm: "html", html: "html", xhtml: "html", txt: "text", text: "text", rtf: "rtf", docx: "docx", docm: "docx", dotx: "docx" };
 
 /**
- * What the chunks of one document may still be read from, one object shared by the document and the DOCX chunks in
- * it (however deep): a chunk's bytes, and what a DOCX chunk's own parts inflate to (charged by the DOCX reader).
+ * Reads a DOCX chunk's bytes into blocks, `nesting` chunks deep, its parts and chunks charged to the shared `chunks`
+ * (the DOCX reader, handed in: it is the one that reads chunks).
  */
-export interface ChunkAllowance {
-  bytesLeft: number;
+export type DocxChunkReader = (bytes: Uint8Array, budget: TextBudget, chunks: ChunkContext, nesting: number) => { blocks: Block[] };
+
+/** What the chunks of one document share, however deep in DOCX chunks: what they may still cost, and what they left out. */
+export interface ChunkContext {
+  allowance: ChunkAllowance;
+  warnings: ChunkWarnings;
 }
 
-/** A fresh allowance, for a document read from the top. */
-export function chunkAllowance(): ChunkAllowance {
-  return { bytesLeft: MAX_OFFICE_UNZIPPED_BYTES };
+/** Parts a warning line names; the others are counted with them. */
+const MAX_PARTS_PER_LINE = 3;
+/** Warning lines of distinct problems; the rest are counted on a last line. */
+const MAX_WARNING_LINES = 10;
+
+/** One problem: the first distinct parts it concerns, whether there were others, and how many times it happened. */
+interface Problem {
+  parts: string[];
+  others: boolean;
+  count: number;
 }
 
-/**
- * Reads a DOCX chunk's bytes into blocks, `nesting` chunks deep, its parts and chunks charged to `allowance` (the
- * DOCX reader, handed in: it is the one that reads chunks).
- */
-export type DocxChunkReader = (bytes: Uint8Array, budget: TextBudget, allowance: ChunkAllowance, nesting: number) => { blocks: Block[]; warnings: string[] };
+/** The problems of one document's chunks, its DOCX chunks' included (one object shared by them all). */
+export class ChunkWarnings {
+  private readonly problems = new Map<string, Problem>();
+  private others = 0;
+
+  /** Part (or chunk) `part` was left out or cut because of `problem` (the same words for the same problem). */
+  add(part: string, problem: string): void {
+    let entry = this.problems.get(problem);
+    if (!entry) {
+      if (this.problems.size >= MAX_WARNING_LINES) return void this.others++;
+      entry = { parts: [], others: false, count: 0 };
+      this.problems.set(problem, entry);
+    }
+    entry.count++;
+    if (entry.parts.includes(part)) return;
+    if (entry.parts.length < MAX_PARTS_PER_LINE) entry.parts.push(part);
+    else entry.others = true;
+  }
+
+  /** One line per problem: `word/c.htm (9 times): could not be read (…)`. */
+  lines(): string[] {
+    const out: string[] = [];
+    for (const [problem, { parts, others, count }] of this.problems) {
+      const times = count > 1 ? ` (${count.toLocaleString("en-US")} times)` : "";
+      out.push(`${parts.join(", ")}${others ? ", …" : ""}${times}: ${problem}`);
+    }
+    if (this.others) out.push(`${this.others.toLocaleString("en-US")} more chunks left out for other reasons`);
+    return out;
+  }
+}
 
 /** The chunks of one part (the main document), read as their `w:altChunk`s come. */
 export class DocxAltChunks {
-  /** What was left out, one line each, for the document's `warning`. */
-  readonly warnings: string[] = [];
-  /** The main part's `aFChunk` relationships: id → part name. */
+  /**
+   * The main part's `aFChunk` relationships: id → part name. Ids are unique in a valid part; of two with one id, the
+   * first counts, as for the body's links (docx-package.ts `targets`).
+   */
   private readonly rels = new Map<string, string>();
+  /** Parts that could not be read, and why: imported again, they are not read again. */
+  private readonly failed = new Map<string, string>();
 
   constructor(
     private readonly pkg: DocxPackage,
     private readonly budget: TextBudget,
-    private readonly allowance: ChunkAllowance,
+    private readonly chunks: ChunkContext,
     /** How deep in DOCX chunks the document whose chunks these are is (0: the document itself). */
     private readonly nesting: number,
     private readonly readDocx: DocxChunkReader,
@@ -93,47 +137,56 @@ export class DocxAltChunks {
   blocks(id: string): Block[] {
     const name = this.rels.get(id);
     const bytes = name === undefined ? undefined : this.pkg.bytes(name);
-    const unread = name === undefined ? undefined : this.pkg.chunkError(name);
-    if (unread) {
-      this.warn(`${name} could not be read (${unread})`);
-      return [];
-    }
-    if (name === undefined || !bytes) {
-      this.warn(`an imported chunk (w:altChunk ${JSON.stringify(id)}) names no part the file holds`);
-      return [];
-    }
+    const unread = name === undefined ? undefined : (this.failed.get(name.toLowerCase()) ?? this.pkg.chunkError(name));
+    if (unread) return this.leaveOut(name!, `could not be read (${unread})`);
+    if (name === undefined || !bytes) return this.leaveOut(`w:altChunk ${JSON.stringify(id.slice(0, 100))}`, "names no part the file holds");
     const kind = this.kindOf(name, bytes);
-    if (!kind) {
-      this.warn(`${name} (${this.pkg.contentType(name) || "of an unknown type"}) is imported content this reader does not convert`);
-      return [];
+    if (!kind) return this.leaveOut(`${name} (${this.pkg.contentType(name) || "of an unknown type"})`, "imported content this reader does not convert");
+    if (kind === "docx" && this.nesting + 1 > MAX_CHUNK_NESTING) {
+      return this.leaveOut(name, `not read: a document imported ${this.nesting + 1} levels deep (chunks are read at most ${MAX_CHUNK_NESTING} deep)`);
     }
+    const { allowance } = this.chunks;
+    if (kind === "docx" && allowance.failedReadsLeft <= 0) return this.leaveOut(name, `could not be read (${TOO_MANY_FAILED})`);
     const cost = bytes.length + CHUNK_READ_OVERHEAD_BYTES;
-    if (cost > this.allowance.bytesLeft) {
-      this.warn(`${name} is past the ${MAX_OFFICE_UNZIPPED_BYTES} bytes the imported chunks of a document may be read from together`);
-      return [];
+    if (cost > allowance.bytesLeft) {
+      return this.leaveOut(name, `could not be read (past the ${MAX_OFFICE_UNZIPPED_BYTES.toLocaleString("en-US")} bytes the imported chunks of a document may be read from together)`);
     }
-    this.allowance.bytesLeft -= cost;
+    allowance.bytesLeft -= cost;
     try {
-      if (kind === "html") return htmlChunkBlocks(decodeChunk(bytes, true), this.budget);
+      if (kind === "html") return this.html(name, decodeChunk(bytes, true));
       if (kind === "text") return textBlocks(decodeChunk(bytes, false), this.budget);
       if (kind === "rtf") return rtfToBlocks(bytes, this.budget).blocks;
-      if (this.nesting + 1 > MAX_CHUNK_NESTING) {
-        this.warn(`${name} is a document imported ${MAX_CHUNK_NESTING} levels deep; deeper ones are not read`);
-        return [];
-      }
-      const inner = this.readDocx(bytes, this.budget, this.allowance, this.nesting + 1);
-      for (const w of inner.warnings) this.warn(w);
-      return inner.blocks;
+      return this.readDocx(bytes, this.budget, this.chunks, this.nesting + 1).blocks;
     } catch (err) {
-      // A damaged chunk leaves the chunk out, not the document: its body around the chunk is still read.
-      if (!(err instanceof DocumentCorruptError || err instanceof DocumentTooLargeError)) throw err;
-      this.warn(`${name} could not be read (${err.message})`);
-      return [];
+      // A damaged chunk leaves the chunk out, not the document: its body around the chunk is still read. A DOCX
+      // chunk too large had inflated all that was left (docx-chunk-parts.ts): nothing more is read.
+      if (err instanceof DocumentTooLargeError) {
+        allowance.bytesLeft = 0;
+        this.failed.set(name.toLowerCase(), CHUNKS_PAST_LIMIT);
+      } else if (err instanceof DocumentCorruptError) {
+        if (kind === "docx") allowance.failedReadsLeft--;
+        this.failed.set(name.toLowerCase(), err.message);
+      } else throw err;
+      return this.leaveOut(name, `could not be read (${this.failed.get(name.toLowerCase())})`);
     }
   }
 
-  private warn(what: string): void {
-    if (this.warnings.length < 10) this.warnings.push(what);
+  /** An HTML chunk's blocks, from at most what is left of {@link MAX_HTML_CHUNK_CHARS} of markup. */
+  private html(name: string, html: string): Block[] {
+    const { allowance } = this.chunks;
+    if (allowance.htmlCharsLeft <= 0) return this.leaveOut(name, `not read: the HTML chunks of a document are read from at most ${MAX_HTML_CHUNK_CHARS.toLocaleString("en-US")} characters of markup together`);
+    if (html.length > allowance.htmlCharsLeft) {
+      this.chunks.warnings.add(name, `cut: the HTML chunks of a document are read from at most ${MAX_HTML_CHUNK_CHARS.toLocaleString("en-US")} characters of markup together`);
+      html = html.slice(0, allowance.htmlCharsLeft);
+    }
+    allowance.htmlCharsLeft -= html.length;
+    return htmlChunkBlocks(html, this.budget);
+  }
+
+  /** No blocks, and `problem` said of `part`. */
+  private leaveOut(part: string, problem: string): Block[] {
+    this.chunks.warnings.add(part, problem);
+    return [];
   }
 
   /** The chunk's kind: by its declared content type, else its extension, else its first bytes (an MHT's are none of these). */
@@ -147,11 +200,19 @@ export class DocxAltChunks {
   }
 }
 
-/** A plain-text chunk: a paragraph per line, as Word imports a text file. */
+/**
+ * A plain-text chunk: a paragraph per line, as Word imports a text file. The lines are found one at a time: split at
+ * once, 32 MB of line ends were 33 million strings (1.2 s, 630 MB).
+ */
 function textBlocks(text: string, budget: TextBudget): Block[] {
   const out: Block[] = [];
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    if (budget.cut) break;
+  const lineEnd = /\r\n|\r|\n/g;
+  for (let from = 0; from <= text.length && !budget.cut; ) {
+    const m = lineEnd.exec(text);
+    const to = m ? m.index : text.length;
+    const line = text.slice(from, to);
+    from = m ? lineEnd.lastIndex : text.length + 1;
+    if (!line.trim()) continue;
     const runs = new InlineRuns(budget);
     runs.push(line.replace(/\t/g, " "));
     const content = runs.spans();

@@ -20,6 +20,9 @@ import { checkDepth, child, children, intAttr, MAX_LIST_DEPTH, type XmlElement }
 /** Most grid columns one cell spans or a row skips (`w:gridSpan`, `w:gridBefore`); Word's tables have at most 63. */
 const MAX_GRID_SPAN = 64;
 
+/** Text budget a table row without text costs (it prints `|  |`: 4.5M `<w:tr/>` were 2.5 GB); one with text, its text. */
+export const TABLE_ROW_CHARS = 4;
+
 /** Block-level elements whose content is read as if it stood in their place. */
 const BLOCK_WRAPPERS = new Set(["w:customXml", "w:ins", "w:moveTo"]);
 
@@ -47,6 +50,16 @@ function isDropCap(p: XmlElement): boolean {
   return type === "drop" || type === "margin";
 }
 
+/**
+ * A drop cap joined to the paragraph it begins: a letter or two of its first word join it ("O" + "nce"), a longer one
+ * is a word of its own ("ONCE" + " upon").
+ */
+function joinDropCap(dropCap: Piece[], pieces: Piece[]): Piece[] {
+  const first = pieces.find((piece) => piece.text.length > 0 || piece.lineBreak);
+  const word = [...dropCap.map((piece) => piece.text).join("").trim()].length > 2 && first !== undefined && !/^\s/.test(first.text);
+  return word ? [...dropCap, { text: " " }, ...pieces] : dropCap.concat(pieces);
+}
+
 /** A block's text as one line, for a table cell (an imported chunk's blocks in a cell). */
 function blockInline(block: Block): Inline[] {
   const out: Inline[] = [];
@@ -72,9 +85,8 @@ export class DocxBody {
   private readonly bodyMono: boolean;
   /** Empty cells merged cells may still be padded with (span-padding.ts). */
   private readonly padding: SpanPadding;
-
-  /** A drop cap's pieces, waiting for the paragraph they begin. */
-  private dropCap?: Piece[];
+  /** A drop cap's pieces and the text boxes it anchors (they come after the paragraph it begins), waiting for it. */
+  private dropCap?: { pieces: Piece[]; boxes: XmlElement[]; nesting: number };
 
   constructor(
     private readonly ctx: DocxContext,
@@ -95,18 +107,18 @@ export class DocxBody {
       const tag = el.tagName;
       if (tag === "w:p") this.paragraph(el, nesting);
       else if (tag === "w:tbl") {
-        this.endDropCap();
+        this.end();
         this.table(el, nesting);
       } else if (tag === "w:altChunk") {
         // Another document's content (HTML, text, RTF, DOCX) imported in its place.
-        this.endDropCap();
+        this.end();
         for (const block of this.altChunk?.(el.getAttribute("r:id") ?? "") ?? []) this.blocks.push(block);
       } else if (tag === "w:sdt") {
         const content = child(el, "w:sdtContent");
         if (content) this.visit(content, nesting + 1);
       } else if (BLOCK_WRAPPERS.has(tag)) this.visit(el, nesting + 1);
       else if (tag === "m:oMathPara" || tag === "m:oMath") {
-        this.endDropCap();
+        this.end();
         const runs = new InlineRuns(this.budget);
         runs.push(mathText(el, nesting + 1));
         const content = runs.spans();
@@ -132,42 +144,46 @@ export class DocxBody {
     // A heading's marks are noise: its style sets it apart already (and Word's headings are bold anyway).
     const format: ParagraphFormat = { base: style.props, marks: !level, mono: isMonospace(style.props.font) };
     const read = readParagraph(p, this.ctx, format);
-    // A drop cap is the first letter of the paragraph after it, set in a frame of its own ("O" + "nce upon a time").
-    if (this.dropCap) read.pieces = this.dropCap.concat(read.pieces);
-    this.dropCap = undefined;
     // A numbered heading's number is part of its title (`2.1 Scope`): contracts and standards refer to them so.
     if (level && num?.label && read.pieces.some((piece) => piece.text.trim())) read.pieces.unshift({ text: `${num.label} ` });
     return { style, level, num, ilvl, item, list, read };
   }
 
-  /** The blocks end: a drop cap nothing followed is a paragraph of its own. */
+  /**
+   * A drop cap before no paragraph it begins (a table, a heading, code, the end of the blocks: called then) is a
+   * paragraph of its own, its text boxes after it.
+   */
   end(): void {
-    this.endDropCap();
-  }
-
-  /** A drop cap not followed by a paragraph (a table, an equation, the end) is shown where it is. */
-  private endDropCap(): void {
-    const pieces = this.dropCap;
+    const dropCap = this.dropCap;
     this.dropCap = undefined;
-    if (pieces) this.plain("paragraph", pieces);
+    if (!dropCap) return;
+    this.plain("paragraph", dropCap.pieces);
+    for (const box of dropCap.boxes) this.visit(box, dropCap.nesting + 1);
   }
 
   private paragraph(p: XmlElement, nesting: number): void {
     const dropCap = isDropCap(p);
-    if (dropCap) this.endDropCap();
+    if (dropCap) this.end();
     const para = this.read(p);
     if (dropCap && para.read.pieces.some((piece) => piece.text.trim())) {
-      this.dropCap = para.read.pieces;
+      this.dropCap = { pieces: para.read.pieces, boxes: para.read.boxes, nesting };
       return;
     }
     const { pieces } = para.read;
+    const code = !para.level && !para.item && (para.style.kind === "code" || (!this.bodyMono && allMonospace(pieces)));
+    // A drop cap begins a paragraph of text, not a heading or a line of code (`c` + "`ode line`").
+    if (para.level || code) this.end();
+    const before = this.dropCap;
+    this.dropCap = undefined;
+    const joined = before ? joinDropCap(before.pieces, pieces) : pieces;
     if (para.level || para.item) {
-      const content = piecesInline(pieces, this.budget);
+      const content = piecesInline(joined, this.budget);
       if (content.length === 0) this.blank();
       else if (para.level) this.blocks.push({ kind: "heading", level: para.level, content });
       else this.item(para, content);
-    } else if (para.style.kind === "code" || (!this.bodyMono && allMonospace(pieces))) this.code(piecesCode(pieces, this.budget));
-    else this.plain(para.style.kind === "quote" ? "quote" : "paragraph", pieces);
+    } else if (code) this.code(piecesCode(pieces, this.budget));
+    else this.plain(para.style.kind === "quote" ? "quote" : "paragraph", joined);
+    for (const box of before?.boxes ?? []) this.visit(box, before!.nesting + 1);
     for (const box of para.read.boxes) this.visit(box, nesting + 1);
   }
 
@@ -239,6 +255,7 @@ export class DocxBody {
         row.push(cell);
         pad(intAttr(child(child(tc, "w:tcPr"), "w:gridSpan")?.getAttribute("w:val"), 1, MAX_GRID_SPAN, 1) - 1);
       }
+      if (row.every((cell) => cell.length === 0) && !this.budget.spend(TABLE_ROW_CHARS)) break;
       rows.push(row);
     }
     if (rows.length) this.blocks.push({ kind: "table", rows });

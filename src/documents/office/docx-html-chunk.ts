@@ -12,6 +12,7 @@
  */
 import { parseHtml } from "../../pipeline/parse.ts";
 import type { Block, Inline, ListItem, Marks } from "../layout/model.ts";
+import { TABLE_ROW_CHARS } from "./docx-blocks.ts";
 import { InlineRuns } from "./inline-runs.ts";
 import { SpanPadding } from "./span-padding.ts";
 import type { TextBudget } from "./text-budget.ts";
@@ -176,11 +177,14 @@ class HtmlBlocks {
         this.runs = outer;
         for (let n = this.padding.take(intAttr(td.getAttribute("colspan"), 1, MAX_COLSPAN, 1) - 1); n > 0; n--) row.push([]);
       }
-      rows.push(row);
+      // A row without text costs its line (docx-blocks.ts): empty rows stop at the budget too.
+      if (row.some((cell) => cell.length > 0) || this.budget.spend(TABLE_ROW_CHARS)) rows.push(row);
     };
-    for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+    for (let c = el.firstElementChild; c && !this.budget.cut; c = c.nextElementSibling) {
       if (c.localName === "tr") readRow(c);
-      else if (c.localName === "thead" || c.localName === "tbody" || c.localName === "tfoot") for (let tr = c.firstElementChild; tr; tr = tr.nextElementSibling) if (tr.localName === "tr") readRow(tr);
+      else if (c.localName === "thead" || c.localName === "tbody" || c.localName === "tfoot") {
+        for (let tr = c.firstElementChild; tr && !this.budget.cut; tr = tr.nextElementSibling) if (tr.localName === "tr") readRow(tr);
+      }
     }
     this.spaced = true;
     if (rows.length) this.blocks.push({ kind: "table", rows });

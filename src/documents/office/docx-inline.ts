@@ -9,7 +9,7 @@
  * read after it, as paragraphs of their own.
  */
 import type { Inline, Marks } from "../layout/model.ts";
-import { hyperlinkTarget, InlineRuns } from "./inline-runs.ts";
+import { hyperlinkTarget, InlineRuns, MAX_FIELD_CODE_CHARS } from "./inline-runs.ts";
 import { mathText } from "./docx-math.ts";
 import { type DocxStyles, isMonospace, layer, readRunProps, type RunProps } from "./docx-styles.ts";
 import { symbolFontText, symbolText } from "./docx-symbols.ts";
@@ -174,7 +174,8 @@ export function readParagraph(p: XmlElement, ctx: DocxContext, format: Paragraph
       }
       if (tag === "w:instrText") {
         const f = fields[fields.length - 1];
-        if (f && !f.result) f.code += c.textContent;
+        // Capped as every format's are (inline-runs.ts): a 28 MB code cost 310 MB.
+        if (f && !f.result && f.code.length < MAX_FIELD_CODE_CHARS) f.code += c.textContent.slice(0, MAX_FIELD_CODE_CHARS - f.code.length);
         continue;
       }
       if (props.hidden) continue;

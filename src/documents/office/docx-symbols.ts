@@ -6,7 +6,9 @@
  * operators) and Wingdings (bullets, boxes, check marks, arrows) are mapped to their Unicode characters; other
  * glyphs of symbol fonts are left out rather than shown as the wrong letter. In an ordinary font the code is the
  * character itself. Text typed (or pasted) in a symbol font holds the same glyphs as private-use characters, read
- * through the same tables.
+ * through the same tables; older documents (and converters) keep it as the font's own codes, plain characters
+ * U+0021–U+00FF: in a run set in Symbol `a + b = p` is what Word shows as `α + β = π`, in Wingdings `ü` is ✓. Those are
+ * read through the tables too, for Symbol and Wingdings only (Webdings' and the others' letters stay letters).
  */
 
 /** Symbol's glyphs from 0x41 ('A'): the Greek capitals, then (from 0x61) the small letters. */
@@ -40,6 +42,10 @@ const SYMBOL_FONT = /^(symbol|wingdings( [23])?|webdings|zapf ?dingbats|marlett|
 /** Private-use characters a symbol font's glyphs are typed as (F020–F0FF): what a run in such a font may hold. */
 const SYMBOL_PRIVATE_USE = /[\uf020-\uf0ff]/;
 const SYMBOL_PRIVATE_USE_ALL = new RegExp(SYMBOL_PRIVATE_USE.source, "g");
+/** The fonts whose plain characters (their own codes, U+0021–U+00FF) are read as their glyphs too. */
+const GLYPHS_AS_CODES = /^(symbol|wingdings)$/i;
+/** A glyph typed as a private-use character or as the font's own code (one pass: a glyph read is not read again). */
+const GLYPH_OR_CODE_ALL = /[\u0021-\u00ff\uf020-\uf0ff]/g;
 
 function symbolGlyph(code: number): string {
   if (code in SYMBOL_OTHER) return SYMBOL_OTHER[code]!;
@@ -71,10 +77,13 @@ export function symbolText(font: string | null, char: string | null): string {
 /**
  * The text of a `w:t` in a run set in `font`: in a symbol font, the private-use characters its glyphs are typed as
  * (a Symbol bullet pasted from another document is U+F0B7) become the characters they show, through the table
- * `w:sym` uses (U+F0B7 in Symbol is •), or nothing when unknown; anything else is the text as written.
+ * `w:sym` uses (U+F0B7 in Symbol is •), or nothing when unknown; so do Symbol's and Wingdings' plain characters
+ * (their codes: `p` in Symbol is π). Anything else is the text as written.
  */
 export function symbolFontText(text: string, font: string | undefined): string {
   const name = font?.trim();
-  if (!name || !SYMBOL_FONT.test(name) || !SYMBOL_PRIVATE_USE.test(text)) return text;
-  return text.replace(SYMBOL_PRIVATE_USE_ALL, (ch) => fontGlyph(name, ch.charCodeAt(0) - 0xf000));
+  if (!name || !SYMBOL_FONT.test(name)) return text;
+  const code = (ch: string) => ch.charCodeAt(0) & 0xff; // U+F0B7 and U+00B7 are both the glyph at B7
+  if (GLYPHS_AS_CODES.test(name)) return text.replace(GLYPH_OR_CODE_ALL, (ch) => fontGlyph(name, code(ch)));
+  return SYMBOL_PRIVATE_USE.test(text) ? text.replace(SYMBOL_PRIVATE_USE_ALL, (ch) => fontGlyph(name, code(ch))) : text;
 }

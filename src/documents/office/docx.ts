@@ -8,8 +8,9 @@
  */
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block, Inline } from "../layout/model.ts";
-import { type ChunkAllowance, chunkAllowance, DocxAltChunks } from "./docx-alt-chunk.ts";
+import { type ChunkContext, ChunkWarnings, DocxAltChunks } from "./docx-alt-chunk.ts";
 import { DocxBody } from "./docx-blocks.ts";
+import { chunkAllowance } from "./docx-chunk-parts.ts";
 import { type DocxContext, piecesInline, readParagraph } from "./docx-inline.ts";
 import { DocxNumbering } from "./docx-numbering.ts";
 import { DocxPackage } from "./docx-package.ts";
@@ -74,30 +75,33 @@ function noteParagraphs(note: XmlElement, ctx: DocxContext, budget: TextBudget):
  * `warning` when the document imports content (`w:altChunk`, docx-alt-chunk.ts) that is not shown.
  */
 export function docxToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[]; title?: string; warning?: string } {
-  const { blocks, title, warnings } = readDocx(bytes, budget, chunkAllowance(), 0);
+  const chunks: ChunkContext = { allowance: chunkAllowance(), warnings: new ChunkWarnings() };
+  const { blocks, title } = readDocx(bytes, budget, chunks, 0);
+  const warnings = chunks.warnings.lines();
   return warnings.length ? { blocks, title, warning: `The DOCX document imports content that is not shown: ${warnings.join("; ")}.` } : { blocks, title };
 }
 
 /**
  * Reads one DOCX: the document (`nesting` 0), or a DOCX chunk imported `nesting` deep into one, whose parts are
- * charged to the chunks' shared `allowance` as its own chunks are.
+ * charged to the chunks' shared allowance as its own chunks are (one that fails is charged by docx-alt-chunk.ts).
  */
-function readDocx(bytes: Uint8Array, budget: TextBudget, allowance: ChunkAllowance, nesting: number): { blocks: Block[]; title?: string; warnings: string[] } {
+function readDocx(bytes: Uint8Array, budget: TextBudget, chunks: ChunkContext, nesting: number): { blocks: Block[]; title?: string } {
   // The parts are found by relationship (docx-package.ts): Word for the web's body is word/document2.xml.
-  const pkg = new DocxPackage(bytes, nesting ? allowance.bytesLeft : undefined);
+  const { allowance } = chunks;
+  const pkg = nesting ? new DocxPackage(bytes, allowance, allowance.bytesLeft) : new DocxPackage(bytes, allowance);
   if (nesting) allowance.bytesLeft -= pkg.spentBytes;
   const document = pkg.xml(pkg.main);
-  const body = document && child(document, "w:body");
-  if (!body) throw new DocumentCorruptError("DOCX", `${pkg.main} is missing`);
+  const body = document?.tagName === "w:document" ? child(document, "w:body") : undefined;
+  if (!body) throw new DocumentCorruptError("DOCX", pkg.mainProblem(document));
   const styles = new DocxStyles(pkg.xml(pkg.part("styles")));
   const numbering = new DocxNumbering(pkg.xml(pkg.part("numbering")), styles);
   const rels = pkg.targets(pkg.main);
   const core = pkg.xml(pkg.part("core-properties"));
   const title = core ? descendants(core, "dc:title")[0]?.textContent?.trim() || undefined : undefined;
   const notes = new Notes(pkg);
-  const chunks = new DocxAltChunks(pkg, budget, allowance, nesting, readDocx);
+  const imports = new DocxAltChunks(pkg, budget, chunks, nesting, readDocx);
 
-  const reader = new DocxBody({ rels, styles, notes }, numbering, budget, (id) => chunks.blocks(id));
+  const reader = new DocxBody({ rels, styles, notes }, numbering, budget, (id) => imports.blocks(id));
   reader.visit(body, 0);
   reader.end();
   const blocks = reader.blocks;
@@ -105,5 +109,5 @@ function readDocx(bytes: Uint8Array, budget: TextBudget, allowance: ChunkAllowan
   // inside a note is not one (a note does not refer to notes).
   const noteBlock = notes.labels.block(({ note, rels }) => noteParagraphs(note, { rels, styles }, budget));
   if (noteBlock) blocks.push(noteBlock);
-  return { blocks, title, warnings: chunks.warnings };
+  return { blocks, title };
 }

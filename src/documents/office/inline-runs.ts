@@ -9,10 +9,21 @@
 import type { Inline, Marks } from "../layout/model.ts";
 import type { TextBudget } from "./text-budget.ts";
 
+/**
+ * Longest field instruction (code) kept, in every format with fields (DOCX, DOC, RTF): a HYPERLINK's is its address
+ * and switches; the rest of a longer one is dropped. Uncapped, a DOCX's 28 MB HYPERLINK code cost 310 MB.
+ */
+export const MAX_FIELD_CODE_CHARS = 2048;
+
 /** A HYPERLINK field's code: the field name, then its arguments (quoted or not) and switches. */
 const HYPERLINK_FIELD = /^\s*HYPERLINK(?=\s|"|$)/i;
-/** A field argument: a quoted string (its quotes dropped later) or a word. A quote never closed is no address. */
-const FIELD_ARGUMENT = /"[^"]*"|\S+/g;
+/**
+ * A field argument: a quoted string (its quotes dropped later; `\"` and `\\` inside are a quote and a backslash, as
+ * Word writes them) or a word. A quote never closed is no address.
+ */
+const FIELD_ARGUMENT = /"(?:[^"\\]|\\.)*"|\S+/g;
+/** Typographic double quotes: Word reads them as a field's quotes, and RTF writes them so (`\ldblquote`). */
+const CURLY_QUOTES = /[\u201c\u201d\u201e]/g;
 /** The HYPERLINK switches that take an argument (ECMA-376 §17.16.5.25): `\o` a tooltip, `\t` a target frame. */
 const SWITCH_WITH_ARGUMENT = /^\\[ot]$/i;
 /** The link schemes a reader of the markdown can follow. */
@@ -26,10 +37,11 @@ const LINKABLE = /^(https?|mailto|ftp):/i;
  * cannot follow.
  */
 export function hyperlinkTarget(code: string): string | undefined {
+  code = code.slice(0, MAX_FIELD_CODE_CHARS);
   const name = HYPERLINK_FIELD.exec(code);
   if (!name) return undefined;
-  const args = code.slice(name[0].length).match(FIELD_ARGUMENT) ?? [];
-  const unquote = (arg: string | undefined) => (arg && arg.length >= 2 && arg.startsWith('"') && arg.endsWith('"') ? arg.slice(1, -1) : arg);
+  const args = code.slice(name[0].length).replace(CURLY_QUOTES, '"').match(FIELD_ARGUMENT) ?? [];
+  const unquote = (arg: string | undefined) => (arg && arg.length >= 2 && arg.startsWith('"') && arg.endsWith('"') ? arg.slice(1, -1).replace(/\\(["\\])/g, "$1") : arg);
   let url: string | undefined;
   let location: string | undefined;
   for (let i = 0; i < args.length; i++) {
@@ -39,9 +51,14 @@ export function hyperlinkTarget(code: string): string | undefined {
     else if (!arg.startsWith("\\") && url === undefined) url = unquote(arg);
   }
   // `HYPERLINK \l "https://…"` (DOC and RTF writers put a web address there too) links to it.
-  if (url === undefined) return location && LINKABLE.test(location) ? location : undefined;
+  if (url === undefined) return location && LINKABLE.test(location) ? encodeBlanks(location) : undefined;
   if (!LINKABLE.test(url)) return undefined;
-  return location && !url.includes("#") ? `${url}#${location}` : url;
+  return encodeBlanks(location && !url.includes("#") ? `${url}#${location}` : url);
+}
+
+/** An address with its blanks percent-encoded (`\l "a b"` is `#a%20b`): a blank ends a markdown link's target. */
+function encodeBlanks(address: string): string {
+  return address.replace(/\s/g, (blank) => encodeURIComponent(blank));
 }
 
 /** Accumulates inline spans; `push` text as it is found, then take `spans()`. */

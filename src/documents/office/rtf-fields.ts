@@ -11,13 +11,10 @@
  * groups (its instruction skipped, its result shown unlinked), so a hostile file's million nested fields cost
  * a counter, not a stack.
  */
-import { hyperlinkTarget } from "./inline-runs.ts";
+import { hyperlinkTarget, MAX_FIELD_CODE_CHARS } from "./inline-runs.ts";
 
 /** Deepest field nesting kept, as a DOC's (doc.ts). */
 export const MAX_FIELD_DEPTH = 64;
-
-/** Longest instruction kept: a HYPERLINK's is its URL and switches; the rest of a longer one is dropped. */
-const MAX_INSTRUCTION_CHARS = 2048;
 
 interface OpenField {
   /** The depth of the group that holds `\field`. */
@@ -64,7 +61,7 @@ export class RtfFields {
   code(s: string): boolean {
     if (this.instructionDepth < 0) return false;
     const top = this.open[this.open.length - 1]!;
-    if (top.code.length < MAX_INSTRUCTION_CHARS) top.code += s.slice(0, MAX_INSTRUCTION_CHARS - top.code.length);
+    if (top.code.length < MAX_FIELD_CODE_CHARS) top.code += s.slice(0, MAX_FIELD_CODE_CHARS - top.code.length);
     return true;
   }
 

@@ -7,7 +7,7 @@
  * quotation or a line of code (rtf-paragraph-state.ts, rtf-story.ts); its runs' formatting gives their marks and
  * leaves hidden and deleted text out (rtf-character-state.ts, by the font table: rtf-fonts.ts); a HYPERLINK field's
  * result is a link (rtf-fields.ts); the information group gives the title (rtf-info.ts); a text box's paragraphs
- * follow the paragraph anchoring it. Footnotes and
+ * follow the paragraph anchoring it (rtf-stories.ts: which story text goes to). Footnotes and
  * endnotes (`{\footnote …}`, starred or not; `\ftnalt` marks an endnote) come out as a DOCX's do (note-labels.ts):
  * a reference `[^n]` where the group stands, its mark left out (rtf-story.ts), the notes listed at the end, their
  * text counted against the document's budget as it is read. A note inside a note is skipped (RTF allows none).
@@ -19,13 +19,13 @@
  */
 import { DocumentCorruptError } from "../errors.ts";
 import type { Block } from "../layout/model.ts";
-import { NoteLabels } from "./note-labels.ts";
 import { RtfCharacterState } from "./rtf-character-state.ts";
 import { RtfFields } from "./rtf-fields.ts";
 import { RtfFonts } from "./rtf-fonts.ts";
 import { RtfInfo } from "./rtf-info.ts";
 import { RtfParagraphState } from "./rtf-paragraph-state.ts";
-import { RtfStory, type ParagraphShape } from "./rtf-story.ts";
+import { RtfStories } from "./rtf-stories.ts";
+import type { ParagraphShape } from "./rtf-story.ts";
 import { READ_WORDS, SKIP_DESTINATIONS, STARRED_KNOWN } from "./rtf-words.ts";
 import { TextBudget } from "./text-budget.ts";
 
@@ -47,25 +47,6 @@ const isSpecial = (code: number) => code === 0x5c || code === 0x7b || code === 0
 export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudget()): { blocks: Block[]; title?: string } {
   // windows-1252 maps each byte to one character, so an index in `src` is an offset in `bytes` (what \binN counts).
   const src = new TextDecoder("windows-1252").decode(bytes);
-  const spend = (chars: number) => budget.spend(chars);
-  const body = new RtfStory("", spend);
-  const labels = new NoteLabels<RtfStory>();
-  // The note being read and the depth of its group, or undefined: text goes to it, not to the body.
-  let note: RtfStory | undefined;
-  /** The open note's label in the body (undefined: it has none, past the text budget). */
-  let noteLabel: string | undefined;
-  let noteDepth = -1;
-  let notesRead = 0;
-  /**
-   * What the body had when its note began: the link it was in (a note inside a link's result is not part of the
-   * link) and its paragraph's list marker (a note's own paragraphs end without ending the body's item).
-   */
-  let noteOuterHref: string | undefined;
-  let bodyMarker = "";
-  // The text box being read (`{\shptxt}`) and the depth of its group, or undefined: its paragraphs follow the body's
-  // paragraph that anchors it.
-  let box: RtfStory | undefined;
-  let boxDepth = -1;
   // Group depth, and the depth of the group being skipped (a destination not shown), or -1. A depth, not a stack of
   // flags: ten million nested groups cost nothing to track. So is superscript (where a custom note mark is): the
   // depth of the group that raised it, or -1 (a group lowering it inside one that raised it is taken to end it).
@@ -80,18 +61,14 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   const info = new RtfInfo();
   const paragraph = new RtfParagraphState(fonts);
   const chars = new RtfCharacterState(fonts, (n) => paragraph.isCodeStyle(n));
-  /** The story text goes to: a note's, a text box's, or the body's. */
-  const story = () => note ?? box ?? body;
+  /** The body, the notes and the text boxes (rtf-stories.ts): which one text goes to. */
+  const stories = new RtfStories(budget, paragraph, fields);
   /** Whether `s` is not the document's text: a font's or style's name, the title, a field's instruction, a list marker. */
   const taken = (s: string) => fonts.text(s) || info.take(s) || fields.code(s) || paragraph.text(s);
-  /**
-   * Text where it belongs (see `taken`), or the story's, unless hidden or deleted (linked where a field says: in a
-   * note, only by a link opened in the note), with its marks.
-   */
+  /** Text where it belongs (see `taken`), or the story's, unless hidden or deleted, with its link and marks. */
   const put = (s: string) => {
     if (taken(s) || !chars.shown) return;
-    const href = note && fields.href === noteOuterHref ? undefined : fields.href;
-    story().add(budget.take(s), superDepth >= 0, href, chars.marksBeyond(paragraph.styleMarks));
+    stories.current.add(budget.take(s), superDepth >= 0, stories.href, chars.marksBeyond(paragraph.styleMarks));
   };
   /** Text read from the file: each of its characters is one of a `\u` escape's fallback characters while those are due. */
   const emit = (s: string) => {
@@ -106,40 +83,16 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   };
   /** How the paragraph being read ends: a note's paragraphs are plain (note-labels.ts lists them as text). */
   const shape = (): ParagraphShape =>
-    note ? { inTable: paragraph.inTable } : { level: paragraph.level, inTable: paragraph.inTable, item: paragraph.listItem, marker: paragraph.marker, kind: paragraph.kind };
+    stories.inNote ? { inTable: paragraph.inTable } : { level: paragraph.level, inTable: paragraph.inTable, item: paragraph.listItem, marker: paragraph.marker, kind: paragraph.kind };
   const endParagraph = () => {
     if (skipDepth >= 0) return;
-    story().endParagraph(shape());
+    stories.current.endParagraph(shape());
     paragraph.paragraphEnded();
   };
   /** `\line`: a hard line break in the story's paragraph (none in a name, an instruction or a marker, nor hidden). */
   const lineBreak = () => {
     if (skipDepth >= 0 || taken("") || !chars.shown || !budget.spend(1)) return;
-    story().lineBreak();
-  };
-  /** A text box (`{\shptxt}`) in a group at `depth`: its paragraphs are a story of their own, the body's marker kept. */
-  const startBox = () => {
-    box = new RtfStory("", spend);
-    boxDepth = depth;
-    bodyMarker = paragraph.marker;
-    paragraph.marker = "";
-  };
-  const startNote = () => {
-    // A note in a note (RTF allows none), one in a text box, or one past the notes a document lists: skipped, its
-    // text not read.
-    if (note || box || labels.full) {
-      skipDepth = depth;
-      return;
-    }
-    const story = new RtfStory(body.takeMark(), spend);
-    noteOuterHref = fields.href;
-    bodyMarker = paragraph.marker;
-    paragraph.marker = "";
-    const label = labels.label(`note:${notesRead++}`, story);
-    noteLabel = label && budget.spend(label.length) ? label : undefined;
-    if (noteLabel) body.note(noteLabel);
-    note = story;
-    noteDepth = depth;
+    stories.current.lineBreak();
   };
   while (i < src.length && !budget.cut) {
     const c = src[i]!;
@@ -167,19 +120,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       chars.close(depth);
       fonts.close(depth);
       info.close(depth);
-      if (box && boxDepth === depth) {
-        box.end();
-        body.follow(box.blocks);
-        box = undefined;
-        paragraph.marker = bodyMarker;
-      }
-      if (note && noteDepth === depth) {
-        note.end();
-        // Superscript taken as its mark that the note did not begin with was the body's text: it goes back.
-        if (noteLabel) body.giveBack(noteLabel, note.unclaimedMark);
-        note = undefined;
-        paragraph.marker = bodyMarker;
-      }
+      stories.close(depth);
       depth = Math.max(0, depth - 1);
       i++;
       continue;
@@ -246,7 +187,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     } else if (word === "info") {
       if (skipDepth < 0 && opensGroup) info.open(depth);
     } else if (word === "shptxt" || word === "dptxbxtext") {
-      if (skipDepth < 0 && opensGroup && !note && !box) startBox();
+      if (skipDepth < 0 && opensGroup) stories.startBox(depth);
     } else if (word === "listtext" || word === "pntext") {
       // A destination: only as its group's first word (a stray one would take the rest of its group as a marker).
       if (skipDepth < 0 && opensGroup) paragraph.markerGroup(depth);
@@ -262,14 +203,14 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       // table), the paragraph, as LibreOffice reads it.
       if (skipDepth >= 0) continue;
       if (paragraph.inTable) {
-        story().endRow(paragraph.marker);
+        stories.current.endRow(paragraph.marker);
         paragraph.paragraphEnded();
       } else endParagraph();
     } else if (word === "cell") {
       if (skipDepth >= 0) continue;
       if (!paragraph.inTable) emit(" ");
       else {
-        story().endCell(paragraph.marker);
+        stories.current.endCell(paragraph.marker);
         paragraph.paragraphEnded();
       }
     } else if (word === "par" || word === "sect" || word === "page") endParagraph();
@@ -284,9 +225,10 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
         pendingSkip = ucSkip;
       }
     } else if (word === "footnote") {
-      if (skipDepth < 0) startNote();
+      // A note where none may be (see rtf-stories.ts) is skipped, its text not read.
+      if (skipDepth < 0 && !stories.startNote(depth)) skipDepth = depth;
     } else if (word === "chftn") {
-      if (skipDepth < 0) story().autoMark();
+      if (skipDepth < 0) stories.current.autoMark();
     } else if (word === "super") {
       if (arg === 0) superDepth = -1;
       else if (superDepth < 0) superDepth = depth;
@@ -301,12 +243,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     else if (word === "rdblquote") emit("”");
     else if (word === "nestcell") emit(" "); // a nested table's cell: its text joins the outer cell's
   }
-  if (note) note.end(); // a note the file ends in
-  if (box) body.follow((box.end(), box.blocks)); // a text box the file ends in
-  body.end(note || box ? {} : shape());
-  const blocks: Block[] = [...body.blocks];
-  const notes = labels.block((story) => story.paragraphs);
-  if (notes) blocks.push(notes);
+  const blocks = stories.end(shape());
   const title = info.title;
   return title ? { blocks, title } : { blocks };
 }
