@@ -2,7 +2,7 @@
  * @module documents/office/docx-package
  * A DOCX as an Open Packaging Conventions package (ECMA-376 Part 2): which part is the document, and which parts are
  * its styles, numbering, notes, core properties and imported chunks, found by following relationships rather than
- * by fixed names (docx-relationships.ts). Word for the web saves its body as `word/document2.xml` (refused as
+ * by fixed names (opc-package.ts, shared with the XLSX reader). Word for the web saves its body as `word/document2.xml` (refused as
  * "word/document.xml is missing" when the names were fixed); any writer may name parts as it likes, and the
  * relationships say which is which. A part `_rels/.rels` names that is not a Word document (typed as something
  * else in `[Content_Types].xml`, or XML whose root is not `w:document`: `word/styles.xml`) is not taken for one: the
@@ -17,7 +17,8 @@
  */
 import { DocumentCorruptError, DocumentTooLargeError } from "../errors.ts";
 import { type ChunkAllowance, chunkAllowance, readChunkParts } from "./docx-chunk-parts.ts";
-import { CONTENT_TYPES, ContentTypes, PACKAGE_RELS, readRelationships, type Relationship, relationshipPartOf, rootLocalName } from "./docx-relationships.ts";
+import { docxRelationships, rootLocalName } from "./docx-relationships.ts";
+import { CONTENT_TYPES, ContentTypes, PACKAGE_RELS, type Relationship, relsPartOf } from "./opc-package.ts";
 import { MAX_OFFICE_UNZIPPED_BYTES, unzipParts } from "./unzip.ts";
 import { parseXml, type XmlElement } from "./xml.ts";
 
@@ -73,7 +74,7 @@ export class DocxPackage {
   ) {
     // Only the relationship parts the converter follows are read: the package's, the main part's and the notes'
     // (a chart's may be megabytes: a 31 MB one made a 122 KB document too large).
-    this.read([PACKAGE_RELS, CONTENT_TYPES, relationshipPartOf(CONVENTIONAL_MAIN)], true);
+    this.read([PACKAGE_RELS, CONTENT_TYPES, relsPartOf(CONVENTIONAL_MAIN)], true);
     this.relsOf(PACKAGE_RELS);
     this.contentTypes = new ContentTypes(this.files.get(CONTENT_TYPES.toLowerCase()));
     const declared = this.related("", "officedocument");
@@ -104,20 +105,20 @@ export class DocxPackage {
 
   /** Reads the main part's relationships, then the main part, the parts they name and the notes' relationships. */
   private readMain(): void {
-    this.read([relationshipPartOf(this.main)]);
-    this.relsOf(relationshipPartOf(this.main));
+    this.read([relsPartOf(this.main)]);
+    this.relsOf(relsPartOf(this.main));
     const wanted = [this.main];
     for (const type of MAIN_PART_TYPES) {
       const name = this.part(type);
       if (name) wanted.push(name);
-      if (name && (type === "footnotes" || type === "endnotes")) wanted.push(relationshipPartOf(name));
+      if (name && (type === "footnotes" || type === "endnotes")) wanted.push(relsPartOf(name));
     }
     const core = this.part("core-properties");
     if (core) wanted.push(core);
     this.read(wanted);
     for (const type of ["footnotes", "endnotes"] as const) {
       const name = this.part(type);
-      if (name) this.relsOf(relationshipPartOf(name));
+      if (name) this.relsOf(relsPartOf(name));
     }
   }
 
@@ -150,7 +151,7 @@ export class DocxPackage {
   /** Reads relationship part `name` into the relationships, if it was read and is not yet. */
   private relsOf(name: string): void {
     const data = this.files.get(name.toLowerCase());
-    if (data && !this.rels.has(name.toLowerCase())) this.rels.set(name.toLowerCase(), readRelationships(data, name));
+    if (data && !this.rels.has(name.toLowerCase())) this.rels.set(name.toLowerCase(), docxRelationships(data, name));
   }
 
   /** Whether part `name` may be a Word document: typed as one, or typed as XML (or not at all) and named `….xml`. */
@@ -182,7 +183,7 @@ export class DocxPackage {
 
   /** The relationships of part `source` ("" for the package's own). */
   relationships(source: string): Relationship[] {
-    return this.rels.get(relationshipPartOf(source).toLowerCase()) ?? [];
+    return this.rels.get(relsPartOf(source).toLowerCase()) ?? [];
   }
 
   /**
