@@ -66,6 +66,20 @@ function crawlerOptions(job: Job): FilterOptions & { sitemap?: string; limit?: n
 /** Errors of a robots.txt fetch that mean the site itself could not be reached (see startAllowed). */
 const NOT_REACHED_CODES: ReadonlySet<string> = new Set(["SCRAPE_DNS_RESOLUTION_ERROR", "SCRAPE_SITE_ERROR", "SCRAPE_SSL_ERROR", "EGRESS_DENIED"]);
 
+/** Failures of a robots.txt fetch after which the host's sitemaps, on the same host, would fail alike. */
+const NO_ANSWER_CODES: ReadonlySet<string> = new Set([...NOT_REACHED_CODES, "SCRAPE_TIMEOUT"]);
+
+/**
+ * Whether the kickoff can skip reading sitemaps because the start host did not answer its robots.txt at all (timed
+ * out, refused, no DNS): the default sitemaps live on that same host, and a host that kept the robots.txt request
+ * hanging for its whole timeout kept the crawl waiting out the sitemap budget (120 s) for URLs robots.txt's absence
+ * refuses anyway (a dead site's crawl ended after 130 s with its answer known at 10 s). Not for a robots.txt that
+ * answered 5xx or too much: the host does answer, and its sitemaps are read as before.
+ */
+function sitemapPagesAllRefused(o: { ignoreRobotsTxt?: boolean }, entry: RobotsEntry | undefined): boolean {
+  return !o.ignoreRobotsTxt && entry?.status === "unreachable" && entry.errorCode !== undefined && NO_ANSWER_CODES.has(entry.errorCode);
+}
+
 /** Creates the planner used by the task runner. */
 export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
   /**
@@ -196,17 +210,19 @@ export function createCrawlPlanner(deps: CrawlPlannerDeps): CrawlPlanner {
       const o = crawlerOptions(job);
       let delayMs: number | undefined;
       let robotsSitemaps: readonly string[] = [];
+      let robotsEntry: RobotsEntry | undefined;
       // robots.txt is read for its `Sitemap:` lines even with `ignoreRobotsTxt` (upstream reads it up front either
       // way, and map already did): ignoring its rules is no reason to miss the sitemaps it names. Its rules and its
       // `Crawl-delay` then do not apply (docs/crawl.md).
       if (!o.ignoreRobotsTxt || o.sitemap !== "skip") {
         const entry = await deps.robots.get(job.url!, signal);
+        robotsEntry = entry;
         robotsSitemaps = entry.sitemaps;
         if (!o.ignoreRobotsTxt) delayMs = delayAskedBy(entry, job);
       }
       // Sitemap URLs enter at discovery depth 0, where `maxDiscoveryDepth: 0` already allows nothing more
       // (upstream's filterLinks returns nothing when the depth is reached): the start page alone.
-      const noSitemapPages = o.maxDiscoveryDepth !== undefined && o.maxDiscoveryDepth <= 0;
+      const noSitemapPages = (o.maxDiscoveryDepth !== undefined && o.maxDiscoveryDepth <= 0) || sitemapPagesAllRefused(o, robotsEntry);
       if (o.sitemap === "skip" || noSitemapPages) return { discovered: [], robotsBlocked: [], ...(delayMs !== undefined ? { delayMs } : {}) };
       const limit = o.limit ?? 10_000;
       // Sitemap URLs enter at depth 0: checked as if found at depth -1.
