@@ -13,6 +13,11 @@
  * Entries live 24 h (RFC 9309 §2.4). Unreachable answers are kept only {@link DEFAULT_ERROR_TTL_MS}, so a
  * server that was briefly down is asked again instead of blocking a crawl for a day. Concurrent lookups of one
  * origin share one fetch; the cache is an LRU bounded by `maxEntries`. The clock is injected.
+ *
+ * A shared fetch lasts while someone waits for it: it is aborted (and nothing cached) once every caller that asked
+ * for it has given up through its signal, and runs to its end when one asked without a signal. A map answers and
+ * aborts its signal; before, the robots.txt files it had asked for in advance (another site's, a start file slower
+ * than its `timeout`) went on fetching for up to {@link DEFAULT_ROBOTS_TIMEOUT_MS} after the answer, for nobody.
  */
 import type { Engine } from "../engines/types.ts";
 import { CrawlboxError } from "../errors.ts";
@@ -97,10 +102,20 @@ export function originOf(url: string | URL): string {
   return u.origin;
 }
 
+/** One robots.txt fetch in flight, shared by its callers; aborted when the last of them gives up. */
+interface Inflight {
+  promise: Promise<RobotsEntry>;
+  abort: AbortController;
+  /** Callers with a signal that has not aborted. */
+  waiting: number;
+  /** A caller asked without a signal: the fetch runs to its end. */
+  pinned: boolean;
+}
+
 /** A per-origin robots.txt cache; also a {@link RobotsOracle} over what it holds. */
 export class RobotsCache implements RobotsOracle {
   private readonly entries = new Map<string, RobotsEntry>();
-  private readonly inflight = new Map<string, Promise<RobotsEntry>>();
+  private readonly inflight = new Map<string, Inflight>();
   private readonly now: () => number;
   private readonly ttlMs: number;
   private readonly errorTtlMs: number;
@@ -142,10 +157,16 @@ export class RobotsCache implements RobotsOracle {
     return this.peek(url)?.isAllowed(url, agents);
   }
 
+  /** Fetches in flight (origins being fetched). */
+  get fetching(): number {
+    return this.inflight.size;
+  }
+
   /**
    * The robots.txt entry for `url`'s origin, fetched when missing or expired. Never throws for site failures
-   * (they become "unreachable"); rejects only when `signal` aborts. The fetch itself is not tied to one
-   * caller's signal (it is shared and bounded by `timeoutMs`), so one caller giving up does not fail the others.
+   * (they become "unreachable"); rejects only when `signal` aborts. The fetch is shared and bounded by `timeoutMs`:
+   * one caller giving up does not fail the others, and it is aborted, caching nothing, once every caller has given
+   * up (a caller without `signal` keeps it to its end), so that no fetch runs on for nobody.
    */
   async get(url: string | URL, signal?: AbortSignal): Promise<RobotsEntry> {
     const origin = originOf(url);
@@ -155,24 +176,48 @@ export class RobotsCache implements RobotsOracle {
       this.entries.set(origin, cached);
       return cached;
     }
-    let p = this.inflight.get(origin);
-    if (!p) {
-      p = this.fetchEntry(origin).then((entry) => {
-        this.entries.delete(origin);
-        this.entries.set(origin, entry);
-        while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-        return entry;
-      });
-      p.finally(() => this.inflight.delete(origin)).catch(() => {});
-      this.inflight.set(origin, p);
+    signal?.throwIfAborted();
+    const flight = this.inflight.get(origin) ?? this.startFetch(origin);
+    if (!signal) {
+      flight.pinned = true;
+      return flight.promise;
     }
-    return signal ? raceAbort(p, signal) : p;
+    flight.waiting++;
+    const leave = () => {
+      flight.waiting--;
+      if (flight.waiting > 0 || flight.pinned) return;
+      if (this.inflight.get(origin) === flight) this.inflight.delete(origin); // a caller after this starts afresh
+      flight.abort.abort();
+    };
+    signal.addEventListener("abort", leave, { once: true });
+    flight.promise.finally(() => signal.removeEventListener("abort", leave)).catch(() => {});
+    return raceAbort(flight.promise, signal);
+  }
+
+  /** Starts the shared fetch of `origin`'s robots.txt; its entry is cached unless every caller gave up first. */
+  private startFetch(origin: string): Inflight {
+    const abort = new AbortController();
+    const promise = this.fetchEntry(origin, abort.signal).then((entry) => {
+      this.entries.delete(origin);
+      this.entries.set(origin, entry);
+      while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+      return entry;
+    });
+    const flight: Inflight = { promise, abort, waiting: 0, pinned: false };
+    promise
+      .finally(() => {
+        if (this.inflight.get(origin) === flight) this.inflight.delete(origin);
+      })
+      .catch(() => {});
+    this.inflight.set(origin, flight);
+    return flight;
   }
 
   /**
    * {@link get}, waiting at most `waitMs`: a caller with less time than the fetch's own `timeoutMs` (a map with a
    * short `timeout`) gets, when the file has not come, what a timeout would give: "unreachable" (disallow all),
-   * error code `SCRAPE_TIMEOUT`. That answer is not cached; the shared fetch goes on and caches its own.
+   * error code `SCRAPE_TIMEOUT`. That answer is not cached; the shared fetch goes on and caches its own, while
+   * `signal` (or another caller) still wants it.
    */
   async getWithin(url: string | URL, waitMs: number, signal?: AbortSignal): Promise<RobotsEntry> {
     const cached = this.peek(url);
@@ -202,7 +247,8 @@ export class RobotsCache implements RobotsOracle {
     this.entries.clear();
   }
 
-  private async fetchEntry(origin: string): Promise<RobotsEntry> {
+  /** The entry of `origin`'s robots.txt; rejects (nothing to cache) only when `signal` aborted the fetch. */
+  private async fetchEntry(origin: string, signal: AbortSignal): Promise<RobotsEntry> {
     const robotsUrl = `${origin}/robots.txt`;
     const fetchedAt = this.now();
     const make = (status: RobotsStatus, rules: RobotsTxt, extra: { statusCode?: number; errorCode?: string } = {}): RobotsEntry =>
@@ -210,12 +256,14 @@ export class RobotsCache implements RobotsOracle {
     try {
       const page = await this.options.engine.fetch(
         { url: robotsUrl, headers: { accept: "text/plain,*/*;q=0.8", ...this.options.headers }, timeoutMs: this.timeoutMs, maxBodyBytes: MAX_ROBOTS_FETCH_BYTES, skipTlsVerification: DISCOVERY_SKIPS_TLS_VERIFICATION },
+        signal,
       );
       const code = page.statusCode;
       if (code >= 200 && code < 300) return make("ok", RobotsTxt.parse(parsePrefix(page.body), page.finalUrl), { statusCode: code });
       if (code >= 500) return make("unreachable", RobotsTxt.disallowAll(), { statusCode: code });
       return make("unavailable", RobotsTxt.allowAll(), { statusCode: code });
     } catch (err) {
+      if (signal.aborted) throw signal.reason;
       const errorCode = err instanceof CrawlboxError ? err.code : "UNKNOWN_ERROR";
       if (isRedirectFailure(err)) return make("unavailable", RobotsTxt.allowAll(), { errorCode });
       return make("unreachable", RobotsTxt.disallowAll(), { errorCode });

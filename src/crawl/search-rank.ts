@@ -14,6 +14,19 @@
  * existed. A word already ending in s has no plural by `+s`, and a few common 4-letter words ending in s are not
  * plurals of a 3-letter one ({@link NOT_PLURALS}: `news` is not `new`).
  *
+ * Short and numeric words match whole words only ({@link wholeWordOnly}: under 3 characters, or with a digit), with
+ * no substring, stem or plural, and the phrase bonus wants them whole at its ends: `search:"a guide"` kept every
+ * URL or title with an "a" in it (`/about`, a "Data guide" title given the phrase bonus too) and `"page 2"` gave
+ * `/blog/page-21` the phrase bonus and `/page-12` a point. This holds only for words of digits and of the scripts
+ * whose words stand alone between spaces ({@link STANDALONE_WORD_CHAR}: Latin, Greek, Cyrillic, Armenian,
+ * Georgian). Elsewhere a short word is found inside a longer run, as before: Han, kana, Thai, Lao, Khmer, Myanmar
+ * have no spaces; Hangul writes particles and compounds onto a noun, mostly of 2 syllables (`서울` in `서울의`,
+ * `서울시`; `가격` in `가격표`); Hebrew and Arabic write prefixes onto a word (`בגן`, `والسعر`); Indic scripts attach
+ * suffixes, and their vowel signs split {@link words}. Agglutinative languages written in Latin or Cyrillic (Turkish
+ * `su`/`suyu`) cannot be told by script and lose that for their 1-2 letter stems. A word is whole where the
+ * characters beside it are no letters of those scripts nor digits, so `2024` is in `2024年度` and `v2` in `v2버전`
+ * (a point as for a form of the word), not in `20245` or `v20`.
+ *
  * Two bonuses name the page a user means. A link whose last path segment is the query (its words, in order:
  * `/pricing` for "pricing", `/getting-started/` for "getting started", `/pricing.html` and `/pricing/index.html` too)
  * gets {@link EXACT_SEGMENT_BONUS}, one less written in another case (an uppercase `/Pricing` variant is often a
@@ -43,6 +56,19 @@ export interface SearchQuery {
   words: readonly string[];
   /** The words joined by single spaces. */
   phrase: string;
+  /** Its words as matched, in the order of {@link words}: worked out once per query, not per link. */
+  terms: readonly QueryTerm[];
+  /** Whether a lower-cased text has the phrase (whole at an end whose word is {@link QueryTerm.whole}). */
+  hasPhrase: (text: string) => boolean;
+}
+
+/** A query word and how it is matched. */
+export interface QueryTerm {
+  word: string;
+  /** {@link wholeWordOnly}: no stem, plural or substring; `within` finds it inside a longer run of another script. */
+  whole: boolean;
+  /** For a whole word: whether a lower-cased text has it with no {@link STANDALONE_WORD_CHAR} on either side. */
+  within?: (text: string) => boolean;
 }
 
 /** How well a link matches a query, compared by {@link compareRanks}. */
@@ -75,6 +101,44 @@ const INDEX_FILE = /\/index\.(?:html?|php)$/i;
 /** Where a title's own name ends and the site's or section's begins (`Quickstart | Acme Docs`, `Pricing — Acme`). */
 const TITLE_SEPARATOR = /\s[|\-–—·•]\s|[|–—·•:]/;
 
+/**
+ * A character that continues a word written between spaces: a letter of Latin, Greek, Cyrillic, Armenian or
+ * Georgian, a digit, or a mark on one. The scripts whose short words {@link wholeWordOnly} keeps whole (see the
+ * module comment for why not Hangul, Han, Hebrew, Arabic, Indic...).
+ */
+const STANDALONE_WORD_CHAR = "[\\p{Script=Latin}\\p{Script=Greek}\\p{Script=Cyrillic}\\p{Script=Armenian}\\p{Script=Georgian}\\p{N}\\p{M}]";
+/** A word made only of {@link STANDALONE_WORD_CHAR}. */
+const STANDALONE_WORD = new RegExp(`^${STANDALONE_WORD_CHAR}+$`, "u");
+
+/**
+ * Whether query word `w` matches only a whole word (equal, no substring, stem or plural): under 3 characters (`a`,
+ * `v2`), or with a digit (`2024` is not `20245`, `v10` not `v100`), and of digits and standalone-word scripts only.
+ */
+function wholeWordOnly(w: string): boolean {
+  return (w.length < 3 || /\p{N}/u.test(w)) && STANDALONE_WORD.test(w);
+}
+
+/**
+ * A matcher of `text` in a lower-cased text: anywhere, but not beside a {@link STANDALONE_WORD_CHAR} at an end marked
+ * whole (`page 2` is not in `page 21`, `a guide` not in `data guide`; `2024` is in `2024年度`). `text` is letters,
+ * digits and single spaces, nothing a pattern would read as syntax.
+ */
+function matcher(text: string, wholeStart: boolean, wholeEnd: boolean): (s: string) => boolean {
+  if (!wholeStart && !wholeEnd) return (s) => s.includes(text);
+  const re = new RegExp(`${wholeStart ? `(?<!${STANDALONE_WORD_CHAR})` : ""}${text}${wholeEnd ? `(?!${STANDALONE_WORD_CHAR})` : ""}`, "u");
+  return (s) => s.includes(text) && re.test(s);
+}
+
+/** The {@link QueryTerm} of query word `word`. */
+function queryTerm(word: string): QueryTerm {
+  return wholeWordOnly(word) ? { word, whole: true, within: matcher(word, true, true) } : { word, whole: false };
+}
+
+/** Whether one of `textWords` is `term`'s word or (unless whole) a form of it, or the whole word is `within` `text`. */
+function textHas(text: string, textWords: readonly string[], term: QueryTerm): boolean {
+  return term.within ? textWords.includes(term.word) || term.within(text) : textWords.some((t) => t === term.word || sameStem(t, term.word));
+}
+
 /** Lower-cased words (letters and digits of any script). */
 export function words(text: string): string[] {
   return text
@@ -86,7 +150,10 @@ export function words(text: string): string[] {
 /** The query of a search text; undefined when it has no words (such a search keeps every link). */
 export function searchQuery(search: string): SearchQuery | undefined {
   const q = [...new Set(words(search))];
-  return q.length === 0 ? undefined : { words: q, phrase: q.join(" ") };
+  if (q.length === 0) return undefined;
+  const terms = q.map(queryTerm);
+  const phrase = q.join(" ");
+  return { words: q, phrase, terms, hasPhrase: matcher(phrase, terms[0]!.whole, terms[terms.length - 1]!.whole) };
 }
 
 /** Whether two lower-cased words are one word's forms: see the module comment. */
@@ -106,8 +173,8 @@ function safeDecode(s: string): string {
   }
 }
 
-/** The relevance of `link` to the query words `q` (0 = unrelated). */
-export function relevance(link: RankableLink, q: readonly string[], phrase: string): number {
+/** The relevance of `link` to `query` (0 = unrelated). */
+export function relevance(link: RankableLink, query: SearchQuery): number {
   let urlText: string;
   try {
     const u = new URL(link.url);
@@ -119,22 +186,24 @@ export function relevance(link: RankableLink, q: readonly string[], phrase: stri
   const title = (link.title ?? "").toLowerCase();
   const titleWords = words(title);
   const descWords = words(link.description ?? "");
+  let description: string | undefined; // lower-cased when a whole word needs it
   let score = 0;
-  for (const w of q) {
+  for (const term of query.terms) {
+    const w = term.word;
     if (urlWords.includes(w)) score += 3;
-    else if (urlWords.some((u) => sameStem(u, w))) score += 2;
-    else if (urlText.includes(w)) score += 1;
+    else if (term.within ? term.within(urlText) : urlWords.some((u) => sameStem(u, w))) score += 2;
+    else if (!term.whole && urlText.includes(w)) score += 1;
     if (titleWords.includes(w)) score += 2;
-    else if (titleWords.some((t) => sameStem(t, w)) || title.includes(w)) score += 1;
-    if (descWords.includes(w) || descWords.some((d) => sameStem(d, w))) score += 1;
+    else if (term.within ? term.within(title) : titleWords.some((t) => sameStem(t, w)) || title.includes(w)) score += 1;
+    if (term.within ? descWords.includes(w) || term.within((description ??= (link.description ?? "").toLowerCase())) : descWords.some((d) => d === w || sameStem(d, w))) score += 1;
   }
-  if (score > 0 && q.length > 1 && (title.includes(phrase) || urlText.replace(/[-_/]+/g, " ").includes(phrase))) score += 2;
+  if (score > 0 && query.terms.length > 1 && (query.hasPhrase(title) || query.hasPhrase(urlText.replace(/[-_/]+/g, " ")))) score += 2;
   return score;
 }
 
 /** The rank of `link` for `query`. */
 export function searchRank(link: RankableLink, query: SearchQuery): SearchRank {
-  const relevant = relevance(link, query.words, query.phrase);
+  const relevant = relevance(link, query);
   let path: string;
   try {
     path = safeDecode(new URL(link.url).pathname).replace(INDEX_FILE, "/").replace(/\/+$/, "");
@@ -147,8 +216,9 @@ export function searchRank(link: RankableLink, query: SearchQuery): SearchRank {
   if (relevant === 0) return { score: 0, exact, depth, pathLength: path.length };
   let score = relevant;
   if (exact) score += segment === segment.toLowerCase() ? EXACT_SEGMENT_BONUS : EXACT_SEGMENT_BONUS - 1;
-  const titleWords = words(leadingTitle(link.title ?? ""));
-  if (query.words.every((w) => titleWords.some((t) => t === w || sameStem(t, w)))) score += TITLE_MATCH_BONUS;
+  const leading = leadingTitle(link.title ?? "").toLowerCase();
+  const titleWords = words(leading);
+  if (query.terms.every((term) => textHas(leading, titleWords, term))) score += TITLE_MATCH_BONUS;
   return { score, exact, depth, pathLength: path.length };
 }
 

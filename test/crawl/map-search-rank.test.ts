@@ -6,52 +6,33 @@
  * found nothing though `/docs/faq` existed. The exact last segment then came before any score, so an unfetched tag page
  * `/blog/tag/python-sdk` beat `/docs/sdk/python` titled "Python SDK"; it is now a bonus. A title bonus as large, given
  * to any title with the words, then put `/docs` ("Documentation") behind its children titled "… | Acme Docs"; only a
- * title's leading part counts now, for less.
+ * title's leading part counts now, for less. One-letter and numeric words matched inside any word (`"a guide"` kept
+ * `/about`, `"page 2"` gave `/blog/page-21` the phrase bonus); they match whole words now.
  * Local `Bun.serve({ port: 0 })` site.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { mapSite, type MapDeps, type MapSiteOptions } from "../../src/crawl/map.ts";
-import { RobotsCache } from "../../src/crawl/robots-cache.ts";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rankBySearch } from "../../src/crawl/search-rank.ts";
-import { createEgressGate, type EgressGate } from "../../src/egress/index.ts";
-import { createHttpEngine } from "../../src/engines/http/index.ts";
+import { htmlPage, startMapTestSite, type MapTestSite } from "../helpers/map-test-site.ts";
 
 const HOME_LINKS = ["/blog/post-1-pricing-update", "/Pricing", "/about", "/team", "/pricing", "/en/pricing", "/docs/faq"];
 
-let server: ReturnType<typeof Bun.serve>;
-let origin: string;
-let gate: EgressGate;
-let deps: MapDeps;
-const hits = new Map<string, number>();
-
+let site: MapTestSite;
 beforeAll(async () => {
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      const path = new URL(req.url).pathname;
-      hits.set(path, (hits.get(path) ?? 0) + 1);
-      if (path === "/robots.txt" || path.endsWith(".xml") || path === "/Pricing") return new Response("not found", { status: 404 });
-      const links = path === "/" ? HOME_LINKS.map((h) => `<a href="${h}">${h}</a>`).join("") : "";
-      const title = path === "/pricing" ? "Pricing plans" : path === "/" ? "Home" : `Page ${path}`;
-      return new Response(`<html><head><title>${title}</title></head><body>${links}</body></html>`, { headers: { "content-type": "text/html" } });
-    },
+  site = await startMapTestSite((u) => {
+    const path = u.pathname;
+    if (path === "/robots.txt" || path.endsWith(".xml") || path === "/Pricing") return new Response("not found", { status: 404 });
+    return htmlPage(path === "/pricing" ? "Pricing plans" : path === "/" ? "Home" : `Page ${path}`, path === "/" ? HOME_LINKS : []);
   });
-  origin = `http://127.0.0.1:${server.port}`;
-  gate = await createEgressGate({ allowPrivateNetwork: true });
-  const engine = createHttpEngine({ gate });
-  deps = { engine, robots: new RobotsCache({ engine }), gate };
 });
-afterAll(async () => {
-  await gate.close();
-  server.stop(true);
-});
-beforeEach(() => hits.clear());
+afterAll(() => site.close());
 
-const map = (o: Partial<MapSiteOptions>, d: Partial<MapDeps> = {}) => mapSite({ url: `${origin}/`, ...o }, { ...deps, ...d });
+const fetchedTimes = (path: string) => site.hits.filter((h) => h === path).length;
 const urls = (r: { links: { url: string }[] }) => r.links.map((l) => l.url);
 const at = (...paths: string[]) => paths.map((p) => `https://example.com${p}`);
 const ranked = (paths: string[], search: string) => rankBySearch(at(...paths).map((url) => ({ url })), search).map((l) => l.url);
+/** The paths of `[path, title?]` links ranked for `search`. */
+const rankedWith = (links: [string, string?][], search: string) =>
+  rankBySearch(links.map(([path, title]) => ({ url: `https://example.com${path}`, ...(title ? { title } : {}) })), search).map((l) => new URL(l.url).pathname);
 
 describe("search order", () => {
   test("a path whose last segment is the query comes first: in lower case, then the shortest", () => {
@@ -63,8 +44,6 @@ describe("search order", () => {
   });
 
   test("an exact last segment is a bonus, not a tier above every score: a page titled as the query outranks a bare one", () => {
-    const rankedWith = (links: [string, string?][], search: string) =>
-      rankBySearch(links.map(([path, title]) => ({ url: `https://example.com${path}`, ...(title ? { title } : {}) })), search).map((l) => new URL(l.url).pathname);
     expect(rankedWith([["/blog/tag/python-sdk"], ["/docs/sdk/python", "Python SDK"]], "python sdk")).toEqual(["/docs/sdk/python", "/blog/tag/python-sdk"]);
     expect(rankedWith([["/blog/tag/api"], ["/docs/api-reference", "API Reference"]], "api")).toEqual(["/docs/api-reference", "/blog/tag/api"]);
     expect(rankedWith([["/careers/jobs/security"], ["/trust/security-overview", "Security at Acme"]], "security")).toEqual(["/trust/security-overview", "/careers/jobs/security"]);
@@ -108,21 +87,64 @@ describe("search order", () => {
   });
 });
 
+describe("short and numeric query words", () => {
+  test("a one-letter word matches a whole word only: 'a guide' does not keep every URL or title with an 'a'", () => {
+    const links: [string, string?][] = [["/about", "About us"], ["/data", "Data guide"], ["/guides/setup", "Setup guide"], ["/blog/a-guide-to-maps", "A guide to maps"], ["/team", "Our team"]];
+    // Before: /about kept (an 'a' in its URL and title), "Data guide" given the phrase bonus ("a guide" inside it) and
+    // put before the setup guide: ["/blog/a-guide-to-maps", "/data", "/guides/setup", "/about", "/team"].
+    expect(rankedWith(links, "a guide")).toEqual(["/blog/a-guide-to-maps", "/guides/setup", "/data"]);
+    expect(rankedWith([["/about"], ["/faq"], ["/x/a"]], "a")).toEqual(["/x/a"]);
+  });
+
+  test("a word with a digit matches whole words only: 'page 2' is not in page-21 or page-12, 'v2' not in v20, '2024' not in 20245", () => {
+    // Before: ["/blog/page-2", "/blog/page-21", "/blog/page-12"] (page-21 had the phrase bonus, page-12 a point for its "2").
+    expect(rankedWith([["/blog/page-12"], ["/blog/page-2"], ["/blog/page-21"]], "page 2")).toEqual(["/blog/page-2", "/blog/page-12", "/blog/page-21"]);
+    // Before: /releases/v20 and /v2beta kept (last) for the "v2" inside them.
+    expect(rankedWith([["/releases/v20", "Release v20"], ["/docs/v1/api", "API v1"], ["/v2beta"], ["/docs/v2/api", "API v2"]], "v2 api")).toEqual(["/docs/v2/api", "/docs/v1/api"]);
+    expect(rankedWith([["/archive/20245"], ["/archive/2024"]], "2024")).toEqual(["/archive/2024"]);
+  });
+
+  test("the exact segment and leading-title bonuses still apply, and longer words keep their stems and substrings", () => {
+    expect(rankedWith([["/blog/v2-release-notes"], ["/docs/v2", "Docs"]], "v2")).toEqual(["/docs/v2", "/blog/v2-release-notes"]);
+    expect(rankedWith([["/x/ai-news", "News | AI"], ["/y/ai-tools", "AI tools"]], "ai")).toEqual(["/y/ai-tools", "/x/ai-news"]);
+    expect(rankedWith([["/guides/setup"], ["/guidebook"]], "guide")).toEqual(["/guides/setup", "/guidebook"]);
+    // Words in a script written without spaces keep substring matching: one character is a word there.
+    expect(rankedWith([["/x", "猫の写真"], ["/y", "犬"]], "猫")).toEqual(["/x"]);
+  });
+
+  test("short words of scripts that attach particles or prefixes keep substring matching: Korean, Hebrew", () => {
+    // Hangul: particles and compounds are written onto a noun of mostly 2 syllables. The whole-word rule answered [] [].
+    expect(rankedWith([["/ko/a", "서울의 회사 소개"], ["/ko/b", "서울시 관광"], ["/ko/c", "부산 관광"]], "서울")).toEqual(["/ko/a", "/ko/b"]);
+    expect(rankedWith([["/ko/p", "요금제 가격표"], ["/ko/q", "회사 소개"]], "가격")).toEqual(["/ko/p"]);
+    expect(rankedWith([["/ko/%EC%84%9C%EC%9A%B8%EC%8B%9C"]], "서울")).toEqual(["/ko/%EC%84%9C%EC%9A%B8%EC%8B%9C"]);
+    // Hebrew: "in the garden" is one word, בגן.
+    expect(rankedWith([["/he/g", "בגן החיות"]], "גן")).toEqual(["/he/g"]);
+  });
+
+  test("a number is whole beside digits and Latin letters, not beside a script that writes words on: '2024' in 2024年度, 2024년", () => {
+    // The whole-word rule dropped both; "20245" and "v20" still do not match.
+    expect(rankedWith([["/ja/r", "2024年度報告"], ["/x/20245"], ["/ko/r", "2024년 보고서"]], "2024")).toEqual(["/ja/r", "/ko/r"]);
+    expect(rankedWith([["/ko/v2%EB%B2%84%EC%A0%84"], ["/v20"]], "v2")).toEqual(["/ko/v2%EB%B2%84%EC%A0%84"]);
+    // The phrase bonus too: "報告 2024年" has it (and so comes first), "報告 20245年 2024" not.
+    expect(rankedWith([["/a", "報告 2024年"], ["/b", "報告 20245年 2024"]], "報告 2024")).toEqual(["/a", "/b"]);
+  });
+});
+
 describe("map: search with a small limit", () => {
   test("limit 1 answers the page that is the query, fetched for its title; unrelated pages are not fetched", async () => {
-    const r = await map({ search: "pricing", limit: 1, sitemap: "skip" });
-    expect(r.links).toEqual([{ url: `${origin}/pricing`, title: "Pricing plans" }]);
-    expect(hits.get("/pricing")).toBe(1);
-    expect(hits.get("/about")).toBeUndefined();
-    expect(hits.get("/team")).toBeUndefined();
+    const r = await site.map({ search: "pricing", limit: 1 });
+    expect(r.links).toEqual([{ url: `${site.origin}/pricing`, title: "Pricing plans" }]);
+    expect(fetchedTimes("/pricing")).toBe(1);
+    expect(fetchedTimes("/about")).toBe(0);
+    expect(fetchedTimes("/team")).toBe(0);
   });
 
   test("with no page fetched past the start page, the order alone puts /pricing first", async () => {
-    const r = await map({ search: "pricing", sitemap: "skip" }, { maxPages: 1 });
-    expect(urls(r)).toEqual(["/pricing", "/en/pricing", "/Pricing", "/blog/post-1-pricing-update"].map((p) => `${origin}${p}`));
+    const r = await site.map({ search: "pricing" }, { maxPages: 1 });
+    expect(urls(r)).toEqual(["/pricing", "/en/pricing", "/Pricing", "/blog/post-1-pricing-update"].map((p) => `${site.origin}${p}`));
   });
 
   test("search:'faqs' finds /docs/faq", async () => {
-    expect(urls(await map({ search: "faqs", sitemap: "skip" }))).toEqual([`${origin}/docs/faq`]);
+    expect(urls(await site.map({ search: "faqs" }))).toEqual([`${site.origin}/docs/faq`]);
   });
 });
