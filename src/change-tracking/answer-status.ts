@@ -19,9 +19,21 @@ export function isRemovedStatus(status: number): boolean {
  * change-tracking/history.ts): the next error answer is compared with it (one of the same status is `same`, whatever
  * its text: an outage or a page that always answers 403 is reported once, even when the error page carries a ray id
  * or the time), and the next good answer with the last good version (the page coming back as it was is `same`). 404/410 are answers about the page ({@link isRemovedStatus}).
+ * A 5xx carrying the page's real content is one too (docs/llm.md): `same` when it is the last good version, and
+ * what changes while the status lasts is reported by the next answer that is not an error. An error answer of
+ * another status than the latest is compared with it by its text.
  */
 export function isErrorAnswerStatus(status: number): boolean {
   return status === 401 || status === 403 || (isTemporaryFailureStatus(status) && status <= 599);
+}
+
+/**
+ * {@link isErrorAnswerStatus} as an SQL condition on the status code `column` (an integer; NULL is no error answer),
+ * for a store that keeps a status code beside each scrape and must class answers as changeTracking does
+ * (monitor/store.ts, naming the scrape a page was compared with).
+ */
+export function errorAnswerStatusSql(column: string): string {
+  return `(${column} IN (401, 403, 408, 429) OR ${column} BETWEEN 500 AND 599)`;
 }
 
 /** The warning of a scrape whose answer is an error answer ({@link isErrorAnswerStatus}). */

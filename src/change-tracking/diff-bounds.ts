@@ -6,45 +6,29 @@
  * rows, 144 MB and 4.5 s. The result is also stored for `GET /v2/scrape/{id}`. A diff that long is no longer read as
  * a diff, so it is cut, with a warning saying how much is shown.
  *
- * Whatever is left out, the text stays a patch GNU patch and `git apply` accept (change-tracking/hunks.ts says what
- * they need), built from the edit script rather than by trimming hunks:
+ * Whatever is left out, the text stays a patch GNU patch and plain `git apply` accept (change-tracking/hunks.ts says
+ * what they need), built from the edit script rather than by trimming hunks, with one exception (below):
  * - A hunk whose changes fit but whose context does not (an unchanged paragraph of a megabyte next to a price that
- *   changed) is shown with less context, the same number of lines on each side: its changes are what matters.
+ *   changed) is shown with less context: the widest that fits, the same number of lines on each side, then none
+ *   before and one after ({@link AFTER_ONLY}): its changes are what matters. The exception (docs/llm.md): when a line
+ *   next to the change is too long to be its context (with the change, more than the diff holds), its changes are
+ *   shown with no context at all ({@link NO_CONTEXT}), which GNU patch and `git apply --unidiff-zero` apply by their
+ *   line numbers and plain `git apply` does not (in the middle of the page it takes such a hunk as anchored at the
+ *   end). The warning counts such hunks (change-tracking/diff-warnings.ts).
  * - When the changes themselves do not fit, the diff is cut: whole hunks while they fit, then the first changes of
  *   the next, followed by context lines of the previous version from where the kept changes stop, so that the text
  *   turns the previous version into an intermediate one. In a passage replaced at length (deleted lines, then added
  *   ones) the room left is shared between the two sides, so that the start of the new version shows, not only the
- *   old one's.
+ *   old one's. The warning says whether the changes were too many or one of their lines too long by itself.
  */
 import type { StructuredPatchHunk } from "diff";
-import { hunkRanges, hunksOf, NO_NEWLINE_MARKER } from "./hunks.ts";
+import type { ContextLeftOut, DiffCut } from "./diff-warnings.ts";
+import { AFTER_ONLY, buildHunk, hunkRanges, hunksOf, NO_CONTEXT, NO_NEWLINE_MARKER, placedByPlainGit, sidesOf, type HunkContext } from "./hunks.ts";
+import { addHunks, addLines, HEADER_CHARS, hunksCost, lineChars, minus, plus, take, within, type Room } from "./diff-cost.ts";
 import type { Edit, LineEdits } from "./line-diff.ts";
 
-/** Hunk lines (context, deleted, added) `diff.text` and `diff.json` show at most; the rest is cut with a warning. */
-export const DIFF_MAX_LINES = 10_000;
-/**
- * Characters of hunk lines `diff.text` holds at most (and so about as many of content in `diff.json`, which adds
- * ~60 bytes of JSON per line: ~1.6 MB for the two at both bounds).
- */
-export const DIFF_MAX_TEXT_CHARS = 1_000_000;
-
-/** How much of a cut diff is shown: hunk lines shown and in all (at full context), without `\ No newline` marks. */
-export interface DiffCut {
-  shownLines: number;
-  totalLines: number;
-}
-
-/** Context lines left out so that the changes next to them fit (each hunk keeps as many on each side). */
-export interface ContextLeftOut {
-  lines: number;
-  chars: number;
-}
-
-/** Room left, in lines and characters of hunk lines. */
-export interface Room {
-  lines: number;
-  chars: number;
-}
+export type { Room } from "./diff-cost.ts";
+export { contextLeftOutWarning, DIFF_MAX_LINES, DIFF_MAX_TEXT_CHARS, diffCutWarning, type ContextLeftOut, type DiffCut } from "./diff-warnings.ts";
 
 /** What a bounded diff shows: its hunks, and what was left out, if anything. */
 export interface BoundedHunks {
@@ -55,96 +39,53 @@ export interface BoundedHunks {
   contextLeftOut?: ContextLeftOut;
 }
 
-/** The warning of a diff that was cut. */
-export function diffCutWarning(cut: DiffCut): string {
-  return `The changeTracking diff is cut to its first ${cut.shownLines} of ${cut.totalLines} lines (at most ${DIFF_MAX_LINES} lines and ${DIFF_MAX_TEXT_CHARS} characters): the page changed too much to show in full.`;
+/**
+ * The contexts a hunk of `context` lines on each side may be narrowed to, widest first: as many lines on each side,
+ * down to one, then {@link AFTER_ONLY}. A narrower level is not always cheaper (two changes one hunk shares at one
+ * line each side are two hunks, with two headers, at the line after only), so each is tried. {@link NO_CONTEXT} is
+ * apart: only for a line too long to be context ({@link withoutContext}).
+ */
+function narrowings(context: number): HunkContext[] {
+  const out: HunkContext[] = [];
+  for (let c = context; c > 0; c--) out.push(sidesOf(c));
+  out.push(AFTER_ONLY);
+  return out;
 }
 
-/** The warning of a diff shown with less context than usual around some of its changes. */
-export function contextLeftOutWarning(left: ContextLeftOut, context: number): string {
-  return `The changeTracking diff shows fewer than ${context} lines of context around some changes: ${left.lines} unchanged ${left.lines === 1 ? "line" : "lines"} next to them (${left.chars} characters) ${left.lines === 1 ? "is" : "are"} left out to keep within its bounds (at most ${DIFF_MAX_LINES} lines and ${DIFF_MAX_TEXT_CHARS} characters).`;
-}
-
-/** Characters a header takes in the text, at most (`@@ -l,n +l,n @@` with 10-digit numbers). */
-const HEADER_CHARS = 60;
-
-/** Characters `line` (with its `\n`, or the last of its version without one) takes in the text, with its sign. */
-function lineChars(line: string): number {
-  return line.endsWith("\n") ? line.length + 1 : line.length + 3 + NO_NEWLINE_MARKER.length;
-}
-
-/** Whether `cost` is within `room`. */
-const within = (cost: Room, room: Room) => cost.lines <= room.lines && cost.chars <= room.chars;
-/** `x + y`, as a new room. */
-const plus = (x: Room, y: Room): Room => ({ lines: x.lines + y.lines, chars: x.chars + y.chars });
-/** `x - y`, as a new room. */
-const minus = (x: Room, y: Room): Room => ({ lines: x.lines - y.lines, chars: x.chars - y.chars });
+/** Whether `level` is narrower than `context` lines on each side. */
+const narrowed = (level: HunkContext, context: number) => level.before < context || level.after < context;
 
 /**
- * Adds the lines `lines[from, to)` to `cost`; false (and stops reading) once it is past `limit`: a run of a million
- * lines costs only what fits.
+ * The cost of the hunks of `edits` without context, if they fit in `room` and may be shown so: when plain `git apply`
+ * places each of them anyway (at the page's end), or when a line they would take as the context after a change
+ * ({@link AFTER_ONLY}) is too long to be context: with them, it would not fit even in an empty diff (`bounds`). The
+ * latter is docs/llm.md's one exception to plain `git apply`: a price between two paragraphs of a megabyte is shown.
+ * Not for a room that earlier hunks have filled, nor for many moderate lines that fill it together: their diff is cut
+ * instead, and stays a patch plain `git apply` takes.
  */
-function addLines(cost: Room, lines: readonly string[], from: number, to: number, limit: Room = { lines: Infinity, chars: Infinity }): boolean {
-  for (let i = from; i < to; i++) {
-    cost.lines++;
-    cost.chars += lineChars(lines[i]!);
-    if (!within(cost, limit)) return false;
-  }
-  return true;
-}
-
-/** How many of `lines[from, to)` fit in `cap` from the first, and what they cost. */
-function take(lines: readonly string[], from: number, to: number, cap: Room): { count: number; cost: Room } {
-  const cost = { lines: 0, chars: 0 };
-  let i = from;
-  for (; i < to; i++) {
-    const chars = lineChars(lines[i]!);
-    if (cost.lines + 1 > cap.lines || cost.chars + chars > cap.chars) break;
-    cost.lines++;
-    cost.chars += chars;
-  }
-  return { count: i - from, cost };
-}
-
-/** What the hunks of `edits` with `context` lines of context cost; false once past `limit`. */
-function addHunks(cost: Room, d: LineEdits, edits: readonly Edit[], context: number, limit?: Room): boolean {
-  const { a, b } = d;
-  for (const r of hunkRanges(edits, context)) {
-    const first = edits[r.first]!;
-    const last = edits[r.last]!;
-    cost.chars += HEADER_CHARS;
-    if (!addLines(cost, a, first.aStart - Math.min(context, first.aStart), first.aStart, limit)) return false;
-    for (let k = r.first; k <= r.last; k++) {
-      const e = edits[k]!;
-      const next = k < r.last ? edits[k + 1]!.aStart : Math.min(a.length, last.aEnd + context);
-      if (!addLines(cost, a, e.aStart, e.aEnd, limit) || !addLines(cost, b, e.bStart, e.bEnd, limit) || !addLines(cost, a, e.aEnd, next, limit)) return false;
-    }
-  }
-  return limit === undefined || within(cost, limit);
-}
-
-/** The cost of the hunks of `edits` with `context` lines of context, if it is within `limit`. */
-function hunksCost(d: LineEdits, edits: readonly Edit[], context: number, limit: Room): Room | undefined {
-  const cost = { lines: 0, chars: 0 };
-  return addHunks(cost, d, edits, context, limit) ? cost : undefined;
-}
-
-/**
- * The most context, up to `context` lines, with which the hunks of `edits` (one hunk at `context`) fit in `room`, and
- * their cost; undefined when even their changes alone do not fit. With no context, a hunk that is neither at the start
- * nor at the end of the page applies with GNU patch by its line numbers (`git apply` needs `--unidiff-zero`): only
- * for a change whose neighbouring lines are each too long for the diff.
- */
-function contextThatFits(d: LineEdits, edits: readonly Edit[], context: number, room: Room): { context: number; cost: Room } | undefined {
-  const full = hunksCost(d, edits, context, room);
-  if (full) return { context, cost: full };
-  const bare = hunksCost(d, edits, 0, room);
+function withoutContext(d: LineEdits, edits: readonly Edit[], room: Room, bounds: Room): Room | undefined {
+  const bare = hunksCost(d, edits, NO_CONTEXT, room);
   if (!bare) return undefined;
-  for (let c = context - 1; c > 0; c--) {
-    const cost = hunksCost(d, edits, c, room);
-    if (cost) return { context: c, cost };
+  for (const r of hunkRanges(edits, AFTER_ONLY)) {
+    const at = edits[r.last]!.aEnd;
+    if (at < d.a.length && lineChars(d.a[at]!) + bare.chars > bounds.chars) return bare;
   }
-  return { context: 0, cost: bare };
+  const placed = hunkRanges(edits, NO_CONTEXT).every((r) => placedByPlainGit(buildHunk(d.a, d.b, edits, r, NO_CONTEXT), d.a.length));
+  return placed ? bare : undefined;
+}
+
+/**
+ * The most context, up to `context` lines on each side, with which the hunks of `edits` (one hunk at `context`) fit in
+ * `room`, and their cost; else none, when a line next to them is too long to be context ({@link withoutContext});
+ * else undefined. Each level is tried, widest first: each costs at most the room (it stops counting past it).
+ */
+function contextThatFits(d: LineEdits, edits: readonly Edit[], context: number, room: Room, bounds: Room): { context: HunkContext; cost: Room } | undefined {
+  for (const level of narrowings(context)) {
+    const cost = hunksCost(d, edits, level, room);
+    if (cost) return { context: level, cost };
+  }
+  const bare = withoutContext(d, edits, room, bounds);
+  return bare ? { context: NO_CONTEXT, cost: bare } : undefined;
 }
 
 /**
@@ -152,11 +93,11 @@ function contextThatFits(d: LineEdits, edits: readonly Edit[], context: number, 
  * the previous version from where its kept deleted lines stop: its deleted side gets half the room (or all the added
  * side leaves it), its added side the rest. Undefined when none of its lines fit.
  */
-function partOf(d: LineEdits, e: Edit, context: number, lead: Room, avail: Room): { edit: Edit; cost: Room } | undefined {
+function partOf(d: LineEdits, e: Edit, context: HunkContext, lead: Room, avail: Room): { edit: Edit; cost: Room } | undefined {
   const { a, b } = d;
   const trailing = (at: number): Room => {
     const cost = { lines: 0, chars: 0 };
-    addLines(cost, a, at, Math.min(a.length, at + context));
+    addLines(cost, a, at, Math.min(a.length, at + context.after));
     return cost;
   };
   // The room the lines after the kept part take depends on where it stops: reserved, and checked after.
@@ -167,12 +108,14 @@ function partOf(d: LineEdits, e: Edit, context: number, lead: Room, avail: Room)
     const adds = { lines: 0, chars: 0 };
     addLines(adds, b, e.bStart, e.bEnd, budget);
     const delCap = { lines: Math.max(Math.floor(budget.lines / 2), budget.lines - adds.lines), chars: Math.max(Math.floor(budget.chars / 2), budget.chars - adds.chars) };
-    const dels = take(a, e.aStart, e.aEnd, { lines: Math.min(delCap.lines, budget.lines), chars: Math.min(delCap.chars, budget.chars) });
+    let dels = take(a, e.aStart, e.aEnd, { lines: Math.min(delCap.lines, budget.lines), chars: Math.min(delCap.chars, budget.chars) });
     let added = take(b, e.bStart, e.bEnd, minus(budget, dels.cost));
     // A line without a newline is the last of its version: no line of the previous version may follow it.
     if (added.count > 0 && !b[e.bStart + added.count - 1]!.endsWith("\n") && e.aStart + dels.count < a.length) {
       added = take(b, e.bStart, e.bStart + added.count - 1, minus(budget, dels.cost));
     }
+    // The added side taking none of its share (its first line too long), the deleted side may have it all.
+    if (added.count === 0) dels = take(a, e.aStart, e.aEnd, budget);
     if (dels.count + added.count === 0) return undefined;
     const after = trailing(e.aStart + dels.count);
     const edit = { aStart: e.aStart, aEnd: e.aStart + dels.count, bStart: e.bStart, bEnd: e.bStart + added.count };
@@ -186,23 +129,23 @@ function partOf(d: LineEdits, e: Edit, context: number, lead: Room, avail: Room)
  * The first changes of `edits` that fit in `room` with `context` lines of context, as edits (the last maybe cut
  * short); consumes the room. The lines after the last kept change are the previous version's lines from there.
  */
-function keptEdits(d: LineEdits, edits: readonly Edit[], context: number, room: Room): Edit[] {
+function keptEdits(d: LineEdits, edits: readonly Edit[], context: HunkContext, room: Room): Edit[] {
   const { a, b } = d;
   const kept: Edit[] = [];
   // The kept edits' hunks, less the context after the last one (it depends on where they stop).
   let used = { lines: 0, chars: 0 };
   const trailing = (at: number): Room => {
     const cost = { lines: 0, chars: 0 };
-    addLines(cost, a, at, Math.min(a.length, at + context));
+    addLines(cost, a, at, Math.min(a.length, at + context.after));
     return cost;
   };
   for (const e of edits) {
     const prev = kept[kept.length - 1];
     const lead = { lines: 0, chars: 0 };
-    if (!prev || e.aStart - prev.aEnd > 2 * context) {
-      if (prev) addLines(lead, a, prev.aEnd, prev.aEnd + context);
+    if (!prev || e.aStart - prev.aEnd > context.before + context.after) {
+      if (prev) addLines(lead, a, prev.aEnd, prev.aEnd + context.after);
       lead.chars += HEADER_CHARS;
-      addLines(lead, a, e.aStart - Math.min(context, e.aStart), e.aStart);
+      addLines(lead, a, e.aStart - Math.min(context.before, e.aStart), e.aStart);
     } else addLines(lead, a, prev.aEnd, e.aStart);
     const avail = minus(room, used);
     const whole = { ...lead };
@@ -232,11 +175,21 @@ function countLines(hunks: readonly StructuredPatchHunk[]): number {
   return n;
 }
 
-/** Hunk lines of the whole diff with `context` lines of context (counted, not built). */
+/** Hunk lines of the whole diff with `context` lines of context on each side (counted, not built). */
 function totalLines(d: LineEdits, context: number): number {
   const cost = { lines: 0, chars: 0 };
-  addHunks(cost, d, d.edits, context);
+  addHunks(cost, d, d.edits, sidesOf(context));
   return cost.lines;
+}
+
+/**
+ * The first change of a diff cut there with nothing of it shown, when that is because one of its lines is too long
+ * for the diff by itself (with a hunk's header, more than `bounds` holds): that line's length, for the warning.
+ */
+function longLineOf(d: LineEdits, e: Edit, bounds: Room): DiffCut["longLine"] {
+  const line = e.aEnd > e.aStart ? d.a[e.aStart]! : d.b[e.bStart];
+  if (line === undefined || HEADER_CHARS + lineChars(line) <= bounds.chars) return undefined;
+  return { lineChars: line.endsWith("\n") ? line.length - 1 : line.length };
 }
 
 /**
@@ -246,32 +199,48 @@ function totalLines(d: LineEdits, context: number): number {
 export function boundedHunks(d: LineEdits, context: number, bounds: Room): BoundedHunks {
   const room = { ...bounds };
   const out: StructuredPatchHunk[] = [];
-  let contextLeftOut: ContextLeftOut | undefined;
+  let leftOut: Room | undefined;
+  /** Counts the unchanged lines the hunks of `edits` show at full context and not at `level` (headers aside). */
+  const narrowedTo = (edits: readonly Edit[], level: HunkContext, cost: Room) => {
+    const full = { lines: 0, chars: 0 };
+    addHunks(full, d, edits, sidesOf(context));
+    const headers = (hunkRanges(edits, context).length - hunkRanges(edits, level).length) * HEADER_CHARS;
+    leftOut = plus(leftOut ?? { lines: 0, chars: 0 }, { lines: full.lines - cost.lines, chars: full.chars - cost.chars - headers });
+  };
+  let cut: DiffCut | undefined;
   for (const r of hunkRanges(d.edits, context)) {
     const edits = d.edits.slice(r.first, r.last + 1);
-    const fit = contextThatFits(d, edits, context, room);
+    const fit = contextThatFits(d, edits, context, room, bounds);
     if (fit) {
       out.push(...hunksOf({ a: d.a, b: d.b, edits }, fit.context));
       Object.assign(room, minus(room, fit.cost));
-      if (fit.context < context) {
-        // The unchanged lines the full context would show and these hunks do not (their headers aside).
-        const full = { lines: 0, chars: 0 };
-        addHunks(full, d, edits, context);
-        const headers = (hunkRanges(edits, context).length - hunkRanges(edits, fit.context).length) * HEADER_CHARS;
-        contextLeftOut = plus(contextLeftOut ?? { lines: 0, chars: 0 }, { lines: full.lines - fit.cost.lines, chars: full.chars - fit.cost.chars - headers });
-      }
+      if (narrowed(fit.context, context)) narrowedTo(edits, fit.context, fit.cost);
       continue;
     }
-    for (let c = context; c >= 0; c--) {
-      const trial = { ...room };
-      const kept = keptEdits(d, edits, c, trial);
+    let shown = false;
+    for (const level of [...narrowings(context), NO_CONTEXT]) {
+      const kept = keptEdits(d, edits, level, { ...room });
       if (kept.length === 0) continue;
-      out.push(...hunksOf({ a: d.a, b: d.b, edits: kept }, c));
+      // Without context only when a line is too long to be context, not to squeeze a change into the last lines.
+      if (level === NO_CONTEXT && !withoutContext(d, kept, room, bounds)) break;
+      out.push(...hunksOf({ a: d.a, b: d.b, edits: kept }, level));
+      if (narrowed(level, context)) {
+        const cost = { lines: 0, chars: 0 };
+        addHunks(cost, d, kept, level);
+        narrowedTo(kept, level, cost);
+      }
+      shown = true;
       break;
     }
-    const bounded: BoundedHunks = { hunks: out, cut: { shownLines: countLines(out), totalLines: totalLines(d, context) } };
-    if (contextLeftOut) bounded.contextLeftOut = contextLeftOut;
-    return bounded;
+    cut = { shownLines: countLines(out), totalLines: totalLines(d, context) };
+    const long = shown ? undefined : longLineOf(d, edits[0]!, bounds);
+    if (long) cut.longLine = long;
+    break;
   }
-  return contextLeftOut ? { hunks: out, contextLeftOut } : { hunks: out };
+  const bounded: BoundedHunks = { hunks: out };
+  if (cut) bounded.cut = cut;
+  const bare = out.filter((h) => !placedByPlainGit(h, d.a.length)).length;
+  if (bare > 0) leftOut ??= { lines: 0, chars: 0 };
+  if (leftOut) bounded.contextLeftOut = bare > 0 ? { ...leftOut, bareHunks: bare } : { ...leftOut };
+  return bounded;
 }

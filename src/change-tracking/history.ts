@@ -84,6 +84,20 @@ export class ChangeHistory {
   }
 
   /**
+   * Whether the snapshot scraped at `scrapedAt` (the time a document's `previousScrapeAt` gives) for `keyId`, `url`
+   * and `tag` is an error answer; undefined when none was scraped then (or it was trimmed since). Tells a monitor
+   * which of its earlier scrapes a page was compared with (monitor/store.ts comparedScrapeId).
+   */
+  errorAnswerAt(keyId: string, url: string, tag: string | null, scrapedAt: number): boolean | undefined {
+    const row = this.db
+      .query<{ is_error: number }, [string, string, string, number]>(
+        "SELECT is_error FROM change_snapshots WHERE key_id = ? AND url = ? AND tag = ? AND scraped_at = ? ORDER BY id DESC LIMIT 1",
+      )
+      .get(keyId, historyUrl(url), tag ?? "", scrapedAt);
+    return row ? row.is_error === 1 : undefined;
+  }
+
+  /**
    * Stores a snapshot and trims the history of that URL to its {@link MAX_SNAPSHOTS_PER_URL} latest, and its latest
    * good one: an outage of more checks than that must not lose the version the page's return is compared with.
    */

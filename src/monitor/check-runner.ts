@@ -153,6 +153,7 @@ export class CheckRunner {
           signal,
           recordTokens: (t) => this.deps.ledger.charge(who, 0, t),
           previousPage: (targetId, url) => this.deps.store.lastPage(m.id, targetId, url, check.id),
+          comparedScrapeId: (targetId, url, answer) => this.deps.store.comparedScrapeId({ monitorId: m.id, keyId: who.keyId, targetId, url, beforeCheckId: check.id, ...answer }),
           onPage: (page: CheckPage, index: number) => {
             this.deps.store.addPage(check.id, index, page);
             this.notices.announcePage(m, check.id, page);

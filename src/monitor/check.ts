@@ -9,6 +9,7 @@
 import type { MonitorCrawlTarget, MonitorScrapeTarget, MonitorSearchTarget, MonitorTarget } from "../api/monitor-targets.ts";
 import type { ScrapeOptions } from "../api/scrape-options.ts";
 import type { KeyIdentity } from "../auth/keys.ts";
+import { isErrorAnswerStatus } from "../change-tracking/answer-status.ts";
 import { CrawlboxError } from "../errors.ts";
 import { leadingWithin } from "../llm/chunk.ts";
 import type { LlmClient } from "../llm/client.ts";
@@ -21,6 +22,7 @@ import type { ConcurrencyLimiter } from "../scrape/limiter.ts";
 import type { ScrapeDocument } from "../scrape/document.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import { EMPTY_SUMMARY, type CheckPage, type MonitorSummary } from "./rows.ts";
+import { monitorTag } from "./target-ids.ts";
 
 /** Pages of one check scraped at once. */
 const PAGES_AT_ONCE = 2;
@@ -94,9 +96,16 @@ export interface CheckInput {
   recordTokens: (tokens: number) => void;
   /**
    * What the monitor's previous check recorded for this page: its status (a page still gone is `same`, not `removed`
-   * again) and the latest scrape id of the URL (`previousScrapeId`).
+   * again) and the latest scrape id of the URL (the `previousScrapeId` of a page that fails: a page scraped names
+   * the one it was compared with, {@link CheckInput.comparedScrapeId}).
    */
   previousPage(targetId: string, url: string): { status: CheckPage["status"]; scrapeId?: string } | undefined;
+  /**
+   * The scrape of an earlier check that changeTracking compared this page's answer with (an `errorAnswer` or not; its
+   * document's `previousScrapeAt`, in ms): the page's `previousScrapeId` once it was scraped (monitor/store.ts
+   * comparedScrapeId).
+   */
+  comparedScrapeId(targetId: string, url: string, answer: { errorAnswer: boolean; previousScrapeAt: number }): string | undefined;
 }
 
 /** The scrape options of a monitored page: the target's, with `changeTracking` (its own tag) and `markdown`. */
@@ -106,7 +115,7 @@ export function monitoredOptions(monitorId: string, target: MonitorScrapeTarget 
   const others = formats.filter((f) => f.type !== "changeTracking");
   if (!others.some((f) => f.type === "markdown")) others.unshift({ type: "markdown" });
   const modes = (own?.modes as string[] | undefined) ?? ["git-diff"];
-  const tracking = { ...(own ?? {}), type: "changeTracking", modes: modes.includes("git-diff") ? modes : [...modes, "git-diff"], tag: `monitor:${monitorId}:${target.id}` };
+  const tracking = { ...(own ?? {}), type: "changeTracking", modes: modes.includes("git-diff") ? modes : [...modes, "git-diff"], tag: monitorTag(monitorId, target.id) };
   return { ...target.scrapeOptions, formats: [...others, tracking] } as ScrapeOptions;
 }
 
@@ -187,13 +196,21 @@ export async function runCheck(deps: CheckDeps, input: CheckInput): Promise<Chec
 async function readDocument(deps: CheckDeps, input: CheckInput, doc: ScrapeDocument, page: CheckPage, previous: ReturnType<CheckInput["previousPage"]>): Promise<void> {
   const url = page.url;
   page.credits = Number(doc.metadata.creditsUsed ?? 0);
-  const tracking = doc.changeTracking as { changeStatus: CheckPage["status"]; diff?: { text: string; json: unknown }; json?: unknown } | undefined;
+  const tracking = doc.changeTracking as { changeStatus: CheckPage["status"]; previousScrapeAt?: string | null; diff?: { text: string; json: unknown }; json?: unknown } | undefined;
   page.status = tracking?.changeStatus ?? "error";
   if (page.status === "removed" && previous?.status === "removed") page.status = "same";
   page.scrapeId = String(doc.metadata.scrapeId);
   // A monitor whose formats ask for JSON keeps each check's extraction: what the page says now, beside what changed.
   if (doc.json !== undefined && doc.json !== null) page.snapshot = { json: doc.json };
   page.statusCode = doc.metadata.statusCode;
+  // The scrape its changeTracking compared with, which `previousScrapeAt` dates: none at a first sight, the last good
+  // version for a good answer after an outage (not the latest scrape, an error answer).
+  if (tracking) {
+    const at = tracking.previousScrapeAt ? Date.parse(tracking.previousScrapeAt) : NaN;
+    const compared = Number.isFinite(at) ? input.comparedScrapeId(page.targetId, url, { errorAnswer: isErrorAnswerStatus(page.statusCode ?? 0), previousScrapeAt: at }) : undefined;
+    if (compared) page.previousScrapeId = compared;
+    else delete page.previousScrapeId;
+  }
   if (tracking?.diff) {
     const text = tracking.diff.text;
     // A cut diff keeps its text only: the parsed form would describe the whole of it.
@@ -202,10 +219,17 @@ async function readDocument(deps: CheckDeps, input: CheckInput, doc: ScrapeDocum
   // changeTracking's json mode: the fields that changed, as the SDK's per-field diff (beside the text diff).
   if (tracking?.json !== undefined && page.status === "changed") page.diff = { ...(page.diff ?? {}), json: tracking.json };
   if (!tracking) page.error = "The page was scraped but has no change-tracking result.";
-  if (page.status === "changed" && page.diff?.text && input.judgeGoal && deps.llm) {
+  // A diff with no hunk (its first change alone too long for the diff's bounds: the scrape's warning says so) shows
+  // the model nothing to judge.
+  if (page.status === "changed" && page.diff?.text && hasHunks(page.diff.text) && input.judgeGoal && deps.llm) {
     const diff = leadingWithin(page.diff.text, deps.llm.chunkChars(JUDGMENT_SCHEMA));
     await judge(deps, deps.llm, input, page, monitorJudgeMessages(input.judgeGoal, url, diff), "change");
   }
+}
+
+/** Whether a `diff.text` shows any change: a hunk header, not only `--- previous` and `+++ current`. */
+function hasHunks(text: string): boolean {
+  return /^@@ /m.test(text);
 }
 
 /**

@@ -82,7 +82,10 @@ export interface CheckPage {
   url: string;
   status: "same" | "new" | "changed" | "removed" | "error";
   scrapeId?: string;
-  /** The scrape id the monitor's previous check had for this URL (`previousScrapeId`). */
+  /**
+   * `previousScrapeId`: the earlier check's scrape of this URL its changeTracking compared with (store.ts
+   * comparedScrapeId); for a page that failed, the latest earlier one.
+   */
   previousScrapeId?: string;
   statusCode?: number;
   error?: string;

@@ -6,7 +6,18 @@
  * The shapes it stores, and how its rows read back as them, are monitor/rows.ts.
  */
 import type { Database } from "bun:sqlite";
+import { errorAnswerStatusSql, isErrorAnswerStatus } from "../change-tracking/answer-status.ts";
+import { ChangeHistory, historyUrl } from "../change-tracking/history.ts";
+import { monitorTag } from "./target-ids.ts";
 import { checkFrom, EMPTY_SUMMARY, monitorFrom, pageFrom, type CheckPage, type CheckRow, type CheckStatus, type MonitorRow, type MonitorSummary } from "./rows.ts";
+
+/**
+ * The pages of a monitor's checks, its newest check first, each check's looked up by target and URL in the
+ * (check_id, target_id, url) index (storage migration 37): the query's WHERE gives `c.monitor_id`, `p.check_id = c.id`
+ * and the target and URL. Forced (CROSS JOIN, INDEXED BY): the URL index alone would sort the URL's whole history, and
+ * the (check_id, seq) one read every page of each check.
+ */
+const PAGES_FROM_NEWEST_CHECK = "FROM monitor_checks c INDEXED BY monitor_checks_monitor CROSS JOIN monitor_pages p INDEXED BY monitor_pages_check_url";
 
 /** Checks kept per monitor beyond its retention: the oldest go first. */
 export const MAX_CHECKS_PER_MONITOR = 1_000;
@@ -15,7 +26,12 @@ const json = (v: unknown) => (v === undefined || v === null ? null : JSON.string
 
 /** Reads and writes monitors and their checks. */
 export class MonitorStore {
-  constructor(private readonly db: Database) {}
+  /** The change history the monitors' scrapes keep (tag `monitor:<id>:<target>`), read to name a page's previous scrape. */
+  private readonly history: ChangeHistory;
+
+  constructor(private readonly db: Database) {
+    this.history = new ChangeHistory(db);
+  }
 
   /** Stores or replaces a monitor (all its fields). */
   save(m: MonitorRow): void {
@@ -88,7 +104,7 @@ export class MonitorStore {
    * the latest earlier scrape id of that URL (its own, or, for a page that failed, the one it carried forward).
    * One row read: each page stores its predecessor's id, so no walk back through the history is needed.
    * A URL the monitor never recorded is answered from the URL index; one it did is found by walking its checks from
-   * the newest (forced: the URL index would sort the URL's whole history instead).
+   * the newest ({@link PAGES_FROM_NEWEST_CHECK}).
    */
   lastPage(monitorId: string, targetId: string, url: string, beforeCheckId: string): { status: CheckPage["status"]; scrapeId?: string } | undefined {
     const seen = this.db
@@ -100,13 +116,47 @@ export class MonitorStore {
     if (!seen) return undefined;
     const row = this.db
       .query<{ status: CheckPage["status"]; scrape_id: string | null }, [string, string, string, string]>(
-        `SELECT p.status, COALESCE(p.scrape_id, p.previous_scrape_id) AS scrape_id FROM monitor_pages p INDEXED BY monitor_pages_check
-         JOIN monitor_checks c ON c.id = p.check_id
-         WHERE c.monitor_id = ? AND p.target_id = ? AND p.url = ? AND c.id != ? ORDER BY c.created_at DESC, p.seq DESC LIMIT 1`,
+        `SELECT p.status, COALESCE(p.scrape_id, p.previous_scrape_id) AS scrape_id ${PAGES_FROM_NEWEST_CHECK}
+         WHERE c.monitor_id = ?1 AND c.id != ?4 AND p.check_id = c.id AND p.target_id = ?2 AND p.url = ?3 ORDER BY c.created_at DESC, p.seq DESC LIMIT 1`,
       )
       .get(monitorId, targetId, url, beforeCheckId);
     if (!row) return undefined;
     return row.scrape_id ? { status: row.status, scrapeId: row.scrape_id } : { status: row.status };
+  }
+
+  /**
+   * The scrape a page's changeTracking compared its answer with (its `previousScrapeId`), the one its
+   * `previousScrapeAt` dates, among the earlier checks' pages of the URL in the target, by the rule the change history
+   * follows (plugins/formats/change-tracking.ts, change-tracking/history.ts): an error answer
+   * (change-tracking/answer-status.ts) is compared with the latest earlier answer, any other with the latest earlier
+   * one that was not an error answer, or, when every answer was an error, with the latest. Only pages that were
+   * scraped and compared count (a failed page recorded nothing). So after an outage the page's return names the last
+   * good version, not the 503 before it. The history says which kind the compared answer was (`previousScrapeAt` is
+   * its time): a good version whose check is no longer kept (`retentionDays`) is undefined, not the error after it.
+   * URLs are matched as the history keys them, without their fragment (`p#a` and `p#b` are one page to it); two such
+   * URLs of one target scraped in the same check are not told apart (either may be compared with the other's answer).
+   */
+  comparedScrapeId(o: { monitorId: string; keyId: string; targetId: string; url: string; beforeCheckId: string; errorAnswer: boolean; previousScrapeAt: number }): string | undefined {
+    // From the newest check down, each looked up in the (check, target, URL) index: an outage of a thousand checks
+    // reads a thousand index entries, a check of thousands of pages no more than one.
+    const latest = (goodOnly: boolean) =>
+      this.db
+        .query<{ scrape_id: string; status_code: number | null }, [string, string, string, string]>(
+          `SELECT p.scrape_id, p.status_code ${PAGES_FROM_NEWEST_CHECK}
+           WHERE c.monitor_id = ?1 AND c.id != ?4 AND p.check_id = c.id AND p.target_id = ?2
+             AND p.url >= ?3 AND p.url < ?3 || '$' AND (p.url = ?3 OR substr(p.url, length(?3) + 1, 1) = '#')
+             AND p.scrape_id IS NOT NULL AND p.status != 'error'
+             ${goodOnly ? `AND NOT ${errorAnswerStatusSql("COALESCE(p.status_code, 0)")}` : ""}
+           ORDER BY c.created_at DESC, p.seq DESC LIMIT 1`,
+        )
+        .get(o.monitorId, o.targetId, historyUrl(o.url), o.beforeCheckId);
+    const any = latest(false);
+    if (!any || o.errorAnswer || !isErrorAnswerStatus(any.status_code ?? 0)) return any?.scrape_id;
+    // A good answer after error answers: compared with the last good version, unless there was none.
+    const good = latest(true);
+    if (good) return good.scrape_id;
+    const comparedWasError = this.history.errorAnswerAt(o.keyId, o.url, monitorTag(o.monitorId, o.targetId), o.previousScrapeAt);
+    return comparedWasError === true ? any.scrape_id : undefined;
   }
 
   /** A check's summary and credits, from the pages it recorded (a check cut short keeps what it did). */

@@ -6,6 +6,14 @@
  */
 import type { MonitorTarget } from "../api/monitor-targets.ts";
 
+/**
+ * The changeTracking tag a target's pages are scraped with: each monitor and target keeps its own history, apart from
+ * the key's own change tracking (monitor/check.ts monitoredOptions; read back by monitor/store.ts).
+ */
+export function monitorTag(monitorId: string, targetId: string): string {
+  return `monitor:${monitorId}:${targetId}`;
+}
+
 /** What a target reads, whatever its id and options: its type and its URLs, crawl start or queries (in any order). */
 function targetIdentity(target: MonitorTarget): string {
   if (target.type === "scrape") return JSON.stringify(["scrape", [...target.urls].sort()]);

@@ -128,6 +128,38 @@ describe("error answers are kept apart from the page's versions", () => {
     expect(late.changeTracking.diff.text).toContain("+The page at last.");
   });
 
+  test("a 5xx carrying the page's real content: an error answer, compared with the last good version (same when it is it); another status by its text", async () => {
+    const v1 = page("Shop", "Kettles cost 20 USD.");
+    const v2 = page("Shop", "Kettles cost 25 USD.");
+    const seen: string[] = [];
+    const diffs: (string | undefined)[] = [];
+    for (const [html, status] of [[v1, 200], [v1, 500], [v2, 500], [v2, 502], [v2, 200]] as const) {
+      site.set("/real-500", html, status);
+      const d = await scrape("/real-500");
+      expect(d.metadata.statusCode).toBe(status);
+      seen.push(d.changeTracking.changeStatus);
+      diffs.push(d.changeTracking.diff?.text);
+    }
+    // The page served with a 500 as it was is no change; its change while the 500 lasts (same status: same whatever
+    // its text) is reported when it answers without an error, from the last good version. A 502 after the 500 is
+    // compared by its text with it (docs/llm.md said "changed" for any other status).
+    expect(seen).toEqual(["new", "same", "same", "same", "changed"]);
+    expect(diffs[4]).toContain("-Kettles cost 20 USD.");
+    expect(diffs[4]).toContain("+Kettles cost 25 USD.");
+
+    site.set("/real-500b", v1);
+    await scrape("/real-500b");
+    site.set("/real-500b", v2, 500);
+    const changed = await scrape("/real-500b");
+    expect(changed.changeTracking.changeStatus).toBe("changed");
+    expect(changed.changeTracking.diff.text).toContain("+Kettles cost 25 USD.");
+    expect(changed.warning).toContain("The page answered HTTP 500");
+    // What docs/llm.md says of it agrees.
+    const doc = await Bun.file(new URL("../../docs/llm.md", import.meta.url)).text();
+    expect(doc).not.toContain("another status is `changed`");
+    expect(doc).toContain("A 5xx that carries the page's real content");
+  });
+
   test(`an outage longer than the ${MAX_SNAPSHOTS_PER_URL} snapshots kept: the last good version is kept, the return is same`, async () => {
     site.set("/long-outage", page("Shop", "The shop sells toasters."));
     await scrape("/long-outage");

@@ -5,7 +5,9 @@
  *   line to that part's end, and both tools took it as anchored at the end of the file (315 failures in 1,495 pairs);
  * - a diff cut to its bounds: the cut hunk ends with the previous version's lines after its last kept change, so that
  *   it turns the previous version into an intermediate one (it ended on a change and failed at its first line);
- * - a change next to an unchanged line too long for the diff: shown with less context (the diff was empty).
+ * - a change next to an unchanged line too long for the diff: shown with less context (the diff was empty), at the
+ *   least the line after it (plain `git apply` refuses a hunk without it in the middle of a page); between two such
+ *   lines, with none at all, docs/llm.md's one exception: GNU patch and `git apply --unidiff-zero` apply it.
  * Patches are applied with fuzz 0 (`patch -F0`): a hunk must match exactly where it says.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -14,7 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { markdownDiff } from "../../src/change-tracking/diff.ts";
 import { boundedHunks, DIFF_MAX_LINES, DIFF_MAX_TEXT_CHARS } from "../../src/change-tracking/diff-bounds.ts";
-import { lineEdits } from "../../src/change-tracking/line-diff.ts";
+import { placedByPlainGit } from "../../src/change-tracking/hunks.ts";
+import { lineEdits, splitLines } from "../../src/change-tracking/line-diff.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
 import { startPageSite, type PageSite } from "./pages.ts";
 
@@ -187,9 +190,10 @@ describe("cut and narrowed diffs under small bounds", () => {
       if (shown.lines > bounds.lines || shown.chars > bounds.chars) failures.push({ previous, current, bounds, shown });
       if (r.hunks.length === 0) continue;
       const text = ["--- previous", "+++ current", ...r.hunks.flatMap((h) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines])].join("\n") + "\n";
-      // A hunk without any context (between two lines too long for the bounds) needs git's --unidiff-zero.
-      const bare = r.hunks.some((h) => !h.lines.some((l) => l.startsWith(" ")));
-      const applied = applyBoth(dir, previous, text, bare ? ["--unidiff-zero"] : []);
+      // A hunk without any context that plain git apply does not place (docs/llm.md's exception) needs --unidiff-zero.
+      const bare = r.hunks.filter((h) => !placedByPlainGit(h, splitLines(previous).length)).length;
+      if (bare !== (r.contextLeftOut?.bareHunks ?? 0)) failures.push({ previous, current, bounds, bare, contextLeftOut: r.contextLeftOut });
+      const applied = applyBoth(dir, previous, text, bare > 0 ? ["--unidiff-zero"] : []);
       if (applied.patch === null || applied.git !== applied.patch || (!r.cut && !r.contextLeftOut && applied.patch !== current)) failures.push({ previous, current, bounds, text, applied });
     }
     expect(cut).toBeGreaterThan(100);
@@ -221,12 +225,15 @@ describe("an unchanged line too long for the diff next to a change", () => {
     expect(applyBoth(dir, previous, d.text)).toEqual({ patch: current, git: current });
   });
 
-  test("between two long lines: no context at all, which GNU patch applies by its line numbers (git apply with --unidiff-zero)", () => {
+  test("between two long lines: no context at all, docs/llm.md's exception: GNU patch and git apply --unidiff-zero apply it, plain git apply does not", () => {
     const previous = `${big}\nPrice: 10 USD\n${big}\nFooter`;
     const current = previous.replace("10 USD", "12 USD");
     const d = markdownDiff(previous, current);
     expect(d.text).toBe("--- previous\n+++ current\n@@ -2,1 +2,1 @@\n-Price: 10 USD\n+Price: 12 USD\n");
+    expect(d.cut).toBeUndefined();
+    expect(d.contextLeftOut).toMatchObject({ lines: 3, bareHunks: 1 });
     expect(applyBoth(dir, previous, d.text, ["--unidiff-zero"])).toEqual({ patch: current, git: current });
+    expect(applyBoth(dir, previous, d.text).git).toBeNull();
   });
 
   test("a changed line too long by itself is left out, as before: cut to its first 0 lines", () => {

@@ -112,6 +112,24 @@ describe("hidden re-checks obey the crawl's rules", () => {
     expect(second.total).toBe(3);
   });
 
+  test("narrower includePaths or limit: a page gone from outside the new scope is neither fetched nor reported removed", async () => {
+    for (const [name, narrow] of [["inc", { includePaths: ["^/inc/a/.*"] }], ["lm", { limit: 3 }]] as const) {
+      setPage(`/${name}/`, [`/${name}/a/`, `/${name}/b/`]);
+      for (const dir of ["a", "b"]) {
+        setPage(`/${name}/${dir}/`, [`/${name}/${dir}/1`, `/${name}/${dir}/2`]);
+        setPage(`/${name}/${dir}/1`);
+        setPage(`/${name}/${dir}/2`);
+      }
+      await crawl({ url: `${base}/${name}/`, scrapeOptions: tracking(name) });
+      routes.delete(`/${name}/b/2`); // now 404, and outside the next crawl's scope (its path, or past its limit)
+      const hitsB2 = hits.get(`/${name}/b/2`);
+      const second = await crawl({ url: `${base}/${name}/`, ...narrow, scrapeOptions: tracking(name) });
+      expect(second.data.filter((d: any) => d.changeTracking.changeStatus === "removed")).toEqual([]);
+      expect(second.data.filter((d: any) => d.changeTracking.visibility === "hidden")).toEqual([]);
+      expect(hits.get(`/${name}/b/2`)).toBe(hitsB2);
+    }
+  });
+
   test("robots.txt: a page it disallows now is not re-checked, and is listed as robots-blocked", async () => {
     section("rb");
     await crawl({ url: `${base}/rb/`, scrapeOptions: tracking("rb") });

@@ -66,6 +66,12 @@ describe("docs/monitor.md", () => {
 
   test("no section says previousScrapeId or snapshot is always null (the server fills both)", () => {
     expect(doc).not.toMatch(/`previousScrapeId` and `snapshot` are always `null`/);
-    expect(doc).toMatch(/`previousScrapeId` \(the latest earlier check's scrape/);
+    expect(doc).toMatch(/`previousScrapeId` \(the earlier check's scrape\s+of the same URL in the same target that its change tracking compared with/);
+  });
+
+  test("it says a page whose diff shows no hunk is not judged, and that previousScrapeId matches URLs without their fragment", () => {
+    expect(doc).toContain("A changed page whose diff shows no hunk");
+    expect(doc).toContain("is not judged: `judgment` is `null`, and the model is not called.");
+    expect(doc).toContain("URLs are the same page there without their `#fragment`");
   });
 });

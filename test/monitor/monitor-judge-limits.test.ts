@@ -40,6 +40,26 @@ describe("/v2/monitor", () => {
     await app.deleteMonitor(m.id);
   });
 
+  test("judgeEnabled: a change whose diff shows no hunk (a paragraph longer than the diff holds changed) is not judged: the model got an empty diff", async () => {
+    llm.reset();
+    llm.respond = () => ({ content: JSON.stringify({ meaningful: true, confidence: "low", reason: "?", meaningfulChanges: [] }) });
+    const paragraph = `The kettle ${"boils ".repeat(200_000)}`;
+    pages.set("/judge-long", { html: html("Kettle", `${paragraph}at 25 EUR.`), status: 200 });
+    const m: any = await app.createMonitor({ name: "Long", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/judge-long`] }], goal: "Tell me when the price changes", judgeEnabled: true });
+    await settled(m.id, (await app.runMonitor(m.id)).id);
+    pages.set("/judge-long", { html: html("Kettle", `${paragraph}at 30 EUR.`), status: 200 });
+    const page = (await settled(m.id, (await app.runMonitor(m.id)).id)).pages[0];
+    expect(page.status).toBe("changed");
+    expect(page.diff.text).not.toMatch(/^@@ /m);
+    expect(page.judgment).toBeNull();
+    expect(llm.chats()).toHaveLength(0);
+    // Its scrape's warning says why the diff is empty: the changed line alone is too long for it.
+    const scrape: any = await (await h.request(`/v2/scrape/${page.currentScrapeId}`)).json();
+    expect(scrape.data.warning).toContain("shows none of its");
+    expect(scrape.data.warning).toContain("too long for the diff by itself");
+    await app.deleteMonitor(m.id);
+  });
+
   test("a check a stopped server left running is failed at the next start, with what its pages did; other keys' monitors are not found", async () => {
     pages.set("/y", { html: html("Y", "y"), status: 200 });
     const m: any = await app.createMonitor({ name: "Left", schedule: { text: "hourly" }, targets: [{ type: "scrape", urls: [`${base}/y`] }], webhook: { url: hooks.url } });

@@ -36,6 +36,15 @@ describe("upgrading a data directory", () => {
     expect(columns(db, "change_crawls")).toContain("complete");
   });
 
+  test("one at 36 gets migration 37's index of a check's pages by target and URL (monitor/store.ts walks checks by it)", () => {
+    const db = databaseAt(36);
+    const indexes = () => (db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'monitor_pages'").all() as { name: string }[]).map((r) => r.name);
+    expect(indexes()).not.toContain("monitor_pages_check_url");
+    migrate(db);
+    expect(indexes()).toContain("monitor_pages_check_url");
+    expect((db.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(MIGRATIONS.length);
+  });
+
   test("every version from 30 on upgrades to the latest without an error", () => {
     for (let v = 30; v <= MIGRATIONS.length; v++) {
       const db = databaseAt(v);
