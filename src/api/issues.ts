@@ -130,14 +130,18 @@ function issueFromError(e: ValueError, path: (string | number)[]): Issue {
   switch (e.type) {
     case T.ObjectRequiredProperty:
       return { code: "invalid_type", path, message: "Required" };
-    case T.String:
     case T.Number:
+      // A number too large for a double (1e309 in JSON) arrives as Infinity: "Expected number, received number" said nothing.
+      if (typeof e.value === "number") return issue("invalid_type", `Expected a finite number, received ${e.value}`);
+      return issue("invalid_type", `Expected number, received ${receivedType(e.value)}`);
+    case T.String:
     case T.Boolean:
     case T.Array:
     case T.Object:
     case T.Null:
       return issue("invalid_type", `Expected ${schemaJsonType(s) ?? "value"}, received ${receivedType(e.value)}`);
     case T.Integer:
+      if (typeof e.value === "number" && !Number.isFinite(e.value)) return issue("invalid_type", `Expected a finite integer, received ${e.value}`);
       return issue("invalid_type", typeof e.value === "number" ? "Expected integer, received float" : `Expected integer, received ${receivedType(e.value)}`);
     case T.StringMinLength:
       return issue("too_small", `String must contain at least ${s["minLength"]} character(s)`);

@@ -8,7 +8,8 @@
  * (webhooks/delivery-attempt.ts), so a caller header never replaces them. Clients send `Content-Type:
  * application/json` there routinely; upstream accepts it.
  *
- * Unlike upstream, `metadata` and `headers` are bounded ({@link webhookSizeIssues}): both are copied into every event
+ * `events` is kept without repeats (its names are a handful, so that bounds what is stored without refusing what
+ * upstream accepts). Unlike upstream, `metadata` and `headers` are bounded ({@link webhookSizeIssues}): both are copied into every event
  * the job announces (the outbox stores each event's headers and body), so one request with a 4 MB `metadata` and a
  * few hundred pages wrote ~400 MB to the database in 40 s.
  */
@@ -135,7 +136,9 @@ export function normalizeWebhook<E extends string>(
   if (issues.length > 0 || !url.ok) return { issues };
   const target = withoutCredentials(url.url, headers);
   return {
-    webhook: { url: target.url, headers: target.headers, metadata: { ...(o.metadata ?? {}) }, events: [...(o.events ?? events)] },
+    // Stored without repeats, in first-seen order: the list is kept with the job (and each append of a batch), and
+    // upstream's schema has no bound, so 100,000 repeats of "page" were accepted and stored as sent.
+    webhook: { url: target.url, headers: target.headers, metadata: { ...(o.metadata ?? {}) }, events: [...new Set(o.events ?? events)] },
     issues,
   };
 }

@@ -2,8 +2,11 @@
  * @module cli/serve
  * `crawlbox serve`: builds the services, listens, makes sure a key exists, and shuts down cleanly on
  * SIGTERM/SIGINT: stop listening (new connections are refused, idle keep-alive ones closed: Bun's `stop(false)`),
- * close browser sessions, let requests finish for the grace (`CRAWLBOX_SHUTDOWN_GRACE_MS`), answer those still
- * running `503 SERVER_STOPPING` (server/request-drain.ts), then close the workers, the database and the gate.
+ * close browser sessions, claim no new crawl or batch page and start no new webhook delivery, let the requests, pages
+ * and deliveries in flight finish for the grace (`CRAWLBOX_SHUTDOWN_GRACE_MS`), answer the requests still running
+ * `503 SERVER_STOPPING` (server/request-drain.ts), then close the workers (aborting the pages still running, handed
+ * back to the queue), the webhook dispatcher (aborting the deliveries still in flight, sent again at the next start),
+ * the database and the gate.
  */
 import type { Config } from "../config.ts";
 import { createApp } from "../server/app.ts";
@@ -113,6 +116,9 @@ export async function runServe(config: Config): Promise<number> {
       if (stopping) {
         // A second signal while stopping: the operator wants it over now (the next start recovers, as after a crash).
         log.warn(`${signal} received again while shutting down: exiting now`);
+        // The pages still running go back to the queue first (a few store writes): left active, the next start would
+        // count each as a stall and spend its attempt.
+        services.workers.releaseRunning();
         unlock();
         resolve(1);
         return;
@@ -124,9 +130,19 @@ export async function runServe(config: Config): Promise<number> {
         // Browser sessions first: code running in one (up to 5 minutes) is stopped, so its request answers (exit code
         // 124) and the HTTP drain below need not wait for it or cut its connection at the grace's end.
         const sessionsClosed = services.interact?.closeAll().catch((err: unknown) => log.warn("closing browser sessions failed", { error: String(err) }));
+        // Pages and webhook deliveries in flight finish within the grace too, their outcomes recorded: aborted at once,
+        // as before, each was fetched or sent again after the restart. Nothing new is claimed or sent from now on.
+        const backgroundDone = Promise.all([services.workers.quiesce(), services.webhooks.quiesce()]);
         const drained = server.stop(false);
         const graceOver = new Promise<"grace over">((r) => (graceTimer = setTimeout(() => r("grace over"), config.shutdownGraceMs)));
-        if ((await Promise.race([drained, graceOver])) === "grace over") await answerTheRest();
+        if ((await Promise.race([Promise.all([drained, backgroundDone]), graceOver])) === "grace over") {
+          const pages = services.workers.active;
+          const deliveries = services.webhooks.inFlight;
+          if (pages > 0 || deliveries > 0) {
+            log.warn(`shutdown grace of ${config.shutdownGraceMs} ms over: stopping ${pages} crawl or batch page(s) and ${deliveries} webhook delivery(ies) still running; they run again at the next start`);
+          }
+          await answerTheRest();
+        }
         clearTimeout(graceTimer);
         await drained;
         await sessionsClosed;

@@ -23,6 +23,17 @@ import { INLINE_TASKS } from "./pending-tasks.ts";
 import type { TaskLoader } from "./task-loader.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
+/**
+ * The 409 for cancelling a job that ended, in its kind's words: upstream's "Crawl is already completed" for a crawl;
+ * a batch (cancelled by `DELETE /v2/batch/scrape/{id}`, or by `/v2/crawl/{id}`, which serves both as upstream's does)
+ * says "Batch scrape", where upstream's shared controller said "Crawl" for it too. Same code and status either way.
+ */
+function finishedError(kind: Job["kind"], status: "completed" | "failed"): JobFinishedError {
+  const err = new JobFinishedError(status);
+  if (kind === "batch") err.message = status === "completed" ? "Batch scrape is already completed" : "Batch scrape has already failed";
+  return err;
+}
+
 /** A job as a caller creates it: what the store fills in left out. */
 type NewJob = Omit<Job, "total" | "completed" | "creditsUsed" | "error" | "updatedAt" | "completedAt">;
 
@@ -256,7 +267,7 @@ export class JobService {
       return true;
     }
     const status = this.d.store.get(job.id)?.status ?? job.status;
-    if (status === "completed" || status === "failed") throw new JobFinishedError(status);
+    if (status === "completed" || status === "failed") throw finishedError(job.kind, status);
     return false;
   }
 

@@ -6,6 +6,12 @@
  * (jobs/running-work) and handed to `claim` as exclusions. A reaper requeues leases that expired (a hung page), and
  * at start every task left active by a dead process is requeued at once. Hosts that stop answering are given up
  * (jobs/host-outcomes).
+ *
+ * A graceful stop has two steps: {@link WorkerPool.quiesce} at the stop signal (no page is claimed from then on; the
+ * pages running finish and their outcomes are recorded), then {@link WorkerPool.stop} at the grace's end (what still
+ * runs is aborted and handed back, its attempt given back). Aborting every page at once, as the stop used to, fetched
+ * each of them again after the restart: 24 pages fetched twice in 3 SIGTERMs of a 400-page run, though the 10 s
+ * grace was mostly unused.
  */
 import { createYielder } from "../crawl/filter-yielding.ts";
 import type { CrawlboxError } from "../errors.ts";
@@ -63,6 +69,8 @@ export class WorkerPool {
   private readonly maxStalls: number;
   private readonly now: () => number;
   private running = false;
+  /** False from {@link quiesce}: the loops claim nothing more and end after their page. */
+  private claiming = false;
   private loops: Promise<void>[] = [];
   private wake: (() => void)[] = [];
   private reaper?: ReturnType<typeof setInterval>;
@@ -97,6 +105,7 @@ export class WorkerPool {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.claiming = true;
     const recovered = this.o.store.recoverAll(this.maxStalls);
     if (recovered > 0) this.o.log.info(`requeued ${recovered} page(s) left running by a previous process`);
     for (let i = 0; i < this.o.concurrency; i++) this.loops.push(this.loop());
@@ -117,10 +126,44 @@ export class WorkerPool {
     for (const w of waiting) w();
   }
 
+  /**
+   * Stops claiming at once and resolves when the pages running now have ended, their outcomes recorded as usual
+   * (done, failed, or retried later); a stopping server calls it at the stop signal and waits for it within its
+   * shutdown grace, then calls {@link stop}, which aborts what is still running. Tasks queued meanwhile (links a
+   * finishing page found) stay queued for the next start. Idempotent; resolves at once when the pool is not running.
+   */
+  async quiesce(): Promise<void> {
+    if (!this.running) return;
+    this.claiming = false;
+    this.kick();
+    // Settled, not all: a loop that failed must not keep the server from stopping.
+    await Promise.allSettled(this.loops);
+  }
+
+  /**
+   * Aborts the running pages and hands them back to the queue now, their attempts given back, without waiting for
+   * them: for a stop that cannot wait (a second stop signal during the grace). Left active, each would count as a
+   * stall at the next start, and four such stops failed a healthy page for good ("stalled 4 times").
+   */
+  releaseRunning(): void {
+    this.running = false;
+    this.claiming = false;
+    clearInterval(this.reaper);
+    for (const [taskId, { controller }] of this.inflight) {
+      controller.abort(new Error("worker pool stopping"));
+      try {
+        this.o.store.release(taskId, this.owner, this.now());
+      } catch (err) {
+        this.storeError("handing back a page failed", err);
+      }
+    }
+  }
+
   /** Stops claiming, aborts running pages (their leases are released to the queue) and waits for the loops. */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.claiming = false;
     clearInterval(this.reaper);
     for (const { controller } of this.inflight.values()) controller.abort(new Error("worker pool stopping"));
     this.kick();
@@ -177,11 +220,11 @@ export class WorkerPool {
    * the process restarted. After an error it waits a poll interval, which nothing cuts short.
    */
   private async loop(): Promise<void> {
-    while (this.running) {
+    while (this.running && this.claiming) {
       const wait = this.pauseAll();
       if (wait) {
         await wait;
-        if (!this.running) break;
+        if (!this.running || !this.claiming) break;
       }
       let task: Task | undefined;
       try {

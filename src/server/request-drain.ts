@@ -8,8 +8,11 @@
  * closed without an answer (an empty reply). Giving up matters as much as the signal: a scrape waiting for a slot in
  * the scrape queue (scrape/limiter.ts) does not look at its signal until a slot frees up.
  *
- * Crawl and batch pages, extract and agent jobs are not requests: their workers give their leases back when the
- * services close, and the next start resumes them (docs/architecture.md "Durability").
+ * Crawl and batch pages and webhook deliveries are not requests, but they use the same grace: `serve` stops claiming
+ * pages and starting deliveries at the signal and lets those in flight finish (WorkerPool.quiesce,
+ * WebhookDispatcher.quiesce); what still runs at the grace's end is aborted when the services close, handed back to
+ * the queue or recorded interrupted, and runs again at the next start. Extract and agent jobs are stopped when the
+ * services close, and resumed at the next start (docs/architecture.md "Durability").
  */
 import { ServerStoppingError } from "../errors.ts";
 

@@ -253,6 +253,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await monitors.close();
       await interact?.closeAll();
       await taskLoader.stop();
+      // `serve` has let the pages and deliveries in flight finish within its grace (quiesce); what is left is aborted:
+      // pages handed back to the queue, deliveries recorded interrupted, both run again at the next start.
       await workers.stop();
       await webhooks.stop();
       await mail?.stop();

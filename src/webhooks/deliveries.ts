@@ -3,8 +3,13 @@
  * The read side of the outbox for `GET /v2/webhooks/deliveries?jobId=`: every event of a job with its attempts,
  * in enqueue order. Scoped by key: a job whose events belong to another key looks exactly like a job without
  * events, so the route reveals nothing about other keys' jobs. Custom headers and bodies are never returned.
+ *
+ * A pending event says what it waits for ({@link WebhookDelivery.waitingFor}), by the dispatcher's own order rules
+ * (webhooks/next-deliveries): a job's `completed` held back until its earlier events settle used to be listed with
+ * `nextAttemptAt` in the past and no attempt, for up to 21 minutes, as if the dispatcher had forgotten it.
  */
 import type { Database } from "bun:sqlite";
+import { waitsForEarlierSend, waitsForEarlierSettle } from "./next-deliveries.ts";
 
 /** Largest page of deliveries. */
 export const MAX_DELIVERIES_PAGE_SIZE = 1000;
@@ -33,13 +38,26 @@ export interface WebhookDelivery {
   /** `pending` (waiting or retrying), `delivered` (a 2xx was received) or `failed` (retries exhausted or refused). */
   status: "pending" | "delivered" | "failed";
   createdAt: string;
-  /** When a pending event is sent next (it may also wait behind an earlier event of the same job). */
+  /**
+   * When a pending event is due: the time of its first attempt (its creation) or of its next retry. `null` once it is
+   * settled, and while it waits for earlier events of its job ({@link waitingFor} `earlier-events`): it has no time then.
+   */
   nextAttemptAt: string | null;
+  /**
+   * What a pending event waits for (`null` once settled): `receiver` (an attempt is in flight), `earlier-events` (its
+   * job's earlier events go first: a job's end waits until they are delivered or failed for good, any other event until
+   * they were sent once), `retry-time` (its next attempt, at {@link nextAttemptAt}), or `slot` (it is due and goes as
+   * soon as a delivery slot is free: per job, per destination and in all, webhooks/next-deliveries).
+   */
+  waitingFor: WaitingFor | null;
   /** When it was delivered or marked failed. */
   settledAt: string | null;
   lastError: string | null;
   attempts: WebhookDeliveryAttempt[];
 }
+
+/** What a pending delivery waits for; see {@link WebhookDelivery.waitingFor}. */
+export type WaitingFor = "receiver" | "earlier-events" | "retry-time" | "slot";
 
 /** A page of deliveries; `total` counts every event of the job. */
 export interface DeliveryPage {
@@ -50,6 +68,8 @@ export interface DeliveryPage {
 type EventRow = {
   seq: number; id: string; type: string; url: string; state: WebhookDelivery["status"]; created_at: number;
   next_attempt_at: number | null; settled_at: number | null; last_error: string | null;
+  /** 1 when pending and held back by its job's order rules. */
+  held: number;
 };
 type AttemptRow = {
   event_seq: number; attempt: number; started_at: number; finished_at: number | null; status_code: number | null;
@@ -58,12 +78,24 @@ type AttemptRow = {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-/** Deliveries of `jobId` owned by `keyId`, oldest first. `limit` defaults to and is capped at 1000. */
+/** What pending event `e` waits for, given its attempts and the time `nowMs`. */
+function waitingFor(e: EventRow, attempts: WebhookDeliveryAttempt[], nowMs: number): WaitingFor | null {
+  if (e.state !== "pending") return null;
+  if (attempts.length > 0 && attempts[attempts.length - 1]!.finishedAt === null) return "receiver";
+  if (e.held) return "earlier-events";
+  return e.next_attempt_at !== null && e.next_attempt_at > nowMs ? "retry-time" : "slot";
+}
+
+/**
+ * Deliveries of `jobId` owned by `keyId`, oldest first. `limit` defaults to and is capped at 1000. `nowMs` (the
+ * dispatcher's clock) tells a retry still to come from one that is due.
+ */
 export function listWebhookDeliveries(
   db: Database,
   jobId: string,
   keyId: string,
   page: { skip?: number; limit?: number } = {},
+  nowMs: number = Date.now(),
 ): DeliveryPage {
   const skip = Math.max(0, page.skip ?? 0);
   const limit = Math.min(MAX_DELIVERIES_PAGE_SIZE, Math.max(1, page.limit ?? MAX_DELIVERIES_PAGE_SIZE));
@@ -72,7 +104,9 @@ export function listWebhookDeliveries(
     .get(jobId, keyId)!;
   const events = db
     .query<EventRow, [string, string, number, number]>(
-      `SELECT seq, id, type, url, state, created_at, next_attempt_at, settled_at, last_error FROM webhook_events
+      `SELECT seq, id, type, url, state, created_at, next_attempt_at, settled_at, last_error,
+              (state = 'pending' AND (${waitsForEarlierSend("e")} OR ${waitsForEarlierSettle("e")})) AS held
+         FROM webhook_events e
         WHERE job_id = ? AND key_id = ? ORDER BY seq LIMIT ? OFFSET ?`,
     )
     .all(jobId, keyId, limit, skip);
@@ -99,16 +133,21 @@ export function listWebhookDeliveries(
   }
   return {
     total,
-    deliveries: events.map((e) => ({
-      webhookId: e.id,
-      type: e.type,
-      url: e.url,
-      status: e.state,
-      createdAt: iso(e.created_at)!,
-      nextAttemptAt: e.state === "pending" ? iso(e.next_attempt_at) : null,
-      settledAt: iso(e.settled_at),
-      lastError: e.last_error,
-      attempts: bySeq.get(e.seq) ?? [],
-    })),
+    deliveries: events.map((e) => {
+      const tried = bySeq.get(e.seq) ?? [];
+      const waiting = waitingFor(e, tried, nowMs);
+      return {
+        webhookId: e.id,
+        type: e.type,
+        url: e.url,
+        status: e.state,
+        createdAt: iso(e.created_at)!,
+        nextAttemptAt: e.state === "pending" && waiting !== "earlier-events" ? iso(e.next_attempt_at) : null,
+        waitingFor: waiting,
+        settledAt: iso(e.settled_at),
+        lastError: e.last_error,
+        attempts: tried,
+      };
+    }),
   };
 }

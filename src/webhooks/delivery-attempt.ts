@@ -6,7 +6,7 @@
  */
 import type { EgressGate } from "../egress/index.ts";
 import { errorFromFetchFailure, errorFromProxyResponse, PRIVATE_NETWORK_HINT } from "../egress/index.ts";
-import { EgressDeniedError } from "../errors.ts";
+import { CrawlboxError, EgressDeniedError } from "../errors.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
 import { firecrawlSignature, standardWebhooksSignature } from "./signing.ts";
 
@@ -121,9 +121,15 @@ function webhookEgressMessage(message: string): string {
   return message.replace(PRIVATE_NETWORK_HINT, WEBHOOK_HINT);
 }
 
-/** A failed outcome for a thrown error: egress refusals are permanent, everything else is retried. */
+/**
+ * A failed outcome for a thrown error: egress refusals are permanent, everything else is retried. The gate's other
+ * errors (it could not connect, DNS failed) say what happened in their message; their code is a scrape's
+ * (`SCRAPE_SITE_ERROR`), meaningless for a webhook, and is left out: "Could not connect to 127.0.0.1:39602
+ * (ECONNREFUSED)." used to end in "(SCRAPE_SITE_ERROR)". A network error's own code (`ECONNRESET`) is kept.
+ */
 function failure(err: unknown): Outcome {
   if (err instanceof EgressDeniedError) return { kind: "failed", error: `egress refused: ${webhookEgressMessage(err.message)}`, permanent: true };
+  if (err instanceof CrawlboxError) return { kind: "failed", error: err.message, permanent: false };
   const code = typeof (err as { code?: unknown })?.code === "string" ? (err as { code: string }).code : "";
   const message = err instanceof Error ? err.message : String(err);
   return { kind: "failed", error: code && !message.includes(code) ? `${message} (${code})` : message, permanent: false };

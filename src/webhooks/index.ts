@@ -33,6 +33,7 @@ export {
   type DeliveryPage,
   type WebhookDelivery,
   type WebhookDeliveryAttempt,
+  type WaitingFor,
 } from "./deliveries.ts";
 export {
   firecrawlSignature,

@@ -60,6 +60,20 @@ const DESTINATION_SQL = `lower(substr(url, 1,
 const terminal = (alias: string) =>
   `(${alias}.type LIKE '%.completed' OR ${alias}.type LIKE '%.failed' OR ${alias}.type LIKE '%.cancelled')`;
 
+/**
+ * SQL, true when the pending event `alias` waits for an earlier event of its job to be sent a first time: one on its
+ * first try with no attempt yet, or the job's `started` not yet answered (the first "Order" rule above). The due query
+ * leaves such events out; the deliveries listing says they wait for earlier events (webhooks/deliveries.ts).
+ */
+export const waitsForEarlierSend = (alias: string) => `EXISTS (
+            SELECT 1 FROM webhook_events p
+             WHERE p.job_id = ${alias}.job_id AND p.state = 'pending' AND p.failures = 0 AND p.seq < ${alias}.seq
+               AND (p.type LIKE '%.started' OR NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_seq = p.seq)))`;
+
+/** SQL, true when `alias` is a terminal event and an earlier event of its job is still pending (the end goes last). */
+export const waitsForEarlierSettle = (alias: string) => `(${terminal(alias)} AND EXISTS (
+            SELECT 1 FROM webhook_events p WHERE p.job_id = ${alias}.job_id AND p.state = 'pending' AND p.seq < ${alias}.seq))`;
+
 /** What the due query leaves out and how much it returns. */
 export interface DueQueryArgs {
   now: number;
@@ -96,12 +110,8 @@ export function prepareDueQuery(db: Database): (args: DueQueryArgs) => Candidate
         WHERE state = 'pending' AND next_attempt_at <= ?1
           AND e.job_id NOT IN (SELECT value FROM json_each(?2))
           AND e.seq NOT IN (SELECT value FROM json_each(?3))
-          AND NOT EXISTS (
-            SELECT 1 FROM webhook_events p
-             WHERE p.job_id = e.job_id AND p.state = 'pending' AND p.failures = 0 AND p.seq < e.seq
-               AND (p.type LIKE '%.started' OR NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_seq = p.seq)))
-          AND NOT (${terminal("e")} AND EXISTS (
-            SELECT 1 FROM webhook_events p WHERE p.job_id = e.job_id AND p.state = 'pending' AND p.seq < e.seq))
+          AND NOT ${waitsForEarlierSend("e")}
+          AND NOT ${waitsForEarlierSettle("e")}
      ), by_job AS (
        SELECT *, ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY seq) AS job_rank
          FROM open WHERE destination NOT IN (SELECT value FROM json_each(?4))

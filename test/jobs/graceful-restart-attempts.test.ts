@@ -41,7 +41,8 @@ test("three SIGTERM restarts while a batch page runs leave its retries intact: a
       return new Response("<html><body><h1>Fine</h1></body></html>", { headers: { "content-type": "text/html" } });
     },
   });
-  server = restartableServer({ CRAWLBOX_RETRY_BASE_DELAY_MS: "10" });
+  // A short grace: the page hangs until the stop cuts it at the grace's end (test/jobs/graceful-stop-finishes.test.ts).
+  server = restartableServer({ CRAWLBOX_RETRY_BASE_DELAY_MS: "10", CRAWLBOX_SHUTDOWN_GRACE_MS: "500" });
   await server.start();
   const url = `http://127.0.0.1:${site.port}/flaky`;
   const created = await server.call("POST", "/v2/batch/scrape", { urls: [url], formats: ["markdown"] });

@@ -24,6 +24,8 @@ export interface RestartableServer {
   start(): Promise<void>;
   /** Sends SIGTERM to the running process and returns its exit code. */
   stop(): Promise<number>;
+  /** Sends SIGTERM to the running process without waiting for it (a first stop signal; {@link stop} sends another). */
+  signal(): void;
   /** SIGKILLs the running process (a crash: nothing is given back or cancelled); the data directory stays. */
   kill(): Promise<void>;
   /** SIGKILLs a process still running (test cleanup) and deletes the data directory. */
@@ -70,6 +72,9 @@ export function restartableServer(env: Record<string, string> = {}): Restartable
       proc = undefined;
       process.kill(p.pid, "SIGTERM");
       return await p.exited;
+    },
+    signal() {
+      process.kill(proc!.pid, "SIGTERM");
     },
     async kill() {
       const p = proc!;

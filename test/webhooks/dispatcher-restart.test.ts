@@ -69,6 +69,53 @@ describe("restart", () => {
     ]);
   });
 
+  test("quiesce() lets the delivery in flight finish and records it, starts no other, and the restart sends only those", async () => {
+    const e = env();
+    e.rx.script = [{ status: 200, delayMs: 300 }];
+    const first = e.enqueue({ event: "started", jobId: "job-1" });
+    e.d.kick();
+    for (let i = 0; i < 100 && e.rx.received.length === 0; i++) await Bun.sleep(5);
+    expect(e.d.inFlight).toBe(1);
+    let quiesced = false;
+    const quiescing = e.d.quiesce().then(() => (quiesced = true));
+    // Due now, another job's (no order holds it back): not started while stopping, by a kick or the poll.
+    const later = e.enqueue({ event: "started", jobId: "job-2" });
+    e.d.kick();
+    await Bun.sleep(50);
+    expect(quiesced).toBe(false);
+    await quiescing;
+    expect(e.d.inFlight).toBe(0);
+    expect(eventRow(e.t.db, first)).toMatchObject({ state: "delivered", failures: 0 });
+    expect(eventRow(e.t.db, later)).toMatchObject({ state: "pending", failures: 0 });
+    await e.d.stop();
+    expect(e.rx.received.map((r) => r.headers.get("webhook-id"))).toEqual([first]);
+
+    const d2 = createWebhookDispatcher({ db: e.t.reopen(), secret: "", gate, now: e.clock.now, random: () => 0.5 });
+    cleanups.push(() => d2.stop());
+    d2.start();
+    await d2.drain();
+    expect(e.rx.received.map((r) => r.headers.get("webhook-id"))).toEqual([first, later]); // each once
+  });
+
+  test("a delivery still in flight when stop() follows quiesce() (the grace's end) is interrupted and sent again after the restart", async () => {
+    const e = env();
+    e.rx.script = [{ status: 200, delayMs: 2000 }];
+    const id = e.enqueue();
+    e.d.kick();
+    for (let i = 0; i < 100 && e.rx.received.length === 0; i++) await Bun.sleep(5);
+    const quiescing = e.d.quiesce();
+    await Bun.sleep(20);
+    await e.d.stop();
+    await quiescing;
+    expect(eventRow(e.t.db, id)).toMatchObject({ state: "pending", failures: 0 });
+    const d2 = createWebhookDispatcher({ db: e.t.reopen(), secret: "", gate, now: e.clock.now, random: () => 0.5 });
+    cleanups.push(() => d2.stop());
+    d2.start();
+    await d2.drain();
+    expect(e.rx.received.map((r) => r.headers.get("webhook-id"))).toEqual([id, id]);
+    expect(eventRow(e.t.db, id).state).toBe("delivered");
+  });
+
   test("stop() aborts in-flight requests without counting a failure", async () => {
     const e = env();
     e.rx.script = [{ status: 200, delayMs: 2000 }];

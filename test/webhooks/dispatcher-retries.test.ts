@@ -146,6 +146,8 @@ describe("retries", () => {
     await e.d.drain();
     const row = eventRow(e.t.db, id);
     expect(row).toMatchObject({ state: "pending", failures: 1, next_attempt_at: e.clock.t + MINUTE });
-    expect(row.last_error).toBeString();
+    // In a webhook's words: the gate's message says what failed; its scrape code (SCRAPE_SITE_ERROR) is left out.
+    expect(row.last_error).toBe(`Could not connect to ${new URL(url).host} (ECONNREFUSED).`);
+    expect(e.d.deliveries("job-1", "key-1").deliveries[0]!.attempts[0]!.error).toBe(row.last_error);
   });
 });

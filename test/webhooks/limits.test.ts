@@ -108,6 +108,22 @@ describe("webhook limits on arrival", () => {
 });
 
 
+describe("webhook events on arrival", () => {
+  test("a list of 100,000 repeated event names is accepted and stored once each, in first-seen order", async () => {
+    const events = [...Array.from({ length: 100_000 }, () => "page"), "completed", "page", "started", "completed"];
+    const full = { url: `${rx.url}/hook`, events };
+    const batch = await h.request("/v2/batch/scrape", { method: "POST", json: { urls: ["https://example.com"], webhook: full } });
+    const crawl = await h.request("/v2/crawl", { method: "POST", json: { url: "https://example.com", webhook: full } });
+    expect([batch.status, crawl.status]).toEqual([200, 200]);
+    for (const res of [batch, crawl]) {
+      const { id } = (await res.json()) as { id: string };
+      const stored = h.services.jobStore.get(id)!.options.webhook as { events: string[] };
+      expect(stored.events).toEqual(["page", "completed", "started"]);
+      await h.request(`/v2/crawl/${id}`, { method: "DELETE" });
+    }
+  });
+});
+
 describe("what a settled event keeps", () => {
   test("a delivered or failed event drops its copy of the caller's headers (credentials among them) and its body", async () => {
     const e = dispatcherEnv({ retryDelaysMs: [] });
