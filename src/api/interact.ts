@@ -2,9 +2,10 @@
  * @module api/interact
  * `POST /v2/scrape/{id}/interact` (the SDK's `ScrapeExecuteRequest`): `prompt` (what to do on the scrape's page, in
  * words), or `code` with a `language`, `timeout` in seconds, `origin`; and, as upstream's route takes them, `ttl` and
- * `activityTtl` for the session the request opens (the bounds of `/v2/browser`'s). crawlbox carries out prompts, code in
- * `language: "node"` and `"python"` in a browser sandbox (src/interact/sandbox) and in `"bash"` as agent-browser
- * commands (src/interact/shell). `/v2/browser/{id}/execute` takes code the same way.
+ * `activityTtl` for the session the request opens (the bounds of `/v2/browser`'s), and `existingSessionId`, a
+ * standalone session of the key's to run in when the scrape has none (upstream's route takes it too). crawlbox carries
+ * out prompts, code in `language: "node"` and `"python"` in a browser sandbox (src/interact/sandbox) and in `"bash"` as
+ * agent-browser commands (src/interact/shell). `/v2/browser/{id}/execute` takes code the same way.
  */
 import { t } from "elysia";
 import { BadRequestError } from "../errors.ts";
@@ -27,6 +28,8 @@ export const MAX_INTERACT_TIMEOUT_S = 300;
 export const DEFAULT_INTERACT_TIMEOUT_S = 60;
 /** Characters of one script. */
 export const MAX_CODE_CHARS = 100_000;
+/** Characters of an `existingSessionId` (crawlbox's ids are UUIDs). */
+const MAX_SESSION_ID_CHARS = 200;
 
 export const CodeLanguage = oneOf(["python", "node", "bash"]);
 export const CodeTimeout = Int({ minimum: 1, maximum: MAX_INTERACT_TIMEOUT_S, description: "Seconds (default 60)" });
@@ -38,6 +41,7 @@ export const InteractRequestSchema = strictObject(
     language: t.Optional(CodeLanguage),
     timeout: t.Optional(CodeTimeout),
     ...SessionTimesProps,
+    existingSessionId: t.Optional(t.String({ minLength: 1, maxLength: MAX_SESSION_ID_CHARS, description: "A browser session of yours (POST /v2/browser) to run in when the scrape has none; the scrape's own, when open, comes first" })),
     ...OriginProps,
   },
   { description: "POST /v2/scrape/{id}/interact body" },
@@ -46,10 +50,14 @@ export const InteractRequestSchema = strictObject(
 /** Languages of code crawlbox runs: all the SDK's. */
 export type RunnableLanguage = "bash" | "node" | "python";
 
-/** The times (`ttl`, `activityTtl`) of the session an interact request opens, when it sets them. */
+/**
+ * The times (`ttl`, `activityTtl`) of the session an interact request opens, when it sets them, or the standalone
+ * session it asks to run in instead (`existingSessionId`, used when the scrape has no session).
+ */
 export interface SessionTimesAsked {
   lifeMs?: number;
   idleMs?: number;
+  existingSessionId?: string;
 }
 
 /** What an interact request asks for: a prompt, or code; with its time limit, and its session's times. */
@@ -59,7 +67,11 @@ export type InteractWork = SessionTimesAsked & ({ prompt: string; timeoutMs: num
 export function parseInteractBody(body: unknown): InteractWork {
   const v = validateBody(InteractRequestSchema, body);
   const timeoutMs = (v.timeout ?? DEFAULT_INTERACT_TIMEOUT_S) * 1000;
-  const times: SessionTimesAsked = { ...(v.ttl !== undefined ? { lifeMs: v.ttl * 1000 } : {}), ...(v.activityTtl !== undefined ? { idleMs: v.activityTtl * 1000 } : {}) };
+  const times: SessionTimesAsked = {
+    ...(v.ttl !== undefined ? { lifeMs: v.ttl * 1000 } : {}),
+    ...(v.activityTtl !== undefined ? { idleMs: v.activityTtl * 1000 } : {}),
+    ...(v.existingSessionId !== undefined ? { existingSessionId: v.existingSessionId } : {}),
+  };
   const code = v.code?.trim() ? v.code : undefined;
   const prompt = v.prompt?.trim() ? v.prompt : undefined;
   if (code && prompt) throw new BadRequestError("Send either code or a prompt, not both.", [{ code: "custom", path: ["code"], message: "code and prompt are exclusive" }]);

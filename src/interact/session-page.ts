@@ -1,7 +1,8 @@
 /**
  * @module interact/session-page
  * A session's page, from the browser pool to ready for the session's first prompt or script: leased within
- * {@link OPEN_TIMEOUT_MS}, held to the page limit from its first load on (interact/page-size.ts), then prepared: a
+ * {@link OPEN_TIMEOUT_MS}, held to the page limit from its first load on (interact/page-size.ts) and its navigations
+ * followed (interact/page-abandon.ts), then prepared: a
  * scrape's page by replaying the scrape (interact/replay.ts, passed in by interact/sessions.ts), a standalone
  * session's by {@link blankPageOpening}, a blank page starting from its profile's cookies and storage, which are saved
  * back when the session is closed. Kept apart from the registry of sessions (interact/sessions.ts), which counts,
@@ -14,6 +15,7 @@ import { raceAbort } from "../scheduler/abortable.ts";
 import { applyProfile, captureProfile } from "../engines/browser/profile.ts";
 import type { ProfileStore } from "../storage/profiles.ts";
 import { guardSessionPage } from "./page-size.ts";
+import { watchNavigation } from "./page-abandon.ts";
 
 /** Longest opening a session may take (waiting for the browser, loading the page), within the prompt's own time. */
 const OPEN_TIMEOUT_MS = 30_000;
@@ -41,16 +43,24 @@ export function blankPageOpening(keyId: string, p?: { store: ProfileStore; name:
 
 /**
  * Leases a page for a session being opened and prepares it with `prepare`; `signal` is the opening's own (aborted
- * once nobody waits for it any more). The page is held to `maxPageBytes` until `unguard` is called; a page that
- * fails to load, crashes or is given up on goes back to the pool here. `proxyServer`: the gate listener chaining to the
- * upstream proxy the page must go out through (a fresh context, as a scrape's through a proxy gets).
+ * once nobody waits for it any more). The page is held to `maxPageBytes`, and its navigations followed, until
+ * `unguard` is called; a page that fails to load, crashes or is given up on goes back to the pool here.
+ * `proxyServer`: the gate listener chaining to the upstream proxy the page must go out through (a fresh context, as a
+ * scrape's through a proxy gets).
  */
 export async function leaseSessionPage(pool: BrowserPool, maxPageBytes: number, prepare: (lease: Lease, signal: AbortSignal) => Promise<void>, signal: AbortSignal, proxyServer?: string): Promise<{ lease: Lease; unguard: () => void }> {
   const lease = await pool.acquire({ deadline: performance.now() + OPEN_TIMEOUT_MS, signal, ...(proxyServer ? { proxyServer } : {}) });
   let unguard = () => {};
   try {
     // Held from the first load on: the opening's own page (a scrape's URL) may be past the limit by now.
-    unguard = await guardSessionPage(lease.page, lease.session, maxPageBytes);
+    const unguardSize = await guardSessionPage(lease.page, lease.session, maxPageBytes);
+    unguard = unguardSize;
+    // Whether its page navigates, for what a stopped script leaves on it (interact/page-abandon.ts).
+    const unwatch = await watchNavigation(lease.session);
+    unguard = () => {
+      unguardSize();
+      unwatch();
+    };
     // A page that crashes while it loads (over the memory limit, say) ends the opening at once, saying why.
     await raceAbort(prepare(lease, signal), lease.crashed);
     if (lease.crashed.aborted) throw lease.crashed.reason;

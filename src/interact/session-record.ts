@@ -13,7 +13,7 @@ import { captureProfile } from "../engines/browser/profile.ts";
 import { CrawlboxError } from "../errors.ts";
 import { raceAbort } from "../scheduler/abortable.ts";
 import type { ProfileSnapshot, ProfileStore } from "../storage/profiles.ts";
-import { abandonPageWork, PAGE_ANSWER_MS, quietPage } from "./page-abandon.ts";
+import { abandonPageWork, CLOSE_ANSWER_MS, quietPage } from "./page-abandon.ts";
 
 /** A scrape's session (`/v2/scrape/{id}/interact`, keyed by the scrape's id) or a standalone one (`/v2/browser`). */
 export type SessionKind = "scrape" | "browser";
@@ -42,9 +42,14 @@ export interface Session {
    * a save given up on is given up for good). See {@link profileEnd}.
    */
   end?: (cutOff: AbortSignal) => Promise<void>;
+  /** A standalone session's: the scrape whose interact requests run in it (`existingSessionId`, interact/session-registry.ts). */
+  scrapeId?: string;
   /** Its live views' tokens (interact/live-view.ts), unless the session was opened without them. */
   liveTokens?: { view: string; control: string };
-  /** Stops holding its page to the page limit (interact/page-size.ts): the page goes back to the pool without it. */
+  /**
+   * Stops following its page: the page limit (interact/page-size.ts) and its navigations (interact/page-abandon.ts
+   * `watchNavigation`); the page goes back to the pool without them.
+   */
   unguard: () => void;
 }
 
@@ -54,7 +59,10 @@ export interface SessionInfo {
   id: string;
   /** Open; or ended: closed (`destroyed`), or dropped with its page (`error`: crashed, closed under it, stuck). */
   status: "active" | "destroyed" | "error";
-  /** Set for a scrape's interact session (`/v2/scrape/{scrapeId}/interact`), which is ended there, not by `DELETE /v2/browser/{id}`. */
+  /**
+   * Set for a scrape's interact session (`/v2/scrape/{scrapeId}/interact`), and for a standalone session attached to a
+   * scrape (`existingSessionId`): the scrape whose interact requests run in it.
+   */
   scrapeId?: string;
   createdAt: number;
   lastActivityAt: number;
@@ -97,6 +105,8 @@ export const END_TIMEOUT_MS = 5_000;
  */
 export interface WorkOutcome {
   stuck: boolean;
+  /** Stopped by its time limit (or its client leaving, the session closing): the loads it started are stopped too. */
+  killed?: boolean;
   profileSaved?: boolean;
 }
 
@@ -111,7 +121,7 @@ export function sessionInfo(s: Session): SessionInfo {
   return {
     id: s.id,
     status: "active",
-    ...(s.kind === "scrape" ? { scrapeId: s.id } : {}),
+    ...(s.kind === "scrape" ? { scrapeId: s.id } : s.scrapeId !== undefined ? { scrapeId: s.scrapeId } : {}),
     createdAt: s.openedAt,
     lastActivityAt: s.lastActivityAt,
     expiresAt: s.expiresAt,
@@ -134,10 +144,11 @@ export async function finishSession(s: Session, now: () => number): Promise<Clos
   const closed: ClosedSession = { durationMs: now() - s.openedAt, runs: s.runs };
   // Closed under a busy loop, the page would not give its profile up: it is quieted first, as a stuck one is. The loop
   // may be the script's (still running at the close) or the page's own, between scripts (a `setInterval` re-arming
-  // it): a session with a profile to save asks its page either way (a page that is not busy answers at once). Its
-  // load is not stopped: the page goes back to the pool, its context closed.
+  // it): a session with a profile to save asks its page either way (a page that is not busy answers at once). A page
+  // that does not answer has its loads stopped and is asked again (a navigation of its own held the question, and
+  // would have cost the profile: the page goes back to the pool anyway, its context closed).
   const ask = running !== undefined || s.end !== undefined;
-  const busy = ask && (await abandonPageWork(s.lease.session, undefined, performance.now() + PAGE_ANSWER_MS));
+  const busy = ask && (await abandonPageWork(s.lease.session, undefined, performance.now() + CLOSE_ANSWER_MS, true));
   const saved = await saveProfile(s, busy, END_TIMEOUT_MS);
   if (saved !== undefined) closed.profileSaved = saved;
   s.lease.release({ suspect: busy });

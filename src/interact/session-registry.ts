@@ -2,7 +2,8 @@
  * @module interact/session-registry
  * The registry of open browser sessions (interact/sessions.ts opens them and runs prompts and scripts in them): the
  * sessions of both kinds by their key ({@link keyOf}), those being opened, and the ones that ended
- * (interact/session-history.ts); how they are found and listed (`GET /v2/browser`, `GET /v2/browser/{id}`), timed out
+ * (interact/session-history.ts), and the standalone sessions a scrape's requests run in (`existingSessionId`,
+ * {@link SessionRegistry.attach}); how they are found and listed (`GET /v2/browser`, `GET /v2/browser/{id}`), timed out
  * (idle, life), closed (their running work stopped, their profile saved: interact/session-record.ts) or dropped with a
  * failed page, and closed all at once when the server stops; and how many may be open.
  *
@@ -14,7 +15,7 @@
  * one listed session was told it had two open).
  */
 import { TooManyRequestsError } from "../errors.ts";
-import { InteractSessionClosedWhileOpeningError } from "./errors.ts";
+import { InteractBusyError, InteractSessionClosedWhileOpeningError } from "./errors.ts";
 import { LiveViews } from "./live-view.ts";
 import type { SharedOpening } from "./shared-opening.ts";
 import { finishSession, keyOf, type ClosedSession, sessionInfo, type Session, type SessionInfo, type SessionKind } from "./session-record.ts";
@@ -41,6 +42,11 @@ export class SessionRegistry {
   /** Sessions being opened (counted in the limits; a second prompt waits for the same opening, within its own time). */
   protected readonly opening = new Map<string, { keyId: string; opening: SharedOpening<Session> }>();
   protected readonly history = new SessionHistory();
+  /**
+   * Standalone sessions a scrape's interact requests run in (`existingSessionId`, {@link attach}), by the scrape's id:
+   * the scrape's own session, when it has one, comes first.
+   */
+  private readonly attached = new Map<string, Session>();
   /** Closes under way (stopping a running script, saving a profile): the server waits for them when it stops. */
   private readonly ending = new Set<Promise<unknown>>();
   /** Set when the server stops: no session opens after. */
@@ -50,9 +56,31 @@ export class SessionRegistry {
 
   constructor(protected readonly now: () => number = Date.now) {}
 
-  /** Whether `keyId` has a session on `scrapeId`. */
+  /** Whether `keyId` has a session on `scrapeId` (its own, or a standalone one attached to it). */
   has(scrapeId: string, keyId: string): boolean {
-    return this.sessions.get(keyOf("scrape", scrapeId))?.keyId === keyId;
+    return this.ofScrape(scrapeId)?.keyId === keyId;
+  }
+
+  /** The open session the scrape's interact requests run in: its own, else a standalone session attached to it. */
+  protected ofScrape(scrapeId: string): Session | undefined {
+    return this.sessions.get(keyOf("scrape", scrapeId)) ?? this.attached.get(scrapeId);
+  }
+
+  /**
+   * Attaches the key's open standalone session `id` to `scrapeId` (upstream's `existingSessionId`): the scrape's
+   * interact requests run in it from now on, as it is (nothing is replayed), until it ends or `DELETE
+   * /v2/scrape/{scrapeId}/interact` ends it; it is listed with that `scrapeId`. A session attached to another scrape
+   * moves to this one, as upstream's does. Undefined when the key has no such session open (the caller opens one).
+   * A session carrying out a prompt or script is not moved: the request could not run in it (409, as `use` answers).
+   */
+  protected attach(id: string, keyId: string, scrapeId: string): Session | undefined {
+    const s = this.sessions.get(keyOf("browser", id));
+    if (!s || s.keyId !== keyId) return undefined;
+    if (s.running) throw new InteractBusyError();
+    if (s.scrapeId !== undefined && this.attached.get(s.scrapeId) === s) this.attached.delete(s.scrapeId);
+    s.scrapeId = scrapeId;
+    this.attached.set(scrapeId, s);
+    return s;
   }
 
   /**
@@ -75,9 +103,9 @@ export class SessionRegistry {
     return undefined;
   }
 
-  /** The live view tokens of the key's session, if it is open and has them. */
+  /** The live view tokens of the key's session, if it is open and has them (a scrape's: the one its requests run in). */
   liveTokensOf(kind: SessionKind, id: string, keyId: string): { view: string; control: string } | undefined {
-    const s = this.sessions.get(keyOf(kind, id));
+    const s = kind === "scrape" ? this.ofScrape(id) : this.sessions.get(keyOf(kind, id));
     return s && s.keyId === keyId ? s.liveTokens : undefined;
   }
 
@@ -99,7 +127,8 @@ export class SessionRegistry {
    * session with the profile finds what this one left).
    */
   async close(id: string, keyId: string, kind: SessionKind = "scrape"): Promise<ClosedSession | undefined> {
-    const s = this.sessions.get(keyOf(kind, id));
+    // A scrape's id closes the session its requests run in: its own, or a standalone one attached to it.
+    const s = kind === "scrape" ? this.ofScrape(id) : this.sessions.get(keyOf(kind, id));
     if (!s || s.keyId !== keyId) {
       // Still opening: stopped now, and its waiters told why. It was a 404, and the session then opened anyway and
       // held a page nobody knew of until it idled out (5 minutes).
@@ -154,6 +183,7 @@ export class SessionRegistry {
 
   protected forget(s: Session, status: EndedStatus): void {
     this.sessions.delete(keyOf(s.kind, s.id));
+    if (s.scrapeId !== undefined && this.attached.get(s.scrapeId) === s) this.attached.delete(s.scrapeId);
     clearTimeout(s.idle);
     clearTimeout(s.life);
     s.lease.page.off("close", s.onClose);

@@ -26,7 +26,7 @@ import { endStuckSession, keyOf, newSession, profileEnd, sessionInfo, type Sessi
 import { blankPageOpening, leaseSessionPage } from "./session-page.ts";
 import { BrowserSessionDestroyedError, BrowserSessionNotFoundError } from "./session-history.ts";
 import { MAX_SESSIONS_PER_KEY, SessionRegistry } from "./session-registry.ts";
-import { ABANDON_MS, abandonPageWork, followLoads, type Loads } from "./page-abandon.ts";
+import { ABANDON_MS, abandonPageWork, followLoads, type Loads, stopWorkLoads } from "./page-abandon.ts";
 
 /** A session closes after this long without a prompt. */
 export const IDLE_MS = 5 * 60 * 1000;
@@ -37,6 +37,8 @@ export const MAX_LIFE_MS = 30 * 60 * 1000;
  * A scrape's session as a request asks for it: the page to open and how (the scrape's actions replayed on its
  * device), the caller's `signal`; `lifeMs` and `idleMs` (its `ttl`, `activityTtl`) set the times of a session it
  * opens (by default {@link MAX_LIFE_MS} and {@link IDLE_MS}; a session already open keeps its own).
+ * `existingSessionId`: when the scrape has no session, the key's open standalone session to attach to it instead of
+ * opening one (interact/session-registry.ts `attach`).
  */
 export interface ScrapeTarget {
   scrapeId: string;
@@ -47,6 +49,8 @@ export interface ScrapeTarget {
   signal: AbortSignal;
   lifeMs?: number;
   idleMs?: number;
+  /** A standalone session of the key's to run in when the scrape has none (upstream's `existingSessionId`), as it is. */
+  existingSessionId?: string;
 }
 
 /** Open sessions of both kinds, sharing the limits (each holds one of the browser's pages). */
@@ -144,6 +148,7 @@ export class InteractSessions extends SessionRegistry {
       if (crashed.aborted) throw crashed.reason;
       session.runs++;
       if (outcome.stuck) await this.abandoned(session, outcome, loads);
+      else if (outcome.killed && this.isOpen(session)) await stopWorkLoads(session.lease.session, loads);
       return outcome;
     } catch (err) {
       // A typed error (the model's) leaves the session as it is; a crashed page, or anything else (the browser failing
@@ -177,11 +182,28 @@ export class InteractSessions extends SessionRegistry {
     if (saved !== undefined) outcome.profileSaved = saved;
   }
 
-  private async scrapeSession(o: ScrapeTarget): Promise<Session> {
-    const session = this.sessions.get(keyOf("scrape", o.scrapeId));
+  /**
+   * The session the scrape's requests run in, when it has one or `existingSessionId` names one to attach (upstream's:
+   * the key's open standalone session becomes the scrape's, unless the scrape's own is being opened: a second session
+   * for one scrape). Another id (not open, not the key's) is passed over, as upstream's: a session is opened on the
+   * scrape's page. A busy session is not attached (409, interact/session-registry.ts `attach`).
+   */
+  private foundForScrape(o: ScrapeTarget): Session | undefined {
+    const session = this.ofScrape(o.scrapeId);
     if (session && session.keyId !== o.keyId) throw new CrawlboxError("NOT_FOUND", 404, "Scrape not found.");
     if (session) return session;
+    if (o.existingSessionId !== undefined && !this.opening.has(keyOf("scrape", o.scrapeId))) return this.attach(o.existingSessionId, o.keyId, o.scrapeId);
+    return undefined;
+  }
+
+  private async scrapeSession(o: ScrapeTarget): Promise<Session> {
+    const found = this.foundForScrape(o);
+    if (found) return found;
     await this.check(o.url);
+    // Looked up again: another request of the scrape's may have attached a session to it during the check (or the
+    // scrape's own opening may have begun, which `open` joins). One scrape, one session.
+    const since = this.foundForScrape(o);
+    if (since) return since;
     // Through the upstream proxy the scrape used (its mode, its country): a site that answered the scrape through it
     // may refuse the server's own address, or show another country's page.
     const proxyServer = this.proxyServerFor?.(o.device?.stealth ? "enhanced" : "basic", o.device?.location?.country);

@@ -11,8 +11,8 @@
  * (a promise's state, a proxy's target) is left out: `Promise {}`, a proxy shown through its traps.
  *
  * Bounded, so that a huge value costs no more than what is shown: the depth limit bounds the recursion, and past
- * {@link MAX_SHOWN_CHARS} characters no more entries are made (the text is then longer than that, and cut there by
- * what reads it: `…(cut)`, `resultTruncated`). Arrays, typed arrays and `String` objects are read by
+ * 1,000,000 characters no more entries are made (inspect-entries.ts; the text is then longer than that, and cut there
+ * by what reads it: `…(cut)`, `resultTruncated`). Arrays, typed arrays and `String` objects are read by
  * index up to the items shown, never by listing their keys (a key a string: a `Uint8Array(1e8)` would make 10^8 of
  * them, gigabytes): their other own properties are shown only when they have at most {@link KEYED_LENGTH} items, and
  * the keys listed so in one value count against a budget. A sparse array is walked by its own keys (a run of holes
@@ -22,14 +22,12 @@
  *
  * Plain JavaScript in a string (it runs in the sandbox page, inside prelude.ts's wrapper), so that neither the
  * TypeScript transpiler nor the binary's minifier changes it. It expects `codeStack(error)` (value-text.ts) in scope.
+ * It is one function, whose statements are kept by concept in three files: this one (what a value is: its kind, its
+ * name, and `value`, which shows it), inspect-text.ts (how Node writes primitives and lays entries out) and
+ * inspect-entries.ts (a value's entries, read within the bounds above).
  */
-
-/**
- * Characters of one shown value after which no more entries are made: the length of the entries made so far, each
- * counted once (with its separator), so a value stops just past it, and is cut at 1,000,000 where it is read (a log
- * line, the result).
- */
-const MAX_SHOWN_CHARS = 1_000_000;
+import { INSPECT_ENTRIES } from "./inspect-entries.ts";
+import { INSPECT_LAYOUT, INSPECT_QUOTING } from "./inspect-text.ts";
 
 /** Items an array-like may have for its other own properties to be listed (listing them lists every index too). */
 const KEYED_LENGTH = 100_000;
@@ -37,15 +35,14 @@ const KEYED_LENGTH = 100_000;
 /** Keys listed for array-likes (their other properties, a sparse array's elements) in one value, at most. */
 const KEYS_BUDGET = 1_000_000;
 
-/** Holes of an array probed one by one before its own keys are taken to skip them. */
-const HOLE_PROBES = 1_000;
-
 /** Prototypes followed to name an object's constructor. */
 const MAX_PROTOTYPES = 1_000;
 
 /**
  * An expression: the function `inspect(value, top, depth?)` (`top`: a string is shown as it is, as console.log's
- * arguments are; `depth`: how deep objects are shown, 2 unless told).
+ * arguments are; `depth`: how deep objects are shown, 2 unless told). One function, made of this file's statements
+ * (its constants, key helpers, how a value's kind is named, and `value`, which shows one) and those of
+ * inspect-text.ts (quoting, layout) and inspect-entries.ts (entries), in that order.
  */
 export const INSPECT = `(() => {
   const DEPTH = 2, MAX_ITEMS = 100, MAX_STRING = 10000, BREAK = 80, MIN_LINE = 16;
@@ -62,42 +59,7 @@ export const INSPECT = `(() => {
     if (!(length <= ${KEYED_LENGTH}) || length > ctx.keysLeft) return false;
     ctx.keysLeft -= length;
     return true;
-  };
-  const hex = (c) => "\\\\x" + c.toString(16).toUpperCase().padStart(2, "0");
-  const NAMED = { 8: "\\\\b", 9: "\\\\t", 10: "\\\\n", 11: "\\\\x0B", 12: "\\\\f", 13: "\\\\r" };
-  // Quoted as Node quotes: single quotes, else double, else backticks, whichever the text does not hold.
-  const quote = (s) => {
-    let q = "'";
-    if (s.includes("'")) { if (!s.includes('"')) q = '"'; else if (!s.includes("\`") && !s.includes("\${")) q = "\`"; }
-    let out = "";
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 32 || (c >= 0x7f && c <= 0x9f)) out += NAMED[c] || hex(c);
-      else if (c === 92) out += "\\\\\\\\";
-      else if (s[i] === q && q === "'") out += "\\\\'";
-      else if (c >= 0xd800 && c <= 0xdbff && !(i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff)) out += "\\\\u" + c.toString(16);
-      else if (c >= 0xdc00 && c <= 0xdfff && !(i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff)) out += "\\\\u" + c.toString(16);
-      else out += s[i];
-    }
-    return q + out + q;
-  };
-  const num = (n) => Object.is(n, -0) ? "-0" : String(n);
-  function str(ctx, s) {
-    let more = "";
-    if (s.length > MAX_STRING) { more = "... " + (s.length - MAX_STRING) + " more character" + (s.length - MAX_STRING > 1 ? "s" : ""); s = s.slice(0, MAX_STRING); }
-    // A long string is cut at its line breaks, one quoted part a line, as Node does.
-    if (s.length > MIN_LINE && s.length > BREAK - ctx.indent - 4) return s.split(/(?<=\\n)/).map(quote).join(" +\\n" + " ".repeat(ctx.indent + 2)) + more;
-    return quote(s) + more;
-  }
-  function primitive(ctx, v) {
-    switch (typeof v) {
-      case "string": return str(ctx, v);
-      case "number": return num(v);
-      case "bigint": return v + "n";
-      case "symbol": return String(v.toString());
-      default: return String(v);
-    }
-  }
+  };${INSPECT_QUOTING}
   // The name Node gives an object's kind: its first prototype's own constructor with a name (null: no prototype).
   // Followed ${MAX_PROTOTYPES} prototypes at most: a proxy's getPrototypeOf may answer itself, or a new proxy each time.
   function constructorOf(v) {
@@ -134,127 +96,7 @@ export const INSPECT = `(() => {
     const at = e.message ? stack.indexOf(String(e.message)) : -1;
     if (stack.indexOf("\\n    at", at === -1 ? -1 : at + String(e.message).length) === -1) stack = "[" + stack + "]";
     return ctx.indent ? stack.replace(/\\n/g, "\\n" + " ".repeat(ctx.indent)) : stack;
-  }
-  function property(ctx, v, depth, key, inArray) {
-    const d = Object.getOwnPropertyDescriptor(v, key) || { value: v[key], enumerable: true };
-    let shown;
-    if (d.value !== undefined) { ctx.indent += 2; shown = value(ctx, d.value, depth); ctx.indent -= 2; }
-    else shown = d.get ? (d.set ? "[Getter/Setter]" : "[Getter]") : d.set ? "[Setter]" : "undefined";
-    if (inArray) return shown;
-    const name = typeof key === "symbol" ? "[" + key.toString() + "]" : key === "__proto__" ? "['__proto__']" : d.enumerable === false ? "[" + key + "]" : IDENT.test(key) ? key : quote(key);
-    return name + ": " + shown;
-  }
-  const full = (ctx) => ctx.size > ${MAX_SHOWN_CHARS};
-  // An entry made by \`make\` and pushed to \`out\`: counted once, by its length and its separator's (what \`make\`
-  // counted for its own entries while it ran is replaced), so that \`ctx.size\` never passes the text being made.
-  const add = (ctx, out, make) => { const before = ctx.size; const shown = make(); ctx.size = before + shown.length + 2; out.push(shown); };
-  const more = (n) => "... " + n + " more item" + (n > 1 ? "s" : "");
-  const empty = (n) => "<" + n + " empty item" + (n > 1 ? "s" : "") + ">";
-  // The first MAX_ITEMS of an iterable's \`size\` items (a Set's, a Map's entries), each as \`each\` shows it.
-  function items(ctx, list, size, each) {
-    const out = [];
-    let i = 0;
-    for (const x of list) {
-      if (i >= MAX_ITEMS) break;
-      if (full(ctx)) { out.push("..."); return out; }
-      add(ctx, out, () => each(x));
-      i++;
-    }
-    if (size > i) out.push(more(size - i));
-    return out;
-  }
-  // A typed array's first MAX_ITEMS items, by index.
-  function typedItems(ctx, v, length) {
-    const out = [];
-    const n = Math.min(length, MAX_ITEMS);
-    for (let i = 0; i < n; i++) {
-      if (full(ctx)) { out.push("..."); return out; }
-      const x = v[i];
-      add(ctx, out, () => typeof x === "bigint" ? x + "n" : num(x));
-    }
-    if (length > n) out.push(more(length - n));
-    return out;
-  }
-  // The first own index of an array-like from \`i\` on (its length when there is none). A few holes are probed one by
-  // one; past them the array's own keys are taken (once: \`st.keys\`), whose integer keys come first and in order
-  // (OrdinaryOwnPropertyKeys), and searched: a sparse array's keys are as many as its elements, however long it is.
-  function nextOwn(ctx, a, i, st) {
-    if (!st.keys) {
-      const stop = Math.min(st.length, i + ${HOLE_PROBES});
-      for (let j = i; j < stop; j++) if (own(a, j)) return j;
-      if (stop >= st.length) return st.length;
-      st.keys = Object.keys(a);
-      ctx.keysLeft -= st.keys.length;
-    }
-    const k = st.keys;
-    if (st.indexes === undefined) { let n = 0; while (n < k.length && isIndex(k[n])) n++; st.indexes = n; }
-    let lo = 0, hi = st.indexes;
-    while (lo < hi) { const mid = (lo + hi) >>> 1; if (Number(k[mid]) < i) lo = mid + 1; else hi = mid; }
-    const next = lo < st.indexes ? Number(k[lo]) : st.length;
-    return next >= i && next <= st.length ? next : st.length;
-  }
-  // An array's first MAX_ITEMS entries, a run of holes one entry (\`<3 empty items>\`), as Node's
-  // formatArray and formatSpecialArray make them; by index, its holes skipped by nextOwn.
-  function arrayItems(ctx, a, depth, st) {
-    const out = [];
-    const max = Math.min(st.length, MAX_ITEMS);
-    let i = 0;
-    while (i < st.length && out.length < max) {
-      if (full(ctx)) { out.push("..."); return out; }
-      const next = nextOwn(ctx, a, i, st);
-      if (next > i) {
-        out.push(empty(next - i));
-        i = next;
-        if (i >= st.length || out.length >= max) break;
-      }
-      const key = String(i);
-      add(ctx, out, () => property(ctx, a, depth, key, true));
-      i++;
-    }
-    if (st.length > i) out.push(more(st.length - i));
-    return out;
-  }
-  // Long arrays of short items in columns, as Node lays them out (util.inspect's groupArrayElements).
-  function columns(ctx, out, v) {
-    let total = 0, widest = 0;
-    // Past MAX_ITEMS entries the last one is left out of the columns, as Node leaves it (groupArrayElements).
-    const count = out.length > MAX_ITEMS ? out.length - 1 : out.length;
-    const len = out.slice(0, count).map((s) => s.length);
-    for (const l of len) { total += l + 2; if (l > widest) widest = l; }
-    const cell = widest + 2;
-    if (!(cell * 3 + ctx.indent < BREAK && (total / cell > 5 || widest <= 6))) return out;
-    const bias = Math.sqrt(cell - total / out.length);
-    const biased = Math.max(cell - 3 - bias, 1);
-    const cols = Math.min(Math.round(Math.sqrt(2.5 * biased * count) / biased), Math.floor((BREAK - ctx.indent) / cell), 12, 15);
-    if (cols <= 1) return out;
-    const widths = [];
-    for (let c = 0; c < cols; c++) { let w = 0; for (let j = c; j < out.length; j += cols) if (len[j] > w) w = len[j]; widths.push(w + 2); }
-    let numeric = true;
-    for (let i = 0; i < out.length && numeric; i++) numeric = typeof v[i] === "number" || typeof v[i] === "bigint";
-    const rows = [];
-    for (let i = 0; i < count; i += cols) {
-      const last = Math.min(i + cols, count);
-      let row = "";
-      for (let j = i; j < last - 1; j++) row += numeric ? (out[j] + ", ").padStart(widths[j - i], " ") : (out[j] + ", ").padEnd(widths[j - i], " ");
-      row += numeric ? out[last - 1].padStart(widths[last - 1 - i] - 2, " ") : out[last - 1];
-      rows.push(row);
-    }
-    if (count < out.length) rows.push(out[count]);
-    return rows;
-  }
-  function join(ctx, out, base, open, close, depth, isArray, v) {
-    const entries = out.length;
-    if (isArray && entries > 6) out = columns(ctx, out, v);
-    if (ctx.deepest - depth < 3 && entries === out.length) {
-      const start = out.length + ctx.indent + open.length + base.length + 10;
-      let total = out.length + start;
-      let fits = total + out.length <= BREAK;
-      for (let i = 0; fits && i < out.length; i++) { total += out[i].length; if (total > BREAK) fits = false; }
-      if (fits && !base.includes("\\n")) { const line = out.join(", "); if (!line.includes("\\n")) return (base ? base + " " : "") + open + " " + line + " " + close; }
-    }
-    const nl = "\\n" + " ".repeat(ctx.indent);
-    return (base ? base + " " : "") + open + nl + "  " + out.join("," + nl + "  ") + nl + close;
-  }
+  }${INSPECT_ENTRIES}${INSPECT_LAYOUT}
   function value(ctx, v, depth) {
     if (v === null) return "null";
     if (typeof v !== "object" && typeof v !== "function") return primitive(ctx, v);

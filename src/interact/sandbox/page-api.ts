@@ -15,6 +15,7 @@ import { inWorld, MAX_READ_CHARS, pageTitle, type WorldElement } from "../isolat
 import { checkFillable, evaluateBounded, navigableUrl, PageOpError, poll, pressCombo, screenshotToFile, type ShotBudget, withoutErrorPrefix } from "../page-ops.ts";
 import { sizeCheckedOp } from "../page-size.ts";
 import { navigate } from "./navigate.ts";
+import { ownScript } from "../page-abandon.ts";
 import { describe, findNow, findOne, locate, mapMatches, target } from "./locate.ts";
 
 /** Longest a call waits: for its element, for a navigation, for a state. */
@@ -102,12 +103,14 @@ async function perform(ctx: PageApiContext, m: string, a: unknown[]): Promise<un
       // page.evaluate runs in the page, as Playwright's does (its globals are there), bounded before it crosses.
       // The newline ends a `// comment` the function's source may end with (Playwright takes such strings too).
       // A function that gives nothing gives undefined, as Playwright's: a script ending with such a call has no value.
+      // A navigation it starts (`location.href = …`, `form.submit()`) is the code's (interact/page-abandon.ts).
       if (m === "evaluate") {
-        const got = await evaluateBounded(page, f.fn === true ? `(${src}\n)(${JSON.stringify(arg)})` : src, MAX_VALUE_CHARS);
+        const got = await ownScript(session, () => evaluateBounded(page, f.fn === true ? `(${src}\n)(${JSON.stringify(arg)})` : src, MAX_VALUE_CHARS));
         return got.type === "undefined" ? undefined : got.value;
       }
       // A locator's evaluate gets its element in the isolated world: the DOM, not the page's own JavaScript.
-      return (await el()).call(`function (arg) { return (${src}\n)(this, arg); }`, arg);
+      const e = await el();
+      return ownScript(session, () => e.call(`function (arg) { return (${src}\n)(this, arg); }`, arg));
     }
     case "waitForTimeout": await sleep(num(a[0], "the time", 0, 300_000), ctx.signal); return null;
     case "waitForLoadState": {

@@ -7,14 +7,22 @@
  * exception here would leave the code no outcome, and it would run to its time limit.
  *
  * Plain JavaScript in a string (statements of the wrapper, before the code runs), for the same reason as the prelude.
- * It defines `cut`, `toText`, `shape`, `codeStack`, `thrownText`, `inspect`, `isData`, `show` and `format`.
+ * It defines `cut`, `quoteJson`, `toText`, `shape`, `codeStack`, `thrownText`, `inspect`, `isData`, `dataJson`, `show`
+ * and `format`. A value's JSON is written within a budget ({@link MAX_TEXT_CHARS}): what is not shown is not made.
  */
 import { INSPECT } from "./inspect.ts";
+
+/** Characters of a log line or a result sent back; a value's JSON is written no further than this (and cut there). */
+const MAX_TEXT_CHARS = 1_000_000;
 
 /** The statements; see the module comment. */
 export const VALUE_TEXT = `
   // What goes back to crawlbox is cut here first (crawlbox also stops a script that sends too much in all).
-  const cut = (s) => s.length > 1000000 ? s.slice(0, 1000000) + " …(cut)" : s;
+  const cut = (s) => s.length > ${MAX_TEXT_CHARS} ? s.slice(0, ${MAX_TEXT_CHARS}) + " …(cut)" : s;
+  // JSON.stringify as it was before the code ran: strings of JSON text are quoted with it. A value is shown as the
+  // JSON.stringify of the page at the time writes it, as before: code that replaced it gets its own's text (dataJson is
+  // not used then, see show).
+  const quoteJson = JSON.stringify;
   // Turning what the code gave or threw into text must not throw in its turn (an object without a prototype has no
   // toString, a getter may throw): an exception here would leave no outcome, and the code would run to its time limit.
   const toText = (v, fallback) => { try { return String(v); } catch (_) { return fallback; } };
@@ -78,10 +86,67 @@ export const VALUE_TEXT = `
     };
     return walk(v, 0);
   };
+  // The JSON of a value made of what isData takes for data (null, booleans, strings, finite numbers, arrays and plain
+  // objects of them), as JSON.stringify writes it, but only up to \`budget\` characters: past them no more is looked
+  // at or written (the text is then longer than the budget, and cut there by what reads it), so that a value of 200 MB
+  // costs what is shown, where JSON.stringify made all of its text first. The part written is JSON.stringify's text,
+  // character for character (a string is written from its first characters only, a few past the budget). Values are
+  // read as JSON.stringify reads them (x[k]: a getter runs, a Proxy's traps answer). Undefined when it meets anything
+  // else before the budget (a Date, a function, an object with a toJSON, its own or inherited: JSON.stringify writes
+  // those itself), or when the code replaced JSON.stringify.
+  const dataJson = (v, budget) => {
+    const parts = [];
+    let size = 0;
+    const full = () => size > budget;
+    const put = (t) => { parts.push(t); size += t.length; };
+    const string = (t) => { const room = Math.max(0, budget - size + 2); put(quoteJson(t.length > room ? t.slice(0, room) : t)); };
+    const on = new Set();
+    const item = (x, k, depth) => walk(x[k], depth + 1);
+    const walk = (x, depth) => {
+      if (x === null) return put("null"), true;
+      if (typeof x === "boolean") return put(x ? "true" : "false"), true;
+      if (typeof x === "string") return string(x), true;
+      if (typeof x === "number") return Number.isFinite(x) && !Object.is(x, -0) && (put(String(x)), true);
+      if (typeof x !== "object" || on.has(x) || depth > 1000 || "toJSON" in x) return false;
+      const proto = Object.getPrototypeOf(x);
+      const array = Array.isArray(x);
+      if (array ? proto !== Array.prototype || (x.length <= 100000 && Object.keys(x).length !== x.length) : proto !== Object.prototype) return false;
+      if (Object.getOwnPropertySymbols(x).length) return false;
+      on.add(x);
+      if (array) {
+        put("[");
+        for (let i = 0; i < x.length && !full(); i++) { if (i) put(","); if (!item(x, i, depth)) return false; }
+        put("]");
+      } else {
+        put("{");
+        let first = true;
+        for (const k of Object.keys(x)) {
+          if (full()) break;
+          if (!first) put(",");
+          first = false;
+          string(k);
+          put(":");
+          if (!item(x, k, depth)) return false;
+        }
+        put("}");
+      }
+      on.delete(x);
+      return true;
+    };
+    if (JSON.stringify !== quoteJson) return undefined;
+    return walk(v, 0) ? parts.join("") : undefined;
+  };
   // A value returned: a string as it is, data as JSON, anything else as Node's util.inspect shows it (inspect.ts).
   const show = (v) => {
     if (typeof v === "string") return v;
-    try { if (isData(v)) { const json = JSON.stringify(v); if (typeof json === "string") return json; } } catch (_) { /* shown as inspect shows it */ }
+    try {
+      if (isData(v)) {
+        const json = dataJson(v, ${MAX_TEXT_CHARS});
+        if (json !== undefined) return json;
+        const whole = JSON.stringify(v);
+        if (typeof whole === "string") return whole;
+      }
+    } catch (_) { /* shown as inspect shows it */ }
     try { return inspect(v, false); } catch (_) { return "(unprintable value)"; }
   };
   // console.log's arguments as Node's util.format joins them: %s %d %i %f %j %o %O %c in a first string, the rest
@@ -103,7 +168,7 @@ export const VALUE_TEXT = `
             : c === "d" ? (typeof a === "bigint" ? a + "n" : typeof a === "symbol" ? "NaN" : inspect(Number(a), true))
             : c === "i" ? (typeof a === "bigint" ? a + "n" : typeof a === "symbol" ? "NaN" : inspect(parseInt(a), true))
             : c === "f" ? (typeof a === "symbol" ? "NaN" : inspect(parseFloat(a), true))
-            : c === "j" ? (() => { try { return String(JSON.stringify(a)); } catch (_) { return "[Circular]"; } })()
+            : c === "j" ? (() => { try { const json = dataJson(a, ${MAX_TEXT_CHARS}); return json !== undefined ? json : String(JSON.stringify(a)); } catch (_) { return "[Circular]"; } })()
             : c === "o" ? inspect(a, false, 4)
             : c === "O" ? inspect(a, false)
             : "";

@@ -13,6 +13,7 @@ import { settle } from "../driver.ts";
 import { MAX_READ_CHARS, pageTitle } from "../isolated-world.ts";
 import { checkFillable, evaluateBounded, navigableUrl, pressCombo, screenshotToFile, withoutErrorPrefix } from "../page-ops.ts";
 import { sizeCheckedOp } from "../page-size.ts";
+import { ownScript } from "../page-abandon.ts";
 import { documentUrl, navigate } from "../sandbox/navigate.ts";
 import { FIND_ARGS, find } from "./find.ts";
 import { cookies, get, GET_ARGS, is, wait, WAIT_ARGS } from "./page-reads.ts";
@@ -169,8 +170,9 @@ export const COMMANDS: readonly Command[] = [
     does: "run JavaScript in the page and print its value",
     async run(ctx, rest) {
       if (!rest.length) usage("eval <javascript>");
-      // Bounded in the page, before the value crosses (a 200 MB string would otherwise reach the server whole).
-      const r = await evaluateBounded(ctx.page, rest.join(" "), MAX_READ_CHARS);
+      // Bounded in the page, before the value crosses (a 200 MB string would otherwise reach the server whole). A
+      // navigation it starts (`location.href = …`) is the script's: stopped with it (interact/page-abandon.ts).
+      const r = await ownScript(ctx.session, () => evaluateBounded(ctx.page, rest.join(" "), MAX_READ_CHARS));
       return { text: typeof r.value === "string" ? r.value : JSON.stringify(r.value), data: r.value };
     },
   },

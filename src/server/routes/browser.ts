@@ -6,9 +6,10 @@
  * limits and pages, and the list shows both kinds (an interact session with its `scrapeId`, the id by which these
  * routes also run code in it, give its record and end it). Each has a live view
  * (`liveViewUrl`, routes/live.ts) unless opened with `streamWebView: false`. crawlbox hands out no `cdpUrl` (`""`): a
- * CDP connection would reach past the egress gate. A session that ended answers 410 (upstream's "Browser session has
- * been destroyed.") while it is remembered, `GET /v2/browser/{id}` gives its record, and its `/replay` a 404 saying
- * that no recording is kept.
+ * CDP connection would reach past the egress gate. Closing a session opened with a profile to save says whether it
+ * was saved (`profileSaved`, beside upstream's fields). A session that ended answers 410 (upstream's "Browser session
+ * has been destroyed.") while it is remembered, `GET /v2/browser/{id}` gives its record, and its `/replay` a 404
+ * saying that no recording is kept.
  */
 import { Elysia } from "elysia";
 import { BrowserCreateSchema, BrowserExecuteSchema, parseBrowserCreateBody, parseBrowserExecuteBody } from "../../api/browser.ts";
@@ -118,7 +119,9 @@ export function browserRoutes(services: Services) {
           const kind = services.interact?.openKind(params.id, who.keyId) ?? "browser";
           const closed = await services.interact?.close(params.id, who.keyId, kind);
           if (!closed) throw gone(params.id, who.keyId);
-          return { success: true, status: "destroyed", sessionDurationMs: closed.durationMs, creditsBilled: closed.runs * INTERACT_CREDITS };
+          // A session with a profile to save says whether it was written (false: given up, the stored one as it was).
+          const profile = closed.profileSaved !== undefined ? { profileSaved: closed.profileSaved } : {};
+          return { success: true, status: "destroyed", sessionDurationMs: closed.durationMs, creditsBilled: closed.runs * INTERACT_CREDITS, ...profile };
         },
         { detail: { tags: ["browser"], summary: "Close a browser session" } },
       );

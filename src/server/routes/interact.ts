@@ -62,6 +62,8 @@ export function interactRoutes(services: Services) {
           // `ttl`, `activityTtl`: the times of the session this request opens (one already open keeps its own).
           ...(req.lifeMs !== undefined ? { lifeMs: req.lifeMs } : {}),
           ...(req.idleMs !== undefined ? { idleMs: req.idleMs } : {}),
+          // A standalone session of the key's to run in when the scrape has none (upstream's `existingSessionId`).
+          ...(req.existingSessionId !== undefined ? { existingSessionId: req.existingSessionId } : {}),
         };
         /** The session's live view, while it is open (a script may have closed it). */
         const live = () => {
@@ -108,7 +110,9 @@ export function interactRoutes(services: Services) {
       async ({ params, who }) => {
         const closed = await interact?.close(params.id, who.keyId);
         if (!closed) throw new NotFoundError("No browser session is open for this scrape.");
-        return { success: true, status: "closed", sessionDurationMs: closed.durationMs, creditsBilled: closed.runs * INTERACT_CREDITS };
+        // An attached standalone session with a profile to save says whether it was written, as DELETE /v2/browser/{id}.
+        const profile = closed.profileSaved !== undefined ? { profileSaved: closed.profileSaved } : {};
+        return { success: true, status: "closed", sessionDurationMs: closed.durationMs, creditsBilled: closed.runs * INTERACT_CREDITS, ...profile };
       },
       { detail: { tags: ["scrape"], summary: "End a scrape's browser session" } },
     );
