@@ -57,5 +57,5 @@ export function contextLeftOutWarning(left: ContextLeftOut, context: number): st
   const text = `The changeTracking diff shows fewer than ${context} lines of context around some changes: ${left.lines} unchanged ${one ? "line" : "lines"} next to them (${left.chars} characters) ${one ? "is" : "are"} left out to keep within its bounds (${BOUNDS}).`;
   const bare = left.bareHunks ?? 0;
   if (bare === 0) return text;
-  return `${text} ${bare} ${bare === 1 ? "hunk has" : "hunks have"} no context line at all, the lines next to ${bare === 1 ? "its changes" : "their changes"} being too long for the diff: GNU patch and git apply --unidiff-zero apply the diff by its line numbers, plain git apply does not.`;
+  return `${text} ${bare} ${bare === 1 ? "hunk has" : "hunks have"} no context line at all, the lines next to ${bare === 1 ? "its changes" : "their changes"} being too long for the diff: GNU patch and git apply --unidiff-zero apply the diff by its line numbers, plain git apply refuses them or, for added lines, puts them at the page's end.`;
 }

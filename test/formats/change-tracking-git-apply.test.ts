@@ -133,7 +133,7 @@ describe("at the real bounds", () => {
     expect(applyPlain(previous, d.text).git).toBeNull();
     const warning = contextLeftOutWarning(d.contextLeftOut!, 3);
     expect(warning).toContain("1 hunk has no context line at all");
-    expect(warning).toContain("GNU patch and git apply --unidiff-zero apply the diff by its line numbers, plain git apply does not.");
+    expect(warning).toContain("GNU patch and git apply --unidiff-zero apply the diff by its line numbers, plain git apply refuses them or, for added lines, puts them at the page's end.");
   });
 
   test("a line changed above a line of a megabyte (the reviewer's old → new before 1 MB): shown without context, not cut to nothing", () => {

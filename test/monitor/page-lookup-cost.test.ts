@@ -43,7 +43,7 @@ describe(`a check of ${PAGES} pages`, () => {
     expect(indexes).toContain("monitor_pages_check_url");
   });
 
-  test("each page's previous scrape, both look-ups, for all its pages in under 1.5 s (5.3 s over the (check_id, seq) index)", () => {
+  test("each page's previous scrape, both look-ups, for all its pages in under 3 s (5.3 s over the (check_id, seq) index on an idle machine)", () => {
     const started = performance.now();
     let right = 0;
     for (let p = 0; p < PAGES; p++) {
@@ -54,7 +54,7 @@ describe(`a check of ${PAGES} pages`, () => {
     }
     const ms = performance.now() - started;
     expect(right).toBe(PAGES);
-    // ≈ 0.2 s here; the walk over (check_id, seq) took 5.3 s on the same machine.
-    expect(ms).toBeLessThan(1_500);
+    // ≈ 0.3 s idle and up to 2.2 s with both cores busy; the walk over (check_id, seq) took 5.3 s idle.
+    expect(ms).toBeLessThan(3_000);
   });
 });
