@@ -337,6 +337,24 @@ describe("DOC lists", () => {
     expect(markdown(doc)).toBe("- Prepare\n  1. Wash\n  2. Cut\n- Cook\n\n1. Mix\n2. Bake\n\n1) Chop\n2) Fry\n");
   });
 
+  test("letters and roman numerals (nfc 4, 2, 1) are each item's label, and the HTML list's type", () => {
+    const doc: Doc = {
+      paras: [
+        { runs: ["Definitions"], ilfo: 1 },
+        { runs: ["Scope"], ilfo: 1, ilvl: 1 },
+        { runs: ["Terms"], ilfo: 1, ilvl: 1 },
+        { runs: ["Fees"], ilfo: 1 },
+        { runs: ["Third part"], ilfo: 2 },
+      ],
+      lists: [
+        { lsid: 1, levels: [{ nfc: 4, text: "\x00." }, { nfc: 2, text: "\x01." }] },
+        { lsid: 2, levels: [{ start: 3, nfc: 1, text: "\x00." }] },
+      ],
+    };
+    expect(markdown(doc)).toBe("- a. Definitions\n  - i. Scope\n  - ii. Terms\n- b. Fees\n\n* III. Third part\n");
+    expect(convertOffice("doc", buildDoc(doc)).html).toContain('<ol type="a"><li>Definitions<ol type="i"><li>Scope</li><li>Terms</li></ol></li><li>Fees</li></ol>\n<ol start="3" type="I"><li>Third part</li></ol>');
+  });
+
   test("a numbered heading's number is written before it, as an RTF's list text is", () => {
     const doc: Doc = {
       paras: [{ runs: ["Scope"], istd: 1, ilfo: 1 }, { runs: ["Text."] }, { runs: ["Details"], istd: 2, ilfo: 1, ilvl: 1 }, { runs: ["Next"], istd: 1, ilfo: 1 }],

@@ -88,8 +88,9 @@ describe("list numbering (numbering.xml)", () => {
     );
   });
 
-  test("letters are a numbered list; numId 0 and an unnumbered level are no list item; a list style's numbering counts", () => {
-    expect(md(item("option a", 8) + item("option b", 8))).toBe("1. option a\n2. option b\n");
+  test("letters are a lettered list; numId 0 and an unnumbered level are no list item; a list style's numbering counts", () => {
+    expect(md(item("option a", 8) + item("option b", 8))).toBe("- a. option a\n- b. option b\n");
+    expect(html(item("option a", 8) + item("option b", 8))).toContain('<ol type="a"><li>option a</li><li>option b</li></ol>');
     expect(md(item("plain", 0))).toBe("plain\n");
     expect(md(item("Clause", 9) + item("Its second paragraph.", 9, 1) + item("Next clause", 9))).toBe("1. Clause\n\nIts second paragraph.\n\n2. Next clause\n");
     expect(md(styled("Styled one", "ListNumber") + styled("Styled two", "ListNumber"))).toBe("1. Styled one\n2. Styled two\n");

@@ -167,7 +167,7 @@ describe("RTF tables", () => {
 describe("RTF lists", () => {
   test("LibreOffice's lists (\\ls, \\ilvl, a {\\listtext} marker): bullets and numbers, nested, as markdown lists", () => {
     expect(convertOffice("rtf", fixture("garden-lists.rtf")).markdown).toBe(
-      ["Pack these:", "", "- Seeds", "  - Tomato", "- Trowel", "", "Then:", "", "1. Dig", "   1. Ten centimetres", "2. Sow", "", "Done.", ""].join("\n"),
+      ["Pack these:", "", "- Seeds", "  - Tomato", "- Trowel", "", "Then:", "", "1. Dig", "   - a. Ten centimetres", "2. Sow", "", "Done.", ""].join("\n"),
     );
   });
 
@@ -176,7 +176,7 @@ describe("RTF lists", () => {
     expect(markdown(word)).toBe("- One\n- Two\n\nAfter\n");
     const legacy = String.raw`{\rtf1{\pntext\f0 1.\tab}{\*\pn\pnlvlbody\pndec\pnstart1}First\par{\pntext\f0 2.\tab}Second\par\pard Plain\par}`;
     expect(markdown(legacy)).toBe("1. First\n2. Second\n\nPlain\n");
-    expect(markdown(String.raw`{\rtf1{\listtext iv)\tab}\ls3 Roman`)).toBe("1. Roman\n");
+    expect(markdown(String.raw`{\rtf1{\listtext iv)\tab}\ls3 Roman`)).toBe("- iv. Roman\n");
   });
 
   test("a numbered heading keeps its number as text; a bulleted paragraph in a cell keeps its bullet", () => {

@@ -73,6 +73,13 @@ export interface Inline extends Marks {
 }
 
 /**
+ * How a numbered item's number is shown when not in digits, as HTML's `<ol type>` says it: lower-case letters
+ * (`a.`), upper-case letters (`A.`), lower-case roman numerals (`i.`), upper-case ones (`I.`). A document's clauses
+ * and sub-steps are lettered so, and their text refers to them by those labels ("see (b) above").
+ */
+export type ListNumberFormat = "a" | "A" | "i" | "I";
+
+/**
  * One item of a list block. `ordered` overrides the list's own kind at this item's level (a numbered sub-list
  * under bullets, or bullets under numbers); without it the top level follows the list and deeper levels are
  * bullets. `number` is the item's own number when the document says it (a list that starts at 5, a count that
@@ -83,6 +90,16 @@ export interface ListItem {
   content: Inline[];
   ordered?: boolean;
   number?: number;
+  /** For a numbered item, its number's letters or roman numerals (see {@link ListNumberFormat}); digits without it. */
+  format?: ListNumberFormat;
+  /**
+   * Letters past z repeat one letter (aa, bb, cc: Word's `lowerLetter`/`upperLetter`, ODT's `style:num-letter-sync`),
+   * rather than count on as a browser's `<ol type="a">` does (aa, ab). The markdown's label follows the document's
+   * rule (its text refers to item 28 as "bb"); the HTML's `<ol type>` is counted by the browser whatever it says.
+   */
+  letterSync?: boolean;
+  /** The item's label as the document writes it, where the reader has it as text (an RTF's `{\listtext}` letters). */
+  label?: string;
 }
 
 /** A block of the converted document. */

@@ -2,7 +2,8 @@
  * @module documents/layout/render-html
  * Blocks → HTML, from the same blocks as the markdown (render.ts), so the `markdown` and `html` formats of a document
  * agree: marks as `<strong>`/`<em>`/`<s>`/`<code>`, consecutive inlines with one target as one link, lists as
- * `<ol>`/`<ul>` by their items' kinds with `start` and `value` where the numbers do not count on by one.
+ * `<ol>`/`<ul>` by their items' kinds with `start` and `value` where the numbers do not count on by one and `type`
+ * where they are letters or roman numerals.
  */
 import { listDepths, listNumbers } from "./list-numbers.ts";
 import type { Block, Inline } from "./model.ts";
@@ -49,28 +50,31 @@ function inlineHtml(content: Inline[], seen: Set<string>): string {
 
 /**
  * HTML of a list: `<ol>` or `<ul>` at each level by the items' kinds, `start` and `value` where the numbers do not
- * count on by one. The tags stay balanced however the depths go (see {@link listDepths}).
+ * count on by one, `type` where they are letters or roman numerals (`<ol type="a">`; a change of type at a level
+ * starts a list of the new type there). The tags stay balanced however the depths go (see {@link listDepths}).
  */
 function listHtml(block: Extract<Block, { kind: "list" }>, inline: (content: Inline[]) => string): string {
   const depths = listDepths(block.items);
   const kinds = listNumbers(block.items, depths, block.ordered);
-  /** The open list at each level: its tag and the number its next item would get by counting. */
-  const open: { tag: string; next: number }[] = [];
+  /** The open list at each level: its tag, its `type` and the number its next item would get by counting. */
+  const open: { tag: string; type: string; next: number }[] = [];
   let html = "";
   block.items.forEach((it, i) => {
     const depth = depths[i]!;
-    const { ordered, number } = kinds[i]!;
+    const { ordered, number, format } = kinds[i]!;
     const tag = ordered ? "ol" : "ul";
+    const type = format ?? "";
     while (open.length > depth + 1) html += `</li></${open.pop()!.tag}>`;
-    let list: { tag: string; next: number } | undefined = open[depth];
-    if (list && list.tag !== tag) {
+    let list: { tag: string; type: string; next: number } | undefined = open[depth];
+    if (list && (list.tag !== tag || list.type !== type)) {
       html += `</li></${list.tag}>`;
       open.pop();
       list = undefined;
     } else if (list) html += "</li>";
     if (!list) {
-      html += ordered && number !== 1 ? `<ol start="${number}">` : `<${tag}>`;
-      open.push((list = { tag, next: number }));
+      const start = ordered && number !== 1 ? ` start="${number}"` : "";
+      html += `<${tag}${start}${type ? ` type="${type}"` : ""}>`;
+      open.push((list = { tag, type, next: number }));
     }
     html += ordered && number !== list.next ? `<li value="${number}">` : "<li>";
     list.next = number + 1;

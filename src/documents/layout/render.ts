@@ -1,10 +1,12 @@
 /**
  * @module documents/layout/render
  * Blocks → markdown (GFM tables, GitHub footnotes), from the same blocks as the HTML (render-html.ts) so the
- * `markdown` and `html` formats of a document agree.
+ * `markdown` and `html` formats of a document agree. Marks are written by inline-marks.ts, which checks that
+ * CommonMark reads them back as meant.
  */
 import { codeSpan, escapeClosingHashes } from "../../pipeline/markdown/escape.ts";
-import { itemOrdered, listDepths, listNumbers } from "./list-numbers.ts";
+import { marksMarkdown } from "./inline-marks.ts";
+import { itemOrdered, listDepths, listLabel, listNumbers } from "./list-numbers.ts";
 import type { Block, Inline, ListItem } from "./model.ts";
 import { blocksHtml, BODY_END } from "./render-html.ts";
 
@@ -22,12 +24,13 @@ const ORDERED_MARKER = /^(\d{1,9})([.)])(?=[ \t]|$)/gm;
 
 /**
  * `text` with what markdown would read as inline syntax escaped: marks, entities, tags, and a run of `~` touching
- * text (GFM's strikethrough: `~~tilde~~` was struck through; a `~~~` between spaces can open or close nothing).
+ * text or the run's edge (GFM's strikethrough: `~~tilde~~` was struck through; a `~~~` between spaces can open or
+ * close nothing, but what follows a run is another run's, a tag or a delimiter: `a ~` then `b` then `~ c` struck b).
  */
 function escapeMarkdown(text: string): string {
   return text
     .replace(/([\\`*_[\]])/g, "\\$1")
-    .replace(/~+/g, (run, at: number, all: string) => (/\S/.test(all[at - 1] ?? " ") || /\S/.test(all[at + run.length] ?? " ") ? run.replace(/~/g, "\\~") : run))
+    .replace(/~+/g, (run, at: number, all: string) => (/\S/.test(all[at - 1] ?? "x") || /\S/.test(all[at + run.length] ?? "x") ? run.replace(/~/g, "\\~") : run))
     .replace(/&(?=#?[A-Za-z0-9]+;)/g, "\\&")
     .replace(/<(?=[A-Za-z/!?])/g, "\\<");
 }
@@ -45,77 +48,34 @@ function linkTarget(href: string): string {
   return href.replace(/[()\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
 }
 
-/** The marks written as delimiters, outermost first, so that a run nested in another closes inside it. */
-const MARK_DELIMITERS = [
-  ["bold", "**"],
-  ["italic", "*"],
-  ["strike", "~~"],
-] as const;
+/** Whether `a` and `b` are code with the same marks and link: one code span (see {@link joinedCode}). */
+function sameCode(a: Inline, b: Inline): boolean {
+  return !!a.code && !!b.code && a.note === undefined && b.note === undefined && !a.lineBreak && !b.lineBreak && !a.bold === !b.bold && !a.italic === !b.italic && !a.strike === !b.strike && a.href === b.href;
+}
 
 /**
- * Markdown of `content`'s inlines from `from` to `to` (exclusive), marks from `level` of {@link MARK_DELIMITERS}
- * on: each maximal run carrying the mark is wrapped once (runs a document split mid-word stay one `**bold**`), with
- * its outer blanks moved outside the delimiters, where CommonMark needs them to read emphasis at all.
+ * `content` with consecutive code inlines of the same marks and link joined: two code spans side by side share their
+ * backticks (`` `<` `` then `` `[` `` is `` `<``[` ``, one span showing the backticks), so a code word a document
+ * split into runs is written as one span.
  */
-function markedRuns(pieces: string[], content: Inline[], from: number, to: number, level: number): string {
-  if (level === MARK_DELIMITERS.length) return pieces.slice(from, to).join("");
-  const [mark, delimiter] = MARK_DELIMITERS[level]!;
-  let out = "";
-  for (let i = from; i < to; ) {
-    const on = content[i]![mark] === true && content[i]!.note === undefined;
+function joinedCode(content: Inline[]): Inline[] {
+  if (!content.some((c, i) => i > 0 && sameCode(content[i - 1]!, c))) return content;
+  const out: Inline[] = [];
+  for (let i = 0; i < content.length; ) {
     let j = i + 1;
-    while (j < to && (content[j]![mark] === true && content[j]!.note === undefined) === on) j++;
-    const inner = markedRuns(pieces, content, i, j, level + 1);
-    out += on ? delimited(inner, delimiter) : inner;
+    while (j < content.length && sameCode(content[j - 1]!, content[j]!)) j++;
+    out.push(j === i + 1 ? content[i]! : { ...content[i]!, text: content.slice(i, j).map((c) => c.text).join("") });
     i = j;
   }
   return out;
-}
-
-/** Punctuation as CommonMark's flanking rules read it (ASCII and Unicode punctuation and symbols). */
-const PUNCTUATION = /^[\p{P}\p{S}]$/u;
-/** Characters at a marked run's edge that are markdown syntax of this renderer (nested delimiters, code spans). */
-const SYNTAX_EDGE = new Set(["*", "~", "`", "_", "[", "]", "\\"]);
-const isBlank = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v" || /^\s$/.test(c);
-
-/**
- * `inner` wrapped in `delimiter`, with what CommonMark needs outside the delimiters moved out: blanks (`** bold**`
- * is no emphasis) and punctuation at the edges, whole escapes included (`**Note:**text`, `word**(1)**`,
- * `**注意：**文字` printed their asterisks: a delimiter between punctuation and a letter cannot open or close). A run
- * of blanks and punctuation only is not marked. Linear: the edges are found by index, not by a regex that
- * backtracked over every blank (a bold run of 300,000 spaces took 42 s).
- */
-function delimited(inner: string, delimiter: string): string {
-  let start = 0;
-  let end = inner.length;
-  for (;;) {
-    if (start < end && isBlank(inner[start]!)) start++;
-    else if (start + 1 < end && inner[start] === "\\" && PUNCTUATION.test(inner[start + 1]!)) start += 2;
-    else if (start < end && PUNCTUATION.test(inner[start]!) && !SYNTAX_EDGE.has(inner[start]!)) start++;
-    else break;
-  }
-  for (;;) {
-    if (end > start && isBlank(inner[end - 1]!)) end--;
-    else if (end - 1 > start && PUNCTUATION.test(inner[end - 1]!) && escapedAt(inner, end - 1, start)) end -= 2;
-    else if (end > start && PUNCTUATION.test(inner[end - 1]!) && !SYNTAX_EDGE.has(inner[end - 1]!)) end--;
-    else break;
-  }
-  if (start >= end) return inner;
-  return `${inner.slice(0, start)}${delimiter}${inner.slice(start, end)}${delimiter}${inner.slice(end)}`;
-}
-
-/** Whether the character at `at` is escaped: an odd number of backslashes before it, back to `from`. */
-function escapedAt(text: string, at: number, from: number): boolean {
-  let n = 0;
-  for (let i = at - 1; i >= from && text[i] === "\\"; i--) n++;
-  return n % 2 === 1;
 }
 
 /**
  * Markdown of inline content: text with its syntax escaped, links, note references, code spans and marks. A hard
  * line break is `lineBreak` (`\` and a new line in a paragraph; a space where one line is all there is).
  */
-function inlineText(content: Inline[], lineBreak = "\\\n"): string {
+function inlineText(inlines: Inline[], lineBreak = "\\\n"): string {
+  const content = joinedCode(inlines);
   const pieces = content.map((c, i) => {
     if (c.note !== undefined) return `[^${c.note}]`;
     if (c.lineBreak) return lineBreak;
@@ -126,13 +86,30 @@ function inlineText(content: Inline[], lineBreak = "\\\n"): string {
   // Consecutive inlines with one target are one link, their marks inside it: a link whose runs differ in marks
   // (`exam` + bold `ple`) was two links side by side.
   const target = (c: Inline) => (c.note === undefined && !c.lineBreak ? c.href : undefined);
+  // A `!` right before the `[` of a link or a note reference made it an image (`Wow![site](…)` showed no "Wow!" link
+  // but a picture): escaped. Found walking back, past empty runs.
+  let bracketNext = false;
+  for (let i = content.length - 1; i >= 0; i--) {
+    const c = content[i]!;
+    if (bracketNext && !c.code && c.note === undefined && pieces[i]!.endsWith("!")) pieces[i] = `${pieces[i]!.slice(0, -1)}\\!`;
+    const href = target(c);
+    if (c.note !== undefined || (href !== undefined && (i === 0 || target(content[i - 1]!) !== href))) bracketNext = true;
+    else if (pieces[i] !== "" || href !== undefined) bracketNext = false;
+  }
   let out = "";
+  /** The last two characters of `out` (slicing `out` itself for them copied it at every link: quadratic). */
+  let tail = "";
   for (let i = 0; i < content.length; ) {
     const href = target(content[i]!);
     let j = i + 1;
     while (j < content.length && target(content[j]!) === href) j++;
-    const inner = markedRuns(pieces, content, i, j, 0);
-    out += href ? `[${inner}](${linkTarget(href)})` : inner;
+    // A link's text is read between its brackets; text outside links up to the next link's `[`.
+    const before = href ? "[" : tail;
+    const after = href ? "]" : j < content.length ? "[" : "";
+    const inner = marksMarkdown(pieces, content, i, j, before, after);
+    const written = href ? `[${inner}](${linkTarget(href)})` : inner;
+    out += written;
+    tail = written.length >= 2 ? written.slice(-2) : (tail + written).slice(-2);
     i = j;
   }
   return out;
@@ -166,7 +143,12 @@ function headingMarkdown(content: Inline[]): string {
  * Markdown of a list. An item is indented to its parent's content column (the width of the parent's marker and
  * its space: 3 under `1. `, 4 under `10. `, 2 under `- `), the column CommonMark reads nesting from. A fixed 2 spaces
  * under `1. ` started a new list: the numbering restarted. `alternate` writes the other delimiters (`1)`, `*`): a
- * list right after another of its kind would otherwise join it, blank line or not.
+ * list right after another of its kind would otherwise join it, blank line or not. An item numbered in letters or
+ * roman numerals is a bullet whose text starts with its label (`- b. Terms`, `- iv. Fees`): markdown numbers only in
+ * digits, and `2.` in place of the document's `b.` would misname the item its text refers to. The label is the
+ * document's own where the reader has it, else its number in the format, by the document's rule for letters past z
+ * ({@link listLabel}); one that falls back to digits has its dot escaped (`- 0\. Zero`: `- 0. Zero` was a list in
+ * the bullet).
  */
 function listMarkdown(ordered: boolean, items: ListItem[], alternate: boolean): string {
   const depths = listDepths(items);
@@ -177,13 +159,26 @@ function listMarkdown(ordered: boolean, items: ListItem[], alternate: boolean): 
     .map((it, i) => {
       const depth = depths[i]!;
       const indent = depth === 0 ? 0 : columns[depth - 1]!;
-      const { ordered: numbered, number } = kinds[i]!;
+      const { ordered: numbered, number, format } = kinds[i]!;
       const top = alternate && depth === 0;
-      const marker = numbered ? `${number}${top ? ")" : "."}` : top ? "*" : "-";
+      const marker = numbered && !format ? `${number}${top ? ")" : "."}` : top ? "*" : "-";
       columns[depth] = indent + marker.length + 1;
-      return `${" ".repeat(indent)}${marker} ${inlineMarkdown(it.content, false, true)}`;
+      const label = format ? itemLabel(it.label ?? listLabel(number, format, it.letterSync)) : "";
+      return `${" ".repeat(indent)}${marker} ${label}${inlineMarkdown(it.content, false, true)}`;
     })
     .join("\n");
+}
+
+/** A lettered item's label and its `. `, the dot escaped where the label is digits, which would read as a list marker. */
+function itemLabel(label: string): string {
+  return /^\d+$/.test(label) ? `${label}\\. ` : `${escapeMarkdown(label)}. `;
+}
+
+/** Whether a list block's first item is written with a digit marker (`1.`), not a bullet (`-`, a lettered item's too). */
+function digitMarker(block: Block | undefined): boolean | undefined {
+  if (block?.kind !== "list" || !block.items[0]) return undefined;
+  const first = block.items[0];
+  return itemOrdered(first, 0, block.ordered) && !first.format;
 }
 
 /** Markdown of `blocks`. */
@@ -204,8 +199,7 @@ export function blocksToMarkdown(blocks: Block[]): string {
         break;
       case "list": {
         const before = blocks[i - 1];
-        const top = (b: Block | undefined) => (b?.kind === "list" && b.items[0] ? itemOrdered(b.items[0], 0, b.ordered) : undefined);
-        alternate = before?.kind === "list" && top(before) === top(block) ? !alternate : false;
+        alternate = before?.kind === "list" && digitMarker(before) === digitMarker(block) ? !alternate : false;
         out.push(listMarkdown(block.ordered, block.items, alternate));
         break;
       }

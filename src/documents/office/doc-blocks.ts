@@ -125,7 +125,10 @@ export class DocBlocks {
   private listItem(p: ParagraphProps, content: Inline[], number: number | undefined): void {
     const ordered = this.lists.numbered(p.ilfo, p.ilvl);
     const depth = Math.min(p.ilvl, MAX_LIST_DEPTH);
-    const item: ListItem = { depth, content, ordered, ...(ordered && number !== undefined ? { number } : {}) };
+    const format = ordered ? this.lists.format(p.ilfo, p.ilvl) : undefined;
+    // Word's letters past z repeat one letter (aa, bb), as a DOCX's do.
+    const letterSync = format === "a" || format === "A";
+    const item: ListItem = { depth, content, ordered, ...(ordered && number !== undefined ? { number } : {}), ...(format ? { format } : {}), ...(letterSync ? { letterSync } : {}) };
     const list = this.list;
     const last = this.blocks[this.blocks.length - 1];
     if (list && last === list.block && (depth > 0 || (list.ilfo === p.ilfo && list.block.ordered === ordered))) list.block.items.push(item);

@@ -12,6 +12,7 @@
  * count and size is the file's word, checked against the bytes it points into; what cannot be read leaves the
  * list's items unnumbered bullets rather than failing the document.
  */
+import type { ListNumberFormat } from "../layout/model.ts";
 import type { Fib } from "./doc-text.ts";
 
 /** FibRgFcLcb97 indexes of the list tables (fcPlfLst, fcPlfLfo). */
@@ -39,6 +40,17 @@ export const MAX_LABEL_CHARS = 32;
 /** Number formats (MS-DOC 2.9.158 nfc) that are not numbers: a bullet, none. */
 const NFC_BULLET = 23;
 const NFC_NONE = 255;
+
+/**
+ * The number formats (nfc) in roman numerals and letters, as the renderer shows them: 1 upper and 2 lower roman, 3
+ * upper and 4 lower letters. RTF's `\levelnfc` uses the same codes (rtf-lists.ts).
+ */
+export const NFC_FORMATS: ReadonlyMap<number, ListNumberFormat> = new Map([
+  [1, "I"],
+  [2, "i"],
+  [3, "A"],
+  [4, "a"],
+]);
 
 /** How a level numbers its items. */
 interface Level {
@@ -148,6 +160,12 @@ export class DocLists {
   numbered(ilfo: number, ilvl: number): boolean {
     const level = this.level(ilfo, ilvl);
     return level !== undefined && level.nfc !== NFC_BULLET && level.nfc !== NFC_NONE;
+  }
+
+  /** How level `ilvl` of list override `ilfo` shows its numbers when not in digits (letters, roman numerals). */
+  format(ilfo: number, ilvl: number): ListNumberFormat | undefined {
+    const level = this.level(ilfo, ilvl);
+    return level ? NFC_FORMATS.get(level.nfc) : undefined;
   }
 
   /**

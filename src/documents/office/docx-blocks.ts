@@ -228,6 +228,8 @@ export class DocxBody {
     if (num) {
       item.ordered = num.ordered;
       if (num.ordered) item.number = num.number;
+      if (num.format) item.format = num.format;
+      if (num.letterSync) item.letterSync = true;
     }
     const open = this.open;
     if (open && this.blocks[this.blocks.length - 1] === open.block && !(ilvl <= open.ilvl && (list !== open.list || num?.restarted))) {

@@ -128,10 +128,14 @@ class HtmlBlocks {
     const block = into ?? { kind: "list", ordered, items: [] };
     if (!into) this.blocks.push(block);
     let number = intAttr(el.getAttribute("start"), -1e9, 1e9, 1);
+    // `<ol type="a">`: letters or roman numerals, kept as the document's own HTML says them.
+    const type = el.getAttribute("type");
+    const format = ordered && (type === "a" || type === "A" || type === "i" || type === "I") ? type : undefined;
     const item = (content: Inline[]) => {
       if (!content.length) return;
       const out: ListItem = { depth: Math.min(depth, MAX_LIST_DEPTH), content, ordered };
       if (ordered) out.number = number++;
+      if (format) out.format = format;
       block.items.push(out);
     };
     for (let li = el.firstElementChild; li && !this.budget.cut; li = li.nextElementSibling) {

@@ -8,6 +8,7 @@
  * heading between its items. An instance that overrides a level's start (`w:lvlOverride/w:startOverride`, Word's
  * "Restart numbering" and "Set numbering value") restarts that level where it is first used.
  */
+import type { ListNumberFormat } from "../layout/model.ts";
 import { MAX_LABEL_CHARS } from "./doc-lists.ts";
 import type { DocxStyles } from "./docx-styles.ts";
 import { child, children, intAttr, MAX_LIST_DEPTH, type XmlElement } from "./xml.ts";
@@ -35,6 +36,10 @@ export interface ListNumber {
   ordered: boolean;
   /** Its number at its level. */
   number: number;
+  /** Its level's letters or roman numerals (`w:numFmt` lowerLetter, upperLetter, lowerRoman, upperRoman); digits without. */
+  format?: ListNumberFormat;
+  /** Letters past z repeat one letter, as Word writes them (item 28 is "bb"): set for the letter formats. */
+  letterSync?: boolean;
   /** The list it belongs to: the abstract definition whose count it goes on. */
   list: string;
   /** Whether it starts its level again (a start override used for the first time). */
@@ -62,6 +67,14 @@ const MAX_LEVEL_TEXT_CHARS = 64;
 const MAX_LINKS = 5;
 
 const BULLET = new Set(["bullet", "none"]);
+
+/** The `w:numFmt` values numbered in letters or roman numerals, as the renderer shows them. */
+const FORMATS = new Map<string, ListNumberFormat>([
+  ["lowerLetter", "a"],
+  ["upperLetter", "A"],
+  ["lowerRoman", "i"],
+  ["upperRoman", "I"],
+]);
 
 function readLevel(lvl: XmlElement, base?: Level): Level {
   const val = (name: string) => child(lvl, name)?.getAttribute("w:val") ?? undefined;
@@ -165,7 +178,9 @@ export class DocxNumbering {
     const ordered = level !== undefined && !BULLET.has(level.format);
     const label = ordered && withLabel ? formatLabel(level.text, inst.levels, counts) : "";
     const shown = level?.format !== "none" || formatLabel(level.text, inst.levels, counts).trim() !== "";
-    return { ordered, number, list: inst.abstractId, restarted, label, shown };
+    const format = ordered ? FORMATS.get(level?.format ?? "") : undefined;
+    const letterSync = format === "a" || format === "A";
+    return { ordered, number, ...(format ? { format } : {}), ...(letterSync ? { letterSync } : {}), list: inst.abstractId, restarted, label, shown };
   }
 }
 

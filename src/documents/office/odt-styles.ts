@@ -9,7 +9,7 @@
  * `content.xml`'s automatic styles and `styles.xml`'s common ones, a style's missing properties from its parents
  * (`style:parent-style-name`), each resolved once.
  */
-import type { Marks } from "../layout/model.ts";
+import type { ListNumberFormat, Marks } from "../layout/model.ts";
 import { nameStyle } from "../pdf/glyphs.ts";
 import { child, children, intAttr, XmlElement } from "./xml.ts";
 
@@ -41,11 +41,18 @@ export interface ParagraphStyle {
 /** The part a paragraph style plays in the markdown: a level-1 heading, a `>` quotation, a line of a code block. */
 export type ParagraphRole = "title" | "quote" | "code";
 
-/** One level of a list style: whether its items are numbered, and the number its first item gets. */
+/** One level of a list style: whether its items are numbered, the number its first item gets, and how it is shown. */
 export interface ListLevel {
   ordered: boolean;
   start: number;
+  /** Letters or roman numerals (`style:num-format` a, A, i, I); digits without. */
+  format?: ListNumberFormat;
+  /** Letters past z repeat one letter (aa, bb; `style:num-letter-sync="true"`), not count on (aa, ab, LibreOffice's default). */
+  letterSync?: boolean;
 }
+
+/** The `style:num-format` values numbered in letters or roman numerals, as the renderer shows them. */
+const FORMATS: ReadonlySet<string> = new Set(["a", "A", "i", "I"]);
 
 /**
  * Paragraph styles by their (lower-case) display names: LibreOffice's own (Title, Quotations, Preformatted Text) and
@@ -253,8 +260,13 @@ export class OdtStyles {
         if (!l.tagName.startsWith("text:list-level-style-")) continue;
         const at = intAttr(l.getAttribute("text:level"), 1, MAX_LIST_LEVEL, 1);
         if (levels[at]) continue;
-        const numbered = l.tagName === "text:list-level-style-number" && l.getAttribute("style:num-format") !== "";
-        levels[at] = numbered ? { ordered: true, start: intAttr(l.getAttribute("text:start-value"), 0, MAX_LIST_NUMBER, 1) } : UNNUMBERED;
+        const format = l.getAttribute("style:num-format");
+        const numbered = l.tagName === "text:list-level-style-number" && format !== "";
+        const start = intAttr(l.getAttribute("text:start-value"), 0, MAX_LIST_NUMBER, 1);
+        // ODF 1.2 §20.323 names it `style:num-letter-sync`; the `text:` spelling is read too.
+        const sync = (l.getAttribute("style:num-letter-sync") ?? l.getAttribute("text:num-letter-sync")) === "true";
+        const lettered = format === "a" || format === "A";
+        levels[at] = numbered ? { ordered: true, start, ...(format !== null && FORMATS.has(format) ? { format: format as ListNumberFormat } : {}), ...(lettered && sync ? { letterSync: true } : {}) } : UNNUMBERED;
       }
       this.levels.set(name, levels);
     }

@@ -4,8 +4,8 @@
  * a level-1 heading), paragraphs with their runs' marks, quotations and code blocks from paragraph styles
  * (odt-styles.ts), bulleted and numbered lists as their list styles number them (odt-lists.ts), tables (merged
  * cells kept in their columns), web links, text boxes' paragraphs after the paragraph they are anchored in, and
- * footnotes and endnotes as a DOCX's are (note-labels.ts). A table of contents is left out: it repeats the headings
- * with page numbers, which markdown has no use for.
+ * footnotes and endnotes as a DOCX's are (note-labels.ts). A table of contents is kept as its paragraphs, as a
+ * DOCX's, DOC's and RTF's are: it was left out before, so the four formats of one document disagreed.
  */
 import { unzipParts } from "./unzip.ts";
 import { DocumentCorruptError } from "../errors.ts";
@@ -17,6 +17,17 @@ import { MAX_LIST_NUMBER, OdtStyles } from "./odt-styles.ts";
 import { SpanPadding } from "./span-padding.ts";
 import { TextBudget } from "./text-budget.ts";
 import { checkDepth, children, descendants, intAttr, MAX_LIST_DEPTH, parseXml, type XmlElement } from "./xml.ts";
+
+/** The indexes of a text (ODF 1.2 §8): a table of contents, an alphabetical index, a list of figures… */
+const INDEXES: ReadonlySet<string> = new Set([
+  "text:table-of-content",
+  "text:alphabetical-index",
+  "text:illustration-index",
+  "text:table-index",
+  "text:object-index",
+  "text:user-index",
+  "text:bibliography",
+]);
 
 /** Row groups a table's rows may sit in (ODF 1.2 §9.1). */
 const ROW_GROUPS = new Set(["table:table-header-rows", "table:table-rows", "table:table-row-group"]);
@@ -79,13 +90,18 @@ class OdtBody {
     }
   }
 
-  /** The blocks of one element; a table of contents (and any other index) is left out. */
+  /**
+   * The blocks of one element. A table of contents (or any other index) is its generated text, `text:index-body`:
+   * its title's paragraphs and its entries (`Intro 1`, the heading and its page), as a DOCX's, DOC's and RTF's are;
+   * its template (`text:table-of-content-source`) is not text.
+   */
   private element(el: XmlElement, nesting: number): void {
     if (el.tagName === "text:h") this.heading(el, intAttr(el.getAttribute("text:outline-level"), 1, 6, 1), nesting);
     else if (el.tagName === "text:p") this.paragraph(el, nesting);
     else if (el.tagName === "text:list") this.list(el, nesting + 1);
     else if (el.tagName === "table:table") this.table(el, nesting + 1);
-    else if (el.tagName === "text:section" || holdsParagraphs(el)) this.visit(el, nesting + 1);
+    else if (INDEXES.has(el.tagName)) for (const body of children(el, "text:index-body")) this.visit(body, nesting + 1);
+    else if (el.tagName === "text:section" || el.tagName === "text:index-title" || holdsParagraphs(el)) this.visit(el, nesting + 1);
   }
 
   /** The paragraphs of the text boxes and shapes a paragraph holds, after it. */
@@ -167,7 +183,7 @@ class OdtBody {
           const start = item.getAttribute("text:start-value");
           const number = this.lists.next(list, at, start === null ? undefined : intAttr(start, 0, MAX_LIST_NUMBER, 1), level.start);
           counted = true;
-          if (c.tagName === "text:p") entry = { depth: at, content: [], ordered: level.ordered, number };
+          if (c.tagName === "text:p") entry = { depth: at, content: [], ordered: level.ordered, number, ...(level.format ? { format: level.format } : {}), ...(level.letterSync ? { letterSync: true } : {}) };
         }
         if (!entry) this.element(c, nesting + 1);
         else if (paragraph) {

@@ -2,8 +2,8 @@
  * @module documents/office/rtf-paragraph-state
  * The properties of the RTF paragraph being read that shape its block: whether it is in a table (`\intbl`, or
  * `\itapN` with N ≥ 1: Word's nesting level), a list item (`\lsN`, its depth `\ilvlN`, its marker the text of its
- * `{\listtext}` group), and its heading level, so an RTF's tables, lists and headings come out as a DOCX's, DOC's
- * and ODT's do. A heading is said two ways, and writers use either or both:
+ * `{\listtext}` group; numbered by rtf-lists.ts), and its heading level, so an RTF's tables, lists and headings
+ * come out as a DOCX's, DOC's and ODT's do. A heading is said two ways, and writers use either or both:
  * - `\outlinelevelN` among a paragraph's properties (N 0–8 for headings 1–9; 9 is body text): Word, LibreOffice
  *   and pandoc write it;
  * - `\sN`, the paragraph's style, whose definition in the `{\stylesheet}` has an `\outlinelevelN` or is named
@@ -12,7 +12,8 @@
  * A style's name also makes its paragraphs a quotation or a line of code, and a character style (`{\*\csN …}`) its
  * text code (rtf-style-names.ts); a character style set in a monospace font is code too (rtf-fonts.ts). A list
  * item's number is the one its `{\listtext}` marker shows (`5.`: a list that starts at 5, or counts on after a
- * paragraph between its items), which is what the writer computed from its list table.
+ * paragraph between its items), which is what the writer computed from its list table, or without a marker the one
+ * the list table gives (rtf-lists.ts).
  *
  * Paragraph properties belong to a group as the rest of RTF's state does: `\pard` in `{\listtext\pard\plain …}` (a
  * numbered heading's number, or a list item's bullet in a table cell) resets them only until the group closes. So a
@@ -32,6 +33,7 @@ export const MAX_SAVED_STATES = 256;
 
 import type { Marks } from "../layout/model.ts";
 import type { RtfFonts } from "./rtf-fonts.ts";
+import type { RtfListItem, RtfLists } from "./rtf-lists.ts";
 import { isCodeCharacterStyle, isTitleStyle, paragraphKindOf, type ParagraphKind } from "./rtf-style-names.ts";
 
 /** Most styles read from a stylesheet (Word's documents define a few hundred). */
@@ -91,20 +93,6 @@ export const PARAGRAPH_WORDS: ReadonlySet<string> = new Set(["pard", "s", "outli
 
 /** The words a style definition in the stylesheet is read for (character formatting is the body's elsewhere). */
 const STYLE_WORDS: ReadonlySet<string> = new Set([...PARAGRAPH_WORDS, "cs", "f", "b", "i", "strike", "striked"]);
-
-/** A list item, as a paragraph's properties and marker say it. */
-export interface RtfListItem {
-  depth: number;
-  /** Its marker is a number or letter, `1.`, `a)`, `iv.`; a bullet or none is not. */
-  ordered: boolean;
-  /** Its list (`\lsN`; 0 for an older writer's `{\pntext}` item, which names none). */
-  list: number;
-  /** The number its marker shows (`5.`, the `2` of `1.2`), if it is a number. */
-  number?: number;
-}
-
-/** A numbered or lettered marker; its last number is the item's. */
-const ORDERED_MARKER = /^\(?(?:\d+\.)*(\d+|[a-z]{1,3})[.)]?$/i;
 
 /** A paragraph style's heading level, kind and marks. */
 interface ParagraphStyle {
@@ -170,17 +158,13 @@ export class RtfParagraphState {
   }
 
   /**
-   * The list item the paragraph being read is, if any: its depth, and whether its list is numbered (its marker is a
-   * number or letter, `1.`, `a)`, `iv.`; a bullet or none is not). A paragraph is an item when it names a list
-   * (`\lsN`, Word and LibreOffice) or has a marker (`{\pntext}`, older writers).
+   * The list item the paragraph being read is, if any: its depth, and whether and how its list is numbered (its
+   * marker is a number or letter, `1.`, `a)`, `iv.`, or its list's level says so; a bullet or none is not), as
+   * `lists` (the document's list tables) count it. A paragraph is an item when it names a list (`\lsN`, Word and
+   * LibreOffice) or has a marker (`{\pntext}`, older writers). Counts the paragraph: asked once per paragraph.
    */
-  get listItem(): RtfListItem | undefined {
-    const marker = this.marker.trim();
-    if (this.state.list <= 0 && !marker) return undefined;
-    const ordered = ORDERED_MARKER.exec(marker);
-    const item: RtfListItem = { depth: this.state.listLevel, ordered: ordered !== null, list: Math.max(0, this.state.list) };
-    if (ordered && /^\d+$/.test(ordered[1]!)) item.number = Number(ordered[1]);
-    return item;
+  listItem(lists: RtfLists): RtfListItem | undefined {
+    return lists.item(this.state.list, this.state.listLevel, this.marker.trim());
   }
 
   /** `\stylesheet` in a group at `depth`: the style definitions follow, one group each. */

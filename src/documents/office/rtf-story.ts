@@ -12,7 +12,7 @@
  * text loses it too when it starts with it, as a DOC's custom mark does (doc-notes.ts).
  */
 import type { Block, Inline, ListItem, Marks } from "../layout/model.ts";
-import type { RtfListItem } from "./rtf-paragraph-state.ts";
+import type { RtfListItem } from "./rtf-lists.ts";
 import { CodeLines } from "./rtf-code-block.ts";
 import { sameMarks } from "./inline-runs.ts";
 import { allCode, codeLine, CONTROL, finish, unmarked } from "./rtf-spans.ts";
@@ -195,7 +195,9 @@ export class RtfStory {
    * last one's); else a new list block. Each item keeps its own kind, and its number when its marker shows one.
    */
   private listItem(item: RtfListItem, content: Inline[]): void {
-    const entry: ListItem = { depth: item.depth, content, ordered: item.ordered, ...(item.number !== undefined ? { number: item.number } : {}) };
+    const entry: ListItem = { depth: item.depth, content, ordered: item.ordered, ...(item.number !== undefined ? { number: item.number } : {}), ...(item.format ? { format: item.format } : {}) };
+    if (item.letterSync) entry.letterSync = true;
+    if (item.label !== undefined) entry.label = item.label;
     const list = this.list;
     const last = this.blocks[this.blocks.length - 1];
     const restarted = item.number !== undefined && list?.top !== undefined && item.number <= list.top;

@@ -11,6 +11,7 @@
  * endnotes (`{\footnote …}`, starred or not; `\ftnalt` marks an endnote) come out as a DOCX's do (note-labels.ts):
  * a reference `[^n]` where the group stands, its mark left out (rtf-story.ts), the notes listed at the end, their
  * text counted against the document's budget as it is read. A note inside a note is skipped (RTF allows none).
+ * List paragraphs are numbered by the list tables (rtf-lists.ts) where no `{\listtext}` shows their number.
  *
  * The syntax is followed as the RTF 1.9.1 specification gives it: `\binN` is followed by N bytes of binary data
  * (a picture, an object), skipped whole, so the braces and backslashes among them change nothing and none of them
@@ -23,6 +24,7 @@ import { RtfCharacterState } from "./rtf-character-state.ts";
 import { RtfFields } from "./rtf-fields.ts";
 import { RtfFonts } from "./rtf-fonts.ts";
 import { RtfInfo } from "./rtf-info.ts";
+import { RtfLists } from "./rtf-lists.ts";
 import { RtfParagraphState } from "./rtf-paragraph-state.ts";
 import { RtfStories } from "./rtf-stories.ts";
 import type { ParagraphShape } from "./rtf-story.ts";
@@ -34,6 +36,9 @@ export const MAX_CONTROL_WORD_LETTERS = 32;
 
 /** Code page 1252's character for each byte (one character each: 0x81 and the other unassigned bytes are C1 controls). */
 const CP1252 = new TextDecoder("windows-1252").decode(Uint8Array.from({ length: 256 }, (_, i) => i));
+
+/** What stands before a starred destination's word that names its group: `{\*`, blanks allowed after the star. */
+const STARRED_OPENING = /\{\\\*\s*$/;
 
 const isLetter = (code: number) => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
 const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
@@ -59,12 +64,16 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   const fields = new RtfFields();
   const fonts = new RtfFonts();
   const info = new RtfInfo();
+  const lists = new RtfLists();
   const paragraph = new RtfParagraphState(fonts);
   const chars = new RtfCharacterState(fonts, (n) => paragraph.isCodeStyle(n));
   /** The body, the notes and the text boxes (rtf-stories.ts): which one text goes to. */
   const stories = new RtfStories(budget, paragraph, fields);
-  /** Whether `s` is not the document's text: a font's or style's name, the title, a field's instruction, a list marker. */
-  const taken = (s: string) => fonts.text(s) || info.take(s) || fields.code(s) || paragraph.text(s);
+  /**
+   * Whether `s` is not the document's text: a font's or style's name, the title, a field's instruction, a list
+   * marker, the list tables' text.
+   */
+  const taken = (s: string) => lists.text(s) || fonts.text(s) || info.take(s) || fields.code(s) || paragraph.text(s);
   /** Text where it belongs (see `taken`), or the story's, unless hidden or deleted, with its link and marks. */
   const put = (s: string) => {
     if (taken(s) || !chars.shown) return;
@@ -83,7 +92,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
   };
   /** How the paragraph being read ends: a note's paragraphs are plain (note-labels.ts lists them as text). */
   const shape = (): ParagraphShape =>
-    stories.inNote ? { inTable: paragraph.inTable } : { level: paragraph.level, inTable: paragraph.inTable, item: paragraph.listItem, marker: paragraph.marker, kind: paragraph.kind };
+    stories.inNote ? { inTable: paragraph.inTable } : { level: paragraph.level, inTable: paragraph.inTable, item: paragraph.listItem(lists), marker: paragraph.marker, kind: paragraph.kind };
   const endParagraph = () => {
     if (skipDepth >= 0) return;
     stories.current.endParagraph(shape());
@@ -116,6 +125,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       if (skipDepth === depth) skipDepth = -1;
       if (superDepth === depth) superDepth = -1;
       fields.close(depth);
+      lists.close(depth);
       paragraph.close(depth);
       chars.close(depth);
       fonts.close(depth);
@@ -156,6 +166,7 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     }
     // \<letters>[-]<digits>, then an optional space delimiter that belongs to the control word.
     const opensGroup = src[i - 1] === "{"; // the word names its group (a destination)
+    const wordAt = i;
     let at = i + 1;
     while (at < src.length && isLetter(src.charCodeAt(at))) at++;
     if (at - (i + 1) > MAX_CONTROL_WORD_LETTERS) {
@@ -173,6 +184,11 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
       i += Math.min(Math.max(0, arg ?? 0), src.length - i);
       continue;
     }
+    // The list tables' words are theirs (rtf-lists.ts), whatever other meaning they have (`\ls`, `\tab`).
+    if (skipDepth < 0 && lists.reading) {
+      lists.word(word, arg, depth);
+      continue;
+    }
     // Most control words are formatting this reader does not keep (`\f3`, `\fs24`, `\lang1033`): one lookup drops them.
     if (!READ_WORDS.has(word)) continue;
     // The information group's words say nothing of the text (its title's `\u` escapes are read as text).
@@ -182,6 +198,10 @@ export function rtfToBlocks(bytes: Uint8Array, budget: TextBudget = new TextBudg
     if (skipDepth < 0 && chars.word(word, arg, depth) && word !== "plain") continue;
     if (SKIP_DESTINATIONS.has(word)) {
       if (skipDepth < 0) skipDepth = depth;
+    } else if (word === "listtable" || word === "listoverridetable") {
+      // A destination: read as its group's first word, else skipped as it was before the tables were read.
+      if (skipDepth < 0 && (opensGroup || STARRED_OPENING.test(src.slice(Math.max(0, wordAt - 8), wordAt)))) lists.open(depth);
+      else if (skipDepth < 0) skipDepth = depth;
     } else if (word === "stylesheet") {
       if (skipDepth < 0) paragraph.sheet(depth);
     } else if (word === "info") {
