@@ -45,7 +45,7 @@ export function createBrandingFormat(llm: LlmClient | undefined, limits: LlmLimi
       if (!llm) return { branding };
       try {
         const about = [branding.brandName && `Brand name: ${branding.brandName}`, artifact.title && `Title: ${artifact.title}`, ctx.markdown()];
-        branding.personality = await llm.brandPersonality(about.filter(Boolean).join("\n\n"), llmCallFor(ctx, limits));
+        branding.personality = await llm.brandPersonality(about.filter(Boolean).join("\n\n"), llmCallFor(ctx, limits, { failureKept: true }));
         return { branding };
       } catch (err) {
         // The personality is an extra: the deterministic profile is still worth returning.

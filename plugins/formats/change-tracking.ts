@@ -96,7 +96,8 @@ export function createChangeTrackingFormat(deps: ChangeTrackingDeps): FormatRend
   const now = deps.now ?? Date.now;
 
   async function jsonMode(ctx: RenderContext, o: Options, prev: Snapshot, markdown: string, edits: PairEdits): Promise<{ json: unknown; current?: unknown; key?: string }> {
-    const call = llmCallFor(ctx, deps.limits);
+    // A failure here is the page's warning, not its failure (changeModes): no job retry follows, so the call retries itself.
+    const call = llmCallFor(ctx, deps.limits, { failureKept: true });
     if (o.schema) {
       const request = { schema: o.schema, ...(o.prompt ? { prompt: o.prompt } : {}) };
       const key = extractionKey(o.schema, o.prompt, deps.llm!.provider.model);

@@ -15,6 +15,7 @@ import type { FileSink } from "../scrape/render-context.ts";
 import type { ScrapeService } from "../scrape/service.ts";
 import { backoffMs, isRetryableStatus, MAX_PAGE_ATTEMPTS, MAX_THROTTLED_ATTEMPTS, RETRY_MAX_DELAY_MS, retryAfterMs } from "./retry-policy.ts";
 import { HIDDEN_RECHECK_DEPTH } from "../change-tracking/crawl-recheck.ts";
+import { jobRetryFloorMs } from "../llm/server-down.ts";
 import type { CrawlDenialReason } from "../crawl/filter.ts";
 import { taskOptions, type Job, type NewTask, type Task } from "./types.ts";
 import type { Outcome, TaskRunner } from "./worker-pool.ts";
@@ -164,6 +165,9 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         ...(hidden ? { visibility: "hidden" as const } : {}),
         // The changeTracking baseline is recorded below, only for a result kept (not for an attempt retried).
         deferCommit: true,
+        // Before its last attempt the page is retried below on a retryable failure: its LLM calls leave a model server
+        // that cannot be reached to that retry instead of knocking again within the second (llm/render-call.ts).
+        ...(task.attempts < MAX_PAGE_ATTEMPTS ? { retriedByJob: true } : {}),
       });
       const status = page.document.metadata.statusCode;
       if (isRetryableStatus(status)) {
@@ -238,7 +242,9 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         const backoff = backoffMs(task.attempts, deps.config.retryBaseDelayMs);
         const asked = typeof hinted === "number" ? retryAfterMs(String(hinted), now(), deps.config.retryBaseDelayMs) : undefined;
         const wait = asked === undefined ? backoff : Math.min(RETRY_MAX_DELAY_MS, Math.max(asked, backoff) + Math.round(Math.random() * backoff));
-        return { kind: "retry", notBefore: now() + wait, reason: e.code };
+        // A model server found unreachable: the retry waits past the server-down memo (llm/server-down.ts), so that
+        // the page asks the server again rather than meet the memo of its own failure.
+        return { kind: "retry", notBefore: now() + Math.max(wait, jobRetryFloorMs(e)), reason: e.code };
       }
       return { kind: "failed", error: e };
     }

@@ -3,14 +3,16 @@
  * One LLM-backed operation's limits ({@link LlmCall}) and the one chat turn every operation is made of
  * ({@link chatTurn}): under the operation's deadline (never outlived, even by a provider that ignores its abort
  * signal) and token budget (each finished call's usage reported at once, `onTokens`, for `/v2/team/token-usage`),
- * a transient provider failure retried by the call's policy (llm/retry.ts), and every provider failure turned into
- * crawlbox's typed LLM errors. The client's operations (llm/client.ts) chunk, validate and merge around it.
+ * a transient provider failure retried by the call's policy (llm/retry.ts), a server found unreachable moments ago
+ * not asked at all by a job page its job will retry (llm/server-down.ts), and every provider failure turned into crawlbox's typed LLM errors. The
+ * client's operations (llm/client.ts) chunk, validate and merge around it.
  */
 import { CrawlboxError } from "../errors.ts";
 import { estimateTokens } from "./chunk.ts";
-import { LlmBrokenAnswerError, LlmBudgetExceededError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
+import { LlmBrokenAnswerError, LlmBudgetExceededError, LlmServerDownError, LlmTimeoutError, LlmUnavailableError } from "./errors.ts";
 import { normaliseAnswer } from "./answer.ts";
-import { retryDelayMs, sleepMs, SYNC_LLM_RETRY, type LlmRetryPolicy } from "./retry.ts";
+import { JOB_PAGE_LLM_RETRY, retryDelayMs, sleepMs, SYNC_LLM_RETRY, type LlmRetryPolicy } from "./retry.ts";
+import type { ServerDownMemo } from "./server-down.ts";
 import type { LlmChatAnswer, LlmMessage, LlmProvider } from "./types.ts";
 
 /** The limits of one LLM-backed operation (one format of one page). */
@@ -32,7 +34,8 @@ export interface LlmCall {
    * How a call that meets a transient provider failure (429, 5xx, unreachable) is retried, within `deadline`.
    * Asynchronous extract and agent jobs pass `JOB_LLM_RETRY` (llm/retry.ts). @default `SYNC_LLM_RETRY`
    * (synchronous work: a failing server is tried twice more after a short backoff; a 429, retryable and with the
-   * provider's `Retry-After`, goes to the client or the crawl's page retries at once)
+   * provider's `Retry-After`, goes to the client or the crawl's page retries at once). A crawl or batch page its job
+   * will try again gets `JOB_PAGE_LLM_RETRY` (llm/render-call.ts: an unreachable server is left to that retry)
    */
   retry?: LlmRetryPolicy;
   /**
@@ -51,12 +54,19 @@ export interface ChatTurnContext {
   now: () => number;
   /** Jitter of retry backoff (injected so tests can make it deterministic). */
   random: () => number;
+  /** The provider's server-down memo (llm/server-down.ts), consulted under `JOB_PAGE_LLM_RETRY` only; without it every call is sent. */
+  down?: ServerDownMemo;
 }
 
 /**
  * One chat turn under the call's deadline and budget; a transient provider failure is retried by the call's
  * {@link LlmCall.retry} policy (llm/retry.ts), so earlier work (a job's pages read, a long page's parts answered)
- * is kept. `spent` counts the operation's tokens so far, against `call.tokenBudget`.
+ * is kept. `spent` counts the operation's tokens so far, against `call.tokenBudget`. Under `JOB_PAGE_LLM_RETRY` (a job
+ * page its job will try again), the first turn of an operation (nothing answered yet: `spent.tokens` is 0) sent within
+ * the memo of a server found unreachable (`ctx.down`) fails at once with {@link LlmServerDownError}; under any other
+ * policy the memo is not consulted (a lone scrape, a page's last attempt, interact, monitor, extract, agent). A later turn of an operation the server has answered moments ago (a long
+ * page's next part, a repair turn, a merge), whose failure would cost what was answered, is sent whatever the memo
+ * says, and so are a turn's own retries, which its policy spaces.
  */
 export async function chatTurn(
   ctx: ChatTurnContext,
@@ -65,16 +75,27 @@ export async function chatTurn(
   call: LlmCall,
   spent: { tokens: number },
 ): Promise<LlmChatAnswer> {
+  const policy = call.retry ?? SYNC_LLM_RETRY;
+  const down = policy !== JOB_PAGE_LLM_RETRY || call.signal?.aborted || spent.tokens > 0 ? undefined : ctx.down?.current();
+  if (down) throw new LlmServerDownError(endpointOf(ctx.provider), down.reason, down.ageMs, ctx.down!.memoMs, down.cause);
   for (let retry = 1; ; retry++) {
     try {
-      return await chatOnce(ctx, messages, format, call, spent);
+      const answer = await chatOnce(ctx, messages, format, call, spent);
+      ctx.down?.noteAnswer();
+      return answer;
     } catch (err) {
+      ctx.down?.noteFailure(err);
       if (call.signal?.aborted) throw err;
-      const waitMs = retryDelayMs(err, retry, call.retry ?? SYNC_LLM_RETRY, { now: ctx.now(), deadline: call.deadline, random: ctx.random });
+      const waitMs = retryDelayMs(err, retry, policy, { now: ctx.now(), deadline: call.deadline, random: ctx.random });
       if (waitMs === undefined) throw err;
       await sleepMs(waitMs, call.signal);
     }
   }
+}
+
+/** Who a turn asks, as its errors name it. */
+function endpointOf(p: LlmProvider): { name: string; address: string; model: string } {
+  return { name: p.name, address: p.address, model: p.model };
 }
 
 /** One attempt of {@link chatTurn}. */
@@ -90,7 +111,7 @@ async function chatOnce(
   if (spent.tokens + estimate > call.tokenBudget) throw new LlmBudgetExceededError(call.tokenBudget, spent.tokens);
   const left = call.deadline - ctx.now();
   const timeoutMs = Math.max(0, Math.round(left));
-  const endpoint = { name: p.name, address: p.address, model: p.model };
+  const endpoint = endpointOf(p);
   const quotedMs = call.limitMs ?? timeoutMs;
   if (left <= 0) throw new LlmTimeoutError(endpoint, quotedMs);
   const timer = new AbortController();

@@ -18,6 +18,8 @@ import { parseJsonAnswer, validateAgainst, validationErrors } from "./schema.ts"
 import { coerceScalars } from "./coerce-scalars.ts";
 import { problemsInCallerTerms } from "./relaxed-schema.ts";
 import { chatTurn, type LlmCall } from "./call.ts";
+import { retriedInCall } from "./retry.ts";
+import { ServerDownMemo } from "./server-down.ts";
 import type { LlmChatAnswer, LlmMessage, LlmProvider } from "./types.ts";
 
 /** Answer tokens reserved per call. */
@@ -29,6 +31,16 @@ const REPAIR_INSTRUCTION_TOKENS = 300;
 /** Smallest chunk of content: below this a long page would take absurdly many calls. */
 export const MIN_CHUNK_CHARS = 256;
 
+/**
+ * The call of a long page's later part, or of the merge of its parts' answers: retried in the call as synchronous
+ * work even in a crawl or batch page its job will try again (llm/retry.ts {@link retriedInCall}). Their failure does
+ * not fail the page (the parts answered are kept, with a warning: llm/chunk-run.ts), so the job's retry, to which
+ * such a page otherwise leaves an unreachable server, never comes.
+ */
+function laterPartCall(call: LlmCall): LlmCall {
+  return retriedInCall(call);
+}
+
 
 /** Runs LLM operations against one provider. */
 export class LlmClient {
@@ -37,6 +49,8 @@ export class LlmClient {
     private readonly now: () => number = Date.now,
     /** Jitter of retry backoff (injected so tests can make it deterministic). */
     private readonly random: () => number = Math.random,
+    /** The provider's server-down memo, shared by every call of this client (llm/server-down.ts); tests inject a short one. */
+    private readonly down: ServerDownMemo = new ServerDownMemo(),
   ) {}
 
   /**
@@ -70,7 +84,7 @@ export class LlmClient {
 
   /** One chat turn of this client's provider under `call` (llm/call.ts {@link chatTurn}). */
   async chat(messages: LlmMessage[], format: Record<string, unknown> | "json" | undefined, call: LlmCall, spent: { tokens: number }): Promise<LlmChatAnswer> {
-    return await chatTurn({ provider: this.provider, answerTokens: this.answerTokens(), now: this.now, random: this.random }, messages, format, call, spent);
+    return await chatTurn({ provider: this.provider, answerTokens: this.answerTokens(), now: this.now, random: this.random, down: this.down }, messages, format, call, spent);
   }
 
   /**
@@ -126,10 +140,11 @@ export class LlmClient {
 
   /**
    * Runs `ask` for each planned chunk, in order, within the call's budget and deadline (llm/chunk-run.ts): chunks
-   * the limits leave no room for are left out with a warning, the answered ones kept.
+   * the limits leave no room for are left out with a warning, the answered ones kept; the parts after the first
+   * under {@link laterPartCall}.
    */
   private eachChunk<T>(plan: ChunkPlan, call: LlmCall, what: string, ask: (chunk: string, index: number, count: number, call: LlmCall) => Promise<T>, modelMerges = false): Promise<T[]> {
-    return runChunks(plan, { call, what, modelMerges, now: this.now, ask });
+    return runChunks(plan, { call, what, modelMerges, now: this.now, ask: (chunk, i, n, c) => ask(chunk, i, n, i === 0 ? c : laterPartCall(c)) });
   }
 
   /**
@@ -197,7 +212,7 @@ export class LlmClient {
     const plan = this.plan(content, { maxChars: this.chunkChars(), fixed: () => summaryMessages(""), call, spent, mergeTokens: EXPECTED_ANSWER_TOKENS, what: "the summary" });
     const parts = await this.eachChunk(plan, call, "the summary", async (chunk, _i, _n, c) => this.textOf(await this.chat(summaryMessages(chunk), undefined, c, spent)), true);
     if (parts.length === 1) return parts[0]!;
-    return mergeOrJoin(parts, this.chunkChars(), call, "the summary", async (joined, c) => this.textOf(await this.chat(summaryMessages(joined, "merge"), undefined, c, spent)));
+    return mergeOrJoin(parts, this.chunkChars(), call, "the summary", async (joined, c) => this.textOf(await this.chat(summaryMessages(joined, "merge"), undefined, laterPartCall(c), spent)));
   }
 
   /**
@@ -211,7 +226,7 @@ export class LlmClient {
     const answers = await this.eachChunk(plan, call, "the answer", async (chunk, _i, _n, c) => this.textOf(await this.chat(questionMessages(chunk, question), undefined, c, spent), true), true);
     const parts = answers.filter((a) => a && a !== NOTHING_RELEVANT);
     if (parts.length <= 1) return parts[0];
-    return mergeOrJoin(parts, maxChars, call, "the answer", async (joined, c) => this.textOf(await this.chat(questionMessages(joined, question, "merge"), undefined, c, spent)));
+    return mergeOrJoin(parts, maxChars, call, "the answer", async (joined, c) => this.textOf(await this.chat(questionMessages(joined, question, "merge"), undefined, laterPartCall(c), spent)));
   }
 
   /** Passages of page content relevant to `query` (`highlights` format), one per line; "" when none is. */

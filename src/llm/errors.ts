@@ -87,6 +87,18 @@ export class LlmBrokenAnswerError extends LlmUnavailableError {
 }
 
 /**
+ * 503 `LLM_UNAVAILABLE`, as {@link LlmUnavailableError}: not sent, because a call to the same server found it
+ * unreachable (connection refused, name not resolved) less than `memoMs` ago (llm/server-down.ts). Retryable: a
+ * crawl or batch page is tried again by its job, after the memo has passed. Its own class so that a synchronous call
+ * does not wait and knock again (llm/retry.ts), and so that it never arms the memo itself.
+ */
+export class LlmServerDownError extends LlmUnavailableError {
+  constructor(p: LlmEndpoint, reason: string, ageMs: number, memoMs: number, cause?: unknown) {
+    super(p, `not sent: the server could not be reached ${Math.round(ageMs)} ms ago (${reason}); calls to it are not sent for ${memoMs} ms after that`, cause);
+  }
+}
+
+/**
  * 429: the provider refused the request with HTTP 429 (its rate limit or quota). Retryable, unless the provider
  * says the account's quota is spent (waiting will not help). `details.retryAfterSeconds` is the provider's
  * `Retry-After`, when it sent one; the response also carries it as its own `Retry-After` header (server/app.ts), and

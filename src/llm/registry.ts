@@ -16,6 +16,7 @@
 import { normaliseOllamaBaseUrl, type Config } from "../config.ts";
 import { LlmClient } from "./client.ts";
 import { createPinnedFetch } from "./pinned-fetch.ts";
+import type { ServerDownMemo } from "./server-down.ts";
 import type { LlmProviderPlugin } from "./types.ts";
 
 /** Default base URL of the openai provider when only a key is given. */
@@ -65,9 +66,10 @@ export function selectProvider(config: LlmConfig): { name: string; baseUrl: stri
 
 /**
  * The LLM client for `config`, or undefined when no provider is configured. The provider gets a fetch pinned
- * to its configured base URL: the only traffic that bypasses the egress gate (see pinned-fetch.ts).
+ * to its configured base URL: the only traffic that bypasses the egress gate (see pinned-fetch.ts). `down`: its
+ * server-down memo (llm/server-down.ts), a short one injected by tests; one of the default length by default.
  */
-export function createLlmClient(config: LlmConfig, registry: LlmProviderRegistry, inner: typeof fetch = fetch): LlmClient | undefined {
+export function createLlmClient(config: LlmConfig, registry: LlmProviderRegistry, inner: typeof fetch = fetch, down?: ServerDownMemo): LlmClient | undefined {
   const sel = selectProvider(config);
   if (!sel) return undefined;
   const plugin = registry.get(sel.name);
@@ -79,5 +81,5 @@ export function createLlmClient(config: LlmConfig, registry: LlmProviderRegistry
     contextTokens: config.llmContextTokens,
     fetch: createPinnedFetch(sel.baseUrl, inner),
   });
-  return new LlmClient(provider);
+  return new LlmClient(provider, undefined, undefined, down);
 }

@@ -77,6 +77,11 @@ export interface RenderRun {
   /** changeTracking: `hidden` when a crawl re-checks a page only because its previous crawl saw it. */
   visibility?: "visible" | "hidden";
   /**
+   * A crawl or batch page before its last attempt: its LLM calls leave a model server that cannot be reached to the
+   * job's retry of the page (llm/render-call.ts, llm/server-down.ts). @default false
+   */
+  retriedByJob?: boolean;
+  /**
    * With `redactPII`: redacts other text the same way as the page's markdown (changeTracking's previous snapshot,
    * which a scrape without redaction may have stored raw).
    */

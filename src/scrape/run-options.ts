@@ -65,6 +65,12 @@ export interface ScrapeRunOptions {
    * (`processing_continues`); the same request sent again collects it (document-continuations.ts). @default false
    */
   resumable?: boolean;
+  /**
+   * A crawl or batch page before its last attempt (jobs/task-runner.ts): the job tries it again on a retryable
+   * failure, so its LLM calls leave an unreachable model server to that retry (llm/render-call.ts, llm/server-down.ts).
+   * @default false
+   */
+  retriedByJob?: boolean;
 }
 
 /** A scraped page: the document, and for crawls its links and the response headers (`Retry-After`). */

@@ -187,6 +187,7 @@ export class ScrapeService {
       recordTokens: (tokens) => this.deps.ledger.charge(who, 0, tokens),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.visibility ? { visibility: options.visibility } : {}),
+      ...(options.retriedByJob ? { retriedByJob: true } : {}),
     };
     const markup = !converted && renderable && !isPlainText(page);
     // Views a parse worker computes, the caller's selectors among them (parse-workers/offload.ts).

@@ -79,8 +79,11 @@ function tokens(s: string): number {
   return Math.max(1, Math.ceil(s.length / 4));
 }
 
-/** Starts the fake LLM server. `apiKey`: when set, OpenAI requests must carry it. */
-export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}): FakeLlm {
+/**
+ * Starts the fake LLM server. `apiKey`: when set, OpenAI requests must carry it. `port`: a fixed one (a server
+ * stopped and started again at the same address, as a model server restarting); a free one by default.
+ */
+export function startFakeLlm(opts: { apiKey?: string; models?: string[]; port?: number } = {}): FakeLlm {
   const models = opts.models ?? MODELS;
   const requests: LlmRequestLog[] = [];
   let chatIndex = 0;
@@ -108,7 +111,7 @@ export function startFakeLlm(opts: { apiKey?: string; models?: string[] } = {}):
   };
 
   const server = Bun.serve({
-    port: 0,
+    port: opts.port ?? 0,
     hostname: "127.0.0.1",
     idleTimeout: 120,
     async fetch(req) {

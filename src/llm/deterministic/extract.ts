@@ -19,6 +19,7 @@ import { leadingWithin, weightedLength } from "../chunk.ts";
 import type { LlmCall } from "../call.ts";
 import type { LlmClient } from "../client.ts";
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonAnswer, validateAgainst } from "../schema.ts";
+import { retriedInCall } from "../retry.ts";
 import { matchesAskSchema } from "./ask-schema.ts";
 import { htmlOutline } from "./outline.ts";
 import { askLlmMessages, CODEGEN_SYSTEM, codeFromAnswer, codegenMessages, type CodegenInput } from "./prompt.ts";
@@ -76,9 +77,12 @@ function problemsOf(value: unknown, schema: Record<string, unknown> | undefined)
 /** Runs the stored extractor or writes one; see the module comment. */
 export async function extractDeterministic(o: DeterministicInput): Promise<DeterministicResult> {
   const key = extractorKey(o.keyId, o.llm.provider.model, o.url, o.schema, o.prompt);
+  // The format keeps a failure as the page's warning (plugins/formats/deterministic-json.ts): no job retry of the page
+  // follows, so the code-writing call and `askLlm` retry a failing server themselves, in a job page too.
+  const llmCall = retriedInCall(o.call);
   /** The extractor's `askLlm`: stopped with its run; an answer that breaks the schema (or nests too deep) is null. */
   const askLlm = async (prompt: string, schema: Record<string, unknown> | undefined, signal: AbortSignal) => {
-    const call: LlmCall = { ...o.call, signal: o.call.signal ? AbortSignal.any([o.call.signal, signal]) : signal };
+    const call: LlmCall = { ...llmCall, signal: o.call.signal ? AbortSignal.any([o.call.signal, signal]) : signal };
     const answer = await o.llm.chat(askLlmMessages(prompt), schema, call, o.spent);
     if (!schema) return answer.content;
     const parsed = parseJsonAnswer(answer.content);
@@ -113,7 +117,7 @@ export async function extractDeterministic(o: DeterministicInput): Promise<Deter
       markdown: weightedLength(o.markdown) > markdownChars ? `${leadingWithin(o.markdown, markdownChars)}\n…(cut)` : o.markdown,
       outline: leadingWithin(htmlOutline(o.html, pageChars - markdownChars), pageChars - markdownChars),
     };
-    const answer = await o.llm.chat(codegenMessages({ ...basis, ...(retry ? { retry } : {}) }, retryChars), undefined, o.call, o.spent);
+    const answer = await o.llm.chat(codegenMessages({ ...basis, ...(retry ? { retry } : {}) }, retryChars), undefined, llmCall, o.spent);
     return codeFromAnswer(answer.content, answer.truncated === true);
   };
 
