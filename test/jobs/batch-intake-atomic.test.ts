@@ -88,7 +88,9 @@ describe("a large list stored a row per transaction", () => {
     await expect(appending).rejects.toThrow(`Batch ${job.id} is cancelled`);
     while (s.store.sweepEnded(job.id) > 0);
     expect([count(s, "job_pending_tasks"), count(s, "job_intakes")]).toEqual([0, 0]);
-  });
+    // 0.15-0.2 s alone, but 1.8 s after store-workers.test.ts's full-disk test in the same process and over 30 s once in
+    // a whole-suite run: the time is not what this test is about, so it gets room.
+  }, 120_000);
 });
 
 describe("the body read a slice at a time", () => {
