@@ -14,6 +14,7 @@
  */
 import type { ListNumberFormat } from "../layout/model.ts";
 import type { Fib } from "./doc-text.ts";
+import { ListCounter } from "./list-counter.ts";
 
 /** FibRgFcLcb97 indexes of the list tables (fcPlfLst, fcPlfLfo). */
 const LIST_PAIR = 73;
@@ -100,10 +101,7 @@ export function formatNumber(n: number, nfc: number): string {
 export class DocLists {
   private readonly lists = new Map<number, Level[]>();
   private readonly overrides: (Override | undefined)[] = [];
-  /** Per list, the count at each level (undefined: not started since a shallower item). */
-  private readonly counts = new Map<number, (number | undefined)[]>();
-  /** Overrides whose restart of a level has been applied (`ilfo:level`). */
-  private readonly restarted = new Set<string>();
+  private readonly counter = new ListCounter();
 
   constructor(fib: Fib) {
     const t = fib.table;
@@ -176,24 +174,16 @@ export class DocLists {
   next(ilfo: number, ilvl: number, withLabel = false): { number: number; label: string } | undefined {
     const override = this.overrides[ilfo];
     if (!override || !this.lists.has(override.lsid)) return undefined;
-    let counts = this.counts.get(override.lsid);
-    if (!counts) this.counts.set(override.lsid, (counts = []));
-    counts.length = Math.min(counts.length, ilvl + 1);
-    const restart = override.starts.get(ilvl);
-    const key = `${ilfo}:${ilvl}`;
-    if (restart !== undefined && !this.restarted.has(key)) {
-      this.restarted.add(key);
-      counts[ilvl] = restart;
-    } else counts[ilvl] = counts[ilvl] === undefined ? (this.level(ilfo, ilvl)?.start ?? 1) : counts[ilvl]! + 1;
     const level = this.level(ilfo, ilvl);
-    if (!withLabel || !level || level.nfc === NFC_BULLET || level.nfc === NFC_NONE) return { number: counts[ilvl]!, label: "" };
+    const number = this.counter.next(override.lsid, ilfo, ilvl, override.starts.get(ilvl), level?.start ?? 1);
+    if (!withLabel || !level || level.nfc === NFC_BULLET || level.nfc === NFC_NONE) return { number, label: "" };
     let label = "";
     for (const ch of level.text.slice(0, MAX_LABEL_CHARS)) {
       const k = ch.charCodeAt(0);
       if (k >= LEVELS) label += ch;
-      else if (k <= ilvl) label += formatNumber(counts[k] ?? this.level(ilfo, k)?.start ?? 1, this.level(ilfo, k)?.nfc ?? 0);
+      else if (k <= ilvl) label += formatNumber(this.counter.at(override.lsid, k) ?? this.level(ilfo, k)?.start ?? 1, this.level(ilfo, k)?.nfc ?? 0);
     }
-    return { number: counts[ilvl]!, label: label.trim() };
+    return { number, label: label.trim() };
   }
 
   private level(ilfo: number, ilvl: number): Level | undefined {

@@ -13,6 +13,7 @@
  */
 import type { ListNumberFormat } from "../layout/model.ts";
 import { NFC_FORMATS } from "./doc-lists.ts";
+import { ListCounter } from "./list-counter.ts";
 
 /** A list item, as a paragraph's properties, marker and the list tables say it. */
 export interface RtfListItem {
@@ -88,10 +89,7 @@ function lettersValue(s: string): number | undefined {
 export class RtfLists {
   private readonly lists = new Map<number, Level[]>();
   private readonly overrides = new Map<number, Override>();
-  /** Per list, the count at each level (undefined: not started since a shallower item). */
-  private readonly counts = new Map<number, (number | undefined)[]>();
-  /** Overrides whose restart of a level has been applied (`ls:level`). */
-  private readonly restarted = new Set<string>();
+  private readonly counter = new ListCounter();
   /** Per `\ls` and level, the format markers showed last, where no table says it (`{\pntext}` lists). */
   private readonly seen = new Map<string, ListNumberFormat | undefined>();
   /** Depth of the table group being read, or -1. */
@@ -171,7 +169,7 @@ export class RtfLists {
     const levels = override ? this.lists.get(override.listId) : undefined;
     const level = levels?.[ilvl];
     const nfc = override?.formats.get(ilvl) ?? level?.nfc;
-    const counted = override && levels ? this.count(ls, override, levels, ilvl) : undefined;
+    const counted = override && levels ? this.counter.next(override.listId, ls, ilvl, override.starts.get(ilvl), levels[ilvl]?.start ?? 1) : undefined;
     const item: RtfListItem = { depth: ilvl, ordered: false, list: Math.max(0, ls) };
     if (!marker) {
       if (nfc === undefined || nfc === NFC_BULLET || nfc === NFC_NONE || counted === undefined) return item;
@@ -192,24 +190,9 @@ export class RtfLists {
     if (number !== undefined) {
       item.number = number;
       // What the writer showed is the count from here on.
-      const counts = override ? this.counts.get(override.listId) : undefined;
-      if (counts) counts[ilvl] = number;
+      if (override) this.counter.set(override.listId, ilvl, number);
     }
     return item;
-  }
-
-  /** Counts an item of override `ls` (of `levels`) at `ilvl`: its number (see the module comment). */
-  private count(ls: number, override: Override, levels: Level[], ilvl: number): number {
-    let counts = this.counts.get(override.listId);
-    if (!counts) this.counts.set(override.listId, (counts = []));
-    counts.length = Math.min(counts.length, ilvl + 1);
-    const restart = override.starts.get(ilvl);
-    const key = `${ls}:${ilvl}`;
-    if (restart !== undefined && !this.restarted.has(key)) {
-      this.restarted.add(key);
-      counts[ilvl] = restart;
-    } else counts[ilvl] = counts[ilvl] === undefined ? (levels[ilvl]?.start ?? 1) : counts[ilvl]! + 1;
-    return counts[ilvl]!;
   }
 
   /**
