@@ -53,6 +53,14 @@ export const VALUE_TEXT = `
     return stack !== undefined ? stack : toText(e, "Uncaught (unprintable value)");
   };
   const inspect = ${INSPECT};
+  // Whether an object is a plain array (true) or a plain object (false), as data holds them: its own prototype, no
+  // symbol key, and for an array of at most 100,000 items no hole or other property; undefined for anything else.
+  const plainArray = (x) => {
+    const proto = Object.getPrototypeOf(x);
+    const array = Array.isArray(x);
+    if (array ? proto !== Array.prototype || (x.length <= 100000 && Object.keys(x).length !== x.length) : proto !== Object.prototype) return undefined;
+    return Object.getOwnPropertySymbols(x).length ? undefined : array;
+  };
   // A value JSON holds as it is: null, booleans, strings, finite numbers (not -0), and arrays and plain objects of
   // them (no cycle, getter, hole or symbol key, nor another property on an array of at most 100,000 items: a longer
   // one's are not looked for, since listing its keys lists every index); past 100,000 objects or 1,000,000 values,
@@ -71,10 +79,8 @@ export const VALUE_TEXT = `
       if (typeof x === "number") return Number.isFinite(x) && !Object.is(x, -0);
       if (typeof x !== "object" || on.has(x) || depth > 1000) return false;
       if (++objects > 100000) return true;
-      const proto = Object.getPrototypeOf(x);
-      const array = Array.isArray(x);
-      if (array ? proto !== Array.prototype || (x.length <= 100000 && Object.keys(x).length !== x.length) : proto !== Object.prototype) return false;
-      if (Object.getOwnPropertySymbols(x).length) return false;
+      const array = plainArray(x);
+      if (array === undefined) return false;
       on.add(x);
       if (array) {
         for (let i = 0; i < x.length && !enough(); i++) if (!item(x, i, depth)) return false;
@@ -108,10 +114,8 @@ export const VALUE_TEXT = `
       if (typeof x === "string") return string(x), true;
       if (typeof x === "number") return Number.isFinite(x) && !Object.is(x, -0) && (put(String(x)), true);
       if (typeof x !== "object" || on.has(x) || depth > 1000 || "toJSON" in x) return false;
-      const proto = Object.getPrototypeOf(x);
-      const array = Array.isArray(x);
-      if (array ? proto !== Array.prototype || (x.length <= 100000 && Object.keys(x).length !== x.length) : proto !== Object.prototype) return false;
-      if (Object.getOwnPropertySymbols(x).length) return false;
+      const array = plainArray(x);
+      if (array === undefined) return false;
       on.add(x);
       if (array) {
         put("[");
