@@ -107,7 +107,11 @@ describe("SqliteJobStore", () => {
     for (let i = 0; i < 60 && (s.store.get(job.id)!.status !== "completed" || s.store.get(second.id)!.status !== "completed"); i++) await Bun.sleep(50);
     expect(s.store.get(job.id)!.status).toBe("completed");
     expect(s.store.get(second.id)!.status).toBe("completed");
-    const stopped = await Promise.race([pool.stop().then(() => "stopped"), Bun.sleep(2_000).then(() => "hung")]);
+    // The timer is cleared once the race is settled: left pending, it stalled later tests' `expect(...).rejects`
+    // waits in this process for its 2 s (test/helpers/settled.ts).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const hung = new Promise<string>((resolve) => (timer = setTimeout(() => resolve("hung"), 2_000)));
+    const stopped = await Promise.race([pool.stop().then(() => "stopped"), hung]).finally(() => clearTimeout(timer));
     expect(stopped).toBe("stopped");
   }, 10_000);
 
