@@ -1,8 +1,8 @@
 /**
  * @module jobs/worker-pool
- * In-process workers for crawl and batch pages. `concurrency` loops claim tasks from the {@link JobStore},
- * keep their lease alive with a heartbeat while the page runs, and record the outcome. This process owns every
- * lease, so per-host concurrency, per-job `maxConcurrency` and politeness delays are tracked in memory
+ * In-process workers for crawl and batch pages. `concurrency` loops claim tasks from the {@link JobStore} and run
+ * each under its lease (jobs/leased-page: the heartbeat, the outcome recorded or the page handed back). This process
+ * owns every lease, so per-host concurrency, per-job `maxConcurrency` and politeness delays are tracked in memory
  * (jobs/running-work) and handed to `claim` as exclusions. A reaper requeues leases that expired (a hung page), and
  * at start every task left active by a dead process is requeued at once. Hosts that stop answering are given up
  * (jobs/host-outcomes).
@@ -14,29 +14,13 @@
  * grace was mostly unused.
  */
 import { createYielder } from "../crawl/filter-yielding.ts";
-import type { CrawlboxError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { HostOutcomes } from "./host-outcomes.ts";
+import { type LeaseHolder, runLeasedPage, type TaskRunner } from "./leased-page.ts";
 import { RunningWork } from "./running-work.ts";
-import type { Completion, Job, JobStore, Task } from "./types.ts";
+import type { JobStore, Task } from "./types.ts";
 export { attemptSaysHostDown } from "./host-outcomes.ts";
-
-/** What running one task produced. */
-export type Outcome = (
-  | { kind: "done"; completion: Completion }
-  | { kind: "failed"; error: CrawlboxError }
-  /** `httpStatus`: the site answered with that status (a 5xx, 429, 408) and the page is tried again. */
-  | { kind: "retry"; notBefore: number; reason: string; httpStatus?: number }
-) & {
-  /**
-   * Called once the outcome is recorded, or the page handed back: gives back what the attempt still holds (the
-   * credits of a page the store charges when it stores it, held until then so that the key cannot spend them twice).
-   */
-  settle?: () => void;
-};
-
-/** Runs one task of a job. */
-export type TaskRunner = (task: Task, job: Job, signal: AbortSignal) => Promise<Outcome>;
+export type { Outcome, TaskRunner } from "./leased-page.ts";
 
 /** Pool settings. */
 export interface WorkerPoolOptions {
@@ -85,6 +69,8 @@ export class WorkerPool {
   private pausing?: Promise<void>;
   private lastStoreErrorLogAt = -Infinity;
   private unloggedStoreErrors = 0;
+  /** What each claimed page is run with (jobs/leased-page). */
+  private readonly lease: LeaseHolder;
 
   constructor(private readonly o: WorkerPoolOptions) {
     this.leaseMs = o.leaseMs ?? 30_000;
@@ -99,6 +85,20 @@ export class WorkerPool {
       onSettled: () => this.kick(),
       retryAfterErrorMs: this.pollMs,
     });
+    this.lease = {
+      store: o.store,
+      run: o.run,
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      pollMs: this.pollMs,
+      now: this.now,
+      inflight: this.inflight,
+      work: this.work,
+      hosts: this.hosts,
+      running: () => this.running,
+      kick: () => this.kick(),
+      storeError: (what, err) => this.storeError(what, err),
+    };
   }
 
   /** Requeues what a dead process left active, then starts the loops and the reaper. */
@@ -202,19 +202,6 @@ export class WorkerPool {
   }
 
   /**
-   * Puts `task` back in the queue from `notBefore`; if the store refuses, it stays leased until the reaper frees it.
-   * `giveAttemptBack`: the page did not run to an outcome, so its claim's attempt is not spent (JobStore.release).
-   */
-  private handBack(task: Task, notBefore: number, giveAttemptBack: boolean): void {
-    try {
-      if (giveAttemptBack) this.o.store.release(task.id, this.owner, notBefore);
-      else this.o.store.retry(task.id, this.owner, notBefore);
-    } catch (err) {
-      this.storeError("requeueing a page failed", err);
-    }
-  }
-
-  /**
    * One worker: claims and runs pages until the pool stops. It survives any error (a full disk, a locked or broken
    * database): such a loop used to end for good, leaving its pages stalled and the pool short of a worker until
    * the process restarted. After an error it waits a poll interval, which nothing cuts short.
@@ -245,7 +232,7 @@ export class WorkerPool {
         continue;
       }
       try {
-        await this.runTask(task);
+        await runLeasedPage(this.lease, task);
       } catch (err) {
         // The page stays leased to this process; the reaper hands it out again when the lease ends.
         this.storeError("running a page failed", err);
@@ -265,78 +252,5 @@ export class WorkerPool {
     const wait = this.pause();
     if (wait) this.pausing = wait.then(() => (this.pausing = undefined));
     return this.pausing;
-  }
-
-  private async runTask(task: Task): Promise<void> {
-    // Read the job afresh for every task: its options change while it runs (a robots.txt `Crawl-delay` found by
-    // the kickoff becomes its delay). RunningWork holds the jobs running now, for the claim limits.
-    let job: Job | undefined;
-    try {
-      job = this.o.store.get(task.jobId);
-    } catch (err) {
-      // Handed back now: left leased without a heartbeat, the reaper would count it as a stall, and three such
-      // store errors would fail an ordinary page as a poison one.
-      this.storeError("reading a job failed", err);
-      this.handBack(task, this.now() + this.pollMs, true); // it never ran
-      return;
-    }
-    if (!job) return; // deleted with its tasks
-    this.work.started(task, job);
-    const controller = new AbortController();
-    this.inflight.set(task.id, { controller, jobId: task.jobId });
-    const heartbeat = setInterval(() => {
-      try {
-        if (!this.o.store.renew(task.id, this.owner, this.leaseMs)) controller.abort(new Error("lease lost"));
-      } catch (err) {
-        // Not renewed this time (a timer's exception would end the process); the next beat tries again.
-        this.storeError("renewing a lease failed", err);
-      }
-    }, Math.max(250, Math.floor(this.leaseMs / 3)));
-    let outcome: Outcome | undefined;
-    try {
-      outcome = await this.o.run(task, job, controller.signal);
-      if (controller.signal.aborted && !this.running) {
-        // Shutting down: the page goes back to the queue now, whatever it answered (an aborted kickoff or link
-        // check answers "done" with what it could not read). Left active, the next start would count it as a stall
-        // (recoverActive), and a few restarts would fail an ordinary page as a poison one. Its attempt is given back
-        // too: with `retry` every graceful restart spent one, and after two a single 5xx was final. It is not
-        // charged twice: pages are charged when stored (setChargeHook).
-        this.o.store.release(task.id, this.owner, this.now());
-        return;
-      }
-      switch (outcome.kind) {
-        case "done": {
-          this.o.store.complete(task.id, this.owner, outcome.completion);
-          // A robots.txt Crawl-delay is known only once the kickoff has read it (or the start page moved the crawl
-          // to a host that asks for one): the job is paced from now (the first gap of a crawl ignored the delay).
-          const patchDelayMs = outcome.completion.optionsPatch?.delayMs;
-          if (patchDelayMs) this.work.learnedDelay(task.jobId, patchDelayMs);
-          if (outcome.completion.discovered?.length) this.kick();
-          break;
-        }
-        case "failed":
-          this.o.store.fail(task.id, this.owner, outcome.error.toJSON());
-          break;
-        case "retry":
-          this.o.store.retry(task.id, this.owner, outcome.notBefore);
-          if (outcome.httpStatus === 429 || outcome.httpStatus === 503) this.work.throttleHost(task.jobId, task.host, outcome.notBefore);
-          break;
-      }
-      this.hosts.record(task, outcome);
-    } catch (err) {
-      this.storeError("task runner threw", err);
-      // The attempt is given back when its outcome was lost to the store (a full disk refused "done" or "failed") or
-      // the pool is stopping: the page did not end that way. A "retry" outcome was a real attempt (a 5xx, a timeout)
-      // whatever happened when requeueing it, and a runner that threw keeps its count as before.
-      const outcomeLost = outcome !== undefined && outcome.kind !== "retry";
-      this.handBack(task, this.now() + (this.running ? 1000 : 0), outcomeLost || !this.running);
-    } finally {
-      outcome?.settle?.();
-      clearInterval(heartbeat);
-      this.inflight.delete(task.id);
-      // A page's pause starts when it ends, whatever its outcome.
-      this.work.finished(task);
-      this.kick();
-    }
   }
 }

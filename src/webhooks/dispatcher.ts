@@ -33,40 +33,32 @@
  *   are allowed (`CRAWLBOX_ALLOW_PRIVATE_WEBHOOKS=true`), in which case the request goes out directly.
  *
  * No transaction is held across the network call: an attempt is recorded before sending and settled after.
- * This file schedules and records attempts; one attempt's HTTP side (headers, signing, egress, POST) is in
- * webhooks/delivery-attempt.
+ * This file schedules attempts; webhooks/attempt-records writes them and the event's next state (the retry
+ * schedule), and one attempt's HTTP side (headers, signing, egress, POST) is in webhooks/delivery-attempt.
  */
 import type { Database } from "bun:sqlite";
 import type { EgressGate } from "../egress/index.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { Scheduler } from "../scheduler/index.ts";
-import { immediate } from "../storage/database.ts";
-import { retryAfterMs } from "../jobs/retry-policy.ts";
 import { VERSION } from "../version.ts";
+import { createAttemptRecords, WEBHOOK_RETRY_DELAYS_MS } from "./attempt-records.ts";
 import { listWebhookDeliveries, type DeliveryPage } from "./deliveries.ts";
 import { type Candidate, pickFairly, prepareDueQuery, SlotLoad, WEBHOOK_MAX_PER_DESTINATION, WEBHOOK_MAX_PER_JOB } from "./next-deliveries.ts";
 import { DeliveryCrashBackoff } from "./crash-backoff.ts";
-import { type AttemptConfig, type Outcome, send, SHUTDOWN, type WebhookFetch } from "./delivery-attempt.ts";
+import { type AttemptConfig, send, SHUTDOWN, type WebhookFetch } from "./delivery-attempt.ts";
 import { standardWebhooksKey } from "./signing.ts";
 
 export type { WebhookFetch } from "./delivery-attempt.ts";
 export { WEBHOOK_MAX_PER_DESTINATION, WEBHOOK_MAX_PER_JOB } from "./next-deliveries.ts";
+export { WEBHOOK_RETENTION_MS, WEBHOOK_RETRY_AFTER_CAP_MS, WEBHOOK_RETRY_DELAYS_MS } from "./attempt-records.ts";
 
 /** How long a delivery waits for the receiver's answer (upstream v1+: 10 s). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-/** Retry delays after the 1st, 2nd and 3rd failed attempt (Firecrawl's documented 1, 5, 15 minutes). */
-export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [60_000, 5 * 60_000, 15 * 60_000];
-/** The longest a receiver's `Retry-After` (429/503) may push a retry back. */
-export const WEBHOOK_RETRY_AFTER_CAP_MS = 60 * 60_000;
-/** Retry delays vary by ±10 % so that receivers that failed together are not all retried in the same second. */
-const RETRY_JITTER = 0.1;
 
 /** Deliveries in flight at once, across all jobs and destinations. */
 export const WEBHOOK_MAX_CONCURRENT = 8;
 /** Due-event queries per pump at most, when a job or destination filling up hid other events behind its own. */
 const MAX_PUMP_ROUNDS = 8;
-/** Settled (delivered or failed) events and their attempts are deleted after this long. */
-export const WEBHOOK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Cron pattern of the due-event poll (every second; `kick()` covers the fast path). */
 const POLL_PATTERN = "* * * * * *";
 /** Cron pattern of the retention prune (hourly). */
@@ -171,11 +163,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const crashes = new DeliveryCrashBackoff({ backoffMs: options.crashBackoffMs, random, log, onRelease: () => pump() });
 
   const dueEvents = prepareDueQuery(db);
-  const beginAttempt = db.query<{ attempt: number }, [number, number]>(
-    `INSERT INTO webhook_attempts (event_seq, attempt, started_at)
-     VALUES (?1, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM webhook_attempts WHERE event_seq = ?1), ?2)
-     RETURNING attempt`,
-  );
+  const records = createAttemptRecords({ db, now, retryDelaysMs, random, log });
 
   function pump(): void {
     if (stopped || quiescing) return;
@@ -218,47 +206,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   async function deliver(row: Candidate, controller: AbortController): Promise<void> {
     const startedAt = now();
-    const { attempt } = beginAttempt.get(row.seq, startedAt)!;
+    const { attempt } = records.begin(row.seq, startedAt);
     const t0 = performance.now();
     const outcome = await send(attemptConfig, row, controller);
-    settle(row, attempt, outcome, Math.round(performance.now() - t0));
-  }
-
-  function settle(row: Candidate, attempt: number, outcome: Outcome, durationMs: number): void {
-    const at = now();
-    immediate(db, () => {
-      const error = outcome.kind === "failed" ? outcome.error : outcome.kind === "interrupted" ? "interrupted: the dispatcher stopped before the receiver answered" : null;
-      const status = outcome.kind === "interrupted" ? null : (outcome.status ?? null);
-      db.query("UPDATE webhook_attempts SET finished_at = ?, status_code = ?, error = ?, duration_ms = ? WHERE event_seq = ? AND attempt = ?")
-        .run(at, status, error, durationMs, row.seq, attempt);
-      if (outcome.kind === "interrupted") return;
-      if (outcome.kind === "delivered") {
-        // The body and the caller's headers are not needed any more; drop them (page events carry whole documents,
-        // headers carry credentials, and the record is kept for WEBHOOK_RETENTION_MS).
-        db.query("UPDATE webhook_events SET state = 'delivered', body = NULL, headers = '{}', next_attempt_at = NULL, settled_at = ?, last_error = NULL WHERE seq = ? AND state = 'pending'")
-          .run(at, row.seq);
-        return;
-      }
-      const cur = db.query<{ failures: number }, [number]>("SELECT failures FROM webhook_events WHERE seq = ? AND state = 'pending'").get(row.seq);
-      if (!cur) return;
-      const failures = cur.failures + 1;
-      const scheduled = outcome.permanent ? undefined : retryDelaysMs[failures - 1];
-      // reliability.md B2: ±10 % jitter; a 429/503 with Retry-After waits at least that long (capped at an hour).
-      const asked = outcome.retryAfter ? retryAfterMs(outcome.retryAfter, at, 0, WEBHOOK_RETRY_AFTER_CAP_MS) : undefined;
-      const delay = scheduled === undefined ? undefined : Math.max(Math.round(scheduled * (1 + RETRY_JITTER * (2 * random() - 1))), asked ?? 0);
-      if (delay === undefined) {
-        // Its body goes too: nothing sends it again (there is no manual re-send; the deliveries listing never shows
-        // bodies), and a page event's documents must not outlive the job's results (24 h, or none with
-        // zeroDataRetention) by the 7-day retention of the event's record. The caller's headers go for the same reason.
-        db.query("UPDATE webhook_events SET state = 'failed', body = NULL, headers = '{}', failures = ?, next_attempt_at = NULL, settled_at = ?, last_error = ? WHERE seq = ?")
-          .run(failures, at, outcome.error, row.seq);
-        log.warn("webhook event failed for good", { webhookId: row.id, jobId: row.job_id, type: row.type, attempts: attempt, error: outcome.error });
-      } else {
-        db.query("UPDATE webhook_events SET failures = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?")
-          .run(failures, at + delay, outcome.error, row.seq);
-        log.info("webhook delivery failed; will retry", { webhookId: row.id, jobId: row.job_id, type: row.type, retryInMs: delay, error: outcome.error });
-      }
-    });
+    records.settle(row, attempt, outcome, Math.round(performance.now() - t0));
   }
 
   return {
@@ -266,9 +217,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       if (started || stopped) return;
       started = true;
       // Attempts left unfinished by a process that died mid-request: their events are still pending and due.
-      db.query(
-        "UPDATE webhook_attempts SET finished_at = ?, error = 'interrupted: the process stopped before the receiver answered' WHERE finished_at IS NULL",
-      ).run(now());
+      records.markInterrupted();
       scheduler?.every("webhook-deliveries", POLL_PATTERN, () => pump());
       scheduler?.every("webhook-prune", PRUNE_PATTERN, () => void this.prune());
       pump();
@@ -306,13 +255,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       return listWebhookDeliveries(db, jobId, keyId, page, now());
     },
     prune() {
-      const cutoff = now() - WEBHOOK_RETENTION_MS;
-      return immediate(db, () => {
-        db.query(
-          "DELETE FROM webhook_attempts WHERE event_seq IN (SELECT seq FROM webhook_events WHERE state != 'pending' AND settled_at < ?)",
-        ).run(cutoff);
-        return db.query("DELETE FROM webhook_events WHERE state != 'pending' AND settled_at < ?").run(cutoff).changes;
-      });
+      return records.prune();
     },
   };
 }
