@@ -11,6 +11,7 @@
  * focuses it and types. Values read from it are read in the world and bounded there, before they cross.
  */
 import type { CDPSession, Page } from "puppeteer-core";
+import { boundedSource } from "./budgeted-json.ts";
 import { PageOpError } from "./page-ops.ts";
 
 /** Characters of a value read from the page (text, HTML, a script's result). */
@@ -60,8 +61,11 @@ export async function pageTitle(session: CDPSession): Promise<string> {
   return (await inWorld(session, `document.title.slice(0, ${MAX_TITLE_CHARS})`)).value as string;
 }
 
-/** Bounds a read in the world: throws there, before the value crosses, when it is too long. */
-const BOUNDED = `function (v) { const n = typeof v === "string" ? v.length : (JSON.stringify(v) || "").length; if (n > ${MAX_READ_CHARS}) throw new Error("the value is " + n + " characters, over the ${MAX_READ_CHARS} that are read"); return v; }`;
+/**
+ * Bounds a read in the world: throws there, before the value crosses, when it is too long. A value's JSON is written
+ * no further than the bound (budgeted-json.ts): a locator's `evaluate` giving 200 MB no longer makes 200 MB more.
+ */
+const BOUNDED = boundedSource(MAX_READ_CHARS, "the value is");
 
 /** An element held in the isolated world. */
 export class WorldElement {

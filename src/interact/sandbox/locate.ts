@@ -10,6 +10,7 @@
  * order, for the call that uses them: the page can neither redefine what the finder calls nor swap a match.
  */
 import type { CDPSession, Page } from "puppeteer-core";
+import { boundedSource } from "../budgeted-json.ts";
 import { inWorld, worldElement, type WorldElement } from "../isolated-world.ts";
 import { PageOpError, poll } from "../page-ops.ts";
 
@@ -18,6 +19,8 @@ export type Step = ({ css: string } | { xpath: string } | { text: string; exact?
 
 /** Characters of the values read from all of a locator's matches at once. */
 const MAX_LIST_CHARS = 1_000_000;
+/** Bounds them in the world, their JSON written no further than that (interact/budgeted-json.ts). */
+const BOUNDED_LIST = boundedSource(MAX_LIST_CHARS, "the values are");
 
 /** A locator: its steps, and which match (0 first, -1 last; null: all of them). */
 export interface Target {
@@ -155,7 +158,7 @@ export async function locate(session: CDPSession, t: Target): Promise<number> {
 /** Runs `fn` (source of `function (el, i) {…}`) on every match of `t`, in the world; the values, bounded there. */
 export async function mapMatches(session: CDPSession, t: Target, fn: string): Promise<unknown[]> {
   await locate(session, t);
-  const r = await inWorld(session, `(() => { const v = globalThis.__crawlboxMatches.map(${fn}); const n = JSON.stringify(v).length; if (n > ${MAX_LIST_CHARS}) throw new Error("the values are " + n + " characters, over the ${MAX_LIST_CHARS} that are read"); return v; })()`);
+  const r = await inWorld(session, `(${BOUNDED_LIST})(globalThis.__crawlboxMatches.map(${fn}))`);
   return r.value as unknown[];
 }
 

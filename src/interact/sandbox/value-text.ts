@@ -7,9 +7,11 @@
  * exception here would leave the code no outcome, and it would run to its time limit.
  *
  * Plain JavaScript in a string (statements of the wrapper, before the code runs), for the same reason as the prelude.
- * It defines `cut`, `quoteJson`, `toText`, `shape`, `codeStack`, `thrownText`, `inspect`, `isData`, `dataJson`, `show`
- * and `format`. A value's JSON is written within a budget ({@link MAX_TEXT_CHARS}): what is not shown is not made.
+ * It defines `cut`, `quoteJson`, `toText`, `shape`, `codeStack`, `thrownText`, `inspect`, `plainArray`, `jsonWithin`,
+ * `isData`, `dataJson`, `show` and `format`. A value's JSON is written within a budget ({@link MAX_TEXT_CHARS}) by the
+ * writer every path out of a page shares (interact/budgeted-json.ts): what is not shown is not made.
  */
+import { JSON_WRITER } from "../budgeted-json.ts";
 import { INSPECT } from "./inspect.ts";
 
 /** Characters of a log line or a result sent back; a value's JSON is written no further than this (and cut there). */
@@ -53,14 +55,9 @@ export const VALUE_TEXT = `
     return stack !== undefined ? stack : toText(e, "Uncaught (unprintable value)");
   };
   const inspect = ${INSPECT};
-  // Whether an object is a plain array (true) or a plain object (false), as data holds them: its own prototype, no
-  // symbol key, and for an array of at most 100,000 items no hole or other property; undefined for anything else.
-  const plainArray = (x) => {
-    const proto = Object.getPrototypeOf(x);
-    const array = Array.isArray(x);
-    if (array ? proto !== Array.prototype || (x.length <= 100000 && Object.keys(x).length !== x.length) : proto !== Object.prototype) return undefined;
-    return Object.getOwnPropertySymbols(x).length ? undefined : array;
-  };
+  // Whether an object is a plain array or object as data holds them (plainArray), and a value's JSON written no
+  // further than a budget (jsonWithin): interact/budgeted-json.ts, the writer every path out of a page shares.
+  const { plainArray, jsonWithin } = ${JSON_WRITER}(quoteJson);
   // A value JSON holds as it is: null, booleans, strings, finite numbers (not -0), and arrays and plain objects of
   // them (no cycle, getter, hole or symbol key, nor another property on an array of at most 100,000 items: a longer
   // one's are not looked for, since listing its keys lists every index); past 100,000 objects or 1,000,000 values,
@@ -92,54 +89,11 @@ export const VALUE_TEXT = `
     };
     return walk(v, 0);
   };
-  // The JSON of a value made of what isData takes for data (null, booleans, strings, finite numbers, arrays and plain
-  // objects of them), as JSON.stringify writes it, but only up to \`budget\` characters: past them no more is looked
-  // at or written (the text is then longer than the budget, and cut there by what reads it), so that a value of 200 MB
-  // costs what is shown, where JSON.stringify made all of its text first. The part written is JSON.stringify's text,
-  // character for character (a string is written from its first characters only, a few past the budget). Values are
-  // read as JSON.stringify reads them (x[k]: a getter runs, a Proxy's traps answer). Undefined when it meets anything
-  // else before the budget (a Date, a function, an object with a toJSON, its own or inherited: JSON.stringify writes
-  // those itself), or when the code replaced JSON.stringify.
-  const dataJson = (v, budget) => {
-    const parts = [];
-    let size = 0;
-    const full = () => size > budget;
-    const put = (t) => { parts.push(t); size += t.length; };
-    const string = (t) => { const room = Math.max(0, budget - size + 2); put(quoteJson(t.length > room ? t.slice(0, room) : t)); };
-    const on = new Set();
-    const item = (x, k, depth) => walk(x[k], depth + 1);
-    const walk = (x, depth) => {
-      if (x === null) return put("null"), true;
-      if (typeof x === "boolean") return put(x ? "true" : "false"), true;
-      if (typeof x === "string") return string(x), true;
-      if (typeof x === "number") return Number.isFinite(x) && !Object.is(x, -0) && (put(String(x)), true);
-      if (typeof x !== "object" || on.has(x) || depth > 1000 || "toJSON" in x) return false;
-      const array = plainArray(x);
-      if (array === undefined) return false;
-      on.add(x);
-      if (array) {
-        put("[");
-        for (let i = 0; i < x.length && !full(); i++) { if (i) put(","); if (!item(x, i, depth)) return false; }
-        put("]");
-      } else {
-        put("{");
-        let first = true;
-        for (const k of Object.keys(x)) {
-          if (full()) break;
-          if (!first) put(",");
-          first = false;
-          string(k);
-          put(":");
-          if (!item(x, k, depth)) return false;
-        }
-        put("}");
-      }
-      on.delete(x);
-      return true;
-    };
-    if (JSON.stringify !== quoteJson) return undefined;
-    return walk(v, 0) ? parts.join("") : undefined;
-  };
+  // The JSON of a value made of what isData takes for data, as JSON.stringify writes it, but only up to \`budget\`
+  // characters (jsonWithin, above): a value of 200 MB costs what is shown, where JSON.stringify made all of its text
+  // first. Undefined when it meets anything else before the budget, or when the code replaced JSON.stringify: the
+  // value is then written by the page's JSON.stringify as it is.
+  const dataJson = (v, budget) => (JSON.stringify !== quoteJson ? undefined : jsonWithin(v, budget));
   // A value returned: a string as it is, data as JSON, anything else as Node's util.inspect shows it (inspect.ts).
   const show = (v) => {
     if (typeof v === "string") return v;

@@ -5,12 +5,14 @@
  * answers in the SDK's `BrowserExecuteResponse`: `stdout`, `stderr`, `exitCode`, `killed`, `truncated`, `output`
  * (stdout), `result` (JavaScript's value, `resultTruncated` when it was cut; bash's and Python's stdout, as they have
  * no value of their own) and, as upstream, `error` when the code failed or was stopped. One credit per script that
- * ran; `agent-browser close` ends the session.
+ * ran; `agent-browser close` ends the session, and then says whether its profile was saved (`profileSaved`, as the
+ * session's DELETE says it) when it had one to save.
  */
 import type { KeyIdentity } from "../../auth/keys.ts";
 import { UnsupportedOptionError } from "../../errors.ts";
 import type { Lease } from "../../engines/browser/pool.ts";
 import { ScriptOutput, type ScriptOutcome } from "../../interact/output.ts";
+import type { ClosedSession } from "../../interact/session-record.ts";
 import { runInSandbox } from "../../interact/sandbox/run.ts";
 import { runScript } from "../../interact/shell/run.ts";
 import type { ShellContext } from "../../interact/shell/agent-browser.ts";
@@ -45,10 +47,11 @@ export type RunInSession = (work: (lease: Lease, stop: AbortSignal) => Promise<S
 
 /**
  * Runs `code` through `inSession` within `timeoutMs` (or until the client leaves); `close()` ends the session when
- * the script asked to. Time that ran out before the script started (opening the session) is an answer too:
- * `killed`, nothing charged.
+ * the script asked to (`agent-browser close`), and what it tells of the profile is answered as DELETE answers it
+ * (`profileSaved`, absent for a session without a profile to save, or one that had already ended). Time that ran out
+ * before the script started (opening the session) is an answer too: `killed`, nothing charged.
  */
-export async function runCode(o: { services: Services; who: KeyIdentity; request: Request; code: string; language: "bash" | "node" | "python"; timeoutMs: number; inSession: RunInSession; close: () => Promise<unknown> }) {
+export async function runCode(o: { services: Services; who: KeyIdentity; request: Request; code: string; language: "bash" | "node" | "python"; timeoutMs: number; inSession: RunInSession; close: () => Promise<ClosedSession | undefined> }) {
   const { services, who, request } = o;
   if (o.language !== "bash" && services.config.browserConcurrency < 2) {
     // The sandbox is a browser page of its own beside the session's: with one page in all it would wait for ever.
@@ -76,7 +79,7 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
         return new ScriptOutput().end(124, { killed: true });
       });
   const outcome = await services.ledger.holding(who, INTERACT_CREDITS, session, () => (ran ? INTERACT_CREDITS : 0));
-  if (ctx?.closeRequested) await o.close();
+  const closed = ctx?.closeRequested ? await o.close() : undefined;
   // A script stopped from outside (124) is told why here; one killed over the page memory limit (137) said so itself.
   let stderr = outcome.killed && outcome.exitCode === 124 ? `${outcome.stderr}${stoppedMessage(signal.aborted, o.timeoutMs)}\n` : outcome.stderr;
   if (outcome.stuck) stderr += `${droppedMessage(outcome.profileSaved)}\n`;
@@ -92,6 +95,7 @@ export async function runCode(o: { services: Services; who: KeyIdentity; request
     killed: outcome.killed,
     ...(outcome.truncated ? { truncated: true } : {}),
     ...(outcome.resultTruncated ? { resultTruncated: true } : {}),
+    ...(closed?.profileSaved !== undefined ? { profileSaved: closed.profileSaved } : {}),
     ...failureOf(outcome.exitCode, outcome.killed, stderr),
   };
 }
