@@ -6,7 +6,10 @@
  * so the same page gives the same JSON. Needs the LLM and the browser (for the sandbox, not for the page: the page is
  * fetched as any other). When no extractor works, the scrape still succeeds with a `warning` and no `json`, as
  * upstream's. Billed as `json`: 5 credits per page, 4 more with `checkPromptInjection` (docs/credits.md), which has
- * the model check the page first, as for `json`.
+ * the model check the page first, as for `json`. With `redactPII`, the model reads the redacted markdown, and what
+ * else goes to it (the HTML outline, the extractor's `askLlm` prompts) is redacted on the way (redact/redacting-llm.ts);
+ * the extractor runs on the page as served, so the strings of its `json` are redacted too (redact/json-strings.ts),
+ * as is a failure's warning, which may quote what the extractor read.
  */
 import type { BrowserPool } from "../../src/engines/browser/pool.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
@@ -16,6 +19,8 @@ import { assertNoPromptInjection } from "../../src/llm/injection-guard.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { isSharedFetch } from "../../src/scrape/cache-key.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
+import { redactJsonStrings } from "../../src/redact/json-strings.ts";
+import { redactingLlm } from "../../src/redact/redacting-llm.ts";
 import { jsonLikeFormat } from "./json.ts";
 
 /** Where extractors run and are kept. */
@@ -42,9 +47,13 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
       const spent = { tokens: 0 };
       // As for `json`: a page found to carry a prompt injection is the scrape's 403, not a warning.
       if (format.checkPromptInjection === true) await assertNoPromptInjection(llm!, ctx.markdown(), call, spent);
+      // The page's markdown is redacted already (scrape/service.ts); its HTML is not, nor what the extractor reads.
+      const redact = ctx.spec.redactPII ? ctx.run?.redact : undefined;
+      if (ctx.spec.redactPII && !redact) throw new TypeError("redactPII is on but the scrape armed no redaction (scrape/service.ts)");
+      let value: unknown;
       try {
-        const { value } = await extractDeterministic({
-          llm: llm!,
+        ({ value } = await extractDeterministic({
+          llm: redact ? redactingLlm(llm!, redact) : llm!,
           pool,
           // Kept only for shared fetches: headers, actions or a profile make the page personal.
           ...(isSharedFetch(ctx.spec) ? { store: deps.store } : {}),
@@ -58,13 +67,15 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
           ...(prompt ? { prompt } : {}),
           call,
           spent,
-        });
-        return { json: value };
+        }));
       } catch (e) {
         // The client gone or the job cancelled ends the scrape; anything else leaves it standing, as upstream's.
         if (call.signal?.aborted) throw e;
-        return { warning: `Deterministic JSON extraction failed: ${e instanceof Error ? e.message : String(e)}` };
+        const warning = `Deterministic JSON extraction failed: ${e instanceof Error ? e.message : String(e)}`;
+        return { warning: redact ? await redact(warning) : warning };
       }
+      // Outside the try: a redaction that fails fails the scrape, as the markdown's does; never the raw values.
+      return { json: redact ? await redactJsonStrings(value, redact) : value };
     },
   };
 }

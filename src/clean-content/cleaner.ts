@@ -7,7 +7,8 @@
  * The model never writes the markdown: it is shown numbered blocks (clean-content/blocks.ts) and names the ones to
  * drop, and the kept blocks are returned exactly as converted. So the pass cannot rewrite, shorten or invent
  * content, its answer is a few tokens whatever the page's length, and long pages are read in parts. As upstream,
- * a page too long for the pass keeps its markdown, with a warning; so does a page the model would empty entirely.
+ * a page too long for the pass keeps its markdown, with a warning; so does a page the model would empty, entirely or
+ * all but a sliver of its text ({@link MIN_KEPT_TEXT_SHARE}).
  */
 import type { LlmClient } from "../llm/client.ts";
 import { cleanContentMessages } from "../llm/prompts.ts";
@@ -34,6 +35,24 @@ export const MAX_CLEAN_BLOCKS = 5_000;
  * (or content a broken fence swallowed), whatever the model says: it is kept.
  */
 export const MAX_DROPPED_BLOCK_SHARE = 0.5;
+
+/**
+ * Least share of the page's text (its characters, link and image targets not counted: {@link textChars}) the kept
+ * blocks must hold; below it the page keeps its markdown, with a warning, as when the model marks every block. A
+ * model that drops all but "Share this article" (4 % of its page's text) emptied the page as surely as one that drops
+ * everything, and the client paid for it with no sign of it. Why 10 %: what the pass is for is the boilerplate
+ * `onlyMainContent` leaves around the content (a cookie banner, sharing and newsletter prompts, a related list),
+ * which is a small part of a page's text; even with `onlyMainContent: false`, menus and footers count mostly in link
+ * targets, which are not counted here. Content under a tenth of the text is rare, and a mistake there costs the page
+ * (the dropped blocks are gone), while keeping a page whole costs only the cleaning. The pages of
+ * test/clean-content/api.test.ts keep 72–99 % of their text under their tests' models.
+ */
+export const MIN_KEPT_TEXT_SHARE = 0.1;
+
+/** A block's characters of text: its links' and images' targets (`](…)`) not counted, their labels counted. */
+export function textChars(block: string): number {
+  return block.replace(/\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+"[^"]*")?\)/g, "]").length;
+}
 
 /** The answer: the numbers of the blocks to drop. */
 const REMOVE_SCHEMA: Record<string, unknown> = {
@@ -90,6 +109,16 @@ export function createContentCleaner(llm: LlmClient, limits: LlmLimits, now: () 
       if (remove.size === 0) return { markdown, ran: true, removedBlocks: 0 };
       if (remove.size === blocks.length) {
         return { markdown, ran: true, removedBlocks: 0, warning: "onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it as boilerplate." };
+      }
+      const text = blocks.reduce((sum, b) => sum + textChars(b), 0);
+      const keptText = blocks.reduce((sum, b, i) => (remove.has(i) ? sum : sum + textChars(b)), 0);
+      if (keptText < text * MIN_KEPT_TEXT_SHARE) {
+        return {
+          markdown,
+          ran: true,
+          removedBlocks: 0,
+          warning: `onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but ${blocks.length - remove.size} of ${blocks.length} blocks (${keptText} of its ${text} characters of text, under ${MIN_KEPT_TEXT_SHARE * 100} %) as boilerplate.`,
+        };
       }
       return { markdown: joinBlocks(blocks.filter((_, i) => !remove.has(i))), ran: true, removedBlocks: remove.size };
     },

@@ -2,10 +2,12 @@
  * @module clean-content/stage
  * Where `onlyCleanContent` enters a scrape (scrape/service.ts): after redaction (the model reads the redacted
  * text), the render context's markdown view is replaced by the cleaned one, so `markdown` and every format built
- * from it (json, summary, changeTracking, …) read the cleaned page. Formats of the page as served (html, rawHtml,
- * links, images) are untouched; a request whose formats read no markdown costs no model call and no credit.
+ * from it (json, summary, changeTracking, `product`'s model, …: redact/markdown-readers.ts) read the cleaned page.
+ * Formats of the page as served (html, rawHtml, links, images) are untouched; a request whose formats read no
+ * markdown costs no model call and no credit.
  */
 import type { FormatRenderer, RenderContext, RenderRun } from "../scrape/renderer.ts";
+import { readsMarkdown } from "../redact/markdown-readers.ts";
 import type { ContentCleaner } from "./cleaner.ts";
 
 /** What the stage did: whether the model read the page (charged), and a warning for the document. */
@@ -21,7 +23,7 @@ export async function cleanMarkdownView(
   cleaner: ContentCleaner | undefined,
   run: RenderRun,
 ): Promise<CleaningOutcome> {
-  if (!ctx.spec.onlyCleanContent || !renderers.some(([r]) => r.views?.includes("markdown"))) return { ran: false };
+  if (!ctx.spec.onlyCleanContent || !renderers.some(([r]) => readsMarkdown(r))) return { ran: false };
   if (!cleaner) throw new TypeError("onlyCleanContent needs the LLM: the capability check should have refused the request");
   const result = await cleaner.clean(ctx.markdown(), run);
   if (result.removedBlocks > 0) ctx.markdown = () => result.markdown;

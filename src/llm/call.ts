@@ -59,24 +59,42 @@ export interface ChatTurnContext {
 }
 
 /**
+ * What one operation has spent so far, shared by its turns: its tokens, and whether the server has answered one of
+ * them. "Answered" is its own flag, not `tokens > 0`: a server that reports a usage of 0 (which an answer may carry)
+ * left a later turn (a repair turn, a long page's next part) counted as a first turn, turned away by the memo that
+ * another page's refusal had armed since, and the page failed for the job to retry instead of keeping its answer.
+ */
+export interface OperationSpent {
+  tokens: number;
+  /** Set once a turn of the operation got an answer. */
+  answered?: boolean;
+}
+
+/** Whether the server has answered a turn of the operation (tokens are counted from answers only, so either says it). */
+function answered(spent: OperationSpent): boolean {
+  return spent.answered === true || spent.tokens > 0;
+}
+
+/**
  * One chat turn under the call's deadline and budget; a transient provider failure is retried by the call's
  * {@link LlmCall.retry} policy (llm/retry.ts), so earlier work (a job's pages read, a long page's parts answered)
- * is kept. `spent` counts the operation's tokens so far, against `call.tokenBudget`. Under `JOB_PAGE_LLM_RETRY` (a job
- * page its job will try again), the first turn of an operation (nothing answered yet: `spent.tokens` is 0) sent within
- * the memo of a server found unreachable (`ctx.down`) fails at once with {@link LlmServerDownError}; under any other
- * policy the memo is not consulted (a lone scrape, a page's last attempt, interact, monitor, extract, agent). A later turn of an operation the server has answered moments ago (a long
- * page's next part, a repair turn, a merge), whose failure would cost what was answered, is sent whatever the memo
- * says, and so are a turn's own retries, which its policy spaces.
+ * is kept. `spent` counts the operation's tokens so far, against `call.tokenBudget`, and is marked `answered` once a
+ * turn of the operation got an answer. Under `JOB_PAGE_LLM_RETRY` (a job page its job will try again), the first turn
+ * of an operation (nothing answered yet) sent within the memo of a server found unreachable (`ctx.down`) fails at
+ * once with {@link LlmServerDownError}; under any other policy the memo is not consulted (a lone scrape, a page's
+ * last attempt, interact, monitor, extract, agent). A later turn of an operation the server has answered moments ago
+ * (a long page's next part, a repair turn, a merge), whose failure would cost what was answered, is sent whatever the
+ * memo says, and so are a turn's own retries, which its policy spaces.
  */
 export async function chatTurn(
   ctx: ChatTurnContext,
   messages: LlmMessage[],
   format: Record<string, unknown> | "json" | undefined,
   call: LlmCall,
-  spent: { tokens: number },
+  spent: OperationSpent,
 ): Promise<LlmChatAnswer> {
   const policy = call.retry ?? SYNC_LLM_RETRY;
-  const down = policy !== JOB_PAGE_LLM_RETRY || call.signal?.aborted || spent.tokens > 0 ? undefined : ctx.down?.current();
+  const down = policy !== JOB_PAGE_LLM_RETRY || call.signal?.aborted || answered(spent) ? undefined : ctx.down?.current();
   if (down) throw new LlmServerDownError(endpointOf(ctx.provider), down.reason, down.ageMs, ctx.down!.memoMs, down.cause);
   for (let retry = 1; ; retry++) {
     try {
@@ -104,7 +122,7 @@ async function chatOnce(
   messages: LlmMessage[],
   format: Record<string, unknown> | "json" | undefined,
   call: LlmCall,
-  spent: { tokens: number },
+  spent: OperationSpent,
 ): Promise<LlmChatAnswer> {
   const p = ctx.provider;
   const estimate = estimateTokens(messages.map((m) => m.content).join("\n"));
@@ -129,6 +147,7 @@ async function chatOnce(
     if (!answer) throw new LlmBrokenAnswerError(endpoint, "the answer's content is not text");
     const tokens = answer.usage.promptTokens + answer.usage.completionTokens;
     spent.tokens += tokens;
+    spent.answered = true;
     call.onTokens?.(tokens);
     return answer;
   } catch (err) {

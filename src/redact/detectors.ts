@@ -4,9 +4,11 @@
  * shape and check digits, an e-mail address, a phone number, a payment card, an IBAN or US social security number,
  * or a credential. Names and places have no shape: only the model finds them (redact/model.ts).
  *
- * Precision over recall where a shape is ambiguous: a card number must pass the Luhn check, an IBAN its mod-97
- * check, a phone number needs a `+`, a leading 0, brackets or the North American 3-3-4 grouping and 7–15 digits,
- * so dates, times, prices, version numbers and order ids are left alone.
+ * Precision over recall where a shape is ambiguous: a card number must pass the Luhn check (and stand alone, not
+ * inside a hex string or a word), an IBAN its mod-97 check, a phone number needs a `+`, a leading 0, brackets or the
+ * North American 3-3-4 grouping and 7–15 digits (11 after `+1`), so dates (also `06 12 2024`), times, prices and
+ * amounts (`+1 234 567 EUR`, `+12.345678 %`), signed decimals (`lat +48.856613`), version numbers and order ids are left
+ * alone.
  *
  * Every pattern is bounded (each repetition has a maximum, and unbounded runs may only start where a run starts):
  * they run on the event loop over pages of megabytes, and a pattern that rescans a long run from each of its
@@ -33,8 +35,11 @@ const FILE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "webp", "svg", "av
 /** Candidate phone numbers; {@link isPhone} decides. */
 const PHONE = /(?<![\w.+/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d[\d .-]{5,18}\d(?![\w/]|[.:-]\d)/g;
 
-/** Card-like runs: 13–19 digits, optionally grouped by single spaces or hyphens. */
-const CARD = /(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
+/**
+ * Card-like runs: 13–19 digits, optionally grouped by single spaces or hyphens, not glued to a letter, digit or `_`
+ * on either side: `0x4111111111111111` and `4111111111111111a` are hex, not cards.
+ */
+const CARD = /(?<![\w+-])\d(?:[ -]?\d){12,18}(?![\w-])/g;
 
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g;
 
@@ -62,6 +67,20 @@ const LABELLED_SECRET = /(?<![A-Za-z0-9])(?:password|passwd|pwd|passphrase|secre
 
 /** A label right before a number that says it is an id, not a phone: `SKU 0123-456-789`, `Order #030 123 45`. */
 const ID_LABEL_BEFORE = /(?:\b(?:SKU|EAN|UPC|ISBN|art(?:icle)?|item|order|ref(?:erence)?|part|model|serial|invoice|no|nr|id)\.?|#)[ \t:#.]*$/i;
+
+/** Currency codes and symbols, a per cent or per mille sign: a number right before one is an amount or a share. */
+const AMOUNT_AFTER = /^[ \t\u00a0]?(?:[%‰€$£¥₹]|(?:EUR|USD|GBP|CHF|JPY|CNY|RMB|INR|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RUB|BRL|MXN|ZAR|TRY|HKD|SGD|KRW)(?![A-Za-z]))/;
+/** A currency symbol right before a number: an amount. */
+const AMOUNT_BEFORE = /[€$£¥₹][ \t\u00a0]?$/;
+
+/** A day, month and year written with spaces (`06 12 2024`, `12 06 2024`): a date, whichever comes first. */
+function isSpacedDate(candidate: string): boolean {
+  const m = /^(\d{1,2}) (\d{1,2}) (?:19|20)\d\d$/.exec(candidate);
+  if (!m) return false;
+  const a = Number(m[1]);
+  const b = Number(m[2]);
+  return a >= 1 && b >= 1 && a <= 31 && b <= 31 && (a <= 12 || b <= 12);
+}
 
 function digits(s: string): string {
   return s.replace(/\D/g, "");
@@ -99,7 +118,9 @@ function isPhone(candidate: string): boolean {
   const n = digits(candidate).length;
   if (n < 7 || n > 15) return false;
   if (/^\d+$/.test(candidate)) return false; // a bare run of digits is an id, a count or a card
-  if (/^\d{4}[-.]\d{1,2}[-.]\d{1,2}$/.test(candidate) || /^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$/.test(candidate)) return false; // dates
+  if (/^\d{4}[-.]\d{1,2}[-.]\d{1,2}$/.test(candidate) || /^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$/.test(candidate) || isSpacedDate(candidate)) return false; // dates
+  if (/^\+\d+\.\d+$/.test(candidate)) return false; // a signed decimal (`+48.856613`): a phone has more groups than one
+  if (candidate.startsWith("+1") && n !== 11) return false; // +1 is North America: 10 digits after it (`+1 234 567` is an amount)
   const northAmerican = /^(?:1[ .-])?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}$/.test(candidate);
   if (northAmerican) return true;
   if (/\d\.\d+\.\d/.test(candidate) && !/[ ()+-]/.test(candidate)) return false; // versions, IP addresses
@@ -108,6 +129,12 @@ function isPhone(candidate: string): boolean {
   if (candidate.startsWith("+")) return true;
   if (candidate.startsWith("(")) return !/^\((?:19|20)\d\d\)/.test(candidate); // an area code, not "(2019)"
   return /^0\d{1,4}[ /-]\d{2,}/.test(candidate); // national format with a trunk prefix (not "08.00 - 18.00")
+}
+
+/** Whether the text around a phone-shaped candidate lets it be one: no id label before it, no currency or `%` around it. */
+function phoneContext(text: string, start: number, end: number): boolean {
+  const before = text.slice(Math.max(0, start - 16), start);
+  return !ID_LABEL_BEFORE.test(before) && !AMOUNT_BEFORE.test(before) && !AMOUNT_AFTER.test(text.slice(end, end + 8));
 }
 
 function collect(text: string, re: RegExp, type: PiiEntity, keep: (m: RegExpExecArray) => boolean, out: PiiSpan[]): void {
@@ -121,7 +148,7 @@ function collect(text: string, re: RegExp, type: PiiEntity, keep: (m: RegExpExec
 export function findPatternSpans(text: string, entities: ReadonlySet<PiiEntity>): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (entities.has("EMAIL")) collect(text, EMAIL, "EMAIL", (m) => !FILE_EXTENSIONS.has(m[1]!.toLowerCase()), out);
-  if (entities.has("PHONE")) collect(text, PHONE, "PHONE", (m) => isPhone(m[0]) && !ID_LABEL_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index)), out);
+  if (entities.has("PHONE")) collect(text, PHONE, "PHONE", (m) => isPhone(m[0]) && phoneContext(text, m.index, m.index + m[0].length), out);
   if (entities.has("FINANCIAL")) {
     collect(text, CARD, "FINANCIAL", (m) => /^[3-6]/.test(m[0]) && luhnValid(digits(m[0])), out);
     collect(text, IBAN, "FINANCIAL", (m) => ibanValid(m[0]), out);

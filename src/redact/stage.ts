@@ -1,32 +1,37 @@
 /**
  * @module redact/stage
  * Where `redactPII` enters a scrape (scrape/service.ts): the render context's markdown view is redacted in place,
- * before any format reads it, so `markdown`, the LLM formats and changeTracking (whose diff and stored history
- * would otherwise carry the raw text; it also redacts the previous snapshot it compares with) all see the
- * redacted copy; a parsed PDF's per-page markdown is redacted too; and a warning names the requested formats that
- * keep the page's own text.
+ * before any format reads it (redact/markdown-readers.ts), so `markdown`, the LLM formats, `product`'s model and
+ * changeTracking (whose diff and stored history would otherwise carry the raw text; it also redacts the previous
+ * snapshot it compares with) all see the redacted copy; the formats that read more than the markdown redact the
+ * rest with the run's {@link RenderRun.redact} (`deterministicJson`'s model calls and answer, `product`'s values
+ * read from structured data); a parsed PDF's per-page markdown is redacted too; and a warning names the requested
+ * formats that keep the page's own text.
  */
 import type { FormatRenderer, RenderContext, RenderRun } from "../scrape/renderer.ts";
 import type { ScrapeSpec } from "../scrape/spec.ts";
+import { readsMarkdown } from "./markdown-readers.ts";
 import type { PiiOptions, RedactionRun, Redactor } from "./redactor.ts";
 
 /** Formats that carry the page's own text, which `redactPII` leaves as it is (as upstream: markdown only). */
 const UNREDACTED_FORMATS = new Set(["html", "rawHtml", "rawBase64", "links", "images", "attributes"]);
 
 /**
- * Redacts `ctx`'s markdown view when the request asks for it and one of its formats reads the markdown, and gives
- * `run` the means to redact other text the same way ({@link RenderRun.redact}). Called after the formats that read
- * the original page (links, images, attributes), so building the markdown does not make them parse it again.
+ * Gives `run` the means to redact text as the page's markdown is ({@link RenderRun.redact}) when the request asks
+ * for redaction: set before any format renders, so that a format may redact what it reads besides the markdown.
  */
-export async function redactMarkdownView(
-  ctx: RenderContext,
-  renderers: readonly (readonly [FormatRenderer, unknown])[],
-  redactor: Redactor,
-  run: RenderRun,
-): Promise<void> {
-  const options = ctx.spec.redactPII;
-  if (!options || !renderers.some(([r]) => r.views?.includes("markdown"))) return;
-  run.redact = (text) => redactor.redact(text, options, run);
+export function armRedaction(spec: ScrapeSpec, redactor: Redactor, run: RenderRun): void {
+  const options = spec.redactPII;
+  if (options) run.redact = (text) => redactor.redact(text, options, run);
+}
+
+/**
+ * Redacts `ctx`'s markdown view when the request asks for it ({@link armRedaction} armed `run`) and one of its
+ * formats reads the markdown. Called after the formats that read the original page (links, images, attributes), so
+ * building the markdown does not make them parse it again.
+ */
+export async function redactMarkdownView(ctx: RenderContext, renderers: readonly (readonly [FormatRenderer, unknown])[], run: RenderRun): Promise<void> {
+  if (!run.redact || !renderers.some(([r]) => readsMarkdown(r))) return;
   const redacted = await run.redact(ctx.markdown());
   ctx.markdown = () => redacted;
 }

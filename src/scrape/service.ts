@@ -9,7 +9,8 @@
  * ```
  */
 import { patternRedactor, type Redactor } from "../redact/redactor.ts";
-import { redactMarkdownView, redactPages, unredactedWarning } from "../redact/stage.ts";
+import { armRedaction, redactMarkdownView, redactPages, unredactedWarning } from "../redact/stage.ts";
+import { readsMarkdown, setMarkdownPreparation } from "../redact/markdown-readers.ts";
 import { ONLY_CLEAN_CONTENT_EXTRA_CREDITS, type ContentCleaner } from "../clean-content/cleaner.ts";
 import { cleanMarkdownView, type CleaningOutcome } from "../clean-content/stage.ts";
 import type { Logger } from "../log.ts";
@@ -201,18 +202,23 @@ export class ScrapeService {
     // Links are read before the renderers run, while the parsed original DOM is still intact (one parse).
     const links = options.collectLinks ? ctx.links() : undefined;
     const doc: ScrapeDocument = { metadata: undefined as unknown as DocumentMetadata };
-    let redacted = false;
-    let cleaning: CleaningOutcome = { ran: false };
+    armRedaction(spec, this.redactor, run);
+    // The markdown redacted (and so built), then cleaned: once, before the first renderer that reads it.
+    let prepared: Promise<CleaningOutcome> | undefined;
+    const prepareMarkdown = () =>
+      (prepared ??= (async () => {
+        await redactMarkdownView(ctx, renderers, run);
+        return await cleanMarkdownView(ctx, renderers, this.deps.cleaner, run);
+      })());
+    setMarkdownPreparation(ctx, prepareMarkdown);
     for (const [renderer, format] of renderers) {
-      // Readers of the original page come first; the markdown is redacted (and so built), then cleaned, after them.
-      if (!redacted && !renderer.usesOriginalDom) {
-        await redactMarkdownView(ctx, renderers, this.redactor, run);
-        cleaning = await cleanMarkdownView(ctx, renderers, this.deps.cleaner, run);
-        if (cleaning.ran) credits += ONLY_CLEAN_CONTENT_EXTRA_CREDITS;
-        redacted = true;
-      }
+      // Readers of the original page come first, and the step after them; one that reads the markdown too (product)
+      // runs it when it asks for the markdown (redact/markdown-readers.ts).
+      if (!renderer.usesOriginalDom) await prepareMarkdown();
       mergeRendered(doc, await renderer.render(ctx, format));
     }
+    const cleaning: CleaningOutcome = prepared ? await prepared : { ran: false };
+    if (cleaning.ran) credits += ONLY_CLEAN_CONTENT_EXTRA_CREDITS;
     // Formats that did not call their model (a page without text) do not charge their extra (costs.ts).
     credits -= waivedExtraCredits(renderers, ctx);
     Object.assign(doc, await renderActionResults(page.artifacts, ctx));
@@ -274,13 +280,16 @@ export class ScrapeService {
   }
 
   /**
-   * The renderers of the requested formats, readers of the original DOM first (see render-context.ts). A format
-   * type given twice is rendered (and charged) once, from its first entry, as upstream reads a format with
-   * `formats.find`: two `changeTracking` entries would otherwise both write their history and answer the last.
+   * The renderers of the requested formats, readers of the original DOM first (see render-context.ts), and among
+   * them those that read the markdown too last (product: building the markdown consumes the parsed page, which a
+   * DOM reader after it would parse again). A format type given twice is rendered (and charged) once, from its first
+   * entry, as upstream reads a format with `formats.find`: two `changeTracking` entries would otherwise both write
+   * their history and answer the last.
    */
   private renderersFor(spec: ScrapeSpec): [FormatRenderer, ScrapeSpec["formats"][number]][] {
     const firsts = spec.formats.filter((f, i) => spec.formats.findIndex((g) => g.type === f.type) === i);
     const pairs = firsts.map((f) => [this.deps.renderers.get(f.type)!, f] as [FormatRenderer, typeof f]);
-    return pairs.sort((a, b) => Number(b[0].usesOriginalDom ?? false) - Number(a[0].usesOriginalDom ?? false));
+    const rank = (r: FormatRenderer) => (r.usesOriginalDom ? (readsMarkdown(r) ? 1 : 2) : 0);
+    return pairs.sort((a, b) => rank(b[0]) - rank(a[0]));
   }
 }

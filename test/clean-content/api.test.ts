@@ -143,6 +143,26 @@ describe("onlyCleanContent", () => {
     expect(stray.body.data.warning).toBeUndefined();
   });
 
+  test("a model that would keep only a sliver of the page's text (under 10 %): the markdown stays whole, with a warning", async () => {
+    llm.reset();
+    const para = "The widget installs in three steps, and each of them is reversible: you download the package, you run its initialisation command in the folder of your project, and you add the two lines it prints.";
+    site.set("/sliver", `<html><body><p>We use cookies.</p><h1>Guide</h1><p>${para}</p><p>${para} Again.</p><p>Share this article</p></body></html>`);
+    const plain = (await scrape(withLlm, { formats: ["markdown"] }, "/sliver")).body.data.markdown as string;
+    // All but the last block, "Share this article": 18 of ~430 characters.
+    llm.respond = (req) => ({ content: JSON.stringify({ remove: blockLines(req).filter((b) => b.text !== "Share this article").map((b) => b.n) }) });
+    const r = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true }, "/sliver");
+    expect(r.status).toBe(200);
+    expect(r.body.data.markdown).toBe(plain);
+    expect(r.body.data.warning).toMatch(/^onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but 1 of 5 blocks \(18 of its \d+ characters of text, under 10 %\) as boilerplate\.$/);
+    expect(r.body.data.metadata.creditsUsed).toBe(2); // the model did read the page
+
+    // Dropping the banner and the share prompt from the same page is cleaning as usual.
+    llm.respond = (req) => ({ content: JSON.stringify({ remove: blockLines(req).filter((b) => /cookies|Share this/.test(b.text)).map((b) => b.n) }) });
+    const cleaned = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true }, "/sliver");
+    expect(cleaned.body.data.markdown).toBe(`# Guide\n\n${para}\n\n${para} Again.`);
+    expect(cleaned.body.data.warning).toBeUndefined();
+  });
+
   test("a block holding more than half of the page is kept whatever the model says", async () => {
     llm.reset();
     site.set("/mostly-one", `<html><body><p>Accept cookies</p><p>${"An unusually long paragraph of the article itself. ".repeat(40)}</p><p>Share this</p></body></html>`);

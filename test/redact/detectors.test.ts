@@ -31,6 +31,27 @@ describe("patterns", () => {
     }
   });
 
+  test("not phones: signed decimals, amounts and shares, +1 with too few digits, dates written with spaces; phones around them still are", () => {
+    for (const text of ["GPS lat +48.856613 lon +2.352222", "Change: +12.345678 %", "Delta +1 234 567 EUR", "Delta +49 234 567 EUR", "Up € +44 123 4567", "Date 06 12 2024", "Date 12 06 2024 and 01 02 1999", "Share +33 1234567‰"]) {
+      expect(found(text)).toEqual([]);
+    }
+    for (const phone of ["+44 20 7946 0958", "+1 415 555 0132", "+1 (876) 555-1234", "06 12 20 24 55", "01 42 68 53 00", "+49 30 12345678"]) {
+      expect(found(`Call ${phone} now`)).toEqual([["PHONE", phone]]);
+    }
+    // A phone beside a date or an amount is still one.
+    expect(found("On 06 12 2024 call 020 7946 0958 (5 EUR)")).toEqual([["PHONE", "020 7946 0958"]]);
+  });
+
+  test("a card number inside a hex string or glued to a word is not a card", () => {
+    for (const text of ["0x4111111111111111", "hash 4111111111111111a", "id_4111111111111111", "deadbeef4111111111111111cafe"]) {
+      expect(found(text)).toEqual([]);
+    }
+    for (const card of ["4111111111111111", "4111 1111 1111 1111", "4111-1111-1111-1111"]) {
+      expect(found(`Card: ${card}.`)).toEqual([["FINANCIAL", card]]);
+      expect(found(`(${card})`)).toEqual([["FINANCIAL", card]]);
+    }
+  });
+
   test("payment cards pass Luhn; IBANs pass mod 97; US social security numbers", () => {
     expect(luhnValid("4111111111111111")).toBe(true);
     expect(luhnValid("4111111111111112")).toBe(false);

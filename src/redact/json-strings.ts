@@ -1,0 +1,74 @@
+/**
+ * @module redact/json-strings
+ * Redaction of a JSON value a format produces from more than the redacted markdown (`deterministicJson`'s extractor
+ * reads the page's own DOM; `product` its structured data): every string in it, and every number whose digits are
+ * PII (a card number written as a number), is redacted as the markdown is, keys and structure kept.
+ *
+ * The strings go through the redaction together, in one text, so that a model mode reads them in as few calls as
+ * the markdown (one per string would be a model call per value of a list of hundreds). They are joined by a line
+ * holding a separator no pattern crosses (none spans a line break but a private key block, which needs its BEGIN
+ * and END lines); when the redacted text does not split back into as many pieces (a model's quote spanning two
+ * values, a string holding the separator), each string is redacted on its own instead.
+ */
+
+/** Redacts one text as the page's markdown is (RenderRun.redact). */
+export type RedactText = (text: string) => Promise<string>;
+
+/** The line between two joined strings: U+241E SYMBOL FOR RECORD SEPARATOR, alone on its line. */
+const SEPARATOR = "\n\u241e\n";
+
+/** Most characters joined into one redaction; more are redacted in several (each a model's chunking as usual). */
+const MAX_JOINED_CHARS = 1_000_000;
+
+/** The strings of `value` to redact: string values, and numbers as their text. */
+function collectTexts(value: unknown, out: string[]): void {
+  if (typeof value === "string") out.push(value);
+  else if (typeof value === "number" && Number.isFinite(value)) out.push(String(value));
+  else if (Array.isArray(value)) for (const v of value) collectTexts(v, out);
+  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) collectTexts(v, out);
+}
+
+/** `value` with its strings and numbers replaced by `next()`'s texts, in {@link collectTexts}' order. */
+function rebuild(value: unknown, next: () => string): unknown {
+  if (typeof value === "string") return next();
+  if (typeof value === "number" && Number.isFinite(value)) {
+    const text = next();
+    // Digits found to be PII (a card number as a number) become the redacted text; others stay numbers.
+    return text === String(value) ? value : text;
+  }
+  if (Array.isArray(value)) return value.map((v) => rebuild(v, next));
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebuild(v, next)]));
+  return value;
+}
+
+/** Redacts `texts` in as few calls of `redact` as the separator allows (see the module note). */
+export async function redactTexts(texts: readonly string[], redact: RedactText): Promise<string[]> {
+  const out: string[] = [];
+  let group: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (group.length === 0) return;
+    const pieces = group.some((t) => t.includes(SEPARATOR)) ? [] : (await redact(group.join(SEPARATOR))).split(SEPARATOR);
+    if (pieces.length === group.length) out.push(...pieces);
+    else for (const t of group) out.push(await redact(t));
+    group = [];
+    size = 0;
+  };
+  for (const t of texts) {
+    if (size > 0 && size + t.length > MAX_JOINED_CHARS) await flush();
+    group.push(t);
+    size += t.length + SEPARATOR.length;
+  }
+  await flush();
+  return out;
+}
+
+/** `value` with every string (and PII number) redacted by `redact`; keys and structure as they were. */
+export async function redactJsonStrings(value: unknown, redact: RedactText): Promise<unknown> {
+  const texts: string[] = [];
+  collectTexts(value, texts);
+  if (texts.length === 0) return value;
+  const redacted = await redactTexts(texts, redact);
+  let i = 0;
+  return rebuild(value, () => redacted[i++]!);
+}

@@ -1,0 +1,68 @@
+/**
+ * Redaction of a format's JSON value (redact/json-strings.ts) with the real redactor: the patterns, and the model
+ * modes against the fake LLM (Ollama protocol). Every string and every PII number is redacted, keys and structure
+ * kept; the strings of one value go to the model in one read, not one call each; a model quote spanning two values
+ * cannot merge them (each is then redacted on its own).
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createLlmProviderRegistry } from "../../plugins/index.ts";
+import { createLlmClient } from "../../src/llm/registry.ts";
+import { redactJsonStrings } from "../../src/redact/json-strings.ts";
+import { createRedactor, patternRedactor, piiOptions } from "../../src/redact/redactor.ts";
+import { startFakeLlm, type FakeLlm } from "../llm/fake-llm.ts";
+
+let llm: FakeLlm;
+beforeAll(() => {
+  llm = startFakeLlm();
+});
+afterAll(() => llm.stop());
+
+const run = () => ({ deadline: Date.now() + 20_000, recordTokens: () => {} });
+
+test("patterns: strings and PII numbers redacted, keys, other numbers, booleans and nulls as they were", async () => {
+  const fast = piiOptions({ mode: "fast" })!;
+  const r = run();
+  const value = {
+    "ada.lovelace@example.org": "key kept",
+    contacts: [{ email: "ada.lovelace@example.org", phone: "+44 20 7946 0958", vip: true, note: null }],
+    card: 4111111111111111,
+    price: 24.9,
+    text: "Write to ada.lovelace@example.org.",
+  };
+  expect(await redactJsonStrings(value, (t) => patternRedactor.redact(t, fast, r))).toEqual({
+    "ada.lovelace@example.org": "key kept",
+    contacts: [{ email: "<EMAIL>", phone: "<PHONE>", vip: true, note: null }],
+    card: "<FINANCIAL>",
+    price: 24.9,
+    text: "Write to <EMAIL>.",
+  });
+  expect(await redactJsonStrings(null, () => Promise.reject(new Error("not called")))).toBeNull();
+});
+
+test("model mode: one read for all the strings of a value; a quote spanning two of them does not merge them", async () => {
+  const config = { llmProvider: "auto", ollamaBaseUrl: llm.url, ollamaBaseUrlSet: true, openaiBaseUrl: "", openaiApiKey: "", modelName: "test-model", llmContextTokens: 8192 } as const;
+  const redactor = createRedactor(createLlmClient(config, createLlmProviderRegistry()), { llmTimeoutMs: 10_000, llmTokenBudget: 100_000 });
+  const accurate = piiOptions(true)!;
+  const r = run();
+  const names = Array.from({ length: 50 }, (_, i) => (i === 7 ? "Ada Lovelace" : `Kettle ${i}`));
+
+  llm.reset();
+  llm.respond = () => ({ content: JSON.stringify({ spans: [{ text: "Ada Lovelace", type: "PERSON" }] }) });
+  const out = (await redactJsonStrings({ names }, (t) => redactor.redact(t, accurate, r))) as { names: string[] };
+  expect(out.names).toHaveLength(50);
+  expect(out.names[7]).toBe("<PERSON>");
+  expect(out.names[8]).toBe("Kettle 8");
+  expect(llm.chats()).toHaveLength(1);
+
+  // The model quotes across the line between two values: the join cannot be split back, so each is read alone.
+  llm.reset();
+  llm.respond = (req) => {
+    const user = req.messages.find((m) => m.role === "user")!.content;
+    const across = user.match(/Ada\n\S\nLovelace/)?.[0];
+    const spans = across ? [{ text: across, type: "PERSON" }] : user.includes("Lovelace") ? [{ text: "Lovelace", type: "PERSON" }] : [];
+    return { content: JSON.stringify({ spans }) };
+  };
+  const split = (await redactJsonStrings(["Ada", "Lovelace"], (t) => redactor.redact(t, accurate, r))) as string[];
+  expect(split).toEqual(["Ada", "<PERSON>"]);
+  expect(llm.chats()).toHaveLength(3); // the joined read, then one per value
+});
