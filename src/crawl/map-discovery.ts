@@ -12,7 +12,9 @@
  *
  * Pages are fetched a few at a time and read one at a time in the order they were queued (crawl/map-queue.ts has
  * that order), so a map of an unchanged site is the same list every time: read as each answer came, 5 runs gave 5
- * orders and 5 different sets. A page's many links are judged with the event loop given back every few ms.
+ * orders and 5 different sets. A page's many links are judged with the event loop given back every few ms, and a
+ * large page is parsed on a parse worker (crawl/map-page-offload.ts): parsing is one synchronous step, 0.45–0.65 s for
+ * an 8 MB page, that held every other request.
  *
  * Without `search`, discovery stops once `limit` URLs are known. With `search` it stops once `limit` matching URLs
  * are known and none of the best min(`limit`, {@link MAP_SEARCH_SETTLED}) of them waits to be fetched: their titles
@@ -25,7 +27,8 @@ import { sleep } from "../scheduler/abortable.ts";
 import { isSocialMediaOrEmail } from "./filter.ts";
 import { createYielder } from "./filter-yielding.ts";
 import { MAP_GROUP, type MapListing } from "./map-listing.ts";
-import { readMapPage, readMapPageInfo } from "./map-page.ts";
+import { readMapPageInfo } from "./map-page.ts";
+import { readMapPageInTime, type MapPageReading } from "./map-page-offload.ts";
 import { DiscoveryQueue, type QueuedPage } from "./map-queue.ts";
 import { DISCOVERY_SKIPS_TLS_VERIFICATION, type RobotsCache, type RobotsEntry } from "./robots-cache.ts";
 import { robotsAgents } from "./robots.ts";
@@ -75,6 +78,10 @@ export interface DiscoveryContext {
   /** Matching URLs that end discovery. */
   limit: number;
   signal: AbortSignal;
+  /** `performance.now()` time by which the map answers: a start page still parsed on a worker then is given up. */
+  answerBy: number;
+  /** Parse workers for large pages (crawl/map-page-offload.ts); without them pages are parsed on the main thread. */
+  parsePool?: MapPageReading["pool"];
   /**
    * Told, before the start page's links are judged, where it landed when that is another site; answers with that
    * site's robots.txt (whose `Crawl-delay` counts too).
@@ -82,10 +89,14 @@ export interface DiscoveryContext {
   onLanded: (landed: string) => Promise<RobotsEntry>;
 }
 
-/** How the start page went: `answered` (any HTTP answer), `timedOut` (its deadline passed), else it failed. */
+/**
+ * How the start page went: `answered` (any HTTP answer), `timedOut` (its deadline passed), else it failed;
+ * `unread`: it answered, but a parse worker was still reading it when the map's time ended (its links are missing).
+ */
 export interface StartOutcome {
   answered: boolean;
   timedOut: boolean;
+  unread?: boolean;
 }
 
 /** Why discovery stopped with pages left to fetch: its time ended (`time`), or the delay did not fit (`delay`). */
@@ -204,9 +215,10 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
    * Lists a fetched page (title, description) and its links, and queues those to fetch. The event loop is given back
    * during the links (a page may have 300,000: 0.8 s of judging, 1.5 s with `search`), and they stop without `search`
    * once no more can be listed (later ones would be cut by `limit`, and discovery ends there) and at `endAt` (a
-   * `performance.now()` time). Returns false when `endAt` cut it short.
+   * `performance.now()` time). A large page parsed on a worker must be read by `readBy` (its worker is stopped then).
+   * Returns false when `endAt` or `readBy` cut it short.
    */
-  const readPage = async (fetched: Fetched & { outcome: "answered" }, endAt = Infinity): Promise<boolean> => {
+  const readPage = async (fetched: Fetched & { outcome: "answered" }, endAt = Infinity, readBy = endAt): Promise<boolean> => {
     const { url, depth, finalUrl, html } = fetched;
     if (html === undefined) return true;
     if (performance.now() >= endAt) return false;
@@ -216,7 +228,13 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
       if (html.length <= MAP_MAX_INFO_ONLY_CHARS) found.add(url, MAP_GROUP.discovered, readMapPageInfo(html));
       return true;
     }
-    const page = readMapPage(html, finalUrl);
+    const page = await readMapPageInTime(html, finalUrl, { pool: ctx.parsePool, endAt: readBy, signal });
+    if (!page) {
+      // Not read in time: listed as fetched, without its title or links.
+      found.add(url, MAP_GROUP.discovered);
+      if (finalUrl !== url) found.add(finalUrl, MAP_GROUP.discovered);
+      return false;
+    }
     const info = { title: page.title, description: page.description };
     found.add(url, MAP_GROUP.discovered, info);
     if (finalUrl !== url) found.add(finalUrl, MAP_GROUP.discovered, info);
@@ -260,8 +278,10 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
         const landed = landedElsewhere(startUrl, fetched.finalUrl);
         if (landed) askDelay(await ctx.onLanded(landed));
       }
-      await readPage(fetched);
-      return { answered: true, timedOut: false };
+      // Its links are judged whatever the time (the map's own time limit stops them); only a worker's parse of it
+      // is given up, at the map's answer time.
+      const read = await readPage(fetched, Infinity, ctx.answerBy);
+      return { answered: true, timedOut: false, ...(read ? {} : { unread: true }) };
     },
     async rest(endAt) {
       if (maxDepth === 0) return undefined;

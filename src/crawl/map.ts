@@ -7,6 +7,7 @@ import { linkDiscovery, type DiscoveryCut } from "./map-discovery.ts";
 import { MAP_GROUP, MapListing, type MapLink } from "./map-listing.ts";
 import { readMapSitemaps } from "./map-sitemaps.ts";
 import type { RobotsCache, RobotsEntry } from "./robots-cache.ts";
+import type { MapPageReading } from "./map-page-offload.ts";
 export type { MapLink } from "./map-listing.ts";
 
 /** Pages fetched for link discovery, the start page included. */
@@ -48,6 +49,8 @@ export interface MapDeps {
   robots: RobotsCache;
   /** Checked on the start URL first, so a refused site fails the request. */
   gate?: Pick<EgressGate, "check">;
+  /** Parse workers that read large pages off the main thread (crawl/map-page-offload.ts); none: all are read here. */
+  parsePool?: MapPageReading["pool"];
   /** @default MAP_MAX_PAGES */
   maxPages?: number;
   /** @default MAP_DEFAULT_BUDGET_MS */
@@ -146,6 +149,8 @@ async function discover(options: MapSiteOptions, deps: MapDeps, found: MapListin
           maxPages: deps.maxPages ?? MAP_MAX_PAGES,
           limit,
           signal,
+          answerBy,
+          parsePool: deps.parsePool,
           onLanded: async (landed) => {
             siteUrl = landed;
             found.moveTo(landed);
@@ -165,6 +170,10 @@ async function discover(options: MapSiteOptions, deps: MapDeps, found: MapListin
     if (start.timedOut) {
       progress.cutByTime = true;
       progress.warnings.push("The start page did not answer in time; its links are missing.");
+    }
+    if (start.unread) {
+      progress.cutByTime = true;
+      progress.warnings.push("The start page was not read in time; its links are missing.");
     }
   }
   if (mode !== "skip") {

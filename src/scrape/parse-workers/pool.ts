@@ -1,7 +1,7 @@
 /**
  * @module scrape/parse-workers/pool
  * Parse workers: Bun Workers that compute the parsed views of HTML pages (scrape/render-context.ts) on other
- * cores. Parsing, main-content scoring and markdown take ~4–5 ms of CPU for an article page (far more for large
+ * cores, and read a map's large pages (crawl/map-page-offload.ts). Parsing, main-content scoring and markdown take ~4–5 ms of CPU for an article page (far more for large
  * pages), and on the main thread they run one page at a time: a single process could use one core for pages
  * however many it had. With workers, concurrent scrapes and crawl pages parse in parallel while the main thread
  * keeps serving requests.
@@ -19,13 +19,15 @@
  * worker is replaced on demand and reported through `onWorkerError`; after {@link MAX_CRASHES_IN_A_ROW} crashes
  * without a success in between the pool turns itself off (a worker script that cannot load would otherwise cost
  * a thread start and a warning per page). A page still parsing at its scrape's deadline has its worker
- * terminated ({@link ParseTimeoutError}): unlike the main thread, a worker can be stopped. A worker is referenced
- * only while it has jobs (worker-threads.ts).
+ * terminated ({@link ParseTimeoutError}): unlike the main thread, a worker can be stopped. So is one whose caller's
+ * signal aborts while it parses the caller's page (a map that answered). A worker is referenced only while it has
+ * jobs (worker-threads.ts).
  */
 import { requestedAttributeSelectors } from "../../pipeline/attributes.ts";
+import type { MapPage } from "../../crawl/map-page.ts";
 import type { PrefilledViews } from "../render-context.ts";
 import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
-import type { ParseRequest, ParseResponse, ViewOptions } from "./protocol.ts";
+import { unpackMapPage, type MapPageRequest, type ParseAnswer, type ParseRequest, type ParseResponse, type ViewOptions, type WorkerRequest } from "./protocol.ts";
 
 /**
  * Pages at least this many characters long always go to a worker, without concurrency too and queued behind other
@@ -107,6 +109,12 @@ export interface ParsePool {
    * (epoch ms), and with {@link ParseWorkerError} when the worker fails (parse on the main thread then).
    */
   compute(request: Omit<ParseRequest, "id">, deadline?: number): Promise<PrefilledViews>;
+  /**
+   * A map's reading of one page (crawl/map-page.ts `readMapPage`), rejecting as {@link compute} does, and with
+   * `signal`'s reason when it aborts first (the worker is then stopped if it was parsing the page). Optional: a pool
+   * without it (a test's stand-in) leaves map pages on the main thread.
+   */
+  readMapPage?(request: Omit<MapPageRequest, "id" | "kind">, deadline?: number, signal?: AbortSignal): Promise<MapPage>;
   stats(): ParsePoolStats;
   /** Terminates the workers and fails their jobs. */
   close(): Promise<void>;
@@ -119,9 +127,11 @@ interface Job {
   chars: number;
   /** Its views match the caller's selectors: it may take until its deadline. */
   selectors: boolean;
-  resolve(views: PrefilledViews): void;
+  resolve(answer: ParseAnswer): void;
   reject(err: Error): void;
   timer?: ReturnType<typeof setTimeout>;
+  /** Stops listening to the caller's signal. */
+  detach?: () => void;
 }
 
 interface Slot {
@@ -135,6 +145,18 @@ export class ParseWorkerError extends Error {}
 
 /** A page was still parsing at its scrape's deadline; its worker was stopped. */
 export class ParseTimeoutError extends Error {}
+
+/** The views of a worker's answer; an answer of another kind is the worker's failure. */
+function viewsOf(answer: ParseAnswer): PrefilledViews {
+  if ("views" in answer) return answer.views;
+  throw new ParseWorkerError("parse worker answered a views request without views");
+}
+
+/** The map page of a worker's answer; an answer of another kind is the worker's failure. */
+function mapPageOf(answer: ParseAnswer): MapPage {
+  if ("mapPage" in answer) return unpackMapPage(answer.mapPage);
+  throw new ParseWorkerError("parse worker answered a map page request without a map page");
+}
 
 /** Creates a parse pool. Throws on invalid options. */
 export function createParsePool(options: ParsePoolOptions): ParsePool {
@@ -156,6 +178,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     if (!job) return undefined;
     slot.jobs.delete(id);
     clearTimeout(job.timer);
+    job.detach?.();
     if (slot.jobs.size === 0 && !slot.dead) setWorkerBusy(slot.worker, false);
     return job;
   }
@@ -187,7 +210,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       crashesInARow = 0;
       if (event.data.ok) {
         offloaded++;
-        job.resolve(event.data.views);
+        job.resolve(event.data);
       } else {
         failed++;
         options.onWorkerError?.(`parse worker failed a page: ${event.data.error}`);
@@ -229,6 +252,48 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     return slots.reduce<Slot | undefined>((best, s) => (!best || s.jobs.size < best.jobs.size ? s : best), undefined);
   }
 
+  /**
+   * Sends one page to a worker; `selectors`: matched against the caller's selectors. Rejects with
+   * {@link ParseTimeoutError} at `deadline` (epoch ms) and with `signal`'s reason when it aborts first: a page still
+   * waiting is dropped (its answer, if the worker gets to it, is ignored); only the one being parsed stops the worker
+   * (it parses its pages in order: the first it holds is the one it is on).
+   */
+  function submit(request: Omit<ParseRequest, "id"> | Omit<MapPageRequest, "id">, selectors: boolean, deadline?: number, signal?: AbortSignal): Promise<ParseAnswer> {
+    if (closed || disabled) return Promise.reject(new ParseWorkerError("the parse pool is shut down"));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const slot = pick(mustOffload(request.html.length, selectors));
+    if (!slot) return Promise.reject(new ParseWorkerError("no parse worker has room"));
+    const id = nextId++;
+    return new Promise<ParseAnswer>((resolve, reject) => {
+      const job: Job = { chars: request.html.length, selectors, resolve, reject };
+      /** Ends the job with `err` (told whether the page was being parsed); false when it had ended already. */
+      const giveUp = (err: (parsing: boolean) => Error, stopped: string): boolean => {
+        const parsing = slot.jobs.keys().next().value === id;
+        if (!settle(slot, id)) return false;
+        reject(err(parsing));
+        if (parsing) retire(slot, stopped, false);
+        return true;
+      };
+      if (deadline !== undefined) {
+        job.timer = setTimeout(() => {
+          const ended = giveUp(
+            (parsing) => new ParseTimeoutError(parsing ? "the page was still being parsed at its deadline" : "the page was still waiting for a parse worker at its deadline"),
+            "parse worker stopped: a page was still being parsed at its deadline",
+          );
+          if (ended) timedOut++;
+        }, Math.max(0, deadline - Date.now()));
+      }
+      if (signal) {
+        const onAbort = () => giveUp(() => signal.reason, "parse worker stopped: its page's caller gave up on it");
+        signal.addEventListener("abort", onAbort, { once: true });
+        job.detach = () => signal.removeEventListener("abort", onAbort);
+      }
+      slot.jobs.set(id, job);
+      setWorkerBusy(slot.worker, true);
+      slot.worker.postMessage({ ...request, id } satisfies WorkerRequest);
+    });
+  }
+
   return {
     shouldOffload(chars, othersInFlight, selectors = false) {
       if (closed || disabled || options.size === 0) return false;
@@ -236,28 +301,10 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       return othersInFlight > 0 && (slots.length < options.size || slots.some(hasRoom));
     },
     compute(request, deadline) {
-      if (closed || disabled) return Promise.reject(new ParseWorkerError("the parse pool is shut down"));
-      const selectors = matchesCallerSelectors(request.options);
-      const slot = pick(mustOffload(request.html.length, selectors));
-      if (!slot) return Promise.reject(new ParseWorkerError("no parse worker has room"));
-      const id = nextId++;
-      return new Promise<PrefilledViews>((resolve, reject) => {
-        const job: Job = { chars: request.html.length, selectors, resolve, reject };
-        if (deadline !== undefined) {
-          job.timer = setTimeout(() => {
-            // The worker parses its pages in order: the first it holds is the one it is on. A page still waiting is
-            // dropped (its answer, if the worker gets to it, is ignored); only the one being parsed stops the worker.
-            const parsing = slot.jobs.keys().next().value === id;
-            if (!settle(slot, id)) return;
-            timedOut++;
-            reject(new ParseTimeoutError(parsing ? "the page was still being parsed at the scrape's deadline" : "the page was still waiting for a parse worker at the scrape's deadline"));
-            if (parsing) retire(slot, "parse worker stopped: a page was still being parsed at its scrape's deadline", false);
-          }, Math.max(0, deadline - Date.now()));
-        }
-        slot.jobs.set(id, job);
-        setWorkerBusy(slot.worker, true);
-        slot.worker.postMessage({ ...request, id } satisfies ParseRequest);
-      });
+      return submit(request, matchesCallerSelectors(request.options), deadline).then(viewsOf);
+    },
+    readMapPage(request, deadline, signal) {
+      return submit({ ...request, kind: "mapPage" }, false, deadline, signal).then(mapPageOf);
     },
     stats() {
       return { size: options.size, live: slots.length, offloaded, failed, timedOut, disabled };

@@ -5,7 +5,8 @@
  * warning?}`; a `timeout` that passes is a 408 `MAP_TIMEOUT`.
  *
  * The route owns one HTTP engine (built on the shared egress gate, as the composition root builds the scrape
- * engine) and one robots.txt cache, shared by every map call of this process.
+ * engine) and one robots.txt cache, shared by every map call of this process; large pages are parsed on the
+ * scrapes' parse workers (crawl/map-page-offload.ts).
  */
 import { Elysia } from "elysia";
 import { MapRequestSchema, parseMapBody } from "../../api/map.ts";
@@ -19,7 +20,7 @@ export const MAP_CREDITS = 1;
 
 /** The map route. */
 export function mapRoutes(services: Services) {
-  const { config, ledger, gate, discoveryHttp: engine, robots } = services;
+  const { config, ledger, gate, discoveryHttp: engine, robots, parseWorkers: parsePool } = services;
   return new Elysia({ name: "crawlbox-map" })
     .use(authPlugin(services.keys, config.authEnabled))
     .post(
@@ -28,7 +29,7 @@ export function mapRoutes(services: Services) {
         const req = parseMapBody(body);
         // Held while the site is mapped, so concurrent maps of one key cannot all pass on its last credit.
         // Within the drain: still running when a stopping server's grace ends, it is answered 503 SERVER_STOPPING.
-        const result = await services.drain.run(request, (signal) => ledger.holding(who, MAP_CREDITS, () => mapSite(req, { engine, robots, gate }, signal), () => MAP_CREDITS));
+        const result = await services.drain.run(request, (signal) => ledger.holding(who, MAP_CREDITS, () => mapSite(req, { engine, robots, gate, parsePool }, signal), () => MAP_CREDITS));
         const warning = [result.warning, fewMapResultsWarning(req.url, result.links.length, req.limit)].filter(Boolean).join(" ");
         return { success: true as const, id: crypto.randomUUID(), links: result.links, ...(warning ? { warning } : {}) };
       },
