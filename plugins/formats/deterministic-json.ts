@@ -6,10 +6,12 @@
  * so the same page gives the same JSON. Needs the LLM and the browser (for the sandbox, not for the page: the page is
  * fetched as any other). When no extractor works, the scrape still succeeds with a `warning` and no `json`, as
  * upstream's. Billed as `json`: 5 credits per page, 4 more with `checkPromptInjection` (docs/credits.md), which has
- * the model check the page first, as for `json`. With `redactPII`, the model reads the redacted markdown, and what
- * else goes to it (the HTML outline, the extractor's `askLlm` prompts) is redacted on the way (redact/redacting-llm.ts);
- * the extractor runs on the page as served, so the strings of its `json` are redacted too (redact/json-strings.ts),
- * as is a failure's warning, which may quote what the extractor read.
+ * the model check the page first, as for `json`. With `redactPII`, the model reads the redacted markdown, and the
+ * rest of the page that goes to it (the HTML outline, a failed run's problem, the extractor's `askLlm` prompts) is
+ * redacted where it is built (llm/deterministic/extract.ts); the caller's schema and prompt go as they are. The
+ * extractor runs on the page as served, so the strings of its `json` are redacted too (redact/json-strings.ts), as is
+ * a failure's warning, which may quote what the extractor read. Extractors are kept per redaction (its options are
+ * part of the store key): one written from redacted text is not reused without redaction, nor the other way round.
  */
 import type { BrowserPool } from "../../src/engines/browser/pool.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
@@ -20,8 +22,13 @@ import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { isSharedFetch } from "../../src/scrape/cache-key.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 import { redactJsonStrings } from "../../src/redact/json-strings.ts";
-import { redactingLlm } from "../../src/redact/redacting-llm.ts";
+import type { PiiOptions } from "../../src/redact/redactor.ts";
 import { jsonLikeFormat } from "./json.ts";
+
+/** The redaction a page is read under, for the extractor's store key: "off", or the normalised options. */
+function redactionKey(options: PiiOptions | undefined): string {
+  return options ? JSON.stringify({ mode: options.mode, entities: [...options.entities].sort(), replaceStyle: options.replaceStyle }) : "off";
+}
 
 /** Where extractors run and are kept. */
 export interface DeterministicDeps {
@@ -53,7 +60,7 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
       let value: unknown;
       try {
         ({ value } = await extractDeterministic({
-          llm: redact ? redactingLlm(llm!, redact) : llm!,
+          llm: llm!,
           pool,
           // Kept only for shared fetches: headers, actions or a profile make the page personal.
           ...(isSharedFetch(ctx.spec) ? { store: deps.store } : {}),
@@ -65,6 +72,8 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
           markdown: ctx.markdown(),
           ...(schema ? { schema } : {}),
           ...(prompt ? { prompt } : {}),
+          ...(redact ? { redact } : {}),
+          redaction: redactionKey(ctx.spec.redactPII),
           call,
           spent,
         }));

@@ -6,22 +6,22 @@
  * else, with an LLM configured, from the page's text (src/product/from-model.ts). A page that is not a product
  * gets `product: null` and a warning that says why. No extra credits (upstream bills it as a page); the model's
  * tokens are counted per key. The model reads the markdown as every format does, after `redactPII` and
- * `onlyCleanContent` (redact/markdown-readers.ts); with `redactPII`, a product read from structured data, the page's
- * own text, has its strings redacted the same way (redact/json-strings.ts).
+ * `onlyCleanContent` (`readsMarkdownToo`, ctx.preparedMarkdown); with `redactPII`, a product read from structured
+ * data, the page's own text, has its strings redacted the same way (redact/json-strings.ts).
  */
 import type { LlmClient } from "../../src/llm/client.ts";
 import { llmCallFor, type LlmLimits } from "../../src/llm/render-call.ts";
 import { productFromModel } from "../../src/product/from-model.ts";
 import { MAX_VARIANTS, productFromStructuredData } from "../../src/product/structured-data.ts";
 import { redactJsonStrings } from "../../src/redact/json-strings.ts";
-import { alsoReadsMarkdown, preparedMarkdown } from "../../src/redact/markdown-readers.ts";
 import type { FormatRenderer } from "../../src/scrape/renderer.ts";
 
 /** Creates the `product` renderer; `llm` (optional) reads pages without structured product data. */
 export function createProductFormat(llm: LlmClient | undefined, limits: LlmLimits): FormatRenderer {
-  return alsoReadsMarkdown({
+  return {
     type: "product",
     needs: [],
+    readsMarkdownToo: true,
     // JSON-LD sits in <script> elements, which cleaning removes: the original DOM is read.
     usesOriginalDom: true,
     async render(ctx) {
@@ -34,8 +34,8 @@ export function createProductFormat(llm: LlmClient | undefined, limits: LlmLimit
         return { product: null, warning: "No product data was found: the page declares none (schema.org Product JSON-LD or Open Graph product tags), and no LLM is configured to read its text." };
       }
       // Redacted and cleaned as the request asks before the model reads it (the step runs now if it has not yet).
-      const read = await productFromModel(llm, await preparedMarkdown(ctx), ctx.pageUrl, llmCallFor(ctx, limits));
+      const read = await productFromModel(llm, await ctx.preparedMarkdown(), ctx.pageUrl, llmCallFor(ctx, limits));
       return read ? { product: read } : { product: null, warning: "The page does not present a product for sale (the model read no product in it)." };
     },
-  });
+  };
 }

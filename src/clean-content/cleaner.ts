@@ -8,7 +8,7 @@
  * drop, and the kept blocks are returned exactly as converted. So the pass cannot rewrite, shorten or invent
  * content, its answer is a few tokens whatever the page's length, and long pages are read in parts. As upstream,
  * a page too long for the pass keeps its markdown, with a warning; so does a page the model would empty, entirely or
- * all but a sliver of its text ({@link MIN_KEPT_TEXT_SHARE}).
+ * all but a sliver of its prose ({@link MIN_KEPT_PROSE_SHARE}, {@link MIN_KEPT_PROSE_CHARS}).
  */
 import type { LlmClient } from "../llm/client.ts";
 import { cleanContentMessages } from "../llm/prompts.ts";
@@ -37,21 +37,35 @@ export const MAX_CLEAN_BLOCKS = 5_000;
 export const MAX_DROPPED_BLOCK_SHARE = 0.5;
 
 /**
- * Least share of the page's text (its characters, link and image targets not counted: {@link textChars}) the kept
- * blocks must hold; below it the page keeps its markdown, with a warning, as when the model marks every block. A
- * model that drops all but "Share this article" (4 % of its page's text) emptied the page as surely as one that drops
- * everything, and the client paid for it with no sign of it. Why 10 %: what the pass is for is the boilerplate
- * `onlyMainContent` leaves around the content (a cookie banner, sharing and newsletter prompts, a related list),
- * which is a small part of a page's text; even with `onlyMainContent: false`, menus and footers count mostly in link
- * targets, which are not counted here. Content under a tenth of the text is rare, and a mistake there costs the page
- * (the dropped blocks are gone), while keeping a page whole costs only the cleaning. The pages of
- * test/clean-content/api.test.ts keep 72–99 % of their text under their tests' models.
+ * The kept blocks' least share of the page's prose ({@link proseChars}: text outside links and images); below it, and
+ * below {@link MIN_KEPT_PROSE_CHARS}, the page keeps its markdown, with a warning, as when the model marks every block.
+ * A model that drops all but "Share this article" emptied the page as surely as one that drops everything, and the
+ * client paid for it with no sign of it. Why prose: menus, footers and related lists are mostly links, whose labels
+ * would make a short article on a site with a big menu a sliver of the page's text (2.7 % of one such page), though
+ * dropping that chrome is what the pass is for; outside links, the same page's article is over a fifth of its prose.
  */
-export const MIN_KEPT_TEXT_SHARE = 0.1;
+export const MIN_KEPT_PROSE_SHARE = 0.1;
 
-/** A block's characters of text: its links' and images' targets (`](…)`) not counted, their labels counted. */
-export function textChars(block: string): number {
-  return block.replace(/\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+"[^"]*")?\)/g, "]").length;
+/**
+ * Characters of prose the kept blocks hold at least for the share not to matter: a short article (a news brief of
+ * two paragraphs) is content whatever the page around it; what the guard is for is a page left with a line or two.
+ */
+export const MIN_KEPT_PROSE_CHARS = 300;
+
+/** Links and images written inline (`[label](target "title")`, `![alt](src)`), nested brackets in the target allowed. */
+const INLINE_LINK = /!?\[[^\[\]]*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+"[^"]*")?\)/g;
+
+/**
+ * A block's characters of prose: its text outside links and images (their labels not counted either), less lines
+ * left with markup only (a list of links leaves its `- ` markers).
+ */
+export function proseChars(block: string): number {
+  return block
+    .replace(INLINE_LINK, "")
+    .replace(INLINE_LINK, "") // a linked image: the image inside, then the link around it
+    .replace(/^[\s\-*+#>|·•]*$/gm, "")
+    .replace(/\n+/g, "\n")
+    .trim().length;
 }
 
 /** The answer: the numbers of the blocks to drop. */
@@ -110,14 +124,14 @@ export function createContentCleaner(llm: LlmClient, limits: LlmLimits, now: () 
       if (remove.size === blocks.length) {
         return { markdown, ran: true, removedBlocks: 0, warning: "onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it as boilerplate." };
       }
-      const text = blocks.reduce((sum, b) => sum + textChars(b), 0);
-      const keptText = blocks.reduce((sum, b, i) => (remove.has(i) ? sum : sum + textChars(b)), 0);
-      if (keptText < text * MIN_KEPT_TEXT_SHARE) {
+      const prose = blocks.reduce((sum, b) => sum + proseChars(b), 0);
+      const keptProse = blocks.reduce((sum, b, i) => (remove.has(i) ? sum : sum + proseChars(b)), 0);
+      if (keptProse < prose * MIN_KEPT_PROSE_SHARE && keptProse < MIN_KEPT_PROSE_CHARS) {
         return {
           markdown,
           ran: true,
           removedBlocks: 0,
-          warning: `onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but ${blocks.length - remove.size} of ${blocks.length} blocks (${keptText} of its ${text} characters of text, under ${MIN_KEPT_TEXT_SHARE * 100} %) as boilerplate.`,
+          warning: `onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but ${blocks.length - remove.size} of ${blocks.length} blocks (${keptProse} of its ${prose} characters of prose outside links, under ${MIN_KEPT_PROSE_SHARE * 100} % and under ${MIN_KEPT_PROSE_CHARS}) as boilerplate.`,
         };
       }
       return { markdown: joinBlocks(blocks.filter((_, i) => !remove.has(i))), ran: true, removedBlocks: remove.size };

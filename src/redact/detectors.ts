@@ -36,10 +36,24 @@ const FILE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "webp", "svg", "av
 const PHONE = /(?<![\w.+/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d[\d .-]{5,18}\d(?![\w/]|[.:-]\d)/g;
 
 /**
- * Card-like runs: 13–19 digits, optionally grouped by single spaces or hyphens, not glued to a letter, digit or `_`
- * on either side: `0x4111111111111111` and `4111111111111111a` are hex, not cards.
+ * Card-like runs: 13–19 digits, optionally grouped by single spaces or hyphens, not glued to a digit; {@link standsAlone}
+ * then rejects those glued to hex letters (`0x4111111111111111`, `4111111111111111a`), not those glued to a word
+ * (`card_4111111111111111`, `visa4111111111111111`).
  */
-const CARD = /(?<![\w+-])\d(?:[ -]?\d){12,18}(?![\w-])/g;
+const CARD = /(?<![\d+-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
+
+/** Letters that may write a hex string, and `x` of `0x`. */
+const HEX_LETTERS = /^[a-fA-FxX]+$/;
+
+/**
+ * Whether the card-like run `[start, end)` is not part of a hex string: the letters glued to it on either side, if
+ * any, are not all hex letters (or `x`). Only the glued run counts: `visa` ends in `a` but is a word, `deadbeef` is hex.
+ */
+function standsAlone(text: string, start: number, end: number): boolean {
+  const before = /[A-Za-z]{0,64}$/.exec(text.slice(Math.max(0, start - 64), start))![0];
+  const after = /^[A-Za-z]{0,64}/.exec(text.slice(end, end + 64))![0];
+  return !(before && HEX_LETTERS.test(before)) && !(after && HEX_LETTERS.test(after));
+}
 
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g;
 
@@ -68,10 +82,16 @@ const LABELLED_SECRET = /(?<![A-Za-z0-9])(?:password|passwd|pwd|passphrase|secre
 /** A label right before a number that says it is an id, not a phone: `SKU 0123-456-789`, `Order #030 123 45`. */
 const ID_LABEL_BEFORE = /(?:\b(?:SKU|EAN|UPC|ISBN|art(?:icle)?|item|order|ref(?:erence)?|part|model|serial|invoice|no|nr|id)\.?|#)[ \t:#.]*$/i;
 
-/** Currency codes and symbols, a per cent or per mille sign: a number right before one is an amount or a share. */
-const AMOUNT_AFTER = /^[ \t\u00a0]?(?:[%‰€$£¥₹]|(?:EUR|USD|GBP|CHF|JPY|CNY|RMB|INR|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RUB|BRL|MXN|ZAR|TRY|HKD|SGD|KRW)(?![A-Za-z]))/;
+/**
+ * Currency codes and symbols, a per cent or per mille sign: a number right before one is an amount or a share. A
+ * symbol followed by a digit is the next amount's (`0900 123 4567 €1.99/min`), not this number's unit.
+ */
+const AMOUNT_AFTER = /^[ \t\u00a0]?(?:[%‰]|[€$£¥₹](?![ \t\u00a0]?\d)|(?:EUR|USD|GBP|CHF|JPY|CNY|RMB|INR|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RUB|BRL|MXN|ZAR|TRY|HKD|SGD|KRW)(?![A-Za-z]))/;
 /** A currency symbol right before a number: an amount. */
 const AMOUNT_BEFORE = /[€$£¥₹][ \t\u00a0]?$/;
+
+/** A phone label right before a number (`Tel 07 12 2024`): a phone, even in a date's shape. */
+const PHONE_LABEL_BEFORE = /\b(?:tel|ph|phone|fax|mobile|mob|cell)[:.]?[ \t]*$/i;
 
 /** A day, month and year written with spaces (`06 12 2024`, `12 06 2024`): a date, whichever comes first. */
 function isSpacedDate(candidate: string): boolean {
@@ -113,12 +133,15 @@ export function ibanValid(iban: string): boolean {
   return rest === 1;
 }
 
-/** Whether a candidate looks like a phone number rather than a date, a price or an id. */
-function isPhone(candidate: string): boolean {
+/**
+ * Whether a candidate looks like a phone number rather than a date, a price or an id; `labelled`: a phone label
+ * comes right before it, which makes a spaced date's shape (`Tel 07 12 2024`) a phone.
+ */
+function isPhone(candidate: string, labelled: boolean): boolean {
   const n = digits(candidate).length;
   if (n < 7 || n > 15) return false;
   if (/^\d+$/.test(candidate)) return false; // a bare run of digits is an id, a count or a card
-  if (/^\d{4}[-.]\d{1,2}[-.]\d{1,2}$/.test(candidate) || /^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$/.test(candidate) || isSpacedDate(candidate)) return false; // dates
+  if (/^\d{4}[-.]\d{1,2}[-.]\d{1,2}$/.test(candidate) || /^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$/.test(candidate) || (!labelled && isSpacedDate(candidate))) return false; // dates
   if (/^\+\d+\.\d+$/.test(candidate)) return false; // a signed decimal (`+48.856613`): a phone has more groups than one
   if (candidate.startsWith("+1") && n !== 11) return false; // +1 is North America: 10 digits after it (`+1 234 567` is an amount)
   const northAmerican = /^(?:1[ .-])?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}$/.test(candidate);
@@ -131,10 +154,30 @@ function isPhone(candidate: string): boolean {
   return /^0\d{1,4}[ /-]\d{2,}/.test(candidate); // national format with a trunk prefix (not "08.00 - 18.00")
 }
 
-/** Whether the text around a phone-shaped candidate lets it be one: no id label before it, no currency or `%` around it. */
-function phoneContext(text: string, start: number, end: number): boolean {
+/**
+ * Whether a candidate has a phone's own shape, which no amount has: the North American 3-3-4 grouping
+ * (`1-900-555-0199`), `+` and a country code then 9 digits or more in 2 groups or more (`+44 20 7946 0958`; not
+ * `+44 123 4567`), or a national number with its trunk 0 (`030 12345678`, `(020) 7946 0958`). A currency or `%` beside
+ * it is a price of the call (`$2.99/min`) or the page's next figure, not its unit.
+ */
+function strongPhoneShape(candidate: string): boolean {
+  if (/^(?:1[ .-])?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}$/.test(candidate)) return true;
+  const international = /^\+\d{1,3}[ .-]?(.*)$/.exec(candidate);
+  if (international) {
+    const rest = international[1]!;
+    return digits(rest).length >= 9 && rest.split(/[ .()-]+/).filter(Boolean).length >= 2;
+  }
+  return /^\(?0\d{1,4}\)?[ /-]\d{2,}/.test(candidate);
+}
+
+/**
+ * Whether the text around a phone-shaped candidate lets it be one: no id label before it, and, unless it has a
+ * phone's own shape ({@link strongPhoneShape}), no currency or `%` around it.
+ */
+function phoneContext(text: string, candidate: string, start: number, end: number): boolean {
   const before = text.slice(Math.max(0, start - 16), start);
-  return !ID_LABEL_BEFORE.test(before) && !AMOUNT_BEFORE.test(before) && !AMOUNT_AFTER.test(text.slice(end, end + 8));
+  if (ID_LABEL_BEFORE.test(before)) return false;
+  return strongPhoneShape(candidate) || (!AMOUNT_BEFORE.test(before) && !AMOUNT_AFTER.test(text.slice(end, end + 8)));
 }
 
 function collect(text: string, re: RegExp, type: PiiEntity, keep: (m: RegExpExecArray) => boolean, out: PiiSpan[]): void {
@@ -148,9 +191,12 @@ function collect(text: string, re: RegExp, type: PiiEntity, keep: (m: RegExpExec
 export function findPatternSpans(text: string, entities: ReadonlySet<PiiEntity>): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (entities.has("EMAIL")) collect(text, EMAIL, "EMAIL", (m) => !FILE_EXTENSIONS.has(m[1]!.toLowerCase()), out);
-  if (entities.has("PHONE")) collect(text, PHONE, "PHONE", (m) => isPhone(m[0]) && phoneContext(text, m.index, m.index + m[0].length), out);
+  if (entities.has("PHONE")) collect(text, PHONE, "PHONE", (m) => {
+      const labelled = PHONE_LABEL_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index));
+      return isPhone(m[0], labelled) && phoneContext(text, m[0], m.index, m.index + m[0].length);
+    }, out);
   if (entities.has("FINANCIAL")) {
-    collect(text, CARD, "FINANCIAL", (m) => /^[3-6]/.test(m[0]) && luhnValid(digits(m[0])), out);
+    collect(text, CARD, "FINANCIAL", (m) => /^[3-6]/.test(m[0]) && luhnValid(digits(m[0])) && standsAlone(text, m.index, m.index + m[0].length), out);
     collect(text, IBAN, "FINANCIAL", (m) => ibanValid(m[0]), out);
     collect(text, SSN, "FINANCIAL", () => true, out);
   }

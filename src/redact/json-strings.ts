@@ -2,7 +2,10 @@
  * @module redact/json-strings
  * Redaction of a JSON value a format produces from more than the redacted markdown (`deterministicJson`'s extractor
  * reads the page's own DOM; `product` its structured data): every string in it, and every number whose digits are
- * PII (a card number written as a number), is redacted as the markdown is, keys and structure kept.
+ * PII (a card number written as a number), is redacted as the markdown is, and so is every object key (an extractor
+ * may key its values by what it read: `{"ada@example.org": {...}}`); the structure is kept. A key that redacts to one
+ * already in its object gets a suffix (` (2)`, ` (3)`, …) rather than overwriting it. A number found to be PII
+ * becomes the redacted string (`"<FINANCIAL>"`): its type changes, as docs/api.md says.
  *
  * The strings go through the redaction together, in one text, so that a model mode reads them in as few calls as
  * the markdown (one per string would be a model call per value of a list of hundreds). They are joined by a line
@@ -20,12 +23,25 @@ const SEPARATOR = "\n\u241e\n";
 /** Most characters joined into one redaction; more are redacted in several (each a model's chunking as usual). */
 const MAX_JOINED_CHARS = 1_000_000;
 
-/** The strings of `value` to redact: string values, and numbers as their text. */
+/** The strings of `value` to redact: string values, numbers as their text, and object keys (each before its value). */
 function collectTexts(value: unknown, out: string[]): void {
   if (typeof value === "string") out.push(value);
   else if (typeof value === "number" && Number.isFinite(value)) out.push(String(value));
   else if (Array.isArray(value)) for (const v of value) collectTexts(v, out);
-  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) collectTexts(v, out);
+  else if (value !== null && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      out.push(k);
+      collectTexts(v, out);
+    }
+  }
+}
+
+/** `key`, or with the first suffix ` (2)`, ` (3)`, … that `taken` does not hold; added to `taken`. */
+function uniqueKey(key: string, taken: Set<string>): string {
+  let unique = key;
+  for (let n = 2; taken.has(unique); n++) unique = `${key} (${n})`;
+  taken.add(unique);
+  return unique;
 }
 
 /** `value` with its strings and numbers replaced by `next()`'s texts, in {@link collectTexts}' order. */
@@ -37,7 +53,16 @@ function rebuild(value: unknown, next: () => string): unknown {
     return text === String(value) ? value : text;
   }
   if (Array.isArray(value)) return value.map((v) => rebuild(v, next));
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebuild(v, next)]));
+  if (value !== null && typeof value === "object") {
+    // Keys as redacted, in order; a collision after redaction keeps both values (the later one suffixed).
+    const taken = new Set<string>();
+    const entries: [string, unknown][] = [];
+    for (const v of Object.values(value)) {
+      const key = next();
+      entries.push([key, rebuild(v, next)]);
+    }
+    return Object.fromEntries(entries.map(([k, v]) => [uniqueKey(k, taken), v]));
+  }
   return value;
 }
 
@@ -63,7 +88,7 @@ export async function redactTexts(texts: readonly string[], redact: RedactText):
   return out;
 }
 
-/** `value` with every string (and PII number) redacted by `redact`; keys and structure as they were. */
+/** `value` with every string, key and PII number redacted by `redact`; the structure as it was. */
 export async function redactJsonStrings(value: unknown, redact: RedactText): Promise<unknown> {
   const texts: string[] = [];
   collectTexts(value, texts);

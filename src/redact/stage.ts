@@ -4,9 +4,9 @@
  * before any format reads it (redact/markdown-readers.ts), so `markdown`, the LLM formats, `product`'s model and
  * changeTracking (whose diff and stored history would otherwise carry the raw text; it also redacts the previous
  * snapshot it compares with) all see the redacted copy; the formats that read more than the markdown redact the
- * rest with the run's {@link RenderRun.redact} (`deterministicJson`'s model calls and answer, `product`'s values
- * read from structured data); a parsed PDF's per-page markdown is redacted too; and a warning names the requested
- * formats that keep the page's own text.
+ * rest with the run's {@link RenderRun.redact} (what `deterministicJson` sends its model from the page besides the
+ * markdown, and its answer; `product`'s values read from structured data); a parsed PDF's per-page markdown is
+ * redacted too; and a warning names the requested formats that keep the page's own text.
  */
 import type { FormatRenderer, RenderContext, RenderRun } from "../scrape/renderer.ts";
 import type { ScrapeSpec } from "../scrape/spec.ts";

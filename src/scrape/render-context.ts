@@ -250,6 +250,8 @@ export function createRenderContext(
       if (missing.length > 0) for (const r of extractAttributes(ctx.originalDom(), missing)) attributeValues.set(pairKey(r), r.values);
       return selectors.map(({ selector, attribute }) => ({ selector, attribute, values: [...attributeValues.get(pairKey({ selector, attribute }))!] }));
     },
+    // No redact-and-clean step here (a parse worker's context): the markdown as it is; the scrape service sets its own.
+    preparedMarkdown: async () => ctx.markdown(),
     storeFile: (bytes, contentType, extension) => (spec.zeroDataRetention ? dataUrlSink : files)(bytes, contentType, extension),
     ...(run ? { run } : {}),
   };

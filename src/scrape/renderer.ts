@@ -44,6 +44,14 @@ export interface RenderContext {
   cleanedHtml(): string;
   /** Markdown of the cleaned HTML (the `markdown` format). */
   markdown(): string;
+  /**
+   * The markdown once redacted and cleaned as the request asks (`redactPII`, `onlyCleanContent`): what a renderer
+   * that reads the original DOM and the markdown too ({@link FormatRenderer.readsMarkdownToo}) reads instead of
+   * `markdown()`, which it may be called before that step. The scrape service sets it to run its memoised step first
+   * (once per scrape), as its stages replace `markdown`; by default (a parse worker's context, which has no such step)
+   * it is `markdown()`. Rejects with what the step throws (a model's `LLM_*` error fails the scrape).
+   */
+  preparedMarkdown(): Promise<string>;
   /** The page's metadata from its `<head>` (title, description, og:*, …), before the service adds its own fields. */
   metadata(): PageMetadata;
   /** Every link of the whole page (not only the main content), absolute and deduplicated. */
@@ -117,6 +125,13 @@ export interface FormatRenderer {
    * that leaves this out (it calls `originalDom()`) keeps the page on the main thread. @default undefined
    */
   readonly views?: readonly PageView[];
+  /**
+   * A reader of the original DOM ({@link usesOriginalDom}) that also reads the markdown (`product`, whose model reads
+   * the page's text when it declares no structured data). It runs last among the readers of the original DOM (building
+   * the markdown consumes the parsed page, which a DOM reader after it would parse again), and the redact-and-clean
+   * step runs before it reads the markdown, through {@link RenderContext.preparedMarkdown}. @default false
+   */
+  readonly readsMarkdownToo?: boolean;
   /** Needs the live page: a cached copy would hide what it reports (changeTracking). @default false */
   readonly needsFreshPage?: boolean;
   /**

@@ -10,7 +10,7 @@
  */
 import { patternRedactor, type Redactor } from "../redact/redactor.ts";
 import { armRedaction, redactMarkdownView, redactPages, unredactedWarning } from "../redact/stage.ts";
-import { readsMarkdown, setMarkdownPreparation } from "../redact/markdown-readers.ts";
+import { readsMarkdown } from "../redact/markdown-readers.ts";
 import { ONLY_CLEAN_CONTENT_EXTRA_CREDITS, type ContentCleaner } from "../clean-content/cleaner.ts";
 import { cleanMarkdownView, type CleaningOutcome } from "../clean-content/stage.ts";
 import type { Logger } from "../log.ts";
@@ -210,10 +210,13 @@ export class ScrapeService {
         await redactMarkdownView(ctx, renderers, run);
         return await cleanMarkdownView(ctx, renderers, this.deps.cleaner, run);
       })());
-    setMarkdownPreparation(ctx, prepareMarkdown);
+    ctx.preparedMarkdown = async () => {
+      await prepareMarkdown();
+      return ctx.markdown();
+    };
     for (const [renderer, format] of renderers) {
-      // Readers of the original page come first, and the step after them; one that reads the markdown too (product)
-      // runs it when it asks for the markdown (redact/markdown-readers.ts).
+      // Readers of the original page come first, and the step after them; one that reads the markdown too (product,
+      // `readsMarkdownToo`) runs it when it asks for the markdown (ctx.preparedMarkdown).
       if (!renderer.usesOriginalDom) await prepareMarkdown();
       mergeRendered(doc, await renderer.render(ctx, format));
     }

@@ -143,7 +143,7 @@ describe("onlyCleanContent", () => {
     expect(stray.body.data.warning).toBeUndefined();
   });
 
-  test("a model that would keep only a sliver of the page's text (under 10 %): the markdown stays whole, with a warning", async () => {
+  test("a model that would keep only a sliver of the page's prose (under 10 % and 300 characters): the markdown stays whole, with a warning", async () => {
     llm.reset();
     const para = "The widget installs in three steps, and each of them is reversible: you download the package, you run its initialisation command in the folder of your project, and you add the two lines it prints.";
     site.set("/sliver", `<html><body><p>We use cookies.</p><h1>Guide</h1><p>${para}</p><p>${para} Again.</p><p>Share this article</p></body></html>`);
@@ -153,7 +153,7 @@ describe("onlyCleanContent", () => {
     const r = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true }, "/sliver");
     expect(r.status).toBe(200);
     expect(r.body.data.markdown).toBe(plain);
-    expect(r.body.data.warning).toMatch(/^onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but 1 of 5 blocks \(18 of its \d+ characters of text, under 10 %\) as boilerplate\.$/);
+    expect(r.body.data.warning).toMatch(/^onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but 1 of 5 blocks \(18 of its \d+ characters of prose outside links, under 10 % and under 300\) as boilerplate\.$/);
     expect(r.body.data.metadata.creditsUsed).toBe(2); // the model did read the page
 
     // Dropping the banner and the share prompt from the same page is cleaning as usual.
@@ -161,6 +161,31 @@ describe("onlyCleanContent", () => {
     const cleaned = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true }, "/sliver");
     expect(cleaned.body.data.markdown).toBe(`# Guide\n\n${para}\n\n${para} Again.`);
     expect(cleaned.body.data.warning).toBeUndefined();
+  });
+
+  test("a short article on a site with a big menu and footer is cleaned: link labels are not prose", async () => {
+    llm.reset();
+    const sections = ["News", "World", "Business", "Tech", "Science", "Health", "Sport", "Culture", "Travel", "Opinion"];
+    const menu = (from: number, to: number) =>
+      sections
+        .slice(from, to)
+        .map((s) => `<h3>${s}</h3><ul>${Array.from({ length: 14 }, (_, i) => `<li><a href="/${s.toLowerCase()}/${i}">${s} topic number ${i} long label</a></li>`).join("")}</ul>`)
+        .join("");
+    const article = [
+      "The city council voted 7-2 on Tuesday to add protected bike lanes along Main Street, with construction to begin next spring.",
+      "The plan, which costs an estimated 2.4 million, removes 40 parking spaces. Supporters said the lanes would cut accidents; opponents worried about local shops.",
+    ];
+    const related = Array.from({ length: 8 }, (_, i) => `<li><a href="/r/${i}">Another city story headline number ${i} about local politics and traffic</a></li>`).join("");
+    site.set(
+      "/brief",
+      `<html><body><p>We use cookies to improve your experience. By continuing to browse you agree to our use of cookies.</p>${menu(0, 5)}<h1>Council approves new bike lanes</h1><p>${article[0]}</p><p>${article[1]}</p>${menu(5, 10)}<h2>Related stories</h2><ul>${related}</ul><p>© 2026 News Example Media Group. All rights reserved.</p></body></html>`,
+    );
+    // A perfect answer: everything but the article's three blocks.
+    llm.respond = (req) => ({ content: JSON.stringify({ remove: blockLines(req).filter((b) => !/^# Council|^The city council|^The plan/.test(b.text)).map((b) => b.n) }) });
+    const r = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true }, "/brief");
+    expect(r.status).toBe(200);
+    expect(r.body.data.warning).toBeUndefined();
+    expect(r.body.data.markdown).toBe(`# Council approves new bike lanes\n\n${article[0]}\n\n${article[1]}`);
   });
 
   test("a block holding more than half of the page is kept whatever the model says", async () => {

@@ -1,5 +1,5 @@
 /**
- * deterministicJson with `redactPII` (plugins/formats/deterministic-json.ts, redact/redacting-llm.ts,
+ * deterministicJson with `redactPII` (plugins/formats/deterministic-json.ts, llm/deterministic/extract.ts,
  * redact/json-strings.ts), through the API with the fake LLM and the real browser: what goes to the model (the
  * markdown, the HTML outline, the extractor's askLlm prompts) carries no PII, and neither does the `json` the
  * extractor reads from the page as served, also when a kept extractor runs with no model asked, nor a failure's
@@ -69,5 +69,45 @@ describe("deterministicJson with redactPII", () => {
     expect(r.body.data.warning).toContain("no name next to <EMAIL>");
     expect(r.body.data.warning).not.toContain("ada.lovelace@example.org");
     for (const c of llm.chats()) for (const pii of PII) expect(text(c)).not.toContain(pii);
+  });
+
+  test("the caller's schema and prompt reach the model as written; the page's PII does not, nor a retry's quote of it", async () => {
+    site.set("/contact-own", CONTACT);
+    llm.reset();
+    const schema = { type: "object", properties: { email: { type: "string", description: "e.g. help@caller.example", enum: ["help@caller.example", "ada.lovelace@example.org"] } } };
+    const prompt = "Return the address; ours is +1 415 555 0100, ignore it";
+    let codegens = 0;
+    llm.respond = (req) => (isCodegen(req) ? { content: codegens++ === 0 ? FAILING : EXTRACTOR } : { content: "Ada's" });
+    const r = await scrape("/contact-own", { schema, prompt }, { redactPII: { mode: "fast" } });
+    expect(r.status).toBe(200);
+    const chats = llm.chats().filter(isCodegen);
+    expect(chats).toHaveLength(2);
+    for (const c of chats) {
+      expect(text(c)).toContain(JSON.stringify(schema));
+      expect(text(c)).toContain(prompt);
+      // The page's own address appears only where the caller wrote it (the schema's enum), never from the page.
+      expect(text(c).split("ada.lovelace@example.org")).toHaveLength(2);
+      expect(text(c)).not.toContain("7946 0958");
+      expect(text(c)).toMatch(/class="email"[^\n]*<EMAIL>/);
+    }
+    expect(text(chats[1]!)).toContain("no name next to <EMAIL>");
+  });
+
+  test("an extractor written from redacted text is kept apart: not reused without redaction, nor the other way round", async () => {
+    site.set("/contact-keyed", CONTACT);
+    llm.reset();
+    llm.respond = (req) => (isCodegen(req) ? { content: EXTRACTOR } : { content: "Ada's" });
+    const codegens = () => llm.chats().filter(isCodegen).length;
+    await scrape("/contact-keyed", { schema: SCHEMA }, { redactPII: { mode: "fast" } });
+    expect(codegens()).toBe(1);
+    const plain = await scrape("/contact-keyed", { schema: SCHEMA });
+    expect(plain.body.data.json.email).toBe("ada.lovelace@example.org");
+    expect(codegens()).toBe(2);
+    // Each is reused under its own redaction; another redaction's options are another key.
+    await scrape("/contact-keyed", { schema: SCHEMA }, { redactPII: { mode: "fast" } });
+    await scrape("/contact-keyed", { schema: SCHEMA });
+    expect(codegens()).toBe(2);
+    await scrape("/contact-keyed", { schema: SCHEMA }, { redactPII: { mode: "fast", entities: ["EMAIL"] } });
+    expect(codegens()).toBe(3);
   });
 });

@@ -42,14 +42,44 @@ describe("patterns", () => {
     expect(found("On 06 12 2024 call 020 7946 0958 (5 EUR)")).toEqual([["PHONE", "020 7946 0958"]]);
   });
 
-  test("a card number inside a hex string or glued to a word is not a card", () => {
-    for (const text of ["0x4111111111111111", "hash 4111111111111111a", "id_4111111111111111", "deadbeef4111111111111111cafe"]) {
+  test("a card number inside a hex string is not a card", () => {
+    for (const text of ["0x4111111111111111", "hash 4111111111111111a", "deadbeef4111111111111111cafe", "0X4111111111111111"]) {
       expect(found(text)).toEqual([]);
     }
     for (const card of ["4111111111111111", "4111 1111 1111 1111", "4111-1111-1111-1111"]) {
       expect(found(`Card: ${card}.`)).toEqual([["FINANCIAL", card]]);
       expect(found(`(${card})`)).toEqual([["FINANCIAL", card]]);
     }
+  });
+
+  test("a card number glued to a word or `_` is a card: only hex letters (or `x`) glued to it make it hex", () => {
+    for (const [text, card] of [["card_4111111111111111", "4111111111111111"], ["visa4111111111111111", "4111111111111111"], ["id_4111111111111111", "4111111111111111"], ["4111111111111111USD", "4111111111111111"]]) {
+      expect(found(text!)).toEqual([["FINANCIAL", card!]]);
+    }
+  });
+
+  test("a phone followed or preceded by a price is still a phone; amounts beside weak shapes are not", () => {
+    const phones: [string, string][] = [
+      ["Psychic line 1-900-555-0199 $2.99/min", "1-900-555-0199"],
+      ["Hotline 09001 234567 £1.50/min", "09001 234567"],
+      ["Call 0900 123 4567 €1.99/min", "0900 123 4567"],
+      ["Tel +44 20 7946 0958 £0.13/min", "+44 20 7946 0958"],
+      ["Tel 030 12345679 € 0,14/Min", "030 12345679"],
+      ["Call 415-555-0100 % off", "415-555-0100"],
+      ["Fax 030 12345678 $", "030 12345678"],
+      ["€ 030 1234567", "030 1234567"],
+      ["+1 415 555 0100 USD", "+1 415 555 0100"],
+      ["Call +4930123456 €0.14/min", "+4930123456"],
+    ];
+    for (const [text, phone] of phones) expect(found(text)).toEqual([["PHONE", phone]]);
+    for (const text of ["+1 234 567 EUR", "+12.345678 %", "Up € +44 123 4567", "Kosten: € 0 30 1234567", "+4930123456 €"]) expect(found(text)).toEqual([]);
+  });
+
+  test("a phone label before a spaced date's shape makes it a phone; without one it stays a date", () => {
+    for (const [text, phone] of [["Tel 07 12 2024", "07 12 2024"], ["Ph 02 11 2023", "02 11 2023"], ["phone: 06 12 2024", "06 12 2024"], ["FAX. 01 12 2019", "01 12 2019"], ["Mobile 07 12 2024", "07 12 2024"]]) {
+      expect(found(text!)).toEqual([["PHONE", phone!]]);
+    }
+    for (const text of ["Date 07 12 2024", "Telegram 07 12 2024"]) expect(found(text)).toEqual([]);
   });
 
   test("payment cards pass Luhn; IBANs pass mod 97; US social security numbers", () => {

@@ -1,7 +1,7 @@
 /**
  * Redaction of a format's JSON value (redact/json-strings.ts) with the real redactor: the patterns, and the model
- * modes against the fake LLM (Ollama protocol). Every string and every PII number is redacted, keys and structure
- * kept; the strings of one value go to the model in one read, not one call each; a model quote spanning two values
+ * modes against the fake LLM (Ollama protocol). Every string, key and PII number is redacted, the structure kept
+ * (keys that redact alike are suffixed, not merged); the strings of one value go to the model in one read, not one call each; a model quote spanning two values
  * cannot merge them (each is then redacted on its own).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -19,7 +19,7 @@ afterAll(() => llm.stop());
 
 const run = () => ({ deadline: Date.now() + 20_000, recordTokens: () => {} });
 
-test("patterns: strings and PII numbers redacted, keys, other numbers, booleans and nulls as they were", async () => {
+test("patterns: strings, keys and PII numbers redacted, other numbers, booleans and nulls as they were", async () => {
   const fast = piiOptions({ mode: "fast" })!;
   const r = run();
   const value = {
@@ -30,13 +30,23 @@ test("patterns: strings and PII numbers redacted, keys, other numbers, booleans 
     text: "Write to ada.lovelace@example.org.",
   };
   expect(await redactJsonStrings(value, (t) => patternRedactor.redact(t, fast, r))).toEqual({
-    "ada.lovelace@example.org": "key kept",
+    "<EMAIL>": "key kept",
     contacts: [{ email: "<EMAIL>", phone: "<PHONE>", vip: true, note: null }],
     card: "<FINANCIAL>",
     price: 24.9,
     text: "Write to <EMAIL>.",
   });
   expect(await redactJsonStrings(null, () => Promise.reject(new Error("not called")))).toBeNull();
+});
+
+test("object keys are redacted; keys that redact to the same text keep both values, suffixed in order", async () => {
+  const fast = piiOptions({ mode: "fast" })!;
+  const r = run();
+  const value = { "ada@example.org": { phone: "+44 20 7946 0958" }, "bob@example.org": 2, "<EMAIL>": 3, "<EMAIL> (2)": 4, rows: [{ "+44 20 7946 0958": "x" }] };
+  const out = (await redactJsonStrings(value, (t) => patternRedactor.redact(t, fast, r))) as Record<string, unknown>;
+  expect(out).toEqual({ "<EMAIL>": { phone: "<PHONE>" }, "<EMAIL> (2)": 2, "<EMAIL> (3)": 3, "<EMAIL> (2) (2)": 4, rows: [{ "<PHONE>": "x" }] });
+  expect(Object.keys(out)).toEqual(["<EMAIL>", "<EMAIL> (2)", "<EMAIL> (3)", "<EMAIL> (2) (2)", "rows"]);
+  expect(JSON.stringify(out)).not.toContain("example.org");
 });
 
 test("model mode: one read for all the strings of a value; a quote spanning two of them does not merge them", async () => {

@@ -13,6 +13,11 @@
  * that stops working (the page changed) is rewritten the same way, but not on an error page (a non-2xx status): a
  * bad fetch neither replaces nor drops a working extractor. Under zero data retention, or for a personal fetch,
  * nothing is read from or written to the store: the extractor is written for that one scrape.
+ *
+ * With `redactPII`, the format gives {@link DeterministicInput.redact}: what reaches the model from the page and is
+ * not redacted yet (the HTML outline, a failed run's problem, which may quote the page, and the extractor's `askLlm`
+ * prompts, built from the DOM) goes through it where it is built; the markdown comes redacted already (scrape/service.ts)
+ * and is sent as it is, and the caller's schema and prompt are the caller's own, never redacted.
  */
 import type { BrowserPool } from "../../engines/browser/pool.ts";
 import { leadingWithin, weightedLength } from "../chunk.ts";
@@ -34,9 +39,14 @@ const PROMPT_SLACK_CHARS = 2_000;
 /** Why no extractor gave a result: the last attempt's problem. */
 export class DeterministicJsonError extends Error {}
 
-/** The store key of an extractor: what it was written for. */
-export function extractorKey(keyId: string, model: string, url: string, schema: Record<string, unknown> | undefined, prompt: string | undefined): string {
-  const text = [EXTRACTOR_VERSION, keyId, model, url, JSON.stringify(schema ?? null), prompt ?? ""].join("\0");
+/**
+ * The store key of an extractor: what it was written for. `redaction` names the redaction the model read the page
+ * under ("off", or the normalised `redactPII` options): an extractor written from redacted text (`<EMAIL>` where the
+ * page has an address) may rely on what the model could not see, so it is not reused without redaction, nor the
+ * other way round.
+ */
+export function extractorKey(keyId: string, model: string, url: string, schema: Record<string, unknown> | undefined, prompt: string | undefined, redaction = "off"): string {
+  const text = [EXTRACTOR_VERSION, keyId, model, url, JSON.stringify(schema ?? null), prompt ?? "", redaction].join("\0");
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");
 }
 
@@ -58,6 +68,10 @@ export interface DeterministicInput {
   markdown: string;
   schema?: Record<string, unknown>;
   prompt?: string;
+  /** With `redactPII`: redacts page text that reaches the model (see the module comment). */
+  redact?: (text: string) => Promise<string>;
+  /** The redaction the page is read under, part of the store key ({@link extractorKey}). @default "off" */
+  redaction?: string;
   call: LlmCall;
   spent: { tokens: number };
 }
@@ -76,14 +90,16 @@ function problemsOf(value: unknown, schema: Record<string, unknown> | undefined)
 
 /** Runs the stored extractor or writes one; see the module comment. */
 export async function extractDeterministic(o: DeterministicInput): Promise<DeterministicResult> {
-  const key = extractorKey(o.keyId, o.llm.provider.model, o.url, o.schema, o.prompt);
+  const key = extractorKey(o.keyId, o.llm.provider.model, o.url, o.schema, o.prompt, o.redaction);
+  const redact = o.redact ?? (async (text: string) => text);
   // The format keeps a failure as the page's warning (plugins/formats/deterministic-json.ts): no job retry of the page
   // follows, so the code-writing call and `askLlm` retry a failing server themselves, in a job page too.
   const llmCall = retriedInCall(o.call);
   /** The extractor's `askLlm`: stopped with its run; an answer that breaks the schema (or nests too deep) is null. */
   const askLlm = async (prompt: string, schema: Record<string, unknown> | undefined, signal: AbortSignal) => {
     const call: LlmCall = { ...llmCall, signal: o.call.signal ? AbortSignal.any([o.call.signal, signal]) : signal };
-    const answer = await o.llm.chat(askLlmMessages(prompt), schema, call, o.spent);
+    // The extractor builds its prompts from the page's DOM, which is not redacted.
+    const answer = await o.llm.chat(askLlmMessages(await redact(prompt)), schema, call, o.spent);
     if (!schema) return answer.content;
     const parsed = parseJsonAnswer(answer.content);
     if (!parsed.ok || nestedDeeperThan(parsed.value, MAX_JSON_DEPTH)) return null;
@@ -115,9 +131,12 @@ export async function extractDeterministic(o: DeterministicInput): Promise<Deter
       ...(o.schema ? { schema: o.schema } : {}),
       ...(o.prompt ? { prompt: o.prompt } : {}),
       markdown: weightedLength(o.markdown) > markdownChars ? `${leadingWithin(o.markdown, markdownChars)}\n…(cut)` : o.markdown,
-      outline: leadingWithin(htmlOutline(o.html, pageChars - markdownChars), pageChars - markdownChars),
+      // Redacted once, here: the outline is the page's own HTML (the markdown is redacted already).
+      outline: await redact(leadingWithin(htmlOutline(o.html, pageChars - markdownChars), pageChars - markdownChars)),
     };
-    const answer = await o.llm.chat(codegenMessages({ ...basis, ...(retry ? { retry } : {}) }, retryChars), undefined, llmCall, o.spent);
+    // A failed run's problem may quote what the extractor read from the page; its code is the model's own answer.
+    const quoted = retry ? { retry: { code: retry.code, problem: await redact(retry.problem) } } : {};
+    const answer = await o.llm.chat(codegenMessages({ ...basis, ...quoted }, retryChars), undefined, llmCall, o.spent);
     return codeFromAnswer(answer.content, answer.truncated === true);
   };
 
