@@ -13,7 +13,7 @@
  * Pages are fetched a few at a time and read one at a time in the order they were queued (crawl/map-queue.ts has
  * that order), so a map of an unchanged site is the same list every time: read as each answer came, 5 runs gave 5
  * orders and 5 different sets. A page's many links are judged with the event loop given back every few ms, and a
- * large page is parsed on a parse worker (crawl/map-page-offload.ts): parsing is one synchronous step, 0.45–0.65 s for
+ * large page is parsed on a parse worker (crawl/map-page-read.ts, crawl/map-page-offload.ts): parsing is one synchronous step, 0.45–0.65 s for
  * an 8 MB page, that held every other request.
  *
  * Without `search`, discovery stops once `limit` URLs are known. With `search` it stops once `limit` matching URLs
@@ -25,10 +25,9 @@ import { EgressDeniedError, type CrawlboxError } from "../errors.ts";
 import type { Engine } from "../engines/types.ts";
 import { sleep } from "../scheduler/abortable.ts";
 import { isSocialMediaOrEmail } from "./filter.ts";
-import { createYielder } from "./filter-yielding.ts";
-import { MAP_GROUP, type MapListing } from "./map-listing.ts";
-import { readMapPageInfo } from "./map-page.ts";
-import { readMapPageInTime, type MapPageReading } from "./map-page-offload.ts";
+import type { MapListing } from "./map-listing.ts";
+import type { MapPageReading } from "./map-page-offload.ts";
+import { pageReader, type Fetched } from "./map-page-read.ts";
 import { DiscoveryQueue, type QueuedPage } from "./map-queue.ts";
 import { DISCOVERY_SKIPS_TLS_VERIFICATION, type RobotsCache, type RobotsEntry } from "./robots-cache.ts";
 import { robotsAgents } from "./robots.ts";
@@ -42,18 +41,11 @@ export const MAP_MIN_PAGE_MS = 500;
 /** Largest page parsed for links. */
 export const MAP_MAX_PAGE_BYTES = 10 * 1024 * 1024;
 /**
- * Largest page (in characters) read for its title and description alone, once `limit` URLs are known: a page fetched
- * in the batch that reached `limit` keeps the title it was fetched for, at the cost of one parse of at most this.
- */
-export const MAP_MAX_INFO_ONLY_CHARS = 1024 * 1024;
-/**
  * With `search`, the best results known that must have been fetched (or not be waiting to) before discovery stops
  * early: enough for the first screen of results, few enough that a large `limit` met from the sitemaps costs at most
  * a few more fetches.
  */
 export const MAP_SEARCH_SETTLED = 10;
-/** Document types listed but never fetched for links. */
-const NOT_HTML = /\.(pdf|docx?|xlsx?|pptx?|odt|ods|rtf|csv|json|xml|gz|txt)$/i;
 
 /** The request fields discovery reads. */
 export interface DiscoveryOptions {
@@ -129,9 +121,6 @@ function landedElsewhere(startUrl: string, finalUrl: string): string | undefined
     return undefined;
   }
 }
-
-/** A page fetched, before it is read: its response, or how the fetch went when there is nothing to read. */
-type Fetched = { outcome: "answered"; url: string; depth: number; finalUrl: string; html?: string } | { outcome: "timeout" | "skipped" };
 
 /** Breadth-first link discovery from `startUrl`. */
 export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: DiscoveryContext): LinkDiscovery {
@@ -211,52 +200,7 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
     return { outcome: "answered", url, depth, finalUrl: page.finalUrl, ...(readable ? { html: page.text } : {}) };
   };
 
-  /**
-   * Lists a fetched page (title, description) and its links, and queues those to fetch. The event loop is given back
-   * during the links (a page may have 300,000: 0.8 s of judging, 1.5 s with `search`), and they stop without `search`
-   * once no more can be listed (later ones would be cut by `limit`, and discovery ends there) and at `endAt` (a
-   * `performance.now()` time). A large page parsed on a worker must be read by `readBy` (its worker is stopped then).
-   * Returns false when `endAt` or `readBy` cut it short.
-   */
-  const readPage = async (fetched: Fetched & { outcome: "answered" }, endAt = Infinity, readBy = endAt): Promise<boolean> => {
-    const { url, depth, finalUrl, html } = fetched;
-    if (html === undefined) return true;
-    if (performance.now() >= endAt) return false;
-    if (found.full) {
-      // A page fetched in the batch that filled the list: nothing it links to could be listed any more, but its
-      // title and description are wanted (it is listed), when that costs one small parse.
-      if (html.length <= MAP_MAX_INFO_ONLY_CHARS) found.add(url, MAP_GROUP.discovered, readMapPageInfo(html));
-      return true;
-    }
-    const page = await readMapPageInTime(html, finalUrl, { pool: ctx.parsePool, endAt: readBy, signal });
-    if (!page) {
-      // Not read in time: listed as fetched, without its title or links.
-      found.add(url, MAP_GROUP.discovered);
-      if (finalUrl !== url) found.add(finalUrl, MAP_GROUP.discovered);
-      return false;
-    }
-    const info = { title: page.title, description: page.description };
-    found.add(url, MAP_GROUP.discovered, info);
-    if (finalUrl !== url) found.add(finalUrl, MAP_GROUP.discovered, info);
-    const follow = maxDepth === undefined || depth + 1 < maxDepth;
-    const pause = createYielder();
-    for (const link of page.links) {
-      const paused = pause();
-      if (paused) {
-        await paused;
-        signal.throwIfAborted();
-        if (performance.now() >= endAt) return false;
-      }
-      if (found.full) break;
-      const judged = found.judge(link);
-      if (!judged) continue;
-      // Queued as linked (its query kept: pagination); crawl/map-queue.ts drops tracking parameters and keeps a page's
-      // query variants behind the site's pages.
-      const queued = follow && found.onSite(link) && !NOT_HTML.test(new URL(judged.url).pathname) && queue.offer({ url: judged.href, listed: judged.url, depth: depth + 1 }, judged.match, judged.key);
-      found.keep(judged, queued);
-    }
-    return true;
-  };
+  const readPage = pageReader({ found, queue, maxDepth, signal, parsePool: ctx.parsePool });
 
   /** With `search`, whether one of the best results known (min(limit, MAP_SEARCH_SETTLED)) still waits to be fetched. */
   const bestWaiting = (): boolean => {
@@ -279,8 +223,8 @@ export function linkDiscovery(startUrl: string, options: DiscoveryOptions, ctx: 
         if (landed) askDelay(await ctx.onLanded(landed));
       }
       // Its links are judged whatever the time (the map's own time limit stops them); only a worker's parse of it
-      // is given up, at the map's answer time.
-      const read = await readPage(fetched, Infinity, ctx.answerBy);
+      // is given up, at the map's answer time. It waits for no busy worker: read here then, as before workers.
+      const read = await readPage(fetched, Infinity, ctx.answerBy, false);
       return { answered: true, timedOut: false, ...(read ? {} : { unread: true }) };
     },
     async rest(endAt) {

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { readMapPage } from "../../src/crawl/map-page.ts";
+import { readMapPageInTime } from "../../src/crawl/map-page-offload.ts";
 import { createParsePool } from "../../src/scrape/parse-workers/pool.ts";
 import { packMapPage, unpackMapPage } from "../../src/scrape/parse-workers/protocol.ts";
 import { createHarness, type Harness } from "../helpers/harness.ts";
@@ -177,4 +178,21 @@ describe("map: a large page is read on a parse worker", () => {
       await h.close();
     }
   }, 60_000);
+
+  test("a page whose time has ended is not sent to a worker; the start page waits for no busy worker", async () => {
+    const sent: string[] = [];
+    const pool = (idle: boolean) => ({
+      shouldOffload: () => true,
+      hasIdleWorker: () => idle,
+      readMapPage: async ({ pageUrl }: { pageUrl: string }) => (sent.push(pageUrl), { links: [] }),
+    });
+    const signal = new AbortController().signal;
+    // Its time ended: not read (before, a worker was started, then stopped at once).
+    expect(await readMapPageInTime(SMALL_PAGE, "http://a.test/", { pool: pool(true), endAt: performance.now() - 1, signal })).toBeUndefined();
+    // Every worker busy: the start page (mayWait false) is read here, as before workers; another page waits.
+    const here = await readMapPageInTime(SMALL_PAGE, "http://b.test/", { pool: pool(false), endAt: Infinity, signal, mayWait: false });
+    expect(here).toEqual(readMapPage(SMALL_PAGE, "http://b.test/"));
+    await readMapPageInTime(SMALL_PAGE, "http://c.test/", { pool: pool(false), endAt: Infinity, signal });
+    expect(sent).toEqual(["http://c.test/"]);
+  });
 });

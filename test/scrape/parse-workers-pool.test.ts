@@ -57,3 +57,51 @@ describe("the pool", () => {
     await pool.close();
   });
 });
+
+/** A map page of 300,000 links: ~0.5 s of parsing on a worker, long enough to be seen busy. */
+const BIG_MAP_PAGE = `<html><body>${Array.from({ length: 300_000 }, (_, i) => `<a href="/p/${i}">l</a>`).join("")}</body></html>`;
+const SMALL_PAGE = { html: "<html><head><title>s</title></head><body><p>hi</p></body></html>", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["metadata" as const] };
+
+describe("a page given up", () => {
+  test("while it waits stays on its worker's books until the worker has parsed it: no small page is put behind it", async () => {
+    const pool = createParsePool({ size: 1 });
+    try {
+      const first = pool.readMapPage!({ html: BIG_MAP_PAGE, pageUrl: "http://x/" });
+      const stop = new AbortController();
+      const ghost = pool.readMapPage!({ html: BIG_MAP_PAGE, pageUrl: "http://x/" }, undefined, stop.signal);
+      stop.abort(new Error("the map answered"));
+      await expect(ghost).rejects.toThrow("the map answered"); // told at once
+      await first;
+      // The worker is parsing the page given up now: it is not free (before, it was, and the small page put behind
+      // the ghost was blamed for its time: ParseTimeoutError, worker stopped).
+      expect(pool.shouldOffload(SMALL_PAGE.html.length, 1)).toBe(false);
+      expect(pool.hasIdleWorker!()).toBe(false);
+      await expect(pool.compute(SMALL_PAGE, Date.now() + 60_000)).rejects.toBeInstanceOf(ParseWorkerError); // no room: main thread
+      for (let i = 0; i < 6000 && !pool.shouldOffload(SMALL_PAGE.html.length, 1); i++) await Bun.sleep(5);
+      expect((await pool.compute(SMALL_PAGE, Date.now() + 60_000)).metadata).toMatchObject({ title: "s" });
+      // The same worker throughout; the ghost's answer counted for nothing.
+      expect(pool.stats()).toMatchObject({ live: 1, offloaded: 2, timedOut: 0, failed: 0 });
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  test("while it is parsed stops its worker; the pages waiting behind it go to a fresh worker, not the main thread", async () => {
+    const warnings: string[] = [];
+    const pool = createParsePool({ size: 1, onWorkerError: (m) => warnings.push(m) });
+    try {
+      const stop = new AbortController();
+      const map = pool.readMapPage!({ html: BIG_MAP_PAGE, pageUrl: "http://x/" }, undefined, stop.signal);
+      const selectorPage = { ...SMALL_PAGE, html: `<html><body>${"<div>x</div>".repeat(50)}</body></html>`, options: { ...VIEW_OPTIONS, includeTags: ["div:has(~ div)"], excludeTags: [] }, views: ["markdown" as const] };
+      const behind = pool.compute(selectorPage, Date.now() + 60_000);
+      stop.abort(new Error("the map answered"));
+      await expect(map).rejects.toThrow("the map answered");
+      // Before: rejected with ParseWorkerError, and offload.ts ran the caller's selectors on the main thread.
+      expect((await behind).markdown).toContain("x");
+      expect(pool.stats()).toMatchObject({ live: 1, offloaded: 1, failed: 0, timedOut: 0 });
+      expect(warnings).toEqual([]); // stopping a worker for a caller that gave up is no warning
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});

@@ -7,12 +7,8 @@
  * keeps serving requests.
  *
  * When: a page goes to a worker only when another scrape is running at the same time (a lone request gains
- * nothing from the hand-over, which costs two thread wake-ups), and only to a worker with room
- * ({@link MAX_JOBS_PER_WORKER}; never queued behind a very large page) or one that can be started; otherwise the main
- * thread parses the page itself and is one more parser. A large page, and one matched against the caller's CSS
- * selectors ({@link matchesCallerSelectors}: `includeTags`, `excludeTags`, the `attributes` format), always goes,
- * queued if need be: on the main thread it could block the event loop past any deadline. Workers start on first
- * use and stay.
+ * nothing from the hand-over), unless it is large or matched against the caller's CSS selectors, which always go,
+ * queued if need be; which worker takes it is placement.ts's rule. Workers start on first use and stay.
  *
  * Failures: a worker that fails a page, crashes or exits rejects its jobs with {@link ParseWorkerError}; the scrape
  * service then parses those pages on the main thread, which reproduces a page's own error if it has one. A dead
@@ -20,50 +16,18 @@
  * without a success in between the pool turns itself off (a worker script that cannot load would otherwise cost
  * a thread start and a warning per page). A page still parsing at its scrape's deadline has its worker
  * terminated ({@link ParseTimeoutError}): unlike the main thread, a worker can be stopped. So is one whose caller's
- * signal aborts while it parses the caller's page (a map that answered). A worker is referenced only while it has
- * jobs (worker-threads.ts).
+ * signal aborts while it parses the caller's page (a map that answered). The other pages of a worker stopped so go
+ * to a fresh worker, not to the main thread (they are the large and selector pages that must not run there). A
+ * page given up while it waits stays on its worker's books until the worker has parsed it. A worker is referenced
+ * only while it has jobs (worker-threads.ts).
  */
-import { requestedAttributeSelectors } from "../../pipeline/attributes.ts";
 import type { MapPage } from "../../crawl/map-page.ts";
 import type { PrefilledViews } from "../render-context.ts";
 import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
-import { unpackMapPage, type MapPageRequest, type ParseAnswer, type ParseRequest, type ParseResponse, type ViewOptions, type WorkerRequest } from "./protocol.ts";
+import { hasIdleWorker, hasRoom, LARGE_PAGE_CHARS, matchesCallerSelectors, mustOffload, pick, QUEUE_BEHIND_MAX_CHARS, type Job, type PlacementLimits, type Slot } from "./placement.ts";
+import { unpackMapPage, type MapPageRequest, type ParseAnswer, type ParseRequest, type ParseResponse, type WorkerRequest } from "./protocol.ts";
 
-/**
- * Pages at least this many characters long always go to a worker, without concurrency too and queued behind other
- * pages when every worker is busy: ~40+ ms of parsing (seconds for pages of several MB), which on the main thread
- * would hold up every other request (four 20 MB pages held `/health` 4–10 s when some of them were parsed here). Below it a lone page is parsed here: on a worker it was slower (measured on
- * 256–450 Ki-character article pages: +20 %, ~2.5 ms a page, mostly the worker taking in the large string, and
- * +0.2–0.4 ms at the p50 of the small requests that followed; docs/benchmarks.md).
- */
-export const LARGE_PAGE_CHARS = 1024 * 1024;
-
-/**
- * Jobs a worker may hold: the one it parses and one waiting, so that it never idles between two pages while the
- * main thread is busy. Beyond that the main thread parses the page itself. Measured at concurrency 4 on 2 cores
- * (docs/benchmarks.md): 1 (free workers only) gained ~20 % pages/s over no workers, 2 gained ~35–40 %.
- */
-const MAX_JOBS_PER_WORKER = 2;
-
-/**
- * A small page waits behind another on a worker only if that one is shorter than this (characters): ~40 ms of
- * parsing at most. Behind a longer page (up to `CRAWLBOX_MAX_PAGE_BYTES`, seconds of work) the main thread is quicker
- * for it. A large page ({@link LARGE_PAGE_CHARS}) waits behind anything.
- */
-const QUEUE_BEHIND_MAX_CHARS = 1024 * 1024;
-
-/**
- * Whether a page's views match the caller's CSS selectors (`includeTags`/`excludeTags`, the `attributes` format's
- * selectors). Such a page always goes to a worker, as a large one does: the caller chooses the selectors and the
- * page, and some selectors cost seconds on a small page (the descendant chains and sibling tests that did are
- * linear since css-select and linkedom were patched, scripts/patches; `:has()` and the like are not:
- * `div:has(~ div:has(~ span))` took 7.8 s on an 11 kB page of 1,000 sibling <div>, holding `/health` as long),
- * while only a worker can be stopped at the scrape's deadline. Like a large page it is queued if need be, and no
- * small page waits behind it.
- */
-export function matchesCallerSelectors(options: Partial<Pick<ViewOptions, "includeTags" | "excludeTags" | "formats">>): boolean {
-  return (options.includeTags?.length ?? 0) > 0 || (options.excludeTags?.length ?? 0) > 0 || requestedAttributeSelectors(options.formats).length > 0;
-}
+export { LARGE_PAGE_CHARS, matchesCallerSelectors } from "./placement.ts";
 
 /** Worker crashes in a row (no page computed in between) after which the pool stops using workers. */
 export const MAX_CRASHES_IN_A_ROW = 3;
@@ -86,11 +50,14 @@ export interface ParsePoolOptions {
 export interface ParsePoolStats {
   size: number;
   live: number;
-  /** Pages whose views a worker computed. */
+  /** Pages a worker computed: a scrape's views, or a map's reading of a page (crawl/map-page-offload.ts). */
   offloaded: number;
-  /** Pages a worker failed (crash, exit or error), parsed on the main thread instead. */
+  /** Pages (a scrape's or a map's) a worker failed (crash, exit or error), read on the main thread instead. */
   failed: number;
-  /** Pages whose worker was stopped at the scrape's deadline. */
+  /**
+   * Pages (a scrape's or a map's) still parsing, or waiting for a worker, at their deadline; a worker parsing one was
+   * stopped. A map's page given up at the map's abort is not counted.
+   */
   timedOut: number;
   /** True once {@link MAX_CRASHES_IN_A_ROW} crashes turned the pool off. */
   disabled: boolean;
@@ -115,6 +82,8 @@ export interface ParsePool {
    * without it (a test's stand-in) leaves map pages on the main thread.
    */
   readMapPage?(request: Omit<MapPageRequest, "id" | "kind">, deadline?: number, signal?: AbortSignal): Promise<MapPage>;
+  /** Whether a page sent now would be parsed at once (a worker is free or can be started). Optional as `readMapPage`. */
+  hasIdleWorker?(): boolean;
   stats(): ParsePoolStats;
   /** Terminates the workers and fails their jobs. */
   close(): Promise<void>;
@@ -122,23 +91,6 @@ export interface ParsePool {
 
 /** The worker script, from source or embedded in the binary. */
 const DEFAULT_WORKER_PATH = workerScriptPath("scrape/parse-workers/worker.ts");
-
-interface Job {
-  chars: number;
-  /** Its views match the caller's selectors: it may take until its deadline. */
-  selectors: boolean;
-  resolve(answer: ParseAnswer): void;
-  reject(err: Error): void;
-  timer?: ReturnType<typeof setTimeout>;
-  /** Stops listening to the caller's signal. */
-  detach?: () => void;
-}
-
-interface Slot {
-  worker: Worker;
-  jobs: Map<number, Job>;
-  dead: boolean;
-}
 
 /** A worker could not compute a page: parse it on the main thread. */
 export class ParseWorkerError extends Error {}
@@ -162,8 +114,11 @@ function mapPageOf(answer: ParseAnswer): MapPage {
 export function createParsePool(options: ParsePoolOptions): ParsePool {
   if (!Number.isInteger(options.size) || options.size < 0) throw new TypeError("createParsePool: size must be an integer >= 0");
   const workerPath = options.workerPath ?? DEFAULT_WORKER_PATH;
-  const largePageChars = options.largePageChars ?? LARGE_PAGE_CHARS;
-  const queueBehindMaxChars = options.queueBehindMaxChars ?? QUEUE_BEHIND_MAX_CHARS;
+  const limits: PlacementLimits = {
+    size: options.size,
+    largePageChars: options.largePageChars ?? LARGE_PAGE_CHARS,
+    queueBehindMaxChars: options.queueBehindMaxChars ?? QUEUE_BEHIND_MAX_CHARS,
+  };
   const slots: Slot[] = [];
   let nextId = 1;
   let offloaded = 0;
@@ -173,6 +128,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   let disabled = false;
   let closed = false;
 
+  /** Takes a job off its worker's books; it no longer answers its caller. */
   function settle(slot: Slot, id: number): Job | undefined {
     const job = slot.jobs.get(id);
     if (!job) return undefined;
@@ -183,18 +139,39 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     return job;
   }
 
-  /** Ends a worker and fails its jobs; `crash` counts towards turning the pool off. */
-  function retire(slot: Slot, reason: string, crash: boolean) {
+  /** Hands `job` to `slot`'s worker (after the jobs it holds). */
+  function post(slot: Slot, job: Job) {
+    job.slot = slot;
+    slot.jobs.set(job.id, job);
+    setWorkerBusy(slot.worker, true);
+    slot.worker.postMessage(job.message!);
+  }
+
+  /**
+   * Ends a worker. A crash (`crash`: counts towards turning the pool off) fails its jobs; a worker stopped on
+   * purpose (a page's deadline or its caller's abort) is not their failure: they go, in order, to a fresh worker,
+   * with their own deadlines and signals. Jobs already dropped are forgotten.
+   */
+  function retire(slot: Slot, reason: string, crash: boolean, warn = true) {
     if (slot.dead) return;
     slot.dead = true;
     const i = slots.indexOf(slot);
     if (i >= 0) slots.splice(i, 1);
     slot.worker.terminate();
-    for (const id of [...slot.jobs.keys()]) {
-      failed++;
-      settle(slot, id)!.reject(new ParseWorkerError(reason));
+    const waiting = [...slot.jobs.values()].filter((job) => !job.dropped);
+    slot.jobs.clear();
+    // The stopped worker left the pool: a fresh one always fits (unless the pool is off).
+    const next = !crash && waiting.length > 0 && !closed && !disabled ? spawn() : undefined;
+    for (const job of waiting) {
+      if (next) post(next, job);
+      else {
+        failed++;
+        clearTimeout(job.timer);
+        job.detach?.();
+        job.reject(new ParseWorkerError(reason));
+      }
     }
-    options.onWorkerError?.(reason);
+    if (warn) options.onWorkerError?.(reason);
     if (crash && ++crashesInARow >= MAX_CRASHES_IN_A_ROW && !disabled) {
       disabled = true;
       options.onWorkerError?.(`parse workers turned off after ${crashesInARow} crashes in a row: pages are parsed on the main thread`);
@@ -208,6 +185,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       const job = settle(slot, event.data.id);
       if (!job) return;
       crashesInARow = 0;
+      if (job.dropped) return; // its caller was told already
       if (event.data.ok) {
         offloaded++;
         job.resolve(event.data);
@@ -230,48 +208,40 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   }
 
   /**
-   * A worker takes another page while it holds fewer than the maximum and none of its pages is very large or
-   * matched against the caller's selectors.
-   */
-  const hasRoom = (s: Slot) =>
-    s.jobs.size === 0 || (s.jobs.size < MAX_JOBS_PER_WORKER && [...s.jobs.values()].every((j) => j.chars < queueBehindMaxChars && !j.selectors));
-
-  /** A page that always goes to a worker, queued if need be: a large one, or one matched against the caller's selectors. */
-  const mustOffload = (chars: number, selectors: boolean) => chars >= largePageChars || selectors;
-
-  /**
-   * The worker for the next page: a free one, else a new one while the pool may grow, else one with room; for a
-   * large page, else the one with the fewest pages.
-   */
-  function pick(large: boolean): Slot | undefined {
-    const free = slots.find((s) => s.jobs.size === 0);
-    if (free) return free;
-    if (slots.length < options.size) return spawn();
-    const roomy = slots.find(hasRoom);
-    if (roomy || !large) return roomy;
-    return slots.reduce<Slot | undefined>((best, s) => (!best || s.jobs.size < best.jobs.size ? s : best), undefined);
-  }
-
-  /**
    * Sends one page to a worker; `selectors`: matched against the caller's selectors. Rejects with
-   * {@link ParseTimeoutError} at `deadline` (epoch ms) and with `signal`'s reason when it aborts first: a page still
-   * waiting is dropped (its answer, if the worker gets to it, is ignored); only the one being parsed stops the worker
-   * (it parses its pages in order: the first it holds is the one it is on).
+   * {@link ParseTimeoutError} at `deadline` (epoch ms) and with `signal`'s reason when it aborts first. A page still
+   * waiting is dropped: its caller is told at once, but the worker will parse it all the same (it was posted), so it
+   * stays on the worker's books until its answer comes back, ignored; only the one being parsed stops the worker (it
+   * parses its pages in order: the first it holds is the one it is on), whose other pages go to a fresh worker.
    */
   function submit(request: Omit<ParseRequest, "id"> | Omit<MapPageRequest, "id">, selectors: boolean, deadline?: number, signal?: AbortSignal): Promise<ParseAnswer> {
     if (closed || disabled) return Promise.reject(new ParseWorkerError("the parse pool is shut down"));
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const slot = pick(mustOffload(request.html.length, selectors));
-    if (!slot) return Promise.reject(new ParseWorkerError("no parse worker has room"));
+    const picked = pick(slots, mustOffload(request.html.length, selectors, limits), limits);
+    if (!picked) return Promise.reject(new ParseWorkerError("no parse worker has room"));
+    const slot = picked === "spawn" ? spawn() : picked;
     const id = nextId++;
     return new Promise<ParseAnswer>((resolve, reject) => {
-      const job: Job = { chars: request.html.length, selectors, resolve, reject };
-      /** Ends the job with `err` (told whether the page was being parsed); false when it had ended already. */
-      const giveUp = (err: (parsing: boolean) => Error, stopped: string): boolean => {
-        const parsing = slot.jobs.keys().next().value === id;
-        if (!settle(slot, id)) return false;
+      const job: Job = { id, chars: request.html.length, selectors, slot, message: { ...request, id } as WorkerRequest, resolve, reject };
+      /**
+       * Ends the job with `err` (told whether the page was being parsed); false when it had ended already. `warn`:
+       * stopping its worker is worth a warning (a deadline), not when its caller gave up.
+       */
+      const giveUp = (err: (parsing: boolean) => Error, stopped: string, warn: boolean): boolean => {
+        const current = job.slot;
+        if (job.dropped || current.jobs.get(id) !== job) return false;
+        const parsing = current.jobs.keys().next().value === id;
+        if (parsing) {
+          settle(current, id);
+          retire(current, stopped, false, warn);
+        } else {
+          // Still waiting: the worker will parse it anyway, so it keeps its place until its answer comes back.
+          clearTimeout(job.timer);
+          job.detach?.();
+          job.dropped = true;
+          job.message = undefined;
+        }
         reject(err(parsing));
-        if (parsing) retire(slot, stopped, false);
         return true;
       };
       if (deadline !== undefined) {
@@ -279,32 +249,34 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
           const ended = giveUp(
             (parsing) => new ParseTimeoutError(parsing ? "the page was still being parsed at its deadline" : "the page was still waiting for a parse worker at its deadline"),
             "parse worker stopped: a page was still being parsed at its deadline",
+            true,
           );
           if (ended) timedOut++;
         }, Math.max(0, deadline - Date.now()));
       }
       if (signal) {
-        const onAbort = () => giveUp(() => signal.reason, "parse worker stopped: its page's caller gave up on it");
+        const onAbort = () => giveUp(() => signal.reason, "parse worker stopped: its page's caller gave up on it", false);
         signal.addEventListener("abort", onAbort, { once: true });
         job.detach = () => signal.removeEventListener("abort", onAbort);
       }
-      slot.jobs.set(id, job);
-      setWorkerBusy(slot.worker, true);
-      slot.worker.postMessage({ ...request, id } satisfies WorkerRequest);
+      post(slot, job);
     });
   }
 
   return {
     shouldOffload(chars, othersInFlight, selectors = false) {
       if (closed || disabled || options.size === 0) return false;
-      if (mustOffload(chars, selectors)) return true;
-      return othersInFlight > 0 && (slots.length < options.size || slots.some(hasRoom));
+      if (mustOffload(chars, selectors, limits)) return true;
+      return othersInFlight > 0 && (slots.length < options.size || slots.some((s) => hasRoom(s, limits)));
     },
     compute(request, deadline) {
       return submit(request, matchesCallerSelectors(request.options), deadline).then(viewsOf);
     },
     readMapPage(request, deadline, signal) {
       return submit({ ...request, kind: "mapPage" }, false, deadline, signal).then(mapPageOf);
+    },
+    hasIdleWorker() {
+      return !closed && !disabled && hasIdleWorker(slots, limits);
     },
     stats() {
       return { size: options.size, live: slots.length, offloaded, failed, timedOut, disabled };
@@ -313,7 +285,10 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       closed = true;
       for (const slot of slots.splice(0)) {
         slot.dead = true;
-        for (const id of [...slot.jobs.keys()]) settle(slot, id)!.reject(new ParseWorkerError("the parse pool is shut down"));
+        for (const id of [...slot.jobs.keys()]) {
+          const job = settle(slot, id)!;
+          if (!job.dropped) job.reject(new ParseWorkerError("the parse pool is shut down"));
+        }
         slot.worker.terminate();
       }
     },
