@@ -11,7 +11,7 @@
  * focuses it and types. Values read from it are read in the world and bounded there, before they cross.
  */
 import type { CDPSession, Page } from "puppeteer-core";
-import { boundedSource } from "./budgeted-json.ts";
+import { boundedSource } from "../engines/browser/budgeted-json.ts";
 import { PageOpError } from "./page-ops.ts";
 
 /** Characters of a value read from the page (text, HTML, a script's result). */
@@ -63,7 +63,8 @@ export async function pageTitle(session: CDPSession): Promise<string> {
 
 /**
  * Bounds a read in the world: throws there, before the value crosses, when it is too long. A value's JSON is written
- * no further than the bound (budgeted-json.ts): a locator's `evaluate` giving 200 MB no longer makes 200 MB more.
+ * no further than the bound (engines/browser/budgeted-json.ts): a locator's `evaluate` giving 200 MB no longer makes
+ * 200 MB more.
  */
 const BOUNDED = boundedSource(MAX_READ_CHARS, "the value is");
 

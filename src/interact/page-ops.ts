@@ -53,13 +53,14 @@ export async function checkFillable(el: WorldElement): Promise<void> {
 
 /**
  * Runs `script` in the page as the `executeJavascript` action does (engines/browser/script.ts), its value refused in
- * the page past `maxChars` characters of JSON, in words that name the bound.
+ * the page past `maxChars` characters of JSON (written no further than that), in words that name the bound.
  */
 export async function evaluateBounded(page: Page, script: string, maxChars: number): Promise<ScriptResult> {
   try {
     return await evaluateScript(page, script, maxChars);
   } catch (err) {
-    if (err instanceof OversizedResult) throw new PageOpError(`a result of ${err.size} characters, over the ${maxChars} that are read`);
+    // "a result of N characters" (a string), or "of more than N" when the rest of its JSON was never written.
+    if (err instanceof OversizedResult) throw new PageOpError(`${err.message}, over the ${maxChars} that are read`);
     throw err;
   }
 }

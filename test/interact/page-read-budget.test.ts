@@ -1,7 +1,7 @@
 /**
  * A value read out of the session's page through crawlbox's isolated world (a locator's `evaluate`, element reads,
  * a locator's lists) is measured there by writing its JSON no further than the 1,000,000 characters that are read
- * (src/interact/budgeted-json.ts, the writer the sandbox's `result` uses too), with real Chromium. Before, the world
+ * (src/engines/browser/budgeted-json.ts, the writer the sandbox's `result` uses too), with real Chromium. Before, the world
  * made the value's whole JSON to learn its length: a value whose JSON no string can hold (a 200 MB string three
  * times) failed with `RangeError: Invalid string length` after filling the string limit, and every getter of a large
  * value was read. What is under the bound comes back as before, and a bound is refused at the same character.

@@ -96,11 +96,11 @@ async function runEach(actions: readonly Action[], ctx: ActionContext, navigatio
       used = await withTimeout(runOne(action, i, ctx, out, left, navigation), left, `did not finish within the scrape's remaining ${Math.round(left)} ms`);
     } catch (err) {
       if (err instanceof CrawlboxError) throw err;
-      if (err instanceof OversizedResult) throw tooLarge(i, action.type, err.size, ctx.budget.leftBytes);
+      if (err instanceof OversizedResult) throw tooLarge(i, action.type, err.exact ? `${err.size}` : `more than ${err.size - 1}`, ctx.budget.leftBytes);
       const reason = reasonOf(err);
       throw new ActionError(i, action.type, reason, err, MALFORMED_ACTION.test(reason) ? 400 : 500);
     }
-    if (used > ctx.budget.leftBytes) throw tooLarge(i, action.type, used, ctx.budget.leftBytes);
+    if (used > ctx.budget.leftBytes) throw tooLarge(i, action.type, `${used}`, ctx.budget.leftBytes);
     ctx.budget.leftBytes -= used;
   }
   return out;
@@ -211,7 +211,8 @@ async function runOne(action: Action, index: number, ctx: ActionContext, out: Ac
   }
 }
 
-function tooLarge(index: number, type: string, size: number, leftBytes: number): SiteError {
+/** `size`: the result's size as known: exact, or `more than N` when the page stopped writing it at the budget. */
+function tooLarge(index: number, type: string, size: string, leftBytes: number): SiteError {
   return new SiteError(
     RESPONSE_TOO_LARGE_CODE,
     `Action ${index} (${type}) produced ${size} bytes: the page and its action results may hold at most CRAWLBOX_MAX_PAGE_BYTES together (${leftBytes} bytes were left).`,

@@ -14,19 +14,32 @@
  *    of an async function, whose return value is the result.
  *
  * A value whose JSON is longer than the caller's bound is refused in the page, before it crosses the DevTools
- * connection, measured with a copy of `JSON.stringify` the page's scripts cannot replace (a primitive from way 2 is
- * checked on arrival).
+ * connection: its JSON is written no further than the bound to tell (budgeted-json.ts), and within it made whole
+ * with a copy of `JSON.stringify` the page's scripts cannot replace (a primitive from way 2 is checked on arrival).
  */
 import type { Page, Protocol } from "puppeteer-core";
+import { JSON_WRITER } from "./budgeted-json.ts";
 import { TRUSTED_JSON_NAME } from "./trusted-json.ts";
 
-/** Marks a page-side refusal of an oversized result (followed by its size in characters). */
+/**
+ * Marks a page-side refusal of an oversized result, followed by its size in characters, or by `>` and a size it is
+ * more than (the rest of its JSON was never written).
+ */
 const TOO_LARGE_MARK = "crawlbox:too-large:";
+/** A string needing more than its quotes in JSON (an escape, or a surrogate that may be a lone one, escaped). */
+const MAY_ESCAPE = String.raw`/["\\\u0000-\u001f\ud800-\udfff]/`;
 
-/** A result refused for its size before it was taken (`size`: what it would have been, in characters). */
+/**
+ * A result refused for its size before it was taken. `exact`: `size` is what it would have been, in characters (a
+ * string's is known from its length); otherwise it is at least `size` (more than `size - 1`), all that was written
+ * of it before the bound.
+ */
 export class OversizedResult extends Error {
-  constructor(readonly size: number) {
-    super(`a result of ${size} characters`);
+  constructor(
+    readonly size: number,
+    readonly exact = true,
+  ) {
+    super(exact ? `a result of ${size} characters` : `a result of more than ${size - 1} characters`);
   }
 }
 
@@ -52,15 +65,32 @@ const OBJECT_GROUP = "crawlbox-script";
  * the text crosses the DevTools connection, so its measured length is what crosses, whatever the page redefined
  * (a replaced `JSON.stringify` could report a tiny size for a value of gigabytes). A bigint is its digits; a value
  * JSON cannot hold (a cycle) is an error naming why. Runs in the wrapper's scope, never in the script's.
+ *
+ * Under a bound, whether the JSON is longer is first found by {@link JSON_WRITER}, which writes it no further than
+ * the bound (its strings quoted with that copy): a value holding 200 MB of strings cost the page all of its JSON
+ * more (600 MB of it, `[s, s, s]`, was a `RangeError`), and is now refused having written the bound. A string longer
+ * than the bound is refused by its length, without being written: its JSON is its length and quotes when it has
+ * nothing to escape, else longer. A value within the bound, and one the writer leaves to `JSON.stringify` (a `Date`,
+ * `undefined`, a cycle, -0, or a getter that throws), is then written whole by the trusted copy, as before: the text
+ * is the same whatever the page did to the builtins the writer calls in its world (`Object.keys`,
+ * `Array.prototype.join`), at the price of reading a value's getters twice (as a locator's `evaluate` does).
  */
 function resultStatements(cap: number): string {
+  const tooLarge = (size: string) => `throw new Error(${JSON.stringify(TOO_LARGE_MARK)} + ${size})`;
   return (
     `const type = v === null ? "null" : Array.isArray(v) ? "array" : typeof v;` +
     ` const T = window[${JSON.stringify(TRUSTED_JSON_NAME)}];` +
-    ` let json; try { json = typeof v === "bigint" ? '"' + v + '"' : v === undefined ? "null" : T ? T.stringify(v) : JSON.stringify(v); }` +
+    ` let json, over; try {` +
+    ` if (typeof v === "bigint") json = '"' + v + '"'; else if (v === undefined) json = "null";` +
+    ` else if (${cap} >= 0 && typeof v === "string" && v.length > ${cap}) over = ${MAY_ESCAPE}.test(v) ? ">" + (v.length + 1) : "" + (v.length + 2);` +
+    ` else if (${cap} >= 0 && typeof v !== "string") {` +
+    ` let w; try { w = ${JSON_WRITER}(T ? T.stringify : (s) => JSON.stringify(s)).jsonWithin(v, ${cap}); } catch (_) { w = undefined; }` +
+    ` if (typeof w === "string" && w.length > ${cap}) over = ">" + ${cap}; }` +
+    ` if (json === undefined && over === undefined) json = T ? T.stringify(v) : JSON.stringify(v); }` +
     ` catch (e) { throw new Error("the script's value cannot be turned into JSON: " + (e && e.message)); }` +
+    ` if (over !== undefined) ${tooLarge("over")};` +
     ` if (typeof json !== "string") json = "null";` +
-    ` if (${cap} >= 0 && json.length > ${cap}) throw new Error(${JSON.stringify(TOO_LARGE_MARK)} + json.length);` +
+    ` if (${cap} >= 0 && json.length > ${cap}) ${tooLarge("json.length")};` +
     ` return { type, json };`
   );
 }
@@ -81,8 +111,9 @@ export async function evaluateScript(page: Page, script: string, maxChars = Infi
     return await evaluateAnyWay(page, script, maxChars);
   } catch (err) {
     const reason = messageOf(err).split("\n")[0]!.replace(/^Error: /, "");
-    const size = reason.startsWith(TOO_LARGE_MARK) ? Number(reason.slice(TOO_LARGE_MARK.length)) : NaN;
-    throw Number.isInteger(size) ? new OversizedResult(size) : err;
+    const size = reason.startsWith(TOO_LARGE_MARK) ? /^(>?)(\d+)$/.exec(reason.slice(TOO_LARGE_MARK.length)) : null;
+    if (!size) throw err;
+    throw size[1] ? new OversizedResult(Number(size[2]) + 1, false) : new OversizedResult(Number(size[2]));
   }
 }
 

@@ -10,7 +10,7 @@
  * order, for the call that uses them: the page can neither redefine what the finder calls nor swap a match.
  */
 import type { CDPSession, Page } from "puppeteer-core";
-import { boundedSource } from "../budgeted-json.ts";
+import { boundedSource } from "../../engines/browser/budgeted-json.ts";
 import { inWorld, worldElement, type WorldElement } from "../isolated-world.ts";
 import { PageOpError, poll } from "../page-ops.ts";
 
@@ -19,7 +19,7 @@ export type Step = ({ css: string } | { xpath: string } | { text: string; exact?
 
 /** Characters of the values read from all of a locator's matches at once. */
 const MAX_LIST_CHARS = 1_000_000;
-/** Bounds them in the world, their JSON written no further than that (interact/budgeted-json.ts). */
+/** Bounds them in the world, their JSON written no further than that (engines/browser/budgeted-json.ts). */
 const BOUNDED_LIST = boundedSource(MAX_LIST_CHARS, "the values are");
 
 /** A locator: its steps, and which match (0 first, -1 last; null: all of them). */

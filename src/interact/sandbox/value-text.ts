@@ -9,9 +9,9 @@
  * Plain JavaScript in a string (statements of the wrapper, before the code runs), for the same reason as the prelude.
  * It defines `cut`, `quoteJson`, `toText`, `shape`, `codeStack`, `thrownText`, `inspect`, `plainArray`, `jsonWithin`,
  * `isData`, `dataJson`, `show` and `format`. A value's JSON is written within a budget ({@link MAX_TEXT_CHARS}) by the
- * writer every path out of a page shares (interact/budgeted-json.ts): what is not shown is not made.
+ * writer every path out of a page shares (engines/browser/budgeted-json.ts): what is not shown is not made.
  */
-import { JSON_WRITER } from "../budgeted-json.ts";
+import { JSON_WRITER } from "../../engines/browser/budgeted-json.ts";
 import { INSPECT } from "./inspect.ts";
 
 /** Characters of a log line or a result sent back; a value's JSON is written no further than this (and cut there). */
@@ -56,7 +56,7 @@ export const VALUE_TEXT = `
   };
   const inspect = ${INSPECT};
   // Whether an object is a plain array or object as data holds them (plainArray), and a value's JSON written no
-  // further than a budget (jsonWithin): interact/budgeted-json.ts, the writer every path out of a page shares.
+  // further than a budget (jsonWithin): engines/browser/budgeted-json.ts, the writer every path out of a page shares.
   const { plainArray, jsonWithin } = ${JSON_WRITER}(quoteJson);
   // A value JSON holds as it is: null, booleans, strings, finite numbers (not -0), and arrays and plain objects of
   // them (no cycle, getter, hole or symbol key, nor another property on an array of at most 100,000 items: a longer

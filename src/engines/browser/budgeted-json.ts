@@ -1,13 +1,13 @@
 /**
- * @module interact/budgeted-json
+ * @module engines/browser/budgeted-json
  * Writing a value's JSON in the page only as far as crawlbox reads it: one in-page writer for every path that takes
- * a caller's value out of a page through its JSON, the sandbox's `result` and `%j` (sandbox/value-text.ts), a
- * locator's `evaluate` and the other element reads (isolated-world.ts `WorldElement.call`), and a locator's lists
- * (sandbox/locate.ts `mapMatches`). `JSON.stringify` makes the whole text before its length can be looked at: a value
- * holding a 200 MB string cost its page another 200 MB and more (a value whose JSON is longer than a string may be,
- * the same string three times, threw `RangeError: Invalid string length` instead of being refused or cut).
- * (`page.evaluate` and bash's `eval` are bounded by engines/browser/script.ts, shared with the `executeJavascript`
- * action, which still makes the whole JSON first.)
+ * a caller's value out of a page through its JSON: a script's value (script.ts: the `executeJavascript` action,
+ * interact's `page.evaluate` and bash's `eval`), the sandbox's `result` and `%j` (interact/sandbox/value-text.ts), a
+ * locator's `evaluate` and the other element reads (interact/isolated-world.ts `WorldElement.call`), and a locator's
+ * lists (interact/sandbox/locate.ts `mapMatches`). `JSON.stringify` makes the whole text before its length can be
+ * looked at: a value holding a 200 MB string cost its page another 200 MB and more (a value whose JSON is longer than
+ * a string may be, the same string three times, threw `RangeError: Invalid string length` instead of being refused
+ * or cut). Here, in engines/browser, since both the scrape's engine and interact use it; it imports nothing.
  *
  * Plain JavaScript in a string, evaluated in the page (or in crawlbox's isolated world of it): see
  * {@link JSON_WRITER}.
