@@ -139,6 +139,8 @@ export function prepareDueQuery(db: Database): (args: DueQueryArgs) => Candidate
         WHERE state = 'pending' AND next_attempt_at <= ?1
           AND e.job_id NOT IN (SELECT value FROM json_each(?2))
           AND e.seq NOT IN (SELECT value FROM json_each(?3))
+          -- Here, not after the holding look-ups: a dead receiver's events (most of the due ones) would each cost one.
+          AND ${DESTINATION_SQL} NOT IN (SELECT value FROM json_each(?4))
      ), job_order AS MATERIALIZED (
        SELECT j.job_id, ${firstBarringSeq("j.job_id")} AS barring_seq
          FROM (SELECT DISTINCT job_id FROM due) j
@@ -148,7 +150,7 @@ export function prepareDueQuery(db: Database): (args: DueQueryArgs) => Candidate
         WHERE NOT ${heldBy("d", "o.barring_seq")}
      ), by_job AS (
        SELECT *, ROW_NUMBER() OVER (PARTITION BY job_id ORDER BY seq) AS job_rank
-         FROM open WHERE destination NOT IN (SELECT value FROM json_each(?4))
+         FROM open
      ), ranked AS (
        SELECT *, ROW_NUMBER() OVER (PARTITION BY destination ORDER BY job_rank, seq) AS rank
          FROM by_job WHERE job_rank <= ?7
