@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { createParsePool, ParseTimeoutError, ParseWorkerError } from "../../src/scrape/parse-workers/pool.ts";
 import type { ViewOptions } from "../../src/scrape/parse-workers/protocol.ts";
+import { rejectionOf } from "../helpers/settled.ts";
 
 const VIEW_OPTIONS = { onlyMainContent: true, removeBase64Images: true } as ViewOptions;
 
@@ -53,7 +54,9 @@ describe("the pool", () => {
     await expect(third).rejects.toBeInstanceOf(ParseTimeoutError);
     expect((await first).markdown).toContain("large large");
     expect((await second).markdown).toContain("large large");
-    expect(pool.stats()).toMatchObject({ live: 1, timedOut: 1 });
+    // Its timing out left the worker be; the worker was stopped only when the page it would start on next was that
+    // one, which nobody waited for any more.
+    expect(pool.stats()).toMatchObject({ live: 0, timedOut: 1, failed: 0 });
     await pool.close();
   });
 });
@@ -63,7 +66,7 @@ const BIG_MAP_PAGE = `<html><body>${Array.from({ length: 300_000 }, (_, i) => `<
 const SMALL_PAGE = { html: "<html><head><title>s</title></head><body><p>hi</p></body></html>", pageUrl: "http://x/", contentType: "text/html", options: VIEW_OPTIONS, views: ["metadata" as const] };
 
 describe("a page given up", () => {
-  test("while it waits stays on its worker's books until the worker has parsed it: no small page is put behind it", async () => {
+  test("while it waits stays on its worker's books: no small page is put behind it; a large one is not parsed for nobody", async () => {
     const pool = createParsePool({ size: 1 });
     try {
       const first = pool.readMapPage!({ html: BIG_MAP_PAGE, pageUrl: "http://x/" });
@@ -71,16 +74,33 @@ describe("a page given up", () => {
       const ghost = pool.readMapPage!({ html: BIG_MAP_PAGE, pageUrl: "http://x/" }, undefined, stop.signal);
       stop.abort(new Error("the map answered"));
       await expect(ghost).rejects.toThrow("the map answered"); // told at once
-      await first;
-      // The worker is parsing the page given up now: it is not free (before, it was, and the small page put behind
-      // the ghost was blamed for its time: ParseTimeoutError, worker stopped).
-      expect(pool.shouldOffload(SMALL_PAGE.html.length, 1)).toBe(false);
+      // The page given up still holds its place behind the first (before, the worker looked free, and a small page
+      // put behind the ghost was blamed for its time: ParseTimeoutError, worker stopped).
       expect(pool.hasIdleWorker!()).toBe(false);
       await expect(pool.compute(SMALL_PAGE, Date.now() + 60_000)).rejects.toBeInstanceOf(ParseWorkerError); // no room: main thread
-      for (let i = 0; i < 6000 && !pool.shouldOffload(SMALL_PAGE.html.length, 1); i++) await Bun.sleep(5);
+      await first;
+      // The ghost was next: a large page nobody waits for, which no deadline would stop any more, so its worker was
+      // stopped as it answered the first (before, it went on parsing it, ~0.5 s here, 10.6 s for a `:has()` chain).
+      expect(pool.stats()).toMatchObject({ live: 0, offloaded: 1, timedOut: 0, failed: 0 });
       expect((await pool.compute(SMALL_PAGE, Date.now() + 60_000)).metadata).toMatchObject({ title: "s" });
-      // The same worker throughout; the ghost's answer counted for nothing.
       expect(pool.stats()).toMatchObject({ live: 1, offloaded: 2, timedOut: 0, failed: 0 });
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  test("at its deadline, with the page ahead of it stopped at the same time, is timed out, not moved to a fresh worker", async () => {
+    const warnings: string[] = [];
+    const pool = createParsePool({ size: 1, onWorkerError: (m) => warnings.push(m) });
+    try {
+      const at = Date.now() + 300;
+      const parsing = rejectionOf(pool.readMapPage!({ html: BIG_MAP_PAGE, pageUrl: "http://x/" }, at));
+      const waiting = rejectionOf(pool.readMapPage!({ html: BIG_MAP_PAGE, pageUrl: "http://x/" }, at + 5));
+      expect((await parsing).message).toContain("still being parsed at its deadline");
+      // Before: moved to a fresh worker, stopped again by its own timer 5 ms later ("being parsed", a second warning).
+      expect((await waiting).message).toContain("still waiting for a parse worker at its deadline");
+      expect(pool.stats()).toMatchObject({ live: 0, timedOut: 2, failed: 0 });
+      expect(warnings).toHaveLength(1);
     } finally {
       await pool.close();
     }

@@ -59,6 +59,8 @@ export interface Job {
    * stays on the worker's books, and counts for placement, until its answer comes back (then ignored).
    */
   dropped?: boolean;
+  /** Epoch ms at which its caller stops waiting for it, if any. */
+  deadline?: number;
   resolve(answer: ParseAnswer): void;
   reject(err: Error): void;
   timer?: ReturnType<typeof setTimeout>;

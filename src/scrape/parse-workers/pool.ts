@@ -18,16 +18,17 @@
  * terminated ({@link ParseTimeoutError}): unlike the main thread, a worker can be stopped. So is one whose caller's
  * signal aborts while it parses the caller's page (a map that answered). The other pages of a worker stopped so go
  * to a fresh worker, not to the main thread (they are the large and selector pages that must not run there). A
- * page given up while it waits stays on its worker's books until the worker has parsed it. A worker is referenced
+ * page given up while it waits stays on its worker's books until the worker has parsed it; a large or selector one
+ * stops its worker instead when the worker would start on it (see `stopForNobody`). A worker is referenced
  * only while it has jobs (worker-threads.ts).
  */
-import type { MapPage } from "../../crawl/map-page.ts";
-import type { PrefilledViews } from "../render-context.ts";
 import { setWorkerBusy, workerScriptPath } from "../../worker-threads.ts";
 import { hasIdleWorker, hasRoom, LARGE_PAGE_CHARS, matchesCallerSelectors, mustOffload, pick, QUEUE_BEHIND_MAX_CHARS, type Job, type PlacementLimits, type Slot } from "./placement.ts";
-import { unpackMapPage, type MapPageRequest, type ParseAnswer, type ParseRequest, type ParseResponse, type WorkerRequest } from "./protocol.ts";
+import { mapPageOf, ParseTimeoutError, ParseWorkerError, viewsOf, type ParsePool } from "./pool-contract.ts";
+import type { MapPageRequest, ParseAnswer, ParseRequest, ParseResponse, WorkerRequest } from "./protocol.ts";
 
 export { LARGE_PAGE_CHARS, matchesCallerSelectors } from "./placement.ts";
+export { ParseTimeoutError, ParseWorkerError, type ParsePool, type ParsePoolStats } from "./pool-contract.ts";
 
 /** Worker crashes in a row (no page computed in between) after which the pool stops using workers. */
 export const MAX_CRASHES_IN_A_ROW = 3;
@@ -46,69 +47,11 @@ export interface ParsePoolOptions {
   onWorkerError?: (message: string) => void;
 }
 
-/** Counters for `/health` and tests. */
-export interface ParsePoolStats {
-  size: number;
-  live: number;
-  /** Pages a worker computed: a scrape's views, or a map's reading of a page (crawl/map-page-offload.ts). */
-  offloaded: number;
-  /** Pages (a scrape's or a map's) a worker failed (crash, exit or error), read on the main thread instead. */
-  failed: number;
-  /**
-   * Pages (a scrape's or a map's) still parsing, or waiting for a worker, at their deadline; a worker parsing one was
-   * stopped. A map's page given up at the map's abort is not counted.
-   */
-  timedOut: number;
-  /** True once {@link MAX_CRASHES_IN_A_ROW} crashes turned the pool off. */
-  disabled: boolean;
-}
-
-/** Computes parsed views off the main thread. */
-export interface ParsePool {
-  /**
-   * Whether a page of `chars` characters should go to a worker now, with `othersInFlight` other scrapes running;
-   * true only when a worker has room for it. A large page, or one matched against the caller's selectors
-   * (`selectors`, see {@link matchesCallerSelectors}), always goes.
-   */
-  shouldOffload(chars: number, othersInFlight: number, selectors?: boolean): boolean;
-  /**
-   * The views of one page. Rejects with {@link ParseTimeoutError} when the page is still parsing at `deadline`
-   * (epoch ms), and with {@link ParseWorkerError} when the worker fails (parse on the main thread then).
-   */
-  compute(request: Omit<ParseRequest, "id">, deadline?: number): Promise<PrefilledViews>;
-  /**
-   * A map's reading of one page (crawl/map-page.ts `readMapPage`), rejecting as {@link compute} does, and with
-   * `signal`'s reason when it aborts first (the worker is then stopped if it was parsing the page). Optional: a pool
-   * without it (a test's stand-in) leaves map pages on the main thread.
-   */
-  readMapPage?(request: Omit<MapPageRequest, "id" | "kind">, deadline?: number, signal?: AbortSignal): Promise<MapPage>;
-  /** Whether a page sent now would be parsed at once (a worker is free or can be started). Optional as `readMapPage`. */
-  hasIdleWorker?(): boolean;
-  stats(): ParsePoolStats;
-  /** Terminates the workers and fails their jobs. */
-  close(): Promise<void>;
-}
-
 /** The worker script, from source or embedded in the binary. */
 const DEFAULT_WORKER_PATH = workerScriptPath("scrape/parse-workers/worker.ts");
 
-/** A worker could not compute a page: parse it on the main thread. */
-export class ParseWorkerError extends Error {}
-
-/** A page was still parsing at its scrape's deadline; its worker was stopped. */
-export class ParseTimeoutError extends Error {}
-
-/** The views of a worker's answer; an answer of another kind is the worker's failure. */
-function viewsOf(answer: ParseAnswer): PrefilledViews {
-  if ("views" in answer) return answer.views;
-  throw new ParseWorkerError("parse worker answered a views request without views");
-}
-
-/** The map page of a worker's answer; an answer of another kind is the worker's failure. */
-function mapPageOf(answer: ParseAnswer): MapPage {
-  if ("mapPage" in answer) return unpackMapPage(answer.mapPage);
-  throw new ParseWorkerError("parse worker answered a map page request without a map page");
-}
+/** A page moved to a fresh worker with less time left than this is timed out instead (a worker starts in tens of ms). */
+const MOVE_MIN_LEFT_MS = 10;
 
 /** Creates a parse pool. Throws on invalid options. */
 export function createParsePool(options: ParsePoolOptions): ParsePool {
@@ -158,7 +101,19 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     const i = slots.indexOf(slot);
     if (i >= 0) slots.splice(i, 1);
     slot.worker.terminate();
-    const waiting = [...slot.jobs.values()].filter((job) => !job.dropped);
+    const now = Date.now();
+    const waiting: Job[] = [];
+    for (const job of slot.jobs.values()) {
+      if (job.dropped) continue;
+      // At its deadline (a timer sharing it is due on this very tick, or a few ms later: timers and Date.now() do not
+      // agree to the ms): told so now, not moved to a fresh worker, which takes longer than that to start.
+      if (!crash && job.deadline !== undefined && job.deadline <= now + MOVE_MIN_LEFT_MS) {
+        timedOut++;
+        clearTimeout(job.timer);
+        job.detach?.();
+        job.reject(new ParseTimeoutError("the page was still waiting for a parse worker at its deadline"));
+      } else waiting.push(job);
+    }
     slot.jobs.clear();
     // The stopped worker left the pool: a fresh one always fits (unless the pool is off).
     const next = !crash && waiting.length > 0 && !closed && !disabled ? spawn() : undefined;
@@ -178,6 +133,20 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     }
   }
 
+  /**
+   * Stops `slot`'s worker when the page it starts on next was given up while it waited and may be long (large, or
+   * matched against the caller's selectors): nothing else would stop it, no deadline applies to it any more, and the
+   * pages behind it would wait it out (a `:has()` chain given up after 100 ms held its worker for 10.6 s, and the
+   * next pages timed out waiting). Its live pages go to a fresh worker. A small dropped page (~40 ms at most) is
+   * left to run: a fresh worker would cost about as much.
+   */
+  function stopForNobody(slot: Slot) {
+    const head: Job | undefined = slot.jobs.values().next().value;
+    if (head?.dropped && (head.selectors || head.chars >= limits.largePageChars)) {
+      retire(slot, "parse worker stopped: the page it was starting on had been given up", false, false);
+    }
+  }
+
   function spawn(): Slot {
     const worker = new Worker(workerPath);
     const slot: Slot = { worker, jobs: new Map(), dead: false };
@@ -185,6 +154,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       const job = settle(slot, event.data.id);
       if (!job) return;
       crashesInARow = 0;
+      stopForNobody(slot);
       if (job.dropped) return; // its caller was told already
       if (event.data.ok) {
         offloaded++;
@@ -222,7 +192,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     const slot = picked === "spawn" ? spawn() : picked;
     const id = nextId++;
     return new Promise<ParseAnswer>((resolve, reject) => {
-      const job: Job = { id, chars: request.html.length, selectors, slot, message: { ...request, id } as WorkerRequest, resolve, reject };
+      const job: Job = { id, chars: request.html.length, selectors, slot, message: { ...request, id } as WorkerRequest, resolve, reject, ...(deadline !== undefined ? { deadline } : {}) };
       /**
        * Ends the job with `err` (told whether the page was being parsed); false when it had ended already. `warn`:
        * stopping its worker is worth a warning (a deadline), not when its caller gave up.
