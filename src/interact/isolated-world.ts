@@ -11,7 +11,7 @@
  * focuses it and types. Values read from it are read in the world and bounded there, before they cross.
  */
 import type { CDPSession, Page } from "puppeteer-core";
-import { boundedSource } from "../engines/browser/budgeted-json.ts";
+import { boundedSource, fromBounded } from "../engines/browser/budgeted-json.ts";
 import { PageOpError } from "./page-ops.ts";
 
 /** Characters of a value read from the page (text, HTML, a script's result). */
@@ -62,9 +62,9 @@ export async function pageTitle(session: CDPSession): Promise<string> {
 }
 
 /**
- * Bounds a read in the world: throws there, before the value crosses, when it is too long. A value's JSON is written
- * no further than the bound (engines/browser/budgeted-json.ts): a locator's `evaluate` giving 200 MB no longer makes
- * 200 MB more.
+ * Bounds a read in the world: throws there, before the value crosses, when it is too long. A value other than a
+ * string crosses as its JSON text, written no further than the bound (engines/browser/budgeted-json.ts): a locator's
+ * `evaluate` giving 200 MB no longer makes 200 MB more, and what crosses is what was measured.
  */
 const BOUNDED = boundedSource(MAX_READ_CHARS, "the value is");
 
@@ -76,7 +76,10 @@ export class WorldElement {
     private readonly objectId: string,
   ) {}
 
-  /** Runs `fn` (source of `function (arg) {…}`, `this` the element) in the world; its value, bounded. */
+  /**
+   * Runs `fn` (source of `function (arg) {…}`, `this` the element) in the world; its value, bounded, as JSON gives
+   * it back (a string as it is; `undefined` when JSON has nothing for it).
+   */
   async call(fn: string, arg: unknown = null): Promise<unknown> {
     const { result, exceptionDetails } = await this.session.send("Runtime.callFunctionOn", {
       objectId: this.objectId,
@@ -86,7 +89,7 @@ export class WorldElement {
       awaitPromise: true,
     });
     if (exceptionDetails) throw new PageOpError(String(exceptionDetails.exception?.description ?? exceptionDetails.text).split("\n")[0]!.slice(0, 300));
-    return result.value;
+    return fromBounded(result.value);
   }
 
   /** Scrolls it into view and returns the centre of its box, after checking that the element there is it (or inside it). */

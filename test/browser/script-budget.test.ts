@@ -1,7 +1,8 @@
 /**
  * A script's value (the `executeJavascript` action; interact's `page.evaluate` and bash's `eval` run the same
- * code, engines/browser/script.ts) is measured in the page by writing its JSON no further than the caller's bound
- * (engines/browser/budgeted-json.ts), with real Chromium and local pages. Before, the page made the value's whole JSON
+ * code, engines/browser/script.ts) is measured in the page as a trusted copy of `JSON.stringify` writes it, a
+ * counting replacer stopping it past the caller's bound (engines/browser/budgeted-json.ts `COUNTED_JSON`), with real
+ * Chromium and local pages. Before, the page made the value's whole JSON
  * with `JSON.stringify` to learn its length: a value whose JSON no string can hold (a 200 MB string three times)
  * failed with `RangeError: Invalid string length` after filling the string limit, and every getter of a large value
  * was read. A value within the bound comes back as it did, the bound falls on the same character, and what the page
@@ -33,11 +34,18 @@ beforeAll(async () => {
   site = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    fetch: (req) =>
-      new URL(req.url).pathname === "/builtins"
-        ? // A page that replaces what a writer in its world would call: every object would be written as `1`.
-          html(`<p>builtins</p>`, `<script>Object.keys = () => []; Array.prototype.join = function () { return "1"; };</script>`)
-        : html(`<p id="p">para</p>`),
+    fetch: (req) => {
+      const path = new URL(req.url).pathname;
+      // A page that replaces what a writer in its world would call: every object would be written as `1`.
+      if (path === "/builtins") return html(`<p>builtins</p>`, `<script>Object.keys = () => []; Array.prototype.join = function () { return "1"; };</script>`);
+      // A page whose Object.keys, Array.isArray and String.prototype.slice lie: 200,000 keys for any object.
+      if (path === "/keys")
+        return html(
+          `<p>keys</p>`,
+          `<script>const K = Object.keys; Object.keys = (o) => K(o).length ? Array(200000).fill(K(o)[0]) : []; Array.isArray = () => false; String.prototype.slice = function () { return "y".repeat(2e6); };</script>`,
+        );
+      return html(`<p id="p">para</p>`);
+    },
   });
   base = `http://127.0.0.1:${site.port}`;
   gate = await createEgressGate({ allowPrivateNetwork: true });
@@ -89,10 +97,12 @@ describe("a script's value is bounded without making its whole JSON", () => {
     // JSON.stringify read all 100,000 (each entry is about 111 characters: some 9,020 fit in the bound).
     expect(reads).toBeGreaterThan(8_000);
     expect(reads).toBeLessThan(10_000);
-    // Under the bound the value comes back whole (its getters read by the measure, then by the trusted copy).
+    // Under the bound the value comes back whole, each getter read once (it was twice: by the writer, then the copy).
     const small = await evaluateScript(page, getters(9_000), BOUND);
     expect(Object.keys(small.value as object).length).toBe(9_000);
-    expect((await evaluateScript(page, "globalThis.__reads")).value).toBe(18_000);
+    expect((await evaluateScript(page, "globalThis.__reads")).value).toBe(9_000);
+    // So a getter cannot answer the measure small and the text large: "" then 5 MB comes back as "".
+    expect(await bounded(`let n = 0; const s = "x".repeat(5e6); ({ get a() { return n++ ? s : ""; } })`)).toEqual({ type: "object", value: { a: "" } });
   }, 120_000);
 
   test("values within the bound come back as without one; the bound falls on the same character; a page's builtins change nothing", async () => {
@@ -105,21 +115,57 @@ describe("a script's value is bounded without making its whole JSON", () => {
       `document.body`, `10n ** 20n`, `null`, `undefined`, `true`, `42`, `"plain"`, `"tab\\tquote\\"\\ud800"`,
     ];
     for (const v of values) expect({ v, got: await evaluateScript(page, v, BOUND) }).toEqual({ v, got: await evaluateScript(page, v) });
-    // An array whose JSON is exactly the bound comes back; one character more is refused (its size not written).
+    // An array whose JSON is exactly the bound comes back; one character more is refused (written whole: its size).
     expect(((await evaluateScript(page, `["a".repeat(${BOUND - 4})]`, BOUND)).value as string[])[0]!.length).toBe(BOUND - 4);
-    expect(await bounded(`["a".repeat(${BOUND - 3})]`)).toMatchObject({ size: BOUND + 1, exact: false });
+    expect(await bounded(`["a".repeat(${BOUND - 3})]`)).toMatchObject({ size: BOUND + 1, exact: true });
     expect(await bounded(`"a".repeat(${BOUND - 2})`)).toMatchObject({ value: "a".repeat(BOUND - 2) });
     expect(await bounded(`"a".repeat(${BOUND - 1})`)).toMatchObject({ size: BOUND + 1, exact: true });
-    // A cycle is still an error that names why; a value with a Date past the bound is measured whole, as before.
+    // A cycle is still an error that names why; a value with a Date past the bound is stopped there too (it was
+    // measured whole: 1,000,031 characters).
     expect(String(await bounded(`const o = {}; o.self = o; o`))).toContain("cannot be turned into JSON: Converting circular structure");
-    expect(await bounded(`[new Date(0), "y".repeat(${BOUND})]`)).toMatchObject({ size: BOUND + 31, exact: true });
+    expect(await bounded(`[new Date(0), "y".repeat(${BOUND})]`)).toMatchObject({ size: BOUND + 1, exact: false });
     // A page whose Object.keys and Array.prototype.join would make the writer answer `1` for every object.
     await page.goto(`${base}/builtins`);
     expect(await evaluateScript(page, `({ a: [1, "x"], b: { c: null } })`, BOUND)).toEqual({ type: "object", value: { a: [1, "x"], b: { c: null } } });
-    // There the writer cannot be trusted to tell, and the trusted copy measures the whole JSON, as before.
-    expect(await bounded(`["a".repeat(${BOUND})]`)).toMatchObject({ size: BOUND + 4, exact: true });
+    // The trusted copy's count tells, whatever the page did to them (the writer could not be trusted there, and the
+    // whole JSON was measured: 1,000,004 characters).
+    expect(await bounded(`["a".repeat(${BOUND})]`)).toMatchObject({ size: BOUND + 1, exact: false });
     await page.goto(`${base}/p`);
   }, 120_000);
+
+  test("a page whose Object.keys gives 200,000 keys (and whose Array.isArray and slice lie) changes no result: ({a: 1}) comes back", async () => {
+    await page.goto(`${base}/keys`);
+    try {
+      // The writer in the page's world believed its Object.keys, wrote past the bound and refused ({a: 1}) as too large.
+      expect(await bounded(`({ a: 1 })`)).toEqual({ type: "object", value: { a: 1 } });
+      expect(await bounded(`[{ a: "hi" }, [1, 2]]`)).toEqual({ type: "array", value: [{ a: "hi" }, [1, 2]] });
+      expect(await bounded(`["a".repeat(${BOUND - 4})]`)).toMatchObject({ type: "array" });
+      expect(await bounded(`["a".repeat(${BOUND - 3})]`)).toMatchObject({ size: BOUND + 1, exact: true });
+      expect(await bounded(`["a".repeat(${BOUND})]`)).toMatchObject({ size: BOUND + 1, exact: false });
+    } finally {
+      await page.goto(`${base}/p`);
+    }
+  }, 120_000);
+
+  test("values JSON.stringify writes itself are stopped at the bound too, not a RangeError: [undefined, s, s, s], -0, NaN, a Date, a method, a typed array of 10^8", async () => {
+    const s = `const s = "x".repeat(2e8);`;
+    const scripts = [
+      `${s} [undefined, s, s, s]`,
+      `${s} [-0, s, s, s]`,
+      `${s} [NaN, s, s, s]`,
+      `${s} [new Date(0), s, s, s]`,
+      `${s} ({ f() {}, a: s, b: s, c: s })`,
+      // 10^8 keys for JSON to list: 35 s, then an error; now refused by its length before they are listed.
+      `new Uint8Array(1e8)`,
+    ];
+    for (const script of scripts) {
+      const err = await bounded(script);
+      expect({ script, err: err instanceof OversizedResult ? { size: err.size, exact: err.exact } : String(err) }).toEqual({ script, err: { size: BOUND + 1, exact: false } });
+    }
+    // Within the bound they come back as JSON writes them, as without a bound.
+    for (const v of [`[undefined, -0, NaN, new Date(0), "s"]`, `({ f() {}, a: "s" })`, `new Uint8Array(3)`, `new Float64Array([NaN, 1.5])`])
+      expect({ v, got: await evaluateScript(page, v, BOUND) }).toEqual({ v, got: await evaluateScript(page, v) });
+  }, 300_000);
 
   test("an executeJavascript action giving [s, s, s] is refused as too large, naming the action; small values come back as before", async () => {
     const { status, body } = await scrape(h, { url: `${base}/p`, maxAge: 0, actions: [{ type: "executeJavascript", script: THREE_TIMES }] });

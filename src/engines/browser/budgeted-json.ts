@@ -1,16 +1,16 @@
 /**
  * @module engines/browser/budgeted-json
- * Writing a value's JSON in the page only as far as crawlbox reads it: one in-page writer for every path that takes
- * a caller's value out of a page through its JSON: a script's value (script.ts: the `executeJavascript` action,
- * interact's `page.evaluate` and bash's `eval`), the sandbox's `result` and `%j` (interact/sandbox/value-text.ts), a
- * locator's `evaluate` and the other element reads (interact/isolated-world.ts `WorldElement.call`), and a locator's
- * lists (interact/sandbox/locate.ts `mapMatches`). `JSON.stringify` makes the whole text before its length can be
+ * Writing a value's JSON in the page only as far as crawlbox reads it, for every path that takes a caller's value out
+ * of a page through its JSON: {@link COUNTED_JSON} for a script's value (script.ts: the `executeJavascript` action,
+ * interact's `page.evaluate` and bash's `eval`), a locator's `evaluate` and the other element reads
+ * (interact/isolated-world.ts `WorldElement.call`) and a locator's lists (interact/sandbox/locate.ts `mapMatches`);
+ * {@link JSON_WRITER}, which can cut a text at the budget, for the sandbox's `result` and `%j`
+ * (interact/sandbox/value-text.ts). `JSON.stringify` makes the whole text before its length can be
  * looked at: a value holding a 200 MB string cost its page another 200 MB and more (a value whose JSON is longer than
  * a string may be, the same string three times, threw `RangeError: Invalid string length` instead of being refused
  * or cut). Here, in engines/browser, since both the scrape's engine and interact use it; it imports nothing.
  *
- * Plain JavaScript in a string, evaluated in the page (or in crawlbox's isolated world of it): see
- * {@link JSON_WRITER}.
+ * Plain JavaScript in strings, evaluated in the page (or in crawlbox's isolated world of it).
  */
 
 /**
@@ -79,21 +79,66 @@ export const JSON_WRITER = `((quote) => {
 })`;
 
 /**
- * Source of a function expression `(v) => v` for crawlbox's isolated world: gives `v` back when its JSON (a string:
- * its length) is at most `maxChars` characters, and throws otherwise, before the value crosses the DevTools
- * connection; `subject` begins the message (`"the value is"`). The JSON is written by {@link JSON_WRITER} no further
- * than the bound; a value it does not write (not data) is measured with the world's `JSON.stringify`, whole, as
- * before. A value over the bound is told by its size when that is known (a string, a value that is not data), else
- * as "more than" the bound: the rest was never written.
+ * Source of a function expression `(stringify, isArray, viewLength) => (v, cap) => ({json} | {over: true})`: `v`'s
+ * JSON text as `stringify(v)` writes it, byte for byte, or `{over: true}` once it is known to be longer than `cap`
+ * characters, without the rest having been written. `stringify` and `isArray` are `JSON.stringify` and
+ * `Array.isArray` as the caller trusts them, `viewLength` a typed array's length (-1 for anything else; in a page's
+ * main world, the copies taken before its scripts ran: trusted-json.ts).
+ *
+ * `stringify` is given a replacer that returns each value unchanged (so the text is what it would be without one)
+ * and keeps a lower bound of the text written so far: a string `x.length + 2`, another primitive 1, a member of an
+ * object that is written `key.length + 3` (its quoted key and colon), an element of an array 1. It throws a private
+ * mark past `cap`, caught here alone; a typed array of n items (at least `"i":0,` each) as soon as 5n more would pass
+ * it, before JSON lists its n keys (10^8 of them took 20 s). Only the caller's two functions and operators are used, nothing a page can
+ * redefine: a page making `Object.keys` answer 200,000 keys changes nothing. JSON's own rules hold throughout (each
+ * getter read once, `toJSON` and a `Date` as JSON writes them, a typed array by its indices), so a value no string
+ * could hold (`[undefined, s, s, s]` of a 200 MB `s`, a `Uint8Array` of 10^8) is refused having written about
+ * `cap`. The text may still be longer than `cap` (escapes count as one character here): the caller checks.
+ */
+export const COUNTED_JSON = `((stringify, isArray, viewLength) => (v, cap) => {
+  const stop = {};
+  let size = 0, root = true;
+  const replacer = function (k, x) {
+    const t = typeof x;
+    if (root) root = false;
+    else if (isArray(this)) size += 1;
+    else if (t !== "undefined" && t !== "function" && t !== "symbol") size += k.length + 3;
+    if (t === "string") size += x.length + 2;
+    else if (t === "number" || t === "boolean" || t === "bigint" || x === null) size += 1;
+    else if (t === "object" && size + 5 * viewLength(x) > cap) throw stop;
+    if (size > cap) throw stop;
+    return x;
+  };
+  try { return { json: stringify(v, replacer) }; } catch (e) { if (e === stop) return { over: true }; throw e; }
+})`;
+
+/**
+ * Source of a function expression `(v) => answer` for crawlbox's isolated world, whose builtins the page cannot
+ * reach: `v` made ready to cross the DevTools connection within `maxChars` characters, or an error thrown before
+ * it crosses; `subject` begins the message (`"the value is"`). A string crosses as itself, bounded by its length. Any
+ * other value crosses as `{json}`, its JSON text (undefined when JSON has none, as for `undefined` or a function),
+ * bounded by that text's length and made by {@link COUNTED_JSON}, which stops writing past the bound: the caller
+ * parses it ({@link fromBounded}). The text, not the value, crosses, so what is measured is what crosses: returning
+ * the value made DevTools serialise it again by its own rules (no `toJSON`, a `Date`'s other properties, getters
+ * read again), and a 5 MB value passed a 1 MB bound. A value over it is told by its size when that is known (a
+ * string, a text written whole), else as "more than" the bound.
  */
 export function boundedSource(maxChars: number, subject: string): string {
   const over = (n: string) => `throw new Error(${JSON.stringify(`${subject} `)} + ${n} + " characters, over the ${maxChars} that are read")`;
   return `(v) => {
     if (typeof v === "string") { if (v.length > ${maxChars}) ${over("v.length")}; return v; }
-    const json = ${JSON_WRITER}(JSON.stringify).jsonWithin(v, ${maxChars});
-    if (json !== undefined) { if (json.length > ${maxChars}) ${over(`"more than ${maxChars}"`)}; return v; }
-    const n = (JSON.stringify(v) || "").length;
-    if (n > ${maxChars}) ${over("n")};
-    return v;
+    const typedLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "length").get;
+    const viewLength = (x) => { if (!ArrayBuffer.isView(x)) return -1; try { return typedLength.call(x); } catch (_) { return -1; } };
+    const r = ${COUNTED_JSON}(JSON.stringify, Array.isArray, viewLength)(v, ${maxChars});
+    if (r.over) ${over(`"more than ${maxChars}"`)};
+    if (typeof r.json === "string" && r.json.length > ${maxChars}) ${over("r.json.length")};
+    return { json: r.json };
   }`;
+}
+
+/** The value a {@link boundedSource} answer stands for, as crawlbox gets it over `returnByValue`. */
+export function fromBounded(answer: unknown): unknown {
+  if (typeof answer === "string") return answer;
+  const json = (answer as { json?: unknown } | null | undefined)?.json;
+  return typeof json === "string" ? (JSON.parse(json) as unknown) : undefined;
 }

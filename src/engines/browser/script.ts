@@ -14,11 +14,11 @@
  *    of an async function, whose return value is the result.
  *
  * A value whose JSON is longer than the caller's bound is refused in the page, before it crosses the DevTools
- * connection: its JSON is written no further than the bound to tell (budgeted-json.ts), and within it made whole
- * with a copy of `JSON.stringify` the page's scripts cannot replace (a primitive from way 2 is checked on arrival).
+ * connection: a copy of `JSON.stringify` the page's scripts cannot replace writes it, and is stopped once a count
+ * kept as it writes passes the bound (budgeted-json.ts `COUNTED_JSON`; a primitive from way 2 is checked on arrival).
  */
 import type { Page, Protocol } from "puppeteer-core";
-import { JSON_WRITER } from "./budgeted-json.ts";
+import { COUNTED_JSON } from "./budgeted-json.ts";
 import { TRUSTED_JSON_NAME } from "./trusted-json.ts";
 
 /**
@@ -31,8 +31,8 @@ const MAY_ESCAPE = String.raw`/["\\\u0000-\u001f\ud800-\udfff]/`;
 
 /**
  * A result refused for its size before it was taken. `exact`: `size` is what it would have been, in characters (a
- * string's is known from its length); otherwise it is at least `size` (more than `size - 1`), all that was written
- * of it before the bound.
+ * string's is known from its length); otherwise it is at least `size` (more than `size - 1`): the bound, for a value
+ * whose JSON was stopped past it, or a string's length and one quote, for one JSON may write longer than its length.
  */
 export class OversizedResult extends Error {
   constructor(
@@ -66,27 +66,25 @@ const OBJECT_GROUP = "crawlbox-script";
  * (a replaced `JSON.stringify` could report a tiny size for a value of gigabytes). A bigint is its digits; a value
  * JSON cannot hold (a cycle) is an error naming why. Runs in the wrapper's scope, never in the script's.
  *
- * Under a bound, whether the JSON is longer is first found by {@link JSON_WRITER}, which writes it no further than
- * the bound (its strings quoted with that copy): a value holding 200 MB of strings cost the page all of its JSON
- * more (600 MB of it, `[s, s, s]`, was a `RangeError`), and is now refused having written the bound. A string longer
- * than the bound is refused by its length, without being written: its JSON is its length and quotes when it has
- * nothing to escape, else longer. A value within the bound, and one the writer leaves to `JSON.stringify` (a `Date`,
- * `undefined`, a cycle, -0, or a getter that throws), is then written whole by the trusted copy, as before: the text
- * is the same whatever the page did to the builtins the writer calls in its world (`Object.keys`,
- * `Array.prototype.join`), at the price of reading a value's getters twice (as a locator's `evaluate` does).
+ * Under a bound, that copy writes the text with a replacer that counts a lower bound of it as it goes and stops it
+ * past the bound (budgeted-json.ts {@link COUNTED_JSON}, given the copy's `Array.isArray` too): a value holding
+ * 200 MB of strings cost the page all of its JSON more (600 MB of it, `[s, s, s]`, was a `RangeError`), and is now
+ * refused having written about the bound, said as "more than" it. Nothing the page's scripts can redefine is called,
+ * the text is the copy's own, byte for byte, and each getter is read once. A string longer than the bound is refused
+ * by its length, without being written: its JSON is its length and quotes when it has nothing to escape, else longer;
+ * a shorter one is written whole, and its exact size told when that is over.
  */
 function resultStatements(cap: number): string {
   const tooLarge = (size: string) => `throw new Error(${JSON.stringify(TOO_LARGE_MARK)} + ${size})`;
   return (
-    `const type = v === null ? "null" : Array.isArray(v) ? "array" : typeof v;` +
-    ` const T = window[${JSON.stringify(TRUSTED_JSON_NAME)}];` +
+    `const T = window[${JSON.stringify(TRUSTED_JSON_NAME)}];` +
+    ` const type = v === null ? "null" : (T ? T.isArray : Array.isArray)(v) ? "array" : typeof v;` +
     ` let json, over; try {` +
     ` if (typeof v === "bigint") json = '"' + v + '"'; else if (v === undefined) json = "null";` +
     ` else if (${cap} >= 0 && typeof v === "string" && v.length > ${cap}) over = ${MAY_ESCAPE}.test(v) ? ">" + (v.length + 1) : "" + (v.length + 2);` +
-    ` else if (${cap} >= 0 && typeof v !== "string") {` +
-    ` let w; try { w = ${JSON_WRITER}(T ? T.stringify : (s) => JSON.stringify(s)).jsonWithin(v, ${cap}); } catch (_) { w = undefined; }` +
-    ` if (typeof w === "string" && w.length > ${cap}) over = ">" + ${cap}; }` +
-    ` if (json === undefined && over === undefined) json = T ? T.stringify(v) : JSON.stringify(v); }` +
+    ` else if (${cap} >= 0 && typeof v !== "string") { const r = ${COUNTED_JSON}(T ? T.stringify : JSON.stringify.bind(JSON), T ? T.isArray : Array.isArray, T ? T.viewLength : () => -1)(v, ${cap});` +
+    ` if (r.over) over = ">" + ${cap}; else json = r.json; }` +
+    ` else json = T ? T.stringify(v) : JSON.stringify(v); }` +
     ` catch (e) { throw new Error("the script's value cannot be turned into JSON: " + (e && e.message)); }` +
     ` if (over !== undefined) ${tooLarge("over")};` +
     ` if (typeof json !== "string") json = "null";` +

@@ -15,12 +15,17 @@ export const TRUSTED_JSON_NAME = `__crawlbox_json_${randomBytes(12).toString("he
 
 /**
  * Registered with `Page.addScriptToEvaluateOnNewDocument` (engines/browser/setup.ts): runs in every document of
- * the page before its own scripts. Everything the copy calls is captured here, not looked up when it runs.
+ * the page before its own scripts. Everything the copy calls is captured here, not looked up when it runs; so are
+ * `Array.isArray` and a typed array's length, for the replacer that measures a value's JSON as it is written (budgeted-json.ts `COUNTED_JSON`).
  */
 export const TRUSTED_JSON_SOURCE = `(() => {
   try {
-    const stringify = JSON.stringify, json = JSON, apply = Reflect.apply;
-    const trusted = Object.freeze({ stringify: (value) => apply(stringify, json, [value]) });
+    const stringify = JSON.stringify, json = JSON, apply = Reflect.apply, isArray = Array.isArray, isView = ArrayBuffer.isView;
+    const typedLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "length").get;
+    // For the replacer that measures a value's JSON as it is written (script.ts): which holder it is in, and how many
+    // items a typed array has (-1: not one), told before JSON lists their keys.
+    const viewLength = (x) => { if (!isView(x)) return -1; try { return apply(typedLength, x, []); } catch { return -1; } };
+    const trusted = Object.freeze({ stringify: (value, replacer) => apply(stringify, json, [value, replacer]), isArray: isArray, viewLength: viewLength });
     Object.defineProperty(window, ${JSON.stringify(TRUSTED_JSON_NAME)}, { value: trusted, writable: false, configurable: false, enumerable: false });
   } catch {}
 })();`;

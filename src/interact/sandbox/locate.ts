@@ -10,7 +10,7 @@
  * order, for the call that uses them: the page can neither redefine what the finder calls nor swap a match.
  */
 import type { CDPSession, Page } from "puppeteer-core";
-import { boundedSource } from "../../engines/browser/budgeted-json.ts";
+import { boundedSource, fromBounded } from "../../engines/browser/budgeted-json.ts";
 import { inWorld, worldElement, type WorldElement } from "../isolated-world.ts";
 import { PageOpError, poll } from "../page-ops.ts";
 
@@ -19,7 +19,7 @@ export type Step = ({ css: string } | { xpath: string } | { text: string; exact?
 
 /** Characters of the values read from all of a locator's matches at once. */
 const MAX_LIST_CHARS = 1_000_000;
-/** Bounds them in the world, their JSON written no further than that (engines/browser/budgeted-json.ts). */
+/** Bounds them in the world, their JSON written no further than that and sent as text (engines/browser/budgeted-json.ts). */
 const BOUNDED_LIST = boundedSource(MAX_LIST_CHARS, "the values are");
 
 /** A locator: its steps, and which match (0 first, -1 last; null: all of them). */
@@ -155,11 +155,11 @@ export async function locate(session: CDPSession, t: Target): Promise<number> {
   return r.value as number;
 }
 
-/** Runs `fn` (source of `function (el, i) {…}`) on every match of `t`, in the world; the values, bounded there. */
+/** Runs `fn` (source of `function (el, i) {…}`) on every match of `t`, in the world; the values, bounded there, as JSON gives them. */
 export async function mapMatches(session: CDPSession, t: Target, fn: string): Promise<unknown[]> {
   await locate(session, t);
   const r = await inWorld(session, `(${BOUNDED_LIST})(globalThis.__crawlboxMatches.map(${fn}))`);
-  return r.value as unknown[];
+  return fromBounded(r.value) as unknown[];
 }
 
 /** `t`'s match (its `nth`, the first by default) as it is now; undefined when there is none. */
