@@ -38,7 +38,8 @@ export const MAX_DROPPED_BLOCK_SHARE = 0.5;
 
 /**
  * The kept blocks' least share of the page's prose ({@link proseChars}: text outside links and images); below it, and
- * below {@link MIN_KEPT_PROSE_CHARS}, the page keeps its markdown, with a warning, as when the model marks every block.
+ * below {@link MIN_KEPT_PROSE_CHARS}, and the same for its text with link labels counted ({@link textChars}), the page
+ * keeps its markdown, with a warning, as when the model marks every block.
  * A model that drops all but "Share this article" emptied the page as surely as one that drops everything, and the
  * client paid for it with no sign of it. Why prose: menus, footers and related lists are mostly links, whose labels
  * would make a short article on a site with a big menu a sliver of the page's text (2.7 % of one such page), though
@@ -54,6 +55,18 @@ export const MIN_KEPT_PROSE_CHARS = 300;
 
 /** Links and images written inline (`[label](target "title")`, `![alt](src)`), nested brackets in the target allowed. */
 const INLINE_LINK = /!?\[[^\[\]]*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+"[^"]*")?\)/g;
+
+/** {@link INLINE_LINK} with its label (an image's alt text) captured. */
+const INLINE_LINK_LABEL = /!?\[([^\[\]]*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+"[^"]*")?\)/g;
+
+/**
+ * A block's characters of text: links and images as their labels and alt text (targets not counted). What a page
+ * whose content is a list of links (an index, downloads, a gallery) keeps, where its prose ({@link proseChars}) is
+ * next to nothing: the guard fires only when both measures say the model kept a sliver.
+ */
+export function textChars(block: string): number {
+  return block.replace(INLINE_LINK_LABEL, "$1").replace(INLINE_LINK_LABEL, "$1").replace(/\n+/g, "\n").trim().length;
+}
 
 /**
  * A block's characters of prose: its text outside links and images (their labels not counted either), less lines
@@ -124,14 +137,19 @@ export function createContentCleaner(llm: LlmClient, limits: LlmLimits, now: () 
       if (remove.size === blocks.length) {
         return { markdown, ran: true, removedBlocks: 0, warning: "onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it as boilerplate." };
       }
-      const prose = blocks.reduce((sum, b) => sum + proseChars(b), 0);
-      const keptProse = blocks.reduce((sum, b, i) => (remove.has(i) ? sum : sum + proseChars(b)), 0);
-      if (keptProse < prose * MIN_KEPT_PROSE_SHARE && keptProse < MIN_KEPT_PROSE_CHARS) {
+      const sliver = (measure: (block: string) => number) => {
+        const all = blocks.reduce((sum, b) => sum + measure(b), 0);
+        const kept = blocks.reduce((sum, b, i) => (remove.has(i) ? sum : sum + measure(b)), 0);
+        return { all, kept, under: kept < all * MIN_KEPT_PROSE_SHARE && kept < MIN_KEPT_PROSE_CHARS };
+      };
+      const prose = sliver(proseChars);
+      const text = prose.under ? sliver(textChars) : undefined;
+      if (text?.under) {
         return {
           markdown,
           ran: true,
           removedBlocks: 0,
-          warning: `onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but ${blocks.length - remove.size} of ${blocks.length} blocks (${keptProse} of its ${prose} characters of prose outside links, under ${MIN_KEPT_PROSE_SHARE * 100} % and under ${MIN_KEPT_PROSE_CHARS}) as boilerplate.`,
+          warning: `onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but ${blocks.length - remove.size} of ${blocks.length} blocks (${prose.kept} of its ${prose.all} characters of prose outside links, ${text.kept} of its ${text.all} characters of text, each under ${MIN_KEPT_PROSE_SHARE * 100} % and under ${MIN_KEPT_PROSE_CHARS}) as boilerplate.`,
         };
       }
       return { markdown: joinBlocks(blocks.filter((_, i) => !remove.has(i))), ran: true, removedBlocks: remove.size };

@@ -36,11 +36,23 @@ function collectTexts(value: unknown, out: string[]): void {
   }
 }
 
-/** `key`, or with the first suffix ` (2)`, ` (3)`, … that `taken` does not hold; added to `taken`. */
-function uniqueKey(key: string, taken: Set<string>): string {
+/** The keys of one object as given out, and for each key the next suffix to try: linear however many collide. */
+interface KeyNames {
+  taken: Set<string>;
+  nextSuffix: Map<string, number>;
+}
+
+/**
+ * `key`, or with the first suffix ` (2)`, ` (3)`, … that `names` has not given out; recorded in `names`. The search
+ * for a key resumes where the last one for it stopped: from ` (2)` each time, 16,000 addresses redacted to one key
+ * took 69 s of the main thread (quadratic).
+ */
+function uniqueKey(key: string, names: KeyNames): string {
   let unique = key;
-  for (let n = 2; taken.has(unique); n++) unique = `${key} (${n})`;
-  taken.add(unique);
+  let n = names.nextSuffix.get(key) ?? 2;
+  while (names.taken.has(unique)) unique = `${key} (${n++})`;
+  names.nextSuffix.set(key, n);
+  names.taken.add(unique);
   return unique;
 }
 
@@ -55,13 +67,13 @@ function rebuild(value: unknown, next: () => string): unknown {
   if (Array.isArray(value)) return value.map((v) => rebuild(v, next));
   if (value !== null && typeof value === "object") {
     // Keys as redacted, in order; a collision after redaction keeps both values (the later one suffixed).
-    const taken = new Set<string>();
+    const names: KeyNames = { taken: new Set(), nextSuffix: new Map() };
     const entries: [string, unknown][] = [];
     for (const v of Object.values(value)) {
       const key = next();
       entries.push([key, rebuild(v, next)]);
     }
-    return Object.fromEntries(entries.map(([k, v]) => [uniqueKey(k, taken), v]));
+    return Object.fromEntries(entries.map(([k, v]) => [uniqueKey(k, names), v]));
   }
   return value;
 }

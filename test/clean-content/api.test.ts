@@ -153,7 +153,7 @@ describe("onlyCleanContent", () => {
     const r = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true }, "/sliver");
     expect(r.status).toBe(200);
     expect(r.body.data.markdown).toBe(plain);
-    expect(r.body.data.warning).toMatch(/^onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but 1 of 5 blocks \(18 of its \d+ characters of prose outside links, under 10 % and under 300\) as boilerplate\.$/);
+    expect(r.body.data.warning).toMatch(/^onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but 1 of 5 blocks \(18 of its \d+ characters of prose outside links, 18 of its \d+ characters of text, each under 10 % and under 300\) as boilerplate\.$/);
     expect(r.body.data.metadata.creditsUsed).toBe(2); // the model did read the page
 
     // Dropping the banner and the share prompt from the same page is cleaning as usual.
@@ -186,6 +186,23 @@ describe("onlyCleanContent", () => {
     expect(r.status).toBe(200);
     expect(r.body.data.warning).toBeUndefined();
     expect(r.body.data.markdown).toBe(`# Council approves new bike lanes\n\n${article[0]}\n\n${article[1]}`);
+  });
+
+  test("a page whose content is a list of links is cleaned: its labels are its text, though not prose", async () => {
+    llm.reset();
+    const items = Array.from({ length: 40 }, (_, i) => `<li><a href="/a/${i}">Article number ${i}: a headline about something that happened this week</a></li>`).join("");
+    site.set(
+      "/index",
+      `<html><body><p>We use cookies to improve your experience. By continuing to browse you agree to our use of cookies. Read our cookie policy for details.</p><h1>All articles</h1><ul>${items}</ul><p>Newsletter: get the weekly digest in your inbox every Monday. Sign up now, it is free.</p><p>© 2026 Example Media Group. All rights reserved. Registered in England and Wales.</p></body></html>`,
+    );
+    // A perfect answer: the heading and the list stay. Before, the kept prose (the heading alone, 12 characters) made
+    // the guard keep the whole page, with a warning, and charge for it.
+    llm.respond = (req) => ({ content: JSON.stringify({ remove: blockLines(req).filter((b) => /cookies|Newsletter|©/.test(b.text)).map((b) => b.n) }) });
+    const r = await scrape(withLlm, { formats: ["markdown"], onlyCleanContent: true }, "/index");
+    expect(r.status).toBe(200);
+    expect(r.body.data.warning).toBeUndefined();
+    expect(r.body.data.markdown).toStartWith("# All articles\n\n- [Article number 0:");
+    expect(r.body.data.markdown).not.toContain("cookies");
   });
 
   test("a block holding more than half of the page is kept whatever the model says", async () => {
