@@ -113,12 +113,13 @@ export class ExtractService {
   start(req: ExtractRequest, who: KeyIdentity): { success: true; id: string; urlTrace: []; invalidURLs?: string[] } {
     // Named by what it is, not by a route: /v1/extract reaches this too.
     if (!this.deps.llm) throw new LlmNotConfiguredError("Extract");
-    const searching = req.enableWebSearch || req.urls.length === 0;
     if (req.urls.length === 0 && (req.invalidURLs?.length ?? 0) > 0) throw new BadRequestError("No valid URLs provided");
     if (req.urls.length === 0 && !this.deps.canSearch) {
       throw new BadRequestError("An extract without urls searches the web for its prompt, which needs a search backend: set SEARXNG_ENDPOINT (docs/search.md), or give urls.");
     }
-    if (searching && !req.prompt) throw new BadRequestError("A web search for an extract needs a prompt.");
+    // Without urls the search is where the pages come from; with them, a search with nothing to search for is a
+    // warning at run time, as one without a backend is (upstream accepts such a body).
+    if (req.urls.length === 0 && !req.prompt) throw new BadRequestError("A web search for an extract needs a prompt.");
     if (req.scrapeOptions) this.deps.scrape.validate(specFromOptions("https://example.com/", "https://example.com/", { ...req.scrapeOptions, formats: [{ type: "markdown" }] } as ScrapeOptions, {}, this.deps.config));
     assertRequestSchema(req.schema);
     // A prompt that leaves the model no room for page content is a 400 now, not a job failing after pages were paid.
@@ -278,6 +279,8 @@ export class ExtractService {
     if (req.enableWebSearch || req.urls.length === 0) {
       if (!this.deps.canSearch) {
         warnings.push("enableWebSearch needs a search backend (SEARXNG_ENDPOINT); only the given URLs were read.");
+      } else if (!req.prompt) {
+        warnings.push("enableWebSearch searches for the prompt, and there is none; only the given URLs were read.");
       } else {
         const found = await this.deps.search.search(parseSearchBody({ query: req.prompt!, limit: SEARCH_RESULTS, origin: "extract" }), who, { signal, chargeCredits: false });
         charged(found.creditsUsed);

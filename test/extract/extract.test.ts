@@ -131,6 +131,16 @@ describe("POST /v2/extract", () => {
     expect(done.creditsUsed).toBe(1 + 2);
   });
 
+  test("enableWebSearch with a schema and no prompt reads the given URLs, with a warning (upstream accepts the body)", async () => {
+    const { status, body } = await start({ urls: [`${base}/toaster`], schema: SCHEMA, enableWebSearch: true });
+    expect(status).toBe(200); // was a 400: "A web search for an extract needs a prompt."
+    const done = await finished(body.id);
+    expect(done.status).toBe("completed");
+    expect(done.warning).toContain("enableWebSearch searches for the prompt, and there is none");
+    expect(done.creditsUsed).toBe(1); // the page; no search was made
+    expect((await start({ schema: SCHEMA })).status).toBe(400); // no urls and nothing to search for
+  });
+
   test("a job runs under its key's quota: pages beyond it are not read", async () => {
     const { key } = h.services.keys.create("two credits", 2);
     const res = await h.request("/v2/extract", { method: "POST", json: { urls: [`${base}/*`], prompt: "products", schema: SCHEMA }, auth: key });
