@@ -7,13 +7,15 @@
  * fetched as any other). When no extractor works, the scrape still succeeds with a `warning` and no `json`, as
  * upstream's. Billed as `json`: 5 credits per page, 4 more with `checkPromptInjection` (docs/credits.md), which has
  * the model check the page first, as for `json`. With `redactPII`, the model reads the redacted markdown, and the
- * rest of the page that goes to it (the HTML outline, a failed run's problem, the extractor's `askLlm` prompts) is
- * redacted where it is built (llm/deterministic/extract.ts); the caller's schema and prompt go as they are. The
+ * rest of the page that goes to it (the HTML outline's texts, a failed run's problem, the extractor's `askLlm`
+ * prompts and schemas) is redacted where it is built (llm/deterministic/extract.ts), its model reads counted in the
+ * format's token budget (`RenderRun.redact`'s budget); the caller's schema and prompt go as they are. The
  * extractor runs on the page as served, so the strings of its `json` are redacted too (redact/json-strings.ts), as is
  * a failure's warning, which may quote what the extractor read. Extractors are kept per redaction (its options are
  * part of the store key): one written from redacted text is not reused without redaction, nor the other way round.
  */
 import type { BrowserPool } from "../../src/engines/browser/pool.ts";
+import type { OperationSpent } from "../../src/llm/call.ts";
 import type { LlmClient } from "../../src/llm/client.ts";
 import { extractDeterministic } from "../../src/llm/deterministic/extract.ts";
 import type { ExtractorStore } from "../../src/llm/deterministic/store.ts";
@@ -51,10 +53,12 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
       const schema = format.schema as Record<string, unknown> | undefined;
       const prompt = format.prompt as string | undefined;
       const call = llmCallFor(ctx, limits);
-      const spent = { tokens: 0 };
+      const spent: OperationSpent = { tokens: 0 };
       // As for `json`: a page found to carry a prompt injection is the scrape's 403, not a warning.
       if (format.checkPromptInjection === true) await assertNoPromptInjection(llm!, ctx.markdown(), call, spent);
       // The page's markdown is redacted already (scrape/service.ts); its HTML is not, nor what the extractor reads.
+      // What goes to the model is redacted within the format's own budget; its output (json, warning) as the markdown
+      // is, on the scrape's redaction: a format out of budget still never returns the raw values.
       const redact = ctx.spec.redactPII ? ctx.run?.redact : undefined;
       if (ctx.spec.redactPII && !redact) throw new TypeError("redactPII is on but the scrape armed no redaction (scrape/service.ts)");
       let value: unknown;
@@ -72,7 +76,7 @@ export function createDeterministicJsonFormat(llm: LlmClient | undefined, limits
           markdown: ctx.markdown(),
           ...(schema ? { schema } : {}),
           ...(prompt ? { prompt } : {}),
-          ...(redact ? { redact } : {}),
+          ...(redact ? { redact: (text: string, c: typeof call, s: typeof spent) => redact(text, { call: c, spent: s }) } : {}),
           redaction: redactionKey(ctx.spec.redactPII),
           call,
           spent,

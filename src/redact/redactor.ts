@@ -8,6 +8,7 @@
  *   credentials; names and places are not found.
  * Only `markdown` is redacted, as upstream. Costs {@link REDACT_PII_EXTRA_CREDITS} more credits per page.
  */
+import type { LlmCall, OperationSpent } from "../llm/call.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { llmCallForRun, type LlmLimits, type LlmRun } from "../llm/render-call.ts";
 import { applySpans, plainView, type ReplaceStyle, spansOfQuotes, toMarkdownSpans } from "./apply.ts";
@@ -41,9 +42,32 @@ export function usesModel(o: PiiOptions): boolean {
 /** What a redaction may spend: the scrape's deadline and abort, and where its tokens are recorded. */
 export type RedactionRun = LlmRun;
 
+/**
+ * The LLM budget of a format that redacts what it sends its own model (`deterministicJson`'s outline and `askLlm`
+ * prompts): the redaction's model calls are then part of the format's work on the page, under its call (deadline,
+ * abort, retry) and counted in its `spent` against its `tokenBudget`, as docs/configuration.md promises ("tokens one
+ * LLM format may spend per page"). Without it a redaction has its own budget, as the page's markdown has.
+ */
+export interface RedactionBudget {
+  call: LlmCall;
+  spent: OperationSpent;
+}
+
 /** Redacts markdown. */
 export interface Redactor {
-  redact(markdown: string, options: PiiOptions, run: RedactionRun): Promise<string>;
+  redact(markdown: string, options: PiiOptions, run: RedactionRun, budget?: RedactionBudget): Promise<string>;
+}
+
+/** The call of a redaction drawing on `b`: what the format has left, each call's tokens added to its `spent`. */
+function callDrawingOn(b: RedactionBudget): LlmCall {
+  return {
+    ...b.call,
+    tokenBudget: Math.max(0, b.call.tokenBudget - b.spent.tokens),
+    onTokens: (tokens) => {
+      b.spent.tokens += tokens;
+      b.call.onTokens?.(tokens);
+    },
+  };
 }
 
 /** A redactor for the pattern mode only (no LLM configured): what the scrape service uses when given none. */
@@ -52,13 +76,13 @@ export const patternRedactor: Redactor = createRedactor(undefined, { llmTimeoutM
 /** A redactor using `llm` (when configured) for the modes that need a model. */
 export function createRedactor(llm: LlmClient | undefined, limits: LlmLimits, now: () => number = Date.now): Redactor {
   return {
-    async redact(markdown, options, run) {
+    async redact(markdown, options, run, budget) {
       // Found in the text without markdown's escapes, replaced in the markdown.
       const view = plainView(markdown);
       const spans = options.mode === "accurate" ? [] : findPatternSpans(view.plain, new Set(options.entities));
       if (usesModel(options)) {
         if (!llm) throw new TypeError("redactPII needs the model in this mode: the capability check should have refused the request");
-        spans.push(...spansOfQuotes(view.plain, await findModelQuotes(llm, markdown, options.entities, llmCallForRun(run, limits, now))));
+        spans.push(...spansOfQuotes(view.plain, await findModelQuotes(llm, markdown, options.entities, budget ? callDrawingOn(budget) : llmCallForRun(run, limits, now))));
       }
       return applySpans(markdown, toMarkdownSpans(view, spans), options.replaceStyle);
     },

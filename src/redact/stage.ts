@@ -22,7 +22,8 @@ const UNREDACTED_FORMATS = new Set(["html", "rawHtml", "rawBase64", "links", "im
  */
 export function armRedaction(spec: ScrapeSpec, redactor: Redactor, run: RenderRun): void {
   const options = spec.redactPII;
-  if (options) run.redact = (text) => redactor.redact(text, options, run);
+  if (!options) return;
+  run.redact = (text, budget) => redactor.redact(text, options, run, budget);
 }
 
 /**

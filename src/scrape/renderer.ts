@@ -5,6 +5,7 @@
  * (`needs`) so the service can pick an engine, refuse what this build cannot do, and price the page, without a
  * switch over format names anywhere.
  */
+import type { RedactionBudget } from "../redact/redactor.ts";
 import type { Page } from "../engines/types.ts";
 import type { AttributeResult, AttributeSelector } from "../pipeline/attributes.ts";
 import type { PageMetadata } from "../pipeline/metadata.ts";
@@ -91,9 +92,10 @@ export interface RenderRun {
   retriedByJob?: boolean;
   /**
    * With `redactPII`: redacts other text the same way as the page's markdown (changeTracking's previous snapshot,
-   * which a scrape without redaction may have stored raw).
+   * which a scrape without redaction may have stored raw). `budget`: a format's own LLM call and spending, which the
+   * redaction's model reads then draw on (deterministicJson redacts the page text it sends its model within its budget).
    */
-  redact?(markdown: string): Promise<string>;
+  redact?(markdown: string, budget?: RedactionBudget): Promise<string>;
   /**
    * Keeps `commit` until the whole scrape has succeeded (every format rendered), then runs it: what a format records
    * for later scrapes (changeTracking's new baseline) must not be recorded by a scrape the client got an error for.

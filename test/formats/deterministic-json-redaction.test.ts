@@ -7,6 +7,8 @@
  * Set-up in deterministic-json-setup.ts.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
+import { closeAndAssertNoChromium } from "../browser/helpers.ts";
+import { createHarness } from "../helpers/harness.ts";
 import type { FakeLlm, LlmRequestLog } from "../llm/fake-llm.ts";
 import type { PageSite } from "./pages.ts";
 import { isCodegen, useDeterministicJson } from "./deterministic-json-setup.ts";
@@ -32,6 +34,13 @@ const FAILING = `async function extract(doc, askLlm) {
 }`;
 
 const text = (r: LlmRequestLog) => r.messages.map((m) => m.content).join("\n");
+/** A model redaction's request (redact/model.ts), and its answer quoting the page's addresses it was shown. */
+const isPii = (r: LlmRequestLog) => r.messages[1]?.content.startsWith("List every piece of PII") === true;
+const quoteAddresses = (r: LlmRequestLog) => ({ content: JSON.stringify({ spans: (r.messages[1]!.content.match(/[a-z0-9.]+@example\.org/g) ?? []).map((t) => ({ text: t, type: "EMAIL" })) }) });
+/** What a request sends, its schema too. */
+const sent = (r: LlmRequestLog) => `${text(r)}\n${JSON.stringify(r.schema ?? null)}`;
+/** The fake server's token count of a request and its answer (test/llm/fake-llm.ts: a token per 4 characters). */
+const tokensOf = (r: LlmRequestLog, answer: string) => Math.ceil(r.messages.map((m) => m.content).join("\n").length / 4) + Math.ceil(answer.length / 4);
 const PII = ["ada.lovelace@example.org", "7946 0958", "4111"];
 
 describe("deterministicJson with redactPII", () => {
@@ -110,4 +119,101 @@ describe("deterministicJson with redactPII", () => {
     await scrape("/contact-keyed", { schema: SCHEMA }, { redactPII: { mode: "fast", entities: ["EMAIL"] } });
     expect(codegens()).toBe(3);
   });
+
+  test("an askLlm schema built from the page (enum, description, title, property names) reaches the model redacted", async () => {
+    const people = `<!doctype html><html><body><ul>${["ada", "bob", "cy"].map((n) => `<li class="p"><span class="e">${n}.person@example.org</span> writes</li>`).join("")}</ul></body></html>`;
+    const picks = `async function extract(doc, askLlm) {
+  const emails = [...doc.querySelectorAll(".e")].map((e) => e.textContent.trim());
+  const pick = await askLlm("Who writes?", { type: "string", enum: emails, description: "one of " + emails.join(", "), title: emails[0] });
+  const props = {};
+  for (const e of emails) props[e] = { type: "string", description: "about " + e };
+  const byName = await askLlm("Describe each", { type: "object", properties: props, required: [emails[1]] });
+  return { pick, byName };
+}`;
+    site.set("/people", people);
+    llm.reset();
+    llm.respond = (req) =>
+      isCodegen(req) ? { content: picks } : JSON.stringify(req.schema).includes('"enum"') ? { content: '"<EMAIL>"' } : { content: JSON.stringify({ "<EMAIL> (2)": "the second" }) };
+    const schema = { type: "object", properties: { pick: { type: "string" }, byName: { type: "object" } } };
+    const r = await scrape("/people", { schema }, { redactPII: { mode: "fast" } });
+    expect(r.status).toBe(200);
+    for (const c of llm.chats()) expect(sent(c)).not.toMatch(/[a-z]+\.person@example\.org/);
+    expect(r.body.data.warning).toBeUndefined();
+    const asks = llm.chats().filter((c) => !isCodegen(c));
+    expect(asks).toHaveLength(2);
+    // The schemas as sent: the addresses redacted (the enum's three one choice), names kept apart, required renamed.
+    expect(asks[0]!.schema).toEqual({ type: "string", enum: ["<EMAIL>"], description: "one of <EMAIL>, <EMAIL>, <EMAIL>", title: "<EMAIL>" });
+    expect(asks[1]!.schema).toEqual({
+      type: "object",
+      properties: { "<EMAIL>": { type: "string", description: "about <EMAIL>" }, "<EMAIL> (2)": { type: "string", description: "about <EMAIL>" }, "<EMAIL> (3)": { type: "string", description: "about <EMAIL>" } },
+      required: ["<EMAIL> (2)"],
+    });
+    // The answers are checked against the schemas as sent: an enum choice comes back redacted.
+    expect(r.body.data.json).toEqual({ pick: "<EMAIL>", byName: { "<EMAIL> (2)": "the second" } });
+  }, 60_000);
+
+  test("an address the outline shortens is redacted whole, not sent as a fragment", async () => {
+    const long = `<!doctype html><html><body><p class="bio">${"x".repeat(150)} carol.smith@example.org writes</p><a title="${"y".repeat(90)} dave.jones@example.org" href="/d">Dave</a></body></html>`;
+    site.set("/long", long);
+    llm.reset();
+    llm.respond = () => ({ content: FAILING });
+    await scrape("/long", { schema: SCHEMA }, { redactPII: { mode: "fast" } });
+    const codegens = llm.chats().filter(isCodegen);
+    expect(codegens.length).toBeGreaterThan(0);
+    for (const c of codegens) {
+      expect(text(c)).not.toContain("carol");
+      expect(text(c)).not.toContain("dave");
+      // Redacted, then shortened: the text at 160 characters; the attribute, redacted, fits its 100.
+      expect(text(c)).toContain(`${"x".repeat(150)} <EMAIL> w…`);
+      expect(text(c)).toContain(`title="${"y".repeat(90)} <EMAIL>"`);
+    }
+  }, 60_000);
+
+  test("the redaction of what the format sends its model draws on the format's token budget", async () => {
+    const BUDGET = 8_000;
+    const small = await createHarness({ ollamaBaseUrl: llm.url, modelName: "test-model", browserConcurrency: 2, llmTokenBudget: BUDGET });
+    try {
+      const page = `<!doctype html><html><body><ul>${Array.from({ length: 12 }, (_, i) => `<li class="c">person${i}@example.org writes</li>`).join("")}</ul></body></html>`;
+      // Twelve long questions, each quoting an entry (its address): about 1,000 tokens each, twice with redaction.
+      const asks = `async function extract(doc, askLlm) {
+  const out = [];
+  let i = 0;
+  for (const li of doc.querySelectorAll("li.c")) {
+    const q = "Q" + i++ + ": classify " + (li.textContent + " ").repeat(160);
+    try { out.push(String(await askLlm(q))); } catch (e) { out.push("err " + String(e && e.message)); }
+  }
+  return { kinds: out };
+}`;
+      site.set("/budget", page);
+      llm.reset();
+      let tokens = 0;
+      llm.respond = (req) => {
+        const reply = isCodegen(req) ? { content: asks } : isPii(req) ? quoteAddresses(req) : { content: "a writer" };
+        tokens += tokensOf(req, reply.content);
+        return reply;
+      };
+      const res = await small.request("/v2/scrape", {
+        method: "POST",
+        json: { url: `${site.url}/budget`, formats: [{ type: "deterministicJson", schema: { type: "object", properties: { kinds: { type: "array" } } } }], maxAge: 0, redactPII: { mode: "accurate" } },
+      });
+      const body = (await res.json()) as any;
+      expect(res.status).toBe(200);
+      const kinds = body.data.json.kinds as string[];
+      const refused = kinds.findIndex((k) => k.startsWith("err ") && k.includes("budget"));
+      expect(refused).toBeGreaterThan(0);
+      const chats = llm.chats();
+      // The first request is the markdown's redaction, on the scrape's own budget, as for every format.
+      expect(isPii(chats[0]!)).toBe(true);
+      const markdownTokens = tokensOf(chats[0]!, quoteAddresses(chats[0]!).content);
+      // The format's calls, its redactions too: within its budget, give or take one call's estimate.
+      expect(tokens - markdownTokens).toBeLessThanOrEqual(BUDGET + 1_500);
+      // Once an askLlm was refused for the budget, no later question is redacted (nor sent).
+      const redactedQuestions = chats.filter(isPii).map((c) => Number(/Q(\d+):/.exec(c.messages[1]!.content)?.[1] ?? -1));
+      expect(Math.max(...redactedQuestions)).toBeLessThanOrEqual(refused);
+      expect(kinds.slice(refused).every((k) => k.startsWith("err "))).toBe(true);
+      console.log(`budget ${BUDGET}: the format's calls took ${tokens - markdownTokens} tokens in ${chats.length - 1} requests; ${chats.filter(isPii).length - 1} redactions; first refusal at question ${refused}, last question redacted ${Math.max(...redactedQuestions)}`);
+    } finally {
+      await closeAndAssertNoChromium(small);
+    }
+  }, 120_000);
 });

@@ -59,3 +59,85 @@ export function matchesAskSchema(schema: Schema, value: unknown): boolean {
   if (t === "array" && schema.items) return (value as unknown[]).every((v) => matchesAskSchema(schema.items as Schema, v));
   return true;
 }
+
+/** Redacts texts (in order, as many as given), as `redactPII` asks. */
+export type RedactAskTexts = (texts: string[]) => Promise<string[]>;
+
+/**
+ * The page's texts an `askLlm` schema may carry, in {@link rebuildSchema}'s order: `title`, `description`, `enum`'s
+ * strings and numbers, property names (each before its schema), `required`'s names. The extractor builds its schema
+ * from the DOM (`{enum: the addresses on the page}`), so with `redactPII` these are redacted as its prompt is.
+ */
+function collectTexts(s: Schema, out: string[]): void {
+  if (typeof s.title === "string") out.push(s.title);
+  if (typeof s.description === "string") out.push(s.description);
+  if (Array.isArray(s.enum)) for (const e of s.enum) if (typeof e === "string" || (typeof e === "number" && Number.isFinite(e))) out.push(String(e));
+  if (s.properties) {
+    for (const [name, sub] of Object.entries(s.properties as Record<string, Schema>)) {
+      out.push(name);
+      collectTexts(sub, out);
+    }
+  }
+  if (s.items) collectTexts(s.items as Schema, out);
+  if (Array.isArray(s.required)) for (const r of s.required) out.push(r as string);
+}
+
+/** `s` with {@link collectTexts}' texts replaced by `next()`'s, in the same order. */
+function rebuildSchema(s: Schema, next: () => string): Schema {
+  const out: Schema = { ...s };
+  if (typeof s.title === "string") out.title = next();
+  if (typeof s.description === "string") out.description = next();
+  if (Array.isArray(s.enum)) {
+    const values = s.enum.map((e) => {
+      if (typeof e === "string") return next();
+      if (typeof e !== "number" || !Number.isFinite(e)) return e;
+      // A number whose digits are PII (a card number) becomes the redacted text, as in a redacted `json`.
+      const text = next();
+      return text === String(e) ? e : text;
+    });
+    // Two values redacted alike are one choice.
+    const seen = new Set<string>();
+    out.enum = values.filter((v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v)));
+  }
+  // A property's new name, for `required`; two names redacted alike are both kept (the later one suffixed).
+  const names = new Map<string, string>();
+  if (s.properties) {
+    const taken = new Set<string>();
+    const props: [string, Schema][] = [];
+    for (const [name, sub] of Object.entries(s.properties as Record<string, Schema>)) {
+      const base = next();
+      let renamed = base;
+      for (let n = 2; taken.has(renamed); n++) renamed = `${base} (${n})`;
+      taken.add(renamed);
+      names.set(name, renamed);
+      props.push([renamed, rebuildSchema(sub, next)]);
+    }
+    out.properties = Object.fromEntries(props);
+  }
+  if (s.items) out.items = rebuildSchema(s.items as Schema, next);
+  if (Array.isArray(s.required)) {
+    out.required = [
+      ...new Set(
+        s.required.map((r) => {
+          const own = next();
+          return names.get(r as string) ?? own;
+        }),
+      ),
+    ];
+  }
+  return out;
+}
+
+/**
+ * An `askLlm` prompt and schema with the page's texts redacted, in one redaction: what the model is sent under
+ * `redactPII`. The answer is then checked against the redacted schema, so an `enum` choice comes back redacted
+ * (`"<EMAIL>"`), and so do property names that held PII.
+ */
+export async function redactAsk(prompt: string, schema: Schema | undefined, redact: RedactAskTexts): Promise<{ prompt: string; schema: Schema | undefined }> {
+  const texts = [prompt];
+  if (schema) collectTexts(schema, texts);
+  const redacted = await redact(texts);
+  if (redacted.length !== texts.length) throw new TypeError("askLlm's redaction gave back another number of texts");
+  let i = 1;
+  return { prompt: redacted[0]!, schema: schema && rebuildSchema(schema, () => redacted[i++]!) };
+}

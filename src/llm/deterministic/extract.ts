@@ -15,17 +15,21 @@
  * nothing is read from or written to the store: the extractor is written for that one scrape.
  *
  * With `redactPII`, the format gives {@link DeterministicInput.redact}: what reaches the model from the page and is
- * not redacted yet (the HTML outline, a failed run's problem, which may quote the page, and the extractor's `askLlm`
- * prompts, built from the DOM) goes through it where it is built; the markdown comes redacted already (scrape/service.ts)
- * and is sent as it is, and the caller's schema and prompt are the caller's own, never redacted.
+ * not redacted yet (the HTML outline's texts, each before it is shortened; a failed run's problem, which may quote
+ * the page; the extractor's `askLlm` prompts and schemas, built from the DOM) goes through it where it is built; the
+ * markdown comes redacted already (scrape/service.ts) and is sent as it is, and the caller's schema and prompt are the
+ * caller's own, never redacted. The redaction's model calls are the format's own: they draw on its token budget
+ * (`spent`), and a text is not redacted once the budget could not send it anyway.
  */
 import type { BrowserPool } from "../../engines/browser/pool.ts";
-import { leadingWithin, weightedLength } from "../chunk.ts";
-import type { LlmCall } from "../call.ts";
+import { estimateTokens, leadingWithin, weightedLength } from "../chunk.ts";
+import type { LlmCall, OperationSpent } from "../call.ts";
 import type { LlmClient } from "../client.ts";
+import { LlmBudgetExceededError } from "../errors.ts";
+import { redactJsonStrings } from "../../redact/json-strings.ts";
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonAnswer, validateAgainst } from "../schema.ts";
 import { retriedInCall } from "../retry.ts";
-import { matchesAskSchema } from "./ask-schema.ts";
+import { matchesAskSchema, redactAsk } from "./ask-schema.ts";
 import { htmlOutline } from "./outline.ts";
 import { askLlmMessages, CODEGEN_SYSTEM, codeFromAnswer, codegenMessages, type CodegenInput } from "./prompt.ts";
 import { ExtractorRunError, runExtractor } from "./sandbox.ts";
@@ -68,12 +72,15 @@ export interface DeterministicInput {
   markdown: string;
   schema?: Record<string, unknown>;
   prompt?: string;
-  /** With `redactPII`: redacts page text that reaches the model (see the module comment). */
-  redact?: (text: string) => Promise<string>;
+  /**
+   * With `redactPII`: redacts page text that reaches the model (see the module comment), its model calls made under
+   * `call` and counted in `spent` (the format's {@link DeterministicInput.spent}).
+   */
+  redact?: (text: string, call: LlmCall, spent: OperationSpent) => Promise<string>;
   /** The redaction the page is read under, part of the store key ({@link extractorKey}). @default "off" */
   redaction?: string;
   call: LlmCall;
-  spent: { tokens: number };
+  spent: OperationSpent;
 }
 
 /** What a run gave: the value, and whether the extractor came from the store. */
@@ -91,15 +98,30 @@ function problemsOf(value: unknown, schema: Record<string, unknown> | undefined)
 /** Runs the stored extractor or writes one; see the module comment. */
 export async function extractDeterministic(o: DeterministicInput): Promise<DeterministicResult> {
   const key = extractorKey(o.keyId, o.llm.provider.model, o.url, o.schema, o.prompt, o.redaction);
-  const redact = o.redact ?? (async (text: string) => text);
+  /**
+   * `texts` redacted in one go under `call`, before `sends` tokens of them go to the model: refused as the chat would
+   * be once the format's budget cannot hold them, so no redaction is paid for a prompt that is never sent.
+   */
+  const redactTexts = async (texts: string[], sends: number, call: LlmCall): Promise<string[]> => {
+    const redact = o.redact;
+    if (!redact) return texts;
+    if (o.spent.tokens + sends > call.tokenBudget) throw new LlmBudgetExceededError(call.tokenBudget, o.spent.tokens);
+    return (await redactJsonStrings(texts, (text) => redact(text, call, o.spent))) as string[];
+  };
+  const sizeOf = (texts: string[]) => estimateTokens(texts.join("\n"));
   // The format keeps a failure as the page's warning (plugins/formats/deterministic-json.ts): no job retry of the page
   // follows, so the code-writing call and `askLlm` retry a failing server themselves, in a job page too.
   const llmCall = retriedInCall(o.call);
-  /** The extractor's `askLlm`: stopped with its run; an answer that breaks the schema (or nests too deep) is null. */
-  const askLlm = async (prompt: string, schema: Record<string, unknown> | undefined, signal: AbortSignal) => {
+  /**
+   * The extractor's `askLlm`: stopped with its run; an answer that breaks the schema (or nests too deep) is null.
+   * With `redactPII` the answer is checked against the schema as sent, redacted: an `enum` choice comes back redacted.
+   */
+  const askLlm = async (asked: string, askedSchema: Record<string, unknown> | undefined, signal: AbortSignal) => {
     const call: LlmCall = { ...llmCall, signal: o.call.signal ? AbortSignal.any([o.call.signal, signal]) : signal };
-    // The extractor builds its prompts from the page's DOM, which is not redacted.
-    const answer = await o.llm.chat(askLlmMessages(await redact(prompt)), schema, call, o.spent);
+    // The extractor builds its prompts and schemas from the page's DOM, which is not redacted.
+    const sends = sizeOf(askLlmMessages(asked).map((m) => m.content));
+    const { prompt, schema } = o.redact ? await redactAsk(asked, askedSchema, (texts) => redactTexts(texts, sends, call)) : { prompt: asked, schema: askedSchema };
+    const answer = await o.llm.chat(askLlmMessages(prompt), schema, call, o.spent);
     if (!schema) return answer.content;
     const parsed = parseJsonAnswer(answer.content);
     if (!parsed.ok || nestedDeeperThan(parsed.value, MAX_JSON_DEPTH)) return null;
@@ -131,11 +153,15 @@ export async function extractDeterministic(o: DeterministicInput): Promise<Deter
       ...(o.schema ? { schema: o.schema } : {}),
       ...(o.prompt ? { prompt: o.prompt } : {}),
       markdown: weightedLength(o.markdown) > markdownChars ? `${leadingWithin(o.markdown, markdownChars)}\n…(cut)` : o.markdown,
-      // Redacted once, here: the outline is the page's own HTML (the markdown is redacted already).
-      outline: await redact(leadingWithin(htmlOutline(o.html, pageChars - markdownChars), pageChars - markdownChars)),
+      // Its texts redacted once, here, each before it is shortened: the outline is the page's own HTML (the markdown
+      // is redacted already).
+      outline: leadingWithin(
+        await htmlOutline(o.html, pageChars - markdownChars, (texts) => redactTexts(texts, sizeOf(texts), llmCall)),
+        pageChars - markdownChars,
+      ),
     };
     // A failed run's problem may quote what the extractor read from the page; its code is the model's own answer.
-    const quoted = retry ? { retry: { code: retry.code, problem: await redact(retry.problem) } } : {};
+    const quoted = retry ? { retry: { code: retry.code, problem: (await redactTexts([retry.problem], sizeOf([retry.problem]), llmCall))[0]! } } : {};
     const answer = await o.llm.chat(codegenMessages({ ...basis, ...quoted }, retryChars), undefined, llmCall, o.spent);
     return codeFromAnswer(answer.content, answer.truncated === true);
   };
