@@ -95,6 +95,17 @@ export class InsufficientCreditsError extends CrawlboxError {
   }
 }
 
+/**
+ * 401: the API key a job runs under was revoked (`crawlbox keys revoke`), or removed from `CRAWLBOX_API_KEYS`, while
+ * the job ran or waited: an operator revoking a leaked key expects its work to stop and charge nothing more. The
+ * job (crawl, batch, extract, agent run) ends failed with this; not retryable.
+ */
+export class KeyRevokedError extends CrawlboxError {
+  constructor() {
+    super("KEY_REVOKED", 401, "The API key of this job was revoked.");
+  }
+}
+
 /** 403: the egress gate refused the destination (private, loopback, reserved address, or bad scheme). */
 export class EgressDeniedError extends CrawlboxError {
   constructor(message: string, details?: unknown) {

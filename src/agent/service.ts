@@ -30,6 +30,7 @@ import { answer, threadHistory } from "./answer.ts";
 import { AgentNoPagesError, AgentThreadBusyError, AgentThreadNotFoundError } from "./errors.ts";
 import { TraceRecorder } from "./trace.ts";
 import { explore } from "./explore.ts";
+import { OwnerGuard } from "../extract/owner-guard.ts";
 import type { AgentEnd, AgentJob, AgentStore } from "./store.ts";
 
 /** Pages a run may read, by `effort` (the caller's own URLs are all read, up to {@link MAX_AGENT_URLS}). */
@@ -57,10 +58,11 @@ export interface AgentServiceDeps extends PageReaderDeps {
   store: AgentStore;
   /** Undefined when no LLM is configured: the agent is then a 400. */
   llm?: LlmClient;
-  keys: Pick<KeyStore, "identityOf">;
+  /** A run goes on under its key's current quota, and stops once the key is revoked (extract/owner-guard.ts). */
+  keys: Pick<KeyStore, "identityOf" | "isActive">;
   search: SearchService;
   canSearch: boolean;
-  config: PageReaderDeps["config"] & { llmTimeoutMs: number; llmTokenBudget: number };
+  config: PageReaderDeps["config"] & { llmTimeoutMs: number; llmTokenBudget: number; authEnabled: boolean };
   kickWebhooks: () => void;
   log: Pick<Logger, "warn">;
   now?: () => number;
@@ -219,7 +221,11 @@ export class AgentService {
     const warnings: string[] = [];
     let tokens = 0;
     const credits = JobCredits.forJob(this.deps.db, this.deps.store, this.deps.ledger, who, job, this.owner);
-    const charge = (c: number) => credits.charge(c);
+    // A key revoked while the run goes on or waits (or gone from CRAWLBOX_API_KEYS at a restart) fails it before its
+    // next page, charge, search or model round; `run` stops with the run's own signal (a cancel, a shutdown) too.
+    const guard = new OwnerGuard(this.deps.keys, this.deps.config.authEnabled, job.keyId, signal);
+    const run = guard.signal;
+    const charge = guard.charging((c: number) => credits.charge(c));
     const urls = (req.urls ?? []).slice(0, MAX_AGENT_URLS);
     if ((req.urls?.length ?? 0) > MAX_AGENT_URLS) warnings.push(`Only the first ${MAX_AGENT_URLS} of the ${req.urls!.length} URLs were read.`);
     const maxPages = Math.max(EFFORT_PAGES[req.effort ?? "medium"], urls.length);
@@ -227,7 +233,7 @@ export class AgentService {
     // the per-page token budget for every page the run may read, and one more for the picks.
     const spent = { tokens: 0 };
     const callNow = () => ({
-      signal,
+      signal: run,
       deadline: this.now() + this.deps.config.llmTimeoutMs,
       limitMs: this.deps.config.llmTimeoutMs,
       // A transient 429/503 of the model is waited out (llm/retry.ts), not the run's end: its pages are read and paid.
@@ -240,7 +246,11 @@ export class AgentService {
       },
     });
     // Cancelled (here or by another process) or taken over: stop before the next round, and before the answer.
-    const active = () => !signal.aborted && this.deps.store.get(id, this.now())?.status === "processing";
+    // A revoked key throws here (KeyRevokedError), ending the run as failed rather than as cancelled.
+    const active = () => {
+      guard.check();
+      return !signal.aborted && this.deps.store.get(id, this.now())?.status === "processing";
+    };
     const trace = new TraceRecorder(this.deps.db, id, this.now);
     // Once per run: an attempt given back at a graceful stop makes a resumed run's `attempts` 1 again.
     if (!this.deps.store.hasTrace(id)) trace.runStarted();
@@ -248,7 +258,7 @@ export class AgentService {
     /** Reads pages, each a traced `scrape` tool call. */
     const read = async (batch: string[]) => {
       const calls = batch.map((url) => trace.toolStarted("scrape", { url }));
-      const got = await readPages(this.deps, batch, { who, signal, charge, warnings, concurrency: PAGES_AT_ONCE, collectLinks: req.strictConstrainToURLs !== true });
+      const got = await readPages(this.deps, batch, { who, signal: run, charge, warnings, concurrency: PAGES_AT_ONCE, beforePage: () => guard.check(), collectLinks: req.strictConstrainToURLs !== true });
       batch.forEach((url, i) => {
         const p = got.find((g) => g.url === url);
         trace.toolFinished(calls[i]!, "scrape", p ? { url, title: p.title ?? null, characters: p.markdown.length, links: p.links.length } : { url, error: "The page could not be read (see the run's warning)." });
@@ -256,6 +266,7 @@ export class AgentService {
       return got;
     };
     try {
+      guard.check();
       const pages = await explore({
         llm: this.deps.llm!,
         call: callNow,
@@ -266,8 +277,9 @@ export class AgentService {
         maxPages,
         read,
         search: async (query) => {
+          guard.check();
           const call = trace.toolStarted("search", { query: query.slice(0, 500), limit: SEARCH_RESULTS });
-          const found = await this.deps.search.search(parseSearchBody({ query: query.slice(0, 500), limit: SEARCH_RESULTS, origin: "agent" }), who, { signal, chargeCredits: false });
+          const found = await this.deps.search.search(parseSearchBody({ query: query.slice(0, 500), limit: SEARCH_RESULTS, origin: "agent" }), who, { signal: run, chargeCredits: false });
           charge(found.creditsUsed);
           const hits = (found.data.web ?? []).map((r) => ({ url: String(r.url), ...(typeof r.title === "string" ? { title: r.title } : {}) }));
           trace.toolFinished(call, "search", { results: hits.map((h) => h.url) });
@@ -292,7 +304,7 @@ export class AgentService {
       this.end(job, { status: "completed", ...result, sources: pages.map((p) => p.url), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total });
     } catch (err) {
       if (signal.aborted && this.queue.closed) return; // stopping: the run stays processing and is resumed at the next start
-      const error = err instanceof Error ? err.message : String(err);
+      const error = guard.revoked?.message ?? (err instanceof Error ? err.message : String(err));
       this.end(job, { status: "failed", error, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total });
     }
   }

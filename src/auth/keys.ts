@@ -120,7 +120,8 @@ export class KeyStore {
 
   /**
    * The identity of a key id recorded earlier (a job's owner), with its current quota. Revoked keys keep their
-   * identity here: jobs they started before the revocation still finish, as accepted work must not be lost.
+   * identity here (a job's results and errors stay readable); whether one may still act is {@link isActive}, which
+   * the jobs ask before each page (jobs/owner-active.ts): a revoked key's jobs end `failed` with `KEY_REVOKED`.
    */
   identityOf(keyId: string): KeyIdentity {
     const row = this.db.query<{ credit_quota: number | null }, [string]>("SELECT credit_quota FROM api_keys WHERE id = ?").get(keyId);

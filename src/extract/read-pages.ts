@@ -73,6 +73,11 @@ export interface ReadOptions {
   scrapeOptions?: ScrapeOptions;
   /** Also return each page's links (the agent follows them). */
   collectLinks?: boolean;
+  /**
+   * Called as a page gets its scrape slot, before it is fetched; what it throws ends that page's read as the run's
+   * failure (extract/owner-guard.ts: a revoked key's page waiting for a slot is never fetched).
+   */
+  beforePage?: () => void;
 }
 
 /** Scrape options when the request gives none: the API's defaults, from the same validator a scrape uses. */
@@ -93,7 +98,7 @@ export async function readPages(deps: PageReaderDeps, urls: readonly string[], o
       const spec = specFromOptions(url, url, options, {}, deps.config);
       const creditHold = hold;
       // The page is part of the job's answer, not a scrape result of its own: nothing stored under its id.
-      const scraped = await deps.limiter.run(spec.timeoutMs, () => deps.scrape.scrapePage(spec, o.who, { signal: o.signal, storeResult: false, chargeCredits: false, creditHold, collectLinks: o.collectLinks === true }), o.who.keyId);
+      const scraped = await deps.limiter.run(spec.timeoutMs, () => (o.beforePage?.(), deps.scrape.scrapePage(spec, o.who, { signal: o.signal, storeResult: false, chargeCredits: false, creditHold, collectLinks: o.collectLinks === true })), o.who.keyId);
       const doc = scraped.document;
       o.charge(Number(doc.metadata.creditsUsed ?? 0));
       if (doc.metadata.statusCode >= 400) failed.push(`${url}: HTTP ${doc.metadata.statusCode}`);

@@ -35,6 +35,7 @@ import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { pagesText, pagesWithin, readPages } from "./read-pages.ts";
 import { RunQueue } from "./run-queue.ts";
 import { JobCredits } from "./job-credits.ts";
+import { OwnerGuard } from "./owner-guard.ts";
 import type { ExtractJob, ExtractStore } from "./store.ts";
 
 /** Pages one wildcard URL (`https://site/*`) may add when `limit` is not given. */
@@ -62,13 +63,13 @@ export interface ExtractServiceDeps {
   scrape: ScrapeService;
   limiter: ConcurrencyLimiter;
   ledger: CreditLedger;
-  /** The keys: a job runs under its key's current quota. */
-  keys: Pick<KeyStore, "identityOf">;
+  /** The keys: a job runs under its key's current quota, and stops once the key is revoked (extract/owner-guard.ts). */
+  keys: Pick<KeyStore, "identityOf" | "isActive">;
   search: SearchService;
   /** Whether a search backend is configured (web search for prompt-only requests). */
   canSearch: boolean;
   map: MapDeps;
-  config: { defaultTimeoutMs: number; llmTimeoutMs: number; llmTokenBudget: number };
+  config: { defaultTimeoutMs: number; llmTimeoutMs: number; llmTokenBudget: number; authEnabled: boolean };
   /** Delivers the webhook outbox after a committed event. */
   kickWebhooks: () => void;
   log: Pick<Logger, "warn">;
@@ -204,21 +205,27 @@ export class ExtractService {
     const who = this.deps.keys.identityOf(job.keyId);
     let tokens = 0;
     const credits = JobCredits.forJob(this.deps.db, this.deps.store, this.deps.ledger, who, job, this.owner);
-    const charge = (c: number) => credits.charge(c);
+    // A key revoked while the job runs or waits (or gone from CRAWLBOX_API_KEYS at a restart) fails it before its next
+    // page, charge or model call; `run` stops with the job's own signal too.
+    const guard = new OwnerGuard(this.deps.keys, this.deps.config.authEnabled, job.keyId, signal);
+    const run = guard.signal;
+    const charge = guard.charging((c: number) => credits.charge(c));
     const warnings: string[] = [];
     try {
-      const urls = await this.gatherUrls(req, who, warnings, signal, charge);
+      guard.check();
+      const urls = await this.gatherUrls(req, who, warnings, run, charge);
       if (urls.length === 0) throw new BadRequestError("No pages to extract from: the URLs and the search found nothing.");
-      const pages = await readPages(this.deps, urls, { who, signal, charge, warnings, concurrency: PAGES_AT_ONCE, ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}) });
+      const pages = await readPages(this.deps, urls, { who, signal: run, charge, warnings, concurrency: PAGES_AT_ONCE, beforePage: () => guard.check(), ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}) });
       if (pages.length === 0) throw new CrawlboxError("EXTRACT_NO_PAGES", 500, `None of the ${urls.length} pages could be scraped.`);
       const content = pagesText(pages);
       const prompt = extractPrompt(req);
       const limitMs = Math.min(req.timeout ?? this.deps.config.llmTimeoutMs, this.deps.config.llmTimeoutMs);
       const deadline = this.now() + limitMs;
+      guard.check();
       const { value, readChars } = await this.deps.llm!.extract(
         { content, ...(req.schema ? { schema: req.schema } : {}), ...(prompt ? { prompt } : {}) },
         {
-          signal,
+          signal: run,
           deadline,
           limitMs,
           // A transient 429/503 of the model is waited out here, not failed: the pages are already read and paid.
@@ -239,7 +246,7 @@ export class ExtractService {
       });
     } catch (err) {
       if (signal.aborted && this.queue.closed) return; // stopping: the job stays processing and is resumed at the next start
-      const message = err instanceof Error ? err.message : String(err);
+      const message = guard.revoked?.message ?? (err instanceof Error ? err.message : String(err));
       immediate(this.deps.db, () => {
         if (this.deps.store.finish(id, this.owner, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total }, this.now())) {
           this.announce(id, job.keyId, req, "failed", false, [], message);

@@ -9,7 +9,7 @@ import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { CrawlDenialError, StartPageDisallowedError } from "../crawl/errors.ts";
-import { CrawlboxError, toCrawlboxError } from "../errors.ts";
+import { CrawlboxError, KeyRevokedError, toCrawlboxError } from "../errors.ts";
 import { specFromOptions } from "../scrape/from-options.ts";
 import type { FileSink } from "../scrape/render-context.ts";
 import type { ScrapeService } from "../scrape/service.ts";
@@ -17,6 +17,7 @@ import { backoffMs, isRetryableStatus, MAX_PAGE_ATTEMPTS, MAX_THROTTLED_ATTEMPTS
 import { HIDDEN_RECHECK_DEPTH } from "../change-tracking/crawl-recheck.ts";
 import { jobRetryFloorMs } from "../llm/server-down.ts";
 import type { CrawlDenialReason } from "../crawl/filter.ts";
+import { ownerActive } from "./owner-active.ts";
 import { taskOptions, type Job, type NewTask, type Task } from "./types.ts";
 import type { Outcome, TaskRunner } from "./worker-pool.ts";
 
@@ -76,7 +77,12 @@ export interface TaskRunnerDeps {
   /** Holds a page's credits from its scrape until the store has charged them (the pool settles the outcome). */
   ledger: CreditLedger;
   planner: CrawlPlanner;
-  config: Pick<Config, "defaultTimeoutMs" | "retryBaseDelayMs">;
+  config: Pick<Config, "defaultTimeoutMs" | "retryBaseDelayMs" | "authEnabled">;
+  /**
+   * Ends a job as failed with `message` (its waiting tasks set aside, its running pages stopped, its `failed` webhook
+   * sent): for a job whose key was revoked. Called once the page that found it out has been recorded.
+   */
+  failJob(jobId: string, message: string): void;
   /** File sink for a job's pages (screenshots), bound to its owner and public URL. */
   filesFor(job: Job): FileSink;
   now?: () => number;
@@ -88,6 +94,8 @@ export interface TaskRunnerDeps {
 export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
   const now = deps.now ?? Date.now;
   return async function runTask(task: Task, job: Job, signal: AbortSignal): Promise<Outcome> {
+    // A key revoked (or gone from CRAWLBOX_API_KEYS at a restart) stops its jobs here, before the next page runs.
+    if (!ownerActive(deps.keys, deps.config.authEnabled, job.keyId)) return revoked(job);
     if (task.kind === "kickoff") {
       try {
         const k = await deps.planner.kickoff(job, signal, task.attempts > 1);
@@ -125,6 +133,23 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     }
     return outcome.kind === "done" && outcome.completion.credits > 0 ? { ...outcome, settle: hold.release } : outcome;
   };
+
+  /**
+   * The outcome of a page whose job's key was revoked: it fails with KEY_REVOKED (in the job's /errors, not retried),
+   * and once that is recorded the whole job fails, its `failed` webhook sent, charging nothing more.
+   */
+  function revoked(job: Job): Outcome {
+    const error = new KeyRevokedError();
+    const settle = () => {
+      try {
+        deps.failJob(job.id, error.message);
+      } catch (err) {
+        // The job's next page finds the key revoked again and tries once more.
+        deps.log?.error("failing the job of a revoked key failed", { job: job.id, cause: String(err) });
+      }
+    };
+    return { kind: "failed", error, settle };
+  }
 
   /** A page task: scraped with the job's options, its outcome judged (retry, redirect, links found). */
   async function runPage(task: Task, job: Job, signal: AbortSignal, who: KeyIdentity, hold: CreditHold): Promise<Outcome> {
@@ -218,6 +243,8 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       if (startDenied) {
         return { kind: "done", completion: { document: null, credits: 0, denied: new CrawlDenialError(task.url, finalUrl!, startDenied, true).toJSON(), ...found } };
       }
+      // A page that was running when its key was revoked is not stored, so not charged either (nor a baseline).
+      if (!ownerActive(deps.keys, deps.config.authEnabled, job.keyId)) return revoked(job);
       // This attempt is the page's result: it becomes the changeTracking baseline (unless the job was stopped, when
       // the pool hands the page back instead of storing it).
       if (!signal.aborted) page.commit?.();

@@ -153,6 +153,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
       config,
       now,
       log,
+      // A job whose key was revoked: failed, and its other running pages stopped (nothing more is charged).
+      failJob: (jobId, message) => {
+        jobStore.failJob(jobId, message);
+        workers.abortJob(jobId);
+      },
       // A page's files live as long as its job's results (storage/files.ts), not 24 h from the page.
       filesFor: (job) => async (bytes, contentType, extension) => fileUrl(job.publicBaseUrl, await files.put(bytes, contentType, job.keyId, extension, FILE_TTL_MS, job.id)),
     }),
