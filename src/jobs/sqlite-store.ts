@@ -277,9 +277,9 @@ export class SqliteJobStore implements JobStore {
     return this.endings.sweepEnded(jobId);
   }
 
-  /** Marks a job failed (e.g. its kickoff could not run); pending tasks are cancelled (jobs/job-endings.ts). */
-  failJob(jobId: string, message: string): void {
-    this.endings.failJob(jobId, message);
+  /** Marks a running job failed, but for `keepTaskId`'s page; what it had waiting is set aside (jobs/job-endings.ts). */
+  failJob(jobId: string, message: string, keepTaskId?: string): void {
+    this.endings.failJob(jobId, message, keepTaskId);
   }
 
   /** The job `jobId`; undefined for none, and for one still `creating` (its tasks are being written: not a job yet). */

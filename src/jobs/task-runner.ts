@@ -79,10 +79,11 @@ export interface TaskRunnerDeps {
   planner: CrawlPlanner;
   config: Pick<Config, "defaultTimeoutMs" | "retryBaseDelayMs" | "authEnabled">;
   /**
-   * Ends a job as failed with `message` (its waiting tasks set aside, its running pages stopped, its `failed` webhook
-   * sent): for a job whose key was revoked. Called once the page that found it out has been recorded.
+   * Ends a job as failed with `message` (its waiting tasks set aside, its running pages but `keepTaskId` stopped, its
+   * `failed` webhook sent): for a job whose key was revoked. `keepTaskId` is the page that found it out, whose own
+   * failure is recorded after this: recorded first, a job's last page completed the job instead.
    */
-  failJob(jobId: string, message: string): void;
+  failJob(jobId: string, message: string, keepTaskId: string): void;
   /** File sink for a job's pages (screenshots), bound to its owner and public URL. */
   filesFor(job: Job): FileSink;
   now?: () => number;
@@ -95,7 +96,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
   const now = deps.now ?? Date.now;
   return async function runTask(task: Task, job: Job, signal: AbortSignal): Promise<Outcome> {
     // A key revoked (or gone from CRAWLBOX_API_KEYS at a restart) stops its jobs here, before the next page runs.
-    if (!ownerActive(deps.keys, deps.config.authEnabled, job.keyId)) return revoked(job);
+    if (!ownerActive(deps.keys, deps.config.authEnabled, job.keyId)) return revoked(job, task);
     if (task.kind === "kickoff") {
       try {
         const k = await deps.planner.kickoff(job, signal, task.attempts > 1);
@@ -135,20 +136,20 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
   };
 
   /**
-   * The outcome of a page whose job's key was revoked: it fails with KEY_REVOKED (in the job's /errors, not retried),
-   * and once that is recorded the whole job fails, its `failed` webhook sent, charging nothing more.
+   * The outcome of `task`, a page whose job's key was revoked: the job fails now (its `failed` webhook sent, nothing
+   * more charged), and the page with KEY_REVOKED (in the job's /errors, not retried) once its runner records it. In
+   * that order: the page's failure recorded first would complete a job it was the last page of (a `completed`
+   * webhook), and the job's failure could no longer change that.
    */
-  function revoked(job: Job): Outcome {
+  function revoked(job: Job, task: Task): Outcome {
     const error = new KeyRevokedError();
-    const settle = () => {
-      try {
-        deps.failJob(job.id, error.message);
-      } catch (err) {
-        // The job's next page finds the key revoked again and tries once more.
-        deps.log?.error("failing the job of a revoked key failed", { job: job.id, cause: String(err) });
-      }
-    };
-    return { kind: "failed", error, settle };
+    try {
+      deps.failJob(job.id, error.message, task.id);
+    } catch (err) {
+      // The job's next page finds the key revoked again and tries once more.
+      deps.log?.error("failing the job of a revoked key failed", { job: job.id, cause: String(err) });
+    }
+    return { kind: "failed", error };
   }
 
   /** A page task: scraped with the job's options, its outcome judged (retry, redirect, links found). */
@@ -244,7 +245,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
         return { kind: "done", completion: { document: null, credits: 0, denied: new CrawlDenialError(task.url, finalUrl!, startDenied, true).toJSON(), ...found } };
       }
       // A page that was running when its key was revoked is not stored, so not charged either (nor a baseline).
-      if (!ownerActive(deps.keys, deps.config.authEnabled, job.keyId)) return revoked(job);
+      if (!ownerActive(deps.keys, deps.config.authEnabled, job.keyId)) return revoked(job, task);
       // This attempt is the page's result: it becomes the changeTracking baseline (unless the job was stopped, when
       // the pool hands the page back instead of storing it).
       if (!signal.aborted) page.commit?.();

@@ -154,8 +154,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
       now,
       log,
       // A job whose key was revoked: failed, and its other running pages stopped (nothing more is charged).
-      failJob: (jobId, message) => {
-        jobStore.failJob(jobId, message);
+      failJob: (jobId, message, keepTaskId) => {
+        jobStore.failJob(jobId, message, keepTaskId);
         workers.abortJob(jobId);
       },
       // A page's files live as long as its job's results (storage/files.ts), not 24 h from the page.
