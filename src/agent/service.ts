@@ -23,34 +23,16 @@ import { LlmNotConfiguredError } from "../llm/errors.ts";
 import { JOB_LLM_RETRY } from "../llm/retry.ts";
 import { assertRequestSchema } from "../llm/schema.ts";
 import type { Logger } from "../log.ts";
-import { SEARCH_CREDITS_PER_10, type SearchService } from "../search/service.ts";
+import type { SearchService } from "../search/service.ts";
 import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { answer, threadHistory } from "./answer.ts";
 import { AgentNoPagesError, AgentThreadBusyError, AgentThreadNotFoundError } from "./errors.ts";
 import { TraceRecorder } from "./trace.ts";
+import { AGENT_MIN_CREDITS, EFFORT_PAGES, MAX_AGENT_RUNS_PER_KEY, MAX_AGENT_URLS, MAX_ATTEMPTS, PAGES_AT_ONCE, RUNS_AT_ONCE, SEARCH_CREDITS, SEARCH_RESULTS } from "./limits.ts";
 import { explore } from "./explore.ts";
 import { OwnerGuard } from "../extract/owner-guard.ts";
 import type { AgentEnd, AgentJob, AgentStore } from "./store.ts";
-
-/** Pages a run may read, by `effort` (the caller's own URLs are all read, up to {@link MAX_AGENT_URLS}). */
-export const EFFORT_PAGES = { low: 3, medium: 6, high: 12 } as const;
-/** Most of the caller's URLs a run reads. */
-export const MAX_AGENT_URLS = 25;
-/** Credits a key must have left to start a run (upstream's `checkCreditsMiddleware(20)`), or `maxCredits` if lower. */
-export const AGENT_MIN_CREDITS = 20;
-/** Runs of one key processing at once; more is a 429. */
-export const MAX_AGENT_RUNS_PER_KEY = 10;
-/** Runs executing at once in this process; more wait in order. */
-const RUNS_AT_ONCE = 2;
-/** Pages of one run scraped at once. */
-const PAGES_AT_ONCE = 2;
-/** Search results offered to a run without URLs. */
-const SEARCH_RESULTS = 5;
-/** What that search costs (search's price per started 10 results, docs/credits.md). */
-const SEARCH_CREDITS = Math.ceil(SEARCH_RESULTS / 10) * SEARCH_CREDITS_PER_10;
-/** Runs of one run (the server stopped during each) after which it is failed instead of run again. */
-const MAX_ATTEMPTS = 3;
 
 /** Dependencies of {@link AgentService}. */
 export interface AgentServiceDeps extends PageReaderDeps {
