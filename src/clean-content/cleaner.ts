@@ -53,11 +53,11 @@ export const MIN_KEPT_PROSE_SHARE = 0.1;
  */
 export const MIN_KEPT_PROSE_CHARS = 300;
 
-/** Links and images written inline (`[label](target "title")`, `![alt](src)`), nested brackets in the target allowed. */
-const INLINE_LINK = /!?\[[^\[\]]*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+"[^"]*")?\)/g;
-
-/** {@link INLINE_LINK} with its label (an image's alt text) captured. */
-const INLINE_LINK_LABEL = /!?\[([^\[\]]*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+"[^"]*")?\)/g;
+/**
+ * Links and images written inline (`[label](target "title")`, `![alt](src)`), nested brackets in the target allowed;
+ * the label (an image's alt text) is captured: replaced by `$1` a link counts as its text, by `""` as nothing.
+ */
+const INLINE_LINK = /!?\[([^\[\]]*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+"[^"]*")?\)/g;
 
 /**
  * A block's characters of text: links and images as their labels and alt text (targets not counted). What a page
@@ -65,7 +65,7 @@ const INLINE_LINK_LABEL = /!?\[([^\[\]]*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?
  * next to nothing: the guard fires only when both measures say the model kept a sliver.
  */
 export function textChars(block: string): number {
-  return block.replace(INLINE_LINK_LABEL, "$1").replace(INLINE_LINK_LABEL, "$1").replace(/\n+/g, "\n").trim().length;
+  return block.replace(INLINE_LINK, "$1").replace(INLINE_LINK, "$1").replace(/\n+/g, "\n").trim().length;
 }
 
 /**
