@@ -71,13 +71,24 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   let disabled = false;
   let closed = false;
 
+  /** Stops a job's deadline timer and its caller's abort listener: whatever ends it next, nothing else will. */
+  function unhook(job: Job) {
+    clearTimeout(job.timer);
+    job.detach?.();
+  }
+
+  /** Ends a job that is no longer on any worker's books with `error`. */
+  function fail(job: Job, error: Error) {
+    unhook(job);
+    job.reject(error);
+  }
+
   /** Takes a job off its worker's books; it no longer answers its caller. */
   function settle(slot: Slot, id: number): Job | undefined {
     const job = slot.jobs.get(id);
     if (!job) return undefined;
     slot.jobs.delete(id);
-    clearTimeout(job.timer);
-    job.detach?.();
+    unhook(job);
     if (slot.jobs.size === 0 && !slot.dead) setWorkerBusy(slot.worker, false);
     return job;
   }
@@ -109,9 +120,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       // agree to the ms): told so now, not moved to a fresh worker, which takes longer than that to start.
       if (!crash && job.deadline !== undefined && job.deadline <= now + MOVE_MIN_LEFT_MS) {
         timedOut++;
-        clearTimeout(job.timer);
-        job.detach?.();
-        job.reject(new ParseTimeoutError("the page was still waiting for a parse worker at its deadline"));
+        fail(job, new ParseTimeoutError("the page was still waiting for a parse worker at its deadline"));
       } else waiting.push(job);
     }
     slot.jobs.clear();
@@ -121,9 +130,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       if (next) post(next, job);
       else {
         failed++;
-        clearTimeout(job.timer);
-        job.detach?.();
-        job.reject(new ParseWorkerError(reason));
+        fail(job, new ParseWorkerError(reason));
       }
     }
     if (warn) options.onWorkerError?.(reason);
@@ -206,8 +213,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
           retire(current, stopped, false, warn);
         } else {
           // Still waiting: the worker will parse it anyway, so it keeps its place until its answer comes back.
-          clearTimeout(job.timer);
-          job.detach?.();
+          unhook(job);
           job.dropped = true;
           job.message = undefined;
         }
