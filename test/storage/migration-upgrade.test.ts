@@ -6,8 +6,12 @@
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { migrate } from "../../src/storage/database.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DATABASE_FILE, migrate, openDatabase } from "../../src/storage/database.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
+import { listWebhookDeliveries } from "../../src/webhooks/index.ts";
 
 /** An in-memory database brought to `version` by the first `version` migrations, as that release left it. */
 function databaseAt(version: number): Database {
@@ -43,6 +47,35 @@ describe("upgrading a data directory", () => {
     migrate(db);
     expect(indexes()).toContain("monitor_pages_check_url");
     expect((db.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(MIGRATIONS.length);
+  });
+
+  test("a data directory at 37 gets migration 38's index of a job's webhook events on open, and lists them by it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "crawlbox-upgrade-"));
+    try {
+      // The file as the release at 37 left it, with a job's events in it.
+      const old = new Database(join(dir, DATABASE_FILE), { create: true, strict: true });
+      for (let v = 0; v < 37; v++) {
+        old.exec(MIGRATIONS[v]!);
+        old.exec(`PRAGMA user_version = ${v + 1}`);
+      }
+      const insert = old.query(
+        `INSERT INTO webhook_events (id, job_id, key_id, type, url, headers, body, state, failures, created_at, next_attempt_at)
+         VALUES (?, ?, 'key-1', ?, 'http://127.0.0.1:9/hook', '{}', '{}', 'pending', 0, ?, ?)`,
+      );
+      for (let i = 0; i < 30; i++) insert.run(`event-${i}`, i % 3 === 2 ? "job-2" : "job-1", i === 0 ? "crawl.started" : "crawl.page", 1000 + i, 1000 + i);
+      old.close();
+
+      const db = openDatabase(dir);
+      const indexes = db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'webhook_events'").all() as { name: string }[];
+      expect(indexes.map((r) => r.name)).toContain("webhook_events_job_key");
+      expect((db.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(MIGRATIONS.length);
+      const page = listWebhookDeliveries(db, "job-1", "key-1", { skip: 5, limit: 4 }, 2000);
+      expect(page.total).toBe(20);
+      expect(page.deliveries.map((d) => d.webhookId)).toEqual(["event-7", "event-9", "event-10", "event-12"]);
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("every version from 30 on upgrades to the latest without an error", () => {
