@@ -6,7 +6,8 @@
  *
  * Precision over recall where a shape is ambiguous: a card number must pass the Luhn check (and stand alone, not
  * inside a hex string or a word), an IBAN its mod-97 check, a phone number needs a `+`, a leading 0, brackets or the
- * North American 3-3-4 grouping and 7–15 digits (11 after `+1`), so dates (also `06 12 2024`), times, prices and
+ * North American 3-3-4 grouping and 7–15 digits (11 after `+1`; an alternate ending, `1234567/8`, is part of the
+ * phone but not counted), so dates (also `06 12 2024`), times, prices and
  * amounts (`+1 234 567 EUR`, `+12.345678 %`), signed decimals (`lat +48.856613`), version numbers and order ids are left
  * alone.
  *
@@ -32,8 +33,23 @@ const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Z
 /** "Top-level domains" that are file extensions: `logo@2x.png` is an image, not an address. */
 const FILE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "webp", "svg", "avif", "bmp", "ico", "tif", "tiff", "css", "js", "mjs", "json", "map", "woff", "woff2", "ttf", "pdf", "html", "htm", "php", "xml", "txt", "mp4", "webm", "mp3"]);
 
-/** Candidate phone numbers; {@link isPhone} decides. */
-const PHONE = /(?<![\w.+/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d[\d .-]{5,18}\d(?![\w/]|[.:-]\d)/g;
+/**
+ * Candidate phone numbers, with an alternate ending (`+49 30 1234567/8`: …567 or …568; `/89` likewise); {@link isPhone}
+ * decides on the number before it, {@link alternateFits} on the ending. A last group of 1–3 digits followed by a
+ * decimal comma is the next price's (`030 1234567 2,99 €`), not the phone's.
+ */
+const PHONE = /(?<![\w.+/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d[\d .-]{5,18}\d(?:\/\d{1,2})?(?![\w/]|[.:-]\d|(?<= \d{1,3}),\d)/g;
+
+/** A candidate's alternate ending: a slash and the 1 or 2 digits that replace its last ones. */
+const ALTERNATE_ENDING = /\/\d{1,2}$/;
+
+/**
+ * Whether `ending` (`/8`) can be an alternate for the last digits of `number`: it replaces fewer digits than the
+ * number's last group has (`1234567/8`, `1234567/89`; not `12 34/56`, a pair of figures, nor a fraction `5/8`).
+ */
+function alternateFits(number: string, ending: string): boolean {
+  return ending.length - 1 < /\d+$/.exec(number)![0].length;
+}
 
 /**
  * Card-like runs: 13–19 digits, optionally grouped by single spaces or hyphens, not glued to a digit; {@link standsAlone}
@@ -193,7 +209,10 @@ export function findPatternSpans(text: string, entities: ReadonlySet<PiiEntity>)
   if (entities.has("EMAIL")) collect(text, EMAIL, "EMAIL", (m) => !FILE_EXTENSIONS.has(m[1]!.toLowerCase()), out);
   if (entities.has("PHONE")) collect(text, PHONE, "PHONE", (m) => {
       const labelled = PHONE_LABEL_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index));
-      return isPhone(m[0], labelled) && phoneContext(text, m[0], m.index, m.index + m[0].length);
+      // The number is judged without its alternate ending (which is then part of the span); the context after both.
+      const ending = ALTERNATE_ENDING.exec(m[0])?.[0] ?? "";
+      const number = m[0].slice(0, m[0].length - ending.length);
+      return (ending === "" || alternateFits(number, ending)) && isPhone(number, labelled) && phoneContext(text, number, m.index, m.index + m[0].length);
     }, out);
   if (entities.has("FINANCIAL")) {
     collect(text, CARD, "FINANCIAL", (m) => /^[3-6]/.test(m[0]) && luhnValid(digits(m[0])) && standsAlone(text, m.index, m.index + m[0].length), out);

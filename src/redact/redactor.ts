@@ -6,14 +6,16 @@
  * - `aggressive`: the model and the patterns (redact/detectors.ts) together;
  * - `fast`: the patterns only, no model call: e-mails, phones, payment cards, IBANs, social security numbers and
  *   credentials; names and places are not found.
+ * Either finds PII written with percent-escapes too (`mailto:jane%40example.com`: redact/percent-escapes.ts).
  * Only `markdown` is redacted, as upstream. Costs {@link REDACT_PII_EXTRA_CREDITS} more credits per page.
  */
 import type { LlmCall, OperationSpent } from "../llm/call.ts";
 import type { LlmClient } from "../llm/client.ts";
 import { llmCallForRun, type LlmLimits, type LlmRun } from "../llm/render-call.ts";
 import { applySpans, plainView, type ReplaceStyle, spansOfQuotes, toMarkdownSpans } from "./apply.ts";
-import { findPatternSpans, PII_ENTITIES, type PiiEntity } from "./detectors.ts";
+import { findPatternSpans, PII_ENTITIES, type PiiEntity, type PiiSpan } from "./detectors.ts";
 import { findModelQuotes } from "./model.ts";
+import { findThroughEscapes } from "./percent-escapes.ts";
 
 /** Extra credits per page (per parsed PDF page) of a redacted document (upstream: 1 + 4). */
 export const REDACT_PII_EXTRA_CREDITS = 4;
@@ -77,12 +79,20 @@ export const patternRedactor: Redactor = createRedactor(undefined, { llmTimeoutM
 export function createRedactor(llm: LlmClient | undefined, limits: LlmLimits, now: () => number = Date.now): Redactor {
   return {
     async redact(markdown, options, run, budget) {
-      // Found in the text without markdown's escapes, replaced in the markdown.
+      // Found in the text without markdown's escapes, and in it with percent-escapes decoded (link targets:
+      // `mailto:jane%40example.com`, redact/percent-escapes.ts), replaced in the markdown.
       const view = plainView(markdown);
-      const spans = options.mode === "accurate" ? [] : findPatternSpans(view.plain, new Set(options.entities));
+      let spans: PiiSpan[] = [];
+      // concat, not push(...): a page of megabytes may give more spans than a call takes arguments.
+      const alsoEscaped = (find: (text: string) => PiiSpan[]) => (spans = spans.concat(find(view.plain), findThroughEscapes(view.plain, find)));
+      if (options.mode !== "accurate") {
+        const entities = new Set(options.entities);
+        alsoEscaped((text) => findPatternSpans(text, entities));
+      }
       if (usesModel(options)) {
         if (!llm) throw new TypeError("redactPII needs the model in this mode: the capability check should have refused the request");
-        spans.push(...spansOfQuotes(view.plain, await findModelQuotes(llm, markdown, options.entities, budget ? callDrawingOn(budget) : llmCallForRun(run, limits, now))));
+        const quotes = await findModelQuotes(llm, markdown, options.entities, budget ? callDrawingOn(budget) : llmCallForRun(run, limits, now));
+        alsoEscaped((text) => spansOfQuotes(text, quotes));
       }
       return applySpans(markdown, toMarkdownSpans(view, spans), options.replaceStyle);
     },
