@@ -33,3 +33,13 @@ export class AgentThreadNotFoundError extends CrawlboxError {
     super("thread_not_found", 404, "Thread not found.");
   }
 }
+
+/**
+ * A run that was interrupted (the server stopped during it) `attempts` times and is not run again: failed instead,
+ * so a run that brings the server down each time cannot do so forever.
+ */
+export class AgentAttemptsSpentError extends CrawlboxError {
+  constructor(attempts: number) {
+    super("AGENT_ATTEMPTS_SPENT", 500, `The run was started ${attempts} times and the server stopped each time before it finished.`);
+  }
+}

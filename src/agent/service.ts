@@ -27,8 +27,9 @@ import type { SearchService } from "../search/service.ts";
 import { immediate } from "../storage/database.ts";
 import { enqueueWebhookEvent } from "../webhooks/index.ts";
 import { answer, threadHistory } from "./answer.ts";
-import { AgentNoPagesError, AgentThreadBusyError, AgentThreadNotFoundError } from "./errors.ts";
+import { AgentAttemptsSpentError, AgentNoPagesError, AgentThreadBusyError, AgentThreadNotFoundError } from "./errors.ts";
 import { TraceRecorder } from "./trace.ts";
+import { CANCELLED_TRACE_ERROR, traceErrorOf } from "./trace-error.ts";
 import { AGENT_MIN_CREDITS, EFFORT_PAGES, MAX_AGENT_RUNS_PER_KEY, MAX_AGENT_URLS, MAX_ATTEMPTS, PAGES_AT_ONCE, RUNS_AT_ONCE, SEARCH_CREDITS, SEARCH_RESULTS } from "./limits.ts";
 import { explore } from "./explore.ts";
 import { OwnerGuard } from "../extract/owner-guard.ts";
@@ -143,7 +144,7 @@ export class AgentService {
     if (!cancelled) return false;
     const trace = new TraceRecorder(this.deps.db, id, this.now);
     trace.cancelRequested();
-    trace.runFinished("cancelled", { code: "cancelled", source: "agent", retryable: false, message: "The run was cancelled." });
+    trace.runFinished("cancelled", CANCELLED_TRACE_ERROR);
     this.queue.abort(id, new Error("cancelled"));
     this.deps.kickWebhooks();
     return true;
@@ -176,13 +177,16 @@ export class AgentService {
     enqueueWebhookEvent(this.deps.db, { jobId: id, keyId, jobKind: "agent", event, success, data, webhook: req.webhook, ...(error ? { error } : {}) }, { now: this.now() });
   }
 
-  /** Records the end of a run and announces it (once: not when the run was cancelled or taken over meanwhile). */
-  private end(job: AgentJob, outcome: AgentEnd): void {
+  /**
+   * Records the end of a run and announces it (once: not when the run was cancelled or taken over meanwhile). A failed
+   * run's `cause` (its typed error) sets the trace's error (agent/trace-error.ts).
+   */
+  private end(job: AgentJob, outcome: AgentEnd, cause?: unknown): void {
     immediate(this.deps.db, () => {
       if (!this.deps.store.finish(job.id, this.owner, outcome, this.now())) return;
       const trace = new TraceRecorder(this.deps.db, job.id, this.now);
       if (outcome.status === "completed") trace.artifact(outcome.message !== undefined ? "markdown" : "json", outcome.message ?? JSON.stringify(outcome.data));
-      trace.runFinished(outcome.status === "completed" ? "succeeded" : "failed", outcome.error ? { code: "internal", source: "agent", retryable: false, message: outcome.error } : null);
+      trace.runFinished(outcome.status === "completed" ? "succeeded" : "failed", outcome.status === "failed" ? traceErrorOf(cause ?? outcome.error) : null);
       const data = outcome.status === "completed" ? [outcome.message !== undefined ? { message: outcome.message } : outcome.data] : [];
       this.announce(job.id, job.keyId, job.request, outcome.status, outcome.status === "completed", data, outcome.error);
     });
@@ -195,8 +199,8 @@ export class AgentService {
     const attempts = this.deps.store.claim(id, this.owner, this.now());
     if (attempts === undefined) return;
     if (attempts > MAX_ATTEMPTS) {
-      const error = `The run was started ${MAX_ATTEMPTS} times and the server stopped each time before it finished.`;
-      return this.end(job, { status: "failed", error, tokens: job.tokens, credits: job.credits });
+      const gaveUp = new AgentAttemptsSpentError(MAX_ATTEMPTS);
+      return this.end(job, { status: "failed", error: gaveUp.message, tokens: job.tokens, credits: job.credits }, gaveUp);
     }
     const req = job.request;
     const who = this.deps.keys.identityOf(job.keyId);
@@ -205,9 +209,8 @@ export class AgentService {
     const credits = JobCredits.forJob(this.deps.db, this.deps.store, this.deps.ledger, who, job, this.owner);
     // A key revoked while the run goes on or waits (or gone from CRAWLBOX_API_KEYS at a restart) fails it before its
     // next page, charge, search or model round; `run` stops with the run's own signal (a cancel, a shutdown) too.
-    const guard = new OwnerGuard(this.deps.keys, this.deps.config.authEnabled, job.keyId, signal);
+    const guard = new OwnerGuard(this.deps, job.keyId, signal, credits);
     const run = guard.signal;
-    const charge = guard.charging((c: number) => credits.charge(c));
     const urls = (req.urls ?? []).slice(0, MAX_AGENT_URLS);
     if ((req.urls?.length ?? 0) > MAX_AGENT_URLS) warnings.push(`Only the first ${MAX_AGENT_URLS} of the ${req.urls!.length} URLs were read.`);
     const maxPages = Math.max(EFFORT_PAGES[req.effort ?? "medium"], urls.length);
@@ -240,7 +243,7 @@ export class AgentService {
     /** Reads pages, each a traced `scrape` tool call. */
     const read = async (batch: string[]) => {
       const calls = batch.map((url) => trace.toolStarted("scrape", { url }));
-      const got = await readPages(this.deps, batch, { who, signal: run, charge, warnings, concurrency: PAGES_AT_ONCE, beforePage: () => guard.check(), collectLinks: req.strictConstrainToURLs !== true });
+      const got = await readPages(this.deps, batch, { who, signal: run, charge: guard.charge, warnings, concurrency: PAGES_AT_ONCE, beforePage: guard.check, collectLinks: req.strictConstrainToURLs !== true });
       batch.forEach((url, i) => {
         const p = got.find((g) => g.url === url);
         trace.toolFinished(calls[i]!, "scrape", p ? { url, title: p.title ?? null, characters: p.markdown.length, links: p.links.length } : { url, error: "The page could not be read (see the run's warning)." });
@@ -262,7 +265,7 @@ export class AgentService {
           guard.check();
           const call = trace.toolStarted("search", { query: query.slice(0, 500), limit: SEARCH_RESULTS });
           const found = await this.deps.search.search(parseSearchBody({ query: query.slice(0, 500), limit: SEARCH_RESULTS, origin: "agent" }), who, { signal: run, chargeCredits: false });
-          charge(found.creditsUsed);
+          guard.charge(found.creditsUsed);
           const hits = (found.data.web ?? []).map((r) => ({ url: String(r.url), ...(typeof r.title === "string" ? { title: r.title } : {}) }));
           trace.toolFinished(call, "search", { results: hits.map((h) => h.url) });
           return hits;
@@ -286,8 +289,7 @@ export class AgentService {
       this.end(job, { status: "completed", ...result, sources: pages.map((p) => p.url), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total });
     } catch (err) {
       if (signal.aborted && this.queue.closed) return; // stopping: the run stays processing and is resumed at the next start
-      const error = guard.revoked?.message ?? (err instanceof Error ? err.message : String(err));
-      this.end(job, { status: "failed", error, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total });
+      this.end(job, { status: "failed", error: guard.failureMessage(err), ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total }, guard.failure(err));
     }
   }
 }

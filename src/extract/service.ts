@@ -207,15 +207,14 @@ export class ExtractService {
     const credits = JobCredits.forJob(this.deps.db, this.deps.store, this.deps.ledger, who, job, this.owner);
     // A key revoked while the job runs or waits (or gone from CRAWLBOX_API_KEYS at a restart) fails it before its next
     // page, charge or model call; `run` stops with the job's own signal too.
-    const guard = new OwnerGuard(this.deps.keys, this.deps.config.authEnabled, job.keyId, signal);
+    const guard = new OwnerGuard(this.deps, job.keyId, signal, credits);
     const run = guard.signal;
-    const charge = guard.charging((c: number) => credits.charge(c));
     const warnings: string[] = [];
     try {
       guard.check();
-      const urls = await this.gatherUrls(req, who, warnings, run, charge);
+      const urls = await this.gatherUrls(req, who, warnings, run, guard.charge);
       if (urls.length === 0) throw new BadRequestError("No pages to extract from: the URLs and the search found nothing.");
-      const pages = await readPages(this.deps, urls, { who, signal: run, charge, warnings, concurrency: PAGES_AT_ONCE, beforePage: () => guard.check(), ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}) });
+      const pages = await readPages(this.deps, urls, { who, signal: run, charge: guard.charge, warnings, concurrency: PAGES_AT_ONCE, beforePage: guard.check, ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}) });
       if (pages.length === 0) throw new CrawlboxError("EXTRACT_NO_PAGES", 500, `None of the ${urls.length} pages could be scraped.`);
       const content = pagesText(pages);
       const prompt = extractPrompt(req);
@@ -246,7 +245,7 @@ export class ExtractService {
       });
     } catch (err) {
       if (signal.aborted && this.queue.closed) return; // stopping: the job stays processing and is resumed at the next start
-      const message = guard.revoked?.message ?? (err instanceof Error ? err.message : String(err));
+      const message = guard.failureMessage(err);
       immediate(this.deps.db, () => {
         if (this.deps.store.finish(id, this.owner, { status: "failed", error: message, ...(warnings.length ? { warning: warnings.join(" ") } : {}), tokens, credits: credits.total }, this.now())) {
           this.announce(id, job.keyId, req, "failed", false, [], message);
