@@ -93,6 +93,8 @@ export const JobStatusResponseSchema = t.Object(
     next: t.Optional(t.Union([t.String(), t.Null()])),
     data: t.Array(DocumentSchema),
     warning: t.Optional(t.String()),
+    /** crawlbox's: why a `failed` job failed (upstream's body has no such field). */
+    error: t.Optional(t.String()),
   },
   open,
 );

@@ -15,7 +15,8 @@ import type { Outcome } from "./worker-pool.ts";
  * or final. A host that answers is up, even with a 5xx or a 429: counting those gave up on a batch of pages that all
  * answer 500 before any page had its last try, and lost every document (SCRAPE_HOST_GAVE_UP) that a one-page batch
  * returns with `statusCode: 500`. Each page's own retry limit (retry-policy) bounds how often such a host is asked.
- * An LLM format's failure is the model server's, not the site's, and does not count either.
+ * An LLM format's failure is the model server's, not the site's, and does not count either; nor does a page handed
+ * back without an outcome of its own (`giveAttemptBack`: its job's key was revoked).
  */
 export function attemptSaysHostDown(outcome: Outcome): boolean {
   switch (outcome.kind) {
@@ -24,7 +25,7 @@ export function attemptSaysHostDown(outcome: Outcome): boolean {
     case "failed":
       return outcome.error.retryable && !isLlmErrorCode(outcome.error.code);
     case "retry":
-      return outcome.httpStatus === undefined && !isLlmErrorCode(outcome.reason);
+      return outcome.httpStatus === undefined && !outcome.giveAttemptBack && !isLlmErrorCode(outcome.reason);
   }
 }
 

@@ -16,8 +16,13 @@ import type { Completion, Job, JobStore, Task } from "./types.ts";
 export type Outcome = (
   | { kind: "done"; completion: Completion }
   | { kind: "failed"; error: CrawlboxError }
-  /** `httpStatus`: the site answered with that status (a 5xx, 429, 408) and the page is tried again. */
-  | { kind: "retry"; notBefore: number; reason: string; httpStatus?: number }
+  /**
+   * `httpStatus`: the site answered with that status (a 5xx, 429, 408) and the page is tried again.
+   * `giveAttemptBack`: the page has no outcome of its own to record (its job's key was found revoked and failing the
+   * job failed: jobs/task-runner.ts): it is handed back with its attempt given back (JobStore.release), and says
+   * nothing of its host.
+   */
+  | { kind: "retry"; notBefore: number; reason: string; httpStatus?: number; giveAttemptBack?: true }
 ) & {
   /**
    * Called once the outcome is recorded, or the page handed back: gives back what the attempt still holds (the
@@ -124,7 +129,8 @@ export async function runLeasedPage(pool: LeaseHolder, task: Task): Promise<void
         pool.store.fail(task.id, pool.owner, outcome.error.toJSON());
         break;
       case "retry":
-        pool.store.retry(task.id, pool.owner, outcome.notBefore);
+        if (outcome.giveAttemptBack) pool.store.release(task.id, pool.owner, outcome.notBefore);
+        else pool.store.retry(task.id, pool.owner, outcome.notBefore);
         if (outcome.httpStatus === 429 || outcome.httpStatus === 503) pool.work.throttleHost(task.jobId, task.host, outcome.notBefore);
         break;
     }
@@ -133,8 +139,8 @@ export async function runLeasedPage(pool: LeaseHolder, task: Task): Promise<void
     pool.storeError("task runner threw", err);
     // The attempt is given back when its outcome was lost to the store (a full disk refused "done" or "failed") or
     // the pool is stopping: the page did not end that way. A "retry" outcome was a real attempt (a 5xx, a timeout)
-    // whatever happened when requeueing it, and a runner that threw keeps its count as before.
-    const outcomeLost = outcome !== undefined && outcome.kind !== "retry";
+    // whatever happened when requeueing it (unless it gave its attempt back), and a runner that threw keeps its count.
+    const outcomeLost = outcome !== undefined && (outcome.kind !== "retry" || outcome.giveAttemptBack === true);
     handBack(pool, task, pool.now() + (pool.running() ? 1000 : 0), outcomeLost || !pool.running());
   } finally {
     outcome?.settle?.();

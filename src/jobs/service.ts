@@ -70,6 +70,11 @@ export interface JobStatusBody {
   expiresAt: string;
   next?: string;
   data: Record<string, unknown>[];
+  /**
+   * Why a `failed` job failed (its key was revoked: "The API key of this job was revoked."). Not in upstream's body,
+   * whose SDKs read the fields they know and drop the rest; without it a failed job's status did not say why.
+   */
+  error?: string;
 }
 
 /** Creates and reads jobs. */
@@ -237,6 +242,7 @@ export class JobService {
       expiresAt: new Date(Math.floor(expiresAt / 1000) * 1000).toISOString(),
       data: page.data,
     };
+    if (job.status === "failed" && job.error) body.error = job.error;
     const cursor = skip + page.consumed;
     if (cursor < page.finished) body.next = nextUrl(cursor);
     return { body, cursor, finished: page.finished };

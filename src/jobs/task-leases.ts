@@ -210,10 +210,11 @@ export function retryTask(ctx: StoreContext, taskId: string, owner: string, notB
 
 /**
  * Puts `owner`'s task back in the queue, runnable from `notBefore`, and gives back the attempt its claim counted
- * (JobStore.release): the page did not run to an outcome (the pool stopped, or the store could not read its job or
- * record what it answered). `retry` keeps the count, so each graceful restart used to spend one of a page's
- * MAX_PAGE_ATTEMPTS, and after two a single 5xx was final. A process that dies instead never gets here: its claim
- * stays counted and `recoverActive` adds a stall, so a page that crashes the process still runs out of tries.
+ * (JobStore.release): the page did not run to an outcome (the pool stopped, or the store could not read its job,
+ * record what it answered, or fail the job of a revoked key). `retry` keeps the count, so each graceful restart used
+ * to spend one of a page's MAX_PAGE_ATTEMPTS, and after two a single 5xx was final. A process that dies instead never
+ * gets here: its claim stays counted and `recoverActive` adds a stall, so a page that crashes the process still runs
+ * out of tries.
  */
 export function releaseTask(ctx: StoreContext, taskId: string, owner: string, notBefore: number): boolean {
   return ctx.db

@@ -139,15 +139,17 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
    * The outcome of `task`, a page whose job's key was revoked: the job fails now (its `failed` webhook sent, nothing
    * more charged), and the page with KEY_REVOKED (in the job's /errors, not retried) once its runner records it. In
    * that order: the page's failure recorded first would complete a job it was the last page of (a `completed`
-   * webhook), and the job's failure could no longer change that.
+   * webhook), and the job's failure could no longer change that. The same holds when failing the job fails (the
+   * store busy or full): the page is handed back instead, its attempt given back, and its next claim finds the key
+   * revoked again and tries once more.
    */
   function revoked(job: Job, task: Task): Outcome {
     const error = new KeyRevokedError();
     try {
       deps.failJob(job.id, error.message, task.id);
     } catch (err) {
-      // The job's next page finds the key revoked again and tries once more.
       deps.log?.error("failing the job of a revoked key failed", { job: job.id, cause: String(err) });
+      return { kind: "retry", notBefore: now() + backoffMs(1, deps.config.retryBaseDelayMs), reason: error.code, giveAttemptBack: true };
     }
     return { kind: "failed", error };
   }

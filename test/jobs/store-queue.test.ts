@@ -101,7 +101,7 @@ describe("per-host give-up", () => {
     expect(s.store.claim("w", 1000, free)!.host).toBe("ok.test");
   });
 
-  test("only attempts the host did not answer count: network errors and timeouts, not an HTTP answer (5xx, 429) nor an LLM's failure", () => {
+  test("only attempts the host did not answer count: network errors and timeouts, not an HTTP answer (5xx, 429) nor an LLM's failure, nor a page handed back", () => {
     // As the task runner reports them: an HTTP answer carries its status.
     const retry = (reason: string) => ({ kind: "retry" as const, notBefore: 0, reason, ...(/^HTTP (\d{3})$/.test(reason) ? { httpStatus: Number(reason.slice(5)) } : {}) });
     const failed = (error: CrawlboxError) => ({ kind: "failed" as const, error });
@@ -112,6 +112,8 @@ describe("per-host give-up", () => {
       ["retried SCRAPE_SITE_ERROR", attemptSaysHostDown(retry("SCRAPE_SITE_ERROR"))],
       ["retried SCRAPE_TIMEOUT", attemptSaysHostDown(retry("SCRAPE_TIMEOUT"))],
       ["retried LLM_UNAVAILABLE", attemptSaysHostDown(retry("LLM_UNAVAILABLE"))],
+      // A page of a revoked key's job handed back because failing the job failed: nothing about its host.
+      ["handed back KEY_REVOKED", attemptSaysHostDown({ ...retry("KEY_REVOKED"), giveAttemptBack: true })],
       ["final connection refused", attemptSaysHostDown(failed(new SiteError("SCRAPE_SITE_ERROR", "Could not connect (ECONNREFUSED).")))],
       ["final DNS failure", attemptSaysHostDown(failed(new SiteError("SCRAPE_DNS_RESOLUTION_ERROR", "DNS resolution failed.")))],
       ["final timeout", attemptSaysHostDown(failed(new ScrapeTimeoutError(1000)))],
@@ -124,6 +126,7 @@ describe("per-host give-up", () => {
       ["retried SCRAPE_SITE_ERROR", true],
       ["retried SCRAPE_TIMEOUT", true],
       ["retried LLM_UNAVAILABLE", false],
+      ["handed back KEY_REVOKED", false],
       ["final connection refused", true],
       ["final DNS failure", true],
       ["final timeout", true],
