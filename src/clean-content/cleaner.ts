@@ -8,7 +8,8 @@
  * drop, and the kept blocks are returned exactly as converted. So the pass cannot rewrite, shorten or invent
  * content, its answer is a few tokens whatever the page's length, and long pages are read in parts. As upstream,
  * a page too long for the pass keeps its markdown, with a warning; so does a page the model would empty, entirely or
- * all but a sliver of its prose ({@link MIN_KEPT_PROSE_SHARE}, {@link MIN_KEPT_PROSE_CHARS}).
+ * all but a sliver of its prose ({@link MIN_KEPT_PROSE_SHARE}, {@link MIN_KEPT_PROSE_CHARS}), unless its content is
+ * links and the kept blocks hold a fair share of them ({@link MAX_LINK_PAGE_PROSE_SHARE}, {@link MIN_KEPT_LINK_TEXT_SHARE}).
  */
 import type { LlmClient } from "../llm/client.ts";
 import { cleanContentMessages } from "../llm/prompts.ts";
@@ -38,8 +39,8 @@ export const MAX_DROPPED_BLOCK_SHARE = 0.5;
 
 /**
  * The kept blocks' least share of the page's prose ({@link proseChars}: text outside links and images); below it, and
- * below {@link MIN_KEPT_PROSE_CHARS}, and the same for its text with link labels counted ({@link textChars}), the page
- * keeps its markdown, with a warning, as when the model marks every block.
+ * below {@link MIN_KEPT_PROSE_CHARS}, the page keeps its markdown, with a warning, as when the model marks every block
+ * (but a page whose content is links: {@link MAX_LINK_PAGE_PROSE_SHARE}).
  * A model that drops all but "Share this article" emptied the page as surely as one that drops everything, and the
  * client paid for it with no sign of it. Why prose: menus, footers and related lists are mostly links, whose labels
  * would make a short article on a site with a big menu a sliver of the page's text (2.7 % of one such page), though
@@ -54,6 +55,24 @@ export const MIN_KEPT_PROSE_SHARE = 0.1;
 export const MIN_KEPT_PROSE_CHARS = 300;
 
 /**
+ * The largest share of a page's text ({@link textChars}) its prose may be for the page to read as one whose content
+ * is links (an index, a download list, a gallery): its prose is then mostly chrome (a banner, a footer), and a pass
+ * that keeps a sliver of it but keeps the links has cleaned the page (in the tests an index's prose is 10 % of its
+ * text, a download list's 33 %, a gallery's 30 %). Only then do the kept link labels count: an article's prose is most
+ * of its text (66 % in the tests), and a model that kept its "Related" list alone had dropped the article, which the
+ * labels of that list (a third of the text) made pass for content, with no warning.
+ */
+export const MAX_LINK_PAGE_PROSE_SHARE = 0.5;
+
+/**
+ * On a page whose content is links ({@link MAX_LINK_PAGE_PROSE_SHARE}) with a sliver of its prose kept, the kept
+ * blocks' least share of its text: an index, a download list or a gallery keeps its list (69-91 % of the text in the
+ * tests); an article on a site with a big menu (its prose a fifth of its text), whose model kept only its eight
+ * related links, kept 9 %.
+ */
+export const MIN_KEPT_LINK_TEXT_SHARE = 0.25;
+
+/**
  * Links and images written inline (`[label](target "title")`, `![alt](src)`), nested brackets in the target allowed;
  * the label (an image's alt text) is captured: replaced by `$1` a link counts as its text, by `""` as nothing.
  */
@@ -62,7 +81,7 @@ const INLINE_LINK = /!?\[([^\[\]]*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+"[
 /**
  * A block's characters of text: links and images as their labels and alt text (targets not counted). What a page
  * whose content is a list of links (an index, downloads, a gallery) keeps, where its prose ({@link proseChars}) is
- * next to nothing: the guard fires only when both measures say the model kept a sliver.
+ * next to nothing ({@link MAX_LINK_PAGE_PROSE_SHARE}, {@link MIN_KEPT_LINK_TEXT_SHARE}).
  */
 export function textChars(block: string): number {
   return block.replace(INLINE_LINK, "$1").replace(INLINE_LINK, "$1").replace(/\n+/g, "\n").trim().length;
@@ -79,6 +98,33 @@ export function proseChars(block: string): number {
     .replace(/^[\s\-*+#>|·•]*$/gm, "")
     .replace(/\n+/g, "\n")
     .trim().length;
+}
+
+/** What `measure` counts in all the blocks and in those kept (not in `remove`). */
+function measured(blocks: readonly string[], remove: ReadonlySet<number>, measure: (block: string) => number): { all: number; kept: number } {
+  let all = 0;
+  let kept = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const n = measure(blocks[i]!);
+    all += n;
+    if (!remove.has(i)) kept += n;
+  }
+  return { all, kept };
+}
+
+/**
+ * The warning of a pass that would drop the page's content, or undefined: the kept blocks hold a sliver of its prose
+ * ({@link MIN_KEPT_PROSE_SHARE}, {@link MIN_KEPT_PROSE_CHARS}) and the page is not one whose content is links
+ * ({@link MAX_LINK_PAGE_PROSE_SHARE}) with a fair share of them kept ({@link MIN_KEPT_LINK_TEXT_SHARE}).
+ */
+export function dropsContent(blocks: readonly string[], remove: ReadonlySet<number>): string | undefined {
+  const prose = measured(blocks, remove, proseChars);
+  if (prose.kept >= prose.all * MIN_KEPT_PROSE_SHARE || prose.kept >= MIN_KEPT_PROSE_CHARS) return undefined;
+  const text = measured(blocks, remove, textChars);
+  const linkPage = prose.all <= text.all * MAX_LINK_PAGE_PROSE_SHARE;
+  if (linkPage && text.kept >= text.all * MIN_KEPT_LINK_TEXT_SHARE) return undefined;
+  const links = linkPage ? `, and on a page mostly of links ${text.kept} of its ${text.all} characters of text, under ${MIN_KEPT_LINK_TEXT_SHARE * 100} %` : "";
+  return `onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but ${blocks.length - remove.size} of ${blocks.length} blocks (${prose.kept} of its ${prose.all} characters of prose outside links, under ${MIN_KEPT_PROSE_SHARE * 100} % and under ${MIN_KEPT_PROSE_CHARS}${links}) as boilerplate.`;
 }
 
 /** The answer: the numbers of the blocks to drop. */
@@ -137,21 +183,8 @@ export function createContentCleaner(llm: LlmClient, limits: LlmLimits, now: () 
       if (remove.size === blocks.length) {
         return { markdown, ran: true, removedBlocks: 0, warning: "onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it as boilerplate." };
       }
-      const sliver = (measure: (block: string) => number) => {
-        const all = blocks.reduce((sum, b) => sum + measure(b), 0);
-        const kept = blocks.reduce((sum, b, i) => (remove.has(i) ? sum : sum + measure(b)), 0);
-        return { all, kept, under: kept < all * MIN_KEPT_PROSE_SHARE && kept < MIN_KEPT_PROSE_CHARS };
-      };
-      const prose = sliver(proseChars);
-      const text = prose.under ? sliver(textChars) : undefined;
-      if (text?.under) {
-        return {
-          markdown,
-          ran: true,
-          removedBlocks: 0,
-          warning: `onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but ${blocks.length - remove.size} of ${blocks.length} blocks (${prose.kept} of its ${prose.all} characters of prose outside links, ${text.kept} of its ${text.all} characters of text, each under ${MIN_KEPT_PROSE_SHARE * 100} % and under ${MIN_KEPT_PROSE_CHARS}) as boilerplate.`,
-        };
-      }
+      const warning = dropsContent(blocks, remove);
+      if (warning) return { markdown, ran: true, removedBlocks: 0, warning };
       return { markdown: joinBlocks(blocks.filter((_, i) => !remove.has(i))), ran: true, removedBlocks: remove.size };
     },
   };

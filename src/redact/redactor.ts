@@ -11,6 +11,7 @@
  */
 import type { LlmCall, OperationSpent } from "../llm/call.ts";
 import type { LlmClient } from "../llm/client.ts";
+import { LlmBudgetExceededError } from "../llm/errors.ts";
 import { llmCallForRun, type LlmLimits, type LlmRun } from "../llm/render-call.ts";
 import { applySpans, plainView, type ReplaceStyle, spansOfQuotes, toMarkdownSpans } from "./apply.ts";
 import { findPatternSpans, PII_ENTITIES, type PiiEntity, type PiiSpan } from "./detectors.ts";
@@ -48,20 +49,20 @@ export type RedactionRun = LlmRun;
  * The LLM budget of a format that redacts what it sends its own model (`deterministicJson`'s outline and `askLlm`
  * prompts): the redaction's model calls are then part of the format's work on the page, under its call (deadline,
  * abort, retry) and counted in its `spent` against its `tokenBudget`, as docs/configuration.md promises ("tokens one
- * LLM format may spend per page"). Without it a redaction has its own budget, as the page's markdown has.
+ * LLM format may spend per page"). Without a budget a redaction has its own, as the page's markdown has.
  */
 export interface RedactionBudget {
-  call: LlmCall;
+  /**
+   * The format's call. Without it, the redaction's own (its deadline and `CRAWLBOX_LLM_TOKEN_BUDGET`), made at the
+   * first model read and kept here: every redaction given this budget then shares it, as the strings of one JSON
+   * value do (redact/json-strings.ts), instead of each string getting a budget of its own.
+   */
+  call?: LlmCall;
   spent: OperationSpent;
 }
 
-/** Redacts markdown. */
-export interface Redactor {
-  redact(markdown: string, options: PiiOptions, run: RedactionRun, budget?: RedactionBudget): Promise<string>;
-}
-
-/** The call of a redaction drawing on `b`: what the format has left, each call's tokens added to its `spent`. */
-function callDrawingOn(b: RedactionBudget): LlmCall {
+/** The call of a redaction drawing on `b`: what is left of its budget, each call's tokens added to its `spent`. */
+function callDrawingOn(b: Required<RedactionBudget>): LlmCall {
   return {
     ...b.call,
     tokenBudget: Math.max(0, b.call.tokenBudget - b.spent.tokens),
@@ -70,6 +71,25 @@ function callDrawingOn(b: RedactionBudget): LlmCall {
       b.call.onTokens?.(tokens);
     },
   };
+}
+
+/**
+ * The model's quotes of `text` within what is left of `b`. findModelQuotes counts its spending from 0 against what
+ * was left, so its budget error would quote that rest and its own spending ("budget (100) is spent (0 used)" for a
+ * format with 7,900 of 8,000 spent): the error names the whole budget and all that was spent of it instead.
+ */
+async function quotesDrawingOn(llm: LlmClient, text: string, entities: readonly PiiEntity[], b: Required<RedactionBudget>) {
+  try {
+    return await findModelQuotes(llm, text, entities, callDrawingOn(b));
+  } catch (e) {
+    if (e instanceof LlmBudgetExceededError) throw new LlmBudgetExceededError(b.call.tokenBudget, b.spent.tokens);
+    throw e;
+  }
+}
+
+/** Redacts markdown. */
+export interface Redactor {
+  redact(markdown: string, options: PiiOptions, run: RedactionRun, budget?: RedactionBudget): Promise<string>;
 }
 
 /** A redactor for the pattern mode only (no LLM configured): what the scrape service uses when given none. */
@@ -91,7 +111,9 @@ export function createRedactor(llm: LlmClient | undefined, limits: LlmLimits, no
       }
       if (usesModel(options)) {
         if (!llm) throw new TypeError("redactPII needs the model in this mode: the capability check should have refused the request");
-        const quotes = await findModelQuotes(llm, markdown, options.entities, budget ? callDrawingOn(budget) : llmCallForRun(run, limits, now));
+        const quotes = budget
+          ? await quotesDrawingOn(llm, markdown, options.entities, { call: (budget.call ??= llmCallForRun(run, limits, now)), spent: budget.spent })
+          : await findModelQuotes(llm, markdown, options.entities, llmCallForRun(run, limits, now));
         alsoEscaped((text) => spansOfQuotes(text, quotes));
       }
       return applySpans(markdown, toMarkdownSpans(view, spans), options.replaceStyle);

@@ -2,7 +2,8 @@
  * Redaction of a format's JSON value (redact/json-strings.ts) with the real redactor: the patterns, and the model
  * modes against the fake LLM (Ollama protocol). Every string, key and PII number is redacted, the structure kept
  * (keys that redact alike are suffixed, not merged); the strings of one value go to the model in one read, not one call each; a model quote spanning two values
- * cannot merge them (each is then redacted on its own).
+ * cannot merge them (each half is then read again, down to the two it spanned: not one read per string, as before);
+ * a string holding the separator's mark is read on its own and cannot shift a boundary.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createLlmProviderRegistry } from "../../plugins/index.ts";
@@ -100,4 +101,29 @@ test("model mode: one read for all the strings of a value; a quote spanning two 
   const split = (await redactJsonStrings(["Ada", "Lovelace"], (t) => redactor.redact(t, accurate, r))) as string[];
   expect(split).toEqual(["Ada", "<PERSON>"]);
   expect(llm.chats()).toHaveLength(3); // the joined read, then one per value
+});
+
+test("model mode: a quote spanning two of 64 values costs a read per halving, not one per value", async () => {
+  const config = { llmProvider: "auto", ollamaBaseUrl: llm.url, ollamaBaseUrlSet: true, openaiBaseUrl: "", openaiApiKey: "", modelName: "test-model", llmContextTokens: 8192 } as const;
+  const redactor = createRedactor(createLlmClient(config, createLlmProviderRegistry()), { llmTimeoutMs: 10_000, llmTokenBudget: 100_000 });
+  const names = Array.from({ length: 64 }, (_, i) => (i === 40 ? "Ada" : i === 41 ? "Lovelace" : `Kettle ${i}`));
+  llm.reset();
+  llm.respond = (req) => {
+    const user = req.messages.find((m) => m.role === "user")!.content;
+    const across = user.match(/Ada\n\S\nLovelace/)?.[0];
+    const spans = across ? [{ text: across, type: "PERSON" }] : user.includes("Lovelace") ? [{ text: "Lovelace", type: "PERSON" }] : [];
+    return { content: JSON.stringify({ spans }) };
+  };
+  const out = (await redactJsonStrings(names, (t, b) => redactor.redact(t, piiOptions(true)!, run(), b))) as string[];
+  expect(out).toEqual(names.map((n) => (n === "Lovelace" ? "<PERSON>" : n)));
+  // The joined read, then two reads a level down to the pair (32, 16, 8, 4, 2, 1): 13. Before: 1 + 64.
+  expect(llm.chats()).toHaveLength(13);
+});
+
+test("a string holding the separator's mark is redacted on its own: it cannot shift the boundary of the next", async () => {
+  const fast = piiOptions({ mode: "fast" })!;
+  const r = run();
+  // Before: joined, "x\n␞" and the separator read as a separator then "␞\n": ["x", "␞\n<EMAIL>"].
+  const texts = ["x\n\u241e", "ada@example.org", "\u241e\ny", "+44 20 7946 0958"];
+  expect(await redactJsonStrings(texts, (t) => patternRedactor.redact(t, fast, r))).toEqual(["x\n\u241e", "<EMAIL>", "\u241e\ny", "<PHONE>"]);
 });
