@@ -15,6 +15,9 @@
  * | `AGENT_ATTEMPTS_SPENT`       | `internal`             | `system`  | no                |
  * | any other                    | `internal`             | `agent`   | as the error says |
  *
+ * `INSUFFICIENT_CREDITS` reaches the run from its web search only: a page it could not pay for is a warning of
+ * extract/read-pages.ts, and a run left with no page is `AGENT_NO_PAGES`.
+ *
  * The SDK's codes have none for a revoked key: `refused` is the nearest (the server refuses to go on for a key that
  * may no longer act; `cancelled` would read as the caller's own cancel, `internal` as a fault of ours). So the message
  * starts with the crawlbox code (`KEY_REVOKED: The API key of this job was revoked.`), the one field the type leaves
