@@ -102,11 +102,11 @@ export async function extractDeterministic(o: DeterministicInput): Promise<Deter
    * `texts` redacted in one go under `call`, before `sends` tokens of them go to the model: refused as the chat would
    * be once the format's budget cannot hold them, so no redaction is paid for a prompt that is never sent.
    */
-  const redactTexts = async (texts: string[], sends: number, call: LlmCall): Promise<string[]> => {
+  const redactTexts = async <T>(texts: T[], sends: number, call: LlmCall): Promise<T[]> => {
     const redact = o.redact;
     if (!redact) return texts;
     if (o.spent.tokens + sends > call.tokenBudget) throw new LlmBudgetExceededError(call.tokenBudget, o.spent.tokens);
-    return (await redactJsonStrings(texts, (text) => redact(text, call, o.spent))) as string[];
+    return (await redactJsonStrings(texts, (text) => redact(text, call, o.spent))) as T[];
   };
   const sizeOf = (texts: string[]) => estimateTokens(texts.join("\n"));
   // The format keeps a failure as the page's warning (plugins/formats/deterministic-json.ts): no job retry of the page
@@ -153,10 +153,10 @@ export async function extractDeterministic(o: DeterministicInput): Promise<Deter
       ...(o.schema ? { schema: o.schema } : {}),
       ...(o.prompt ? { prompt: o.prompt } : {}),
       markdown: weightedLength(o.markdown) > markdownChars ? `${leadingWithin(o.markdown, markdownChars)}\n…(cut)` : o.markdown,
-      // Its texts redacted once, here, each before it is shortened: the outline is the page's own HTML (the markdown
-      // is redacted already).
+      // Its texts redacted here, each before it is shortened: the outline is the page's own HTML (the markdown is
+      // redacted already). The budget is checked against what the outline shows, not the windows read past its cuts.
       outline: leadingWithin(
-        await htmlOutline(o.html, pageChars - markdownChars, (texts) => redactTexts(texts, sizeOf(texts), llmCall)),
+        await htmlOutline(o.html, pageChars - markdownChars, o.redact ? (windows, shown) => redactTexts(windows, sizeOf(shown), llmCall) : undefined),
         pageChars - markdownChars,
       ),
     };

@@ -7,6 +7,9 @@
  * model's context.
  */
 import { parseHtml } from "../../pipeline/parse.ts";
+import { plainShown, type RedactTexts, showSlots, type Slot, slot } from "./outline-slots.ts";
+
+export type { RedactTexts } from "./outline-slots.ts";
 
 /** Elements left out with all they hold. */
 const SKIP = new Set(["style", "noscript", "svg", "template", "iframe", "link", "meta", "head", "canvas", "video", "audio", "picture", "source", "object", "embed", "map"]);
@@ -24,45 +27,8 @@ const JSON_CHARS = 4_000;
  */
 export const OUTLINE_SOURCE_CHARS = 1_000_000;
 
-/**
- * Characters read past a text's cut when the outline is redacted: a run of PII that starts before the cut (an
- * address, a phone) is redacted whole before the text is shortened, so no fragment of it (`carol.smi…`) is sent.
- */
-const READ_PAST_CUT_CHARS = 100;
-
-/** A text from the page in an outline line (a text node, an attribute value, a JSON script): shortened to `max`. */
-interface Slot {
-  /** The text, its white space collapsed. */
-  text: string;
-  max: number;
-  /** An attribute value: its quotes escaped once shortened. */
-  attr?: true;
-}
 /** A line of the outline: markup of crawlbox's making, and the page's texts. */
 type Piece = string | Slot;
-
-const slot = (s: string, max: number, attr = false): Slot => ({ text: s.replace(/\s+/g, " ").trim(), max, ...(attr ? { attr: true as const } : {}) });
-
-/**
- * What of a slot is redacted: all of it when it fits, else its first `max` characters and {@link READ_PAST_CUT_CHARS}
- * more, less a word the window itself cuts (a fragment the redaction could not recognise, which a redaction that
- * shortens the text could otherwise bring before the cut).
- */
-function readWindow(s: Slot): string {
-  if (s.text.length <= s.max) return s.text;
-  const end = s.max + READ_PAST_CUT_CHARS;
-  const window = s.text.slice(0, end);
-  return end < s.text.length && /\S/.test(s.text[end]!) ? window.replace(/\S+$/, "") : window;
-}
-
-/**
- * A slot as shown: `read` (its window, redacted or not) cut to `max` characters, marked when cut (also when the
- * window left the end out).
- */
-function shown(s: Slot, read: string): string {
-  const text = read.length > s.max || s.text.length > s.max + READ_PAST_CUT_CHARS ? `${read.slice(0, s.max)}…` : read;
-  return s.attr ? text.replace(/"/g, "&quot;") : text;
-}
 
 function attrs(el: Element): Piece[] {
   const out: Piece[] = [];
@@ -74,20 +40,20 @@ function attrs(el: Element): Piece[] {
     if (extra && ++data > 4) continue;
     let value = a.value;
     if (name === "class") value = value.trim().split(/\s+/).slice(0, 4).join(" ");
-    if (value === "") out.push(` ${name}`);
-    else if (value.startsWith("data:")) out.push(` ${name}="data:…"`);
-    else out.push(` ${name}="`, slot(value, ATTR_CHARS, true), `"`);
+    // A data-* or aria-* name is the page's text (`data-contact-ada@example.org`), redacted as values are.
+    const named: Piece = extra ? slot(name, ATTR_CHARS, true) : name;
+    if (value === "") out.push(" ", named);
+    else if (value.startsWith("data:")) out.push(" ", named, `="data:…"`);
+    else out.push(" ", named, `="`, slot(value, ATTR_CHARS, true), `"`);
   }
   return out;
 }
 
-/** Redacts the page's texts of an outline (in order, as many as given), as `redactPII` asks. */
-export type RedactTexts = (texts: string[]) => Promise<string[]>;
-
 /**
  * The outline of `html`, at most about `budgetChars` characters (a note says how much was left out). With `redact`,
- * the page's texts are redacted before they are shortened ({@link READ_PAST_CUT_CHARS}); the outline's size is
- * measured on the texts as served, so a redaction that lengthens them may bring it a little over `budgetChars`.
+ * the page's texts (text nodes, attribute names and values, JSON scripts) are redacted before they are shortened, and
+ * no fragment of PII is shown (llm/deterministic/outline-slots.ts); the outline's size is measured on the texts as
+ * served, so a redaction that lengthens them may bring it a little over `budgetChars`.
  */
 export async function htmlOutline(html: string, budgetChars: number, redact?: RedactTexts): Promise<string> {
   const doc = parseHtml(html.length > OUTLINE_SOURCE_CHARS ? html.slice(0, OUTLINE_SOURCE_CHARS) : html);
@@ -95,7 +61,7 @@ export async function htmlOutline(html: string, budgetChars: number, redact?: Re
   let used = 0;
   let cut = 0;
   const push = (depth: number, ...pieces: Piece[]) => {
-    const length = pieces.reduce((n, p) => n + (typeof p === "string" ? p.length : shown(p, p.text).length), 0);
+    const length = pieces.reduce((n, p) => n + (typeof p === "string" ? p.length : plainShown(p).length), 0);
     if (used + length > budgetChars) {
       cut++;
       return;
@@ -140,11 +106,9 @@ export async function htmlOutline(html: string, budgetChars: number, redact?: Re
   const body = doc.body ?? doc.documentElement;
   if (body) walk(body, 0);
   const slots = lines.flatMap((l) => l.pieces.filter((p): p is Slot => typeof p !== "string"));
-  const windows = slots.map(readWindow);
-  const read = redact && windows.length > 0 ? await redact(windows) : windows;
-  if (read.length !== windows.length) throw new TypeError("the outline's redaction gave back another number of texts");
+  const shown = await showSlots(slots, redact);
   let next = 0;
-  const out = lines.map((l) => l.indent + l.pieces.map((p) => (typeof p === "string" ? p : shown(p, read[next++]!))).join(""));
+  const out = lines.map((l) => l.indent + l.pieces.map((p) => (typeof p === "string" ? p : shown[next++]!)).join(""));
   if (cut > 0) out.push(`<!-- the outline stops here: the page is longer than ${budgetChars} characters of outline -->`);
   return out.join("\n");
 }
