@@ -70,7 +70,8 @@ export class HostOutcomes {
    * failures: the common case costs nothing. Throws what the store throws.
    */
   record(task: Task, outcome: Outcome): void {
-    if (task.kind !== "page") return;
+    // A page handed back without an outcome of its own says nothing of its host, up or down.
+    if (task.kind !== "page" || (outcome.kind === "retry" && outcome.giveAttemptBack)) return;
     const ok = !attemptSaysHostDown(outcome);
     const key = `${task.jobId} ${task.host}`;
     if (ok && !this.failingHosts.has(key)) return;

@@ -129,8 +129,11 @@ export async function runLeasedPage(pool: LeaseHolder, task: Task): Promise<void
         pool.store.fail(task.id, pool.owner, outcome.error.toJSON());
         break;
       case "retry":
-        if (outcome.giveAttemptBack) pool.store.release(task.id, pool.owner, outcome.notBefore);
-        else pool.store.retry(task.id, pool.owner, outcome.notBefore);
+        if (outcome.giveAttemptBack) {
+          pool.store.release(task.id, pool.owner, outcome.notBefore);
+          // The job, not only the page: its other pages would find the same thing (task-runner's revoked).
+          pool.work.pauseJob(task.jobId, outcome.notBefore);
+        } else pool.store.retry(task.id, pool.owner, outcome.notBefore);
         if (outcome.httpStatus === 429 || outcome.httpStatus === 503) pool.work.throttleHost(task.jobId, task.host, outcome.notBefore);
         break;
     }

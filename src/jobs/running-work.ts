@@ -31,7 +31,7 @@ export class RunningWork {
   private readonly activeByJob = new Map<string, number>();
   /** Pages (not kickoffs) running now per job: a job with a delay runs one at a time. */
   private readonly activePagesByJob = new Map<string, number>();
-  /** Per job with a delay: when its pause after the last page ends (epoch ms). */
+  /** Per job with a delay: when its pause after the last page ends (epoch ms); also a job paused by {@link pauseJob}. */
   private readonly pacedUntil = new Map<string, number>();
   /**
    * Per job with a page running: the longest delay learned while it ran (a kickoff's robots `Crawl-delay`, a moved
@@ -92,6 +92,14 @@ export class RunningWork {
   throttleHost(jobId: string, host: string, untilMs: number): void {
     const key = `${jobId} ${host}`;
     this.hostPausedUntil.set(key, Math.max(this.hostPausedUntil.get(key) ?? 0, untilMs));
+  }
+
+  /**
+   * None of `jobId`'s pages is claimed before `untilMs`: a page that found its job cannot go on yet (its key revoked
+   * and failing the job failed) speaks for all of them.
+   */
+  pauseJob(jobId: string, untilMs: number): void {
+    this.pacedUntil.set(jobId, Math.max(this.pacedUntil.get(jobId) ?? 0, untilMs));
   }
 
   /** What a claim must skip now. */

@@ -94,6 +94,8 @@ export interface TaskRunnerDeps {
 /** Creates the runner the worker pool calls for each task. */
 export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
   const now = deps.now ?? Date.now;
+  /** Per job whose key was revoked: how many times in a row failing it failed (its pause grows with them). */
+  const failJobTries = new Map<string, number>();
   return async function runTask(task: Task, job: Job, signal: AbortSignal): Promise<Outcome> {
     // A key revoked (or gone from CRAWLBOX_API_KEYS at a restart) stops its jobs here, before the next page runs.
     if (!ownerActive(deps.keys, deps.config.authEnabled, job.keyId)) return revoked(job, task);
@@ -148,9 +150,14 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     try {
       deps.failJob(job.id, error.message, task.id);
     } catch (err) {
-      deps.log?.error("failing the job of a revoked key failed", { job: job.id, cause: String(err) });
-      return { kind: "retry", notBefore: now() + backoffMs(1, deps.config.retryBaseDelayMs), reason: error.code, giveAttemptBack: true };
+      // The whole job waits (leased-page pauses it until `notBefore`), longer each time: each of its pages would
+      // otherwise be claimed, handed back and claimed again at once, a transaction each, ahead of every newer job.
+      const tries = (failJobTries.get(job.id) ?? 0) + 1;
+      failJobTries.set(job.id, tries);
+      if ((tries & (tries - 1)) === 0) deps.log?.error("failing the job of a revoked key failed", { job: job.id, tries, cause: String(err) });
+      return { kind: "retry", notBefore: now() + backoffMs(tries, deps.config.retryBaseDelayMs), reason: error.code, giveAttemptBack: true };
     }
+    failJobTries.delete(job.id);
     return { kind: "failed", error };
   }
 

@@ -113,3 +113,40 @@ describe("a revoked key's last page when failing its job fails", () => {
     }, 30_000);
   }
 });
+
+describe("a revoked key's job when failing it keeps failing", () => {
+  test("waits as a whole between tries: its queued pages are not each claimed and handed back in turn", async () => {
+    const { key, record } = h.services.keys.create("lost failure paced");
+    const paths = Array.from({ length: 60 }, (_, i) => `/gate/paced-${i}`);
+    const res = (await (await h.request("/v2/batch/scrape", { method: "POST", auth: key, json: { urls: paths.map((p) => `${base}${p}`), maxAge: 0 } })).json()) as any;
+    expect(res.success).toBe(true);
+    await until(() => paths.some((p) => gates.has(p)));
+    const store = h.services.jobStore;
+    const realFailJob = store.failJob.bind(store);
+    let failJobCalls = 0;
+    let refusing = true;
+    store.failJob = (jobId: string, message: string, keepTaskId?: string) => {
+      if (jobId === res.id) failJobCalls++;
+      if (refusing && jobId === res.id) throw new Error("database or disk is full (SQLITE_FULL)");
+      realFailJob(jobId, message, keepTaskId);
+    };
+    try {
+      expect(h.services.keys.revoke(record.id)).toBe(true);
+      const running = paths.filter((p) => gates.has(p));
+      for (const p of running) gates.get(p)!(); // the pages running answer, and find the key revoked
+      await until(() => failJobCalls >= running.length);
+      // A second's worth of the pool's claims. Before, every page handed back was due again after its own 10 ms
+      // backoff and the job's other pages were due at once: each was claimed, tried failJob and was handed back, all
+      // 60 within the second, and again and again. Now the job itself waits, longer after each try (10 ms doubling).
+      await Bun.sleep(1_000);
+      expect(failJobCalls).toBeLessThan(paths.length / 2);
+      // Not one page was fetched after the key was revoked.
+      expect(paths.filter((p) => (hits.get(p) ?? 0) > 0).length).toBe(running.length);
+      refusing = false;
+      await until(() => h.services.jobStore.get(res.id)!.status !== "scraping", 20_000);
+      expect(h.services.jobStore.get(res.id)).toMatchObject({ status: "failed", error: REVOKED });
+    } finally {
+      store.failJob = realFailJob;
+    }
+  }, 40_000);
+});
