@@ -33,22 +33,37 @@ const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Z
 /** "Top-level domains" that are file extensions: `logo@2x.png` is an image, not an address. */
 const FILE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "webp", "svg", "avif", "bmp", "ico", "tif", "tiff", "css", "js", "mjs", "json", "map", "woff", "woff2", "ttf", "pdf", "html", "htm", "php", "xml", "txt", "mp4", "webm", "mp3"]);
 
+/** A phone number's digits and groups, not glued to a word, a number or a path before it. */
+const PHONE_NUMBER = String.raw`(?<![\w.+/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d[\d .-]{5,18}\d`;
+/**
+ * What may not follow a phone: a word, a path, a decimal or time; nor, after a last group of 1–3 digits, a decimal
+ * comma, which makes that group the next price's (`030 1234567 2,99 €`, `1,050 €`), unless another phone follows the
+ * comma (`030 1234 56,030 1234 57`: a trunk 0 and its area code, a `+`, or the North American 3-3-4 grouping).
+ */
+const PHONE_END = String.raw`(?![\w/]|[.:-]\d|(?<= \d{1,3}),(?!0\d{1,4}[ /-]\d\d|\+\d|\d{3}[ .-]\d{3}[ .-]\d{4}(?!\d))\d)`;
+
 /**
  * Candidate phone numbers, with an alternate ending (`+49 30 1234567/8`: …567 or …568; `/89` likewise); {@link isPhone}
- * decides on the number before it, {@link alternateFits} on the ending. A last group of 1–3 digits followed by a
- * decimal comma is the next price's (`030 1234567 2,99 €`), not the phone's.
+ * decides on the number before it, {@link alternateFits} on the ending.
  */
-const PHONE = /(?<![\w.+/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d[\d .-]{5,18}\d(?:\/\d{1,2})?(?![\w/]|[.:-]\d|(?<= \d{1,3}),\d)/g;
+const PHONE = new RegExp(`${PHONE_NUMBER}(?:\\/\\d{1,2})?${PHONE_END}`, "g");
+/** The candidate at an index without an alternate ending: what is taken when the ending does not fit (sticky). */
+const PHONE_WITHOUT_ENDING = new RegExp(PHONE_NUMBER + PHONE_END, "y");
 
 /** A candidate's alternate ending: a slash and the 1 or 2 digits that replace its last ones. */
 const ALTERNATE_ENDING = /\/\d{1,2}$/;
 
 /**
- * Whether `ending` (`/8`) can be an alternate for the last digits of `number`: it replaces fewer digits than the
- * number's last group has (`1234567/8`, `1234567/89`; not `12 34/56`, a pair of figures, nor a fraction `5/8`).
+ * Whether `ending` (`/8`) can be an alternate for the last digits of `number` (`isNumber` judging a number): it
+ * replaces fewer digits than the number's last group has (`1234567/8`, `1234567/89`), or the whole of that group
+ * when the number before the group is a phone by itself (`030 12 34 56/57`, `+49 30 12345 6/7`); not `12 34/56`, a
+ * pair of figures, nor a fraction `5/8`.
  */
-function alternateFits(number: string, ending: string): boolean {
-  return ending.length - 1 < /\d+$/.exec(number)![0].length;
+function alternateFits(number: string, ending: string, isNumber: (n: string) => boolean): boolean {
+  const lastGroup = /\d+$/.exec(number)![0].length;
+  const replaced = ending.length - 1;
+  if (replaced > lastGroup || !isNumber(number)) return false;
+  return replaced < lastGroup || isNumber(number.slice(0, number.length - lastGroup).replace(/[ .-]$/, ""));
 }
 
 /**
@@ -203,17 +218,36 @@ function collect(text: string, re: RegExp, type: PiiEntity, keep: (m: RegExpExec
   }
 }
 
+/**
+ * The phone numbers of `text`. A candidate is judged without its alternate ending (which is then part of the span),
+ * the context after both. When the ending does not fit, the number is read as if it had none (`030 1234 56 7/89`
+ * gives `030 1234 56`, the digits before the slash not being the phone's), and the scan goes on where that reading
+ * ends (after the index when there is none): never less than a pattern without endings finds.
+ */
+function collectPhones(text: string, out: PiiSpan[]): void {
+  PHONE.lastIndex = 0;
+  for (let m = PHONE.exec(text); m; m = PHONE.exec(text)) {
+    const start = m.index;
+    const labelled = PHONE_LABEL_BEFORE.test(text.slice(Math.max(0, start - 16), start));
+    const phone = (n: string, end: number) => isPhone(n, labelled) && phoneContext(text, n, start, end);
+    const ending = ALTERNATE_ENDING.exec(m[0])?.[0] ?? "";
+    const number = m[0].slice(0, m[0].length - ending.length);
+    const end = start + m[0].length;
+    const taken = ending === "" ? phone(number, end) : alternateFits(number, ending, (n) => phone(n, end));
+    if (taken) out.push({ start, end, type: "PHONE" });
+    if (taken || ending === "") continue;
+    PHONE_WITHOUT_ENDING.lastIndex = start;
+    const plain = PHONE_WITHOUT_ENDING.exec(text);
+    if (plain && phone(plain[0], start + plain[0].length)) out.push({ start, end: start + plain[0].length, type: "PHONE" });
+    PHONE.lastIndex = plain ? start + plain[0].length : start + 1;
+  }
+}
+
 /** The spans the patterns find for `entities`, in no particular order (they may overlap). */
 export function findPatternSpans(text: string, entities: ReadonlySet<PiiEntity>): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (entities.has("EMAIL")) collect(text, EMAIL, "EMAIL", (m) => !FILE_EXTENSIONS.has(m[1]!.toLowerCase()), out);
-  if (entities.has("PHONE")) collect(text, PHONE, "PHONE", (m) => {
-      const labelled = PHONE_LABEL_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index));
-      // The number is judged without its alternate ending (which is then part of the span); the context after both.
-      const ending = ALTERNATE_ENDING.exec(m[0])?.[0] ?? "";
-      const number = m[0].slice(0, m[0].length - ending.length);
-      return (ending === "" || alternateFits(number, ending)) && isPhone(number, labelled) && phoneContext(text, number, m.index, m.index + m[0].length);
-    }, out);
+  if (entities.has("PHONE")) collectPhones(text, out);
   if (entities.has("FINANCIAL")) {
     collect(text, CARD, "FINANCIAL", (m) => /^[3-6]/.test(m[0]) && luhnValid(digits(m[0])) && standsAlone(text, m.index, m.index + m[0].length), out);
     collect(text, IBAN, "FINANCIAL", (m) => ibanValid(m[0]), out);

@@ -3,6 +3,9 @@
  * found at all (the `/` after the number ruled every candidate out), so the whole number stayed; `030 1234567-0`
  * (a switchboard's `-0`) was found. Both are redacted whole now, without the price, date or version that follows;
  * and a price with a decimal comma right after a phone (`030 1234567 2,99 €`) no longer loses its first digits to it.
+ * An ending as long as the last group (`030 12 34 56/57`) made the whole phone visible (it was `<PHONE> 56/57` before
+ * endings were taken, as an ending too long still is), and a list written without spaces
+ * (`030 1234 56,030 1234 57`) lost its first phone's last group to the price rule.
  */
 import { describe, expect, test } from "bun:test";
 import { findPatternSpans, PII_ENTITIES, type PiiEntity } from "../../src/redact/detectors.ts";
@@ -57,5 +60,35 @@ describe("not alternate endings", () => {
 
   test("an ending of three digits or more, or one followed by more, is not taken: nothing is", () => {
     for (const text of ["Tel 030 1234567/123", "Tel 030 1234567/2024", "Tel 030 1234567/8-9", "see /docs/030 1234567/8"]) expect(found(text)).toEqual([]);
+  });
+});
+
+describe("an ending as long as the last group, or longer", () => {
+  test("as long as the last group: the whole phone when the number before that group is one", async () => {
+    for (const phone of ["030 12 34 56/57", "+49 30 1234 56/78", "+49 30 12345 6/7", "0171 123 45 67/68"]) {
+      expect(found(`Tel ${phone} now`)).toEqual([["PHONE", phone]]);
+      expect(await fast(`Tel ${phone}`)).toBe("Tel <PHONE>");
+    }
+    expect(await fast("Tel +49 30 1234 56/78 ab 2,99 €")).toBe("Tel <PHONE> ab 2,99 €");
+  });
+
+  test("longer than the last group: the number before it, never less than a pattern without endings found", async () => {
+    expect(await fast("Tel 030 1234 56 7/89")).toBe("Tel <PHONE> 7/89");
+    expect(await fast("Tel +49 30 1234 56 7/89 now")).toBe("Tel <PHONE> 7/89 now");
+    // A candidate that is no phone at all does not hide one inside it.
+    expect(found("Ref 12 030 1234567/8")).toEqual([["PHONE", "030 1234567/8"]]);
+  });
+});
+
+describe("a list of phones written without spaces keeps each whole", () => {
+  test("a comma followed by another phone is not a decimal comma", async () => {
+    expect(await fast("030 1234 56,030 1234 57")).toBe("<PHONE>,<PHONE>");
+    expect(await fast("Tel 030 123 45 67,0800 1234567")).toBe("Tel <PHONE>,<PHONE>");
+    expect(await fast("030 1234 56,+49 30 1234567")).toBe("<PHONE>,<PHONE>");
+    expect(await fast("030 1234 56,555-010-4477")).toBe("<PHONE>,<PHONE>");
+  });
+
+  test("a price after a phone keeps its digits, also with a thousands comma or a leading 0", async () => {
+    for (const price of ["2,99 €", "0,14 €/Min.", "2,05 €", "1,050 €", "1,299 USD"]) expect(await fast(`Tel 030 1234567 ${price}`)).toBe(`Tel <PHONE> ${price}`);
   });
 });
