@@ -35,20 +35,26 @@ const FILE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "webp", "svg", "av
 
 /** A phone number's digits and groups, not glued to a word, a number or a path before it. */
 const PHONE_NUMBER = String.raw`(?<![\w.+/-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d[\d .-]{5,18}\d`;
+/** What may not follow a phone: a word, a path, a decimal or time. */
+const PHONE_END = String.raw`(?![\w/]|[.:-]\d)`;
 /**
- * What may not follow a phone: a word, a path, a decimal or time; nor, after a last group of 1–3 digits, a decimal
- * comma, which makes that group the next price's (`030 1234567 2,99 €`, `1,050 €`), unless another phone follows the
- * comma (`030 1234 56,030 1234 57`: a trunk 0 and its area code, a `+`, or the North American 3-3-4 grouping).
+ * A decimal comma after a last group of 1–3 digits, which makes that group the next price's (`030 1234567 2,99 €`,
+ * `1,050 €`), unless another phone follows the comma (`030 1234 56,030 1234 57`: a trunk 0 and its area code, a `+`,
+ * or the North American 3-3-4 grouping).
  */
-const PHONE_END = String.raw`(?![\w/]|[.:-]\d|(?<= \d{1,3}),(?!0\d{1,4}[ /-]\d\d|\+\d|\d{3}[ .-]\d{3}[ .-]\d{4}(?!\d))\d)`;
+const PRICE_COMMA = String.raw`(?<= \d{1,3}),(?!0\d{1,4}[ /-]\d\d|\+\d|\d{3}[ .-]\d{3}[ .-]\d{4}(?!\d))\d`;
 
 /**
  * Candidate phone numbers, with an alternate ending (`+49 30 1234567/8`: …567 or …568; `/89` likewise); {@link isPhone}
- * decides on the number before it, {@link alternateFits} on the ending.
+ * decides on the number before it, {@link alternateFits} on the ending, {@link collectPhones} on a price's group.
  */
 const PHONE = new RegExp(`${PHONE_NUMBER}(?:\\/\\d{1,2})?${PHONE_END}`, "g");
 /** The candidate at an index without an alternate ending: what is taken when the ending does not fit (sticky). */
 const PHONE_WITHOUT_ENDING = new RegExp(PHONE_NUMBER + PHONE_END, "y");
+/** The candidate at an index without the group before a {@link PRICE_COMMA} (sticky). */
+const PHONE_BEFORE_PRICE = new RegExp(`${PHONE_NUMBER}${PHONE_END}(?!${PRICE_COMMA})`, "y");
+/** Whether a {@link PRICE_COMMA} is at an index (sticky). */
+const PRICE_COMMA_AT = new RegExp(PRICE_COMMA, "y");
 
 /** A candidate's alternate ending: a slash and the 1 or 2 digits that replace its last ones. */
 const ALTERNATE_ENDING = /\/\d{1,2}$/;
@@ -222,7 +228,9 @@ function collect(text: string, re: RegExp, type: PiiEntity, keep: (m: RegExpExec
  * The phone numbers of `text`. A candidate is judged without its alternate ending (which is then part of the span),
  * the context after both. When the ending does not fit, the number is read as if it had none (`030 1234 56 7/89`
  * gives `030 1234 56`, the digits before the slash not being the phone's), and the scan goes on where that reading
- * ends (after the index when there is none): never less than a pattern without endings finds.
+ * ends (after the index when there is none): never less than a pattern without endings finds. A last group before a
+ * price's decimal comma is left to the price when the number without it is a phone (`030 1234567 2,99 €`), and taken
+ * with it when only the whole is one (`030 123 4,5` gives `030 123 4`, as before the price rule).
  */
 function collectPhones(text: string, out: PiiSpan[]): void {
   PHONE.lastIndex = 0;
@@ -233,14 +241,31 @@ function collectPhones(text: string, out: PiiSpan[]): void {
     const ending = ALTERNATE_ENDING.exec(m[0])?.[0] ?? "";
     const number = m[0].slice(0, m[0].length - ending.length);
     const end = start + m[0].length;
-    const taken = ending === "" ? phone(number, end) : alternateFits(number, ending, (n) => phone(n, end));
-    if (taken) out.push({ start, end, type: "PHONE" });
-    if (taken || ending === "") continue;
+    if (ending === "") {
+      const short = beforePrice(text, start, end);
+      if (short !== undefined && phone(short, start + short.length)) {
+        out.push({ start, end: start + short.length, type: "PHONE" });
+        PHONE.lastIndex = start + short.length;
+      } else if (phone(number, end)) out.push({ start, end, type: "PHONE" });
+      continue;
+    }
+    if (alternateFits(number, ending, (n) => phone(n, end))) {
+      out.push({ start, end, type: "PHONE" });
+      continue;
+    }
     PHONE_WITHOUT_ENDING.lastIndex = start;
     const plain = PHONE_WITHOUT_ENDING.exec(text);
     if (plain && phone(plain[0], start + plain[0].length)) out.push({ start, end: start + plain[0].length, type: "PHONE" });
     PHONE.lastIndex = plain ? start + plain[0].length : start + 1;
   }
+}
+
+/** The candidate at `start` without its last group when a price's decimal comma follows it at `end`, if any. */
+function beforePrice(text: string, start: number, end: number): string | undefined {
+  PRICE_COMMA_AT.lastIndex = end;
+  if (!PRICE_COMMA_AT.test(text)) return undefined;
+  PHONE_BEFORE_PRICE.lastIndex = start;
+  return PHONE_BEFORE_PRICE.exec(text)?.[0];
 }
 
 /** The spans the patterns find for `entities`, in no particular order (they may overlap). */

@@ -5,7 +5,9 @@
  * and a price with a decimal comma right after a phone (`030 1234567 2,99 €`) no longer loses its first digits to it.
  * An ending as long as the last group (`030 12 34 56/57`) made the whole phone visible (it was `<PHONE> 56/57` before
  * endings were taken, as an ending too long still is), and a list written without spaces
- * (`030 1234 56,030 1234 57`) lost its first phone's last group to the price rule.
+ * (`030 1234 56,030 1234 57`) lost its first phone's last group to the price rule. When the number without a price's
+ * group is too short to be a phone (`030 123 4,5`), the price rule left the whole number visible; it takes the group
+ * again, as before the rule.
  */
 import { describe, expect, test } from "bun:test";
 import { findPatternSpans, PII_ENTITIES, type PiiEntity } from "../../src/redact/detectors.ts";
@@ -90,5 +92,21 @@ describe("a list of phones written without spaces keeps each whole", () => {
 
   test("a price after a phone keeps its digits, also with a thousands comma or a leading 0", async () => {
     for (const price of ["2,99 €", "0,14 €/Min.", "2,05 €", "1,050 €", "1,299 USD"]) expect(await fast(`Tel 030 1234567 ${price}`)).toBe(`Tel <PHONE> ${price}`);
+  });
+});
+
+describe("a last group before a decimal comma, when the number without it is no phone", () => {
+  test("the phone keeps its group, as before the price rule: never less than it found", async () => {
+    expect(await fast("030 123 4,5")).toBe("<PHONE>,5");
+    expect(await fast("01 23 45 67,1")).toBe("<PHONE>,1");
+    // Without its group no candidate is left at all (4 characters), and +1 needs its 10 digits.
+    expect(found("Tel 0123 456,7")).toEqual([["PHONE", "0123 456"]]);
+    expect(found("+1 555 123 456 7,5")).toEqual([["PHONE", "+1 555 123 456 7"]]);
+  });
+
+  test("a number that is a phone without the group still leaves it to the price", async () => {
+    expect(await fast("Tel 030 123 45 6,50 €")).toBe("Tel <PHONE> 6,50 €");
+    expect(await fast("030 123 4,030 123 5")).toBe("<PHONE>,<PHONE>");
+    expect(found("Order #030 123 4,5")).toEqual([]);
   });
 });
