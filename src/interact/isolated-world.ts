@@ -8,10 +8,13 @@
  *
  * Elements are held as the world's object ids and acted on through CDP and real input: a click scrolls the element
  * into view, checks that it is the element at its centre (not something laid over it), and clicks there; typing
- * focuses it and types. Values read from it are read in the world and bounded there, before they cross.
+ * focuses it and types. Values read from it are read and bounded before they cross: crawlbox's checks here, and what
+ * the caller's code asks for (a locator's `evaluate`, its reads) in a world of their own (interact/code-world.ts), so
+ * that no caller's code runs in this one either.
  */
 import type { CDPSession, Page } from "puppeteer-core";
 import { boundedSource, fromBounded } from "../engines/browser/budgeted-json.ts";
+import { evaluateInCodeWorld } from "./code-world.ts";
 import { PageOpError } from "./page-ops.ts";
 
 /** Characters of a value read from the page (text, HTML, a script's result). */
@@ -62,9 +65,9 @@ export async function pageTitle(session: CDPSession): Promise<string> {
 }
 
 /**
- * Bounds a read in the world: throws there, before the value crosses, when it is too long. A value other than a
- * string crosses as its JSON text, written no further than the bound (engines/browser/budgeted-json.ts): a locator's
- * `evaluate` giving 200 MB no longer makes 200 MB more, and what crosses is what was measured.
+ * Bounds a read of crawlbox's own in the world: throws there, before the value crosses, when it is too long. A value
+ * other than a string crosses as its JSON text, written no further than the bound (engines/browser/budgeted-json.ts),
+ * so what crosses is what was measured. (Functions that may be a caller's run in the code world, {@link WorldElement.call}.)
  */
 const BOUNDED = boundedSource(MAX_READ_CHARS, "the value is");
 
@@ -77,10 +80,17 @@ export class WorldElement {
   ) {}
 
   /**
-   * Runs `fn` (source of `function (arg) {…}`, `this` the element) in the world; its value, bounded, as JSON gives
-   * it back (a string as it is; `undefined` when JSON has nothing for it).
+   * Runs `fn` (source of `function (arg) {…}`, `this` the element) on it, in the code world (interact/code-world.ts):
+   * a locator's `evaluate` (the caller's source inside it) and the reads asked for by the caller's code. Its value,
+   * bounded there, as JSON gives it back (a string as it is; `undefined` when JSON has nothing for it). Not in
+   * crawlbox's world: the caller's code would run where crawlbox's reads do, and could change what they call.
    */
   async call(fn: string, arg: unknown = null): Promise<unknown> {
+    return evaluateInCodeWorld(this.session, this.objectId, fn, arg, MAX_READ_CHARS);
+  }
+
+  /** Runs `fn`, crawlbox's own (source of `function (arg) {…}`, `this` the element), in crawlbox's world, bounded there. */
+  private async own(fn: string, arg: unknown = null): Promise<unknown> {
     const { result, exceptionDetails } = await this.session.send("Runtime.callFunctionOn", {
       objectId: this.objectId,
       functionDeclaration: `function (arg) { return (${BOUNDED})((${fn}).call(this, arg)); }`,
@@ -95,7 +105,7 @@ export class WorldElement {
   /** Scrolls it into view and returns the centre of its box, after checking that the element there is it (or inside it). */
   private async centre(): Promise<{ x: number; y: number }> {
     await this.session.send("DOM.scrollIntoViewIfNeeded", { objectId: this.objectId }).catch(() => undefined);
-    const at = (await this.call(`function () {
+    const at = (await this.own(`function () {
       const r = this.getBoundingClientRect();
       if (r.width === 0 || r.height === 0) return { hidden: true };
       const x = r.left + r.width / 2, y = r.top + r.height / 2;
@@ -125,7 +135,7 @@ export class WorldElement {
   }
 
   async focus(): Promise<void> {
-    await this.call("function () { this.focus(); }");
+    await this.own("function () { this.focus(); }");
   }
 
   async scrollIntoView(): Promise<void> {
@@ -134,7 +144,7 @@ export class WorldElement {
 
   /** Empties it (a form field, or an editable element), telling the page as typing would. */
   async clear(): Promise<void> {
-    await this.call(`function () { if ("value" in this) this.value = ""; else this.textContent = ""; this.dispatchEvent(new Event("input", { bubbles: true })); }`);
+    await this.own(`function () { if ("value" in this) this.value = ""; else this.textContent = ""; this.dispatchEvent(new Event("input", { bubbles: true })); }`);
   }
 
   /** Focuses it and types `text` with real key presses. */
@@ -149,22 +159,22 @@ export class WorldElement {
    * very element whatever lies over it.
    */
   async setChecked(on: boolean): Promise<void> {
-    if ((await this.call("function () { return !!this.checked; }")) === on) return;
+    if ((await this.own("function () { return !!this.checked; }")) === on) return;
     await this.click().catch(async (err: unknown) => {
       if (!(err instanceof PageOpError)) throw err;
       await this.domClick();
     });
-    if ((await this.call("function () { return !!this.checked; }")) !== on) throw new PageOpError(`the element did not become ${on ? "checked" : "unchecked"}`);
+    if ((await this.own("function () { return !!this.checked; }")) !== on) throw new PageOpError(`the element did not become ${on ? "checked" : "unchecked"}`);
   }
 
   /** A click dispatched on it in the DOM (Playwright's `force`): no pointer, no check of what lies over it. */
   async domClick(): Promise<void> {
-    await this.call("function () { this.click(); }");
+    await this.own("function () { this.click(); }");
   }
 
   /** Chooses the options with these values (a `<select>`); the values chosen. */
   async select(values: string[]): Promise<string[]> {
-    return (await this.call(
+    return (await this.own(
       `function (values) {
         if (this.tagName !== "SELECT") throw new Error("the element is not a <select>");
         const options = Array.from(this.options);
@@ -180,11 +190,11 @@ export class WorldElement {
   }
 
   async visible(): Promise<boolean> {
-    return (await this.call(`function () { return typeof this.checkVisibility === "function" ? this.checkVisibility({ visibilityProperty: true }) : !!(this.offsetWidth || this.offsetHeight); }`)) as boolean;
+    return (await this.own(`function () { return typeof this.checkVisibility === "function" ? this.checkVisibility({ visibilityProperty: true }) : !!(this.offsetWidth || this.offsetHeight); }`)) as boolean;
   }
 
   async box(): Promise<{ x: number; y: number; width: number; height: number } | null> {
-    return (await this.call(`function () { const r = this.getBoundingClientRect(); return r.width || r.height ? { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height } : null; }`)) as never;
+    return (await this.own(`function () { const r = this.getBoundingClientRect(); return r.width || r.height ? { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height } : null; }`)) as never;
   }
 }
 

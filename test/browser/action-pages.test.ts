@@ -115,8 +115,11 @@ describe("executeJavascript", () => {
         { type: "executeJavascript", script: "let data = 5; const config = 6; data + config" },
         { type: "executeJavascript", script: "await Promise.resolve('s'.repeat(3))" },
         { type: "executeJavascript", script: "await undefined" },
+        // A let the page declared, with a top-level await: the script's own (REPL mode runs it as a block), its value
+        // kept (it ran as a function body before, whose value is undefined), the page's own left as it was.
         { type: "executeJavascript", script: "await null; let data = 3; window.__d = data" },
         { type: "executeJavascript", script: "__d" },
+        { type: "executeJavascript", script: "data" },
       ],
     });
     expect({ status, error: body.error }).toEqual({ status: 200, error: undefined });
@@ -127,8 +130,9 @@ describe("executeJavascript", () => {
       { type: "number", value: 11 },
       { type: "string", value: "sss" },
       { type: "undefined", value: null },
-      { type: "undefined", value: null },
       { type: "number", value: 3 },
+      { type: "number", value: 3 },
+      { type: "number", value: 1 },
     ]);
   }, 60_000);
 

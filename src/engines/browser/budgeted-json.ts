@@ -2,15 +2,16 @@
  * @module engines/browser/budgeted-json
  * Writing a value's JSON in the page only as far as crawlbox reads it, for every path that takes a caller's value out
  * of a page through its JSON: {@link COUNTED_JSON} for a script's value (script.ts: the `executeJavascript` action,
- * interact's `page.evaluate` and bash's `eval`), a locator's `evaluate` and the other element reads
- * (interact/isolated-world.ts `WorldElement.call`) and a locator's lists (interact/sandbox/locate.ts `mapMatches`);
+ * interact's `page.evaluate` and bash's `eval`), a locator's `evaluate` ({@link BOUNDED_ANSWER} with functions taken
+ * when its world was made, interact/code-world.ts), the element reads (interact/isolated-world.ts `WorldElement.call`)
+ * and a locator's lists (interact/sandbox/locate.ts `mapMatches`);
  * {@link JSON_WRITER}, which can cut a text at the budget, for the sandbox's `result` and `%j`
  * (interact/sandbox/value-text.ts). `JSON.stringify` makes the whole text before its length can be
  * looked at: a value holding a 200 MB string cost its page another 200 MB and more (a value whose JSON is longer than
  * a string may be, the same string three times, threw `RangeError: Invalid string length` instead of being refused
  * or cut). Here, in engines/browser, since both the scrape's engine and interact use it; it imports nothing.
  *
- * Plain JavaScript in strings, evaluated in the page (or in crawlbox's isolated world of it).
+ * Plain JavaScript in strings, evaluated in the page (or in an isolated world of it).
  */
 
 /**
@@ -113,26 +114,46 @@ export const COUNTED_JSON = `((stringify, isArray, viewLength) => (v, cap) => {
 })`;
 
 /**
- * Source of a function expression `(v) => answer` for crawlbox's isolated world, whose builtins the page cannot
- * reach: `v` made ready to cross the DevTools connection within `maxChars` characters, or an error thrown before
- * it crosses; `subject` begins the message (`"the value is"`). A string crosses as itself, bounded by its length. Any
- * other value crosses as `{json}`, its JSON text (undefined when JSON has none, as for `undefined` or a function),
- * bounded by that text's length and made by {@link COUNTED_JSON}, which stops writing past the bound: the caller
- * parses it ({@link fromBounded}). The text, not the value, crosses, so what is measured is what crosses: returning
- * the value made DevTools serialise it again by its own rules (no `toJSON`, a `Date`'s other properties, getters
- * read again), and a 5 MB value passed a 1 MB bound. A value over it is told by its size when that is known (a
- * string, a text written whole), else as "more than" the bound.
+ * Source of a function expression `(stringify, isArray, viewLength) => (v, maxChars, subject) => answer`: `v` made
+ * ready to cross the DevTools connection within `maxChars` characters, the three functions as {@link COUNTED_JSON}
+ * takes them. The answer is `v` itself for a string within the bound, `{json}` for any other value within it (its
+ * JSON text, undefined when JSON has none, as for `undefined` or a function), or `{over}`, the message of a refusal
+ * (`subject` begins it: "the value is 5000000 characters, over the 1000000 that are read", or "more than" the bound
+ * when the rest of the JSON was never written). It throws nothing of its own (a getter's or `toJSON`'s exception, or
+ * JSON's on a cycle, goes through), and calls nothing but the three functions and operators: given functions taken
+ * when a world was made, code run in that world later cannot change what it measures (interact/code-world.ts).
+ */
+export const BOUNDED_ANSWER = `((stringify, isArray, viewLength) => {
+  const counted = ${COUNTED_JSON}(stringify, isArray, viewLength);
+  return (v, maxChars, subject) => {
+    const over = (n) => ({ over: subject + " " + n + " characters, over the " + maxChars + " that are read" });
+    if (typeof v === "string") return v.length > maxChars ? over(v.length) : v;
+    const r = counted(v, maxChars);
+    if (r.over) return over("more than " + maxChars);
+    if (typeof r.json === "string" && r.json.length > maxChars) return over(r.json.length);
+    return { json: r.json };
+  };
+})`;
+
+/**
+ * Source of a function expression `(v) => answer` for crawlbox's isolated world, whose builtins neither the page nor
+ * a caller's code can reach (a locator's `evaluate` runs in a world of its own, interact/code-world.ts): `v` made
+ * ready to cross the DevTools connection within `maxChars` characters, or an error thrown before it crosses;
+ * `subject` begins the message (`"the value is"`). A string crosses as itself, bounded by its length. Any other
+ * value crosses as `{json}`, its JSON text (undefined when JSON has none, as for `undefined` or a function), bounded
+ * by that text's length and made by {@link COUNTED_JSON}, which stops writing past the bound: the caller parses it
+ * ({@link fromBounded}). The text, not the value, crosses, so what is measured is what crosses: returning the value
+ * made DevTools serialise it again by its own rules (no `toJSON`, a `Date`'s other properties, getters read again),
+ * and a 5 MB value passed a 1 MB bound. A value over it is told by its size when that is known (a string, a text
+ * written whole), else as "more than" the bound ({@link BOUNDED_ANSWER}).
  */
 export function boundedSource(maxChars: number, subject: string): string {
-  const over = (n: string) => `throw new Error(${JSON.stringify(`${subject} `)} + ${n} + " characters, over the ${maxChars} that are read")`;
   return `(v) => {
-    if (typeof v === "string") { if (v.length > ${maxChars}) ${over("v.length")}; return v; }
     const typedLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "length").get;
     const viewLength = (x) => { if (!ArrayBuffer.isView(x)) return -1; try { return typedLength.call(x); } catch (_) { return -1; } };
-    const r = ${COUNTED_JSON}(JSON.stringify, Array.isArray, viewLength)(v, ${maxChars});
-    if (r.over) ${over(`"more than ${maxChars}"`)};
-    if (typeof r.json === "string" && r.json.length > ${maxChars}) ${over("r.json.length")};
-    return { json: r.json };
+    const a = ${BOUNDED_ANSWER}(JSON.stringify, Array.isArray, viewLength)(v, ${maxChars}, ${JSON.stringify(subject)});
+    if (typeof a === "object" && typeof a.over === "string") throw new Error(a.over);
+    return a;
   }`;
 }
 

@@ -7,11 +7,14 @@
  *    The eval runs in a function of its own that declares nothing, so a script may declare any name (`var v`,
  *    `let out`) and its `let`/`const` never meet the page's own top-level ones.
  * 2. Top-level `await` (which eval refuses): CDP `Runtime.evaluate` in REPL mode, which allows it and still gives the
- *    completion value (`await Promise.resolve(7)` is 7). Not the first way: in REPL mode a script's `let`/`const`
- *    are global ones, refused when the page declared the same name, and a string result crosses the DevTools
- *    connection before its size can be checked.
- * 3. A top-level `return` (or top-level `await` with a `let`/`const` the page declared too): the script is the body
- *    of an async function, whose return value is the result.
+ *    completion value (`await Promise.resolve(7)` is 7). The script is a block there, so that its `let`, `const`
+ *    and `class` end with it: at a REPL script's top level they are the page's globals, and kept what they held after
+ *    the call (`await null; const big = …` of a 200 MB string kept 200 MB of the page, each new name 200 MB more), and
+ *    a name the page declared was refused. Not the first way: its `var` and functions are still the page's globals,
+ *    and a string result crosses the DevTools connection before its size can be checked.
+ * 3. A top-level `return` (or top-level `await` with a `var` of a name the page declared with `let`): the script is
+ *    the body of an async function, made by the async function constructor from its text, whose return value is the
+ *    result.
  *
  * A value whose JSON is longer than the caller's bound is refused in the page, before it crosses the DevTools
  * connection: a copy of `JSON.stringify` the page's scripts cannot replace writes it, and is stopped once a count
@@ -53,7 +56,7 @@ export interface ScriptResult {
 const TOP_LEVEL_RETURN = /Illegal return|Unexpected token 'return'/;
 /** The SyntaxError of a top-level `await` outside an async function. */
 const TOP_LEVEL_AWAIT = /await is only valid/;
-/** The SyntaxError of a REPL-mode `let`/`const` whose name the page's own scripts declared at their top level. */
+/** The SyntaxError of a REPL-mode declaration refused for a name the page's own scripts declared (a `var` of their `let`). */
 const REPL_REDECLARED = /^SyntaxError: Identifier '.*' has already been declared/;
 /** The CDP object group of REPL-mode results, released after each script. */
 const OBJECT_GROUP = "crawlbox-script";
@@ -127,14 +130,16 @@ async function evaluateAnyWay(page: Page, script: string, maxChars: number): Pro
       try {
         return await evaluateInReplMode(page, script, cap);
       } catch (replErr) {
-        // A `return` too, or a `let`/`const` the page declared (a global in REPL mode): way 3, as before REPL mode.
+        // A `return` too, or a `var` the page declared with `let` (a global in REPL mode): way 3, as before REPL mode.
         if (!TOP_LEVEL_RETURN.test(messageOf(replErr)) && !REPL_REDECLARED.test(messageOf(replErr))) throw replErr;
       }
     } else if (!TOP_LEVEL_RETURN.test(reason)) {
       throw err;
     }
   }
-  const body = `(async () => { const v = await (async () => { ${script}\n})(); ${resultStatements(cap)} })()`;
+  // The body is handed to the async function constructor as data, never pasted into the wrapper: pasted, a script
+  // could close the function around it and return from the wrapper itself, past the bound (20 MB came back).
+  const body = `(async () => { const v = await (async () => {}).constructor(${JSON.stringify(script)})(); ${resultStatements(cap)} })()`;
   return fromPage(await page.evaluate(body));
 }
 
@@ -143,7 +148,9 @@ async function evaluateInReplMode(page: Page, script: string, cap: number): Prom
   const session = await page.createCDPSession();
   try {
     const { result, exceptionDetails } = await session.send("Runtime.evaluate", {
-      expression: script,
+      // A block keeps the script's `let`/`const`/`class` from the page's globals (the module comment); its completion
+      // value is the script's. The newlines end a `// comment` it may end with.
+      expression: `{\n${script}\n}`,
       replMode: true,
       awaitPromise: true,
       returnByValue: false,
