@@ -8,8 +8,7 @@
  * drop, and the kept blocks are returned exactly as converted. So the pass cannot rewrite, shorten or invent
  * content, its answer is a few tokens whatever the page's length, and long pages are read in parts. As upstream,
  * a page too long for the pass keeps its markdown, with a warning; so does a page the model would empty, entirely or
- * all but a sliver of its prose ({@link MIN_KEPT_PROSE_SHARE}, {@link MIN_KEPT_PROSE_CHARS}), unless its content is
- * links and the kept blocks hold a fair share of them ({@link MAX_LINK_PAGE_PROSE_SHARE}, {@link MIN_KEPT_LINK_TEXT_SHARE}).
+ * all but a sliver of its content ({@link dropsContent}): its prose outside link lists, or on a page of links its text.
  */
 import type { LlmClient } from "../llm/client.ts";
 import { cleanContentMessages } from "../llm/prompts.ts";
@@ -38,39 +37,36 @@ export const MAX_CLEAN_BLOCKS = 5_000;
 export const MAX_DROPPED_BLOCK_SHARE = 0.5;
 
 /**
- * The kept blocks' least share of the page's prose ({@link proseChars}: text outside links and images); below it, and
- * below {@link MIN_KEPT_PROSE_CHARS}, the page keeps its markdown, with a warning, as when the model marks every block
- * (but a page whose content is links: {@link MAX_LINK_PAGE_PROSE_SHARE}).
+ * The kept blocks' least share of what the guard measures ({@link dropsContent}); below it, and below
+ * {@link MIN_KEPT_PROSE_CHARS}, the page keeps its markdown, with a warning, as when the model marks every block.
  * A model that drops all but "Share this article" emptied the page as surely as one that drops everything, and the
- * client paid for it with no sign of it. Why prose: menus, footers and related lists are mostly links, whose labels
- * would make a short article on a site with a big menu a sliver of the page's text (2.7 % of one such page), though
- * dropping that chrome is what the pass is for; outside links, the same page's article is over a fifth of its prose.
+ * client paid for it with no sign of it.
  */
 export const MIN_KEPT_PROSE_SHARE = 0.1;
 
 /**
- * Characters of prose the kept blocks hold at least for the share not to matter: a short article (a news brief of
- * two paragraphs) is content whatever the page around it; what the guard is for is a page left with a line or two.
+ * Characters the kept blocks hold at least for the share not to matter: a short article (a news brief of two
+ * paragraphs) is content whatever the page around it; what the guard is for is a page left with a line or two.
  */
 export const MIN_KEPT_PROSE_CHARS = 300;
 
 /**
- * The largest share of a page's text ({@link textChars}) its prose may be for the page to read as one whose content
- * is links (an index, a download list, a gallery): its prose is then mostly chrome (a banner, a footer), and a pass
- * that keeps a sliver of it but keeps the links has cleaned the page (in the tests an index's prose is 10 % of its
- * text, a download list's 33 %, a gallery's 30 %). Only then do the kept link labels count: an article's prose is most
- * of its text (66 % in the tests), and a model that kept its "Related" list alone had dropped the article, which the
- * labels of that list (a third of the text) made pass for content, with no warning.
+ * The largest share of a block's text ({@link textChars}) its prose ({@link proseChars}) may be for the block to be
+ * link-dense, a link list: a menu, a "Related" list, a gallery, a footer of links. Lists are measured apart from the
+ * page's prose, each on its own: judged on the whole page, a menu of 140 links made every page one of links, so an
+ * article whose model kept only the menu (0 of its 1,274 characters of prose) passed, and an API reference whose
+ * model kept its 20 endpoints (544 of 4,005 characters of text, 14 %) was kept whole, with a warning.
  */
-export const MAX_LINK_PAGE_PROSE_SHARE = 0.5;
+export const MAX_LINK_DENSE_PROSE_SHARE = 0.5;
 
 /**
- * On a page whose content is links ({@link MAX_LINK_PAGE_PROSE_SHARE}) with a sliver of its prose kept, the kept
- * blocks' least share of its text: an index, a download list or a gallery keeps its list (69-91 % of the text in the
- * tests); an article on a site with a big menu (its prose a fifth of its text), whose model kept only its eight
- * related links, kept 9 %.
+ * Characters of prose outside link lists ({@link MAX_LINK_DENSE_PROSE_SHARE}) from which a page has prose of its own
+ * (an article of three paragraphs or more: 880-1,274 in the tests), and a pass that keeps a sliver of it dropped the
+ * content whatever lists it kept. Below it the page's prose may be its chrome (a cookie banner and a footer: 302 in
+ * the tests, 41 on the API reference) and its content its lists (an index, downloads, a gallery), so the guard also
+ * needs a sliver of the lists' text kept before it fires.
  */
-export const MIN_KEPT_LINK_TEXT_SHARE = 0.25;
+export const MIN_CONTENT_PROSE_CHARS = 600;
 
 /**
  * Links and images written inline (`[label](target "title")`, `![alt](src)`), nested brackets in the target allowed;
@@ -81,7 +77,7 @@ const INLINE_LINK = /!?\[([^\[\]]*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+"[
 /**
  * A block's characters of text: links and images as their labels and alt text (targets not counted). What a page
  * whose content is a list of links (an index, downloads, a gallery) keeps, where its prose ({@link proseChars}) is
- * next to nothing ({@link MAX_LINK_PAGE_PROSE_SHARE}, {@link MIN_KEPT_LINK_TEXT_SHARE}).
+ * next to nothing ({@link MIN_CONTENT_PROSE_CHARS}); a block mostly of it is link-dense ({@link MAX_LINK_DENSE_PROSE_SHARE}).
  */
 export function textChars(block: string): number {
   return block.replace(INLINE_LINK, "$1").replace(INLINE_LINK, "$1").replace(/\n+/g, "\n").trim().length;
@@ -100,31 +96,57 @@ export function proseChars(block: string): number {
     .trim().length;
 }
 
-/** What `measure` counts in all the blocks and in those kept (not in `remove`). */
-function measured(blocks: readonly string[], remove: ReadonlySet<number>, measure: (block: string) => number): { all: number; kept: number } {
-  let all = 0;
-  let kept = 0;
-  for (let i = 0; i < blocks.length; i++) {
-    const n = measure(blocks[i]!);
-    all += n;
-    if (!remove.has(i)) kept += n;
-  }
-  return { all, kept };
-}
+/** A heading: one line of `#` to `######`. */
+const HEADING = /^#{1,6}\s[^\n]*$/;
 
 /**
- * The warning of a pass that would drop the page's content, or undefined: the kept blocks hold a sliver of its prose
- * ({@link MIN_KEPT_PROSE_SHARE}, {@link MIN_KEPT_PROSE_CHARS}) and the page is not one whose content is links
- * ({@link MAX_LINK_PAGE_PROSE_SHARE}) with a fair share of them kept ({@link MIN_KEPT_LINK_TEXT_SHARE}).
+ * The page's prose outside link lists and its link lists' text, in all the blocks and in those kept: a link-dense
+ * block ({@link MAX_LINK_DENSE_PROSE_SHARE}), and a heading directly above one (the list's title), counts its text
+ * as links; any other block, its prose.
+ */
+function measured(blocks: readonly string[], remove: ReadonlySet<number>): { prose: Share; links: Share } {
+  const dense = blocks.map((b) => {
+    const text = textChars(b);
+    return text > 0 && proseChars(b) < text * MAX_LINK_DENSE_PROSE_SHARE;
+  });
+  const prose = { all: 0, kept: 0 };
+  const links = { all: 0, kept: 0 };
+  blocks.forEach((b, i) => {
+    const list = dense[i] || (HEADING.test(b) && dense[i + 1] === true);
+    const n = list ? textChars(b) : proseChars(b);
+    const into = list ? links : prose;
+    into.all += n;
+    if (!remove.has(i)) into.kept += n;
+  });
+  return { prose, links };
+}
+
+/** Characters of one measure in all the blocks and in those kept. */
+interface Share {
+  all: number;
+  kept: number;
+}
+
+/** Whether the kept blocks hold a sliver of `s` ({@link MIN_KEPT_PROSE_SHARE}, {@link MIN_KEPT_PROSE_CHARS}). */
+const sliver = (s: Share) => s.kept < s.all * MIN_KEPT_PROSE_SHARE && s.kept < MIN_KEPT_PROSE_CHARS;
+
+/**
+ * The warning of a pass that would drop the page's content, or undefined. A page with prose of its own outside link
+ * lists ({@link MIN_CONTENT_PROSE_CHARS}) lost it when the kept blocks hold a sliver of that prose, whatever lists
+ * they keep (a menu, a "Related" list); a page without lost its content only when they hold a sliver of its prose and
+ * of its link lists' text too (an index whose list is kept is cleaned, whatever menu it had).
  */
 export function dropsContent(blocks: readonly string[], remove: ReadonlySet<number>): string | undefined {
-  const prose = measured(blocks, remove, proseChars);
-  if (prose.kept >= prose.all * MIN_KEPT_PROSE_SHARE || prose.kept >= MIN_KEPT_PROSE_CHARS) return undefined;
-  const text = measured(blocks, remove, textChars);
-  const linkPage = prose.all <= text.all * MAX_LINK_PAGE_PROSE_SHARE;
-  if (linkPage && text.kept >= text.all * MIN_KEPT_LINK_TEXT_SHARE) return undefined;
-  const links = linkPage ? `, and on a page mostly of links ${text.kept} of its ${text.all} characters of text, under ${MIN_KEPT_LINK_TEXT_SHARE * 100} %` : "";
-  return `onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but ${blocks.length - remove.size} of ${blocks.length} blocks (${prose.kept} of its ${prose.all} characters of prose outside links, under ${MIN_KEPT_PROSE_SHARE * 100} % and under ${MIN_KEPT_PROSE_CHARS}${links}) as boilerplate.`;
+  const { prose, links } = measured(blocks, remove);
+  const limits = `under ${MIN_KEPT_PROSE_SHARE * 100} % and under ${MIN_KEPT_PROSE_CHARS}`;
+  const kept = `${prose.kept} of its ${prose.all} characters of prose outside links`;
+  if (!sliver(prose)) return undefined;
+  let measures = `${kept}, ${limits}`;
+  if (prose.all < MIN_CONTENT_PROSE_CHARS && links.all > 0) {
+    if (!sliver(links)) return undefined;
+    measures = `${kept} and ${links.kept} of its ${links.all} characters of link lists, each ${limits}`;
+  }
+  return `onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but ${blocks.length - remove.size} of ${blocks.length} blocks (${measures}) as boilerplate.`;
 }
 
 /** The answer: the numbers of the blocks to drop. */
