@@ -93,16 +93,21 @@ export function percentDecode(text: string): PercentDecoded {
   return d;
 }
 
-/** Index of the first escaped character ending after decoded index `i` (`d.at.length` when none). */
-function firstEndingAfter(d: PercentDecoded, i: number): number {
+/** How many of the ascending `sorted` are at most `x`: the index of the first one after it (binary search). */
+export function countAtMost(sorted: ArrayLike<number>, x: number): number {
   let lo = 0;
-  let hi = d.atEnd.length;
+  let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (d.atEnd[mid]! <= i) lo = mid + 1;
+    if (sorted[mid]! <= x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/** Index of the first escaped character ending after decoded index `i` (`d.at.length` when none). */
+function firstEndingAfter(d: PercentDecoded, i: number): number {
+  return countAtMost(d.atEnd, i);
 }
 
 /**

@@ -22,7 +22,7 @@
  * stretches of a 4 MB page took 10 s and gave 789,200 spans).
  */
 import type { PiiSpan } from "./detectors.ts";
-import { decodeAt, percentDecode, sourceSpan, type PercentDecoded } from "./percent-decode.ts";
+import { countAtMost, decodeAt, percentDecode, sourceSpan, type PercentDecoded } from "./percent-decode.ts";
 
 export { percentDecode, type PercentDecoded } from "./percent-decode.ts";
 
@@ -101,14 +101,7 @@ function join(text: string, regions: [number, number][]): Joined {
 
 /** Where the joined span `[start, end)` is in the text, or undefined when it is not inside one stretch. */
 function placeInText(j: Joined, start: number, end: number): [number, number] | undefined {
-  let lo = 0;
-  let hi = j.starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (j.starts[mid]! <= start) lo = mid + 1;
-    else hi = mid;
-  }
-  const r = lo - 1;
+  const r = countAtMost(j.starts, start) - 1;
   if (r < 0) return undefined;
   const [from, to] = j.regions[r]!;
   const offset = from - j.starts[r]!;
