@@ -4,7 +4,8 @@
  * first 4,000 and 100 characters, as before the outline was redacted text by text, not nothing); under `redactPII` no
  * part of a card or IBAN that straddles a cut is shown after addresses the redaction shortened; attribute names are
  * redacted as their values are; and the format's budget counts the outline as shown, not the windows the redaction
- * reads past its cuts. The cut positions one by one, without the API: test/llm/deterministic-outline-cuts.test.ts.
+ * reads past its cuts; PII split across a block's text nodes (`{user}@{domain}`, a card in groups) and in custom element
+ * names is redacted. The cut positions one by one, without the API: test/llm/deterministic-outline-cuts.test.ts.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { closeAndAssertNoChromium } from "../browser/helpers.ts";
@@ -76,6 +77,20 @@ describe("deterministicJson's outline", () => {
     expect(sent).toContain(`<div <EMAIL> <EMAIL>="x" data-phone="<PHONE>">Ada</div>`);
     // Without redactPII the names are shown as written.
     expect(await codegens("/named-plain", page)).toContain(`<div data-contact-ada.lovelace@example.org aria-ada.lovelace@example.org="x"`);
+  }, 60_000);
+
+  test("PII split across text nodes and in custom element names is redacted as the markdown's is", async () => {
+    // JSX interpolation leaves comments between the parts; a card rendered in groups of four.
+    const page = `<!doctype html><html><body><p class="who">Contact: <!-- -->jane.doe<!-- -->@<!-- -->example.org</p><p>Card <span>4111 1111</span> <span>1111 1111</span></p><x-jane.doe@example.org class="c">hi</x-jane.doe@example.org><contact-4111111111111111></contact-4111111111111111></body></html>`;
+    const sent = await codegens("/split", page, { redactPII: { mode: "fast" } });
+    for (const part of ["jane", "example.org", "4111", "1111"]) expect(sent).not.toContain(part);
+    // The tag in the first text the match spans, the rest of it gone from the texts after.
+    expect(sent).toContain(`<p class="who">\n Contact:\n <EMAIL>\n</p>\n<p>\n Card\n <span><FINANCIAL></span>\n <span></span>\n</p>`);
+    expect(sent).toContain(`<x-<EMAIL> class="c">hi</x-<EMAIL>>\n<contact-<FINANCIAL>>`);
+    // Without redactPII the outline is as it was: a line per text node, the names as written.
+    const plain = await codegens("/split-plain", page);
+    expect(plain).toContain(`<p class="who">\n Contact:\n jane.doe\n @\n example.org\n</p>\n<p>\n Card\n <span>4111 1111</span>\n <span>1111 1111</span>\n</p>`);
+    expect(plain).toContain(`<x-jane.doe@example.org class="c">hi</x-jane.doe@example.org>\n<contact-4111111111111111>`);
   }, 60_000);
 
   test("the format's budget counts the outline as shown, not the windows read past its cuts", async () => {

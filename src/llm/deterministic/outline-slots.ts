@@ -16,6 +16,9 @@
  * The window ends where a word ends when one ends within {@link READ_PAST_CUT_CHARS} more characters, else it cuts
  * the word (minified JSON-LD, a long URL: one "word" of thousands of characters, shown as its first `max`): found by a
  * bounded scan, so a text costs at most that many characters however long its runs without spaces.
+ *
+ * The reads themselves: llm/deterministic/outline-read.ts; the text nodes of one block are read together as one
+ * text, with these rules at its ends (llm/deterministic/outline-runs.ts).
  */
 
 /**
@@ -35,6 +38,11 @@ export interface Slot {
   max: number;
   /** In an attribute: its quotes escaped once shortened. */
   attr?: true;
+  /**
+   * A custom element's name: redacted with its hyphens read as spaces, as a pattern finds no card or address run
+   * into a word by a hyphen (`contact-4111111111111111`), and shown with them again.
+   */
+  name?: true;
 }
 
 /** A slot of `s` (its white space collapsed) shown at most `max` characters long. */
@@ -60,7 +68,8 @@ export function windowEnd(text: string, at: number): number {
   return space >= 0 ? at + space : Math.min(text.length, at + READ_PAST_CUT_CHARS);
 }
 
-const escaped = (s: Slot, text: string) => (s.attr ? text.replace(/"/g, "&quot;") : text);
+/** `text` as slot `s` shows it: in an attribute, its quotes escaped. */
+export const escaped = (s: Slot, text: string) => (s.attr ? text.replace(/"/g, "&quot;") : text);
 
 /** A slot as shown without redaction: its first `max` characters, marked when cut. */
 export function plainShown(s: Slot): string {
@@ -71,37 +80,7 @@ export function plainShown(s: Slot): string {
  * A slot as shown from `read`, its redacted window: `whole` when the window held all of the text. A window that did
  * not shows at most its length less {@link READ_PAST_CUT_CHARS} (see the module comment), and is always marked cut.
  */
-function shownFrom(s: Slot, read: string, whole: boolean): string {
+export function shownFrom(s: Slot, read: string, whole: boolean): string {
   const keep = whole ? s.max : Math.min(s.max, Math.max(0, read.length - READ_PAST_CUT_CHARS));
   return escaped(s, !whole || read.length > keep ? `${read.slice(0, keep)}…` : read);
-}
-
-/**
- * The slots as shown: unredacted without `redact`; with it, each redacted on a window reaching past its cut, read
- * again longer (up to {@link READ_ROUNDS} times in all) while the redaction leaves it too short to show `max`.
- */
-export async function showSlots(slots: readonly Slot[], redact?: RedactTexts): Promise<string[]> {
-  if (!redact) return slots.map(plainShown);
-  const ends = slots.map((s) => windowEnd(s.text, s.max + READ_PAST_CUT_CHARS));
-  const read: string[] = new Array(slots.length);
-  let pending = slots.map((_, i) => i);
-  for (let round = 1; pending.length > 0; round++) {
-    const redacted = await redact(
-      pending.map((i) => slots[i]!.text.slice(0, ends[i])),
-      pending.map((i) => plainShown(slots[i]!)),
-    );
-    if (redacted.length !== pending.length) throw new TypeError("the outline's redaction gave back another number of texts");
-    const again: number[] = [];
-    pending.forEach((i, k) => {
-      read[i] = redacted[k]!;
-      const s = slots[i]!;
-      const short = s.max + READ_PAST_CUT_CHARS - read[i]!.length;
-      if (round >= READ_ROUNDS || ends[i]! >= s.text.length || short <= 0) return;
-      // Twice what is missing: the text read on may hold PII too.
-      ends[i] = windowEnd(s.text, ends[i]! + 2 * short);
-      again.push(i);
-    });
-    pending = again;
-  }
-  return slots.map((s, i) => shownFrom(s, read[i]!, ends[i]! >= s.text.length));
 }

@@ -7,7 +7,9 @@
  * model's context.
  */
 import { parseHtml } from "../../pipeline/parse.ts";
-import { plainShown, type RedactTexts, showSlots, type Slot, slot } from "./outline-slots.ts";
+import { showSlots } from "./outline-read.ts";
+import { BlockTexts, isBlock } from "./outline-runs.ts";
+import { plainShown, type RedactTexts, type Slot, slot } from "./outline-slots.ts";
 
 export type { RedactTexts } from "./outline-slots.ts";
 
@@ -51,8 +53,9 @@ function attrs(el: Element): Piece[] {
 
 /**
  * The outline of `html`, at most about `budgetChars` characters (a note says how much was left out). With `redact`,
- * the page's texts (text nodes, attribute names and values, JSON scripts) are redacted before they are shortened, and
- * no fragment of PII is shown (llm/deterministic/outline-slots.ts); the outline's size is measured on the texts as
+ * the page's texts (text nodes, a block's together, attribute and custom element names, attribute values, JSON
+ * scripts) are redacted before they are shortened, and no fragment of PII is shown (llm/deterministic/outline-slots.ts,
+ * outline-runs.ts); the outline's size is measured on the texts as
  * served, so a redaction that lengthens them may bring it a little over `budgetChars`.
  */
 export async function htmlOutline(html: string, budgetChars: number, redact?: RedactTexts): Promise<string> {
@@ -60,55 +63,70 @@ export async function htmlOutline(html: string, budgetChars: number, redact?: Re
   const lines: { indent: string; pieces: Piece[] }[] = [];
   let used = 0;
   let cut = 0;
+  /** Adds a line if the budget holds it; whether it did. */
   const push = (depth: number, ...pieces: Piece[]) => {
     const length = pieces.reduce((n, p) => n + (typeof p === "string" ? p.length : plainShown(p).length), 0);
     if (used + length > budgetChars) {
       cut++;
-      return;
+      return false;
     }
     lines.push({ indent: " ".repeat(Math.min(depth, 20)), pieces });
     used += length + Math.min(depth, 20) + 1;
+    return true;
   };
   const title = doc.querySelector("title")?.textContent;
   if (title) push(0, "<title>", slot(title, 300), "</title>");
   for (const s of Array.from(doc.querySelectorAll('script[type="application/ld+json"], script[type="application/json"]'))) {
     push(0, "<script", ...attrs(s), ">", slot(s.textContent ?? "", JSON_CHARS), "</script>");
   }
+  // The text nodes of each block, read together under redaction (llm/deterministic/outline-runs.ts).
+  const blocks = new BlockTexts();
   const walk = (node: Node, depth: number) => {
     for (const child of Array.from(node.childNodes)) {
       if (used >= budgetChars) {
         cut++;
+        blocks.end(true);
         return;
       }
       if (child.nodeType === 3) {
-        const text = slot(child.textContent ?? "", TEXT_CHARS);
-        if (text.text) push(depth, text);
+        const raw = child.textContent ?? "";
+        const text = slot(raw, TEXT_CHARS);
+        blocks.text(raw, text, text.text !== "" && push(depth, text));
         continue;
       }
       if (child.nodeType !== 1) continue;
       const el = child as Element;
       const tag = el.tagName.toLowerCase();
       if (SKIP.has(tag) || tag === "script") continue;
-      if (el.childNodes.length === 0) {
-        push(depth, `<${tag}`, ...attrs(el), ">");
-        continue;
+      // A custom element's name is the page's text (`<contact-ada@example.org>`), redacted as attribute names are.
+      const name: Piece = tag.includes("-") ? { ...slot(tag, Math.max(tag.length, ATTR_CHARS)), name: true } : tag;
+      const block = isBlock(tag);
+      if (block) blocks.end();
+      if (el.childNodes.length === 0) push(depth, "<", name, ...attrs(el), ">");
+      else if (el.childNodes.length === 1 && el.firstChild!.nodeType === 3) {
+        // An element with one short text is one line.
+        const raw = el.textContent ?? "";
+        const text = slot(raw, TEXT_CHARS);
+        blocks.text(raw, text, push(depth, "<", name, ...attrs(el), ">", text, "</", name, ">"));
+      } else {
+        push(depth, "<", name, ...attrs(el), ">");
+        walk(el, depth + 1);
+        push(depth, "</", name, ">");
       }
-      // An element with one short text is one line.
-      if (el.childNodes.length === 1 && el.firstChild!.nodeType === 3) {
-        push(depth, `<${tag}`, ...attrs(el), ">", slot(el.textContent ?? "", TEXT_CHARS), `</${tag}>`);
-        continue;
-      }
-      push(depth, `<${tag}`, ...attrs(el), ">");
-      walk(el, depth + 1);
-      push(depth, `</${tag}>`);
+      if (block) blocks.end();
     }
   };
   const body = doc.body ?? doc.documentElement;
   if (body) walk(body, 0);
+  blocks.end();
   const slots = lines.flatMap((l) => l.pieces.filter((p): p is Slot => typeof p !== "string"));
-  const shown = await showSlots(slots, redact);
+  const shown = await showSlots(slots, redact, blocks.runs);
   let next = 0;
-  const out = lines.map((l) => l.indent + l.pieces.map((p) => (typeof p === "string" ? p : shown[next++]!)).join(""));
+  const out = lines.flatMap((l) => {
+    const texts = l.pieces.map((p) => (typeof p === "string" ? p : shown[next++]!));
+    // A text line whose text the redaction gave to the line before (an address split across nodes) is left out.
+    return redact && l.pieces.length === 1 && texts[0] === "" ? [] : [l.indent + texts.join("")];
+  });
   if (cut > 0) out.push(`<!-- the outline stops here: the page is longer than ${budgetChars} characters of outline -->`);
   return out.join("\n");
 }
