@@ -19,7 +19,9 @@
  * call of the finder per copy (as written, decoded, decoded twice), joined by a line break, so that a finder's own
  * cost per call (the model's quotes, each prepared and searched for) and its cap on what one call gives (100,000
  * spans of quotes) are paid and hold for all the stretches together, not for each (2,048 quotes on 18,316
- * stretches of a 4 MB page took 10 s and gave 789,200 spans).
+ * stretches of a 4 MB page took 10 s and gave 789,200 spans). The cap is a call's: the decoded and the twice-decoded
+ * copies may each give up to 100,000 spans (the copy as written only hides what it finds), so with the page's own
+ * search a page's quotes give up to 300,000.
  */
 import type { PiiSpan } from "./detectors.ts";
 import { countAtMost, decodeAt, percentDecode, sourceSpan, type PercentDecoded } from "./percent-decode.ts";

@@ -7,7 +7,9 @@
  * endings were taken, as an ending too long still is), and a list written without spaces
  * (`030 1234 56,030 1234 57`) lost its first phone's last group to the price rule. When the number without a price's
  * group is too short to be a phone (`030 123 4,5`), the price rule left the whole number visible; it takes the group
- * again, as before the rule.
+ * again, as before the rule. Before a comma that another phone follows, a number that is a phone only without its last
+ * group (`+1 212 555 0199 1,030 1234567`: `+1` and 11 digits) was left wholly visible; and an ending too long to be
+ * an alternate (`030 1234567/890`) left the number before it visible, as the docs say it is not.
  */
 import { describe, expect, test } from "bun:test";
 import { findPatternSpans, PII_ENTITIES, type PiiEntity } from "../../src/redact/detectors.ts";
@@ -60,8 +62,8 @@ describe("not alternate endings", () => {
     }
   });
 
-  test("an ending of three digits or more, or one followed by more, is not taken: nothing is", () => {
-    for (const text of ["Tel 030 1234567/123", "Tel 030 1234567/2024", "Tel 030 1234567/8-9", "see /docs/030 1234567/8"]) expect(found(text)).toEqual([]);
+  test("an ending followed by more, or a number inside a path, is not taken: nothing is", () => {
+    for (const text of ["Tel 030 1234567/8-9", "see /docs/030 1234567/8", "see /docs/030 1234567/890"]) expect(found(text)).toEqual([]);
   });
 });
 
@@ -108,5 +110,32 @@ describe("a last group before a decimal comma, when the number without it is no 
     expect(await fast("Tel 030 123 45 6,50 €")).toBe("Tel <PHONE> 6,50 €");
     expect(await fast("030 123 4,030 123 5")).toBe("<PHONE>,<PHONE>");
     expect(found("Order #030 123 4,5")).toEqual([]);
+  });
+});
+
+describe("an ending of three digits or more: the number before the slash is taken, the ending stays", () => {
+  test("a phone before a long ending is redacted, as the docs say", async () => {
+    expect(await fast("+49 30 1234567/890")).toBe("<PHONE>/890");
+    expect(await fast("030 1234567/890")).toBe("<PHONE>/890");
+    expect(await fast("Tel. 030 1234567/890")).toBe("Tel. <PHONE>/890");
+    expect(await fast("030 1234 56/789")).toBe("<PHONE>/789");
+    expect(await fast("Tel 030 1234567/2024 now")).toBe("Tel <PHONE>/2024 now");
+  });
+
+  test("dates, fractions and file numbers stay, and a number that is no phone with its last group loses only that", async () => {
+    for (const text of ["12/2024", "1/2", "3/4 cup", "Az. 12/345", "06 12 2024/2025", "01.02.2024/123", "2024-01-15/2016", "1 234 567/890", "Order #030 1234567/890"]) {
+      expect(found(text)).toEqual([]);
+    }
+    expect(await fast("+1 212 555 0199 03/48802")).toBe("<PHONE> 03/48802");
+  });
+});
+
+describe("a comma another phone follows, after a number that is a phone only without its last group", () => {
+  test("the number without that group is taken, as before the price rule", async () => {
+    expect(await fast("+1 212 555 0199 1,030 1234567")).toBe("<PHONE> 1,<PHONE>");
+    expect(await fast("Tel +1 947-3626162 4,053 8759")).toBe("Tel <PHONE> 4,<PHONE>");
+    expect(await fast("(052) 5600133.1695 85,048 9967")).toBe("<PHONE> 85,<PHONE>");
+    // A whole that is a phone is still taken whole.
+    expect(await fast("030 1234 56,030 1234 57")).toBe("<PHONE>,<PHONE>");
   });
 });
