@@ -20,8 +20,12 @@
  * close that function and put one of its own in its place, answering anything unmeasured. What it throws comes back
  * as its first line, at most 300 characters, made in the world. Everything crosses by value, within the bound.
  *
+ * A world is made for a document under a name never used before, and dropped (its kit released) when its document is
+ * gone: Chromium answers a world's name with the world it has for it, where the caller's code may have run.
+ *
  * The element is carried over from crawlbox's world by its node (`DOM.describeNode`, `DOM.resolveNode`); the handle
- * made for the call is released after it, so a call keeps nothing of the page alive.
+ * made for the call is released after it, so a call keeps nothing of the page alive. An element the page moved into a
+ * document of no frame (a `<template>`'s content) is a {@link PageOpError}, not a reason to make a world again.
  */
 import type { CDPSession } from "puppeteer-core";
 import { BOUNDED_ANSWER } from "../engines/browser/budgeted-json.ts";
@@ -29,9 +33,14 @@ import { PageOpError } from "./page-ops.ts";
 
 /** Characters of the first line of an error the caller's function throws. */
 const MAX_THROWN_CHARS = 300;
-const WORLD = "crawlbox-code";
-/** The kit's handle, kept while the world lives (a few hundred bytes). */
-const KIT_GROUP = "crawlbox-code-kit";
+/**
+ * Names of the code worlds, a number after it for each one made: Chromium answers `Page.createIsolatedWorld` with the
+ * world it already has for a name in the frame's document, which may be one the caller's code has run in (its
+ * `JSON.stringify` replaced): a kit made there would measure with the caller's functions.
+ */
+const WORLD_PREFIX = "crawlbox-code-";
+/** The object group of a world's kit (a few hundred bytes), released when the world is dropped. */
+const KIT_GROUP_PREFIX = "crawlbox-code-kit-";
 
 /**
  * Source of the kit, evaluated once in a new world: `(src, el, arg, maxChars) => answer`, which compiles `src` (the
@@ -42,7 +51,8 @@ export const CODE_KIT = `(() => {
   "use strict";
   const apply = Reflect.apply, compile = eval, stringify = JSON.stringify, isArray = Array.isArray, isView = ArrayBuffer.isView;
   const typedLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "length").get;
-  const slice = String.prototype.slice, indexOf = String.prototype.indexOf, symbolText = Symbol.prototype.toString;
+  const slice = String.prototype.slice, indexOf = String.prototype.indexOf;
+  const symbolDescription = Object.getOwnPropertyDescriptor(Symbol.prototype, "description").get;
   const objectTag = Object.prototype.toString;
   const isError = typeof Error.isError === "function" ? Error.isError : (x) => apply(objectTag, x, []) === "[object Error]";
   const viewLength = (x) => { if (!isView(x)) return -1; try { return apply(typedLength, x, []); } catch (_) { return -1; } };
@@ -50,13 +60,14 @@ export const CODE_KIT = `(() => {
   const cut = (s, n) => apply(slice, s, [0, n]);
   const firstLine = (s) => { const t = cut(s, ${MAX_THROWN_CHARS}); const i = apply(indexOf, t, ["\\n"]); return i < 0 ? t : cut(t, i); };
   // As DevTools names a thrown value: "TypeError: message" (its class's name), "Object", a number's digits, and
-  // "Uncaught" for a string, null or undefined. Each read is guarded, and cut before it is joined.
+  // "Uncaught" for a string, null or undefined, "Symbol(description)". Each read is guarded, and cut before it is
+  // joined: what crosses is the first line, at most ${MAX_THROWN_CHARS} characters.
   const thrownText = (e) => {
     const t = typeof e;
     if (e === null || t === "undefined" || t === "string") return "Uncaught";
     if (t === "number" || t === "boolean") return "" + e;
-    if (t === "bigint") return e + "n";
-    if (t === "symbol") return apply(symbolText, e, []);
+    if (t === "bigint") return firstLine(e + "n");
+    if (t === "symbol") { const d = apply(symbolDescription, e, []); return firstLine("Symbol(" + (d === undefined ? "" : cut(d, ${MAX_THROWN_CHARS})) + ")"); }
     let name = t === "function" ? "Function" : "Object";
     try { const c = e.constructor, n = c && c.name; if (typeof n === "string" && n !== "") name = cut(n, ${MAX_THROWN_CHARS}); } catch (_) {}
     let message;
@@ -75,16 +86,22 @@ export const CODE_KIT = `(() => {
 /** What crawlbox runs on the element in the code world: the kit, given the function's source as data. */
 const CALL = `function (kit, src, arg, maxChars) { return kit(src, this, arg, maxChars); }`;
 
-/** What resolving a node in a world of another document says. */
-const STALE_WORLD = /Cannot find context|context with specified id|Execution context was destroyed|does not belong to the document/i;
+/** What resolving a node in a world whose document is gone says. */
+const STALE_WORLD = /Cannot find context|context with specified id|Execution context was destroyed/i;
+/** What resolving a node says when the node is not in the world's frame's document (a template's content, another frame's). */
+const OTHER_DOCUMENT = /does not belong to the document/i;
 
 interface CodeWorld {
   contextId: number;
   kitId: string;
+  kitGroup: string;
 }
 /** Each session page's code world, as it is being made or made (calls at once share one). */
 const worlds = new WeakMap<CDPSession, Promise<CodeWorld>>();
+/** The execution contexts each session page's code worlds have had: a world is used once made, never again after. */
+const contextsSeen = new WeakMap<CDPSession, Set<number>>();
 let calls = 0;
+let worldsMade = 0;
 
 /** The session page's code world, made (with its kit) when there is none for the document yet. */
 function codeWorld(session: CDPSession): Promise<CodeWorld> {
@@ -97,13 +114,42 @@ function codeWorld(session: CDPSession): Promise<CodeWorld> {
   return world;
 }
 
+/** Forgets `made` as the session page's code world, and releases its kit. */
+function dropWorld(session: CDPSession, made: Promise<CodeWorld>): void {
+  if (worlds.get(session) !== made) return;
+  worlds.delete(session);
+  made.then((w) => session.send("Runtime.releaseObjectGroup", { objectGroup: w.kitGroup })).catch(() => {});
+}
+
 async function makeWorld(session: CDPSession): Promise<CodeWorld> {
+  const n = ++worldsMade;
   const { frameTree } = await session.send("Page.getFrameTree");
-  const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: WORLD });
+  const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: `${WORLD_PREFIX}${n}` });
+  // A name never used before makes a new world; checked all the same, since a kit made in one the caller's code
+  // has run in would measure with what that code left there.
+  let seen = contextsSeen.get(session);
+  if (!seen) contextsSeen.set(session, (seen = new Set()));
+  if (seen.has(executionContextId)) throw new PageOpError("the page's code world could not be made (Chromium gave an existing one)");
+  seen.add(executionContextId);
   // The kit first: no caller's code has run in a world this new, so what it takes is the world's own.
-  const { result, exceptionDetails } = await session.send("Runtime.evaluate", { expression: CODE_KIT, contextId: executionContextId, returnByValue: false, objectGroup: KIT_GROUP });
+  const kitGroup = `${KIT_GROUP_PREFIX}${n}`;
+  const { result, exceptionDetails } = await session.send("Runtime.evaluate", { expression: CODE_KIT, contextId: executionContextId, returnByValue: false, objectGroup: kitGroup });
   if (exceptionDetails || !result.objectId) throw new PageOpError("the page's code world could not be made");
-  return { contextId: executionContextId, kitId: result.objectId };
+  return { contextId: executionContextId, kitId: result.objectId, kitGroup };
+}
+
+/**
+ * Whether the element `elementId` (crawlbox's world) is in the document of crawlbox's world's frame: not when the
+ * page moved it into a document of no frame (a `<template>`'s content, `document.implementation.createHTMLDocument`)
+ * or another frame's.
+ */
+async function inPageDocument(session: CDPSession, elementId: string): Promise<boolean> {
+  const { result } = await session.send("Runtime.callFunctionOn", {
+    objectId: elementId,
+    functionDeclaration: `function () { return (this.ownerDocument || this) === document; }`,
+    returnByValue: true,
+  });
+  return result.value === true;
 }
 
 /**
@@ -123,12 +169,18 @@ export async function evaluateInCodeWorld(session: CDPSession, elementId: string
       try {
         objectId = (await session.send("DOM.resolveNode", { backendNodeId: node.backendNodeId, executionContextId: world.contextId, objectGroup: group })).object.objectId;
       } catch (err) {
+        const message = (err as Error).message;
+        // Not a world's fault: the node is in no document of the page's frame. Remaking the world would not help.
+        if (OTHER_DOCUMENT.test(message) && !(await inPageDocument(session, elementId).catch(() => false))) {
+          throw new PageOpError("the element is not in the page's document (the page moved it into a template's content or another document)");
+        }
         // The world belonged to a document that is gone, or left (a navigation; a page kept for going back keeps its
-        // worlds): a new one for the element's document, once.
-        if (attempt === 0 && STALE_WORLD.test((err as Error).message)) {
-          if (worlds.get(session) === made) worlds.delete(session);
+        // worlds): a new one, of a name of its own, for the element's document, once.
+        if (attempt === 0 && (STALE_WORLD.test(message) || OTHER_DOCUMENT.test(message))) {
+          dropWorld(session, made);
           continue;
         }
+        if (OTHER_DOCUMENT.test(message)) throw new PageOpError("the element is not in the page's document");
         throw err;
       }
       const { result, exceptionDetails } = await session.send("Runtime.callFunctionOn", {
@@ -149,7 +201,8 @@ export async function evaluateInCodeWorld(session: CDPSession, elementId: string
 function fromAnswer(a: unknown): unknown {
   if (typeof a === "string") return a;
   const o = (a ?? {}) as { json?: unknown; over?: unknown; thrown?: unknown };
-  if (typeof o.thrown === "string") throw new PageOpError(o.thrown);
+  // Cut in the world already; cut again here, so that no answer makes a longer message.
+  if (typeof o.thrown === "string") throw new PageOpError(o.thrown.split("\n")[0]!.slice(0, MAX_THROWN_CHARS));
   // With the "Error: " that DevTools put before it when the world threw it: withoutErrorPrefix takes it off.
   if (typeof o.over === "string") throw new PageOpError(`Error: ${o.over}`);
   return typeof o.json === "string" ? (JSON.parse(o.json) as unknown) : undefined;

@@ -59,3 +59,27 @@ describe("a script with a top-level return", () => {
     expect(await run(`await 1; throw new Error("boom"); return 1`)).toBe("ERROR boom");
   }, 60_000);
 });
+
+/**
+ * A script's own directive prologue keeps its meaning whichever way it runs. e2c7514 put a top-level-await script in a
+ * block (way 2), where its `"use strict"` is a plain string: an undeclared name was assigned as a page global (5 came
+ * back, a ReferenceError before); and built a top-level-return one by the async function constructor (way 3), whose
+ * `this` was undefined under `"use strict"` (the page's global object before).
+ */
+describe("a script's \"use strict\"", () => {
+  test("holds in a top-level-await script, which keeps its value and declares no page global", async () => {
+    expect(await run(`"use strict"; await 0; undeclaredX = 1; 5`)).toBe("ERROR ReferenceError: undeclaredX is not defined");
+    expect(await run(`// first\n'use strict'\n/* then */ "another";\nawait 0; undeclaredY = 1; 5`)).toBe("ERROR ReferenceError: undeclaredY is not defined");
+    expect(await run(`"use strict"; const keptLet = await Promise.resolve(7); keptLet * 2`)).toEqual({ type: "number", value: 14 });
+    expect(await run(`typeof keptLet`)).toEqual({ type: "string", value: "undefined" });
+    // A string that is not a directive stays where it was, and the script is sloppy as written.
+    expect(await run(`"use strict".length; await 0; sloppyZ = 3; sloppyZ`)).toEqual({ type: "number", value: 3 });
+    expect(await run(`"use strict"\n+ "x"; await 0; sloppyW = 4; sloppyW`)).toEqual({ type: "number", value: 4 });
+  }, 60_000);
+
+  test("keeps the page's global object as `this` in a top-level-return script", async () => {
+    expect(await run(`"use strict"; return this === globalThis`)).toEqual({ type: "boolean", value: true });
+    expect(await run(`"use strict"; await 0; return this === window && typeof undeclaredQ`)).toEqual({ type: "string", value: "undefined" });
+    expect(await run(`"use strict"; undeclaredR = 1; return 1`)).toBe("ERROR undeclaredR is not defined");
+  }, 60_000);
+});

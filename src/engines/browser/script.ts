@@ -139,7 +139,8 @@ async function evaluateAnyWay(page: Page, script: string, maxChars: number): Pro
   }
   // The body is handed to the async function constructor as data, never pasted into the wrapper: pasted, a script
   // could close the function around it and return from the wrapper itself, past the bound (20 MB came back).
-  const body = `(async () => { const v = await (async () => {}).constructor(${JSON.stringify(script)})(); ${resultStatements(cap)} })()`;
+  // Called on the page's global object, as the arrow it used to be pasted into had it (not undefined under "use strict").
+  const body = `(async () => { const v = await (async () => {}).constructor(${JSON.stringify(script)}).call(window); ${resultStatements(cap)} })()`;
   return fromPage(await page.evaluate(body));
 }
 
@@ -149,8 +150,9 @@ async function evaluateInReplMode(page: Page, script: string, cap: number): Prom
   try {
     const { result, exceptionDetails } = await session.send("Runtime.evaluate", {
       // A block keeps the script's `let`/`const`/`class` from the page's globals (the module comment); its completion
-      // value is the script's. The newlines end a `// comment` it may end with.
-      expression: `{\n${script}\n}`,
+      // value is the script's. Its directive prologue (`"use strict"`) stays before the block, where it is one. The
+      // newlines end a `// comment` it may end with.
+      expression: inBlock(script),
       replMode: true,
       awaitPromise: true,
       returnByValue: false,
@@ -172,6 +174,51 @@ async function evaluateInReplMode(page: Page, script: string, cap: number): Prom
   } finally {
     await session.send("Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
     await session.detach().catch(() => {});
+  }
+}
+
+/**
+ * `script` as a block, its directive prologue (the string statements it starts with, `"use strict"`) kept before
+ * it: inside a block a directive is a string statement that does nothing, and a strict script ran sloppy.
+ */
+export function inBlock(script: string): string {
+  const end = prologueEnd(script);
+  return end === 0 ? `{\n${script}\n}` : `${script.slice(0, end)};\n{\n${script.slice(end)}\n}`;
+}
+
+/** What, after a string statement and a new line, goes on with it (no semicolon is inserted there): not a directive. */
+const GOES_ON = /[.[(`+\-*/%,?=<>&|^!~]|in(?:stanceof)?(?![\w$])/y;
+/** A blank, a line's end or a comment. */
+const BLANK = /[^\S\n\r\u2028\u2029]+|[\n\r\u2028\u2029]|\/\/[^\n\r\u2028\u2029]*|\/\*[\s\S]*?\*\//y;
+/** A string literal on one line (a line continuation, `\` and a line's end, ends the prologue: rare, and kept as it was). */
+const STRING = /"(?:[^"\\\n\r]|\\[^\n\r])*"|'(?:[^'\\\n\r]|\\[^\n\r])*'/y;
+
+/**
+ * Where `script`'s directive prologue ends (0: it has none): after its last string statement that is whole, ended by
+ * `;`, by the script's end, or by a new line that nothing after continues. What may not be one (`"use strict".length`,
+ * a string and a new line that an operator continues) ends it before it, so it stays in the block as it was.
+ */
+function prologueEnd(script: string): number {
+  let i = 0;
+  let end = 0;
+  /** Skips blanks and comments from `i`; whether a line ended among them. */
+  const skip = (): boolean => {
+    let newline = false;
+    for (let m; (BLANK.lastIndex = i), (m = BLANK.exec(script)); i += m[0].length) if (/[\n\r\u2028\u2029]/.test(m[0])) newline = true;
+    return newline;
+  };
+  for (;;) {
+    skip();
+    STRING.lastIndex = i;
+    const literal = STRING.exec(script);
+    if (!literal) return end;
+    const after = (i += literal[0].length);
+    const newline = skip();
+    GOES_ON.lastIndex = i;
+    if (script[i] === ";") end = ++i;
+    else if (i >= script.length) return after;
+    else if (newline && !GOES_ON.test(script)) end = after;
+    else return end;
   }
 }
 
