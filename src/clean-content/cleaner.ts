@@ -134,7 +134,8 @@ const sliver = (s: Share) => s.kept < s.all * MIN_KEPT_PROSE_SHARE && s.kept < M
  * The warning of a pass that would drop the page's content, or undefined. A page with prose of its own outside link
  * lists ({@link MIN_CONTENT_PROSE_CHARS}) lost it when the kept blocks hold a sliver of that prose, whatever lists
  * they keep (a menu, a "Related" list); a page without lost its content only when they hold a sliver of its prose and
- * of its link lists' text too (an index whose list is kept is cleaned, whatever menu it had).
+ * under a tenth of its link lists' text too, however long (an index whose list is kept is cleaned, whatever menu it
+ * had).
  */
 export function dropsContent(blocks: readonly string[], remove: ReadonlySet<number>): string | undefined {
   const { prose, links } = measured(blocks, remove);
@@ -143,8 +144,10 @@ export function dropsContent(blocks: readonly string[], remove: ReadonlySet<numb
   if (!sliver(prose)) return undefined;
   let measures = `${kept}, ${limits}`;
   if (prose.all < MIN_CONTENT_PROSE_CHARS && links.all > 0) {
-    if (!sliver(links)) return undefined;
-    measures = `${kept} and ${links.kept} of its ${links.all} characters of link lists, each ${limits}`;
+    // A share alone for the lists: a big menu makes 300 characters of them a sliver of the page (a short recipe whose
+    // model kept only its 12 "More recipes" links, 400 characters, passed them off as its content).
+    if (links.kept >= links.all * MIN_KEPT_PROSE_SHARE) return undefined;
+    measures = `${kept}, ${limits}, and ${links.kept} of its ${links.all} characters of link lists, under ${MIN_KEPT_PROSE_SHARE * 100} %`;
   }
   return `onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but ${blocks.length - remove.size} of ${blocks.length} blocks (${measures}) as boilerplate.`;
 }

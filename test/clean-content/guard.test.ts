@@ -130,4 +130,19 @@ describe("the cleaning guard", () => {
     expect(sidebar.body.data.markdown).toContain("Would I do it again?");
     expect(sidebar.body.data.warning).toMatch(/\(0 of its 880 characters of prose outside links, under 10 % and under 300\)/);
   });
+  test("a short recipe whose model keeps only its \"More recipes\" list: kept whole, with a warning", async () => {
+    site.set("/recipe", P.RECIPE);
+    const plain = (await scrape("/recipe", false)).body.data.markdown as string;
+    llm.reset();
+    llm.respond = P.keeping(P.MORE_RECIPES_BLOCKS);
+    const r = await scrape("/recipe", true);
+    // Its prose (under 600 characters) makes it a page judged on its lists too: the 12 links kept are 400 of the page's
+    // 5,415 characters of list text (the menu's 140 links): over 300, they passed as its content.
+    expect(r.body.data.markdown).toBe(plain);
+    expect(r.body.data.warning).toMatch(/^onlyCleanContent kept the markdown as it was: the cleaning pass marked all of it but 2 of 26 blocks \(0 of its 476 characters of prose outside links, under 10 % and under 300, and 400 of its 5415 characters of link lists, under 10 %\) as boilerplate\.$/);
+    llm.respond = P.dropping(/^### |^- \[.*topic number|^## More recipes|^- \[Another summer drink/);
+    const cleaned = await scrape("/recipe", true);
+    expect(cleaned.body.data.warning).toBeUndefined();
+    expect(cleaned.body.data.markdown).toContain("Strain the liquid");
+  });
 });
