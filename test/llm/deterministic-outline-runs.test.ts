@@ -87,5 +87,6 @@ test("what a block of many nodes sends to the redaction is proportional to the p
   expect(outline).not.toContain("example.org");
   expect(outline.match(/<EMAIL>/g)?.length).toBe(3_000);
   console.log(`${html.length.toLocaleString()} characters of page, ${sent.toLocaleString()} sent to the redaction`);
-  expect(sent).toBeLessThan(html.length);
+  // Each glued text is read twice, in its run and on its own (llm/deterministic/outline-cover.ts): still linear.
+  expect(sent).toBeLessThan(2 * html.length);
 });

@@ -5,7 +5,8 @@
  * across nodes (`{user}@{domain}` in JSX, a card rendered in groups of four, comments between the parts): redacted
  * node by node, no part is recognised and all of it is shown. So the text nodes of one block (a block element's
  * text, inline elements and comments transparent) are read together: a {@link Run} is a block's consecutive shown
- * texts, each but the last read whole, redacted as one text and mapped back onto its texts by {@link alignRead}.
+ * texts, each but the last read whole, at most about {@link RUN_CHARS} characters, redacted as one text and, those
+ * glued to a neighbour, each on its own too; what any of them replaced is not shown (llm/deterministic/outline-cover.ts).
  *
  * A run's ends keep the cut guarantees of a single text: a run that starts after text left unread (a text cut
  * before it in the same block, one left out of the outline) reads up to {@link READ_PAST_CUT_CHARS} characters of
@@ -32,7 +33,25 @@ export interface Run {
   lead: string;
   /** Whether the block's text goes on unread after the last text when that text is read whole. */
   open: boolean;
+  /**
+   * The start of the block's text after the run, read and never shown, when the block is read in several runs
+   * ({@link RUN_CHARS}): up to {@link READ_PAST_CUT_CHARS} characters, so PII the split cuts is read whole ("" else).
+   */
+  trail: string;
+  /**
+   * Whether each text touches another text of its block with no white space between (llm/deterministic/outline-cover.ts):
+   * such a text is also redacted on its own, as the joined text may hide what it holds.
+   */
+  glued: boolean[];
 }
+
+/**
+ * Most characters of a block's texts read as one run: a longer block is read in several runs, each after the
+ * {@link READ_PAST_CUT_CHARS} characters before it and before the {@link Run.trail} after it (more than any PII
+ * a pattern finds; neither shown), so PII at a split is read whole by both runs. The redaction's work on a text may grow faster than its
+ * length (its markdown reading of `*` and `_` runs), so a run is kept short whatever the block.
+ */
+export const RUN_CHARS = 1_000;
 
 interface TextNode {
   slot: Slot;
@@ -70,12 +89,17 @@ export class BlockTexts {
     for (let k = 0; k < nodes.length; k++) {
       if (!nodes[k]!.shown) continue;
       const first = k;
-      while (readWhole(nodes[k]!.slot) && k + 1 < nodes.length && nodes[k + 1]!.shown) k++;
-      const open = k + 1 < nodes.length || unread;
+      let chars = nodes[k]!.slot.text.length;
+      while (readWhole(nodes[k]!.slot) && k + 1 < nodes.length && nodes[k + 1]!.shown && chars < RUN_CHARS) chars += nodes[++k]!.slot.text.length + 1;
+      // Split at RUN_CHARS: the run reads on into the next texts (its trail) instead of being shown as a cut text.
+      const trail = chars >= RUN_CHARS && readWhole(nodes[k]!.slot) && k + 1 < nodes.length ? trailAfter(nodes, k) : "";
+      const open = trail !== "" ? trail.length < READ_PAST_CUT_CHARS && unread : k + 1 < nodes.length || unread;
       const lead = first > 0 ? leadBefore(nodes, first) : "";
       if (k === first && lead === "" && !open) continue;
       const part = nodes.slice(first, k + 1);
-      this.runs.push({ slots: part.map((n) => n.slot), seps: part.map((n) => (n.gap ? " " : "")), lead, open });
+      // Glued: no white space before it (a text or the lead there) or after it (a text there).
+      const glued = part.map((n, m) => (!n.gap && (m > 0 || lead !== "")) || (first + m + 1 < nodes.length && !nodes[first + m + 1]!.gap));
+      this.runs.push({ slots: part.map((n) => n.slot), seps: part.map((n) => (n.gap ? " " : "")), lead, open, trail, glued });
     }
     this.nodes = [];
     this.gap = false;
@@ -92,14 +116,28 @@ function leadBefore(nodes: readonly TextNode[], first: number): string {
   return lead.slice(-READ_PAST_CUT_CHARS);
 }
 
+/** The first {@link READ_PAST_CUT_CHARS} characters of the block's text after `nodes[last]`, white space first. */
+function trailAfter(nodes: readonly TextNode[], last: number): string {
+  let trail = "";
+  for (let m = last + 1; m < nodes.length && trail.length < READ_PAST_CUT_CHARS; m++) {
+    trail += (nodes[m]!.gap ? " " : "") + nodes[m]!.slot.text.slice(0, READ_PAST_CUT_CHARS);
+  }
+  return trail.slice(0, READ_PAST_CUT_CHARS);
+}
+
 /** The text a run is redacted as, and where its texts are in it (before `starts[0]`: the lead and white space). */
 export interface RunWindow {
   text: string;
   starts: number[];
   ends: number[];
+  /** Where the run's {@link Run.trail} starts (the window's end when it has none): nothing from it on is shown. */
+  trailAt: number;
 }
 
-/** A run's window: its lead, whole texts and the last one's first `lastEnd` characters; where each text is in it. */
+/**
+ * A run's window: its lead, whole texts and the last one's first `lastEnd` characters, then its trail when that
+ * text is read whole; where each text is in it.
+ */
 export function runWindow(run: Run, lastEnd: number): RunWindow {
   let text = run.lead;
   const starts: number[] = [];
@@ -110,76 +148,8 @@ export function runWindow(run: Run, lastEnd: number): RunWindow {
     text += k === run.slots.length - 1 ? s.text.slice(0, lastEnd) : s.text;
     ends.push(text.length);
   });
-  return { text, starts, ends };
-}
-
-/** A redaction's replacement at `r[j]`: a tag (`<EMAIL>`) or a mask (`****`); its length, 0 when none starts there. */
-function replacementAt(r: string, j: number): number {
-  const c = r[j];
-  if (c === "*") {
-    let e = j;
-    while (r[e] === "*") e++;
-    return e - j;
-  }
-  if (c !== "<") return 0;
-  let e = j + 1;
-  while (e < r.length && /[A-Z0-9_]/.test(r[e]!)) e++;
-  return e > j + 1 && r[e] === ">" && /[A-Z]/.test(r[j + 1]!) ? e + 1 - j : 0;
-}
-
-/** Characters of a text after a replacement looked for in the window to find where the two agree again. */
-const RESYNC_CHARS = 64;
-
-/**
- * Which text of the window each character of `read`, its redaction, belongs to (`starts`/`ends`: where the texts
- * are; before `starts[0]` the lead): -1 for the lead and for white space between texts. The redaction is the window
- * with spans replaced (a tag, a mask, nothing): equal characters are matched in order; a replacement goes to the
- * text where the window's span starts (none in the lead), and the window resumes at the first place after it that
- * holds what follows it in `read` (for the last such text, the window's end when it ends so). So each character is
- * placed no later than where it is, never in a text after its own: the lead's are never shown. Linear: positions
- * only move forward, and each search is for at most {@link RESYNC_CHARS} characters.
- */
-export function alignRead(window: string, lead: number, starts: readonly number[], ends: readonly number[], read: string): Int32Array {
-  const owner = new Int32Array(read.length);
-  let part = 0;
-  /** The text holding window position `i`, or (white space before a text) that text; `inside`: -1 for the latter. */
-  const at = (i: number, inside: boolean) => {
-    if (i < lead) return -1;
-    while (part < ends.length - 1 && i >= ends[part]!) part++;
-    return inside && (i < starts[part]! || i >= ends[part]!) ? -1 : part;
-  };
-  // How long a tail the window and the redaction have in common: where the last literal text resumes.
-  let same = 0;
-  while (same < read.length && same < window.length && read[read.length - 1 - same] === window[window.length - 1 - same]) same++;
-  let i = 0;
-  let j = 0;
-  /** The next replacement at or after the text that follows the current one (cached: each scanned once). */
-  let next = -1;
-  while (j < read.length) {
-    const length = replacementAt(read, j);
-    if (length === 0 && i < window.length && read[j] === window[i]) {
-      owner[j++] = at(i++, true);
-      continue;
-    }
-    const mine = at(Math.min(i, window.length - 1), false);
-    for (let q = j; q < j + length; q++) owner[q] = mine;
-    j += length;
-    if (next < j) {
-      next = j;
-      while (next < read.length && replacementAt(read, next) === 0) next++;
-    }
-    if (next === j) {
-      // Another replacement at once: it covers at least the next character.
-      i = Math.min(window.length, i + 1);
-      continue;
-    }
-    const tail = window.length - (read.length - j);
-    const k = next === read.length && read.length - j <= same && tail > i ? tail : window.indexOf(read.slice(j, Math.min(next, j + RESYNC_CHARS)), i + 1);
-    if (k < 0) {
-      owner.fill(mine, j);
-      break;
-    }
-    i = k;
-  }
-  return owner;
+  const trailAt = text.length;
+  const last = run.slots[run.slots.length - 1]!;
+  if (lastEnd >= last.text.length) text += run.trail;
+  return { text, starts, ends, trailAt };
 }
