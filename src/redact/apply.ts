@@ -5,6 +5,7 @@
  * caller asked for: `tag` (`<EMAIL>`, upstream's default), `mask` (one `*` per character) or `remove`.
  */
 import type { PiiEntity, PiiSpan } from "./detectors.ts";
+import { countAtMost } from "./percent-decode.ts";
 
 /** upstream's `redactPII.replaceStyle`. */
 export type ReplaceStyle = "tag" | "mask" | "remove";
@@ -46,16 +47,7 @@ export function plainView(markdown: string): PlainView {
     return escapedChar;
   });
   /** How many drops are at or before plain index `i`. */
-  const dropsUpTo = (i: number) => {
-    let lo = 0;
-    let hi = drops.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (drops[mid]! <= i) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
+  const dropsUpTo = (i: number) => countAtMost(drops, i);
   return {
     plain,
     at: (i) => i + dropsUpTo(i),
