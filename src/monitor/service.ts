@@ -14,8 +14,9 @@ import { Cron } from "croner";
 import type { MonitorFields } from "../api/monitor.ts";
 import type { MonitorTarget } from "../api/monitor-targets.ts";
 import type { CreditLedger } from "../auth/credits.ts";
-import { ANONYMOUS_KEY_ID, type KeyIdentity, type KeyStore } from "../auth/keys.ts";
+import type { KeyIdentity, KeyStore } from "../auth/keys.ts";
 import { carryTargetIds } from "./target-ids.ts";
+import { ownerActive } from "../jobs/owner-active.ts";
 import { BadRequestError, NotFoundError, TooManyRequestsError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { immediate } from "../storage/database.ts";
@@ -205,7 +206,7 @@ export class MonitorService {
   tick(id: string, scheduledFor = this.now()): CheckRow | undefined {
     const m = this.deps.store.get(id);
     if (!m || m.status !== "active" || this.closed) return undefined;
-    if (!this.ownerActive(m.keyId)) {
+    if (!ownerActive(this.deps.keys, this.deps.config.authEnabled, m.keyId)) {
       // Its key was revoked, or removed from CRAWLBOX_API_KEYS: nobody may be charged or told any more, and nobody
       // could list, pause or delete the monitor. Paused, not deleted (the key's data stays).
       m.status = "paused";
@@ -216,15 +217,6 @@ export class MonitorService {
       return undefined;
     }
     return this.checks.startCheck(m, "scheduled", scheduledFor);
-  }
-
-  /**
-   * Whether the monitor's key can still act: a stored key not revoked, a configured environment key, or `anonymous`
-   * while authentication is off (every request is anonymous's then; with it on, nobody can reach those monitors).
-   */
-  private ownerActive(keyId: string): boolean {
-    if (keyId === ANONYMOUS_KEY_ID) return !this.deps.config.authEnabled;
-    return this.deps.keys.isActive(keyId);
   }
 
   /** Stops every schedule and running check (a running check is failed at the next start). */
