@@ -28,7 +28,7 @@
  * document of no frame (a `<template>`'s content) is a {@link PageOpError}, not a reason to make a world again.
  */
 import type { CDPSession } from "puppeteer-core";
-import { BOUNDED_ANSWER } from "../engines/browser/budgeted-json.ts";
+import { BOUNDED_ANSWER, fromBounded } from "../engines/browser/budgeted-json.ts";
 import { PageOpError } from "./page-ops.ts";
 
 /** Characters of the first line of an error the caller's function throws. */
@@ -87,7 +87,7 @@ export const CODE_KIT = `(() => {
 const CALL = `function (kit, src, arg, maxChars) { return kit(src, this, arg, maxChars); }`;
 
 /** What resolving a node in a world whose document is gone says. */
-const STALE_WORLD = /Cannot find context|context with specified id|Execution context was destroyed/i;
+export const STALE_WORLD = /Cannot find context|context with specified id|Execution context was destroyed/i;
 /** What resolving a node says when the node is not in the world's frame's document (a template's content, another frame's). */
 const OTHER_DOCUMENT = /does not belong to the document/i;
 
@@ -189,7 +189,7 @@ export async function evaluateInCodeWorld(session: CDPSession, elementId: string
         arguments: [{ objectId: world.kitId }, { value: src }, { value: arg }, { value: maxChars }],
         returnByValue: true,
       });
-      if (exceptionDetails) throw new PageOpError(String(exceptionDetails.exception?.description ?? exceptionDetails.text).split("\n")[0]!.slice(0, MAX_THROWN_CHARS));
+      if (exceptionDetails) throw thrownError(exceptionDetails);
       return fromAnswer(result.value);
     }
   } finally {
@@ -197,13 +197,22 @@ export async function evaluateInCodeWorld(session: CDPSession, elementId: string
   }
 }
 
+/** `thrown`'s first line, at most {@link MAX_THROWN_CHARS} characters, as a {@link PageOpError}. */
+function firstLineError(thrown: string): PageOpError {
+  return new PageOpError(thrown.split("\n")[0]!.slice(0, MAX_THROWN_CHARS));
+}
+
+/** What a script threw in a world (CDP's `exceptionDetails`), as crawlbox reports it: its first line, cut. */
+export function thrownError(details: { exception?: { description?: string }; text: string }): PageOpError {
+  return firstLineError(String(details.exception?.description ?? details.text));
+}
+
 /** The value of a kit's answer, or its refusal or error as a {@link PageOpError}. */
 function fromAnswer(a: unknown): unknown {
-  if (typeof a === "string") return a;
-  const o = (a ?? {}) as { json?: unknown; over?: unknown; thrown?: unknown };
+  const o = (a ?? {}) as { over?: unknown; thrown?: unknown };
   // Cut in the world already; cut again here, so that no answer makes a longer message.
-  if (typeof o.thrown === "string") throw new PageOpError(o.thrown.split("\n")[0]!.slice(0, MAX_THROWN_CHARS));
+  if (typeof o.thrown === "string") throw firstLineError(o.thrown);
   // With the "Error: " that DevTools put before it when the world threw it: withoutErrorPrefix takes it off.
   if (typeof o.over === "string") throw new PageOpError(`Error: ${o.over}`);
-  return typeof o.json === "string" ? (JSON.parse(o.json) as unknown) : undefined;
+  return fromBounded(a);
 }

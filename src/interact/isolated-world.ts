@@ -14,7 +14,7 @@
  */
 import type { CDPSession, Page } from "puppeteer-core";
 import { boundedSource, fromBounded } from "../engines/browser/budgeted-json.ts";
-import { evaluateInCodeWorld } from "./code-world.ts";
+import { evaluateInCodeWorld, STALE_WORLD, thrownError } from "./code-world.ts";
 import { PageOpError } from "./page-ops.ts";
 
 /** Characters of a value read from the page (text, HTML, a script's result). */
@@ -43,11 +43,11 @@ export async function inWorld(session: CDPSession, expression: string, returnByV
     const contextId = await worldContextId(session);
     try {
       const { result, exceptionDetails } = await session.send("Runtime.evaluate", { expression, contextId, returnByValue, awaitPromise: true });
-      if (exceptionDetails) throw new PageOpError(String(exceptionDetails.exception?.description ?? exceptionDetails.text).split("\n")[0]!.slice(0, 300));
+      if (exceptionDetails) throw thrownError(exceptionDetails);
       return result as Remote;
     } catch (err) {
       // The document it belonged to is gone (a navigation): a new world for the new document, once.
-      if (attempt === 0 && /Cannot find context|context with specified id|Execution context was destroyed/i.test((err as Error).message)) {
+      if (attempt === 0 && STALE_WORLD.test((err as Error).message)) {
         worlds.delete(session);
         continue;
       }
@@ -98,7 +98,7 @@ export class WorldElement {
       returnByValue: true,
       awaitPromise: true,
     });
-    if (exceptionDetails) throw new PageOpError(String(exceptionDetails.exception?.description ?? exceptionDetails.text).split("\n")[0]!.slice(0, 300));
+    if (exceptionDetails) throw thrownError(exceptionDetails);
     return fromBounded(result.value);
   }
 
