@@ -105,15 +105,13 @@ const HEADING = /^#{1,6}\s[^\n]*$/;
  * as links; any other block, its prose.
  */
 function measured(blocks: readonly string[], remove: ReadonlySet<number>): { prose: Share; links: Share } {
-  const dense = blocks.map((b) => {
-    const text = textChars(b);
-    return text > 0 && proseChars(b) < text * MAX_LINK_DENSE_PROSE_SHARE;
-  });
+  const sizes = blocks.map((b) => ({ text: textChars(b), prose: proseChars(b) }));
+  const dense = sizes.map((z) => z.text > 0 && z.prose < z.text * MAX_LINK_DENSE_PROSE_SHARE);
   const prose = { all: 0, kept: 0 };
   const links = { all: 0, kept: 0 };
   blocks.forEach((b, i) => {
     const list = dense[i] || (HEADING.test(b) && dense[i + 1] === true);
-    const n = list ? textChars(b) : proseChars(b);
+    const n = list ? sizes[i]!.text : sizes[i]!.prose;
     const into = list ? links : prose;
     into.all += n;
     if (!remove.has(i)) into.kept += n;

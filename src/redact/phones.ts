@@ -84,6 +84,9 @@ function isSpacedDate(candidate: string): boolean {
   return a >= 1 && b >= 1 && a <= 31 && b <= 31 && (a <= 12 || b <= 12);
 }
 
+/** The North American 3-3-4 grouping, with an optional leading `1` (`1-900-555-0199`, `(212) 555-0199`). */
+const NORTH_AMERICAN = /^(?:1[ .-])?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}$/;
+
 /**
  * Whether a candidate looks like a phone number rather than a date, a price or an id; `labelled`: a phone label
  * comes right before it, which makes a spaced date's shape (`Tel 07 12 2024`) a phone.
@@ -95,8 +98,7 @@ function isPhone(candidate: string, labelled: boolean): boolean {
   if (/^\d{4}[-.]\d{1,2}[-.]\d{1,2}$/.test(candidate) || /^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$/.test(candidate) || (!labelled && isSpacedDate(candidate))) return false; // dates
   if (/^\+\d+\.\d+$/.test(candidate)) return false; // a signed decimal (`+48.856613`): a phone has more groups than one
   if (candidate.startsWith("+1") && n !== 11) return false; // +1 is North America: 10 digits after it (`+1 234 567` is an amount)
-  const northAmerican = /^(?:1[ .-])?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}$/.test(candidate);
-  if (northAmerican) return true;
+  if (NORTH_AMERICAN.test(candidate)) return true;
   if (/\d\.\d+\.\d/.test(candidate) && !/[ ()+-]/.test(candidate)) return false; // versions, IP addresses
   if (/^\d{3}-\d{2}-\d{4}$/.test(candidate)) return false; // a social security number's shape (FINANCIAL)
   if (/\b\d{1,2}\.\d{1,2}\.\d{2,4}\b/.test(candidate) || /\b(?:19|20)\d\d\s*[-–]\s*(?:19|20)\d\d\b/.test(candidate)) return false; // dates, year ranges
@@ -112,7 +114,7 @@ function isPhone(candidate: string, labelled: boolean): boolean {
  * it is a price of the call (`$2.99/min`) or the page's next figure, not its unit.
  */
 function strongPhoneShape(candidate: string): boolean {
-  if (/^(?:1[ .-])?\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}$/.test(candidate)) return true;
+  if (NORTH_AMERICAN.test(candidate)) return true;
   const international = /^\+\d{1,3}[ .-]?(.*)$/.exec(candidate);
   if (international) {
     const rest = international[1]!;
