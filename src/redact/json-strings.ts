@@ -49,7 +49,7 @@ function collectTexts(value: unknown, out: string[]): void {
 }
 
 /** The keys of one object as given out, and for each key the next suffix to try: linear however many collide. */
-interface KeyNames {
+export interface KeyNames {
   taken: Set<string>;
   nextSuffix: Map<string, number>;
 }
@@ -59,7 +59,7 @@ interface KeyNames {
  * for a key resumes where the last one for it stopped: from ` (2)` each time, 16,000 addresses redacted to one key
  * took 69 s of the main thread (quadratic).
  */
-function uniqueKey(key: string, names: KeyNames): string {
+export function uniqueKey(key: string, names: KeyNames): string {
   let unique = key;
   let n = names.nextSuffix.get(key) ?? 2;
   while (names.taken.has(unique)) unique = `${key} (${n++})`;
